@@ -1,0 +1,245 @@
+//! Money as integer minor units (cents) and an ISO 4217 currency code; never floats (DESIGN §2).
+//!
+//! Every arithmetic step is checked: an overflow is an error, not a wrap, because a wrapped
+//! balance is money created from nothing.
+
+use std::fmt;
+use std::str::FromStr;
+
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+/// Why a money value or operation was refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum MoneyError {
+    #[error("currency must be three upper-case letters (ISO 4217), got {0:?}")]
+    InvalidCurrency(String),
+    #[error("amount must be greater than zero, got {0}")]
+    NotPositive(i64),
+    #[error("currencies differ: {0} and {1}")]
+    CurrencyMismatch(Currency, Currency),
+    #[error("amount overflows 64-bit cents")]
+    Overflow,
+    #[error("{amount} × {numerator}/{denominator} is not a whole number of cents")]
+    NotExact {
+        amount: i64,
+        numerator: i64,
+        denominator: i64,
+    },
+}
+
+/// An ISO 4217 alphabetic currency code such as `USD`.
+///
+/// Only the shape is checked (three ASCII upper-case letters); which currencies an operator
+/// accepts is configuration, not a rule of arithmetic.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Currency([u8; 3]);
+
+impl Currency {
+    /// US dollars, the currency of the Kansas Lottery games.
+    pub const USD: Currency = Currency(*b"USD");
+
+    /// The code as text.
+    pub fn as_str(&self) -> &str {
+        // The constructor admits only ASCII letters, so this is always valid UTF-8.
+        std::str::from_utf8(&self.0).unwrap_or("???")
+    }
+}
+
+impl FromStr for Currency {
+    type Err = MoneyError;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s.as_bytes() {
+            &[a, b, c] if [a, b, c].iter().all(u8::is_ascii_uppercase) => Ok(Currency([a, b, c])),
+            _ => Err(MoneyError::InvalidCurrency(s.to_owned())),
+        }
+    }
+}
+
+impl fmt::Display for Currency {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl fmt::Debug for Currency {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Currency({})", self.as_str())
+    }
+}
+
+impl Serialize for Currency {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> Deserialize<'de> for Currency {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        s.parse().map_err(serde::de::Error::custom)
+    }
+}
+
+/// A strictly positive number of minor units: the amount of a transfer, a stake or a prize.
+///
+/// Zero and negative amounts cannot be built, so a transfer can never run "backwards".
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(transparent)]
+pub struct Amount(i64);
+
+impl Amount {
+    /// Accepts only `cents > 0`.
+    pub fn new(cents: i64) -> Result<Self, MoneyError> {
+        if cents > 0 {
+            Ok(Amount(cents))
+        } else {
+            Err(MoneyError::NotPositive(cents))
+        }
+    }
+
+    /// The amount in minor units.
+    pub fn cents(self) -> i64 {
+        self.0
+    }
+
+    /// `self × numerator / denominator`, refused unless the result is a whole number of cents.
+    ///
+    /// Pay ratios such as 3:2 or 7:6 are applied with this, so a stake that cannot be paid
+    /// exactly is refused instead of rounded (DESIGN §2).
+    pub fn times_ratio(self, numerator: i64, denominator: i64) -> Result<Amount, MoneyError> {
+        let not_exact = MoneyError::NotExact {
+            amount: self.0,
+            numerator,
+            denominator,
+        };
+        if numerator <= 0 || denominator <= 0 {
+            return Err(not_exact);
+        }
+        let product = self.0.checked_mul(numerator).ok_or(MoneyError::Overflow)?;
+        if product.checked_rem(denominator) != Some(0) {
+            return Err(not_exact);
+        }
+        product
+            .checked_div(denominator)
+            .map(Amount)
+            .ok_or(MoneyError::Overflow)
+    }
+
+    /// The sum, refused on overflow.
+    pub fn checked_add(self, other: Amount) -> Result<Amount, MoneyError> {
+        self.0
+            .checked_add(other.0)
+            .map(Amount)
+            .ok_or(MoneyError::Overflow)
+    }
+}
+
+impl<'de> Deserialize<'de> for Amount {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        Amount::new(i64::deserialize(d)?).map_err(serde::de::Error::custom)
+    }
+}
+
+impl fmt::Display for Amount {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.0)
+    }
+}
+
+/// A signed quantity of one currency: a balance, which may be negative on accounts allowed to be.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Money {
+    /// Minor units (cents for USD).
+    pub amount: i64,
+    pub currency: Currency,
+}
+
+impl Money {
+    pub fn new(amount: i64, currency: Currency) -> Self {
+        Money { amount, currency }
+    }
+
+    /// The sum of two amounts of the same currency.
+    pub fn checked_add(self, other: Money) -> Result<Money, MoneyError> {
+        if self.currency != other.currency {
+            return Err(MoneyError::CurrencyMismatch(self.currency, other.currency));
+        }
+        let amount = self
+            .amount
+            .checked_add(other.amount)
+            .ok_or(MoneyError::Overflow)?;
+        Ok(Money::new(amount, self.currency))
+    }
+}
+
+impl fmt::Display for Money {
+    /// `12.34 USD`: two decimal places, which every currency this platform runs has.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let sign = if self.amount < 0 { "-" } else { "" };
+        let abs = self.amount.unsigned_abs();
+        write!(f, "{sign}{}.{:02} {}", abs / 100, abs % 100, self.currency)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    #[test]
+    fn currency_accepts_only_three_upper_case_letters() {
+        assert_eq!("USD".parse::<Currency>(), Ok(Currency::USD));
+        for bad in ["usd", "US", "USDD", "U$D", "", "ÜSD"] {
+            assert!(bad.parse::<Currency>().is_err(), "{bad:?} accepted");
+        }
+    }
+
+    #[test]
+    fn amount_refuses_zero_and_negative() {
+        assert_eq!(Amount::new(0), Err(MoneyError::NotPositive(0)));
+        assert_eq!(Amount::new(-5), Err(MoneyError::NotPositive(-5)));
+        assert!(serde_json::from_str::<Amount>("0").is_err());
+        assert_eq!(serde_json::from_str::<Amount>("250").ok(), Amount::new(250).ok());
+    }
+
+    #[test]
+    fn ratios_pay_exactly_or_refuse() {
+        let ten_dollars = Amount::new(1000).unwrap();
+        // Blackjack pays 3:2: $10 wins $15.
+        assert_eq!(ten_dollars.times_ratio(3, 2).unwrap().cents(), 1500);
+        // 7:6 on $10 is 1166.66… cents: refused, never rounded.
+        assert!(matches!(
+            ten_dollars.times_ratio(7, 6),
+            Err(MoneyError::NotExact { .. })
+        ));
+        assert_eq!(
+            Amount::new(i64::MAX).unwrap().times_ratio(2, 1),
+            Err(MoneyError::Overflow)
+        );
+    }
+
+    #[test]
+    fn money_displays_in_major_units() {
+        assert_eq!(Money::new(-1205, Currency::USD).to_string(), "-12.05 USD");
+        assert_eq!(Money::new(7, Currency::USD).to_string(), "0.07 USD");
+    }
+
+    proptest! {
+        #[test]
+        fn exact_ratio_round_trips(cents in 1i64..1_000_000_000, num in 1i64..100, den in 1i64..100) {
+            let amount = Amount::new(cents).unwrap();
+            match amount.times_ratio(num, den) {
+                Ok(paid) => prop_assert_eq!(paid.cents() * den, cents * num),
+                Err(MoneyError::NotExact { .. }) => prop_assert_ne!((cents * num) % den, 0),
+                Err(other) => prop_assert!(false, "unexpected {other}"),
+            }
+        }
+
+        #[test]
+        fn money_addition_never_wraps(a in any::<i64>(), b in any::<i64>()) {
+            let sum = Money::new(a, Currency::USD).checked_add(Money::new(b, Currency::USD));
+            prop_assert_eq!(sum.ok().map(|m| m.amount), a.checked_add(b));
+        }
+    }
+}

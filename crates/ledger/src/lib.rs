@@ -1,0 +1,65 @@
+//! The wallet: a double-entry, append-only ledger on Postgres (DESIGN §3).
+//!
+//! - [`model`]: the API's types and their validation;
+//! - [`store`]: every query, and the stored function that applies transfers atomically;
+//! - [`routes`]: the HTTP handlers;
+//! - [`holds`]: the sweeper that expires two-phase holds.
+//!
+//! [`api_routes`] is the bare API, for the `lotto` process to merge with other services;
+//! [`router`] is the whole service (API plus health, metrics and limits), which tests call
+//! without a socket and the `ledger` binary serves.
+
+pub mod holds;
+pub mod model;
+pub mod routes;
+pub mod store;
+
+use axum::Router;
+use axum::routing::{get, post};
+use platform::config::Config;
+use platform::db::DbError;
+use platform::http::{Limits, Readiness};
+use sqlx::PgPool;
+use sqlx::migrate::Migrator;
+
+/// The Postgres schema this service owns.
+pub const SCHEMA: &str = "ledger";
+
+/// The service's migrations, from `migrations/ledger/`.
+pub static MIGRATOR: Migrator = sqlx::migrate!("../../migrations/ledger");
+
+/// What every handler shares.
+#[derive(Debug, Clone)]
+pub struct LedgerState {
+    pub pool: PgPool,
+}
+
+/// Connects to `database_url`, in the `ledger` schema, migrated.
+pub async fn connect(database_url: &str, config: &Config) -> Result<PgPool, DbError> {
+    platform::db::connect(database_url, SCHEMA, &MIGRATOR, config.db_max_connections).await
+}
+
+/// The ledger's API routes alone.
+pub fn api_routes(state: LedgerState) -> Router {
+    Router::new()
+        .route(
+            "/v1/accounts",
+            post(routes::create_account).get(routes::list_accounts),
+        )
+        .route("/v1/accounts/{id}", get(routes::get_account))
+        .route("/v1/accounts/{id}/transfers", get(routes::account_history))
+        .route("/v1/transfers", post(routes::create_transfer))
+        .route("/v1/transfers/batch", post(routes::create_batch))
+        .route("/v1/transfers/{id}", get(routes::get_transfer))
+        .route("/v1/deposits", post(routes::deposit))
+        .route("/v1/withdrawals", post(routes::withdraw))
+        .route("/v1/reports/trial-balance", get(routes::trial_balance))
+        .route("/v1/reports/journal-check", get(routes::journal_check))
+        .with_state(state)
+}
+
+/// The whole ledger service.
+pub fn router(state: LedgerState, limits: Limits) -> Router {
+    let readiness = Readiness::default().with_pool(SCHEMA, state.pool.clone());
+    platform::http::app(api_routes(state), readiness, limits)
+}

@@ -1,0 +1,532 @@
+//! The ledger's API types: what clients send, what they get back, and the validated commands in between.
+//!
+//! Requests are deserialized leniently (plain integers and strings) and then validated here, so
+//! that a zero amount or a bad currency gets its own stable code instead of a generic parse error.
+
+use chrono::{DateTime, Utc};
+use domain::{Amount, Currency};
+use platform::AppError;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use uuid::Uuid;
+
+/// How many balance rows a hot account's counters are spread over (see the migration).
+pub const HOT_ACCOUNT_SHARDS: i16 = 16;
+/// The hold timeout when a pending transfer names none.
+pub const DEFAULT_HOLD_TIMEOUT_SECONDS: i32 = 300;
+/// The longest a hold may last: a week.
+pub const MAX_HOLD_TIMEOUT_SECONDS: i32 = 7 * 24 * 3600;
+/// The most transfers one batch may carry.
+pub const MAX_BATCH: usize = 10_000;
+/// The largest metadata object accepted, serialized.
+pub const MAX_METADATA_BYTES: usize = 4096;
+
+/// What an account is for (DESIGN §3).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AccountKind {
+    PlayerWallet,
+    GameEscrow,
+    HouseRevenue,
+    PrizeLiability,
+    ProgressivePot,
+    RetailerSettlement,
+    CashClearing,
+}
+
+impl AccountKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            AccountKind::PlayerWallet => "player_wallet",
+            AccountKind::GameEscrow => "game_escrow",
+            AccountKind::HouseRevenue => "house_revenue",
+            AccountKind::PrizeLiability => "prize_liability",
+            AccountKind::ProgressivePot => "progressive_pot",
+            AccountKind::RetailerSettlement => "retailer_settlement",
+            AccountKind::CashClearing => "cash_clearing",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Self> {
+        serde_json::from_value(Value::String(s.to_owned())).ok()
+    }
+
+    /// Wallets and escrow hold real players' money and must never be overdrawn.
+    fn default_no_negative(self) -> bool {
+        matches!(self, AccountKind::PlayerWallet | AccountKind::GameEscrow)
+    }
+
+    /// Accounts that every player's wagers or payouts touch are hot by default.
+    fn default_hot(self) -> bool {
+        !matches!(self, AccountKind::PlayerWallet | AccountKind::RetailerSettlement)
+    }
+}
+
+/// Account flags; omitted ones take the kind's default.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AccountFlagsRequest {
+    pub no_negative_balance: Option<bool>,
+    pub hot: Option<bool>,
+}
+
+/// The flags an account has.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AccountFlags {
+    /// "May not go negative": available balance (posted minus pending debits) stays at or above zero.
+    pub no_negative_balance: bool,
+    /// Its balance is spread over several rows so concurrent transfers do not queue on one lock.
+    pub hot: bool,
+}
+
+/// `POST /v1/accounts`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NewAccountRequest {
+    /// Client-chosen id, which makes creation idempotent; a UUIDv7 is assigned when omitted.
+    pub id: Option<Uuid>,
+    pub kind: AccountKind,
+    pub owner: String,
+    pub currency: String,
+    #[serde(default)]
+    pub flags: AccountFlagsRequest,
+    pub metadata: Option<Value>,
+}
+
+/// A validated account to create.
+#[derive(Debug, Clone)]
+pub struct NewAccount {
+    pub id: Uuid,
+    pub kind: AccountKind,
+    pub owner: String,
+    pub currency: Currency,
+    pub flags: AccountFlags,
+    pub metadata: Value,
+}
+
+impl NewAccountRequest {
+    pub fn validate(self) -> Result<NewAccount, AppError> {
+        let owner = self.owner.trim().to_owned();
+        if owner.is_empty() || owner.len() > 200 {
+            return Err(AppError::unprocessable(
+                "invalid_owner",
+                "owner must be 1 to 200 characters",
+            ));
+        }
+        let flags = AccountFlags {
+            no_negative_balance: self
+                .flags
+                .no_negative_balance
+                .unwrap_or(self.kind.default_no_negative()),
+            hot: self.flags.hot.unwrap_or(self.kind.default_hot()),
+        };
+        Ok(NewAccount {
+            id: self.id.unwrap_or_else(Uuid::now_v7),
+            kind: self.kind,
+            owner,
+            currency: parse_currency(&self.currency)?,
+            flags,
+            metadata: validate_metadata(self.metadata)?,
+        })
+    }
+}
+
+impl NewAccount {
+    pub fn shards(&self) -> i16 {
+        if self.flags.hot { HOT_ACCOUNT_SHARDS } else { 1 }
+    }
+}
+
+/// An account's balances, in minor units.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Balance {
+    /// Credits minus debits of posted transfers.
+    pub posted: i64,
+    /// Held for outgoing pending transfers.
+    pub pending_debits: i64,
+    /// Expected from incoming pending transfers.
+    pub pending_credits: i64,
+    /// What may be spent now: posted minus pending debits.
+    pub available: i64,
+}
+
+/// An account as the API shows it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Account {
+    pub id: Uuid,
+    pub kind: AccountKind,
+    pub owner: String,
+    pub currency: Currency,
+    pub flags: AccountFlags,
+    pub metadata: Value,
+    pub created_at: DateTime<Utc>,
+    pub balance: Balance,
+}
+
+/// One transfer of a request: a plain transfer, a new hold, or the end of a hold.
+///
+/// The same shape serves `POST /v1/transfers` and every item of `POST /v1/transfers/batch`:
+/// - `debit_account_id`, `credit_account_id`, `amount`, `currency`: a transfer (a hold when
+///   `pending` is true, lasting `timeout_seconds`);
+/// - `post_pending_id` (with an optional smaller `amount`): completes a hold;
+/// - `void_pending_id`: releases a hold.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TransferRequest {
+    /// The idempotency key. Optional on `POST /v1/transfers` when an `Idempotency-Key` header is sent.
+    pub id: Option<Uuid>,
+    pub debit_account_id: Option<Uuid>,
+    pub credit_account_id: Option<Uuid>,
+    pub amount: Option<i64>,
+    pub currency: Option<String>,
+    #[serde(default)]
+    pub pending: bool,
+    pub timeout_seconds: Option<i32>,
+    pub post_pending_id: Option<Uuid>,
+    pub void_pending_id: Option<Uuid>,
+    pub metadata: Option<Value>,
+}
+
+/// `POST /v1/transfers/batch`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BatchRequest {
+    pub transfers: Vec<TransferRequest>,
+}
+
+/// What a validated transfer does.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TransferOp {
+    Posted {
+        debit: Uuid,
+        credit: Uuid,
+        amount: Amount,
+        currency: Currency,
+    },
+    Pending {
+        debit: Uuid,
+        credit: Uuid,
+        amount: Amount,
+        currency: Currency,
+        timeout_seconds: i32,
+    },
+    PostPending {
+        pending_id: Uuid,
+        amount: Option<Amount>,
+    },
+    VoidPending {
+        pending_id: Uuid,
+    },
+    /// Only the hold sweeper issues this, once a hold's timeout has passed.
+    ExpirePending {
+        pending_id: Uuid,
+    },
+}
+
+/// A validated transfer with its idempotency key.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TransferCommand {
+    pub id: Uuid,
+    pub op: TransferOp,
+    pub metadata: Value,
+}
+
+impl TransferRequest {
+    /// Checks the request and turns it into a command; `id` must already be resolved.
+    pub fn validate(self, id: Uuid) -> Result<TransferCommand, AppError> {
+        let metadata = validate_metadata(self.metadata)?;
+        let ends_hold = self.post_pending_id.or(self.void_pending_id);
+        if let Some(pending_id) = ends_hold {
+            if self.post_pending_id.is_some() && self.void_pending_id.is_some() {
+                return Err(invalid_transfer(
+                    "give post_pending_id or void_pending_id, not both",
+                ));
+            }
+            if self.debit_account_id.is_some()
+                || self.credit_account_id.is_some()
+                || self.currency.is_some()
+                || self.pending
+                || self.timeout_seconds.is_some()
+            {
+                return Err(invalid_transfer(
+                    "posting or voiding a hold takes only its id (and, to post, an amount): \
+                     the accounts and currency are the hold's",
+                ));
+            }
+            let op = if self.void_pending_id.is_some() {
+                if self.amount.is_some() {
+                    return Err(invalid_transfer(
+                        "a void releases the whole hold and takes no amount",
+                    ));
+                }
+                TransferOp::VoidPending { pending_id }
+            } else {
+                TransferOp::PostPending {
+                    pending_id,
+                    amount: self.amount.map(positive_amount).transpose()?,
+                }
+            };
+            return Ok(TransferCommand { id, op, metadata });
+        }
+
+        let debit = self.debit_account_id.ok_or_else(|| missing("debit_account_id"))?;
+        let credit = self
+            .credit_account_id
+            .ok_or_else(|| missing("credit_account_id"))?;
+        let amount = positive_amount(self.amount.ok_or_else(|| missing("amount"))?)?;
+        let currency = parse_currency(self.currency.as_deref().ok_or_else(|| missing("currency"))?)?;
+        if debit == credit {
+            return Err(AppError::unprocessable(
+                "same_account",
+                "debit and credit accounts must differ",
+            ));
+        }
+        let op = if self.pending {
+            let timeout_seconds = self.timeout_seconds.unwrap_or(DEFAULT_HOLD_TIMEOUT_SECONDS);
+            if !(1..=MAX_HOLD_TIMEOUT_SECONDS).contains(&timeout_seconds) {
+                return Err(AppError::unprocessable(
+                    "invalid_timeout",
+                    format!("timeout_seconds must be 1 to {MAX_HOLD_TIMEOUT_SECONDS}"),
+                ));
+            }
+            TransferOp::Pending {
+                debit,
+                credit,
+                amount,
+                currency,
+                timeout_seconds,
+            }
+        } else {
+            if self.timeout_seconds.is_some() {
+                return Err(AppError::unprocessable(
+                    "invalid_timeout",
+                    "only a pending transfer has a timeout",
+                ));
+            }
+            TransferOp::Posted {
+                debit,
+                credit,
+                amount,
+                currency,
+            }
+        };
+        Ok(TransferCommand { id, op, metadata })
+    }
+}
+
+fn invalid_transfer(detail: &str) -> AppError {
+    AppError::unprocessable("invalid_transfer", detail)
+}
+
+fn missing(field: &str) -> AppError {
+    AppError::unprocessable("missing_field", format!("`{field}` is required"))
+}
+
+fn positive_amount(cents: i64) -> Result<Amount, AppError> {
+    Amount::new(cents).map_err(|e| AppError::unprocessable("invalid_amount", e.to_string()))
+}
+
+fn parse_currency(code: &str) -> Result<Currency, AppError> {
+    code.parse()
+        .map_err(|e: domain::MoneyError| AppError::unprocessable("invalid_currency", e.to_string()))
+}
+
+fn validate_metadata(metadata: Option<Value>) -> Result<Value, AppError> {
+    let metadata = match metadata {
+        None | Some(Value::Null) => return Ok(Value::Object(Default::default())),
+        Some(m @ Value::Object(_)) => m,
+        Some(_) => {
+            return Err(AppError::unprocessable(
+                "invalid_metadata",
+                "metadata must be a JSON object",
+            ));
+        }
+    };
+    if metadata.to_string().len() > MAX_METADATA_BYTES {
+        return Err(AppError::unprocessable(
+            "invalid_metadata",
+            format!("metadata must serialize to at most {MAX_METADATA_BYTES} bytes"),
+        ));
+    }
+    Ok(metadata)
+}
+
+/// A transfer as stored.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Transfer {
+    pub id: Uuid,
+    pub debit_account_id: Uuid,
+    pub credit_account_id: Uuid,
+    pub amount: i64,
+    pub currency: Currency,
+    /// `posted`, `pending`, `post_pending`, `void_pending` or `expire_pending`.
+    pub kind: String,
+    pub pending_id: Option<Uuid>,
+    pub timeout_seconds: Option<i32>,
+    pub expires_at: Option<DateTime<Utc>>,
+    pub batch_id: Option<Uuid>,
+    pub metadata: Value,
+    pub created_at: DateTime<Utc>,
+}
+
+/// The answer to a batch: every transfer in request order, each saying whether it was a replay.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct BatchResult {
+    pub transfers: Vec<BatchItem>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct BatchItem {
+    /// True when this id had already been applied; nothing was done again.
+    pub replayed: bool,
+    #[serde(flatten)]
+    pub transfer: Transfer,
+}
+
+/// A transfer in an account's history, seen from that account.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct HistoryEntry {
+    /// `debit` or `credit`: which side of the transfer this account is on.
+    pub side: String,
+    #[serde(flatten)]
+    pub transfer: Transfer,
+}
+
+/// One page of a listing; pass `next` as `after` for the following page.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Page<T> {
+    pub items: Vec<T>,
+    pub next: Option<String>,
+}
+
+/// `POST /v1/deposits` and `POST /v1/withdrawals`: money in from, or out to, the outside world.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CashRequest {
+    pub id: Option<Uuid>,
+    pub account_id: Uuid,
+    pub amount: i64,
+    pub currency: String,
+    pub metadata: Option<Value>,
+}
+
+/// Totals of one currency; `balanced` is the double-entry invariant (debits equal credits).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct CurrencyTotals {
+    pub currency: Currency,
+    pub debits_posted: i64,
+    pub credits_posted: i64,
+    pub debits_pending: i64,
+    pub credits_pending: i64,
+    pub balanced: bool,
+    pub by_kind: Vec<KindTotals>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct KindTotals {
+    pub kind: AccountKind,
+    pub accounts: i64,
+    /// Sum of the posted balances of this kind's accounts.
+    pub posted: i64,
+}
+
+/// `GET /v1/reports/trial-balance`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct TrialBalance {
+    pub balanced: bool,
+    pub currencies: Vec<CurrencyTotals>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn transfer(amount: i64) -> TransferRequest {
+        TransferRequest {
+            debit_account_id: Some(Uuid::now_v7()),
+            credit_account_id: Some(Uuid::now_v7()),
+            amount: Some(amount),
+            currency: Some("USD".into()),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn zero_and_negative_amounts_get_their_own_code() {
+        for cents in [0, -1, i64::MIN] {
+            let err = transfer(cents).validate(Uuid::now_v7()).unwrap_err();
+            assert_eq!(err.code(), "invalid_amount");
+        }
+    }
+
+    #[test]
+    fn a_hold_end_takes_only_its_id() {
+        let mut req = transfer(5);
+        req.post_pending_id = Some(Uuid::now_v7());
+        assert_eq!(
+            req.validate(Uuid::now_v7()).unwrap_err().code(),
+            "invalid_transfer"
+        );
+        let void = TransferRequest {
+            void_pending_id: Some(Uuid::now_v7()),
+            amount: Some(5),
+            ..Default::default()
+        };
+        assert_eq!(
+            void.validate(Uuid::now_v7()).unwrap_err().code(),
+            "invalid_transfer"
+        );
+    }
+
+    #[test]
+    fn pending_defaults_its_timeout_and_bounds_it() {
+        let mut req = transfer(5);
+        req.pending = true;
+        let cmd = req.clone().validate(Uuid::now_v7()).unwrap();
+        assert!(matches!(
+            cmd.op,
+            TransferOp::Pending {
+                timeout_seconds: DEFAULT_HOLD_TIMEOUT_SECONDS,
+                ..
+            }
+        ));
+        req.timeout_seconds = Some(0);
+        assert_eq!(
+            req.validate(Uuid::now_v7()).unwrap_err().code(),
+            "invalid_timeout"
+        );
+    }
+
+    #[test]
+    fn wallets_default_to_no_overdraft_and_house_accounts_to_hot() {
+        let wallet = NewAccountRequest {
+            id: None,
+            kind: AccountKind::PlayerWallet,
+            owner: "p".into(),
+            currency: "USD".into(),
+            flags: AccountFlagsRequest::default(),
+            metadata: None,
+        };
+        let house = NewAccountRequest {
+            kind: AccountKind::HouseRevenue,
+            ..wallet.clone()
+        };
+        let wallet = wallet.validate().unwrap();
+        let house = house.validate().unwrap();
+        assert_eq!(
+            wallet.flags,
+            AccountFlags {
+                no_negative_balance: true,
+                hot: false
+            }
+        );
+        assert_eq!(
+            house.flags,
+            AccountFlags {
+                no_negative_balance: false,
+                hot: true
+            }
+        );
+        assert_eq!((wallet.shards(), house.shards()), (1, HOT_ACCOUNT_SHARDS));
+    }
+}

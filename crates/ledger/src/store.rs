@@ -1,0 +1,481 @@
+//! The ledger's Postgres access: every query of the service is here.
+//!
+//! Transfers go through one stored function, `create_transfers` (see the migration), so a
+//! transfer or a whole batch is one round trip and one atomic statement. Its refusals arrive as
+//! `P0001` errors whose message is the stable code; [`db_error`] turns them into problems.
+
+use chrono::{DateTime, Utc};
+use domain::Currency;
+use platform::AppError;
+use serde_json::Value;
+use sqlx::postgres::PgRow;
+use sqlx::{PgPool, Row};
+use uuid::Uuid;
+
+use crate::model::{
+    Account, AccountFlags, AccountKind, Balance, BatchItem, CurrencyTotals, HistoryEntry, KindTotals,
+    NewAccount, Transfer, TransferCommand, TransferOp, TrialBalance,
+};
+
+/// How many times a transfer is retried after a lost race (same id, same hold, deadlock).
+const RACE_RETRIES: usize = 3;
+
+/// Namespace of the ids the ledger derives itself (cash-clearing accounts, hold expiries).
+pub const LEDGER_NAMESPACE: Uuid = Uuid::from_u128(0x6c65_6467_6572_4000_8000_6c6f_7474_6f21);
+
+enum Failure {
+    /// A concurrent transaction got there first; running again gives the right answer.
+    Race,
+    Refused(AppError),
+}
+
+/// Maps a database error to a problem, or to a retry when a concurrent request won a race.
+fn db_error(err: sqlx::Error) -> Failure {
+    if let sqlx::Error::Database(db) = &err {
+        match db.code().as_deref() {
+            // unique_violation (the same transfer id or hold, committed meanwhile),
+            // serialization_failure, deadlock_detected.
+            Some("23505" | "40001" | "40P01") => return Failure::Race,
+            Some("22003") => {
+                return Failure::Refused(AppError::unprocessable(
+                    "amount_overflow",
+                    "the transfer would overflow a balance",
+                ));
+            }
+            Some("P0001") => {
+                if let Some(pg) = db.try_downcast_ref::<sqlx::postgres::PgDatabaseError>() {
+                    return Failure::Refused(refusal(pg));
+                }
+            }
+            _ => {}
+        }
+    }
+    Failure::Refused(AppError::from(err))
+}
+
+/// Turns a refusal raised by the ledger's SQL into a problem with the same code.
+fn refusal(pg: &sqlx::postgres::PgDatabaseError) -> AppError {
+    let code = pg.message().to_owned();
+    let detail = pg.detail().unwrap_or("refused").to_owned();
+    let context = pg.hint().and_then(|h| serde_json::from_str::<Value>(h).ok());
+    let err = match code.as_str() {
+        "idempotency_conflict" | "hold_already_ended" | "append_only" => AppError::conflict(code, detail),
+        "account_not_found"
+        | "hold_not_found"
+        | "duplicate_transfer_id"
+        | "currency_mismatch"
+        | "same_account"
+        | "insufficient_funds"
+        | "amount_exceeds_hold"
+        | "hold_expired"
+        | "hold_not_expired" => AppError::unprocessable(code, detail),
+        _ => return AppError::internal(format!("unexpected ledger refusal {code}: {detail}")),
+    };
+    match context {
+        Some(context) => err.with_context(context),
+        None => err,
+    }
+}
+
+/// Applies `commands` atomically; each result says whether it was a replay of an earlier request.
+pub async fn create_transfers(
+    pool: &PgPool,
+    commands: &[TransferCommand],
+    batch_id: Option<Uuid>,
+) -> Result<Vec<BatchItem>, AppError> {
+    let n = commands.len();
+    let mut ids = Vec::with_capacity(n);
+    let mut debits = Vec::with_capacity(n);
+    let mut credits = Vec::with_capacity(n);
+    let mut amounts = Vec::with_capacity(n);
+    let mut currencies = Vec::with_capacity(n);
+    let mut kinds = Vec::with_capacity(n);
+    let mut pending_ids = Vec::with_capacity(n);
+    let mut timeouts = Vec::with_capacity(n);
+    let mut metadata = Vec::with_capacity(n);
+    for command in commands {
+        let (debit, credit, amount, currency, kind, pending_id, timeout) = match &command.op {
+            TransferOp::Posted {
+                debit,
+                credit,
+                amount,
+                currency,
+            } => (
+                Some(*debit),
+                Some(*credit),
+                Some(amount.cents()),
+                Some(currency.to_string()),
+                "posted",
+                None,
+                None,
+            ),
+            TransferOp::Pending {
+                debit,
+                credit,
+                amount,
+                currency,
+                timeout_seconds,
+            } => (
+                Some(*debit),
+                Some(*credit),
+                Some(amount.cents()),
+                Some(currency.to_string()),
+                "pending",
+                None,
+                Some(*timeout_seconds),
+            ),
+            TransferOp::PostPending { pending_id, amount } => (
+                None,
+                None,
+                amount.map(|a| a.cents()),
+                None,
+                "post_pending",
+                Some(*pending_id),
+                None,
+            ),
+            TransferOp::VoidPending { pending_id } => {
+                (None, None, None, None, "void_pending", Some(*pending_id), None)
+            }
+            TransferOp::ExpirePending { pending_id } => {
+                (None, None, None, None, "expire_pending", Some(*pending_id), None)
+            }
+        };
+        ids.push(command.id);
+        debits.push(debit);
+        credits.push(credit);
+        amounts.push(amount);
+        currencies.push(currency);
+        kinds.push(kind);
+        pending_ids.push(pending_id);
+        timeouts.push(timeout);
+        metadata.push(command.metadata.clone());
+    }
+
+    let mut attempt = 0;
+    loop {
+        let result = sqlx::query("SELECT * FROM create_transfers($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)")
+            .bind(&ids)
+            .bind(&debits)
+            .bind(&credits)
+            .bind(&amounts)
+            .bind(&currencies)
+            .bind(&kinds)
+            .bind(&pending_ids)
+            .bind(&timeouts)
+            .bind(&metadata)
+            .bind(batch_id)
+            .fetch_all(pool)
+            .await;
+        match result {
+            Ok(rows) => {
+                return rows
+                    .iter()
+                    .map(|row| {
+                        Ok(BatchItem {
+                            replayed: row.try_get("replayed")?,
+                            transfer: transfer_from_row(row)?,
+                        })
+                    })
+                    .collect::<Result<_, sqlx::Error>>()
+                    .map_err(AppError::from);
+            }
+            Err(err) => match db_error(err) {
+                Failure::Race if attempt < RACE_RETRIES => attempt += 1,
+                Failure::Race => {
+                    return Err(AppError::conflict(
+                        "concurrent_update",
+                        "too many concurrent attempts; retry",
+                    ));
+                }
+                Failure::Refused(e) => return Err(e),
+            },
+        }
+    }
+}
+
+fn transfer_from_row(row: &PgRow) -> Result<Transfer, sqlx::Error> {
+    Ok(Transfer {
+        id: row.try_get("id")?,
+        debit_account_id: row.try_get("debit_account_id")?,
+        credit_account_id: row.try_get("credit_account_id")?,
+        amount: row.try_get("amount")?,
+        currency: currency_from(row.try_get("currency")?)?,
+        kind: row.try_get("kind")?,
+        pending_id: row.try_get("pending_id")?,
+        timeout_seconds: row.try_get("timeout_seconds")?,
+        expires_at: row.try_get("expires_at")?,
+        batch_id: row.try_get("batch_id")?,
+        metadata: row.try_get("metadata")?,
+        created_at: row.try_get("created_at")?,
+    })
+}
+
+fn currency_from(code: String) -> Result<Currency, sqlx::Error> {
+    code.parse()
+        .map_err(|e: domain::MoneyError| sqlx::Error::Decode(Box::new(e)))
+}
+
+/// An account with its balance summed over its shards; callers append `WHERE ...`.
+const ACCOUNT_SELECT: &str = "SELECT a.id, a.kind, a.owner, a.currency, a.no_negative, a.shards, a.metadata, a.created_at,
+        coalesce(s.posted, 0)::bigint AS posted, coalesce(s.pending_debits, 0)::bigint AS pending_debits,
+        coalesce(s.pending_credits, 0)::bigint AS pending_credits
+   FROM accounts a
+  CROSS JOIN LATERAL (SELECT sum(b.credits_posted - b.debits_posted) AS posted,
+                             sum(b.debits_pending) AS pending_debits, sum(b.credits_pending) AS pending_credits
+                        FROM balances b WHERE b.account_id = a.id) s";
+
+fn account_from_row(row: &PgRow) -> Result<Account, sqlx::Error> {
+    let kind: String = row.try_get("kind")?;
+    let shards: i16 = row.try_get("shards")?;
+    let posted: i64 = row.try_get("posted")?;
+    let pending_debits: i64 = row.try_get("pending_debits")?;
+    Ok(Account {
+        id: row.try_get("id")?,
+        kind: AccountKind::parse(&kind).ok_or_else(|| sqlx::Error::Decode(format!("kind {kind}").into()))?,
+        owner: row.try_get("owner")?,
+        currency: currency_from(row.try_get("currency")?)?,
+        flags: AccountFlags {
+            no_negative_balance: row.try_get("no_negative")?,
+            hot: shards > 1,
+        },
+        metadata: row.try_get("metadata")?,
+        created_at: row.try_get::<DateTime<Utc>, _>("created_at")?,
+        balance: Balance {
+            posted,
+            pending_debits,
+            pending_credits: row.try_get("pending_credits")?,
+            available: posted.saturating_sub(pending_debits),
+        },
+    })
+}
+
+/// Creates an account, or returns the existing one when the same id was created with the same fields.
+/// Returns whether it was created now.
+pub async fn create_account(pool: &PgPool, new: &NewAccount) -> Result<(Account, bool), AppError> {
+    let mut tx = pool.begin().await?;
+    let inserted = sqlx::query(
+        "INSERT INTO accounts (id, kind, owner, currency, no_negative, shards, metadata)
+         VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (id) DO NOTHING",
+    )
+    .bind(new.id)
+    .bind(new.kind.as_str())
+    .bind(&new.owner)
+    .bind(new.currency.as_str())
+    .bind(new.flags.no_negative_balance)
+    .bind(new.shards())
+    .bind(&new.metadata)
+    .execute(&mut *tx)
+    .await?
+    .rows_affected()
+        == 1;
+    if inserted {
+        sqlx::query(
+            "INSERT INTO balances (account_id, shard) SELECT $1, s FROM generate_series(0, $2 - 1) s",
+        )
+        .bind(new.id)
+        .bind(i32::from(new.shards()))
+        .execute(&mut *tx)
+        .await?;
+    }
+    tx.commit().await?;
+    let account = get_account(pool, new.id)
+        .await?
+        .ok_or_else(|| AppError::internal("account vanished"))?;
+    if !inserted {
+        let same = account.kind == new.kind
+            && account.owner == new.owner
+            && account.currency == new.currency
+            && account.flags == new.flags
+            && account.metadata == new.metadata;
+        if !same {
+            return Err(AppError::conflict(
+                "idempotency_conflict",
+                format!("account {} already exists with different fields", new.id),
+            ));
+        }
+    }
+    Ok((account, inserted))
+}
+
+pub async fn get_account(pool: &PgPool, id: Uuid) -> Result<Option<Account>, AppError> {
+    let row = sqlx::query(&format!("{ACCOUNT_SELECT} WHERE a.id = $1"))
+        .bind(id)
+        .fetch_optional(pool)
+        .await?;
+    Ok(row.as_ref().map(account_from_row).transpose()?)
+}
+
+/// An owner's accounts in id order, after the account id `after`.
+pub async fn list_accounts(
+    pool: &PgPool,
+    owner: &str,
+    after: Option<Uuid>,
+    limit: i64,
+) -> Result<Vec<Account>, AppError> {
+    let rows = sqlx::query(&format!(
+        "{ACCOUNT_SELECT} WHERE a.owner = $1 AND ($2::uuid IS NULL OR a.id > $2)
+         ORDER BY a.id LIMIT $3"
+    ))
+    .bind(owner)
+    .bind(after)
+    .bind(limit)
+    .fetch_all(pool)
+    .await?;
+    Ok(rows.iter().map(account_from_row).collect::<Result<_, _>>()?)
+}
+
+pub async fn get_transfer(pool: &PgPool, id: Uuid) -> Result<Option<Transfer>, AppError> {
+    let row = sqlx::query("SELECT * FROM transfers WHERE id = $1")
+        .bind(id)
+        .fetch_optional(pool)
+        .await?;
+    Ok(row.as_ref().map(transfer_from_row).transpose()?)
+}
+
+/// An account's transfers in the order they were applied, after journal position `after`.
+/// Returns the entries and the position of the last one.
+pub async fn history(
+    pool: &PgPool,
+    account_id: Uuid,
+    after: i64,
+    limit: i64,
+) -> Result<Vec<(i64, HistoryEntry)>, AppError> {
+    // Two index range scans merged, rather than one OR that cannot use either index in order.
+    let rows = sqlx::query(
+        "(SELECT *, 'debit' AS side FROM transfers WHERE debit_account_id = $1 AND seq > $2 ORDER BY seq LIMIT $3)
+         UNION ALL
+         (SELECT *, 'credit' AS side FROM transfers WHERE credit_account_id = $1 AND seq > $2 ORDER BY seq LIMIT $3)
+         ORDER BY seq LIMIT $3",
+    )
+    .bind(account_id)
+    .bind(after)
+    .bind(limit)
+    .fetch_all(pool)
+    .await?;
+    rows.iter()
+        .map(|row| {
+            Ok((
+                row.try_get("seq")?,
+                HistoryEntry {
+                    side: row.try_get("side")?,
+                    transfer: transfer_from_row(row)?,
+                },
+            ))
+        })
+        .collect::<Result<_, sqlx::Error>>()
+        .map_err(AppError::from)
+}
+
+/// The cash-clearing account of a currency: the other side of every deposit and withdrawal.
+/// Its id is derived from the currency, so it is created once however many replicas race.
+pub async fn cash_clearing_account(pool: &PgPool, currency: Currency) -> Result<Uuid, AppError> {
+    let id = Uuid::new_v5(&LEDGER_NAMESPACE, format!("cash_clearing/{currency}").as_bytes());
+    if get_account(pool, id).await?.is_none() {
+        let new = NewAccount {
+            id,
+            kind: AccountKind::CashClearing,
+            owner: "system".to_owned(),
+            currency,
+            flags: AccountFlags {
+                no_negative_balance: false,
+                hot: true,
+            },
+            metadata: serde_json::json!({}),
+        };
+        create_account(pool, &new).await?;
+    }
+    Ok(id)
+}
+
+/// Holds whose timeout has passed, oldest first.
+pub async fn expired_holds(pool: &PgPool, limit: i64) -> Result<Vec<Uuid>, AppError> {
+    Ok(sqlx::query_scalar(
+        "SELECT transfer_id FROM open_holds WHERE expires_at <= now() ORDER BY expires_at LIMIT $1",
+    )
+    .bind(limit)
+    .fetch_all(pool)
+    .await?)
+}
+
+/// Debits, credits and the double-entry check per currency.
+pub async fn trial_balance(pool: &PgPool) -> Result<TrialBalance, AppError> {
+    let rows = sqlx::query(
+        "SELECT a.currency, a.kind, count(DISTINCT a.id) AS accounts,
+                sum(b.debits_posted)::bigint AS dp, sum(b.credits_posted)::bigint AS cp,
+                sum(b.debits_pending)::bigint AS dpe, sum(b.credits_pending)::bigint AS cpe
+           FROM accounts a JOIN balances b ON b.account_id = a.id
+          GROUP BY a.currency, a.kind ORDER BY a.currency, a.kind",
+    )
+    .fetch_all(pool)
+    .await?;
+    let mut currencies: Vec<CurrencyTotals> = Vec::new();
+    for row in &rows {
+        let currency = currency_from(row.try_get("currency")?)?;
+        let kind: String = row.try_get("kind")?;
+        let (dp, cp, dpe, cpe): (i64, i64, i64, i64) = (
+            row.try_get("dp")?,
+            row.try_get("cp")?,
+            row.try_get("dpe")?,
+            row.try_get("cpe")?,
+        );
+        if currencies.last().is_none_or(|c| c.currency != currency) {
+            currencies.push(CurrencyTotals {
+                currency,
+                debits_posted: 0,
+                credits_posted: 0,
+                debits_pending: 0,
+                credits_pending: 0,
+                balanced: false,
+                by_kind: Vec::new(),
+            });
+        }
+        let Some(totals) = currencies.last_mut() else {
+            continue;
+        };
+        totals.debits_posted = totals.debits_posted.saturating_add(dp);
+        totals.credits_posted = totals.credits_posted.saturating_add(cp);
+        totals.debits_pending = totals.debits_pending.saturating_add(dpe);
+        totals.credits_pending = totals.credits_pending.saturating_add(cpe);
+        totals.by_kind.push(KindTotals {
+            kind: AccountKind::parse(&kind).ok_or_else(|| AppError::internal(format!("kind {kind}")))?,
+            accounts: row.try_get("accounts")?,
+            posted: cp.saturating_sub(dp),
+        });
+    }
+    for totals in &mut currencies {
+        totals.balanced =
+            totals.debits_posted == totals.credits_posted && totals.debits_pending == totals.credits_pending;
+    }
+    Ok(TrialBalance {
+        balanced: currencies.iter().all(|c| c.balanced),
+        currencies,
+    })
+}
+
+/// Accounts whose balance counters disagree with a replay of the journal: an audit that the
+/// counters are exactly the sum of the transfers. Empty when all is well.
+pub async fn journal_mismatches(pool: &PgPool) -> Result<Vec<Uuid>, AppError> {
+    Ok(sqlx::query_scalar(
+        "WITH legs AS (
+            SELECT t.debit_account_id AS account_id,
+                   CASE WHEN t.kind IN ('posted', 'post_pending') THEN t.amount ELSE 0 END AS dp, 0::bigint AS cp,
+                   CASE WHEN t.kind = 'pending' THEN t.amount WHEN t.pending_id IS NOT NULL
+                        THEN -(SELECT h.amount FROM transfers h WHERE h.id = t.pending_id) ELSE 0 END AS dpe,
+                   0::bigint AS cpe
+              FROM transfers t
+            UNION ALL
+            SELECT t.credit_account_id, 0,
+                   CASE WHEN t.kind IN ('posted', 'post_pending') THEN t.amount ELSE 0 END, 0,
+                   CASE WHEN t.kind = 'pending' THEN t.amount WHEN t.pending_id IS NOT NULL
+                        THEN -(SELECT h.amount FROM transfers h WHERE h.id = t.pending_id) ELSE 0 END
+              FROM transfers t),
+         journal AS (SELECT account_id, sum(dp) dp, sum(cp) cp, sum(dpe) dpe, sum(cpe) cpe FROM legs GROUP BY 1),
+         counters AS (SELECT account_id, sum(debits_posted) dp, sum(credits_posted) cp, sum(debits_pending) dpe,
+                             sum(credits_pending) cpe FROM balances GROUP BY 1)
+         SELECT c.account_id FROM counters c LEFT JOIN journal j USING (account_id)
+          WHERE (c.dp, c.cp, c.dpe, c.cpe) IS DISTINCT FROM
+                (coalesce(j.dp, 0), coalesce(j.cp, 0), coalesce(j.dpe, 0), coalesce(j.cpe, 0))",
+    )
+    .fetch_all(pool)
+    .await?)
+}

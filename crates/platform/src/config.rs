@@ -1,0 +1,83 @@
+//! Settings from environment variables, each with a default that works on a developer's machine.
+//!
+//! | variable                     | default            | meaning                                      |
+//! |------------------------------|--------------------|----------------------------------------------|
+//! | `DATABASE_URL`               | (found or started) | Postgres to use; see the `lotto` command     |
+//! | `LOTTO_LISTEN`               | `127.0.0.1:8080`   | address the HTTP server binds                |
+//! | `LOTTO_DB_MAX_CONNECTIONS`   | `16`               | pool size per service                        |
+//! | `LOTTO_BODY_LIMIT_BYTES`     | `1048576`          | largest request body accepted (413 above)    |
+//! | `LOTTO_REQUEST_TIMEOUT_MS`   | `10000`            | a request still running after this gets 503  |
+//! | `LOTTO_HOLD_SWEEP_MS`        | `1000`             | how often expired ledger holds are voided    |
+//! | `LOTTO_LOG`                  | `info`             | `tracing` filter (`RUST_LOG` syntax)         |
+//! | `LOTTO_LOG_FORMAT`           | `text`             | `text` or `json`                             |
+
+use std::net::SocketAddr;
+use std::str::FromStr;
+use std::time::Duration;
+
+/// A variable that is set but cannot be parsed.
+#[derive(Debug, thiserror::Error)]
+#[error("environment variable {name}={value:?} is invalid: {reason}")]
+pub struct ConfigError {
+    pub name: &'static str,
+    pub value: String,
+    pub reason: String,
+}
+
+/// Reads `name`, falling back to `default` when it is unset or empty.
+pub fn env_or<T>(name: &'static str, default: T) -> Result<T, ConfigError>
+where
+    T: FromStr,
+    T::Err: std::fmt::Display,
+{
+    match std::env::var(name) {
+        Ok(value) if !value.trim().is_empty() => value.trim().parse().map_err(|e: T::Err| ConfigError {
+            name,
+            value,
+            reason: e.to_string(),
+        }),
+        _ => Ok(default),
+    }
+}
+
+/// The settings every service shares.
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// `DATABASE_URL`, when set.
+    pub database_url: Option<String>,
+    pub listen: SocketAddr,
+    pub db_max_connections: u32,
+    pub body_limit_bytes: usize,
+    pub request_timeout: Duration,
+    pub hold_sweep_interval: Duration,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            database_url: None,
+            listen: SocketAddr::from(([127, 0, 0, 1], 8080)),
+            db_max_connections: 16,
+            body_limit_bytes: 1 << 20,
+            request_timeout: Duration::from_secs(10),
+            hold_sweep_interval: Duration::from_secs(1),
+        }
+    }
+}
+
+impl Config {
+    /// The defaults, overridden by whatever the environment sets.
+    pub fn from_env() -> Result<Self, ConfigError> {
+        let d = Config::default();
+        Ok(Config {
+            database_url: std::env::var("DATABASE_URL")
+                .ok()
+                .filter(|s| !s.trim().is_empty()),
+            listen: env_or("LOTTO_LISTEN", d.listen)?,
+            db_max_connections: env_or("LOTTO_DB_MAX_CONNECTIONS", d.db_max_connections)?,
+            body_limit_bytes: env_or("LOTTO_BODY_LIMIT_BYTES", d.body_limit_bytes)?,
+            request_timeout: Duration::from_millis(env_or("LOTTO_REQUEST_TIMEOUT_MS", 10_000u64)?),
+            hold_sweep_interval: Duration::from_millis(env_or("LOTTO_HOLD_SWEEP_MS", 1_000u64)?),
+        })
+    }
+}

@@ -1,0 +1,178 @@
+//! The one error type of every service, rendered as RFC 9457 `application/problem+json`.
+//!
+//! Every failure a client can see carries a stable machine `code` (`insufficient_funds`,
+//! `sales_closed`, ...) beside the human `detail`, so front ends branch on the code and never on
+//! the wording. Internal failures are logged with their cause and shown only as `internal`.
+
+use std::borrow::Cow;
+
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use serde::{Deserialize, Serialize};
+
+/// The media type of every error body.
+pub const PROBLEM_JSON: &str = "application/problem+json";
+
+/// The body of an error response (RFC 9457), also what [`crate::client`] parses from other services.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Problem {
+    /// A URI naming the problem type; `urn:lotto:problem:<code>`.
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// The HTTP status's reason phrase.
+    pub title: String,
+    pub status: u16,
+    /// What went wrong with this request, for a person.
+    pub detail: String,
+    /// The stable machine-readable code.
+    pub code: String,
+    /// Extra facts about the failure (for example which transfer of a batch failed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub context: Option<serde_json::Value>,
+}
+
+/// An error a handler returns; it becomes a problem+json response.
+#[derive(Debug, Clone)]
+pub struct AppError {
+    status: StatusCode,
+    code: Cow<'static, str>,
+    detail: String,
+    context: Option<serde_json::Value>,
+}
+
+impl AppError {
+    /// An error with an explicit status and code.
+    pub fn new(status: StatusCode, code: impl Into<Cow<'static, str>>, detail: impl Into<String>) -> Self {
+        AppError {
+            status,
+            code: code.into(),
+            detail: detail.into(),
+            context: None,
+        }
+    }
+
+    /// 400: the request is malformed or a value is out of range.
+    pub fn bad_request(code: impl Into<Cow<'static, str>>, detail: impl Into<String>) -> Self {
+        Self::new(StatusCode::BAD_REQUEST, code, detail)
+    }
+
+    /// 404: the named thing does not exist.
+    pub fn not_found(code: impl Into<Cow<'static, str>>, detail: impl Into<String>) -> Self {
+        Self::new(StatusCode::NOT_FOUND, code, detail)
+    }
+
+    /// 409: the request conflicts with what already happened.
+    pub fn conflict(code: impl Into<Cow<'static, str>>, detail: impl Into<String>) -> Self {
+        Self::new(StatusCode::CONFLICT, code, detail)
+    }
+
+    /// 422: well-formed, but the rules refuse it (insufficient funds, currency mismatch, ...).
+    pub fn unprocessable(code: impl Into<Cow<'static, str>>, detail: impl Into<String>) -> Self {
+        Self::new(StatusCode::UNPROCESSABLE_ENTITY, code, detail)
+    }
+
+    /// 500: a fault of ours. The cause is logged here and never shown to the client.
+    pub fn internal(cause: impl std::fmt::Display) -> Self {
+        tracing::error!(%cause, "internal error");
+        Self::new(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "internal",
+            "an internal error occurred; it has been logged",
+        )
+    }
+
+    /// 503: a dependency (the database, another service) is unavailable; retrying later is safe.
+    pub fn unavailable(detail: impl Into<String>) -> Self {
+        Self::new(StatusCode::SERVICE_UNAVAILABLE, "unavailable", detail)
+    }
+
+    /// Attaches machine-readable facts about the failure.
+    #[must_use]
+    pub fn with_context(mut self, context: serde_json::Value) -> Self {
+        self.context = Some(context);
+        self
+    }
+
+    pub fn status(&self) -> StatusCode {
+        self.status
+    }
+
+    pub fn code(&self) -> &str {
+        &self.code
+    }
+
+    pub fn detail(&self) -> &str {
+        &self.detail
+    }
+
+    /// The problem body this error renders as.
+    pub fn to_problem(&self) -> Problem {
+        Problem {
+            kind: format!("urn:lotto:problem:{}", self.code),
+            title: self.status.canonical_reason().unwrap_or("Error").to_owned(),
+            status: self.status.as_u16(),
+            detail: self.detail.clone(),
+            code: self.code.to_string(),
+            context: self.context.clone(),
+        }
+    }
+}
+
+impl std::fmt::Display for AppError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} {}: {}", self.status.as_u16(), self.code, self.detail)
+    }
+}
+
+impl std::error::Error for AppError {}
+
+impl IntoResponse for AppError {
+    fn into_response(self) -> Response {
+        let body = serde_json::to_vec(&self.to_problem()).unwrap_or_default();
+        let mut response = (self.status, body).into_response();
+        response
+            .headers_mut()
+            .insert(header::CONTENT_TYPE, HeaderValue::from_static(PROBLEM_JSON));
+        response
+    }
+}
+
+impl From<sqlx::Error> for AppError {
+    fn from(err: sqlx::Error) -> Self {
+        match err {
+            sqlx::Error::PoolTimedOut | sqlx::Error::PoolClosed | sqlx::Error::Io(_) => {
+                tracing::warn!(%err, "database unavailable");
+                AppError::unavailable("the database is unavailable; retry later")
+            }
+            other => AppError::internal(other),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn renders_problem_json_with_stable_code() {
+        let response = AppError::unprocessable("insufficient_funds", "balance 5 is below 10")
+            .with_context(serde_json::json!({"index": 3}))
+            .into_response();
+        assert_eq!(response.status(), StatusCode::UNPROCESSABLE_ENTITY);
+        assert_eq!(response.headers()[header::CONTENT_TYPE], PROBLEM_JSON);
+        let bytes = axum::body::to_bytes(response.into_body(), 1 << 16).await.unwrap();
+        let problem: Problem = serde_json::from_slice(&bytes).unwrap();
+        assert_eq!(problem.code, "insufficient_funds");
+        assert_eq!(problem.kind, "urn:lotto:problem:insufficient_funds");
+        assert_eq!(problem.status, 422);
+        assert_eq!(problem.title, "Unprocessable Entity");
+        assert_eq!(problem.context, Some(serde_json::json!({"index": 3})));
+    }
+
+    #[test]
+    fn internal_errors_hide_their_cause() {
+        let err = AppError::internal("password=hunter2 leaked in a driver message");
+        assert_eq!(err.code(), "internal");
+        assert!(!err.detail().contains("hunter2"));
+    }
+}

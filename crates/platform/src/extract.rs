@@ -1,0 +1,192 @@
+//! Extractors whose rejections are problems with stable codes, not axum's plain-text bodies.
+//!
+//! Handlers take `platform::Json<T>`, `platform::Path<T>` and `platform::Query<T>` instead of
+//! axum's, so malformed JSON, a missing field, an oversized body or a bad path segment all
+//! answer with `application/problem+json`.
+
+use axum::extract::rejection::{JsonRejection, PathRejection, QueryRejection};
+use axum::extract::{FromRequest, FromRequestParts, Request};
+use axum::http::StatusCode;
+use axum::http::request::Parts;
+use axum::response::{IntoResponse, Response};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+use crate::AppError;
+
+/// A JSON body (request) or JSON response.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Json<T>(pub T);
+
+impl<T: DeserializeOwned, S: Send + Sync> FromRequest<S> for Json<T> {
+    type Rejection = AppError;
+
+    async fn from_request(req: Request, state: &S) -> Result<Self, Self::Rejection> {
+        match axum::Json::<T>::from_request(req, state).await {
+            Ok(axum::Json(value)) => Ok(Json(value)),
+            Err(rejection) => Err(json_rejection(&rejection)),
+        }
+    }
+}
+
+impl<T: Serialize> IntoResponse for Json<T> {
+    fn into_response(self) -> Response {
+        axum::Json(self.0).into_response()
+    }
+}
+
+fn json_rejection(rejection: &JsonRejection) -> AppError {
+    match rejection {
+        JsonRejection::JsonDataError(e) => {
+            AppError::new(StatusCode::UNPROCESSABLE_ENTITY, "invalid_body", e.body_text())
+        }
+        JsonRejection::JsonSyntaxError(e) => AppError::bad_request("malformed_json", e.body_text()),
+        JsonRejection::MissingJsonContentType(_) => AppError::new(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            "unsupported_media_type",
+            "the body must be JSON with `Content-Type: application/json`",
+        ),
+        JsonRejection::BytesRejection(e) if e.status() == StatusCode::PAYLOAD_TOO_LARGE => {
+            AppError::new(StatusCode::PAYLOAD_TOO_LARGE, "body_too_large", e.body_text())
+        }
+        other => AppError::bad_request("unreadable_body", other.body_text()),
+    }
+}
+
+/// Path parameters.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Path<T>(pub T);
+
+impl<T: DeserializeOwned + Send, S: Send + Sync> FromRequestParts<S> for Path<T> {
+    type Rejection = AppError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
+        match axum::extract::Path::<T>::from_request_parts(parts, state).await {
+            Ok(axum::extract::Path(value)) => Ok(Path(value)),
+            Err(rejection) => Err(path_rejection(&rejection)),
+        }
+    }
+}
+
+fn path_rejection(rejection: &PathRejection) -> AppError {
+    match rejection {
+        PathRejection::FailedToDeserializePathParams(e) => {
+            AppError::bad_request("invalid_path", e.body_text())
+        }
+        other => AppError::internal(other.body_text()),
+    }
+}
+
+/// Query-string parameters.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Query<T>(pub T);
+
+impl<T: DeserializeOwned, S: Send + Sync> FromRequestParts<S> for Query<T> {
+    type Rejection = AppError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
+        match axum::extract::Query::<T>::from_request_parts(parts, state).await {
+            Ok(axum::extract::Query(value)) => Ok(Query(value)),
+            Err(rejection) => Err(query_rejection(&rejection)),
+        }
+    }
+}
+
+fn query_rejection(rejection: &QueryRejection) -> AppError {
+    AppError::bad_request("invalid_query", rejection.body_text())
+}
+
+/// The optional `Idempotency-Key` header of a POST that moves money (DESIGN §8).
+///
+/// A key is 1 to 255 visible ASCII characters; anything else is refused with
+/// `invalid_idempotency_key` rather than silently ignored.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct IdempotencyKey(pub Option<String>);
+
+/// The header's name.
+pub const IDEMPOTENCY_KEY_HEADER: &str = "idempotency-key";
+
+impl<S: Send + Sync> FromRequestParts<S> for IdempotencyKey {
+    type Rejection = AppError;
+
+    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, Self::Rejection> {
+        let Some(value) = parts.headers.get(IDEMPOTENCY_KEY_HEADER) else {
+            return Ok(IdempotencyKey(None));
+        };
+        let key = value
+            .to_str()
+            .ok()
+            .filter(|k| (1..=255).contains(&k.len()) && k.bytes().all(|b| b.is_ascii_graphic()));
+        match key {
+            Some(key) => Ok(IdempotencyKey(Some(key.to_owned()))),
+            None => Err(AppError::bad_request(
+                "invalid_idempotency_key",
+                "Idempotency-Key must be 1 to 255 visible ASCII characters",
+            )),
+        }
+    }
+}
+
+impl IdempotencyKey {
+    /// The id a request is known by: the body's `id`, else one derived from the header (the key
+    /// itself when it is a UUID, else a UUIDv5 of it in `namespace`). Both, when they disagree,
+    /// or neither, is a 400.
+    pub fn resolve(
+        &self,
+        body_id: Option<uuid::Uuid>,
+        namespace: &uuid::Uuid,
+    ) -> Result<uuid::Uuid, AppError> {
+        let from_header = self.0.as_deref().map(|key| {
+            key.parse()
+                .unwrap_or_else(|_| uuid::Uuid::new_v5(namespace, key.as_bytes()))
+        });
+        match (body_id, from_header) {
+            (Some(a), Some(b)) if a != b => Err(AppError::bad_request(
+                "idempotency_key_mismatch",
+                "the body's id and the Idempotency-Key header name different requests",
+            )),
+            (Some(id), _) | (None, Some(id)) => Ok(id),
+            (None, None) => Err(AppError::bad_request(
+                "missing_idempotency_key",
+                "send an Idempotency-Key header or an `id` in the body, so a retry cannot apply twice",
+            )),
+        }
+    }
+}
+
+/// `?after=&limit=` of a listing (DESIGN §8). `limit` defaults to 50 and may be 1 to 500.
+#[derive(Debug, Clone, Default, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PageParams {
+    pub after: Option<String>,
+    pub limit: Option<i64>,
+}
+
+impl PageParams {
+    pub const DEFAULT_LIMIT: i64 = 50;
+    pub const MAX_LIMIT: i64 = 500;
+
+    /// The page size, refused when out of range.
+    pub fn limit(&self) -> Result<i64, AppError> {
+        match self.limit {
+            None => Ok(Self::DEFAULT_LIMIT),
+            Some(n) if (1..=Self::MAX_LIMIT).contains(&n) => Ok(n),
+            Some(_) => Err(AppError::bad_request(
+                "invalid_limit",
+                format!("limit must be 1 to {}", Self::MAX_LIMIT),
+            )),
+        }
+    }
+
+    /// The cursor parsed as `T`, refused with `invalid_cursor` when it is not one.
+    pub fn after<T: std::str::FromStr>(&self) -> Result<Option<T>, AppError> {
+        self.after
+            .as_deref()
+            .map(|s| {
+                s.parse().map_err(|_| {
+                    AppError::bad_request("invalid_cursor", "`after` is not a cursor this listing gave")
+                })
+            })
+            .transpose()
+    }
+}

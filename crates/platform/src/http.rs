@@ -1,0 +1,210 @@
+//! The HTTP plumbing every service gets: health, readiness, Prometheus metrics, request ids,
+//! body-size limits, timeouts, problem+json for unknown routes and panics, and graceful shutdown.
+//!
+//! A service writes only its API routes; [`app`] wraps them (one service, or all of them merged
+//! in the `lotto` process) into the router that is served.
+
+use std::any::Any;
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+use axum::Router;
+use axum::error_handling::HandleErrorLayer;
+use axum::extract::{DefaultBodyLimit, MatchedPath, Request, State};
+use axum::http::{HeaderName, StatusCode, header};
+use axum::middleware::{self, Next};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use metrics_exporter_prometheus::{PrometheusBuilder, PrometheusHandle};
+use sqlx::PgPool;
+use tower::ServiceBuilder;
+use tower_http::catch_panic::CatchPanicLayer;
+use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, RequestId, SetRequestIdLayer};
+use tower_http::trace::TraceLayer;
+
+use crate::AppError;
+use crate::config::Config;
+
+/// The header that carries a request's id across services.
+pub const REQUEST_ID_HEADER: HeaderName = HeaderName::from_static("x-request-id");
+
+/// What `/readyz` checks: the database pool of each service mounted in this process.
+#[derive(Debug, Clone, Default)]
+pub struct Readiness {
+    pools: Vec<(&'static str, PgPool)>,
+}
+
+impl Readiness {
+    /// Adds a service's pool to the readiness check.
+    #[must_use]
+    pub fn with_pool(mut self, service: &'static str, pool: PgPool) -> Self {
+        self.pools.push((service, pool));
+        self
+    }
+}
+
+/// Limits applied to every request.
+#[derive(Debug, Clone, Copy)]
+pub struct Limits {
+    pub body_limit_bytes: usize,
+    pub request_timeout: Duration,
+}
+
+impl From<&Config> for Limits {
+    fn from(config: &Config) -> Self {
+        Limits {
+            body_limit_bytes: config.body_limit_bytes,
+            request_timeout: config.request_timeout,
+        }
+    }
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits::from(&Config::default())
+    }
+}
+
+/// Wraps API routes with the operational endpoints and the shared middleware.
+pub fn app(api: Router, readiness: Readiness, limits: Limits) -> Router {
+    let ops = Router::new()
+        .route("/healthz", get(healthz))
+        .route("/readyz", get(readyz))
+        .with_state(readiness)
+        .route("/metrics", get(metrics_text));
+
+    let api = api
+        .fallback(unknown_route)
+        .method_not_allowed_fallback(method_not_allowed)
+        .layer(DefaultBodyLimit::max(limits.body_limit_bytes))
+        .layer(
+            ServiceBuilder::new()
+                .layer(HandleErrorLayer::new(|_: tower::BoxError| async {
+                    AppError::unavailable("the request took too long and was abandoned; retrying it is safe")
+                }))
+                .timeout(limits.request_timeout),
+        );
+
+    ops.merge(api).layer(
+        ServiceBuilder::new()
+            .layer(SetRequestIdLayer::new(REQUEST_ID_HEADER, MakeRequestUuid))
+            .layer(TraceLayer::new_for_http().make_span_with(|req: &Request| {
+                let request_id = req
+                    .extensions()
+                    .get::<RequestId>()
+                    .and_then(|id| id.header_value().to_str().ok());
+                tracing::info_span!("http", method = %req.method(), path = %req.uri().path(), request_id)
+            }))
+            .layer(PropagateRequestIdLayer::new(REQUEST_ID_HEADER))
+            .layer(CatchPanicLayer::custom(panic_response))
+            .layer(middleware::from_fn(record_metrics)),
+    )
+}
+
+async fn healthz() -> &'static str {
+    "ok"
+}
+
+async fn readyz(State(readiness): State<Readiness>) -> Result<&'static str, AppError> {
+    for (service, pool) in &readiness.pools {
+        if let Err(e) = sqlx::query("SELECT 1").execute(pool).await {
+            tracing::warn!(service, error = %e, "not ready");
+            return Err(AppError::unavailable(format!("{service}: database unreachable")));
+        }
+    }
+    Ok("ready")
+}
+
+/// The process-wide Prometheus recorder, installed on first use.
+fn prometheus() -> Option<&'static PrometheusHandle> {
+    static HANDLE: OnceLock<Option<PrometheusHandle>> = OnceLock::new();
+    HANDLE
+        .get_or_init(|| match PrometheusBuilder::new().install_recorder() {
+            Ok(handle) => Some(handle),
+            Err(e) => {
+                tracing::warn!(error = %e, "metrics recorder not installed");
+                None
+            }
+        })
+        .as_ref()
+}
+
+async fn metrics_text() -> Response {
+    let body = prometheus().map(PrometheusHandle::render).unwrap_or_default();
+    ([(header::CONTENT_TYPE, "text/plain; version=0.0.4")], body).into_response()
+}
+
+/// Counts requests and their latency per route template (not per raw path, to bound cardinality).
+async fn record_metrics(req: Request, next: Next) -> Response {
+    prometheus();
+    let route = req
+        .extensions()
+        .get::<MatchedPath>()
+        .map_or("unmatched", MatchedPath::as_str)
+        .to_owned();
+    let method = req.method().to_string();
+    let started = Instant::now();
+    let response = next.run(req).await;
+    let labels = [
+        ("method", method),
+        ("route", route),
+        ("status", response.status().as_u16().to_string()),
+    ];
+    metrics::counter!("http_requests_total", &labels).increment(1);
+    metrics::histogram!("http_request_duration_seconds", &labels).record(started.elapsed().as_secs_f64());
+    response
+}
+
+async fn unknown_route() -> AppError {
+    AppError::not_found("route_not_found", "no such route")
+}
+
+async fn method_not_allowed() -> AppError {
+    AppError::new(
+        StatusCode::METHOD_NOT_ALLOWED,
+        "method_not_allowed",
+        "this route does not take that method",
+    )
+}
+
+fn panic_response(_: Box<dyn Any + Send + 'static>) -> Response {
+    AppError::internal("a handler panicked").into_response()
+}
+
+/// Resolves on SIGTERM or ctrl-c, so servers stop taking requests and finish the ones in flight.
+pub async fn shutdown_signal() {
+    let ctrl_c = async {
+        if let Err(e) = tokio::signal::ctrl_c().await {
+            tracing::warn!(error = %e, "cannot listen for ctrl-c");
+            std::future::pending::<()>().await;
+        }
+    };
+    #[cfg(unix)]
+    let terminate = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut signal) => {
+                signal.recv().await;
+            }
+            Err(e) => {
+                tracing::warn!(error = %e, "cannot listen for SIGTERM");
+                std::future::pending::<()>().await;
+            }
+        }
+    };
+    #[cfg(not(unix))]
+    let terminate = std::future::pending::<()>();
+    tokio::select! {
+        () = ctrl_c => {},
+        () = terminate => {},
+    }
+    tracing::info!("shutdown requested; finishing requests in flight");
+}
+
+/// Serves `app` on `listener` until `shutdown` resolves.
+pub async fn serve(
+    listener: tokio::net::TcpListener,
+    app: Router,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
+    axum::serve(listener, app).with_graceful_shutdown(shutdown).await
+}

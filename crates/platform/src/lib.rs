@@ -1,0 +1,23 @@
+//! The service kit: what every service needs and none writes again.
+//!
+//! - [`config`]: settings from environment variables, with local defaults;
+//! - [`telemetry`]: `tracing` setup;
+//! - [`error`]: [`AppError`], the one error type, rendered as RFC 9457 problem+json;
+//! - [`extract`]: JSON, path and query extractors whose rejections are problems too;
+//! - [`db`]: a Postgres pool bound to the service's own schema, migrated at start;
+//! - [`http`]: health, readiness, metrics, request ids, limits, timeouts and graceful shutdown;
+//! - [`client`]: a typed HTTP client for calling other services, with timeouts and safe retries;
+//! - `testing` (feature): a fresh database per test.
+
+pub mod client;
+pub mod config;
+pub mod db;
+pub mod error;
+pub mod extract;
+pub mod http;
+pub mod telemetry;
+#[cfg(feature = "testing")]
+pub mod testing;
+
+pub use error::{AppError, Problem};
+pub use extract::{IdempotencyKey, Json, PageParams, Path, Query};

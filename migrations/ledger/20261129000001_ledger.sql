@@ -1,0 +1,323 @@
+-- The wallet: a double-entry, append-only ledger (DESIGN §3).
+--
+-- accounts   who can hold money; immutable once created.
+-- balances   per-account counters, split into `shards` rows so that a hot account (the house,
+--            a jackpot) is not one row every wager must lock (see create_transfers).
+-- transfers  the journal: every movement of money, append-only, enforced by triggers.
+-- open_holds the two-phase holds still pending; a row is deleted when its hold ends, so a hold
+--            can end only once (post, void or expiry), whichever locks the row first.
+
+CREATE TABLE accounts (
+    id          uuid PRIMARY KEY,
+    kind        text NOT NULL CHECK (kind IN ('player_wallet', 'game_escrow', 'house_revenue',
+                    'prize_liability', 'progressive_pot', 'retailer_settlement', 'cash_clearing')),
+    owner       text NOT NULL CHECK (length(owner) BETWEEN 1 AND 200),
+    currency    text NOT NULL CHECK (currency ~ '^[A-Z]{3}$'),
+    -- "may not go negative": credits - debits - pending debits must stay >= 0.
+    no_negative boolean NOT NULL,
+    -- how many balance rows carry this account's counters (1 for an ordinary account).
+    shards      smallint NOT NULL CHECK (shards BETWEEN 1 AND 64),
+    metadata    jsonb NOT NULL DEFAULT '{}',
+    created_at  timestamptz NOT NULL DEFAULT now()
+);
+CREATE INDEX accounts_by_owner ON accounts (owner, id);
+
+CREATE TABLE balances (
+    account_id      uuid NOT NULL REFERENCES accounts (id),
+    shard           smallint NOT NULL,
+    debits_posted   bigint NOT NULL DEFAULT 0,
+    credits_posted  bigint NOT NULL DEFAULT 0,
+    debits_pending  bigint NOT NULL DEFAULT 0,
+    credits_pending bigint NOT NULL DEFAULT 0,
+    PRIMARY KEY (account_id, shard)
+) WITH (fillfactor = 50); -- room on the page keeps the constant updates HOT
+
+-- No foreign keys to accounts here on purpose: a foreign-key check takes a share lock on the
+-- referenced account row, which would make the house account a hot row again. create_transfers
+-- checks that both accounts exist, and accounts are never deleted (trigger below).
+CREATE TABLE transfers (
+    seq               bigint GENERATED ALWAYS AS IDENTITY UNIQUE,
+    id                uuid PRIMARY KEY,
+    debit_account_id  uuid NOT NULL,
+    credit_account_id uuid NOT NULL,
+    amount            bigint NOT NULL CHECK (amount > 0),
+    currency          text NOT NULL,
+    kind              text NOT NULL CHECK (kind IN ('posted', 'pending', 'post_pending', 'void_pending', 'expire_pending')),
+    -- the hold a post/void/expiry ends; UNIQUE makes "a hold ends once" a database fact.
+    pending_id        uuid UNIQUE,
+    timeout_seconds   integer CHECK (timeout_seconds > 0),
+    expires_at        timestamptz,
+    batch_id          uuid,
+    metadata          jsonb NOT NULL DEFAULT '{}',
+    created_at        timestamptz NOT NULL DEFAULT now(),
+    CHECK (debit_account_id <> credit_account_id),
+    CHECK ((kind IN ('post_pending', 'void_pending', 'expire_pending')) = (pending_id IS NOT NULL)),
+    CHECK ((kind = 'pending') = (timeout_seconds IS NOT NULL AND expires_at IS NOT NULL))
+);
+CREATE INDEX transfers_by_debit ON transfers (debit_account_id, seq);
+CREATE INDEX transfers_by_credit ON transfers (credit_account_id, seq);
+
+CREATE TABLE open_holds (
+    transfer_id uuid PRIMARY KEY,
+    expires_at  timestamptz NOT NULL
+);
+CREATE INDEX open_holds_by_expiry ON open_holds (expires_at);
+
+-- Append-only: the journal and the accounts are never rewritten or removed.
+CREATE FUNCTION refuse_change() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    RAISE EXCEPTION 'append_only' USING
+        ERRCODE = 'P0001',
+        DETAIL = format('%s on %s is not allowed: the ledger is append-only', TG_OP, TG_TABLE_NAME);
+END $$;
+
+CREATE TRIGGER transfers_append_only BEFORE UPDATE OR DELETE ON transfers
+    FOR EACH ROW EXECUTE FUNCTION refuse_change();
+CREATE TRIGGER transfers_no_truncate BEFORE TRUNCATE ON transfers
+    FOR EACH STATEMENT EXECUTE FUNCTION refuse_change();
+CREATE TRIGGER accounts_append_only BEFORE UPDATE OR DELETE ON accounts
+    FOR EACH ROW EXECUTE FUNCTION refuse_change();
+CREATE TRIGGER accounts_no_truncate BEFORE TRUNCATE ON accounts
+    FOR EACH STATEMENT EXECUTE FUNCTION refuse_change();
+CREATE TRIGGER balances_no_delete BEFORE DELETE ON balances
+    FOR EACH ROW EXECUTE FUNCTION refuse_change();
+CREATE TRIGGER balances_no_truncate BEFORE TRUNCATE ON balances
+    FOR EACH STATEMENT EXECUTE FUNCTION refuse_change();
+
+-- One requested transfer, with the fields of a post/void filled in from the hold it ends.
+CREATE TYPE transfer_request AS (
+    idx             integer,
+    id              uuid,
+    debit_account_id  uuid,
+    credit_account_id uuid,
+    amount          bigint,   -- NULL on a post means "the whole hold"
+    currency        text,
+    kind            text,
+    pending_id      uuid,
+    timeout_seconds integer,
+    metadata        jsonb,
+    hold_amount     bigint    -- the amount of the hold a post/void/expiry ends
+);
+
+-- The net change a batch makes to one balance row; `checked` marks a debit of an account that
+-- may not go negative.
+CREATE TYPE balance_delta AS (
+    account_id uuid, shard smallint, d_posted bigint, c_posted bigint, d_pending bigint,
+    c_pending bigint, checked boolean
+);
+
+-- Raises the ledger's refusals: the message is the stable code the service maps to a problem.
+CREATE FUNCTION refuse(code text, detail text, context jsonb) RETURNS void LANGUAGE plpgsql AS $$
+BEGIN
+    RAISE EXCEPTION '%', code USING ERRCODE = 'P0001', DETAIL = detail, HINT = context::text;
+END $$;
+
+-- Applies a batch of transfers atomically (all or none) in one statement, so a single transfer
+-- costs one round trip. Each transfer's id is its idempotency key: a transfer that already exists
+-- with the same fields is returned as it is (replayed = true); with other fields it is refused.
+--
+-- Hot accounts: an account has `shards` balance rows. A credit, and a debit of an account that
+-- may go negative, touch one row chosen by the transfer id, so concurrent wagers crediting the
+-- house lock different rows. Only a debit of a "may not go negative" account locks all of that
+-- account's rows, because only it needs the exact balance. Rows are locked in (account, shard)
+-- order, so two batches never deadlock on balances. A batch is checked on its net effect: it
+-- commits as one, and no one can observe a state between its transfers.
+CREATE FUNCTION create_transfers(
+    p_ids uuid[], p_debits uuid[], p_credits uuid[], p_amounts bigint[], p_currencies text[],
+    p_kinds text[], p_pending_ids uuid[], p_timeouts integer[], p_metadata jsonb[], p_batch uuid
+) RETURNS TABLE (
+    idx integer, replayed boolean, seq bigint, id uuid, debit_account_id uuid, credit_account_id uuid,
+    amount bigint, currency text, kind text, pending_id uuid, timeout_seconds integer,
+    expires_at timestamptz, batch_id uuid, metadata jsonb, created_at timestamptz
+) LANGUAGE plpgsql AS $$
+DECLARE
+    reqs transfer_request[];
+    fresh transfer_request[];
+    deltas balance_delta[];
+    bad record;
+BEGIN
+    SELECT array_agg(ROW(u.idx, u.id,
+               coalesce(h.debit_account_id, u.debit), coalesce(h.credit_account_id, u.credit),
+               CASE WHEN u.kind = 'post_pending' THEN coalesce(u.amount, h.amount)
+                    WHEN u.kind IN ('void_pending', 'expire_pending') THEN h.amount
+                    ELSE u.amount END,
+               coalesce(h.currency, u.currency), u.kind, u.pending_id, u.timeout,
+               coalesce(u.metadata, '{}'), h.amount)::transfer_request ORDER BY u.idx)
+      INTO reqs
+      FROM unnest(p_ids, p_debits, p_credits, p_amounts, p_currencies, p_kinds, p_pending_ids,
+                  p_timeouts, p_metadata) WITH ORDINALITY
+               AS u(id, debit, credit, amount, currency, kind, pending_id, timeout, metadata, idx)
+      LEFT JOIN transfers h ON h.id = u.pending_id AND h.kind = 'pending';
+
+    SELECT r.idx, r.id INTO bad FROM unnest(reqs) r
+     WHERE r.id IN (SELECT x.id FROM unnest(reqs) x GROUP BY x.id HAVING count(*) > 1) ORDER BY r.idx LIMIT 1;
+    IF FOUND THEN
+        PERFORM refuse('duplicate_transfer_id', format('transfer id %s appears more than once in the batch', bad.id),
+                       jsonb_build_object('index', bad.idx - 1, 'id', bad.id));
+    END IF;
+
+    SELECT r.idx, r.pending_id INTO bad FROM unnest(reqs) r
+     WHERE r.pending_id IS NOT NULL AND r.hold_amount IS NULL ORDER BY r.idx LIMIT 1;
+    IF FOUND THEN
+        PERFORM refuse('hold_not_found', format('no pending transfer %s', bad.pending_id),
+                       jsonb_build_object('index', bad.idx - 1, 'pending_id', bad.pending_id));
+    END IF;
+
+    -- Replays: the same id with the same fields is the same transfer; anything else is a conflict.
+    SELECT r.idx, r.id INTO bad FROM unnest(reqs) r JOIN transfers t ON t.id = r.id
+     WHERE (t.kind, t.debit_account_id, t.credit_account_id, t.amount, t.currency, t.metadata)
+           IS DISTINCT FROM (r.kind, r.debit_account_id, r.credit_account_id, r.amount, r.currency, r.metadata)
+        OR t.pending_id IS DISTINCT FROM r.pending_id
+        OR t.timeout_seconds IS DISTINCT FROM r.timeout_seconds
+     ORDER BY r.idx LIMIT 1;
+    IF FOUND THEN
+        PERFORM refuse('idempotency_conflict',
+                       format('transfer %s already exists with different fields', bad.id),
+                       jsonb_build_object('index', bad.idx - 1, 'id', bad.id));
+    END IF;
+
+    SELECT coalesce(array_agg(r ORDER BY r.idx), '{}') INTO fresh FROM unnest(reqs) r
+     WHERE NOT EXISTS (SELECT 1 FROM transfers t WHERE t.id = r.id);
+
+    IF cardinality(fresh) > 0 THEN
+        SELECT r.idx, r.debit_account_id AS d, r.credit_account_id AS c, da.id AS da, ca.id AS ca,
+               r.currency, da.currency AS dcur, ca.currency AS ccur
+          INTO bad
+          FROM unnest(fresh) r
+          LEFT JOIN accounts da ON da.id = r.debit_account_id
+          LEFT JOIN accounts ca ON ca.id = r.credit_account_id
+         WHERE da.id IS NULL OR ca.id IS NULL OR da.currency <> r.currency OR ca.currency <> r.currency
+            OR r.debit_account_id = r.credit_account_id
+         ORDER BY r.idx LIMIT 1;
+        IF FOUND THEN
+            IF bad.da IS NULL OR bad.ca IS NULL THEN
+                PERFORM refuse('account_not_found',
+                               format('account %s does not exist', CASE WHEN bad.da IS NULL THEN bad.d ELSE bad.c END),
+                               jsonb_build_object('index', bad.idx - 1,
+                                   'account_id', CASE WHEN bad.da IS NULL THEN bad.d ELSE bad.c END));
+            ELSIF bad.d = bad.c THEN
+                PERFORM refuse('same_account', 'debit and credit accounts must differ',
+                               jsonb_build_object('index', bad.idx - 1));
+            ELSE
+                PERFORM refuse('currency_mismatch',
+                               format('transfer is in %s but the accounts are in %s and %s', bad.currency, bad.dcur, bad.ccur),
+                               jsonb_build_object('index', bad.idx - 1));
+            END IF;
+        END IF;
+
+        SELECT r.idx, r.amount, r.hold_amount INTO bad FROM unnest(fresh) r
+         WHERE r.kind = 'post_pending' AND r.amount > r.hold_amount ORDER BY r.idx LIMIT 1;
+        IF FOUND THEN
+            PERFORM refuse('amount_exceeds_hold',
+                           format('cannot post %s from a hold of %s', bad.amount, bad.hold_amount),
+                           jsonb_build_object('index', bad.idx - 1));
+        END IF;
+
+        SELECT r.idx, r.pending_id INTO bad FROM unnest(fresh) r
+         WHERE EXISTS (SELECT 1 FROM transfers t WHERE t.pending_id = r.pending_id) ORDER BY r.idx LIMIT 1;
+        IF FOUND THEN
+            PERFORM refuse('hold_already_ended', format('hold %s was already posted, voided or expired', bad.pending_id),
+                           jsonb_build_object('index', bad.idx - 1, 'pending_id', bad.pending_id));
+        END IF;
+
+        -- Inserting first makes a concurrent request with the same id wait here for the first to
+        -- commit and then fail on the primary key, and the service retries it as a replay.
+        INSERT INTO transfers (id, debit_account_id, credit_account_id, amount, currency, kind, pending_id,
+                               timeout_seconds, expires_at, batch_id, metadata)
+        SELECT r.id, r.debit_account_id, r.credit_account_id, r.amount, r.currency, r.kind, r.pending_id,
+               r.timeout_seconds,
+               CASE WHEN r.kind = 'pending' THEN now() + make_interval(secs => r.timeout_seconds) END,
+               p_batch, r.metadata
+          FROM unnest(fresh) r ORDER BY r.idx;
+
+        -- End each hold once: lock its open_holds row (in key order), check it, delete it.
+        PERFORM 1 FROM open_holds o
+         WHERE o.transfer_id IN (SELECT r.pending_id FROM unnest(fresh) r WHERE r.pending_id IS NOT NULL)
+         ORDER BY o.transfer_id FOR UPDATE;
+        SELECT r.idx, r.pending_id, r.kind, o.transfer_id AS open, o.expires_at INTO bad
+          FROM unnest(fresh) r LEFT JOIN open_holds o ON o.transfer_id = r.pending_id
+         WHERE r.pending_id IS NOT NULL
+           AND (o.transfer_id IS NULL
+                OR (r.kind = 'expire_pending') <> (o.expires_at <= now())
+                OR r.pending_id IN (SELECT x.pending_id FROM unnest(fresh) x GROUP BY 1 HAVING count(*) > 1))
+         ORDER BY r.idx LIMIT 1;
+        IF FOUND THEN
+            IF bad.open IS NOT NULL AND bad.kind <> 'expire_pending' AND bad.expires_at <= now() THEN
+                PERFORM refuse('hold_expired', format('hold %s expired at %s', bad.pending_id, bad.expires_at),
+                               jsonb_build_object('index', bad.idx - 1, 'pending_id', bad.pending_id));
+            ELSIF bad.open IS NOT NULL AND bad.kind = 'expire_pending' AND bad.expires_at > now() THEN
+                PERFORM refuse('hold_not_expired', format('hold %s expires at %s', bad.pending_id, bad.expires_at),
+                               jsonb_build_object('index', bad.idx - 1, 'pending_id', bad.pending_id));
+            END IF;
+            PERFORM refuse('hold_already_ended', format('hold %s was already posted, voided or expired', bad.pending_id),
+                           jsonb_build_object('index', bad.idx - 1, 'pending_id', bad.pending_id));
+        END IF;
+        DELETE FROM open_holds o WHERE o.transfer_id IN (SELECT r.pending_id FROM unnest(fresh) r);
+
+        INSERT INTO open_holds (transfer_id, expires_at)
+        SELECT r.id, now() + make_interval(secs => r.timeout_seconds) FROM unnest(fresh) r WHERE r.kind = 'pending';
+
+        -- Each transfer has a debit leg and a credit leg; sum them per balance row.
+        SELECT array_agg(ROW(g.account_id, g.shard, g.d_posted, g.c_posted, g.d_pending, g.c_pending,
+                             g.checked)::balance_delta)
+          INTO deltas
+          FROM (SELECT l.account_id, (abs(hashtext(l.tid::text)::bigint) % a.shards)::smallint AS shard,
+                       sum(l.d_posted)::bigint AS d_posted, sum(l.c_posted)::bigint AS c_posted,
+                       sum(l.d_pending)::bigint AS d_pending, sum(l.c_pending)::bigint AS c_pending,
+                       bool_or(a.no_negative AND (l.d_posted > 0 OR l.d_pending > 0)) AS checked
+                  FROM (SELECT r.id AS tid, r.debit_account_id AS account_id,
+                               CASE WHEN r.kind IN ('posted', 'post_pending') THEN r.amount ELSE 0 END AS d_posted,
+                               0::bigint AS c_posted,
+                               CASE WHEN r.kind = 'pending' THEN r.amount
+                                    WHEN r.pending_id IS NOT NULL THEN -r.hold_amount ELSE 0 END AS d_pending,
+                               0::bigint AS c_pending
+                          FROM unnest(fresh) r
+                        UNION ALL
+                        SELECT r.id, r.credit_account_id, 0,
+                               CASE WHEN r.kind IN ('posted', 'post_pending') THEN r.amount ELSE 0 END,
+                               0,
+                               CASE WHEN r.kind = 'pending' THEN r.amount
+                                    WHEN r.pending_id IS NOT NULL THEN -r.hold_amount ELSE 0 END
+                          FROM unnest(fresh) r) l
+                  JOIN accounts a ON a.id = l.account_id
+                 GROUP BY 1, 2) g;
+
+        -- Lock the rows to change, plus every row of a "may not go negative" account being
+        -- debited (its check needs the whole balance), in one global order.
+        PERFORM 1 FROM balances b
+          JOIN (SELECT d.account_id, d.shard FROM unnest(deltas) d
+                UNION
+                SELECT d.account_id, s.shard::smallint
+                  FROM unnest(deltas) d JOIN accounts a ON a.id = d.account_id
+                 CROSS JOIN LATERAL generate_series(0, a.shards - 1) AS s(shard)
+                 WHERE d.checked) k ON b.account_id = k.account_id AND b.shard = k.shard
+         ORDER BY b.account_id, b.shard FOR UPDATE OF b;
+
+        UPDATE balances b
+           SET debits_posted = b.debits_posted + d.d_posted, credits_posted = b.credits_posted + d.c_posted,
+               debits_pending = b.debits_pending + d.d_pending, credits_pending = b.credits_pending + d.c_pending
+          FROM unnest(deltas) d
+         WHERE b.account_id = d.account_id AND b.shard = d.shard;
+
+        SELECT b.account_id, sum(b.credits_posted - b.debits_posted - b.debits_pending) AS available INTO bad
+          FROM balances b
+         WHERE b.account_id IN (SELECT d.account_id FROM unnest(deltas) d WHERE d.checked)
+         GROUP BY b.account_id
+        HAVING sum(b.credits_posted - b.debits_posted - b.debits_pending) < 0
+         LIMIT 1;
+        IF FOUND THEN
+            PERFORM refuse('insufficient_funds',
+                           format('account %s would be left %s short', bad.account_id, -bad.available),
+                           jsonb_build_object('account_id', bad.account_id,
+                               'index', (SELECT min(r.idx) - 1 FROM unnest(fresh) r
+                                          WHERE r.debit_account_id = bad.account_id)));
+        END IF;
+    END IF;
+
+    RETURN QUERY
+    SELECT r.idx, NOT (r.id = ANY (SELECT f.id FROM unnest(fresh) f)), t.seq, t.id, t.debit_account_id,
+           t.credit_account_id, t.amount, t.currency, t.kind, t.pending_id, t.timeout_seconds, t.expires_at,
+           t.batch_id, t.metadata, t.created_at
+      FROM unnest(reqs) r JOIN transfers t ON t.id = r.id
+     ORDER BY r.idx;
+END $$;
