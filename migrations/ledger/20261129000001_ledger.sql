@@ -102,7 +102,7 @@ CREATE TYPE transfer_request AS (
 -- The net change a batch makes to one balance row; `checked` marks a debit of an account that
 -- may not go negative.
 CREATE TYPE balance_delta AS (
-    account_id uuid, shard smallint, d_posted bigint, c_posted bigint, d_pending bigint,
+    account_id uuid, shard smallint, shards smallint, d_posted bigint, c_posted bigint, d_pending bigint,
     c_pending bigint, checked boolean
 );
 
@@ -134,6 +134,8 @@ DECLARE
     reqs transfer_request[];
     fresh transfer_request[];
     deltas balance_delta[];
+    lock_accounts uuid[];
+    lock_shards smallint[];
     bad record;
 BEGIN
     SELECT array_agg(ROW(u.idx, u.id,
@@ -258,10 +260,10 @@ BEGIN
         SELECT r.id, now() + make_interval(secs => r.timeout_seconds) FROM unnest(fresh) r WHERE r.kind = 'pending';
 
         -- Each transfer has a debit leg and a credit leg; sum them per balance row.
-        SELECT array_agg(ROW(g.account_id, g.shard, g.d_posted, g.c_posted, g.d_pending, g.c_pending,
+        SELECT array_agg(ROW(g.account_id, g.shard, g.shards, g.d_posted, g.c_posted, g.d_pending, g.c_pending,
                              g.checked)::balance_delta)
           INTO deltas
-          FROM (SELECT l.account_id, (abs(hashtext(l.tid::text)::bigint) % a.shards)::smallint AS shard,
+          FROM (SELECT l.account_id, (abs(hashtext(l.tid::text)::bigint) % a.shards)::smallint AS shard, a.shards,
                        sum(l.d_posted)::bigint AS d_posted, sum(l.c_posted)::bigint AS c_posted,
                        sum(l.d_pending)::bigint AS d_pending, sum(l.c_pending)::bigint AS c_pending,
                        bool_or(a.no_negative AND (l.d_posted > 0 OR l.d_pending > 0)) AS checked
@@ -280,17 +282,20 @@ BEGIN
                                     WHEN r.pending_id IS NOT NULL THEN -r.hold_amount ELSE 0 END
                           FROM unnest(fresh) r) l
                   JOIN accounts a ON a.id = l.account_id
-                 GROUP BY 1, 2) g;
+                 GROUP BY 1, 2, 3) g;
 
         -- Lock the rows to change, plus every row of a "may not go negative" account being
         -- debited (its check needs the whole balance), in one global order.
-        PERFORM 1 FROM balances b
-          JOIN (SELECT d.account_id, d.shard FROM unnest(deltas) d
+        SELECT array_agg(k.account_id ORDER BY k.account_id, k.shard),
+               array_agg(k.shard ORDER BY k.account_id, k.shard)
+          INTO lock_accounts, lock_shards
+          FROM (SELECT d.account_id, d.shard FROM unnest(deltas) d
                 UNION
                 SELECT d.account_id, s.shard::smallint
-                  FROM unnest(deltas) d JOIN accounts a ON a.id = d.account_id
-                 CROSS JOIN LATERAL generate_series(0, a.shards - 1) AS s(shard)
-                 WHERE d.checked) k ON b.account_id = k.account_id AND b.shard = k.shard
+                  FROM unnest(deltas) d, generate_series(0, d.shards - 1) AS s(shard)
+                 WHERE d.checked) k;
+        PERFORM 1 FROM unnest(lock_accounts, lock_shards) AS k(account_id, shard)
+          JOIN balances b ON b.account_id = k.account_id AND b.shard = k.shard
          ORDER BY b.account_id, b.shard FOR UPDATE OF b;
 
         UPDATE balances b
@@ -300,8 +305,8 @@ BEGIN
          WHERE b.account_id = d.account_id AND b.shard = d.shard;
 
         SELECT b.account_id, sum(b.credits_posted - b.debits_posted - b.debits_pending) AS available INTO bad
-          FROM balances b
-         WHERE b.account_id IN (SELECT d.account_id FROM unnest(deltas) d WHERE d.checked)
+          FROM (SELECT DISTINCT d.account_id FROM unnest(deltas) d WHERE d.checked) c
+          JOIN balances b ON b.account_id = c.account_id
          GROUP BY b.account_id
         HAVING sum(b.credits_posted - b.debits_posted - b.debits_pending) < 0
          LIMIT 1;
@@ -320,4 +325,8 @@ BEGIN
            t.batch_id, t.metadata, t.created_at
       FROM unnest(reqs) r JOIN transfers t ON t.id = r.id
      ORDER BY r.idx;
-END $$;
+END $$
+-- Generic plans: the statements are planned once per connection, not at every call; and every
+-- lookup goes through an index however small a table looks to the planner when it plans.
+SET plan_cache_mode = force_generic_plan
+SET enable_seqscan = off;

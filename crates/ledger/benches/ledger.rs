@@ -1,1 +1,442 @@
-fn main() {}
+//! The ledger benchmark: a program, not a timed test (DESIGN §10).
+//!
+//! In one run on one machine it measures, over HTTP against a real ledger on a real Postgres:
+//! single-transfer throughput and p50/p99 latency with concurrent clients, batch throughput,
+//! and the hot-account scenario (every transfer credits one house account) beside the same load
+//! spread over many accounts. As the reference it runs `pgbench` (TPC-B) against the same
+//! Postgres with the same number of clients, and prints every figure with its ratio.
+//!
+//! Run: `cargo bench -p ledger` (env: `BENCH_SECONDS`, default 10; `BENCH_CLIENTS`, default 32;
+//! `BENCH_SERVER_URL`, default `postgres://postgres@127.0.0.1:5432`). Figures are also written
+//! to `target/bench-results/ledger.json`.
+#![allow(
+    clippy::print_stdout,
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::cast_precision_loss
+)]
+
+use std::process::Command;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use platform::client::{Retry, ServiceClient};
+use platform::config::{Config, env_or};
+use serde_json::{Value, json};
+use uuid::Uuid;
+
+const WALLETS: usize = 10_000;
+const HOUSES: usize = 1_000;
+const BATCH_SIZE: usize = 1_000;
+
+struct Figure {
+    name: &'static str,
+    per_second: f64,
+    unit: &'static str,
+    p50_ms: Option<f64>,
+    p99_ms: Option<f64>,
+}
+
+#[tokio::main]
+async fn main() {
+    let seconds: u64 = env_or("BENCH_SECONDS", 10u64).unwrap();
+    let clients: usize = env_or("BENCH_CLIENTS", 32usize).unwrap();
+    let server: String = env_or(
+        "BENCH_SERVER_URL",
+        "postgres://postgres@127.0.0.1:5432".to_owned(),
+    )
+    .unwrap();
+    let duration = Duration::from_secs(seconds);
+    println!("ledger benchmark: {clients} clients, {seconds} s per scenario, Postgres at {server}");
+
+    let reference = pgbench_tps(&server, clients, seconds);
+    let base = start_ledger(&server, clients).await;
+    let client = ServiceClient::with_timeout(base, Duration::from_secs(30)).unwrap();
+    let (wallets, houses) = setup_accounts(&client).await;
+    let wallets = Arc::new(wallets);
+    let houses = Arc::new(houses);
+
+    let single = {
+        let wallets = Arc::clone(&wallets);
+        run_load(
+            "single transfers (wallet to wallet)",
+            &client,
+            clients,
+            duration,
+            move |i, n| {
+                let from = wallets[(i * 7919 + n) % WALLETS];
+                let to = wallets[(i * 104_729 + n * 31 + 1) % WALLETS];
+                (
+                    "/v1/transfers",
+                    transfer(
+                        from,
+                        if from == to {
+                            wallets[(n + 1) % WALLETS]
+                        } else {
+                            to
+                        },
+                    ),
+                    1,
+                )
+            },
+        )
+        .await
+    };
+    let batch = {
+        let wallets = Arc::clone(&wallets);
+        let batch_clients = clients.min(4);
+        run_load(
+            "batches of 1000 transfers",
+            &client,
+            batch_clients,
+            duration,
+            move |i, n| {
+                let transfers: Vec<Value> = (0..BATCH_SIZE)
+                    .map(|k| {
+                        let from = wallets[(i * 7_001 + n * 1_009 + k * 13) % WALLETS];
+                        let to = wallets[(i * 3_001 + n * 2_003 + k * 17 + 5) % WALLETS];
+                        transfer(
+                            from,
+                            if from == to {
+                                wallets[(k + 1) % WALLETS]
+                            } else {
+                                to
+                            },
+                        )
+                    })
+                    .collect();
+                (
+                    "/v1/transfers/batch",
+                    json!({ "transfers": transfers }),
+                    BATCH_SIZE,
+                )
+            },
+        )
+        .await
+    };
+    let hot = {
+        let (wallets, houses) = (Arc::clone(&wallets), Arc::clone(&houses));
+        run_load(
+            "hot: every wager credits one house",
+            &client,
+            clients,
+            duration,
+            move |i, n| {
+                (
+                    "/v1/transfers",
+                    transfer(wallets[(i * 7919 + n) % WALLETS], houses[0]),
+                    1,
+                )
+            },
+        )
+        .await
+    };
+    let spread = {
+        let (wallets, houses) = (Arc::clone(&wallets), Arc::clone(&houses));
+        run_load(
+            "spread: wagers credit 1000 houses",
+            &client,
+            clients,
+            duration,
+            move |i, n| {
+                (
+                    "/v1/transfers",
+                    transfer(wallets[(i * 7919 + n) % WALLETS], houses[(i * 31 + n) % HOUSES]),
+                    1,
+                )
+            },
+        )
+        .await
+    };
+
+    let trial: Value = client.get("/v1/reports/trial-balance").await.unwrap();
+    assert_eq!(
+        trial["balanced"],
+        json!(true),
+        "the benchmark left the books unbalanced: {trial}"
+    );
+
+    let figures = [
+        Figure {
+            name: "pgbench TPC-B (reference)",
+            per_second: reference,
+            unit: "tx/s",
+            p50_ms: None,
+            p99_ms: None,
+        },
+        single,
+        batch,
+        hot,
+        spread,
+    ];
+    println!();
+    println!(
+        "{:<40} {:>14} {:>10} {:>10} {:>12}",
+        "scenario", "rate", "p50 ms", "p99 ms", "vs pgbench"
+    );
+    for f in &figures {
+        println!(
+            "{:<40} {:>9.0} {:<4} {:>10} {:>10} {:>11.2}x",
+            f.name,
+            f.per_second,
+            f.unit,
+            f.p50_ms.map_or("-".to_owned(), |v| format!("{v:.2}")),
+            f.p99_ms.map_or("-".to_owned(), |v| format!("{v:.2}")),
+            f.per_second / reference
+        );
+    }
+    let [_, single, batch, hot, spread] = &figures;
+    println!();
+    println!("targets:");
+    verdict(
+        "single transfers >= 0.8x pgbench TPC-B",
+        single.per_second / reference,
+        0.8,
+    );
+    verdict("batch transfers/s >= 20000", batch.per_second / 20_000.0, 1.0);
+    verdict("hot >= 0.8x spread", hot.per_second / spread.per_second, 0.8);
+
+    let report = json!({
+        "clients": clients, "seconds": seconds,
+        "figures": figures.iter().map(|f| json!({
+            "name": f.name, "per_second": f.per_second, "unit": f.unit, "p50_ms": f.p50_ms, "p99_ms": f.p99_ms,
+            "ratio_to_pgbench": f.per_second / reference,
+        })).collect::<Vec<_>>(),
+    });
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/bench-results");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("ledger.json"),
+        serde_json::to_string_pretty(&report).unwrap(),
+    )
+    .unwrap();
+    println!("\nwritten to target/bench-results/ledger.json");
+}
+
+fn verdict(what: &str, ratio: f64, needed: f64) {
+    let mark = if ratio >= needed { "met" } else { "MISSED" };
+    println!("  {what:<42} {ratio:>6.2} (needs {needed:.2}) {mark}");
+}
+
+fn transfer(from: Uuid, to: Uuid) -> Value {
+    json!({"id": Uuid::now_v7(), "debit_account_id": from, "credit_account_id": to, "amount": 1, "currency": "USD"})
+}
+
+/// TPC-B transactions per second from pgbench on a fresh scale-10 database.
+fn pgbench_tps(server: &str, clients: usize, seconds: u64) -> f64 {
+    let db = format!("{server}/lotto_bench_pgbench");
+    let admin = format!("{server}/postgres");
+    let psql = |sql: &str| {
+        let ok = Command::new("psql")
+            .args([&admin, "-qc", sql])
+            .status()
+            .is_ok_and(|s| s.success());
+        assert!(ok, "psql failed: {sql}");
+    };
+    psql("DROP DATABASE IF EXISTS lotto_bench_pgbench WITH (FORCE)");
+    psql("CREATE DATABASE lotto_bench_pgbench");
+    let pgbench = find_pgbench();
+    let init = Command::new(&pgbench)
+        .args(["-i", "-q", "-s", "10", &db])
+        .output()
+        .expect("run pgbench -i");
+    assert!(
+        init.status.success(),
+        "pgbench -i failed: {}",
+        String::from_utf8_lossy(&init.stderr)
+    );
+    println!("running pgbench TPC-B for {seconds} s ...");
+    let out = Command::new(&pgbench)
+        .args([
+            "-c",
+            &clients.to_string(),
+            "-j",
+            "2",
+            "-T",
+            &seconds.to_string(),
+            "-n",
+            &db,
+        ])
+        .output()
+        .expect("run pgbench");
+    assert!(
+        out.status.success(),
+        "pgbench failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    psql("DROP DATABASE IF EXISTS lotto_bench_pgbench WITH (FORCE)");
+    text.lines()
+        .find(|l| l.starts_with("tps = "))
+        .and_then(|l| {
+            l.trim_start_matches("tps = ")
+                .split_whitespace()
+                .next()?
+                .parse()
+                .ok()
+        })
+        .expect("a tps line from pgbench")
+}
+
+fn find_pgbench() -> String {
+    if Command::new("pgbench").arg("--version").output().is_ok() {
+        return "pgbench".to_owned();
+    }
+    let mut found: Vec<_> = std::fs::read_dir("/usr/lib/postgresql")
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| e.path().join("bin/pgbench"))
+        .filter(|p| p.is_file())
+        .collect();
+    found.sort();
+    found
+        .pop()
+        .map(|p| p.to_string_lossy().into_owned())
+        .expect("pgbench is not installed")
+}
+
+/// Starts the ledger on a fresh database and a real socket; returns its base URL.
+async fn start_ledger(server: &str, clients: usize) -> String {
+    let admin = format!("{server}/postgres");
+    for sql in [
+        "DROP DATABASE IF EXISTS lotto_bench WITH (FORCE)",
+        "CREATE DATABASE lotto_bench",
+    ] {
+        let ok = Command::new("psql")
+            .args([&admin, "-qc", sql])
+            .status()
+            .is_ok_and(|s| s.success());
+        assert!(ok, "psql failed: {sql}");
+    }
+    let config = Config {
+        db_max_connections: u32::try_from(clients).unwrap_or(32),
+        ..Config::default()
+    };
+    let pool = ledger::connect(&format!("{server}/lotto_bench"), &config)
+        .await
+        .expect("connect ledger");
+    let app = ledger::router(ledger::LedgerState { pool }, (&config).into());
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(platform::http::serve(listener, app, std::future::pending()));
+    format!("http://{addr}")
+}
+
+async fn setup_accounts(client: &ServiceClient) -> (Vec<Uuid>, Vec<Uuid>) {
+    println!("creating {WALLETS} funded wallets and {HOUSES} house accounts ...");
+    let wallets = create_accounts(client, "player_wallet", WALLETS).await;
+    let houses = create_accounts(client, "house_revenue", HOUSES).await;
+    // The first deposit creates the cash-clearing account; the rest fund wallets in batches.
+    let _: Value = client
+        .post(
+            "/v1/deposits",
+            &json!({"id": Uuid::now_v7(), "account_id": wallets[0], "amount": 1, "currency": "USD"}),
+            Retry::Safe,
+        )
+        .await
+        .unwrap();
+    let clearing = Uuid::new_v5(&ledger::store::LEDGER_NAMESPACE, b"cash_clearing/USD");
+    for chunk in wallets.chunks(BATCH_SIZE) {
+        let transfers: Vec<Value> = chunk
+            .iter()
+            .map(|w| json!({"id": Uuid::now_v7(), "debit_account_id": clearing, "credit_account_id": w, "amount": 100_000_000, "currency": "USD"}))
+            .collect();
+        let _: Value = client
+            .post(
+                "/v1/transfers/batch",
+                &json!({ "transfers": transfers }),
+                Retry::Safe,
+            )
+            .await
+            .unwrap();
+    }
+    (wallets, houses)
+}
+
+/// Creates `count` accounts of `kind`, 16 requests at a time.
+async fn create_accounts(client: &ServiceClient, kind: &'static str, count: usize) -> Vec<Uuid> {
+    let per_task = count.div_ceil(16);
+    let tasks: Vec<_> = (0..16)
+        .map(|t| {
+            let client = client.clone();
+            tokio::spawn(async move {
+                let mut ids: Vec<Uuid> = Vec::new();
+                for i in t * per_task..((t + 1) * per_task).min(count) {
+                    let body = json!({"kind": kind, "owner": format!("bench-{kind}-{i}"), "currency": "USD"});
+                    let a: Value = client.post("/v1/accounts", &body, Retry::Safe).await.unwrap();
+                    ids.push(a["id"].as_str().unwrap().parse().unwrap());
+                }
+                ids
+            })
+        })
+        .collect();
+    let mut ids = Vec::with_capacity(count);
+    for task in tasks {
+        ids.extend(task.await.unwrap());
+    }
+    ids
+}
+
+/// Runs `clients` loops for `duration`, each sending what `request(client, n)` builds, and
+/// counts `weight` transfers per successful request.
+async fn run_load<F>(
+    name: &'static str,
+    client: &ServiceClient,
+    clients: usize,
+    duration: Duration,
+    request: F,
+) -> Figure
+where
+    F: Fn(usize, usize) -> (&'static str, Value, usize) + Send + Sync + 'static,
+{
+    println!("running {name} for {} s ...", duration.as_secs());
+    let request = Arc::new(request);
+    let stop = Arc::new(AtomicBool::new(false));
+    let started = Instant::now();
+    let tasks: Vec<_> = (0..clients)
+        .map(|i| {
+            let (client, request, stop) = (client.clone(), Arc::clone(&request), Arc::clone(&stop));
+            tokio::spawn(async move {
+                let mut latencies = Vec::new();
+                let mut transfers = 0usize;
+                let mut n = 0usize;
+                while !stop.load(Ordering::Relaxed) {
+                    let (path, body, weight) = request(i, n);
+                    n += 1;
+                    let t = Instant::now();
+                    let reply: Result<Value, _> = client.post(path, &body, Retry::Never).await;
+                    if let Err(e) = reply {
+                        panic!("{name}: request failed: {e}");
+                    }
+                    latencies.push(t.elapsed());
+                    transfers += weight;
+                }
+                (latencies, transfers)
+            })
+        })
+        .collect();
+    tokio::time::sleep(duration).await;
+    stop.store(true, Ordering::Relaxed);
+    let mut latencies = Vec::new();
+    let mut transfers = 0;
+    for task in tasks {
+        let (l, t) = task.await.unwrap();
+        latencies.extend(l);
+        transfers += t;
+    }
+    let elapsed = started.elapsed().as_secs_f64();
+    latencies.sort();
+    let pct = |p: f64| {
+        let i = ((latencies.len() as f64 - 1.0) * p).round() as usize;
+        latencies.get(i).map(|d| d.as_secs_f64() * 1000.0)
+    };
+    Figure {
+        name,
+        per_second: transfers as f64 / elapsed,
+        unit: "tr/s",
+        p50_ms: pct(0.50),
+        p99_ms: pct(0.99),
+    }
+}
