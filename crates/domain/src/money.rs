@@ -20,11 +20,7 @@ pub enum MoneyError {
     #[error("amount overflows 64-bit cents")]
     Overflow,
     #[error("{amount} × {numerator}/{denominator} is not a whole number of cents")]
-    NotExact {
-        amount: i64,
-        numerator: i64,
-        denominator: i64,
-    },
+    NotExact { amount: i64, numerator: i64, denominator: i64 },
 }
 
 /// An ISO 4217 alphabetic currency code such as `USD`.
@@ -91,11 +87,7 @@ pub struct Amount(i64);
 impl Amount {
     /// Accepts only `cents > 0`.
     pub fn new(cents: i64) -> Result<Self, MoneyError> {
-        if cents > 0 {
-            Ok(Amount(cents))
-        } else {
-            Err(MoneyError::NotPositive(cents))
-        }
+        if cents > 0 { Ok(Amount(cents)) } else { Err(MoneyError::NotPositive(cents)) }
     }
 
     /// The amount in minor units.
@@ -108,11 +100,7 @@ impl Amount {
     /// Pay ratios such as 3:2 or 7:6 are applied with this, so a stake that cannot be paid
     /// exactly is refused instead of rounded (DESIGN §2).
     pub fn times_ratio(self, numerator: i64, denominator: i64) -> Result<Amount, MoneyError> {
-        let not_exact = MoneyError::NotExact {
-            amount: self.0,
-            numerator,
-            denominator,
-        };
+        let not_exact = MoneyError::NotExact { amount: self.0, numerator, denominator };
         if numerator <= 0 || denominator <= 0 {
             return Err(not_exact);
         }
@@ -120,18 +108,12 @@ impl Amount {
         if product.checked_rem(denominator) != Some(0) {
             return Err(not_exact);
         }
-        product
-            .checked_div(denominator)
-            .map(Amount)
-            .ok_or(MoneyError::Overflow)
+        product.checked_div(denominator).map(Amount).ok_or(MoneyError::Overflow)
     }
 
     /// The sum, refused on overflow.
     pub fn checked_add(self, other: Amount) -> Result<Amount, MoneyError> {
-        self.0
-            .checked_add(other.0)
-            .map(Amount)
-            .ok_or(MoneyError::Overflow)
+        self.0.checked_add(other.0).map(Amount).ok_or(MoneyError::Overflow)
     }
 }
 
@@ -165,10 +147,7 @@ impl Money {
         if self.currency != other.currency {
             return Err(MoneyError::CurrencyMismatch(self.currency, other.currency));
         }
-        let amount = self
-            .amount
-            .checked_add(other.amount)
-            .ok_or(MoneyError::Overflow)?;
+        let amount = self.amount.checked_add(other.amount).ok_or(MoneyError::Overflow)?;
         Ok(Money::new(amount, self.currency))
     }
 }
@@ -183,6 +162,7 @@ impl fmt::Display for Money {
 }
 
 #[cfg(test)]
+#[allow(clippy::arithmetic_side_effects)]
 mod tests {
     use super::*;
     use proptest::prelude::*;
@@ -209,14 +189,8 @@ mod tests {
         // Blackjack pays 3:2: $10 wins $15.
         assert_eq!(ten_dollars.times_ratio(3, 2).unwrap().cents(), 1500);
         // 7:6 on $10 is 1166.66… cents: refused, never rounded.
-        assert!(matches!(
-            ten_dollars.times_ratio(7, 6),
-            Err(MoneyError::NotExact { .. })
-        ));
-        assert_eq!(
-            Amount::new(i64::MAX).unwrap().times_ratio(2, 1),
-            Err(MoneyError::Overflow)
-        );
+        assert!(matches!(ten_dollars.times_ratio(7, 6), Err(MoneyError::NotExact { .. })));
+        assert_eq!(Amount::new(i64::MAX).unwrap().times_ratio(2, 1), Err(MoneyError::Overflow));
     }
 
     #[test]

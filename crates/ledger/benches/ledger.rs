@@ -9,11 +9,15 @@
 //! Run: `cargo bench -p ledger` (env: `BENCH_SECONDS`, default 10; `BENCH_CLIENTS`, default 32;
 //! `BENCH_SERVER_URL`, default `postgres://postgres@127.0.0.1:5432`). Figures are also written
 //! to `target/bench-results/ledger.json`.
+// A benchmark program stops loudly on any failure, and reports in floating point.
 #![allow(
     clippy::print_stdout,
     clippy::unwrap_used,
     clippy::expect_used,
-    clippy::cast_precision_loss
+    clippy::panic,
+    clippy::cast_precision_loss,
+    clippy::cast_possible_truncation,
+    clippy::cast_sign_loss
 )]
 
 use std::process::Command;
@@ -42,11 +46,7 @@ struct Figure {
 async fn main() {
     let seconds: u64 = env_or("BENCH_SECONDS", 10u64).unwrap();
     let clients: usize = env_or("BENCH_CLIENTS", 32usize).unwrap();
-    let server: String = env_or(
-        "BENCH_SERVER_URL",
-        "postgres://postgres@127.0.0.1:5432".to_owned(),
-    )
-    .unwrap();
+    let server: String = env_or("BENCH_SERVER_URL", "postgres://postgres@127.0.0.1:5432".to_owned()).unwrap();
     let duration = Duration::from_secs(seconds);
     println!("ledger benchmark: {clients} clients, {seconds} s per scenario, Postgres at {server}");
 
@@ -59,103 +59,45 @@ async fn main() {
 
     let single = {
         let wallets = Arc::clone(&wallets);
-        run_load(
-            "single transfers (wallet to wallet)",
-            &client,
-            clients,
-            duration,
-            move |i, n| {
-                let from = wallets[(i * 7919 + n) % WALLETS];
-                let to = wallets[(i * 104_729 + n * 31 + 1) % WALLETS];
-                (
-                    "/v1/transfers",
-                    transfer(
-                        from,
-                        if from == to {
-                            wallets[(n + 1) % WALLETS]
-                        } else {
-                            to
-                        },
-                    ),
-                    1,
-                )
-            },
-        )
+        run_load("single transfers (wallet to wallet)", &client, clients, duration, move |i, n| {
+            let from = wallets[(i * 7919 + n) % WALLETS];
+            let to = wallets[(i * 104_729 + n * 31 + 1) % WALLETS];
+            ("/v1/transfers", transfer(from, if from == to { wallets[(n + 1) % WALLETS] } else { to }), 1)
+        })
         .await
     };
     let batch = {
         let wallets = Arc::clone(&wallets);
         let batch_clients = clients.min(4);
-        run_load(
-            "batches of 1000 transfers",
-            &client,
-            batch_clients,
-            duration,
-            move |i, n| {
-                let transfers: Vec<Value> = (0..BATCH_SIZE)
-                    .map(|k| {
-                        let from = wallets[(i * 7_001 + n * 1_009 + k * 13) % WALLETS];
-                        let to = wallets[(i * 3_001 + n * 2_003 + k * 17 + 5) % WALLETS];
-                        transfer(
-                            from,
-                            if from == to {
-                                wallets[(k + 1) % WALLETS]
-                            } else {
-                                to
-                            },
-                        )
-                    })
-                    .collect();
-                (
-                    "/v1/transfers/batch",
-                    json!({ "transfers": transfers }),
-                    BATCH_SIZE,
-                )
-            },
-        )
+        run_load("batches of 1000 transfers", &client, batch_clients, duration, move |i, n| {
+            let transfers: Vec<Value> = (0..BATCH_SIZE)
+                .map(|k| {
+                    let from = wallets[(i * 7_001 + n * 1_009 + k * 13) % WALLETS];
+                    let to = wallets[(i * 3_001 + n * 2_003 + k * 17 + 5) % WALLETS];
+                    transfer(from, if from == to { wallets[(k + 1) % WALLETS] } else { to })
+                })
+                .collect();
+            ("/v1/transfers/batch", json!({ "transfers": transfers }), BATCH_SIZE)
+        })
         .await
     };
     let hot = {
         let (wallets, houses) = (Arc::clone(&wallets), Arc::clone(&houses));
-        run_load(
-            "hot: every wager credits one house",
-            &client,
-            clients,
-            duration,
-            move |i, n| {
-                (
-                    "/v1/transfers",
-                    transfer(wallets[(i * 7919 + n) % WALLETS], houses[0]),
-                    1,
-                )
-            },
-        )
+        run_load("hot: every wager credits one house", &client, clients, duration, move |i, n| {
+            ("/v1/transfers", transfer(wallets[(i * 7919 + n) % WALLETS], houses[0]), 1)
+        })
         .await
     };
     let spread = {
         let (wallets, houses) = (Arc::clone(&wallets), Arc::clone(&houses));
-        run_load(
-            "spread: wagers credit 1000 houses",
-            &client,
-            clients,
-            duration,
-            move |i, n| {
-                (
-                    "/v1/transfers",
-                    transfer(wallets[(i * 7919 + n) % WALLETS], houses[(i * 31 + n) % HOUSES]),
-                    1,
-                )
-            },
-        )
+        run_load("spread: wagers credit 1000 houses", &client, clients, duration, move |i, n| {
+            ("/v1/transfers", transfer(wallets[(i * 7919 + n) % WALLETS], houses[(i * 31 + n) % HOUSES]), 1)
+        })
         .await
     };
 
     let trial: Value = client.get("/v1/reports/trial-balance").await.unwrap();
-    assert_eq!(
-        trial["balanced"],
-        json!(true),
-        "the benchmark left the books unbalanced: {trial}"
-    );
+    assert_eq!(trial["balanced"], json!(true), "the benchmark left the books unbalanced: {trial}");
 
     let figures = [
         Figure {
@@ -171,10 +113,7 @@ async fn main() {
         spread,
     ];
     println!();
-    println!(
-        "{:<40} {:>14} {:>10} {:>10} {:>12}",
-        "scenario", "rate", "p50 ms", "p99 ms", "vs pgbench"
-    );
+    println!("{:<40} {:>14} {:>10} {:>10} {:>12}", "scenario", "rate", "p50 ms", "p99 ms", "vs pgbench");
     for f in &figures {
         println!(
             "{:<40} {:>9.0} {:<4} {:>10} {:>10} {:>11.2}x",
@@ -189,11 +128,7 @@ async fn main() {
     let [_, single, batch, hot, spread] = &figures;
     println!();
     println!("targets:");
-    verdict(
-        "single transfers >= 0.8x pgbench TPC-B",
-        single.per_second / reference,
-        0.8,
-    );
+    verdict("single transfers >= 0.8x pgbench TPC-B", single.per_second / reference, 0.8);
     verdict("batch transfers/s >= 20000", batch.per_second / 20_000.0, 1.0);
     verdict("hot >= 0.8x spread", hot.per_second / spread.per_second, 0.8);
 
@@ -206,11 +141,7 @@ async fn main() {
     });
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/bench-results");
     std::fs::create_dir_all(&dir).unwrap();
-    std::fs::write(
-        dir.join("ledger.json"),
-        serde_json::to_string_pretty(&report).unwrap(),
-    )
-    .unwrap();
+    std::fs::write(dir.join("ledger.json"), serde_json::to_string_pretty(&report).unwrap()).unwrap();
     println!("\nwritten to target/bench-results/ledger.json");
 }
 
@@ -228,54 +159,25 @@ fn pgbench_tps(server: &str, clients: usize, seconds: u64) -> f64 {
     let db = format!("{server}/lotto_bench_pgbench");
     let admin = format!("{server}/postgres");
     let psql = |sql: &str| {
-        let ok = Command::new("psql")
-            .args([&admin, "-qc", sql])
-            .status()
-            .is_ok_and(|s| s.success());
+        let ok = Command::new("psql").args([&admin, "-qc", sql]).status().is_ok_and(|s| s.success());
         assert!(ok, "psql failed: {sql}");
     };
     psql("DROP DATABASE IF EXISTS lotto_bench_pgbench WITH (FORCE)");
     psql("CREATE DATABASE lotto_bench_pgbench");
     let pgbench = find_pgbench();
-    let init = Command::new(&pgbench)
-        .args(["-i", "-q", "-s", "10", &db])
-        .output()
-        .expect("run pgbench -i");
-    assert!(
-        init.status.success(),
-        "pgbench -i failed: {}",
-        String::from_utf8_lossy(&init.stderr)
-    );
+    let init = Command::new(&pgbench).args(["-i", "-q", "-s", "10", &db]).output().expect("run pgbench -i");
+    assert!(init.status.success(), "pgbench -i failed: {}", String::from_utf8_lossy(&init.stderr));
     println!("running pgbench TPC-B for {seconds} s ...");
     let out = Command::new(&pgbench)
-        .args([
-            "-c",
-            &clients.to_string(),
-            "-j",
-            "2",
-            "-T",
-            &seconds.to_string(),
-            "-n",
-            &db,
-        ])
+        .args(["-c", &clients.to_string(), "-j", "2", "-T", &seconds.to_string(), "-n", &db])
         .output()
         .expect("run pgbench");
-    assert!(
-        out.status.success(),
-        "pgbench failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert!(out.status.success(), "pgbench failed: {}", String::from_utf8_lossy(&out.stderr));
     let text = String::from_utf8_lossy(&out.stdout);
     psql("DROP DATABASE IF EXISTS lotto_bench_pgbench WITH (FORCE)");
     text.lines()
         .find(|l| l.starts_with("tps = "))
-        .and_then(|l| {
-            l.trim_start_matches("tps = ")
-                .split_whitespace()
-                .next()?
-                .parse()
-                .ok()
-        })
+        .and_then(|l| l.trim_start_matches("tps = ").split_whitespace().next()?.parse().ok())
         .expect("a tps line from pgbench")
 }
 
@@ -291,32 +193,18 @@ fn find_pgbench() -> String {
         .filter(|p| p.is_file())
         .collect();
     found.sort();
-    found
-        .pop()
-        .map(|p| p.to_string_lossy().into_owned())
-        .expect("pgbench is not installed")
+    found.pop().map(|p| p.to_string_lossy().into_owned()).expect("pgbench is not installed")
 }
 
 /// Starts the ledger on a fresh database and a real socket; returns its base URL.
 async fn start_ledger(server: &str, clients: usize) -> String {
     let admin = format!("{server}/postgres");
-    for sql in [
-        "DROP DATABASE IF EXISTS lotto_bench WITH (FORCE)",
-        "CREATE DATABASE lotto_bench",
-    ] {
-        let ok = Command::new("psql")
-            .args([&admin, "-qc", sql])
-            .status()
-            .is_ok_and(|s| s.success());
+    for sql in ["DROP DATABASE IF EXISTS lotto_bench WITH (FORCE)", "CREATE DATABASE lotto_bench"] {
+        let ok = Command::new("psql").args([&admin, "-qc", sql]).status().is_ok_and(|s| s.success());
         assert!(ok, "psql failed: {sql}");
     }
-    let config = Config {
-        db_max_connections: u32::try_from(clients).unwrap_or(32),
-        ..Config::default()
-    };
-    let pool = ledger::connect(&format!("{server}/lotto_bench"), &config)
-        .await
-        .expect("connect ledger");
+    let config = Config { db_max_connections: u32::try_from(clients).unwrap_or(32), ..Config::default() };
+    let pool = ledger::connect(&format!("{server}/lotto_bench"), &config).await.expect("connect ledger");
     let app = ledger::router(ledger::LedgerState { pool }, (&config).into());
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
@@ -344,11 +232,7 @@ async fn setup_accounts(client: &ServiceClient) -> (Vec<Uuid>, Vec<Uuid>) {
             .map(|w| json!({"id": Uuid::now_v7(), "debit_account_id": clearing, "credit_account_id": w, "amount": 100_000_000, "currency": "USD"}))
             .collect();
         let _: Value = client
-            .post(
-                "/v1/transfers/batch",
-                &json!({ "transfers": transfers }),
-                Retry::Safe,
-            )
+            .post("/v1/transfers/batch", &json!({ "transfers": transfers }), Retry::Safe)
             .await
             .unwrap();
     }

@@ -42,10 +42,7 @@ pub async fn connect(database_url: &str, config: &Config) -> Result<PgPool, DbEr
 /// The ledger's API routes alone.
 pub fn api_routes(state: LedgerState) -> Router {
     Router::new()
-        .route(
-            "/v1/accounts",
-            post(routes::create_account).get(routes::list_accounts),
-        )
+        .route("/v1/accounts", post(routes::create_account).get(routes::list_accounts))
         .route("/v1/accounts/{id}", get(routes::get_account))
         .route("/v1/accounts/{id}/transfers", get(routes::account_history))
         .route("/v1/transfers", post(routes::create_transfer))

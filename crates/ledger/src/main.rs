@@ -7,10 +7,7 @@ use platform::config::Config;
 async fn main() -> anyhow::Result<()> {
     platform::telemetry::init_tracing();
     let config = Config::from_env()?;
-    let url = config
-        .database_url
-        .clone()
-        .context("DATABASE_URL must be set to run the ledger alone")?;
+    let url = config.database_url.clone().context("DATABASE_URL must be set to run the ledger alone")?;
     let pool = ledger::connect(&url, &config).await?;
     ledger::holds::spawn_hold_sweeper(pool.clone(), config.hold_sweep_interval);
     let app = ledger::router(ledger::LedgerState { pool }, (&config).into());

@@ -108,16 +108,10 @@ impl NewAccountRequest {
     pub fn validate(self) -> Result<NewAccount, AppError> {
         let owner = self.owner.trim().to_owned();
         if owner.is_empty() || owner.len() > 200 {
-            return Err(AppError::unprocessable(
-                "invalid_owner",
-                "owner must be 1 to 200 characters",
-            ));
+            return Err(AppError::unprocessable("invalid_owner", "owner must be 1 to 200 characters"));
         }
         let flags = AccountFlags {
-            no_negative_balance: self
-                .flags
-                .no_negative_balance
-                .unwrap_or(self.kind.default_no_negative()),
+            no_negative_balance: self.flags.no_negative_balance.unwrap_or(self.kind.default_no_negative()),
             hot: self.flags.hot.unwrap_or(self.kind.default_hot()),
         };
         Ok(NewAccount {
@@ -238,9 +232,7 @@ impl TransferRequest {
         let ends_hold = self.post_pending_id.or(self.void_pending_id);
         if let Some(pending_id) = ends_hold {
             if self.post_pending_id.is_some() && self.void_pending_id.is_some() {
-                return Err(invalid_transfer(
-                    "give post_pending_id or void_pending_id, not both",
-                ));
+                return Err(invalid_transfer("give post_pending_id or void_pending_id, not both"));
             }
             if self.debit_account_id.is_some()
                 || self.credit_account_id.is_some()
@@ -255,31 +247,21 @@ impl TransferRequest {
             }
             let op = if self.void_pending_id.is_some() {
                 if self.amount.is_some() {
-                    return Err(invalid_transfer(
-                        "a void releases the whole hold and takes no amount",
-                    ));
+                    return Err(invalid_transfer("a void releases the whole hold and takes no amount"));
                 }
                 TransferOp::VoidPending { pending_id }
             } else {
-                TransferOp::PostPending {
-                    pending_id,
-                    amount: self.amount.map(positive_amount).transpose()?,
-                }
+                TransferOp::PostPending { pending_id, amount: self.amount.map(positive_amount).transpose()? }
             };
             return Ok(TransferCommand { id, op, metadata });
         }
 
         let debit = self.debit_account_id.ok_or_else(|| missing("debit_account_id"))?;
-        let credit = self
-            .credit_account_id
-            .ok_or_else(|| missing("credit_account_id"))?;
+        let credit = self.credit_account_id.ok_or_else(|| missing("credit_account_id"))?;
         let amount = positive_amount(self.amount.ok_or_else(|| missing("amount"))?)?;
         let currency = parse_currency(self.currency.as_deref().ok_or_else(|| missing("currency"))?)?;
         if debit == credit {
-            return Err(AppError::unprocessable(
-                "same_account",
-                "debit and credit accounts must differ",
-            ));
+            return Err(AppError::unprocessable("same_account", "debit and credit accounts must differ"));
         }
         let op = if self.pending {
             let timeout_seconds = self.timeout_seconds.unwrap_or(DEFAULT_HOLD_TIMEOUT_SECONDS);
@@ -289,13 +271,7 @@ impl TransferRequest {
                     format!("timeout_seconds must be 1 to {MAX_HOLD_TIMEOUT_SECONDS}"),
                 ));
             }
-            TransferOp::Pending {
-                debit,
-                credit,
-                amount,
-                currency,
-                timeout_seconds,
-            }
+            TransferOp::Pending { debit, credit, amount, currency, timeout_seconds }
         } else {
             if self.timeout_seconds.is_some() {
                 return Err(AppError::unprocessable(
@@ -303,12 +279,7 @@ impl TransferRequest {
                     "only a pending transfer has a timeout",
                 ));
             }
-            TransferOp::Posted {
-                debit,
-                credit,
-                amount,
-                currency,
-            }
+            TransferOp::Posted { debit, credit, amount, currency }
         };
         Ok(TransferCommand { id, op, metadata })
     }
@@ -327,8 +298,7 @@ fn positive_amount(cents: i64) -> Result<Amount, AppError> {
 }
 
 fn parse_currency(code: &str) -> Result<Currency, AppError> {
-    code.parse()
-        .map_err(|e: domain::MoneyError| AppError::unprocessable("invalid_currency", e.to_string()))
+    code.parse().map_err(|e: domain::MoneyError| AppError::unprocessable("invalid_currency", e.to_string()))
 }
 
 fn validate_metadata(metadata: Option<Value>) -> Result<Value, AppError> {
@@ -336,10 +306,7 @@ fn validate_metadata(metadata: Option<Value>) -> Result<Value, AppError> {
         None | Some(Value::Null) => return Ok(Value::Object(Default::default())),
         Some(m @ Value::Object(_)) => m,
         Some(_) => {
-            return Err(AppError::unprocessable(
-                "invalid_metadata",
-                "metadata must be a JSON object",
-            ));
+            return Err(AppError::unprocessable("invalid_metadata", "metadata must be a JSON object"));
         }
     };
     if metadata.to_string().len() > MAX_METADATA_BYTES {
@@ -463,19 +430,10 @@ mod tests {
     fn a_hold_end_takes_only_its_id() {
         let mut req = transfer(5);
         req.post_pending_id = Some(Uuid::now_v7());
-        assert_eq!(
-            req.validate(Uuid::now_v7()).unwrap_err().code(),
-            "invalid_transfer"
-        );
-        let void = TransferRequest {
-            void_pending_id: Some(Uuid::now_v7()),
-            amount: Some(5),
-            ..Default::default()
-        };
-        assert_eq!(
-            void.validate(Uuid::now_v7()).unwrap_err().code(),
-            "invalid_transfer"
-        );
+        assert_eq!(req.validate(Uuid::now_v7()).unwrap_err().code(), "invalid_transfer");
+        let void =
+            TransferRequest { void_pending_id: Some(Uuid::now_v7()), amount: Some(5), ..Default::default() };
+        assert_eq!(void.validate(Uuid::now_v7()).unwrap_err().code(), "invalid_transfer");
     }
 
     #[test]
@@ -483,18 +441,9 @@ mod tests {
         let mut req = transfer(5);
         req.pending = true;
         let cmd = req.clone().validate(Uuid::now_v7()).unwrap();
-        assert!(matches!(
-            cmd.op,
-            TransferOp::Pending {
-                timeout_seconds: DEFAULT_HOLD_TIMEOUT_SECONDS,
-                ..
-            }
-        ));
+        assert!(matches!(cmd.op, TransferOp::Pending { timeout_seconds: DEFAULT_HOLD_TIMEOUT_SECONDS, .. }));
         req.timeout_seconds = Some(0);
-        assert_eq!(
-            req.validate(Uuid::now_v7()).unwrap_err().code(),
-            "invalid_timeout"
-        );
+        assert_eq!(req.validate(Uuid::now_v7()).unwrap_err().code(), "invalid_timeout");
     }
 
     #[test]
@@ -507,26 +456,11 @@ mod tests {
             flags: AccountFlagsRequest::default(),
             metadata: None,
         };
-        let house = NewAccountRequest {
-            kind: AccountKind::HouseRevenue,
-            ..wallet.clone()
-        };
+        let house = NewAccountRequest { kind: AccountKind::HouseRevenue, ..wallet.clone() };
         let wallet = wallet.validate().unwrap();
         let house = house.validate().unwrap();
-        assert_eq!(
-            wallet.flags,
-            AccountFlags {
-                no_negative_balance: true,
-                hot: false
-            }
-        );
-        assert_eq!(
-            house.flags,
-            AccountFlags {
-                no_negative_balance: false,
-                hot: true
-            }
-        );
+        assert_eq!(wallet.flags, AccountFlags { no_negative_balance: true, hot: false });
+        assert_eq!(house.flags, AccountFlags { no_negative_balance: false, hot: true });
         assert_eq!((wallet.shards(), house.shards()), (1, HOT_ACCOUNT_SHARDS));
     }
 }

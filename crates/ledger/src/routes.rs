@@ -18,17 +18,15 @@ use crate::store::{self, LEDGER_NAMESPACE};
 const REPLAYED_HEADER: HeaderName = HeaderName::from_static("idempotent-replayed");
 
 /// 201 with a `Location` when something was created now, 200 with `Idempotent-Replayed` when it existed.
-fn created_or_replayed<T: serde::Serialize>(body: T, created: bool, location: String) -> Response {
+fn created_or_replayed<T: serde::Serialize>(body: T, created: bool, location: &str) -> Response {
     let mut response = Json(body).into_response();
     if created {
         *response.status_mut() = StatusCode::CREATED;
-        if let Ok(value) = HeaderValue::from_str(&location) {
+        if let Ok(value) = HeaderValue::from_str(location) {
             response.headers_mut().insert(header::LOCATION, value);
         }
     } else {
-        response
-            .headers_mut()
-            .insert(REPLAYED_HEADER, HeaderValue::from_static("true"));
+        response.headers_mut().insert(REPLAYED_HEADER, HeaderValue::from_static("true"));
     }
     response
 }
@@ -44,17 +42,14 @@ pub async fn create_account(
     let new = request.validate()?;
     let (account, created) = store::create_account(&state.pool, &new).await?;
     let location = format!("/v1/accounts/{}", account.id);
-    Ok(created_or_replayed(account, created, location))
+    Ok(created_or_replayed(account, created, &location))
 }
 
 pub async fn get_account(
     State(state): State<LedgerState>,
     Path(id): Path<Uuid>,
 ) -> Result<Json<Account>, AppError> {
-    store::get_account(&state.pool, id)
-        .await?
-        .map(Json)
-        .ok_or_else(|| account_not_found(id))
+    store::get_account(&state.pool, id).await?.map(Json).ok_or_else(|| account_not_found(id))
 }
 
 #[derive(Debug, Deserialize)]
@@ -69,15 +64,10 @@ pub async fn list_accounts(
     State(state): State<LedgerState>,
     Query(query): Query<AccountListQuery>,
 ) -> Result<Json<Page<Account>>, AppError> {
-    let page = PageParams {
-        after: query.after,
-        limit: query.limit,
-    };
+    let page = PageParams { after: query.after, limit: query.limit };
     let limit = page.limit()?;
     let items = store::list_accounts(&state.pool, &query.owner, page.after::<Uuid>()?, limit).await?;
-    let next = (items.len() as i64 == limit)
-        .then(|| items.last().map(|a| a.id.to_string()))
-        .flatten();
+    let next = page.next_cursor(items.len(), items.last().map(|a| a.id));
     Ok(Json(Page { items, next }))
 }
 
@@ -92,13 +82,8 @@ pub async fn account_history(
         return Err(account_not_found(id));
     }
     let rows = store::history(&state.pool, id, after, limit).await?;
-    let next = (rows.len() as i64 == limit)
-        .then(|| rows.last().map(|(seq, _)| seq.to_string()))
-        .flatten();
-    Ok(Json(Page {
-        items: rows.into_iter().map(|(_, entry)| entry).collect(),
-        next,
-    }))
+    let next = page.next_cursor(rows.len(), rows.last().map(|(seq, _)| *seq));
+    Ok(Json(Page { items: rows.into_iter().map(|(_, entry)| entry).collect(), next }))
 }
 
 pub async fn create_transfer(
@@ -113,11 +98,9 @@ pub async fn create_transfer(
 
 async fn apply_one(state: &LedgerState, command: &TransferCommand) -> Result<Response, AppError> {
     let mut items = store::create_transfers(&state.pool, std::slice::from_ref(command), None).await?;
-    let item = items
-        .pop()
-        .ok_or_else(|| AppError::internal("create_transfers returned nothing"))?;
+    let item = items.pop().ok_or_else(|| AppError::internal("create_transfers returned nothing"))?;
     let location = format!("/v1/transfers/{}", item.transfer.id);
-    Ok(created_or_replayed(item.transfer, !item.replayed, location))
+    Ok(created_or_replayed(item.transfer, !item.replayed, &location))
 }
 
 pub async fn create_batch(
@@ -144,11 +127,7 @@ pub async fn create_batch(
         .collect::<Result<Vec<_>, _>>()?;
     let items = store::create_transfers(&state.pool, &commands, Some(Uuid::now_v7())).await?;
     let created = items.iter().any(|item| !item.replayed);
-    let status = if created {
-        StatusCode::CREATED
-    } else {
-        StatusCode::OK
-    };
+    let status = if created { StatusCode::CREATED } else { StatusCode::OK };
     Ok((status, Json(BatchResult { transfers: items })).into_response())
 }
 
@@ -225,7 +204,5 @@ pub async fn trial_balance(State(state): State<LedgerState>) -> Result<Json<Tria
 /// Replays the whole journal against the balance counters: an auditor's end-to-end check.
 pub async fn journal_check(State(state): State<LedgerState>) -> Result<Json<serde_json::Value>, AppError> {
     let mismatched = store::journal_mismatches(&state.pool).await?;
-    Ok(Json(
-        serde_json::json!({ "consistent": mismatched.is_empty(), "mismatched_accounts": mismatched }),
-    ))
+    Ok(Json(serde_json::json!({ "consistent": mismatched.is_empty(), "mismatched_accounts": mismatched })))
 }

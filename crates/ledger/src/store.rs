@@ -95,12 +95,7 @@ pub async fn create_transfers(
     let mut metadata = Vec::with_capacity(n);
     for command in commands {
         let (debit, credit, amount, currency, kind, pending_id, timeout) = match &command.op {
-            TransferOp::Posted {
-                debit,
-                credit,
-                amount,
-                currency,
-            } => (
+            TransferOp::Posted { debit, credit, amount, currency } => (
                 Some(*debit),
                 Some(*credit),
                 Some(amount.cents()),
@@ -109,13 +104,7 @@ pub async fn create_transfers(
                 None,
                 None,
             ),
-            TransferOp::Pending {
-                debit,
-                credit,
-                amount,
-                currency,
-                timeout_seconds,
-            } => (
+            TransferOp::Pending { debit, credit, amount, currency, timeout_seconds } => (
                 Some(*debit),
                 Some(*credit),
                 Some(amount.cents()),
@@ -124,15 +113,9 @@ pub async fn create_transfers(
                 None,
                 Some(*timeout_seconds),
             ),
-            TransferOp::PostPending { pending_id, amount } => (
-                None,
-                None,
-                amount.map(|a| a.cents()),
-                None,
-                "post_pending",
-                Some(*pending_id),
-                None,
-            ),
+            TransferOp::PostPending { pending_id, amount } => {
+                (None, None, amount.map(|a| a.cents()), None, "post_pending", Some(*pending_id), None)
+            }
             TransferOp::VoidPending { pending_id } => {
                 (None, None, None, None, "void_pending", Some(*pending_id), None)
             }
@@ -199,7 +182,7 @@ fn transfer_from_row(row: &PgRow) -> Result<Transfer, sqlx::Error> {
         debit_account_id: row.try_get("debit_account_id")?,
         credit_account_id: row.try_get("credit_account_id")?,
         amount: row.try_get("amount")?,
-        currency: currency_from(row.try_get("currency")?)?,
+        currency: currency_from(row.try_get::<&str, _>("currency")?)?,
         kind: row.try_get("kind")?,
         pending_id: row.try_get("pending_id")?,
         timeout_seconds: row.try_get("timeout_seconds")?,
@@ -210,9 +193,8 @@ fn transfer_from_row(row: &PgRow) -> Result<Transfer, sqlx::Error> {
     })
 }
 
-fn currency_from(code: String) -> Result<Currency, sqlx::Error> {
-    code.parse()
-        .map_err(|e: domain::MoneyError| sqlx::Error::Decode(Box::new(e)))
+fn currency_from(code: &str) -> Result<Currency, sqlx::Error> {
+    code.parse().map_err(|e: domain::MoneyError| sqlx::Error::Decode(Box::new(e)))
 }
 
 /// An account with its balance summed over its shards; callers append `WHERE ...`.
@@ -233,11 +215,8 @@ fn account_from_row(row: &PgRow) -> Result<Account, sqlx::Error> {
         id: row.try_get("id")?,
         kind: AccountKind::parse(&kind).ok_or_else(|| sqlx::Error::Decode(format!("kind {kind}").into()))?,
         owner: row.try_get("owner")?,
-        currency: currency_from(row.try_get("currency")?)?,
-        flags: AccountFlags {
-            no_negative_balance: row.try_get("no_negative")?,
-            hot: shards > 1,
-        },
+        currency: currency_from(row.try_get::<&str, _>("currency")?)?,
+        flags: AccountFlags { no_negative_balance: row.try_get("no_negative")?, hot: shards > 1 },
         metadata: row.try_get("metadata")?,
         created_at: row.try_get::<DateTime<Utc>, _>("created_at")?,
         balance: Balance {
@@ -278,9 +257,7 @@ pub async fn create_account(pool: &PgPool, new: &NewAccount) -> Result<(Account,
         .await?;
     }
     tx.commit().await?;
-    let account = get_account(pool, new.id)
-        .await?
-        .ok_or_else(|| AppError::internal("account vanished"))?;
+    let account = get_account(pool, new.id).await?.ok_or_else(|| AppError::internal("account vanished"))?;
     if !inserted {
         let same = account.kind == new.kind
             && account.owner == new.owner
@@ -298,10 +275,7 @@ pub async fn create_account(pool: &PgPool, new: &NewAccount) -> Result<(Account,
 }
 
 pub async fn get_account(pool: &PgPool, id: Uuid) -> Result<Option<Account>, AppError> {
-    let row = sqlx::query(&format!("{ACCOUNT_SELECT} WHERE a.id = $1"))
-        .bind(id)
-        .fetch_optional(pool)
-        .await?;
+    let row = sqlx::query(&format!("{ACCOUNT_SELECT} WHERE a.id = $1")).bind(id).fetch_optional(pool).await?;
     Ok(row.as_ref().map(account_from_row).transpose()?)
 }
 
@@ -325,10 +299,7 @@ pub async fn list_accounts(
 }
 
 pub async fn get_transfer(pool: &PgPool, id: Uuid) -> Result<Option<Transfer>, AppError> {
-    let row = sqlx::query("SELECT * FROM transfers WHERE id = $1")
-        .bind(id)
-        .fetch_optional(pool)
-        .await?;
+    let row = sqlx::query("SELECT * FROM transfers WHERE id = $1").bind(id).fetch_optional(pool).await?;
     Ok(row.as_ref().map(transfer_from_row).transpose()?)
 }
 
@@ -356,10 +327,7 @@ pub async fn history(
         .map(|row| {
             Ok((
                 row.try_get("seq")?,
-                HistoryEntry {
-                    side: row.try_get("side")?,
-                    transfer: transfer_from_row(row)?,
-                },
+                HistoryEntry { side: row.try_get("side")?, transfer: transfer_from_row(row)? },
             ))
         })
         .collect::<Result<_, sqlx::Error>>()
@@ -376,10 +344,7 @@ pub async fn cash_clearing_account(pool: &PgPool, currency: Currency) -> Result<
             kind: AccountKind::CashClearing,
             owner: "system".to_owned(),
             currency,
-            flags: AccountFlags {
-                no_negative_balance: false,
-                hot: true,
-            },
+            flags: AccountFlags { no_negative_balance: false, hot: true },
             metadata: serde_json::json!({}),
         };
         create_account(pool, &new).await?;
@@ -410,14 +375,10 @@ pub async fn trial_balance(pool: &PgPool) -> Result<TrialBalance, AppError> {
     .await?;
     let mut currencies: Vec<CurrencyTotals> = Vec::new();
     for row in &rows {
-        let currency = currency_from(row.try_get("currency")?)?;
+        let currency = currency_from(row.try_get::<&str, _>("currency")?)?;
         let kind: String = row.try_get("kind")?;
-        let (dp, cp, dpe, cpe): (i64, i64, i64, i64) = (
-            row.try_get("dp")?,
-            row.try_get("cp")?,
-            row.try_get("dpe")?,
-            row.try_get("cpe")?,
-        );
+        let (dp, cp, dpe, cpe): (i64, i64, i64, i64) =
+            (row.try_get("dp")?, row.try_get("cp")?, row.try_get("dpe")?, row.try_get("cpe")?);
         if currencies.last().is_none_or(|c| c.currency != currency) {
             currencies.push(CurrencyTotals {
                 currency,
@@ -446,10 +407,7 @@ pub async fn trial_balance(pool: &PgPool) -> Result<TrialBalance, AppError> {
         totals.balanced =
             totals.debits_posted == totals.credits_posted && totals.debits_pending == totals.credits_pending;
     }
-    Ok(TrialBalance {
-        balanced: currencies.iter().all(|c| c.balanced),
-        currencies,
-    })
+    Ok(TrialBalance { balanced: currencies.iter().all(|c| c.balanced), currencies })
 }
 
 /// Accounts whose balance counters disagree with a replay of the journal: an audit that the

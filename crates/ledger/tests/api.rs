@@ -1,6 +1,9 @@
 //! The ledger's API against a real Postgres: accounts, transfers, idempotency, batches, holds,
 //! history, cash movements, bad input and the append-only journal.
 
+// Tests stop at the first surprise.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
 mod common;
 
 use std::time::Duration;
@@ -19,10 +22,7 @@ async fn accounts_are_created_idempotently_and_listed_by_owner() {
     let first = app.post("/v1/accounts", body.clone()).await;
     assert_eq!(first.status, StatusCode::CREATED);
     assert_eq!(first.headers["location"], format!("/v1/accounts/{id}").as_str());
-    assert_eq!(
-        first.body["flags"],
-        json!({"no_negative_balance": true, "hot": false})
-    );
+    assert_eq!(first.body["flags"], json!({"no_negative_balance": true, "hot": false}));
     assert_eq!(
         first.body["balance"],
         json!({"posted": 0, "pending_debits": 0, "pending_credits": 0, "available": 0})
@@ -35,10 +35,7 @@ async fn accounts_are_created_idempotently_and_listed_by_owner() {
     let mut changed = body.clone();
     changed["owner"] = json!("bob");
     let conflict = app.post("/v1/accounts", changed).await;
-    assert_eq!(
-        (conflict.status, conflict.code()),
-        (StatusCode::CONFLICT, "idempotency_conflict")
-    );
+    assert_eq!((conflict.status, conflict.code()), (StatusCode::CONFLICT, "idempotency_conflict"));
 
     for _ in 0..4 {
         app.account("game_escrow", "ann").await;
@@ -47,9 +44,7 @@ async fn accounts_are_created_idempotently_and_listed_by_owner() {
     let page1 = app.get("/v1/accounts?owner=ann&limit=3").await;
     assert_eq!(page1.body["items"].as_array().unwrap().len(), 3);
     let next = page1.body["next"].as_str().unwrap().to_owned();
-    let page2 = app
-        .get(&format!("/v1/accounts?owner=ann&limit=3&after={next}"))
-        .await;
+    let page2 = app.get(&format!("/v1/accounts?owner=ann&limit=3&after={next}")).await;
     assert_eq!(page2.body["items"].as_array().unwrap().len(), 2);
     assert_eq!(page2.body["next"], Value::Null);
     let all: Vec<&Value> = page1.body["items"]
@@ -61,15 +56,9 @@ async fn accounts_are_created_idempotently_and_listed_by_owner() {
     assert!(all.iter().all(|a| a["owner"] == "ann"));
 
     let missing = app.get(&format!("/v1/accounts/{}", Uuid::now_v7())).await;
-    assert_eq!(
-        (missing.status, missing.code()),
-        (StatusCode::NOT_FOUND, "account_not_found")
-    );
+    assert_eq!((missing.status, missing.code()), (StatusCode::NOT_FOUND, "account_not_found"));
     let bad_path = app.get("/v1/accounts/not-a-uuid").await;
-    assert_eq!(
-        (bad_path.status, bad_path.code()),
-        (StatusCode::BAD_REQUEST, "invalid_path")
-    );
+    assert_eq!((bad_path.status, bad_path.code()), (StatusCode::BAD_REQUEST, "invalid_path"));
     let bad_limit = app.get("/v1/accounts?owner=ann&limit=0").await;
     assert_eq!(bad_limit.code(), "invalid_limit");
 }
@@ -95,10 +84,7 @@ async fn a_transfer_moves_money_once_however_often_it_is_sent() {
     let mut different = body.clone();
     different["amount"] = json!(251);
     let conflict = app.post("/v1/transfers", different).await;
-    assert_eq!(
-        (conflict.status, conflict.code()),
-        (StatusCode::CONFLICT, "idempotency_conflict")
-    );
+    assert_eq!((conflict.status, conflict.code()), (StatusCode::CONFLICT, "idempotency_conflict"));
     assert_eq!(app.posted(alice).await, 750);
     app.assert_ledger_consistent().await;
 }
@@ -111,23 +97,15 @@ async fn the_idempotency_key_header_names_the_transfer() {
     let body = json!({"debit_account_id": alice, "credit_account_id": bob, "amount": 100, "currency": "USD"});
 
     let missing = app.post("/v1/transfers", body.clone()).await;
-    assert_eq!(
-        (missing.status, missing.code()),
-        (StatusCode::BAD_REQUEST, "missing_idempotency_key")
-    );
+    assert_eq!((missing.status, missing.code()), (StatusCode::BAD_REQUEST, "missing_idempotency_key"));
     let first = app.post_with_key("/v1/transfers", "order-17", body.clone()).await;
     assert_eq!(first.status, StatusCode::CREATED);
     let replay = app.post_with_key("/v1/transfers", "order-17", body.clone()).await;
-    assert_eq!(
-        (replay.status, replay.body["id"].clone()),
-        (StatusCode::OK, first.body["id"].clone())
-    );
+    assert_eq!((replay.status, replay.body["id"].clone()), (StatusCode::OK, first.body["id"].clone()));
 
     let mut with_other_id = body.clone();
     with_other_id["id"] = json!(Uuid::now_v7());
-    let mismatch = app
-        .post_with_key("/v1/transfers", "order-17", with_other_id)
-        .await;
+    let mismatch = app.post_with_key("/v1/transfers", "order-17", with_other_id).await;
     assert_eq!(mismatch.code(), "idempotency_key_mismatch");
     let bad_key = app.post_with_key("/v1/transfers", "has space", body).await;
     assert_eq!(bad_key.code(), "invalid_idempotency_key");
@@ -137,19 +115,12 @@ async fn the_idempotency_key_header_names_the_transfer() {
 
 #[tokio::test]
 async fn bad_input_gets_a_problem_and_changes_nothing() {
-    let app = TestApp::with_limits(Limits {
-        body_limit_bytes: 4096,
-        ..Limits::default()
-    })
-    .await;
+    let app = TestApp::with_limits(Limits { body_limit_bytes: 4096, ..Limits::default() }).await;
     let alice = app.funded_wallet("alice", 500).await;
     let bob = app.funded_wallet("bob", 0).await;
     let euro = {
         let reply = app
-            .post(
-                "/v1/accounts",
-                json!({"kind": "player_wallet", "owner": "eve", "currency": "EUR"}),
-            )
+            .post("/v1/accounts", json!({"kind": "player_wallet", "owner": "eve", "currency": "EUR"}))
             .await;
         reply.body["id"].as_str().unwrap().parse::<Uuid>().unwrap()
     };
@@ -166,48 +137,23 @@ async fn bad_input_gets_a_problem_and_changes_nothing() {
         body.to_string()
     };
     let cases: Vec<(&str, String, StatusCode, &str)> = vec![
-        (
-            "missing amount",
-            with(json!({"amount": null})),
-            StatusCode::UNPROCESSABLE_ENTITY,
-            "missing_field",
-        ),
+        ("missing amount", with(json!({"amount": null})), StatusCode::UNPROCESSABLE_ENTITY, "missing_field"),
         (
             "missing credit",
             with(json!({"credit_account_id": null})),
             StatusCode::UNPROCESSABLE_ENTITY,
             "missing_field",
         ),
-        (
-            "zero amount",
-            with(json!({"amount": 0})),
-            StatusCode::UNPROCESSABLE_ENTITY,
-            "invalid_amount",
-        ),
+        ("zero amount", with(json!({"amount": 0})), StatusCode::UNPROCESSABLE_ENTITY, "invalid_amount"),
         (
             "negative amount",
             with(json!({"amount": -100})),
             StatusCode::UNPROCESSABLE_ENTITY,
             "invalid_amount",
         ),
-        (
-            "fractional amount",
-            with(json!({"amount": 1.5})),
-            StatusCode::UNPROCESSABLE_ENTITY,
-            "invalid_body",
-        ),
-        (
-            "amount as text",
-            with(json!({"amount": "100"})),
-            StatusCode::UNPROCESSABLE_ENTITY,
-            "invalid_body",
-        ),
-        (
-            "unknown field",
-            with(json!({"amount_usd": 1})),
-            StatusCode::UNPROCESSABLE_ENTITY,
-            "invalid_body",
-        ),
+        ("fractional amount", with(json!({"amount": 1.5})), StatusCode::UNPROCESSABLE_ENTITY, "invalid_body"),
+        ("amount as text", with(json!({"amount": "100"})), StatusCode::UNPROCESSABLE_ENTITY, "invalid_body"),
+        ("unknown field", with(json!({"amount_usd": 1})), StatusCode::UNPROCESSABLE_ENTITY, "invalid_body"),
         (
             "bad currency",
             with(json!({"currency": "usd"})),
@@ -250,24 +196,9 @@ async fn bad_input_gets_a_problem_and_changes_nothing() {
             StatusCode::UNPROCESSABLE_ENTITY,
             "invalid_metadata",
         ),
-        (
-            "bad id",
-            with(json!({"id": "nope"})),
-            StatusCode::UNPROCESSABLE_ENTITY,
-            "invalid_body",
-        ),
-        (
-            "malformed json",
-            "{\"amount\": ".to_owned(),
-            StatusCode::BAD_REQUEST,
-            "malformed_json",
-        ),
-        (
-            "not an object",
-            "[]".to_owned(),
-            StatusCode::UNPROCESSABLE_ENTITY,
-            "invalid_body",
-        ),
+        ("bad id", with(json!({"id": "nope"})), StatusCode::UNPROCESSABLE_ENTITY, "invalid_body"),
+        ("malformed json", "{\"amount\": ".to_owned(), StatusCode::BAD_REQUEST, "malformed_json"),
+        ("not an object", "[]".to_owned(), StatusCode::UNPROCESSABLE_ENTITY, "invalid_body"),
         (
             "oversized body",
             with(json!({"metadata": {"pad": "x".repeat(5000)}})),
@@ -277,19 +208,10 @@ async fn bad_input_gets_a_problem_and_changes_nothing() {
     ];
     for (name, body, status, code) in cases {
         let reply = app.post_raw("/v1/transfers", body, None).await;
-        assert_eq!(
-            (reply.status, reply.code()),
-            (status, code),
-            "{name}: {}",
-            reply.body
-        );
+        assert_eq!((reply.status, reply.code()), (status, code), "{name}: {}", reply.body);
     }
     let no_type = app
-        .send(
-            axum::http::Request::post("/v1/transfers")
-                .body(axum::body::Body::from("{}"))
-                .unwrap(),
-        )
+        .send(axum::http::Request::post("/v1/transfers").body(axum::body::Body::from("{}")).unwrap())
         .await;
     assert_eq!(
         (no_type.status, no_type.code()),
@@ -310,10 +232,7 @@ async fn a_batch_applies_all_or_nothing() {
 
     let failing = json!({"transfers": [transfer(alice, bob, 300), transfer(alice, house, 200), transfer(bob, house, 301)]});
     let reply = app.post("/v1/transfers/batch", failing).await;
-    assert_eq!(
-        (reply.status, reply.code()),
-        (StatusCode::UNPROCESSABLE_ENTITY, "insufficient_funds")
-    );
+    assert_eq!((reply.status, reply.code()), (StatusCode::UNPROCESSABLE_ENTITY, "insufficient_funds"));
     assert_eq!(reply.body["context"]["account_id"], json!(bob));
     assert_eq!(app.transfer_count().await, 1, "only the deposit exists");
 
@@ -323,39 +242,19 @@ async fn a_batch_applies_all_or_nothing() {
     assert_eq!(reply.status, StatusCode::CREATED, "{}", reply.body);
     let items = reply.body["transfers"].as_array().unwrap();
     assert_eq!(items.len(), 3);
-    assert!(
-        items
-            .iter()
-            .all(|t| t["replayed"] == false && t["batch_id"] == items[0]["batch_id"])
-    );
-    assert_eq!(
-        (
-            app.posted(alice).await,
-            app.posted(bob).await,
-            app.posted(house).await
-        ),
-        (500, 0, 500)
-    );
+    assert!(items.iter().all(|t| t["replayed"] == false && t["batch_id"] == items[0]["batch_id"]));
+    assert_eq!((app.posted(alice).await, app.posted(bob).await, app.posted(house).await), (500, 0, 500));
 
     let replay = app.post("/v1/transfers/batch", batch).await;
     assert_eq!(replay.status, StatusCode::OK);
-    assert!(
-        replay.body["transfers"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .all(|t| t["replayed"] == true)
-    );
+    assert!(replay.body["transfers"].as_array().unwrap().iter().all(|t| t["replayed"] == true));
 
     let duplicate = json!({"transfers": [transfer(alice, bob, 1), first.clone(), first]});
     let reply = app.post("/v1/transfers/batch", duplicate).await;
     assert_eq!(reply.code(), "duplicate_transfer_id");
     let invalid_item = json!({"transfers": [transfer(alice, bob, 1), transfer(alice, bob, 0)]});
     let reply = app.post("/v1/transfers/batch", invalid_item).await;
-    assert_eq!(
-        (reply.code(), reply.body["context"]["index"].clone()),
-        ("invalid_amount", json!(1))
-    );
+    assert_eq!((reply.code(), reply.body["context"]["index"].clone()), ("invalid_amount", json!(1)));
     let empty = app.post("/v1/transfers/batch", json!({"transfers": []})).await;
     assert_eq!(empty.code(), "invalid_batch");
     assert_eq!(app.posted(house).await, 500);
@@ -372,10 +271,7 @@ async fn a_hold_reserves_funds_and_ends_exactly_once() {
     hold["timeout_seconds"] = json!(60);
     let hold_id = hold["id"].clone();
     let reply = app.post("/v1/transfers", hold).await;
-    assert_eq!(
-        (reply.status, reply.body["kind"].clone()),
-        (StatusCode::CREATED, json!("pending"))
-    );
+    assert_eq!((reply.status, reply.body["kind"].clone()), (StatusCode::CREATED, json!("pending")));
     assert_eq!(
         app.balance(alice).await,
         json!({"posted": 1000, "pending_debits": 600, "pending_credits": 0, "available": 400})
@@ -387,10 +283,7 @@ async fn a_hold_reserves_funds_and_ends_exactly_once() {
     assert_eq!(overspend.code(), "insufficient_funds");
 
     let too_much = app
-        .post(
-            "/v1/transfers",
-            json!({"id": Uuid::now_v7(), "post_pending_id": hold_id, "amount": 601}),
-        )
+        .post("/v1/transfers", json!({"id": Uuid::now_v7(), "post_pending_id": hold_id, "amount": 601}))
         .await;
     assert_eq!(too_much.code(), "amount_exceeds_hold");
 
@@ -412,29 +305,12 @@ async fn a_hold_reserves_funds_and_ends_exactly_once() {
         "a replayed post is not a second end"
     );
 
-    let void = app
-        .post(
-            "/v1/transfers",
-            json!({"id": Uuid::now_v7(), "void_pending_id": hold_id}),
-        )
-        .await;
-    assert_eq!(
-        (void.status, void.code()),
-        (StatusCode::CONFLICT, "hold_already_ended")
-    );
-    let again = app
-        .post(
-            "/v1/transfers",
-            json!({"id": Uuid::now_v7(), "post_pending_id": hold_id}),
-        )
-        .await;
+    let void = app.post("/v1/transfers", json!({"id": Uuid::now_v7(), "void_pending_id": hold_id})).await;
+    assert_eq!((void.status, void.code()), (StatusCode::CONFLICT, "hold_already_ended"));
+    let again = app.post("/v1/transfers", json!({"id": Uuid::now_v7(), "post_pending_id": hold_id})).await;
     assert_eq!(again.code(), "hold_already_ended");
-    let not_a_hold = app
-        .post(
-            "/v1/transfers",
-            json!({"id": Uuid::now_v7(), "void_pending_id": Uuid::now_v7()}),
-        )
-        .await;
+    let not_a_hold =
+        app.post("/v1/transfers", json!({"id": Uuid::now_v7(), "void_pending_id": Uuid::now_v7()})).await;
     assert_eq!(not_a_hold.code(), "hold_not_found");
 
     // A void gives everything back.
@@ -443,16 +319,8 @@ async fn a_hold_reserves_funds_and_ends_exactly_once() {
     let second_id = second["id"].clone();
     app.post("/v1/transfers", second).await;
     assert_eq!(app.balance(alice).await["available"], 50);
-    let void = app
-        .post(
-            "/v1/transfers",
-            json!({"id": Uuid::now_v7(), "void_pending_id": second_id}),
-        )
-        .await;
-    assert_eq!(
-        (void.status, void.body["amount"].clone()),
-        (StatusCode::CREATED, json!(500))
-    );
+    let void = app.post("/v1/transfers", json!({"id": Uuid::now_v7(), "void_pending_id": second_id})).await;
+    assert_eq!((void.status, void.body["amount"].clone()), (StatusCode::CREATED, json!(500)));
     assert_eq!(app.balance(alice).await["available"], 550);
     app.assert_ledger_consistent().await;
 }
@@ -467,44 +335,24 @@ async fn an_expired_hold_is_refused_then_voided_by_the_sweeper() {
     hold["timeout_seconds"] = json!(1);
     let hold_id: Uuid = hold["id"].as_str().unwrap().parse().unwrap();
     app.post("/v1/transfers", hold).await;
-    assert_eq!(
-        ledger::holds::expire_due_holds(&app.pool).await.unwrap(),
-        0,
-        "not due yet"
-    );
+    assert_eq!(ledger::holds::expire_due_holds(&app.pool).await.unwrap(), 0, "not due yet");
     assert_eq!(app.balance(alice).await["available"], 300);
 
     tokio::time::sleep(Duration::from_millis(1_100)).await;
-    let late = app
-        .post(
-            "/v1/transfers",
-            json!({"id": Uuid::now_v7(), "post_pending_id": hold_id}),
-        )
-        .await;
+    let late = app.post("/v1/transfers", json!({"id": Uuid::now_v7(), "post_pending_id": hold_id})).await;
     assert_eq!(late.code(), "hold_expired");
     assert_eq!(ledger::holds::expire_due_holds(&app.pool).await.unwrap(), 1);
-    assert_eq!(
-        ledger::holds::expire_due_holds(&app.pool).await.unwrap(),
-        0,
-        "a hold expires once"
-    );
+    assert_eq!(ledger::holds::expire_due_holds(&app.pool).await.unwrap(), 0, "a hold expires once");
     assert_eq!(
         app.balance(alice).await,
         json!({"posted": 1000, "pending_debits": 0, "pending_credits": 0, "available": 1000})
     );
-    let expiry = app
-        .get(&format!("/v1/transfers/{}", ledger::holds::expiry_id(hold_id)))
-        .await;
+    let expiry = app.get(&format!("/v1/transfers/{}", ledger::holds::expiry_id(hold_id))).await;
     assert_eq!(
         (expiry.body["kind"].clone(), expiry.body["pending_id"].clone()),
         (json!("expire_pending"), json!(hold_id))
     );
-    let after = app
-        .post(
-            "/v1/transfers",
-            json!({"id": Uuid::now_v7(), "void_pending_id": hold_id}),
-        )
-        .await;
+    let after = app.post("/v1/transfers", json!({"id": Uuid::now_v7(), "void_pending_id": hold_id})).await;
     assert_eq!(after.code(), "hold_already_ended");
     app.assert_ledger_consistent().await;
 }
@@ -528,36 +376,22 @@ async fn history_pages_through_an_accounts_transfers_in_order() {
         let page = app.get(&path).await;
         assert_eq!(page.status, StatusCode::OK, "{}", page.body);
         seen.extend(
-            page.body["items"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|t| (t["side"].clone(), t["amount"].clone())),
+            page.body["items"].as_array().unwrap().iter().map(|t| (t["side"].clone(), t["amount"].clone())),
         );
         match page.body["next"].as_str() {
             Some(next) => path = format!("/v1/accounts/{alice}/transfers?limit=2&after={next}"),
             None => break,
         }
     }
-    let expected: Vec<(Value, Value)> = [
-        ("credit", 1000),
-        ("debit", 10),
-        ("debit", 20),
-        ("debit", 30),
-        ("debit", 40),
-        ("credit", 5),
-    ]
-    .iter()
-    .map(|(side, amount)| (json!(side), json!(amount)))
-    .collect();
+    let expected: Vec<(Value, Value)> =
+        [("credit", 1000), ("debit", 10), ("debit", 20), ("debit", 30), ("debit", 40), ("credit", 5)]
+            .iter()
+            .map(|(side, amount)| (json!(side), json!(amount)))
+            .collect();
     assert_eq!(seen, expected);
-    let bad = app
-        .get(&format!("/v1/accounts/{alice}/transfers?after=xyz"))
-        .await;
+    let bad = app.get(&format!("/v1/accounts/{alice}/transfers?after=xyz")).await;
     assert_eq!(bad.code(), "invalid_cursor");
-    let unknown = app
-        .get(&format!("/v1/accounts/{}/transfers", Uuid::now_v7()))
-        .await;
+    let unknown = app.get(&format!("/v1/accounts/{}/transfers", Uuid::now_v7())).await;
     assert_eq!(unknown.code(), "account_not_found");
     app.assert_ledger_consistent().await;
 }
@@ -568,23 +402,10 @@ async fn deposits_and_withdrawals_go_through_cash_clearing() {
     let wallet = app.funded_wallet("carol", 0).await;
     let deposit =
         json!({"account_id": wallet, "amount": 2_000, "currency": "USD", "metadata": {"card": "visa-4242"}});
-    assert_eq!(
-        app.post_with_key("/v1/deposits", "dep-1", deposit.clone())
-            .await
-            .status,
-        StatusCode::CREATED
-    );
-    assert_eq!(
-        app.post_with_key("/v1/deposits", "dep-1", deposit).await.status,
-        StatusCode::OK
-    );
+    assert_eq!(app.post_with_key("/v1/deposits", "dep-1", deposit.clone()).await.status, StatusCode::CREATED);
+    assert_eq!(app.post_with_key("/v1/deposits", "dep-1", deposit).await.status, StatusCode::OK);
     let withdraw = json!({"account_id": wallet, "amount": 1_500, "currency": "USD"});
-    assert_eq!(
-        app.post_with_key("/v1/withdrawals", "wd-1", withdraw)
-            .await
-            .status,
-        StatusCode::CREATED
-    );
+    assert_eq!(app.post_with_key("/v1/withdrawals", "wd-1", withdraw).await.status, StatusCode::CREATED);
     let overdraw = app
         .post_with_key(
             "/v1/withdrawals",
@@ -597,16 +418,8 @@ async fn deposits_and_withdrawals_go_through_cash_clearing() {
 
     let trial = app.get("/v1/reports/trial-balance").await;
     let usd = &trial.body["currencies"][0];
-    assert_eq!(
-        (usd["debits_posted"].clone(), usd["credits_posted"].clone()),
-        (json!(3_500), json!(3_500))
-    );
-    let clearing = usd["by_kind"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|k| k["kind"] == "cash_clearing")
-        .unwrap();
+    assert_eq!((usd["debits_posted"].clone(), usd["credits_posted"].clone()), (json!(3_500), json!(3_500)));
+    let clearing = usd["by_kind"].as_array().unwrap().iter().find(|k| k["kind"] == "cash_clearing").unwrap();
     assert_eq!(clearing["posted"], -500);
     app.assert_ledger_consistent().await;
 }
@@ -663,17 +476,9 @@ async fn operational_endpoints_answer() {
     let metrics = app.get("/metrics").await;
     assert_eq!(metrics.status, StatusCode::OK);
     let unknown = app.get("/v1/nothing-here").await;
-    assert_eq!(
-        (unknown.status, unknown.code()),
-        (StatusCode::NOT_FOUND, "route_not_found")
-    );
-    let wrong_method = app
-        .send(
-            axum::http::Request::delete("/v1/transfers")
-                .body(axum::body::Body::empty())
-                .unwrap(),
-        )
-        .await;
+    assert_eq!((unknown.status, unknown.code()), (StatusCode::NOT_FOUND, "route_not_found"));
+    let wrong_method =
+        app.send(axum::http::Request::delete("/v1/transfers").body(axum::body::Body::empty()).unwrap()).await;
     assert_eq!(
         (wrong_method.status, wrong_method.code()),
         (StatusCode::METHOD_NOT_ALLOWED, "method_not_allowed")

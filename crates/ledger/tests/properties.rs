@@ -4,6 +4,9 @@
 //! may be below zero; each operation's success or refusal must be what a plain model of the
 //! rules predicts; and at the end every balance must equal the model's and the journal's.
 
+// Tests stop at the first surprise.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
 mod common;
 
 use std::collections::HashMap;
@@ -74,6 +77,9 @@ impl Model {
     }
 }
 
+/// What a successful operation does to the model.
+type Effect = Box<dyn FnOnce(&mut Model)>;
+
 /// A request sent, and whether it was applied (for replays).
 struct Sent {
     path: &'static str,
@@ -91,12 +97,8 @@ async fn run(ops: Vec<Op>) {
         ("house_revenue", "USD"),
         ("player_wallet", "EUR"),
     ] {
-        let reply = app
-            .post(
-                "/v1/accounts",
-                json!({"kind": kind, "owner": "prop", "currency": currency}),
-            )
-            .await;
+        let reply =
+            app.post("/v1/accounts", json!({"kind": kind, "owner": "prop", "currency": currency})).await;
         ids.push(reply.body["id"].as_str().unwrap().parse::<Uuid>().unwrap());
     }
     ids.push(Uuid::now_v7());
@@ -112,157 +114,131 @@ async fn run(ops: Vec<Op>) {
 
     for op in ops {
         let id = Uuid::now_v7();
-        let (path, body, expect_ok, effect): (&'static str, Value, bool, Box<dyn FnOnce(&mut Model)>) =
-            match op.clone() {
-                Op::Deposit { to, amount } => {
-                    let ok = amount > 0 && model.exists[to];
-                    let body = json!({"id": id, "account_id": model.ids[to], "amount": amount, "currency": model.currency[to]});
-                    (
-                        "/v1/deposits",
-                        body,
-                        ok,
-                        Box::new(move |m: &mut Model| m.bal[to].posted += amount),
-                    )
+        let (path, body, expect_ok, effect): (&'static str, Value, bool, Effect) = match op.clone() {
+            Op::Deposit { to, amount } => {
+                let ok = amount > 0 && model.exists[to];
+                let body = json!({"id": id, "account_id": model.ids[to], "amount": amount, "currency": model.currency[to]});
+                ("/v1/deposits", body, ok, Box::new(move |m: &mut Model| m.bal[to].posted += amount))
+            }
+            Op::Transfer { from, to, amount } => {
+                let ok = model.transfer_ok(from, to, amount)
+                    && (!model.no_negative[from] || model.available(from) >= amount);
+                let body = json!({"id": id, "debit_account_id": model.ids[from], "credit_account_id": model.ids[to], "amount": amount, "currency": "USD"});
+                (
+                    "/v1/transfers",
+                    body,
+                    ok,
+                    Box::new(move |m: &mut Model| {
+                        m.bal[from].posted -= amount;
+                        m.bal[to].posted += amount;
+                    }),
+                )
+            }
+            Op::Hold { from, to, amount } => {
+                let ok = model.transfer_ok(from, to, amount)
+                    && (!model.no_negative[from] || model.available(from) >= amount);
+                let body = json!({"id": id, "debit_account_id": model.ids[from], "credit_account_id": model.ids[to], "amount": amount, "currency": "USD", "pending": true});
+                (
+                    "/v1/transfers",
+                    body,
+                    ok,
+                    Box::new(move |m: &mut Model| {
+                        m.bal[from].pending_debits += amount;
+                        m.bal[to].pending_credits += amount;
+                        m.holds.push((id, from, to, amount, false));
+                    }),
+                )
+            }
+            Op::Post { hold, amount } => {
+                let found = model.holds.get(hold).copied();
+                let pending_id = found.map_or_else(Uuid::now_v7, |h| h.0);
+                let ok =
+                    found.is_some_and(|(_, _, _, held, ended)| !ended && amount.is_none_or(|a| a <= held));
+                let mut body = json!({"id": id, "post_pending_id": pending_id});
+                if let Some(amount) = amount {
+                    body["amount"] = json!(amount);
                 }
-                Op::Transfer { from, to, amount } => {
-                    let ok = model.transfer_ok(from, to, amount)
-                        && (!model.no_negative[from] || model.available(from) >= amount);
-                    let body = json!({"id": id, "debit_account_id": model.ids[from], "credit_account_id": model.ids[to], "amount": amount, "currency": "USD"});
-                    (
-                        "/v1/transfers",
-                        body,
-                        ok,
-                        Box::new(move |m: &mut Model| {
-                            m.bal[from].posted -= amount;
-                            m.bal[to].posted += amount;
-                        }),
-                    )
+                (
+                    "/v1/transfers",
+                    body,
+                    ok,
+                    Box::new(move |m: &mut Model| {
+                        let (_, from, to, held, _) = m.holds[hold];
+                        let paid = amount.unwrap_or(held);
+                        m.bal[from].pending_debits -= held;
+                        m.bal[to].pending_credits -= held;
+                        m.bal[from].posted -= paid;
+                        m.bal[to].posted += paid;
+                        m.holds[hold].4 = true;
+                    }),
+                )
+            }
+            Op::Void { hold } => {
+                let found = model.holds.get(hold).copied();
+                let pending_id = found.map_or_else(Uuid::now_v7, |h| h.0);
+                let ok = found.is_some_and(|h| !h.4);
+                (
+                    "/v1/transfers",
+                    json!({"id": id, "void_pending_id": pending_id}),
+                    ok,
+                    Box::new(move |m: &mut Model| {
+                        let (_, from, to, held, _) = m.holds[hold];
+                        m.bal[from].pending_debits -= held;
+                        m.bal[to].pending_credits -= held;
+                        m.holds[hold].4 = true;
+                    }),
+                )
+            }
+            Op::Batch(items) => {
+                // Checked on the net effect: apply all to a copy, then look for an overdrawn wallet.
+                let mut after = model.bal;
+                let shapes_ok = items.iter().all(|&(f, t, a)| model.transfer_ok(f, t, a));
+                for &(f, t, a) in &items {
+                    after[f].posted -= a;
+                    after[t].posted += a;
                 }
-                Op::Hold { from, to, amount } => {
-                    let ok = model.transfer_ok(from, to, amount)
-                        && (!model.no_negative[from] || model.available(from) >= amount);
-                    let body = json!({"id": id, "debit_account_id": model.ids[from], "credit_account_id": model.ids[to], "amount": amount, "currency": "USD", "pending": true});
-                    (
-                        "/v1/transfers",
-                        body,
-                        ok,
-                        Box::new(move |m: &mut Model| {
-                            m.bal[from].pending_debits += amount;
-                            m.bal[to].pending_credits += amount;
-                            m.holds.push((id, from, to, amount, false));
-                        }),
-                    )
-                }
-                Op::Post { hold, amount } => {
-                    let found = model.holds.get(hold).copied();
-                    let pending_id = found.map_or_else(Uuid::now_v7, |h| h.0);
-                    let ok = found
-                        .is_some_and(|(_, _, _, held, ended)| !ended && amount.is_none_or(|a| a <= held));
-                    let mut body = json!({"id": id, "post_pending_id": pending_id});
-                    if let Some(amount) = amount {
-                        body["amount"] = json!(amount);
-                    }
-                    (
-                        "/v1/transfers",
-                        body,
-                        ok,
-                        Box::new(move |m: &mut Model| {
-                            let (_, from, to, held, _) = m.holds[hold];
-                            let paid = amount.unwrap_or(held);
-                            m.bal[from].pending_debits -= held;
-                            m.bal[to].pending_credits -= held;
-                            m.bal[from].posted -= paid;
-                            m.bal[to].posted += paid;
-                            m.holds[hold].4 = true;
-                        }),
-                    )
-                }
-                Op::Void { hold } => {
-                    let found = model.holds.get(hold).copied();
-                    let pending_id = found.map_or_else(Uuid::now_v7, |h| h.0);
-                    let ok = found.is_some_and(|h| !h.4);
-                    (
-                        "/v1/transfers",
-                        json!({"id": id, "void_pending_id": pending_id}),
-                        ok,
-                        Box::new(move |m: &mut Model| {
-                            let (_, from, to, held, _) = m.holds[hold];
-                            m.bal[from].pending_debits -= held;
-                            m.bal[to].pending_credits -= held;
-                            m.holds[hold].4 = true;
-                        }),
-                    )
-                }
-                Op::Batch(items) => {
-                    // Checked on the net effect: apply all to a copy, then look for an overdrawn wallet.
-                    let mut after = model.bal;
-                    let shapes_ok = items.iter().all(|&(f, t, a)| model.transfer_ok(f, t, a));
-                    for &(f, t, a) in &items {
-                        after[f].posted -= a;
-                        after[t].posted += a;
-                    }
-                    let funds_ok = (0..ACCOUNTS)
-                        .all(|i| !model.no_negative[i] || after[i].posted - after[i].pending_debits >= 0);
-                    let transfers: Vec<Value> = items
+                let funds_ok = (0..ACCOUNTS)
+                    .all(|i| !model.no_negative[i] || after[i].posted - after[i].pending_debits >= 0);
+                let transfers: Vec<Value> = items
                     .iter()
                     .map(|&(f, t, a)| json!({"id": Uuid::now_v7(), "debit_account_id": model.ids[f], "credit_account_id": model.ids[t], "amount": a, "currency": "USD"}))
                     .collect();
-                    (
-                        "/v1/transfers/batch",
-                        json!({"transfers": transfers}),
-                        shapes_ok && funds_ok,
-                        Box::new(move |m: &mut Model| m.bal = after),
-                    )
-                }
-                Op::Replay { of } => {
-                    let Some(earlier) = sent.get(of) else { continue };
-                    let reply = app.post(earlier.path, earlier.body.clone()).await;
-                    if earlier.applied {
-                        assert_eq!(
-                            reply.status.as_u16(),
-                            200,
-                            "replay of {}: {}",
-                            earlier.body,
-                            reply.body
-                        );
-                        assert_eq!(
-                            reply.headers.get("idempotent-replayed").is_some(),
-                            earlier.path != "/v1/transfers/batch"
-                        );
-                    } else {
-                        // It was refused then; whatever it does now, the invariants below must hold,
-                        // and nothing is modelled, so the model must not drift: it must be refused again
-                        // unless the state now allows it, which the final comparison would expose.
-                        assert!(
-                            !reply.status.is_success() || reply.status.as_u16() == 201,
-                            "{}",
-                            reply.body
-                        );
-                        if reply.status.is_success() {
-                            // Re-sync the model from the ledger for this rare case.
-                            resync(&app, &mut model).await;
-                        }
+                (
+                    "/v1/transfers/batch",
+                    json!({"transfers": transfers}),
+                    shapes_ok && funds_ok,
+                    Box::new(move |m: &mut Model| m.bal = after),
+                )
+            }
+            Op::Replay { of } => {
+                let Some(earlier) = sent.get(of) else { continue };
+                let reply = app.post(earlier.path, earlier.body.clone()).await;
+                if earlier.applied {
+                    assert_eq!(reply.status.as_u16(), 200, "replay of {}: {}", earlier.body, reply.body);
+                    assert_eq!(
+                        reply.headers.get("idempotent-replayed").is_some(),
+                        earlier.path != "/v1/transfers/batch"
+                    );
+                } else {
+                    // It was refused then; whatever it does now, the invariants below must hold,
+                    // and nothing is modelled, so the model must not drift: it must be refused again
+                    // unless the state now allows it, which the final comparison would expose.
+                    assert!(!reply.status.is_success() || reply.status.as_u16() == 201, "{}", reply.body);
+                    if reply.status.is_success() {
+                        // Re-sync the model from the ledger for this rare case.
+                        resync(&app, &mut model).await;
                     }
-                    assert_invariants(&app).await;
-                    continue;
                 }
-            };
+                assert_invariants(&app).await;
+                continue;
+            }
+        };
         let reply = app.post(path, body.clone()).await;
-        assert_eq!(
-            reply.status.is_success(),
-            expect_ok,
-            "{op:?} -> {} {}",
-            reply.status,
-            reply.body
-        );
+        assert_eq!(reply.status.is_success(), expect_ok, "{op:?} -> {} {}", reply.status, reply.body);
         if expect_ok {
             effect(&mut model);
         }
-        sent.push(Sent {
-            path,
-            body,
-            applied: expect_ok,
-        });
+        sent.push(Sent { path, body, applied: expect_ok });
         assert_invariants(&app).await;
     }
 

@@ -49,14 +49,10 @@ async fn serve() -> anyhow::Result<()> {
 }
 
 async fn run_services(config: &Config, database: &postgres::Database) -> anyhow::Result<()> {
-    let ledger_pool = ledger::connect(&database.url, config)
-        .await
-        .context("starting the ledger")?;
+    let ledger_pool = ledger::connect(&database.url, config).await.context("starting the ledger")?;
     ledger::holds::spawn_hold_sweeper(ledger_pool.clone(), config.hold_sweep_interval);
 
-    let api = ledger::api_routes(ledger::LedgerState {
-        pool: ledger_pool.clone(),
-    });
+    let api = ledger::api_routes(ledger::LedgerState { pool: ledger_pool.clone() });
     let readiness = Readiness::default().with_pool(ledger::SCHEMA, ledger_pool);
     let app = platform::http::app(api, readiness, config.into());
 

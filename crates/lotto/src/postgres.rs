@@ -38,10 +38,7 @@ impl PrivateCluster {
     /// Stops the cluster (fast shutdown: connections are closed, committed work is kept).
     pub fn stop(&self) {
         let status = self
-            .command(
-                "pg_ctl",
-                &["-D", &self.data_dir.to_string_lossy(), "-m", "fast", "-w", "stop"],
-            )
+            .command("pg_ctl", &["-D", &self.data_dir.to_string_lossy(), "-m", "fast", "-w", "stop"])
             .status();
         if !matches!(status, Ok(s) if s.success()) {
             tracing::warn!(data_dir = %self.data_dir.display(), "could not stop the private Postgres");
@@ -68,27 +65,14 @@ impl PrivateCluster {
 /// Finds or starts a database, in the order the module documents.
 pub async fn locate(database_url: Option<&str>) -> anyhow::Result<Database> {
     if let Some(url) = database_url {
-        platform::db::ensure_database(url)
-            .await
-            .with_context(|| "DATABASE_URL is set but unusable")?;
-        return Ok(Database {
-            url: url.to_owned(),
-            source: "DATABASE_URL".to_owned(),
-            private: None,
-        });
+        platform::db::ensure_database(url).await.with_context(|| "DATABASE_URL is set but unusable")?;
+        return Ok(Database { url: url.to_owned(), source: "DATABASE_URL".to_owned(), private: None });
     }
-    let local: String = env_or(
-        "LOTTO_LOCAL_POSTGRES",
-        "postgres://postgres@127.0.0.1:5432".to_owned(),
-    )?;
+    let local: String = env_or("LOTTO_LOCAL_POSTGRES", "postgres://postgres@127.0.0.1:5432".to_owned())?;
     let url = format!("{}/lotto", local.trim_end_matches('/'));
     match platform::db::ensure_database(&url).await {
         Ok(()) => {
-            return Ok(Database {
-                url,
-                source: format!("local Postgres at {local}"),
-                private: None,
-            });
+            return Ok(Database { url, source: format!("local Postgres at {local}"), private: None });
         }
         Err(e) => tracing::info!(error = %e, "no usable local Postgres; starting a private one"),
     }
@@ -108,24 +92,14 @@ async fn start_private_cluster() -> anyhow::Result<Database> {
     std::fs::create_dir_all(&data_dir).with_context(|| format!("cannot create {}", data_dir.display()))?;
     let data_dir = data_dir.canonicalize()?;
     let run_as = running_as_root().then(|| "postgres".to_owned());
-    let cluster = PrivateCluster {
-        bin_dir,
-        data_dir,
-        run_as,
-    };
+    let cluster = PrivateCluster { bin_dir, data_dir, run_as };
     let dir = cluster.data_dir.to_string_lossy().into_owned();
 
     if let Some(user) = &cluster.run_as {
-        let status = Command::new("chown")
-            .arg("-R")
-            .arg(format!("{user}:"))
-            .arg(&cluster.data_dir)
-            .status()?;
+        let status =
+            Command::new("chown").arg("-R").arg(format!("{user}:")).arg(&cluster.data_dir).status()?;
         if !status.success() {
-            bail!(
-                "cannot hand {} to user {user}; create that user or run lotto as a normal user",
-                dir
-            );
+            bail!("cannot hand {} to user {user}; create that user or run lotto as a normal user", dir);
         }
     }
     if !cluster.data_dir.join("PG_VERSION").exists() {
@@ -133,15 +107,7 @@ async fn start_private_cluster() -> anyhow::Result<Database> {
         let out = cluster
             .command(
                 "initdb",
-                &[
-                    "-D",
-                    &dir,
-                    "-U",
-                    "postgres",
-                    "--auth=trust",
-                    "--encoding=UTF8",
-                    "--no-instructions",
-                ],
+                &["-D", &dir, "-U", "postgres", "--auth=trust", "--encoding=UTF8", "--no-instructions"],
             )
             .output()
             .context("cannot run initdb")?;
@@ -149,35 +115,21 @@ async fn start_private_cluster() -> anyhow::Result<Database> {
             bail!("initdb failed: {}", String::from_utf8_lossy(&out.stderr));
         }
     }
-    let running = cluster
-        .command("pg_ctl", &["-D", &dir, "status"])
-        .output()?
-        .status
-        .success();
+    let running = cluster.command("pg_ctl", &["-D", &dir, "status"]).output()?.status.success();
     if !running {
         let options = format!("-p {port} -k {dir} -c listen_addresses=127.0.0.1");
         let log = format!("{dir}/postgres.log");
         let out = cluster
-            .command(
-                "pg_ctl",
-                &["-D", &dir, "-o", &options, "-l", &log, "-w", "-t", "60", "start"],
-            )
+            .command("pg_ctl", &["-D", &dir, "-o", &options, "-l", &log, "-w", "-t", "60", "start"])
             .output()
             .context("cannot run pg_ctl")?;
         if !out.status.success() {
-            bail!(
-                "the private Postgres did not start; see {log}: {}",
-                String::from_utf8_lossy(&out.stderr)
-            );
+            bail!("the private Postgres did not start; see {log}: {}", String::from_utf8_lossy(&out.stderr));
         }
     }
     let url = format!("postgres://postgres@127.0.0.1:{port}/lotto");
     platform::db::ensure_database(&url).await?;
-    Ok(Database {
-        url,
-        source: format!("private Postgres in {dir} on port {port}"),
-        private: Some(cluster),
-    })
+    Ok(Database { url, source: format!("private Postgres in {dir} on port {port}"), private: Some(cluster) })
 }
 
 /// The directory holding `initdb` and `pg_ctl`: from `pg_config`, else the newest Debian install.
@@ -200,8 +152,5 @@ fn find_postgres_bin_dir() -> Option<PathBuf> {
 }
 
 fn running_as_root() -> bool {
-    Command::new("id")
-        .arg("-u")
-        .output()
-        .is_ok_and(|out| String::from_utf8_lossy(&out.stdout).trim() == "0")
+    Command::new("id").arg("-u").output().is_ok_and(|out| String::from_utf8_lossy(&out.stdout).trim() == "0")
 }

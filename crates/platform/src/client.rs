@@ -19,10 +19,7 @@ use crate::http::REQUEST_ID_HEADER;
 pub enum ClientError {
     /// The service answered with a problem (or another non-success status).
     #[error("{status}: {} ({})", problem.detail, problem.code)]
-    Problem {
-        status: StatusCode,
-        problem: Box<Problem>,
-    },
+    Problem { status: StatusCode, problem: Box<Problem> },
     /// No usable answer: connection refused, timed out, ...
     #[error("transport error: {0}")]
     Transport(#[from] reqwest::Error),
@@ -67,10 +64,7 @@ impl ServiceClient {
 
     /// A client whose every call gives up after `timeout`.
     pub fn with_timeout(base_url: impl Into<String>, timeout: Duration) -> Result<Self, ClientError> {
-        let http = reqwest::Client::builder()
-            .timeout(timeout)
-            .connect_timeout(timeout)
-            .build()?;
+        let http = reqwest::Client::builder().timeout(timeout).connect_timeout(timeout).build()?;
         Ok(ServiceClient {
             base_url: base_url.into().trim_end_matches('/').to_owned(),
             http,
@@ -89,8 +83,7 @@ impl ServiceClient {
 
     /// `GET path`, decoding the JSON answer.
     pub async fn get<T: DeserializeOwned>(&self, path: &str) -> Result<T, ClientError> {
-        self.call::<(), T>(Method::GET, path, None, Retry::Safe, None)
-            .await
+        self.call::<(), T>(Method::GET, path, None, Retry::Safe, None).await
     }
 
     /// `POST path` with a JSON body.
@@ -113,11 +106,7 @@ impl ServiceClient {
         request_id: Option<&str>,
     ) -> Result<T, ClientError> {
         let url = format!("{}{}", self.base_url, path);
-        let attempts = if retry == Retry::Safe {
-            self.max_attempts
-        } else {
-            1
-        };
+        let attempts = if retry == Retry::Safe { self.max_attempts } else { 1 };
         let mut backoff = self.backoff;
         let mut attempt = 1;
         loop {
@@ -170,8 +159,5 @@ async fn decode<T: DeserializeOwned>(response: reqwest::Response) -> Result<T, C
         code: "unexpected_status".to_owned(),
         context: None,
     });
-    Err(ClientError::Problem {
-        status,
-        problem: Box::new(problem),
-    })
+    Err(ClientError::Problem { status, problem: Box::new(problem) })
 }

@@ -31,11 +31,9 @@ where
     T::Err: std::fmt::Display,
 {
     match std::env::var(name) {
-        Ok(value) if !value.trim().is_empty() => value.trim().parse().map_err(|e: T::Err| ConfigError {
-            name,
-            value,
-            reason: e.to_string(),
-        }),
+        Ok(value) if !value.trim().is_empty() => {
+            value.trim().parse().map_err(|e: T::Err| ConfigError { name, value, reason: e.to_string() })
+        }
         _ => Ok(default),
     }
 }
@@ -70,9 +68,7 @@ impl Config {
     pub fn from_env() -> Result<Self, ConfigError> {
         let d = Config::default();
         Ok(Config {
-            database_url: std::env::var("DATABASE_URL")
-                .ok()
-                .filter(|s| !s.trim().is_empty()),
+            database_url: std::env::var("DATABASE_URL").ok().filter(|s| !s.trim().is_empty()),
             listen: env_or("LOTTO_LISTEN", d.listen)?,
             db_max_connections: env_or("LOTTO_DB_MAX_CONNECTIONS", d.db_max_connections)?,
             body_limit_bytes: env_or("LOTTO_BODY_LIMIT_BYTES", d.body_limit_bytes)?,

@@ -19,10 +19,7 @@ pub enum DbError {
     #[error("cannot connect to Postgres: {0}")]
     Connect(#[source] sqlx::Error),
     #[error("migrating schema {schema} failed: {source}")]
-    Migrate {
-        schema: String,
-        source: sqlx::migrate::MigrateError,
-    },
+    Migrate { schema: String, source: sqlx::migrate::MigrateError },
     #[error("{0}")]
     Sql(#[from] sqlx::Error),
 }
@@ -42,13 +39,9 @@ pub async fn connect(
 ) -> Result<PgPool, DbError> {
     let options = parse_url(url)?.options([("search_path", schema)]);
     {
-        let mut conn = PgConnection::connect_with(&options)
-            .await
-            .map_err(DbError::Connect)?;
+        let mut conn = PgConnection::connect_with(&options).await.map_err(DbError::Connect)?;
         // Quoted so the schema name is an identifier, never SQL.
-        sqlx::query(&format!("CREATE SCHEMA IF NOT EXISTS \"{schema}\""))
-            .execute(&mut conn)
-            .await?;
+        sqlx::query(&format!("CREATE SCHEMA IF NOT EXISTS \"{schema}\"")).execute(&mut conn).await?;
         conn.close().await?;
     }
     let pool = PgPoolOptions::new()
@@ -57,10 +50,7 @@ pub async fn connect(
         .connect_with(options)
         .await
         .map_err(DbError::Connect)?;
-    migrator.run(&pool).await.map_err(|source| DbError::Migrate {
-        schema: schema.to_owned(),
-        source,
-    })?;
+    migrator.run(&pool).await.map_err(|source| DbError::Migrate { schema: schema.to_owned(), source })?;
     Ok(pool)
 }
 
@@ -71,9 +61,7 @@ pub async fn ensure_database(url: &str) -> Result<(), DbError> {
         return Ok(());
     };
     let admin = options.clone().database("postgres");
-    let mut conn = PgConnection::connect_with(&admin)
-        .await
-        .map_err(DbError::Connect)?;
+    let mut conn = PgConnection::connect_with(&admin).await.map_err(DbError::Connect)?;
     let exists: bool = sqlx::query_scalar("SELECT EXISTS (SELECT 1 FROM pg_database WHERE datname = $1)")
         .bind(&name)
         .fetch_one(&mut conn)

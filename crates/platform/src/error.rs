@@ -43,12 +43,7 @@ pub struct AppError {
 impl AppError {
     /// An error with an explicit status and code.
     pub fn new(status: StatusCode, code: impl Into<Cow<'static, str>>, detail: impl Into<String>) -> Self {
-        AppError {
-            status,
-            code: code.into(),
-            detail: detail.into(),
-            context: None,
-        }
+        AppError { status, code: code.into(), detail: detail.into(), context: None }
     }
 
     /// 400: the request is malformed or a value is out of range.
@@ -130,9 +125,7 @@ impl IntoResponse for AppError {
     fn into_response(self) -> Response {
         let body = serde_json::to_vec(&self.to_problem()).unwrap_or_default();
         let mut response = (self.status, body).into_response();
-        response
-            .headers_mut()
-            .insert(header::CONTENT_TYPE, HeaderValue::from_static(PROBLEM_JSON));
+        response.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static(PROBLEM_JSON));
         response
     }
 }

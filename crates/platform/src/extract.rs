@@ -136,10 +136,10 @@ impl IdempotencyKey {
         body_id: Option<uuid::Uuid>,
         namespace: &uuid::Uuid,
     ) -> Result<uuid::Uuid, AppError> {
-        let from_header = self.0.as_deref().map(|key| {
-            key.parse()
-                .unwrap_or_else(|_| uuid::Uuid::new_v5(namespace, key.as_bytes()))
-        });
+        let from_header = self
+            .0
+            .as_deref()
+            .map(|key| key.parse().unwrap_or_else(|_| uuid::Uuid::new_v5(namespace, key.as_bytes())));
         match (body_id, from_header) {
             (Some(a), Some(b)) if a != b => Err(AppError::bad_request(
                 "idempotency_key_mismatch",
@@ -171,11 +171,16 @@ impl PageParams {
         match self.limit {
             None => Ok(Self::DEFAULT_LIMIT),
             Some(n) if (1..=Self::MAX_LIMIT).contains(&n) => Ok(n),
-            Some(_) => Err(AppError::bad_request(
-                "invalid_limit",
-                format!("limit must be 1 to {}", Self::MAX_LIMIT),
-            )),
+            Some(_) => {
+                Err(AppError::bad_request("invalid_limit", format!("limit must be 1 to {}", Self::MAX_LIMIT)))
+            }
         }
+    }
+
+    /// The cursor of the next page: the last item's, when this page came back full.
+    pub fn next_cursor<C: std::fmt::Display>(&self, returned: usize, last: Option<C>) -> Option<String> {
+        let full = i64::try_from(returned).is_ok_and(|n| n == self.limit().unwrap_or(Self::DEFAULT_LIMIT));
+        if full { last.map(|c| c.to_string()) } else { None }
     }
 
     /// The cursor parsed as `T`, refused with `invalid_cursor` when it is not one.

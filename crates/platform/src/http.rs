@@ -52,10 +52,7 @@ pub struct Limits {
 
 impl From<&Config> for Limits {
     fn from(config: &Config) -> Self {
-        Limits {
-            body_limit_bytes: config.body_limit_bytes,
-            request_timeout: config.request_timeout,
-        }
+        Limits { body_limit_bytes: config.body_limit_bytes, request_timeout: config.request_timeout }
     }
 }
 
@@ -89,10 +86,8 @@ pub fn app(api: Router, readiness: Readiness, limits: Limits) -> Router {
         ServiceBuilder::new()
             .layer(SetRequestIdLayer::new(REQUEST_ID_HEADER, MakeRequestUuid))
             .layer(TraceLayer::new_for_http().make_span_with(|req: &Request| {
-                let request_id = req
-                    .extensions()
-                    .get::<RequestId>()
-                    .and_then(|id| id.header_value().to_str().ok());
+                let request_id =
+                    req.extensions().get::<RequestId>().and_then(|id| id.header_value().to_str().ok());
                 tracing::info_span!("http", method = %req.method(), path = %req.uri().path(), request_id)
             }))
             .layer(PropagateRequestIdLayer::new(REQUEST_ID_HEADER))
@@ -137,19 +132,11 @@ async fn metrics_text() -> Response {
 /// Counts requests and their latency per route template (not per raw path, to bound cardinality).
 async fn record_metrics(req: Request, next: Next) -> Response {
     prometheus();
-    let route = req
-        .extensions()
-        .get::<MatchedPath>()
-        .map_or("unmatched", MatchedPath::as_str)
-        .to_owned();
+    let route = req.extensions().get::<MatchedPath>().map_or("unmatched", MatchedPath::as_str).to_owned();
     let method = req.method().to_string();
     let started = Instant::now();
     let response = next.run(req).await;
-    let labels = [
-        ("method", method),
-        ("route", route),
-        ("status", response.status().as_u16().to_string()),
-    ];
+    let labels = [("method", method), ("route", route), ("status", response.status().as_u16().to_string())];
     metrics::counter!("http_requests_total", &labels).increment(1);
     metrics::histogram!("http_request_duration_seconds", &labels).record(started.elapsed().as_secs_f64());
     response

@@ -19,18 +19,11 @@ pub fn server_url() -> String {
 /// Creates an empty database and returns its URL.
 pub async fn fresh_database() -> Result<String, DbError> {
     let admin = parse_url(&server_url())?;
-    let mut conn = PgConnection::connect_with(&admin)
-        .await
-        .map_err(DbError::Connect)?;
-    let now = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| d.as_secs())
-        .unwrap_or(0);
+    let mut conn = PgConnection::connect_with(&admin).await.map_err(DbError::Connect)?;
+    let now = SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0);
     drop_stale_databases(&mut conn, now).await?;
     let name = format!("lotto_test_{now}_{}", uuid::Uuid::new_v4().simple());
-    sqlx::query(&format!("CREATE DATABASE \"{name}\""))
-        .execute(&mut conn)
-        .await?;
+    sqlx::query(&format!("CREATE DATABASE \"{name}\"")).execute(&mut conn).await?;
     conn.close().await?;
     let mut url = server_url();
     let base = url.rfind('/').map_or(url.len(), |i| i.saturating_add(1));
@@ -44,11 +37,7 @@ async fn drop_stale_databases(conn: &mut PgConnection, now: u64) -> Result<(), D
             .fetch_all(&mut *conn)
             .await?;
     for name in names {
-        let created = name
-            .split('_')
-            .nth(2)
-            .and_then(|s| s.parse::<u64>().ok())
-            .unwrap_or(now);
+        let created = name.split('_').nth(2).and_then(|s| s.parse::<u64>().ok()).unwrap_or(now);
         if now.saturating_sub(created) > 2 * 3600 {
             // Best effort: another run may be dropping it at the same moment.
             let _ = sqlx::query(&format!("DROP DATABASE IF EXISTS \"{name}\" WITH (FORCE)"))

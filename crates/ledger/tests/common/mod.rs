@@ -47,9 +47,7 @@ impl TestApp {
         let response = self.router.clone().oneshot(request).await.expect("infallible");
         let status = response.status();
         let headers = response.headers().clone();
-        let bytes = axum::body::to_bytes(response.into_body(), usize::MAX)
-            .await
-            .expect("body");
+        let bytes = axum::body::to_bytes(response.into_body(), usize::MAX).await.expect("body");
         let body = if bytes.is_empty() {
             Value::Null
         } else {
@@ -64,11 +62,7 @@ impl TestApp {
             );
             assert!(body["code"].is_string(), "problem without a code: {body}");
         }
-        Reply {
-            status,
-            headers,
-            body,
-        }
+        Reply { status, headers, body }
     }
 
     pub async fn get(&self, path: &str) -> Reply {
@@ -93,12 +87,7 @@ impl TestApp {
 
     /// Creates an account and returns its id.
     pub async fn account(&self, kind: &str, owner: &str) -> Uuid {
-        let reply = self
-            .post(
-                "/v1/accounts",
-                json!({"kind": kind, "owner": owner, "currency": "USD"}),
-            )
-            .await;
+        let reply = self.post("/v1/accounts", json!({"kind": kind, "owner": owner, "currency": "USD"})).await;
         assert_eq!(reply.status, StatusCode::CREATED, "{}", reply.body);
         reply.body["id"].as_str().unwrap().parse().unwrap()
     }
@@ -133,10 +122,7 @@ impl TestApp {
     }
 
     pub async fn transfer_count(&self) -> i64 {
-        sqlx::query_scalar("SELECT count(*) FROM transfers")
-            .fetch_one(&self.pool)
-            .await
-            .unwrap()
+        sqlx::query_scalar("SELECT count(*) FROM transfers").fetch_one(&self.pool).await.unwrap()
     }
 
     /// The invariants every test that moves money ends with: each currency's debits equal its
@@ -144,28 +130,14 @@ impl TestApp {
     /// go negative is below zero.
     pub async fn assert_ledger_consistent(&self) {
         let trial = self.get("/v1/reports/trial-balance").await;
-        assert_eq!(
-            trial.body["balanced"],
-            json!(true),
-            "trial balance: {}",
-            trial.body
-        );
+        assert_eq!(trial.body["balanced"], json!(true), "trial balance: {}", trial.body);
         for currency in trial.body["currencies"].as_array().unwrap() {
-            let net: i64 = currency["by_kind"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|k| k["posted"].as_i64().unwrap())
-                .sum();
+            let net: i64 =
+                currency["by_kind"].as_array().unwrap().iter().map(|k| k["posted"].as_i64().unwrap()).sum();
             assert_eq!(net, 0, "balances of {} do not sum to zero", currency["currency"]);
         }
         let check = self.get("/v1/reports/journal-check").await;
-        assert_eq!(
-            check.body["consistent"],
-            json!(true),
-            "journal check: {}",
-            check.body
-        );
+        assert_eq!(check.body["consistent"], json!(true), "journal check: {}", check.body);
         let overdrawn: i64 = sqlx::query_scalar(
             "SELECT count(*) FROM (SELECT a.id FROM accounts a JOIN balances b ON b.account_id = a.id
               WHERE a.no_negative GROUP BY a.id

@@ -1,0 +1,159 @@
+//! The `lotto` command started the way a user starts it: a real process, a real socket, a real
+//! Postgres (the one named by DATABASE_URL, or a private cluster it starts itself).
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+/// A running `lotto` process; killed if a test fails before stopping it.
+struct Lotto {
+    child: Child,
+    base_url: String,
+    stdout: mpsc::Receiver<String>,
+}
+
+impl Lotto {
+    /// Starts `lotto` with `env` and waits (up to `wait`) for its "listening on" line.
+    // The child is reaped by `terminate` or by `Drop`, which clippy cannot see from here.
+    #[allow(clippy::zombie_processes)]
+    fn start(env: &[(&str, String)], wait: Duration) -> Lotto {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_lotto"));
+        command
+            .env_remove("DATABASE_URL")
+            .env("LOTTO_LISTEN", "127.0.0.1:0")
+            .env("LOTTO_LOG", "warn")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit());
+        for (key, value) in env {
+            command.env(key, value);
+        }
+        let mut child = command.spawn().expect("spawn lotto");
+        let (tx, stdout) = mpsc::channel();
+        let out = child.stdout.take().unwrap();
+        std::thread::spawn(move || {
+            for line in BufReader::new(out).lines().map_while(Result::ok) {
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        loop {
+            match stdout.recv_timeout(wait) {
+                Ok(line) => {
+                    if let Some(url) = line.strip_prefix("lotto listening on ") {
+                        return Lotto { child, base_url: url.to_owned(), stdout };
+                    }
+                }
+                Err(e) => {
+                    let _ = child.kill();
+                    panic!("lotto did not say where it listens: {e}");
+                }
+            }
+        }
+    }
+
+    /// Sends SIGTERM and waits for a clean exit; returns what it printed meanwhile.
+    fn terminate(mut self) -> Vec<String> {
+        let pid = self.child.id().to_string();
+        assert!(Command::new("kill").args(["-TERM", &pid]).status().unwrap().success());
+        let status = self.child.wait().unwrap();
+        assert!(status.success(), "lotto exited with {status}");
+        self.stdout.try_iter().collect()
+    }
+}
+
+impl Drop for Lotto {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+async fn exercise_ledger(base: &str) {
+    let http = reqwest::Client::new();
+    assert_eq!(http.get(format!("{base}/readyz")).send().await.unwrap().status(), 200);
+    let account: Value = http
+        .post(format!("{base}/v1/accounts"))
+        .json(&json!({"kind": "player_wallet", "owner": "smoke", "currency": "USD"}))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let deposit = http
+        .post(format!("{base}/v1/deposits"))
+        .header("Idempotency-Key", format!("smoke-{}", account["id"].as_str().unwrap()))
+        .json(&json!({"account_id": account["id"], "amount": 1234, "currency": "USD"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(deposit.status(), 201);
+    let fetched: Value = http
+        .get(format!("{base}/v1/accounts/{}", account["id"].as_str().unwrap()))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(fetched["balance"]["posted"], 1234);
+    let trial: Value =
+        http.get(format!("{base}/v1/reports/trial-balance")).send().await.unwrap().json().await.unwrap();
+    assert_eq!(trial["balanced"], true);
+}
+
+#[tokio::test]
+async fn lotto_serves_the_ledger_on_database_url_and_stops_on_sigterm() {
+    let url = platform::testing::fresh_database().await.unwrap();
+    let lotto = Lotto::start(&[("DATABASE_URL", url)], Duration::from_secs(60));
+    exercise_ledger(&lotto.base_url).await;
+    let said = lotto.terminate();
+    assert!(said.iter().any(|l| l == "lotto: stopped"), "{said:?}");
+}
+
+#[tokio::test]
+async fn lotto_refuses_a_bad_setting_with_a_clear_message() {
+    let out =
+        Command::new(env!("CARGO_BIN_EXE_lotto")).env("LOTTO_LISTEN", "not-an-address").output().unwrap();
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("LOTTO_LISTEN"), "{stderr}");
+}
+
+/// With no DATABASE_URL and no server at the local address, lotto makes and runs its own cluster.
+#[tokio::test]
+async fn lotto_starts_a_private_postgres_when_none_is_running() {
+    let data_dir = std::env::temp_dir().join(format!("lotto-private-pg-{}", uuid_like()));
+    let port = free_port();
+    let lotto = Lotto::start(
+        &[
+            ("LOTTO_LOCAL_POSTGRES", "postgres://postgres@127.0.0.1:1".to_owned()),
+            ("LOTTO_DATA_DIR", data_dir.to_string_lossy().into_owned()),
+            ("LOTTO_PRIVATE_PG_PORT", port.to_string()),
+        ],
+        Duration::from_secs(120),
+    );
+    assert!(data_dir.join("PG_VERSION").is_file(), "no cluster in {}", data_dir.display());
+    exercise_ledger(&lotto.base_url).await;
+    lotto.terminate();
+    // The cluster was stopped with the platform.
+    assert!(!data_dir.join("postmaster.pid").exists(), "the private Postgres is still running");
+    let _ = std::fs::remove_dir_all(&data_dir);
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+}
+
+fn uuid_like() -> String {
+    format!(
+        "{}-{}",
+        std::process::id(),
+        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos()
+    )
+}
