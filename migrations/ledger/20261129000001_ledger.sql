@@ -36,15 +36,16 @@ CREATE TABLE balances (
 -- referenced account row, which would make the house account a hot row again. create_transfers
 -- checks that both accounts exist, and accounts are never deleted (trigger below).
 CREATE TABLE transfers (
-    seq               bigint GENERATED ALWAYS AS IDENTITY UNIQUE,
+    -- journal order (the history cursor); an identity, so unique without an index of its own
+    seq               bigint GENERATED ALWAYS AS IDENTITY,
     id                uuid PRIMARY KEY,
     debit_account_id  uuid NOT NULL,
     credit_account_id uuid NOT NULL,
     amount            bigint NOT NULL CHECK (amount > 0),
     currency          text NOT NULL,
     kind              text NOT NULL CHECK (kind IN ('posted', 'pending', 'post_pending', 'void_pending', 'expire_pending')),
-    -- the hold a post/void/expiry ends; UNIQUE makes "a hold ends once" a database fact.
-    pending_id        uuid UNIQUE,
+    -- the hold a post/void/expiry ends (unique, below: "a hold ends once" is a database fact)
+    pending_id        uuid,
     timeout_seconds   integer CHECK (timeout_seconds > 0),
     expires_at        timestamptz,
     batch_id          uuid,
@@ -54,6 +55,7 @@ CREATE TABLE transfers (
     CHECK ((kind IN ('post_pending', 'void_pending', 'expire_pending')) = (pending_id IS NOT NULL)),
     CHECK ((kind = 'pending') = (timeout_seconds IS NOT NULL AND expires_at IS NOT NULL))
 );
+CREATE UNIQUE INDEX transfers_end_hold_once ON transfers (pending_id) WHERE pending_id IS NOT NULL;
 CREATE INDEX transfers_by_debit ON transfers (debit_account_id, seq);
 CREATE INDEX transfers_by_credit ON transfers (credit_account_id, seq);
 
@@ -84,25 +86,31 @@ CREATE TRIGGER balances_no_delete BEFORE DELETE ON balances
 CREATE TRIGGER balances_no_truncate BEFORE TRUNCATE ON balances
     FOR EACH STATEMENT EXECUTE FUNCTION refuse_change();
 
--- One requested transfer, with the fields of a post/void filled in from the hold it ends.
+-- One requested transfer: the fields of a post/void filled in from the hold it ends, and the
+-- facts about both accounts the rules need.
 CREATE TYPE transfer_request AS (
-    idx             integer,
-    id              uuid,
+    idx               integer,
+    id                uuid,
     debit_account_id  uuid,
     credit_account_id uuid,
-    amount          bigint,   -- NULL on a post means "the whole hold"
-    currency        text,
-    kind            text,
-    pending_id      uuid,
-    timeout_seconds integer,
-    metadata        jsonb,
-    hold_amount     bigint    -- the amount of the hold a post/void/expiry ends
+    amount            bigint,   -- NULL on a post means "the whole hold"
+    currency          text,
+    kind              text,
+    pending_id        uuid,
+    timeout_seconds   integer,
+    metadata          jsonb,
+    hold_amount       bigint,   -- the amount of the hold a post/void/expiry ends
+    debit_currency    text,     -- NULL when the account does not exist
+    debit_shards      smallint,
+    debit_no_negative boolean,
+    credit_currency   text,
+    credit_shards     smallint
 );
 
--- The net change a batch makes to one balance row; `checked` marks a debit of an account that
--- may not go negative.
+-- The net change a batch makes to one balance row; `checked` marks the rows of an account that
+-- may not go negative and is debited, whose sum must stay >= 0.
 CREATE TYPE balance_delta AS (
-    account_id uuid, shard smallint, shards smallint, d_posted bigint, c_posted bigint, d_pending bigint,
+    account_id uuid, shard smallint, d_posted bigint, c_posted bigint, d_pending bigint,
     c_pending bigint, checked boolean
 );
 
@@ -118,10 +126,10 @@ END $$;
 --
 -- Hot accounts: an account has `shards` balance rows. A credit, and a debit of an account that
 -- may go negative, touch one row chosen by the transfer id, so concurrent wagers crediting the
--- house lock different rows. Only a debit of a "may not go negative" account locks all of that
--- account's rows, because only it needs the exact balance. Rows are locked in (account, shard)
--- order, so two batches never deadlock on balances. A batch is checked on its net effect: it
--- commits as one, and no one can observe a state between its transfers.
+-- house lock different rows. Only a debit of a "may not go negative" account touches all of that
+-- account's rows, because only it needs the exact balance. Rows are updated (and so locked) in
+-- (account, shard) order, so two batches never deadlock on balances. A batch is checked on its net
+-- effect: it commits as one, and no one can observe a state between its transfers.
 CREATE FUNCTION create_transfers(
     p_ids uuid[], p_debits uuid[], p_credits uuid[], p_amounts bigint[], p_currencies text[],
     p_kinds text[], p_pending_ids uuid[], p_timeouts integer[], p_metadata jsonb[], p_batch uuid
@@ -134,8 +142,6 @@ DECLARE
     reqs transfer_request[];
     fresh transfer_request[];
     deltas balance_delta[];
-    lock_accounts uuid[];
-    lock_shards smallint[];
     bad record;
 BEGIN
     SELECT array_agg(ROW(u.idx, u.id,
@@ -144,7 +150,8 @@ BEGIN
                     WHEN u.kind IN ('void_pending', 'expire_pending') THEN h.amount
                     ELSE u.amount END,
                coalesce(h.currency, u.currency), u.kind, u.pending_id, u.timeout,
-               coalesce(u.metadata, '{}'), h.amount)::transfer_request ORDER BY u.idx)
+               coalesce(u.metadata, '{}'), h.amount,
+               NULL, NULL, NULL, NULL, NULL)::transfer_request ORDER BY u.idx)
       INTO reqs
       FROM unnest(p_ids, p_debits, p_credits, p_amounts, p_currencies, p_kinds, p_pending_ids,
                   p_timeouts, p_metadata) WITH ORDINALITY
@@ -178,60 +185,68 @@ BEGIN
                        jsonb_build_object('index', bad.idx - 1, 'id', bad.id));
     END IF;
 
-    SELECT coalesce(array_agg(r ORDER BY r.idx), '{}') INTO fresh FROM unnest(reqs) r
+    -- The transfers to apply now, with what the rules need to know of their accounts.
+    SELECT coalesce(array_agg(ROW(r.idx, r.id, r.debit_account_id, r.credit_account_id, r.amount, r.currency,
+                                  r.kind, r.pending_id, r.timeout_seconds, r.metadata, r.hold_amount,
+                                  da.currency, da.shards, da.no_negative, ca.currency, ca.shards
+                              )::transfer_request ORDER BY r.idx), '{}')
+      INTO fresh
+      FROM unnest(reqs) r
+      LEFT JOIN accounts da ON da.id = r.debit_account_id
+      LEFT JOIN accounts ca ON ca.id = r.credit_account_id
      WHERE NOT EXISTS (SELECT 1 FROM transfers t WHERE t.id = r.id);
 
-    IF cardinality(fresh) > 0 THEN
-        SELECT r.idx, r.debit_account_id AS d, r.credit_account_id AS c, da.id AS da, ca.id AS ca,
-               r.currency, da.currency AS dcur, ca.currency AS ccur
-          INTO bad
-          FROM unnest(fresh) r
-          LEFT JOIN accounts da ON da.id = r.debit_account_id
-          LEFT JOIN accounts ca ON ca.id = r.credit_account_id
-         WHERE da.id IS NULL OR ca.id IS NULL OR da.currency <> r.currency OR ca.currency <> r.currency
-            OR r.debit_account_id = r.credit_account_id
-         ORDER BY r.idx LIMIT 1;
-        IF FOUND THEN
-            IF bad.da IS NULL OR bad.ca IS NULL THEN
-                PERFORM refuse('account_not_found',
-                               format('account %s does not exist', CASE WHEN bad.da IS NULL THEN bad.d ELSE bad.c END),
-                               jsonb_build_object('index', bad.idx - 1,
-                                   'account_id', CASE WHEN bad.da IS NULL THEN bad.d ELSE bad.c END));
-            ELSIF bad.d = bad.c THEN
-                PERFORM refuse('same_account', 'debit and credit accounts must differ',
-                               jsonb_build_object('index', bad.idx - 1));
-            ELSE
-                PERFORM refuse('currency_mismatch',
-                               format('transfer is in %s but the accounts are in %s and %s', bad.currency, bad.dcur, bad.ccur),
-                               jsonb_build_object('index', bad.idx - 1));
-            END IF;
-        END IF;
+    IF cardinality(fresh) = 0 THEN
+        RETURN QUERY
+        SELECT r.idx, true, t.seq, t.id, t.debit_account_id, t.credit_account_id, t.amount, t.currency, t.kind,
+               t.pending_id, t.timeout_seconds, t.expires_at, t.batch_id, t.metadata, t.created_at
+          FROM unnest(reqs) r JOIN transfers t ON t.id = r.id
+         ORDER BY r.idx;
+        RETURN;
+    END IF;
 
-        SELECT r.idx, r.amount, r.hold_amount INTO bad FROM unnest(fresh) r
-         WHERE r.kind = 'post_pending' AND r.amount > r.hold_amount ORDER BY r.idx LIMIT 1;
-        IF FOUND THEN
+    SELECT * INTO bad FROM unnest(fresh) r
+     WHERE r.debit_currency IS NULL OR r.credit_currency IS NULL OR r.debit_account_id = r.credit_account_id
+        OR r.debit_currency <> r.currency OR r.credit_currency <> r.currency
+        OR (r.kind = 'post_pending' AND r.amount > r.hold_amount)
+        OR (r.pending_id IS NOT NULL AND EXISTS (SELECT 1 FROM transfers t WHERE t.pending_id = r.pending_id))
+     ORDER BY r.idx LIMIT 1;
+    IF FOUND THEN
+        IF bad.debit_currency IS NULL OR bad.credit_currency IS NULL THEN
+            PERFORM refuse('account_not_found',
+                           format('account %s does not exist',
+                                  CASE WHEN bad.debit_currency IS NULL THEN bad.debit_account_id ELSE bad.credit_account_id END),
+                           jsonb_build_object('index', bad.idx - 1, 'account_id',
+                                  CASE WHEN bad.debit_currency IS NULL THEN bad.debit_account_id ELSE bad.credit_account_id END));
+        ELSIF bad.debit_account_id = bad.credit_account_id THEN
+            PERFORM refuse('same_account', 'debit and credit accounts must differ',
+                           jsonb_build_object('index', bad.idx - 1));
+        ELSIF bad.debit_currency <> bad.currency OR bad.credit_currency <> bad.currency THEN
+            PERFORM refuse('currency_mismatch',
+                           format('transfer is in %s but the accounts are in %s and %s',
+                                  bad.currency, bad.debit_currency, bad.credit_currency),
+                           jsonb_build_object('index', bad.idx - 1));
+        ELSIF bad.kind = 'post_pending' AND bad.amount > bad.hold_amount THEN
             PERFORM refuse('amount_exceeds_hold',
                            format('cannot post %s from a hold of %s', bad.amount, bad.hold_amount),
                            jsonb_build_object('index', bad.idx - 1));
-        END IF;
-
-        SELECT r.idx, r.pending_id INTO bad FROM unnest(fresh) r
-         WHERE EXISTS (SELECT 1 FROM transfers t WHERE t.pending_id = r.pending_id) ORDER BY r.idx LIMIT 1;
-        IF FOUND THEN
+        ELSE
             PERFORM refuse('hold_already_ended', format('hold %s was already posted, voided or expired', bad.pending_id),
                            jsonb_build_object('index', bad.idx - 1, 'pending_id', bad.pending_id));
         END IF;
+    END IF;
 
-        -- Inserting first makes a concurrent request with the same id wait here for the first to
-        -- commit and then fail on the primary key, and the service retries it as a replay.
-        INSERT INTO transfers (id, debit_account_id, credit_account_id, amount, currency, kind, pending_id,
-                               timeout_seconds, expires_at, batch_id, metadata)
-        SELECT r.id, r.debit_account_id, r.credit_account_id, r.amount, r.currency, r.kind, r.pending_id,
-               r.timeout_seconds,
-               CASE WHEN r.kind = 'pending' THEN now() + make_interval(secs => r.timeout_seconds) END,
-               p_batch, r.metadata
-          FROM unnest(fresh) r ORDER BY r.idx;
+    -- Inserting first makes a concurrent request with the same id (or ending the same hold) wait
+    -- here for the first to commit and then fail on a unique index; the service runs it again.
+    INSERT INTO transfers (id, debit_account_id, credit_account_id, amount, currency, kind, pending_id,
+                           timeout_seconds, expires_at, batch_id, metadata)
+    SELECT r.id, r.debit_account_id, r.credit_account_id, r.amount, r.currency, r.kind, r.pending_id,
+           r.timeout_seconds,
+           CASE WHEN r.kind = 'pending' THEN now() + make_interval(secs => r.timeout_seconds) END,
+           p_batch, r.metadata
+      FROM unnest(fresh) r ORDER BY r.idx;
 
+    IF EXISTS (SELECT 1 FROM unnest(fresh) r WHERE r.pending_id IS NOT NULL) THEN
         -- End each hold once: lock its open_holds row (in key order), check it, delete it.
         PERFORM 1 FROM open_holds o
          WHERE o.transfer_id IN (SELECT r.pending_id FROM unnest(fresh) r WHERE r.pending_id IS NOT NULL)
@@ -255,68 +270,70 @@ BEGIN
                            jsonb_build_object('index', bad.idx - 1, 'pending_id', bad.pending_id));
         END IF;
         DELETE FROM open_holds o WHERE o.transfer_id IN (SELECT r.pending_id FROM unnest(fresh) r);
+    END IF;
 
-        INSERT INTO open_holds (transfer_id, expires_at)
-        SELECT r.id, now() + make_interval(secs => r.timeout_seconds) FROM unnest(fresh) r WHERE r.kind = 'pending';
+    INSERT INTO open_holds (transfer_id, expires_at)
+    SELECT r.id, now() + make_interval(secs => r.timeout_seconds) FROM unnest(fresh) r WHERE r.kind = 'pending';
 
-        -- Each transfer has a debit leg and a credit leg; sum them per balance row.
-        SELECT array_agg(ROW(g.account_id, g.shard, g.shards, g.d_posted, g.c_posted, g.d_pending, g.c_pending,
-                             g.checked)::balance_delta)
-          INTO deltas
-          FROM (SELECT l.account_id, (abs(hashtext(l.tid::text)::bigint) % a.shards)::smallint AS shard, a.shards,
-                       sum(l.d_posted)::bigint AS d_posted, sum(l.c_posted)::bigint AS c_posted,
-                       sum(l.d_pending)::bigint AS d_pending, sum(l.c_pending)::bigint AS c_pending,
-                       bool_or(a.no_negative AND (l.d_posted > 0 OR l.d_pending > 0)) AS checked
-                  FROM (SELECT r.id AS tid, r.debit_account_id AS account_id,
-                               CASE WHEN r.kind IN ('posted', 'post_pending') THEN r.amount ELSE 0 END AS d_posted,
-                               0::bigint AS c_posted,
-                               CASE WHEN r.kind = 'pending' THEN r.amount
-                                    WHEN r.pending_id IS NOT NULL THEN -r.hold_amount ELSE 0 END AS d_pending,
-                               0::bigint AS c_pending
-                          FROM unnest(fresh) r
-                        UNION ALL
-                        SELECT r.id, r.credit_account_id, 0,
-                               CASE WHEN r.kind IN ('posted', 'post_pending') THEN r.amount ELSE 0 END,
-                               0,
-                               CASE WHEN r.kind = 'pending' THEN r.amount
-                                    WHEN r.pending_id IS NOT NULL THEN -r.hold_amount ELSE 0 END
-                          FROM unnest(fresh) r) l
-                  JOIN accounts a ON a.id = l.account_id
-                 GROUP BY 1, 2, 3) g;
+    -- Each transfer has a debit leg and a credit leg; sum them per balance row, sorted by key. A
+    -- debited account that may not go negative gets a row for every shard, so all are updated
+    -- (locked) and summed for the check.
+    WITH legs AS (
+        SELECT r.id AS tid, r.debit_account_id AS account_id, r.debit_shards AS shards,
+               CASE WHEN r.kind IN ('posted', 'post_pending') THEN r.amount ELSE 0 END AS d_posted,
+               0::bigint AS c_posted,
+               CASE WHEN r.kind = 'pending' THEN r.amount
+                    WHEN r.pending_id IS NOT NULL THEN -r.hold_amount ELSE 0 END AS d_pending,
+               0::bigint AS c_pending,
+               r.debit_no_negative AND r.kind IN ('posted', 'pending', 'post_pending') AS checked
+          FROM unnest(fresh) r
+        UNION ALL
+        SELECT r.id, r.credit_account_id, r.credit_shards, 0,
+               CASE WHEN r.kind IN ('posted', 'post_pending') THEN r.amount ELSE 0 END,
+               0,
+               CASE WHEN r.kind = 'pending' THEN r.amount
+                    WHEN r.pending_id IS NOT NULL THEN -r.hold_amount ELSE 0 END,
+               false
+          FROM unnest(fresh) r
+    ), placed AS (
+        SELECT l.account_id,
+               CASE WHEN l.shards = 1 THEN 0 ELSE abs(hashtext(l.tid::text)::bigint) % l.shards END::smallint AS shard,
+               l.d_posted, l.c_posted, l.d_pending, l.c_pending, l.checked
+          FROM legs l
+        UNION ALL
+        SELECT c.account_id, s.shard::smallint, 0, 0, 0, 0, true
+          FROM (SELECT DISTINCT l.account_id, l.shards FROM legs l WHERE l.checked AND l.shards > 1) c,
+               generate_series(0, c.shards - 1) AS s(shard)
+    )
+    SELECT array_agg(ROW(g.account_id, g.shard, g.d_posted, g.c_posted, g.d_pending, g.c_pending, g.checked)::balance_delta
+                     ORDER BY g.account_id, g.shard)
+      INTO deltas
+      FROM (SELECT p.account_id, p.shard, sum(p.d_posted)::bigint AS d_posted, sum(p.c_posted)::bigint AS c_posted,
+                   sum(p.d_pending)::bigint AS d_pending, sum(p.c_pending)::bigint AS c_pending,
+                   bool_or(p.checked) AS checked
+              FROM placed p GROUP BY p.account_id, p.shard) g;
 
-        -- Lock the rows to change, plus every row of a "may not go negative" account being
-        -- debited (its check needs the whole balance), in one global order.
-        SELECT array_agg(k.account_id ORDER BY k.account_id, k.shard),
-               array_agg(k.shard ORDER BY k.account_id, k.shard)
-          INTO lock_accounts, lock_shards
-          FROM (SELECT d.account_id, d.shard FROM unnest(deltas) d
-                UNION
-                SELECT d.account_id, s.shard::smallint
-                  FROM unnest(deltas) d, generate_series(0, d.shards - 1) AS s(shard)
-                 WHERE d.checked) k;
-        PERFORM 1 FROM unnest(lock_accounts, lock_shards) AS k(account_id, shard)
-          JOIN balances b ON b.account_id = k.account_id AND b.shard = k.shard
-         ORDER BY b.account_id, b.shard FOR UPDATE OF b;
-
+    -- The update walks the sorted deltas in a nested loop (hash and merge joins are off for this
+    -- function), so rows are locked in key order; RETURNING gives the new balances to check.
+    WITH updated AS (
         UPDATE balances b
            SET debits_posted = b.debits_posted + d.d_posted, credits_posted = b.credits_posted + d.c_posted,
                debits_pending = b.debits_pending + d.d_pending, credits_pending = b.credits_pending + d.c_pending
           FROM unnest(deltas) d
-         WHERE b.account_id = d.account_id AND b.shard = d.shard;
-
-        SELECT b.account_id, sum(b.credits_posted - b.debits_posted - b.debits_pending) AS available INTO bad
-          FROM (SELECT DISTINCT d.account_id FROM unnest(deltas) d WHERE d.checked) c
-          JOIN balances b ON b.account_id = c.account_id
-         GROUP BY b.account_id
-        HAVING sum(b.credits_posted - b.debits_posted - b.debits_pending) < 0
-         LIMIT 1;
-        IF FOUND THEN
-            PERFORM refuse('insufficient_funds',
-                           format('account %s would be left %s short', bad.account_id, -bad.available),
-                           jsonb_build_object('account_id', bad.account_id,
-                               'index', (SELECT min(r.idx) - 1 FROM unnest(fresh) r
-                                          WHERE r.debit_account_id = bad.account_id)));
-        END IF;
+         WHERE b.account_id = d.account_id AND b.shard = d.shard
+        RETURNING b.account_id, d.checked, b.credits_posted - b.debits_posted - b.debits_pending AS available
+    )
+    SELECT u.account_id, sum(u.available) AS available INTO bad
+      FROM updated u WHERE u.checked
+     GROUP BY u.account_id
+    HAVING sum(u.available) < 0
+     LIMIT 1;
+    IF FOUND THEN
+        PERFORM refuse('insufficient_funds',
+                       format('account %s would be left %s short', bad.account_id, -bad.available),
+                       jsonb_build_object('account_id', bad.account_id,
+                           'index', (SELECT min(r.idx) - 1 FROM unnest(fresh) r
+                                      WHERE r.debit_account_id = bad.account_id)));
     END IF;
 
     RETURN QUERY
@@ -326,7 +343,11 @@ BEGIN
       FROM unnest(reqs) r JOIN transfers t ON t.id = r.id
      ORDER BY r.idx;
 END $$
--- Generic plans: the statements are planned once per connection, not at every call; and every
--- lookup goes through an index however small a table looks to the planner when it plans.
+-- Generic plans: the statements are planned once per connection, not at every call. Every
+-- lookup is by key, so scans and hash/merge joins are off: a table that looks small when a plan is
+-- made must not become a full scan of a large one, and the balance update must walk its sorted
+-- input in order.
 SET plan_cache_mode = force_generic_plan
-SET enable_seqscan = off;
+SET enable_seqscan = off
+SET enable_hashjoin = off
+SET enable_mergejoin = off;

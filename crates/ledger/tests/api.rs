@@ -486,3 +486,18 @@ async fn operational_endpoints_answer() {
     let reply = app.get("/healthz").await;
     assert!(reply.headers.contains_key("x-request-id"));
 }
+
+#[tokio::test]
+async fn a_balance_that_would_overflow_is_refused_not_wrapped() {
+    let app = TestApp::new().await;
+    let wallet = app.funded_wallet("rich", i64::MAX).await;
+    let again = app
+        .post(
+            "/v1/deposits",
+            json!({"id": Uuid::now_v7(), "account_id": wallet, "amount": 1, "currency": "USD"}),
+        )
+        .await;
+    assert_eq!((again.status, again.code()), (StatusCode::UNPROCESSABLE_ENTITY, "amount_overflow"));
+    assert_eq!(app.posted(wallet).await, i64::MAX);
+    app.assert_ledger_consistent().await;
+}

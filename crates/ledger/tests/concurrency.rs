@@ -124,3 +124,35 @@ async fn crossing_transfers_between_two_accounts_never_deadlock_or_lose_money() 
     assert_eq!(app.posted(a).await, 10_000);
     app.assert_ledger_consistent().await;
 }
+
+/// A game escrow is hot (many balance rows) and may not go negative: a debit locks every row.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn parallel_debits_of_a_sharded_no_overdraft_account_never_overdraw_it() {
+    let app = Arc::new(TestApp::new().await);
+    let escrow = app.account("game_escrow", "keno").await;
+    let flags = app.get(&format!("/v1/accounts/{escrow}")).await.body["flags"].clone();
+    assert_eq!(flags, json!({"no_negative_balance": true, "hot": true}));
+    // Fund it with 20 stakes, which land on many different rows.
+    for i in 0..20 {
+        let player = app.funded_wallet(&format!("p{i}"), 50).await;
+        assert_eq!(app.post("/v1/transfers", transfer(player, escrow, 50)).await.status, StatusCode::CREATED);
+    }
+    let house = app.account("house_revenue", "casino").await;
+    let tasks: Vec<_> = (0..60)
+        .map(|_| {
+            let app = Arc::clone(&app);
+            tokio::spawn(async move { app.post("/v1/transfers", transfer(escrow, house, 100)).await })
+        })
+        .collect();
+    let mut created = 0;
+    for task in tasks {
+        let reply = task.await.unwrap();
+        match reply.status {
+            StatusCode::CREATED => created += 1,
+            _ => assert_eq!(reply.code(), "insufficient_funds", "{}", reply.body),
+        }
+    }
+    assert_eq!(created, 10);
+    assert_eq!((app.posted(escrow).await, app.posted(house).await), (0, 1_000));
+    app.assert_ledger_consistent().await;
+}
