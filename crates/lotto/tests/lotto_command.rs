@@ -7,6 +7,7 @@ use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
 use std::time::Duration;
 
+use platform::client::{Retry, ServiceClient};
 use serde_json::{Value, json};
 
 /// A running `lotto` process; killed if a test fails before stopping it.
@@ -74,36 +75,17 @@ impl Drop for Lotto {
 }
 
 async fn exercise_ledger(base: &str) {
+    let client = ServiceClient::new(base).unwrap();
     let http = reqwest::Client::new();
     assert_eq!(http.get(format!("{base}/readyz")).send().await.unwrap().status(), 200);
-    let account: Value = http
-        .post(format!("{base}/v1/accounts"))
-        .json(&json!({"kind": "player_wallet", "owner": "smoke", "currency": "USD"}))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    let deposit = http
-        .post(format!("{base}/v1/deposits"))
-        .header("Idempotency-Key", format!("smoke-{}", account["id"].as_str().unwrap()))
-        .json(&json!({"account_id": account["id"], "amount": 1234, "currency": "USD"}))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(deposit.status(), 201);
-    let fetched: Value = http
-        .get(format!("{base}/v1/accounts/{}", account["id"].as_str().unwrap()))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let new_account = json!({"kind": "player_wallet", "owner": "smoke", "currency": "USD"});
+    let account: Value = client.post("/v1/accounts", &new_account, Retry::Never).await.unwrap();
+    let id = account["id"].as_str().unwrap();
+    let deposit = json!({"account_id": id, "amount": 1234, "currency": "USD"});
+    let _: Value = client.post_idempotent("/v1/deposits", &format!("smoke-{id}"), &deposit).await.unwrap();
+    let fetched: Value = client.get(&format!("/v1/accounts/{id}")).await.unwrap();
     assert_eq!(fetched["balance"]["posted"], 1234);
-    let trial: Value =
-        http.get(format!("{base}/v1/reports/trial-balance")).send().await.unwrap().json().await.unwrap();
+    let trial: Value = client.get("/v1/reports/trial-balance").await.unwrap();
     assert_eq!(trial["balanced"], true);
 }
 

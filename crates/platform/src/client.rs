@@ -12,6 +12,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 use crate::Problem;
+use crate::extract::IDEMPOTENCY_KEY_HEADER;
 use crate::http::REQUEST_ID_HEADER;
 
 /// Why a call to another service failed.
@@ -45,6 +46,15 @@ pub enum Retry {
     Safe,
     /// Repeating it could apply it twice; it is sent once.
     Never,
+}
+
+/// Optional headers of a call.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Headers<'a> {
+    /// Forwarded as `x-request-id`, so one request can be followed across services.
+    pub request_id: Option<&'a str>,
+    /// Sent as `Idempotency-Key` on a POST that moves money.
+    pub idempotency_key: Option<&'a str>,
 }
 
 /// A client for one service, at one base URL.
@@ -83,7 +93,7 @@ impl ServiceClient {
 
     /// `GET path`, decoding the JSON answer.
     pub async fn get<T: DeserializeOwned>(&self, path: &str) -> Result<T, ClientError> {
-        self.call::<(), T>(Method::GET, path, None, Retry::Safe, None).await
+        self.call::<(), T>(Method::GET, path, None, Retry::Safe, &Headers::default()).await
     }
 
     /// `POST path` with a JSON body.
@@ -93,17 +103,29 @@ impl ServiceClient {
         body: &B,
         retry: Retry,
     ) -> Result<T, ClientError> {
-        self.call(Method::POST, path, Some(body), retry, None).await
+        self.call(Method::POST, path, Some(body), retry, &Headers::default()).await
     }
 
-    /// Any call; `request_id` is forwarded so one request can be followed across services.
+    /// `POST path` carrying an `Idempotency-Key`: the service applies it once however often it
+    /// arrives, so it is retried like a read.
+    pub async fn post_idempotent<B: Serialize, T: DeserializeOwned>(
+        &self,
+        path: &str,
+        idempotency_key: &str,
+        body: &B,
+    ) -> Result<T, ClientError> {
+        let headers = Headers { idempotency_key: Some(idempotency_key), ..Headers::default() };
+        self.call(Method::POST, path, Some(body), Retry::Safe, &headers).await
+    }
+
+    /// Any call, with optional headers.
     pub async fn call<B: Serialize, T: DeserializeOwned>(
         &self,
         method: Method,
         path: &str,
         body: Option<&B>,
         retry: Retry,
-        request_id: Option<&str>,
+        headers: &Headers<'_>,
     ) -> Result<T, ClientError> {
         let url = format!("{}{}", self.base_url, path);
         let attempts = if retry == Retry::Safe { self.max_attempts } else { 1 };
@@ -114,8 +136,11 @@ impl ServiceClient {
             if let Some(body) = body {
                 request = request.json(body);
             }
-            if let Some(id) = request_id {
+            if let Some(id) = headers.request_id {
                 request = request.header(REQUEST_ID_HEADER, id);
+            }
+            if let Some(key) = headers.idempotency_key {
+                request = request.header(IDEMPOTENCY_KEY_HEADER, key);
             }
             let outcome = match request.send().await {
                 Ok(response) => decode(response).await,

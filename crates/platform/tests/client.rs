@@ -92,3 +92,27 @@ async fn a_request_id_is_assigned_and_echoed() {
         http.get(format!("{base}/healthz")).header("x-request-id", "trace-me-42").send().await.unwrap();
     assert_eq!(echoed.headers()["x-request-id"], "trace-me-42");
 }
+
+/// Echoes the Idempotency-Key it received, failing the first call as a lost answer would.
+async fn keyed(
+    State(calls): State<Arc<AtomicUsize>>,
+    key: platform::IdempotencyKey,
+) -> Result<platform::Json<Value>, AppError> {
+    if calls.fetch_add(1, Ordering::SeqCst) == 0 {
+        return Err(AppError::unavailable("lost"));
+    }
+    Ok(platform::Json(json!({ "key": key.0 })))
+}
+
+#[tokio::test]
+async fn a_post_with_an_idempotency_key_sends_it_and_is_retried() {
+    let calls = Arc::new(AtomicUsize::new(0));
+    let api = Router::new().route("/keyed", post(keyed)).with_state(Arc::clone(&calls));
+    let app = platform::http::app(api, Readiness::default(), Limits::default());
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    tokio::spawn(platform::http::serve(listener, app, std::future::pending()));
+    let answer: Value = client(&base).post_idempotent("/keyed", "wager-7", &json!({})).await.unwrap();
+    assert_eq!(answer["key"], "wager-7");
+    assert_eq!(calls.load(Ordering::SeqCst), 2);
+}
