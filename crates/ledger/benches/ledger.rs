@@ -25,6 +25,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
+use platform::auth::TokenKeys;
 use platform::client::{Retry, ServiceClient};
 use platform::config::{Config, env_or};
 use serde_json::{Value, json};
@@ -51,8 +52,10 @@ async fn main() {
     println!("ledger benchmark: {clients} clients, {seconds} s per scenario, Postgres at {server}");
 
     let reference = pgbench_tps(&server, clients, seconds);
-    let base = start_ledger(&server, clients).await;
-    let client = ServiceClient::with_timeout(base, Duration::from_secs(30)).unwrap();
+    let tokens = TokenKeys::random();
+    let base = start_ledger(&server, clients, tokens.clone()).await;
+    let client =
+        ServiceClient::with_timeout(base, Duration::from_secs(30)).unwrap().as_service(tokens, "bench");
     let (wallets, houses) = setup_accounts(&client).await;
     let wallets = Arc::new(wallets);
     let houses = Arc::new(houses);
@@ -197,7 +200,7 @@ fn find_pgbench() -> String {
 }
 
 /// Starts the ledger on a fresh database and a real socket; returns its base URL.
-async fn start_ledger(server: &str, clients: usize) -> String {
+async fn start_ledger(server: &str, clients: usize, tokens: TokenKeys) -> String {
     let admin = format!("{server}/postgres");
     for sql in ["DROP DATABASE IF EXISTS lotto_bench WITH (FORCE)", "CREATE DATABASE lotto_bench"] {
         let ok = Command::new("psql").args([&admin, "-qc", sql]).status().is_ok_and(|s| s.success());
@@ -205,7 +208,7 @@ async fn start_ledger(server: &str, clients: usize) -> String {
     }
     let config = Config { db_max_connections: u32::try_from(clients).unwrap_or(32), ..Config::default() };
     let pool = ledger::connect(&format!("{server}/lotto_bench"), &config).await.expect("connect ledger");
-    let app = ledger::router(ledger::LedgerState { pool }, (&config).into());
+    let app = ledger::router(ledger::LedgerState { pool, tokens }, (&config).into());
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     tokio::spawn(platform::http::serve(listener, app, std::future::pending()));

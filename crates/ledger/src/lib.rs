@@ -5,6 +5,9 @@
 //! - [`routes`]: the HTTP handlers;
 //! - [`holds`]: the sweeper that expires two-phase holds.
 //!
+//! Every route needs a bearer token: services and operators write; auditors read; a player
+//! reads only accounts they own (others' look absent); retailers have nothing here.
+//!
 //! [`api_routes`] is the bare API, for the `lotto` process to merge with other services;
 //! [`router`] is the whole service (API plus health, metrics and limits), which tests call
 //! without a socket and the `ledger` binary serves.
@@ -15,7 +18,9 @@ pub mod routes;
 pub mod store;
 
 use axum::Router;
+use axum::extract::FromRef;
 use axum::routing::{get, post};
+use platform::auth::TokenKeys;
 use platform::config::Config;
 use platform::db::DbError;
 use platform::http::{Limits, Readiness};
@@ -32,6 +37,14 @@ pub static MIGRATOR: Migrator = sqlx::migrate!("../../migrations/ledger");
 #[derive(Debug, Clone)]
 pub struct LedgerState {
     pub pool: PgPool,
+    /// Verifies the token of every request (DESIGN §7).
+    pub tokens: TokenKeys,
+}
+
+impl FromRef<LedgerState> for TokenKeys {
+    fn from_ref(state: &LedgerState) -> TokenKeys {
+        state.tokens.clone()
+    }
 }
 
 /// Connects to `database_url`, in the `ledger` schema, migrated.

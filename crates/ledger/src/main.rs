@@ -10,7 +10,8 @@ async fn main() -> anyhow::Result<()> {
     let url = config.database_url.clone().context("DATABASE_URL must be set to run the ledger alone")?;
     let pool = ledger::connect(&url, &config).await?;
     ledger::holds::spawn_hold_sweeper(pool.clone(), config.hold_sweep_interval);
-    let app = ledger::router(ledger::LedgerState { pool }, (&config).into());
+    let tokens = config.token_keys()?;
+    let app = ledger::router(ledger::LedgerState { pool, tokens }, (&config).into());
     let listener = tokio::net::TcpListener::bind(config.listen).await?;
     tracing::info!(addr = %listener.local_addr()?, "ledger listening");
     platform::http::serve(listener, app, platform::http::shutdown_signal()).await?;

@@ -3,6 +3,7 @@
 use axum::extract::State;
 use axum::http::{HeaderName, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
+use platform::auth::{Caller, Role};
 use platform::{AppError, IdempotencyKey, Json, PageParams, Path, Query};
 use serde::Deserialize;
 use uuid::Uuid;
@@ -31,14 +32,25 @@ fn created_or_replayed<T: serde::Serialize>(body: T, created: bool, location: &s
     response
 }
 
+/// Who may move money, and who may read the books.
+const WRITERS: &[Role] = &[Role::Service, Role::Operator];
+const READERS: &[Role] = &[Role::Service, Role::Operator, Role::Auditor];
+
+/// Readers see every account; a player sees their own, and others' look absent (no enumeration).
+fn may_see(caller: &Caller, owner: &str) -> bool {
+    READERS.contains(&caller.role()) || (caller.role() == Role::Player && caller.subject() == owner)
+}
+
 fn account_not_found(id: Uuid) -> AppError {
     AppError::not_found("account_not_found", format!("account {id} does not exist"))
 }
 
 pub async fn create_account(
     State(state): State<LedgerState>,
+    caller: Caller,
     Json(request): Json<NewAccountRequest>,
 ) -> Result<Response, AppError> {
+    caller.require(WRITERS)?;
     let new = request.validate()?;
     let (account, created) = store::create_account(&state.pool, &new).await?;
     let location = format!("/v1/accounts/{}", account.id);
@@ -47,9 +59,17 @@ pub async fn create_account(
 
 pub async fn get_account(
     State(state): State<LedgerState>,
+    caller: Caller,
     Path(id): Path<Uuid>,
 ) -> Result<Json<Account>, AppError> {
-    store::get_account(&state.pool, id).await?.map(Json).ok_or_else(|| account_not_found(id))
+    visible_account(&state, &caller, id).await.map(Json)
+}
+
+async fn visible_account(state: &LedgerState, caller: &Caller, id: Uuid) -> Result<Account, AppError> {
+    match store::get_account(&state.pool, id).await? {
+        Some(account) if may_see(caller, &account.owner) => Ok(account),
+        _ => Err(account_not_found(id)),
+    }
 }
 
 #[derive(Debug, Deserialize)]
@@ -62,8 +82,12 @@ pub struct AccountListQuery {
 
 pub async fn list_accounts(
     State(state): State<LedgerState>,
+    caller: Caller,
     Query(query): Query<AccountListQuery>,
 ) -> Result<Json<Page<Account>>, AppError> {
+    if !may_see(&caller, &query.owner) {
+        return Err(platform::auth::forbidden());
+    }
     let page = PageParams { after: query.after, limit: query.limit };
     let limit = page.limit()?;
     let items = store::list_accounts(&state.pool, &query.owner, page.after::<Uuid>()?, limit).await?;
@@ -73,14 +97,13 @@ pub async fn list_accounts(
 
 pub async fn account_history(
     State(state): State<LedgerState>,
+    caller: Caller,
     Path(id): Path<Uuid>,
     Query(page): Query<PageParams>,
 ) -> Result<Json<Page<HistoryEntry>>, AppError> {
     let limit = page.limit()?;
     let after = page.after::<i64>()?.unwrap_or(0);
-    if store::get_account(&state.pool, id).await?.is_none() {
-        return Err(account_not_found(id));
-    }
+    visible_account(&state, &caller, id).await?;
     let rows = store::history(&state.pool, id, after, limit).await?;
     let next = page.next_cursor(rows.len(), rows.last().map(|(seq, _)| *seq));
     Ok(Json(Page { items: rows.into_iter().map(|(_, entry)| entry).collect(), next }))
@@ -88,9 +111,11 @@ pub async fn account_history(
 
 pub async fn create_transfer(
     State(state): State<LedgerState>,
+    caller: Caller,
     key: IdempotencyKey,
     Json(request): Json<TransferRequest>,
 ) -> Result<Response, AppError> {
+    caller.require(WRITERS)?;
     let id = key.resolve(request.id, &LEDGER_NAMESPACE)?;
     let command = request.validate(id)?;
     apply_one(&state, &command).await
@@ -105,8 +130,10 @@ async fn apply_one(state: &LedgerState, command: &TransferCommand) -> Result<Res
 
 pub async fn create_batch(
     State(state): State<LedgerState>,
+    caller: Caller,
     Json(request): Json<BatchRequest>,
 ) -> Result<Response, AppError> {
+    caller.require(WRITERS)?;
     if request.transfers.is_empty() || request.transfers.len() > MAX_BATCH {
         return Err(AppError::unprocessable(
             "invalid_batch",
@@ -133,8 +160,10 @@ pub async fn create_batch(
 
 pub async fn get_transfer(
     State(state): State<LedgerState>,
+    caller: Caller,
     Path(id): Path<Uuid>,
 ) -> Result<Json<Transfer>, AppError> {
+    caller.require(READERS)?;
     store::get_transfer(&state.pool, id)
         .await?
         .map(Json)
@@ -144,18 +173,22 @@ pub async fn get_transfer(
 /// Money in from the outside world: cash clearing → the account.
 pub async fn deposit(
     State(state): State<LedgerState>,
+    caller: Caller,
     key: IdempotencyKey,
     Json(request): Json<CashRequest>,
 ) -> Result<Response, AppError> {
+    caller.require(WRITERS)?;
     cash_movement(&state, &key, request, Direction::In).await
 }
 
 /// Money out to the outside world: the account → cash clearing.
 pub async fn withdraw(
     State(state): State<LedgerState>,
+    caller: Caller,
     key: IdempotencyKey,
     Json(request): Json<CashRequest>,
 ) -> Result<Response, AppError> {
+    caller.require(WRITERS)?;
     cash_movement(&state, &key, request, Direction::Out).await
 }
 
@@ -197,12 +230,20 @@ async fn cash_movement(
     apply_one(state, &transfer.validate(id)?).await
 }
 
-pub async fn trial_balance(State(state): State<LedgerState>) -> Result<Json<TrialBalance>, AppError> {
+pub async fn trial_balance(
+    State(state): State<LedgerState>,
+    caller: Caller,
+) -> Result<Json<TrialBalance>, AppError> {
+    caller.require(READERS)?;
     Ok(Json(store::trial_balance(&state.pool).await?))
 }
 
 /// Replays the whole journal against the balance counters: an auditor's end-to-end check.
-pub async fn journal_check(State(state): State<LedgerState>) -> Result<Json<serde_json::Value>, AppError> {
+pub async fn journal_check(
+    State(state): State<LedgerState>,
+    caller: Caller,
+) -> Result<Json<serde_json::Value>, AppError> {
+    caller.require(READERS)?;
     let mismatched = store::journal_mismatches(&state.pool).await?;
     Ok(Json(serde_json::json!({ "consistent": mismatched.is_empty(), "mismatched_accounts": mismatched })))
 }

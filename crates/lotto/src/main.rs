@@ -7,6 +7,7 @@
 mod postgres;
 
 use anyhow::Context;
+use platform::auth::TokenKeys;
 use platform::config::Config;
 use platform::http::Readiness;
 
@@ -52,7 +53,16 @@ async fn run_services(config: &Config, database: &postgres::Database) -> anyhow:
     let ledger_pool = ledger::connect(&database.url, config).await.context("starting the ledger")?;
     ledger::holds::spawn_hold_sweeper(ledger_pool.clone(), config.hold_sweep_interval);
 
-    let api = ledger::api_routes(ledger::LedgerState { pool: ledger_pool.clone() });
+    let tokens = match config.token_secret {
+        Some(_) => config.token_keys()?,
+        None => {
+            tracing::warn!(
+                "LOTTO_TOKEN_SECRET is not set: tokens are signed with a random key and die with this process"
+            );
+            TokenKeys::random()
+        }
+    };
+    let api = ledger::api_routes(ledger::LedgerState { pool: ledger_pool.clone(), tokens });
     let readiness = Readiness::default().with_pool(ledger::SCHEMA, ledger_pool);
     let app = platform::http::app(api, readiness, config.into());
 

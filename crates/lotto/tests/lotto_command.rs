@@ -7,6 +7,7 @@ use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
 use std::time::Duration;
 
+use platform::auth::TokenKeys;
 use platform::client::{Retry, ServiceClient};
 use serde_json::{Value, json};
 
@@ -27,6 +28,7 @@ impl Lotto {
             .env_remove("DATABASE_URL")
             .env("LOTTO_LISTEN", "127.0.0.1:0")
             .env("LOTTO_LOG", "warn")
+            .env("LOTTO_TOKEN_SECRET", SECRET)
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit());
         for (key, value) in env {
@@ -74,8 +76,12 @@ impl Drop for Lotto {
     }
 }
 
+/// The secret the tests start `lotto` with, so they can sign tokens it accepts.
+const SECRET: &str = "lotto-command-tests-secret-0123456789abcdef";
+
 async fn exercise_ledger(base: &str) {
-    let client = ServiceClient::new(base).unwrap();
+    let keys = TokenKeys::from_secret(SECRET.as_bytes()).unwrap();
+    let client = ServiceClient::new(base).unwrap().as_service(keys, "lotto-tests");
     let http = reqwest::Client::new();
     assert_eq!(http.get(format!("{base}/readyz")).send().await.unwrap().status(), 200);
     let new_account = json!({"kind": "player_wallet", "owner": "smoke", "currency": "USD"});

@@ -12,6 +12,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 use crate::Problem;
+use crate::auth::TokenKeys;
 use crate::extract::IDEMPOTENCY_KEY_HEADER;
 use crate::http::REQUEST_ID_HEADER;
 
@@ -55,6 +56,8 @@ pub struct Headers<'a> {
     pub request_id: Option<&'a str>,
     /// Sent as `Idempotency-Key` on a POST that moves money.
     pub idempotency_key: Option<&'a str>,
+    /// A caller's own token to send instead of the service token (to act on their behalf).
+    pub bearer: Option<&'a str>,
 }
 
 /// A client for one service, at one base URL.
@@ -64,6 +67,8 @@ pub struct ServiceClient {
     http: reqwest::Client,
     max_attempts: u32,
     backoff: Duration,
+    /// Signs a service token for every call, as service `.1`.
+    identity: Option<(TokenKeys, String)>,
 }
 
 impl ServiceClient {
@@ -80,7 +85,15 @@ impl ServiceClient {
             http,
             max_attempts: 3,
             backoff: Duration::from_millis(50),
+            identity: None,
         })
+    }
+
+    /// Calls as service `name`, with a fresh service token on every call (DESIGN §7).
+    #[must_use]
+    pub fn as_service(mut self, keys: TokenKeys, name: &str) -> Self {
+        self.identity = Some((keys, name.to_owned()));
+        self
     }
 
     /// Sets how many times a safe call is tried in all, and the first back-off.
@@ -135,6 +148,12 @@ impl ServiceClient {
             let mut request = self.http.request(method.clone(), &url);
             if let Some(body) = body {
                 request = request.json(body);
+            }
+            if let Some(token) = headers.bearer {
+                request = request.bearer_auth(token);
+            } else if let Some((keys, name)) = &self.identity {
+                let token = keys.service_token(name).map_err(|e| ClientError::Decode(e.to_string()))?;
+                request = request.bearer_auth(token);
             }
             if let Some(id) = headers.request_id {
                 request = request.header(REQUEST_ID_HEADER, id);

@@ -8,12 +8,16 @@
 //! | `LOTTO_BODY_LIMIT_BYTES`     | `1048576`          | largest request body accepted (413 above)    |
 //! | `LOTTO_REQUEST_TIMEOUT_MS`   | `10000`            | a request still running after this gets 503  |
 //! | `LOTTO_HOLD_SWEEP_MS`        | `1000`             | how often expired ledger holds are voided    |
+//! | `LOTTO_TOKEN_SECRET`         | (random per process) | signs access tokens; 32+ bytes, shared by all services |
+//! | `LOTTO_ACCESS_TOKEN_TTL_S`   | `900`              | lifetime of an access token                  |
 //! | `LOTTO_LOG`                  | `info`             | `tracing` filter (`RUST_LOG` syntax)         |
 //! | `LOTTO_LOG_FORMAT`           | `text`             | `text` or `json`                             |
 
 use std::net::SocketAddr;
 use std::str::FromStr;
 use std::time::Duration;
+
+use crate::auth::TokenKeys;
 
 /// A variable that is set but cannot be parsed.
 #[derive(Debug, thiserror::Error)]
@@ -48,6 +52,9 @@ pub struct Config {
     pub body_limit_bytes: usize,
     pub request_timeout: Duration,
     pub hold_sweep_interval: Duration,
+    /// `LOTTO_TOKEN_SECRET`, when set.
+    pub token_secret: Option<String>,
+    pub access_token_ttl: Duration,
 }
 
 impl Default for Config {
@@ -59,6 +66,8 @@ impl Default for Config {
             body_limit_bytes: 1 << 20,
             request_timeout: Duration::from_secs(10),
             hold_sweep_interval: Duration::from_secs(1),
+            token_secret: None,
+            access_token_ttl: Duration::from_secs(900),
         }
     }
 }
@@ -74,6 +83,23 @@ impl Config {
             body_limit_bytes: env_or("LOTTO_BODY_LIMIT_BYTES", d.body_limit_bytes)?,
             request_timeout: Duration::from_millis(env_or("LOTTO_REQUEST_TIMEOUT_MS", 10_000u64)?),
             hold_sweep_interval: Duration::from_millis(env_or("LOTTO_HOLD_SWEEP_MS", 1_000u64)?),
+            token_secret: std::env::var("LOTTO_TOKEN_SECRET").ok().filter(|s| !s.is_empty()),
+            access_token_ttl: Duration::from_secs(env_or("LOTTO_ACCESS_TOKEN_TTL_S", 900u64)?),
+        })
+    }
+
+    /// The token keys from `LOTTO_TOKEN_SECRET`; a service run on its own cannot do without them,
+    /// since every service of a deployment must verify the same tokens.
+    pub fn token_keys(&self) -> Result<TokenKeys, ConfigError> {
+        let secret = self.token_secret.as_deref().ok_or_else(|| ConfigError {
+            name: "LOTTO_TOKEN_SECRET",
+            value: String::new(),
+            reason: "must be set (32 or more bytes) when a service runs on its own".to_owned(),
+        })?;
+        TokenKeys::from_secret(secret.as_bytes()).map_err(|reason| ConfigError {
+            name: "LOTTO_TOKEN_SECRET",
+            value: "(hidden)".to_owned(),
+            reason,
         })
     }
 }

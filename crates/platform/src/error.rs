@@ -6,7 +6,7 @@
 
 use std::borrow::Cow;
 
-use axum::http::{HeaderValue, StatusCode, header};
+use axum::http::{HeaderName, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde::{Deserialize, Serialize};
 
@@ -38,12 +38,13 @@ pub struct AppError {
     code: Cow<'static, str>,
     detail: String,
     context: Option<serde_json::Value>,
+    headers: Vec<(HeaderName, HeaderValue)>,
 }
 
 impl AppError {
     /// An error with an explicit status and code.
     pub fn new(status: StatusCode, code: impl Into<Cow<'static, str>>, detail: impl Into<String>) -> Self {
-        AppError { status, code: code.into(), detail: detail.into(), context: None }
+        AppError { status, code: code.into(), detail: detail.into(), context: None, headers: Vec::new() }
     }
 
     /// 400: the request is malformed or a value is out of range.
@@ -88,6 +89,13 @@ impl AppError {
         self
     }
 
+    /// Adds a response header (`WWW-Authenticate` on a 401, `Retry-After` on a 429 or 503).
+    #[must_use]
+    pub fn with_header(mut self, name: HeaderName, value: HeaderValue) -> Self {
+        self.headers.push((name, value));
+        self
+    }
+
     pub fn status(&self) -> StatusCode {
         self.status
     }
@@ -125,7 +133,11 @@ impl IntoResponse for AppError {
     fn into_response(self) -> Response {
         let body = serde_json::to_vec(&self.to_problem()).unwrap_or_default();
         let mut response = (self.status, body).into_response();
-        response.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static(PROBLEM_JSON));
+        let headers = response.headers_mut();
+        headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(PROBLEM_JSON));
+        for (name, value) in self.headers {
+            headers.insert(name, value);
+        }
         response
     }
 }

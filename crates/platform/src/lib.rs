@@ -1,5 +1,6 @@
 //! The service kit: what every service needs and none writes again.
 //!
+//! - [`auth`]: signed access tokens, roles, and the [`auth::Caller`] extractor;
 //! - [`config`]: settings from environment variables, with local defaults;
 //! - [`telemetry`]: `tracing` setup;
 //! - [`error`]: [`AppError`], the one error type, rendered as RFC 9457 problem+json;
@@ -9,6 +10,7 @@
 //! - [`client`]: a typed HTTP client for calling other services, with timeouts and safe retries;
 //! - `testing` (feature): a fresh database per test.
 
+pub mod auth;
 pub mod client;
 pub mod config;
 pub mod db;

@@ -5,6 +5,7 @@ use axum::Router;
 use axum::body::Body;
 use axum::http::{Request, StatusCode};
 use ledger::LedgerState;
+use platform::auth::{Role, TokenKeys};
 use platform::http::Limits;
 use serde_json::{Value, json};
 use sqlx::PgPool;
@@ -14,6 +15,9 @@ use uuid::Uuid;
 pub struct TestApp {
     pub router: Router,
     pub pool: PgPool,
+    pub tokens: TokenKeys,
+    /// Sent with every request that carries no Authorization of its own.
+    pub service_token: String,
 }
 
 pub struct Reply {
@@ -39,11 +43,22 @@ impl TestApp {
         let url = platform::testing::fresh_database().await.expect("fresh database");
         let config = platform::config::Config::default();
         let pool = ledger::connect(&url, &config).await.expect("connect and migrate");
-        let router = ledger::router(LedgerState { pool: pool.clone() }, limits);
-        TestApp { router, pool }
+        let tokens = TokenKeys::random();
+        let router = ledger::router(LedgerState { pool: pool.clone(), tokens: tokens.clone() }, limits);
+        let service_token = tokens.service_token("ledger-tests").unwrap();
+        TestApp { router, pool, tokens, service_token }
     }
 
-    pub async fn send(&self, request: Request<Body>) -> Reply {
+    /// A token for `sub` in `role`.
+    pub fn token(&self, sub: &str, role: Role) -> String {
+        self.tokens.issue(sub, role, None, std::time::Duration::from_secs(60)).unwrap()
+    }
+
+    pub async fn send(&self, mut request: Request<Body>) -> Reply {
+        if !request.headers().contains_key("authorization") {
+            let value = format!("Bearer {}", self.service_token).parse().unwrap();
+            request.headers_mut().insert("authorization", value);
+        }
         let response = self.router.clone().oneshot(request).await.expect("infallible");
         let status = response.status();
         let headers = response.headers().clone();
