@@ -4,6 +4,7 @@
 //! tested exhaustively and reused by every service without re-implementing it.
 #![warn(clippy::arithmetic_side_effects, clippy::indexing_slicing)]
 
+pub mod eligibility;
 pub mod money;
 
 pub use money::{Amount, Currency, Money, MoneyError};

@@ -7,13 +7,16 @@
 mod postgres;
 
 use anyhow::Context;
-use platform::auth::TokenKeys;
+use platform::auth::{Role, TokenKeys};
 use platform::config::Config;
 use platform::http::Readiness;
 
 const USAGE: &str = "usage: lotto [serve]
+       lotto admin create-operator <username>
 
-Runs every service of the platform in one process.
+serve (the default) runs every service of the platform in one process.
+admin create-operator creates an operator (the first one, typically); the password is read
+from LOTTO_ADMIN_PASSWORD, or else from the first line of standard input.
 Configuration is by environment variable; see README.md (Configuration).";
 
 #[tokio::main]
@@ -21,6 +24,7 @@ async fn main() -> anyhow::Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     match args.iter().map(String::as_str).collect::<Vec<_>>().as_slice() {
         [] | ["serve"] => serve().await,
+        ["admin", "create-operator", username] => create_operator(username).await,
         ["help" | "--help" | "-h"] => {
             say(USAGE);
             Ok(())
@@ -49,29 +53,73 @@ async fn serve() -> anyhow::Result<()> {
     result
 }
 
-async fn run_services(config: &Config, database: &postgres::Database) -> anyhow::Result<()> {
-    let ledger_pool = ledger::connect(&database.url, config).await.context("starting the ledger")?;
-    ledger::holds::spawn_hold_sweeper(ledger_pool.clone(), config.hold_sweep_interval);
+/// `lotto admin create-operator <username>`.
+async fn create_operator(username: &str) -> anyhow::Result<()> {
+    platform::telemetry::init_tracing();
+    let config = Config::from_env()?;
+    let password = match std::env::var("LOTTO_ADMIN_PASSWORD") {
+        Ok(password) => password,
+        Err(_) => {
+            let mut line = String::new();
+            std::io::stdin().read_line(&mut line).context("reading the password from standard input")?;
+            line.trim_end_matches(['\r', '\n']).to_owned()
+        }
+    };
+    let database = postgres::locate(config.database_url.as_deref()).await?;
+    let result = async {
+        let pool = gateway::connect(&database.url, &config).await?;
+        let id = gateway::admin::create_staff(&pool, username, password, Role::Operator, None)
+            .await
+            .map_err(|e| anyhow::anyhow!("{}", e.detail()))?;
+        say(&format!("operator {username} created with id {id}"));
+        anyhow::Ok(())
+    }
+    .await;
+    if let Some(cluster) = &database.private {
+        cluster.stop();
+    }
+    result
+}
 
-    let tokens = match config.token_secret {
+/// The token keys: from `LOTTO_TOKEN_SECRET`, or random for this process only.
+fn token_keys(config: &Config) -> anyhow::Result<TokenKeys> {
+    Ok(match config.token_secret {
         Some(_) => config.token_keys()?,
         None => {
             tracing::warn!(
-                "LOTTO_TOKEN_SECRET is not set: tokens are signed with a random key and die with this process"
+                "LOTTO_TOKEN_SECRET is not set: tokens are signed with a random key that dies with this process"
             );
             TokenKeys::random()
         }
-    };
-    let api = ledger::api_routes(ledger::LedgerState { pool: ledger_pool.clone(), tokens });
-    let readiness = Readiness::default().with_pool(ledger::SCHEMA, ledger_pool);
-    let app = platform::http::app(api, readiness, config.into());
+    })
+}
+
+async fn run_services(config: &Config, database: &postgres::Database) -> anyhow::Result<()> {
+    let tokens = token_keys(config)?;
+    let ledger_pool = ledger::connect(&database.url, config).await.context("starting the ledger")?;
+    ledger::holds::spawn_hold_sweeper(ledger_pool.clone(), config.hold_sweep_interval);
+    let gateway_pool = gateway::connect(&database.url, config).await.context("starting the gateway")?;
+
+    // Every service is mounted behind the gateway in this process: it calls them without a socket.
+    let ledger =
+        ledger::api_routes(ledger::LedgerState { pool: ledger_pool.clone(), tokens: tokens.clone() });
+    let state = gateway::GatewayState::new(
+        gateway_pool.clone(),
+        tokens,
+        gateway::upstream::Upstream::local("ledger", ledger),
+        config,
+    )?;
+    state.ended_sessions.spawn_refresher(gateway_pool.clone(), std::time::Duration::from_secs(1));
+    let readiness =
+        Readiness::default().with_pool(gateway::SCHEMA, gateway_pool).with_pool(ledger::SCHEMA, ledger_pool);
+    let app = platform::http::app(gateway::api_routes(state), readiness, config.into());
 
     let listener = tokio::net::TcpListener::bind(config.listen)
         .await
         .with_context(|| format!("cannot listen on {} (set LOTTO_LISTEN)", config.listen))?;
     let addr = listener.local_addr()?;
     say(&format!("lotto: database: {}", database.source));
-    say("lotto: services: ledger");
+    say("lotto: services: gateway, ledger");
     say(&format!("lotto listening on http://{addr}"));
     platform::http::serve(listener, app, platform::http::shutdown_signal()).await?;
     say("lotto: stopped");

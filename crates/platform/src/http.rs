@@ -187,11 +187,14 @@ pub async fn shutdown_signal() {
     tracing::info!("shutdown requested; finishing requests in flight");
 }
 
-/// Serves `app` on `listener` until `shutdown` resolves.
+/// Serves `app` on `listener` until `shutdown` resolves. Handlers can see the client's address
+/// as `ConnectInfo<SocketAddr>` (the gateway's per-address rate limit uses it).
 pub async fn serve(
     listener: tokio::net::TcpListener,
     app: Router,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
-    axum::serve(listener, app).with_graceful_shutdown(shutdown).await
+    axum::serve(listener, app.into_make_service_with_connect_info::<std::net::SocketAddr>())
+        .with_graceful_shutdown(shutdown)
+        .await
 }

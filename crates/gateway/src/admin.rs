@@ -1,0 +1,229 @@
+//! Operators' work: staff accounts, retailers and their terminals' API keys.
+
+use axum::extract::State;
+use axum::http::StatusCode;
+use chrono::{DateTime, Utc};
+use platform::auth::Role;
+use platform::{AppError, Json, Path};
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+use sqlx::{PgPool, Row};
+use uuid::Uuid;
+
+use crate::GatewayState;
+use crate::credentials::{hash_password, new_api_key, validate_password};
+use crate::sessions::{Authenticated, end_sessions};
+
+const READERS: &[Role] = &[Role::Operator, Role::Auditor];
+const WRITERS: &[Role] = &[Role::Operator];
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NewStaff {
+    pub username: String,
+    pub password: String,
+    pub role: Role,
+}
+
+/// Creates an operator or auditor; `created_by` is None only for the first, made by `lotto admin`.
+pub async fn create_staff(
+    pool: &PgPool,
+    username: &str,
+    password: String,
+    role: Role,
+    created_by: Option<Uuid>,
+) -> Result<Uuid, AppError> {
+    let username = username.trim().to_lowercase();
+    let valid = (3..=64).contains(&username.len())
+        && username.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_'));
+    if !valid {
+        return Err(AppError::unprocessable(
+            "invalid_username",
+            "a username is 3 to 64 of a-z, 0-9, '.', '-', '_'",
+        ));
+    }
+    if !matches!(role, Role::Operator | Role::Auditor) {
+        return Err(AppError::unprocessable("invalid_role", "staff are operators or auditors"));
+    }
+    validate_password(&password)?;
+    let hash = hash_password(password).await?;
+    let id = Uuid::now_v7();
+    let inserted = sqlx::query(
+        "INSERT INTO staff (id, username, password_hash, role, created_by) VALUES ($1, $2, $3, $4, $5)
+         ON CONFLICT (username) DO NOTHING",
+    )
+    .bind(id)
+    .bind(&username)
+    .bind(hash)
+    .bind(role.as_str())
+    .bind(created_by)
+    .execute(pool)
+    .await?;
+    if inserted.rows_affected() == 0 {
+        return Err(AppError::conflict("username_taken", "that username is taken"));
+    }
+    Ok(id)
+}
+
+pub async fn add_staff(
+    State(state): State<GatewayState>,
+    caller: Authenticated,
+    Json(request): Json<NewStaff>,
+) -> Result<(StatusCode, Json<Value>), AppError> {
+    caller.require(WRITERS)?;
+    let id = create_staff(
+        &state.pool,
+        &request.username,
+        request.password,
+        request.role,
+        Some(caller.subject_id()?),
+    )
+    .await?;
+    Ok((
+        StatusCode::CREATED,
+        Json(json!({"id": id, "username": request.username.trim().to_lowercase(), "role": request.role})),
+    ))
+}
+
+pub async fn list_staff(
+    State(state): State<GatewayState>,
+    caller: Authenticated,
+) -> Result<Json<Value>, AppError> {
+    caller.require(READERS)?;
+    let rows =
+        sqlx::query("SELECT id, username, role, last_login_at, created_at FROM staff ORDER BY username")
+            .fetch_all(&state.pool)
+            .await?;
+    let staff: Vec<Value> = rows
+        .iter()
+        .map(|r| {
+            Ok(json!({
+                "id": r.try_get::<Uuid, _>("id")?, "username": r.try_get::<String, _>("username")?,
+                "role": r.try_get::<String, _>("role")?,
+                "last_login_at": r.try_get::<Option<DateTime<Utc>>, _>("last_login_at")?,
+                "created_at": r.try_get::<DateTime<Utc>, _>("created_at")?,
+            }))
+        })
+        .collect::<Result<_, sqlx::Error>>()?;
+    Ok(Json(json!({ "items": staff })))
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NewRetailer {
+    pub name: String,
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+pub struct Retailer {
+    pub id: Uuid,
+    pub name: String,
+    pub created_at: DateTime<Utc>,
+}
+
+pub async fn add_retailer(
+    State(state): State<GatewayState>,
+    caller: Authenticated,
+    Json(request): Json<NewRetailer>,
+) -> Result<(StatusCode, Json<Retailer>), AppError> {
+    caller.require(WRITERS)?;
+    let name = request.name.trim();
+    if name.is_empty() || name.len() > 200 {
+        return Err(AppError::unprocessable("invalid_name", "a name is 1 to 200 characters"));
+    }
+    let row = sqlx::query("INSERT INTO retailers (id, name) VALUES ($1, $2) RETURNING id, name, created_at")
+        .bind(Uuid::now_v7())
+        .bind(name)
+        .fetch_one(&state.pool)
+        .await?;
+    let retailer = Retailer {
+        id: row.try_get("id")?,
+        name: row.try_get("name")?,
+        created_at: row.try_get("created_at")?,
+    };
+    Ok((StatusCode::CREATED, Json(retailer)))
+}
+
+pub async fn list_retailers(
+    State(state): State<GatewayState>,
+    caller: Authenticated,
+) -> Result<Json<Value>, AppError> {
+    caller.require(READERS)?;
+    let rows = sqlx::query("SELECT id, name, created_at FROM retailers ORDER BY created_at")
+        .fetch_all(&state.pool)
+        .await?;
+    let items: Vec<Retailer> = rows
+        .iter()
+        .map(|r| {
+            Ok(Retailer {
+                id: r.try_get("id")?,
+                name: r.try_get("name")?,
+                created_at: r.try_get("created_at")?,
+            })
+        })
+        .collect::<Result<_, sqlx::Error>>()?;
+    Ok(Json(json!({ "items": items })))
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NewTerminal {
+    pub label: String,
+}
+
+/// `POST /v1/retailers/{id}/terminals`: the API key is in this answer and nowhere else, ever.
+pub async fn add_terminal(
+    State(state): State<GatewayState>,
+    caller: Authenticated,
+    Path(retailer): Path<Uuid>,
+    Json(request): Json<NewTerminal>,
+) -> Result<(StatusCode, Json<Value>), AppError> {
+    caller.require(WRITERS)?;
+    let label = request.label.trim();
+    if label.is_empty() || label.len() > 200 {
+        return Err(AppError::unprocessable("invalid_label", "a label is 1 to 200 characters"));
+    }
+    let exists: bool = sqlx::query_scalar("SELECT EXISTS (SELECT 1 FROM retailers WHERE id = $1)")
+        .bind(retailer)
+        .fetch_one(&state.pool)
+        .await?;
+    if !exists {
+        return Err(AppError::not_found("retailer_not_found", format!("retailer {retailer} does not exist")));
+    }
+    let (api_key, prefix, digest) = new_api_key();
+    let id = Uuid::now_v7();
+    sqlx::query(
+        "INSERT INTO terminals (id, retailer_id, label, key_prefix, key_hash) VALUES ($1, $2, $3, $4, $5)",
+    )
+    .bind(id)
+    .bind(retailer)
+    .bind(label)
+    .bind(&prefix)
+    .bind(digest)
+    .execute(&state.pool)
+    .await?;
+    Ok((
+        StatusCode::CREATED,
+        Json(
+            json!({"id": id, "retailer_id": retailer, "label": label, "key_prefix": prefix, "api_key": api_key}),
+        ),
+    ))
+}
+
+/// `DELETE /v1/terminals/{id}`: the key stops working and the terminal's sessions end now.
+pub async fn revoke_terminal(
+    State(state): State<GatewayState>,
+    caller: Authenticated,
+    Path(id): Path<Uuid>,
+) -> Result<StatusCode, AppError> {
+    caller.require(WRITERS)?;
+    let found = sqlx::query("UPDATE terminals SET revoked_at = coalesce(revoked_at, now()) WHERE id = $1")
+        .bind(id)
+        .execute(&state.pool)
+        .await?;
+    if found.rows_affected() == 0 {
+        return Err(AppError::not_found("terminal_not_found", format!("terminal {id} does not exist")));
+    }
+    end_sessions(&state, &id.to_string(), None, "key_revoked").await?;
+    Ok(StatusCode::NO_CONTENT)
+}

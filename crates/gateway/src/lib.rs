@@ -1,0 +1,145 @@
+//! The gateway: the platform's front door (DESIGN §7, §8).
+//!
+//! - [`sessions`]: login (players, staff, terminals), logout, and the session check;
+//! - [`players`]: registration, the player's own wallet and history, deposits within limits,
+//!   deposit limits and self-exclusion;
+//! - [`admin`]: staff, retailers and terminal API keys;
+//! - [`credentials`]: argon2id passwords and API-key digests;
+//! - [`rate_limit`]: per-identity and per-address limits;
+//! - [`upstream`]: the services behind the gateway, in process or over HTTP.
+//!
+//! Paths the gateway does not own are passed to the service that does ([`LEDGER_PREFIXES`]),
+//! after the gateway has checked the token, the session and the role; the service checks the
+//! token again itself.
+
+pub mod admin;
+pub mod credentials;
+pub mod players;
+pub mod rate_limit;
+pub mod sessions;
+pub mod upstream;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::Router;
+use axum::extract::{FromRef, Request, State};
+use axum::middleware;
+use axum::response::{IntoResponse, Response};
+use axum::routing::{any, get, post};
+use platform::AppError;
+use platform::auth::{Role, TokenKeys};
+use platform::config::Config;
+use platform::db::DbError;
+use platform::http::{Limits, Readiness};
+use sqlx::PgPool;
+use sqlx::migrate::Migrator;
+
+use crate::rate_limit::{Quota, RateLimiter};
+use crate::sessions::{Authenticated, EndedSessions};
+use crate::upstream::Upstream;
+
+/// The Postgres schema this service owns.
+pub const SCHEMA: &str = "gateway";
+
+/// The gateway's migrations, from `migrations/gateway/`.
+pub static MIGRATOR: Migrator = sqlx::migrate!("../../migrations/gateway");
+
+/// Path prefixes owned by the ledger; reached through the gateway by operators, auditors and services.
+pub const LEDGER_PREFIXES: [&str; 5] =
+    ["/v1/accounts", "/v1/transfers", "/v1/deposits", "/v1/withdrawals", "/v1/reports"];
+
+/// Who may pass through to the ledger (the ledger refines: auditors only read).
+const LEDGER_ROLES: &[Role] = &[Role::Operator, Role::Auditor, Role::Service];
+
+/// What every handler shares.
+#[derive(Debug, Clone)]
+pub struct GatewayState {
+    pub pool: PgPool,
+    pub tokens: TokenKeys,
+    pub ledger: Upstream,
+    pub ended_sessions: EndedSessions,
+    pub limiter: Arc<RateLimiter>,
+    pub access_token_ttl: Duration,
+    pub body_limit: usize,
+}
+
+impl FromRef<GatewayState> for TokenKeys {
+    fn from_ref(state: &GatewayState) -> TokenKeys {
+        state.tokens.clone()
+    }
+}
+
+impl GatewayState {
+    /// A state with the rate limits from the environment (`LOTTO_RATE_PER_IDENTITY`,
+    /// `LOTTO_RATE_PER_ADDRESS`: requests per minute per replica).
+    pub fn new(pool: PgPool, tokens: TokenKeys, ledger: Upstream, config: &Config) -> Result<Self, AppError> {
+        let per_identity: u32 = platform::config::env_or("LOTTO_RATE_PER_IDENTITY", 1_200u32)
+            .map_err(|e| AppError::internal(e.to_string()))?;
+        let per_address: u32 = platform::config::env_or("LOTTO_RATE_PER_ADDRESS", 12_000u32)
+            .map_err(|e| AppError::internal(e.to_string()))?;
+        Ok(GatewayState {
+            pool,
+            tokens,
+            ledger,
+            ended_sessions: EndedSessions::default(),
+            limiter: Arc::new(RateLimiter::new(
+                Quota { per_minute: per_identity, burst: per_identity.div_ceil(4).max(10) },
+                Quota { per_minute: per_address, burst: per_address.div_ceil(4).max(10) },
+            )),
+            access_token_ttl: config.access_token_ttl,
+            body_limit: config.body_limit_bytes,
+        })
+    }
+
+    /// The gateway's own token for calling services.
+    pub fn service_token(&self) -> Result<String, AppError> {
+        self.tokens.service_token("gateway")
+    }
+}
+
+/// Connects to `database_url`, in the `gateway` schema, migrated.
+pub async fn connect(database_url: &str, config: &Config) -> Result<PgPool, DbError> {
+    platform::db::connect(database_url, SCHEMA, &MIGRATOR, config.db_max_connections).await
+}
+
+/// The gateway's routes, and the services' routes it passes through, with rate limits.
+pub fn api_routes(state: GatewayState) -> Router {
+    let mut router = Router::new()
+        .route("/v1/players", post(players::register))
+        .route("/v1/players/{id}", get(players::get_player))
+        .route("/v1/sessions", post(sessions::login))
+        .route("/v1/sessions/current", axum::routing::delete(sessions::logout))
+        .route("/v1/me", get(players::me))
+        .route("/v1/me/wallet", get(players::wallet))
+        .route("/v1/me/wallet/transfers", get(players::wallet_history))
+        .route("/v1/me/deposits", post(players::deposit))
+        .route("/v1/me/deposit-limits", get(players::get_limits).put(players::set_limit))
+        .route("/v1/me/self-exclusion", post(players::self_exclude))
+        .route("/v1/staff", post(admin::add_staff).get(admin::list_staff))
+        .route("/v1/retailers", post(admin::add_retailer).get(admin::list_retailers))
+        .route("/v1/retailers/{id}/terminals", post(admin::add_terminal))
+        .route("/v1/terminals/{id}", axum::routing::delete(admin::revoke_terminal));
+    for prefix in LEDGER_PREFIXES {
+        router = router
+            .route(prefix, any(pass_to_ledger))
+            .route(&format!("{prefix}/{{*rest}}"), any(pass_to_ledger));
+    }
+    router.layer(middleware::from_fn_with_state(state.clone(), rate_limit::limit)).with_state(state)
+}
+
+/// The whole gateway service.
+pub fn router(state: GatewayState, limits: Limits) -> Router {
+    let readiness = Readiness::default().with_pool(SCHEMA, state.pool.clone());
+    platform::http::app(api_routes(state), readiness, limits)
+}
+
+/// Passes a request to the ledger once its caller is known and allowed there.
+async fn pass_to_ledger(
+    State(state): State<GatewayState>,
+    caller: Authenticated,
+    request: Request,
+) -> Result<Response, AppError> {
+    caller.require(LEDGER_ROLES)?;
+    Ok(state.ledger.forward(request, state.body_limit).await.into_response())
+}

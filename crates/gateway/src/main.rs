@@ -1,0 +1,23 @@
+//! The gateway alone, as production runs it: `DATABASE_URL`, `LOTTO_TOKEN_SECRET` and
+//! `LOTTO_LEDGER_URL` (the ledger's base URL) are required.
+
+use anyhow::Context;
+use platform::config::Config;
+
+#[tokio::main]
+async fn main() -> anyhow::Result<()> {
+    platform::telemetry::init_tracing();
+    let config = Config::from_env()?;
+    let url = config.database_url.clone().context("DATABASE_URL must be set to run the gateway alone")?;
+    let ledger_url = std::env::var("LOTTO_LEDGER_URL").context("LOTTO_LEDGER_URL must name the ledger")?;
+    let tokens = config.token_keys()?;
+    let pool = gateway::connect(&url, &config).await?;
+    let ledger = gateway::upstream::Upstream::remote("ledger", &ledger_url, config.request_timeout)?;
+    let state = gateway::GatewayState::new(pool.clone(), tokens, ledger, &config)?;
+    state.ended_sessions.spawn_refresher(pool, std::time::Duration::from_secs(1));
+    let app = gateway::router(state, (&config).into());
+    let listener = tokio::net::TcpListener::bind(config.listen).await?;
+    tracing::info!(addr = %listener.local_addr()?, "gateway listening");
+    platform::http::serve(listener, app, platform::http::shutdown_signal()).await?;
+    Ok(())
+}

@@ -1,0 +1,441 @@
+//! Players: registration (18 or older, with a wallet opened in the ledger), their own profile,
+//! wallet and history, deposits within their limits, and responsible gaming.
+
+use axum::extract::State;
+use axum::http::{Method, StatusCode};
+use chrono::{DateTime, Months, NaiveDate, Utc};
+use domain::eligibility::{MINIMUM_AGE_YEARS, is_of_playing_age};
+use platform::auth::Role;
+use platform::{AppError, IdempotencyKey, Json, PageParams, Path, Query};
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+use sqlx::Row;
+use uuid::Uuid;
+
+use crate::GatewayState;
+use crate::credentials::{hash_password, validate_password};
+use crate::sessions::{Authenticated, end_sessions};
+
+/// Namespace of ids the gateway derives (deposit transfer ids from a player's idempotency key).
+pub const GATEWAY_NAMESPACE: Uuid = Uuid::from_u128(0x6761_7465_7761_7940_8000_6c6f_7474_6f21);
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Registration {
+    pub email: String,
+    pub password: String,
+    pub date_of_birth: NaiveDate,
+}
+
+/// A player as they (and operators) see themselves.
+#[derive(Debug, Serialize, Deserialize)]
+pub struct Player {
+    pub id: Uuid,
+    pub email: String,
+    pub date_of_birth: NaiveDate,
+    pub wallet_account_id: Uuid,
+    pub last_login_at: Option<DateTime<Utc>>,
+    pub self_excluded_until: Option<DateTime<Utc>>,
+    pub created_at: DateTime<Utc>,
+}
+
+fn valid_email(email: &str) -> bool {
+    let Some((local, domain)) = email.split_once('@') else { return false };
+    !local.is_empty()
+        && domain.contains('.')
+        && !domain.starts_with('.')
+        && !domain.ends_with('.')
+        && email.len() <= 254
+        && !email.chars().any(char::is_whitespace)
+}
+
+/// `POST /v1/players`: anyone may register; K.A.R. 111-5-24(c) refuses those under 18.
+pub async fn register(
+    State(state): State<GatewayState>,
+    Json(request): Json<Registration>,
+) -> Result<(StatusCode, Json<Player>), AppError> {
+    let email = request.email.trim().to_lowercase();
+    if !valid_email(&email) {
+        return Err(AppError::unprocessable("invalid_email", "that is not an email address"));
+    }
+    validate_password(&request.password)?;
+    if !is_of_playing_age(request.date_of_birth, Utc::now().date_naive()) {
+        return Err(AppError::unprocessable(
+            "under_age",
+            format!("players must be {MINIMUM_AGE_YEARS} or older (K.A.R. 111-5-24(c))"),
+        ));
+    }
+    let taken: bool = sqlx::query_scalar("SELECT EXISTS (SELECT 1 FROM players WHERE email = $1)")
+        .bind(&email)
+        .fetch_one(&state.pool)
+        .await?;
+    if taken {
+        return Err(email_taken());
+    }
+    let id = Uuid::now_v7();
+    let password_hash = hash_password(request.password).await?;
+    // The wallet first: a failure after it leaves an empty wallet nobody owns, never a player without one.
+    let wallet: Value = state
+        .ledger
+        .call(
+            Method::POST,
+            "/v1/accounts",
+            &state.service_token()?,
+            Some(&json!({"id": Uuid::now_v7(), "kind": "player_wallet", "owner": id.to_string(), "currency": "USD"})),
+            None,
+        )
+        .await?;
+    let wallet_id: Uuid = wallet["id"]
+        .as_str()
+        .and_then(|s| s.parse().ok())
+        .ok_or_else(|| AppError::internal("wallet without id"))?;
+    let inserted = sqlx::query(
+        "INSERT INTO players (id, email, password_hash, date_of_birth, wallet_account_id)
+         VALUES ($1, $2, $3, $4, $5) ON CONFLICT (email) DO NOTHING",
+    )
+    .bind(id)
+    .bind(&email)
+    .bind(&password_hash)
+    .bind(request.date_of_birth)
+    .bind(wallet_id)
+    .execute(&state.pool)
+    .await?;
+    if inserted.rows_affected() == 0 {
+        return Err(email_taken());
+    }
+    Ok((StatusCode::CREATED, Json(load_player(&state, id).await?)))
+}
+
+fn email_taken() -> AppError {
+    AppError::conflict("email_taken", "an account with that email already exists")
+}
+
+pub async fn load_player(state: &GatewayState, id: Uuid) -> Result<Player, AppError> {
+    let row = sqlx::query(
+        "SELECT id, email, date_of_birth, wallet_account_id, last_login_at, self_excluded_until, created_at
+           FROM players WHERE id = $1",
+    )
+    .bind(id)
+    .fetch_optional(&state.pool)
+    .await?
+    .ok_or_else(|| AppError::not_found("player_not_found", format!("player {id} does not exist")))?;
+    Ok(Player {
+        id: row.try_get("id")?,
+        email: row.try_get("email")?,
+        date_of_birth: row.try_get("date_of_birth")?,
+        wallet_account_id: row.try_get("wallet_account_id")?,
+        last_login_at: row.try_get("last_login_at")?,
+        self_excluded_until: row.try_get("self_excluded_until")?,
+        created_at: row.try_get("created_at")?,
+    })
+}
+
+/// `GET /v1/me`: who the caller is; a player also gets their profile.
+pub async fn me(State(state): State<GatewayState>, caller: Authenticated) -> Result<Json<Value>, AppError> {
+    let mut me = json!({"subject": caller.0.sub, "role": caller.0.role});
+    if caller.0.role == Role::Player {
+        me["player"] = serde_json::to_value(load_player(&state, caller.subject_id()?).await?)
+            .map_err(AppError::internal)?;
+    }
+    Ok(Json(me))
+}
+
+/// The caller as a player, or 403.
+async fn the_player(state: &GatewayState, caller: &Authenticated) -> Result<Player, AppError> {
+    caller.require(&[Role::Player])?;
+    load_player(state, caller.subject_id()?).await
+}
+
+/// `GET /v1/me/wallet`: the ledger account, read with the player's own token, so the ledger
+/// itself checks the wallet is theirs.
+pub async fn wallet(
+    State(state): State<GatewayState>,
+    caller: Authenticated,
+) -> Result<Json<Value>, AppError> {
+    let player = the_player(&state, &caller).await?;
+    let path = format!("/v1/accounts/{}", player.wallet_account_id);
+    let token = bearer_of(&caller, &state)?;
+    Ok(Json(state.ledger.call::<(), Value>(Method::GET, &path, &token, None, None).await?))
+}
+
+/// `GET /v1/me/wallet/transfers?after=&limit=`.
+pub async fn wallet_history(
+    State(state): State<GatewayState>,
+    caller: Authenticated,
+    Query(page): Query<PageParams>,
+) -> Result<Json<Value>, AppError> {
+    let player = the_player(&state, &caller).await?;
+    let mut path = format!("/v1/accounts/{}/transfers?limit={}", player.wallet_account_id, page.limit()?);
+    if let Some(after) = page.after::<i64>()? {
+        path.push_str(&format!("&after={after}"));
+    }
+    let token = bearer_of(&caller, &state)?;
+    Ok(Json(state.ledger.call::<(), Value>(Method::GET, &path, &token, None, None).await?))
+}
+
+/// A token for the caller to present downstream (a fresh one, same subject and role).
+fn bearer_of(caller: &Authenticated, state: &GatewayState) -> Result<String, AppError> {
+    state.tokens.issue(&caller.0.sub, caller.0.role, caller.0.sid, std::time::Duration::from_secs(60))
+}
+
+/// The periods a deposit limit can cover; windows are rolling (the last 24 hours, 7 days, 30 days).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LimitPeriod {
+    Daily,
+    Weekly,
+    Monthly,
+}
+
+impl LimitPeriod {
+    const ALL: [LimitPeriod; 3] = [LimitPeriod::Daily, LimitPeriod::Weekly, LimitPeriod::Monthly];
+
+    fn as_str(self) -> &'static str {
+        match self {
+            LimitPeriod::Daily => "daily",
+            LimitPeriod::Weekly => "weekly",
+            LimitPeriod::Monthly => "monthly",
+        }
+    }
+
+    fn window_days(self) -> i32 {
+        match self {
+            LimitPeriod::Daily => 1,
+            LimitPeriod::Weekly => 7,
+            LimitPeriod::Monthly => 30,
+        }
+    }
+}
+
+/// How long a raised (or removed) limit waits before it applies.
+pub const LIMIT_RAISE_DELAY_HOURS: i64 = 24;
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LimitRequest {
+    pub period: LimitPeriod,
+    /// Cents; `null` removes the limit (after the delay, as a raise).
+    pub amount: Option<i64>,
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+pub struct DepositLimit {
+    pub period: LimitPeriod,
+    /// The limit in force now (`null`: none).
+    pub amount: Option<i64>,
+    /// A raise waiting to apply, and when.
+    pub pending_amount: Option<i64>,
+    pub pending_removal: bool,
+    pub pending_from: Option<DateTime<Utc>>,
+}
+
+/// The limits of a player, with raises whose delay has passed already applied.
+async fn limits(state: &GatewayState, player: Uuid) -> Result<Vec<DepositLimit>, AppError> {
+    sqlx::query(
+        "UPDATE deposit_limits SET amount = CASE WHEN pending_none THEN NULL ELSE pending_amount END,
+                pending_amount = NULL, pending_none = false, pending_from = NULL
+          WHERE player_id = $1 AND pending_from <= now()",
+    )
+    .bind(player)
+    .execute(&state.pool)
+    .await?;
+    let rows = sqlx::query(
+        "SELECT period, amount, pending_amount, pending_none, pending_from FROM deposit_limits WHERE player_id = $1",
+    )
+    .bind(player)
+    .fetch_all(&state.pool)
+    .await?;
+    let mut out = Vec::new();
+    for period in LimitPeriod::ALL {
+        let row = rows.iter().find(|r| r.try_get::<String, _>("period").is_ok_and(|p| p == period.as_str()));
+        out.push(match row {
+            Some(r) => DepositLimit {
+                period,
+                amount: r.try_get("amount")?,
+                pending_amount: r.try_get("pending_amount")?,
+                pending_removal: r.try_get("pending_none")?,
+                pending_from: r.try_get("pending_from")?,
+            },
+            None => DepositLimit {
+                period,
+                amount: None,
+                pending_amount: None,
+                pending_removal: false,
+                pending_from: None,
+            },
+        });
+    }
+    Ok(out)
+}
+
+pub async fn get_limits(
+    State(state): State<GatewayState>,
+    caller: Authenticated,
+) -> Result<Json<Vec<DepositLimit>>, AppError> {
+    let player = the_player(&state, &caller).await?;
+    Ok(Json(limits(&state, player.id).await?))
+}
+
+/// `PUT /v1/me/deposit-limits`: lowering applies at once; raising or removing after 24 hours.
+pub async fn set_limit(
+    State(state): State<GatewayState>,
+    caller: Authenticated,
+    Json(request): Json<LimitRequest>,
+) -> Result<Json<Vec<DepositLimit>>, AppError> {
+    let player = the_player(&state, &caller).await?;
+    if request.amount.is_some_and(|a| a <= 0) {
+        return Err(AppError::unprocessable("invalid_amount", "a limit is a positive number of cents"));
+    }
+    let current = limits(&state, player.id).await?;
+    let now = current.iter().find(|l| l.period == request.period).and_then(|l| l.amount);
+    let lowers = match (now, request.amount) {
+        (_, None) => false,
+        (None, Some(_)) => true,
+        (Some(old), Some(new)) => new <= old,
+    };
+    let sql = if lowers {
+        // In force now, and it cancels any raise that was waiting.
+        "INSERT INTO deposit_limits (player_id, period, amount) VALUES ($1, $2, $3)
+         ON CONFLICT (player_id, period) DO UPDATE
+            SET amount = $3, pending_amount = NULL, pending_none = false, pending_from = NULL"
+    } else {
+        "INSERT INTO deposit_limits (player_id, period, amount, pending_amount, pending_none, pending_from)
+         VALUES ($1, $2, NULL, $3, $3 IS NULL, now() + make_interval(hours => $4))
+         ON CONFLICT (player_id, period) DO UPDATE
+            SET pending_amount = $3, pending_none = $3 IS NULL, pending_from = now() + make_interval(hours => $4)"
+    };
+    sqlx::query(sql)
+        .bind(player.id)
+        .bind(request.period.as_str())
+        .bind(request.amount)
+        .bind(i32::try_from(LIMIT_RAISE_DELAY_HOURS).unwrap_or(24))
+        .execute(&state.pool)
+        .await?;
+    Ok(Json(limits(&state, player.id).await?))
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DepositRequest {
+    pub amount: i64,
+    pub currency: String,
+}
+
+/// `POST /v1/me/deposits` (Idempotency-Key required): money in, within the player's limits.
+pub async fn deposit(
+    State(state): State<GatewayState>,
+    caller: Authenticated,
+    key: IdempotencyKey,
+    Json(request): Json<DepositRequest>,
+) -> Result<(StatusCode, Json<Value>), AppError> {
+    let player = the_player(&state, &caller).await?;
+    let Some(key) = key.0 else {
+        return Err(AppError::bad_request("missing_idempotency_key", "send an Idempotency-Key header"));
+    };
+    if request.amount <= 0 {
+        return Err(AppError::unprocessable("invalid_amount", "amount must be greater than zero"));
+    }
+    // Keys are the player's own: the same key from two players is two deposits.
+    let transfer_id = Uuid::new_v5(&GATEWAY_NAMESPACE, format!("deposit/{}/{key}", player.id).as_bytes());
+    let limits = limits(&state, player.id).await?;
+    let mut tx = state.pool.begin().await?;
+    // One deposit at a time per player, so two cannot both fit under the same limit.
+    sqlx::query("SELECT 1 FROM players WHERE id = $1 FOR UPDATE").bind(player.id).execute(&mut *tx).await?;
+    let seen: bool =
+        sqlx::query_scalar("SELECT EXISTS (SELECT 1 FROM player_deposits WHERE transfer_id = $1)")
+            .bind(transfer_id)
+            .fetch_one(&mut *tx)
+            .await?;
+    if !seen {
+        for limit in limits.iter().filter(|l| l.amount.is_some()) {
+            let used: i64 = sqlx::query_scalar(
+                "SELECT coalesce(sum(amount), 0)::bigint FROM player_deposits
+                  WHERE player_id = $1 AND created_at > now() - make_interval(days => $2)",
+            )
+            .bind(player.id)
+            .bind(limit.period.window_days())
+            .fetch_one(&mut *tx)
+            .await?;
+            let cap = limit.amount.unwrap_or(i64::MAX);
+            if used.saturating_add(request.amount) > cap {
+                return Err(AppError::unprocessable(
+                    "deposit_limit_exceeded",
+                    format!("this deposit would pass your {} limit", limit.period.as_str()),
+                )
+                .with_context(json!({"period": limit.period, "limit": cap, "used": used})));
+            }
+        }
+        sqlx::query("INSERT INTO player_deposits (transfer_id, player_id, amount) VALUES ($1, $2, $3)")
+            .bind(transfer_id)
+            .bind(player.id)
+            .bind(request.amount)
+            .execute(&mut *tx)
+            .await?;
+    }
+    let body = json!({"id": transfer_id, "account_id": player.wallet_account_id, "amount": request.amount,
+                      "currency": request.currency, "metadata": {"player_id": player.id, "channel": "gateway"}});
+    let transfer: Value =
+        state.ledger.call(Method::POST, "/v1/deposits", &state.service_token()?, Some(&body), None).await?;
+    tx.commit().await?;
+    Ok((if seen { StatusCode::OK } else { StatusCode::CREATED }, Json(transfer)))
+}
+
+/// The self-exclusion periods a player may choose.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
+pub enum ExclusionPeriod {
+    #[serde(rename = "6_months")]
+    SixMonths,
+    #[serde(rename = "1_year")]
+    OneYear,
+    #[serde(rename = "5_years")]
+    FiveYears,
+}
+
+impl ExclusionPeriod {
+    fn months(self) -> u32 {
+        match self {
+            ExclusionPeriod::SixMonths => 6,
+            ExclusionPeriod::OneYear => 12,
+            ExclusionPeriod::FiveYears => 60,
+        }
+    }
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ExclusionRequest {
+    pub period: ExclusionPeriod,
+}
+
+/// `POST /v1/me/self-exclusion`: at once, every session ends and logins are refused until the end.
+pub async fn self_exclude(
+    State(state): State<GatewayState>,
+    caller: Authenticated,
+    Json(request): Json<ExclusionRequest>,
+) -> Result<Json<Value>, AppError> {
+    let player = the_player(&state, &caller).await?;
+    let until = Utc::now()
+        .checked_add_months(Months::new(request.period.months()))
+        .ok_or_else(|| AppError::internal("date overflow"))?;
+    // Never shortens an exclusion already in force.
+    let until: DateTime<Utc> = sqlx::query_scalar(
+        "UPDATE players SET self_excluded_until = greatest(coalesce(self_excluded_until, $2), $2)
+          WHERE id = $1 RETURNING self_excluded_until",
+    )
+    .bind(player.id)
+    .bind(until)
+    .fetch_one(&state.pool)
+    .await?;
+    end_sessions(&state, &player.id.to_string(), None, "self_exclusion").await?;
+    Ok(Json(json!({"self_excluded_until": until})))
+}
+
+/// `GET /v1/players/{id}`: operators and auditors look a player up.
+pub async fn get_player(
+    State(state): State<GatewayState>,
+    caller: Authenticated,
+    Path(id): Path<Uuid>,
+) -> Result<Json<Player>, AppError> {
+    caller.require(&[Role::Operator, Role::Auditor])?;
+    Ok(Json(load_player(&state, id).await?))
+}

@@ -1,0 +1,301 @@
+//! Logging in and out, and the session check every gateway request passes.
+//!
+//! A login opens a session row and returns a short-lived token that names it (`sid`). Logging
+//! out, self-excluding or revoking a terminal ends sessions; the gateway then refuses their
+//! tokens at once. Every replica keeps the ended sessions whose tokens could still be valid in
+//! memory, refreshed from the database every second, so the check costs a hash lookup.
+
+use std::collections::HashSet;
+use std::sync::{Arc, RwLock};
+use std::time::Duration;
+
+use axum::extract::{FromRequestParts, State};
+use axum::http::request::Parts;
+use axum::http::{HeaderValue, StatusCode, header};
+use chrono::{DateTime, Utc};
+use platform::auth::{Caller, Claims, Role, unauthenticated};
+use platform::{AppError, Json};
+use serde::{Deserialize, Serialize};
+use sqlx::{PgPool, Row};
+use uuid::Uuid;
+
+use crate::GatewayState;
+use crate::credentials::{api_key_prefix, digest_api_key, digests_equal, verify_password};
+
+/// Failed logins in a row that lock an account.
+pub const LOCKOUT_AFTER_FAILURES: i32 = 5;
+/// How long a locked account stays locked.
+pub const LOCKOUT_MINUTES: i64 = 15;
+
+/// Sessions ended early whose tokens have not yet expired.
+#[derive(Debug, Clone, Default)]
+pub struct EndedSessions(Arc<RwLock<HashSet<Uuid>>>);
+
+impl EndedSessions {
+    pub fn contains(&self, sid: &Uuid) -> bool {
+        self.0.read().map(|set| set.contains(sid)).unwrap_or(true)
+    }
+
+    fn insert_all(&self, sids: &[Uuid]) {
+        if let Ok(mut set) = self.0.write() {
+            set.extend(sids.iter().copied());
+        }
+    }
+
+    /// Reloads the set from the database.
+    pub async fn refresh(&self, pool: &PgPool) -> Result<(), sqlx::Error> {
+        let ended: Vec<Uuid> =
+            sqlx::query_scalar("SELECT id FROM sessions WHERE ended_at IS NOT NULL AND expires_at > now()")
+                .fetch_all(pool)
+                .await?;
+        if let Ok(mut set) = self.0.write() {
+            *set = ended.into_iter().collect();
+        }
+        Ok(())
+    }
+
+    /// Refreshes every `interval` until the process ends.
+    pub fn spawn_refresher(&self, pool: PgPool, interval: Duration) -> tokio::task::JoinHandle<()> {
+        let this = self.clone();
+        tokio::spawn(async move {
+            let mut ticker = tokio::time::interval(interval);
+            loop {
+                ticker.tick().await;
+                if let Err(e) = this.refresh(&pool).await {
+                    tracing::warn!(error = %e, "could not refresh ended sessions");
+                }
+            }
+        })
+    }
+}
+
+/// Ends the open sessions of `subject` (all of them when `only` is None) and refuses their tokens now.
+pub async fn end_sessions(
+    state: &GatewayState,
+    subject: &str,
+    only: Option<Uuid>,
+    reason: &str,
+) -> Result<(), AppError> {
+    let ended: Vec<Uuid> = sqlx::query_scalar(
+        "UPDATE sessions SET ended_at = now(), end_reason = $3
+          WHERE subject = $1 AND ended_at IS NULL AND ($2::uuid IS NULL OR id = $2) RETURNING id",
+    )
+    .bind(subject)
+    .bind(only)
+    .bind(reason)
+    .fetch_all(&state.pool)
+    .await?;
+    state.ended_sessions.insert_all(&ended);
+    Ok(())
+}
+
+/// A caller whose token is valid and whose session has not ended.
+#[derive(Debug, Clone)]
+pub struct Authenticated(pub Claims);
+
+impl Authenticated {
+    pub fn require(&self, roles: &[Role]) -> Result<(), AppError> {
+        Caller(self.0.clone()).require(roles)
+    }
+
+    /// The subject as a UUID (players, staff and terminals are identified by one).
+    pub fn subject_id(&self) -> Result<Uuid, AppError> {
+        self.0.sub.parse().map_err(|_| platform::auth::forbidden())
+    }
+}
+
+impl FromRequestParts<GatewayState> for Authenticated {
+    type Rejection = AppError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &GatewayState) -> Result<Self, Self::Rejection> {
+        let Caller(claims) = Caller::from_request_parts(parts, state).await?;
+        check_session(state, &claims)?;
+        Ok(Authenticated(claims))
+    }
+}
+
+/// Refuses a token whose session has ended.
+pub fn check_session(state: &GatewayState, claims: &Claims) -> Result<(), AppError> {
+    match claims.sid {
+        Some(sid) if state.ended_sessions.contains(&sid) => {
+            Err(unauthenticated("session_ended", "this session has ended; log in again"))
+        }
+        _ => Ok(()),
+    }
+}
+
+/// `POST /v1/sessions`: one of three ways to log in.
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+pub enum LoginRequest {
+    Player { email: String, password: String },
+    Staff { username: String, password: String },
+    Terminal { api_key: String },
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+pub struct LoginResponse {
+    pub access_token: String,
+    pub token_type: String,
+    pub expires_in: u64,
+    pub role: Role,
+    pub subject: String,
+    /// When this identity last logged in before now; `null` on a first login.
+    pub previous_login_at: Option<DateTime<Utc>>,
+}
+
+fn bad_credentials() -> AppError {
+    AppError::new(StatusCode::UNAUTHORIZED, "invalid_credentials", "those credentials are not valid")
+}
+
+fn locked(until: DateTime<Utc>) -> AppError {
+    let seconds = (until - Utc::now()).num_seconds().max(1);
+    AppError::new(
+        StatusCode::FORBIDDEN,
+        "account_locked",
+        format!("too many failed logins; try again after {}", until.to_rfc3339()),
+    )
+    .with_header(header::RETRY_AFTER, HeaderValue::from(seconds))
+}
+
+pub async fn login(
+    State(state): State<GatewayState>,
+    Json(request): Json<LoginRequest>,
+) -> Result<(StatusCode, Json<LoginResponse>), AppError> {
+    let (subject, role, previous) = match request {
+        LoginRequest::Player { email, password } => {
+            password_login(&state, "players", &email, password).await?
+        }
+        LoginRequest::Staff { username, password } => {
+            password_login(&state, "staff", &username, password).await?
+        }
+        LoginRequest::Terminal { api_key } => terminal_login(&state, &api_key).await?,
+    };
+    let ttl = state.access_token_ttl;
+    let sid = Uuid::now_v7();
+    sqlx::query("INSERT INTO sessions (id, subject, role, expires_at) VALUES ($1, $2, $3, now() + $4)")
+        .bind(sid)
+        .bind(&subject)
+        .bind(role.as_str())
+        .bind(ttl)
+        .execute(&state.pool)
+        .await?;
+    let access_token = state.tokens.issue(&subject, role, Some(sid), ttl)?;
+    Ok((
+        StatusCode::CREATED,
+        Json(LoginResponse {
+            access_token,
+            token_type: "Bearer".to_owned(),
+            expires_in: ttl.as_secs(),
+            role,
+            subject,
+            previous_login_at: previous,
+        }),
+    ))
+}
+
+/// Checks a player's or staff member's password, with lockout after repeated failures.
+async fn password_login(
+    state: &GatewayState,
+    table: &'static str,
+    login: &str,
+    password: String,
+) -> Result<(String, Role, Option<DateTime<Utc>>), AppError> {
+    let column = if table == "players" { "email" } else { "username" };
+    let role_sql = if table == "players" { "'player'" } else { "role" };
+    let extra = if table == "players" {
+        ", self_excluded_until"
+    } else {
+        ", NULL::timestamptz AS self_excluded_until"
+    };
+    let row = sqlx::query(&format!(
+        "SELECT id, password_hash, locked_until, last_login_at, {role_sql} AS role {extra}
+           FROM {table} WHERE {column} = lower($1)"
+    ))
+    .bind(login.trim())
+    .fetch_optional(&state.pool)
+    .await?;
+    let hash = row.as_ref().map(|r| r.try_get::<String, _>("password_hash")).transpose()?;
+    let matches = verify_password(password, hash).await?;
+    let Some(row) = row else { return Err(bad_credentials()) };
+    let id: Uuid = row.try_get("id")?;
+    if let Some(until) = row.try_get::<Option<DateTime<Utc>>, _>("locked_until")?.filter(|u| *u > Utc::now())
+    {
+        return Err(locked(until));
+    }
+    if !matches {
+        let locked_until: Option<DateTime<Utc>> = sqlx::query_scalar(&format!(
+            "UPDATE {table} SET failed_logins = failed_logins + 1,
+                    locked_until = CASE WHEN failed_logins + 1 >= $2 THEN now() + make_interval(mins => $3) END
+              WHERE id = $1 RETURNING locked_until"
+        ))
+        .bind(id)
+        .bind(LOCKOUT_AFTER_FAILURES)
+        .bind(i32::try_from(LOCKOUT_MINUTES).unwrap_or(15))
+        .fetch_one(&state.pool)
+        .await?;
+        return Err(match locked_until {
+            Some(until) => locked(until),
+            None => bad_credentials(),
+        });
+    }
+    if let Some(until) =
+        row.try_get::<Option<DateTime<Utc>>, _>("self_excluded_until")?.filter(|u| *u > Utc::now())
+    {
+        return Err(AppError::new(
+            StatusCode::FORBIDDEN,
+            "self_excluded",
+            format!("this account is self-excluded until {}", until.to_rfc3339()),
+        ));
+    }
+    let previous: Option<DateTime<Utc>> = row.try_get("last_login_at")?;
+    sqlx::query(&format!(
+        "UPDATE {table} SET failed_logins = 0, locked_until = NULL, last_login_at = now() WHERE id = $1"
+    ))
+    .bind(id)
+    .execute(&state.pool)
+    .await?;
+    let role = match row.try_get::<String, _>("role")?.as_str() {
+        "player" => Role::Player,
+        "operator" => Role::Operator,
+        "auditor" => Role::Auditor,
+        other => return Err(AppError::internal(format!("unknown staff role {other}"))),
+    };
+    Ok((id.to_string(), role, previous))
+}
+
+async fn terminal_login(
+    state: &GatewayState,
+    api_key: &str,
+) -> Result<(String, Role, Option<DateTime<Utc>>), AppError> {
+    let prefix = api_key_prefix(api_key).ok_or_else(bad_credentials)?;
+    let row = sqlx::query("SELECT id, key_hash, revoked_at FROM terminals WHERE key_prefix = $1")
+        .bind(prefix)
+        .fetch_optional(&state.pool)
+        .await?
+        .ok_or_else(bad_credentials)?;
+    let stored: Vec<u8> = row.try_get("key_hash")?;
+    if !digests_equal(&digest_api_key(api_key), &stored) {
+        return Err(bad_credentials());
+    }
+    if row.try_get::<Option<DateTime<Utc>>, _>("revoked_at")?.is_some() {
+        return Err(AppError::new(StatusCode::UNAUTHORIZED, "key_revoked", "this API key has been revoked"));
+    }
+    let id: Uuid = row.try_get("id")?;
+    let previous: Option<DateTime<Utc>> =
+        sqlx::query_scalar("SELECT max(created_at) FROM sessions WHERE subject = $1")
+            .bind(id.to_string())
+            .fetch_one(&state.pool)
+            .await?;
+    Ok((id.to_string(), Role::Retailer, previous))
+}
+
+/// `DELETE /v1/sessions/current`: logs out the session of the token presented.
+pub async fn logout(
+    State(state): State<GatewayState>,
+    caller: Authenticated,
+) -> Result<StatusCode, AppError> {
+    let sid = caller.0.sid.ok_or_else(|| AppError::bad_request("no_session", "this token has no session"))?;
+    end_sessions(&state, &caller.0.sub, Some(sid), "logout").await?;
+    Ok(StatusCode::NO_CONTENT)
+}

@@ -1,0 +1,172 @@
+//! The services behind the gateway: mounted in this process (`lotto`) or reached over HTTP.
+//!
+//! [`Upstream::forward`] passes a request through unchanged (the service verifies the caller's
+//! token again); [`Upstream::call`] is the gateway's own typed call, as a service or on a
+//! caller's behalf. A service that does not answer becomes a 503 problem, never a hang.
+
+use std::time::Duration;
+
+use axum::Router;
+use axum::body::Body;
+use axum::http::{HeaderMap, HeaderName, HeaderValue, Method, Request, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use platform::{AppError, Problem};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use tower::ServiceExt;
+
+/// Where a service is.
+#[derive(Clone, Debug)]
+pub enum Upstream {
+    /// Mounted in this process: called without a socket.
+    Local { name: &'static str, router: Router },
+    /// Another process, at `base_url`.
+    Remote { name: &'static str, base_url: String, http: reqwest::Client },
+}
+
+/// Headers that describe one hop, not the message (RFC 9110 §7.6.1).
+const HOP_BY_HOP: [&str; 8] = [
+    "connection",
+    "keep-alive",
+    "proxy-authenticate",
+    "proxy-authorization",
+    "te",
+    "trailer",
+    "transfer-encoding",
+    "upgrade",
+];
+
+impl Upstream {
+    pub fn local(name: &'static str, router: Router) -> Self {
+        Upstream::Local { name, router }
+    }
+
+    /// A remote service; `timeout` bounds every call.
+    pub fn remote(name: &'static str, base_url: &str, timeout: Duration) -> Result<Self, AppError> {
+        let http = reqwest::Client::builder()
+            .timeout(timeout)
+            .connect_timeout(timeout)
+            .pool_max_idle_per_host(256)
+            .build()
+            .map_err(AppError::internal)?;
+        Ok(Upstream::Remote { name, base_url: base_url.trim_end_matches('/').to_owned(), http })
+    }
+
+    fn name(&self) -> &'static str {
+        match self {
+            Upstream::Local { name, .. } | Upstream::Remote { name, .. } => name,
+        }
+    }
+
+    fn unavailable(&self) -> AppError {
+        AppError::new(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "upstream_unavailable",
+            format!("the {} service is not answering; retry later", self.name()),
+        )
+        .with_header(header::RETRY_AFTER, HeaderValue::from_static("1"))
+    }
+
+    /// Sends `request` to the service as it is and returns its answer as it is.
+    pub async fn forward(&self, request: Request<Body>, body_limit: usize) -> Response {
+        match self {
+            Upstream::Local { router, .. } => match router.clone().oneshot(without_extensions(request)).await
+            {
+                Ok(response) => response,
+                Err(never) => match never {},
+            },
+            Upstream::Remote { base_url, http, .. } => {
+                match forward_remote(http, base_url, request, body_limit).await {
+                    Ok(response) => response,
+                    Err(e) => {
+                        tracing::warn!(service = self.name(), error = %e, "upstream failed");
+                        self.unavailable().into_response()
+                    }
+                }
+            }
+        }
+    }
+
+    /// A JSON call of the gateway's own. `bearer` is the token to present; a problem the service
+    /// answers with is passed on with its status and code.
+    pub async fn call<B: Serialize, T: DeserializeOwned>(
+        &self,
+        method: Method,
+        path: &str,
+        bearer: &str,
+        body: Option<&B>,
+        idempotency_key: Option<&str>,
+    ) -> Result<T, AppError> {
+        let mut builder = Request::builder()
+            .method(method)
+            .uri(path)
+            .header(header::AUTHORIZATION, format!("Bearer {bearer}"))
+            .header(header::CONTENT_TYPE, "application/json");
+        if let Some(key) = idempotency_key {
+            builder = builder.header("idempotency-key", key);
+        }
+        let bytes = match body {
+            Some(body) => serde_json::to_vec(body).map_err(AppError::internal)?,
+            None => Vec::new(),
+        };
+        let request = builder.body(Body::from(bytes)).map_err(AppError::internal)?;
+        let response = self.forward(request, usize::MAX).await;
+        let status = response.status();
+        let bytes = axum::body::to_bytes(response.into_body(), 16 << 20).await.map_err(AppError::internal)?;
+        if status.is_success() {
+            return serde_json::from_slice(&bytes).map_err(AppError::internal);
+        }
+        match serde_json::from_slice::<Problem>(&bytes) {
+            Ok(problem) => {
+                let err = AppError::new(status, problem.code, problem.detail);
+                Err(match problem.context {
+                    Some(context) => err.with_context(context),
+                    None => err,
+                })
+            }
+            Err(_) if status == StatusCode::SERVICE_UNAVAILABLE => Err(self.unavailable()),
+            Err(_) => Err(AppError::internal(format!("{} answered {status} without a problem", self.name()))),
+        }
+    }
+}
+
+/// The request as it came over the wire: the gateway's own routing state (matched path,
+/// path parameters) must not leak into the service's router.
+fn without_extensions(request: Request<Body>) -> Request<Body> {
+    let (mut parts, body) = request.into_parts();
+    parts.extensions = axum::http::Extensions::new();
+    Request::from_parts(parts, body)
+}
+
+async fn forward_remote(
+    http: &reqwest::Client,
+    base_url: &str,
+    request: Request<Body>,
+    body_limit: usize,
+) -> Result<Response, Box<dyn std::error::Error + Send + Sync>> {
+    let (parts, body) = request.into_parts();
+    let path_and_query = parts.uri.path_and_query().map_or("/", |pq| pq.as_str());
+    let bytes = axum::body::to_bytes(body, body_limit).await?;
+    let mut outgoing = http.request(parts.method, format!("{base_url}{path_and_query}")).body(bytes);
+    for (name, value) in &parts.headers {
+        if name != header::HOST && !HOP_BY_HOP.contains(&name.as_str()) {
+            outgoing = outgoing.header(name, value);
+        }
+    }
+    let answer = outgoing.send().await?;
+    let status = answer.status();
+    let mut headers = HeaderMap::new();
+    for (name, value) in answer.headers() {
+        if !HOP_BY_HOP.contains(&name.as_str()) && name != header::CONTENT_LENGTH {
+            if let (Ok(name), Ok(value)) =
+                (HeaderName::from_bytes(name.as_ref()), HeaderValue::from_bytes(value.as_bytes()))
+            {
+                headers.append(name, value);
+            }
+        }
+    }
+    let body = answer.bytes().await?;
+    let mut response = (status, body).into_response();
+    response.headers_mut().extend(headers);
+    Ok(response)
+}
