@@ -24,9 +24,10 @@ use std::time::Duration;
 
 use axum::Router;
 use axum::extract::{FromRef, Request, State};
+use axum::http::Method;
 use axum::middleware;
 use axum::response::{IntoResponse, Response};
-use axum::routing::{any, get, post};
+use axum::routing::{MethodRouter, any, delete, get, post, put};
 use platform::AppError;
 use platform::auth::{Role, TokenKeys};
 use platform::config::Config;
@@ -103,23 +104,33 @@ pub async fn connect(database_url: &str, config: &Config) -> Result<PgPool, DbEr
     platform::db::connect(database_url, SCHEMA, &MIGRATOR, config.db_max_connections).await
 }
 
+/// Every route the gateway itself answers: the one list the router is built from, and which the
+/// authorization matrix test checks it covers. Services' routes are passed through (below).
+pub fn route_table() -> Vec<(Method, &'static str, MethodRouter<GatewayState>)> {
+    vec![
+        (Method::POST, "/v1/players", post(players::register)),
+        (Method::GET, "/v1/players/{id}", get(players::get_player)),
+        (Method::POST, "/v1/sessions", post(sessions::login)),
+        (Method::DELETE, "/v1/sessions/current", delete(sessions::logout)),
+        (Method::GET, "/v1/me", get(players::me)),
+        (Method::GET, "/v1/me/wallet", get(players::wallet)),
+        (Method::GET, "/v1/me/wallet/transfers", get(players::wallet_history)),
+        (Method::POST, "/v1/me/deposits", post(players::deposit)),
+        (Method::GET, "/v1/me/deposit-limits", get(players::get_limits)),
+        (Method::PUT, "/v1/me/deposit-limits", put(players::set_limit)),
+        (Method::POST, "/v1/me/self-exclusion", post(players::self_exclude)),
+        (Method::POST, "/v1/staff", post(admin::add_staff)),
+        (Method::GET, "/v1/staff", get(admin::list_staff)),
+        (Method::POST, "/v1/retailers", post(admin::add_retailer)),
+        (Method::GET, "/v1/retailers", get(admin::list_retailers)),
+        (Method::POST, "/v1/retailers/{id}/terminals", post(admin::add_terminal)),
+        (Method::DELETE, "/v1/terminals/{id}", delete(admin::revoke_terminal)),
+    ]
+}
+
 /// The gateway's routes, and the services' routes it passes through, with rate limits.
 pub fn api_routes(state: GatewayState) -> Router {
-    let mut router = Router::new()
-        .route("/v1/players", post(players::register))
-        .route("/v1/players/{id}", get(players::get_player))
-        .route("/v1/sessions", post(sessions::login))
-        .route("/v1/sessions/current", axum::routing::delete(sessions::logout))
-        .route("/v1/me", get(players::me))
-        .route("/v1/me/wallet", get(players::wallet))
-        .route("/v1/me/wallet/transfers", get(players::wallet_history))
-        .route("/v1/me/deposits", post(players::deposit))
-        .route("/v1/me/deposit-limits", get(players::get_limits).put(players::set_limit))
-        .route("/v1/me/self-exclusion", post(players::self_exclude))
-        .route("/v1/staff", post(admin::add_staff).get(admin::list_staff))
-        .route("/v1/retailers", post(admin::add_retailer).get(admin::list_retailers))
-        .route("/v1/retailers/{id}/terminals", post(admin::add_terminal))
-        .route("/v1/terminals/{id}", axum::routing::delete(admin::revoke_terminal));
+    let mut router = platform::http::routes_from(route_table());
     for prefix in LEDGER_PREFIXES {
         router = router
             .route(prefix, any(pass_to_ledger))

@@ -94,10 +94,10 @@ pub async fn limit(State(state): State<GatewayState>, request: Request, next: Ne
         .and_then(|v| v.strip_prefix("Bearer ").or_else(|| v.strip_prefix("bearer ")))
         .and_then(|token| state.tokens.verify(token.trim()).ok())
         .map(|claims| claims.sub);
-    if let Some(identity) = identity {
-        if let Err(wait) = state.limiter.take(&format!("id:{identity}"), state.limiter.per_identity) {
-            return too_many(wait, "identity");
-        }
+    if let Some(identity) = identity
+        && let Err(wait) = state.limiter.take(&format!("id:{identity}"), state.limiter.per_identity)
+    {
+        return too_many(wait, "identity");
     }
     next.run(request).await
 }

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use axum::Router;
 use axum::body::Body;
-use axum::http::{HeaderMap, HeaderName, HeaderValue, Method, Request, StatusCode, header};
+use axum::http::{HeaderMap, HeaderValue, Method, Request, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use platform::{AppError, Problem};
 use serde::Serialize;
@@ -158,11 +158,7 @@ async fn forward_remote(
     let mut headers = HeaderMap::new();
     for (name, value) in answer.headers() {
         if !HOP_BY_HOP.contains(&name.as_str()) && name != header::CONTENT_LENGTH {
-            if let (Ok(name), Ok(value)) =
-                (HeaderName::from_bytes(name.as_ref()), HeaderValue::from_bytes(value.as_bytes()))
-            {
-                headers.append(name, value);
-            }
+            headers.append(name.clone(), value.clone());
         }
     }
     let body = answer.bytes().await?;

@@ -19,7 +19,8 @@ pub mod store;
 
 use axum::Router;
 use axum::extract::FromRef;
-use axum::routing::{get, post};
+use axum::http::Method;
+use axum::routing::{MethodRouter, get, post};
 use platform::auth::TokenKeys;
 use platform::config::Config;
 use platform::db::DbError;
@@ -52,20 +53,27 @@ pub async fn connect(database_url: &str, config: &Config) -> Result<PgPool, DbEr
     platform::db::connect(database_url, SCHEMA, &MIGRATOR, config.db_max_connections).await
 }
 
+/// Every route of the ledger: the one list the router is built from, and which the gateway's
+/// authorization matrix test checks it covers.
+pub fn route_table() -> Vec<(Method, &'static str, MethodRouter<LedgerState>)> {
+    vec![
+        (Method::POST, "/v1/accounts", post(routes::create_account)),
+        (Method::GET, "/v1/accounts", get(routes::list_accounts)),
+        (Method::GET, "/v1/accounts/{id}", get(routes::get_account)),
+        (Method::GET, "/v1/accounts/{id}/transfers", get(routes::account_history)),
+        (Method::POST, "/v1/transfers", post(routes::create_transfer)),
+        (Method::POST, "/v1/transfers/batch", post(routes::create_batch)),
+        (Method::GET, "/v1/transfers/{id}", get(routes::get_transfer)),
+        (Method::POST, "/v1/deposits", post(routes::deposit)),
+        (Method::POST, "/v1/withdrawals", post(routes::withdraw)),
+        (Method::GET, "/v1/reports/trial-balance", get(routes::trial_balance)),
+        (Method::GET, "/v1/reports/journal-check", get(routes::journal_check)),
+    ]
+}
+
 /// The ledger's API routes alone.
 pub fn api_routes(state: LedgerState) -> Router {
-    Router::new()
-        .route("/v1/accounts", post(routes::create_account).get(routes::list_accounts))
-        .route("/v1/accounts/{id}", get(routes::get_account))
-        .route("/v1/accounts/{id}/transfers", get(routes::account_history))
-        .route("/v1/transfers", post(routes::create_transfer))
-        .route("/v1/transfers/batch", post(routes::create_batch))
-        .route("/v1/transfers/{id}", get(routes::get_transfer))
-        .route("/v1/deposits", post(routes::deposit))
-        .route("/v1/withdrawals", post(routes::withdraw))
-        .route("/v1/reports/trial-balance", get(routes::trial_balance))
-        .route("/v1/reports/journal-check", get(routes::journal_check))
-        .with_state(state)
+    platform::http::routes_from(route_table()).with_state(state)
 }
 
 /// The whole ledger service.

@@ -96,6 +96,20 @@ pub fn app(api: Router, readiness: Readiness, limits: Limits) -> Router {
     )
 }
 
+/// Builds a router from a service's route table, merging the methods of one path.
+pub fn routes_from<S: Clone + Send + Sync + 'static>(
+    table: Vec<(axum::http::Method, &'static str, axum::routing::MethodRouter<S>)>,
+) -> Router<S> {
+    let mut by_path: Vec<(&'static str, axum::routing::MethodRouter<S>)> = Vec::new();
+    for (_, path, handler) in table {
+        match by_path.iter_mut().find(|(p, _)| *p == path) {
+            Some((_, existing)) => *existing = std::mem::take(existing).merge(handler),
+            None => by_path.push((path, handler)),
+        }
+    }
+    by_path.into_iter().fold(Router::new(), |router, (path, handler)| router.route(path, handler))
+}
+
 async fn healthz() -> &'static str {
     "ok"
 }

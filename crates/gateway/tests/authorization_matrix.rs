@@ -1,0 +1,226 @@
+//! The authorization matrix: every route the gateway answers or passes through, called by every
+//! kind of caller, with the exact status each must get. A route without a row fails the test, so
+//! the matrix grows with every new route.
+
+// Tests stop at the first surprise.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod common;
+
+use std::collections::BTreeSet;
+
+use axum::body::Body;
+use axum::http::Request;
+use common::{Login, PASSWORD, TestGateway, new_id};
+use platform::auth::Role;
+use serde_json::{Value, json};
+
+/// The callers, in the order of each row's expected statuses.
+const WHO: [&str; 7] = ["anonymous", "player", "other player", "retailer", "operator", "auditor", "service"];
+
+/// (method, route, expected status for each caller in [`WHO`] order).
+const MATRIX: &[(&str, &str, [u16; 7])] = &[
+    // The gateway's own routes.
+    ("POST", "/v1/players", [201, 201, 201, 201, 201, 201, 201]),
+    ("GET", "/v1/players/{id}", [401, 403, 403, 403, 200, 200, 403]),
+    ("POST", "/v1/sessions", [201, 201, 201, 201, 201, 201, 201]),
+    ("GET", "/v1/me", [401, 200, 200, 200, 200, 200, 200]),
+    ("GET", "/v1/me/wallet", [401, 200, 200, 403, 403, 403, 403]),
+    ("GET", "/v1/me/wallet/transfers", [401, 200, 200, 403, 403, 403, 403]),
+    ("POST", "/v1/me/deposits", [401, 201, 201, 403, 403, 403, 403]),
+    ("GET", "/v1/me/deposit-limits", [401, 200, 200, 403, 403, 403, 403]),
+    ("PUT", "/v1/me/deposit-limits", [401, 200, 200, 403, 403, 403, 403]),
+    ("POST", "/v1/staff", [401, 403, 403, 403, 201, 403, 403]),
+    ("GET", "/v1/staff", [401, 403, 403, 403, 200, 200, 403]),
+    ("POST", "/v1/retailers", [401, 403, 403, 403, 201, 403, 403]),
+    ("GET", "/v1/retailers", [401, 403, 403, 403, 200, 200, 403]),
+    ("POST", "/v1/retailers/{id}/terminals", [401, 403, 403, 403, 201, 403, 403]),
+    ("DELETE", "/v1/terminals/{id}", [401, 403, 403, 403, 204, 403, 403]),
+    // The ledger's routes, through the gateway (players use /v1/me/wallet instead).
+    ("POST", "/v1/accounts", [401, 403, 403, 403, 201, 403, 201]),
+    ("GET", "/v1/accounts", [401, 403, 403, 403, 200, 200, 200]),
+    ("GET", "/v1/accounts/{id}", [401, 403, 403, 403, 200, 200, 200]),
+    ("GET", "/v1/accounts/{id}/transfers", [401, 403, 403, 403, 200, 200, 200]),
+    ("POST", "/v1/transfers", [401, 403, 403, 403, 201, 403, 201]),
+    ("POST", "/v1/transfers/batch", [401, 403, 403, 403, 201, 403, 201]),
+    ("GET", "/v1/transfers/{id}", [401, 403, 403, 403, 200, 200, 200]),
+    ("POST", "/v1/deposits", [401, 403, 403, 403, 201, 403, 201]),
+    ("POST", "/v1/withdrawals", [401, 403, 403, 403, 201, 403, 201]),
+    ("GET", "/v1/reports/trial-balance", [401, 403, 403, 403, 200, 200, 200]),
+    ("GET", "/v1/reports/journal-check", [401, 403, 403, 403, 200, 200, 200]),
+    // Last: these end the caller's session (each caller uses a session of its own for them).
+    ("POST", "/v1/me/self-exclusion", [401, 200, 200, 403, 403, 403, 403]),
+    ("DELETE", "/v1/sessions/current", [401, 204, 204, 204, 204, 204, 400]),
+];
+
+/// What the rows refer to.
+struct Fixture {
+    player: Login,
+    player_wallet: String,
+    house: String,
+    transfer: String,
+    retailer: String,
+    spare_terminals: Vec<String>,
+}
+
+/// The concrete path and body of a row, for one caller.
+fn request_for(fx: &Fixture, method: &str, route: &str, caller: usize) -> (String, Option<Value>) {
+    let transfer = |from: &str, to: &str| json!({"id": new_id(), "debit_account_id": from, "credit_account_id": to, "amount": 1, "currency": "USD"});
+    let path = route
+        .replace("/v1/players/{id}", &format!("/v1/players/{}", fx.player.subject))
+        .replace("/v1/accounts/{id}", &format!("/v1/accounts/{}", fx.player_wallet))
+        .replace("/v1/transfers/{id}", &format!("/v1/transfers/{}", fx.transfer))
+        .replace("/v1/retailers/{id}", &format!("/v1/retailers/{}", fx.retailer))
+        .replace("/v1/terminals/{id}", &format!("/v1/terminals/{}", fx.spare_terminals[caller]));
+    let body = match (method, route) {
+        ("POST", "/v1/players") => Some(
+            json!({"email": format!("{}@example.com", new_id()), "password": PASSWORD, "date_of_birth": "1980-01-01"}),
+        ),
+        ("POST", "/v1/sessions") => Some(json!({"email": "ann@example.com", "password": PASSWORD})),
+        ("POST", "/v1/me/deposits") => Some(json!({"amount": 100, "currency": "USD"})),
+        ("PUT", "/v1/me/deposit-limits") => Some(json!({"period": "monthly", "amount": 1_000_000})),
+        ("POST", "/v1/me/self-exclusion") => Some(json!({"period": "6_months"})),
+        ("POST", "/v1/staff") => Some(
+            json!({"username": format!("s{}", &new_id()[24..]), "password": PASSWORD, "role": "auditor"}),
+        ),
+        ("POST", "/v1/retailers") => Some(json!({"name": "Shop"})),
+        ("POST", "/v1/retailers/{id}/terminals") => Some(json!({"label": "till"})),
+        ("POST", "/v1/accounts") => {
+            Some(json!({"kind": "house_revenue", "owner": "casino", "currency": "USD"}))
+        }
+        ("POST", "/v1/transfers") => Some(transfer(&fx.house, &fx.player_wallet)),
+        ("POST", "/v1/transfers/batch") => {
+            Some(json!({"transfers": [transfer(&fx.house, &fx.player_wallet)]}))
+        }
+        ("POST", "/v1/deposits") => {
+            Some(json!({"id": new_id(), "account_id": fx.player_wallet, "amount": 1, "currency": "USD"}))
+        }
+        ("POST", "/v1/withdrawals") => {
+            Some(json!({"id": new_id(), "account_id": fx.player_wallet, "amount": 1, "currency": "USD"}))
+        }
+        _ => None,
+    };
+    let path = if (method, route) == ("GET", "/v1/accounts") {
+        format!("{path}?owner={}", fx.player.subject)
+    } else {
+        path
+    };
+    (path, body)
+}
+
+/// A fresh session for each caller (None for anonymous).
+async fn callers(
+    gw: &TestGateway,
+    operator_name: &str,
+    auditor_name: &str,
+    terminal_key: &str,
+    player: &str,
+    other: &str,
+) -> Vec<Option<String>> {
+    let token = |reply: common::Reply| Some(reply.body["access_token"].as_str().unwrap().to_owned());
+    vec![
+        None,
+        token(gw.login(json!({"email": player, "password": PASSWORD})).await),
+        token(gw.login(json!({"email": other, "password": PASSWORD})).await),
+        token(gw.login(json!({"api_key": terminal_key})).await),
+        token(gw.login(json!({"username": operator_name, "password": PASSWORD})).await),
+        token(gw.login(json!({"username": auditor_name, "password": PASSWORD})).await),
+        Some(gw.service_token()),
+    ]
+}
+
+#[tokio::test]
+async fn every_route_answers_every_caller_as_the_matrix_says() {
+    // Every route the platform has must have a row, and every row must be a route.
+    let mut routes: BTreeSet<(String, String)> =
+        gateway::route_table().iter().map(|(m, p, _)| (m.to_string(), (*p).to_owned())).collect();
+    routes.extend(ledger::route_table().iter().map(|(m, p, _)| (m.to_string(), (*p).to_owned())));
+    let rows: BTreeSet<(String, String)> =
+        MATRIX.iter().map(|(m, p, _)| ((*m).to_owned(), (*p).to_owned())).collect();
+    let missing: Vec<_> = routes.difference(&rows).collect();
+    let stale: Vec<_> = rows.difference(&routes).collect();
+    assert!(missing.is_empty(), "routes without a row in the authorization matrix: {missing:?}");
+    assert!(stale.is_empty(), "matrix rows for routes that do not exist: {stale:?}");
+
+    let gw = TestGateway::new().await;
+    let operator = gw.staff("olga", Role::Operator).await;
+    gw.staff("audrey", Role::Auditor).await;
+    let player = gw.player("ann@example.com").await;
+    gw.player("bob@example.com").await;
+    let (_, terminal_key) = gw.terminal(&operator).await;
+    // Players who will self-exclude in the last rows.
+    gw.register("cy@example.com").await;
+    gw.register("di@example.com").await;
+
+    let service = gw.service_token();
+    let me = gw.call("GET", "/v1/me", Some(&player.token), None).await;
+    let player_wallet = me.body["player"]["wallet_account_id"].as_str().unwrap().to_owned();
+    let house = gw
+        .call(
+            "POST",
+            "/v1/accounts",
+            Some(&service),
+            Some(json!({"kind": "house_revenue", "owner": "casino", "currency": "USD"})),
+        )
+        .await;
+    let house = house.body["id"].as_str().unwrap().to_owned();
+    let seed = json!({"id": new_id(), "debit_account_id": house, "credit_account_id": player_wallet, "amount": 1_000, "currency": "USD"});
+    let transfer = gw.call("POST", "/v1/transfers", Some(&service), Some(seed)).await;
+    let retailers = gw.call("GET", "/v1/retailers", Some(&operator.token), None).await;
+    let retailer = retailers.body["items"][0]["id"].as_str().unwrap().to_owned();
+    let mut spare_terminals = Vec::new();
+    for _ in WHO {
+        let t = gw
+            .call(
+                "POST",
+                &format!("/v1/retailers/{retailer}/terminals"),
+                Some(&operator.token),
+                Some(json!({"label": "spare"})),
+            )
+            .await;
+        spare_terminals.push(t.body["id"].as_str().unwrap().to_owned());
+    }
+    let fx = Fixture {
+        player,
+        player_wallet,
+        house,
+        transfer: transfer.body["id"].as_str().unwrap().to_owned(),
+        retailer,
+        spare_terminals,
+    };
+
+    let mut failures = Vec::new();
+    for (method, route, expected) in MATRIX {
+        // The session-ending rows run on sessions of their own, and self-exclusion on players of its own.
+        let (player_email, other_email) = if *route == "/v1/me/self-exclusion" {
+            ("cy@example.com", "di@example.com")
+        } else {
+            ("ann@example.com", "bob@example.com")
+        };
+        let tokens = callers(&gw, "olga", "audrey", &terminal_key, player_email, other_email).await;
+        for (caller, token) in tokens.iter().enumerate() {
+            let (path, body) = request_for(&fx, method, route, caller);
+            let mut request =
+                Request::builder().method(*method).uri(&path).header("content-type", "application/json");
+            if let Some(token) = token {
+                request = request.header("authorization", format!("Bearer {token}"));
+            }
+            if *route == "/v1/me/deposits" {
+                request = request.header("idempotency-key", new_id());
+            }
+            let body = body.map_or_else(Body::empty, |b| Body::from(b.to_string()));
+            let reply = gw.send(request.body(body).unwrap()).await;
+            if reply.status.as_u16() != expected[caller] {
+                failures.push(format!(
+                    "{method} {route} as {}: expected {}, got {} {}",
+                    WHO[caller],
+                    expected[caller],
+                    reply.status.as_u16(),
+                    reply.body
+                ));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{} cells differ:\n{}", failures.len(), failures.join("\n"));
+    gw.assert_ledger_balanced().await;
+}

@@ -1,0 +1,170 @@
+//! The gateway in front of a real ledger, both on one fresh database, called without a socket.
+#![allow(dead_code)]
+
+use std::sync::Arc;
+
+use axum::Router;
+use axum::body::Body;
+use axum::http::{Request, StatusCode};
+use gateway::GatewayState;
+use gateway::rate_limit::{Quota, RateLimiter};
+use gateway::upstream::Upstream;
+use platform::auth::{Role, TokenKeys};
+use platform::config::Config;
+use platform::http::Limits;
+use serde_json::{Value, json};
+use sqlx::PgPool;
+use tower::ServiceExt;
+use uuid::Uuid;
+
+pub struct TestGateway {
+    pub router: Router,
+    pub state: GatewayState,
+    pub ledger_pool: PgPool,
+    pub tokens: TokenKeys,
+}
+
+pub struct Reply {
+    pub status: StatusCode,
+    pub headers: axum::http::HeaderMap,
+    pub body: Value,
+}
+
+impl Reply {
+    pub fn code(&self) -> &str {
+        self.body["code"].as_str().unwrap_or("")
+    }
+}
+
+/// A logged-in identity.
+#[derive(Debug, Clone)]
+pub struct Login {
+    pub token: String,
+    pub subject: String,
+}
+
+pub const PASSWORD: &str = "correct horse battery staple";
+
+impl TestGateway {
+    pub async fn new() -> TestGateway {
+        Self::with_quota(Quota { per_minute: 1_000_000, burst: 1_000_000 }).await
+    }
+
+    pub async fn with_quota(quota: Quota) -> TestGateway {
+        platform::telemetry::init_tracing();
+        let url = platform::testing::fresh_database().await.unwrap();
+        let config = Config::default();
+        let tokens = TokenKeys::random();
+        let ledger_pool = ledger::connect(&url, &config).await.unwrap();
+        let gateway_pool = gateway::connect(&url, &config).await.unwrap();
+        let ledger =
+            ledger::api_routes(ledger::LedgerState { pool: ledger_pool.clone(), tokens: tokens.clone() });
+        let mut state =
+            GatewayState::new(gateway_pool, tokens.clone(), Upstream::local("ledger", ledger), &config)
+                .unwrap();
+        state.limiter = Arc::new(RateLimiter::new(quota, quota));
+        let router = gateway::router(state.clone(), Limits::default());
+        TestGateway { router, state, ledger_pool, tokens }
+    }
+
+    pub async fn send(&self, request: Request<Body>) -> Reply {
+        let response = self.router.clone().oneshot(request).await.unwrap();
+        let status = response.status();
+        let headers = response.headers().clone();
+        let bytes = axum::body::to_bytes(response.into_body(), usize::MAX).await.unwrap();
+        let body = if bytes.is_empty() {
+            Value::Null
+        } else {
+            serde_json::from_slice(&bytes).unwrap_or(Value::Null)
+        };
+        if !status.is_success() {
+            assert_eq!(headers["content-type"], "application/problem+json", "{status} {body}");
+        }
+        Reply { status, headers, body }
+    }
+
+    /// A request as `token` (None: anonymous).
+    pub async fn call(&self, method: &str, path: &str, token: Option<&str>, body: Option<Value>) -> Reply {
+        let mut builder =
+            Request::builder().method(method).uri(path).header("content-type", "application/json");
+        if let Some(token) = token {
+            builder = builder.header("authorization", format!("Bearer {token}"));
+        }
+        let body = body.map_or_else(Body::empty, |b| Body::from(b.to_string()));
+        self.send(builder.body(body).unwrap()).await
+    }
+
+    pub async fn register(&self, email: &str) -> Reply {
+        self.call(
+            "POST",
+            "/v1/players",
+            None,
+            Some(json!({"email": email, "password": PASSWORD, "date_of_birth": "1990-05-17"})),
+        )
+        .await
+    }
+
+    pub async fn login(&self, body: Value) -> Reply {
+        self.call("POST", "/v1/sessions", None, Some(body)).await
+    }
+
+    /// A registered, logged-in player.
+    pub async fn player(&self, email: &str) -> Login {
+        let reply = self.register(email).await;
+        assert_eq!(reply.status, StatusCode::CREATED, "{}", reply.body);
+        let login = self.login(json!({"email": email, "password": PASSWORD})).await;
+        assert_eq!(login.status, StatusCode::CREATED, "{}", login.body);
+        Login {
+            token: login.body["access_token"].as_str().unwrap().to_owned(),
+            subject: reply.body["id"].as_str().unwrap().to_owned(),
+        }
+    }
+
+    /// A staff member created directly, logged in.
+    pub async fn staff(&self, username: &str, role: Role) -> Login {
+        let id = gateway::admin::create_staff(&self.state.pool, username, PASSWORD.into(), role, None)
+            .await
+            .unwrap();
+        let login = self.login(json!({"username": username, "password": PASSWORD})).await;
+        assert_eq!(login.status, StatusCode::CREATED, "{}", login.body);
+        Login { token: login.body["access_token"].as_str().unwrap().to_owned(), subject: id.to_string() }
+    }
+
+    /// A retailer with one terminal, logged in with its API key.
+    pub async fn terminal(&self, operator: &Login) -> (Login, String) {
+        let retailer = self
+            .call("POST", "/v1/retailers", Some(&operator.token), Some(json!({"name": "Corner Store"})))
+            .await;
+        assert_eq!(retailer.status, StatusCode::CREATED, "{}", retailer.body);
+        let path = format!("/v1/retailers/{}/terminals", retailer.body["id"].as_str().unwrap());
+        let terminal =
+            self.call("POST", &path, Some(&operator.token), Some(json!({"label": "till 1"}))).await;
+        assert_eq!(terminal.status, StatusCode::CREATED, "{}", terminal.body);
+        let key = terminal.body["api_key"].as_str().unwrap().to_owned();
+        let login = self.login(json!({"api_key": key})).await;
+        assert_eq!(login.status, StatusCode::CREATED, "{}", login.body);
+        (
+            Login {
+                token: login.body["access_token"].as_str().unwrap().to_owned(),
+                subject: terminal.body["id"].as_str().unwrap().to_owned(),
+            },
+            key,
+        )
+    }
+
+    pub fn service_token(&self) -> String {
+        self.tokens.service_token("tests").unwrap()
+    }
+
+    /// Every currency balances in the ledger behind the gateway.
+    pub async fn assert_ledger_balanced(&self) {
+        let trial = self.call("GET", "/v1/reports/trial-balance", Some(&self.service_token()), None).await;
+        assert_eq!(trial.body["balanced"], true, "{}", trial.body);
+        let check = self.call("GET", "/v1/reports/journal-check", Some(&self.service_token()), None).await;
+        assert_eq!(check.body["consistent"], true, "{}", check.body);
+    }
+}
+
+pub fn new_id() -> String {
+    Uuid::now_v7().to_string()
+}

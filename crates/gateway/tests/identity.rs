@@ -1,0 +1,298 @@
+//! Players, staff and terminals through the gateway: registration, logins, lockout, sessions,
+//! deposits within limits, self-exclusion, API keys.
+
+// Tests stop at the first surprise.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod common;
+
+use axum::http::StatusCode;
+use chrono::{Duration, Utc};
+use common::{PASSWORD, TestGateway};
+use platform::auth::Role;
+use serde_json::json;
+
+#[tokio::test]
+async fn registration_opens_a_wallet_and_refuses_minors_and_bad_input() {
+    let gw = TestGateway::new().await;
+    let reply = gw.register("Ann@Example.com").await;
+    assert_eq!(reply.status, StatusCode::CREATED, "{}", reply.body);
+    assert_eq!(reply.body["email"], "ann@example.com");
+    assert!(reply.body.get("password_hash").is_none());
+    let wallet_id = reply.body["wallet_account_id"].as_str().unwrap().to_owned();
+    let owner: String = sqlx::query_scalar("SELECT owner FROM ledger.accounts WHERE id = $1::uuid")
+        .bind(&wallet_id)
+        .fetch_one(&gw.ledger_pool)
+        .await
+        .unwrap();
+    assert_eq!(owner, reply.body["id"].as_str().unwrap());
+
+    let again = gw.register("ann@example.com").await;
+    assert_eq!((again.status, again.code()), (StatusCode::CONFLICT, "email_taken"));
+
+    let today = Utc::now().date_naive();
+    let seventeen = today.checked_sub_months(chrono::Months::new(18 * 12)).unwrap() + Duration::days(1);
+    let eighteen = today.checked_sub_months(chrono::Months::new(18 * 12)).unwrap();
+    let minor = gw
+        .call(
+            "POST",
+            "/v1/players",
+            None,
+            Some(json!({"email": "kid@example.com", "password": PASSWORD, "date_of_birth": seventeen})),
+        )
+        .await;
+    assert_eq!((minor.status, minor.code()), (StatusCode::UNPROCESSABLE_ENTITY, "under_age"));
+    let adult = gw
+        .call(
+            "POST",
+            "/v1/players",
+            None,
+            Some(json!({"email": "adult@example.com", "password": PASSWORD, "date_of_birth": eighteen})),
+        )
+        .await;
+    assert_eq!(adult.status, StatusCode::CREATED, "18 today may play");
+
+    let cases = [
+        (
+            json!({"email": "not-an-email", "password": PASSWORD, "date_of_birth": "1990-01-01"}),
+            "invalid_email",
+        ),
+        (
+            json!({"email": "b@example.com", "password": "short", "date_of_birth": "1990-01-01"}),
+            "weak_password",
+        ),
+        (
+            json!({"email": "b@example.com", "password": PASSWORD, "date_of_birth": "1990-13-01"}),
+            "invalid_body",
+        ),
+        (json!({"email": "b@example.com", "password": PASSWORD}), "invalid_body"),
+    ];
+    for (body, code) in cases {
+        let reply = gw.call("POST", "/v1/players", None, Some(body.clone())).await;
+        assert_eq!(reply.code(), code, "{body}");
+    }
+}
+
+#[tokio::test]
+async fn login_shows_the_previous_login_and_logout_ends_the_session() {
+    let gw = TestGateway::new().await;
+    gw.register("bob@example.com").await;
+    let first = gw.login(json!({"email": "bob@example.com", "password": PASSWORD})).await;
+    assert_eq!(first.status, StatusCode::CREATED);
+    assert_eq!(first.body["previous_login_at"], serde_json::Value::Null);
+    assert_eq!(
+        (first.body["role"].clone(), first.body["token_type"].clone()),
+        (json!("player"), json!("Bearer"))
+    );
+    let second = gw.login(json!({"email": "BOB@example.com", "password": PASSWORD})).await;
+    assert!(second.body["previous_login_at"].is_string(), "{}", second.body);
+
+    let token = second.body["access_token"].as_str().unwrap();
+    let me = gw.call("GET", "/v1/me", Some(token), None).await;
+    assert_eq!((me.status, me.body["player"]["email"].clone()), (StatusCode::OK, json!("bob@example.com")));
+    assert_eq!(
+        gw.call("DELETE", "/v1/sessions/current", Some(token), None).await.status,
+        StatusCode::NO_CONTENT
+    );
+    let after = gw.call("GET", "/v1/me", Some(token), None).await;
+    assert_eq!((after.status, after.code()), (StatusCode::UNAUTHORIZED, "session_ended"));
+    // The other session is untouched.
+    let other = first.body["access_token"].as_str().unwrap();
+    assert_eq!(gw.call("GET", "/v1/me", Some(other), None).await.status, StatusCode::OK);
+    // Another replica learns of the ended session from the database.
+    let fresh = gateway::sessions::EndedSessions::default();
+    fresh.refresh(&gw.state.pool).await.unwrap();
+    let claims = gw.tokens.verify(token).unwrap();
+    assert!(fresh.contains(&claims.sid.unwrap()));
+}
+
+#[tokio::test]
+async fn repeated_failures_lock_the_account_for_a_while() {
+    let gw = TestGateway::new().await;
+    gw.register("carl@example.com").await;
+    for _ in 0..4 {
+        let reply = gw.login(json!({"email": "carl@example.com", "password": "wrong password!"})).await;
+        assert_eq!((reply.status, reply.code()), (StatusCode::UNAUTHORIZED, "invalid_credentials"));
+    }
+    let fifth = gw.login(json!({"email": "carl@example.com", "password": "wrong password!"})).await;
+    assert_eq!((fifth.status, fifth.code()), (StatusCode::FORBIDDEN, "account_locked"));
+    let retry: u64 = fifth.headers["retry-after"].to_str().unwrap().parse().unwrap();
+    assert!((800..=900).contains(&retry), "{retry}");
+    let right = gw.login(json!({"email": "carl@example.com", "password": PASSWORD})).await;
+    assert_eq!(right.code(), "account_locked", "the right password does not open a locked account");
+    // Unknown accounts answer like wrong passwords.
+    let unknown = gw.login(json!({"email": "nobody@example.com", "password": PASSWORD})).await;
+    assert_eq!(unknown.code(), "invalid_credentials");
+
+    sqlx::query("UPDATE players SET locked_until = now() - interval '1 second'")
+        .execute(&gw.state.pool)
+        .await
+        .unwrap();
+    let later = gw.login(json!({"email": "carl@example.com", "password": PASSWORD})).await;
+    assert_eq!(later.status, StatusCode::CREATED, "{}", later.body);
+}
+
+#[tokio::test]
+async fn a_player_sees_their_own_wallet_and_deposits_within_limits() {
+    let gw = TestGateway::new().await;
+    let ann = gw.player("ann@example.com").await;
+    let bob = gw.player("bob@example.com").await;
+
+    let deposit = |amount: i64| json!({"amount": amount, "currency": "USD"});
+    let send_deposit = |token: String, key: &'static str, amount: i64| {
+        let gw = &gw;
+        async move {
+            let request = axum::http::Request::post("/v1/me/deposits")
+                .header("content-type", "application/json")
+                .header("authorization", format!("Bearer {token}"))
+                .header("idempotency-key", key)
+                .body(axum::body::Body::from(deposit(amount).to_string()))
+                .unwrap();
+            gw.send(request).await
+        }
+    };
+    assert_eq!(send_deposit(ann.token.clone(), "d1", 5_000).await.status, StatusCode::CREATED);
+    assert_eq!(send_deposit(ann.token.clone(), "d1", 5_000).await.status, StatusCode::OK, "a replay");
+    assert_eq!(
+        send_deposit(bob.token.clone(), "d1", 700).await.status,
+        StatusCode::CREATED,
+        "keys are per player"
+    );
+
+    let wallet = gw.call("GET", "/v1/me/wallet", Some(&ann.token), None).await;
+    assert_eq!(wallet.body["balance"]["posted"], 5_000);
+    let history = gw.call("GET", "/v1/me/wallet/transfers", Some(&ann.token), None).await;
+    assert_eq!(history.body["items"].as_array().unwrap().len(), 1);
+
+    // Lowering takes effect at once.
+    let set = gw
+        .call(
+            "PUT",
+            "/v1/me/deposit-limits",
+            Some(&ann.token),
+            Some(json!({"period": "daily", "amount": 6_000})),
+        )
+        .await;
+    assert_eq!(set.status, StatusCode::OK, "{}", set.body);
+    let over = send_deposit(ann.token.clone(), "d2", 1_001).await;
+    assert_eq!((over.status, over.code()), (StatusCode::UNPROCESSABLE_ENTITY, "deposit_limit_exceeded"));
+    assert_eq!(over.body["context"], json!({"period": "daily", "limit": 6_000, "used": 5_000}));
+    assert_eq!(send_deposit(ann.token.clone(), "d3", 1_000).await.status, StatusCode::CREATED);
+
+    // Raising waits 24 hours.
+    let raise = gw
+        .call(
+            "PUT",
+            "/v1/me/deposit-limits",
+            Some(&ann.token),
+            Some(json!({"period": "daily", "amount": 50_000})),
+        )
+        .await;
+    let daily = &raise.body.as_array().unwrap()[0];
+    assert_eq!((daily["amount"].clone(), daily["pending_amount"].clone()), (json!(6_000), json!(50_000)));
+    assert_eq!(send_deposit(ann.token.clone(), "d4", 100).await.code(), "deposit_limit_exceeded");
+    sqlx::query("UPDATE deposit_limits SET pending_from = now() - interval '1 second'")
+        .execute(&gw.state.pool)
+        .await
+        .unwrap();
+    assert_eq!(
+        send_deposit(ann.token.clone(), "d5", 100).await.status,
+        StatusCode::CREATED,
+        "the raise applies after the delay"
+    );
+    let limits = gw.call("GET", "/v1/me/deposit-limits", Some(&ann.token), None).await;
+    assert_eq!(limits.body[0]["amount"], 50_000);
+
+    assert_eq!(send_deposit(ann.token.clone(), "d6", 0).await.code(), "invalid_amount");
+    let bob_wallet = gw.call("GET", "/v1/me/wallet", Some(&bob.token), None).await;
+    assert_eq!(bob_wallet.body["balance"]["posted"], 700);
+    gw.assert_ledger_balanced().await;
+}
+
+#[tokio::test]
+async fn self_exclusion_ends_sessions_and_refuses_login_at_once() {
+    let gw = TestGateway::new().await;
+    let dee = gw.player("dee@example.com").await;
+    let second = gw.login(json!({"email": "dee@example.com", "password": PASSWORD})).await;
+    let bad =
+        gw.call("POST", "/v1/me/self-exclusion", Some(&dee.token), Some(json!({"period": "2_weeks"}))).await;
+    assert_eq!(bad.code(), "invalid_body");
+    let reply =
+        gw.call("POST", "/v1/me/self-exclusion", Some(&dee.token), Some(json!({"period": "6_months"}))).await;
+    assert_eq!(reply.status, StatusCode::OK, "{}", reply.body);
+    let until: chrono::DateTime<Utc> = reply.body["self_excluded_until"].as_str().unwrap().parse().unwrap();
+    let expected = Utc::now().checked_add_months(chrono::Months::new(6)).unwrap();
+    assert!((until - expected).num_seconds().abs() < 60);
+
+    for token in [dee.token.as_str(), second.body["access_token"].as_str().unwrap()] {
+        assert_eq!(gw.call("GET", "/v1/me/wallet", Some(token), None).await.code(), "session_ended");
+    }
+    let login = gw.login(json!({"email": "dee@example.com", "password": PASSWORD})).await;
+    assert_eq!((login.status, login.code()), (StatusCode::FORBIDDEN, "self_excluded"));
+}
+
+#[tokio::test]
+async fn terminals_log_in_with_a_key_shown_once_until_it_is_revoked() {
+    let gw = TestGateway::new().await;
+    let operator = gw.staff("olga", Role::Operator).await;
+    let (terminal, key) = gw.terminal(&operator).await;
+    let me = gw.call("GET", "/v1/me", Some(&terminal.token), None).await;
+    assert_eq!(me.body["role"], "retailer");
+    let stored: Vec<u8> =
+        sqlx::query_scalar("SELECT key_hash FROM terminals").fetch_one(&gw.state.pool).await.unwrap();
+    assert_eq!(stored.len(), 32, "only a SHA-256 digest is stored");
+
+    let mut wrong = key.clone();
+    wrong.pop();
+    wrong.push(if key.ends_with('0') { '1' } else { '0' });
+    assert_eq!(gw.login(json!({"api_key": wrong})).await.code(), "invalid_credentials");
+
+    let path = format!("/v1/terminals/{}", terminal.subject);
+    assert_eq!(gw.call("DELETE", &path, Some(&operator.token), None).await.status, StatusCode::NO_CONTENT);
+    assert_eq!(gw.call("GET", "/v1/me", Some(&terminal.token), None).await.code(), "session_ended");
+    assert_eq!(gw.login(json!({"api_key": key})).await.code(), "key_revoked");
+}
+
+#[tokio::test]
+async fn operators_create_staff_and_auditors_only_read() {
+    let gw = TestGateway::new().await;
+    let operator = gw.staff("olga", Role::Operator).await;
+    let new = json!({"username": "Audrey", "password": PASSWORD, "role": "auditor"});
+    let created = gw.call("POST", "/v1/staff", Some(&operator.token), Some(new.clone())).await;
+    assert_eq!((created.status, created.body["username"].clone()), (StatusCode::CREATED, json!("audrey")));
+    assert_eq!(gw.call("POST", "/v1/staff", Some(&operator.token), Some(new)).await.code(), "username_taken");
+
+    let auditor = gw.login(json!({"username": "audrey", "password": PASSWORD})).await;
+    let auditor = auditor.body["access_token"].as_str().unwrap().to_owned();
+    assert_eq!(gw.call("GET", "/v1/staff", Some(&auditor), None).await.status, StatusCode::OK);
+    assert_eq!(
+        gw.call("GET", "/v1/reports/trial-balance", Some(&auditor), None).await.status,
+        StatusCode::OK
+    );
+    let write = gw.call("POST", "/v1/retailers", Some(&auditor), Some(json!({"name": "x"}))).await;
+    assert_eq!((write.status, write.code()), (StatusCode::FORBIDDEN, "forbidden"));
+    let promote = json!({"username": "mallory", "password": PASSWORD, "role": "operator"});
+    assert_eq!(
+        gw.call("POST", "/v1/staff", Some(&auditor), Some(promote)).await.status,
+        StatusCode::FORBIDDEN
+    );
+}
+
+#[tokio::test]
+async fn a_busy_identity_or_address_is_slowed_with_retry_after() {
+    let gw = TestGateway::with_quota(gateway::rate_limit::Quota { per_minute: 60, burst: 5 }).await;
+    let mut statuses = Vec::new();
+    for _ in 0..7 {
+        let reply = gw.call("GET", "/healthz", None, None).await;
+        statuses.push(reply.status);
+    }
+    // Probes are not rate limited: they live outside the gateway's routes.
+    assert!(statuses.iter().all(|s| *s == StatusCode::OK));
+    let mut last = None;
+    for _ in 0..6 {
+        last = Some(gw.call("POST", "/v1/sessions", None, Some(json!({"api_key": "nope"}))).await);
+    }
+    let last = last.unwrap();
+    assert_eq!((last.status, last.code()), (StatusCode::TOO_MANY_REQUESTS, "rate_limited"));
+    assert!(last.headers["retry-after"].to_str().unwrap().parse::<u64>().unwrap() >= 1);
+}
