@@ -145,3 +145,34 @@ fn uuid_like() -> String {
         std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos()
     )
 }
+
+/// The first operator is made with `lotto admin create-operator`, then logs in through the gateway.
+#[tokio::test]
+async fn the_first_operator_is_created_by_the_admin_command() {
+    let url = platform::testing::fresh_database().await.unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_lotto"))
+        .args(["admin", "create-operator", "root-op"])
+        .env("DATABASE_URL", &url)
+        .env("LOTTO_LOG", "warn")
+        .env("LOTTO_ADMIN_PASSWORD", "a long admin password")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("operator root-op created"));
+
+    let lotto = Lotto::start(&[("DATABASE_URL", url.clone())], Duration::from_secs(60));
+    let client = ServiceClient::new(lotto.base_url.as_str()).unwrap();
+    let login: Value = client
+        .post("/v1/sessions", &json!({"username": "root-op", "password": "a long admin password"}), Retry::Never)
+        .await
+        .unwrap();
+    assert_eq!(login["role"], "operator");
+    let again = Command::new(env!("CARGO_BIN_EXE_lotto"))
+        .args(["admin", "create-operator", "root-op"])
+        .env("DATABASE_URL", &url)
+        .env("LOTTO_ADMIN_PASSWORD", "a long admin password")
+        .output()
+        .unwrap();
+    assert!(!again.status.success(), "a taken username is refused");
+    lotto.terminate();
+}
