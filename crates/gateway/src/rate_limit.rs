@@ -17,6 +17,10 @@ use platform::AppError;
 use crate::GatewayState;
 
 /// A sustained rate and the burst allowed above it.
+/// Claims the rate limiter already verified for this request.
+#[derive(Debug, Clone)]
+pub struct VerifiedClaims(pub platform::auth::Claims);
+
 #[derive(Debug, Clone, Copy)]
 pub struct Quota {
     pub per_minute: u32,
@@ -79,7 +83,8 @@ fn too_many(wait: Duration, whose: &str) -> Response {
 
 /// Middleware: one token per request from the client address, and from the identity when the
 /// request carries a valid token.
-pub async fn limit(State(state): State<GatewayState>, request: Request, next: Next) -> Response {
+/// Verified claims are left in the request's extensions, so the handler does not verify again.
+pub async fn limit(State(state): State<GatewayState>, mut request: Request, next: Next) -> Response {
     let address = request
         .extensions()
         .get::<ConnectInfo<SocketAddr>>()
@@ -87,17 +92,17 @@ pub async fn limit(State(state): State<GatewayState>, request: Request, next: Ne
     if let Err(wait) = state.limiter.take(&format!("addr:{address}"), state.limiter.per_address) {
         return too_many(wait, "address");
     }
-    let identity = request
+    let claims = request
         .headers()
         .get(header::AUTHORIZATION)
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.strip_prefix("Bearer ").or_else(|| v.strip_prefix("bearer ")))
-        .and_then(|token| state.tokens.verify(token.trim()).ok())
-        .map(|claims| claims.sub);
-    if let Some(identity) = identity
-        && let Err(wait) = state.limiter.take(&format!("id:{identity}"), state.limiter.per_identity)
-    {
-        return too_many(wait, "identity");
+        .and_then(|token| state.tokens.verify(token.trim()).ok());
+    if let Some(claims) = claims {
+        if let Err(wait) = state.limiter.take(&format!("id:{}", claims.sub), state.limiter.per_identity) {
+            return too_many(wait, "identity");
+        }
+        request.extensions_mut().insert(VerifiedClaims(claims));
     }
     next.run(request).await
 }

@@ -8,8 +8,12 @@ use std::time::Duration;
 
 use axum::Router;
 use axum::body::Body;
-use axum::http::{HeaderMap, HeaderValue, Method, Request, StatusCode, header};
+use axum::http::{HeaderValue, Method, Request, StatusCode, header};
 use axum::response::{IntoResponse, Response};
+use http_body_util::Limited;
+use hyper_util::client::legacy::Client;
+use hyper_util::client::legacy::connect::HttpConnector;
+use hyper_util::rt::TokioExecutor;
 use platform::{AppError, Problem};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -20,8 +24,8 @@ use tower::ServiceExt;
 pub enum Upstream {
     /// Mounted in this process: called without a socket.
     Local { name: &'static str, router: Router },
-    /// Another process, at `base_url`.
-    Remote { name: &'static str, base_url: String, http: reqwest::Client },
+    /// Another process, at `base_url`; every call gives up after `timeout`.
+    Remote { name: &'static str, base_url: String, http: HttpClient, timeout: Duration },
 }
 
 /// Headers that describe one hop, not the message (RFC 9110 §7.6.1).
@@ -43,13 +47,17 @@ impl Upstream {
 
     /// A remote service; `timeout` bounds every call.
     pub fn remote(name: &'static str, base_url: &str, timeout: Duration) -> Result<Self, AppError> {
-        let http = reqwest::Client::builder()
-            .timeout(timeout)
-            .connect_timeout(timeout)
-            .pool_max_idle_per_host(256)
-            .build()
-            .map_err(AppError::internal)?;
-        Ok(Upstream::Remote { name, base_url: base_url.trim_end_matches('/').to_owned(), http })
+        let base_url = base_url.trim_end_matches('/').to_owned();
+        if !base_url.starts_with("http://") {
+            return Err(AppError::internal(format!(
+                "{name}: only http:// upstreams are supported, got {base_url}"
+            )));
+        }
+        let mut connector = HttpConnector::new();
+        connector.set_connect_timeout(Some(timeout));
+        connector.set_nodelay(true);
+        let http = Client::builder(TokioExecutor::new()).pool_max_idle_per_host(256).build(connector);
+        Ok(Upstream::Remote { name, base_url, http, timeout })
     }
 
     fn name(&self) -> &'static str {
@@ -75,8 +83,8 @@ impl Upstream {
                 Ok(response) => response,
                 Err(never) => match never {},
             },
-            Upstream::Remote { base_url, http, .. } => {
-                match forward_remote(http, base_url, request, body_limit).await {
+            Upstream::Remote { base_url, http, timeout, .. } => {
+                match forward_remote(http, base_url, *timeout, request, body_limit).await {
                     Ok(response) => response,
                     Err(e) => {
                         tracing::warn!(service = self.name(), error = %e, "upstream failed");
@@ -138,31 +146,30 @@ fn without_extensions(request: Request<Body>) -> Request<Body> {
     Request::from_parts(parts, body)
 }
 
+/// The HTTP/1.1 client the gateway reaches services with (pooled, streaming both ways).
+pub type HttpClient = Client<HttpConnector, Body>;
+
 async fn forward_remote(
-    http: &reqwest::Client,
+    http: &HttpClient,
     base_url: &str,
+    timeout: Duration,
     request: Request<Body>,
     body_limit: usize,
 ) -> Result<Response, Box<dyn std::error::Error + Send + Sync>> {
-    let (parts, body) = request.into_parts();
+    let (mut parts, body) = request.into_parts();
     let path_and_query = parts.uri.path_and_query().map_or("/", |pq| pq.as_str());
-    let bytes = axum::body::to_bytes(body, body_limit).await?;
-    let mut outgoing = http.request(parts.method, format!("{base_url}{path_and_query}")).body(bytes);
-    for (name, value) in &parts.headers {
-        if name != header::HOST && !HOP_BY_HOP.contains(&name.as_str()) {
-            outgoing = outgoing.header(name, value);
-        }
+    parts.uri = format!("{base_url}{path_and_query}").parse()?;
+    parts.extensions = axum::http::Extensions::new();
+    parts.headers.remove(header::HOST);
+    for name in HOP_BY_HOP {
+        parts.headers.remove(name);
     }
-    let answer = outgoing.send().await?;
-    let status = answer.status();
-    let mut headers = HeaderMap::new();
-    for (name, value) in answer.headers() {
-        if !HOP_BY_HOP.contains(&name.as_str()) && name != header::CONTENT_LENGTH {
-            headers.append(name.clone(), value.clone());
-        }
+    let body = Body::new(Limited::new(body, body_limit));
+    let answer = tokio::time::timeout(timeout, http.request(Request::from_parts(parts, body))).await??;
+    let (mut parts, body) = answer.into_parts();
+    for name in HOP_BY_HOP {
+        parts.headers.remove(name);
     }
-    let body = answer.bytes().await?;
-    let mut response = (status, body).into_response();
-    response.headers_mut().extend(headers);
-    Ok(response)
+    // The answer streams back as it arrives, bounded by the same timeout.
+    Ok(Response::from_parts(parts, Body::new(body)))
 }

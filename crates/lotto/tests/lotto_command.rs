@@ -163,7 +163,11 @@ async fn the_first_operator_is_created_by_the_admin_command() {
     let lotto = Lotto::start(&[("DATABASE_URL", url.clone())], Duration::from_secs(60));
     let client = ServiceClient::new(lotto.base_url.as_str()).unwrap();
     let login: Value = client
-        .post("/v1/sessions", &json!({"username": "root-op", "password": "a long admin password"}), Retry::Never)
+        .post(
+            "/v1/sessions",
+            &json!({"username": "root-op", "password": "a long admin password"}),
+            Retry::Never,
+        )
         .await
         .unwrap();
     assert_eq!(login["role"], "operator");

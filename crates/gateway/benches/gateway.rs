@@ -1,0 +1,222 @@
+//! The gateway benchmark: what the front door costs (DESIGN §10).
+//!
+//! In one run: an authenticated ledger read (`GET /v1/accounts/{id}` with an operator's token)
+//! made through the gateway, which checks the token, the session, the role and the rate limits
+//! and passes the request to the ledger over HTTP, against the same call made directly to the
+//! ledger. Both servers run on real sockets in this process, the ledger on a fresh database.
+//!
+//! Run: `cargo bench -p gateway` (env: `BENCH_SECONDS`, default 10; `BENCH_CLIENTS`, default 16).
+//! Figures are also written to `target/bench-results/gateway.json`.
+// A benchmark program stops loudly on any failure, and reports in floating point.
+#![allow(
+    clippy::print_stdout,
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::cast_precision_loss,
+    clippy::cast_possible_truncation,
+    clippy::cast_sign_loss
+)]
+
+use std::process::Command;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use gateway::rate_limit::{Quota, RateLimiter};
+use platform::auth::{Role, TokenKeys};
+use platform::config::{Config, env_or};
+use platform::http::Limits;
+use serde_json::{Value, json};
+
+struct Figure {
+    per_second: f64,
+    p50_ms: f64,
+    p99_ms: f64,
+}
+
+#[tokio::main]
+async fn main() {
+    let seconds: u64 = env_or("BENCH_SECONDS", 10u64).unwrap();
+    let clients: usize = env_or("BENCH_CLIENTS", 16usize).unwrap();
+    let server: String = env_or("BENCH_SERVER_URL", "postgres://postgres@127.0.0.1:5432".to_owned()).unwrap();
+    println!("gateway benchmark: {clients} clients, {seconds} s per scenario");
+
+    let admin = format!("{server}/postgres");
+    for sql in
+        ["DROP DATABASE IF EXISTS lotto_bench_gateway WITH (FORCE)", "CREATE DATABASE lotto_bench_gateway"]
+    {
+        assert!(Command::new("psql").args([&admin, "-qc", sql]).status().unwrap().success());
+    }
+    let url = format!("{server}/lotto_bench_gateway");
+    let config = Config { db_max_connections: 32, ..Config::default() };
+    let tokens = TokenKeys::random();
+
+    let ledger_pool = ledger::connect(&url, &config).await.unwrap();
+    let ledger_app =
+        ledger::router(ledger::LedgerState { pool: ledger_pool, tokens: tokens.clone() }, Limits::default());
+    let ledger_url = serve(ledger_app).await;
+
+    let gateway_pool = gateway::connect(&url, &config).await.unwrap();
+    let upstream =
+        gateway::upstream::Upstream::remote("ledger", &ledger_url, Duration::from_secs(10)).unwrap();
+    let mut state =
+        gateway::GatewayState::new(gateway_pool.clone(), tokens.clone(), upstream, &config).unwrap();
+    // The load comes from one address and one identity; lift the limits (they are still checked).
+    let unlimited = Quota { per_minute: u32::MAX, burst: u32::MAX };
+    state.limiter = Arc::new(RateLimiter::new(unlimited, unlimited));
+    let gateway_url = serve(gateway::router(state.clone(), Limits::default())).await;
+    // The same gateway with the ledger mounted in process, as the `lotto` command runs them.
+    let ledger_routes = ledger::api_routes(ledger::LedgerState {
+        pool: ledger::connect(&url, &config).await.unwrap(),
+        tokens: tokens.clone(),
+    });
+    let embedded_state = gateway::GatewayState {
+        ledger: gateway::upstream::Upstream::local("ledger", ledger_routes),
+        ..state
+    };
+    let embedded_url = serve(gateway::router(embedded_state, Limits::default())).await;
+
+    // An operator with a real session, and an account to read.
+    gateway::admin::create_staff(
+        &gateway_pool,
+        "bench-op",
+        "bench password 123".into(),
+        Role::Operator,
+        None,
+    )
+    .await
+    .unwrap();
+    let http = reqwest::Client::builder().pool_max_idle_per_host(256).build().unwrap();
+    let login: Value = http
+        .post(format!("{gateway_url}/v1/sessions"))
+        .json(&json!({"username": "bench-op", "password": "bench password 123"}))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let token = login["access_token"].as_str().unwrap().to_owned();
+    let account: Value = http
+        .post(format!("{gateway_url}/v1/accounts"))
+        .bearer_auth(&token)
+        .json(&json!({"kind": "house_revenue", "owner": "bench", "currency": "USD"}))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let path = format!("/v1/accounts/{}", account["id"].as_str().unwrap());
+
+    // Interleaved rounds, so drift in the machine's load falls on every scenario alike.
+    let rounds = 5u32;
+    let slice = Duration::from_secs(seconds) / rounds;
+    let (mut direct, mut through, mut embedded) =
+        (Samples::default(), Samples::default(), Samples::default());
+    for _ in 0..rounds {
+        direct.add(load(&http, format!("{ledger_url}{path}"), &token, clients, slice).await);
+        through.add(load(&http, format!("{gateway_url}{path}"), &token, clients, slice).await);
+        embedded.add(load(&http, format!("{embedded_url}{path}"), &token, clients, slice).await);
+    }
+    let (direct, through, embedded) = (direct.figure(), through.figure(), embedded.figure());
+
+    println!();
+    println!("{:<40} {:>10} {:>10} {:>10}", "authenticated ledger read", "req/s", "p50 ms", "p99 ms");
+    for (name, f) in [
+        ("direct to the ledger (reference)", &direct),
+        ("through the gateway, ledger mounted", &embedded),
+        ("through the gateway, ledger over HTTP", &through),
+    ] {
+        println!("{name:<40} {:>10.0} {:>10.3} {:>10.3}", f.per_second, f.p50_ms, f.p99_ms);
+    }
+    println!();
+    println!("targets (throughput >= 0.85x direct, p50 added <= 1 ms):");
+    let verdict = |name: &str, f: &Figure| {
+        let (ratio, added) = (f.per_second / direct.per_second, f.p50_ms - direct.p50_ms);
+        let mark = |ok: bool| if ok { "met" } else { "MISSED" };
+        println!(
+            "  {name:<38} {ratio:>5.2}x {}   {added:>+6.3} ms {}",
+            mark(ratio >= 0.85),
+            mark(added <= 1.0)
+        );
+        json!({"per_second": f.per_second, "p50_ms": f.p50_ms, "p99_ms": f.p99_ms, "throughput_ratio": ratio, "p50_added_ms": added})
+    };
+    let embedded_json = verdict("ledger mounted (the lotto process)", &embedded);
+    let remote_json = verdict("ledger over HTTP (separate processes)", &through);
+
+    let report = json!({
+        "clients": clients, "seconds": seconds,
+        "direct": {"per_second": direct.per_second, "p50_ms": direct.p50_ms, "p99_ms": direct.p99_ms},
+        "gateway_ledger_mounted": embedded_json,
+        "gateway_ledger_over_http": remote_json,
+    });
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/bench-results");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("gateway.json"), serde_json::to_string_pretty(&report).unwrap()).unwrap();
+    println!("\nwritten to target/bench-results/gateway.json");
+}
+
+async fn serve(app: axum::Router) -> String {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    tokio::spawn(platform::http::serve(listener, app, std::future::pending()));
+    url
+}
+
+/// Latencies and wall time of a scenario over all its rounds.
+#[derive(Default)]
+struct Samples {
+    latencies: Vec<Duration>,
+    elapsed: f64,
+}
+
+impl Samples {
+    fn add(&mut self, (latencies, elapsed): (Vec<Duration>, f64)) {
+        self.latencies.extend(latencies);
+        self.elapsed += elapsed;
+    }
+
+    fn figure(mut self) -> Figure {
+        self.latencies.sort();
+        let n = self.latencies.len();
+        let pct = |p: f64| self.latencies[((n as f64 - 1.0) * p).round() as usize].as_secs_f64() * 1000.0;
+        Figure { per_second: n as f64 / self.elapsed, p50_ms: pct(0.5), p99_ms: pct(0.99) }
+    }
+}
+
+/// `clients` loops reading `url` for `duration`: every latency, and the wall time taken.
+async fn load(
+    http: &reqwest::Client,
+    url: String,
+    token: &str,
+    clients: usize,
+    duration: Duration,
+) -> (Vec<Duration>, f64) {
+    let stop = Arc::new(AtomicBool::new(false));
+    let started = Instant::now();
+    let tasks: Vec<_> = (0..clients)
+        .map(|_| {
+            let (http, url, token, stop) = (http.clone(), url.clone(), token.to_owned(), Arc::clone(&stop));
+            tokio::spawn(async move {
+                let mut latencies = Vec::new();
+                while !stop.load(Ordering::Relaxed) {
+                    let t = Instant::now();
+                    let response = http.get(&url).bearer_auth(&token).send().await.unwrap();
+                    assert!(response.status().is_success(), "{}", response.status());
+                    response.bytes().await.unwrap();
+                    latencies.push(t.elapsed());
+                }
+                latencies
+            })
+        })
+        .collect();
+    tokio::time::sleep(duration).await;
+    stop.store(true, Ordering::Relaxed);
+    let mut latencies = Vec::new();
+    for task in tasks {
+        latencies.extend(task.await.unwrap());
+    }
+    (latencies, started.elapsed().as_secs_f64())
+}
