@@ -4,7 +4,7 @@ use axum::extract::State;
 use axum::http::StatusCode;
 use chrono::{DateTime, Utc};
 use platform::auth::Role;
-use platform::{AppError, Json, Path};
+use platform::{AppError, Json, Path, Problem};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use sqlx::{PgPool, Row};
@@ -17,7 +17,7 @@ use crate::sessions::{Authenticated, end_sessions};
 const READERS: &[Role] = &[Role::Operator, Role::Auditor];
 const WRITERS: &[Role] = &[Role::Operator];
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct NewStaff {
     pub username: String,
@@ -65,6 +65,10 @@ pub async fn create_staff(
     Ok(id)
 }
 
+#[utoipa::path(
+    post, path = "/v1/staff", tag = "administration", request_body = NewStaff,
+    responses((status = 201, description = "created: id, username, role", body = Object), (status = "4XX", description = "refused; see `code`", body = Problem, content_type = "application/problem+json")), security(("bearer" = []))
+)]
 pub async fn add_staff(
     State(state): State<GatewayState>,
     caller: Authenticated,
@@ -85,6 +89,10 @@ pub async fn add_staff(
     ))
 }
 
+#[utoipa::path(
+    get, path = "/v1/staff", tag = "administration",
+    responses((status = 200, description = "operators and auditors under `items`", body = Object), (status = "4XX", description = "refused; see `code`", body = Problem, content_type = "application/problem+json")), security(("bearer" = []))
+)]
 pub async fn list_staff(
     State(state): State<GatewayState>,
     caller: Authenticated,
@@ -108,19 +116,23 @@ pub async fn list_staff(
     Ok(Json(json!({ "items": staff })))
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct NewRetailer {
     pub name: String,
 }
 
-#[derive(Debug, Serialize, Deserialize)]
+#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct Retailer {
     pub id: Uuid,
     pub name: String,
     pub created_at: DateTime<Utc>,
 }
 
+#[utoipa::path(
+    post, path = "/v1/retailers", tag = "administration", request_body = NewRetailer,
+    responses((status = 201, description = "created", body = Retailer), (status = "4XX", description = "refused; see `code`", body = Problem, content_type = "application/problem+json")), security(("bearer" = []))
+)]
 pub async fn add_retailer(
     State(state): State<GatewayState>,
     caller: Authenticated,
@@ -144,6 +156,10 @@ pub async fn add_retailer(
     Ok((StatusCode::CREATED, Json(retailer)))
 }
 
+#[utoipa::path(
+    get, path = "/v1/retailers", tag = "administration",
+    responses((status = 200, description = "retailers under `items`", body = Object), (status = "4XX", description = "refused; see `code`", body = Problem, content_type = "application/problem+json")), security(("bearer" = []))
+)]
 pub async fn list_retailers(
     State(state): State<GatewayState>,
     caller: Authenticated,
@@ -165,13 +181,18 @@ pub async fn list_retailers(
     Ok(Json(json!({ "items": items })))
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct NewTerminal {
     pub label: String,
 }
 
 /// `POST /v1/retailers/{id}/terminals`: the API key is in this answer and nowhere else, ever.
+#[utoipa::path(
+    post, path = "/v1/retailers/{id}/terminals", tag = "administration", params(("id" = Uuid, Path, description = "retailer id")),
+    request_body = NewTerminal,
+    responses((status = 201, description = "created; `api_key` is shown here once and never again", body = Object), (status = "4XX", description = "refused; see `code`", body = Problem, content_type = "application/problem+json")), security(("bearer" = []))
+)]
 pub async fn add_terminal(
     State(state): State<GatewayState>,
     caller: Authenticated,
@@ -211,6 +232,10 @@ pub async fn add_terminal(
 }
 
 /// `DELETE /v1/terminals/{id}`: the key stops working and the terminal's sessions end now.
+#[utoipa::path(
+    delete, path = "/v1/terminals/{id}", tag = "administration", params(("id" = Uuid, Path, description = "terminal id")),
+    responses((status = 204, description = "revoked: the key and the terminal's sessions stop working now"), (status = "4XX", description = "refused; see `code`", body = Problem, content_type = "application/problem+json")), security(("bearer" = []))
+)]
 pub async fn revoke_terminal(
     State(state): State<GatewayState>,
     caller: Authenticated,

@@ -33,6 +33,7 @@ use platform::auth::{Role, TokenKeys};
 use platform::config::Config;
 use platform::db::DbError;
 use platform::http::{Limits, Readiness};
+use platform::openapi::BearerAuth;
 use sqlx::PgPool;
 use sqlx::migrate::Migrator;
 
@@ -125,7 +126,55 @@ pub fn route_table() -> Vec<(Method, &'static str, MethodRouter<GatewayState>)> 
         (Method::GET, "/v1/retailers", get(admin::list_retailers)),
         (Method::POST, "/v1/retailers/{id}/terminals", post(admin::add_terminal)),
         (Method::DELETE, "/v1/terminals/{id}", delete(admin::revoke_terminal)),
+        (Method::GET, "/openapi.yaml", get(openapi_yaml)),
     ]
+}
+
+/// The public API contract, as committed at the repository's root. A test generates it from the
+/// code ([`openapi_document`]) and fails when the two differ, so what is served is what runs.
+pub const OPENAPI_YAML: &str = include_str!("../../../openapi.yaml");
+
+async fn openapi_yaml() -> impl IntoResponse {
+    ([(axum::http::header::CONTENT_TYPE, "application/yaml")], OPENAPI_YAML)
+}
+
+/// The gateway's own routes, for the API description.
+#[derive(Debug, utoipa::OpenApi)]
+#[openapi(
+    paths(
+        players::register, players::get_player, sessions::login, sessions::logout, players::me,
+        players::wallet, players::wallet_history, players::deposit, players::get_limits, players::set_limit,
+        players::self_exclude, admin::add_staff, admin::list_staff, admin::add_retailer, admin::list_retailers,
+        admin::add_terminal, admin::revoke_terminal,
+    ),
+    components(schemas(platform::Problem)),
+    modifiers(&BearerAuth),
+    tags(
+        (name = "players", description = "Registration, the player's own wallet and deposits"),
+        (name = "sessions", description = "Logging in (players, staff, terminals) and out"),
+        (name = "responsible gaming", description = "Deposit limits and self-exclusion"),
+        (name = "administration", description = "Staff, retailers and terminal keys (operators)"),
+    )
+)]
+pub struct GatewayApi;
+
+/// The whole public API: the gateway's routes and those of the services behind it.
+pub fn openapi_document(services: Vec<utoipa::openapi::OpenApi>) -> utoipa::openapi::OpenApi {
+    use utoipa::OpenApi;
+    let mut doc = GatewayApi::openapi();
+    for service in services {
+        doc.merge(service);
+    }
+    doc.info = utoipa::openapi::InfoBuilder::new()
+        .title("lotto platform API")
+        .version(env!("CARGO_PKG_VERSION"))
+        .description(Some(
+            "The public API of the lottery and casino platform, served by the gateway. Amounts are \
+             integer minor units with a currency; every error is application/problem+json with a \
+             stable `code`; every POST that moves money takes an idempotency key.",
+        ))
+        .build();
+    doc
 }
 
 /// The gateway's routes, and the services' routes it passes through, with rate limits.

@@ -6,7 +6,7 @@ use axum::http::{Method, StatusCode};
 use chrono::{DateTime, Months, NaiveDate, Utc};
 use domain::eligibility::{MINIMUM_AGE_YEARS, is_of_playing_age};
 use platform::auth::Role;
-use platform::{AppError, IdempotencyKey, Json, PageParams, Path, Query};
+use platform::{AppError, IdempotencyKey, Json, PageParams, Path, Problem, Query};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use sqlx::Row;
@@ -19,7 +19,7 @@ use crate::sessions::{Authenticated, end_sessions};
 /// Namespace of ids the gateway derives (deposit transfer ids from a player's idempotency key).
 pub const GATEWAY_NAMESPACE: Uuid = Uuid::from_u128(0x6761_7465_7761_7940_8000_6c6f_7474_6f21);
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Registration {
     pub email: String,
@@ -28,7 +28,7 @@ pub struct Registration {
 }
 
 /// A player as they (and operators) see themselves.
-#[derive(Debug, Serialize, Deserialize)]
+#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct Player {
     pub id: Uuid,
     pub email: String,
@@ -50,6 +50,10 @@ fn valid_email(email: &str) -> bool {
 }
 
 /// `POST /v1/players`: anyone may register; K.A.R. 111-5-24(c) refuses those under 18.
+#[utoipa::path(
+    post, path = "/v1/players", tag = "players", request_body = Registration,
+    responses((status = 201, description = "registered, with a wallet", body = Player), (status = "4XX", description = "refused; see `code`", body = Problem, content_type = "application/problem+json"))
+)]
 pub async fn register(
     State(state): State<GatewayState>,
     Json(request): Json<Registration>,
@@ -131,6 +135,10 @@ pub async fn load_player(state: &GatewayState, id: Uuid) -> Result<Player, AppEr
 }
 
 /// `GET /v1/me`: who the caller is; a player also gets their profile.
+#[utoipa::path(
+    get, path = "/v1/me", tag = "players",
+    responses((status = 200, description = "the caller's subject and role; a player's profile under `player`", body = Object), (status = "4XX", description = "refused; see `code`", body = Problem, content_type = "application/problem+json")), security(("bearer" = []))
+)]
 pub async fn me(State(state): State<GatewayState>, caller: Authenticated) -> Result<Json<Value>, AppError> {
     let mut me = json!({"subject": caller.0.sub, "role": caller.0.role});
     if caller.0.role == Role::Player {
@@ -148,6 +156,10 @@ async fn the_player(state: &GatewayState, caller: &Authenticated) -> Result<Play
 
 /// `GET /v1/me/wallet`: the ledger account, read with the player's own token, so the ledger
 /// itself checks the wallet is theirs.
+#[utoipa::path(
+    get, path = "/v1/me/wallet", tag = "players",
+    responses((status = 200, description = "the player's ledger account (see the ledger's Account)", body = Object), (status = "4XX", description = "refused; see `code`", body = Problem, content_type = "application/problem+json")), security(("bearer" = []))
+)]
 pub async fn wallet(
     State(state): State<GatewayState>,
     caller: Authenticated,
@@ -159,6 +171,10 @@ pub async fn wallet(
 }
 
 /// `GET /v1/me/wallet/transfers?after=&limit=`.
+#[utoipa::path(
+    get, path = "/v1/me/wallet/transfers", tag = "players", params(PageParams),
+    responses((status = 200, description = "a page of the wallet's transfers (see the ledger's history)", body = Object), (status = "4XX", description = "refused; see `code`", body = Problem, content_type = "application/problem+json")), security(("bearer" = []))
+)]
 pub async fn wallet_history(
     State(state): State<GatewayState>,
     caller: Authenticated,
@@ -179,7 +195,7 @@ fn bearer_of(caller: &Authenticated, state: &GatewayState) -> Result<String, App
 }
 
 /// The periods a deposit limit can cover; windows are rolling (the last 24 hours, 7 days, 30 days).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum LimitPeriod {
     Daily,
@@ -210,7 +226,7 @@ impl LimitPeriod {
 /// How long a raised (or removed) limit waits before it applies.
 pub const LIMIT_RAISE_DELAY_HOURS: i64 = 24;
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct LimitRequest {
     pub period: LimitPeriod,
@@ -218,7 +234,7 @@ pub struct LimitRequest {
     pub amount: Option<i64>,
 }
 
-#[derive(Debug, Serialize, Deserialize)]
+#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct DepositLimit {
     pub period: LimitPeriod,
     /// The limit in force now (`null`: none).
@@ -268,6 +284,10 @@ async fn limits(state: &GatewayState, player: Uuid) -> Result<Vec<DepositLimit>,
     Ok(out)
 }
 
+#[utoipa::path(
+    get, path = "/v1/me/deposit-limits", tag = "responsible gaming",
+    responses((status = 200, description = "daily, weekly and monthly limits", body = Vec<DepositLimit>), (status = "4XX", description = "refused; see `code`", body = Problem, content_type = "application/problem+json")), security(("bearer" = []))
+)]
 pub async fn get_limits(
     State(state): State<GatewayState>,
     caller: Authenticated,
@@ -277,6 +297,10 @@ pub async fn get_limits(
 }
 
 /// `PUT /v1/me/deposit-limits`: lowering applies at once; raising or removing after 24 hours.
+#[utoipa::path(
+    put, path = "/v1/me/deposit-limits", tag = "responsible gaming", request_body = LimitRequest,
+    responses((status = 200, description = "the limits now: lowering applies at once, raising after 24 hours", body = Vec<DepositLimit>), (status = "4XX", description = "refused; see `code`", body = Problem, content_type = "application/problem+json")), security(("bearer" = []))
+)]
 pub async fn set_limit(
     State(state): State<GatewayState>,
     caller: Authenticated,
@@ -314,7 +338,7 @@ pub async fn set_limit(
     Ok(Json(limits(&state, player.id).await?))
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct DepositRequest {
     pub amount: i64,
@@ -322,6 +346,11 @@ pub struct DepositRequest {
 }
 
 /// `POST /v1/me/deposits` (Idempotency-Key required): money in, within the player's limits.
+#[utoipa::path(
+    post, path = "/v1/me/deposits", tag = "players", request_body = DepositRequest,
+    params(("Idempotency-Key" = String, Header, description = "required: a retry with the same key deposits once")),
+    responses((status = 201, description = "deposited (the ledger transfer)", body = Object), (status = 200, description = "a replay", body = Object), (status = "4XX", description = "refused; see `code`", body = Problem, content_type = "application/problem+json")), security(("bearer" = []))
+)]
 pub async fn deposit(
     State(state): State<GatewayState>,
     caller: Authenticated,
@@ -381,7 +410,7 @@ pub async fn deposit(
 }
 
 /// The self-exclusion periods a player may choose.
-#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, utoipa::ToSchema)]
 pub enum ExclusionPeriod {
     #[serde(rename = "6_months")]
     SixMonths,
@@ -401,13 +430,17 @@ impl ExclusionPeriod {
     }
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ExclusionRequest {
     pub period: ExclusionPeriod,
 }
 
 /// `POST /v1/me/self-exclusion`: at once, every session ends and logins are refused until the end.
+#[utoipa::path(
+    post, path = "/v1/me/self-exclusion", tag = "responsible gaming", request_body = ExclusionRequest,
+    responses((status = 200, description = "excluded until `self_excluded_until`; every session has ended", body = Object), (status = "4XX", description = "refused; see `code`", body = Problem, content_type = "application/problem+json")), security(("bearer" = []))
+)]
 pub async fn self_exclude(
     State(state): State<GatewayState>,
     caller: Authenticated,
@@ -431,6 +464,10 @@ pub async fn self_exclude(
 }
 
 /// `GET /v1/players/{id}`: operators and auditors look a player up.
+#[utoipa::path(
+    get, path = "/v1/players/{id}", tag = "players", params(("id" = Uuid, Path, description = "player id")),
+    responses((status = 200, description = "the player", body = Player), (status = "4XX", description = "refused; see `code`", body = Problem, content_type = "application/problem+json")), security(("bearer" = []))
+)]
 pub async fn get_player(
     State(state): State<GatewayState>,
     caller: Authenticated,

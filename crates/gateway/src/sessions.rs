@@ -14,7 +14,7 @@ use axum::http::request::Parts;
 use axum::http::{HeaderValue, StatusCode, header};
 use chrono::{DateTime, Utc};
 use platform::auth::{Caller, Claims, Role, unauthenticated};
-use platform::{AppError, Json};
+use platform::{AppError, Json, Problem};
 use serde::{Deserialize, Serialize};
 use sqlx::{PgPool, Row};
 use uuid::Uuid;
@@ -129,7 +129,7 @@ pub fn check_session(state: &GatewayState, claims: &Claims) -> Result<(), AppErr
 }
 
 /// `POST /v1/sessions`: one of three ways to log in.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
 #[serde(untagged)]
 pub enum LoginRequest {
     Player { email: String, password: String },
@@ -137,7 +137,7 @@ pub enum LoginRequest {
     Terminal { api_key: String },
 }
 
-#[derive(Debug, Serialize, Deserialize)]
+#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct LoginResponse {
     pub access_token: String,
     pub token_type: String,
@@ -162,6 +162,10 @@ fn locked(until: DateTime<Utc>) -> AppError {
     .with_header(header::RETRY_AFTER, HeaderValue::from(seconds))
 }
 
+#[utoipa::path(
+    post, path = "/v1/sessions", tag = "sessions", request_body = LoginRequest,
+    responses((status = 201, description = "logged in", body = LoginResponse), (status = "4XX", description = "refused; see `code`", body = Problem, content_type = "application/problem+json"))
+)]
 pub async fn login(
     State(state): State<GatewayState>,
     Json(request): Json<LoginRequest>,
@@ -295,6 +299,10 @@ async fn terminal_login(
 }
 
 /// `DELETE /v1/sessions/current`: logs out the session of the token presented.
+#[utoipa::path(
+    delete, path = "/v1/sessions/current", tag = "sessions",
+    responses((status = 204, description = "logged out: the token no longer works"), (status = "4XX", description = "refused; see `code`", body = Problem, content_type = "application/problem+json")), security(("bearer" = []))
+)]
 pub async fn logout(
     State(state): State<GatewayState>,
     caller: Authenticated,

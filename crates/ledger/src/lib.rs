@@ -25,6 +25,7 @@ use platform::auth::TokenKeys;
 use platform::config::Config;
 use platform::db::DbError;
 use platform::http::{Limits, Readiness};
+use platform::openapi::BearerAuth;
 use sqlx::PgPool;
 use sqlx::migrate::Migrator;
 
@@ -75,6 +76,21 @@ pub fn route_table() -> Vec<(Method, &'static str, MethodRouter<LedgerState>)> {
 pub fn api_routes(state: LedgerState) -> Router {
     platform::http::routes_from(route_table()).with_state(state)
 }
+
+/// The ledger's part of the public API description.
+#[derive(utoipa::OpenApi)]
+#[openapi(
+    paths(
+        routes::create_account, routes::list_accounts, routes::get_account, routes::account_history,
+        routes::create_transfer, routes::create_batch, routes::get_transfer, routes::deposit, routes::withdraw,
+        routes::trial_balance, routes::journal_check,
+    ),
+    components(schemas(platform::Problem)),
+    modifiers(&BearerAuth),
+    tags((name = "ledger", description = "The wallet: accounts, transfers, holds and reports"))
+)]
+#[derive(Debug)]
+pub struct LedgerApi;
 
 /// The whole ledger service.
 pub fn router(state: LedgerState, limits: Limits) -> Router {

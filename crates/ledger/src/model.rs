@@ -22,7 +22,7 @@ pub const MAX_BATCH: usize = 10_000;
 pub const MAX_METADATA_BYTES: usize = 4096;
 
 /// What an account is for (DESIGN §3).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum AccountKind {
     PlayerWallet,
@@ -63,7 +63,7 @@ impl AccountKind {
 }
 
 /// Account flags; omitted ones take the kind's default.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct AccountFlagsRequest {
     pub no_negative_balance: Option<bool>,
@@ -71,7 +71,7 @@ pub struct AccountFlagsRequest {
 }
 
 /// The flags an account has.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct AccountFlags {
     /// "May not go negative": available balance (posted minus pending debits) stays at or above zero.
     pub no_negative_balance: bool,
@@ -80,7 +80,7 @@ pub struct AccountFlags {
 }
 
 /// `POST /v1/accounts`.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct NewAccountRequest {
     /// Client-chosen id, which makes creation idempotent; a UUIDv7 is assigned when omitted.
@@ -90,6 +90,7 @@ pub struct NewAccountRequest {
     pub currency: String,
     #[serde(default)]
     pub flags: AccountFlagsRequest,
+    #[schema(value_type = Option<Object>)]
     pub metadata: Option<Value>,
 }
 
@@ -132,7 +133,7 @@ impl NewAccount {
 }
 
 /// An account's balances, in minor units.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct Balance {
     /// Credits minus debits of posted transfers.
     pub posted: i64,
@@ -145,13 +146,15 @@ pub struct Balance {
 }
 
 /// An account as the API shows it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct Account {
     pub id: Uuid,
     pub kind: AccountKind,
     pub owner: String,
+    #[schema(value_type = String, example = "USD")]
     pub currency: Currency,
     pub flags: AccountFlags,
+    #[schema(value_type = Object)]
     pub metadata: Value,
     pub created_at: DateTime<Utc>,
     pub balance: Balance,
@@ -164,7 +167,7 @@ pub struct Account {
 ///   `pending` is true, lasting `timeout_seconds`);
 /// - `post_pending_id` (with an optional smaller `amount`): completes a hold;
 /// - `void_pending_id`: releases a hold.
-#[derive(Debug, Clone, Default, Deserialize)]
+#[derive(Debug, Clone, Default, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TransferRequest {
     /// The idempotency key. Optional on `POST /v1/transfers` when an `Idempotency-Key` header is sent.
@@ -178,11 +181,12 @@ pub struct TransferRequest {
     pub timeout_seconds: Option<i32>,
     pub post_pending_id: Option<Uuid>,
     pub void_pending_id: Option<Uuid>,
+    #[schema(value_type = Option<Object>)]
     pub metadata: Option<Value>,
 }
 
 /// `POST /v1/transfers/batch`.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct BatchRequest {
     pub transfers: Vec<TransferRequest>,
@@ -319,12 +323,13 @@ fn validate_metadata(metadata: Option<Value>) -> Result<Value, AppError> {
 }
 
 /// A transfer as stored.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct Transfer {
     pub id: Uuid,
     pub debit_account_id: Uuid,
     pub credit_account_id: Uuid,
     pub amount: i64,
+    #[schema(value_type = String, example = "USD")]
     pub currency: Currency,
     /// `posted`, `pending`, `post_pending`, `void_pending` or `expire_pending`.
     pub kind: String,
@@ -332,17 +337,18 @@ pub struct Transfer {
     pub timeout_seconds: Option<i32>,
     pub expires_at: Option<DateTime<Utc>>,
     pub batch_id: Option<Uuid>,
+    #[schema(value_type = Object)]
     pub metadata: Value,
     pub created_at: DateTime<Utc>,
 }
 
 /// The answer to a batch: every transfer in request order, each saying whether it was a replay.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct BatchResult {
     pub transfers: Vec<BatchItem>,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct BatchItem {
     /// True when this id had already been applied; nothing was done again.
     pub replayed: bool,
@@ -351,7 +357,7 @@ pub struct BatchItem {
 }
 
 /// A transfer in an account's history, seen from that account.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct HistoryEntry {
     /// `debit` or `credit`: which side of the transfer this account is on.
     pub side: String,
@@ -360,26 +366,28 @@ pub struct HistoryEntry {
 }
 
 /// One page of a listing; pass `next` as `after` for the following page.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct Page<T> {
     pub items: Vec<T>,
     pub next: Option<String>,
 }
 
 /// `POST /v1/deposits` and `POST /v1/withdrawals`: money in from, or out to, the outside world.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CashRequest {
     pub id: Option<Uuid>,
     pub account_id: Uuid,
     pub amount: i64,
     pub currency: String,
+    #[schema(value_type = Option<Object>)]
     pub metadata: Option<Value>,
 }
 
 /// Totals of one currency; `balanced` is the double-entry invariant (debits equal credits).
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct CurrencyTotals {
+    #[schema(value_type = String, example = "USD")]
     pub currency: Currency,
     pub debits_posted: i64,
     pub credits_posted: i64,
@@ -389,7 +397,7 @@ pub struct CurrencyTotals {
     pub by_kind: Vec<KindTotals>,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct KindTotals {
     pub kind: AccountKind,
     pub accounts: i64,
@@ -398,7 +406,7 @@ pub struct KindTotals {
 }
 
 /// `GET /v1/reports/trial-balance`.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct TrialBalance {
     pub balanced: bool,
     pub currencies: Vec<CurrencyTotals>,

@@ -4,7 +4,7 @@ use axum::extract::State;
 use axum::http::{HeaderName, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use platform::auth::{Caller, Role};
-use platform::{AppError, IdempotencyKey, Json, PageParams, Path, Query};
+use platform::{AppError, IdempotencyKey, Json, PageParams, Path, Problem, Query};
 use serde::Deserialize;
 use uuid::Uuid;
 
@@ -45,6 +45,11 @@ fn account_not_found(id: Uuid) -> AppError {
     AppError::not_found("account_not_found", format!("account {id} does not exist"))
 }
 
+#[utoipa::path(
+    post, path = "/v1/accounts", tag = "ledger", request_body = NewAccountRequest,
+    responses((status = 201, description = "created", body = Account), (status = 200, description = "it already existed with these fields", body = Account), (status = "4XX", description = "refused; see `code`", body = Problem, content_type = "application/problem+json")),
+    security(("bearer" = []))
+)]
 pub async fn create_account(
     State(state): State<LedgerState>,
     caller: Caller,
@@ -57,6 +62,11 @@ pub async fn create_account(
     Ok(created_or_replayed(account, created, &location))
 }
 
+#[utoipa::path(
+    get, path = "/v1/accounts/{id}", tag = "ledger", params(("id" = Uuid, Path, description = "account id")),
+    responses((status = 200, description = "the account and its balances", body = Account), (status = "4XX", description = "refused; see `code`", body = Problem, content_type = "application/problem+json")),
+    security(("bearer" = []))
+)]
 pub async fn get_account(
     State(state): State<LedgerState>,
     caller: Caller,
@@ -72,14 +82,23 @@ async fn visible_account(state: &LedgerState, caller: &Caller, id: Uuid) -> Resu
     }
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
 #[serde(deny_unknown_fields)]
+#[into_params(parameter_in = Query)]
 pub struct AccountListQuery {
+    /// Whose accounts (a player id, `casino`, ...).
     owner: String,
+    /// The `next` cursor of the previous page.
     after: Option<String>,
+    /// Page size, 1 to 500 (default 50).
     limit: Option<i64>,
 }
 
+#[utoipa::path(
+    get, path = "/v1/accounts", tag = "ledger", params(AccountListQuery),
+    responses((status = 200, description = "an owner's accounts", body = Page<Account>), (status = "4XX", description = "refused; see `code`", body = Problem, content_type = "application/problem+json")),
+    security(("bearer" = []))
+)]
 pub async fn list_accounts(
     State(state): State<LedgerState>,
     caller: Caller,
@@ -95,6 +114,11 @@ pub async fn list_accounts(
     Ok(Json(Page { items, next }))
 }
 
+#[utoipa::path(
+    get, path = "/v1/accounts/{id}/transfers", tag = "ledger", params(("id" = Uuid, Path, description = "account id"), PageParams),
+    responses((status = 200, description = "the account's transfers in journal order", body = Page<HistoryEntry>), (status = "4XX", description = "refused; see `code`", body = Problem, content_type = "application/problem+json")),
+    security(("bearer" = []))
+)]
 pub async fn account_history(
     State(state): State<LedgerState>,
     caller: Caller,
@@ -109,6 +133,11 @@ pub async fn account_history(
     Ok(Json(Page { items: rows.into_iter().map(|(_, entry)| entry).collect(), next }))
 }
 
+#[utoipa::path(
+    post, path = "/v1/transfers", tag = "ledger", request_body = TransferRequest, params(("Idempotency-Key" = Option<String>, Header, description = "names the request, so a retry applies once; or send `id` in the body")),
+    responses((status = 201, description = "applied", body = Transfer), (status = 200, description = "a replay: applied before", body = Transfer), (status = "4XX", description = "refused; see `code`", body = Problem, content_type = "application/problem+json")),
+    security(("bearer" = []))
+)]
 pub async fn create_transfer(
     State(state): State<LedgerState>,
     caller: Caller,
@@ -128,6 +157,11 @@ async fn apply_one(state: &LedgerState, command: &TransferCommand) -> Result<Res
     Ok(created_or_replayed(item.transfer, !item.replayed, &location))
 }
 
+#[utoipa::path(
+    post, path = "/v1/transfers/batch", tag = "ledger", request_body = BatchRequest,
+    responses((status = 201, description = "applied, all together", body = BatchResult), (status = 200, description = "every transfer was a replay", body = BatchResult), (status = "4XX", description = "refused; see `code`", body = Problem, content_type = "application/problem+json")),
+    security(("bearer" = []))
+)]
 pub async fn create_batch(
     State(state): State<LedgerState>,
     caller: Caller,
@@ -158,6 +192,11 @@ pub async fn create_batch(
     Ok((status, Json(BatchResult { transfers: items })).into_response())
 }
 
+#[utoipa::path(
+    get, path = "/v1/transfers/{id}", tag = "ledger", params(("id" = Uuid, Path, description = "transfer id")),
+    responses((status = 200, description = "the transfer", body = Transfer), (status = "4XX", description = "refused; see `code`", body = Problem, content_type = "application/problem+json")),
+    security(("bearer" = []))
+)]
 pub async fn get_transfer(
     State(state): State<LedgerState>,
     caller: Caller,
@@ -171,6 +210,11 @@ pub async fn get_transfer(
 }
 
 /// Money in from the outside world: cash clearing → the account.
+#[utoipa::path(
+    post, path = "/v1/deposits", tag = "ledger", request_body = CashRequest, params(("Idempotency-Key" = Option<String>, Header, description = "names the request, so a retry applies once; or send `id` in the body")),
+    responses((status = 201, description = "applied", body = Transfer), (status = 200, description = "a replay", body = Transfer), (status = "4XX", description = "refused; see `code`", body = Problem, content_type = "application/problem+json")),
+    security(("bearer" = []))
+)]
 pub async fn deposit(
     State(state): State<LedgerState>,
     caller: Caller,
@@ -182,6 +226,11 @@ pub async fn deposit(
 }
 
 /// Money out to the outside world: the account → cash clearing.
+#[utoipa::path(
+    post, path = "/v1/withdrawals", tag = "ledger", request_body = CashRequest, params(("Idempotency-Key" = Option<String>, Header, description = "names the request, so a retry applies once; or send `id` in the body")),
+    responses((status = 201, description = "applied", body = Transfer), (status = 200, description = "a replay", body = Transfer), (status = "4XX", description = "refused; see `code`", body = Problem, content_type = "application/problem+json")),
+    security(("bearer" = []))
+)]
 pub async fn withdraw(
     State(state): State<LedgerState>,
     caller: Caller,
@@ -230,6 +279,11 @@ async fn cash_movement(
     apply_one(state, &transfer.validate(id)?).await
 }
 
+#[utoipa::path(
+    get, path = "/v1/reports/trial-balance", tag = "ledger",
+    responses((status = 200, description = "debits and credits per currency", body = TrialBalance), (status = "4XX", description = "refused; see `code`", body = Problem, content_type = "application/problem+json")),
+    security(("bearer" = []))
+)]
 pub async fn trial_balance(
     State(state): State<LedgerState>,
     caller: Caller,
@@ -239,11 +293,24 @@ pub async fn trial_balance(
 }
 
 /// Replays the whole journal against the balance counters: an auditor's end-to-end check.
+#[utoipa::path(
+    get, path = "/v1/reports/journal-check", tag = "ledger",
+    responses((status = 200, description = "whether the balances equal a replay of the journal", body = JournalCheck), (status = "4XX", description = "refused; see `code`", body = Problem, content_type = "application/problem+json")),
+    security(("bearer" = []))
+)]
 pub async fn journal_check(
     State(state): State<LedgerState>,
     caller: Caller,
-) -> Result<Json<serde_json::Value>, AppError> {
+) -> Result<Json<JournalCheck>, AppError> {
     caller.require(READERS)?;
     let mismatched = store::journal_mismatches(&state.pool).await?;
-    Ok(Json(serde_json::json!({ "consistent": mismatched.is_empty(), "mismatched_accounts": mismatched })))
+    Ok(Json(JournalCheck { consistent: mismatched.is_empty(), mismatched_accounts: mismatched }))
+}
+
+/// The answer of `GET /v1/reports/journal-check`.
+#[derive(Debug, serde::Serialize, utoipa::ToSchema)]
+pub struct JournalCheck {
+    /// True when every account's counters equal the sum of its transfers.
+    pub consistent: bool,
+    pub mismatched_accounts: Vec<Uuid>,
 }

@@ -19,7 +19,7 @@ use uuid::Uuid;
 use crate::AppError;
 
 /// Who a caller is, which decides every route (DESIGN §7).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Role {
     Player,

@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize};
 pub const PROBLEM_JSON: &str = "application/problem+json";
 
 /// The body of an error response (RFC 9457), also what [`crate::client`] parses from other services.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct Problem {
     /// A URI naming the problem type; `urn:lotto:problem:<code>`.
     #[serde(rename = "type")]
@@ -28,6 +28,7 @@ pub struct Problem {
     pub code: String,
     /// Extra facts about the failure (for example which transfer of a batch failed).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<Object>)]
     pub context: Option<serde_json::Value>,
 }
 

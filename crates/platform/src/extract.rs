@@ -155,10 +155,13 @@ impl IdempotencyKey {
 }
 
 /// `?after=&limit=` of a listing (DESIGN §8). `limit` defaults to 50 and may be 1 to 500.
-#[derive(Debug, Clone, Default, serde::Deserialize)]
+#[derive(Debug, Clone, Default, serde::Deserialize, utoipa::IntoParams)]
 #[serde(deny_unknown_fields)]
+#[into_params(parameter_in = Query)]
 pub struct PageParams {
+    /// The `next` cursor of the previous page.
     pub after: Option<String>,
+    /// Page size, 1 to 500 (default 50).
     pub limit: Option<i64>,
 }
 

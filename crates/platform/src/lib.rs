@@ -7,6 +7,7 @@
 //! - [`extract`]: JSON, path and query extractors whose rejections are problems too;
 //! - [`db`]: a Postgres pool bound to the service's own schema, migrated at start;
 //! - [`http`]: health, readiness, metrics, request ids, limits, timeouts and graceful shutdown;
+//! - [`openapi`]: the security scheme every OpenAPI description shares;
 //! - [`client`]: a typed HTTP client for calling other services, with timeouts and safe retries;
 //! - `testing` (feature): a fresh database per test.
 
@@ -17,6 +18,7 @@ pub mod db;
 pub mod error;
 pub mod extract;
 pub mod http;
+pub mod openapi;
 pub mod telemetry;
 #[cfg(feature = "testing")]
 pub mod testing;

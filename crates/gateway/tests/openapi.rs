@@ -1,0 +1,64 @@
+//! The API contract: `openapi.yaml` at the repository root is what the code generates, it
+//! describes every route there is, and the gateway serves it.
+//!
+//! After changing a route: `UPDATE_OPENAPI=1 cargo test -p gateway --test openapi`, then commit.
+
+// Tests stop at the first surprise.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::collections::BTreeSet;
+
+use utoipa::OpenApi;
+
+fn generated() -> utoipa::openapi::OpenApi {
+    gateway::openapi_document(vec![ledger::LedgerApi::openapi()])
+}
+
+#[test]
+fn the_committed_contract_is_what_the_code_generates() {
+    let yaml = generated().to_yaml().unwrap();
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../openapi.yaml");
+    if std::env::var("UPDATE_OPENAPI").is_ok() {
+        std::fs::write(&path, &yaml).unwrap();
+    }
+    let committed = std::fs::read_to_string(&path).unwrap();
+    assert!(
+        committed == yaml,
+        "openapi.yaml differs from what the code generates; run `UPDATE_OPENAPI=1 cargo test -p gateway --test openapi` and commit it"
+    );
+    assert_eq!(gateway::OPENAPI_YAML, committed, "the gateway was built with another openapi.yaml");
+}
+
+#[test]
+fn every_route_is_described() {
+    let doc = generated();
+    let mut described = BTreeSet::new();
+    for (path, item) in &doc.paths.paths {
+        for (method, op) in [
+            ("GET", &item.get),
+            ("POST", &item.post),
+            ("PUT", &item.put),
+            ("DELETE", &item.delete),
+            ("PATCH", &item.patch),
+        ] {
+            if let Some(op) = op {
+                described.insert((method.to_owned(), path.clone()));
+                let responses = &op.responses.responses;
+                assert!(
+                    responses.keys().any(|k| k.starts_with('2')),
+                    "{method} {path} has no success response"
+                );
+                assert!(responses.contains_key("4XX"), "{method} {path} does not describe its problems");
+            }
+        }
+    }
+    let mut routes: BTreeSet<(String, String)> =
+        gateway::route_table().iter().map(|(m, p, _)| (m.to_string(), (*p).to_owned())).collect();
+    routes.extend(ledger::route_table().iter().map(|(m, p, _)| (m.to_string(), (*p).to_owned())));
+    routes.remove(&("GET".to_owned(), "/openapi.yaml".to_owned()));
+    let missing: Vec<_> = routes.difference(&described).collect();
+    let extra: Vec<_> = described.difference(&routes).collect();
+    assert!(missing.is_empty(), "routes missing from the API description: {missing:?}");
+    assert!(extra.is_empty(), "described routes that do not exist: {extra:?}");
+    assert!(doc.components.as_ref().unwrap().security_schemes.contains_key("bearer"));
+}
