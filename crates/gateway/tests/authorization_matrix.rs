@@ -118,7 +118,8 @@ async fn callers(
     player: &str,
     other: &str,
 ) -> Vec<Option<String>> {
-    let token = |reply: common::Reply| Some(reply.body["access_token"].as_str().unwrap().to_owned());
+    let token =
+        |reply: platform::testing::Reply| Some(reply.body["access_token"].as_str().unwrap().to_owned());
     vec![
         None,
         token(gw.login(json!({"email": player, "password": PASSWORD})).await),

@@ -47,3 +47,48 @@ async fn drop_stale_databases(conn: &mut PgConnection, now: u64) -> Result<(), D
     }
     Ok(())
 }
+
+/// A service's answer, read whole.
+#[derive(Debug)]
+pub struct Reply {
+    pub status: axum::http::StatusCode,
+    pub headers: axum::http::HeaderMap,
+    /// The JSON body (`null` when empty; a string when it is not JSON).
+    pub body: serde_json::Value,
+}
+
+impl Reply {
+    /// The problem code of an error reply (empty on success).
+    pub fn code(&self) -> &str {
+        self.body["code"].as_str().unwrap_or("")
+    }
+}
+
+/// Calls `router` without a socket. Every error must be problem+json with a code: a test that
+/// sees anything else fails here, whatever it was checking.
+pub async fn send(router: &axum::Router, request: axum::http::Request<axum::body::Body>) -> Reply {
+    use tower::ServiceExt;
+    let response = match router.clone().oneshot(request).await {
+        Ok(response) => response,
+        Err(never) => match never {},
+    };
+    let status = response.status();
+    let headers = response.headers().clone();
+    let bytes = axum::body::to_bytes(response.into_body(), usize::MAX).await.unwrap_or_default();
+    let body = if bytes.is_empty() {
+        serde_json::Value::Null
+    } else {
+        serde_json::from_slice(&bytes)
+            .unwrap_or_else(|_| serde_json::Value::String(String::from_utf8_lossy(&bytes).into_owned()))
+    };
+    if !status.is_success() {
+        let content_type = headers.get(axum::http::header::CONTENT_TYPE).and_then(|v| v.to_str().ok());
+        assert_eq!(
+            content_type,
+            Some(crate::error::PROBLEM_JSON),
+            "error {status} without problem+json: {body}"
+        );
+        assert!(body["code"].is_string(), "problem without a code: {body}");
+    }
+    Reply { status, headers, body }
+}

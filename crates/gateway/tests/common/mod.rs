@@ -12,9 +12,9 @@ use gateway::upstream::Upstream;
 use platform::auth::{Role, TokenKeys};
 use platform::config::Config;
 use platform::http::Limits;
+use platform::testing::Reply;
 use serde_json::{Value, json};
 use sqlx::PgPool;
-use tower::ServiceExt;
 use uuid::Uuid;
 
 pub struct TestGateway {
@@ -22,18 +22,6 @@ pub struct TestGateway {
     pub state: GatewayState,
     pub ledger_pool: PgPool,
     pub tokens: TokenKeys,
-}
-
-pub struct Reply {
-    pub status: StatusCode,
-    pub headers: axum::http::HeaderMap,
-    pub body: Value,
-}
-
-impl Reply {
-    pub fn code(&self) -> &str {
-        self.body["code"].as_str().unwrap_or("")
-    }
 }
 
 /// A logged-in identity.
@@ -68,19 +56,7 @@ impl TestGateway {
     }
 
     pub async fn send(&self, request: Request<Body>) -> Reply {
-        let response = self.router.clone().oneshot(request).await.unwrap();
-        let status = response.status();
-        let headers = response.headers().clone();
-        let bytes = axum::body::to_bytes(response.into_body(), usize::MAX).await.unwrap();
-        let body = if bytes.is_empty() {
-            Value::Null
-        } else {
-            serde_json::from_slice(&bytes).unwrap_or(Value::Null)
-        };
-        if !status.is_success() {
-            assert_eq!(headers["content-type"], "application/problem+json", "{status} {body}");
-        }
-        Reply { status, headers, body }
+        platform::testing::send(&self.router, request).await
     }
 
     /// A request as `token` (None: anonymous).

@@ -7,9 +7,9 @@ use axum::http::{Request, StatusCode};
 use ledger::LedgerState;
 use platform::auth::{Role, TokenKeys};
 use platform::http::Limits;
+use platform::testing::Reply;
 use serde_json::{Value, json};
 use sqlx::PgPool;
-use tower::ServiceExt;
 use uuid::Uuid;
 
 pub struct TestApp {
@@ -18,19 +18,6 @@ pub struct TestApp {
     pub tokens: TokenKeys,
     /// Sent with every request that carries no Authorization of its own.
     pub service_token: String,
-}
-
-pub struct Reply {
-    pub status: StatusCode,
-    pub headers: axum::http::HeaderMap,
-    pub body: Value,
-}
-
-impl Reply {
-    /// The problem code of an error reply.
-    pub fn code(&self) -> &str {
-        self.body["code"].as_str().unwrap_or("")
-    }
 }
 
 impl TestApp {
@@ -59,25 +46,7 @@ impl TestApp {
             let value = format!("Bearer {}", self.service_token).parse().unwrap();
             request.headers_mut().insert("authorization", value);
         }
-        let response = self.router.clone().oneshot(request).await.expect("infallible");
-        let status = response.status();
-        let headers = response.headers().clone();
-        let bytes = axum::body::to_bytes(response.into_body(), usize::MAX).await.expect("body");
-        let body = if bytes.is_empty() {
-            Value::Null
-        } else {
-            serde_json::from_slice(&bytes)
-                .unwrap_or_else(|_| Value::String(String::from_utf8_lossy(&bytes).into()))
-        };
-        if !status.is_success() {
-            assert_eq!(
-                headers.get("content-type").map(|v| v.to_str().unwrap()),
-                Some("application/problem+json"),
-                "error {status} without problem+json: {body}"
-            );
-            assert!(body["code"].is_string(), "problem without a code: {body}");
-        }
-        Reply { status, headers, body }
+        platform::testing::send(&self.router, request).await
     }
 
     pub async fn get(&self, path: &str) -> Reply {
