@@ -5,6 +5,7 @@
 #![warn(clippy::arithmetic_side_effects, clippy::indexing_slicing)]
 
 pub mod eligibility;
+pub mod keno;
 pub mod money;
 
 pub use money::{Amount, Currency, Money, MoneyError};
