@@ -59,7 +59,7 @@ async fn main() {
 
     let gateway_pool = gateway::connect(&url, &config).await.unwrap();
     let upstream =
-        gateway::upstream::Upstream::remote("ledger", &ledger_url, Duration::from_secs(10)).unwrap();
+        platform::upstream::Upstream::remote("ledger", &ledger_url, Duration::from_secs(10)).unwrap();
     let mut state =
         gateway::GatewayState::new(gateway_pool.clone(), tokens.clone(), upstream, &config).unwrap();
     // The load comes from one address and one identity; lift the limits (they are still checked).
@@ -72,7 +72,7 @@ async fn main() {
         tokens: tokens.clone(),
     });
     let embedded_state = gateway::GatewayState {
-        ledger: gateway::upstream::Upstream::local("ledger", ledger_routes),
+        ledger: platform::upstream::Upstream::local("ledger", ledger_routes),
         ..state
     };
     let embedded_url = serve(gateway::router(embedded_state, Limits::default())).await;

@@ -6,7 +6,6 @@
 //! - [`admin`]: staff, retailers and terminal API keys;
 //! - [`credentials`]: argon2id passwords and API-key digests;
 //! - [`rate_limit`]: per-identity and per-address limits;
-//! - [`upstream`]: the services behind the gateway, in process or over HTTP.
 //!
 //! Paths the gateway does not own are passed to the service that does ([`LEDGER_PREFIXES`]),
 //! after the gateway has checked the token, the session and the role; the service checks the
@@ -17,7 +16,6 @@ pub mod credentials;
 pub mod players;
 pub mod rate_limit;
 pub mod sessions;
-pub mod upstream;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -39,7 +37,7 @@ use sqlx::migrate::Migrator;
 
 use crate::rate_limit::{Quota, RateLimiter};
 use crate::sessions::{Authenticated, EndedSessions};
-use crate::upstream::Upstream;
+use platform::upstream::Upstream;
 
 /// The Postgres schema this service owns.
 pub const SCHEMA: &str = "gateway";

@@ -12,7 +12,7 @@ async fn main() -> anyhow::Result<()> {
     let ledger_url = std::env::var("LOTTO_LEDGER_URL").context("LOTTO_LEDGER_URL must name the ledger")?;
     let tokens = config.token_keys()?;
     let pool = gateway::connect(&url, &config).await?;
-    let ledger = gateway::upstream::Upstream::remote("ledger", &ledger_url, config.request_timeout)?;
+    let ledger = platform::upstream::Upstream::remote("ledger", &ledger_url, config.request_timeout)?;
     let state = gateway::GatewayState::new(pool.clone(), tokens, ledger, &config)?;
     state.ended_sessions.spawn_refresher(pool, std::time::Duration::from_secs(1));
     let app = gateway::router(state, (&config).into());

@@ -9,10 +9,10 @@ use std::time::{Duration, Instant};
 use axum::body::Body;
 use axum::http::{Request, StatusCode};
 use gateway::GatewayState;
-use gateway::upstream::Upstream;
 use platform::auth::TokenKeys;
 use platform::config::Config;
 use platform::http::Limits;
+use platform::upstream::Upstream;
 use tower::ServiceExt;
 
 async fn gateway_to(ledger_url: &str, tokens: &TokenKeys, timeout: Duration) -> axum::Router {

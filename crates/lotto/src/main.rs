@@ -106,7 +106,7 @@ async fn run_services(config: &Config, database: &postgres::Database) -> anyhow:
     let state = gateway::GatewayState::new(
         gateway_pool.clone(),
         tokens,
-        gateway::upstream::Upstream::local("ledger", ledger),
+        platform::upstream::Upstream::local("ledger", ledger),
         config,
     )?;
     state.ended_sessions.spawn_refresher(gateway_pool.clone(), std::time::Duration::from_secs(1));

@@ -9,6 +9,7 @@
 //! - [`http`]: health, readiness, metrics, request ids, limits, timeouts and graceful shutdown;
 //! - [`openapi`]: the security scheme every OpenAPI description shares;
 //! - [`client`]: a typed HTTP client for calling other services, with timeouts and safe retries;
+//! - [`upstream`]: another service, mounted in this process or reached over HTTP;
 //! - `testing` (feature): a fresh database per test.
 
 pub mod auth;
@@ -22,6 +23,7 @@ pub mod openapi;
 pub mod telemetry;
 #[cfg(feature = "testing")]
 pub mod testing;
+pub mod upstream;
 
 pub use error::{AppError, Problem};
 pub use extract::{IdempotencyKey, Json, PageParams, Path, Query};

@@ -1,4 +1,4 @@
-//! The services behind the gateway: mounted in this process (`lotto`) or reached over HTTP.
+//! Another service: mounted in this process (`lotto`) or reached over HTTP.
 //!
 //! [`Upstream::forward`] passes a request through unchanged (the service verifies the caller's
 //! token again); [`Upstream::call`] is the gateway's own typed call, as a service or on a
@@ -6,6 +6,7 @@
 
 use std::time::Duration;
 
+use crate::{AppError, Problem};
 use axum::Router;
 use axum::body::Body;
 use axum::http::{HeaderValue, Method, Request, StatusCode, header};
@@ -14,7 +15,6 @@ use http_body_util::Limited;
 use hyper_util::client::legacy::Client;
 use hyper_util::client::legacy::connect::HttpConnector;
 use hyper_util::rt::TokioExecutor;
-use platform::{AppError, Problem};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use tower::ServiceExt;
