@@ -1,5 +1,6 @@
 //! The service kit: what every service needs and none writes again.
 //!
+//! - [`audit`]: the hash-chained audit log of game outcomes;
 //! - [`auth`]: signed access tokens, roles, and the [`auth::Caller`] extractor;
 //! - [`config`]: settings from environment variables, with local defaults;
 //! - [`telemetry`]: `tracing` setup;
@@ -12,6 +13,7 @@
 //! - [`upstream`]: another service, mounted in this process or reached over HTTP;
 //! - `testing` (feature): a fresh database per test.
 
+pub mod audit;
 pub mod auth;
 pub mod client;
 pub mod config;

@@ -1,0 +1,22 @@
+//! The draw-games service alone: `DATABASE_URL`, `LOTTO_TOKEN_SECRET` and `LOTTO_LEDGER_URL`.
+
+use anyhow::Context;
+use platform::config::Config;
+
+#[tokio::main]
+async fn main() -> anyhow::Result<()> {
+    platform::telemetry::init_tracing();
+    let config = Config::from_env()?;
+    let url = config.database_url.clone().context("DATABASE_URL must be set to run draw-games alone")?;
+    let ledger_url = std::env::var("LOTTO_LEDGER_URL").context("LOTTO_LEDGER_URL must name the ledger")?;
+    let tokens = config.token_keys()?;
+    let pool = draw_games::connect(&url, &config).await?;
+    let ledger = platform::upstream::Upstream::remote("ledger", &ledger_url, config.request_timeout)?;
+    let state = draw_games::DrawsState::new(pool, tokens, ledger).await?;
+    draw_games::spawn_recovery(state.clone(), std::time::Duration::from_secs(5));
+    let app = draw_games::router(state, (&config).into());
+    let listener = tokio::net::TcpListener::bind(config.listen).await?;
+    tracing::info!(addr = %listener.local_addr()?, "draw-games listening");
+    platform::http::serve(listener, app, platform::http::shutdown_signal()).await?;
+    Ok(())
+}

@@ -1,0 +1,308 @@
+//! Castle Keno played at once against a real ledger on a real Postgres: money, idempotency,
+//! refusals, recovery after a crash, and the audit chain.
+
+// Tests stop at the first surprise.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::time::Duration;
+
+use axum::body::Body;
+use axum::http::{Request, StatusCode};
+use domain::keno::{BetOption, Draw, Ticket, settle};
+use draw_games::DrawsState;
+use platform::auth::{Role, TokenKeys};
+use platform::config::Config;
+use platform::http::Limits;
+use platform::testing::{Reply, send};
+use platform::upstream::Upstream;
+use serde_json::{Value, json};
+use uuid::Uuid;
+
+struct Game {
+    router: axum::Router,
+    ledger: axum::Router,
+    state: DrawsState,
+    tokens: TokenKeys,
+}
+
+impl Game {
+    async fn new() -> Game {
+        let url = platform::testing::fresh_database().await.unwrap();
+        let config = Config::default();
+        let tokens = TokenKeys::random();
+        let ledger_pool = ledger::connect(&url, &config).await.unwrap();
+        let ledger = ledger::api_routes(ledger::LedgerState { pool: ledger_pool, tokens: tokens.clone() });
+        let pool = draw_games::connect(&url, &config).await.unwrap();
+        let state =
+            DrawsState::new(pool, tokens.clone(), Upstream::local("ledger", ledger.clone())).await.unwrap();
+        let router = draw_games::router(state.clone(), Limits::default());
+        Game { router, ledger, state, tokens }
+    }
+
+    fn token(&self, sub: &str, role: Role) -> String {
+        self.tokens.issue(sub, role, None, Duration::from_secs(60)).unwrap()
+    }
+
+    async fn ledger_call(&self, method: &str, path: &str, body: Option<Value>) -> Reply {
+        let request = Request::builder()
+            .method(method)
+            .uri(path)
+            .header("authorization", format!("Bearer {}", self.tokens.service_token("tests").unwrap()))
+            .header("content-type", "application/json")
+            .body(body.map_or_else(Body::empty, |b| Body::from(b.to_string())))
+            .unwrap();
+        send(&self.ledger, request).await
+    }
+
+    /// A player with a wallet funded with `cents`; returns (player id, wallet id).
+    async fn player(&self, cents: i64) -> (String, Uuid) {
+        let player = Uuid::now_v7().to_string();
+        let wallet = self
+            .ledger_call(
+                "POST",
+                "/v1/accounts",
+                Some(json!({"kind": "player_wallet", "owner": player, "currency": "USD"})),
+            )
+            .await;
+        let wallet: Uuid = wallet.body["id"].as_str().unwrap().parse().unwrap();
+        if cents > 0 {
+            let deposit =
+                json!({"id": Uuid::now_v7(), "account_id": wallet, "amount": cents, "currency": "USD"});
+            assert_eq!(
+                self.ledger_call("POST", "/v1/deposits", Some(deposit)).await.status,
+                StatusCode::CREATED
+            );
+        }
+        (player, wallet)
+    }
+
+    async fn balance(&self, account: Uuid) -> i64 {
+        self.ledger_call("GET", &format!("/v1/accounts/{account}"), None).await.body["balance"]["posted"]
+            .as_i64()
+            .unwrap()
+    }
+
+    async fn play(&self, token: Option<&str>, key: Option<&str>, body: Value) -> Reply {
+        let mut request = Request::post("/v1/keno/tickets").header("content-type", "application/json");
+        if let Some(token) = token {
+            request = request.header("authorization", format!("Bearer {token}"));
+        }
+        if let Some(key) = key {
+            request = request.header("idempotency-key", key);
+        }
+        send(&self.router, request.body(Body::from(body.to_string())).unwrap()).await
+    }
+
+    async fn assert_books_balance(&self) {
+        let trial = self.ledger_call("GET", "/v1/reports/trial-balance", None).await;
+        assert_eq!(trial.body["balanced"], true, "{}", trial.body);
+        let check = self.ledger_call("GET", "/v1/reports/journal-check", None).await;
+        assert_eq!(check.body["consistent"], true, "{}", check.body);
+    }
+}
+
+/// What the stored numbers must have paid, by the domain's rules.
+fn expected_payout(ticket: &Value) -> i64 {
+    let option: BetOption = serde_json::from_value(ticket["option"].clone()).unwrap();
+    let spots: Vec<u8> = ticket["spots"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| u8::try_from(n.as_u64().unwrap()).unwrap())
+        .collect();
+    let numbers: Vec<u8> = ticket["draw_numbers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| u8::try_from(n.as_u64().unwrap()).unwrap())
+        .collect();
+    let rules =
+        Ticket::new(option, &spots, u32::try_from(ticket["tickets"].as_u64().unwrap()).unwrap(), u32::MAX)
+            .unwrap();
+    settle(&rules, &Draw { numbers: numbers.try_into().unwrap() }).payout_cents
+}
+
+#[tokio::test]
+async fn a_ticket_is_staked_drawn_and_paid_once() {
+    let game = Game::new().await;
+    let (player, wallet) = game.player(10_000).await;
+    let token = game.token(&player, Role::Player);
+    let body = json!({"option": "bet", "spots": [1, 2, 3, 4, 5, 6, 7, 8], "tickets": 3});
+    let first = game.play(Some(&token), Some("t-1"), body.clone()).await;
+    assert_eq!(first.status, StatusCode::CREATED, "{}", first.body);
+    let ticket = first.body.clone();
+    assert_eq!((ticket["state"].as_str(), ticket["stake_cents"].as_i64()), (Some("settled"), Some(300)));
+    let numbers = ticket["draw_numbers"].as_array().unwrap();
+    assert_eq!(numbers.len(), 20);
+    let payout = ticket["payout_cents"].as_i64().unwrap();
+    assert_eq!(payout, expected_payout(&ticket));
+    assert_eq!(game.balance(wallet).await, 10_000 - 300 + payout);
+
+    let replay = game.play(Some(&token), Some("t-1"), body).await;
+    assert_eq!((replay.status, replay.body.clone()), (StatusCode::OK, ticket.clone()));
+    assert_eq!(game.balance(wallet).await, 10_000 - 300 + payout, "a replay moves nothing");
+    let other = game.play(Some(&token), Some("t-1"), json!({"option": "bet", "spots": [9]})).await;
+    assert_eq!((other.status, other.code()), (StatusCode::CONFLICT, "idempotency_conflict"));
+
+    let id = ticket["id"].as_str().unwrap();
+    let read = send(
+        &game.router,
+        Request::get(format!("/v1/keno/tickets/{id}"))
+            .header("authorization", format!("Bearer {token}"))
+            .body(Body::empty())
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(read.body, ticket);
+    let stranger = game.token("someone-else", Role::Player);
+    let hidden = send(
+        &game.router,
+        Request::get(format!("/v1/keno/tickets/{id}"))
+            .header("authorization", format!("Bearer {stranger}"))
+            .body(Body::empty())
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(hidden.code(), "ticket_not_found");
+    game.assert_books_balance().await;
+}
+
+#[tokio::test]
+async fn refusals_move_no_money() {
+    let game = Game::new().await;
+    let (player, wallet) = game.player(150).await;
+    let token = game.token(&player, Role::Player);
+    let cases = [
+        (json!({"option": "bet", "spots": (1..=16).collect::<Vec<u8>>()}), "spots_not_allowed"),
+        (json!({"option": "bet_against", "spots": [1, 2, 3, 4, 5]}), "spots_not_allowed"),
+        (json!({"option": "top_or_bottom", "spots": [1]}), "spots_not_allowed"),
+        (json!({"option": "bet", "spots": [81]}), "spot_out_of_range"),
+        (json!({"option": "bet", "spots": [4, 4]}), "duplicate_spot"),
+        (json!({"option": "bet", "spots": [4], "tickets": 0}), "stake_out_of_range"),
+        (json!({"option": "bet", "spots": [4], "tickets": 101}), "stake_out_of_range"),
+        (json!({"option": "jackpot", "spots": [4]}), "invalid_body"),
+        (json!({"option": "bet", "spots": [4], "tickets": 2}), "insufficient_funds"),
+    ];
+    for (i, (body, code)) in cases.into_iter().enumerate() {
+        let reply = game.play(Some(&token), Some(&format!("k{i}")), body.clone()).await;
+        assert_eq!(reply.code(), code, "{body}");
+    }
+    assert_eq!(
+        game.play(Some(&token), None, json!({"option": "bet", "spots": [4]})).await.code(),
+        "missing_idempotency_key"
+    );
+    assert_eq!(
+        game.play(None, Some("x"), json!({"option": "bet", "spots": [4]})).await.status,
+        StatusCode::UNAUTHORIZED
+    );
+    let operator = game.token("ops", Role::Operator);
+    assert_eq!(
+        game.play(Some(&operator), Some("x"), json!({"option": "bet", "spots": [4]})).await.status,
+        StatusCode::FORBIDDEN
+    );
+    assert_eq!(game.balance(wallet).await, 150);
+    game.assert_books_balance().await;
+}
+
+#[tokio::test]
+async fn a_ticket_left_between_steps_is_finished_once_by_recovery() {
+    let game = Game::new().await;
+    let (player, wallet) = game.player(1_000).await;
+    // A crash after the stake left the ledger but before the ticket recorded it: the row says
+    // `open`, the ledger already holds the stake under the step's key.
+    let crashed = Uuid::now_v7();
+    sqlx::query(
+        "INSERT INTO keno_tickets (id, player_id, wallet_account_id, option, spots, tickets, stake_cents, state, updated_at)
+         VALUES ($1, $2, $3, 'hit_all', '{1,2}', 2, 200, 'open', now() - interval '1 minute')",
+    )
+    .bind(crashed)
+    .bind(&player)
+    .bind(wallet)
+    .execute(&game.state.pool)
+    .await
+    .unwrap();
+    let stake_id =
+        Uuid::new_v5(&draw_games::DRAWS_NAMESPACE, format!("keno-ticket/{crashed}/stake").as_bytes());
+    let stake = json!({"id": stake_id, "debit_account_id": wallet, "credit_account_id": game.state.escrow_account,
+                       "amount": 200, "currency": "USD", "metadata": {"game": "castle_keno", "ticket": crashed}});
+    assert_eq!(game.ledger_call("POST", "/v1/transfers", Some(stake)).await.status, StatusCode::CREATED);
+    assert_eq!(game.balance(wallet).await, 800);
+
+    assert_eq!(draw_games::keno::recover(&game.state, Duration::ZERO).await.unwrap(), 1);
+    assert_eq!(
+        draw_games::keno::recover(&game.state, Duration::ZERO).await.unwrap(),
+        0,
+        "nothing left to finish"
+    );
+    let row: (String, i64) = sqlx::query_as("SELECT state, payout_cents FROM keno_tickets WHERE id = $1")
+        .bind(crashed)
+        .fetch_one(&game.state.pool)
+        .await
+        .unwrap();
+    assert_eq!(row.0, "settled");
+    assert_eq!(game.balance(wallet).await, 800 + row.1, "staked once, paid once");
+    assert_eq!(game.balance(game.state.escrow_account).await, 0, "escrow holds nothing once settled");
+    game.assert_books_balance().await;
+}
+
+#[tokio::test]
+async fn every_outcome_is_chained_and_tampering_shows() {
+    let game = Game::new().await;
+    let (player, _) = game.player(100_000).await;
+    let token = game.token(&player, Role::Player);
+    for i in 0..5 {
+        let reply = game.play(Some(&token), Some(&format!("a{i}")), json!({"option": "top_or_bottom"})).await;
+        assert_eq!(reply.status, StatusCode::CREATED, "{}", reply.body);
+    }
+    let auditor = game.token("audit", Role::Auditor);
+    let verify = || async {
+        send(
+            &game.router,
+            Request::get("/v1/draws/audit/verify")
+                .header("authorization", format!("Bearer {auditor}"))
+                .body(Body::empty())
+                .unwrap(),
+        )
+        .await
+    };
+    let report = verify().await;
+    assert_eq!((report.body["intact"].clone(), report.body["records"].clone()), (json!(true), json!(5)));
+    let refused = sqlx::query("UPDATE audit_log SET record = record || ' ' WHERE seq = 3")
+        .execute(&game.state.pool)
+        .await;
+    assert!(refused.is_err(), "the log refuses updates");
+    // A superuser who disables the guard still cannot hide it.
+    sqlx::query("ALTER TABLE audit_log DISABLE TRIGGER USER").execute(&game.state.pool).await.unwrap();
+    sqlx::query("UPDATE audit_log SET record = replace(record, '\"hits\"', '\"hits\" ') WHERE seq = 3")
+        .execute(&game.state.pool)
+        .await
+        .unwrap();
+    let report = verify().await;
+    assert_eq!(
+        (report.body["intact"].clone(), report.body["first_broken_seq"].clone()),
+        (json!(false), json!(3))
+    );
+    let player_view = send(
+        &game.router,
+        Request::get("/v1/draws/audit/verify")
+            .header("authorization", format!("Bearer {token}"))
+            .body(Body::empty())
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(player_view.status, StatusCode::FORBIDDEN);
+}
+
+#[tokio::test]
+async fn pay_tables_and_math_are_public() {
+    let game = Game::new().await;
+    let tables = send(&game.router, Request::get("/v1/keno/paytables").body(Body::empty()).unwrap()).await;
+    assert_eq!(tables.status, StatusCode::OK);
+    let bet = tables.body.as_array().unwrap().iter().find(|t| t["option"] == "bet").unwrap();
+    assert!(bet["cells"].as_array().unwrap().contains(&json!([10, 10, 800_000])));
+    let math = send(&game.router, Request::get("/v1/keno/math").body(Body::empty()).unwrap()).await;
+    let rows = math.body.as_array().unwrap();
+    assert_eq!(rows.len(), 45);
+    let one = rows.iter().find(|r| r["option"] == "bet" && r["spots"] == 1).unwrap();
+    assert_eq!(one["return_to_player"], json!({"numerator": 3, "denominator": 4}));
+}
