@@ -58,6 +58,8 @@ pub struct GatewayState {
     pub pool: PgPool,
     pub tokens: TokenKeys,
     pub ledger: Upstream,
+    /// The draw-games service (Castle Keno); `None` answers its routes with 503.
+    pub draws: Option<Upstream>,
     pub ended_sessions: EndedSessions,
     pub limiter: Arc<RateLimiter>,
     pub access_token_ttl: Duration,
@@ -82,6 +84,7 @@ impl GatewayState {
             pool,
             tokens,
             ledger,
+            draws: None,
             ended_sessions: EndedSessions::default(),
             limiter: Arc::new(RateLimiter::new(
                 Quota { per_minute: per_identity, burst: per_identity.div_ceil(4).max(10) },
@@ -90,6 +93,13 @@ impl GatewayState {
             access_token_ttl: config.access_token_ttl,
             body_limit: config.body_limit_bytes,
         })
+    }
+
+    /// Routes the draw-games service's paths to `draws`.
+    #[must_use]
+    pub fn with_draws(mut self, draws: Upstream) -> Self {
+        self.draws = Some(draws);
+        self
     }
 
     /// The gateway's own token for calling services.
@@ -125,6 +135,13 @@ pub fn route_table() -> Vec<(Method, &'static str, MethodRouter<GatewayState>)> 
         (Method::POST, "/v1/retailers/{id}/terminals", post(admin::add_terminal)),
         (Method::DELETE, "/v1/terminals/{id}", delete(admin::revoke_terminal)),
         (Method::GET, "/openapi.yaml", get(openapi_yaml)),
+        // The draw-games service's routes, passed through under the gateway's role rules.
+        (Method::POST, "/v1/keno/tickets", post(to_draws_for_players)),
+        (Method::GET, "/v1/keno/tickets", get(to_draws_for_players)),
+        (Method::GET, "/v1/keno/tickets/{id}", get(to_draws_for_readers)),
+        (Method::GET, "/v1/keno/paytables", get(to_draws_for_anyone)),
+        (Method::GET, "/v1/keno/math", get(to_draws_for_anyone)),
+        (Method::GET, "/v1/draws/audit/verify", get(to_draws_for_staff)),
     ]
 }
 
@@ -190,6 +207,49 @@ pub fn api_routes(state: GatewayState) -> Router {
 pub fn router(state: GatewayState, limits: Limits) -> Router {
     let readiness = Readiness::default().with_pool(SCHEMA, state.pool.clone());
     platform::http::app(api_routes(state), readiness, limits)
+}
+
+/// Passes a request to the draw-games service.
+async fn to_draws(state: &GatewayState, request: Request) -> Response {
+    match &state.draws {
+        Some(draws) => draws.forward(request, state.body_limit).await,
+        None => AppError::unavailable("the draw-games service is not configured here").into_response(),
+    }
+}
+
+/// Playing and listing one's own tickets: players.
+async fn to_draws_for_players(
+    State(state): State<GatewayState>,
+    caller: Authenticated,
+    request: Request,
+) -> Result<Response, AppError> {
+    caller.require(&[Role::Player])?;
+    Ok(to_draws(&state, request).await)
+}
+
+/// One ticket: its player (the service checks it is theirs), staff and services.
+async fn to_draws_for_readers(
+    State(state): State<GatewayState>,
+    caller: Authenticated,
+    request: Request,
+) -> Result<Response, AppError> {
+    caller.require(&[Role::Player, Role::Operator, Role::Auditor, Role::Service])?;
+    Ok(to_draws(&state, request).await)
+}
+
+/// Pay tables and the math: public.
+async fn to_draws_for_anyone(State(state): State<GatewayState>, request: Request) -> Response {
+    to_draws(&state, request).await
+}
+
+/// The audit chain: operators, auditors and services.
+async fn to_draws_for_staff(
+    State(state): State<GatewayState>,
+    caller: Authenticated,
+    request: Request,
+) -> Result<Response, AppError> {
+    caller.require(&[Role::Operator, Role::Auditor, Role::Service])?;
+    Ok(to_draws(&state, request).await)
 }
 
 /// Passes a request to the ledger once its caller is known and allowed there.

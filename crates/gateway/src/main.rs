@@ -1,5 +1,5 @@
 //! The gateway alone, as production runs it: `DATABASE_URL`, `LOTTO_TOKEN_SECRET` and
-//! `LOTTO_LEDGER_URL` (the ledger's base URL) are required.
+//! `LOTTO_LEDGER_URL` (the ledger's base URL) are required; `LOTTO_DRAWS_URL` names draw-games.
 
 use anyhow::Context;
 use platform::config::Config;
@@ -13,7 +13,14 @@ async fn main() -> anyhow::Result<()> {
     let tokens = config.token_keys()?;
     let pool = gateway::connect(&url, &config).await?;
     let ledger = platform::upstream::Upstream::remote("ledger", &ledger_url, config.request_timeout)?;
-    let state = gateway::GatewayState::new(pool.clone(), tokens, ledger, &config)?;
+    let mut state = gateway::GatewayState::new(pool.clone(), tokens, ledger, &config)?;
+    if let Ok(url) = std::env::var("LOTTO_DRAWS_URL") {
+        state = state.with_draws(platform::upstream::Upstream::remote(
+            "draw-games",
+            &url,
+            config.request_timeout,
+        )?);
+    }
     state.ended_sessions.spawn_refresher(pool, std::time::Duration::from_secs(1));
     let app = gateway::router(state, (&config).into());
     let listener = tokio::net::TcpListener::bind(config.listen).await?;

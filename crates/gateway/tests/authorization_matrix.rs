@@ -37,6 +37,13 @@ const MATRIX: &[(&str, &str, [u16; 7])] = &[
     ("POST", "/v1/retailers/{id}/terminals", [401, 403, 403, 403, 201, 403, 403]),
     ("DELETE", "/v1/terminals/{id}", [401, 403, 403, 403, 204, 403, 403]),
     ("GET", "/openapi.yaml", [200, 200, 200, 200, 200, 200, 200]),
+    // The draw-games service's routes, through the gateway.
+    ("POST", "/v1/keno/tickets", [401, 201, 201, 403, 403, 403, 403]),
+    ("GET", "/v1/keno/tickets", [401, 200, 200, 403, 403, 403, 403]),
+    ("GET", "/v1/keno/tickets/{id}", [401, 200, 404, 403, 200, 200, 200]),
+    ("GET", "/v1/keno/paytables", [200, 200, 200, 200, 200, 200, 200]),
+    ("GET", "/v1/keno/math", [200, 200, 200, 200, 200, 200, 200]),
+    ("GET", "/v1/draws/audit/verify", [401, 403, 403, 403, 200, 200, 200]),
     // The ledger's routes, through the gateway (players use /v1/me/wallet instead).
     ("POST", "/v1/accounts", [401, 403, 403, 403, 201, 403, 201]),
     ("GET", "/v1/accounts", [401, 403, 403, 403, 200, 200, 200]),
@@ -62,6 +69,7 @@ struct Fixture {
     transfer: String,
     retailer: String,
     spare_terminals: Vec<String>,
+    keno_ticket: String,
 }
 
 /// The concrete path and body of a row, for one caller.
@@ -72,7 +80,8 @@ fn request_for(fx: &Fixture, method: &str, route: &str, caller: usize) -> (Strin
         .replace("/v1/accounts/{id}", &format!("/v1/accounts/{}", fx.player_wallet))
         .replace("/v1/transfers/{id}", &format!("/v1/transfers/{}", fx.transfer))
         .replace("/v1/retailers/{id}", &format!("/v1/retailers/{}", fx.retailer))
-        .replace("/v1/terminals/{id}", &format!("/v1/terminals/{}", fx.spare_terminals[caller]));
+        .replace("/v1/terminals/{id}", &format!("/v1/terminals/{}", fx.spare_terminals[caller]))
+        .replace("/v1/keno/tickets/{id}", &format!("/v1/keno/tickets/{}", fx.keno_ticket));
     let body = match (method, route) {
         ("POST", "/v1/players") => Some(
             json!({"email": format!("{}@example.com", new_id()), "password": PASSWORD, "date_of_birth": "1980-01-01"}),
@@ -96,6 +105,7 @@ fn request_for(fx: &Fixture, method: &str, route: &str, caller: usize) -> (Strin
         ("POST", "/v1/deposits") => {
             Some(json!({"id": new_id(), "account_id": fx.player_wallet, "amount": 1, "currency": "USD"}))
         }
+        ("POST", "/v1/keno/tickets") => Some(json!({"option": "bet", "spots": [7, 17, 27]})),
         ("POST", "/v1/withdrawals") => {
             Some(json!({"id": new_id(), "account_id": fx.player_wallet, "amount": 1, "currency": "USD"}))
         }
@@ -137,6 +147,7 @@ async fn every_route_answers_every_caller_as_the_matrix_says() {
     let mut routes: BTreeSet<(String, String)> =
         gateway::route_table().iter().map(|(m, p, _)| (m.to_string(), (*p).to_owned())).collect();
     routes.extend(ledger::route_table().iter().map(|(m, p, _)| (m.to_string(), (*p).to_owned())));
+    routes.extend(draw_games::route_table().iter().map(|(m, p, _)| (m.to_string(), (*p).to_owned())));
     let rows: BTreeSet<(String, String)> =
         MATRIX.iter().map(|(m, p, _)| ((*m).to_owned(), (*p).to_owned())).collect();
     let missing: Vec<_> = routes.difference(&rows).collect();
@@ -182,6 +193,25 @@ async fn every_route_answers_every_caller_as_the_matrix_says() {
             .await;
         spare_terminals.push(t.body["id"].as_str().unwrap().to_owned());
     }
+    // Both players can afford Keno tickets, and Ann has one to read.
+    for email in ["ann@example.com", "bob@example.com"] {
+        let login = gw.login(json!({"email": email, "password": PASSWORD})).await;
+        let request = Request::post("/v1/me/deposits")
+            .header("content-type", "application/json")
+            .header("authorization", format!("Bearer {}", login.body["access_token"].as_str().unwrap()))
+            .header("idempotency-key", new_id())
+            .body(Body::from(json!({"amount": 10_000, "currency": "USD"}).to_string()))
+            .unwrap();
+        assert_eq!(gw.send(request).await.status.as_u16(), 201);
+    }
+    let ticket = Request::post("/v1/keno/tickets")
+        .header("content-type", "application/json")
+        .header("authorization", format!("Bearer {}", player.token))
+        .header("idempotency-key", new_id())
+        .body(Body::from(json!({"option": "top_or_bottom"}).to_string()))
+        .unwrap();
+    let ticket = gw.send(ticket).await;
+    assert_eq!(ticket.status.as_u16(), 201, "{}", ticket.body);
     let fx = Fixture {
         player,
         player_wallet,
@@ -189,6 +219,7 @@ async fn every_route_answers_every_caller_as_the_matrix_says() {
         transfer: transfer.body["id"].as_str().unwrap().to_owned(),
         retailer,
         spare_terminals,
+        keno_ticket: ticket.body["id"].as_str().unwrap().to_owned(),
     };
 
     let mut failures = Vec::new();
@@ -207,7 +238,7 @@ async fn every_route_answers_every_caller_as_the_matrix_says() {
             if let Some(token) = token {
                 request = request.header("authorization", format!("Bearer {token}"));
             }
-            if *route == "/v1/me/deposits" {
+            if *route == "/v1/me/deposits" || (*method, *route) == ("POST", "/v1/keno/tickets") {
                 request = request.header("idempotency-key", new_id());
             }
             let body = body.map_or_else(Body::empty, |b| Body::from(b.to_string()));

@@ -99,19 +99,31 @@ async fn run_services(config: &Config, database: &postgres::Database) -> anyhow:
     let ledger_pool = ledger::connect(&database.url, config).await.context("starting the ledger")?;
     ledger::holds::spawn_hold_sweeper(ledger_pool.clone(), config.hold_sweep_interval);
     let gateway_pool = gateway::connect(&database.url, config).await.context("starting the gateway")?;
+    let draws_pool = draw_games::connect(&database.url, config).await.context("starting draw-games")?;
 
     // Every service is mounted behind the gateway in this process: it calls them without a socket.
     let ledger =
         ledger::api_routes(ledger::LedgerState { pool: ledger_pool.clone(), tokens: tokens.clone() });
+    let draws = draw_games::DrawsState::new(
+        draws_pool.clone(),
+        tokens.clone(),
+        platform::upstream::Upstream::local("ledger", ledger.clone()),
+    )
+    .await
+    .context("opening the draw games' ledger accounts")?;
+    draw_games::spawn_recovery(draws.clone(), std::time::Duration::from_secs(5));
     let state = gateway::GatewayState::new(
         gateway_pool.clone(),
         tokens,
         platform::upstream::Upstream::local("ledger", ledger),
         config,
-    )?;
+    )?
+    .with_draws(platform::upstream::Upstream::local("draw-games", draw_games::api_routes(draws)));
     state.ended_sessions.spawn_refresher(gateway_pool.clone(), std::time::Duration::from_secs(1));
-    let readiness =
-        Readiness::default().with_pool(gateway::SCHEMA, gateway_pool).with_pool(ledger::SCHEMA, ledger_pool);
+    let readiness = Readiness::default()
+        .with_pool(gateway::SCHEMA, gateway_pool)
+        .with_pool(ledger::SCHEMA, ledger_pool)
+        .with_pool(draw_games::SCHEMA, draws_pool);
     let app = platform::http::app(gateway::api_routes(state), readiness, config.into());
 
     let listener = tokio::net::TcpListener::bind(config.listen)
@@ -119,7 +131,7 @@ async fn run_services(config: &Config, database: &postgres::Database) -> anyhow:
         .with_context(|| format!("cannot listen on {} (set LOTTO_LISTEN)", config.listen))?;
     let addr = listener.local_addr()?;
     say(&format!("lotto: database: {}", database.source));
-    say("lotto: services: gateway, ledger");
+    say("lotto: services: gateway, ledger, draw-games");
     say(&format!("lotto listening on http://{addr}"));
     platform::http::serve(listener, app, platform::http::shutdown_signal()).await?;
     say("lotto: stopped");

@@ -47,9 +47,18 @@ impl TestGateway {
         let gateway_pool = gateway::connect(&url, &config).await.unwrap();
         let ledger =
             ledger::api_routes(ledger::LedgerState { pool: ledger_pool.clone(), tokens: tokens.clone() });
+        let draws_pool = draw_games::connect(&url, &config).await.unwrap();
+        let draws = draw_games::DrawsState::new(
+            draws_pool,
+            tokens.clone(),
+            Upstream::local("ledger", ledger.clone()),
+        )
+        .await
+        .unwrap();
         let mut state =
             GatewayState::new(gateway_pool, tokens.clone(), Upstream::local("ledger", ledger), &config)
-                .unwrap();
+                .unwrap()
+                .with_draws(Upstream::local("draw-games", draw_games::api_routes(draws)));
         state.limiter = Arc::new(RateLimiter::new(quota, quota));
         let router = gateway::router(state.clone(), Limits::default());
         TestGateway { router, state, ledger_pool, tokens }
