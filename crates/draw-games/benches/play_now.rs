@@ -1,0 +1,203 @@
+//! Keno play-now tickets per second end to end: concurrent players buying tickets through the
+//! gateway on a real socket, each ticket staked, drawn, chained and settled through the ledger
+//! (all services mounted in one process, as `lotto` runs them, on a fresh database). The
+//! reference, measured in the same run, is the ledger's own single-transfer rate over the same
+//! gateway, since a ticket costs at least two ledger writes.
+//!
+//! Run: `cargo bench -p draw-games` (env: `BENCH_SECONDS`, default 10; `BENCH_CLIENTS`, default 32).
+// A benchmark program stops loudly on any failure, and reports in floating point.
+#![allow(
+    clippy::print_stdout,
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::cast_precision_loss,
+    clippy::cast_possible_truncation,
+    clippy::cast_sign_loss
+)]
+
+use std::process::Command;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use gateway::rate_limit::{Quota, RateLimiter};
+use platform::auth::{Role, TokenKeys};
+use platform::config::{Config, env_or};
+use platform::http::{Limits, Readiness};
+use platform::upstream::Upstream;
+use serde_json::{Value, json};
+use uuid::Uuid;
+
+#[tokio::main]
+async fn main() {
+    let seconds: u64 = env_or("BENCH_SECONDS", 10u64).unwrap();
+    let clients: usize = env_or("BENCH_CLIENTS", 32usize).unwrap();
+    let server: String = env_or("BENCH_SERVER_URL", "postgres://postgres@127.0.0.1:5432".to_owned()).unwrap();
+    let admin = format!("{server}/postgres");
+    for sql in ["DROP DATABASE IF EXISTS lotto_bench_keno WITH (FORCE)", "CREATE DATABASE lotto_bench_keno"] {
+        assert!(Command::new("psql").args([&admin, "-qc", sql]).status().unwrap().success());
+    }
+    let url = format!("{server}/lotto_bench_keno");
+    let config = Config { db_max_connections: 32, ..Config::default() };
+    let tokens = TokenKeys::random();
+
+    let ledger_pool = ledger::connect(&url, &config).await.unwrap();
+    let ledger = ledger::api_routes(ledger::LedgerState { pool: ledger_pool, tokens: tokens.clone() });
+    let draws_pool = draw_games::connect(&url, &config).await.unwrap();
+    let draws =
+        draw_games::DrawsState::new(draws_pool, tokens.clone(), Upstream::local("ledger", ledger.clone()))
+            .await
+            .unwrap();
+    let gateway_pool = gateway::connect(&url, &config).await.unwrap();
+    let mut state =
+        gateway::GatewayState::new(gateway_pool, tokens.clone(), Upstream::local("ledger", ledger), &config)
+            .unwrap()
+            .with_draws(Upstream::local("draw-games", draw_games::api_routes(draws.clone())));
+    let unlimited = Quota { per_minute: u32::MAX, burst: u32::MAX };
+    state.limiter = Arc::new(RateLimiter::new(unlimited, unlimited));
+    let app = platform::http::app(gateway::api_routes(state), Readiness::default(), Limits::default());
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    tokio::spawn(platform::http::serve(listener, app, std::future::pending()));
+
+    // One funded player per client (wallets created directly, tokens signed directly: the
+    // registration's password hashing is not what is measured).
+    let http = reqwest::Client::builder().pool_max_idle_per_host(256).build().unwrap();
+    let service = tokens.service_token("bench").unwrap();
+    let mut players = Vec::new();
+    for _ in 0..clients {
+        let player = Uuid::now_v7().to_string();
+        let wallet: Value = http
+            .post(format!("{base}/v1/accounts"))
+            .bearer_auth(&service)
+            .json(&json!({"kind": "player_wallet", "owner": player, "currency": "USD"}))
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        let deposit = json!({"id": Uuid::now_v7(), "account_id": wallet["id"], "amount": 1_000_000_000, "currency": "USD"});
+        assert!(
+            http.post(format!("{base}/v1/deposits"))
+                .bearer_auth(&service)
+                .json(&deposit)
+                .send()
+                .await
+                .unwrap()
+                .status()
+                .is_success()
+        );
+        players.push((
+            tokens.issue(&player, Role::Player, None, Duration::from_secs(3600)).unwrap(),
+            wallet["id"].as_str().unwrap().to_owned(),
+        ));
+    }
+    let house: Value = http
+        .post(format!("{base}/v1/accounts"))
+        .bearer_auth(&service)
+        .json(&json!({"kind": "house_revenue", "owner": "bench", "currency": "USD"}))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let house = house["id"].as_str().unwrap().to_owned();
+
+    let duration = Duration::from_secs(seconds) / 2;
+    let (mut tickets, mut transfers) = (Vec::new(), Vec::new());
+    for _round in 0..2 {
+        transfers.push(
+            load(&http, clients, duration, |i| {
+                let (_, wallet) = &players[i];
+                let body = json!({"id": Uuid::now_v7(), "debit_account_id": wallet, "credit_account_id": house, "amount": 1, "currency": "USD"});
+                (format!("{base}/v1/transfers"), service.clone(), body, None)
+            })
+            .await,
+        );
+        tickets.push(
+            load(&http, clients, duration, |i| {
+                let (token, _) = &players[i];
+                let body = json!({"option": "bet", "spots": [3, 11, 19, 27, 35, 43, 51, 59], "tickets": 1});
+                (format!("{base}/v1/keno/tickets"), token.clone(), body, Some(Uuid::now_v7().to_string()))
+            })
+            .await,
+        );
+    }
+    let summarize = |runs: Vec<(Vec<Duration>, f64)>| {
+        let elapsed: f64 = runs.iter().map(|r| r.1).sum();
+        let mut all: Vec<Duration> = runs.into_iter().flat_map(|r| r.0).collect();
+        all.sort();
+        let pct = |p: f64| all[((all.len() as f64 - 1.0) * p).round() as usize].as_secs_f64() * 1000.0;
+        (all.len() as f64 / elapsed, pct(0.5), pct(0.99))
+    };
+    let (t_rate, t_p50, t_p99) = summarize(tickets);
+    let (r_rate, r_p50, r_p99) = summarize(transfers);
+    let chain = platform::audit::verify(&draws.pool).await.unwrap();
+    assert!(chain.intact);
+    println!();
+    println!("{clients} concurrent players, {seconds} s in all (alternating halves)");
+    println!("{:<46} {:>10} {:>9} {:>9}", "through the gateway", "per s", "p50 ms", "p99 ms");
+    println!("{:<46} {:>10.0} {:>9.2} {:>9.2}", "ledger single transfers (reference)", r_rate, r_p50, r_p99);
+    println!(
+        "{:<46} {:>10.0} {:>9.2} {:>9.2}  {:.2}x reference",
+        "keno play-now tickets",
+        t_rate,
+        t_p50,
+        t_p99,
+        t_rate / r_rate
+    );
+    println!("audit chain: {} records, intact", chain.records);
+    println!("target: at least 1,000 tickets/s  {}", if t_rate >= 1000.0 { "met" } else { "MISSED" });
+}
+
+/// `clients` loops sending what `request(client)` builds for `duration`: latencies and wall time.
+async fn load<F>(
+    http: &reqwest::Client,
+    clients: usize,
+    duration: Duration,
+    request: F,
+) -> (Vec<Duration>, f64)
+where
+    F: Fn(usize) -> (String, String, Value, Option<String>),
+{
+    let stop = Arc::new(AtomicBool::new(false));
+    let started = Instant::now();
+    let tasks: Vec<_> = (0..clients)
+        .map(|i| {
+            let (http, stop) = (http.clone(), Arc::clone(&stop));
+            let (url, token, body_template, key) = request(i);
+            let keyed = key.is_some();
+            tokio::spawn(async move {
+                let mut latencies = Vec::new();
+                while !stop.load(Ordering::Relaxed) {
+                    // Every request is a new transfer or ticket: fresh ids and keys.
+                    let mut body = body_template.clone();
+                    if body.get("id").is_some() {
+                        body["id"] = json!(Uuid::now_v7());
+                    }
+                    let mut post = http.post(&url).bearer_auth(&token).json(&body);
+                    if keyed {
+                        post = post.header("idempotency-key", Uuid::now_v7().to_string());
+                    }
+                    let t = Instant::now();
+                    let response = post.send().await.unwrap();
+                    let status = response.status();
+                    let text = response.text().await.unwrap();
+                    assert!(status.is_success(), "{status} {text}");
+                    latencies.push(t.elapsed());
+                }
+                latencies
+            })
+        })
+        .collect();
+    tokio::time::sleep(duration).await;
+    stop.store(true, Ordering::Relaxed);
+    let mut latencies = Vec::new();
+    for task in tasks {
+        latencies.extend(task.await.unwrap());
+    }
+    (latencies, started.elapsed().as_secs_f64())
+}
