@@ -18,13 +18,13 @@
 
 use std::process::Command;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use gateway::rate_limit::{Quota, RateLimiter};
 use platform::auth::{Role, TokenKeys};
 use platform::config::{Config, env_or};
 use platform::http::{Limits, Readiness};
+use platform::testing::{LoadRun, closed_loop};
 use platform::upstream::Upstream;
 use serde_json::{Value, json};
 use uuid::Uuid;
@@ -107,34 +107,33 @@ async fn main() {
     let house = house["id"].as_str().unwrap().to_owned();
 
     let duration = Duration::from_secs(seconds) / 2;
-    let (mut tickets, mut transfers) = (Vec::new(), Vec::new());
+    let players = Arc::new(players);
+    let (mut tickets, mut transfers) = (LoadRun::default(), LoadRun::default());
     for _round in 0..2 {
-        transfers.push(
-            load(&http, clients, duration, |i| {
-                let (_, wallet) = &players[i];
-                let body = json!({"id": Uuid::now_v7(), "debit_account_id": wallet, "credit_account_id": house, "amount": 1, "currency": "USD"});
-                (format!("{base}/v1/transfers"), service.clone(), body, None)
+        let (players_t, base_t, service_t, house_t) =
+            (Arc::clone(&players), base.clone(), service.clone(), house.clone());
+        transfers.absorb(
+            load(&http, clients, duration, move |i| {
+                let (_, wallet) = &players_t[i];
+                let body = json!({"id": Uuid::now_v7(), "debit_account_id": wallet, "credit_account_id": house_t, "amount": 1, "currency": "USD"});
+                (format!("{base_t}/v1/transfers"), service_t.clone(), body, false)
             })
             .await,
         );
-        tickets.push(
-            load(&http, clients, duration, |i| {
-                let (token, _) = &players[i];
+        let (players_k, base_k) = (Arc::clone(&players), base.clone());
+        tickets.absorb(
+            load(&http, clients, duration, move |i| {
+                let (token, _) = &players_k[i];
                 let body = json!({"option": "bet", "spots": [3, 11, 19, 27, 35, 43, 51, 59], "tickets": 1});
-                (format!("{base}/v1/keno/tickets"), token.clone(), body, Some(Uuid::now_v7().to_string()))
+                (format!("{base_k}/v1/keno/tickets"), token.clone(), body, true)
             })
             .await,
         );
     }
-    let summarize = |runs: Vec<(Vec<Duration>, f64)>| {
-        let elapsed: f64 = runs.iter().map(|r| r.1).sum();
-        let mut all: Vec<Duration> = runs.into_iter().flat_map(|r| r.0).collect();
-        all.sort();
-        let pct = |p: f64| all[((all.len() as f64 - 1.0) * p).round() as usize].as_secs_f64() * 1000.0;
-        (all.len() as f64 / elapsed, pct(0.5), pct(0.99))
-    };
-    let (t_rate, t_p50, t_p99) = summarize(tickets);
-    let (r_rate, r_p50, r_p99) = summarize(transfers);
+    let (t_rate, t_p50, t_p99) =
+        (tickets.per_second(), tickets.percentile_ms(0.5), tickets.percentile_ms(0.99));
+    let (r_rate, r_p50, r_p99) =
+        (transfers.per_second(), transfers.percentile_ms(0.5), transfers.percentile_ms(0.99));
     let chain = platform::audit::verify(&draws.pool).await.unwrap();
     assert!(chain.intact);
     println!();
@@ -153,51 +152,28 @@ async fn main() {
     println!("target: at least 1,000 tickets/s  {}", if t_rate >= 1000.0 { "met" } else { "MISSED" });
 }
 
-/// `clients` loops sending what `request(client)` builds for `duration`: latencies and wall time.
-async fn load<F>(
-    http: &reqwest::Client,
-    clients: usize,
-    duration: Duration,
-    request: F,
-) -> (Vec<Duration>, f64)
+/// `clients` loops each POSTing what `request(client)` builds (fresh ids and keys every time).
+async fn load<F>(http: &reqwest::Client, clients: usize, duration: Duration, request: F) -> LoadRun
 where
-    F: Fn(usize) -> (String, String, Value, Option<String>),
+    F: Fn(usize) -> (String, String, Value, bool) + Send + Sync + 'static,
 {
-    let stop = Arc::new(AtomicBool::new(false));
-    let started = Instant::now();
-    let tasks: Vec<_> = (0..clients)
-        .map(|i| {
-            let (http, stop) = (http.clone(), Arc::clone(&stop));
-            let (url, token, body_template, key) = request(i);
-            let keyed = key.is_some();
-            tokio::spawn(async move {
-                let mut latencies = Vec::new();
-                while !stop.load(Ordering::Relaxed) {
-                    // Every request is a new transfer or ticket: fresh ids and keys.
-                    let mut body = body_template.clone();
-                    if body.get("id").is_some() {
-                        body["id"] = json!(Uuid::now_v7());
-                    }
-                    let mut post = http.post(&url).bearer_auth(&token).json(&body);
-                    if keyed {
-                        post = post.header("idempotency-key", Uuid::now_v7().to_string());
-                    }
-                    let t = Instant::now();
-                    let response = post.send().await.unwrap();
-                    let status = response.status();
-                    let text = response.text().await.unwrap();
-                    assert!(status.is_success(), "{status} {text}");
-                    latencies.push(t.elapsed());
-                }
-                latencies
-            })
-        })
-        .collect();
-    tokio::time::sleep(duration).await;
-    stop.store(true, Ordering::Relaxed);
-    let mut latencies = Vec::new();
-    for task in tasks {
-        latencies.extend(task.await.unwrap());
-    }
-    (latencies, started.elapsed().as_secs_f64())
+    let http = http.clone();
+    closed_loop(clients, duration, move |client| {
+        let (url, token, mut body, keyed) = request(client);
+        if body.get("id").is_some() {
+            body["id"] = json!(Uuid::now_v7());
+        }
+        let mut post = http.post(url).bearer_auth(token).json(&body);
+        if keyed {
+            post = post.header("idempotency-key", Uuid::now_v7().to_string());
+        }
+        async move {
+            let response = post.send().await.unwrap();
+            let status = response.status();
+            let text = response.text().await.unwrap();
+            assert!(status.is_success(), "{status} {text}");
+            1
+        }
+    })
+    .await
 }

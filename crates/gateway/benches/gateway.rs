@@ -20,19 +20,29 @@
 
 use std::process::Command;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use gateway::rate_limit::{Quota, RateLimiter};
 use platform::auth::{Role, TokenKeys};
 use platform::config::{Config, env_or};
 use platform::http::Limits;
+use platform::testing::{LoadRun, closed_loop};
 use serde_json::{Value, json};
 
 struct Figure {
     per_second: f64,
     p50_ms: f64,
     p99_ms: f64,
+}
+
+impl Figure {
+    fn of(run: &LoadRun) -> Figure {
+        Figure {
+            per_second: run.per_second(),
+            p50_ms: run.percentile_ms(0.5),
+            p99_ms: run.percentile_ms(0.99),
+        }
+    }
 }
 
 #[tokio::main]
@@ -114,13 +124,13 @@ async fn main() {
     let rounds = 5u32;
     let slice = Duration::from_secs(seconds) / rounds;
     let (mut direct, mut through, mut embedded) =
-        (Samples::default(), Samples::default(), Samples::default());
+        (LoadRun::default(), LoadRun::default(), LoadRun::default());
     for _ in 0..rounds {
-        direct.add(load(&http, format!("{ledger_url}{path}"), &token, clients, slice).await);
-        through.add(load(&http, format!("{gateway_url}{path}"), &token, clients, slice).await);
-        embedded.add(load(&http, format!("{embedded_url}{path}"), &token, clients, slice).await);
+        direct.absorb(load(&http, format!("{ledger_url}{path}"), &token, clients, slice).await);
+        through.absorb(load(&http, format!("{gateway_url}{path}"), &token, clients, slice).await);
+        embedded.absorb(load(&http, format!("{embedded_url}{path}"), &token, clients, slice).await);
     }
-    let (direct, through, embedded) = (direct.figure(), through.figure(), embedded.figure());
+    let (direct, through, embedded) = (Figure::of(&direct), Figure::of(&through), Figure::of(&embedded));
 
     println!();
     println!("{:<40} {:>10} {:>10} {:>10}", "authenticated ledger read", "req/s", "p50 ms", "p99 ms");
@@ -165,58 +175,23 @@ async fn serve(app: axum::Router) -> String {
     url
 }
 
-/// Latencies and wall time of a scenario over all its rounds.
-#[derive(Default)]
-struct Samples {
-    latencies: Vec<Duration>,
-    elapsed: f64,
-}
-
-impl Samples {
-    fn add(&mut self, (latencies, elapsed): (Vec<Duration>, f64)) {
-        self.latencies.extend(latencies);
-        self.elapsed += elapsed;
-    }
-
-    fn figure(mut self) -> Figure {
-        self.latencies.sort();
-        let n = self.latencies.len();
-        let pct = |p: f64| self.latencies[((n as f64 - 1.0) * p).round() as usize].as_secs_f64() * 1000.0;
-        Figure { per_second: n as f64 / self.elapsed, p50_ms: pct(0.5), p99_ms: pct(0.99) }
-    }
-}
-
-/// `clients` loops reading `url` for `duration`: every latency, and the wall time taken.
+/// An authenticated read of `url`, by `clients` loops for `duration`.
 async fn load(
     http: &reqwest::Client,
     url: String,
     token: &str,
     clients: usize,
     duration: Duration,
-) -> (Vec<Duration>, f64) {
-    let stop = Arc::new(AtomicBool::new(false));
-    let started = Instant::now();
-    let tasks: Vec<_> = (0..clients)
-        .map(|_| {
-            let (http, url, token, stop) = (http.clone(), url.clone(), token.to_owned(), Arc::clone(&stop));
-            tokio::spawn(async move {
-                let mut latencies = Vec::new();
-                while !stop.load(Ordering::Relaxed) {
-                    let t = Instant::now();
-                    let response = http.get(&url).bearer_auth(&token).send().await.unwrap();
-                    assert!(response.status().is_success(), "{}", response.status());
-                    response.bytes().await.unwrap();
-                    latencies.push(t.elapsed());
-                }
-                latencies
-            })
-        })
-        .collect();
-    tokio::time::sleep(duration).await;
-    stop.store(true, Ordering::Relaxed);
-    let mut latencies = Vec::new();
-    for task in tasks {
-        latencies.extend(task.await.unwrap());
-    }
-    (latencies, started.elapsed().as_secs_f64())
+) -> LoadRun {
+    let (http, token) = (http.clone(), token.to_owned());
+    closed_loop(clients, duration, move |_| {
+        let request = http.get(&url).bearer_auth(&token);
+        async move {
+            let response = request.send().await.unwrap();
+            assert!(response.status().is_success(), "{}", response.status());
+            response.bytes().await.unwrap();
+            1
+        }
+    })
+    .await
 }

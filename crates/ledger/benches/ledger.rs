@@ -22,12 +22,13 @@
 
 use std::process::Command;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::{Duration, Instant};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
 
 use platform::auth::TokenKeys;
 use platform::client::{Retry, ServiceClient};
 use platform::config::{Config, env_or};
+use platform::testing::closed_loop;
 use serde_json::{Value, json};
 use uuid::Uuid;
 
@@ -279,53 +280,26 @@ where
     F: Fn(usize, usize) -> (&'static str, Value, usize) + Send + Sync + 'static,
 {
     println!("running {name} for {} s ...", duration.as_secs());
-    let request = Arc::new(request);
-    let stop = Arc::new(AtomicBool::new(false));
-    let started = Instant::now();
-    let tasks: Vec<_> = (0..clients)
-        .map(|i| {
-            let (client, request, stop) = (client.clone(), Arc::clone(&request), Arc::clone(&stop));
-            tokio::spawn(async move {
-                let mut latencies = Vec::new();
-                let mut transfers = 0usize;
-                let mut n = 0usize;
-                while !stop.load(Ordering::Relaxed) {
-                    let (path, body, weight) = request(i, n);
-                    n += 1;
-                    let t = Instant::now();
-                    // The answer is checked for success only; parsing it into a tree would load the machine.
-                    let reply: Result<serde::de::IgnoredAny, _> =
-                        client.post(path, &body, Retry::Never).await;
-                    if let Err(e) = reply {
-                        panic!("{name}: request failed: {e}");
-                    }
-                    latencies.push(t.elapsed());
-                    transfers += weight;
-                }
-                (latencies, transfers)
-            })
-        })
-        .collect();
-    tokio::time::sleep(duration).await;
-    stop.store(true, Ordering::Relaxed);
-    let mut latencies = Vec::new();
-    let mut transfers = 0;
-    for task in tasks {
-        let (l, t) = task.await.unwrap();
-        latencies.extend(l);
-        transfers += t;
-    }
-    let elapsed = started.elapsed().as_secs_f64();
-    latencies.sort();
-    let pct = |p: f64| {
-        let i = ((latencies.len() as f64 - 1.0) * p).round() as usize;
-        latencies.get(i).map(|d| d.as_secs_f64() * 1000.0)
-    };
+    let client = client.clone();
+    let sent = Arc::new(AtomicUsize::new(0));
+    let run = closed_loop(clients, duration, move |i| {
+        let (path, body, weight) = request(i, sent.fetch_add(1, Ordering::Relaxed));
+        let client = client.clone();
+        async move {
+            // The answer is checked for success only; parsing it into a tree would load the machine.
+            let reply: Result<serde::de::IgnoredAny, _> = client.post(path, &body, Retry::Never).await;
+            if let Err(e) = reply {
+                panic!("{name}: request failed: {e}");
+            }
+            weight as u64
+        }
+    })
+    .await;
     Figure {
         name,
-        per_second: transfers as f64 / elapsed,
+        per_second: run.per_second(),
         unit: "tr/s",
-        p50_ms: pct(0.50),
-        p99_ms: pct(0.99),
+        p50_ms: Some(run.percentile_ms(0.5)),
+        p99_ms: Some(run.percentile_ms(0.99)),
     }
 }

@@ -92,3 +92,77 @@ pub async fn send(router: &axum::Router, request: axum::http::Request<axum::body
     }
     Reply { status, headers, body }
 }
+
+/// What a closed-loop load run measured.
+#[derive(Debug, Default)]
+pub struct LoadRun {
+    /// Every request's latency, sorted.
+    pub latencies: Vec<std::time::Duration>,
+    /// Units of work done (requests, or transfers when a request carries many).
+    pub units: u64,
+    /// Wall time of the run, in seconds.
+    pub seconds: f64,
+}
+
+impl LoadRun {
+    /// Adds another run's figures (benchmarks alternate scenarios in rounds).
+    pub fn absorb(&mut self, other: LoadRun) {
+        self.latencies.extend(other.latencies);
+        self.latencies.sort();
+        self.units = self.units.saturating_add(other.units);
+        self.seconds += other.seconds;
+    }
+
+    pub fn per_second(&self) -> f64 {
+        #[allow(clippy::cast_precision_loss)]
+        let units = self.units as f64;
+        units / self.seconds.max(f64::MIN_POSITIVE)
+    }
+
+    /// The `p` quantile (0 to 1) of latency, in milliseconds.
+    pub fn percentile_ms(&self, p: f64) -> f64 {
+        let last = self.latencies.len().saturating_sub(1);
+        #[allow(clippy::cast_precision_loss, clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+        let index = ((last as f64) * p.clamp(0.0, 1.0)).round() as usize;
+        self.latencies.get(index).map_or(0.0, |d| d.as_secs_f64() * 1000.0)
+    }
+}
+
+/// Runs `clients` loops for `duration`, each awaiting `request(client)` again and again; a
+/// request returns how many units of work it did. For benchmark programs.
+pub async fn closed_loop<F, Fut>(clients: usize, duration: std::time::Duration, request: F) -> LoadRun
+where
+    F: Fn(usize) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = u64> + Send,
+{
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let request = Arc::new(request);
+    let stop = Arc::new(AtomicBool::new(false));
+    let started = std::time::Instant::now();
+    let tasks: Vec<_> = (0..clients)
+        .map(|client| {
+            let (request, stop) = (Arc::clone(&request), Arc::clone(&stop));
+            tokio::spawn(async move {
+                let mut run = LoadRun::default();
+                while !stop.load(Ordering::Relaxed) {
+                    let t = std::time::Instant::now();
+                    let units = request(client).await;
+                    run.latencies.push(t.elapsed());
+                    run.units = run.units.saturating_add(units);
+                }
+                run
+            })
+        })
+        .collect();
+    tokio::time::sleep(duration).await;
+    stop.store(true, Ordering::Relaxed);
+    let mut total = LoadRun::default();
+    for task in tasks {
+        if let Ok(run) = task.await {
+            total.absorb(run);
+        }
+    }
+    total.seconds = started.elapsed().as_secs_f64();
+    total
+}
