@@ -22,6 +22,7 @@ use std::time::Duration;
 
 use gateway::rate_limit::{Quota, RateLimiter};
 use platform::auth::{Role, TokenKeys};
+use platform::client::{Retry, ServiceClient};
 use platform::config::{Config, env_or};
 use platform::http::{Limits, Readiness};
 use platform::testing::{LoadRun, closed_loop};
@@ -65,45 +66,19 @@ async fn main() {
     // registration's password hashing is not what is measured).
     let http = reqwest::Client::builder().pool_max_idle_per_host(256).build().unwrap();
     let service = tokens.service_token("bench").unwrap();
+    let setup = ServiceClient::new(base.as_str()).unwrap().as_service(tokens.clone(), "bench");
     let mut players = Vec::new();
     for _ in 0..clients {
         let player = Uuid::now_v7().to_string();
-        let wallet: Value = http
-            .post(format!("{base}/v1/accounts"))
-            .bearer_auth(&service)
-            .json(&json!({"kind": "player_wallet", "owner": player, "currency": "USD"}))
-            .send()
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap();
+        let new_wallet = json!({"kind": "player_wallet", "owner": player, "currency": "USD"});
+        let wallet: Value = setup.post("/v1/accounts", &new_wallet, Retry::Safe).await.unwrap();
         let deposit = json!({"id": Uuid::now_v7(), "account_id": wallet["id"], "amount": 1_000_000_000, "currency": "USD"});
-        assert!(
-            http.post(format!("{base}/v1/deposits"))
-                .bearer_auth(&service)
-                .json(&deposit)
-                .send()
-                .await
-                .unwrap()
-                .status()
-                .is_success()
-        );
-        players.push((
-            tokens.issue(&player, Role::Player, None, Duration::from_secs(3600)).unwrap(),
-            wallet["id"].as_str().unwrap().to_owned(),
-        ));
+        let _: Value = setup.post("/v1/deposits", &deposit, Retry::Safe).await.unwrap();
+        let token = tokens.issue(&player, Role::Player, None, Duration::from_secs(3600)).unwrap();
+        players.push((token, wallet["id"].as_str().unwrap().to_owned()));
     }
-    let house: Value = http
-        .post(format!("{base}/v1/accounts"))
-        .bearer_auth(&service)
-        .json(&json!({"kind": "house_revenue", "owner": "bench", "currency": "USD"}))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let new_house = json!({"kind": "house_revenue", "owner": "bench", "currency": "USD"});
+    let house: Value = setup.post("/v1/accounts", &new_house, Retry::Safe).await.unwrap();
     let house = house["id"].as_str().unwrap().to_owned();
 
     let duration = Duration::from_secs(seconds) / 2;

@@ -24,9 +24,11 @@ use std::time::Duration;
 
 use gateway::rate_limit::{Quota, RateLimiter};
 use platform::auth::{Role, TokenKeys};
+use platform::client::{Headers, Retry, ServiceClient};
 use platform::config::{Config, env_or};
 use platform::http::Limits;
 use platform::testing::{LoadRun, closed_loop};
+use reqwest::Method;
 use serde_json::{Value, json};
 
 struct Figure {
@@ -98,24 +100,14 @@ async fn main() {
     .await
     .unwrap();
     let http = reqwest::Client::builder().pool_max_idle_per_host(256).build().unwrap();
-    let login: Value = http
-        .post(format!("{gateway_url}/v1/sessions"))
-        .json(&json!({"username": "bench-op", "password": "bench password 123"}))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let setup = ServiceClient::new(gateway_url.as_str()).unwrap();
+    let credentials = json!({"username": "bench-op", "password": "bench password 123"});
+    let login: Value = setup.post("/v1/sessions", &credentials, Retry::Never).await.unwrap();
     let token = login["access_token"].as_str().unwrap().to_owned();
-    let account: Value = http
-        .post(format!("{gateway_url}/v1/accounts"))
-        .bearer_auth(&token)
-        .json(&json!({"kind": "house_revenue", "owner": "bench", "currency": "USD"}))
-        .send()
-        .await
-        .unwrap()
-        .json()
+    let as_operator = Headers { bearer: Some(&token), ..Headers::default() };
+    let new_account = json!({"kind": "house_revenue", "owner": "bench", "currency": "USD"});
+    let account: Value = setup
+        .call(Method::POST, "/v1/accounts", Some(&new_account), Retry::Safe, &as_operator)
         .await
         .unwrap();
     let path = format!("/v1/accounts/{}", account["id"].as_str().unwrap());
