@@ -1,8 +1,9 @@
 //! Test support: every test gets a database of its own on the real local Postgres.
 //!
 //! `TEST_DATABASE_URL` names the server (default `postgres://postgres@127.0.0.1:5432/postgres`).
-//! Databases are named `lotto_test_<unix seconds>_<random>`; ones left by earlier runs for more
-//! than two hours (a test that panicked never drops its own) are dropped when a new one is made.
+//! Databases are named `lotto_test_<unix seconds>_<random>`. Tests leave theirs behind (a failed
+//! one is worth a look); any older than 30 minutes, longer than a whole test run takes, is dropped
+//! when a new one is made.
 
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -38,7 +39,7 @@ async fn drop_stale_databases(conn: &mut PgConnection, now: u64) -> Result<(), D
             .await?;
     for name in names {
         let created = name.split('_').nth(2).and_then(|s| s.parse::<u64>().ok()).unwrap_or(now);
-        if now.saturating_sub(created) > 2 * 3600 {
+        if now.saturating_sub(created) > 30 * 60 {
             // Best effort: another run may be dropping it at the same moment.
             let _ = sqlx::query(&format!("DROP DATABASE IF EXISTS \"{name}\" WITH (FORCE)"))
                 .execute(&mut *conn)
