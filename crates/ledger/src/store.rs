@@ -338,7 +338,12 @@ pub async fn history(
 /// Its id is derived from the currency, so it is created once however many replicas race.
 pub async fn cash_clearing_account(pool: &PgPool, currency: Currency) -> Result<Uuid, AppError> {
     let id = Uuid::new_v5(&LEDGER_NAMESPACE, format!("cash_clearing/{currency}").as_bytes());
-    if get_account(pool, id).await?.is_none() {
+    // Every deposit and withdrawal asks; a key lookup, not a balance sum, answers it.
+    let exists: bool = sqlx::query_scalar("SELECT EXISTS (SELECT 1 FROM accounts WHERE id = $1)")
+        .bind(id)
+        .fetch_one(pool)
+        .await?;
+    if !exists {
         let new = NewAccount {
             id,
             kind: AccountKind::CashClearing,
