@@ -22,7 +22,8 @@ use chrono::{DateTime, Utc};
 use domain::keno::math::{ParRow, par_sheet};
 use domain::keno::{BetOption, Draw, MAX_SPOTS, Ticket, pay_cents, settle};
 use platform::auth::{Caller, Role};
-use platform::{AppError, IdempotencyKey, Json, Path, Problem, Query};
+use platform::openapi::Refused;
+use platform::{AppError, IdempotencyKey, Json, Path, Query};
 use rand::SeedableRng;
 use rand_chacha::ChaCha20Rng;
 use serde::{Deserialize, Serialize};
@@ -138,7 +139,7 @@ async fn wallet_of(state: &DrawsState, player: &str) -> Result<Uuid, AppError> {
     responses(
         (status = 201, description = "bought, drawn and settled", body = TicketView),
         (status = 200, description = "a replay: this key's ticket as it stands", body = TicketView),
-        (status = "4XX", description = "refused; see `code`", body = Problem, content_type = "application/problem+json"),
+        (status = "4XX", response = Refused),
     ),
     security(("bearer" = []))
 )]
@@ -358,7 +359,7 @@ pub struct TicketListQuery {
     get, path = "/v1/keno/tickets", tag = "keno", params(TicketListQuery),
     responses(
         (status = 200, description = "the player's newest tickets", body = Vec<TicketView>),
-        (status = "4XX", description = "refused; see `code`", body = Problem, content_type = "application/problem+json"),
+        (status = "4XX", response = Refused),
     ),
     security(("bearer" = []))
 )]
@@ -387,7 +388,7 @@ pub async fn my_tickets(
     get, path = "/v1/keno/tickets/{id}", tag = "keno", params(("id" = Uuid, Path, description = "ticket id")),
     responses(
         (status = 200, description = "the ticket", body = TicketView),
-        (status = "4XX", description = "refused; see `code`", body = Problem, content_type = "application/problem+json"),
+        (status = "4XX", response = Refused),
     ),
     security(("bearer" = []))
 )]
@@ -423,7 +424,7 @@ pub struct PayTable {
 #[utoipa::path(
     get, path = "/v1/keno/paytables", tag = "keno",
     responses((status = 200, description = "every option's pay table (public)", body = Vec<PayTable>),
-              (status = "4XX", description = "refused; see `code`", body = Problem, content_type = "application/problem+json"))
+              (status = "4XX", response = Refused))
 )]
 /// `GET /v1/keno/paytables`: public.
 pub async fn paytables() -> Json<Vec<PayTable>> {
@@ -454,7 +455,7 @@ pub async fn paytables() -> Json<Vec<PayTable>> {
 #[utoipa::path(
     get, path = "/v1/keno/math", tag = "keno",
     responses((status = 200, description = "the PAR sheet: exact return to player and hit frequency per option and spot count (public)", body = Vec<Object>),
-              (status = "4XX", description = "refused; see `code`", body = Problem, content_type = "application/problem+json"))
+              (status = "4XX", response = Refused))
 )]
 /// `GET /v1/keno/math`: public.
 pub async fn math() -> Json<Vec<ParRow>> {
@@ -464,7 +465,7 @@ pub async fn math() -> Json<Vec<ParRow>> {
 #[utoipa::path(
     get, path = "/v1/draws/audit/verify", tag = "keno",
     responses((status = 200, description = "the audit chain walked end to end", body = platform::audit::ChainReport),
-              (status = "4XX", description = "refused; see `code`", body = Problem, content_type = "application/problem+json")),
+              (status = "4XX", response = Refused)),
     security(("bearer" = []))
 )]
 /// `GET /v1/draws/audit/verify`: operators and auditors check every outcome's chain.

@@ -126,7 +126,7 @@ pub fn spawn_recovery(state: DrawsState, interval: Duration) -> tokio::task::Joi
 #[derive(Debug, utoipa::OpenApi)]
 #[openapi(
     paths(keno::play_now, keno::my_tickets, keno::get_ticket, keno::paytables, keno::math, keno::verify_audit),
-    components(schemas(platform::Problem)),
+    components(schemas(platform::Problem), responses(platform::openapi::Refused)),
     modifiers(&BearerAuth),
     tags((name = "keno", description = "Castle Keno: tickets played at once, pay tables and the math"))
 )]

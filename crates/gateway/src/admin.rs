@@ -4,7 +4,8 @@ use axum::extract::State;
 use axum::http::StatusCode;
 use chrono::{DateTime, Utc};
 use platform::auth::Role;
-use platform::{AppError, Json, Path, Problem};
+use platform::openapi::Refused;
+use platform::{AppError, Json, Path};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use sqlx::{PgPool, Row};
@@ -67,7 +68,7 @@ pub async fn create_staff(
 
 #[utoipa::path(
     post, path = "/v1/staff", tag = "administration", request_body = NewStaff,
-    responses((status = 201, description = "created: id, username, role", body = Object), (status = "4XX", description = "refused; see `code`", body = Problem, content_type = "application/problem+json")), security(("bearer" = []))
+    responses((status = 201, description = "created: id, username, role", body = Object), (status = "4XX", response = Refused)), security(("bearer" = []))
 )]
 pub async fn add_staff(
     State(state): State<GatewayState>,
@@ -91,7 +92,7 @@ pub async fn add_staff(
 
 #[utoipa::path(
     get, path = "/v1/staff", tag = "administration",
-    responses((status = 200, description = "operators and auditors under `items`", body = Object), (status = "4XX", description = "refused; see `code`", body = Problem, content_type = "application/problem+json")), security(("bearer" = []))
+    responses((status = 200, description = "operators and auditors under `items`", body = Object), (status = "4XX", response = Refused)), security(("bearer" = []))
 )]
 pub async fn list_staff(
     State(state): State<GatewayState>,
@@ -131,7 +132,7 @@ pub struct Retailer {
 
 #[utoipa::path(
     post, path = "/v1/retailers", tag = "administration", request_body = NewRetailer,
-    responses((status = 201, description = "created", body = Retailer), (status = "4XX", description = "refused; see `code`", body = Problem, content_type = "application/problem+json")), security(("bearer" = []))
+    responses((status = 201, description = "created", body = Retailer), (status = "4XX", response = Refused)), security(("bearer" = []))
 )]
 pub async fn add_retailer(
     State(state): State<GatewayState>,
@@ -158,7 +159,7 @@ pub async fn add_retailer(
 
 #[utoipa::path(
     get, path = "/v1/retailers", tag = "administration",
-    responses((status = 200, description = "retailers under `items`", body = Object), (status = "4XX", description = "refused; see `code`", body = Problem, content_type = "application/problem+json")), security(("bearer" = []))
+    responses((status = 200, description = "retailers under `items`", body = Object), (status = "4XX", response = Refused)), security(("bearer" = []))
 )]
 pub async fn list_retailers(
     State(state): State<GatewayState>,
@@ -191,7 +192,7 @@ pub struct NewTerminal {
 #[utoipa::path(
     post, path = "/v1/retailers/{id}/terminals", tag = "administration", params(("id" = Uuid, Path, description = "retailer id")),
     request_body = NewTerminal,
-    responses((status = 201, description = "created; `api_key` is shown here once and never again", body = Object), (status = "4XX", description = "refused; see `code`", body = Problem, content_type = "application/problem+json")), security(("bearer" = []))
+    responses((status = 201, description = "created; `api_key` is shown here once and never again", body = Object), (status = "4XX", response = Refused)), security(("bearer" = []))
 )]
 pub async fn add_terminal(
     State(state): State<GatewayState>,
@@ -234,7 +235,7 @@ pub async fn add_terminal(
 /// `DELETE /v1/terminals/{id}`: the key stops working and the terminal's sessions end now.
 #[utoipa::path(
     delete, path = "/v1/terminals/{id}", tag = "administration", params(("id" = Uuid, Path, description = "terminal id")),
-    responses((status = 204, description = "revoked: the key and the terminal's sessions stop working now"), (status = "4XX", description = "refused; see `code`", body = Problem, content_type = "application/problem+json")), security(("bearer" = []))
+    responses((status = 204, description = "revoked: the key and the terminal's sessions stop working now"), (status = "4XX", response = Refused)), security(("bearer" = []))
 )]
 pub async fn revoke_terminal(
     State(state): State<GatewayState>,

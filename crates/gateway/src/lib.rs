@@ -162,7 +162,7 @@ async fn openapi_yaml() -> impl IntoResponse {
         players::self_exclude, admin::add_staff, admin::list_staff, admin::add_retailer, admin::list_retailers,
         admin::add_terminal, admin::revoke_terminal,
     ),
-    components(schemas(platform::Problem)),
+    components(schemas(platform::Problem), responses(platform::openapi::Refused)),
     modifiers(&BearerAuth),
     tags(
         (name = "players", description = "Registration, the player's own wallet and deposits"),

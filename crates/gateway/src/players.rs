@@ -6,7 +6,8 @@ use axum::http::{Method, StatusCode};
 use chrono::{DateTime, Months, NaiveDate, Utc};
 use domain::eligibility::{MINIMUM_AGE_YEARS, is_of_playing_age};
 use platform::auth::Role;
-use platform::{AppError, IdempotencyKey, Json, PageParams, Path, Problem, Query};
+use platform::openapi::Refused;
+use platform::{AppError, IdempotencyKey, Json, PageParams, Path, Query};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use sqlx::Row;
@@ -52,7 +53,7 @@ fn valid_email(email: &str) -> bool {
 /// `POST /v1/players`: anyone may register; K.A.R. 111-5-24(c) refuses those under 18.
 #[utoipa::path(
     post, path = "/v1/players", tag = "players", request_body = Registration,
-    responses((status = 201, description = "registered, with a wallet", body = Player), (status = "4XX", description = "refused; see `code`", body = Problem, content_type = "application/problem+json"))
+    responses((status = 201, description = "registered, with a wallet", body = Player), (status = "4XX", response = Refused))
 )]
 pub async fn register(
     State(state): State<GatewayState>,
@@ -137,7 +138,7 @@ pub async fn load_player(state: &GatewayState, id: Uuid) -> Result<Player, AppEr
 /// `GET /v1/me`: who the caller is; a player also gets their profile.
 #[utoipa::path(
     get, path = "/v1/me", tag = "players",
-    responses((status = 200, description = "the caller's subject and role; a player's profile under `player`", body = Object), (status = "4XX", description = "refused; see `code`", body = Problem, content_type = "application/problem+json")), security(("bearer" = []))
+    responses((status = 200, description = "the caller's subject and role; a player's profile under `player`", body = Object), (status = "4XX", response = Refused)), security(("bearer" = []))
 )]
 pub async fn me(State(state): State<GatewayState>, caller: Authenticated) -> Result<Json<Value>, AppError> {
     let mut me = json!({"subject": caller.0.sub, "role": caller.0.role});
@@ -158,7 +159,7 @@ async fn the_player(state: &GatewayState, caller: &Authenticated) -> Result<Play
 /// itself checks the wallet is theirs.
 #[utoipa::path(
     get, path = "/v1/me/wallet", tag = "players",
-    responses((status = 200, description = "the player's ledger account (see the ledger's Account)", body = Object), (status = "4XX", description = "refused; see `code`", body = Problem, content_type = "application/problem+json")), security(("bearer" = []))
+    responses((status = 200, description = "the player's ledger account (see the ledger's Account)", body = Object), (status = "4XX", response = Refused)), security(("bearer" = []))
 )]
 pub async fn wallet(
     State(state): State<GatewayState>,
@@ -173,7 +174,7 @@ pub async fn wallet(
 /// `GET /v1/me/wallet/transfers?after=&limit=`.
 #[utoipa::path(
     get, path = "/v1/me/wallet/transfers", tag = "players", params(PageParams),
-    responses((status = 200, description = "a page of the wallet's transfers (see the ledger's history)", body = Object), (status = "4XX", description = "refused; see `code`", body = Problem, content_type = "application/problem+json")), security(("bearer" = []))
+    responses((status = 200, description = "a page of the wallet's transfers (see the ledger's history)", body = Object), (status = "4XX", response = Refused)), security(("bearer" = []))
 )]
 pub async fn wallet_history(
     State(state): State<GatewayState>,
@@ -286,7 +287,7 @@ async fn limits(state: &GatewayState, player: Uuid) -> Result<Vec<DepositLimit>,
 
 #[utoipa::path(
     get, path = "/v1/me/deposit-limits", tag = "responsible gaming",
-    responses((status = 200, description = "daily, weekly and monthly limits", body = Vec<DepositLimit>), (status = "4XX", description = "refused; see `code`", body = Problem, content_type = "application/problem+json")), security(("bearer" = []))
+    responses((status = 200, description = "daily, weekly and monthly limits", body = Vec<DepositLimit>), (status = "4XX", response = Refused)), security(("bearer" = []))
 )]
 pub async fn get_limits(
     State(state): State<GatewayState>,
@@ -299,7 +300,7 @@ pub async fn get_limits(
 /// `PUT /v1/me/deposit-limits`: lowering applies at once; raising or removing after 24 hours.
 #[utoipa::path(
     put, path = "/v1/me/deposit-limits", tag = "responsible gaming", request_body = LimitRequest,
-    responses((status = 200, description = "the limits now: lowering applies at once, raising after 24 hours", body = Vec<DepositLimit>), (status = "4XX", description = "refused; see `code`", body = Problem, content_type = "application/problem+json")), security(("bearer" = []))
+    responses((status = 200, description = "the limits now: lowering applies at once, raising after 24 hours", body = Vec<DepositLimit>), (status = "4XX", response = Refused)), security(("bearer" = []))
 )]
 pub async fn set_limit(
     State(state): State<GatewayState>,
@@ -349,7 +350,7 @@ pub struct DepositRequest {
 #[utoipa::path(
     post, path = "/v1/me/deposits", tag = "players", request_body = DepositRequest,
     params(("Idempotency-Key" = String, Header, description = "required: a retry with the same key deposits once")),
-    responses((status = 201, description = "deposited (the ledger transfer)", body = Object), (status = 200, description = "a replay", body = Object), (status = "4XX", description = "refused; see `code`", body = Problem, content_type = "application/problem+json")), security(("bearer" = []))
+    responses((status = 201, description = "deposited (the ledger transfer)", body = Object), (status = 200, description = "a replay", body = Object), (status = "4XX", response = Refused)), security(("bearer" = []))
 )]
 pub async fn deposit(
     State(state): State<GatewayState>,
@@ -439,7 +440,7 @@ pub struct ExclusionRequest {
 /// `POST /v1/me/self-exclusion`: at once, every session ends and logins are refused until the end.
 #[utoipa::path(
     post, path = "/v1/me/self-exclusion", tag = "responsible gaming", request_body = ExclusionRequest,
-    responses((status = 200, description = "excluded until `self_excluded_until`; every session has ended", body = Object), (status = "4XX", description = "refused; see `code`", body = Problem, content_type = "application/problem+json")), security(("bearer" = []))
+    responses((status = 200, description = "excluded until `self_excluded_until`; every session has ended", body = Object), (status = "4XX", response = Refused)), security(("bearer" = []))
 )]
 pub async fn self_exclude(
     State(state): State<GatewayState>,
@@ -466,7 +467,7 @@ pub async fn self_exclude(
 /// `GET /v1/players/{id}`: operators and auditors look a player up.
 #[utoipa::path(
     get, path = "/v1/players/{id}", tag = "players", params(("id" = Uuid, Path, description = "player id")),
-    responses((status = 200, description = "the player", body = Player), (status = "4XX", description = "refused; see `code`", body = Problem, content_type = "application/problem+json")), security(("bearer" = []))
+    responses((status = 200, description = "the player", body = Player), (status = "4XX", response = Refused)), security(("bearer" = []))
 )]
 pub async fn get_player(
     State(state): State<GatewayState>,

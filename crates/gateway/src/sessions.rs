@@ -14,7 +14,8 @@ use axum::http::request::Parts;
 use axum::http::{HeaderValue, StatusCode, header};
 use chrono::{DateTime, Utc};
 use platform::auth::{Caller, Claims, Role, unauthenticated};
-use platform::{AppError, Json, Problem};
+use platform::openapi::Refused;
+use platform::{AppError, Json};
 use serde::{Deserialize, Serialize};
 use sqlx::{PgPool, Row};
 use uuid::Uuid;
@@ -164,7 +165,7 @@ fn locked(until: DateTime<Utc>) -> AppError {
 
 #[utoipa::path(
     post, path = "/v1/sessions", tag = "sessions", request_body = LoginRequest,
-    responses((status = 201, description = "logged in", body = LoginResponse), (status = "4XX", description = "refused; see `code`", body = Problem, content_type = "application/problem+json"))
+    responses((status = 201, description = "logged in", body = LoginResponse), (status = "4XX", response = Refused))
 )]
 pub async fn login(
     State(state): State<GatewayState>,
@@ -301,7 +302,7 @@ async fn terminal_login(
 /// `DELETE /v1/sessions/current`: logs out the session of the token presented.
 #[utoipa::path(
     delete, path = "/v1/sessions/current", tag = "sessions",
-    responses((status = 204, description = "logged out: the token no longer works"), (status = "4XX", description = "refused; see `code`", body = Problem, content_type = "application/problem+json")), security(("bearer" = []))
+    responses((status = 204, description = "logged out: the token no longer works"), (status = "4XX", response = Refused)), security(("bearer" = []))
 )]
 pub async fn logout(
     State(state): State<GatewayState>,

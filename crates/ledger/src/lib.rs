@@ -85,7 +85,7 @@ pub fn api_routes(state: LedgerState) -> Router {
         routes::create_transfer, routes::create_batch, routes::get_transfer, routes::deposit, routes::withdraw,
         routes::trial_balance, routes::journal_check,
     ),
-    components(schemas(platform::Problem)),
+    components(schemas(platform::Problem), responses(platform::openapi::Refused)),
     modifiers(&BearerAuth),
     tags((name = "ledger", description = "The wallet: accounts, transfers, holds and reports"))
 )]

@@ -4,7 +4,8 @@ use axum::extract::State;
 use axum::http::{HeaderName, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use platform::auth::{Caller, Role};
-use platform::{AppError, IdempotencyKey, Json, PageParams, Path, Problem, Query};
+use platform::openapi::Refused;
+use platform::{AppError, IdempotencyKey, Json, PageParams, Path, Query};
 use serde::Deserialize;
 use uuid::Uuid;
 
@@ -47,7 +48,7 @@ fn account_not_found(id: Uuid) -> AppError {
 
 #[utoipa::path(
     post, path = "/v1/accounts", tag = "ledger", request_body = NewAccountRequest,
-    responses((status = 201, description = "created", body = Account), (status = 200, description = "it already existed with these fields", body = Account), (status = "4XX", description = "refused; see `code`", body = Problem, content_type = "application/problem+json")),
+    responses((status = 201, description = "created", body = Account), (status = 200, description = "it already existed with these fields", body = Account), (status = "4XX", response = Refused)),
     security(("bearer" = []))
 )]
 pub async fn create_account(
@@ -64,7 +65,7 @@ pub async fn create_account(
 
 #[utoipa::path(
     get, path = "/v1/accounts/{id}", tag = "ledger", params(("id" = Uuid, Path, description = "account id")),
-    responses((status = 200, description = "the account and its balances", body = Account), (status = "4XX", description = "refused; see `code`", body = Problem, content_type = "application/problem+json")),
+    responses((status = 200, description = "the account and its balances", body = Account), (status = "4XX", response = Refused)),
     security(("bearer" = []))
 )]
 pub async fn get_account(
@@ -96,7 +97,7 @@ pub struct AccountListQuery {
 
 #[utoipa::path(
     get, path = "/v1/accounts", tag = "ledger", params(AccountListQuery),
-    responses((status = 200, description = "an owner's accounts", body = Page<Account>), (status = "4XX", description = "refused; see `code`", body = Problem, content_type = "application/problem+json")),
+    responses((status = 200, description = "an owner's accounts", body = Page<Account>), (status = "4XX", response = Refused)),
     security(("bearer" = []))
 )]
 pub async fn list_accounts(
@@ -116,7 +117,7 @@ pub async fn list_accounts(
 
 #[utoipa::path(
     get, path = "/v1/accounts/{id}/transfers", tag = "ledger", params(("id" = Uuid, Path, description = "account id"), PageParams),
-    responses((status = 200, description = "the account's transfers in journal order", body = Page<HistoryEntry>), (status = "4XX", description = "refused; see `code`", body = Problem, content_type = "application/problem+json")),
+    responses((status = 200, description = "the account's transfers in journal order", body = Page<HistoryEntry>), (status = "4XX", response = Refused)),
     security(("bearer" = []))
 )]
 pub async fn account_history(
@@ -135,7 +136,7 @@ pub async fn account_history(
 
 #[utoipa::path(
     post, path = "/v1/transfers", tag = "ledger", request_body = TransferRequest, params(("Idempotency-Key" = Option<String>, Header, description = "names the request, so a retry applies once; or send `id` in the body")),
-    responses((status = 201, description = "applied", body = Transfer), (status = 200, description = "a replay: applied before", body = Transfer), (status = "4XX", description = "refused; see `code`", body = Problem, content_type = "application/problem+json")),
+    responses((status = 201, description = "applied", body = Transfer), (status = 200, description = "a replay: applied before", body = Transfer), (status = "4XX", response = Refused)),
     security(("bearer" = []))
 )]
 pub async fn create_transfer(
@@ -159,7 +160,7 @@ async fn apply_one(state: &LedgerState, command: &TransferCommand) -> Result<Res
 
 #[utoipa::path(
     post, path = "/v1/transfers/batch", tag = "ledger", request_body = BatchRequest,
-    responses((status = 201, description = "applied, all together", body = BatchResult), (status = 200, description = "every transfer was a replay", body = BatchResult), (status = "4XX", description = "refused; see `code`", body = Problem, content_type = "application/problem+json")),
+    responses((status = 201, description = "applied, all together", body = BatchResult), (status = 200, description = "every transfer was a replay", body = BatchResult), (status = "4XX", response = Refused)),
     security(("bearer" = []))
 )]
 pub async fn create_batch(
@@ -194,7 +195,7 @@ pub async fn create_batch(
 
 #[utoipa::path(
     get, path = "/v1/transfers/{id}", tag = "ledger", params(("id" = Uuid, Path, description = "transfer id")),
-    responses((status = 200, description = "the transfer", body = Transfer), (status = "4XX", description = "refused; see `code`", body = Problem, content_type = "application/problem+json")),
+    responses((status = 200, description = "the transfer", body = Transfer), (status = "4XX", response = Refused)),
     security(("bearer" = []))
 )]
 pub async fn get_transfer(
@@ -212,7 +213,7 @@ pub async fn get_transfer(
 /// Money in from the outside world: cash clearing → the account.
 #[utoipa::path(
     post, path = "/v1/deposits", tag = "ledger", request_body = CashRequest, params(("Idempotency-Key" = Option<String>, Header, description = "names the request, so a retry applies once; or send `id` in the body")),
-    responses((status = 201, description = "applied", body = Transfer), (status = 200, description = "a replay", body = Transfer), (status = "4XX", description = "refused; see `code`", body = Problem, content_type = "application/problem+json")),
+    responses((status = 201, description = "applied", body = Transfer), (status = 200, description = "a replay", body = Transfer), (status = "4XX", response = Refused)),
     security(("bearer" = []))
 )]
 pub async fn deposit(
@@ -228,7 +229,7 @@ pub async fn deposit(
 /// Money out to the outside world: the account → cash clearing.
 #[utoipa::path(
     post, path = "/v1/withdrawals", tag = "ledger", request_body = CashRequest, params(("Idempotency-Key" = Option<String>, Header, description = "names the request, so a retry applies once; or send `id` in the body")),
-    responses((status = 201, description = "applied", body = Transfer), (status = 200, description = "a replay", body = Transfer), (status = "4XX", description = "refused; see `code`", body = Problem, content_type = "application/problem+json")),
+    responses((status = 201, description = "applied", body = Transfer), (status = 200, description = "a replay", body = Transfer), (status = "4XX", response = Refused)),
     security(("bearer" = []))
 )]
 pub async fn withdraw(
@@ -281,7 +282,7 @@ async fn cash_movement(
 
 #[utoipa::path(
     get, path = "/v1/reports/trial-balance", tag = "ledger",
-    responses((status = 200, description = "debits and credits per currency", body = TrialBalance), (status = "4XX", description = "refused; see `code`", body = Problem, content_type = "application/problem+json")),
+    responses((status = 200, description = "debits and credits per currency", body = TrialBalance), (status = "4XX", response = Refused)),
     security(("bearer" = []))
 )]
 pub async fn trial_balance(
@@ -295,7 +296,7 @@ pub async fn trial_balance(
 /// Replays the whole journal against the balance counters: an auditor's end-to-end check.
 #[utoipa::path(
     get, path = "/v1/reports/journal-check", tag = "ledger",
-    responses((status = 200, description = "whether the balances equal a replay of the journal", body = JournalCheck), (status = "4XX", description = "refused; see `code`", body = Problem, content_type = "application/problem+json")),
+    responses((status = 200, description = "whether the balances equal a replay of the journal", body = JournalCheck), (status = "4XX", response = Refused)),
     security(("bearer" = []))
 )]
 pub async fn journal_check(

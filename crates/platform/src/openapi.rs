@@ -26,3 +26,9 @@ impl Modify for BearerAuth {
         );
     }
 }
+
+/// The answer every route may give when it refuses: a 4xx problem with a stable `code`.
+/// Routes write `(status = "4XX", response = Refused)`.
+#[derive(Debug, utoipa::ToResponse)]
+#[response(description = "refused; see `code`", content_type = "application/problem+json")]
+pub struct Refused(#[allow(dead_code)] crate::Problem);
