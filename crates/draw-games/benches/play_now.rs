@@ -40,7 +40,11 @@ async fn main() {
         assert!(Command::new("psql").args([&admin, "-qc", sql]).status().unwrap().success());
     }
     let url = format!("{server}/lotto_bench_keno");
-    let config = Config { db_max_connections: 32, ..Config::default() };
+    // Each service gets the pool `lotto` gives it (LOTTO_DB_MAX_CONNECTIONS, or BENCH_POOL here).
+    let config = Config {
+        db_max_connections: env_or("BENCH_POOL", Config::default().db_max_connections).unwrap(),
+        ..Config::default()
+    };
     let tokens = TokenKeys::random();
 
     let ledger_pool = ledger::connect(&url, &config).await.unwrap();

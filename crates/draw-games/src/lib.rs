@@ -7,8 +7,12 @@
 //!
 //! Scheduled draws and multi-draw tickets are the next step (issue 4).
 
-pub mod keno;
+pub mod audit;
+pub mod play_now;
+pub mod rules;
 
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use axum::Router;
@@ -19,9 +23,11 @@ use platform::AppError;
 use platform::auth::TokenKeys;
 use platform::config::Config;
 use platform::db::DbError;
+use platform::group_commit::{GroupCommit, InTransaction};
 use platform::http::{Limits, Readiness};
 use platform::openapi::BearerAuth;
 use platform::upstream::Upstream;
+use serde_json::Value;
 use sqlx::PgPool;
 use sqlx::migrate::Migrator;
 use uuid::Uuid;
@@ -38,6 +44,13 @@ pub const DRAWS_NAMESPACE: Uuid = Uuid::from_u128(0x6472_6177_7367_4000_8000_6c6
 /// The most $1 tickets one Keno ticket may stake (`LOTTO_KENO_MAX_TICKETS`).
 pub const DEFAULT_MAX_TICKETS: u32 = 100;
 
+/// How many play-now tickets share one ledger call (two transfers each at most, well under the
+/// ledger's batch limit).
+const LEDGER_BATCH_TICKETS: usize = 200;
+
+/// How many players' wallet ids are remembered before the memory starts over.
+const WALLET_CACHE_SIZE: usize = 100_000;
+
 /// What every handler shares.
 #[derive(Debug, Clone)]
 pub struct DrawsState {
@@ -49,6 +62,12 @@ pub struct DrawsState {
     pub escrow_account: Uuid,
     /// The house's account for Keno: it takes settled stakes and pays prizes.
     pub house_account: Uuid,
+    /// The play-now saga's local writes, group-committed.
+    pub ticket_writes: GroupCommit<InTransaction<play_now::TicketWriter>>,
+    /// The play-now saga's ledger batches, many tickets to a ledger call.
+    pub ledger_batches: GroupCommit<play_now::LedgerBatches>,
+    /// Players' USD wallet ids: they never change, so the ledger is asked once per player.
+    wallets: Arc<Mutex<HashMap<String, Uuid>>>,
 }
 
 impl FromRef<DrawsState> for TokenKeys {
@@ -64,10 +83,26 @@ impl DrawsState {
             .map_err(|e| AppError::internal(e.to_string()))?;
         let escrow_account = Uuid::new_v5(&DRAWS_NAMESPACE, b"keno/escrow");
         let house_account = Uuid::new_v5(&DRAWS_NAMESPACE, b"keno/house");
-        let state = DrawsState { pool, tokens, ledger, max_tickets, escrow_account, house_account };
+        let ticket_writes = GroupCommit::spawn(pool.clone(), play_now::TicketWriter, 256);
+        let ledger_batches = GroupCommit::spawn_runner(
+            play_now::LedgerBatches { ledger: ledger.clone(), tokens: tokens.clone() },
+            LEDGER_BATCH_TICKETS,
+        );
+        let wallets = Arc::default();
+        let state = DrawsState {
+            pool,
+            tokens,
+            ledger,
+            max_tickets,
+            escrow_account,
+            house_account,
+            ticket_writes,
+            ledger_batches,
+            wallets,
+        };
         for (id, kind) in [(escrow_account, "game_escrow"), (house_account, "house_revenue")] {
             let body = serde_json::json!({"id": id, "kind": kind, "owner": "castle-keno", "currency": "USD"});
-            let _: serde_json::Value = state
+            let _: Value = state
                 .ledger
                 .call(Method::POST, "/v1/accounts", &state.service_token()?, Some(&body), None)
                 .await?;
@@ -77,6 +112,36 @@ impl DrawsState {
 
     pub fn service_token(&self) -> Result<String, AppError> {
         self.tokens.service_token("draw-games")
+    }
+
+    /// The player's USD wallet, as the ledger knows it.
+    pub async fn wallet_of(&self, player: &str) -> Result<Uuid, AppError> {
+        if let Some(wallet) = self.wallets.lock().map_err(AppError::internal)?.get(player) {
+            return Ok(*wallet);
+        }
+        let page: Value = self
+            .ledger
+            .call::<(), Value>(
+                Method::GET,
+                &format!("/v1/accounts?owner={player}&limit=50"),
+                &self.service_token()?,
+                None,
+                None,
+            )
+            .await?;
+        let wallet = page["items"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .find(|a| a["kind"] == "player_wallet" && a["currency"] == "USD")
+            .and_then(|a| a["id"].as_str()?.parse().ok())
+            .ok_or_else(|| AppError::unprocessable("wallet_not_found", "this player has no USD wallet"))?;
+        let mut wallets = self.wallets.lock().map_err(AppError::internal)?;
+        if wallets.len() >= WALLET_CACHE_SIZE {
+            wallets.clear();
+        }
+        wallets.insert(player.to_owned(), wallet);
+        Ok(wallet)
     }
 }
 
@@ -88,12 +153,12 @@ pub async fn connect(database_url: &str, config: &Config) -> Result<PgPool, DbEr
 /// Every route of the service (see the ledger's `route_table` for why a table).
 pub fn route_table() -> Vec<(Method, &'static str, MethodRouter<DrawsState>)> {
     vec![
-        (Method::POST, "/v1/keno/tickets", post(keno::play_now)),
-        (Method::GET, "/v1/keno/tickets", get(keno::my_tickets)),
-        (Method::GET, "/v1/keno/tickets/{id}", get(keno::get_ticket)),
-        (Method::GET, "/v1/keno/paytables", get(keno::paytables)),
-        (Method::GET, "/v1/keno/math", get(keno::math)),
-        (Method::GET, "/v1/draws/audit/verify", get(keno::verify_audit)),
+        (Method::POST, "/v1/keno/tickets", post(play_now::play_now)),
+        (Method::GET, "/v1/keno/tickets", get(play_now::my_tickets)),
+        (Method::GET, "/v1/keno/tickets/{id}", get(play_now::get_ticket)),
+        (Method::GET, "/v1/keno/paytables", get(rules::paytables)),
+        (Method::GET, "/v1/keno/math", get(rules::math)),
+        (Method::GET, "/v1/draws/audit/verify", get(audit::verify_audit)),
     ]
 }
 
@@ -107,13 +172,13 @@ pub fn router(state: DrawsState, limits: Limits) -> Router {
     platform::http::app(api_routes(state), readiness, limits)
 }
 
-/// Runs [`keno::recover`] every `interval`.
+/// Runs [`play_now::recover`] every `interval`.
 pub fn spawn_recovery(state: DrawsState, interval: Duration) -> tokio::task::JoinHandle<()> {
     tokio::spawn(async move {
         let mut ticker = tokio::time::interval(interval);
         loop {
             ticker.tick().await;
-            match keno::recover(&state, Duration::from_secs(5)).await {
+            match play_now::recover(&state, Duration::from_secs(5)).await {
                 Ok(0) => {}
                 Ok(n) => tracing::info!(finished = n, "recovered keno tickets"),
                 Err(e) => tracing::warn!(error = %e, "keno recovery failed; will retry"),
@@ -125,7 +190,7 @@ pub fn spawn_recovery(state: DrawsState, interval: Duration) -> tokio::task::Joi
 /// The service's part of the public API description.
 #[derive(Debug, utoipa::OpenApi)]
 #[openapi(
-    paths(keno::play_now, keno::my_tickets, keno::get_ticket, keno::paytables, keno::math, keno::verify_audit),
+    paths(play_now::play_now, play_now::my_tickets, play_now::get_ticket, rules::paytables, rules::math, audit::verify_audit),
     components(schemas(platform::Problem), responses(platform::openapi::Refused)),
     modifiers(&BearerAuth),
     tags((name = "keno", description = "Castle Keno: tickets played at once, pay tables and the math"))

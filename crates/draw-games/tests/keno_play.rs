@@ -205,43 +205,102 @@ async fn refusals_move_no_money() {
 }
 
 #[tokio::test]
-async fn a_ticket_left_between_steps_is_finished_once_by_recovery() {
+async fn tickets_left_between_steps_are_finished_once_by_recovery() {
     let game = Game::new().await;
     let (player, wallet) = game.player(1_000).await;
-    // A crash after the stake left the ledger but before the ticket recorded it: the row says
-    // `open`, the ledger already holds the stake under the step's key.
-    let crashed = Uuid::now_v7();
-    sqlx::query(
-        "INSERT INTO keno_tickets (id, player_id, wallet_account_id, option, spots, tickets, stake_cents, state, updated_at)
-         VALUES ($1, $2, $3, 'hit_all', '{1,2}', 2, 200, 'open', now() - interval '1 minute')",
-    )
-    .bind(crashed)
-    .bind(&player)
-    .bind(wallet)
-    .execute(&game.state.pool)
-    .await
-    .unwrap();
-    let stake_id =
-        Uuid::new_v5(&draw_games::DRAWS_NAMESPACE, format!("keno-ticket/{crashed}/stake").as_bytes());
-    let stake = json!({"id": stake_id, "debit_account_id": wallet, "credit_account_id": game.state.escrow_account,
-                       "amount": 200, "currency": "USD", "metadata": {"game": "castle_keno", "ticket": crashed}});
-    assert_eq!(game.ledger_call("POST", "/v1/transfers", Some(stake)).await.status, StatusCode::CREATED);
-    assert_eq!(game.balance(wallet).await, 800);
-
-    assert_eq!(draw_games::keno::recover(&game.state, Duration::ZERO).await.unwrap(), 1);
+    // Two crashes after the numbers were recorded: one before the ledger batch, one after it
+    // (the ledger holds the batch under the steps' keys, the ticket still says `drawn`).
+    // HIT ALL 2 spots with both hit pays $10 per $1 ticket (castle-keno-rules.txt).
+    let numbers: Vec<i16> = (1..=20).collect();
+    let (before, after) = (Uuid::now_v7(), Uuid::now_v7());
+    for id in [before, after] {
+        sqlx::query(
+            "INSERT INTO keno_tickets (id, player_id, wallet_account_id, option, spots, tickets, stake_cents, state,
+                draw_numbers, hits, payout_cents, updated_at)
+             VALUES ($1, $2, $3, 'hit_all', '{1,2}', 2, 200, 'drawn', $4, 2, 2000, now() - interval '1 minute')",
+        )
+        .bind(id)
+        .bind(&player)
+        .bind(wallet)
+        .bind(&numbers)
+        .execute(&game.state.pool)
+        .await
+        .unwrap();
+    }
+    let step = |step: &str| {
+        Uuid::new_v5(&draw_games::DRAWS_NAMESPACE, format!("keno-ticket/{after}/{step}").as_bytes())
+    };
+    let house = game.state.house_account;
+    let batch = json!({"transfers": [
+        {"id": step("stake"), "debit_account_id": wallet, "credit_account_id": house, "amount": 200, "currency": "USD",
+         "metadata": {"game": "castle_keno", "ticket": after}},
+        {"id": step("prize"), "debit_account_id": house, "credit_account_id": wallet, "amount": 2000, "currency": "USD",
+         "metadata": {"game": "castle_keno", "ticket": after}}]});
     assert_eq!(
-        draw_games::keno::recover(&game.state, Duration::ZERO).await.unwrap(),
+        game.ledger_call("POST", "/v1/transfers/batch", Some(batch)).await.status,
+        StatusCode::CREATED
+    );
+    assert_eq!(game.balance(wallet).await, 2_800);
+
+    assert_eq!(draw_games::play_now::recover(&game.state, Duration::ZERO).await.unwrap(), 2);
+    assert_eq!(
+        draw_games::play_now::recover(&game.state, Duration::ZERO).await.unwrap(),
         0,
         "nothing left to finish"
     );
-    let row: (String, i64) = sqlx::query_as("SELECT state, payout_cents FROM keno_tickets WHERE id = $1")
-        .bind(crashed)
-        .fetch_one(&game.state.pool)
-        .await
-        .unwrap();
-    assert_eq!(row.0, "settled");
-    assert_eq!(game.balance(wallet).await, 800 + row.1, "staked once, paid once");
-    assert_eq!(game.balance(game.state.escrow_account).await, 0, "escrow holds nothing once settled");
+    for id in [before, after] {
+        let state: String = sqlx::query_scalar("SELECT state FROM keno_tickets WHERE id = $1")
+            .bind(id)
+            .fetch_one(&game.state.pool)
+            .await
+            .unwrap();
+        assert_eq!(state, "settled");
+    }
+    assert_eq!(game.balance(wallet).await, 1_000 + 2 * (2000 - 200), "each staked once, paid once");
+    let chained: i64 =
+        sqlx::query_scalar("SELECT count(*) FROM audit_log").fetch_one(&game.state.pool).await.unwrap();
+    assert_eq!(chained, 2, "each outcome chained once");
+    game.assert_books_balance().await;
+}
+
+#[tokio::test]
+async fn a_pending_ticket_hides_its_numbers() {
+    let game = Game::new().await;
+    let (player, wallet) = game.player(0).await;
+    let token = game.token(&player, Role::Player);
+    let id = Uuid::now_v7();
+    sqlx::query(
+        "INSERT INTO keno_tickets (id, player_id, wallet_account_id, option, spots, tickets, stake_cents, state,
+            draw_numbers, hits, payout_cents)
+         VALUES ($1, $2, $3, 'bet', '{1}', 1, 100, 'drawn', $4, 0, 0)",
+    )
+    .bind(id)
+    .bind(&player)
+    .bind(wallet)
+    .bind((21..=40).collect::<Vec<i16>>())
+    .execute(&game.state.pool)
+    .await
+    .unwrap();
+    let read = send(
+        &game.router,
+        Request::get(format!("/v1/keno/tickets/{id}"))
+            .header("authorization", format!("Bearer {token}"))
+            .body(Body::empty())
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(read.body["state"], "drawn");
+    assert_eq!(
+        (read.body["draw_numbers"].clone(), read.body["payout_cents"].clone()),
+        (Value::Null, Value::Null)
+    );
+    // The wallet is empty: recovery ends it refused, and it never shows its numbers.
+    assert_eq!(draw_games::play_now::recover(&game.state, Duration::ZERO).await.unwrap(), 1);
+    let view = draw_games::play_now::drive(&game.state, id).await.unwrap();
+    assert_eq!(
+        (view.state.as_str(), view.refusal.as_deref(), view.draw_numbers),
+        ("refused", Some("insufficient_funds"), None)
+    );
     game.assert_books_balance().await;
 }
 
@@ -305,4 +364,45 @@ async fn pay_tables_and_math_are_public() {
     assert_eq!(rows.len(), 45);
     let one = rows.iter().find(|r| r["option"] == "bet" && r["spots"] == 1).unwrap();
     assert_eq!(one["return_to_player"], json!({"numerator": 3, "denominator": 4}));
+}
+
+#[tokio::test]
+async fn concurrent_tickets_share_ledger_calls_but_not_refusals() {
+    let game = Game::new().await;
+    let mut players = Vec::new();
+    for i in 0..24 {
+        // Every fourth player cannot afford the ticket.
+        let (player, wallet) = game.player(if i % 4 == 0 { 50 } else { 500 }).await;
+        players.push((game.token(&player, Role::Player), wallet, i % 4 == 0));
+    }
+    let plays: Vec<_> = players
+        .iter()
+        .map(|(token, _, _)| {
+            let router = game.router.clone();
+            let request = Request::post("/v1/keno/tickets")
+                .header("content-type", "application/json")
+                .header("authorization", format!("Bearer {token}"))
+                .header("idempotency-key", "same-key-each")
+                .body(Body::from(json!({"option": "bet", "spots": [1, 2, 3, 4], "tickets": 2}).to_string()))
+                .unwrap();
+            tokio::spawn(async move { send(&router, request).await })
+        })
+        .collect();
+    let mut replies = Vec::new();
+    for play in plays {
+        replies.push(play.await.unwrap());
+    }
+    for ((_, wallet, broke), reply) in players.iter().zip(replies) {
+        if *broke {
+            assert_eq!(reply.code(), "insufficient_funds");
+            assert_eq!(game.balance(*wallet).await, 50);
+        } else {
+            assert_eq!(reply.status, StatusCode::CREATED, "{}", reply.body);
+            assert_eq!(game.balance(*wallet).await, 500 - 200 + expected_payout(&reply.body));
+        }
+    }
+    let chained: i64 =
+        sqlx::query_scalar("SELECT count(*) FROM audit_log").fetch_one(&game.state.pool).await.unwrap();
+    assert_eq!(chained, 18, "every settled ticket chained once, no refused one");
+    game.assert_books_balance().await;
 }

@@ -262,6 +262,29 @@ async fn a_batch_applies_all_or_nothing() {
 }
 
 #[tokio::test]
+async fn a_batch_checks_funds_in_order() {
+    let app = TestApp::new().await;
+    let alice = app.funded_wallet("alice", 1_000).await;
+    let bob = app.funded_wallet("bob", 100).await;
+    let house = app.account("house_revenue", "casino").await;
+    // A stake paid by the prize after it (a Keno ticket's shape): refused, whatever the net.
+    let stake_then_prize = json!({"transfers": [transfer(bob, house, 200), transfer(house, bob, 600)]});
+    let reply = app.post("/v1/transfers/batch", stake_then_prize).await;
+    assert_eq!(
+        (reply.code(), reply.body["context"]["account_id"].clone()),
+        ("insufficient_funds", json!(bob))
+    );
+    // Covered at every step: taken.
+    let covered = json!({"transfers": [transfer(bob, house, 100), transfer(house, bob, 600)]});
+    assert_eq!(app.post("/v1/transfers/batch", covered).await.status, StatusCode::CREATED);
+    // A credit ahead of the debit funds it.
+    let funded_first = json!({"transfers": [transfer(alice, bob, 400), transfer(bob, house, 1_000)]});
+    assert_eq!(app.post("/v1/transfers/batch", funded_first).await.status, StatusCode::CREATED);
+    assert_eq!((app.posted(alice).await, app.posted(bob).await), (600, 0));
+    app.assert_ledger_consistent().await;
+}
+
+#[tokio::test]
 async fn a_hold_reserves_funds_and_ends_exactly_once() {
     let app = TestApp::new().await;
     let alice = app.funded_wallet("alice", 1_000).await;

@@ -190,15 +190,16 @@ async fn run(ops: Vec<Op>) {
                 )
             }
             Op::Batch(items) => {
-                // Checked on the net effect: apply all to a copy, then look for an overdrawn wallet.
+                // Funds are checked in order: apply one by one to a copy; no debit may overdraw a
+                // wallet, whatever the batch credits it later.
                 let mut after = model.bal;
                 let shapes_ok = items.iter().all(|&(f, t, a)| model.transfer_ok(f, t, a));
+                let mut funds_ok = true;
                 for &(f, t, a) in &items {
                     after[f].posted -= a;
                     after[t].posted += a;
+                    funds_ok &= !model.no_negative[f] || after[f].posted - after[f].pending_debits >= 0;
                 }
-                let funds_ok = (0..ACCOUNTS)
-                    .all(|i| !model.no_negative[i] || after[i].posted - after[i].pending_debits >= 0);
                 let transfers: Vec<Value> = items
                     .iter()
                     .map(|&(f, t, a)| json!({"id": Uuid::now_v7(), "debit_account_id": model.ids[f], "credit_account_id": model.ids[t], "amount": a, "currency": "USD"}))

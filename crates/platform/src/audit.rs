@@ -14,37 +14,73 @@ use uuid::Uuid;
 use crate::AppError;
 
 /// Appends a record to the chain, inside the caller's transaction (which must commit it).
-/// Appends are serialised by a transaction-level advisory lock: the chain has one head.
 pub async fn append(
     conn: &mut PgConnection,
     kind: &str,
     subject: Uuid,
     record: &impl Serialize,
 ) -> Result<String, AppError> {
+    let entry = Entry::new(kind, subject, record)?;
+    let mut heads = append_all(conn, &[entry]).await?;
+    heads.pop().ok_or_else(|| AppError::internal("audit append wrote nothing"))
+}
+
+/// One record to chain: its kind, what it is about, and its canonical JSON.
+#[derive(Debug, Clone)]
+pub struct Entry {
+    pub kind: String,
+    pub subject: Uuid,
+    pub record: String,
+}
+
+impl Entry {
+    pub fn new(kind: &str, subject: Uuid, record: &impl Serialize) -> Result<Self, AppError> {
+        let record = serde_json::to_string(record).map_err(AppError::internal)?;
+        Ok(Entry { kind: kind.to_owned(), subject, record })
+    }
+}
+
+/// Appends `entries` in order, inside the caller's transaction, with one insert; returns each
+/// new record's hash (hex). Appends are serialised by a transaction-level advisory lock: the
+/// chain has one head.
+pub async fn append_all(conn: &mut PgConnection, entries: &[Entry]) -> Result<Vec<String>, AppError> {
+    if entries.is_empty() {
+        return Ok(Vec::new());
+    }
     sqlx::query("SELECT pg_advisory_xact_lock(hashtext(current_schema() || '.audit_log'))")
         .execute(&mut *conn)
         .await?;
     let head = sqlx::query("SELECT seq, hash FROM audit_log ORDER BY seq DESC LIMIT 1")
         .fetch_optional(&mut *conn)
         .await?;
-    let (seq, prev_hash) = match head {
+    let (mut seq, mut prev_hash) = match head {
         Some(row) => (row.try_get::<i64, _>("seq")?.saturating_add(1), row.try_get::<Vec<u8>, _>("hash")?),
         None => (1, vec![0u8; 32]),
     };
-    let text = serde_json::to_string(record).map_err(AppError::internal)?;
-    let hash = chain_hash(&prev_hash, &text);
+    let (mut seqs, mut prevs, mut hashes) = (Vec::new(), Vec::new(), Vec::new());
+    for entry in entries {
+        let hash = chain_hash(&prev_hash, &entry.record);
+        seqs.push(seq);
+        prevs.push(std::mem::replace(&mut prev_hash, hash.clone()));
+        hashes.push(hash);
+        seq = seq.saturating_add(1);
+    }
+    let kinds: Vec<&str> = entries.iter().map(|e| e.kind.as_str()).collect();
+    let subjects: Vec<Uuid> = entries.iter().map(|e| e.subject).collect();
+    let records: Vec<&str> = entries.iter().map(|e| e.record.as_str()).collect();
     sqlx::query(
-        "INSERT INTO audit_log (seq, kind, subject, record, prev_hash, hash) VALUES ($1, $2, $3, $4, $5, $6)",
+        "INSERT INTO audit_log (seq, kind, subject, record, prev_hash, hash)
+         SELECT * FROM UNNEST($1::bigint[], $2::text[], $3::uuid[], $4::text[], $5::bytea[], $6::bytea[])",
     )
-    .bind(seq)
-    .bind(kind)
-    .bind(subject)
-    .bind(&text)
-    .bind(&prev_hash)
-    .bind(&hash)
+    .bind(&seqs)
+    .bind(&kinds)
+    .bind(&subjects)
+    .bind(&records)
+    .bind(&prevs)
+    .bind(&hashes)
     .execute(&mut *conn)
     .await?;
-    Ok(hex::encode(hash))
+    Ok(hashes.iter().map(hex::encode).collect())
 }
 
 fn chain_hash(prev_hash: &[u8], record: &str) -> Vec<u8> {

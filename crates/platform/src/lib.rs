@@ -6,6 +6,7 @@
 //! - [`telemetry`]: `tracing` setup;
 //! - [`error`]: [`AppError`], the one error type, rendered as RFC 9457 problem+json;
 //! - [`extract`]: JSON, path and query extractors whose rejections are problems too;
+//! - [`group_commit`]: many small writes sharing one transaction;
 //! - [`db`]: a Postgres pool bound to the service's own schema, migrated at start;
 //! - [`http`]: health, readiness, metrics, request ids, limits, timeouts and graceful shutdown;
 //! - [`openapi`]: the security scheme every OpenAPI description shares;
@@ -20,6 +21,7 @@ pub mod config;
 pub mod db;
 pub mod error;
 pub mod extract;
+pub mod group_commit;
 pub mod http;
 pub mod openapi;
 pub mod telemetry;

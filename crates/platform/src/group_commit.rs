@@ -1,0 +1,144 @@
+//! Group commit: small writes that arrive together share one transaction, and so one WAL flush
+//! (or, with [`BatchRun`], one call to another service).
+//!
+//! A busy service making one tiny transaction per request spends most of its database time
+//! committing. A [`GroupCommit`] runs one writer task that takes every job waiting in its queue
+//! (up to a batch size), writes them all in one transaction and answers each caller. Callers
+//! still wait for their own write to be durable before answering, so nothing is acknowledged that
+//! a crash could lose. When a batch fails, each of its jobs is written again alone, so one bad job
+//! never fails the others.
+
+use std::future::Future;
+use std::sync::Arc;
+
+use sqlx::{PgConnection, PgPool};
+use tokio::sync::{mpsc, oneshot};
+
+use crate::AppError;
+
+/// What a group-committed writer writes: a batch of jobs, inside one transaction.
+pub trait BatchWrite: Send + Sync + 'static {
+    type Job: Send + Sync + 'static;
+    type Output: Send + 'static;
+
+    /// Writes `jobs` on `conn` (inside a transaction the caller commits); one output per job,
+    /// in order.
+    fn write_batch<'c>(
+        &'c self,
+        conn: &'c mut PgConnection,
+        jobs: &'c [Self::Job],
+    ) -> impl Future<Output = Result<Vec<Self::Output>, AppError>> + Send + 'c;
+}
+
+/// Any work that is cheaper done for many jobs at once: a [`BatchWrite`] in one transaction, or
+/// one call to another service carrying many requests.
+pub trait BatchRun: Send + Sync + 'static {
+    type Job: Send + Sync + 'static;
+    type Output: Send + 'static;
+
+    /// Runs `jobs` together, all or nothing; one output per job, in order.
+    fn run_batch<'a>(
+        &'a self,
+        jobs: &'a [Self::Job],
+    ) -> impl Future<Output = Result<Vec<Self::Output>, AppError>> + Send + 'a;
+}
+
+/// A [`BatchWrite`] run in a transaction of its own.
+#[derive(Debug)]
+pub struct InTransaction<W> {
+    pool: PgPool,
+    writer: W,
+}
+
+impl<W: BatchWrite> BatchRun for InTransaction<W> {
+    type Job = W::Job;
+    type Output = W::Output;
+
+    async fn run_batch(&self, jobs: &[W::Job]) -> Result<Vec<W::Output>, AppError> {
+        let mut tx = self.pool.begin().await?;
+        let outputs = self.writer.write_batch(&mut tx, jobs).await?;
+        tx.commit().await?;
+        Ok(outputs)
+    }
+}
+
+type Reply<O> = oneshot::Sender<Result<O, AppError>>;
+
+/// A handle to the writer task; cheap to clone. The task ends when the last handle is dropped.
+pub struct GroupCommit<W: BatchRun> {
+    queue: mpsc::Sender<(W::Job, Reply<W::Output>)>,
+}
+
+impl<W: BatchRun> Clone for GroupCommit<W> {
+    fn clone(&self) -> Self {
+        GroupCommit { queue: self.queue.clone() }
+    }
+}
+
+impl<W: BatchRun> std::fmt::Debug for GroupCommit<W> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("GroupCommit").finish_non_exhaustive()
+    }
+}
+
+impl<W: BatchWrite> GroupCommit<InTransaction<W>> {
+    /// Starts the writer task; at most `max_batch` jobs share a transaction.
+    pub fn spawn(pool: PgPool, writer: W, max_batch: usize) -> Self {
+        GroupCommit::spawn_runner(InTransaction { pool, writer }, max_batch)
+    }
+}
+
+impl<W: BatchRun> GroupCommit<W> {
+    /// Starts a task running queued jobs `max_batch` at a time with `runner`.
+    pub fn spawn_runner(runner: W, max_batch: usize) -> Self {
+        let (queue, mut jobs) =
+            mpsc::channel::<(W::Job, Reply<W::Output>)>(max_batch.saturating_mul(4).max(16));
+        let runner = Arc::new(runner);
+        tokio::spawn(async move {
+            let mut batch = Vec::with_capacity(max_batch);
+            while jobs.recv_many(&mut batch, max_batch.max(1)).await > 0 {
+                let (work, replies): (Vec<_>, Vec<_>) = batch.drain(..).unzip();
+                run_and_answer(&*runner, work, replies).await;
+            }
+        });
+        GroupCommit { queue }
+    }
+
+    /// Queues `job` and waits until its batch is committed.
+    pub async fn submit(&self, job: W::Job) -> Result<W::Output, AppError> {
+        let (reply, answer) = oneshot::channel();
+        self.queue.send((job, reply)).await.map_err(|_| AppError::unavailable("the writer has stopped"))?;
+        answer.await.map_err(|_| AppError::unavailable("the writer has stopped"))?
+    }
+}
+
+async fn run_and_answer<W: BatchRun>(runner: &W, jobs: Vec<W::Job>, replies: Vec<Reply<W::Output>>) {
+    match runner.run_batch(&jobs).await {
+        Ok(outputs) if outputs.len() == jobs.len() => {
+            for (reply, output) in replies.into_iter().zip(outputs) {
+                let _ = reply.send(Ok(output));
+            }
+        }
+        Ok(_) => {
+            for reply in replies {
+                let _ =
+                    reply.send(Err(AppError::internal("a batch runner answered the wrong number of jobs")));
+            }
+        }
+        Err(_) if jobs.len() > 1 => {
+            // Find the job that failed: every job alone, each with its own answer.
+            for (job, reply) in jobs.into_iter().zip(replies) {
+                let one = [job];
+                let answer = runner.run_batch(&one).await.and_then(|mut outputs| {
+                    outputs.pop().ok_or_else(|| AppError::internal("a batch runner answered no output"))
+                });
+                let _ = reply.send(answer);
+            }
+        }
+        Err(e) => {
+            if let Some(reply) = replies.into_iter().next() {
+                let _ = reply.send(Err(e));
+            }
+        }
+    }
+}
