@@ -1,15 +1,18 @@
-//! Draw games (DESIGN §1, §4, §6): Castle Keno played at once, with every cent moved by the
-//! ledger and every outcome in a hash-chained audit log.
+//! Draw games (DESIGN §1, §4, §6): Castle Keno played at once or in scheduled draws, with every
+//! cent moved by the ledger and every outcome in a hash-chained audit log.
 //!
-//! - [`keno`]: buying a ticket that is drawn and settled at once, as an idempotent saga; the
-//!   recovery worker that finishes tickets a crash left half-done; reads of tickets, pay tables
-//!   and the math.
-//!
-//! Scheduled draws and multi-draw tickets are the next step (issue 4).
+//! - [`play_now`]: buying a ticket that is drawn and settled at once, as an idempotent saga; the
+//!   recovery of tickets a crash left half-done; reads of tickets;
+//! - [`scheduled`]: tickets for the next draw or the next N draws, and public reads of draws;
+//! - [`scheduler`]: the timetable, and the one leader that closes, draws and settles draws;
+//! - [`rules`]: pay tables and the math (public), and rule errors as problems;
+//! - [`audit`]: verifying the hash chain of every outcome.
 
 pub mod audit;
 pub mod play_now;
 pub mod rules;
+pub mod scheduled;
+pub mod scheduler;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -21,6 +24,7 @@ use axum::http::Method;
 use axum::routing::{MethodRouter, get, post};
 use platform::AppError;
 use platform::auth::TokenKeys;
+use platform::clock::Clock;
 use platform::config::Config;
 use platform::db::DbError;
 use platform::group_commit::{GroupCommit, InTransaction};
@@ -44,6 +48,9 @@ pub const DRAWS_NAMESPACE: Uuid = Uuid::from_u128(0x6472_6177_7367_4000_8000_6c6
 /// The most $1 tickets one Keno ticket may stake (`LOTTO_KENO_MAX_TICKETS`).
 pub const DEFAULT_MAX_TICKETS: u32 = 100;
 
+/// Seconds between scheduled draws by default (`LOTTO_KENO_DRAW_INTERVAL_SECONDS`).
+pub const DEFAULT_DRAW_INTERVAL_SECONDS: u64 = 240;
+
 /// How many play-now tickets share one ledger call (two transfers each at most, well under the
 /// ledger's batch limit).
 const LEDGER_BATCH_TICKETS: usize = 200;
@@ -66,6 +73,12 @@ pub struct DrawsState {
     pub ticket_writes: GroupCommit<InTransaction<play_now::TicketWriter>>,
     /// The play-now saga's ledger batches, many tickets to a ledger call.
     pub ledger_batches: GroupCommit<play_now::LedgerBatches>,
+    /// The time the service acts on (a test moves it by hand).
+    pub clock: Clock,
+    /// When each scheduled draw closes.
+    pub schedule: scheduler::Schedule,
+    /// The most consecutive draws one ticket may join (`LOTTO_KENO_MAX_DRAWS`).
+    pub max_draws: u32,
     /// Players' USD wallet ids: they never change, so the ledger is asked once per player.
     wallets: Arc<Mutex<HashMap<String, Uuid>>>,
 }
@@ -81,6 +94,14 @@ impl DrawsState {
     pub async fn new(pool: PgPool, tokens: TokenKeys, ledger: Upstream) -> Result<Self, AppError> {
         let max_tickets = platform::config::env_or("LOTTO_KENO_MAX_TICKETS", DEFAULT_MAX_TICKETS)
             .map_err(|e| AppError::internal(e.to_string()))?;
+        let max_draws = platform::config::env_or("LOTTO_KENO_MAX_DRAWS", scheduled::DEFAULT_MAX_DRAWS)
+            .map_err(|e| AppError::internal(e.to_string()))?;
+        let interval =
+            platform::config::env_or("LOTTO_KENO_DRAW_INTERVAL_SECONDS", DEFAULT_DRAW_INTERVAL_SECONDS)
+                .map_err(|e| AppError::internal(e.to_string()))?;
+        let schedule =
+            scheduler::Schedule::load_or_create(&mut *pool.acquire().await?, Duration::from_secs(interval))
+                .await?;
         let escrow_account = Uuid::new_v5(&DRAWS_NAMESPACE, b"keno/escrow");
         let house_account = Uuid::new_v5(&DRAWS_NAMESPACE, b"keno/house");
         let ticket_writes = GroupCommit::spawn(pool.clone(), play_now::TicketWriter, 256);
@@ -98,6 +119,9 @@ impl DrawsState {
             house_account,
             ticket_writes,
             ledger_batches,
+            clock: Clock::system(),
+            schedule,
+            max_draws,
             wallets,
         };
         for (id, kind) in [(escrow_account, "game_escrow"), (house_account, "house_revenue")] {
@@ -156,6 +180,11 @@ pub fn route_table() -> Vec<(Method, &'static str, MethodRouter<DrawsState>)> {
         (Method::POST, "/v1/keno/tickets", post(play_now::play_now)),
         (Method::GET, "/v1/keno/tickets", get(play_now::my_tickets)),
         (Method::GET, "/v1/keno/tickets/{id}", get(play_now::get_ticket)),
+        (Method::POST, "/v1/keno/draw-tickets", post(scheduled::buy)),
+        (Method::GET, "/v1/keno/draw-tickets", get(scheduled::my_tickets)),
+        (Method::GET, "/v1/keno/draw-tickets/{id}", get(scheduled::get_ticket)),
+        (Method::GET, "/v1/keno/draws", get(scheduled::list_draws)),
+        (Method::GET, "/v1/keno/draws/{number}", get(scheduled::get_draw)),
         (Method::GET, "/v1/keno/paytables", get(rules::paytables)),
         (Method::GET, "/v1/keno/math", get(rules::math)),
         (Method::GET, "/v1/draws/audit/verify", get(audit::verify_audit)),
@@ -172,16 +201,28 @@ pub fn router(state: DrawsState, limits: Limits) -> Router {
     platform::http::app(api_routes(state), readiness, limits)
 }
 
-/// Runs [`play_now::recover`] every `interval`.
+/// Starts the service's background work: the draw scheduler (ticking every second; it acts
+/// only while this process leads) and the recovery of purchases a crash left half-done.
+pub fn spawn_workers(state: DrawsState) {
+    scheduler::spawn_scheduler(state.clone(), Duration::from_secs(1));
+    spawn_recovery(state, Duration::from_secs(5));
+}
+
+/// Runs [`play_now::recover`] and [`scheduled::recover`] every `interval`.
 pub fn spawn_recovery(state: DrawsState, interval: Duration) -> tokio::task::JoinHandle<()> {
     tokio::spawn(async move {
         let mut ticker = tokio::time::interval(interval);
         loop {
             ticker.tick().await;
-            match play_now::recover(&state, Duration::from_secs(5)).await {
-                Ok(0) => {}
-                Ok(n) => tracing::info!(finished = n, "recovered keno tickets"),
-                Err(e) => tracing::warn!(error = %e, "keno recovery failed; will retry"),
+            for (what, finished) in [
+                ("play-now tickets", play_now::recover(&state, Duration::from_secs(5)).await),
+                ("draw tickets", scheduled::recover(&state, Duration::from_secs(5)).await),
+            ] {
+                match finished {
+                    Ok(0) => {}
+                    Ok(n) => tracing::info!(finished = n, what, "recovered keno purchases"),
+                    Err(e) => tracing::warn!(error = %e, what, "keno recovery failed; will retry"),
+                }
             }
         }
     })
@@ -190,9 +231,13 @@ pub fn spawn_recovery(state: DrawsState, interval: Duration) -> tokio::task::Joi
 /// The service's part of the public API description.
 #[derive(Debug, utoipa::OpenApi)]
 #[openapi(
-    paths(play_now::play_now, play_now::my_tickets, play_now::get_ticket, rules::paytables, rules::math, audit::verify_audit),
+    paths(
+        play_now::play_now, play_now::my_tickets, play_now::get_ticket,
+        scheduled::buy, scheduled::my_tickets, scheduled::get_ticket, scheduled::list_draws, scheduled::get_draw,
+        rules::paytables, rules::math, audit::verify_audit
+    ),
     components(schemas(platform::Problem), responses(platform::openapi::Refused)),
     modifiers(&BearerAuth),
-    tags((name = "keno", description = "Castle Keno: tickets played at once, pay tables and the math"))
+    tags((name = "keno", description = "Castle Keno: tickets played at once or in scheduled draws, draws, pay tables and the math"))
 )]
 pub struct DrawGamesApi;

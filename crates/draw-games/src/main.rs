@@ -13,7 +13,7 @@ async fn main() -> anyhow::Result<()> {
     let pool = draw_games::connect(&url, &config).await?;
     let ledger = platform::upstream::Upstream::remote("ledger", &ledger_url, config.request_timeout)?;
     let state = draw_games::DrawsState::new(pool, tokens, ledger).await?;
-    draw_games::spawn_recovery(state.clone(), std::time::Duration::from_secs(5));
+    draw_games::spawn_workers(state.clone());
     let app = draw_games::router(state, (&config).into());
     let listener = tokio::net::TcpListener::bind(config.listen).await?;
     tracing::info!(addr = %listener.local_addr()?, "draw-games listening");

@@ -4,102 +4,19 @@
 // Tests stop at the first surprise.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+mod common;
+
+use common::Game;
+
 use std::time::Duration;
 
 use axum::body::Body;
 use axum::http::{Request, StatusCode};
 use domain::keno::{BetOption, Draw, Ticket, settle};
-use draw_games::DrawsState;
-use platform::auth::{Role, TokenKeys};
-use platform::config::Config;
-use platform::http::Limits;
-use platform::testing::{Reply, send};
-use platform::upstream::Upstream;
+use platform::auth::Role;
+use platform::testing::send;
 use serde_json::{Value, json};
 use uuid::Uuid;
-
-struct Game {
-    router: axum::Router,
-    ledger: axum::Router,
-    state: DrawsState,
-    tokens: TokenKeys,
-}
-
-impl Game {
-    async fn new() -> Game {
-        let url = platform::testing::fresh_database().await.unwrap();
-        let config = Config::default();
-        let tokens = TokenKeys::random();
-        let ledger_pool = ledger::connect(&url, &config).await.unwrap();
-        let ledger = ledger::api_routes(ledger::LedgerState { pool: ledger_pool, tokens: tokens.clone() });
-        let pool = draw_games::connect(&url, &config).await.unwrap();
-        let state =
-            DrawsState::new(pool, tokens.clone(), Upstream::local("ledger", ledger.clone())).await.unwrap();
-        let router = draw_games::router(state.clone(), Limits::default());
-        Game { router, ledger, state, tokens }
-    }
-
-    fn token(&self, sub: &str, role: Role) -> String {
-        self.tokens.issue(sub, role, None, Duration::from_secs(60)).unwrap()
-    }
-
-    async fn ledger_call(&self, method: &str, path: &str, body: Option<Value>) -> Reply {
-        let request = Request::builder()
-            .method(method)
-            .uri(path)
-            .header("authorization", format!("Bearer {}", self.tokens.service_token("tests").unwrap()))
-            .header("content-type", "application/json")
-            .body(body.map_or_else(Body::empty, |b| Body::from(b.to_string())))
-            .unwrap();
-        send(&self.ledger, request).await
-    }
-
-    /// A player with a wallet funded with `cents`; returns (player id, wallet id).
-    async fn player(&self, cents: i64) -> (String, Uuid) {
-        let player = Uuid::now_v7().to_string();
-        let wallet = self
-            .ledger_call(
-                "POST",
-                "/v1/accounts",
-                Some(json!({"kind": "player_wallet", "owner": player, "currency": "USD"})),
-            )
-            .await;
-        let wallet: Uuid = wallet.body["id"].as_str().unwrap().parse().unwrap();
-        if cents > 0 {
-            let deposit =
-                json!({"id": Uuid::now_v7(), "account_id": wallet, "amount": cents, "currency": "USD"});
-            assert_eq!(
-                self.ledger_call("POST", "/v1/deposits", Some(deposit)).await.status,
-                StatusCode::CREATED
-            );
-        }
-        (player, wallet)
-    }
-
-    async fn balance(&self, account: Uuid) -> i64 {
-        self.ledger_call("GET", &format!("/v1/accounts/{account}"), None).await.body["balance"]["posted"]
-            .as_i64()
-            .unwrap()
-    }
-
-    async fn play(&self, token: Option<&str>, key: Option<&str>, body: Value) -> Reply {
-        let mut request = Request::post("/v1/keno/tickets").header("content-type", "application/json");
-        if let Some(token) = token {
-            request = request.header("authorization", format!("Bearer {token}"));
-        }
-        if let Some(key) = key {
-            request = request.header("idempotency-key", key);
-        }
-        send(&self.router, request.body(Body::from(body.to_string())).unwrap()).await
-    }
-
-    async fn assert_books_balance(&self) {
-        let trial = self.ledger_call("GET", "/v1/reports/trial-balance", None).await;
-        assert_eq!(trial.body["balanced"], true, "{}", trial.body);
-        let check = self.ledger_call("GET", "/v1/reports/journal-check", None).await;
-        assert_eq!(check.body["consistent"], true, "{}", check.body);
-    }
-}
 
 /// What the stored numbers must have paid, by the domain's rules.
 fn expected_payout(ticket: &Value) -> i64 {

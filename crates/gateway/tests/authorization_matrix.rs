@@ -41,6 +41,11 @@ const MATRIX: &[(&str, &str, [u16; 7])] = &[
     ("POST", "/v1/keno/tickets", [401, 201, 201, 403, 403, 403, 403]),
     ("GET", "/v1/keno/tickets", [401, 200, 200, 403, 403, 403, 403]),
     ("GET", "/v1/keno/tickets/{id}", [401, 200, 404, 403, 200, 200, 200]),
+    ("POST", "/v1/keno/draw-tickets", [401, 201, 201, 403, 403, 403, 403]),
+    ("GET", "/v1/keno/draw-tickets", [401, 200, 200, 403, 403, 403, 403]),
+    ("GET", "/v1/keno/draw-tickets/{id}", [401, 200, 404, 403, 200, 200, 200]),
+    ("GET", "/v1/keno/draws", [200, 200, 200, 200, 200, 200, 200]),
+    ("GET", "/v1/keno/draws/{number}", [200, 200, 200, 200, 200, 200, 200]),
     ("GET", "/v1/keno/paytables", [200, 200, 200, 200, 200, 200, 200]),
     ("GET", "/v1/keno/math", [200, 200, 200, 200, 200, 200, 200]),
     ("GET", "/v1/draws/audit/verify", [401, 403, 403, 403, 200, 200, 200]),
@@ -70,6 +75,8 @@ struct Fixture {
     retailer: String,
     spare_terminals: Vec<String>,
     keno_ticket: String,
+    draw_ticket: String,
+    draw_number: i64,
 }
 
 /// The concrete path and body of a row, for one caller.
@@ -81,7 +88,9 @@ fn request_for(fx: &Fixture, method: &str, route: &str, caller: usize) -> (Strin
         .replace("/v1/transfers/{id}", &format!("/v1/transfers/{}", fx.transfer))
         .replace("/v1/retailers/{id}", &format!("/v1/retailers/{}", fx.retailer))
         .replace("/v1/terminals/{id}", &format!("/v1/terminals/{}", fx.spare_terminals[caller]))
-        .replace("/v1/keno/tickets/{id}", &format!("/v1/keno/tickets/{}", fx.keno_ticket));
+        .replace("/v1/keno/tickets/{id}", &format!("/v1/keno/tickets/{}", fx.keno_ticket))
+        .replace("/v1/keno/draw-tickets/{id}", &format!("/v1/keno/draw-tickets/{}", fx.draw_ticket))
+        .replace("/v1/keno/draws/{number}", &format!("/v1/keno/draws/{}", fx.draw_number));
     let body = match (method, route) {
         ("POST", "/v1/players") => Some(
             json!({"email": format!("{}@example.com", new_id()), "password": PASSWORD, "date_of_birth": "1980-01-01"}),
@@ -106,6 +115,7 @@ fn request_for(fx: &Fixture, method: &str, route: &str, caller: usize) -> (Strin
             Some(json!({"id": new_id(), "account_id": fx.player_wallet, "amount": 1, "currency": "USD"}))
         }
         ("POST", "/v1/keno/tickets") => Some(json!({"option": "bet", "spots": [7, 17, 27]})),
+        ("POST", "/v1/keno/draw-tickets") => Some(json!({"option": "bet", "spots": [7, 17], "draws": 2})),
         ("POST", "/v1/withdrawals") => {
             Some(json!({"id": new_id(), "account_id": fx.player_wallet, "amount": 1, "currency": "USD"}))
         }
@@ -212,6 +222,14 @@ async fn every_route_answers_every_caller_as_the_matrix_says() {
         .unwrap();
     let ticket = gw.send(ticket).await;
     assert_eq!(ticket.status.as_u16(), 201, "{}", ticket.body);
+    let draw_ticket = Request::post("/v1/keno/draw-tickets")
+        .header("content-type", "application/json")
+        .header("authorization", format!("Bearer {}", player.token))
+        .header("idempotency-key", new_id())
+        .body(Body::from(json!({"option": "top_or_bottom"}).to_string()))
+        .unwrap();
+    let draw_ticket = gw.send(draw_ticket).await;
+    assert_eq!(draw_ticket.status.as_u16(), 201, "{}", draw_ticket.body);
     let fx = Fixture {
         player,
         player_wallet,
@@ -220,6 +238,8 @@ async fn every_route_answers_every_caller_as_the_matrix_says() {
         retailer,
         spare_terminals,
         keno_ticket: ticket.body["id"].as_str().unwrap().to_owned(),
+        draw_ticket: draw_ticket.body["id"].as_str().unwrap().to_owned(),
+        draw_number: draw_ticket.body["entries"][0]["draw_number"].as_i64().unwrap(),
     };
 
     let mut failures = Vec::new();
@@ -238,7 +258,7 @@ async fn every_route_answers_every_caller_as_the_matrix_says() {
             if let Some(token) = token {
                 request = request.header("authorization", format!("Bearer {token}"));
             }
-            if *route == "/v1/me/deposits" || (*method, *route) == ("POST", "/v1/keno/tickets") {
+            if *route == "/v1/me/deposits" || *method == "POST" && route.starts_with("/v1/keno/") {
                 request = request.header("idempotency-key", new_id());
             }
             let body = body.map_or_else(Body::empty, |b| Body::from(b.to_string()));

@@ -111,7 +111,7 @@ async fn run_services(config: &Config, database: &postgres::Database) -> anyhow:
     )
     .await
     .context("opening the draw games' ledger accounts")?;
-    draw_games::spawn_recovery(draws.clone(), std::time::Duration::from_secs(5));
+    draw_games::spawn_workers(draws.clone());
     let state = gateway::GatewayState::new(
         gateway_pool.clone(),
         tokens,

@@ -2,6 +2,7 @@
 //!
 //! - [`audit`]: the hash-chained audit log of game outcomes;
 //! - [`auth`]: signed access tokens, roles, and the [`auth::Caller`] extractor;
+//! - [`clock`]: the time a service acts on, movable by tests;
 //! - [`config`]: settings from environment variables, with local defaults;
 //! - [`telemetry`]: `tracing` setup;
 //! - [`error`]: [`AppError`], the one error type, rendered as RFC 9457 problem+json;
@@ -17,6 +18,7 @@
 pub mod audit;
 pub mod auth;
 pub mod client;
+pub mod clock;
 pub mod config;
 pub mod db;
 pub mod error;
