@@ -7,7 +7,7 @@ use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
 use std::time::Duration;
 
-use platform::auth::TokenKeys;
+use platform::auth::{Role, TokenKeys};
 use platform::client::{Retry, ServiceClient};
 use serde_json::{Value, json};
 
@@ -57,6 +57,12 @@ impl Lotto {
                 }
             }
         }
+    }
+
+    /// Kills the process outright (SIGKILL): no shutdown, no cleanup, as a crash would.
+    fn kill(mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
     }
 
     /// Sends SIGTERM and waits for a clean exit; returns what it printed meanwhile.
@@ -178,5 +184,97 @@ async fn the_first_operator_is_created_by_the_admin_command() {
         .output()
         .unwrap();
     assert!(!again.status.success(), "a taken username is refused");
+    lotto.terminate();
+}
+
+/// The process is killed after a Keno ticket's stake was taken and before its draw paid it; the
+/// draw's sales close while it is down. Restarted, the scheduler catches up: the ticket is
+/// settled once and the books balance.
+#[tokio::test]
+async fn a_crash_between_stake_and_payout_settles_the_ticket_once_after_restart() {
+    let url = platform::testing::fresh_database().await.unwrap();
+    let env = [("DATABASE_URL", url.clone()), ("LOTTO_KENO_DRAW_INTERVAL_SECONDS", "3".to_owned())];
+    let lotto = Lotto::start(&env, Duration::from_secs(60));
+    let keys = TokenKeys::from_secret(SECRET.as_bytes()).unwrap();
+    let service =
+        ServiceClient::new(lotto.base_url.as_str()).unwrap().as_service(keys.clone(), "lotto-tests");
+    let player = format!("crash-{}", uuid::Uuid::now_v7());
+    let wallet: Value = service
+        .post(
+            "/v1/accounts",
+            &json!({"kind": "player_wallet", "owner": player, "currency": "USD"}),
+            Retry::Never,
+        )
+        .await
+        .unwrap();
+    let wallet = wallet["id"].as_str().unwrap().to_owned();
+    let deposit = json!({"account_id": wallet, "amount": 1_000, "currency": "USD"});
+    let _: Value = service.post_idempotent("/v1/deposits", "crash-deposit", &deposit).await.unwrap();
+    let token = keys.issue(&player, Role::Player, None, Duration::from_secs(600)).unwrap();
+
+    let http = reqwest::Client::new();
+    let bought = http
+        .post(format!("{}/v1/keno/draw-tickets", lotto.base_url))
+        .bearer_auth(&token)
+        .header("idempotency-key", "crash-ticket")
+        .json(&json!({"option": "bet", "spots": [3, 13, 23, 33, 43, 53, 63, 73], "tickets": 1, "draws": 2}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(bought.status(), 201);
+    let ticket: Value = bought.json().await.unwrap();
+    let last_draw = ticket["entries"][1]["draw_number"].as_i64().unwrap();
+    let last_close: chrono::DateTime<chrono::Utc> =
+        ticket["entries"][1]["sales_close_at"].as_str().unwrap().parse().unwrap();
+    lotto.kill();
+
+    let db = sqlx::PgPool::connect(&url).await.unwrap();
+    let paid_at_crash: bool = sqlx::query_scalar(
+        "SELECT paid FROM draws.keno_entries WHERE ticket_id = $1::uuid AND draw_number = $2",
+    )
+    .bind(ticket["id"].as_str().unwrap())
+    .bind(last_draw)
+    .fetch_one(&db)
+    .await
+    .unwrap();
+    assert!(!paid_at_crash, "killed after the stake, before the last draw paid");
+    let balance_at_crash: i64 = sqlx::query_scalar(
+        "SELECT coalesce(sum(credits_posted - debits_posted), 0)::bigint FROM ledger.balances WHERE account_id = $1::uuid",
+    )
+    .bind(&wallet)
+    .fetch_one(&db)
+    .await
+    .unwrap();
+    assert_eq!(balance_at_crash, 800, "the stake for both draws left the wallet before the crash");
+
+    // Down until the last draw's sales have closed.
+    let wait = (last_close - chrono::Utc::now()).to_std().unwrap_or_default() + Duration::from_millis(500);
+    tokio::time::sleep(wait).await;
+    let lotto = Lotto::start(&env, Duration::from_secs(60));
+    let service = ServiceClient::new(lotto.base_url.as_str()).unwrap().as_service(keys, "lotto-tests");
+    let id = ticket["id"].as_str().unwrap();
+    let settled = loop {
+        let now: Value = service.get(&format!("/v1/keno/draw-tickets/{id}")).await.unwrap();
+        if now["entries"].as_array().unwrap().iter().all(|e| e["draw_state"] == "settled") {
+            break now;
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    };
+    let won: i64 =
+        settled["entries"].as_array().unwrap().iter().map(|e| e["payout_cents"].as_i64().unwrap()).sum();
+    let account: Value = service.get(&format!("/v1/accounts/{wallet}")).await.unwrap();
+    assert_eq!(account["balance"]["posted"].as_i64(), Some(800 + won), "staked once, paid once");
+    let draws_chained: i64 = sqlx::query_scalar(
+        "SELECT count(*) FROM draws.audit_log WHERE kind = 'keno.draw' AND (record::jsonb ->> 'draw')::bigint = $1",
+    )
+    .bind(last_draw)
+    .fetch_one(&db)
+    .await
+    .unwrap();
+    assert_eq!(draws_chained, 1, "the missed draw was drawn once");
+    let trial: Value = service.get("/v1/reports/trial-balance").await.unwrap();
+    assert_eq!(trial["balanced"], true);
+    let chain: Value = service.get("/v1/draws/audit/verify").await.unwrap();
+    assert_eq!(chain["intact"], true);
     lotto.terminate();
 }

@@ -1,10 +1,16 @@
-//! Keno play-now tickets per second end to end: concurrent players buying tickets through the
-//! gateway on a real socket, each ticket staked, drawn, chained and settled through the ledger
-//! (all services mounted in one process, as `lotto` runs them, on a fresh database). The
-//! reference, measured in the same run, is the ledger's own single-transfer rate over the same
-//! gateway, since a ticket costs at least two ledger writes.
+//! Castle Keno end to end, in one run:
 //!
-//! Run: `cargo bench -p draw-games` (env: `BENCH_SECONDS`, default 10; `BENCH_CLIENTS`, default 32).
+//! 1. play-now tickets per second: concurrent players buying tickets through the gateway on a
+//!    real socket, each drawn, staked, paid and chained through the ledger (all services mounted in
+//!    one process, as `lotto` runs them, on a fresh database). Reference, measured in the same
+//!    run: the ledger's own single-transfer rate over the same gateway.
+//! 2. the time to close, draw and settle one scheduled draw holding `BENCH_DRAW_TICKETS` tickets
+//!    (default 100,000). Reference, in the same run: one set-based UPDATE of the same entry rows,
+//!    the least any settlement that records every entry's outcome must write.
+//!
+//! Run: `cargo bench -p draw-games` (env: `BENCH_SECONDS`, default 10; `BENCH_CLIENTS`, default 32;
+//! `BENCH_POOL`, the pool per service, default as `lotto`). Draws per second in `domain`:
+//! `cargo bench -p domain`.
 // A benchmark program stops loudly on any failure, and reports in floating point.
 #![allow(
     clippy::print_stdout,
@@ -129,6 +135,139 @@ async fn main() {
     );
     println!("audit chain: {} records, intact", chain.records);
     println!("target: at least 1,000 tickets/s  {}", if t_rate >= 1000.0 { "met" } else { "MISSED" });
+
+    let size: i64 = env_or("BENCH_DRAW_TICKETS", 100_000i64).unwrap();
+    settle_one_draw(&draws, &setup, size).await;
+}
+
+/// Fills the next scheduled draw with `size` tickets (written directly: buying them is what part
+/// 1 measures), lets its sales close, and times close, draw and settle.
+async fn settle_one_draw(draws: &draw_games::DrawsState, setup: &ServiceClient, size: i64) {
+    use rand::{Rng, SeedableRng};
+    let mut state = draws.clone();
+    let schedule = state.schedule;
+    let number = schedule.next_after(chrono::Utc::now());
+    state.clock =
+        platform::clock::Clock::manual(schedule.sales_close_at(number) - chrono::Duration::seconds(1));
+    let mut conn = state.pool.acquire().await.unwrap();
+    schedule.ensure_draws(&mut conn, number, number).await.unwrap();
+    drop(conn);
+
+    // 1,000 players' wallets; the stakes are already in escrow (one transfer from a funded account).
+    let mut wallets = Vec::new();
+    for _ in 0..1000 {
+        let owner = Uuid::now_v7().to_string();
+        let wallet: Value = setup
+            .post(
+                "/v1/accounts",
+                &json!({"kind": "player_wallet", "owner": owner, "currency": "USD"}),
+                Retry::Safe,
+            )
+            .await
+            .unwrap();
+        wallets.push(wallet["id"].as_str().unwrap().parse::<Uuid>().unwrap());
+    }
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(4);
+    let (mut ids, mut owners, mut spots, mut counts) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    for i in 0..size {
+        ids.push(Uuid::now_v7());
+        owners.push(wallets[usize::try_from(i).unwrap() % wallets.len()]);
+        let marks: usize = rng.random_range(1..=10);
+        let mut picked: Vec<i16> = Vec::new();
+        while picked.len() < marks {
+            let n: i16 = rng.random_range(1..=80);
+            if !picked.contains(&n) {
+                picked.push(n);
+            }
+        }
+        spots.push(format!("{{{}}}", picked.iter().map(i16::to_string).collect::<Vec<_>>().join(",")));
+        counts.push(rng.random_range(1..=5i32));
+    }
+    let stakes: i64 = counts.iter().map(|&c| i64::from(c) * 100).sum();
+    let funder: Value = setup
+        .post(
+            "/v1/accounts",
+            &json!({"kind": "player_wallet", "owner": "bench-funder", "currency": "USD"}),
+            Retry::Safe,
+        )
+        .await
+        .unwrap();
+    let deposit =
+        json!({"id": Uuid::now_v7(), "account_id": funder["id"], "amount": stakes, "currency": "USD"});
+    let _: Value = setup.post("/v1/deposits", &deposit, Retry::Safe).await.unwrap();
+    let to_escrow = json!({"id": Uuid::now_v7(), "debit_account_id": funder["id"], "credit_account_id": state.escrow_account,
+                           "amount": stakes, "currency": "USD"});
+    let _: Value = setup.post("/v1/transfers", &to_escrow, Retry::Safe).await.unwrap();
+    sqlx::query(
+        "INSERT INTO keno_draw_tickets (id, player_id, wallet_account_id, option, spots, tickets, stake_cents, draws, first_draw, state)
+         SELECT u.id, 'bench', u.wallet, 'bet', u.spots::smallint[], u.tickets, u.tickets * 100, 1, $5, 'staked'
+           FROM UNNEST($1::uuid[], $2::uuid[], $3::text[], $4::int[]) AS u(id, wallet, spots, tickets)",
+    )
+    .bind(&ids)
+    .bind(&owners)
+    .bind(&spots)
+    .bind(&counts)
+    .bind(number)
+    .execute(&state.pool)
+    .await
+    .unwrap();
+    sqlx::query(
+        "INSERT INTO keno_entries (draw_number, ticket_id, wallet_account_id, option, spots, tickets, stake_cents)
+         SELECT $1, id, wallet_account_id, option, spots, tickets, stake_cents FROM keno_draw_tickets WHERE first_draw = $1",
+    )
+    .bind(number)
+    .execute(&state.pool)
+    .await
+    .unwrap();
+    sqlx::query("ANALYZE keno_entries").execute(&state.pool).await.unwrap();
+
+    state.clock.advance(chrono::Duration::seconds(2));
+    let started = std::time::Instant::now();
+    draw_games::scheduler::close_draw(&state, number).await.unwrap();
+    let closed = started.elapsed();
+    draw_games::scheduler::draw_numbers(&state, number).await.unwrap();
+    let drawn = started.elapsed();
+    draw_games::scheduler::settle_draw(&state, number).await.unwrap();
+    let settled = started.elapsed();
+
+    let reference = std::time::Instant::now();
+    sqlx::query("UPDATE keno_entries SET hits = hits WHERE draw_number = $1")
+        .bind(number)
+        .execute(&state.pool)
+        .await
+        .unwrap();
+    let reference = reference.elapsed();
+
+    let (entries, paid, winners, prizes): (i64, i64, i64, i64) = sqlx::query_as(
+        "SELECT count(*), count(*) FILTER (WHERE paid), count(*) FILTER (WHERE payout_cents > 0),
+                coalesce(sum(payout_cents), 0)::bigint FROM keno_entries WHERE draw_number = $1",
+    )
+    .bind(number)
+    .fetch_one(&state.pool)
+    .await
+    .unwrap();
+    assert_eq!((entries, paid), (size, size), "every entry settled");
+    let escrow: Value = setup.get(&format!("/v1/accounts/{}", state.escrow_account)).await.unwrap();
+    assert_eq!(escrow["balance"]["posted"], 0, "every stake left escrow");
+    let trial: Value = setup.get("/v1/reports/trial-balance").await.unwrap();
+    assert_eq!(trial["balanced"], true);
+    println!();
+    println!("one scheduled draw holding {size} tickets ({winners} winners, ${} in prizes)", prizes / 100);
+    println!("{:<46} {:>10}", "step", "seconds");
+    println!("{:<46} {:>10.2}", "close (freeze and hash the wager set)", closed.as_secs_f64());
+    println!("{:<46} {:>10.2}", "draw (numbers + audit record)", (drawn - closed).as_secs_f64());
+    println!(
+        "{:<46} {:>10.2}",
+        "settle (stakes, prizes through the ledger)",
+        (settled - drawn).as_secs_f64()
+    );
+    println!(
+        "{:<46} {:>10.2}  {:.1}x reference",
+        "close + draw + settle",
+        settled.as_secs_f64(),
+        settled.as_secs_f64() / reference.as_secs_f64()
+    );
+    println!("{:<46} {:>10.2}", "reference: one UPDATE of the same entries", reference.as_secs_f64());
 }
 
 /// `clients` loops each POSTing what `request(client)` builds (fresh ids and keys every time).
