@@ -1,7 +1,11 @@
 -- Batches are checked in order (ADR 0001, decision 5 as revised): a credit later in a batch no
 -- longer funds a debit before it. A game that takes a stake and pays its prize in one batch must
 -- not let the prize pay for the stake. The function is the one of the first migration with that
--- check changed.
+-- check changed, and fast paths for the checks a plain transfer cannot fail.
+
+-- Each balance row's delta carries its account's dip: how far below its final balance the
+-- account goes at its lowest point in the batch.
+ALTER TYPE balance_delta ADD ATTRIBUTE dip bigint;
 
 -- Applies a batch of transfers atomically (all or none) in one statement, so a single transfer
 -- costs one round trip. Each transfer's id is its idempotency key: a transfer that already exists
@@ -29,8 +33,6 @@ DECLARE
     bad record;
     has_holds boolean;       -- the batch ends a hold (post, void, expire)
     has_pending boolean;     -- the batch opens a hold
-    dip_accounts uuid[];
-    dip_amounts bigint[];
 BEGIN
     SELECT array_agg(ROW(u.idx, u.id,
                coalesce(h.debit_account_id, u.debit), coalesce(h.credit_account_id, u.credit),
@@ -172,34 +174,11 @@ BEGIN
         SELECT r.id, now() + make_interval(secs => r.timeout_seconds) FROM unnest(fresh) r WHERE r.kind = 'pending';
     END IF;
 
-    -- Funds are checked in order: for each account that may not go negative, how far below its
-    -- final balance it goes at its lowest point in the batch (a single transfer never dips).
-    IF cardinality(fresh) > 1 THEN
-        WITH effects AS (
-            SELECT r.idx, r.debit_account_id AS account_id,
-                   CASE WHEN r.pending_id IS NOT NULL THEN r.hold_amount ELSE 0 END
-                   - CASE WHEN r.kind IN ('posted', 'pending', 'post_pending') THEN r.amount ELSE 0 END AS effect
-              FROM unnest(fresh) r WHERE r.debit_no_negative
-            UNION ALL
-            SELECT r.idx, r.credit_account_id,
-                   CASE WHEN r.kind IN ('posted', 'post_pending') THEN r.amount ELSE 0 END
-              FROM unnest(fresh) r
-             WHERE r.credit_account_id IN (SELECT f.debit_account_id FROM unnest(fresh) f WHERE f.debit_no_negative)
-        )
-        SELECT array_agg(e.account_id), array_agg(e.dip) INTO dip_accounts, dip_amounts
-          FROM (SELECT x.account_id, max(x.net) - least(0, min(x.running)) AS dip
-                  FROM (SELECT f.account_id,
-                               sum(f.effect) OVER (PARTITION BY f.account_id ORDER BY f.idx) AS running,
-                               sum(f.effect) OVER (PARTITION BY f.account_id) AS net
-                          FROM effects f) x
-                 GROUP BY x.account_id) e;
-    END IF;
-
     -- Each transfer has a debit leg and a credit leg; sum them per balance row, sorted by key. A
     -- debited account that may not go negative gets a row for every shard, so all are updated
     -- (locked) and summed for the check.
     WITH legs AS (
-        SELECT r.id AS tid, r.debit_account_id AS account_id, r.debit_shards AS shards,
+        SELECT r.idx, r.id AS tid, r.debit_account_id AS account_id, r.debit_shards AS shards,
                CASE WHEN r.kind IN ('posted', 'post_pending') THEN r.amount ELSE 0 END AS d_posted,
                0::bigint AS c_posted,
                CASE WHEN r.kind = 'pending' THEN r.amount
@@ -208,29 +187,40 @@ BEGIN
                r.debit_no_negative AND r.kind IN ('posted', 'pending', 'post_pending') AS checked
           FROM unnest(fresh) r
         UNION ALL
-        SELECT r.id, r.credit_account_id, r.credit_shards, 0,
+        SELECT r.idx, r.id, r.credit_account_id, r.credit_shards, 0,
                CASE WHEN r.kind IN ('posted', 'post_pending') THEN r.amount ELSE 0 END,
                0,
                CASE WHEN r.kind = 'pending' THEN r.amount
                     WHEN r.pending_id IS NOT NULL THEN -r.hold_amount ELSE 0 END,
                false
           FROM unnest(fresh) r
+    ), runs AS (
+        -- Funds are checked in order: each leg's running effect on its account's available
+        -- balance, in batch order (a transfer never debits and credits one account).
+        SELECT l.*,
+               sum(l.c_posted - l.d_posted - l.d_pending) OVER (PARTITION BY l.account_id ORDER BY l.idx) AS running,
+               sum(l.c_posted - l.d_posted - l.d_pending) OVER (PARTITION BY l.account_id) AS net
+          FROM legs l
+    ), dipped AS (
+        -- How far below its final balance the account goes at its lowest point in the batch.
+        SELECT r.*, (max(r.net) OVER w - least(0, min(r.running) OVER w))::bigint AS dip
+          FROM runs r WINDOW w AS (PARTITION BY r.account_id)
     ), placed AS (
         SELECT l.account_id,
                CASE WHEN l.shards = 1 THEN 0 ELSE abs(hashtext(l.tid::text)::bigint) % l.shards END::smallint AS shard,
-               l.d_posted, l.c_posted, l.d_pending, l.c_pending, l.checked
-          FROM legs l
+               l.d_posted, l.c_posted, l.d_pending, l.c_pending, l.checked, l.dip
+          FROM dipped l
         UNION ALL
-        SELECT c.account_id, s.shard::smallint, 0, 0, 0, 0, true
+        SELECT c.account_id, s.shard::smallint, 0, 0, 0, 0, true, 0
           FROM (SELECT DISTINCT l.account_id, l.shards FROM legs l WHERE l.checked AND l.shards > 1) c,
                generate_series(0, c.shards - 1) AS s(shard)
     )
-    SELECT array_agg(ROW(g.account_id, g.shard, g.d_posted, g.c_posted, g.d_pending, g.c_pending, g.checked)::balance_delta
+    SELECT array_agg(ROW(g.account_id, g.shard, g.d_posted, g.c_posted, g.d_pending, g.c_pending, g.checked, g.dip)::balance_delta
                      ORDER BY g.account_id, g.shard)
       INTO deltas
       FROM (SELECT p.account_id, p.shard, sum(p.d_posted)::bigint AS d_posted, sum(p.c_posted)::bigint AS c_posted,
                    sum(p.d_pending)::bigint AS d_pending, sum(p.c_pending)::bigint AS c_pending,
-                   bool_or(p.checked) AS checked
+                   bool_or(p.checked) AS checked, max(p.dip) AS dip
               FROM placed p GROUP BY p.account_id, p.shard) g;
 
     -- The update walks the sorted deltas in a nested loop (hash and merge joins are off for this
@@ -241,13 +231,13 @@ BEGIN
                debits_pending = b.debits_pending + d.d_pending, credits_pending = b.credits_pending + d.c_pending
           FROM unnest(deltas) d
          WHERE b.account_id = d.account_id AND b.shard = d.shard
-        RETURNING b.account_id, d.checked, b.credits_posted - b.debits_posted - b.debits_pending AS available
+        RETURNING b.account_id, d.checked, d.dip, b.credits_posted - b.debits_posted - b.debits_pending AS available
     )
-    SELECT u.account_id, sum(u.available) - coalesce(max(d.dip), 0) AS available INTO bad
-      FROM updated u LEFT JOIN unnest(dip_accounts, dip_amounts) AS d(account_id, dip) ON d.account_id = u.account_id
+    SELECT u.account_id, sum(u.available) - max(u.dip) AS available INTO bad
+      FROM updated u
      WHERE u.checked
      GROUP BY u.account_id
-    HAVING sum(u.available) - coalesce(max(d.dip), 0) < 0
+    HAVING sum(u.available) - max(u.dip) < 0
      LIMIT 1;
     IF FOUND THEN
         PERFORM refuse('insufficient_funds',
