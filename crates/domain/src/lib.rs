@@ -4,8 +4,11 @@
 //! tested exhaustively and reused by every service without re-implementing it.
 #![warn(clippy::arithmetic_side_effects, clippy::indexing_slicing)]
 
+pub mod blackjack;
+pub mod cards;
 pub mod eligibility;
 pub mod keno;
+pub mod math;
 pub mod money;
 
 pub use money::{Amount, Currency, Money, MoneyError};

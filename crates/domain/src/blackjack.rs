@@ -1,0 +1,86 @@
+//! Blackjack as K.A.R. 111-301-3, -5 and -6 define it: hand values, payouts, and the side wagers
+//! (21+3 / TriLux, TriLux Super 3, Royal Match 21, the Blazing 7's progressive).
+//!
+//! Source: `kansas-lottery-regulations-2021.txt`. Wagers are in cents and whole dollars (chips),
+//! so every payout below (3 to 2, 2.5 to 1) is a whole number of cents.
+//!
+//! - [`side_wagers`]: what each side wager's cards make and what it pays;
+//! - [`side_math`]: each side wager's exact return from the composition of the shoe.
+
+pub mod side_math;
+pub mod side_wagers;
+
+use serde::{Deserialize, Serialize};
+
+use crate::cards::{Card, Rank};
+
+/// Payout odds "a to b": a win returns the stake plus `a/b` of it. (The Blazing 7's table's
+/// "for 1" odds include the stake; see [`side_wagers::SevensPrize`].)
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Odds {
+    pub to: u32,
+    pub per: u32,
+}
+
+impl Odds {
+    pub const EVEN: Odds = Odds { to: 1, per: 1 };
+    /// K.A.R. 111-301-5(e): "a blackjack which shall be paid at odds of three to two".
+    pub const BLACKJACK: Odds = Odds { to: 3, per: 2 };
+    /// K.A.R. 111-301-6(g)(2): insurance "at odds of 2 to 1".
+    pub const INSURANCE: Odds = Odds { to: 2, per: 1 };
+
+    pub const fn new(to: u32, per: u32) -> Odds {
+        Odds { to, per }
+    }
+
+    /// What a winning `stake` wins (the stake itself not included), rounded down to the cent; exact
+    /// whenever `stake` is a multiple of `per` cents, as whole-dollar wagers are.
+    pub fn winnings(self, stake_cents: i64) -> i64 {
+        stake_cents.saturating_mul(i64::from(self.to)).checked_div(i64::from(self.per.max(1))).unwrap_or(0)
+    }
+}
+
+/// A hand's point count (K.A.R. 111-301-3(g), (j)): the best total not over 21 if there is one,
+/// counting one ace as 11 where that does not bust; `soft` when an ace is so counted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Total {
+    pub points: u8,
+    pub soft: bool,
+}
+
+impl Total {
+    pub fn of(cards: &[Card]) -> Total {
+        let hard: u8 = cards.iter().fold(0u8, |sum, c| sum.saturating_add(c.rank.points()));
+        let has_ace = cards.iter().any(|c| c.rank == Rank::ACE);
+        if has_ace && hard <= 11 {
+            Total { points: hard.saturating_add(10), soft: true }
+        } else {
+            Total { points: hard, soft: false }
+        }
+    }
+
+    pub fn is_bust(self) -> bool {
+        self.points > 21
+    }
+}
+
+/// K.A.R. 111-301-3(a): "an ace and any card having a point value of 10 dealt as the initial two
+/// cards", but not to a hand formed by splitting pairs.
+pub fn is_blackjack(cards: &[Card], from_split: bool) -> bool {
+    !from_split && cards.len() == 2 && Total::of(cards).points == 21
+}
+
+/// K.A.R. 111-301-6(j): the dealer draws until a hard 17-21 or a soft 18-21, so draws to soft 17.
+pub fn dealer_must_draw(cards: &[Card]) -> bool {
+    let total = Total::of(cards);
+    total.points < 17 || (total.points == 17 && total.soft)
+}
+
+/// K.A.R. 111-301-6(h): "If the initial two cards dealt to a player are identical in value":
+/// equal point values, so any two ten-value cards may be split.
+pub fn is_pair(cards: &[Card]) -> bool {
+    matches!(cards, [a, b] if a.rank.points() == b.rank.points())
+}
+
+/// K.A.R. 111-301-6(h)(1): "a maximum of three times to make a total of four hands".
+pub const MAX_HANDS_AFTER_SPLITS: usize = 4;

@@ -1,0 +1,242 @@
+//! Playing cards and the blackjack shoe: decks, the shuffle, and the cut card (K.A.R. 111-301-6(a)).
+
+use std::fmt;
+
+use rand::Rng;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+/// The four suits; all equal in rank. Diamonds and hearts are red.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Suit {
+    Clubs,
+    Diamonds,
+    Hearts,
+    Spades,
+}
+
+impl Suit {
+    pub const ALL: [Suit; 4] = [Suit::Clubs, Suit::Diamonds, Suit::Hearts, Suit::Spades];
+
+    pub fn is_red(self) -> bool {
+        matches!(self, Suit::Diamonds | Suit::Hearts)
+    }
+
+    fn letter(self) -> char {
+        match self {
+            Suit::Clubs => 'C',
+            Suit::Diamonds => 'D',
+            Suit::Hearts => 'H',
+            Suit::Spades => 'S',
+        }
+    }
+}
+
+/// A card's rank, 1 (ace) to 13 (king).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Rank(u8);
+
+impl Rank {
+    pub const ACE: Rank = Rank(1);
+    pub const SEVEN: Rank = Rank(7);
+    pub const TEN: Rank = Rank(10);
+    pub const JACK: Rank = Rank(11);
+    pub const QUEEN: Rank = Rank(12);
+    pub const KING: Rank = Rank(13);
+
+    /// Every rank, ace first.
+    pub fn all() -> impl Iterator<Item = Rank> {
+        (1..=13).map(Rank)
+    }
+
+    /// `n` from 1 (ace) to 13 (king).
+    pub fn new(n: u8) -> Option<Rank> {
+        (1..=13).contains(&n).then_some(Rank(n))
+    }
+
+    pub fn number(self) -> u8 {
+        self.0
+    }
+
+    /// Blackjack point value: aces 1 (counted 11 where it helps, see the hand rules), face
+    /// cards 10, others their number.
+    pub fn points(self) -> u8 {
+        self.0.min(10)
+    }
+
+    fn symbol(self) -> &'static str {
+        ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"]
+            .get(usize::from(self.0).saturating_sub(1))
+            .copied()
+            .unwrap_or("?")
+    }
+}
+
+/// One card, written as rank and suit: `AS`, `10D`, `7H`, `KC`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Card {
+    pub rank: Rank,
+    pub suit: Suit,
+}
+
+impl Card {
+    pub fn new(rank: Rank, suit: Suit) -> Card {
+        Card { rank, suit }
+    }
+
+    /// The 52 cards of one deck.
+    pub fn deck() -> impl Iterator<Item = Card> {
+        Suit::ALL.into_iter().flat_map(|suit| Rank::all().map(move |rank| Card { rank, suit }))
+    }
+
+    /// 0..52, for counting by card type.
+    pub fn index(self) -> usize {
+        let suit: usize = match self.suit {
+            Suit::Clubs => 0,
+            Suit::Diamonds => 1,
+            Suit::Hearts => 2,
+            Suit::Spades => 3,
+        };
+        suit.saturating_mul(13).saturating_add(usize::from(self.rank.0.saturating_sub(1)))
+    }
+}
+
+impl fmt::Display for Card {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}{}", self.rank.symbol(), self.suit.letter())
+    }
+}
+
+impl std::str::FromStr for Card {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Card, String> {
+        let bad = || format!("not a card: {s:?} (write rank and suit, e.g. AS, 10D, 7H)");
+        let (rank, suit) = s.split_at_checked(s.len().saturating_sub(1)).ok_or_else(bad)?;
+        let suit = match suit {
+            "C" => Suit::Clubs,
+            "D" => Suit::Diamonds,
+            "H" => Suit::Hearts,
+            "S" => Suit::Spades,
+            _ => return Err(bad()),
+        };
+        let rank = match rank {
+            "A" => Rank::ACE,
+            "J" => Rank::JACK,
+            "Q" => Rank::QUEEN,
+            "K" => Rank::KING,
+            n => n.parse::<u8>().ok().filter(|n| (2..=10).contains(n)).map(Rank).ok_or_else(bad)?,
+        };
+        Ok(Card { rank, suit })
+    }
+}
+
+impl Serialize for Card {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(self)
+    }
+}
+
+impl<'de> Deserialize<'de> for Card {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Card, D::Error> {
+        let text = String::deserialize(deserializer)?;
+        text.parse().map_err(serde::de::Error::custom)
+    }
+}
+
+/// The games' shoes: six decks, or two ("double deck").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Decks {
+    #[serde(rename = "6")]
+    Six,
+    #[serde(rename = "2")]
+    Two,
+}
+
+impl Decks {
+    pub fn count(self) -> usize {
+        match self {
+            Decks::Six => 6,
+            Decks::Two => 2,
+        }
+    }
+
+    /// K.A.R. 111-301-6(a): "no fewer than 52 cards on either side of the cut card for a six deck
+    /// game or no fewer than 26 cards on either side ... for a double deck game".
+    pub fn min_cards_beside_cut(self) -> usize {
+        match self {
+            Decks::Six => 52,
+            Decks::Two => 26,
+        }
+    }
+}
+
+/// Why a shoe refused something.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ShoeError {
+    #[error(
+        "the cut card must leave at least {min} cards on either side; {position} leaves {before} and {after}"
+    )]
+    CutOutOfRange { position: usize, min: usize, before: usize, after: usize },
+    #[error("the shoe is empty")]
+    Empty,
+}
+
+/// A shuffled shoe with its cut card. Cards are dealt from the front; when the cut card comes
+/// out, the round in play finishes from the cards behind it and the shoe is shuffled before the
+/// next round.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Shoe {
+    pub decks: Decks,
+    cards: Vec<Card>,
+    next: usize,
+    cut: usize,
+}
+
+impl Shoe {
+    /// The decks shuffled by `rng` (Fisher-Yates: every order equally likely), cut at `cut`:
+    /// the cut card goes before the card at that position.
+    pub fn shuffled(decks: Decks, cut: usize, rng: &mut impl Rng) -> Result<Shoe, ShoeError> {
+        let mut cards: Vec<Card> = (0..decks.count()).flat_map(|_| Card::deck()).collect();
+        for i in (1..cards.len()).rev() {
+            let j = rng.random_range(0..=i);
+            cards.swap(i, j);
+        }
+        Shoe::stacked(decks, cards, cut)
+    }
+
+    /// A shoe in the given order (tests and replays of a recorded round).
+    pub fn stacked(decks: Decks, cards: Vec<Card>, cut: usize) -> Result<Shoe, ShoeError> {
+        let min = decks.min_cards_beside_cut();
+        let after = cards.len().saturating_sub(cut);
+        if cut < min || after < min {
+            return Err(ShoeError::CutOutOfRange { position: cut, min, before: cut, after });
+        }
+        Ok(Shoe { decks, cards, next: 0, cut })
+    }
+
+    /// The cut a player makes when none is chosen: the middle of the allowed range.
+    pub fn default_cut(decks: Decks) -> usize {
+        decks.count().saturating_mul(52) / 2
+    }
+
+    /// The next card.
+    pub fn draw(&mut self) -> Result<Card, ShoeError> {
+        let card = *self.cards.get(self.next).ok_or(ShoeError::Empty)?;
+        self.next = self.next.saturating_add(1);
+        Ok(card)
+    }
+
+    /// True once the cut card has come out: shuffle before the next round.
+    pub fn cut_card_reached(&self) -> bool {
+        self.next >= self.cut
+    }
+
+    pub fn remaining(&self) -> usize {
+        self.cards.len().saturating_sub(self.next)
+    }
+
+    /// The cards not yet dealt (kept on the server; never shown to a player).
+    pub fn undealt(&self) -> &[Card] {
+        self.cards.get(self.next..).unwrap_or(&[])
+    }
+}
