@@ -5,8 +5,10 @@
 //! so every payout below (3 to 2, 2.5 to 1) is a whole number of cents.
 //!
 //! - [`side_wagers`]: what each side wager's cards make and what it pays;
+//! - [`round`]: one round as a state machine: deal, insurance, decisions, the dealer, settlement;
 //! - [`side_math`]: each side wager's exact return from the composition of the shoe.
 
+pub mod round;
 pub mod side_math;
 pub mod side_wagers;
 

@@ -1,0 +1,211 @@
+//! Rounds of blackjack dealt from stacked shoes, one paragraph of K.A.R. 111-301-5 and -6 at a
+//! time: what the dealer shows, when the hole card is checked, every decision, every payout.
+
+// Tests stop at the first surprise.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
+
+use domain::blackjack::round::{Action, Phase, PlayError, Round, SpotBet, TableRules};
+use domain::blackjack::side_wagers::SevensPrize;
+use domain::cards::{Card, Decks, Shoe};
+
+const RULES: TableRules = TableRules {
+    decks: Decks::Six,
+    min_wager_cents: 100,
+    max_wager_cents: 100_000,
+    progressive_wager_cents: 100,
+};
+
+/// A six-deck shoe whose first cards are `first` (in dealing order: each spot's first card, the
+/// dealer's up card, each spot's second card, the hole card, then draws), the rest 2s.
+fn shoe(first: &str) -> Shoe {
+    let mut cards: Vec<Card> = first.split_whitespace().map(|c| c.parse().unwrap()).collect();
+    while cards.len() < 312 {
+        cards.push("2C".parse().unwrap());
+    }
+    Shoe::stacked(Decks::Six, cards, 156).unwrap()
+}
+
+fn bet(wager: i64) -> SpotBet {
+    SpotBet { wager, ..SpotBet::default() }
+}
+
+fn deal(first: &str, bets: Vec<SpotBet>) -> (Round, Shoe) {
+    let mut shoe = shoe(first);
+    let round = Round::deal(RULES, bets, &mut shoe).unwrap();
+    (round, shoe)
+}
+
+fn returned(round: &Round) -> Vec<i64> {
+    assert_eq!(round.phase, Phase::Settled);
+    round.spots.iter().map(|s| s.returned.unwrap()).collect()
+}
+
+#[test]
+fn a_blackjack_is_paid_three_to_two() {
+    // 111-301-5(e); 111-301-6(g)(1): a 2-9 up card, no check needed.
+    let (round, _) = deal("AS 9H KD 7C", vec![bet(500)]);
+    assert_eq!(returned(&round), vec![1250]);
+    assert_eq!(round.dealer.len(), 2, "the dealer draws nothing when no hand waits on its total");
+}
+
+#[test]
+fn with_a_ten_up_and_a_player_blackjack_the_dealer_checks() {
+    // 111-301-6(g)(1): the dealer's blackjack makes the player's a push, and ends the round.
+    let (round, _) = deal("AS 9S KH KD 9D AC", vec![bet(500), bet(300)]);
+    assert!(round.hole_shown);
+    assert_eq!(returned(&round), vec![500, 0]);
+    // Without the dealer's blackjack: paid 3 to 2 and the other spot plays on.
+    let (round, _) = deal("AS 9S KH KD 9D 7C", vec![bet(500), bet(300)]);
+    assert_eq!((round.phase, round.turn), (Phase::PlayerTurn, Some((1, 0))));
+}
+
+#[test]
+fn insurance_pays_two_to_one_against_a_dealer_blackjack() {
+    // 111-301-6(g)(2).
+    let (mut round, mut shoe) = deal("10S AH 10D KC", vec![bet(500)]);
+    assert_eq!(round.phase, Phase::Insurance);
+    let too_much = round.act(Action::Insurance { spot: 0, amount: 300 }, &mut shoe);
+    assert!(matches!(too_much, Err(PlayError::NotAllowed(_))));
+    round.act(Action::Insurance { spot: 0, amount: 250 }, &mut shoe).unwrap();
+    assert_eq!(returned(&round), vec![750], "the 20 loses 500; insurance returns 250 + 500");
+
+    // No dealer blackjack: the insurance is lost and play goes on.
+    let (mut round, mut shoe) = deal("10S AH 10D 9C", vec![bet(500)]);
+    round.act(Action::Insurance { spot: 0, amount: 200 }, &mut shoe).unwrap();
+    assert_eq!(round.phase, Phase::PlayerTurn);
+    round.act(Action::Stand, &mut shoe).unwrap();
+    assert_eq!(returned(&round), vec![500], "20 against 20 pushes; the 200 of insurance is lost");
+}
+
+#[test]
+fn even_money_is_paid_on_a_blackjack_against_an_ace() {
+    let (mut round, mut shoe) = deal("AS AH KD KC", vec![bet(500)]);
+    assert!(matches!(round.act(Action::EvenMoney { spot: 0 }, &mut shoe), Ok(())));
+    assert_eq!(returned(&round), vec![1000], "1 to 1, whatever the hole card");
+    let (mut round, mut shoe) = deal("9S AH KD 9C", vec![bet(500)]);
+    let refused = round.act(Action::EvenMoney { spot: 0 }, &mut shoe);
+    assert!(matches!(refused, Err(PlayError::NotAllowed(_))), "only on a blackjack");
+}
+
+#[test]
+fn the_dealer_draws_to_soft_17() {
+    // 111-301-6(j): 6 and ace is a soft 17, so the dealer draws (a 4: 21).
+    let (mut round, mut shoe) = deal("10S 6H 10D AC 4D", vec![bet(500)]);
+    round.act(Action::Stand, &mut shoe).unwrap();
+    assert_eq!(round.dealer.len(), 3);
+    assert_eq!(returned(&round), vec![0]);
+}
+
+#[test]
+fn after_a_double_a_late_dealer_blackjack_takes_only_the_original_wager() {
+    // 111-301-6(g)(3): a ten up and no player blackjack, so no check; the player doubles 11.
+    let (mut round, mut shoe) = deal("5S KH 6D AC 10C", vec![bet(500)]);
+    let refused = round.act(Action::Double { amount: Some(600) }, &mut shoe);
+    assert!(matches!(refused, Err(PlayError::NotAllowed(_))), "no more than the original wager");
+    round.act(Action::Double { amount: None }, &mut shoe).unwrap();
+    assert_eq!(round.spots[0].hands[0].cards.len(), 3, "one card only");
+    // The player's 21 is not a blackjack and loses to the dealer's (111-301-5(b)), but only
+    // the original 500 is collected.
+    assert_eq!(returned(&round), vec![500]);
+}
+
+#[test]
+fn split_hands_are_played_one_at_a_time_and_may_double() {
+    // 111-301-6(h); 111-301-5(h) (double after split), (i).
+    let (mut round, mut shoe) = deal("8S 9H 8D 7C 3C 10H 2S 9S 10D", vec![bet(500)]);
+    round.act(Action::Split, &mut shoe).unwrap();
+    assert_eq!(round.spots[0].hands.len(), 2);
+    assert_eq!(round.turn, Some((0, 0)));
+    round.act(Action::Double { amount: None }, &mut shoe).unwrap(); // 8 3 10 = 21
+    assert_eq!(round.turn, Some((0, 1)));
+    round.act(Action::Hit, &mut shoe).unwrap(); // 8 2, hit 9 = 19
+    round.act(Action::Stand, &mut shoe).unwrap();
+    // The dealer's 16 draws a 10: bust. 21 doubled wins 1000 on 1000; 19 wins 500 on 500.
+    assert_eq!(returned(&round), vec![2000 + 1000]);
+}
+
+#[test]
+fn split_aces_take_one_card_each_and_21_is_not_a_blackjack() {
+    // 111-301-6(h)(2), 111-301-3(a).
+    let (mut round, mut shoe) = deal("AS 9H AD 7C KC KD 5S", vec![bet(500)]);
+    round.act(Action::Split, &mut shoe).unwrap();
+    assert_eq!(round.phase, Phase::Settled, "no decisions on split aces");
+    assert!(round.spots[0].hands.iter().all(|h| h.cards.len() == 2 && !h.is_blackjack()));
+    // The dealer's 16 draws a 5: 21. Both 21s push at 1 to 1 odds, not 3 to 2.
+    assert_eq!(returned(&round), vec![1000]);
+}
+
+#[test]
+fn a_spot_splits_at_most_three_times() {
+    let (mut round, mut shoe) = deal("8S 10H 8D 7C 8C 8H 8D 2C 2D 2H 2S", vec![bet(100)]);
+    for _ in 0..3 {
+        round.act(Action::Split, &mut shoe).unwrap();
+    }
+    assert_eq!(round.spots[0].hands.len(), 4);
+    let refused = round.act(Action::Split, &mut shoe);
+    assert!(matches!(refused, Err(PlayError::NotAllowed(_))), "{refused:?}");
+}
+
+#[test]
+fn side_wagers_are_resolved_before_play() {
+    // Three 7's of diamonds: TriLux 9 to 1, Super 3 270 to 1 (suited trips), Royal Match 2.5 to 1
+    // (suited), the Blazing 7's top prize (the pot, settled by the service).
+    let spot = SpotBet { wager: 500, trilux: 100, super_3: 100, royal_match: 200, blazing_7s: true };
+    let (round, _) = deal("7D 7D 7D 10C", vec![spot]);
+    let sides = &round.spots[0].sides;
+    assert_eq!((sides.trilux, sides.super_3, sides.royal_match), (1_000, 27_100, 700));
+    assert_eq!((sides.sevens, sides.sevens_fixed), (Some(SevensPrize::ThreeDiamondSevens), 0));
+    assert_eq!(round.phase, Phase::PlayerTurn);
+    // One 7 in the hand: 2 for 1 on the posted $1.
+    let spot = SpotBet { wager: 500, blazing_7s: true, ..SpotBet::default() };
+    let (round, _) = deal("7S 9D 2H 10C", vec![spot]);
+    assert_eq!(
+        (round.spots[0].sides.sevens, round.spots[0].sides.sevens_fixed),
+        (Some(SevensPrize::OneSeven), 200)
+    );
+}
+
+#[test]
+fn the_bets_are_checked_before_a_card_is_dealt() {
+    let mut shoe = shoe("");
+    let cases = [
+        (vec![], "NoSpots"),
+        (vec![bet(150)], "WagerOutOfRange"),
+        (vec![bet(0)], "WagerOutOfRange"),
+        (vec![bet(200_000)], "WagerOutOfRange"),
+        (vec![SpotBet { wager: 500, trilux: 50, ..SpotBet::default() }], "WagerOutOfRange"),
+    ];
+    for (bets, expected) in cases {
+        let error = Round::deal(RULES, bets, &mut shoe).unwrap_err();
+        assert!(format!("{error:?}").starts_with(expected), "{error:?}");
+    }
+    let double_deck = TableRules { decks: Decks::Two, ..RULES };
+    let mut two = Shoe::stacked(Decks::Two, vec!["2C".parse().unwrap(); 104], 52).unwrap();
+    let royal = SpotBet { wager: 500, royal_match: 100, ..SpotBet::default() };
+    assert_eq!(Round::deal(double_deck, vec![royal], &mut two), Err(PlayError::RoyalMatchNeedsSixDecks));
+    assert_eq!(shoe.remaining(), 312, "nothing was dealt");
+}
+
+#[test]
+fn illegal_decisions_are_refused_and_change_nothing() {
+    let (mut round, mut shoe) = deal("10S 9H 6D 7C 5C", vec![bet(500)]);
+    assert!(matches!(round.act(Action::Split, &mut shoe), Err(PlayError::NotAllowed(_))));
+    assert!(matches!(
+        round.act(Action::Insurance { spot: 0, amount: 100 }, &mut shoe),
+        Err(PlayError::OutOfTurn(_))
+    ));
+    round.act(Action::Hit, &mut shoe).unwrap(); // 10 6 5 = 21, finished, dealer 16 draws a 2
+    let before = round.clone();
+    assert!(matches!(round.act(Action::Hit, &mut shoe), Err(PlayError::OutOfTurn(_))));
+    assert!(matches!(round.act(Action::Double { amount: None }, &mut shoe), Err(PlayError::OutOfTurn(_))));
+    assert_eq!(round, before);
+    assert_eq!(returned(&round), vec![1000]);
+}
+
+#[test]
+fn the_player_sees_the_hole_card_only_once_it_is_shown() {
+    let (round, _) = deal("10S 9H 6D 7C", vec![bet(500)]);
+    assert_eq!(round.player_view().dealer.len(), 1);
+    let (round, _) = deal("AS 9H KD 7C", vec![bet(500)]);
+    assert_eq!(round.player_view().dealer.len(), 2, "settled: shown");
+}
