@@ -181,6 +181,15 @@ pub enum ShoeError {
     Empty,
 }
 
+fn shuffled_cards(decks: Decks, rng: &mut impl Rng) -> Vec<Card> {
+    let mut cards: Vec<Card> = (0..decks.count()).flat_map(|_| Card::deck()).collect();
+    for i in (1..cards.len()).rev() {
+        let j = rng.random_range(0..=i);
+        cards.swap(i, j);
+    }
+    cards
+}
+
 /// A shuffled shoe with its cut card. Cards are dealt from the front; when the cut card comes
 /// out, the round in play finishes from the cards behind it and the shoe is shuffled before the
 /// next round.
@@ -196,12 +205,12 @@ impl Shoe {
     /// The decks shuffled by `rng` (Fisher-Yates: every order equally likely), cut at `cut`:
     /// the cut card goes before the card at that position.
     pub fn shuffled(decks: Decks, cut: usize, rng: &mut impl Rng) -> Result<Shoe, ShoeError> {
-        let mut cards: Vec<Card> = (0..decks.count()).flat_map(|_| Card::deck()).collect();
-        for i in (1..cards.len()).rev() {
-            let j = rng.random_range(0..=i);
-            cards.swap(i, j);
-        }
-        Shoe::stacked(decks, cards, cut)
+        Shoe::stacked(decks, shuffled_cards(decks, rng), cut)
+    }
+
+    /// The decks shuffled by `rng` and cut at [`Shoe::default_cut`], which every shoe allows.
+    pub fn shuffled_default(decks: Decks, rng: &mut impl Rng) -> Shoe {
+        Shoe { decks, cards: shuffled_cards(decks, rng), next: 0, cut: Shoe::default_cut(decks) }
     }
 
     /// A shoe in the given order (tests and replays of a recorded round).

@@ -209,3 +209,45 @@ fn the_player_sees_the_hole_card_only_once_it_is_shown() {
     let (round, _) = deal("AS 9H KD 7C", vec![bet(500)]);
     assert_eq!(round.player_view().dealer.len(), 2, "settled: shown");
 }
+
+#[test]
+fn basic_strategy_takes_the_table_decisions() {
+    use domain::blackjack::strategy::decide;
+    let hand = |text: &str| -> Vec<Card> { text.split_whitespace().map(|c| c.parse().unwrap()).collect() };
+    let up = |text: &str| -> Card { text.parse().unwrap() };
+    let double = Action::Double { amount: None };
+    let cases = [
+        ("8S 8D", "10H", true, Action::Split),
+        ("AS AD", "AH", true, Action::Split),
+        ("10S 10D", "6H", true, Action::Stand),
+        ("9S 9D", "7H", true, Action::Stand),
+        ("5S 5D", "9H", true, double),
+        ("6S 5D", "AH", true, double),
+        ("7S 5D", "3H", true, Action::Hit),
+        ("7S 5D", "4H", true, Action::Stand),
+        ("10S 6D", "7H", true, Action::Hit),
+        ("AS 7D", "3H", true, double),
+        ("AS 7D", "8H", true, Action::Stand),
+        ("AS 7D", "9H", true, Action::Hit),
+        ("AS 2D 5C", "5H", true, Action::Stand),
+        ("4S 3D 4C", "5H", true, Action::Hit),
+        ("8S 8D", "10H", false, Action::Hit),
+    ];
+    for (cards, dealer, can_split, expected) in cases {
+        assert_eq!(decide(&hand(cards), up(dealer), can_split), expected, "{cards} v {dealer}");
+    }
+}
+
+#[test]
+fn the_simulated_house_edge_is_small_and_positive() {
+    use domain::blackjack::strategy::simulate_house_edge;
+    use rand::SeedableRng;
+    // A short run (the benchmark runs 20 million rounds): the edge must be a fraction of a
+    // percent in the house's favour, and the same seed must give the same figure.
+    let run = || simulate_house_edge(Decks::Six, 200_000, 9, &mut rand_chacha::ChaCha8Rng::seed_from_u64(9));
+    let edge = run();
+    assert_eq!(edge.rounds, 200_000);
+    assert!(edge.confidence_95 < 0.006, "{edge:?}");
+    assert!(edge.house_edge > -0.01 && edge.house_edge < 0.02, "{edge:?}");
+    assert_eq!(run(), edge);
+}
