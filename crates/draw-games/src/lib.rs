@@ -14,8 +14,6 @@ pub mod rules;
 pub mod scheduled;
 pub mod scheduler;
 
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use axum::Router;
@@ -31,7 +29,7 @@ use platform::group_commit::{GroupCommit, InTransaction};
 use platform::http::{Limits, Readiness};
 use platform::openapi::BearerAuth;
 use platform::upstream::Upstream;
-use serde_json::Value;
+use platform::wallets::Wallets;
 use sqlx::PgPool;
 use sqlx::migrate::Migrator;
 use uuid::Uuid;
@@ -55,9 +53,6 @@ pub const DEFAULT_DRAW_INTERVAL_SECONDS: u64 = 240;
 /// ledger's batch limit).
 const LEDGER_BATCH_TICKETS: usize = 200;
 
-/// How many players' wallet ids are remembered before the memory starts over.
-const WALLET_CACHE_SIZE: usize = 100_000;
-
 /// What every handler shares.
 #[derive(Debug, Clone)]
 pub struct DrawsState {
@@ -79,8 +74,8 @@ pub struct DrawsState {
     pub schedule: scheduler::Schedule,
     /// The most consecutive draws one ticket may join (`LOTTO_KENO_MAX_DRAWS`).
     pub max_draws: u32,
-    /// Players' USD wallet ids: they never change, so the ledger is asked once per player.
-    wallets: Arc<Mutex<HashMap<String, Uuid>>>,
+    /// Players' wallets and the game's accounts in the ledger.
+    pub wallets: Wallets,
 }
 
 impl FromRef<DrawsState> for TokenKeys {
@@ -109,7 +104,7 @@ impl DrawsState {
             play_now::LedgerBatches { ledger: ledger.clone(), tokens: tokens.clone() },
             LEDGER_BATCH_TICKETS,
         );
-        let wallets = Arc::default();
+        let wallets = Wallets::new(ledger.clone(), tokens.clone(), "draw-games");
         let state = DrawsState {
             pool,
             tokens,
@@ -124,13 +119,13 @@ impl DrawsState {
             max_draws,
             wallets,
         };
-        for (id, kind) in [(escrow_account, "game_escrow"), (house_account, "house_revenue")] {
-            let body = serde_json::json!({"id": id, "kind": kind, "owner": "castle-keno", "currency": "USD"});
-            let _: Value = state
-                .ledger
-                .call(Method::POST, "/v1/accounts", &state.service_token()?, Some(&body), None)
-                .await?;
-        }
+        state
+            .wallets
+            .open_accounts(
+                "castle-keno",
+                &[(escrow_account, "game_escrow"), (house_account, "house_revenue")],
+            )
+            .await?;
         Ok(state)
     }
 
@@ -140,32 +135,7 @@ impl DrawsState {
 
     /// The player's USD wallet, as the ledger knows it.
     pub async fn wallet_of(&self, player: &str) -> Result<Uuid, AppError> {
-        if let Some(wallet) = self.wallets.lock().map_err(AppError::internal)?.get(player) {
-            return Ok(*wallet);
-        }
-        let page: Value = self
-            .ledger
-            .call::<(), Value>(
-                Method::GET,
-                &format!("/v1/accounts?owner={player}&limit=50"),
-                &self.service_token()?,
-                None,
-                None,
-            )
-            .await?;
-        let wallet = page["items"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .find(|a| a["kind"] == "player_wallet" && a["currency"] == "USD")
-            .and_then(|a| a["id"].as_str()?.parse().ok())
-            .ok_or_else(|| AppError::unprocessable("wallet_not_found", "this player has no USD wallet"))?;
-        let mut wallets = self.wallets.lock().map_err(AppError::internal)?;
-        if wallets.len() >= WALLET_CACHE_SIZE {
-            wallets.clear();
-        }
-        wallets.insert(player.to_owned(), wallet);
-        Ok(wallet)
+        self.wallets.wallet_of(player).await
     }
 }
 

@@ -13,6 +13,7 @@
 //! - [`openapi`]: the security scheme every OpenAPI description shares;
 //! - [`client`]: a typed HTTP client for calling other services, with timeouts and safe retries;
 //! - [`upstream`]: another service, mounted in this process or reached over HTTP;
+//! - [`wallets`]: players' wallets and a game's own accounts in the ledger;
 //! - `testing` (feature): a fresh database per test.
 
 pub mod audit;
@@ -30,6 +31,7 @@ pub mod telemetry;
 #[cfg(feature = "testing")]
 pub mod testing;
 pub mod upstream;
+pub mod wallets;
 
 pub use error::{AppError, Problem};
 pub use extract::{IdempotencyKey, Json, PageParams, Path, Query};
