@@ -22,6 +22,7 @@ use crate::cards::{Card, Decks, Rank, Shoe, ShoeError};
 
 /// What a player stakes on one spot before the first card (K.A.R. 111-301-5(a), (c)).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct SpotBet {
     /// The wager against the dealer, in cents.
     pub wager: i64,
@@ -193,19 +194,7 @@ impl Round {
     /// side wagers are resolved (111-301-6(c)) and the round moves to insurance or to the first
     /// decision, settling at once when the dealer's blackjack ends it.
     pub fn deal(rules: TableRules, bets: Vec<SpotBet>, shoe: &mut Shoe) -> Result<Round, PlayError> {
-        if bets.is_empty() {
-            return Err(PlayError::NoSpots);
-        }
-        let range = WagerRange { min: rules.min_wager_cents, max: rules.max_wager_cents };
-        for bet in &bets {
-            range.check(bet.wager, true)?;
-            for side in [bet.trilux, bet.super_3, bet.royal_match] {
-                range.check(side, false)?;
-            }
-            if bet.royal_match > 0 && rules.decks != Decks::Six {
-                return Err(PlayError::RoyalMatchNeedsSixDecks);
-            }
-        }
+        Round::check_bets(&rules, &bets)?;
         let mut first = Vec::with_capacity(bets.len());
         for _ in &bets {
             first.push(shoe.draw()?);
@@ -250,6 +239,39 @@ impl Round {
             round.start_play(shoe)?;
         }
         Ok(round)
+    }
+
+    /// The bets' limits (whole dollars within the table's posted range; side wagers optional;
+    /// Royal Match 21 only with six decks), checked before any money moves or card is dealt.
+    pub fn check_bets(rules: &TableRules, bets: &[SpotBet]) -> Result<(), PlayError> {
+        if bets.is_empty() {
+            return Err(PlayError::NoSpots);
+        }
+        let range = WagerRange { min: rules.min_wager_cents, max: rules.max_wager_cents };
+        for bet in bets {
+            range.check(bet.wager, true)?;
+            for side in [bet.trilux, bet.super_3, bet.royal_match] {
+                range.check(side, false)?;
+            }
+            if bet.royal_match > 0 && rules.decks != Decks::Six {
+                return Err(PlayError::RoyalMatchNeedsSixDecks);
+            }
+        }
+        Ok(())
+    }
+
+    /// What the spots stake at the deal, in cents: wagers, side wagers and progressive wagers.
+    pub fn stake_at_deal(rules: &TableRules, bets: &[SpotBet]) -> i64 {
+        bets.iter()
+            .map(|b| {
+                let progressive = if b.blazing_7s { rules.progressive_wager_cents } else { 0 };
+                b.wager
+                    .saturating_add(b.trilux)
+                    .saturating_add(b.super_3)
+                    .saturating_add(b.royal_match)
+                    .saturating_add(progressive)
+            })
+            .sum()
     }
 
     pub fn up_card(&self) -> Card {

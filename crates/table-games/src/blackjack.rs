@@ -1,0 +1,770 @@
+//! Blackjack over the API: a player's table and shoe, rounds played as sagas through the ledger,
+//! game recall, the Blazing 7's meter, and the math.
+//!
+//! A round (DESIGN §4):
+//!
+//! 1. recorded `open` with its bets (one round in play per table);
+//! 2. ledger, one batch: the wagers into escrow; of each progressive wager 24% into the pot and
+//!    the rest to the house (K.A.R. 111-301-5(j)(3), (6)); refused → `refused`, nothing moved;
+//! 3. dealt from the table's shoe, locked, in one transaction with the round (`playing`);
+//! 4. each decision names the `step` it acts on and is applied to a copy first: a rule error
+//!    changes nothing; a decision that adds a wager (double, split, insurance) takes it from the
+//!    wallet (key `<round>/step/<n>`) before the round moves on, all under the round's lock, so
+//!    of two concurrent decisions exactly one applies;
+//! 5. settled in one ledger batch (escrow → house, house → wallet, pot → wallet, the pot's
+//!    re-seed after the top prize), `settled`, and the round chained in the audit log.
+//!
+//! Every ledger step has a key derived from the round, and the shoe is saved only with the round
+//! it dealt, so a step retried after a crash deals the same cards and replays in the ledger.
+
+use axum::extract::State;
+use axum::http::{Method, StatusCode};
+use chrono::{DateTime, Utc};
+use domain::blackjack::round::{Action, Phase, PlayError, Round, SpotBet, TableRules};
+use domain::blackjack::side_math::{self, Composition, SideWagerMath};
+use domain::blackjack::side_wagers::{BLAZING_SEVENS_SEED_CENTS, pot_contribution, pot_share};
+use domain::cards::{Decks, Shoe};
+use platform::auth::{Caller, Role};
+use platform::openapi::Refused;
+use platform::{AppError, IdempotencyKey, Json, Path};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha20Rng;
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+use sqlx::postgres::PgRow;
+use sqlx::{PgConnection, Row};
+use uuid::Uuid;
+
+use crate::{TABLES_NAMESPACE, TablesState};
+
+/// The limits posted at every table (`LOTTO_BJ_MIN_WAGER_CENTS`, `LOTTO_BJ_MAX_WAGER_CENTS`,
+/// `LOTTO_BJ_PROGRESSIVE_WAGER_CENTS`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    pub min_wager_cents: i64,
+    pub max_wager_cents: i64,
+    pub progressive_wager_cents: i64,
+}
+
+impl Limits {
+    pub fn from_env() -> Result<Limits, AppError> {
+        let get = |name: &'static str, default: i64| {
+            platform::config::env_or(name, default).map_err(|e| AppError::internal(e.to_string()))
+        };
+        Ok(Limits {
+            min_wager_cents: get("LOTTO_BJ_MIN_WAGER_CENTS", 100)?,
+            max_wager_cents: get("LOTTO_BJ_MAX_WAGER_CENTS", 100_000)?,
+            progressive_wager_cents: get("LOTTO_BJ_PROGRESSIVE_WAGER_CENTS", 100)?,
+        })
+    }
+}
+
+fn play_error(e: &PlayError) -> AppError {
+    let (status, code) = match e {
+        PlayError::WagerOutOfRange { .. } => (StatusCode::UNPROCESSABLE_ENTITY, "wager_out_of_range"),
+        PlayError::RoyalMatchNeedsSixDecks => {
+            (StatusCode::UNPROCESSABLE_ENTITY, "royal_match_needs_six_decks")
+        }
+        PlayError::NoSpots => (StatusCode::UNPROCESSABLE_ENTITY, "no_spots"),
+        PlayError::OutOfTurn(_) => (StatusCode::CONFLICT, "out_of_turn"),
+        PlayError::NoSuchSpot => (StatusCode::UNPROCESSABLE_ENTITY, "no_such_spot"),
+        PlayError::NotAllowed(_) => (StatusCode::UNPROCESSABLE_ENTITY, "action_not_allowed"),
+        PlayError::Shoe(e) => return AppError::internal(e),
+    };
+    AppError::new(status, code, e.to_string())
+}
+
+fn step_id(round: Uuid, step: &str) -> Uuid {
+    Uuid::new_v5(&TABLES_NAMESPACE, format!("bj-round/{round}/{step}").as_bytes())
+}
+
+/// `POST /v1/blackjack/tables`.
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct OpenTable {
+    /// 6 or 2 (default 6).
+    pub decks: Option<u8>,
+    /// Where the player places the cut card (K.A.R. 111-301-6(a)); a random allowed place when
+    /// absent.
+    pub cut: Option<usize>,
+}
+
+/// A table as its player sees it: its rules, never its cards.
+#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct TableView {
+    pub id: Uuid,
+    pub decks: u8,
+    pub min_wager_cents: i64,
+    pub max_wager_cents: i64,
+    pub progressive_wager_cents: i64,
+    pub cards_remaining: usize,
+    pub shuffles: i32,
+}
+
+fn random_cut(decks: Decks, rng: &mut impl Rng) -> usize {
+    let min = decks.min_cards_beside_cut();
+    rng.random_range(min..=decks.count().saturating_mul(52).saturating_sub(min))
+}
+
+#[utoipa::path(
+    post, path = "/v1/blackjack/tables", tag = "blackjack", request_body = OpenTable,
+    responses((status = 201, description = "a table with a freshly shuffled shoe", body = TableView),
+              (status = "4XX", response = Refused)),
+    security(("bearer" = []))
+)]
+/// `POST /v1/blackjack/tables`: a player opens a table.
+pub async fn open_table(
+    State(state): State<TablesState>,
+    caller: Caller,
+    Json(request): Json<OpenTable>,
+) -> Result<(StatusCode, Json<TableView>), AppError> {
+    caller.require(&[Role::Player])?;
+    let decks = match request.decks.unwrap_or(6) {
+        6 => Decks::Six,
+        2 => Decks::Two,
+        _ => return Err(AppError::unprocessable("invalid_decks", "a table deals from 6 decks or 2")),
+    };
+    let mut rng = ChaCha20Rng::from_os_rng();
+    let cut = request.cut.unwrap_or_else(|| random_cut(decks, &mut rng));
+    let shoe = Shoe::shuffled(decks, cut, &mut rng)
+        .map_err(|e| AppError::unprocessable("cut_out_of_range", e.to_string()))?;
+    let rules = TableRules {
+        decks,
+        min_wager_cents: state.limits.min_wager_cents,
+        max_wager_cents: state.limits.max_wager_cents,
+        progressive_wager_cents: state.limits.progressive_wager_cents,
+    };
+    let id = Uuid::now_v7();
+    sqlx::query("INSERT INTO bj_tables (id, player_id, rules, shoe) VALUES ($1, $2, $3, $4)")
+        .bind(id)
+        .bind(caller.subject())
+        .bind(json_of(&rules)?)
+        .bind(json_of(&shoe)?)
+        .execute(&state.pool)
+        .await?;
+    Ok((StatusCode::CREATED, Json(table_view(id, &rules, &shoe, 1))))
+}
+
+fn table_view(id: Uuid, rules: &TableRules, shoe: &Shoe, shuffles: i32) -> TableView {
+    TableView {
+        id,
+        decks: u8::try_from(rules.decks.count()).unwrap_or(0),
+        min_wager_cents: rules.min_wager_cents,
+        max_wager_cents: rules.max_wager_cents,
+        progressive_wager_cents: rules.progressive_wager_cents,
+        cards_remaining: shoe.remaining(),
+        shuffles,
+    }
+}
+
+fn json_of(value: &impl Serialize) -> Result<Value, AppError> {
+    serde_json::to_value(value).map_err(AppError::internal)
+}
+
+fn from_json<T: serde::de::DeserializeOwned>(value: Value) -> Result<T, AppError> {
+    serde_json::from_value(value).map_err(AppError::internal)
+}
+
+/// `POST /v1/blackjack/tables/{id}/rounds`.
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct DealRequest {
+    /// One entry per spot played, left to right: `wager` (cents, whole dollars), and optionally
+    /// `trilux`, `super_3`, `royal_match` (cents) and `blazing_7s` (true/false).
+    #[schema(value_type = Vec<Object>)]
+    pub spots: Vec<SpotBet>,
+}
+
+/// A round as its player sees it (the hole card once shown, never the shoe).
+#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct RoundView {
+    pub id: Uuid,
+    pub table_id: Uuid,
+    /// `open`, `playing`, `settled` or `refused`.
+    pub state: String,
+    /// The step the next decision must name.
+    pub step: i32,
+    #[schema(value_type = Vec<Object>)]
+    pub bets: Value,
+    /// The cards, hands, phase and turn (see `domain::blackjack::round::Round`).
+    #[schema(value_type = Object)]
+    pub round: Option<Value>,
+    /// Every decision applied, in order.
+    #[schema(value_type = Vec<Object>)]
+    pub actions: Value,
+    pub staked_cents: Option<i64>,
+    pub returned_cents: Option<i64>,
+    pub pot_prize_cents: Option<i64>,
+    pub balance_before_cents: Option<i64>,
+    pub balance_after_cents: Option<i64>,
+    pub refusal: Option<String>,
+    pub created_at: DateTime<Utc>,
+}
+
+const ROUND_COLUMNS: &str = "id, table_id, player_id, wallet_account_id, bets, state, step, round, actions,
+    pot_at_deal_cents, staked_cents, returned_cents, pot_prize_cents, balance_before_cents, balance_after_cents,
+    refusal, created_at";
+
+fn round_view(row: &PgRow) -> Result<RoundView, AppError> {
+    let round: Option<Value> = row.try_get("round")?;
+    let round = match round {
+        Some(value) => Some(json_of(&from_json::<Round>(value)?.player_view())?),
+        None => None,
+    };
+    Ok(RoundView {
+        id: row.try_get("id")?,
+        table_id: row.try_get("table_id")?,
+        state: row.try_get("state")?,
+        step: row.try_get("step")?,
+        bets: row.try_get("bets")?,
+        round,
+        actions: row.try_get("actions")?,
+        staked_cents: row.try_get("staked_cents")?,
+        returned_cents: row.try_get("returned_cents")?,
+        pot_prize_cents: row.try_get("pot_prize_cents")?,
+        balance_before_cents: row.try_get("balance_before_cents")?,
+        balance_after_cents: row.try_get("balance_after_cents")?,
+        refusal: row.try_get("refusal")?,
+        created_at: row.try_get("created_at")?,
+    })
+}
+
+async fn load_round(conn: &mut PgConnection, id: Uuid, lock: bool) -> Result<Option<PgRow>, AppError> {
+    let lock = if lock { " FOR UPDATE" } else { "" };
+    Ok(sqlx::query(&format!("SELECT {ROUND_COLUMNS} FROM bj_rounds WHERE id = $1{lock}"))
+        .bind(id)
+        .fetch_optional(conn)
+        .await?)
+}
+
+/// The table's rules and shoe, locked for the rest of the transaction.
+async fn lock_table(conn: &mut PgConnection, id: Uuid) -> Result<(TableRules, Shoe, i32, String), AppError> {
+    let row = sqlx::query("SELECT rules, shoe, shuffles, player_id FROM bj_tables WHERE id = $1 FOR UPDATE")
+        .bind(id)
+        .fetch_optional(conn)
+        .await?
+        .ok_or_else(|| AppError::not_found("table_not_found", format!("table {id} does not exist")))?;
+    Ok((
+        from_json(row.try_get("rules")?)?,
+        from_json(row.try_get("shoe")?)?,
+        row.try_get("shuffles")?,
+        row.try_get("player_id")?,
+    ))
+}
+
+#[utoipa::path(
+    post, path = "/v1/blackjack/tables/{id}/rounds", tag = "blackjack", request_body = DealRequest,
+    params(("id" = Uuid, Path, description = "table id"),
+           ("Idempotency-Key" = String, Header, description = "required: a retry with the same key deals the round once")),
+    responses(
+        (status = 201, description = "wagers taken, cards dealt (and settled, when the deal ends the round)", body = RoundView),
+        (status = 200, description = "a replay: this key's round as it stands", body = RoundView),
+        (status = "4XX", response = Refused),
+    ),
+    security(("bearer" = []))
+)]
+/// `POST /v1/blackjack/tables/{id}/rounds`: wagers placed, cards dealt.
+pub async fn deal(
+    State(state): State<TablesState>,
+    caller: Caller,
+    key: IdempotencyKey,
+    Path(table): Path<Uuid>,
+    Json(request): Json<DealRequest>,
+) -> Result<(StatusCode, Json<RoundView>), AppError> {
+    caller.require(&[Role::Player])?;
+    let Some(key) = key.0 else {
+        return Err(AppError::bad_request("missing_idempotency_key", "send an Idempotency-Key header"));
+    };
+    let player = caller.subject().to_owned();
+    let rules: TableRules = {
+        let row = sqlx::query("SELECT rules, player_id FROM bj_tables WHERE id = $1")
+            .bind(table)
+            .fetch_optional(&state.pool)
+            .await?
+            .filter(|r| r.try_get::<String, _>("player_id").is_ok_and(|p| p == player))
+            .ok_or_else(|| AppError::not_found("table_not_found", format!("table {table} does not exist")))?;
+        from_json(row.try_get("rules")?)?
+    };
+    Round::check_bets(&rules, &request.spots).map_err(|e| play_error(&e))?;
+    let id = Uuid::new_v5(&TABLES_NAMESPACE, format!("bj-round/{table}/{key}").as_bytes());
+    let bets = json_of(&request.spots)?;
+    let existing = load_round(&mut *state.pool.acquire().await?, id, false).await?;
+    let created = match existing {
+        Some(row) if row.try_get::<Value, _>("bets")? != bets => {
+            return Err(AppError::conflict("idempotency_conflict", "this key dealt a round with other bets"));
+        }
+        Some(_) => false,
+        None => {
+            let wallet = state.wallets.wallet_of(&player).await?;
+            let before = state.wallets.balance(wallet).await?;
+            let inserted = sqlx::query(
+                "INSERT INTO bj_rounds (id, table_id, player_id, wallet_account_id, bets, state, balance_before_cents)
+                 VALUES ($1, $2, $3, $4, $5, 'open', $6) ON CONFLICT (id) DO NOTHING",
+            )
+            .bind(id)
+            .bind(table)
+            .bind(&player)
+            .bind(wallet)
+            .bind(&bets)
+            .bind(before)
+            .execute(&state.pool)
+            .await;
+            match inserted {
+                Ok(_) => true,
+                Err(sqlx::Error::Database(e)) if e.constraint() == Some("bj_rounds_one_in_play") => {
+                    return Err(AppError::conflict(
+                        "round_in_play",
+                        "finish the round in play at this table first",
+                    ));
+                }
+                Err(e) => return Err(e.into()),
+            }
+        }
+    };
+    let view = drive_deal(&state, id).await?;
+    if view.state == "refused" {
+        let code = view.refusal.unwrap_or_else(|| "stake_refused".to_owned());
+        return Err(AppError::unprocessable(code, "the wagers could not be taken from your wallet"));
+    }
+    Ok((if created { StatusCode::CREATED } else { StatusCode::OK }, Json(view)))
+}
+
+/// Takes an `open` round's wagers and deals it; safe to run again at any point.
+pub async fn drive_deal(state: &TablesState, id: Uuid) -> Result<RoundView, AppError> {
+    let row = load_round(&mut *state.pool.acquire().await?, id, false)
+        .await?
+        .ok_or_else(|| AppError::not_found("round_not_found", "no such round"))?;
+    if row.try_get::<String, _>("state")? != "open" {
+        return round_view(&row);
+    }
+    let table: Uuid = row.try_get("table_id")?;
+    let wallet: Uuid = row.try_get("wallet_account_id")?;
+    let bets: Vec<SpotBet> = from_json(row.try_get("bets")?)?;
+    let rules: TableRules = {
+        let mut conn = state.pool.acquire().await?;
+        let (rules, ..) = lock_table(&mut conn, table).await?;
+        rules
+    };
+    // The wagers: into escrow; the progressive wagers to the pot (24%) and the house (the rest).
+    let total = Round::stake_at_deal(&rules, &bets);
+    let progressive: i64 = bets.iter().filter(|b| b.blazing_7s).map(|_| rules.progressive_wager_cents).sum();
+    let to_pot: i64 =
+        bets.iter().filter(|b| b.blazing_7s).map(|_| pot_contribution(rules.progressive_wager_cents)).sum();
+    let mut transfers =
+        vec![(step_id(id, "stake/escrow"), wallet, state.escrow_account, total.saturating_sub(progressive))];
+    transfers.push((step_id(id, "stake/pot"), wallet, state.pot_account, to_pot));
+    transfers.push((
+        step_id(id, "stake/house"),
+        wallet,
+        state.house_account,
+        progressive.saturating_sub(to_pot),
+    ));
+    match ledger_batch(state, id, &transfers).await {
+        Ok(()) => {}
+        Err(e) if e.status().is_client_error() && e.code() != "rate_limited" => {
+            sqlx::query("UPDATE bj_rounds SET state = 'refused', refusal = $2, updated_at = now() WHERE id = $1 AND state = 'open'")
+                .bind(id)
+                .bind(e.code())
+                .execute(&state.pool)
+                .await?;
+            let row = load_round(&mut *state.pool.acquire().await?, id, false)
+                .await?
+                .ok_or_else(|| AppError::internal("round vanished"))?;
+            return round_view(&row);
+        }
+        Err(e) => return Err(e),
+    }
+    // A shoe past its cut card is shuffled, and saved, before it deals: a retried deal then deals
+    // the same cards.
+    {
+        let mut tx = state.pool.begin().await?;
+        let (rules, shoe, _, _) = lock_table(&mut tx, table).await?;
+        if shoe.cut_card_reached() {
+            let mut rng = ChaCha20Rng::from_os_rng();
+            let cut = random_cut(rules.decks, &mut rng);
+            let fresh = Shoe::shuffled(rules.decks, cut, &mut rng).map_err(AppError::internal)?;
+            sqlx::query("UPDATE bj_tables SET shoe = $2, shuffles = shuffles + 1 WHERE id = $1")
+                .bind(table)
+                .bind(json_of(&fresh)?)
+                .execute(&mut *tx)
+                .await?;
+        }
+        tx.commit().await?;
+    }
+    // 111-301-5(j)(6): prizes are paid on the meter at the time they are won (this deal).
+    let pot = state.wallets.balance(state.pot_account).await?;
+    let mut tx = state.pool.begin().await?;
+    let (rules, mut shoe, _, _) = lock_table(&mut tx, table).await?;
+    let row = load_round(&mut tx, id, true).await?.ok_or_else(|| AppError::internal("round vanished"))?;
+    if row.try_get::<String, _>("state")? != "open" {
+        tx.commit().await?;
+        return round_view(&row);
+    }
+    let round = Round::deal(rules, bets, &mut shoe).map_err(|e| play_error(&e))?;
+    sqlx::query("UPDATE bj_tables SET shoe = $2 WHERE id = $1")
+        .bind(table)
+        .bind(json_of(&shoe)?)
+        .execute(&mut *tx)
+        .await?;
+    let staked: i64 = round.spots.iter().map(|s| s.staked(&rules)).sum();
+    sqlx::query(
+        "UPDATE bj_rounds SET state = 'playing', round = $2, pot_at_deal_cents = $3, staked_cents = $4, updated_at = now()
+          WHERE id = $1",
+    )
+    .bind(id)
+    .bind(json_of(&round)?)
+    .bind(pot)
+    .bind(staked)
+    .execute(&mut *tx)
+    .await?;
+    if round.phase == Phase::Settled {
+        settle(state, &mut tx, id, &round, pot, wallet).await?;
+    }
+    let row = load_round(&mut tx, id, false).await?.ok_or_else(|| AppError::internal("round vanished"))?;
+    tx.commit().await?;
+    round_view(&row)
+}
+
+async fn ledger_batch(
+    state: &TablesState,
+    round: Uuid,
+    transfers: &[(Uuid, Uuid, Uuid, i64)],
+) -> Result<(), AppError> {
+    let transfers: Vec<Value> = transfers
+        .iter()
+        .filter(|(_, _, _, amount)| *amount > 0)
+        .map(|(id, from, to, amount)| {
+            json!({"id": id, "debit_account_id": from, "credit_account_id": to, "amount": amount, "currency": "USD",
+                   "metadata": {"game": "blackjack", "round": round}})
+        })
+        .collect();
+    if transfers.is_empty() {
+        return Ok(());
+    }
+    let _: Value = state
+        .ledger
+        .call(
+            Method::POST,
+            "/v1/transfers/batch",
+            &state.service_token()?,
+            Some(&json!({ "transfers": transfers })),
+            None,
+        )
+        .await?;
+    Ok(())
+}
+
+/// A settled round as chained in the audit log.
+#[derive(Debug, Serialize)]
+struct RoundRecord<'a> {
+    game: &'static str,
+    round: Uuid,
+    cards: &'a Round,
+    staked_cents: i64,
+    returned_cents: i64,
+    pot_prize_cents: i64,
+}
+
+/// The settlement (step 5), inside the round's transaction: one ledger batch, the round's sums,
+/// its audit record.
+async fn settle(
+    state: &TablesState,
+    tx: &mut PgConnection,
+    id: Uuid,
+    round: &Round,
+    pot_at_deal: i64,
+    wallet: Uuid,
+) -> Result<(), AppError> {
+    let rules = &round.rules;
+    let staked: i64 = round.spots.iter().map(|s| s.staked(rules)).sum();
+    let returned: i64 = round.spots.iter().map(|s| s.returned.unwrap_or(0)).sum();
+    let progressive: i64 =
+        round.spots.iter().filter(|s| s.bet.blazing_7s).map(|_| rules.progressive_wager_cents).sum();
+    // Pot prizes of one round are divided evenly between the hands that won them (111-301-5(j)(5)).
+    let mut pot_prize = 0i64;
+    let mut top_prize = false;
+    for percent in [100u32, 10] {
+        let winners = round
+            .spots
+            .iter()
+            .filter(|s| s.sides.sevens.and_then(|p| p.pot_percent()) == Some(percent))
+            .count();
+        if winners > 0 {
+            let winners = u32::try_from(winners).map_err(AppError::internal)?;
+            pot_prize = pot_prize
+                .saturating_add(pot_share(pot_at_deal, percent, winners).saturating_mul(i64::from(winners)));
+            top_prize |= percent == 100;
+        }
+    }
+    let mut transfers = vec![
+        (
+            step_id(id, "settle/stakes"),
+            state.escrow_account,
+            state.house_account,
+            staked.saturating_sub(progressive),
+        ),
+        (step_id(id, "settle/returns"), state.house_account, wallet, returned),
+        (step_id(id, "settle/pot-prize"), state.pot_account, wallet, pot_prize),
+    ];
+    if top_prize {
+        // 111-301-5(j)(7): after the top prize the pot is funded again with $10,000.
+        transfers.push((
+            step_id(id, "settle/pot-reseed"),
+            state.house_account,
+            state.pot_account,
+            BLAZING_SEVENS_SEED_CENTS,
+        ));
+    }
+    ledger_batch(state, id, &transfers).await?;
+    let after = state.wallets.balance(wallet).await?;
+    sqlx::query(
+        "UPDATE bj_rounds SET state = 'settled', returned_cents = $2, pot_prize_cents = $3, balance_after_cents = $4,
+                updated_at = now() WHERE id = $1",
+    )
+    .bind(id)
+    .bind(returned)
+    .bind(pot_prize)
+    .bind(after)
+    .execute(&mut *tx)
+    .await?;
+    let record = RoundRecord {
+        game: "blackjack",
+        round: id,
+        cards: round,
+        staked_cents: staked,
+        returned_cents: returned,
+        pot_prize_cents: pot_prize,
+    };
+    platform::audit::append(tx, "blackjack.round", id, &record).await?;
+    Ok(())
+}
+
+/// `POST /v1/blackjack/rounds/{id}/actions`.
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
+pub struct ActionRequest {
+    /// The round's `step` this decision is made on.
+    pub step: i32,
+    /// `hit`, `stand`, `double` (optional `amount`), `split`, `insurance` (`spot`, `amount`),
+    /// `decline_insurance` (`spot`) or `even_money` (`spot`).
+    #[serde(flatten)]
+    #[schema(value_type = Object)]
+    pub action: Action,
+}
+
+#[utoipa::path(
+    post, path = "/v1/blackjack/rounds/{id}/actions", tag = "blackjack", request_body = ActionRequest,
+    params(("id" = Uuid, Path, description = "round id")),
+    responses((status = 200, description = "the decision applied", body = RoundView),
+              (status = "4XX", response = Refused)),
+    security(("bearer" = []))
+)]
+/// `POST /v1/blackjack/rounds/{id}/actions`: a player's decision.
+pub async fn act(
+    State(state): State<TablesState>,
+    caller: Caller,
+    Path(id): Path<Uuid>,
+    Json(request): Json<ActionRequest>,
+) -> Result<Json<RoundView>, AppError> {
+    caller.require(&[Role::Player])?;
+    let not_found = || AppError::not_found("round_not_found", format!("round {id} does not exist"));
+    let table: Uuid = sqlx::query_scalar("SELECT table_id FROM bj_rounds WHERE id = $1 AND player_id = $2")
+        .bind(id)
+        .bind(caller.subject())
+        .fetch_optional(&state.pool)
+        .await?
+        .ok_or_else(not_found)?;
+    let mut tx = state.pool.begin().await?;
+    let (_, shoe, _, _) = lock_table(&mut tx, table).await?;
+    let row = load_round(&mut tx, id, true).await?.ok_or_else(not_found)?;
+    if row.try_get::<String, _>("state")? != "playing" {
+        return Err(AppError::conflict("round_not_in_play", "this round is not waiting for a decision"));
+    }
+    let step: i32 = row.try_get("step")?;
+    if request.step != step {
+        return Err(AppError::conflict(
+            "stale_step",
+            format!("the round is at step {step}; read it and decide again"),
+        )
+        .with_context(json!({"step": step})));
+    }
+    let round: Round =
+        from_json(row.try_get::<Option<Value>, _>("round")?.ok_or_else(|| AppError::internal("no round"))?)?;
+    let (mut next, mut next_shoe) = (round.clone(), shoe);
+    next.act(request.action, &mut next_shoe).map_err(|e| play_error(&e))?;
+    let wallet: Uuid = row.try_get("wallet_account_id")?;
+    let before: i64 = round.spots.iter().map(|s| s.staked(&round.rules)).sum();
+    let after: i64 = next.spots.iter().map(|s| s.staked(&next.rules)).sum();
+    if after > before {
+        let added = [(
+            step_id(id, &format!("step/{step}")),
+            wallet,
+            state.escrow_account,
+            after.saturating_sub(before),
+        )];
+        ledger_batch(&state, id, &added).await?;
+    }
+    let mut actions: Vec<Value> = from_json(row.try_get("actions")?)?;
+    actions.push(json!({"step": step, "decision": request.action}));
+    sqlx::query("UPDATE bj_tables SET shoe = $2 WHERE id = $1")
+        .bind(table)
+        .bind(json_of(&next_shoe)?)
+        .execute(&mut *tx)
+        .await?;
+    sqlx::query(
+        "UPDATE bj_rounds SET round = $2, step = step + 1, actions = $3, staked_cents = $4, updated_at = now() WHERE id = $1",
+    )
+    .bind(id)
+    .bind(json_of(&next)?)
+    .bind(Value::Array(actions))
+    .bind(after)
+    .execute(&mut *tx)
+    .await?;
+    if next.phase == Phase::Settled {
+        let pot: i64 = row.try_get::<Option<i64>, _>("pot_at_deal_cents")?.unwrap_or(0);
+        settle(&state, &mut tx, id, &next, pot, wallet).await?;
+    }
+    let row = load_round(&mut tx, id, false).await?.ok_or_else(not_found)?;
+    tx.commit().await?;
+    Ok(Json(round_view(&row)?))
+}
+
+#[utoipa::path(
+    get, path = "/v1/blackjack/rounds/{id}", tag = "blackjack", params(("id" = Uuid, Path, description = "round id")),
+    responses((status = 200, description = "the round", body = RoundView), (status = "4XX", response = Refused)),
+    security(("bearer" = []))
+)]
+/// `GET /v1/blackjack/rounds/{id}`: the player's own round; operators and auditors see any.
+pub async fn get_round(
+    State(state): State<TablesState>,
+    caller: Caller,
+    Path(id): Path<Uuid>,
+) -> Result<Json<RoundView>, AppError> {
+    caller.require(&[Role::Player, Role::Operator, Role::Auditor, Role::Service])?;
+    match load_round(&mut *state.pool.acquire().await?, id, false).await? {
+        Some(row)
+            if caller.role() != Role::Player
+                || row.try_get::<String, _>("player_id")? == caller.subject() =>
+        {
+            Ok(Json(round_view(&row)?))
+        }
+        _ => Err(AppError::not_found("round_not_found", format!("round {id} does not exist"))),
+    }
+}
+
+#[utoipa::path(
+    get, path = "/v1/blackjack/recall", tag = "blackjack",
+    responses((status = 200, description = "the player's last 10 rounds: every card, decision, wager, and the balance before and after", body = Vec<RoundView>),
+              (status = "4XX", response = Refused)),
+    security(("bearer" = []))
+)]
+/// `GET /v1/blackjack/recall`: game recall, the last 10 rounds.
+pub async fn recall(
+    State(state): State<TablesState>,
+    caller: Caller,
+) -> Result<Json<Vec<RoundView>>, AppError> {
+    caller.require(&[Role::Player])?;
+    let rows = sqlx::query(&format!(
+        "SELECT {ROUND_COLUMNS} FROM bj_rounds WHERE player_id = $1 ORDER BY created_at DESC LIMIT 10"
+    ))
+    .bind(caller.subject())
+    .fetch_all(&state.pool)
+    .await?;
+    Ok(Json(rows.iter().map(round_view).collect::<Result<_, _>>()?))
+}
+
+/// The Blazing 7's meter.
+#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct ProgressiveView {
+    pub pot_cents: i64,
+    pub seed_cents: i64,
+    pub contribution_percent: i64,
+    pub wager_cents: i64,
+}
+
+#[utoipa::path(
+    get, path = "/v1/blackjack/progressive", tag = "blackjack",
+    responses((status = 200, description = "the Blazing 7's pot, a ledger balance (public)", body = ProgressiveView),
+              (status = "4XX", response = Refused))
+)]
+/// `GET /v1/blackjack/progressive`: public.
+pub async fn progressive(State(state): State<TablesState>) -> Result<Json<ProgressiveView>, AppError> {
+    Ok(Json(ProgressiveView {
+        pot_cents: state.wallets.balance(state.pot_account).await?,
+        seed_cents: BLAZING_SEVENS_SEED_CENTS,
+        contribution_percent: domain::blackjack::side_wagers::BLAZING_SEVENS_POT_PERCENT,
+        wager_cents: state.limits.progressive_wager_cents,
+    }))
+}
+
+/// The house edge of the main game under basic strategy, as measured by
+/// `cargo bench -p domain --bench blackjack` (20,000,000 seeded rounds per shoe size).
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+pub struct MainGameEdge {
+    pub decks: u8,
+    pub rounds: u64,
+    pub seed: u64,
+    pub house_edge_percent: f64,
+    pub confidence_95_percent: f64,
+}
+
+/// Measured on 2026-11-29 (see the README); `tests/blackjack.rs` in `domain` re-runs a short
+/// simulation on every build.
+pub const MAIN_GAME_EDGES: [(u8, u64, u64, f64, f64); 2] =
+    [(6, 20_000_000, 6, 0.608, 0.051), (2, 20_000_000, 2, 0.432, 0.051)];
+
+/// `GET /v1/blackjack/math`.
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+pub struct MathView {
+    pub main_game: Vec<MainGameEdge>,
+    /// Each side wager's exact outcomes and return, for a full six-deck and two-deck shoe.
+    #[schema(value_type = Vec<Object>)]
+    pub side_wagers: Vec<(u8, SideWagerMath)>,
+}
+
+#[utoipa::path(
+    get, path = "/v1/blackjack/math", tag = "blackjack",
+    responses((status = 200, description = "the house edge under basic strategy and the side wagers' exact returns (public)", body = MathView),
+              (status = "4XX", response = Refused))
+)]
+/// `GET /v1/blackjack/math`: public.
+pub async fn math(State(state): State<TablesState>) -> Json<MathView> {
+    let mut side_wagers = Vec::new();
+    for (count, decks) in [(6u8, Decks::Six), (2, Decks::Two)] {
+        let shoe = Composition::full(decks);
+        side_wagers.push((count, side_math::trilux(&shoe)));
+        side_wagers.push((count, side_math::trilux_super_3(&shoe)));
+        if decks == Decks::Six {
+            side_wagers.push((count, side_math::royal_match(&shoe)));
+        }
+        side_wagers.push((
+            count,
+            side_math::blazing_sevens(&shoe, BLAZING_SEVENS_SEED_CENTS, state.limits.progressive_wager_cents),
+        ));
+    }
+    let main_game = MAIN_GAME_EDGES
+        .iter()
+        .map(|&(decks, rounds, seed, edge, ci)| MainGameEdge {
+            decks,
+            rounds,
+            seed,
+            house_edge_percent: edge,
+            confidence_95_percent: ci,
+        })
+        .collect();
+    Json(MathView { main_game, side_wagers })
+}
+
+#[utoipa::path(
+    get, path = "/v1/tables/audit/verify", tag = "blackjack",
+    responses((status = 200, description = "the audit chain walked end to end", body = platform::audit::ChainReport),
+              (status = "4XX", response = Refused)),
+    security(("bearer" = []))
+)]
+/// `GET /v1/tables/audit/verify`: operators and auditors check every round's chain.
+pub async fn verify_audit(
+    State(state): State<TablesState>,
+    caller: Caller,
+) -> Result<Json<platform::audit::ChainReport>, AppError> {
+    caller.require(&[Role::Operator, Role::Auditor, Role::Service])?;
+    Ok(Json(platform::audit::verify(&state.pool).await?))
+}

@@ -1,0 +1,142 @@
+//! Table games (DESIGN §1, §4): blackjack with its side wagers and the Blazing 7's progressive,
+//! played over the API, every cent moved by the ledger and every round in a hash-chained audit
+//! log.
+//!
+//! - [`blackjack`]: tables, rounds (deal, decisions, settlement as a saga), game recall, the
+//!   progressive meter and the math.
+
+pub mod blackjack;
+
+use axum::Router;
+use axum::extract::FromRef;
+use axum::http::Method;
+use axum::routing::{MethodRouter, get, post};
+use domain::blackjack::side_wagers::BLAZING_SEVENS_SEED_CENTS;
+use platform::AppError;
+use platform::auth::TokenKeys;
+use platform::config::Config;
+use platform::db::DbError;
+use platform::http::{Limits, Readiness};
+use platform::openapi::BearerAuth;
+use platform::upstream::Upstream;
+use platform::wallets::Wallets;
+use serde_json::{Value, json};
+use sqlx::PgPool;
+use sqlx::migrate::Migrator;
+use uuid::Uuid;
+
+/// The Postgres schema this service owns.
+pub const SCHEMA: &str = "tables";
+
+/// The service's migrations, from `migrations/table-games/`.
+pub static MIGRATOR: Migrator = sqlx::migrate!("../../migrations/table-games");
+
+/// Namespace of the ids this service derives (rounds, ledger transfers, its accounts).
+pub const TABLES_NAMESPACE: Uuid = Uuid::from_u128(0x7461_626c_6573_4000_8000_6c6f_7474_6f21);
+
+/// What every handler shares.
+#[derive(Debug, Clone)]
+pub struct TablesState {
+    pub pool: PgPool,
+    pub tokens: TokenKeys,
+    pub ledger: Upstream,
+    pub wallets: Wallets,
+    /// Wagers wait here until their round settles.
+    pub escrow_account: Uuid,
+    /// Takes settled wagers and pays wins.
+    pub house_account: Uuid,
+    /// The Blazing 7's progressive pot: real money, its balance is the meter.
+    pub pot_account: Uuid,
+    /// Table limits offered to players, and the posted progressive wager.
+    pub limits: blackjack::Limits,
+}
+
+impl FromRef<TablesState> for TokenKeys {
+    fn from_ref(state: &TablesState) -> TokenKeys {
+        state.tokens.clone()
+    }
+}
+
+impl TablesState {
+    /// Opens the game's accounts in the ledger if they are not there, and seeds the progressive
+    /// pot with $10,000 once (K.A.R. 111-301-5(j)(6)).
+    pub async fn new(pool: PgPool, tokens: TokenKeys, ledger: Upstream) -> Result<Self, AppError> {
+        let wallets = Wallets::new(ledger.clone(), tokens.clone(), "table-games");
+        let id = |name: &str| Uuid::new_v5(&TABLES_NAMESPACE, name.as_bytes());
+        let state = TablesState {
+            pool,
+            escrow_account: id("blackjack/escrow"),
+            house_account: id("blackjack/house"),
+            pot_account: id("blackjack/blazing-7s-pot"),
+            limits: blackjack::Limits::from_env()?,
+            tokens,
+            ledger,
+            wallets,
+        };
+        state
+            .wallets
+            .open_accounts(
+                "blackjack",
+                &[
+                    (state.escrow_account, "game_escrow"),
+                    (state.house_account, "house_revenue"),
+                    (state.pot_account, "progressive_pot"),
+                ],
+            )
+            .await?;
+        let seed = json!({"id": id("blackjack/blazing-7s-pot/seed/0"), "debit_account_id": state.house_account,
+            "credit_account_id": state.pot_account, "amount": BLAZING_SEVENS_SEED_CENTS, "currency": "USD",
+            "metadata": {"game": "blackjack", "progressive": "initial funding"}});
+        let _: Value = state
+            .ledger
+            .call(Method::POST, "/v1/transfers", &state.service_token()?, Some(&seed), None)
+            .await?;
+        Ok(state)
+    }
+
+    pub fn service_token(&self) -> Result<String, AppError> {
+        self.tokens.service_token("table-games")
+    }
+}
+
+/// Connects to `database_url`, in the `tables` schema, migrated.
+pub async fn connect(database_url: &str, config: &Config) -> Result<PgPool, DbError> {
+    platform::db::connect(database_url, SCHEMA, &MIGRATOR, config.db_max_connections).await
+}
+
+/// Every route of the service (see the ledger's `route_table` for why a table).
+pub fn route_table() -> Vec<(Method, &'static str, MethodRouter<TablesState>)> {
+    vec![
+        (Method::POST, "/v1/blackjack/tables", post(blackjack::open_table)),
+        (Method::POST, "/v1/blackjack/tables/{id}/rounds", post(blackjack::deal)),
+        (Method::GET, "/v1/blackjack/rounds/{id}", get(blackjack::get_round)),
+        (Method::POST, "/v1/blackjack/rounds/{id}/actions", post(blackjack::act)),
+        (Method::GET, "/v1/blackjack/recall", get(blackjack::recall)),
+        (Method::GET, "/v1/blackjack/progressive", get(blackjack::progressive)),
+        (Method::GET, "/v1/blackjack/math", get(blackjack::math)),
+        (Method::GET, "/v1/tables/audit/verify", get(blackjack::verify_audit)),
+    ]
+}
+
+pub fn api_routes(state: TablesState) -> Router {
+    platform::http::routes_from(route_table()).with_state(state)
+}
+
+/// The whole service.
+pub fn router(state: TablesState, limits: Limits) -> Router {
+    let readiness = Readiness::default().with_pool(SCHEMA, state.pool.clone());
+    platform::http::app(api_routes(state), readiness, limits)
+}
+
+/// The service's part of the public API description.
+#[derive(Debug, utoipa::OpenApi)]
+#[openapi(
+    paths(
+        blackjack::open_table, blackjack::deal, blackjack::get_round, blackjack::act, blackjack::recall,
+        blackjack::progressive, blackjack::math, blackjack::verify_audit
+    ),
+    components(schemas(platform::Problem), responses(platform::openapi::Refused)),
+    modifiers(&BearerAuth),
+    tags((name = "blackjack", description = "Blackjack (K.A.R. 111-301) with its side wagers and the Blazing 7's progressive"))
+)]
+pub struct TableGamesApi;

@@ -1,0 +1,21 @@
+//! The table-games service alone: `DATABASE_URL`, `LOTTO_TOKEN_SECRET` and `LOTTO_LEDGER_URL`.
+
+use anyhow::Context;
+use platform::config::Config;
+
+#[tokio::main]
+async fn main() -> anyhow::Result<()> {
+    platform::telemetry::init_tracing();
+    let config = Config::from_env()?;
+    let url = config.database_url.clone().context("DATABASE_URL must be set to run table-games alone")?;
+    let ledger_url = std::env::var("LOTTO_LEDGER_URL").context("LOTTO_LEDGER_URL must name the ledger")?;
+    let tokens = config.token_keys()?;
+    let pool = table_games::connect(&url, &config).await?;
+    let ledger = platform::upstream::Upstream::remote("ledger", &ledger_url, config.request_timeout)?;
+    let state = table_games::TablesState::new(pool, tokens, ledger).await?;
+    let app = table_games::router(state, (&config).into());
+    let listener = tokio::net::TcpListener::bind(config.listen).await?;
+    tracing::info!(addr = %listener.local_addr()?, "table-games listening");
+    platform::http::serve(listener, app, platform::http::shutdown_signal()).await?;
+    Ok(())
+}

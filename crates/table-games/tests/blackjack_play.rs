@@ -1,0 +1,359 @@
+//! Blackjack played over the API against a real ledger on a real Postgres, from stacked shoes:
+//! money, decisions, the progressive pot, concurrency, refusals, recall and the audit chain.
+
+// Tests stop at the first surprise.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::time::Duration;
+
+use axum::body::Body;
+use axum::http::{Request, StatusCode};
+use domain::cards::{Card, Decks, Shoe};
+use platform::auth::{Role, TokenKeys};
+use platform::config::Config;
+use platform::http::Limits;
+use platform::testing::{Reply, send};
+use platform::upstream::Upstream;
+use serde_json::{Value, json};
+use table_games::TablesState;
+use uuid::Uuid;
+
+struct Casino {
+    router: axum::Router,
+    ledger: axum::Router,
+    state: TablesState,
+    tokens: TokenKeys,
+}
+
+impl Casino {
+    async fn new() -> Casino {
+        let url = platform::testing::fresh_database().await.unwrap();
+        let config = Config::default();
+        let tokens = TokenKeys::random();
+        let ledger_pool = ledger::connect(&url, &config).await.unwrap();
+        let ledger = ledger::api_routes(ledger::LedgerState { pool: ledger_pool, tokens: tokens.clone() });
+        let pool = table_games::connect(&url, &config).await.unwrap();
+        let state =
+            TablesState::new(pool, tokens.clone(), Upstream::local("ledger", ledger.clone())).await.unwrap();
+        let router = table_games::router(state.clone(), Limits::default());
+        Casino { router, ledger, state, tokens }
+    }
+
+    async fn ledger_call(&self, method: &str, path: &str, body: Option<Value>) -> Reply {
+        let request = Request::builder()
+            .method(method)
+            .uri(path)
+            .header("authorization", format!("Bearer {}", self.tokens.service_token("tests").unwrap()))
+            .header("content-type", "application/json")
+            .body(body.map_or_else(Body::empty, |b| Body::from(b.to_string())))
+            .unwrap();
+        send(&self.ledger, request).await
+    }
+
+    /// A player with a funded wallet: (token, wallet).
+    async fn player(&self, cents: i64) -> (String, Uuid) {
+        let player = Uuid::now_v7().to_string();
+        let wallet = self
+            .ledger_call(
+                "POST",
+                "/v1/accounts",
+                Some(json!({"kind": "player_wallet", "owner": player, "currency": "USD"})),
+            )
+            .await;
+        let wallet: Uuid = wallet.body["id"].as_str().unwrap().parse().unwrap();
+        let deposit = json!({"id": Uuid::now_v7(), "account_id": wallet, "amount": cents, "currency": "USD"});
+        assert_eq!(self.ledger_call("POST", "/v1/deposits", Some(deposit)).await.status, StatusCode::CREATED);
+        (self.tokens.issue(&player, Role::Player, None, Duration::from_secs(600)).unwrap(), wallet)
+    }
+
+    async fn balance(&self, account: Uuid) -> i64 {
+        self.ledger_call("GET", &format!("/v1/accounts/{account}"), None).await.body["balance"]["posted"]
+            .as_i64()
+            .unwrap()
+    }
+
+    async fn call(
+        &self,
+        method: &str,
+        path: &str,
+        token: Option<&str>,
+        key: Option<&str>,
+        body: Option<Value>,
+    ) -> Reply {
+        let mut request =
+            Request::builder().method(method).uri(path).header("content-type", "application/json");
+        if let Some(token) = token {
+            request = request.header("authorization", format!("Bearer {token}"));
+        }
+        if let Some(key) = key {
+            request = request.header("idempotency-key", key);
+        }
+        send(
+            &self.router,
+            request.body(body.map_or_else(Body::empty, |b| Body::from(b.to_string()))).unwrap(),
+        )
+        .await
+    }
+
+    /// Opens a six-deck table whose shoe starts with `first` (dealing order), then 2s.
+    async fn table(&self, token: &str, first: &str) -> Uuid {
+        let table =
+            self.call("POST", "/v1/blackjack/tables", Some(token), None, Some(json!({"decks": 6}))).await;
+        assert_eq!(table.status, StatusCode::CREATED, "{}", table.body);
+        let id: Uuid = table.body["id"].as_str().unwrap().parse().unwrap();
+        self.stack(id, first).await;
+        id
+    }
+
+    async fn stack(&self, table: Uuid, first: &str) {
+        let mut cards: Vec<Card> = first.split_whitespace().map(|c| c.parse().unwrap()).collect();
+        while cards.len() < 312 {
+            cards.push("2C".parse().unwrap());
+        }
+        let shoe = Shoe::stacked(Decks::Six, cards, 260).unwrap();
+        sqlx::query("UPDATE bj_tables SET shoe = $2 WHERE id = $1")
+            .bind(table)
+            .bind(serde_json::to_value(&shoe).unwrap())
+            .execute(&self.state.pool)
+            .await
+            .unwrap();
+    }
+
+    async fn deal(&self, token: &str, table: Uuid, key: &str, spots: Value) -> Reply {
+        self.call(
+            "POST",
+            &format!("/v1/blackjack/tables/{table}/rounds"),
+            Some(token),
+            Some(key),
+            Some(json!({"spots": spots})),
+        )
+        .await
+    }
+
+    async fn act(&self, token: &str, round: &str, body: Value) -> Reply {
+        self.call("POST", &format!("/v1/blackjack/rounds/{round}/actions"), Some(token), None, Some(body))
+            .await
+    }
+
+    async fn assert_books_balance(&self) {
+        let trial = self.ledger_call("GET", "/v1/reports/trial-balance", None).await;
+        assert_eq!(trial.body["balanced"], true, "{}", trial.body);
+        assert_eq!(self.balance(self.state.escrow_account).await, 0, "no wager left in escrow");
+    }
+}
+
+#[tokio::test]
+async fn a_round_is_dealt_played_and_settled_through_the_ledger() {
+    let casino = Casino::new().await;
+    let (token, wallet) = casino.player(10_000).await;
+    // Player 10 6 against the dealer's 9 (hole 7); a hit brings a 5: 21. The dealer's 16 draws a 2.
+    let table = casino.table(&token, "10S 9H 6D 7C 5C").await;
+    let dealt = casino.deal(&token, table, "r1", json!([{"wager": 500}])).await;
+    assert_eq!(dealt.status, StatusCode::CREATED, "{}", dealt.body);
+    assert_eq!((dealt.body["state"].as_str(), dealt.body["step"].as_i64()), (Some("playing"), Some(0)));
+    assert_eq!(dealt.body["round"]["dealer"], json!(["9H"]), "the hole card stays on the server");
+    assert_eq!(casino.balance(wallet).await, 9_500);
+    let replay = casino.deal(&token, table, "r1", json!([{"wager": 500}])).await;
+    assert_eq!((replay.status, casino.balance(wallet).await), (StatusCode::OK, 9_500));
+
+    let round = dealt.body["id"].as_str().unwrap();
+    let done = casino.act(&token, round, json!({"step": 0, "action": "hit"})).await;
+    assert_eq!(done.status, StatusCode::OK, "{}", done.body);
+    assert_eq!(done.body["state"], "settled");
+    assert_eq!(done.body["round"]["dealer"], json!(["9H", "7C", "2C"]));
+    assert_eq!(
+        (done.body["staked_cents"].as_i64(), done.body["returned_cents"].as_i64()),
+        (Some(500), Some(1_000))
+    );
+    assert_eq!(casino.balance(wallet).await, 10_500);
+
+    let recall = casino.call("GET", "/v1/blackjack/recall", Some(&token), None, None).await;
+    let last = &recall.body[0];
+    assert_eq!(
+        (last["balance_before_cents"].as_i64(), last["balance_after_cents"].as_i64()),
+        (Some(10_000), Some(10_500))
+    );
+    assert_eq!(last["actions"], json!([{"step": 0, "decision": {"action": "hit"}}]));
+    assert_eq!(last["round"]["spots"][0]["hands"][0]["cards"], json!(["10S", "6D", "5C"]));
+
+    let auditor = casino.tokens.issue("audit", Role::Auditor, None, Duration::from_secs(60)).unwrap();
+    let chain = casino.call("GET", "/v1/tables/audit/verify", Some(&auditor), None, None).await;
+    assert_eq!((chain.body["intact"].clone(), chain.body["records"].clone()), (json!(true), json!(1)));
+    casino.assert_books_balance().await;
+}
+
+#[tokio::test]
+async fn of_two_concurrent_decisions_exactly_one_applies() {
+    let casino = Casino::new().await;
+    let (token, _) = casino.player(10_000).await;
+    let table = casino.table(&token, "10S 9H 6D 7C 3C 4C").await;
+    let dealt = casino.deal(&token, table, "r1", json!([{"wager": 500}])).await;
+    let round = dealt.body["id"].as_str().unwrap().to_owned();
+    let mut tasks = Vec::new();
+    for _ in 0..6 {
+        let router = casino.router.clone();
+        let request = Request::post(format!("/v1/blackjack/rounds/{round}/actions"))
+            .header("content-type", "application/json")
+            .header("authorization", format!("Bearer {token}"))
+            .body(Body::from(json!({"step": 0, "action": "hit"}).to_string()))
+            .unwrap();
+        tasks.push(tokio::spawn(async move { send(&router, request).await }));
+    }
+    let mut statuses = Vec::new();
+    for task in tasks {
+        let reply = task.await.unwrap();
+        statuses.push((reply.status, reply.code().to_owned()));
+    }
+    let applied = statuses.iter().filter(|(s, _)| *s == StatusCode::OK).count();
+    assert_eq!(applied, 1, "{statuses:?}");
+    assert!(statuses.iter().filter(|(s, _)| *s != StatusCode::OK).all(|(_, code)| code == "stale_step"));
+    let now = casino.call("GET", &format!("/v1/blackjack/rounds/{round}"), Some(&token), None, None).await;
+    assert_eq!(
+        now.body["round"]["spots"][0]["hands"][0]["cards"].as_array().unwrap().len(),
+        3,
+        "one card drawn"
+    );
+}
+
+#[tokio::test]
+async fn doubles_and_splits_take_their_wager_from_the_wallet_or_are_refused() {
+    let casino = Casino::new().await;
+    let (token, wallet) = casino.player(1_500).await;
+    // A pair of 8s against a 9 (hole 7): split (500 more), then double the first hand (500 more):
+    // 8 3 then a 10 = 21; the second 8 takes a 2 and stands. The dealer's 16 draws a 10: bust.
+    let table = casino.table(&token, "8S 9H 8D 7C 3C 10H 2S 10D").await;
+    let dealt = casino.deal(&token, table, "r1", json!([{"wager": 500}])).await;
+    let round = dealt.body["id"].as_str().unwrap().to_owned();
+    let split = casino.act(&token, &round, json!({"step": 0, "action": "split"})).await;
+    assert_eq!(split.status, StatusCode::OK, "{}", split.body);
+    assert_eq!(casino.balance(wallet).await, 500);
+    let double = casino.act(&token, &round, json!({"step": 1, "action": "double"})).await;
+    assert_eq!(double.status, StatusCode::OK, "{}", double.body);
+    assert_eq!(casino.balance(wallet).await, 0);
+    // Nothing left to double with: refused, nothing changes.
+    let broke = casino.act(&token, &round, json!({"step": 2, "action": "double"})).await;
+    assert_eq!(broke.code(), "insufficient_funds", "{}", broke.body);
+    let same = casino.call("GET", &format!("/v1/blackjack/rounds/{round}"), Some(&token), None, None).await;
+    assert_eq!(same.body["step"], 2);
+    let stand = casino.act(&token, &round, json!({"step": 2, "action": "stand"})).await;
+    assert_eq!(stand.body["state"], "settled", "{}", stand.body);
+    // 21 doubled wins 1000 on 1000; 10 wins 500 on 500 against the bust.
+    assert_eq!(stand.body["returned_cents"], 3_000);
+    assert_eq!(casino.balance(wallet).await, 3_000);
+    casino.assert_books_balance().await;
+}
+
+#[tokio::test]
+async fn three_sevens_of_diamonds_win_the_pot_and_it_is_funded_again() {
+    let casino = Casino::new().await;
+    let (token, wallet) = casino.player(10_000).await;
+    let pot = casino.state.pot_account;
+    assert_eq!(casino.balance(pot).await, 1_000_000, "seeded at $10,000 (K.A.R. 111-301-5(j)(6))");
+    // Player 7D 7D, the dealer's 7D up and 10C in the hole: 14 against 17.
+    let table = casino.table(&token, "7D 7D 7D 10C").await;
+    let dealt =
+        casino.deal(&token, table, "r1", json!([{"wager": 500, "blazing_7s": true, "trilux": 100}])).await;
+    assert_eq!(dealt.status, StatusCode::CREATED, "{}", dealt.body);
+    assert_eq!(dealt.body["round"]["spots"][0]["sides"]["sevens"], "three_diamond_sevens");
+    let round = dealt.body["id"].as_str().unwrap().to_owned();
+    let done = casino.act(&token, &round, json!({"step": 0, "action": "stand"})).await;
+    assert_eq!(done.body["state"], "settled", "{}", done.body);
+    // The pot at the deal held the seed and this wager's 24 cents: all of it is won.
+    assert_eq!(done.body["pot_prize_cents"], 1_000_024);
+    // Wager lost, TriLux (suited three of a kind) 9 to 1: 1,000 back; the progressive $1 spent.
+    assert_eq!(done.body["returned_cents"], 1_000);
+    assert_eq!(casino.balance(wallet).await, 10_000 - 700 + 1_000 + 1_000_024);
+    assert_eq!(casino.balance(pot).await, 1_000_000, "re-seeded after the top prize (111-301-5(j)(7))");
+    let meter = casino.call("GET", "/v1/blackjack/progressive", None, None, None).await;
+    assert_eq!(meter.body["pot_cents"], 1_000_000);
+    casino.assert_books_balance().await;
+}
+
+#[tokio::test]
+async fn bad_requests_get_clear_problems_and_move_nothing() {
+    let casino = Casino::new().await;
+    let (token, wallet) = casino.player(1_000).await;
+    let (stranger, _) = casino.player(1_000).await;
+    let bad_decks =
+        casino.call("POST", "/v1/blackjack/tables", Some(&token), None, Some(json!({"decks": 3}))).await;
+    assert_eq!(bad_decks.code(), "invalid_decks");
+    let bad_cut = casino
+        .call("POST", "/v1/blackjack/tables", Some(&token), None, Some(json!({"decks": 2, "cut": 10})))
+        .await;
+    assert_eq!(bad_cut.code(), "cut_out_of_range");
+    let two =
+        casino.call("POST", "/v1/blackjack/tables", Some(&token), None, Some(json!({"decks": 2}))).await;
+    let two: Uuid = two.body["id"].as_str().unwrap().parse().unwrap();
+    let table = casino.table(&token, "10S 9H 6D 7C").await;
+    let cases = [
+        (table, json!([{"wager": 150}]), "wager_out_of_range"),
+        (table, json!([]), "no_spots"),
+        (table, json!([{"wager": 500, "bonus": 1}]), "invalid_body"),
+        (two, json!([{"wager": 500, "royal_match": 100}]), "royal_match_needs_six_decks"),
+        (table, json!([{"wager": 5_000}]), "insufficient_funds"),
+    ];
+    for (i, (at, spots, code)) in cases.into_iter().enumerate() {
+        let reply = casino.deal(&token, at, &format!("k{i}"), spots.clone()).await;
+        assert_eq!(reply.code(), code, "{spots}");
+    }
+    assert_eq!(casino.deal(&stranger, table, "s", json!([{"wager": 100}])).await.code(), "table_not_found");
+    let missing_key = casino
+        .call(
+            "POST",
+            &format!("/v1/blackjack/tables/{table}/rounds"),
+            Some(&token),
+            None,
+            Some(json!({"spots": [{"wager": 100}]})),
+        )
+        .await;
+    assert_eq!(missing_key.code(), "missing_idempotency_key");
+    assert_eq!(casino.balance(wallet).await, 1_000);
+
+    let dealt = casino.deal(&token, table, "ok", json!([{"wager": 100}])).await;
+    let round = dealt.body["id"].as_str().unwrap().to_owned();
+    assert_eq!(casino.deal(&token, table, "second", json!([{"wager": 100}])).await.code(), "round_in_play");
+    assert_eq!(casino.act(&token, &round, json!({"step": 3, "action": "hit"})).await.code(), "stale_step");
+    assert_eq!(
+        casino.act(&token, &round, json!({"step": 0, "action": "split"})).await.code(),
+        "action_not_allowed"
+    );
+    assert_eq!(
+        casino
+            .act(&token, &round, json!({"step": 0, "action": "insurance", "spot": 0, "amount": 50}))
+            .await
+            .code(),
+        "out_of_turn"
+    );
+    assert_eq!(
+        casino.act(&stranger, &round, json!({"step": 0, "action": "stand"})).await.code(),
+        "round_not_found"
+    );
+    let stood = casino.act(&token, &round, json!({"step": 0, "action": "stand"})).await;
+    assert_eq!(stood.body["state"], "settled");
+    assert_eq!(
+        casino.act(&token, &round, json!({"step": 1, "action": "stand"})).await.code(),
+        "round_not_in_play"
+    );
+    casino.assert_books_balance().await;
+}
+
+#[tokio::test]
+async fn the_math_and_the_meter_are_public() {
+    let casino = Casino::new().await;
+    let math = casino.call("GET", "/v1/blackjack/math", None, None, None).await;
+    assert_eq!(math.status, StatusCode::OK);
+    assert_eq!(math.body["main_game"][0]["decks"], 6);
+    let trilux = math.body["side_wagers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|w| w[0] == 6 && w[1]["wager"] == "trilux")
+        .unwrap();
+    let rtp = trilux[1]["return_to_player_decimal"].as_f64().unwrap();
+    assert!((rtp - 0.9676).abs() < 0.0001, "{rtp}");
+    let meter = casino.call("GET", "/v1/blackjack/progressive", None, None, None).await;
+    assert_eq!(
+        (meter.body["pot_cents"].as_i64(), meter.body["contribution_percent"].as_i64()),
+        (Some(1_000_000), Some(24))
+    );
+}
