@@ -60,6 +60,8 @@ pub struct GatewayState {
     pub ledger: Upstream,
     /// The draw-games service (Castle Keno); `None` answers its routes with 503.
     pub draws: Option<Upstream>,
+    /// The table-games service (blackjack); `None` answers its routes with 503.
+    pub tables: Option<Upstream>,
     pub ended_sessions: EndedSessions,
     pub limiter: Arc<RateLimiter>,
     pub access_token_ttl: Duration,
@@ -85,6 +87,7 @@ impl GatewayState {
             tokens,
             ledger,
             draws: None,
+            tables: None,
             ended_sessions: EndedSessions::default(),
             limiter: Arc::new(RateLimiter::new(
                 Quota { per_minute: per_identity, burst: per_identity.div_ceil(4).max(10) },
@@ -99,6 +102,13 @@ impl GatewayState {
     #[must_use]
     pub fn with_draws(mut self, draws: Upstream) -> Self {
         self.draws = Some(draws);
+        self
+    }
+
+    /// Routes the table-games service's paths to `tables`.
+    #[must_use]
+    pub fn with_tables(mut self, tables: Upstream) -> Self {
+        self.tables = Some(tables);
         self
     }
 
@@ -136,17 +146,25 @@ pub fn route_table() -> Vec<(Method, &'static str, MethodRouter<GatewayState>)> 
         (Method::DELETE, "/v1/terminals/{id}", delete(admin::revoke_terminal)),
         (Method::GET, "/openapi.yaml", get(openapi_yaml)),
         // The draw-games service's routes, passed through under the gateway's role rules.
-        (Method::POST, "/v1/keno/tickets", post(to_draws_for_players)),
-        (Method::GET, "/v1/keno/tickets", get(to_draws_for_players)),
-        (Method::GET, "/v1/keno/tickets/{id}", get(to_draws_for_readers)),
-        (Method::POST, "/v1/keno/draw-tickets", post(to_draws_for_players)),
-        (Method::GET, "/v1/keno/draw-tickets", get(to_draws_for_players)),
-        (Method::GET, "/v1/keno/draw-tickets/{id}", get(to_draws_for_readers)),
-        (Method::GET, "/v1/keno/draws", get(to_draws_for_anyone)),
-        (Method::GET, "/v1/keno/draws/{number}", get(to_draws_for_anyone)),
-        (Method::GET, "/v1/keno/paytables", get(to_draws_for_anyone)),
-        (Method::GET, "/v1/keno/math", get(to_draws_for_anyone)),
-        (Method::GET, "/v1/draws/audit/verify", get(to_draws_for_staff)),
+        (Method::POST, "/v1/keno/tickets", post(for_players::<DRAWS>)),
+        (Method::GET, "/v1/keno/tickets", get(for_players::<DRAWS>)),
+        (Method::GET, "/v1/keno/tickets/{id}", get(for_readers::<DRAWS>)),
+        (Method::POST, "/v1/keno/draw-tickets", post(for_players::<DRAWS>)),
+        (Method::GET, "/v1/keno/draw-tickets", get(for_players::<DRAWS>)),
+        (Method::GET, "/v1/keno/draw-tickets/{id}", get(for_readers::<DRAWS>)),
+        (Method::GET, "/v1/keno/draws", get(for_anyone::<DRAWS>)),
+        (Method::GET, "/v1/keno/draws/{number}", get(for_anyone::<DRAWS>)),
+        (Method::GET, "/v1/keno/paytables", get(for_anyone::<DRAWS>)),
+        (Method::GET, "/v1/keno/math", get(for_anyone::<DRAWS>)),
+        (Method::GET, "/v1/draws/audit/verify", get(for_staff::<DRAWS>)),
+        (Method::POST, "/v1/blackjack/tables", post(for_players::<TABLES>)),
+        (Method::POST, "/v1/blackjack/tables/{id}/rounds", post(for_players::<TABLES>)),
+        (Method::GET, "/v1/blackjack/rounds/{id}", get(for_readers::<TABLES>)),
+        (Method::POST, "/v1/blackjack/rounds/{id}/actions", post(for_players::<TABLES>)),
+        (Method::GET, "/v1/blackjack/recall", get(for_players::<TABLES>)),
+        (Method::GET, "/v1/blackjack/progressive", get(for_anyone::<TABLES>)),
+        (Method::GET, "/v1/blackjack/math", get(for_anyone::<TABLES>)),
+        (Method::GET, "/v1/tables/audit/verify", get(for_staff::<TABLES>)),
     ]
 }
 
@@ -214,47 +232,55 @@ pub fn router(state: GatewayState, limits: Limits) -> Router {
     platform::http::app(api_routes(state), readiness, limits)
 }
 
-/// Passes a request to the draw-games service.
-async fn to_draws(state: &GatewayState, request: Request) -> Response {
-    match &state.draws {
-        Some(draws) => draws.forward(request, state.body_limit).await,
-        None => AppError::unavailable("the draw-games service is not configured here").into_response(),
+/// The game services the gateway routes to, as const parameters of the handlers below.
+const DRAWS: u8 = 0;
+const TABLES: u8 = 1;
+
+/// Passes a request to game service `S`.
+async fn to_service<const S: u8>(state: &GatewayState, request: Request) -> Response {
+    let (upstream, name) = match S {
+        DRAWS => (&state.draws, "draw-games"),
+        _ => (&state.tables, "table-games"),
+    };
+    match upstream {
+        Some(service) => service.forward(request, state.body_limit).await,
+        None => AppError::unavailable(format!("the {name} service is not configured here")).into_response(),
     }
 }
 
-/// Playing and listing one's own tickets: players.
-async fn to_draws_for_players(
+/// Playing, and listing one's own tickets or rounds: players.
+async fn for_players<const S: u8>(
     State(state): State<GatewayState>,
     caller: Authenticated,
     request: Request,
 ) -> Result<Response, AppError> {
     caller.require(&[Role::Player])?;
-    Ok(to_draws(&state, request).await)
+    Ok(to_service::<S>(&state, request).await)
 }
 
-/// One ticket: its player (the service checks it is theirs), staff and services.
-async fn to_draws_for_readers(
+/// One ticket or round: its player (the service checks it is theirs), staff and services.
+async fn for_readers<const S: u8>(
     State(state): State<GatewayState>,
     caller: Authenticated,
     request: Request,
 ) -> Result<Response, AppError> {
     caller.require(&[Role::Player, Role::Operator, Role::Auditor, Role::Service])?;
-    Ok(to_draws(&state, request).await)
+    Ok(to_service::<S>(&state, request).await)
 }
 
-/// Pay tables and the math: public.
-async fn to_draws_for_anyone(State(state): State<GatewayState>, request: Request) -> Response {
-    to_draws(&state, request).await
+/// Draws, pay tables, meters and the math: public.
+async fn for_anyone<const S: u8>(State(state): State<GatewayState>, request: Request) -> Response {
+    to_service::<S>(&state, request).await
 }
 
-/// The audit chain: operators, auditors and services.
-async fn to_draws_for_staff(
+/// The audit chains: operators, auditors and services.
+async fn for_staff<const S: u8>(
     State(state): State<GatewayState>,
     caller: Authenticated,
     request: Request,
 ) -> Result<Response, AppError> {
     caller.require(&[Role::Operator, Role::Auditor, Role::Service])?;
-    Ok(to_draws(&state, request).await)
+    Ok(to_service::<S>(&state, request).await)
 }
 
 /// Passes a request to the ledger once its caller is known and allowed there.

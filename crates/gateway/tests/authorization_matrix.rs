@@ -49,6 +49,15 @@ const MATRIX: &[(&str, &str, [u16; 7])] = &[
     ("GET", "/v1/keno/paytables", [200, 200, 200, 200, 200, 200, 200]),
     ("GET", "/v1/keno/math", [200, 200, 200, 200, 200, 200, 200]),
     ("GET", "/v1/draws/audit/verify", [401, 403, 403, 403, 200, 200, 200]),
+    // The table-games service's routes, through the gateway.
+    ("POST", "/v1/blackjack/tables", [401, 201, 201, 403, 403, 403, 403]),
+    ("POST", "/v1/blackjack/tables/{id}/rounds", [401, 201, 404, 403, 403, 403, 403]),
+    ("GET", "/v1/blackjack/rounds/{id}", [401, 200, 404, 403, 200, 200, 200]),
+    ("POST", "/v1/blackjack/rounds/{id}/actions", [401, 200, 404, 403, 403, 403, 403]),
+    ("GET", "/v1/blackjack/recall", [401, 200, 200, 403, 403, 403, 403]),
+    ("GET", "/v1/blackjack/progressive", [200, 200, 200, 200, 200, 200, 200]),
+    ("GET", "/v1/blackjack/math", [200, 200, 200, 200, 200, 200, 200]),
+    ("GET", "/v1/tables/audit/verify", [401, 403, 403, 403, 200, 200, 200]),
     // The ledger's routes, through the gateway (players use /v1/me/wallet instead).
     ("POST", "/v1/accounts", [401, 403, 403, 403, 201, 403, 201]),
     ("GET", "/v1/accounts", [401, 403, 403, 403, 200, 200, 200]),
@@ -77,6 +86,9 @@ struct Fixture {
     keno_ticket: String,
     draw_ticket: String,
     draw_number: i64,
+    /// Ann's table with no round in play, and her round waiting for a decision.
+    bj_table: String,
+    bj_round: String,
 }
 
 /// The concrete path and body of a row, for one caller.
@@ -90,7 +102,9 @@ fn request_for(fx: &Fixture, method: &str, route: &str, caller: usize) -> (Strin
         .replace("/v1/terminals/{id}", &format!("/v1/terminals/{}", fx.spare_terminals[caller]))
         .replace("/v1/keno/tickets/{id}", &format!("/v1/keno/tickets/{}", fx.keno_ticket))
         .replace("/v1/keno/draw-tickets/{id}", &format!("/v1/keno/draw-tickets/{}", fx.draw_ticket))
-        .replace("/v1/keno/draws/{number}", &format!("/v1/keno/draws/{}", fx.draw_number));
+        .replace("/v1/keno/draws/{number}", &format!("/v1/keno/draws/{}", fx.draw_number))
+        .replace("/v1/blackjack/tables/{id}", &format!("/v1/blackjack/tables/{}", fx.bj_table))
+        .replace("/v1/blackjack/rounds/{id}", &format!("/v1/blackjack/rounds/{}", fx.bj_round));
     let body = match (method, route) {
         ("POST", "/v1/players") => Some(
             json!({"email": format!("{}@example.com", new_id()), "password": PASSWORD, "date_of_birth": "1980-01-01"}),
@@ -116,6 +130,9 @@ fn request_for(fx: &Fixture, method: &str, route: &str, caller: usize) -> (Strin
         }
         ("POST", "/v1/keno/tickets") => Some(json!({"option": "bet", "spots": [7, 17, 27]})),
         ("POST", "/v1/keno/draw-tickets") => Some(json!({"option": "bet", "spots": [7, 17], "draws": 2})),
+        ("POST", "/v1/blackjack/tables") => Some(json!({"decks": 6})),
+        ("POST", "/v1/blackjack/tables/{id}/rounds") => Some(json!({"spots": [{"wager": 100}]})),
+        ("POST", "/v1/blackjack/rounds/{id}/actions") => Some(json!({"step": 0, "action": "stand"})),
         ("POST", "/v1/withdrawals") => {
             Some(json!({"id": new_id(), "account_id": fx.player_wallet, "amount": 1, "currency": "USD"}))
         }
@@ -158,6 +175,7 @@ async fn every_route_answers_every_caller_as_the_matrix_says() {
         gateway::route_table().iter().map(|(m, p, _)| (m.to_string(), (*p).to_owned())).collect();
     routes.extend(ledger::route_table().iter().map(|(m, p, _)| (m.to_string(), (*p).to_owned())));
     routes.extend(draw_games::route_table().iter().map(|(m, p, _)| (m.to_string(), (*p).to_owned())));
+    routes.extend(table_games::route_table().iter().map(|(m, p, _)| (m.to_string(), (*p).to_owned())));
     let rows: BTreeSet<(String, String)> =
         MATRIX.iter().map(|(m, p, _)| ((*m).to_owned(), (*p).to_owned())).collect();
     let missing: Vec<_> = routes.difference(&rows).collect();
@@ -230,6 +248,43 @@ async fn every_route_answers_every_caller_as_the_matrix_says() {
         .unwrap();
     let draw_ticket = gw.send(draw_ticket).await;
     assert_eq!(draw_ticket.status.as_u16(), 201, "{}", draw_ticket.body);
+    // Blackjack: two tables of Ann's; on the first, a round dealt from a stacked shoe (her 10 6
+    // against the dealer's 9) waits for her decision.
+    let mut bj_tables = Vec::new();
+    for _ in 0..2 {
+        let table = Request::post("/v1/blackjack/tables")
+            .header("content-type", "application/json")
+            .header("authorization", format!("Bearer {}", player.token))
+            .body(Body::from(json!({"decks": 6}).to_string()))
+            .unwrap();
+        let table = gw.send(table).await;
+        assert_eq!(table.status.as_u16(), 201, "{}", table.body);
+        bj_tables.push(table.body["id"].as_str().unwrap().to_owned());
+    }
+    let tables_pool = table_games::connect(&gw.url, &platform::config::Config::default()).await.unwrap();
+    let mut cards: Vec<domain::cards::Card> =
+        ["10S", "9H", "6D", "7C"].iter().map(|c| c.parse().unwrap()).collect();
+    cards.resize(312, "2C".parse().unwrap());
+    let shoe = domain::cards::Shoe::stacked(domain::cards::Decks::Six, cards, 260).unwrap();
+    sqlx::query("UPDATE bj_tables SET shoe = $2 WHERE id = $1::uuid")
+        .bind(&bj_tables[0])
+        .bind(serde_json::to_value(&shoe).unwrap())
+        .execute(&tables_pool)
+        .await
+        .unwrap();
+    let round = Request::post(format!("/v1/blackjack/tables/{}/rounds", bj_tables[0]))
+        .header("content-type", "application/json")
+        .header("authorization", format!("Bearer {}", player.token))
+        .header("idempotency-key", new_id())
+        .body(Body::from(json!({"spots": [{"wager": 100}]}).to_string()))
+        .unwrap();
+    let round = gw.send(round).await;
+    assert_eq!(
+        (round.status.as_u16(), round.body["state"].as_str()),
+        (201, Some("playing")),
+        "{}",
+        round.body
+    );
     let fx = Fixture {
         player,
         player_wallet,
@@ -240,6 +295,8 @@ async fn every_route_answers_every_caller_as_the_matrix_says() {
         keno_ticket: ticket.body["id"].as_str().unwrap().to_owned(),
         draw_ticket: draw_ticket.body["id"].as_str().unwrap().to_owned(),
         draw_number: draw_ticket.body["entries"][0]["draw_number"].as_i64().unwrap(),
+        bj_table: bj_tables[1].clone(),
+        bj_round: round.body["id"].as_str().unwrap().to_owned(),
     };
 
     let mut failures = Vec::new();
@@ -258,7 +315,10 @@ async fn every_route_answers_every_caller_as_the_matrix_says() {
             if let Some(token) = token {
                 request = request.header("authorization", format!("Bearer {token}"));
             }
-            if *route == "/v1/me/deposits" || *method == "POST" && route.starts_with("/v1/keno/") {
+            if *route == "/v1/me/deposits"
+                || *method == "POST"
+                    && (route.starts_with("/v1/keno/") || route.starts_with("/v1/blackjack/tables/"))
+            {
                 request = request.header("idempotency-key", new_id());
             }
             let body = body.map_or_else(Body::empty, |b| Body::from(b.to_string()));

@@ -11,7 +11,11 @@ use std::collections::BTreeSet;
 use utoipa::OpenApi;
 
 fn generated() -> utoipa::openapi::OpenApi {
-    gateway::openapi_document(vec![ledger::LedgerApi::openapi(), draw_games::DrawGamesApi::openapi()])
+    gateway::openapi_document(vec![
+        ledger::LedgerApi::openapi(),
+        draw_games::DrawGamesApi::openapi(),
+        table_games::TableGamesApi::openapi(),
+    ])
 }
 
 #[test]
@@ -56,6 +60,7 @@ fn every_route_is_described() {
         gateway::route_table().iter().map(|(m, p, _)| (m.to_string(), (*p).to_owned())).collect();
     routes.extend(ledger::route_table().iter().map(|(m, p, _)| (m.to_string(), (*p).to_owned())));
     routes.extend(draw_games::route_table().iter().map(|(m, p, _)| (m.to_string(), (*p).to_owned())));
+    routes.extend(table_games::route_table().iter().map(|(m, p, _)| (m.to_string(), (*p).to_owned())));
     routes.remove(&("GET".to_owned(), "/openapi.yaml".to_owned()));
     let missing: Vec<_> = routes.difference(&described).collect();
     let extra: Vec<_> = described.difference(&routes).collect();

@@ -100,6 +100,7 @@ async fn run_services(config: &Config, database: &postgres::Database) -> anyhow:
     ledger::holds::spawn_hold_sweeper(ledger_pool.clone(), config.hold_sweep_interval);
     let gateway_pool = gateway::connect(&database.url, config).await.context("starting the gateway")?;
     let draws_pool = draw_games::connect(&database.url, config).await.context("starting draw-games")?;
+    let tables_pool = table_games::connect(&database.url, config).await.context("starting table-games")?;
 
     // Every service is mounted behind the gateway in this process: it calls them without a socket.
     let ledger =
@@ -112,18 +113,27 @@ async fn run_services(config: &Config, database: &postgres::Database) -> anyhow:
     .await
     .context("opening the draw games' ledger accounts")?;
     draw_games::spawn_workers(draws.clone());
+    let tables = table_games::TablesState::new(
+        tables_pool.clone(),
+        tokens.clone(),
+        platform::upstream::Upstream::local("ledger", ledger.clone()),
+    )
+    .await
+    .context("opening the table games' ledger accounts")?;
     let state = gateway::GatewayState::new(
         gateway_pool.clone(),
         tokens,
         platform::upstream::Upstream::local("ledger", ledger),
         config,
     )?
-    .with_draws(platform::upstream::Upstream::local("draw-games", draw_games::api_routes(draws)));
+    .with_draws(platform::upstream::Upstream::local("draw-games", draw_games::api_routes(draws)))
+    .with_tables(platform::upstream::Upstream::local("table-games", table_games::api_routes(tables)));
     state.ended_sessions.spawn_refresher(gateway_pool.clone(), std::time::Duration::from_secs(1));
     let readiness = Readiness::default()
         .with_pool(gateway::SCHEMA, gateway_pool)
         .with_pool(ledger::SCHEMA, ledger_pool)
-        .with_pool(draw_games::SCHEMA, draws_pool);
+        .with_pool(draw_games::SCHEMA, draws_pool)
+        .with_pool(table_games::SCHEMA, tables_pool);
     let app = platform::http::app(gateway::api_routes(state), readiness, config.into());
 
     let listener = tokio::net::TcpListener::bind(config.listen)
@@ -131,7 +141,7 @@ async fn run_services(config: &Config, database: &postgres::Database) -> anyhow:
         .with_context(|| format!("cannot listen on {} (set LOTTO_LISTEN)", config.listen))?;
     let addr = listener.local_addr()?;
     say(&format!("lotto: database: {}", database.source));
-    say("lotto: services: gateway, ledger, draw-games");
+    say("lotto: services: gateway, ledger, draw-games, table-games");
     say(&format!("lotto listening on http://{addr}"));
     platform::http::serve(listener, app, platform::http::shutdown_signal()).await?;
     say("lotto: stopped");

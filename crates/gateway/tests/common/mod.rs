@@ -22,6 +22,8 @@ pub struct TestGateway {
     pub state: GatewayState,
     pub ledger_pool: PgPool,
     pub tokens: TokenKeys,
+    /// The test's database, for reaching a service's own schema.
+    pub url: String,
 }
 
 /// A logged-in identity.
@@ -55,13 +57,22 @@ impl TestGateway {
         )
         .await
         .unwrap();
+        let tables_pool = table_games::connect(&url, &config).await.unwrap();
+        let tables = table_games::TablesState::new(
+            tables_pool,
+            tokens.clone(),
+            Upstream::local("ledger", ledger.clone()),
+        )
+        .await
+        .unwrap();
         let mut state =
             GatewayState::new(gateway_pool, tokens.clone(), Upstream::local("ledger", ledger), &config)
                 .unwrap()
-                .with_draws(Upstream::local("draw-games", draw_games::api_routes(draws)));
+                .with_draws(Upstream::local("draw-games", draw_games::api_routes(draws)))
+                .with_tables(Upstream::local("table-games", table_games::api_routes(tables)));
         state.limiter = Arc::new(RateLimiter::new(quota, quota));
         let router = gateway::router(state.clone(), Limits::default());
-        TestGateway { router, state, ledger_pool, tokens }
+        TestGateway { router, state, ledger_pool, tokens, url }
     }
 
     pub async fn send(&self, request: Request<Body>) -> Reply {
