@@ -120,6 +120,7 @@ async fn run_services(config: &Config, database: &postgres::Database) -> anyhow:
     )
     .await
     .context("opening the table games' ledger accounts")?;
+    table_games::spawn_recovery(tables.clone(), std::time::Duration::from_secs(5));
     let state = gateway::GatewayState::new(
         gateway_pool.clone(),
         tokens,

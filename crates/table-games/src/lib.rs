@@ -128,6 +128,21 @@ pub fn router(state: TablesState, limits: Limits) -> Router {
     platform::http::app(api_routes(state), readiness, limits)
 }
 
+/// Runs [`blackjack::recover`] every `interval`.
+pub fn spawn_recovery(state: TablesState, interval: std::time::Duration) -> tokio::task::JoinHandle<()> {
+    tokio::spawn(async move {
+        let mut ticker = tokio::time::interval(interval);
+        loop {
+            ticker.tick().await;
+            match blackjack::recover(&state, std::time::Duration::from_secs(5)).await {
+                Ok(0) => {}
+                Ok(n) => tracing::info!(dealt = n, "recovered blackjack rounds"),
+                Err(e) => tracing::warn!(error = %e, "blackjack recovery failed; will retry"),
+            }
+        }
+    })
+}
+
 /// The service's part of the public API description.
 #[derive(Debug, utoipa::OpenApi)]
 #[openapi(

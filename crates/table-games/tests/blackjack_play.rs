@@ -357,3 +357,54 @@ async fn the_math_and_the_meter_are_public() {
         (Some(1_000_000), Some(24))
     );
 }
+
+#[tokio::test]
+async fn a_round_cut_short_by_a_crash_resumes_with_the_same_cards_and_charges_once() {
+    let casino = Casino::new().await;
+    let (token, wallet) = casino.player(10_000).await;
+    let table = casino.table(&token, "5S 9H 6D 7C 10C").await;
+    let player = casino.tokens.verify(&token).unwrap().sub;
+
+    // A crash after the wagers left the wallet, before the cards were dealt: the round is
+    // `open` and the ledger holds its stake under the step's key.
+    let id = Uuid::now_v7();
+    sqlx::query(
+        "INSERT INTO bj_rounds (id, table_id, player_id, wallet_account_id, bets, state, balance_before_cents, updated_at)
+         VALUES ($1, $2, $3, $4, $5, 'open', 10000, now() - interval '1 minute')",
+    )
+    .bind(id)
+    .bind(table)
+    .bind(&player)
+    .bind(wallet)
+    .bind(json!([{"wager": 500}]))
+    .execute(&casino.state.pool)
+    .await
+    .unwrap();
+    let stake_id =
+        Uuid::new_v5(&table_games::TABLES_NAMESPACE, format!("bj-round/{id}/stake/escrow").as_bytes());
+    let stake = json!({"id": stake_id, "debit_account_id": wallet, "credit_account_id": casino.state.escrow_account,
+                       "amount": 500, "currency": "USD", "metadata": {"game": "blackjack", "round": id}});
+    assert_eq!(casino.ledger_call("POST", "/v1/transfers", Some(stake)).await.status, StatusCode::CREATED);
+    assert_eq!(table_games::blackjack::recover(&casino.state, Duration::ZERO).await.unwrap(), 1);
+    assert_eq!(casino.balance(wallet).await, 9_500, "the wagers were taken once");
+    let round = id.to_string();
+    let dealt = casino.call("GET", &format!("/v1/blackjack/rounds/{round}"), Some(&token), None, None).await;
+    assert_eq!(dealt.body["round"]["spots"][0]["hands"][0]["cards"], json!(["5S", "6D"]));
+
+    // A crash after a double's wager left the wallet, before the round moved on: the decision,
+    // sent again on the same step, draws the same card and replays in the ledger.
+    let double_id = Uuid::new_v5(&table_games::TABLES_NAMESPACE, format!("bj-round/{id}/step/0").as_bytes());
+    let double = json!({"id": double_id, "debit_account_id": wallet, "credit_account_id": casino.state.escrow_account,
+                        "amount": 500, "currency": "USD", "metadata": {"game": "blackjack", "round": id}});
+    assert_eq!(
+        casino.ledger_call("POST", "/v1/transfers/batch", Some(json!({"transfers": [double]}))).await.status,
+        StatusCode::CREATED
+    );
+    let done = casino.act(&token, &round, json!({"step": 0, "action": "double"})).await;
+    assert_eq!(done.status, StatusCode::OK, "{}", done.body);
+    assert_eq!(done.body["round"]["spots"][0]["hands"][0]["cards"], json!(["5S", "6D", "10C"]));
+    // 21 against the dealer's 16, which draws a 2: 18. The doubled 1000 wins 1000.
+    assert_eq!(done.body["returned_cents"], 2_000);
+    assert_eq!(casino.balance(wallet).await, 10_000 - 1_000 + 2_000, "each wager taken once");
+    casino.assert_books_balance().await;
+}
