@@ -1,0 +1,211 @@
+//! Blackjack rounds per second end to end: concurrent players, each at a table of their own,
+//! dealing a round through the gateway on a real socket, deciding by basic strategy (two
+//! decisions, then standing), every wager and win moved by the ledger (all services mounted in
+//! one process, as `lotto` runs them, on a fresh database). Reference, measured in the same run:
+//! the ledger's own single-transfer rate over the same gateway; a round costs at least two ledger
+//! writes (the wagers, the settlement) and a decision that adds a wager one more.
+//!
+//! Run: `cargo bench -p table-games` (env: `BENCH_SECONDS`, default 10; `BENCH_CLIENTS`, default
+//! 32). Simulated rounds per second on one core: `cargo bench -p domain --bench blackjack`.
+// A benchmark program stops loudly on any failure, and reports in floating point.
+#![allow(
+    clippy::print_stdout,
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::cast_precision_loss
+)]
+
+use std::process::Command;
+use std::sync::Arc;
+use std::time::Duration;
+
+use domain::blackjack::round::Action;
+use domain::blackjack::strategy::decide;
+use domain::cards::Card;
+use gateway::rate_limit::{Quota, RateLimiter};
+use platform::auth::{Role, TokenKeys};
+use platform::client::{Retry, ServiceClient};
+use platform::config::{Config, env_or};
+use platform::http::{Limits, Readiness};
+use platform::testing::{LoadRun, closed_loop};
+use platform::upstream::Upstream;
+use serde_json::{Value, json};
+use uuid::Uuid;
+
+#[tokio::main]
+async fn main() {
+    let seconds: u64 = env_or("BENCH_SECONDS", 10u64).unwrap();
+    let clients: usize = env_or("BENCH_CLIENTS", 32usize).unwrap();
+    let server: String = env_or("BENCH_SERVER_URL", "postgres://postgres@127.0.0.1:5432".to_owned()).unwrap();
+    let admin = format!("{server}/postgres");
+    for sql in
+        ["DROP DATABASE IF EXISTS lotto_bench_tables WITH (FORCE)", "CREATE DATABASE lotto_bench_tables"]
+    {
+        assert!(Command::new("psql").args([&admin, "-qc", sql]).status().unwrap().success());
+    }
+    let url = format!("{server}/lotto_bench_tables");
+    let config = Config::default();
+    let tokens = TokenKeys::random();
+    let ledger_pool = ledger::connect(&url, &config).await.unwrap();
+    let ledger = ledger::api_routes(ledger::LedgerState { pool: ledger_pool, tokens: tokens.clone() });
+    let tables_pool = table_games::connect(&url, &config).await.unwrap();
+    let tables =
+        table_games::TablesState::new(tables_pool, tokens.clone(), Upstream::local("ledger", ledger.clone()))
+            .await
+            .unwrap();
+    let gateway_pool = gateway::connect(&url, &config).await.unwrap();
+    let mut state =
+        gateway::GatewayState::new(gateway_pool, tokens.clone(), Upstream::local("ledger", ledger), &config)
+            .unwrap()
+            .with_tables(Upstream::local("table-games", table_games::api_routes(tables)));
+    let unlimited = Quota { per_minute: u32::MAX, burst: u32::MAX };
+    state.limiter = Arc::new(RateLimiter::new(unlimited, unlimited));
+    let app = platform::http::app(gateway::api_routes(state), Readiness::default(), Limits::default());
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    tokio::spawn(platform::http::serve(listener, app, std::future::pending()));
+
+    // One funded player and one table per client.
+    let http = reqwest::Client::builder().pool_max_idle_per_host(256).build().unwrap();
+    let setup = ServiceClient::new(base.as_str()).unwrap().as_service(tokens.clone(), "bench");
+    let service = tokens.service_token("bench").unwrap();
+    let mut players = Vec::new();
+    for _ in 0..clients {
+        let player = Uuid::now_v7().to_string();
+        let wallet: Value = setup
+            .post(
+                "/v1/accounts",
+                &json!({"kind": "player_wallet", "owner": player, "currency": "USD"}),
+                Retry::Safe,
+            )
+            .await
+            .unwrap();
+        let deposit = json!({"id": Uuid::now_v7(), "account_id": wallet["id"], "amount": 1_000_000_000, "currency": "USD"});
+        let _: Value = setup.post("/v1/deposits", &deposit, Retry::Safe).await.unwrap();
+        let token = tokens.issue(&player, Role::Player, None, Duration::from_secs(3600)).unwrap();
+        let table: Value = http
+            .post(format!("{base}/v1/blackjack/tables"))
+            .bearer_auth(&token)
+            .json(&json!({"decks": 6}))
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        players.push((
+            token,
+            table["id"].as_str().unwrap().to_owned(),
+            wallet["id"].as_str().unwrap().to_owned(),
+        ));
+    }
+    let house: Value = setup
+        .post(
+            "/v1/accounts",
+            &json!({"kind": "house_revenue", "owner": "bench", "currency": "USD"}),
+            Retry::Safe,
+        )
+        .await
+        .unwrap();
+    let house = house["id"].as_str().unwrap().to_owned();
+
+    let players = Arc::new(players);
+    let half = Duration::from_secs(seconds) / 2;
+    let (mut rounds, mut transfers) = (LoadRun::default(), LoadRun::default());
+    for _ in 0..2 {
+        let (p, b, s, h, c) =
+            (Arc::clone(&players), base.clone(), service.clone(), house.clone(), http.clone());
+        transfers.absorb(
+            closed_loop(clients, half, move |i| {
+                let body = json!({"id": Uuid::now_v7(), "debit_account_id": p[i].2, "credit_account_id": h, "amount": 1, "currency": "USD"});
+                let post = c.post(format!("{b}/v1/transfers")).bearer_auth(&s).json(&body);
+                async move {
+                    let response = post.send().await.unwrap();
+                    assert!(response.status().is_success(), "{}", response.text().await.unwrap());
+                    1
+                }
+            })
+            .await,
+        );
+        let (p, b, c) = (Arc::clone(&players), base.clone(), http.clone());
+        rounds.absorb(
+            closed_loop(clients, half, move |i| {
+                let (token, table, _) = p[i].clone();
+                let (b, c) = (b.clone(), c.clone());
+                async move {
+                    play_round(&c, &b, &token, &table).await;
+                    1
+                }
+            })
+            .await,
+        );
+    }
+    println!();
+    println!("{clients} concurrent players, {seconds} s in all (alternating halves)");
+    println!("{:<46} {:>10} {:>9} {:>9}", "through the gateway", "per s", "p50 ms", "p99 ms");
+    println!(
+        "{:<46} {:>10.0} {:>9.2} {:>9.2}",
+        "ledger single transfers (reference)",
+        transfers.per_second(),
+        transfers.percentile_ms(0.5),
+        transfers.percentile_ms(0.99)
+    );
+    println!(
+        "{:<46} {:>10.0} {:>9.2} {:>9.2}  {:.2}x reference",
+        "blackjack rounds (deal, two decisions, settle)",
+        rounds.per_second(),
+        rounds.percentile_ms(0.5),
+        rounds.percentile_ms(0.99),
+        rounds.per_second() / transfers.per_second()
+    );
+}
+
+/// Deals a $1 round and plays it by basic strategy: two decisions, then stands.
+async fn play_round(http: &reqwest::Client, base: &str, token: &str, table: &str) {
+    let mut round: Value = send(
+        http.post(format!("{base}/v1/blackjack/tables/{table}/rounds"))
+            .bearer_auth(token)
+            .header("idempotency-key", Uuid::now_v7().to_string())
+            .json(&json!({"spots": [{"wager": 100}]})),
+    )
+    .await;
+    let id = round["id"].as_str().unwrap().to_owned();
+    let mut decisions = 0;
+    while round["state"] == "playing" {
+        let step = round["step"].as_i64().unwrap();
+        let view = &round["round"];
+        let action = if view["phase"] == "insurance" {
+            json!({"step": step, "action": "decline_insurance", "spot": 0})
+        } else if decisions >= 2 {
+            json!({"step": step, "action": "stand"})
+        } else {
+            let [s, h] =
+                [view["turn"][0].as_u64().unwrap() as usize, view["turn"][1].as_u64().unwrap() as usize];
+            let hand = &view["spots"][s]["hands"][h];
+            let cards: Vec<Card> = serde_json::from_value(hand["cards"].clone()).unwrap();
+            let up: Card = serde_json::from_value(view["dealer"][0].clone()).unwrap();
+            let can_split = view["spots"][s]["hands"].as_array().unwrap().len() < 4;
+            let mut action = serde_json::to_value(decide(&cards, up, can_split)).unwrap();
+            if decide(&cards, up, can_split) == (Action::Double { amount: None }) {
+                action = json!({"action": "double"});
+            }
+            action["step"] = json!(step);
+            action
+        };
+        decisions += 1;
+        round = send(
+            http.post(format!("{base}/v1/blackjack/rounds/{id}/actions")).bearer_auth(token).json(&action),
+        )
+        .await;
+    }
+    assert_eq!(round["state"], "settled", "{round}");
+}
+
+async fn send(request: reqwest::RequestBuilder) -> Value {
+    let response = request.send().await.unwrap();
+    let status = response.status();
+    let body: Value = response.json().await.unwrap();
+    assert!(status.is_success(), "{status} {body}");
+    body
+}
