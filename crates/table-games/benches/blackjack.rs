@@ -180,8 +180,7 @@ async fn play_round(http: &reqwest::Client, base: &str, token: &str, table: &str
         } else if decisions >= 2 {
             json!({"step": step, "action": "stand"})
         } else {
-            let [s, h] =
-                [view["turn"][0].as_u64().unwrap() as usize, view["turn"][1].as_u64().unwrap() as usize];
+            let [s, h] = [0, 1].map(|k| usize::try_from(view["turn"][k].as_u64().unwrap()).unwrap());
             let hand = &view["spots"][s]["hands"][h];
             let cards: Vec<Card> = serde_json::from_value(hand["cards"].clone()).unwrap();
             let up: Card = serde_json::from_value(view["dealer"][0].clone()).unwrap();
