@@ -87,6 +87,10 @@ pub struct OpenTable {
     /// Where the player places the cut card (K.A.R. 111-301-6(a)); a random allowed place when
     /// absent.
     pub cut: Option<usize>,
+    /// The table's limits, within the house's (`LOTTO_BJ_MIN_WAGER_CENTS`..`LOTTO_BJ_MAX_WAGER_CENTS`);
+    /// the house's when absent.
+    pub min_wager_cents: Option<i64>,
+    pub max_wager_cents: Option<i64>,
 }
 
 /// A table as its player sees it: its rules, never its cards.
@@ -128,10 +132,26 @@ pub async fn open_table(
     let cut = request.cut.unwrap_or_else(|| random_cut(decks, &mut rng));
     let shoe = Shoe::shuffled(decks, cut, &mut rng)
         .map_err(|e| AppError::unprocessable("cut_out_of_range", e.to_string()))?;
+    let min = request.min_wager_cents.unwrap_or(state.limits.min_wager_cents);
+    let max = request.max_wager_cents.unwrap_or(state.limits.max_wager_cents);
+    if min < state.limits.min_wager_cents
+        || max > state.limits.max_wager_cents
+        || min > max
+        || min % 100 != 0
+        || max % 100 != 0
+    {
+        return Err(AppError::unprocessable(
+            "invalid_limits",
+            format!(
+                "table limits are whole dollars within the house's, {} to {} cents",
+                state.limits.min_wager_cents, state.limits.max_wager_cents
+            ),
+        ));
+    }
     let rules = TableRules {
         decks,
-        min_wager_cents: state.limits.min_wager_cents,
-        max_wager_cents: state.limits.max_wager_cents,
+        min_wager_cents: min,
+        max_wager_cents: max,
         progressive_wager_cents: state.limits.progressive_wager_cents,
     };
     let id = Uuid::now_v7();

@@ -281,6 +281,23 @@ async fn bad_requests_get_clear_problems_and_move_nothing() {
         .call("POST", "/v1/blackjack/tables", Some(&token), None, Some(json!({"decks": 2, "cut": 10})))
         .await;
     assert_eq!(bad_cut.code(), "cut_out_of_range");
+    for limits in [
+        json!({"min_wager_cents": 50}),
+        json!({"max_wager_cents": 500_000}),
+        json!({"min_wager_cents": 1_000, "max_wager_cents": 500}),
+    ] {
+        let refused =
+            casino.call("POST", "/v1/blackjack/tables", Some(&token), None, Some(limits.clone())).await;
+        assert_eq!(refused.code(), "invalid_limits", "{limits}");
+    }
+    let fives = json!({"min_wager_cents": 500, "max_wager_cents": 2_500});
+    let fives = casino.call("POST", "/v1/blackjack/tables", Some(&token), None, Some(fives)).await;
+    assert_eq!(
+        (fives.body["min_wager_cents"].as_i64(), fives.body["max_wager_cents"].as_i64()),
+        (Some(500), Some(2_500))
+    );
+    let fives: Uuid = fives.body["id"].as_str().unwrap().parse().unwrap();
+    assert_eq!(casino.deal(&token, fives, "low", json!([{"wager": 100}])).await.code(), "wager_out_of_range");
     let two =
         casino.call("POST", "/v1/blackjack/tables", Some(&token), None, Some(json!({"decks": 2}))).await;
     let two: Uuid = two.body["id"].as_str().unwrap().parse().unwrap();
