@@ -30,6 +30,7 @@ use platform::http::{Limits, Readiness};
 use platform::openapi::BearerAuth;
 use platform::upstream::Upstream;
 use platform::wallets::Wallets;
+use serde::Deserialize;
 use sqlx::PgPool;
 use sqlx::migrate::Migrator;
 use uuid::Uuid;
@@ -52,6 +53,22 @@ pub const DEFAULT_DRAW_INTERVAL_SECONDS: u64 = 240;
 /// How many play-now tickets share one ledger call (two transfers each at most, well under the
 /// ledger's batch limit).
 const LEDGER_BATCH_TICKETS: usize = 200;
+
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[serde(deny_unknown_fields)]
+#[into_params(parameter_in = Query)]
+pub struct ListQuery {
+    /// How many of the newest (1 to 100, default 20).
+    pub limit: Option<i64>,
+}
+
+pub(crate) fn limit_of(query: &ListQuery) -> Result<i64, AppError> {
+    let limit = query.limit.unwrap_or(20);
+    if !(1..=100).contains(&limit) {
+        return Err(AppError::bad_request("invalid_limit", "limit must be 1 to 100"));
+    }
+    Ok(limit)
+}
 
 /// What every handler shares.
 #[derive(Debug, Clone)]

@@ -35,7 +35,7 @@ use sqlx::{PgConnection, Row};
 use uuid::Uuid;
 
 use crate::rules::{option_name, option_named, rule_error};
-use crate::{DRAWS_NAMESPACE, DrawsState};
+use crate::{DRAWS_NAMESPACE, DrawsState, ListQuery, limit_of};
 
 /// `POST /v1/keno/tickets`.
 #[derive(Debug, Deserialize, utoipa::ToSchema)]
@@ -418,33 +418,18 @@ fn step_id(ticket: Uuid, step: &str) -> Uuid {
 
 /// Finishes tickets left `drawn` for longer than `older_than`; returns how many.
 pub async fn recover(state: &DrawsState, older_than: Duration) -> Result<usize, AppError> {
-    let ids: Vec<Uuid> = sqlx::query_scalar(
-        "SELECT id FROM keno_tickets WHERE state = 'drawn'
-            AND updated_at < now() - make_interval(secs => $1) ORDER BY updated_at LIMIT 500",
+    platform::recovery::finish_stuck(
+        &state.pool,
+        "SELECT id FROM keno_tickets WHERE state = 'drawn' AND updated_at < now() - make_interval(secs => $1) ORDER BY updated_at LIMIT 500",
+        older_than,
+        "keno play-now ticket",
+        |id| drive(state, id),
     )
-    .bind(older_than.as_secs_f64())
-    .fetch_all(&state.pool)
-    .await?;
-    let mut finished = 0usize;
-    for id in ids {
-        match drive(state, id).await {
-            Ok(_) => finished = finished.saturating_add(1),
-            Err(e) => tracing::warn!(ticket = %id, error = %e, "could not finish ticket yet"),
-        }
-    }
-    Ok(finished)
-}
-
-#[derive(Debug, Deserialize, utoipa::IntoParams)]
-#[serde(deny_unknown_fields)]
-#[into_params(parameter_in = Query)]
-pub struct TicketListQuery {
-    /// How many of the newest tickets (1 to 100, default 20).
-    pub limit: Option<i64>,
+    .await
 }
 
 #[utoipa::path(
-    get, path = "/v1/keno/tickets", tag = "keno", params(TicketListQuery),
+    get, path = "/v1/keno/tickets", tag = "keno", params(ListQuery),
     responses(
         (status = 200, description = "the player's newest tickets", body = Vec<TicketView>),
         (status = "4XX", response = Refused),
@@ -455,13 +440,10 @@ pub struct TicketListQuery {
 pub async fn my_tickets(
     State(state): State<DrawsState>,
     caller: Caller,
-    Query(query): Query<TicketListQuery>,
+    Query(query): Query<ListQuery>,
 ) -> Result<Json<Vec<TicketView>>, AppError> {
     caller.require(&[Role::Player])?;
-    let limit = query.limit.unwrap_or(20);
-    if !(1..=100).contains(&limit) {
-        return Err(AppError::bad_request("invalid_limit", "limit must be 1 to 100"));
-    }
+    let limit = limit_of(&query)?;
     let rows = sqlx::query(&format!(
         "SELECT {TICKET_COLUMNS} FROM keno_tickets WHERE player_id = $1 ORDER BY created_at DESC LIMIT $2"
     ))

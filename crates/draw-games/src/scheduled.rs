@@ -29,7 +29,7 @@ use sqlx::postgres::PgRow;
 use uuid::Uuid;
 
 use crate::rules::{option_name, option_named, rule_error};
-use crate::{DRAWS_NAMESPACE, DrawsState};
+use crate::{DRAWS_NAMESPACE, DrawsState, ListQuery, limit_of};
 
 /// The most consecutive draws one ticket may join by default (`LOTTO_KENO_MAX_DRAWS`). The rules
 /// do not name a limit; 20 draws is an hour and twenty minutes at the default interval.
@@ -292,37 +292,14 @@ async fn join_draws(state: &DrawsState, id: Uuid) -> Result<(), AppError> {
 
 /// Finishes purchases left `open` for longer than `older_than`; returns how many.
 pub async fn recover(state: &DrawsState, older_than: Duration) -> Result<usize, AppError> {
-    let ids: Vec<Uuid> = sqlx::query_scalar(
-        "SELECT id FROM keno_draw_tickets WHERE state = 'open'
-            AND updated_at < now() - make_interval(secs => $1) ORDER BY updated_at LIMIT 500",
+    platform::recovery::finish_stuck(
+        &state.pool,
+        "SELECT id FROM keno_draw_tickets WHERE state = 'open' AND updated_at < now() - make_interval(secs => $1) ORDER BY updated_at LIMIT 500",
+        older_than,
+        "keno draw ticket",
+        |id| drive(state, id),
     )
-    .bind(older_than.as_secs_f64())
-    .fetch_all(&state.pool)
-    .await?;
-    let mut finished = 0usize;
-    for id in ids {
-        match drive(state, id).await {
-            Ok(_) => finished = finished.saturating_add(1),
-            Err(e) => tracing::warn!(ticket = %id, error = %e, "could not finish draw ticket yet"),
-        }
-    }
-    Ok(finished)
-}
-
-#[derive(Debug, Deserialize, utoipa::IntoParams)]
-#[serde(deny_unknown_fields)]
-#[into_params(parameter_in = Query)]
-pub struct ListQuery {
-    /// How many of the newest (1 to 100, default 20).
-    pub limit: Option<i64>,
-}
-
-fn limit_of(query: &ListQuery) -> Result<i64, AppError> {
-    let limit = query.limit.unwrap_or(20);
-    if !(1..=100).contains(&limit) {
-        return Err(AppError::bad_request("invalid_limit", "limit must be 1 to 100"));
-    }
-    Ok(limit)
+    .await
 }
 
 #[utoipa::path(

@@ -11,6 +11,7 @@
 //! - [`db`]: a Postgres pool bound to the service's own schema, migrated at start;
 //! - [`http`]: health, readiness, metrics, request ids, limits, timeouts and graceful shutdown;
 //! - [`openapi`]: the security scheme every OpenAPI description shares;
+//! - [`recovery`]: the pass that finishes sagas a crash left between steps;
 //! - [`client`]: a typed HTTP client for calling other services, with timeouts and safe retries;
 //! - [`upstream`]: another service, mounted in this process or reached over HTTP;
 //! - [`wallets`]: players' wallets and a game's own accounts in the ledger;
@@ -27,6 +28,7 @@ pub mod extract;
 pub mod group_commit;
 pub mod http;
 pub mod openapi;
+pub mod recovery;
 pub mod telemetry;
 #[cfg(feature = "testing")]
 pub mod testing;

@@ -449,21 +449,14 @@ pub async fn drive_deal(state: &TablesState, id: Uuid) -> Result<RoundView, AppE
 /// `older_than`; returns how many. A round in play waits for its player, whose retried decision
 /// repeats the same step with the same cards.
 pub async fn recover(state: &TablesState, older_than: std::time::Duration) -> Result<usize, AppError> {
-    let ids: Vec<Uuid> = sqlx::query_scalar(
-        "SELECT id FROM bj_rounds WHERE state = 'open' AND updated_at < now() - make_interval(secs => $1)
-          ORDER BY updated_at LIMIT 500",
+    platform::recovery::finish_stuck(
+        &state.pool,
+        "SELECT id FROM bj_rounds WHERE state = 'open' AND updated_at < now() - make_interval(secs => $1) ORDER BY updated_at LIMIT 500",
+        older_than,
+        "blackjack round",
+        |id| drive_deal(state, id),
     )
-    .bind(older_than.as_secs_f64())
-    .fetch_all(&state.pool)
-    .await?;
-    let mut finished = 0usize;
-    for id in ids {
-        match drive_deal(state, id).await {
-            Ok(_) => finished = finished.saturating_add(1),
-            Err(e) => tracing::warn!(round = %id, error = %e, "could not deal the round yet"),
-        }
-    }
-    Ok(finished)
+    .await
 }
 
 async fn ledger_batch(
