@@ -22,7 +22,6 @@
     clippy::cast_sign_loss
 )]
 
-use std::process::Command;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -40,12 +39,7 @@ use uuid::Uuid;
 async fn main() {
     let seconds: u64 = env_or("BENCH_SECONDS", 10u64).unwrap();
     let clients: usize = env_or("BENCH_CLIENTS", 32usize).unwrap();
-    let server: String = env_or("BENCH_SERVER_URL", "postgres://postgres@127.0.0.1:5432".to_owned()).unwrap();
-    let admin = format!("{server}/postgres");
-    for sql in ["DROP DATABASE IF EXISTS lotto_bench_keno WITH (FORCE)", "CREATE DATABASE lotto_bench_keno"] {
-        assert!(Command::new("psql").args([&admin, "-qc", sql]).status().unwrap().success());
-    }
-    let url = format!("{server}/lotto_bench_keno");
+    let url = platform::testing::bench_database("keno").await.unwrap();
     // Each service gets the pool `lotto` gives it (LOTTO_DB_MAX_CONNECTIONS, or BENCH_POOL here).
     let config = Config {
         db_max_connections: env_or("BENCH_POOL", Config::default().db_max_connections).unwrap(),

@@ -18,7 +18,6 @@
     clippy::cast_sign_loss
 )]
 
-use std::process::Command;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -51,16 +50,7 @@ impl Figure {
 async fn main() {
     let seconds: u64 = env_or("BENCH_SECONDS", 10u64).unwrap();
     let clients: usize = env_or("BENCH_CLIENTS", 16usize).unwrap();
-    let server: String = env_or("BENCH_SERVER_URL", "postgres://postgres@127.0.0.1:5432".to_owned()).unwrap();
-    println!("gateway benchmark: {clients} clients, {seconds} s per scenario");
-
-    let admin = format!("{server}/postgres");
-    for sql in
-        ["DROP DATABASE IF EXISTS lotto_bench_gateway WITH (FORCE)", "CREATE DATABASE lotto_bench_gateway"]
-    {
-        assert!(Command::new("psql").args([&admin, "-qc", sql]).status().unwrap().success());
-    }
-    let url = format!("{server}/lotto_bench_gateway");
+    let url = platform::testing::bench_database("gateway").await.unwrap();
     let config = Config { db_max_connections: 32, ..Config::default() };
     let tokens = TokenKeys::random();
 

@@ -32,6 +32,20 @@ pub async fn fresh_database() -> Result<String, DbError> {
     Ok(url)
 }
 
+/// A fresh database `lotto_bench_<name>` for a benchmark, on the server `BENCH_SERVER_URL` names
+/// (default `postgres://postgres@127.0.0.1:5432`); returns its URL. A previous run's is dropped.
+pub async fn bench_database(name: &str) -> Result<String, DbError> {
+    let server =
+        std::env::var("BENCH_SERVER_URL").unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432".to_owned());
+    let admin = parse_url(&format!("{server}/postgres"))?;
+    let mut conn = PgConnection::connect_with(&admin).await.map_err(DbError::Connect)?;
+    let database = format!("lotto_bench_{name}");
+    sqlx::query(&format!("DROP DATABASE IF EXISTS \"{database}\" WITH (FORCE)")).execute(&mut conn).await?;
+    sqlx::query(&format!("CREATE DATABASE \"{database}\"")).execute(&mut conn).await?;
+    conn.close().await?;
+    Ok(format!("{server}/{database}"))
+}
+
 async fn drop_stale_databases(conn: &mut PgConnection, now: u64) -> Result<(), DbError> {
     let names: Vec<String> =
         sqlx::query_scalar("SELECT datname FROM pg_database WHERE datname LIKE 'lotto\\_test\\_%'")

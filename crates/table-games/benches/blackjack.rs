@@ -16,7 +16,6 @@
     clippy::cast_precision_loss
 )]
 
-use std::process::Command;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -37,14 +36,7 @@ use uuid::Uuid;
 async fn main() {
     let seconds: u64 = env_or("BENCH_SECONDS", 10u64).unwrap();
     let clients: usize = env_or("BENCH_CLIENTS", 32usize).unwrap();
-    let server: String = env_or("BENCH_SERVER_URL", "postgres://postgres@127.0.0.1:5432".to_owned()).unwrap();
-    let admin = format!("{server}/postgres");
-    for sql in
-        ["DROP DATABASE IF EXISTS lotto_bench_tables WITH (FORCE)", "CREATE DATABASE lotto_bench_tables"]
-    {
-        assert!(Command::new("psql").args([&admin, "-qc", sql]).status().unwrap().success());
-    }
-    let url = format!("{server}/lotto_bench_tables");
+    let url = platform::testing::bench_database("tables").await.unwrap();
     let config = Config::default();
     let tokens = TokenKeys::random();
     let ledger_pool = ledger::connect(&url, &config).await.unwrap();
