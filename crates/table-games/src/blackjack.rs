@@ -38,12 +38,15 @@ use uuid::Uuid;
 use crate::{TABLES_NAMESPACE, TablesState};
 
 /// The limits posted at every table (`LOTTO_BJ_MIN_WAGER_CENTS`, `LOTTO_BJ_MAX_WAGER_CENTS`,
-/// `LOTTO_BJ_PROGRESSIVE_WAGER_CENTS`).
+/// `LOTTO_BJ_PROGRESSIVE_WAGER_CENTS`), and when a round counts as abandoned
+/// (`LOTTO_BJ_ABANDONED_AFTER_SECONDS`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Limits {
     pub min_wager_cents: i64,
     pub max_wager_cents: i64,
     pub progressive_wager_cents: i64,
+    /// How long a round may wait for its player before the house finishes it.
+    pub abandoned_after: std::time::Duration,
 }
 
 impl Limits {
@@ -55,6 +58,9 @@ impl Limits {
             min_wager_cents: get("LOTTO_BJ_MIN_WAGER_CENTS", 100)?,
             max_wager_cents: get("LOTTO_BJ_MAX_WAGER_CENTS", 100_000)?,
             progressive_wager_cents: get("LOTTO_BJ_PROGRESSIVE_WAGER_CENTS", 100)?,
+            abandoned_after: std::time::Duration::from_secs(
+                u64::try_from(get("LOTTO_BJ_ABANDONED_AFTER_SECONDS", 86_400)?).unwrap_or(86_400),
+            ),
         })
     }
 }
@@ -600,13 +606,37 @@ pub async fn act(
     Json(request): Json<ActionRequest>,
 ) -> Result<Json<RoundView>, AppError> {
     caller.require(&[Role::Player])?;
+    Ok(Json(apply(&state, id, Some(caller.subject()), Some((request.step, request.action))).await?))
+}
+
+/// What the house decides for a round its player abandoned: insurance declined, hands stood.
+fn house_decision(round: &Round) -> Action {
+    match round.phase {
+        Phase::Insurance => {
+            let spot = round.spots.iter().position(|s| s.insurance.is_none()).unwrap_or(0);
+            Action::DeclineInsurance { spot }
+        }
+        _ => Action::Stand,
+    }
+}
+
+/// Applies one decision (step 4): the player's, on the step they name, or the house's for an
+/// abandoned round (`decision` None).
+async fn apply(
+    state: &TablesState,
+    id: Uuid,
+    player: Option<&str>,
+    decision: Option<(i32, Action)>,
+) -> Result<RoundView, AppError> {
     let not_found = || AppError::not_found("round_not_found", format!("round {id} does not exist"));
-    let table: Uuid = sqlx::query_scalar("SELECT table_id FROM bj_rounds WHERE id = $1 AND player_id = $2")
-        .bind(id)
-        .bind(caller.subject())
-        .fetch_optional(&state.pool)
-        .await?
-        .ok_or_else(not_found)?;
+    let table: Uuid = sqlx::query_scalar(
+        "SELECT table_id FROM bj_rounds WHERE id = $1 AND ($2::text IS NULL OR player_id = $2)",
+    )
+    .bind(id)
+    .bind(player)
+    .fetch_optional(&state.pool)
+    .await?
+    .ok_or_else(not_found)?;
     let mut tx = state.pool.begin().await?;
     let (_, shoe, _, _) = lock_table(&mut tx, table).await?;
     let row = load_round(&mut tx, id, true).await?.ok_or_else(not_found)?;
@@ -614,17 +644,21 @@ pub async fn act(
         return Err(AppError::conflict("round_not_in_play", "this round is not waiting for a decision"));
     }
     let step: i32 = row.try_get("step")?;
-    if request.step != step {
-        return Err(AppError::conflict(
-            "stale_step",
-            format!("the round is at step {step}; read it and decide again"),
-        )
-        .with_context(json!({"step": step})));
-    }
     let round: Round =
         from_json(row.try_get::<Option<Value>, _>("round")?.ok_or_else(|| AppError::internal("no round"))?)?;
+    let action = match decision {
+        Some((named, _)) if named != step => {
+            return Err(AppError::conflict(
+                "stale_step",
+                format!("the round is at step {step}; read it and decide again"),
+            )
+            .with_context(json!({"step": step})));
+        }
+        Some((_, action)) => action,
+        None => house_decision(&round),
+    };
     let (mut next, mut next_shoe) = (round.clone(), shoe);
-    next.act(request.action, &mut next_shoe).map_err(|e| play_error(&e))?;
+    next.act(action, &mut next_shoe).map_err(|e| play_error(&e))?;
     let wallet: Uuid = row.try_get("wallet_account_id")?;
     let before: i64 = round.spots.iter().map(|s| s.staked(&round.rules)).sum();
     let after: i64 = next.spots.iter().map(|s| s.staked(&next.rules)).sum();
@@ -635,10 +669,11 @@ pub async fn act(
             state.escrow_account,
             after.saturating_sub(before),
         )];
-        ledger_batch(&state, id, &added).await?;
+        ledger_batch(state, id, &added).await?;
     }
     let mut actions: Vec<Value> = from_json(row.try_get("actions")?)?;
-    actions.push(json!({"step": step, "decision": request.action}));
+    let by = if decision.is_some() { "player" } else { "house (round abandoned)" };
+    actions.push(json!({"step": step, "decision": action, "by": by}));
     sqlx::query("UPDATE bj_tables SET shoe = $2 WHERE id = $1")
         .bind(table)
         .bind(json_of(&next_shoe)?)
@@ -655,11 +690,34 @@ pub async fn act(
     .await?;
     if next.phase == Phase::Settled {
         let pot: i64 = row.try_get::<Option<i64>, _>("pot_at_deal_cents")?.unwrap_or(0);
-        settle(&state, &mut tx, id, &next, pot, wallet).await?;
+        settle(state, &mut tx, id, &next, pot, wallet).await?;
     }
     let row = load_round(&mut tx, id, false).await?.ok_or_else(not_found)?;
     tx.commit().await?;
-    Ok(Json(round_view(&row)?))
+    round_view(&row)
+}
+
+/// Finishes rounds whose player has made no decision for `idle` (`LOTTO_BJ_ABANDONED_AFTER_SECONDS`,
+/// a day by default): the house declines insurance and stands every hand, then settles, so no
+/// wager waits in escrow for ever. Returns how many it finished.
+pub async fn finish_abandoned(state: &TablesState, idle: std::time::Duration) -> Result<usize, AppError> {
+    platform::recovery::finish_stuck(
+        &state.pool,
+        "SELECT id FROM bj_rounds WHERE state = 'playing' AND updated_at < now() - make_interval(secs => $1) ORDER BY updated_at LIMIT 500",
+        idle,
+        "abandoned blackjack round",
+        |id| async move {
+            // A round needs at most a decision per hand and per spot's insurance.
+            for _ in 0..64 {
+                let view = apply(state, id, None, None).await?;
+                if view.state != "playing" {
+                    return Ok(view);
+                }
+            }
+            Err(AppError::internal("an abandoned round did not finish"))
+        },
+    )
+    .await
 }
 
 #[utoipa::path(

@@ -128,7 +128,7 @@ pub fn router(state: TablesState, limits: Limits) -> Router {
     platform::http::app(api_routes(state), readiness, limits)
 }
 
-/// Runs [`blackjack::recover`] every `interval`.
+/// Runs [`blackjack::recover`] and [`blackjack::finish_abandoned`] every `interval`.
 pub fn spawn_recovery(state: TablesState, interval: std::time::Duration) -> tokio::task::JoinHandle<()> {
     tokio::spawn(async move {
         let mut ticker = tokio::time::interval(interval);
@@ -138,6 +138,11 @@ pub fn spawn_recovery(state: TablesState, interval: std::time::Duration) -> toki
                 Ok(0) => {}
                 Ok(n) => tracing::info!(dealt = n, "recovered blackjack rounds"),
                 Err(e) => tracing::warn!(error = %e, "blackjack recovery failed; will retry"),
+            }
+            match blackjack::finish_abandoned(&state, state.limits.abandoned_after).await {
+                Ok(0) => {}
+                Ok(n) => tracing::info!(finished = n, "finished abandoned blackjack rounds"),
+                Err(e) => tracing::warn!(error = %e, "finishing abandoned rounds failed; will retry"),
             }
         }
     })

@@ -173,7 +173,7 @@ async fn a_round_is_dealt_played_and_settled_through_the_ledger() {
         (last["balance_before_cents"].as_i64(), last["balance_after_cents"].as_i64()),
         (Some(10_000), Some(10_500))
     );
-    assert_eq!(last["actions"], json!([{"step": 0, "decision": {"action": "hit"}}]));
+    assert_eq!(last["actions"], json!([{"step": 0, "decision": {"action": "hit"}, "by": "player"}]));
     assert_eq!(last["round"]["spots"][0]["hands"][0]["cards"], json!(["10S", "6D", "5C"]));
 
     let auditor = casino.tokens.issue("audit", Role::Auditor, None, Duration::from_secs(60)).unwrap();
@@ -423,5 +423,33 @@ async fn a_round_cut_short_by_a_crash_resumes_with_the_same_cards_and_charges_on
     // 21 against the dealer's 16, which draws a 2: 18. The doubled 1000 wins 1000.
     assert_eq!(done.body["returned_cents"], 2_000);
     assert_eq!(casino.balance(wallet).await, 10_000 - 1_000 + 2_000, "each wager taken once");
+    casino.assert_books_balance().await;
+}
+
+#[tokio::test]
+async fn the_house_finishes_an_abandoned_round_by_standing() {
+    let casino = Casino::new().await;
+    let (token, wallet) = casino.player(10_000).await;
+    // The dealer shows an ace (hole 9): insurance is offered; the player never comes back.
+    let table = casino.table(&token, "10S AH 10D 9C").await;
+    let dealt = casino.deal(&token, table, "r1", json!([{"wager": 500}])).await;
+    assert_eq!(dealt.body["round"]["phase"], "insurance");
+    let idle = std::time::Duration::from_secs(3600);
+    assert_eq!(
+        table_games::blackjack::finish_abandoned(&casino.state, idle).await.unwrap(),
+        0,
+        "not idle yet"
+    );
+    assert_eq!(table_games::blackjack::finish_abandoned(&casino.state, Duration::ZERO).await.unwrap(), 1);
+    let round = dealt.body["id"].as_str().unwrap();
+    let done = casino.call("GET", &format!("/v1/blackjack/rounds/{round}"), Some(&token), None, None).await;
+    assert_eq!(done.body["state"], "settled");
+    let decisions: Vec<Value> = done.body["actions"].as_array().unwrap().clone();
+    assert_eq!(decisions.len(), 2);
+    assert!(decisions.iter().all(|d| d["by"] == "house (round abandoned)"));
+    assert_eq!(decisions[0]["decision"], json!({"action": "decline_insurance", "spot": 0}));
+    assert_eq!(decisions[1]["decision"], json!({"action": "stand"}));
+    // 20 against the dealer's 20: a push, the wager returned.
+    assert_eq!(casino.balance(wallet).await, 10_000);
     casino.assert_books_balance().await;
 }
