@@ -434,7 +434,7 @@ async fn the_house_finishes_an_abandoned_round_by_standing() {
     let table = casino.table(&token, "10S AH 10D 9C").await;
     let dealt = casino.deal(&token, table, "r1", json!([{"wager": 500}])).await;
     assert_eq!(dealt.body["round"]["phase"], "insurance");
-    let idle = std::time::Duration::from_secs(3600);
+    let idle = Duration::from_secs(3600);
     assert_eq!(
         table_games::blackjack::finish_abandoned(&casino.state, idle).await.unwrap(),
         0,
