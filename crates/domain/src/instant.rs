@@ -9,6 +9,8 @@
 //! in the source itself (a column header that disagrees with its numbers, say) are carried in the
 //! file's `source_notes`, each with what was assumed.
 
+pub mod print_run;
+
 use std::collections::HashSet;
 
 use serde::{Deserialize, Serialize};

@@ -96,3 +96,93 @@ fn a_malformed_definition_is_refused_with_a_clear_error() {
         assert!(matches!(GameDefinition::load(broken), Err(DefinitionError::Malformed(_))), "{broken:.40}");
     }
 }
+
+mod print_runs {
+    use domain::instant::GameDefinition;
+    use domain::instant::print_run::{barcode, barcode_is_valid, face_pays, pool_counts, print_pool};
+    use rand::SeedableRng;
+    use rand_chacha::ChaCha20Rng;
+
+    /// A game scaled down for a test: pools of 3,000 tickets with a hundredth of each row's
+    /// winners per pool (at least one), the rows' other figures kept.
+    fn scaled(file: &str) -> GameDefinition {
+        let (mut game, _) = super::load(file);
+        let pools = game.tickets_ordered / game.pool_size;
+        game.pool_size = 3_000;
+        game.tickets_ordered = 3_000 * pools;
+        for row in &mut game.prizes {
+            row.count = (row.count / 100).max(1);
+        }
+        game
+    }
+
+    #[test]
+    fn every_row_is_spread_over_the_pools_within_one() {
+        for file in ["283-hit-10.json", "284-hit-20.json", "282-liquid-gold.json"] {
+            let (game, _) = super::load(file);
+            let counts = pool_counts(&game);
+            assert_eq!(counts.len() as u64, game.tickets_ordered / game.pool_size);
+            for (r, row) in game.prizes.iter().enumerate() {
+                let per_pool: Vec<u64> = counts.iter().map(|pool| pool[r]).collect();
+                assert_eq!(per_pool.iter().sum::<u64>(), row.count, "{file} row {r}");
+                let (min, max) = (per_pool.iter().min().unwrap(), per_pool.iter().max().unwrap());
+                assert!(max - min <= 1, "{file} row {r}: {per_pool:?}");
+            }
+            let totals: Vec<u64> = counts.iter().map(|pool| pool.iter().sum()).collect();
+            let (min, max) = (totals.iter().min().unwrap(), totals.iter().max().unwrap());
+            assert!(max - min <= 1, "{file}: pool totals {totals:?}");
+        }
+    }
+
+    #[test]
+    fn a_printed_run_holds_exactly_its_prizes_and_every_face_agrees() {
+        for file in ["283-hit-10.json", "284-hit-20.json", "282-liquid-gold.json"] {
+            let game = scaled(file);
+            let mut rng = ChaCha20Rng::seed_from_u64(11);
+            let mut won = vec![0u64; game.prizes.len()];
+            let mut barcodes = std::collections::HashSet::new();
+            for (pool, counts) in pool_counts(&game).iter().enumerate() {
+                let tickets = print_pool(&game, u32::try_from(pool).unwrap(), counts, &mut rng).unwrap();
+                assert_eq!(tickets.len() as u64, game.pool_size);
+                for t in &tickets {
+                    let pays = face_pays(&game, &t.face);
+                    match t.prize_row {
+                        Some(r) => {
+                            won[r] += 1;
+                            let mut expected = game.prizes[r].composition.clone();
+                            let mut got = pays.clone();
+                            expected.sort_unstable();
+                            got.sort_unstable();
+                            assert_eq!(got, expected, "{file}: the face shows exactly its prize");
+                        }
+                        None => assert!(pays.is_empty(), "{file}: a losing face wins nothing"),
+                    }
+                    assert!(barcodes.insert(t.barcode.clone()), "barcodes are unique");
+                    assert_eq!(barcode_is_valid(&t.barcode), Some((game.number, t.book, t.ticket)));
+                    assert_eq!(t.virn.len(), 12);
+                }
+            }
+            let expected: Vec<u64> = game.prizes.iter().map(|r| r.count).collect();
+            assert_eq!(won, expected, "{file}: exactly the definition's winners");
+        }
+    }
+
+    #[test]
+    fn a_tampered_barcode_fails_its_check_digit() {
+        let good = barcode(283, 1234, 56);
+        assert_eq!(barcode_is_valid(&good), Some((283, 1234, 56)));
+        let digits: Vec<char> = good.chars().collect();
+        for i in 0..digits.len() {
+            if !digits[i].is_ascii_digit() || i == digits.len() - 1 {
+                continue;
+            }
+            let mut tampered = digits.clone();
+            tampered[i] = if digits[i] == '9' { '0' } else { char::from(digits[i] as u8 + 1) };
+            let tampered: String = tampered.into_iter().collect();
+            assert_eq!(barcode_is_valid(&tampered), None, "{tampered}");
+        }
+        for bad in ["", "283-001234-056", "283-001234-056-x", "28-001234-056-1"] {
+            assert_eq!(barcode_is_valid(bad), None, "{bad}");
+        }
+    }
+}

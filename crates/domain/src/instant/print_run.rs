@@ -1,0 +1,219 @@
+//! A game's print run: exactly the definition's winners of every prize row, spread over the
+//! prize pools as evenly as whole numbers allow, shuffled within each pool, cut into books, each
+//! ticket with its visible number and barcode, its hidden validation number (VIRN), and the face
+//! a player uncovers.
+//!
+//! The barcode is made from the ticket's place in the run only, so it says nothing of the prize;
+//! the VIRN is random and is what proves a claim (the service stores it keyed-hashed).
+
+use rand::Rng;
+use serde::{Deserialize, Serialize};
+
+use super::{GameDefinition, Kind};
+
+/// How many winners of each prize row each pool holds: `counts[pool][row]`. Row `r`'s extra
+/// winners (its count modulo the pools) go to the pools after `r`, round robin, so the pools'
+/// totals also stay within one of each other where they can.
+pub fn pool_counts(game: &GameDefinition) -> Vec<Vec<u64>> {
+    let pools = game.tickets_ordered.checked_div(game.pool_size).unwrap_or(0).max(1);
+    let pools_usize = usize::try_from(pools).unwrap_or(1);
+    let mut counts = vec![vec![0u64; game.prizes.len()]; pools_usize];
+    let mut next_extra = 0usize;
+    for (r, row) in game.prizes.iter().enumerate() {
+        let base = row.count.checked_div(pools).unwrap_or(0);
+        let extra = usize::try_from(row.count.checked_rem(pools).unwrap_or(0)).unwrap_or(0);
+        for pool in &mut counts {
+            if let Some(c) = pool.get_mut(r) {
+                *c = base;
+            }
+        }
+        for k in 0..extra {
+            let p = next_extra.saturating_add(k).checked_rem(pools_usize).unwrap_or(0);
+            if let Some(c) = counts.get_mut(p).and_then(|pool| pool.get_mut(r)) {
+                *c = c.saturating_add(1);
+            }
+        }
+        next_extra = next_extra.saturating_add(extra).checked_rem(pools_usize).unwrap_or(0);
+    }
+    counts
+}
+
+/// A ticket of the run.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PrintedTicket {
+    pub pool: u32,
+    pub book: u32,
+    pub ticket: u32,
+    /// Printed on the ticket: game, book, ticket and a check digit.
+    pub barcode: String,
+    /// Under the coating: twelve digits.
+    pub virn: String,
+    /// The prize row it wins, if any (an index into the definition's prizes).
+    pub prize_row: Option<usize>,
+    /// What the player uncovers.
+    pub face: Face,
+}
+
+/// A ticket's play area.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Face {
+    /// Three symbols under each tab (index into the definition's symbols), one window per tab.
+    PullTab { windows: Vec<[u16; 3]> },
+}
+
+/// Why a run cannot be printed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PrintError {
+    #[error("a pool of {pool} tickets cannot hold its {winners} winners")]
+    TooManyWinners { pool: u64, winners: u64 },
+    #[error("{0}")]
+    Unsupported(String),
+}
+
+/// The Luhn check digit of `digits` (ASCII digits).
+pub fn check_digit(digits: &str) -> u32 {
+    // Luhn: double every second digit from the right, summing a doubled digit's digits.
+    const DOUBLED: [u32; 10] = [0, 2, 4, 6, 8, 1, 3, 5, 7, 9];
+    let sum: u32 = digits
+        .chars()
+        .rev()
+        .filter_map(|c| c.to_digit(10))
+        .enumerate()
+        .map(|(i, d)| if i.is_multiple_of(2) { DOUBLED.get(d as usize).copied().unwrap_or(0) } else { d })
+        .fold(0u32, u32::wrapping_add);
+    (10u32.wrapping_sub(sum.checked_rem(10).unwrap_or(0))).checked_rem(10).unwrap_or(0)
+}
+
+/// `GGG-BBBBBB-TTT-C`: game, book, ticket, and the Luhn digit of the eleven digits before it.
+pub fn barcode(game: u32, book: u32, ticket: u32) -> String {
+    let digits = format!("{game:03}{book:06}{ticket:03}");
+    format!("{game:03}-{book:06}-{ticket:03}-{}", check_digit(&digits))
+}
+
+/// True when `barcode` is well formed and its check digit agrees.
+pub fn barcode_is_valid(barcode: &str) -> Option<(u32, u32, u32)> {
+    let parts: Vec<&str> = barcode.split('-').collect();
+    let [game, book, ticket, check] = parts.as_slice() else { return None };
+    if game.len() != 3 || book.len() != 6 || ticket.len() != 3 || check.len() != 1 {
+        return None;
+    }
+    let digits = format!("{game}{book}{ticket}");
+    if !digits.chars().all(|c| c.is_ascii_digit()) || check.parse::<u32>().ok()? != check_digit(&digits) {
+        return None;
+    }
+    Some((game.parse().ok()?, book.parse().ok()?, ticket.parse().ok()?))
+}
+
+/// Prints pool `pool` of the run: its tickets in book order, winners shuffled among them by `rng`.
+pub fn print_pool(
+    game: &GameDefinition,
+    pool: u32,
+    counts: &[u64],
+    rng: &mut impl Rng,
+) -> Result<Vec<PrintedTicket>, PrintError> {
+    if game.kind != Kind::PullTab {
+        return Err(PrintError::Unsupported(format!("printing {:?} games comes later", game.kind)));
+    }
+    let size = usize::try_from(game.pool_size).unwrap_or(0);
+    let winners: u64 = counts.iter().sum();
+    if winners > game.pool_size {
+        return Err(PrintError::TooManyWinners { pool: game.pool_size, winners });
+    }
+    let mut prizes: Vec<Option<usize>> = Vec::with_capacity(size);
+    for (row, &n) in counts.iter().enumerate() {
+        for _ in 0..n {
+            prizes.push(Some(row));
+        }
+    }
+    prizes.resize(size, None);
+    for i in (1..prizes.len()).rev() {
+        prizes.swap(i, rng.random_range(0..=i));
+    }
+    let per_book = game.ticket_numbers.tickets_per_book();
+    let books_per_pool = game.pool_size.checked_div(per_book).unwrap_or(0);
+    let mut tickets = Vec::with_capacity(size);
+    for (i, prize_row) in prizes.into_iter().enumerate() {
+        let i = u64::try_from(i).unwrap_or(0);
+        let book = u64::from(pool)
+            .saturating_mul(books_per_pool)
+            .saturating_add(i.checked_div(per_book).unwrap_or(0));
+        let book = u32::try_from(book).unwrap_or(u32::MAX);
+        let ticket = game
+            .ticket_numbers
+            .first
+            .saturating_add(u32::try_from(i.checked_rem(per_book).unwrap_or(0)).unwrap_or(0));
+        let face = pull_tab_face(game, prize_row, rng)?;
+        let virn: String =
+            (0..12).map(|_| char::from(b'0'.saturating_add(rng.random_range(0..10u8)))).collect();
+        tickets.push(PrintedTicket {
+            pool,
+            book,
+            ticket,
+            barcode: barcode(game.number, book, ticket),
+            virn,
+            prize_row,
+            face,
+        });
+    }
+    Ok(tickets)
+}
+
+/// The symbol whose three-of-a-kind pays `cents`.
+fn symbol_paying(game: &GameDefinition, cents: i64) -> Option<u16> {
+    let line = game.legend.iter().find(|l| l.prize_cents == cents)?;
+    let index = game.symbols.iter().position(|s| s.name == line.symbol)?;
+    u16::try_from(index).ok()
+}
+
+/// K.A.R. 111-9-226(c), (f): three symbols under each tab; each win is three of one legend symbol
+/// in one window; every other window shows no three alike, so the ticket wins nothing extra.
+fn pull_tab_face(
+    game: &GameDefinition,
+    prize_row: Option<usize>,
+    rng: &mut impl Rng,
+) -> Result<Face, PrintError> {
+    let tabs = usize::try_from(game.max_wins).unwrap_or(0);
+    let symbols = u16::try_from(game.symbols.len()).unwrap_or(0);
+    if symbols < 2 {
+        return Err(PrintError::Unsupported("a pull-tab needs at least two symbols".to_owned()));
+    }
+    let parts: &[i64] =
+        prize_row.and_then(|r| game.prizes.get(r)).map_or(&[], |row| row.composition.as_slice());
+    let mut windows: Vec<[u16; 3]> = Vec::with_capacity(tabs);
+    for &cents in parts {
+        let s = symbol_paying(game, cents)
+            .ok_or_else(|| PrintError::Unsupported(format!("no legend symbol pays {cents} cents")))?;
+        windows.push([s, s, s]);
+    }
+    while windows.len() < tabs {
+        let mut window = [0u16; 3];
+        for slot in &mut window {
+            *slot = rng.random_range(0..symbols);
+        }
+        if window[0] == window[1] && window[1] == window[2] {
+            // Never three alike on a losing window: change the last symbol.
+            window[2] = (window[2].saturating_add(1)).checked_rem(symbols).unwrap_or(0);
+        }
+        windows.push(window);
+    }
+    // The winning windows go anywhere among the tabs.
+    for i in (1..windows.len()).rev() {
+        windows.swap(i, rng.random_range(0..=i));
+    }
+    Ok(Face::PullTab { windows })
+}
+
+/// What a face pays, read as a player reads it: each window of three alike that the legend pays.
+pub fn face_pays(game: &GameDefinition, face: &Face) -> Vec<i64> {
+    match face {
+        Face::PullTab { windows } => windows
+            .iter()
+            .filter(|w| w[0] == w[1] && w[1] == w[2])
+            .filter_map(|w| {
+                let name = &game.symbols.get(usize::from(w[0]))?.name;
+                game.legend.iter().find(|l| &l.symbol == name).map(|l| l.prize_cents)
+            })
+            .collect(),
+    }
+}
