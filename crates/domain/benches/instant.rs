@@ -35,7 +35,8 @@ fn main() {
         let mut printed = 0usize;
         for (pool, counts) in pool_counts(&game).iter().enumerate() {
             printed +=
-                black_box(print_pool(&game, u32::try_from(pool).unwrap(), counts, &mut rng).unwrap()).len();
+                black_box(print_pool(&game, 0, u32::try_from(pool).unwrap(), counts, &mut rng).unwrap())
+                    .len();
         }
         let seconds = started.elapsed().as_secs_f64();
         println!(

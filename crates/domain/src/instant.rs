@@ -163,6 +163,22 @@ impl GameDefinition {
         Ok((game, report))
     }
 
+    /// The game at a smaller scale, for tests and demonstrations: pools of `pool_size` tickets
+    /// (whole books) holding a `divisor`-th of each row's winners per pool, at least one.
+    #[must_use]
+    pub fn scaled(&self, pool_size: u64, divisor: u64) -> GameDefinition {
+        let mut game = self.clone();
+        let pools = self.tickets_ordered.checked_div(self.pool_size).unwrap_or(1);
+        game.pool_size = pool_size;
+        game.tickets_ordered = pool_size.saturating_mul(pools);
+        for row in &mut game.prizes {
+            row.count = row.count.checked_div(divisor.max(1)).unwrap_or(0).max(1);
+            row.stated_cost_cents =
+                row.value_cents.saturating_mul(i64::try_from(row.count).unwrap_or(i64::MAX));
+        }
+        game
+    }
+
     /// Refuses what cannot be a game; reports where the printed figures disagree.
     pub fn check(&self) -> Result<Report, DefinitionError> {
         if self.price_cents <= 0 {

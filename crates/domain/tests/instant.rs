@@ -106,14 +106,7 @@ mod print_runs {
     /// A game scaled down for a test: pools of 3,000 tickets with a hundredth of each row's
     /// winners per pool (at least one), the rows' other figures kept.
     fn scaled(file: &str) -> GameDefinition {
-        let (mut game, _) = super::load(file);
-        let pools = game.tickets_ordered / game.pool_size;
-        game.pool_size = 3_000;
-        game.tickets_ordered = 3_000 * pools;
-        for row in &mut game.prizes {
-            row.count = (row.count / 100).max(1);
-        }
-        game
+        super::load(file).0.scaled(3_000, 100)
     }
 
     #[test]
@@ -142,7 +135,7 @@ mod print_runs {
             let mut won = vec![0u64; game.prizes.len()];
             let mut barcodes = std::collections::HashSet::new();
             for (pool, counts) in pool_counts(&game).iter().enumerate() {
-                let tickets = print_pool(&game, u32::try_from(pool).unwrap(), counts, &mut rng).unwrap();
+                let tickets = print_pool(&game, 0, u32::try_from(pool).unwrap(), counts, &mut rng).unwrap();
                 assert_eq!(tickets.len() as u64, game.pool_size);
                 for t in &tickets {
                     let pays = face_pays(&game, &t.face);

@@ -105,9 +105,11 @@ pub fn barcode_is_valid(barcode: &str) -> Option<(u32, u32, u32)> {
     Some((game.parse().ok()?, book.parse().ok()?, ticket.parse().ok()?))
 }
 
-/// Prints pool `pool` of the run: its tickets in book order, winners shuffled among them by `rng`.
+/// Prints pool `pool` of the run, whose books start at `first_book`: its tickets in book order,
+/// winners shuffled among them by `rng`.
 pub fn print_pool(
     game: &GameDefinition,
+    first_book: u32,
     pool: u32,
     counts: &[u64],
     rng: &mut impl Rng,
@@ -135,8 +137,8 @@ pub fn print_pool(
     let mut tickets = Vec::with_capacity(size);
     for (i, prize_row) in prizes.into_iter().enumerate() {
         let i = u64::try_from(i).unwrap_or(0);
-        let book = u64::from(pool)
-            .saturating_mul(books_per_pool)
+        let book = u64::from(first_book)
+            .saturating_add(u64::from(pool).saturating_mul(books_per_pool))
             .saturating_add(i.checked_div(per_book).unwrap_or(0));
         let book = u32::try_from(book).unwrap_or(u32::MAX);
         let ticket = game

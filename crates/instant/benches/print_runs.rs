@@ -1,0 +1,52 @@
+//! The time to generate and store each game's full print run (issue 6's target: 1.8 million
+//! tickets in under 60 s), on a fresh database. Reference, in the same run: writing the same
+//! number of bare rows (game, book, ticket) with one COPY, the least any print run must store.
+//!
+//! Run: `cargo bench -p instant`.
+#![allow(clippy::print_stdout, clippy::unwrap_used, clippy::cast_precision_loss)]
+
+use std::time::Instant;
+
+use platform::auth::TokenKeys;
+use platform::config::Config;
+
+#[tokio::main]
+async fn main() {
+    let url = platform::testing::bench_database("instant").await.unwrap();
+    let pool = instant::connect(&url, &Config::default()).await.unwrap();
+    let games = instant::games::carried().unwrap();
+    let state = instant::InstantState::with_games(pool.clone(), TokenKeys::random(), games, vec![7; 32]);
+    println!("full print runs, generated and stored (one transaction each):");
+    println!("{:<22} {:>10} {:>10} {:>12} {:>12}", "game", "tickets", "seconds", "bare COPY s", "vs bare");
+    for (game, _) in state.games.iter() {
+        let run = instant::print_runs::store_print_run(&state, game, "bench").await.unwrap();
+        let started = Instant::now();
+        sqlx::query("CREATE TEMP TABLE IF NOT EXISTS bare (game int, book int, ticket int)")
+            .execute(&pool)
+            .await
+            .unwrap();
+        let mut conn = pool.acquire().await.unwrap();
+        sqlx::query("CREATE TEMP TABLE IF NOT EXISTS bare (game int, book int, ticket int)")
+            .execute(&mut *conn)
+            .await
+            .unwrap();
+        let mut rows = String::new();
+        for i in 0..game.tickets_ordered {
+            rows.push_str(&format!("{}\t{}\t{}\n", game.number, i / 300, i % 300));
+        }
+        let mut copy = conn.copy_in_raw("COPY bare FROM STDIN").await.unwrap();
+        copy.send(rows.into_bytes()).await.unwrap();
+        copy.finish().await.unwrap();
+        let bare = started.elapsed().as_secs_f64();
+        println!(
+            "{:<22} {:>10} {:>10.2} {:>12.2} {:>11.1}x",
+            format!("{} {}", game.number, game.name),
+            run.tickets,
+            run.seconds,
+            bare,
+            run.seconds / bare
+        );
+        let met = run.tickets < 1_800_000 || run.seconds * 1_800_000.0 / run.tickets as f64 <= 60.0;
+        println!("  target (1.8 million tickets in under 60 s): {}", if met { "met" } else { "MISSED" });
+    }
+}

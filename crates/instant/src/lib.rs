@@ -1,0 +1,124 @@
+//! Instant and pull-tab tickets (issue 6), first part: the games' definitions, checked at start
+//! and public, and print runs generated and stored in one go.
+//!
+//! - [`games`]: the definitions the service carries, and `GET /v1/instant/games`;
+//! - [`print_runs`]: `POST /v1/instant/games/{number}/print-runs` and the storage of a run with
+//!   COPY, each VIRN stored only as its HMAC under `LOTTO_VIRN_KEY`.
+//!
+//! Packs, retailers, validation and claims are the next part of the issue.
+
+pub mod games;
+pub mod print_runs;
+
+use std::sync::Arc;
+
+use axum::Router;
+use axum::extract::FromRef;
+use axum::http::Method;
+use axum::routing::{MethodRouter, get, post};
+use domain::instant::{GameDefinition, Report};
+use platform::AppError;
+use platform::auth::TokenKeys;
+use platform::config::Config;
+use platform::db::DbError;
+use platform::http::{Limits, Readiness};
+use platform::openapi::BearerAuth;
+use sqlx::PgPool;
+use sqlx::migrate::Migrator;
+
+/// The Postgres schema this service owns.
+pub const SCHEMA: &str = "instant";
+
+/// The service's migrations, from `migrations/instant/`.
+pub static MIGRATOR: Migrator = sqlx::migrate!("../../migrations/instant");
+
+/// What every handler shares.
+#[derive(Debug, Clone)]
+pub struct InstantState {
+    pub pool: PgPool,
+    pub tokens: TokenKeys,
+    /// Every game this service runs, with what loading its definition found.
+    pub games: Arc<Vec<(GameDefinition, Report)>>,
+    /// The key VIRNs are hashed under (`LOTTO_VIRN_KEY`); never stored in the database.
+    pub virn_key: Arc<Vec<u8>>,
+}
+
+impl FromRef<InstantState> for TokenKeys {
+    fn from_ref(state: &InstantState) -> TokenKeys {
+        state.tokens.clone()
+    }
+}
+
+impl InstantState {
+    /// The service with the games of `games/instant/` and the VIRN key from `LOTTO_VIRN_KEY`
+    /// (32 bytes or more). Without it a random key is made, and tickets printed by this process
+    /// cannot be validated by another: fine for a demonstration, refused by the production
+    /// binary (see `main.rs`).
+    pub fn new(pool: PgPool, tokens: TokenKeys) -> Result<Self, AppError> {
+        let games = games::carried().map_err(|e| AppError::internal(e.to_string()))?;
+        Ok(InstantState::with_games(pool, tokens, games, virn_key_from_env(false)?))
+    }
+
+    pub fn with_games(
+        pool: PgPool,
+        tokens: TokenKeys,
+        games: Vec<(GameDefinition, Report)>,
+        virn_key: Vec<u8>,
+    ) -> Self {
+        InstantState { pool, tokens, games: Arc::new(games), virn_key: Arc::new(virn_key) }
+    }
+
+    pub fn game(&self, number: u32) -> Result<&GameDefinition, AppError> {
+        self.games
+            .iter()
+            .map(|(g, _)| g)
+            .find(|g| g.number == number)
+            .ok_or_else(|| AppError::not_found("game_not_found", format!("no instant game {number}")))
+    }
+}
+
+/// `LOTTO_VIRN_KEY`, or (unless `required`) a random key with a warning.
+pub fn virn_key_from_env(required: bool) -> Result<Vec<u8>, AppError> {
+    match std::env::var("LOTTO_VIRN_KEY") {
+        Ok(key) if key.len() >= 32 => Ok(key.into_bytes()),
+        Ok(_) => Err(AppError::internal("LOTTO_VIRN_KEY must be at least 32 bytes")),
+        Err(_) if required => Err(AppError::internal("LOTTO_VIRN_KEY must be set")),
+        Err(_) => {
+            tracing::warn!("LOTTO_VIRN_KEY is not set: tickets printed now validate only in this process");
+            Ok(platform::auth::random_bytes::<32>().to_vec())
+        }
+    }
+}
+
+/// Connects to `database_url`, in the `instant` schema, migrated.
+pub async fn connect(database_url: &str, config: &Config) -> Result<PgPool, DbError> {
+    platform::db::connect(database_url, SCHEMA, &MIGRATOR, config.db_max_connections).await
+}
+
+/// Every route of the service (see the ledger's `route_table` for why a table).
+pub fn route_table() -> Vec<(Method, &'static str, MethodRouter<InstantState>)> {
+    vec![
+        (Method::GET, "/v1/instant/games", get(games::list_games)),
+        (Method::POST, "/v1/instant/games/{number}/print-runs", post(print_runs::create_print_run)),
+    ]
+}
+
+pub fn api_routes(state: InstantState) -> Router {
+    platform::http::routes_from(route_table()).with_state(state)
+}
+
+/// The whole service.
+pub fn router(state: InstantState, limits: Limits) -> Router {
+    let readiness = Readiness::default().with_pool(SCHEMA, state.pool.clone());
+    platform::http::app(api_routes(state), readiness, limits)
+}
+
+/// The service's part of the public API description.
+#[derive(Debug, utoipa::OpenApi)]
+#[openapi(
+    paths(games::list_games, print_runs::create_print_run),
+    components(schemas(platform::Problem), responses(platform::openapi::Refused)),
+    modifiers(&BearerAuth),
+    tags((name = "instant", description = "Instant and pull-tab tickets: games, print runs"))
+)]
+pub struct InstantApi;

@@ -1,0 +1,24 @@
+//! The instant service alone: `DATABASE_URL`, `LOTTO_TOKEN_SECRET` and `LOTTO_VIRN_KEY`.
+
+use anyhow::Context;
+use platform::config::Config;
+
+#[tokio::main]
+async fn main() -> anyhow::Result<()> {
+    platform::telemetry::init_tracing();
+    let config = Config::from_env()?;
+    let url = config.database_url.clone().context("DATABASE_URL must be set to run instant alone")?;
+    let tokens = config.token_keys()?;
+    let pool = instant::connect(&url, &config).await?;
+    let games = instant::games::carried().context("a game definition is malformed")?;
+    // In production the key must outlive the process: tickets are validated long after printing.
+    let key = instant::virn_key_from_env(true)
+        .map_err(|e| anyhow::anyhow!("{}", e.detail()))
+        .context("set LOTTO_VIRN_KEY (32 bytes or more)")?;
+    let state = instant::InstantState::with_games(pool, tokens, games, key);
+    let app = instant::router(state, (&config).into());
+    let listener = tokio::net::TcpListener::bind(config.listen).await?;
+    tracing::info!(addr = %listener.local_addr()?, "instant listening");
+    platform::http::serve(listener, app, platform::http::shutdown_signal()).await?;
+    Ok(())
+}

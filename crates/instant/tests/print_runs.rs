@@ -1,0 +1,152 @@
+//! Print runs stored in a real Postgres: exactly the definition's prizes, faces that agree with
+//! them, VIRNs only as keyed hashes, packs `printed`, and the public prize counts.
+
+// Tests stop at the first surprise.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::time::Duration;
+
+use axum::body::Body;
+use axum::http::{Request, StatusCode};
+use domain::instant::GameDefinition;
+use platform::auth::{Role, TokenKeys};
+use platform::config::Config;
+use platform::http::Limits;
+use platform::testing::send;
+use sqlx::Row;
+
+/// The service with its games scaled to pools of 3,000 tickets (a hundredth of the winners).
+async fn service() -> (axum::Router, instant::InstantState, TokenKeys) {
+    let url = platform::testing::fresh_database().await.unwrap();
+    let pool = instant::connect(&url, &Config::default()).await.unwrap();
+    let tokens = TokenKeys::random();
+    let games = instant::games::carried()
+        .unwrap()
+        .into_iter()
+        .map(|(game, _)| {
+            let scaled = game.scaled(3_000, 100);
+            let report = scaled.check().unwrap();
+            (scaled, report)
+        })
+        .collect();
+    let state = instant::InstantState::with_games(
+        pool,
+        tokens.clone(),
+        games,
+        b"a test key of thirty-two bytes!!".to_vec(),
+    );
+    (instant::router(state.clone(), Limits::default()), state, tokens)
+}
+
+fn game(state: &instant::InstantState, number: u32) -> GameDefinition {
+    state.game(number).unwrap().clone()
+}
+
+#[tokio::test]
+async fn a_print_run_stores_exactly_its_prizes_with_faces_that_agree() {
+    let (router, state, tokens) = service().await;
+    let operator = tokens.issue("olga", Role::Operator, None, Duration::from_secs(60)).unwrap();
+    let created = send(
+        &router,
+        Request::post("/v1/instant/games/283/print-runs")
+            .header("authorization", format!("Bearer {operator}"))
+            .body(Body::empty())
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(created.status, StatusCode::CREATED, "{}", created.body);
+    let hit10 = game(&state, 283);
+    assert_eq!(created.body["tickets"].as_u64(), Some(hit10.tickets_ordered));
+    // 8 pools of 3,000 tickets in books of 300: books 0 to 79.
+    assert_eq!(
+        (created.body["first_book"].as_u64(), created.body["last_book"].as_u64()),
+        (Some(0), Some(79))
+    );
+
+    let rows = sqlx::query(
+        "SELECT prize_row, count(*) AS n, sum(prize_cents)::bigint AS cents FROM tickets GROUP BY prize_row",
+    )
+    .fetch_all(&state.pool)
+    .await
+    .unwrap();
+    for row in &rows {
+        let prize: Option<i16> = row.get("prize_row");
+        let n: i64 = row.get("n");
+        match prize {
+            Some(r) => {
+                let definition = &hit10.prizes[usize::try_from(r).unwrap()];
+                assert_eq!(u64::try_from(n).unwrap(), definition.count, "row {r}");
+                assert_eq!(row.get::<i64, _>("cents"), definition.value_cents * n);
+            }
+            None => assert_eq!(row.get::<i64, _>("cents"), 0),
+        }
+    }
+    let total: i64 = rows.iter().map(|r| r.get::<i64, _>("n")).sum();
+    assert_eq!(u64::try_from(total).unwrap(), hit10.tickets_ordered);
+
+    // Every stored face pays exactly its prize row.
+    let faces = sqlx::query("SELECT prize_row, face FROM tickets").fetch_all(&state.pool).await.unwrap();
+    for face in &faces {
+        let text: String = face.get("face");
+        let windows: Vec<[u16; 3]> = text
+            .split(';')
+            .map(|w| {
+                let s: Vec<u16> = w.split(',').map(|n| n.parse().unwrap()).collect();
+                [s[0], s[1], s[2]]
+            })
+            .collect();
+        let mut pays = domain::instant::print_run::face_pays(
+            &hit10,
+            &domain::instant::print_run::Face::PullTab { windows },
+        );
+        pays.sort_unstable();
+        let mut expected = face
+            .get::<Option<i16>, _>("prize_row")
+            .map_or_else(Vec::new, |r| hit10.prizes[usize::try_from(r).unwrap()].composition.clone());
+        expected.sort_unstable();
+        assert_eq!(pays, expected);
+    }
+    // No VIRN in the clear: 32-byte keyed hashes, all different.
+    let hashes: Vec<Vec<u8>> =
+        sqlx::query_scalar("SELECT virn_hash FROM tickets").fetch_all(&state.pool).await.unwrap();
+    assert!(hashes.iter().all(|h| h.len() == 32));
+    let distinct: std::collections::HashSet<&Vec<u8>> = hashes.iter().collect();
+    assert_eq!(distinct.len(), hashes.len());
+    let packs: Vec<String> =
+        sqlx::query_scalar("SELECT DISTINCT state FROM packs").fetch_all(&state.pool).await.unwrap();
+    assert_eq!(packs, ["printed"]);
+
+    // A second run continues the book numbers; the public counts add up.
+    let again = send(
+        &router,
+        Request::post("/v1/instant/games/283/print-runs")
+            .header("authorization", format!("Bearer {operator}"))
+            .body(Body::empty())
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(again.body["first_book"].as_u64(), Some(80));
+    let games = send(&router, Request::get("/v1/instant/games").body(Body::empty()).unwrap()).await;
+    let listed = games.body.as_array().unwrap().iter().find(|g| g["number"] == 283).unwrap();
+    let top = listed["prizes"].as_array().unwrap().last().unwrap();
+    assert_eq!(top["remaining"].as_u64(), Some(2 * hit10.prizes.last().unwrap().count));
+}
+
+#[tokio::test]
+async fn only_operators_print_and_unknown_games_are_refused() {
+    let (router, _, tokens) = service().await;
+    let post = |token: Option<String>, number: u32| {
+        let mut request = Request::post(format!("/v1/instant/games/{number}/print-runs"));
+        if let Some(token) = token {
+            request = request.header("authorization", format!("Bearer {token}"));
+        }
+        send(&router, request.body(Body::empty()).unwrap())
+    };
+    assert_eq!(post(None, 283).await.status, StatusCode::UNAUTHORIZED);
+    let auditor = tokens.issue("audrey", Role::Auditor, None, Duration::from_secs(60)).unwrap();
+    assert_eq!(post(Some(auditor), 283).await.status, StatusCode::FORBIDDEN);
+    let operator = tokens.issue("olga", Role::Operator, None, Duration::from_secs(60)).unwrap();
+    assert_eq!(post(Some(operator), 999).await.code(), "game_not_found");
+    let games = send(&router, Request::get("/v1/instant/games").body(Body::empty()).unwrap()).await;
+    assert_eq!(games.body.as_array().unwrap().len(), 3, "public");
+}
