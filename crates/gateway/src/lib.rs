@@ -62,6 +62,8 @@ pub struct GatewayState {
     pub draws: Option<Upstream>,
     /// The table-games service (blackjack); `None` answers its routes with 503.
     pub tables: Option<Upstream>,
+    /// The instant service (instant and pull-tab tickets); `None` answers its routes with 503.
+    pub instant: Option<Upstream>,
     pub ended_sessions: EndedSessions,
     pub limiter: Arc<RateLimiter>,
     pub access_token_ttl: Duration,
@@ -88,6 +90,7 @@ impl GatewayState {
             ledger,
             draws: None,
             tables: None,
+            instant: None,
             ended_sessions: EndedSessions::default(),
             limiter: Arc::new(RateLimiter::new(
                 Quota { per_minute: per_identity, burst: per_identity.div_ceil(4).max(10) },
@@ -109,6 +112,13 @@ impl GatewayState {
     #[must_use]
     pub fn with_tables(mut self, tables: Upstream) -> Self {
         self.tables = Some(tables);
+        self
+    }
+
+    /// Routes the instant service's paths to `instant`.
+    #[must_use]
+    pub fn with_instant(mut self, instant: Upstream) -> Self {
+        self.instant = Some(instant);
         self
     }
 
@@ -165,6 +175,8 @@ pub fn route_table() -> Vec<(Method, &'static str, MethodRouter<GatewayState>)> 
         (Method::GET, "/v1/blackjack/progressive", get(for_anyone::<TABLES>)),
         (Method::GET, "/v1/blackjack/math", get(for_anyone::<TABLES>)),
         (Method::GET, "/v1/tables/audit/verify", get(for_staff::<TABLES>)),
+        (Method::GET, "/v1/instant/games", get(for_anyone::<INSTANT>)),
+        (Method::POST, "/v1/instant/games/{number}/print-runs", post(for_operators::<INSTANT>)),
     ]
 }
 
@@ -235,12 +247,14 @@ pub fn router(state: GatewayState, limits: Limits) -> Router {
 /// The game services the gateway routes to, as const parameters of the handlers below.
 const DRAWS: u8 = 0;
 const TABLES: u8 = 1;
+const INSTANT: u8 = 2;
 
 /// Passes a request to game service `S`.
 async fn to_service<const S: u8>(state: &GatewayState, request: Request) -> Response {
     let (upstream, name) = match S {
         DRAWS => (&state.draws, "draw-games"),
-        _ => (&state.tables, "table-games"),
+        TABLES => (&state.tables, "table-games"),
+        _ => (&state.instant, "instant"),
     };
     match upstream {
         Some(service) => service.forward(request, state.body_limit).await,
@@ -271,6 +285,16 @@ async fn for_readers<const S: u8>(
 /// Draws, pay tables, meters and the math: public.
 async fn for_anyone<const S: u8>(State(state): State<GatewayState>, request: Request) -> Response {
     to_service::<S>(&state, request).await
+}
+
+/// Running the games (print runs): operators.
+async fn for_operators<const S: u8>(
+    State(state): State<GatewayState>,
+    caller: Authenticated,
+    request: Request,
+) -> Result<Response, AppError> {
+    caller.require(&[Role::Operator])?;
+    Ok(to_service::<S>(&state, request).await)
 }
 
 /// The audit chains: operators, auditors and services.

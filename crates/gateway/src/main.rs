@@ -1,6 +1,6 @@
 //! The gateway alone, as production runs it: `DATABASE_URL`, `LOTTO_TOKEN_SECRET` and
 //! `LOTTO_LEDGER_URL` (the ledger's base URL) are required; `LOTTO_DRAWS_URL` names draw-games
-//! and `LOTTO_TABLES_URL` table-games.
+//! `LOTTO_TABLES_URL` table-games and `LOTTO_INSTANT_URL` instant.
 
 use anyhow::Context;
 use platform::config::Config;
@@ -25,6 +25,13 @@ async fn main() -> anyhow::Result<()> {
     if let Ok(url) = std::env::var("LOTTO_TABLES_URL") {
         state = state.with_tables(platform::upstream::Upstream::remote(
             "table-games",
+            &url,
+            config.request_timeout,
+        )?);
+    }
+    if let Ok(url) = std::env::var("LOTTO_INSTANT_URL") {
+        state = state.with_instant(platform::upstream::Upstream::remote(
+            "instant",
             &url,
             config.request_timeout,
         )?);

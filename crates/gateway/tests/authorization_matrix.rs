@@ -58,6 +58,9 @@ const MATRIX: &[(&str, &str, [u16; 7])] = &[
     ("GET", "/v1/blackjack/progressive", [200, 200, 200, 200, 200, 200, 200]),
     ("GET", "/v1/blackjack/math", [200, 200, 200, 200, 200, 200, 200]),
     ("GET", "/v1/tables/audit/verify", [401, 403, 403, 403, 200, 200, 200]),
+    // The instant service's routes, through the gateway.
+    ("GET", "/v1/instant/games", [200, 200, 200, 200, 200, 200, 200]),
+    ("POST", "/v1/instant/games/{number}/print-runs", [401, 403, 403, 403, 201, 403, 403]),
     // The ledger's routes, through the gateway (players use /v1/me/wallet instead).
     ("POST", "/v1/accounts", [401, 403, 403, 403, 201, 403, 201]),
     ("GET", "/v1/accounts", [401, 403, 403, 403, 200, 200, 200]),
@@ -104,7 +107,8 @@ fn request_for(fx: &Fixture, method: &str, route: &str, caller: usize) -> (Strin
         .replace("/v1/keno/draw-tickets/{id}", &format!("/v1/keno/draw-tickets/{}", fx.draw_ticket))
         .replace("/v1/keno/draws/{number}", &format!("/v1/keno/draws/{}", fx.draw_number))
         .replace("/v1/blackjack/tables/{id}", &format!("/v1/blackjack/tables/{}", fx.bj_table))
-        .replace("/v1/blackjack/rounds/{id}", &format!("/v1/blackjack/rounds/{}", fx.bj_round));
+        .replace("/v1/blackjack/rounds/{id}", &format!("/v1/blackjack/rounds/{}", fx.bj_round))
+        .replace("/v1/instant/games/{number}", "/v1/instant/games/283");
     let body = match (method, route) {
         ("POST", "/v1/players") => Some(
             json!({"email": format!("{}@example.com", new_id()), "password": PASSWORD, "date_of_birth": "1980-01-01"}),
@@ -176,6 +180,7 @@ async fn every_route_answers_every_caller_as_the_matrix_says() {
     routes.extend(ledger::route_table().iter().map(|(m, p, _)| (m.to_string(), (*p).to_owned())));
     routes.extend(draw_games::route_table().iter().map(|(m, p, _)| (m.to_string(), (*p).to_owned())));
     routes.extend(table_games::route_table().iter().map(|(m, p, _)| (m.to_string(), (*p).to_owned())));
+    routes.extend(instant::route_table().iter().map(|(m, p, _)| (m.to_string(), (*p).to_owned())));
     let rows: BTreeSet<(String, String)> =
         MATRIX.iter().map(|(m, p, _)| ((*m).to_owned(), (*p).to_owned())).collect();
     let missing: Vec<_> = routes.difference(&rows).collect();

@@ -15,6 +15,7 @@ fn generated() -> utoipa::openapi::OpenApi {
         ledger::LedgerApi::openapi(),
         draw_games::DrawGamesApi::openapi(),
         table_games::TableGamesApi::openapi(),
+        instant::InstantApi::openapi(),
     ])
 }
 
@@ -61,6 +62,7 @@ fn every_route_is_described() {
     routes.extend(ledger::route_table().iter().map(|(m, p, _)| (m.to_string(), (*p).to_owned())));
     routes.extend(draw_games::route_table().iter().map(|(m, p, _)| (m.to_string(), (*p).to_owned())));
     routes.extend(table_games::route_table().iter().map(|(m, p, _)| (m.to_string(), (*p).to_owned())));
+    routes.extend(instant::route_table().iter().map(|(m, p, _)| (m.to_string(), (*p).to_owned())));
     routes.remove(&("GET".to_owned(), "/openapi.yaml".to_owned()));
     let missing: Vec<_> = routes.difference(&described).collect();
     let extra: Vec<_> = described.difference(&routes).collect();

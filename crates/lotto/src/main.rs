@@ -101,6 +101,9 @@ async fn run_services(config: &Config, database: &postgres::Database) -> anyhow:
     let gateway_pool = gateway::connect(&database.url, config).await.context("starting the gateway")?;
     let draws_pool = draw_games::connect(&database.url, config).await.context("starting draw-games")?;
     let tables_pool = table_games::connect(&database.url, config).await.context("starting table-games")?;
+    let instant_pool = instant::connect(&database.url, config).await.context("starting instant")?;
+    let instant_state = instant::InstantState::new(instant_pool.clone(), tokens.clone())
+        .context("loading the instant games")?;
 
     // Every service is mounted behind the gateway in this process: it calls them without a socket.
     let ledger =
@@ -128,13 +131,15 @@ async fn run_services(config: &Config, database: &postgres::Database) -> anyhow:
         config,
     )?
     .with_draws(platform::upstream::Upstream::local("draw-games", draw_games::api_routes(draws)))
-    .with_tables(platform::upstream::Upstream::local("table-games", table_games::api_routes(tables)));
+    .with_tables(platform::upstream::Upstream::local("table-games", table_games::api_routes(tables)))
+    .with_instant(platform::upstream::Upstream::local("instant", instant::api_routes(instant_state)));
     state.ended_sessions.spawn_refresher(gateway_pool.clone(), std::time::Duration::from_secs(1));
     let readiness = Readiness::default()
         .with_pool(gateway::SCHEMA, gateway_pool)
         .with_pool(ledger::SCHEMA, ledger_pool)
         .with_pool(draw_games::SCHEMA, draws_pool)
-        .with_pool(table_games::SCHEMA, tables_pool);
+        .with_pool(table_games::SCHEMA, tables_pool)
+        .with_pool(instant::SCHEMA, instant_pool);
     let app = platform::http::app(gateway::api_routes(state), readiness, config.into());
 
     let listener = tokio::net::TcpListener::bind(config.listen)
@@ -142,7 +147,7 @@ async fn run_services(config: &Config, database: &postgres::Database) -> anyhow:
         .with_context(|| format!("cannot listen on {} (set LOTTO_LISTEN)", config.listen))?;
     let addr = listener.local_addr()?;
     say(&format!("lotto: database: {}", database.source));
-    say("lotto: services: gateway, ledger, draw-games, table-games");
+    say("lotto: services: gateway, ledger, draw-games, table-games, instant");
     say(&format!("lotto listening on http://{addr}"));
     platform::http::serve(listener, app, platform::http::shutdown_signal()).await?;
     say("lotto: stopped");

@@ -69,7 +69,11 @@ impl TestGateway {
             GatewayState::new(gateway_pool, tokens.clone(), Upstream::local("ledger", ledger), &config)
                 .unwrap()
                 .with_draws(Upstream::local("draw-games", draw_games::api_routes(draws)))
-                .with_tables(Upstream::local("table-games", table_games::api_routes(tables)));
+                .with_tables(Upstream::local("table-games", table_games::api_routes(tables)))
+                .with_instant(Upstream::local(
+                    "instant",
+                    instant::api_routes(instant_state(&url, &tokens).await),
+                ));
         state.limiter = Arc::new(RateLimiter::new(quota, quota));
         let router = gateway::router(state.clone(), Limits::default());
         TestGateway { router, state, ledger_pool, tokens, url }
@@ -163,4 +167,20 @@ impl TestGateway {
 
 pub fn new_id() -> String {
     Uuid::now_v7().to_string()
+}
+
+/// The instant service with its games scaled to pools of 3,000 tickets, so a print run in a test
+/// is quick.
+async fn instant_state(url: &str, tokens: &TokenKeys) -> instant::InstantState {
+    let pool = instant::connect(url, &Config::default()).await.unwrap();
+    let games = instant::games::carried()
+        .unwrap()
+        .into_iter()
+        .map(|(game, _)| {
+            let scaled = game.scaled(3_000, 100);
+            let report = scaled.check().unwrap();
+            (scaled, report)
+        })
+        .collect();
+    instant::InstantState::with_games(pool, tokens.clone(), games, vec![9; 32])
 }
