@@ -46,20 +46,33 @@ pub struct Symbol {
     pub caption: Option<String>,
 }
 
-/// One line of the ticket's legend: what a winning combination of `symbol` pays.
+/// One line of the ticket's legend: what `symbol` (a pull-tab's three-of-a-kind, an instant
+/// game's prize symbol) or `find` (a crossword's words) pays, in the play `area` it names (any
+/// area when none). A free-ticket line pays 0 cents and a ticket of the same game.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct LegendLine {
-    pub symbol: String,
+    #[serde(default)]
+    pub symbol: Option<String>,
+    #[serde(default)]
+    pub find: Option<String>,
+    #[serde(default)]
+    pub area: Option<String>,
     pub prize_cents: i64,
+    #[serde(default)]
+    pub free_ticket: bool,
 }
 
 /// One row of the prize table of subsection (i).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct PrizeRow {
-    /// The wins that make up the prize, in cents (`[500, 500]` for "$5 + $5").
+    /// The wins that make up the prize, in cents (`[500, 500]` for "$5 + $5"; 0 for a free
+    /// ticket).
     pub composition: Vec<i64>,
+    /// For games with several play areas, the area each part is won in.
+    #[serde(default)]
+    pub areas: Vec<String>,
     pub value_cents: i64,
     /// Winners per `tickets_ordered`.
     pub count: u64,
@@ -101,6 +114,9 @@ pub struct GameDefinition {
     pub pool_size: u64,
     /// How many times one ticket may win.
     pub max_wins: u32,
+    /// The play areas, for games with more than one (a crossword and a bonus, say).
+    #[serde(default)]
+    pub areas: Vec<String>,
     pub symbols: Vec<Symbol>,
     pub legend: Vec<LegendLine>,
     pub prizes: Vec<PrizeRow>,
@@ -210,19 +226,26 @@ impl GameDefinition {
                 return Err(invalid(format!("game {}: symbol {:?} appears twice", self.number, symbol.name)));
             }
         }
-        let mut paid = HashSet::new();
         for line in &self.legend {
-            if !names.contains(line.symbol.as_str()) {
+            if let Some(symbol) = line.symbol.as_ref().filter(|s| !names.contains(s.as_str())) {
                 return Err(invalid(format!(
-                    "game {}: the legend names an unknown symbol {:?}",
-                    self.number, line.symbol
+                    "game {}: the legend names an unknown symbol {symbol:?}",
+                    self.number
                 )));
             }
-            if line.prize_cents <= 0 {
+            if line.area.as_ref().is_some_and(|a| !self.areas.contains(a)) {
+                return Err(invalid(format!("game {}: the legend names an unknown play area", self.number)));
+            }
+            if line.prize_cents < 0 || (line.prize_cents == 0) != line.free_ticket {
                 return Err(invalid(format!("game {}: a legend line pays nothing", self.number)));
             }
-            paid.insert(line.prize_cents);
         }
+        // A part is paid when a legend line in its area (or in every area) pays that much.
+        let paid = |cents: i64, area: Option<&String>| {
+            self.legend.iter().any(|l| {
+                l.prize_cents == cents && (l.area.is_none() || area.is_none() || l.area.as_ref() == area)
+            })
+        };
         if self.prizes.is_empty() {
             return Err(invalid(format!("game {}: no prizes", self.number)));
         }
@@ -250,7 +273,21 @@ impl GameDefinition {
                     self.max_wins
                 )));
             }
-            let unpaid = row.composition.iter().find(|c| !paid.contains(*c));
+            if !self.areas.is_empty()
+                && (row.areas.len() != row.composition.len()
+                    || row.areas.iter().any(|a| !self.areas.contains(a)))
+            {
+                return Err(invalid(format!(
+                    "game {}: the prize {label} needs a known play area for each part",
+                    self.number
+                )));
+            }
+            let unpaid = row
+                .composition
+                .iter()
+                .enumerate()
+                .find(|&(i, c)| !paid(*c, row.areas.get(i)))
+                .map(|(_, c)| c);
             if let (false, Some(unpaid)) = (self.legend.is_empty(), unpaid) {
                 return Err(invalid(format!(
                     "game {}: the prize {label} has a part of {} that no legend line pays",

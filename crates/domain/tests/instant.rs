@@ -179,3 +179,39 @@ mod print_runs {
         }
     }
 }
+
+#[test]
+fn the_instant_games_add_up_to_what_their_rules_print() {
+    // K.A.R. 111-4-3662 (Electric 8S) and 111-4-3661 (Super Red Hot Crossword), (i) and (j).
+    for (file, winners, cost, odds) in [
+        ("228-electric-8s.json", 423_767, 97_856_800, 4.25),
+        ("286-super-red-hot-crossword.json", 332_896, 317_500_000, 3.60),
+    ] {
+        let (game, report) = load(file);
+        println!("{} {}: {:?}", game.number, game.name, report.mismatches);
+        assert_eq!((report.winners, report.prize_cost_cents), (winners, cost), "{file}");
+        assert!((report.odds_one_in - odds).abs() < 0.005, "{file}: {}", report.odds_one_in);
+        assert!(
+            report.mismatches.iter().all(|m| m.what.ends_with("per pool")),
+            "{file}: {:?}",
+            report.mismatches
+        );
+        assert!(game.prizes.iter().all(|p| p.areas.len() == p.composition.len()));
+    }
+}
+
+#[test]
+fn a_part_must_be_paid_in_its_own_area() {
+    // $200 is a crossword prize (4 black + 2 red words); the bonus area pays no $200.
+    let mut game: Value = serde_json::from_str(&text("286-super-red-hot-crossword.json")).unwrap();
+    let row = game["prizes"].as_array().unwrap().iter().position(|r| r["value_cents"] == 20_000).unwrap();
+    game["prizes"][row]["areas"] = json!(["bonus"]);
+    match GameDefinition::load(&game.to_string()) {
+        Err(DefinitionError::Invalid(message)) => {
+            assert!(message.contains("no legend line pays"), "{message}");
+        }
+        other => panic!("{other:?}"),
+    }
+    game["prizes"][row]["areas"] = json!(["scratch"]);
+    assert!(matches!(GameDefinition::load(&game.to_string()), Err(DefinitionError::Invalid(_))));
+}

@@ -163,8 +163,8 @@ pub fn print_pool(
 
 /// The symbol whose three-of-a-kind pays `cents`.
 fn symbol_paying(game: &GameDefinition, cents: i64) -> Option<u16> {
-    let line = game.legend.iter().find(|l| l.prize_cents == cents)?;
-    let index = game.symbols.iter().position(|s| s.name == line.symbol)?;
+    let line = game.legend.iter().find(|l| l.prize_cents == cents && l.symbol.is_some())?;
+    let index = game.symbols.iter().position(|s| Some(&s.name) == line.symbol.as_ref())?;
     u16::try_from(index).ok()
 }
 
@@ -214,7 +214,7 @@ pub fn face_pays(game: &GameDefinition, face: &Face) -> Vec<i64> {
             .filter(|w| w[0] == w[1] && w[1] == w[2])
             .filter_map(|w| {
                 let name = &game.symbols.get(usize::from(w[0]))?.name;
-                game.legend.iter().find(|l| &l.symbol == name).map(|l| l.prize_cents)
+                game.legend.iter().find(|l| l.symbol.as_ref() == Some(name)).map(|l| l.prize_cents)
             })
             .collect(),
     }
