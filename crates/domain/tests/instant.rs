@@ -129,7 +129,7 @@ mod print_runs {
 
     #[test]
     fn a_printed_run_holds_exactly_its_prizes_and_every_face_agrees() {
-        for file in ["283-hit-10.json", "284-hit-20.json", "282-liquid-gold.json"] {
+        for file in ["283-hit-10.json", "284-hit-20.json", "282-liquid-gold.json", "228-electric-8s.json"] {
             let game = scaled(file);
             let mut rng = ChaCha20Rng::seed_from_u64(11);
             let mut won = vec![0u64; game.prizes.len()];
@@ -158,6 +158,36 @@ mod print_runs {
             let expected: Vec<u64> = game.prizes.iter().map(|r| r.count).collect();
             assert_eq!(won, expected, "{file}: exactly the definition's winners");
         }
+    }
+
+    #[test]
+    fn electric_8s_faces_show_eleven_spots_and_win_only_what_they_should() {
+        use domain::instant::print_run::Face;
+        let game = scaled("228-electric-8s.json");
+        let eight =
+            u16::try_from(game.symbols.iter().position(|s| s.name == "8 (outlined)").unwrap()).unwrap();
+        let moneybag =
+            u16::try_from(game.symbols.iter().position(|s| s.name == "moneybag").unwrap()).unwrap();
+        let mut rng = ChaCha20Rng::seed_from_u64(8);
+        let counts = pool_counts(&game);
+        let tickets = print_pool(&game, 0, 0, &counts[0], &mut rng).unwrap();
+        let (mut lines, mut bags) = (0, 0);
+        for t in &tickets {
+            let Face::TicTacToe { grid, .. } = t.face else { panic!("a grid") };
+            let row = t.prize_row.map(|r| &game.prizes[r]);
+            let play = row.is_some_and(|r| r.areas.iter().any(|a| a == "play"));
+            let bonus = row.is_some_and(|r| r.areas.iter().any(|a| a == "bonus"));
+            let has_line =
+                [[0, 1, 2], [3, 4, 5], [6, 7, 8], [0, 3, 6], [1, 4, 7], [2, 5, 8], [0, 4, 8], [2, 4, 6]]
+                    .iter()
+                    .filter(|l| l.iter().all(|&i| grid[i] == eight))
+                    .count();
+            assert_eq!(has_line, usize::from(play), "exactly one line of 8s when the play area wins");
+            assert_eq!(grid.iter().filter(|&&s| s == moneybag).count(), usize::from(bonus));
+            lines += has_line;
+            bags += usize::from(bonus);
+        }
+        assert!(lines > 0 && bags > 0);
     }
 
     #[test]

@@ -45,6 +45,10 @@ fn face_text(face: &Face) -> String {
         Face::PullTab { windows } => {
             windows.iter().map(|w| format!("{},{},{}", w[0], w[1], w[2])).collect::<Vec<_>>().join(";")
         }
+        Face::TicTacToe { grid, prize_box, bonus_box } => {
+            let grid: Vec<String> = grid.iter().map(u16::to_string).collect();
+            format!("{}|{prize_box}|{bonus_box}", grid.join(","))
+        }
     }
 }
 

@@ -133,6 +133,35 @@ async fn a_print_run_stores_exactly_its_prizes_with_faces_that_agree() {
 }
 
 #[tokio::test]
+async fn an_electric_8s_run_is_stored_with_its_grids() {
+    let (router, state, tokens) = service().await;
+    let operator = tokens.issue("olga", Role::Operator, None, Duration::from_secs(60)).unwrap();
+    let created = send(
+        &router,
+        Request::post("/v1/instant/games/228/print-runs")
+            .header("authorization", format!("Bearer {operator}"))
+            .body(Body::empty())
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(created.status, StatusCode::CREATED, "{}", created.body);
+    let e8 = game(&state, 228);
+    let winners: i64 =
+        sqlx::query_scalar("SELECT count(*) FROM tickets WHERE game = 228 AND prize_row IS NOT NULL")
+            .fetch_one(&state.pool)
+            .await
+            .unwrap();
+    assert_eq!(u64::try_from(winners).unwrap(), e8.prizes.iter().map(|p| p.count).sum::<u64>());
+    // Eleven spots: nine in the grid, the prize box and the bonus box.
+    let face: String = sqlx::query_scalar("SELECT face FROM tickets WHERE game = 228 LIMIT 1")
+        .fetch_one(&state.pool)
+        .await
+        .unwrap();
+    let (grid, boxes) = face.split_once('|').unwrap();
+    assert_eq!((grid.split(',').count(), boxes.split('|').count()), (9, 2));
+}
+
+#[tokio::test]
 async fn only_operators_print_and_unknown_games_are_refused() {
     let (router, _, tokens) = service().await;
     let post = |token: Option<String>, number: u32| {
@@ -148,5 +177,5 @@ async fn only_operators_print_and_unknown_games_are_refused() {
     let operator = tokens.issue("olga", Role::Operator, None, Duration::from_secs(60)).unwrap();
     assert_eq!(post(Some(operator), 999).await.code(), "game_not_found");
     let games = send(&router, Request::get("/v1/instant/games").body(Body::empty()).unwrap()).await;
-    assert_eq!(games.body.as_array().unwrap().len(), 3, "public");
+    assert_eq!(games.body.as_array().unwrap().len(), 4, "public");
 }

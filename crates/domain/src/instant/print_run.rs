@@ -60,7 +60,15 @@ pub struct PrintedTicket {
 pub enum Face {
     /// Three symbols under each tab (index into the definition's symbols), one window per tab.
     PullTab { windows: Vec<[u16; 3]> },
+    /// Electric 8S (K.A.R. 111-4-3662(c), (f)): nine play spots in a 3×3 grid, the prize box and
+    /// the bonus prize box: eleven spots. Three 8s in a line win the prize box; a moneybag
+    /// anywhere wins the bonus prize box.
+    TicTacToe { grid: [u16; 9], prize_box: u16, bonus_box: u16 },
 }
+
+/// The eight lines of a 3×3 grid: rows, columns, diagonals.
+const LINES: [[usize; 3]; 8] =
+    [[0, 1, 2], [3, 4, 5], [6, 7, 8], [0, 3, 6], [1, 4, 7], [2, 5, 8], [0, 4, 8], [2, 4, 6]];
 
 /// Why a run cannot be printed.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -114,8 +122,9 @@ pub fn print_pool(
     counts: &[u64],
     rng: &mut impl Rng,
 ) -> Result<Vec<PrintedTicket>, PrintError> {
-    if game.kind != Kind::PullTab {
-        return Err(PrintError::Unsupported(format!("printing {:?} games comes later", game.kind)));
+    let tic_tac_toe = game.kind == Kind::Instant && game.areas == ["play", "bonus"];
+    if game.kind != Kind::PullTab && !tic_tac_toe {
+        return Err(PrintError::Unsupported(format!("printing game {}'s faces comes later", game.number)));
     }
     let size = usize::try_from(game.pool_size).unwrap_or(0);
     let winners: u64 = counts.iter().sum();
@@ -145,7 +154,11 @@ pub fn print_pool(
             .ticket_numbers
             .first
             .saturating_add(u32::try_from(i.checked_rem(per_book).unwrap_or(0)).unwrap_or(0));
-        let face = pull_tab_face(game, prize_row, rng)?;
+        let face = if tic_tac_toe {
+            tic_tac_toe_face(game, prize_row, rng)?
+        } else {
+            pull_tab_face(game, prize_row, rng)?
+        };
         let virn: String =
             (0..12).map(|_| char::from(b'0'.saturating_add(rng.random_range(0..10u8)))).collect();
         tickets.push(PrintedTicket {
@@ -206,9 +219,117 @@ fn pull_tab_face(
     Ok(Face::PullTab { windows })
 }
 
-/// What a face pays, read as a player reads it: each window of three alike that the legend pays.
+fn symbol_named(game: &GameDefinition, name: &str) -> Result<u16, PrintError> {
+    game.symbols
+        .iter()
+        .position(|s| s.name == name)
+        .and_then(|i| u16::try_from(i).ok())
+        .ok_or_else(|| PrintError::Unsupported(format!("game {} has no {name:?} symbol", game.number)))
+}
+
+/// The prize symbol (by the legend) paying `cents`, any area.
+fn prize_symbol(game: &GameDefinition, cents: i64) -> Result<u16, PrintError> {
+    symbol_paying(game, cents)
+        .ok_or_else(|| PrintError::Unsupported(format!("no prize symbol pays {cents} cents")))
+}
+
+/// Electric 8S's face for a prize row: a line of three 8s when the play area wins, a moneybag
+/// when the bonus wins; otherwise no line of 8s and no moneybag. The boxes always show a prize
+/// symbol (a losing box shows any, as printed tickets do).
+fn tic_tac_toe_face(
+    game: &GameDefinition,
+    prize_row: Option<usize>,
+    rng: &mut impl Rng,
+) -> Result<Face, PrintError> {
+    let eight = symbol_named(game, "8 (outlined)")?;
+    let moneybag = symbol_named(game, "moneybag")?;
+    let numbers: Vec<u16> = ["1", "2", "3", "4", "5", "6", "7", "9"]
+        .iter()
+        .map(|n| symbol_named(game, n))
+        .collect::<Result<_, _>>()?;
+    let prizes: Vec<u16> = game
+        .legend
+        .iter()
+        .filter_map(|l| l.symbol.as_deref())
+        .map(|n| symbol_named(game, n))
+        .collect::<Result<_, _>>()?;
+    let pick = |rng: &mut dyn rand::RngCore, from: &[u16]| {
+        from.get(rng.random_range(0..from.len().max(1))).copied().unwrap_or(0)
+    };
+    let row = prize_row.and_then(|r| game.prizes.get(r));
+    let part = |area: &str| {
+        row.and_then(|r| r.areas.iter().position(|a| a == area).and_then(|i| r.composition.get(i).copied()))
+    };
+    let (play, bonus) = (part("play"), part("bonus"));
+    let mut grid = [0u16; 9];
+    // Fillers: numbers and, on losing grids, a few 8s placed so that no line holds three.
+    for spot in &mut grid {
+        *spot = if rng.random_range(0..4) == 0 { eight } else { pick(rng, &numbers) };
+    }
+    for line in LINES {
+        if line.iter().all(|&i| grid.get(i) == Some(&eight))
+            && let Some(spot) = grid.get_mut(line[1])
+        {
+            *spot = pick(rng, &numbers);
+        }
+    }
+    if play.is_some() {
+        let line = LINES.get(rng.random_range(0..LINES.len())).copied().unwrap_or(LINES[0]);
+        // Clear other 8s so exactly this one line is made.
+        for spot in &mut grid {
+            if *spot == eight {
+                *spot = pick(rng, &numbers);
+            }
+        }
+        for i in line {
+            if let Some(spot) = grid.get_mut(i) {
+                *spot = eight;
+            }
+        }
+    }
+    if bonus.is_some() {
+        let free: Vec<usize> = (0..9).filter(|&i| grid.get(i) != Some(&eight)).collect();
+        let at = free.get(rng.random_range(0..free.len().max(1))).copied().unwrap_or(0);
+        if let Some(spot) = grid.get_mut(at) {
+            *spot = moneybag;
+        }
+    }
+    let prize_box = match play {
+        Some(cents) => prize_symbol(game, cents)?,
+        None => pick(rng, &prizes),
+    };
+    let bonus_box = match bonus {
+        Some(cents) => prize_symbol(game, cents)?,
+        None => pick(rng, &prizes),
+    };
+    Ok(Face::TicTacToe { grid, prize_box, bonus_box })
+}
+
+/// What a face pays, read as a player reads it: each window of three alike that the legend pays;
+/// on Electric 8S, the prize box for three 8s in a line and the bonus box for a moneybag.
 pub fn face_pays(game: &GameDefinition, face: &Face) -> Vec<i64> {
+    let value = |symbol: u16| {
+        let name = &game.symbols.get(usize::from(symbol))?.name;
+        game.legend.iter().find(|l| l.symbol.as_ref() == Some(name)).map(|l| l.prize_cents)
+    };
     match face {
+        Face::TicTacToe { grid, prize_box, bonus_box } => {
+            let named = |name: &str| {
+                game.symbols.iter().position(|s| s.name == name).and_then(|i| u16::try_from(i).ok())
+            };
+            let mut pays = Vec::new();
+            if let Some(eight) = named("8 (outlined)")
+                && LINES.iter().any(|line| line.iter().all(|&i| grid.get(i) == Some(&eight)))
+            {
+                pays.extend(value(*prize_box));
+            }
+            if let Some(moneybag) = named("moneybag")
+                && grid.contains(&moneybag)
+            {
+                pays.extend(value(*bonus_box));
+            }
+            pays
+        }
         Face::PullTab { windows } => windows
             .iter()
             .filter(|w| w[0] == w[1] && w[1] == w[2])
