@@ -177,6 +177,9 @@ pub fn route_table() -> Vec<(Method, &'static str, MethodRouter<GatewayState>)> 
         (Method::GET, "/v1/tables/audit/verify", get(for_staff::<TABLES>)),
         (Method::GET, "/v1/instant/games", get(for_anyone::<INSTANT>)),
         (Method::POST, "/v1/instant/games/{number}/print-runs", post(for_operators::<INSTANT>)),
+        (Method::POST, "/v1/instant/packs/{game}/{book}/assign", post(for_operators::<INSTANT>)),
+        (Method::POST, "/v1/instant/packs/{game}/{book}/activate", post(for_retailers::<INSTANT>)),
+        (Method::POST, "/v1/instant/validations", post(for_retailers::<INSTANT>)),
     ]
 }
 
@@ -294,6 +297,16 @@ async fn for_operators<const S: u8>(
     request: Request,
 ) -> Result<Response, AppError> {
     caller.require(&[Role::Operator])?;
+    Ok(to_service::<S>(&state, request).await)
+}
+
+/// The counter (packs, validation): retailers' terminals.
+async fn for_retailers<const S: u8>(
+    State(state): State<GatewayState>,
+    caller: Authenticated,
+    request: Request,
+) -> Result<Response, AppError> {
+    caller.require(&[Role::Retailer])?;
     Ok(to_service::<S>(&state, request).await)
 }
 

@@ -171,12 +171,14 @@ pub async fn login(
     State(state): State<GatewayState>,
     Json(request): Json<LoginRequest>,
 ) -> Result<(StatusCode, Json<LoginResponse>), AppError> {
-    let (subject, role, previous) = match request {
+    let (subject, role, previous, org) = match request {
         LoginRequest::Player { email, password } => {
-            password_login(&state, "players", &email, password).await?
+            let (subject, role, previous) = password_login(&state, "players", &email, password).await?;
+            (subject, role, previous, None)
         }
         LoginRequest::Staff { username, password } => {
-            password_login(&state, "staff", &username, password).await?
+            let (subject, role, previous) = password_login(&state, "staff", &username, password).await?;
+            (subject, role, previous, None)
         }
         LoginRequest::Terminal { api_key } => terminal_login(&state, &api_key).await?,
     };
@@ -189,7 +191,8 @@ pub async fn login(
         .bind(ttl)
         .execute(&state.pool)
         .await?;
-    let access_token = state.tokens.issue(&subject, role, Some(sid), ttl)?;
+    // A terminal's token names its retailer, so services know whose counter it is.
+    let access_token = state.tokens.issue_for(&subject, role, Some(sid), org.as_deref(), ttl)?;
     Ok((
         StatusCode::CREATED,
         Json(LoginResponse {
@@ -276,13 +279,14 @@ async fn password_login(
 async fn terminal_login(
     state: &GatewayState,
     api_key: &str,
-) -> Result<(String, Role, Option<DateTime<Utc>>), AppError> {
+) -> Result<(String, Role, Option<DateTime<Utc>>, Option<String>), AppError> {
     let prefix = api_key_prefix(api_key).ok_or_else(bad_credentials)?;
-    let row = sqlx::query("SELECT id, key_hash, revoked_at FROM terminals WHERE key_prefix = $1")
-        .bind(prefix)
-        .fetch_optional(&state.pool)
-        .await?
-        .ok_or_else(bad_credentials)?;
+    let row =
+        sqlx::query("SELECT id, retailer_id, key_hash, revoked_at FROM terminals WHERE key_prefix = $1")
+            .bind(prefix)
+            .fetch_optional(&state.pool)
+            .await?
+            .ok_or_else(bad_credentials)?;
     let stored: Vec<u8> = row.try_get("key_hash")?;
     if !digests_equal(&digest_api_key(api_key), &stored) {
         return Err(bad_credentials());
@@ -296,7 +300,8 @@ async fn terminal_login(
             .bind(id.to_string())
             .fetch_one(&state.pool)
             .await?;
-    Ok((id.to_string(), Role::Retailer, previous))
+    let retailer: Uuid = row.try_get("retailer_id")?;
+    Ok((id.to_string(), Role::Retailer, previous, Some(retailer.to_string())))
 }
 
 /// `DELETE /v1/sessions/current`: logs out the session of the token presented.

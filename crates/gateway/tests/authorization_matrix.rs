@@ -61,6 +61,11 @@ const MATRIX: &[(&str, &str, [u16; 7])] = &[
     // The instant service's routes, through the gateway.
     ("GET", "/v1/instant/games", [200, 200, 200, 200, 200, 200, 200]),
     ("POST", "/v1/instant/games/{number}/print-runs", [401, 403, 403, 403, 201, 403, 403]),
+    // The operator's print run above made the books; book 0 goes to the terminal's retailer.
+    ("POST", "/v1/instant/packs/{game}/{book}/assign", [401, 403, 403, 403, 200, 403, 403]),
+    ("POST", "/v1/instant/packs/{game}/{book}/activate", [401, 403, 403, 200, 403, 403, 403]),
+    // A made-up VIRN: the terminal gets past the gateway and is told the number is wrong.
+    ("POST", "/v1/instant/validations", [401, 403, 403, 422, 403, 403, 403]),
     // The ledger's routes, through the gateway (players use /v1/me/wallet instead).
     ("POST", "/v1/accounts", [401, 403, 403, 403, 201, 403, 201]),
     ("GET", "/v1/accounts", [401, 403, 403, 403, 200, 200, 200]),
@@ -108,7 +113,8 @@ fn request_for(fx: &Fixture, method: &str, route: &str, caller: usize) -> (Strin
         .replace("/v1/keno/draws/{number}", &format!("/v1/keno/draws/{}", fx.draw_number))
         .replace("/v1/blackjack/tables/{id}", &format!("/v1/blackjack/tables/{}", fx.bj_table))
         .replace("/v1/blackjack/rounds/{id}", &format!("/v1/blackjack/rounds/{}", fx.bj_round))
-        .replace("/v1/instant/games/{number}", "/v1/instant/games/283");
+        .replace("/v1/instant/games/{number}", "/v1/instant/games/283")
+        .replace("/v1/instant/packs/{game}/{book}", "/v1/instant/packs/283/0");
     let body = match (method, route) {
         ("POST", "/v1/players") => Some(
             json!({"email": format!("{}@example.com", new_id()), "password": PASSWORD, "date_of_birth": "1980-01-01"}),
@@ -135,6 +141,10 @@ fn request_for(fx: &Fixture, method: &str, route: &str, caller: usize) -> (Strin
         ("POST", "/v1/keno/tickets") => Some(json!({"option": "bet", "spots": [7, 17, 27]})),
         ("POST", "/v1/keno/draw-tickets") => Some(json!({"option": "bet", "spots": [7, 17], "draws": 2})),
         ("POST", "/v1/blackjack/tables") => Some(json!({"decks": 6})),
+        ("POST", "/v1/instant/packs/{game}/{book}/assign") => Some(json!({"retailer_id": fx.retailer})),
+        ("POST", "/v1/instant/validations") => {
+            Some(json!({"barcode": domain::instant::print_run::barcode(283, 0, 0), "virn": "123456789012"}))
+        }
         ("POST", "/v1/blackjack/tables/{id}/rounds") => Some(json!({"spots": [{"wager": 100}]})),
         ("POST", "/v1/blackjack/rounds/{id}/actions") => Some(json!({"step": 0, "action": "stand"})),
         ("POST", "/v1/withdrawals") => {

@@ -5,9 +5,12 @@
 //! - [`print_runs`]: `POST /v1/instant/games/{number}/print-runs` and the storage of a run with
 //!   COPY, each VIRN stored only as its HMAC under `LOTTO_VIRN_KEY`.
 //!
-//! Packs, retailers, validation and claims are the next part of the issue.
+//! - [`packs`]: packs assigned and activated, and tickets validated at retailers' terminals.
+//!
+//! Paying prizes, office claims and pack settlement are the next part of the issue.
 
 pub mod games;
+pub mod packs;
 pub mod print_runs;
 
 use std::sync::Arc;
@@ -41,6 +44,9 @@ pub struct InstantState {
     pub games: Arc<Vec<(GameDefinition, Report)>>,
     /// The key VIRNs are hashed under (`LOTTO_VIRN_KEY`); never stored in the database.
     pub virn_key: Arc<Vec<u8>>,
+    /// The largest prize a retailer pays (`LOTTO_RETAILER_PAY_LIMIT_CENTS`, $599 by default);
+    /// larger ones are claimed at the lottery office.
+    pub retailer_limit_cents: i64,
 }
 
 impl FromRef<InstantState> for TokenKeys {
@@ -65,7 +71,15 @@ impl InstantState {
         games: Vec<(GameDefinition, Report)>,
         virn_key: Vec<u8>,
     ) -> Self {
-        InstantState { pool, tokens, games: Arc::new(games), virn_key: Arc::new(virn_key) }
+        let retailer_limit_cents =
+            platform::config::env_or("LOTTO_RETAILER_PAY_LIMIT_CENTS", 59_900i64).unwrap_or(59_900);
+        InstantState {
+            pool,
+            tokens,
+            games: Arc::new(games),
+            virn_key: Arc::new(virn_key),
+            retailer_limit_cents,
+        }
     }
 
     pub fn game(&self, number: u32) -> Result<&GameDefinition, AppError> {
@@ -100,6 +114,9 @@ pub fn route_table() -> Vec<(Method, &'static str, MethodRouter<InstantState>)> 
     vec![
         (Method::GET, "/v1/instant/games", get(games::list_games)),
         (Method::POST, "/v1/instant/games/{number}/print-runs", post(print_runs::create_print_run)),
+        (Method::POST, "/v1/instant/packs/{game}/{book}/assign", post(packs::assign)),
+        (Method::POST, "/v1/instant/packs/{game}/{book}/activate", post(packs::activate)),
+        (Method::POST, "/v1/instant/validations", post(packs::validate)),
     ]
 }
 
@@ -116,9 +133,9 @@ pub fn router(state: InstantState, limits: Limits) -> Router {
 /// The service's part of the public API description.
 #[derive(Debug, utoipa::OpenApi)]
 #[openapi(
-    paths(games::list_games, print_runs::create_print_run),
+    paths(games::list_games, print_runs::create_print_run, packs::assign, packs::activate, packs::validate),
     components(schemas(platform::Problem), responses(platform::openapi::Refused)),
     modifiers(&BearerAuth),
-    tags((name = "instant", description = "Instant and pull-tab tickets: games, print runs"))
+    tags((name = "instant", description = "Instant and pull-tab tickets: games, print runs, packs, validation"))
 )]
 pub struct InstantApi;

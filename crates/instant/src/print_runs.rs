@@ -77,6 +77,17 @@ pub async fn store_print_run(
     game: &GameDefinition,
     created_by: &str,
 ) -> Result<PrintRunView, AppError> {
+    store_print_run_with(state, game, created_by, ChaCha20Rng::from_os_rng()).await
+}
+
+/// The same with the generator given: tests replay a seeded run to know the VIRNs a printer
+/// would have printed.
+pub async fn store_print_run_with(
+    state: &InstantState,
+    game: &GameDefinition,
+    created_by: &str,
+    mut rng: ChaCha20Rng,
+) -> Result<PrintRunView, AppError> {
     let started = Instant::now();
     let id = Uuid::now_v7();
     let counts = pool_counts(game);
@@ -109,7 +120,6 @@ pub async fn store_print_run(
     .bind(created_by)
     .execute(&mut *tx)
     .await?;
-    let mut rng = ChaCha20Rng::from_os_rng();
     for (p, pool_count) in counts.iter().enumerate() {
         let pool = u32::try_from(p).map_err(AppError::internal)?;
         let tickets = print_pool(game, first_book, pool, pool_count, &mut rng).map_err(AppError::internal)?;

@@ -179,3 +179,168 @@ async fn only_operators_print_and_unknown_games_are_refused() {
     let games = send(&router, Request::get("/v1/instant/games").body(Body::empty()).unwrap()).await;
     assert_eq!(games.body.as_array().unwrap().len(), 4, "public");
 }
+
+mod validation {
+    use super::*;
+    use domain::instant::print_run::{PrintedTicket, pool_counts, print_pool};
+    use rand::SeedableRng;
+    use rand_chacha::ChaCha20Rng;
+    use serde_json::{Value, json};
+
+    /// Prints game 283 from a seeded generator and returns what the printer would have printed.
+    async fn printed(state: &instant::InstantState) -> Vec<PrintedTicket> {
+        let game = game(state, 283);
+        instant::print_runs::store_print_run_with(state, &game, "olga", ChaCha20Rng::seed_from_u64(5))
+            .await
+            .unwrap();
+        let mut rng = ChaCha20Rng::seed_from_u64(5);
+        let mut tickets = Vec::new();
+        for (pool, counts) in pool_counts(&game).iter().enumerate() {
+            tickets.extend(print_pool(&game, 0, u32::try_from(pool).unwrap(), counts, &mut rng).unwrap());
+        }
+        tickets
+    }
+
+    async fn post(router: &axum::Router, path: &str, token: &str, body: Value) -> platform::testing::Reply {
+        send(
+            router,
+            Request::post(path)
+                .header("authorization", format!("Bearer {token}"))
+                .header("content-type", "application/json")
+                .body(Body::from(body.to_string()))
+                .unwrap(),
+        )
+        .await
+    }
+
+    #[tokio::test]
+    async fn a_terminal_validates_tickets_of_its_active_packs_only() {
+        let (router, state, tokens) = service().await;
+        let tickets = printed(&state).await;
+        let operator = tokens.issue("olga", Role::Operator, None, Duration::from_secs(60)).unwrap();
+        let till = tokens
+            .issue_for("till-1", Role::Retailer, None, Some("shop-a"), Duration::from_secs(60))
+            .unwrap();
+        let other = tokens
+            .issue_for("till-9", Role::Retailer, None, Some("shop-b"), Duration::from_secs(60))
+            .unwrap();
+        let winner = tickets.iter().find(|t| t.book == 0 && t.prize_row == Some(0)).unwrap();
+        let loser = tickets.iter().find(|t| t.book == 0 && t.prize_row.is_none()).unwrap();
+        let scan = |t: &PrintedTicket| json!({"barcode": t.barcode, "virn": t.virn});
+
+        // Printed, not yet active: cannot be validated.
+        assert_eq!(
+            post(&router, "/v1/instant/validations", &till, scan(winner)).await.code(),
+            "pack_not_active"
+        );
+        // Packs move only forward, and only for their own retailer.
+        assert_eq!(
+            post(&router, "/v1/instant/packs/283/0/activate", &till, json!(null)).await.code(),
+            "pack_not_found"
+        );
+        let assigned =
+            post(&router, "/v1/instant/packs/283/0/assign", &operator, json!({"retailer_id": "shop-a"}))
+                .await;
+        assert_eq!((assigned.status, assigned.body["state"].as_str()), (StatusCode::OK, Some("assigned")));
+        let again =
+            post(&router, "/v1/instant/packs/283/0/assign", &operator, json!({"retailer_id": "shop-b"}))
+                .await;
+        assert_eq!(again.code(), "pack_not_printed");
+        assert_eq!(
+            post(&router, "/v1/instant/packs/283/0/activate", &other, json!(null)).await.code(),
+            "pack_not_found"
+        );
+        let active = post(&router, "/v1/instant/packs/283/0/activate", &till, json!(null)).await;
+        assert_eq!(active.body["state"], "active", "{}", active.body);
+
+        let won = post(&router, "/v1/instant/validations", &till, scan(winner)).await;
+        assert_eq!(
+            (won.body["winner"].clone(), won.body["prize_cents"].clone()),
+            (json!(true), json!(100)),
+            "{}",
+            won.body
+        );
+        assert_eq!(won.body["paid_at"], "retailer");
+        let lost = post(&router, "/v1/instant/validations", &till, scan(loser)).await;
+        assert_eq!((lost.body["winner"].clone(), lost.body["paid_at"].clone()), (json!(false), Value::Null));
+        // The top prize is over the retailer's limit: claimed at the lottery office.
+        let top = tickets.iter().find(|t| t.prize_row == Some(9)).unwrap();
+        let book = top.book;
+        post(
+            &router,
+            &format!("/v1/instant/packs/283/{book}/assign"),
+            &operator,
+            json!({"retailer_id": "shop-a"}),
+        )
+        .await;
+        post(&router, &format!("/v1/instant/packs/283/{book}/activate"), &till, json!(null)).await;
+        let big = post(&router, "/v1/instant/validations", &till, scan(top)).await;
+        assert_eq!(
+            (big.body["prize_cents"].clone(), big.body["paid_at"].clone()),
+            (json!(100_000), json!("lottery_office"))
+        );
+    }
+
+    #[tokio::test]
+    async fn bad_scans_get_their_own_errors_and_wrong_virns_lock_the_terminal() {
+        let (router, state, tokens) = service().await;
+        let tickets = printed(&state).await;
+        let operator = tokens.issue("olga", Role::Operator, None, Duration::from_secs(60)).unwrap();
+        let till = tokens
+            .issue_for("till-1", Role::Retailer, None, Some("shop-a"), Duration::from_secs(60))
+            .unwrap();
+        post(&router, "/v1/instant/packs/283/0/assign", &operator, json!({"retailer_id": "shop-a"})).await;
+        post(&router, "/v1/instant/packs/283/0/activate", &till, json!(null)).await;
+        let t = tickets.iter().find(|t| t.book == 0).unwrap();
+        let mut tampered = t.barcode.clone();
+        tampered.replace_range(4..5, if &t.barcode[4..5] == "9" { "0" } else { "9" });
+        let cases = [
+            (json!({"barcode": tampered, "virn": t.virn}), "invalid_barcode"),
+            (
+                json!({"barcode": domain::instant::print_run::barcode(999, 0, 0), "virn": t.virn}),
+                "unknown_game",
+            ),
+            (
+                json!({"barcode": domain::instant::print_run::barcode(283, 99_999, 0), "virn": t.virn}),
+                "ticket_not_found",
+            ),
+            (json!({"barcode": t.barcode, "virn": "000000000000"}), "wrong_virn"),
+        ];
+        for (body, code) in cases {
+            assert_eq!(
+                post(&router, "/v1/instant/validations", &till, body.clone()).await.code(),
+                code,
+                "{body}"
+            );
+        }
+        // A right VIRN resets the count; five wrong ones in a row lock the terminal, even for a right one.
+        assert_eq!(
+            post(&router, "/v1/instant/validations", &till, json!({"barcode": t.barcode, "virn": t.virn}))
+                .await
+                .status,
+            StatusCode::OK
+        );
+        for left in (0..5).rev() {
+            let wrong = post(
+                &router,
+                "/v1/instant/validations",
+                &till,
+                json!({"barcode": t.barcode, "virn": "111111111111"}),
+            )
+            .await;
+            assert_eq!(
+                (wrong.code(), wrong.body["context"]["attempts_left"].as_i64()),
+                ("wrong_virn", Some(left))
+            );
+        }
+        let locked =
+            post(&router, "/v1/instant/validations", &till, json!({"barcode": t.barcode, "virn": t.virn}))
+                .await;
+        assert_eq!((locked.status, locked.code()), (StatusCode::FORBIDDEN, "terminal_locked"));
+        let logged: i64 = sqlx::query_scalar("SELECT count(*) FROM validations WHERE terminal_id = 'till-1'")
+            .fetch_one(&state.pool)
+            .await
+            .unwrap();
+        assert_eq!(logged, 10, "every attempt but the locked one is logged");
+    }
+}

@@ -55,6 +55,9 @@ pub struct Claims {
     /// The gateway session the token belongs to (absent on service tokens).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sid: Option<Uuid>,
+    /// The organisation the subject acts for: a terminal's retailer.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub org: Option<String>,
     pub iat: i64,
     pub exp: i64,
     pub iss: String,
@@ -108,12 +111,25 @@ impl TokenKeys {
 
     /// Signs a token for `sub` in `role`, valid for `ttl`.
     pub fn issue(&self, sub: &str, role: Role, sid: Option<Uuid>, ttl: Duration) -> Result<String, AppError> {
+        self.issue_for(sub, role, sid, None, ttl)
+    }
+
+    /// Signs a token for `sub` acting for organisation `org` (a terminal for its retailer).
+    pub fn issue_for(
+        &self,
+        sub: &str,
+        role: Role,
+        sid: Option<Uuid>,
+        org: Option<&str>,
+        ttl: Duration,
+    ) -> Result<String, AppError> {
         let now = chrono::Utc::now().timestamp();
         let ttl = i64::try_from(ttl.as_secs()).unwrap_or(i64::MAX);
         let claims = Claims {
             sub: sub.to_owned(),
             role,
             sid,
+            org: org.map(str::to_owned),
             iat: now,
             exp: now.saturating_add(ttl),
             iss: ISSUER.to_owned(),
@@ -177,6 +193,11 @@ impl Caller {
 
     pub fn subject(&self) -> &str {
         &self.0.sub
+    }
+
+    /// The organisation the caller acts for (a terminal's retailer), if any.
+    pub fn organization(&self) -> Option<&str> {
+        self.0.org.as_deref()
     }
 
     /// 403 unless the caller has one of `roles`.
@@ -245,6 +266,7 @@ mod tests {
             sub: "p".into(),
             role: Role::Player,
             sid: None,
+            org: None,
             iat: now - 120,
             exp: now - 60,
             iss: ISSUER.into(),
