@@ -24,6 +24,22 @@ pub fn carried() -> Result<Vec<(GameDefinition, Report)>, DefinitionError> {
     DEFINITIONS.iter().map(|text| GameDefinition::load(text)).collect()
 }
 
+/// Every carried game at a smaller scale (see `GameDefinition::scaled`), checked: for tests and
+/// demonstrations, where a full run of millions of tickets would only take time.
+pub fn carried_scaled(
+    pool_size: u64,
+    divisor: u64,
+) -> Result<Vec<(GameDefinition, Report)>, DefinitionError> {
+    carried()?
+        .into_iter()
+        .map(|(game, _)| {
+            let scaled = game.scaled(pool_size, divisor);
+            let report = scaled.check()?;
+            Ok((scaled, report))
+        })
+        .collect()
+}
+
 /// A prize row with what is left of it.
 #[derive(Debug, Serialize, utoipa::ToSchema)]
 pub struct PrizeView {

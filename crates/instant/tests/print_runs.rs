@@ -20,15 +20,7 @@ async fn service() -> (axum::Router, instant::InstantState, TokenKeys) {
     let url = platform::testing::fresh_database().await.unwrap();
     let pool = instant::connect(&url, &Config::default()).await.unwrap();
     let tokens = TokenKeys::random();
-    let games = instant::games::carried()
-        .unwrap()
-        .into_iter()
-        .map(|(game, _)| {
-            let scaled = game.scaled(3_000, 100);
-            let report = scaled.check().unwrap();
-            (scaled, report)
-        })
-        .collect();
+    let games = instant::games::carried_scaled(3_000, 100).unwrap();
     let state = instant::InstantState::with_games(
         pool,
         tokens.clone(),

@@ -173,14 +173,6 @@ pub fn new_id() -> String {
 /// is quick.
 async fn instant_state(url: &str, tokens: &TokenKeys) -> instant::InstantState {
     let pool = instant::connect(url, &Config::default()).await.unwrap();
-    let games = instant::games::carried()
-        .unwrap()
-        .into_iter()
-        .map(|(game, _)| {
-            let scaled = game.scaled(3_000, 100);
-            let report = scaled.check().unwrap();
-            (scaled, report)
-        })
-        .collect();
+    let games = instant::games::carried_scaled(3_000, 100).unwrap();
     instant::InstantState::with_games(pool, tokens.clone(), games, vec![9; 32])
 }
