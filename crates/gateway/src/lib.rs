@@ -180,6 +180,7 @@ pub fn route_table() -> Vec<(Method, &'static str, MethodRouter<GatewayState>)> 
         (Method::POST, "/v1/instant/packs/{game}/{book}/assign", post(for_operators::<INSTANT>)),
         (Method::POST, "/v1/instant/packs/{game}/{book}/activate", post(for_retailers::<INSTANT>)),
         (Method::POST, "/v1/instant/validations", post(for_retailers::<INSTANT>)),
+        (Method::POST, "/v1/instant/claims", post(for_retailers::<INSTANT>)),
     ]
 }
 

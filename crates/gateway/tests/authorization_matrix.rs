@@ -66,6 +66,7 @@ const MATRIX: &[(&str, &str, [u16; 7])] = &[
     ("POST", "/v1/instant/packs/{game}/{book}/activate", [401, 403, 403, 200, 403, 403, 403]),
     // A made-up VIRN: the terminal gets past the gateway and is told the number is wrong.
     ("POST", "/v1/instant/validations", [401, 403, 403, 422, 403, 403, 403]),
+    ("POST", "/v1/instant/claims", [401, 403, 403, 422, 403, 403, 403]),
     // The ledger's routes, through the gateway (players use /v1/me/wallet instead).
     ("POST", "/v1/accounts", [401, 403, 403, 403, 201, 403, 201]),
     ("GET", "/v1/accounts", [401, 403, 403, 403, 200, 200, 200]),
@@ -142,7 +143,7 @@ fn request_for(fx: &Fixture, method: &str, route: &str, caller: usize) -> (Strin
         ("POST", "/v1/keno/draw-tickets") => Some(json!({"option": "bet", "spots": [7, 17], "draws": 2})),
         ("POST", "/v1/blackjack/tables") => Some(json!({"decks": 6})),
         ("POST", "/v1/instant/packs/{game}/{book}/assign") => Some(json!({"retailer_id": fx.retailer})),
-        ("POST", "/v1/instant/validations") => {
+        ("POST", "/v1/instant/validations" | "/v1/instant/claims") => {
             Some(json!({"barcode": domain::instant::print_run::barcode(283, 0, 0), "virn": "123456789012"}))
         }
         ("POST", "/v1/blackjack/tables/{id}/rounds") => Some(json!({"spots": [{"wager": 100}]})),

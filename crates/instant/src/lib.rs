@@ -47,6 +47,31 @@ pub struct InstantState {
     /// The largest prize a retailer pays (`LOTTO_RETAILER_PAY_LIMIT_CENTS`, $599 by default);
     /// larger ones are claimed at the lottery office.
     pub retailer_limit_cents: i64,
+    /// The ledger, where prizes are paid from each game's prize liability; without it (a print
+    /// benchmark) claims answer 503.
+    pub ledger: Option<LedgerLink>,
+}
+
+/// The instant games' accounts in the ledger.
+#[derive(Debug, Clone)]
+pub struct LedgerLink {
+    pub ledger: platform::upstream::Upstream,
+    pub wallets: platform::wallets::Wallets,
+    /// Funds each print run's prize liability.
+    pub house_account: uuid::Uuid,
+}
+
+/// Namespace of the ids this service derives (its accounts, ledger transfers).
+pub const INSTANT_NAMESPACE: uuid::Uuid = uuid::Uuid::from_u128(0x696e_7374_616e_4000_8000_6c6f_7474_6f21);
+
+/// A game's prize liability account: funded when a run is printed, paying its prizes.
+pub fn liability_account(game: u32) -> uuid::Uuid {
+    uuid::Uuid::new_v5(&INSTANT_NAMESPACE, format!("instant/{game}/prize-liability").as_bytes())
+}
+
+/// A retailer's settlement account: credited with the prizes it pays, debited when packs settle.
+pub fn retailer_account(retailer: &str) -> uuid::Uuid {
+    uuid::Uuid::new_v5(&INSTANT_NAMESPACE, format!("instant/retailer/{retailer}").as_bytes())
 }
 
 impl FromRef<InstantState> for TokenKeys {
@@ -79,7 +104,23 @@ impl InstantState {
             games: Arc::new(games),
             virn_key: Arc::new(virn_key),
             retailer_limit_cents,
+            ledger: None,
         }
+    }
+
+    /// Connects the ledger: opens the house and every game's prize liability account.
+    pub async fn with_ledger(mut self, ledger: platform::upstream::Upstream) -> Result<Self, AppError> {
+        let wallets = platform::wallets::Wallets::new(ledger.clone(), self.tokens.clone(), "instant");
+        let house_account = uuid::Uuid::new_v5(&INSTANT_NAMESPACE, b"instant/house");
+        let mut accounts = vec![(house_account, "house_revenue")];
+        accounts.extend(self.games.iter().map(|(g, _)| (liability_account(g.number), "prize_liability")));
+        wallets.open_accounts("instant", &accounts).await?;
+        self.ledger = Some(LedgerLink { ledger, wallets, house_account });
+        Ok(self)
+    }
+
+    pub fn service_token(&self) -> Result<String, AppError> {
+        self.tokens.service_token("instant")
     }
 
     pub fn game(&self, number: u32) -> Result<&GameDefinition, AppError> {
@@ -117,6 +158,7 @@ pub fn route_table() -> Vec<(Method, &'static str, MethodRouter<InstantState>)> 
         (Method::POST, "/v1/instant/packs/{game}/{book}/assign", post(packs::assign)),
         (Method::POST, "/v1/instant/packs/{game}/{book}/activate", post(packs::activate)),
         (Method::POST, "/v1/instant/validations", post(packs::validate)),
+        (Method::POST, "/v1/instant/claims", post(packs::claim)),
     ]
 }
 
@@ -133,7 +175,7 @@ pub fn router(state: InstantState, limits: Limits) -> Router {
 /// The service's part of the public API description.
 #[derive(Debug, utoipa::OpenApi)]
 #[openapi(
-    paths(games::list_games, print_runs::create_print_run, packs::assign, packs::activate, packs::validate),
+    paths(games::list_games, print_runs::create_print_run, packs::assign, packs::activate, packs::validate, packs::claim),
     components(schemas(platform::Problem), responses(platform::openapi::Refused)),
     modifiers(&BearerAuth),
     tags((name = "instant", description = "Instant and pull-tab tickets: games, print runs, packs, validation"))

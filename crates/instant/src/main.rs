@@ -1,4 +1,5 @@
-//! The instant service alone: `DATABASE_URL`, `LOTTO_TOKEN_SECRET` and `LOTTO_VIRN_KEY`.
+//! The instant service alone: `DATABASE_URL`, `LOTTO_TOKEN_SECRET`, `LOTTO_VIRN_KEY` and
+//! `LOTTO_LEDGER_URL`.
 
 use anyhow::Context;
 use platform::config::Config;
@@ -15,7 +16,9 @@ async fn main() -> anyhow::Result<()> {
     let key = instant::virn_key_from_env(true)
         .map_err(|e| anyhow::anyhow!("{}", e.detail()))
         .context("set LOTTO_VIRN_KEY (32 bytes or more)")?;
-    let state = instant::InstantState::with_games(pool, tokens, games, key);
+    let ledger_url = std::env::var("LOTTO_LEDGER_URL").context("LOTTO_LEDGER_URL must name the ledger")?;
+    let ledger = platform::upstream::Upstream::remote("ledger", &ledger_url, config.request_timeout)?;
+    let state = instant::InstantState::with_games(pool, tokens, games, key).with_ledger(ledger).await?;
     let app = instant::router(state, (&config).into());
     let listener = tokio::net::TcpListener::bind(config.listen).await?;
     tracing::info!(addr = %listener.local_addr()?, "instant listening");

@@ -155,18 +155,23 @@ fn locked(until: DateTime<Utc>) -> AppError {
     .with_header(header::RETRY_AFTER, HeaderValue::from(seconds))
 }
 
-#[utoipa::path(
-    post, path = "/v1/instant/validations", tag = "instant", request_body = ValidationRequest,
-    responses((status = 200, description = "a winner or not, and where it is paid", body = ValidationView), (status = "4XX", response = Refused)),
-    security(("bearer" = []))
-)]
-/// `POST /v1/instant/validations`: retailers' terminals.
-pub async fn validate(
-    State(state): State<InstantState>,
-    caller: Caller,
-    Json(request): Json<ValidationRequest>,
-) -> Result<Json<ValidationView>, AppError> {
-    caller.require(&[Role::Retailer])?;
+/// A scanned ticket that passed every check.
+struct Checked {
+    game: i32,
+    book: i32,
+    ticket: i32,
+    prize_row: Option<i16>,
+    prize_cents: i64,
+    free_ticket: bool,
+    price_cents: i64,
+}
+
+/// The checks of a scan, in order (see the module): each refusal logged with its own code.
+async fn check_ticket(
+    state: &InstantState,
+    caller: &Caller,
+    request: &ValidationRequest,
+) -> Result<Checked, AppError> {
     let terminal = caller.subject().to_owned();
     let retailer = caller.organization().map(str::to_owned);
     let until: Option<DateTime<Utc>> = sqlx::query_scalar(
@@ -251,14 +256,120 @@ pub async fn validate(
         return Err(AppError::conflict("already_paid", "this ticket's prize has been paid"));
     }
     let prize_row: Option<i16> = row.try_get("prize_row")?;
-    let prize: i64 = row.try_get("prize_cents")?;
+    let prize_cents: i64 = row.try_get("prize_cents")?;
     let free_ticket = prize_row
         .and_then(|r| definition.prizes.get(usize::try_from(r).ok()?))
         .is_some_and(|p| p.composition.contains(&0));
-    let winner = prize_row.is_some();
-    log(if winner { "winner" } else { "not_a_winner" }, prize).await?;
+    log(if prize_row.is_some() { "winner" } else { "not_a_winner" }, prize_cents).await?;
+    Ok(Checked {
+        game: game_i,
+        book: book_i,
+        ticket: ticket_i,
+        prize_row,
+        prize_cents,
+        free_ticket,
+        price_cents: definition.price_cents,
+    })
+}
+
+#[utoipa::path(
+    post, path = "/v1/instant/validations", tag = "instant", request_body = ValidationRequest,
+    responses((status = 200, description = "a winner or not, and where it is paid", body = ValidationView), (status = "4XX", response = Refused)),
+    security(("bearer" = []))
+)]
+/// `POST /v1/instant/validations`: retailers' terminals.
+pub async fn validate(
+    State(state): State<InstantState>,
+    caller: Caller,
+    Json(request): Json<ValidationRequest>,
+) -> Result<Json<ValidationView>, AppError> {
+    caller.require(&[Role::Retailer])?;
+    let checked = check_ticket(&state, &caller, &request).await?;
+    let winner = checked.prize_row.is_some();
     let paid_at = winner.then(|| {
-        if prize <= state.retailer_limit_cents { "retailer".to_owned() } else { "lottery_office".to_owned() }
+        if checked.prize_cents <= state.retailer_limit_cents {
+            "retailer".to_owned()
+        } else {
+            "lottery_office".to_owned()
+        }
     });
-    Ok(Json(ValidationView { winner, prize_cents: prize, free_ticket, paid_at }))
+    Ok(Json(ValidationView {
+        winner,
+        prize_cents: checked.prize_cents,
+        free_ticket: checked.free_ticket,
+        paid_at,
+    }))
+}
+
+/// What a paid claim moved.
+#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct ClaimView {
+    /// Credited to the retailer's settlement account: the prize, or for a free ticket the
+    /// price of the ticket the retailer hands over.
+    pub paid_cents: i64,
+    pub free_ticket: bool,
+}
+
+#[utoipa::path(
+    post, path = "/v1/instant/claims", tag = "instant", request_body = ValidationRequest,
+    responses((status = 200, description = "paid at the counter, once", body = ClaimView), (status = "4XX", response = Refused)),
+    security(("bearer" = []))
+)]
+/// `POST /v1/instant/claims`: a retailer's terminal pays a prize up to the retailer limit; the
+/// prize moves from the game's prize liability to the retailer's settlement account, exactly
+/// once however many terminals claim the ticket at the same moment.
+pub async fn claim(
+    State(state): State<InstantState>,
+    caller: Caller,
+    Json(request): Json<ValidationRequest>,
+) -> Result<Json<ClaimView>, AppError> {
+    caller.require(&[Role::Retailer])?;
+    let link =
+        state.ledger.clone().ok_or_else(|| AppError::unavailable("the ledger is not connected here"))?;
+    let retailer = caller.organization().ok_or_else(platform::auth::forbidden)?.to_owned();
+    let checked = check_ticket(&state, &caller, &request).await?;
+    let Some(prize_row) = checked.prize_row else {
+        return Err(AppError::unprocessable("not_a_winner", "this ticket wins nothing"));
+    };
+    if checked.prize_cents > state.retailer_limit_cents {
+        return Err(AppError::conflict("claim_at_office", "this prize is claimed at the lottery office"));
+    }
+    let amount = if checked.free_ticket { checked.price_cents } else { checked.prize_cents };
+    let mut tx = state.pool.begin().await?;
+    // The row lock decides concurrent claims: the second finds it paid.
+    let paid = sqlx::query(
+        "UPDATE tickets SET paid_at = now() WHERE game = $1 AND book = $2 AND ticket = $3 AND paid_at IS NULL",
+    )
+    .bind(checked.game)
+    .bind(checked.book)
+    .bind(checked.ticket)
+    .execute(&mut *tx)
+    .await?
+    .rows_affected();
+    if paid != 1 {
+        return Err(AppError::conflict("already_paid", "this ticket's prize has been paid"));
+    }
+    sqlx::query("UPDATE prize_counts SET paid = paid + 1 WHERE game = $1 AND prize_row = $2")
+        .bind(checked.game)
+        .bind(prize_row)
+        .execute(&mut *tx)
+        .await?;
+    let account = crate::retailer_account(&retailer);
+    link.wallets.open_accounts(&retailer, &[(account, "retailer_settlement")]).await?;
+    let game = u32::try_from(checked.game).map_err(AppError::internal)?;
+    let id = uuid::Uuid::new_v5(
+        &crate::INSTANT_NAMESPACE,
+        format!("instant/ticket/{}-{}-{}/paid", checked.game, checked.book, checked.ticket).as_bytes(),
+    );
+    let transfer = serde_json::json!({"id": id, "debit_account_id": crate::liability_account(game),
+        "credit_account_id": account, "amount": amount, "currency": "USD",
+        "metadata": {"game": checked.game, "book": checked.book, "ticket": checked.ticket}});
+    // Moved before the commit: a failure leaves the ticket unpaid; a retry after a lost commit
+    // replays the same transfer.
+    let _: serde_json::Value = link
+        .ledger
+        .call(axum::http::Method::POST, "/v1/transfers", &state.service_token()?, Some(&transfer), None)
+        .await?;
+    tx.commit().await?;
+    Ok(Json(ClaimView { paid_cents: amount, free_ticket: checked.free_ticket }))
 }

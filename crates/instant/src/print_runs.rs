@@ -168,6 +168,28 @@ pub async fn store_print_run_with(
     .bind(&printed)
     .execute(&mut *tx)
     .await?;
+    if let Some(link) = &state.ledger {
+        // The run's prizes become the game's liability: free tickets at the ticket's price.
+        let liability: i64 = game
+            .prizes
+            .iter()
+            .map(|p| {
+                let each = if p.composition.contains(&0) {
+                    game.price_cents.saturating_add(p.value_cents)
+                } else {
+                    p.value_cents
+                };
+                each.saturating_mul(i64::try_from(p.count).unwrap_or(i64::MAX))
+            })
+            .sum();
+        let transfer = serde_json::json!({"id": Uuid::new_v5(&crate::INSTANT_NAMESPACE, format!("instant/print-run/{id}/liability").as_bytes()),
+            "debit_account_id": link.house_account, "credit_account_id": crate::liability_account(game.number),
+            "amount": liability, "currency": "USD", "metadata": {"game": game.number, "print_run": id}});
+        let _: serde_json::Value = link
+            .ledger
+            .call(axum::http::Method::POST, "/v1/transfers", &state.service_token()?, Some(&transfer), None)
+            .await?;
+    }
     tx.commit().await?;
     Ok(PrintRunView {
         id,

@@ -15,18 +15,24 @@ use platform::http::Limits;
 use platform::testing::send;
 use sqlx::Row;
 
-/// The service with its games scaled to pools of 3,000 tickets (a hundredth of the winners).
+/// The service with its games scaled to pools of 3,000 tickets (a hundredth of the winners), and
+/// a real ledger mounted beside it.
 async fn service() -> (axum::Router, instant::InstantState, TokenKeys) {
     let url = platform::testing::fresh_database().await.unwrap();
     let pool = instant::connect(&url, &Config::default()).await.unwrap();
     let tokens = TokenKeys::random();
     let games = instant::games::carried_scaled(3_000, 100).unwrap();
+    let ledger_pool = ledger::connect(&url, &Config::default()).await.unwrap();
+    let ledger = ledger::api_routes(ledger::LedgerState { pool: ledger_pool, tokens: tokens.clone() });
     let state = instant::InstantState::with_games(
         pool,
         tokens.clone(),
         games,
         b"a test key of thirty-two bytes!!".to_vec(),
-    );
+    )
+    .with_ledger(platform::upstream::Upstream::local("ledger", ledger))
+    .await
+    .unwrap();
     (instant::router(state.clone(), Limits::default()), state, tokens)
 }
 
@@ -180,7 +186,7 @@ mod validation {
     use serde_json::{Value, json};
 
     /// Prints game 283 from a seeded generator and returns what the printer would have printed.
-    async fn printed(state: &instant::InstantState) -> Vec<PrintedTicket> {
+    pub(super) async fn printed(state: &instant::InstantState) -> Vec<PrintedTicket> {
         let game = game(state, 283);
         instant::print_runs::store_print_run_with(state, &game, "olga", ChaCha20Rng::seed_from_u64(5))
             .await
@@ -193,7 +199,12 @@ mod validation {
         tickets
     }
 
-    async fn post(router: &axum::Router, path: &str, token: &str, body: Value) -> platform::testing::Reply {
+    pub(super) async fn post(
+        router: &axum::Router,
+        path: &str,
+        token: &str,
+        body: Value,
+    ) -> platform::testing::Reply {
         send(
             router,
             Request::post(path)
@@ -334,5 +345,134 @@ mod validation {
             .await
             .unwrap();
         assert_eq!(logged, 10, "every attempt but the locked one is logged");
+    }
+}
+
+mod claims {
+    use super::*;
+    use serde_json::{Value, json};
+
+    async fn ledger_get(state: &instant::InstantState, path: &str) -> Value {
+        let link = state.ledger.as_ref().unwrap();
+        link.ledger
+            .call::<(), Value>(axum::http::Method::GET, path, &state.service_token().unwrap(), None, None)
+            .await
+            .unwrap()
+    }
+
+    #[tokio::test]
+    async fn a_prize_is_paid_once_to_the_retailer_whatever_the_race() {
+        let (router, state, tokens) = service().await;
+        let tickets = validation::printed(&state).await;
+        let operator = tokens.issue("olga", Role::Operator, None, Duration::from_secs(60)).unwrap();
+        let till = tokens
+            .issue_for("till-1", Role::Retailer, None, Some("shop-a"), Duration::from_secs(60))
+            .unwrap();
+        let hit10 = game(&state, 283);
+        let liability = instant::liability_account(283);
+        let funded = state.ledger.as_ref().unwrap().wallets.balance(liability).await.unwrap();
+        let prizes: i64 = hit10.prizes.iter().map(|p| p.value_cents * i64::try_from(p.count).unwrap()).sum();
+        assert_eq!(funded, prizes, "the run's prizes are the game's liability");
+        for book in [0, 1] {
+            validation::post(
+                &router,
+                &format!("/v1/instant/packs/283/{book}/assign"),
+                &operator,
+                json!({"retailer_id": "shop-a"}),
+            )
+            .await;
+            validation::post(&router, &format!("/v1/instant/packs/283/{book}/activate"), &till, json!(null))
+                .await;
+        }
+        let winners: Vec<_> =
+            tickets.iter().filter(|t| t.book < 2 && t.prize_row == Some(1)).take(2).collect();
+        let scan =
+            |t: &domain::instant::print_run::PrintedTicket| json!({"barcode": t.barcode, "virn": t.virn});
+
+        let paid = validation::post(&router, "/v1/instant/claims", &till, scan(winners[0])).await;
+        assert_eq!(
+            (paid.status, paid.body["paid_cents"].clone()),
+            (StatusCode::OK, json!(500)),
+            "{}",
+            paid.body
+        );
+        assert_eq!(
+            validation::post(&router, "/v1/instant/claims", &till, scan(winners[0])).await.code(),
+            "already_paid"
+        );
+
+        // Eight terminals of the shop claim the second winner at once: one is paid.
+        let mut racing = Vec::new();
+        for i in 0..8 {
+            let token = tokens
+                .issue_for(
+                    &format!("till-r{i}"),
+                    Role::Retailer,
+                    None,
+                    Some("shop-a"),
+                    Duration::from_secs(60),
+                )
+                .unwrap();
+            let router = router.clone();
+            let body = scan(winners[1]).to_string();
+            racing.push(tokio::spawn(async move {
+                send(
+                    &router,
+                    Request::post("/v1/instant/claims")
+                        .header("authorization", format!("Bearer {token}"))
+                        .header("content-type", "application/json")
+                        .body(Body::from(body))
+                        .unwrap(),
+                )
+                .await
+            }));
+        }
+        let mut codes = Vec::new();
+        for task in racing {
+            let reply = task.await.unwrap();
+            codes.push(if reply.status == StatusCode::OK {
+                "paid".to_owned()
+            } else {
+                reply.code().to_owned()
+            });
+        }
+        assert_eq!(codes.iter().filter(|c| *c == "paid").count(), 1, "{codes:?}");
+        assert!(codes.iter().all(|c| c == "paid" || c == "already_paid"), "{codes:?}");
+
+        let shop = state
+            .ledger
+            .as_ref()
+            .unwrap()
+            .wallets
+            .balance(instant::retailer_account("shop-a"))
+            .await
+            .unwrap();
+        assert_eq!(shop, 1_000, "two $5 prizes, each paid once");
+        assert_eq!(state.ledger.as_ref().unwrap().wallets.balance(liability).await.unwrap(), prizes - 1_000);
+        let loser = tickets.iter().find(|t| t.book == 0 && t.prize_row.is_none()).unwrap();
+        assert_eq!(
+            validation::post(&router, "/v1/instant/claims", &till, scan(loser)).await.code(),
+            "not_a_winner"
+        );
+        let top = tickets.iter().find(|t| t.prize_row == Some(9)).unwrap();
+        let book = top.book;
+        validation::post(
+            &router,
+            &format!("/v1/instant/packs/283/{book}/assign"),
+            &operator,
+            json!({"retailer_id": "shop-a"}),
+        )
+        .await;
+        validation::post(&router, &format!("/v1/instant/packs/283/{book}/activate"), &till, json!(null))
+            .await;
+        assert_eq!(
+            validation::post(&router, "/v1/instant/claims", &till, scan(top)).await.code(),
+            "claim_at_office"
+        );
+        let trial = ledger_get(&state, "/v1/reports/trial-balance").await;
+        assert_eq!(trial["balanced"], true, "{trial}");
+        let games = send(&router, Request::get("/v1/instant/games").body(Body::empty()).unwrap()).await;
+        let listed = games.body.as_array().unwrap().iter().find(|g| g["number"] == 283).unwrap();
+        assert_eq!(listed["prizes"][1]["remaining"].as_u64(), Some(hit10.prizes[1].count - 2));
     }
 }

@@ -102,8 +102,6 @@ async fn run_services(config: &Config, database: &postgres::Database) -> anyhow:
     let draws_pool = draw_games::connect(&database.url, config).await.context("starting draw-games")?;
     let tables_pool = table_games::connect(&database.url, config).await.context("starting table-games")?;
     let instant_pool = instant::connect(&database.url, config).await.context("starting instant")?;
-    let instant_state = instant::InstantState::new(instant_pool.clone(), tokens.clone())
-        .context("loading the instant games")?;
 
     // Every service is mounted behind the gateway in this process: it calls them without a socket.
     let ledger =
@@ -123,6 +121,11 @@ async fn run_services(config: &Config, database: &postgres::Database) -> anyhow:
     )
     .await
     .context("opening the table games' ledger accounts")?;
+    let instant_state = instant::InstantState::new(instant_pool.clone(), tokens.clone())
+        .context("loading the instant games")?
+        .with_ledger(platform::upstream::Upstream::local("ledger", ledger.clone()))
+        .await
+        .context("opening the instant games' ledger accounts")?;
     table_games::spawn_recovery(tables.clone(), std::time::Duration::from_secs(5));
     let state = gateway::GatewayState::new(
         gateway_pool.clone(),

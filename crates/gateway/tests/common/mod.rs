@@ -65,15 +65,19 @@ impl TestGateway {
         )
         .await
         .unwrap();
-        let mut state =
-            GatewayState::new(gateway_pool, tokens.clone(), Upstream::local("ledger", ledger), &config)
-                .unwrap()
-                .with_draws(Upstream::local("draw-games", draw_games::api_routes(draws)))
-                .with_tables(Upstream::local("table-games", table_games::api_routes(tables)))
-                .with_instant(Upstream::local(
-                    "instant",
-                    instant::api_routes(instant_state(&url, &tokens).await),
-                ));
+        let mut state = GatewayState::new(
+            gateway_pool,
+            tokens.clone(),
+            Upstream::local("ledger", ledger.clone()),
+            &config,
+        )
+        .unwrap()
+        .with_draws(Upstream::local("draw-games", draw_games::api_routes(draws)))
+        .with_tables(Upstream::local("table-games", table_games::api_routes(tables)))
+        .with_instant(Upstream::local(
+            "instant",
+            instant::api_routes(instant_state(&url, &tokens, &ledger).await),
+        ));
         state.limiter = Arc::new(RateLimiter::new(quota, quota));
         let router = gateway::router(state.clone(), Limits::default());
         TestGateway { router, state, ledger_pool, tokens, url }
@@ -171,8 +175,11 @@ pub fn new_id() -> String {
 
 /// The instant service with its games scaled to pools of 3,000 tickets, so a print run in a test
 /// is quick.
-async fn instant_state(url: &str, tokens: &TokenKeys) -> instant::InstantState {
+async fn instant_state(url: &str, tokens: &TokenKeys, ledger: &Router) -> instant::InstantState {
     let pool = instant::connect(url, &Config::default()).await.unwrap();
     let games = instant::games::carried_scaled(3_000, 100).unwrap();
     instant::InstantState::with_games(pool, tokens.clone(), games, vec![9; 32])
+        .with_ledger(Upstream::local("ledger", ledger.clone()))
+        .await
+        .unwrap()
 }
