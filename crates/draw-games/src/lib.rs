@@ -149,11 +149,6 @@ impl DrawsState {
     pub fn service_token(&self) -> Result<String, AppError> {
         self.tokens.service_token("draw-games")
     }
-
-    /// The player's USD wallet, as the ledger knows it.
-    pub async fn wallet_of(&self, player: &str) -> Result<Uuid, AppError> {
-        self.wallets.wallet_of(player).await
-    }
 }
 
 /// Connects to `database_url`, in the `draws` schema, migrated.

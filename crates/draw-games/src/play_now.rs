@@ -310,7 +310,7 @@ pub async fn play_now(
     let outcome = settle(&ticket, &draw);
     let recorded = TicketRow {
         id,
-        wallet: state.wallet_of(&player).await?,
+        wallet: state.wallets.wallet_of(&player).await?,
         player,
         option,
         spots,

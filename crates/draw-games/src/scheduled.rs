@@ -177,7 +177,7 @@ pub async fn buy(
             false
         }
         None => {
-            let wallet = state.wallet_of(&player).await?;
+            let wallet = state.wallets.wallet_of(&player).await?;
             sqlx::query(
                 "INSERT INTO keno_draw_tickets (id, player_id, wallet_account_id, option, spots, tickets, stake_cents,
                     draws, state, created_at)

@@ -62,24 +62,10 @@ async fn a_ticket_is_staked_drawn_and_paid_once() {
     assert_eq!((other.status, other.code()), (StatusCode::CONFLICT, "idempotency_conflict"));
 
     let id = ticket["id"].as_str().unwrap();
-    let read = send(
-        &game.router,
-        Request::get(format!("/v1/keno/tickets/{id}"))
-            .header("authorization", format!("Bearer {token}"))
-            .body(Body::empty())
-            .unwrap(),
-    )
-    .await;
+    let read = game.get(&format!("/v1/keno/tickets/{id}"), Some(&token)).await;
     assert_eq!(read.body, ticket);
     let stranger = game.token("someone-else", Role::Player);
-    let hidden = send(
-        &game.router,
-        Request::get(format!("/v1/keno/tickets/{id}"))
-            .header("authorization", format!("Bearer {stranger}"))
-            .body(Body::empty())
-            .unwrap(),
-    )
-    .await;
+    let hidden = game.get(&format!("/v1/keno/tickets/{id}"), Some(&stranger)).await;
     assert_eq!(hidden.code(), "ticket_not_found");
     game.assert_books_balance().await;
 }
@@ -198,14 +184,7 @@ async fn a_pending_ticket_hides_its_numbers() {
     .execute(&game.state.pool)
     .await
     .unwrap();
-    let read = send(
-        &game.router,
-        Request::get(format!("/v1/keno/tickets/{id}"))
-            .header("authorization", format!("Bearer {token}"))
-            .body(Body::empty())
-            .unwrap(),
-    )
-    .await;
+    let read = game.get(&format!("/v1/keno/tickets/{id}"), Some(&token)).await;
     assert_eq!(read.body["state"], "drawn");
     assert_eq!(
         (read.body["draw_numbers"].clone(), read.body["payout_cents"].clone()),
@@ -231,16 +210,7 @@ async fn every_outcome_is_chained_and_tampering_shows() {
         assert_eq!(reply.status, StatusCode::CREATED, "{}", reply.body);
     }
     let auditor = game.token("audit", Role::Auditor);
-    let verify = || async {
-        send(
-            &game.router,
-            Request::get("/v1/draws/audit/verify")
-                .header("authorization", format!("Bearer {auditor}"))
-                .body(Body::empty())
-                .unwrap(),
-        )
-        .await
-    };
+    let verify = || async { game.get("/v1/draws/audit/verify", Some(&auditor)).await };
     let report = verify().await;
     assert_eq!((report.body["intact"].clone(), report.body["records"].clone()), (json!(true), json!(5)));
     let refused = sqlx::query("UPDATE audit_log SET record = record || ' ' WHERE seq = 3")
@@ -258,25 +228,18 @@ async fn every_outcome_is_chained_and_tampering_shows() {
         (report.body["intact"].clone(), report.body["first_broken_seq"].clone()),
         (json!(false), json!(3))
     );
-    let player_view = send(
-        &game.router,
-        Request::get("/v1/draws/audit/verify")
-            .header("authorization", format!("Bearer {token}"))
-            .body(Body::empty())
-            .unwrap(),
-    )
-    .await;
+    let player_view = game.get("/v1/draws/audit/verify", Some(&token)).await;
     assert_eq!(player_view.status, StatusCode::FORBIDDEN);
 }
 
 #[tokio::test]
 async fn pay_tables_and_math_are_public() {
     let game = Game::new().await;
-    let tables = send(&game.router, Request::get("/v1/keno/paytables").body(Body::empty()).unwrap()).await;
+    let tables = game.get("/v1/keno/paytables", None).await;
     assert_eq!(tables.status, StatusCode::OK);
     let bet = tables.body.as_array().unwrap().iter().find(|t| t["option"] == "bet").unwrap();
     assert!(bet["cells"].as_array().unwrap().contains(&json!([10, 10, 800_000])));
-    let math = send(&game.router, Request::get("/v1/keno/math").body(Body::empty()).unwrap()).await;
+    let math = game.get("/v1/keno/math", None).await;
     let rows = math.body.as_array().unwrap();
     assert_eq!(rows.len(), 45);
     let one = rows.iter().find(|r| r["option"] == "bet" && r["spots"] == 1).unwrap();

@@ -36,6 +36,24 @@ async fn service() -> (axum::Router, instant::InstantState, TokenKeys) {
     (instant::router(state.clone(), Limits::default()), state, tokens)
 }
 
+/// A POST with a token and a JSON body.
+async fn post(
+    router: &axum::Router,
+    path: &str,
+    token: &str,
+    body: serde_json::Value,
+) -> platform::testing::Reply {
+    send(
+        router,
+        Request::post(path)
+            .header("authorization", format!("Bearer {token}"))
+            .header("content-type", "application/json")
+            .body(Body::from(body.to_string()))
+            .unwrap(),
+    )
+    .await
+}
+
 fn game(state: &instant::InstantState, number: u32) -> GameDefinition {
     state.game(number).unwrap().clone()
 }
@@ -44,14 +62,7 @@ fn game(state: &instant::InstantState, number: u32) -> GameDefinition {
 async fn a_print_run_stores_exactly_its_prizes_with_faces_that_agree() {
     let (router, state, tokens) = service().await;
     let operator = tokens.issue("olga", Role::Operator, None, Duration::from_secs(60)).unwrap();
-    let created = send(
-        &router,
-        Request::post("/v1/instant/games/283/print-runs")
-            .header("authorization", format!("Bearer {operator}"))
-            .body(Body::empty())
-            .unwrap(),
-    )
-    .await;
+    let created = post(&router, "/v1/instant/games/283/print-runs", &operator, serde_json::Value::Null).await;
     assert_eq!(created.status, StatusCode::CREATED, "{}", created.body);
     let hit10 = game(&state, 283);
     assert_eq!(created.body["tickets"].as_u64(), Some(hit10.tickets_ordered));
@@ -115,14 +126,7 @@ async fn a_print_run_stores_exactly_its_prizes_with_faces_that_agree() {
     assert_eq!(packs, ["printed"]);
 
     // A second run continues the book numbers; the public counts add up.
-    let again = send(
-        &router,
-        Request::post("/v1/instant/games/283/print-runs")
-            .header("authorization", format!("Bearer {operator}"))
-            .body(Body::empty())
-            .unwrap(),
-    )
-    .await;
+    let again = post(&router, "/v1/instant/games/283/print-runs", &operator, serde_json::Value::Null).await;
     assert_eq!(again.body["first_book"].as_u64(), Some(80));
     let games = send(&router, Request::get("/v1/instant/games").body(Body::empty()).unwrap()).await;
     let listed = games.body.as_array().unwrap().iter().find(|g| g["number"] == 283).unwrap();
@@ -134,14 +138,7 @@ async fn a_print_run_stores_exactly_its_prizes_with_faces_that_agree() {
 async fn an_electric_8s_run_is_stored_with_its_grids() {
     let (router, state, tokens) = service().await;
     let operator = tokens.issue("olga", Role::Operator, None, Duration::from_secs(60)).unwrap();
-    let created = send(
-        &router,
-        Request::post("/v1/instant/games/228/print-runs")
-            .header("authorization", format!("Bearer {operator}"))
-            .body(Body::empty())
-            .unwrap(),
-    )
-    .await;
+    let created = post(&router, "/v1/instant/games/228/print-runs", &operator, serde_json::Value::Null).await;
     assert_eq!(created.status, StatusCode::CREATED, "{}", created.body);
     let e8 = game(&state, 228);
     let winners: i64 =
@@ -197,23 +194,6 @@ mod validation {
             tickets.extend(print_pool(&game, 0, u32::try_from(pool).unwrap(), counts, &mut rng).unwrap());
         }
         tickets
-    }
-
-    pub(super) async fn post(
-        router: &axum::Router,
-        path: &str,
-        token: &str,
-        body: Value,
-    ) -> platform::testing::Reply {
-        send(
-            router,
-            Request::post(path)
-                .header("authorization", format!("Bearer {token}"))
-                .header("content-type", "application/json")
-                .body(Body::from(body.to_string()))
-                .unwrap(),
-        )
-        .await
     }
 
     #[tokio::test]
@@ -374,32 +354,28 @@ mod claims {
         let prizes: i64 = hit10.prizes.iter().map(|p| p.value_cents * i64::try_from(p.count).unwrap()).sum();
         assert_eq!(funded, prizes, "the run's prizes are the game's liability");
         for book in [0, 1] {
-            validation::post(
+            post(
                 &router,
                 &format!("/v1/instant/packs/283/{book}/assign"),
                 &operator,
                 json!({"retailer_id": "shop-a"}),
             )
             .await;
-            validation::post(&router, &format!("/v1/instant/packs/283/{book}/activate"), &till, json!(null))
-                .await;
+            post(&router, &format!("/v1/instant/packs/283/{book}/activate"), &till, json!(null)).await;
         }
         let winners: Vec<_> =
             tickets.iter().filter(|t| t.book < 2 && t.prize_row == Some(1)).take(2).collect();
         let scan =
             |t: &domain::instant::print_run::PrintedTicket| json!({"barcode": t.barcode, "virn": t.virn});
 
-        let paid = validation::post(&router, "/v1/instant/claims", &till, scan(winners[0])).await;
+        let paid = post(&router, "/v1/instant/claims", &till, scan(winners[0])).await;
         assert_eq!(
             (paid.status, paid.body["paid_cents"].clone()),
             (StatusCode::OK, json!(500)),
             "{}",
             paid.body
         );
-        assert_eq!(
-            validation::post(&router, "/v1/instant/claims", &till, scan(winners[0])).await.code(),
-            "already_paid"
-        );
+        assert_eq!(post(&router, "/v1/instant/claims", &till, scan(winners[0])).await.code(), "already_paid");
 
         // Eight terminals of the shop claim the second winner at once: one is paid.
         let mut racing = Vec::new();
@@ -450,25 +426,18 @@ mod claims {
         assert_eq!(shop, 1_000, "two $5 prizes, each paid once");
         assert_eq!(state.ledger.as_ref().unwrap().wallets.balance(liability).await.unwrap(), prizes - 1_000);
         let loser = tickets.iter().find(|t| t.book == 0 && t.prize_row.is_none()).unwrap();
-        assert_eq!(
-            validation::post(&router, "/v1/instant/claims", &till, scan(loser)).await.code(),
-            "not_a_winner"
-        );
+        assert_eq!(post(&router, "/v1/instant/claims", &till, scan(loser)).await.code(), "not_a_winner");
         let top = tickets.iter().find(|t| t.prize_row == Some(9)).unwrap();
         let book = top.book;
-        validation::post(
+        post(
             &router,
             &format!("/v1/instant/packs/283/{book}/assign"),
             &operator,
             json!({"retailer_id": "shop-a"}),
         )
         .await;
-        validation::post(&router, &format!("/v1/instant/packs/283/{book}/activate"), &till, json!(null))
-            .await;
-        assert_eq!(
-            validation::post(&router, "/v1/instant/claims", &till, scan(top)).await.code(),
-            "claim_at_office"
-        );
+        post(&router, &format!("/v1/instant/packs/283/{book}/activate"), &till, json!(null)).await;
+        assert_eq!(post(&router, "/v1/instant/claims", &till, scan(top)).await.code(), "claim_at_office");
         let trial = ledger_get(&state, "/v1/reports/trial-balance").await;
         assert_eq!(trial["balanced"], true, "{trial}");
         let games = send(&router, Request::get("/v1/instant/games").body(Body::empty()).unwrap()).await;

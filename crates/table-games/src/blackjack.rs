@@ -263,6 +263,19 @@ async fn load_round(conn: &mut PgConnection, id: Uuid, lock: bool) -> Result<Opt
         .await?)
 }
 
+/// A table's rules (they never change), if it exists and, when `player` is given, is theirs.
+async fn table_rules(state: &TablesState, id: Uuid, player: Option<&str>) -> Result<TableRules, AppError> {
+    let rules: Value = sqlx::query_scalar(
+        "SELECT rules FROM bj_tables WHERE id = $1 AND ($2::text IS NULL OR player_id = $2)",
+    )
+    .bind(id)
+    .bind(player)
+    .fetch_optional(&state.pool)
+    .await?
+    .ok_or_else(|| AppError::not_found("table_not_found", format!("table {id} does not exist")))?;
+    from_json(rules)
+}
+
 /// The table's rules and shoe, locked for the rest of the transaction.
 async fn lock_table(conn: &mut PgConnection, id: Uuid) -> Result<(TableRules, Shoe, i32, String), AppError> {
     let row = sqlx::query("SELECT rules, shoe, shuffles, player_id FROM bj_tables WHERE id = $1 FOR UPDATE")
@@ -302,15 +315,7 @@ pub async fn deal(
         return Err(AppError::bad_request("missing_idempotency_key", "send an Idempotency-Key header"));
     };
     let player = caller.subject().to_owned();
-    let rules: TableRules = {
-        let row = sqlx::query("SELECT rules, player_id FROM bj_tables WHERE id = $1")
-            .bind(table)
-            .fetch_optional(&state.pool)
-            .await?
-            .filter(|r| r.try_get::<String, _>("player_id").is_ok_and(|p| p == player))
-            .ok_or_else(|| AppError::not_found("table_not_found", format!("table {table} does not exist")))?;
-        from_json(row.try_get("rules")?)?
-    };
+    let rules = table_rules(&state, table, Some(&player)).await?;
     Round::check_bets(&rules, &request.spots).map_err(|e| play_error(&e))?;
     let id = Uuid::new_v5(&TABLES_NAMESPACE, format!("bj-round/{table}/{key}").as_bytes());
     let bets = json_of(&request.spots)?;
@@ -366,11 +371,7 @@ pub async fn drive_deal(state: &TablesState, id: Uuid) -> Result<RoundView, AppE
     let table: Uuid = row.try_get("table_id")?;
     let wallet: Uuid = row.try_get("wallet_account_id")?;
     let bets: Vec<SpotBet> = from_json(row.try_get("bets")?)?;
-    let rules: TableRules = {
-        let mut conn = state.pool.acquire().await?;
-        let (rules, ..) = lock_table(&mut conn, table).await?;
-        rules
-    };
+    let rules = table_rules(state, table, None).await?;
     // The wagers: into escrow; the progressive wagers to the pot (24%) and the house (the rest).
     let total = Round::stake_at_deal(&rules, &bets);
     let progressive: i64 = bets.iter().filter(|b| b.blazing_7s).map(|_| rules.progressive_wager_cents).sum();
