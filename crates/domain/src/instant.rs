@@ -9,6 +9,7 @@
 //! in the source itself (a column header that disagrees with its numbers, say) are carried in the
 //! file's `source_notes`, each with what was assumed.
 
+pub mod crossword;
 pub mod print_run;
 
 use std::collections::HashSet;

@@ -129,7 +129,13 @@ mod print_runs {
 
     #[test]
     fn a_printed_run_holds_exactly_its_prizes_and_every_face_agrees() {
-        for file in ["283-hit-10.json", "284-hit-20.json", "282-liquid-gold.json", "228-electric-8s.json"] {
+        for file in [
+            "283-hit-10.json",
+            "284-hit-20.json",
+            "282-liquid-gold.json",
+            "228-electric-8s.json",
+            "286-super-red-hot-crossword.json",
+        ] {
             let game = scaled(file);
             let mut rng = ChaCha20Rng::seed_from_u64(11);
             let mut won = vec![0u64; game.prizes.len()];
@@ -188,6 +194,59 @@ mod print_runs {
             bags += usize::from(bonus);
         }
         assert!(lines > 0 && bags > 0);
+    }
+
+    #[test]
+    fn crossword_faces_complete_exactly_their_legend_words_from_twenty_letters() {
+        use domain::instant::crossword::{completed_words, legend, letter_set, words_of};
+        use domain::instant::print_run::Face;
+        let game = scaled("286-super-red-hot-crossword.json");
+        let lines = legend(&game).unwrap();
+        assert_eq!(lines.len(), 11, "K.A.R. 111-4-3661(e): eleven legend lines");
+        let mut rng = ChaCha20Rng::seed_from_u64(286);
+        let counts = pool_counts(&game);
+        let tickets = print_pool(&game, 0, 0, &counts[0], &mut rng).unwrap();
+        let mut seen_lines = std::collections::HashSet::new();
+        for t in &tickets {
+            let Face::Crossword { letters, black, red, bonus } = &t.face else { panic!("a crossword") };
+            let distinct: std::collections::HashSet<char> = letters.chars().collect();
+            assert_eq!((letters.len(), distinct.len()), (20, 20), "twenty different letters");
+            assert_ne!(black, red, "two different grids");
+            for grid in [black, red] {
+                assert_eq!(grid.len(), 100);
+                assert_eq!(words_of(grid.as_bytes()).len(), 12);
+            }
+            let have = letter_set(letters.as_bytes());
+            let found = (completed_words(black.as_bytes(), have), completed_words(red.as_bytes(), have));
+            let row = t.prize_row.map(|r| &game.prizes[r]);
+            match row.and_then(|r| r.areas.iter().position(|a| a == "crossword")) {
+                Some(i) => {
+                    let cents = row.unwrap().composition[i];
+                    let line = lines.iter().find(|l| l.prize_cents == cents).unwrap();
+                    assert_eq!(found, (line.black, line.red), "exactly the line's words");
+                    seen_lines.insert(cents);
+                }
+                None => assert!(found.0 + found.1 <= 3, "a losing crossword completes three words at most"),
+            }
+            let bonus_wins = row.is_some_and(|r| r.areas.iter().any(|a| a == "bonus"));
+            assert_eq!(bonus[0] == bonus[1], bonus_wins, "two matching bonus symbols only when it wins");
+        }
+        assert!(seen_lines.len() >= 8, "most legend lines printed in one scaled pool: {seen_lines:?}");
+    }
+
+    #[test]
+    fn a_crossword_word_is_read_as_rule_f_says() {
+        use domain::instant::crossword::{completed_words, letter_set, words_of};
+        // 111-4-3661(f): three letters or more, left to right or top to bottom, every square
+        // between two black spaces; a two-letter run is not a word.
+        let mut grid = vec![b'#'; 100];
+        grid[..5].copy_from_slice(b"CAT#O");
+        grid[10] = b'A';
+        grid[20] = b'R';
+        assert_eq!(words_of(&grid), vec![vec![0, 1, 2], vec![0, 10, 20]]);
+        assert_eq!(completed_words(&grid, letter_set(b"CAT")), 1, "CAR lacks its R");
+        assert_eq!(completed_words(&grid, letter_set(b"CATR")), 2);
+        assert_eq!(completed_words(&grid, letter_set(b"CAR")), 1, "CAT lacks its T");
     }
 
     #[test]

@@ -11,12 +11,12 @@ use sqlx::Row;
 use crate::InstantState;
 
 /// The definitions, as transcribed from their rules.
-/// Super Red Hot Crossword (#286) joins when its faces (letters and two grids) can be printed.
-const DEFINITIONS: [&str; 4] = [
+const DEFINITIONS: [&str; 5] = [
     include_str!("../../../games/instant/283-hit-10.json"),
     include_str!("../../../games/instant/284-hit-20.json"),
     include_str!("../../../games/instant/282-liquid-gold.json"),
     include_str!("../../../games/instant/228-electric-8s.json"),
+    include_str!("../../../games/instant/286-super-red-hot-crossword.json"),
 ];
 
 /// Every carried definition, checked; a malformed one stops the service from starting.

@@ -7,7 +7,7 @@ use std::time::Instant;
 use axum::extract::State;
 use axum::http::StatusCode;
 use domain::instant::GameDefinition;
-use domain::instant::print_run::{Face, pool_counts, print_pool};
+use domain::instant::print_run::{pool_counts, print_pool};
 use hmac::{Hmac, Mac};
 use platform::auth::{Caller, Role};
 use platform::openapi::Refused;
@@ -38,18 +38,6 @@ pub fn virn_hash(key: &[u8], virn: &str) -> Result<Vec<u8>, AppError> {
     let mut mac = <Hmac<Sha256> as Mac>::new_from_slice(key).map_err(AppError::internal)?;
     mac.update(virn.as_bytes());
     Ok(mac.finalize().into_bytes().to_vec())
-}
-
-fn face_text(face: &Face) -> String {
-    match face {
-        Face::PullTab { windows } => {
-            windows.iter().map(|w| format!("{},{},{}", w[0], w[1], w[2])).collect::<Vec<_>>().join(";")
-        }
-        Face::TicTacToe { grid, prize_box, bonus_box } => {
-            let grid: Vec<String> = grid.iter().map(u16::to_string).collect();
-            format!("{}|{prize_box}|{bonus_box}", grid.join(","))
-        }
-    }
 }
 
 #[utoipa::path(
@@ -136,7 +124,7 @@ pub async fn store_print_run_with(
                 "{number}\t{}\t{}\t{row}\t{cents}\t\\\\x{hash}\t{}",
                 t.book,
                 t.ticket,
-                face_text(&t.face)
+                t.face.to_text()
             );
         }
         let mut copy = tx

@@ -9,6 +9,7 @@ use std::time::Duration;
 use axum::body::Body;
 use axum::http::{Request, StatusCode};
 use domain::instant::GameDefinition;
+use domain::instant::print_run::{Face, face_pays};
 use platform::auth::{Role, TokenKeys};
 use platform::config::Config;
 use platform::http::Limits;
@@ -97,17 +98,7 @@ async fn a_print_run_stores_exactly_its_prizes_with_faces_that_agree() {
     let faces = sqlx::query("SELECT prize_row, face FROM tickets").fetch_all(&state.pool).await.unwrap();
     for face in &faces {
         let text: String = face.get("face");
-        let windows: Vec<[u16; 3]> = text
-            .split(';')
-            .map(|w| {
-                let s: Vec<u16> = w.split(',').map(|n| n.parse().unwrap()).collect();
-                [s[0], s[1], s[2]]
-            })
-            .collect();
-        let mut pays = domain::instant::print_run::face_pays(
-            &hit10,
-            &domain::instant::print_run::Face::PullTab { windows },
-        );
+        let mut pays = face_pays(&hit10, &Face::from_text(&hit10, &text).unwrap());
         pays.sort_unstable();
         let mut expected = face
             .get::<Option<i16>, _>("prize_row")
@@ -157,6 +148,36 @@ async fn an_electric_8s_run_is_stored_with_its_grids() {
 }
 
 #[tokio::test]
+async fn a_crossword_run_is_stored_with_letters_grids_and_bonus_that_pay_its_prizes() {
+    let (router, state, tokens) = service().await;
+    let operator = tokens.issue("olga", Role::Operator, None, Duration::from_secs(60)).unwrap();
+    let created = post(&router, "/v1/instant/games/286/print-runs", &operator, serde_json::Value::Null).await;
+    assert_eq!(created.status, StatusCode::CREATED, "{}", created.body);
+    let crossword = game(&state, 286);
+    let faces = sqlx::query("SELECT prize_row, face FROM tickets WHERE game = 286")
+        .fetch_all(&state.pool)
+        .await
+        .unwrap();
+    assert_eq!(u64::try_from(faces.len()).unwrap(), crossword.tickets_ordered);
+    let mut won = vec![0u64; crossword.prizes.len()];
+    for face in &faces {
+        let text: String = face.get("face");
+        let parsed = Face::from_text(&crossword, &text).unwrap();
+        assert!(matches!(parsed, Face::Crossword { .. }), "{text}");
+        let mut pays = face_pays(&crossword, &parsed);
+        pays.sort_unstable();
+        let row = face.get::<Option<i16>, _>("prize_row").map(|r| usize::try_from(r).unwrap());
+        let mut expected = row.map_or_else(Vec::new, |r| crossword.prizes[r].composition.clone());
+        expected.sort_unstable();
+        assert_eq!(pays, expected, "{text}");
+        if let Some(r) = row {
+            won[r] += 1;
+        }
+    }
+    assert_eq!(won, crossword.prizes.iter().map(|p| p.count).collect::<Vec<_>>());
+}
+
+#[tokio::test]
 async fn only_operators_print_and_unknown_games_are_refused() {
     let (router, _, tokens) = service().await;
     let post = |token: Option<String>, number: u32| {
@@ -172,7 +193,7 @@ async fn only_operators_print_and_unknown_games_are_refused() {
     let operator = tokens.issue("olga", Role::Operator, None, Duration::from_secs(60)).unwrap();
     assert_eq!(post(Some(operator), 999).await.code(), "game_not_found");
     let games = send(&router, Request::get("/v1/instant/games").body(Body::empty()).unwrap()).await;
-    assert_eq!(games.body.as_array().unwrap().len(), 4, "public");
+    assert_eq!(games.body.as_array().unwrap().len(), 5, "public: all five games");
 }
 
 mod validation {

@@ -9,7 +9,11 @@
 use rand::Rng;
 use serde::{Deserialize, Serialize};
 
+use super::crossword::{self, Find, Library};
 use super::{GameDefinition, Kind};
+
+/// Grids filled for each pool of a crossword game (any two of them make a ticket's pair).
+const CROSSWORD_GRIDS: usize = 96;
 
 /// How many winners of each prize row each pool holds: `counts[pool][row]`. Row `r`'s extra
 /// winners (its count modulo the pools) go to the pools after `r`, round robin, so the pools'
@@ -64,6 +68,55 @@ pub enum Face {
     /// the bonus prize box: eleven spots. Three 8s in a line win the prize box; a moneybag
     /// anywhere wins the bonus prize box.
     TicTacToe { grid: [u16; 9], prize_box: u16, bonus_box: u16 },
+    /// Super Red Hot Crossword (K.A.R. 111-4-3661(e)): the twenty YOUR LETTERS, the black (top)
+    /// and red (bottom) grids, each its rows of letters one after another with `#` for a black
+    /// space (see [`super::crossword`]), and the BONUS area's two prize symbols.
+    Crossword { letters: String, black: String, red: String, bonus: [u16; 2] },
+}
+
+impl Face {
+    /// The face as stored: a pull-tab's windows `a,b,c;d,e,f;...`; Electric 8S's grid, prize box
+    /// and bonus box `g1,...,g9|p|b`; the crossword's `LETTERS|black|red|s1,s2`.
+    pub fn to_text(&self) -> String {
+        let list = |symbols: &[u16]| symbols.iter().map(u16::to_string).collect::<Vec<_>>().join(",");
+        match self {
+            Face::PullTab { windows } => windows.iter().map(|w| list(w)).collect::<Vec<_>>().join(";"),
+            Face::TicTacToe { grid, prize_box, bonus_box } => {
+                format!("{}|{prize_box}|{bonus_box}", list(grid))
+            }
+            Face::Crossword { letters, black, red, bonus } => {
+                format!("{letters}|{black}|{red}|{}", list(bonus))
+            }
+        }
+    }
+
+    /// Reads back what [`Face::to_text`] wrote for a ticket of `game`.
+    pub fn from_text(game: &GameDefinition, text: &str) -> Option<Face> {
+        let symbols =
+            |list: &str| list.split(',').map(|n| n.parse::<u16>().ok()).collect::<Option<Vec<u16>>>();
+        if game.kind == Kind::PullTab {
+            let windows = text
+                .split(';')
+                .map(|w| <[u16; 3]>::try_from(symbols(w)?).ok())
+                .collect::<Option<Vec<_>>>()?;
+            return Some(Face::PullTab { windows });
+        }
+        let parts: Vec<&str> = text.split('|').collect();
+        match parts.as_slice() {
+            [grid, prize_box, bonus_box] => Some(Face::TicTacToe {
+                grid: <[u16; 9]>::try_from(symbols(grid)?).ok()?,
+                prize_box: prize_box.parse().ok()?,
+                bonus_box: bonus_box.parse().ok()?,
+            }),
+            [letters, black, red, bonus] => Some(Face::Crossword {
+                letters: (*letters).to_owned(),
+                black: (*black).to_owned(),
+                red: (*red).to_owned(),
+                bonus: <[u16; 2]>::try_from(symbols(bonus)?).ok()?,
+            }),
+            _ => None,
+        }
+    }
 }
 
 /// The eight lines of a 3×3 grid: rows, columns, diagonals.
@@ -123,9 +176,15 @@ pub fn print_pool(
     rng: &mut impl Rng,
 ) -> Result<Vec<PrintedTicket>, PrintError> {
     let tic_tac_toe = game.kind == Kind::Instant && game.areas == ["play", "bonus"];
-    if game.kind != Kind::PullTab && !tic_tac_toe {
-        return Err(PrintError::Unsupported(format!("printing game {}'s faces comes later", game.number)));
+    let crossword = game.kind == Kind::Instant && game.areas == ["crossword", "bonus"];
+    if game.kind != Kind::PullTab && !tic_tac_toe && !crossword {
+        return Err(PrintError::Unsupported(format!(
+            "game {} has play areas no face is printed for",
+            game.number
+        )));
     }
+    let crossword =
+        if crossword { Some((crossword::legend(game)?, Library::new(CROSSWORD_GRIDS, rng)?)) } else { None };
     let size = usize::try_from(game.pool_size).unwrap_or(0);
     let winners: u64 = counts.iter().sum();
     if winners > game.pool_size {
@@ -154,7 +213,9 @@ pub fn print_pool(
             .ticket_numbers
             .first
             .saturating_add(u32::try_from(i.checked_rem(per_book).unwrap_or(0)).unwrap_or(0));
-        let face = if tic_tac_toe {
+        let face = if let Some((legend, library)) = &crossword {
+            crossword_face(game, legend, library, prize_row, rng)?
+        } else if tic_tac_toe {
             tic_tac_toe_face(game, prize_row, rng)?
         } else {
             pull_tab_face(game, prize_row, rng)?
@@ -305,8 +366,63 @@ fn tic_tac_toe_face(
     Ok(Face::TicTacToe { grid, prize_box, bonus_box })
 }
 
+/// Super Red Hot Crossword's face for a prize row (see [`super::crossword`]): the crossword
+/// completes exactly its legend line's words when it wins and three words or fewer otherwise; the
+/// bonus shows two matching prize symbols when it wins and two different ones otherwise.
+fn crossword_face(
+    game: &GameDefinition,
+    legend: &[Find],
+    library: &Library,
+    prize_row: Option<usize>,
+    rng: &mut impl Rng,
+) -> Result<Face, PrintError> {
+    let row = prize_row.and_then(|r| game.prizes.get(r));
+    let part = |area: &str| {
+        row.and_then(|r| r.areas.iter().position(|a| a == area).and_then(|i| r.composition.get(i).copied()))
+    };
+    let (black, red) = match part("crossword") {
+        Some(cents) => {
+            let line = legend.iter().find(|f| f.prize_cents == cents).ok_or_else(|| {
+                PrintError::Unsupported(format!("no crossword legend line pays {cents} cents"))
+            })?;
+            (line.black, line.red)
+        }
+        None => {
+            let black = rng.random_range(0..=3usize);
+            (black, rng.random_range(0..=3usize.saturating_sub(black)))
+        }
+    };
+    let (letters, black, red) = crossword::crossword_play(library, black, red, rng)?;
+    let prizes: Vec<u16> = game
+        .legend
+        .iter()
+        .filter(|l| l.area.as_deref() == Some("bonus"))
+        .filter_map(|l| l.symbol.as_deref())
+        .map(|n| symbol_named(game, n))
+        .collect::<Result<_, _>>()?;
+    if prizes.len() < 2 {
+        return Err(PrintError::Unsupported("the bonus needs at least two prize symbols".to_owned()));
+    }
+    let bonus = match part("bonus") {
+        Some(cents) => {
+            let s = prize_symbol(game, cents)?;
+            [s, s]
+        }
+        None => {
+            let first = rng.random_range(0..prizes.len());
+            let second = first.saturating_add(rng.random_range(1..prizes.len())).checked_rem(prizes.len());
+            [
+                prizes.get(first).copied().unwrap_or(0),
+                second.and_then(|i| prizes.get(i)).copied().unwrap_or(0),
+            ]
+        }
+    };
+    Ok(Face::Crossword { letters, black, red, bonus })
+}
+
 /// What a face pays, read as a player reads it: each window of three alike that the legend pays;
-/// on Electric 8S, the prize box for three 8s in a line and the bonus box for a moneybag.
+/// on Electric 8S, the prize box for three 8s in a line and the bonus box for a moneybag; on the
+/// crossword, the highest legend line its completed words reach and two matching bonus symbols.
 pub fn face_pays(game: &GameDefinition, face: &Face) -> Vec<i64> {
     let value = |symbol: u16| {
         let name = &game.symbols.get(usize::from(symbol))?.name;
@@ -327,6 +443,23 @@ pub fn face_pays(game: &GameDefinition, face: &Face) -> Vec<i64> {
                 && grid.contains(&moneybag)
             {
                 pays.extend(value(*bonus_box));
+            }
+            pays
+        }
+        Face::Crossword { letters, black, red, bonus } => {
+            let have = crossword::letter_set(letters.as_bytes());
+            let mut pays = Vec::new();
+            if let Ok(legend) = crossword::legend(game)
+                && let Some(line) = crossword::prize_for(
+                    &legend,
+                    crossword::completed_words(black.as_bytes(), have),
+                    crossword::completed_words(red.as_bytes(), have),
+                )
+            {
+                pays.push(line.prize_cents);
+            }
+            if bonus[0] == bonus[1] {
+                pays.extend(value(bonus[0]));
             }
             pays
         }
