@@ -172,7 +172,7 @@ fn layouts() -> Vec<Vec<u8>> {
     let at = |grid: &[u8], r: usize, c: usize| grid.get(square(r, c)).copied().unwrap_or(b'#');
     let mirror: Vec<u8> = (0..SIDE)
         .flat_map(|r| (0..SIDE).map(move |c| (r, c)))
-        .map(|(r, c)| at(&base, r, SIDE - 1 - c))
+        .map(|(r, c)| at(&base, r, SIDE.saturating_sub(1).saturating_sub(c)))
         .collect();
     let transpose = |grid: &[u8]| -> Vec<u8> {
         (0..SIDE).flat_map(|r| (0..SIDE).map(move |c| (r, c))).map(|(r, c)| at(grid, c, r)).collect()
@@ -268,7 +268,8 @@ impl Library {
     /// `size` grids filled at random (at least two, so a ticket's two grids differ).
     pub fn new(size: usize, rng: &mut impl Rng) -> Result<Library, PrintError> {
         let lexicon = Lexicon::new();
-        let layouts: Vec<(Vec<u8>, Vec<Vec<usize>>, Vec<usize>)> = layouts()
+        // Each layout with its words and the order they are filled in.
+        let layouts: Vec<_> = layouts()
             .into_iter()
             .map(|layout| {
                 let words = words_of(&layout);
