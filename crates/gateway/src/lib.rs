@@ -179,8 +179,13 @@ pub fn route_table() -> Vec<(Method, &'static str, MethodRouter<GatewayState>)> 
         (Method::POST, "/v1/instant/games/{number}/print-runs", post(for_operators::<INSTANT>)),
         (Method::POST, "/v1/instant/packs/{game}/{book}/assign", post(for_operators::<INSTANT>)),
         (Method::POST, "/v1/instant/packs/{game}/{book}/activate", post(for_retailers::<INSTANT>)),
+        (Method::POST, "/v1/instant/packs/{game}/{book}/settle", post(for_pack_holders::<INSTANT>)),
         (Method::POST, "/v1/instant/validations", post(for_retailers::<INSTANT>)),
         (Method::POST, "/v1/instant/claims", post(for_retailers::<INSTANT>)),
+        (Method::POST, "/v1/instant/office-claims", post(for_operators::<INSTANT>)),
+        (Method::GET, "/v1/instant/office-claims", get(for_staff::<INSTANT>)),
+        (Method::GET, "/v1/instant/liability", get(for_staff::<INSTANT>)),
+        (Method::GET, "/v1/instant/validations/by-retailer", get(for_staff::<INSTANT>)),
     ]
 }
 
@@ -311,7 +316,17 @@ async fn for_retailers<const S: u8>(
     Ok(to_service::<S>(&state, request).await)
 }
 
-/// The audit chains: operators, auditors and services.
+/// A pack's settlement: its retailer's terminal (the service checks it is theirs) or operators.
+async fn for_pack_holders<const S: u8>(
+    State(state): State<GatewayState>,
+    caller: Authenticated,
+    request: Request,
+) -> Result<Response, AppError> {
+    caller.require(&[Role::Retailer, Role::Operator])?;
+    Ok(to_service::<S>(&state, request).await)
+}
+
+/// The audit chains and the operators' reports: operators, auditors and services.
 async fn for_staff<const S: u8>(
     State(state): State<GatewayState>,
     caller: Authenticated,

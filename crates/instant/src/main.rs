@@ -19,6 +19,7 @@ async fn main() -> anyhow::Result<()> {
     let ledger_url = std::env::var("LOTTO_LEDGER_URL").context("LOTTO_LEDGER_URL must name the ledger")?;
     let ledger = platform::upstream::Upstream::remote("ledger", &ledger_url, config.request_timeout)?;
     let state = instant::InstantState::with_games(pool, tokens, games, key).with_ledger(ledger).await?;
+    instant::spawn_workers(state.clone());
     let app = instant::router(state, (&config).into());
     let listener = tokio::net::TcpListener::bind(config.listen).await?;
     tracing::info!(addr = %listener.local_addr()?, "instant listening");

@@ -8,56 +8,13 @@ use std::time::Duration;
 
 use axum::body::Body;
 use axum::http::{Request, StatusCode};
-use domain::instant::GameDefinition;
 use domain::instant::print_run::{Face, face_pays};
-use platform::auth::{Role, TokenKeys};
-use platform::config::Config;
-use platform::http::Limits;
+use platform::auth::Role;
 use platform::testing::send;
 use sqlx::Row;
 
-/// The service with its games scaled to pools of 3,000 tickets (a hundredth of the winners), and
-/// a real ledger mounted beside it.
-async fn service() -> (axum::Router, instant::InstantState, TokenKeys) {
-    let url = platform::testing::fresh_database().await.unwrap();
-    let pool = instant::connect(&url, &Config::default()).await.unwrap();
-    let tokens = TokenKeys::random();
-    let games = instant::games::carried_scaled(3_000, 100).unwrap();
-    let ledger_pool = ledger::connect(&url, &Config::default()).await.unwrap();
-    let ledger = ledger::api_routes(ledger::LedgerState { pool: ledger_pool, tokens: tokens.clone() });
-    let state = instant::InstantState::with_games(
-        pool,
-        tokens.clone(),
-        games,
-        b"a test key of thirty-two bytes!!".to_vec(),
-    )
-    .with_ledger(platform::upstream::Upstream::local("ledger", ledger))
-    .await
-    .unwrap();
-    (instant::router(state.clone(), Limits::default()), state, tokens)
-}
-
-/// A POST with a token and a JSON body.
-async fn post(
-    router: &axum::Router,
-    path: &str,
-    token: &str,
-    body: serde_json::Value,
-) -> platform::testing::Reply {
-    send(
-        router,
-        Request::post(path)
-            .header("authorization", format!("Bearer {token}"))
-            .header("content-type", "application/json")
-            .body(Body::from(body.to_string()))
-            .unwrap(),
-    )
-    .await
-}
-
-fn game(state: &instant::InstantState, number: u32) -> GameDefinition {
-    state.game(number).unwrap().clone()
-}
+mod common;
+use common::{game, post, service};
 
 #[tokio::test]
 async fn a_print_run_stores_exactly_its_prizes_with_faces_that_agree() {
@@ -198,29 +155,13 @@ async fn only_operators_print_and_unknown_games_are_refused() {
 
 mod validation {
     use super::*;
-    use domain::instant::print_run::{PrintedTicket, pool_counts, print_pool};
-    use rand::SeedableRng;
-    use rand_chacha::ChaCha20Rng;
+    use domain::instant::print_run::PrintedTicket;
     use serde_json::{Value, json};
-
-    /// Prints game 283 from a seeded generator and returns what the printer would have printed.
-    pub(super) async fn printed(state: &instant::InstantState) -> Vec<PrintedTicket> {
-        let game = game(state, 283);
-        instant::print_runs::store_print_run_with(state, &game, "olga", ChaCha20Rng::seed_from_u64(5))
-            .await
-            .unwrap();
-        let mut rng = ChaCha20Rng::seed_from_u64(5);
-        let mut tickets = Vec::new();
-        for (pool, counts) in pool_counts(&game).iter().enumerate() {
-            tickets.extend(print_pool(&game, 0, u32::try_from(pool).unwrap(), counts, &mut rng).unwrap());
-        }
-        tickets
-    }
 
     #[tokio::test]
     async fn a_terminal_validates_tickets_of_its_active_packs_only() {
         let (router, state, tokens) = service().await;
-        let tickets = printed(&state).await;
+        let tickets = common::printed(&state, 283, 5).await;
         let operator = tokens.issue("olga", Role::Operator, None, Duration::from_secs(60)).unwrap();
         let till = tokens
             .issue_for("till-1", Role::Retailer, None, Some("shop-a"), Duration::from_secs(60))
@@ -288,7 +229,7 @@ mod validation {
     #[tokio::test]
     async fn bad_scans_get_their_own_errors_and_wrong_virns_lock_the_terminal() {
         let (router, state, tokens) = service().await;
-        let tickets = printed(&state).await;
+        let tickets = common::printed(&state, 283, 5).await;
         let operator = tokens.issue("olga", Role::Operator, None, Duration::from_secs(60)).unwrap();
         let till = tokens
             .issue_for("till-1", Role::Retailer, None, Some("shop-a"), Duration::from_secs(60))
@@ -354,17 +295,13 @@ mod claims {
     use serde_json::{Value, json};
 
     async fn ledger_get(state: &instant::InstantState, path: &str) -> Value {
-        let link = state.ledger.as_ref().unwrap();
-        link.ledger
-            .call::<(), Value>(axum::http::Method::GET, path, &state.service_token().unwrap(), None, None)
-            .await
-            .unwrap()
+        common::ledger_get(state, path).await
     }
 
     #[tokio::test]
     async fn a_prize_is_paid_once_to_the_retailer_whatever_the_race() {
         let (router, state, tokens) = service().await;
-        let tickets = validation::printed(&state).await;
+        let tickets = common::printed(&state, 283, 5).await;
         let operator = tokens.issue("olga", Role::Operator, None, Duration::from_secs(60)).unwrap();
         let till = tokens
             .issue_for("till-1", Role::Retailer, None, Some("shop-a"), Duration::from_secs(60))

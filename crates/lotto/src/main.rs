@@ -126,6 +126,7 @@ async fn run_services(config: &Config, database: &postgres::Database) -> anyhow:
         .with_ledger(platform::upstream::Upstream::local("ledger", ledger.clone()))
         .await
         .context("opening the instant games' ledger accounts")?;
+    instant::spawn_workers(instant_state.clone());
     table_games::spawn_recovery(tables.clone(), std::time::Duration::from_secs(5));
     let state = gateway::GatewayState::new(
         gateway_pool.clone(),

@@ -1,0 +1,362 @@
+//! The retailer's counter: a terminal scans a ticket (barcode and VIRN) and learns whether it wins
+//! and where it is paid, and pays prizes up to the retailer limit from the game's prize liability
+//! to the retailer's settlement account, exactly once.
+//!
+//! The checks of a scan, in order, each refusal with its own code and logged: the terminal is not
+//! locked; the barcode is well formed with its check digit; the game is one this service runs; the
+//! ticket was printed; its pack has been activated (an `active` or, once sold and settled,
+//! `settled` pack: players keep the tickets of a settled pack and may still claim them); the VIRN
+//! matches its keyed hash; the ticket is not paid. A wrong VIRN is counted against the terminal;
+//! after [`MAX_WRONG_VIRNS`] in a row it is locked for [`LOCK_MINUTES`] minutes.
+//!
+//! A scan is one read of the database: the terminal's lock and the ticket with its pack in one
+//! query. Every attempt is logged through a group commit (one transaction for the attempts that
+//! arrive together), and answered only once its log row is committed.
+
+use axum::extract::State;
+use axum::http::{HeaderValue, StatusCode, header};
+use chrono::{DateTime, Utc};
+use domain::instant::print_run::barcode_is_valid;
+use platform::auth::{Caller, Role};
+use platform::group_commit::BatchWrite;
+use platform::openapi::Refused;
+use platform::{AppError, Json};
+use serde::{Deserialize, Serialize};
+use sqlx::{PgConnection, Row};
+
+use crate::InstantState;
+use crate::print_runs::virn_hash;
+
+/// Wrong VIRNs in a row that lock a terminal.
+pub const MAX_WRONG_VIRNS: i32 = 5;
+/// How long a locked terminal waits.
+pub const LOCK_MINUTES: i64 = 15;
+
+/// `POST /v1/instant/validations`, `/claims` and `/office-claims`: what was scanned.
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ValidationRequest {
+    /// As printed: `GGG-BBBBBB-TTT-C`.
+    pub barcode: String,
+    /// The twelve digits under the coating.
+    pub virn: String,
+}
+
+/// What the terminal shows.
+#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct ValidationView {
+    pub winner: bool,
+    pub prize_cents: i64,
+    /// A prize of a free ticket of the same game.
+    pub free_ticket: bool,
+    /// Where the prize is paid: `retailer` (up to the retailer limit) or `lottery_office`.
+    pub paid_at: Option<String>,
+}
+
+fn locked(until: DateTime<Utc>) -> AppError {
+    let seconds = (until - Utc::now()).num_seconds().max(1);
+    AppError::new(
+        StatusCode::FORBIDDEN,
+        "terminal_locked",
+        format!("too many wrong VIRNs; try again after {}", until.to_rfc3339()),
+    )
+    .with_header(header::RETRY_AFTER, HeaderValue::from(seconds))
+}
+
+/// A scanned ticket that passed every check.
+#[derive(Debug, Clone)]
+pub struct Checked {
+    pub game: i32,
+    pub book: i32,
+    pub ticket: i32,
+    pub prize_row: Option<i16>,
+    pub prize_cents: i64,
+    pub free_ticket: bool,
+    pub price_cents: i64,
+}
+
+impl Checked {
+    /// What paying it moves: the prize, or for a free ticket the price of the ticket handed over.
+    pub fn amount_cents(&self) -> i64 {
+        if self.free_ticket { self.price_cents } else { self.prize_cents }
+    }
+
+    /// A ledger transfer id derived from the ticket and `what`, so a retry replays it.
+    pub fn transfer_id(&self, what: &str) -> uuid::Uuid {
+        uuid::Uuid::new_v5(
+            &crate::INSTANT_NAMESPACE,
+            format!("instant/ticket/{}-{}-{}/{what}", self.game, self.book, self.ticket).as_bytes(),
+        )
+    }
+}
+
+/// One logged attempt.
+#[derive(Debug)]
+pub struct LoggedScan {
+    terminal_id: String,
+    retailer_id: Option<String>,
+    barcode: String,
+    result: &'static str,
+    prize_cents: i64,
+}
+
+/// Writes logged attempts, many to a statement.
+#[derive(Debug)]
+pub struct ValidationLog;
+
+impl BatchWrite for ValidationLog {
+    type Job = LoggedScan;
+    type Output = ();
+
+    async fn write_batch(&self, conn: &mut PgConnection, jobs: &[LoggedScan]) -> Result<Vec<()>, AppError> {
+        let terminals: Vec<&str> = jobs.iter().map(|j| j.terminal_id.as_str()).collect();
+        let retailers: Vec<Option<&str>> = jobs.iter().map(|j| j.retailer_id.as_deref()).collect();
+        let barcodes: Vec<&str> = jobs.iter().map(|j| j.barcode.as_str()).collect();
+        let results: Vec<&str> = jobs.iter().map(|j| j.result).collect();
+        let prizes: Vec<i64> = jobs.iter().map(|j| j.prize_cents).collect();
+        sqlx::query(
+            "INSERT INTO validations (terminal_id, retailer_id, barcode, result, prize_cents)
+             SELECT * FROM UNNEST($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[])",
+        )
+        .bind(&terminals)
+        .bind(&retailers)
+        .bind(&barcodes)
+        .bind(&results)
+        .bind(&prizes)
+        .execute(&mut *conn)
+        .await?;
+        Ok(vec![(); jobs.len()])
+    }
+}
+
+/// The checks of a scan, in order (see the module): each refusal logged with its own code.
+pub async fn check_ticket(
+    state: &InstantState,
+    caller: &Caller,
+    request: &ValidationRequest,
+) -> Result<Checked, AppError> {
+    let terminal = caller.subject();
+    let log = |result: &'static str, prize_cents: i64| {
+        state.validation_log.submit(LoggedScan {
+            terminal_id: terminal.to_owned(),
+            retailer_id: caller.organization().map(str::to_owned),
+            barcode: request.barcode.clone(),
+            result,
+            prize_cents,
+        })
+    };
+    let place = barcode_is_valid(&request.barcode);
+    let definition = place.and_then(|(game, _, _)| state.game(game).ok());
+    let (game, book, ticket) = place.unwrap_or_default();
+    let (game, book, ticket) = (
+        i32::try_from(game).unwrap_or(-1),
+        i32::try_from(book).unwrap_or(-1),
+        i32::try_from(ticket).unwrap_or(-1),
+    );
+    // The terminal's lock and the ticket with its pack, in one read.
+    let row = sqlx::query(
+        "SELECT f.failures, f.locked_until, t.prize_row, t.prize_cents, t.virn_hash, t.paid_at, p.state
+           FROM (SELECT 1) AS one
+           LEFT JOIN terminal_failures f ON f.terminal_id = $1
+           LEFT JOIN tickets t ON t.game = $2 AND t.book = $3 AND t.ticket = $4
+           LEFT JOIN packs p ON p.game = t.game AND p.book = t.book",
+    )
+    .bind(terminal)
+    .bind(game)
+    .bind(book)
+    .bind(ticket)
+    .fetch_one(&state.pool)
+    .await?;
+    if let Some(until) = row.try_get::<Option<DateTime<Utc>>, _>("locked_until")?
+        && until > Utc::now()
+    {
+        return Err(locked(until));
+    }
+    if place.is_none() {
+        log("invalid_barcode", 0).await?;
+        return Err(AppError::unprocessable(
+            "invalid_barcode",
+            "the barcode is not well formed or its check digit is wrong",
+        ));
+    }
+    let Some(definition) = definition else {
+        log("unknown_game", 0).await?;
+        return Err(AppError::not_found("unknown_game", format!("no instant game {game}")));
+    };
+    let Some(stored) = row.try_get::<Option<Vec<u8>>, _>("virn_hash")? else {
+        log("ticket_not_found", 0).await?;
+        return Err(AppError::not_found("ticket_not_found", "no such ticket was printed"));
+    };
+    if !matches!(row.try_get::<Option<String>, _>("state")?.as_deref(), Some("active" | "settled")) {
+        log("pack_not_active", 0).await?;
+        return Err(AppError::conflict("pack_not_active", "this ticket's pack has not been activated"));
+    }
+    if virn_hash(&state.virn_key, request.virn.trim())? != stored {
+        log("wrong_virn", 0).await?;
+        let failures: i32 = sqlx::query_scalar(
+            "INSERT INTO terminal_failures (terminal_id, failures) VALUES ($1, 1)
+             ON CONFLICT (terminal_id) DO UPDATE SET failures = terminal_failures.failures + 1,
+                 locked_until = CASE WHEN terminal_failures.failures + 1 >= $2 THEN now() + make_interval(mins => $3) END
+             RETURNING failures",
+        )
+        .bind(terminal)
+        .bind(MAX_WRONG_VIRNS)
+        .bind(i32::try_from(LOCK_MINUTES).unwrap_or(15))
+        .fetch_one(&state.pool)
+        .await?;
+        return Err(AppError::unprocessable(
+            "wrong_virn",
+            "the validation number does not match this ticket",
+        )
+        .with_context(serde_json::json!({"attempts_left": (MAX_WRONG_VIRNS - failures).max(0)})));
+    }
+    // A right VIRN ends a run of wrong ones (written only when there was one).
+    if row.try_get::<Option<i32>, _>("failures")?.unwrap_or(0) > 0 {
+        sqlx::query("UPDATE terminal_failures SET failures = 0, locked_until = NULL WHERE terminal_id = $1")
+            .bind(terminal)
+            .execute(&state.pool)
+            .await?;
+    }
+    if row.try_get::<Option<DateTime<Utc>>, _>("paid_at")?.is_some() {
+        log("already_paid", 0).await?;
+        return Err(already_paid());
+    }
+    let prize_row: Option<i16> = row.try_get("prize_row")?;
+    let prize_cents: i64 = row.try_get::<Option<i64>, _>("prize_cents")?.unwrap_or(0);
+    let free_ticket = prize_row
+        .and_then(|r| definition.prizes.get(usize::try_from(r).ok()?))
+        .is_some_and(|p| p.composition.contains(&0));
+    log(if prize_row.is_some() { "winner" } else { "not_a_winner" }, prize_cents).await?;
+    Ok(Checked {
+        game,
+        book,
+        ticket,
+        prize_row,
+        prize_cents,
+        free_ticket,
+        price_cents: definition.price_cents,
+    })
+}
+
+fn already_paid() -> AppError {
+    AppError::conflict("already_paid", "this ticket's prize has been paid")
+}
+
+#[utoipa::path(
+    post, path = "/v1/instant/validations", tag = "instant", request_body = ValidationRequest,
+    responses((status = 200, description = "a winner or not, and where it is paid", body = ValidationView), (status = "4XX", response = Refused)),
+    security(("bearer" = []))
+)]
+/// `POST /v1/instant/validations`: retailers' terminals.
+pub async fn validate(
+    State(state): State<InstantState>,
+    caller: Caller,
+    Json(request): Json<ValidationRequest>,
+) -> Result<Json<ValidationView>, AppError> {
+    caller.require(&[Role::Retailer])?;
+    let checked = check_ticket(&state, &caller, &request).await?;
+    let winner = checked.prize_row.is_some();
+    let paid_at = winner.then(|| {
+        if checked.prize_cents <= state.retailer_limit_cents {
+            "retailer".to_owned()
+        } else {
+            "lottery_office".to_owned()
+        }
+    });
+    Ok(Json(ValidationView {
+        winner,
+        prize_cents: checked.prize_cents,
+        free_ticket: checked.free_ticket,
+        paid_at,
+    }))
+}
+
+/// Marks `checked` paid inside `tx` and counts it against its prize row. The ticket's row lock
+/// decides concurrent claims: the second finds it paid and is refused.
+pub async fn mark_paid(tx: &mut PgConnection, checked: &Checked) -> Result<(), AppError> {
+    let paid = sqlx::query(
+        "UPDATE tickets SET paid_at = now() WHERE game = $1 AND book = $2 AND ticket = $3 AND paid_at IS NULL",
+    )
+    .bind(checked.game)
+    .bind(checked.book)
+    .bind(checked.ticket)
+    .execute(&mut *tx)
+    .await?
+    .rows_affected();
+    if paid != 1 {
+        return Err(already_paid());
+    }
+    sqlx::query("UPDATE prize_counts SET paid = paid + 1 WHERE game = $1 AND prize_row = $2")
+        .bind(checked.game)
+        .bind(checked.prize_row)
+        .execute(&mut *tx)
+        .await?;
+    Ok(())
+}
+
+/// Posts `transfers` to the ledger in one all-or-nothing batch. Callers post before committing
+/// what the transfers pay for: a failure leaves it unpaid, and a retry after a lost commit
+/// replays the same transfer ids.
+pub async fn post_transfers(state: &InstantState, transfers: Vec<serde_json::Value>) -> Result<(), AppError> {
+    let link = state.ledger_link()?;
+    let _: serde_json::Value = link
+        .ledger
+        .call(
+            axum::http::Method::POST,
+            "/v1/transfers/batch",
+            &state.service_token()?,
+            Some(&serde_json::json!({ "transfers": transfers })),
+            None,
+        )
+        .await?;
+    Ok(())
+}
+
+/// What a paid claim moved.
+#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct ClaimView {
+    /// Credited to the retailer's settlement account: the prize, or for a free ticket the
+    /// price of the ticket the retailer hands over.
+    pub paid_cents: i64,
+    pub free_ticket: bool,
+}
+
+#[utoipa::path(
+    post, path = "/v1/instant/claims", tag = "instant", request_body = ValidationRequest,
+    responses((status = 200, description = "paid at the counter, once", body = ClaimView), (status = "4XX", response = Refused)),
+    security(("bearer" = []))
+)]
+/// `POST /v1/instant/claims`: a retailer's terminal pays a prize up to the retailer limit; the
+/// prize moves from the game's prize liability to the retailer's settlement account, exactly
+/// once however many terminals claim the ticket at the same moment.
+pub async fn claim(
+    State(state): State<InstantState>,
+    caller: Caller,
+    Json(request): Json<ValidationRequest>,
+) -> Result<Json<ClaimView>, AppError> {
+    caller.require(&[Role::Retailer])?;
+    let link = state.ledger_link()?.clone();
+    let retailer = caller.organization().ok_or_else(platform::auth::forbidden)?.to_owned();
+    let checked = check_ticket(&state, &caller, &request).await?;
+    if checked.prize_row.is_none() {
+        return Err(AppError::unprocessable("not_a_winner", "this ticket wins nothing"));
+    }
+    if checked.prize_cents > state.retailer_limit_cents {
+        return Err(AppError::conflict("claim_at_office", "this prize is claimed at the lottery office"));
+    }
+    let amount = checked.amount_cents();
+    let mut tx = state.pool.begin().await?;
+    mark_paid(&mut tx, &checked).await?;
+    let account = crate::retailer_account(&retailer);
+    link.wallets.open_accounts(&retailer, &[(account, "retailer_settlement")]).await?;
+    let game = u32::try_from(checked.game).map_err(AppError::internal)?;
+    post_transfers(
+        &state,
+        vec![serde_json::json!({"id": checked.transfer_id("paid"), "debit_account_id": crate::liability_account(game),
+            "credit_account_id": account, "amount": amount, "currency": "USD",
+            "metadata": {"game": checked.game, "book": checked.book, "ticket": checked.ticket}})],
+    )
+    .await?;
+    tx.commit().await?;
+    Ok(Json(ClaimView { paid_cents: amount, free_ticket: checked.free_ticket }))
+}

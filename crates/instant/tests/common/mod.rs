@@ -1,0 +1,101 @@
+//! What the instant service's tests share: the service on a fresh database with a real ledger
+//! mounted beside it, requests, and a seeded print run whose VIRNs the test knows.
+#![allow(dead_code, clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use axum::body::Body;
+use axum::http::Request;
+use domain::instant::GameDefinition;
+use domain::instant::print_run::{PrintedTicket, pool_counts, print_pool};
+use platform::auth::TokenKeys;
+use platform::config::Config;
+use platform::http::Limits;
+use platform::testing::send;
+use rand::SeedableRng;
+use rand_chacha::ChaCha20Rng;
+
+/// The service with its games scaled to pools of 3,000 tickets (a hundredth of the winners), and
+/// a real ledger mounted beside it.
+pub async fn service() -> (axum::Router, instant::InstantState, TokenKeys) {
+    let url = platform::testing::fresh_database().await.unwrap();
+    let pool = instant::connect(&url, &Config::default()).await.unwrap();
+    let tokens = TokenKeys::random();
+    let games = instant::games::carried_scaled(3_000, 100).unwrap();
+    let ledger_pool = ledger::connect(&url, &Config::default()).await.unwrap();
+    let ledger = ledger::api_routes(ledger::LedgerState { pool: ledger_pool, tokens: tokens.clone() });
+    let state = instant::InstantState::with_games(
+        pool,
+        tokens.clone(),
+        games,
+        b"a test key of thirty-two bytes!!".to_vec(),
+    )
+    .with_ledger(platform::upstream::Upstream::local("ledger", ledger))
+    .await
+    .unwrap();
+    (instant::router(state.clone(), Limits::default()), state, tokens)
+}
+
+/// A POST with a token and a JSON body.
+pub async fn post(
+    router: &axum::Router,
+    path: &str,
+    token: &str,
+    body: serde_json::Value,
+) -> platform::testing::Reply {
+    send(
+        router,
+        Request::post(path)
+            .header("authorization", format!("Bearer {token}"))
+            .header("content-type", "application/json")
+            .body(Body::from(body.to_string()))
+            .unwrap(),
+    )
+    .await
+}
+
+
+/// A GET with a token.
+pub async fn get(router: &axum::Router, path: &str, token: &str) -> platform::testing::Reply {
+    send(
+        router,
+        Request::get(path).header("authorization", format!("Bearer {token}")).body(Body::empty()).unwrap(),
+    )
+    .await
+}
+
+/// A game the service runs.
+pub fn game(state: &instant::InstantState, number: u32) -> GameDefinition {
+    state.game(number).unwrap().clone()
+}
+
+/// Prints `number` from a generator seeded with `seed` and returns what the printer would have
+/// printed (the same generator replayed), VIRNs included.
+pub async fn printed(state: &instant::InstantState, number: u32, seed: u64) -> Vec<PrintedTicket> {
+    let game = game(state, number);
+    let run =
+        instant::print_runs::store_print_run_with(state, &game, "olga", ChaCha20Rng::seed_from_u64(seed))
+            .await
+            .unwrap();
+    let mut rng = ChaCha20Rng::seed_from_u64(seed);
+    let mut tickets = Vec::new();
+    for (pool, counts) in pool_counts(&game).iter().enumerate() {
+        tickets.extend(
+            print_pool(&game, run.first_book, u32::try_from(pool).unwrap(), counts, &mut rng).unwrap(),
+        );
+    }
+    tickets
+}
+
+/// A GET of the ledger, as the instant service.
+pub async fn ledger_get(state: &instant::InstantState, path: &str) -> serde_json::Value {
+    let link = state.ledger.as_ref().unwrap();
+    link.ledger
+        .call::<(), serde_json::Value>(
+            axum::http::Method::GET,
+            path,
+            &state.service_token().unwrap(),
+            None,
+            None,
+        )
+        .await
+        .unwrap()
+}
