@@ -64,9 +64,15 @@ const MATRIX: &[(&str, &str, [u16; 7])] = &[
     // The operator's print run above made the books; book 0 goes to the terminal's retailer.
     ("POST", "/v1/instant/packs/{game}/{book}/assign", [401, 403, 403, 403, 200, 403, 403]),
     ("POST", "/v1/instant/packs/{game}/{book}/activate", [401, 403, 403, 200, 403, 403, 403]),
+    // The retailer's till settles its pack; the operator asking again gets the same settlement.
+    ("POST", "/v1/instant/packs/{game}/{book}/settle", [401, 403, 403, 200, 200, 403, 403]),
     // A made-up VIRN: the terminal gets past the gateway and is told the number is wrong.
     ("POST", "/v1/instant/validations", [401, 403, 403, 422, 403, 403, 403]),
     ("POST", "/v1/instant/claims", [401, 403, 403, 422, 403, 403, 403]),
+    ("POST", "/v1/instant/office-claims", [401, 403, 403, 403, 422, 403, 403]),
+    ("GET", "/v1/instant/office-claims", [401, 403, 403, 403, 200, 200, 200]),
+    ("GET", "/v1/instant/liability", [401, 403, 403, 403, 200, 200, 200]),
+    ("GET", "/v1/instant/validations/by-retailer", [401, 403, 403, 403, 200, 200, 200]),
     // The ledger's routes, through the gateway (players use /v1/me/wallet instead).
     ("POST", "/v1/accounts", [401, 403, 403, 403, 201, 403, 201]),
     ("GET", "/v1/accounts", [401, 403, 403, 403, 200, 200, 200]),
@@ -146,6 +152,9 @@ fn request_for(fx: &Fixture, method: &str, route: &str, caller: usize) -> (Strin
         ("POST", "/v1/instant/validations" | "/v1/instant/claims") => {
             Some(json!({"barcode": domain::instant::print_run::barcode(283, 0, 0), "virn": "123456789012"}))
         }
+        ("POST", "/v1/instant/office-claims") => Some(json!({
+            "barcode": domain::instant::print_run::barcode(283, 0, 0), "virn": "123456789012",
+            "claimant": {"name": "Pat Doe", "tin_last4": "1234"}})),
         ("POST", "/v1/blackjack/tables/{id}/rounds") => Some(json!({"spots": [{"wager": 100}]})),
         ("POST", "/v1/blackjack/rounds/{id}/actions") => Some(json!({"step": 0, "action": "stand"})),
         ("POST", "/v1/withdrawals") => {

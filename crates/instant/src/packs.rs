@@ -265,7 +265,7 @@ pub async fn settle_due_packs(state: &InstantState) -> Result<usize, AppError> {
         match settle_pack_now(state, game, book, None).await {
             Ok(_) => settled = settled.saturating_add(1),
             Err(e) => {
-                tracing::warn!(game, book, error = %e, "settling a pack failed; retried on the next pass")
+                tracing::warn!(game, book, error = %e, "settling a pack failed; retried on the next pass");
             }
         }
     }

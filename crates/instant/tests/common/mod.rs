@@ -52,7 +52,6 @@ pub async fn post(
     .await
 }
 
-
 /// A GET with a token.
 pub async fn get(router: &axum::Router, path: &str, token: &str) -> platform::testing::Reply {
     send(

@@ -1,0 +1,242 @@
+//! Money leaving the instant games: prizes paid at the lottery office with their tax records,
+//! packs settled with retailers (on request and after a time), and the operators' reads of
+//! liability and validations, all against a real Postgres and the real ledger.
+
+// Tests stop at the first surprise.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod common;
+
+use std::time::Duration;
+
+use axum::http::StatusCode;
+use common::{game, get, ledger_get, post, printed, service};
+use domain::instant::print_run::PrintedTicket;
+use platform::auth::{Role, TokenKeys};
+use serde_json::{Value, json};
+
+fn scan(t: &PrintedTicket) -> Value {
+    json!({"barcode": t.barcode, "virn": t.virn})
+}
+
+fn staff(tokens: &TokenKeys, name: &str, role: Role) -> String {
+    tokens.issue(name, role, None, Duration::from_secs(300)).unwrap()
+}
+
+fn till(tokens: &TokenKeys, terminal: &str, shop: &str) -> String {
+    tokens.issue_for(terminal, Role::Retailer, None, Some(shop), Duration::from_secs(300)).unwrap()
+}
+
+/// Assigns `book` of `number` to `shop` and activates it from its till.
+async fn open_pack(router: &axum::Router, operator: &str, till: &str, shop: &str, number: u32, book: u32) {
+    let assigned = post(
+        router,
+        &format!("/v1/instant/packs/{number}/{book}/assign"),
+        operator,
+        json!({"retailer_id": shop}),
+    )
+    .await;
+    assert_eq!(assigned.status, StatusCode::OK, "{}", assigned.body);
+    let active =
+        post(router, &format!("/v1/instant/packs/{number}/{book}/activate"), till, json!(null)).await;
+    assert_eq!(active.status, StatusCode::OK, "{}", active.body);
+}
+
+async fn balance(state: &instant::InstantState, account: uuid::Uuid) -> i64 {
+    state.ledger.as_ref().unwrap().wallets.balance(account).await.unwrap()
+}
+
+#[tokio::test]
+async fn the_office_pays_after_tax_once_and_records_w2g_as_the_rules_say() {
+    let (router, state, tokens) = service().await;
+    let tickets = printed(&state, 286, 7).await;
+    let crossword = game(&state, 286);
+    let operator = staff(&tokens, "olga", Role::Operator);
+    let shop = till(&tokens, "till-1", "shop-a");
+    let prize_of = |cents: i64| {
+        let row = crossword.prizes.iter().position(|p| p.value_cents == cents).unwrap();
+        tickets.iter().find(|t| t.prize_row == Some(row)).unwrap()
+    };
+    // $50,000 on a $5 ticket: a W-2G and 24% withheld; $5,000: a W-2G, nothing withheld (not
+    // above $5,000); $1,000: over $600 but under 300 times $5, so no W-2G.
+    let (top, five_thousand, thousand) = (prize_of(5_000_000), prize_of(500_000), prize_of(100_000));
+    for t in [top, five_thousand, thousand] {
+        open_pack(&router, &operator, &shop, "shop-a", 286, t.book).await;
+    }
+    assert_eq!(post(&router, "/v1/instant/claims", &shop, scan(top)).await.code(), "claim_at_office");
+
+    let liability = instant::liability_account(286);
+    let before = balance(&state, liability).await;
+    let claim = |t: &PrintedTicket, claimant: Value| {
+        let mut body = scan(t);
+        body["claimant"] = claimant;
+        body
+    };
+    let no_tin =
+        post(&router, "/v1/instant/office-claims", &operator, claim(top, json!({"name": "Pat Doe"}))).await;
+    assert_eq!(no_tin.code(), "claimant_tin_required", "{}", no_tin.body);
+    let bad_tin = claim(top, json!({"name": "Pat Doe", "tin_last4": "12a4"}));
+    assert_eq!(
+        post(&router, "/v1/instant/office-claims", &operator, bad_tin).await.code(),
+        "invalid_claimant"
+    );
+    let anonymous = claim(top, json!({"name": "  ", "tin_last4": "1234"}));
+    assert_eq!(
+        post(&router, "/v1/instant/office-claims", &operator, anonymous).await.code(),
+        "invalid_claimant"
+    );
+    assert_eq!(balance(&state, liability).await, before, "refusals move nothing");
+
+    let paid = post(
+        &router,
+        "/v1/instant/office-claims",
+        &operator,
+        claim(top, json!({"name": "Pat Doe", "address": "1 Main St, Topeka KS", "tin_last4": "1234"})),
+    )
+    .await;
+    assert_eq!(paid.status, StatusCode::CREATED, "{}", paid.body);
+    assert_eq!(
+        (&paid.body["prize_cents"], &paid.body["withheld_cents"], &paid.body["net_cents"], &paid.body["w2g"]),
+        (&json!(5_000_000), &json!(1_200_000), &json!(3_800_000), &json!(true))
+    );
+    let again = claim(top, json!({"name": "Pat Doe", "tin_last4": "1234"}));
+    assert_eq!(post(&router, "/v1/instant/office-claims", &operator, again).await.code(), "already_paid");
+    assert_eq!(post(&router, "/v1/instant/claims", &shop, scan(top)).await.code(), "already_paid");
+
+    let five = post(
+        &router,
+        "/v1/instant/office-claims",
+        &operator,
+        claim(five_thousand, json!({"name": "Lee Roe", "tin_last4": "9876"})),
+    )
+    .await;
+    assert_eq!((&five.body["withheld_cents"], &five.body["w2g"]), (&json!(0), &json!(true)), "{}", five.body);
+    let one =
+        post(&router, "/v1/instant/office-claims", &operator, claim(thousand, json!({"name": "Kim Poe"})))
+            .await;
+    assert_eq!((&one.body["net_cents"], &one.body["w2g"]), (&json!(100_000), &json!(false)), "{}", one.body);
+
+    // The ledger: the liability lost the three prizes; the office owes the nets, the tax
+    // authority what was withheld.
+    let link = state.ledger.as_ref().unwrap();
+    assert_eq!(balance(&state, liability).await, before - 5_000_000 - 500_000 - 100_000);
+    assert_eq!(balance(&state, link.office_payouts_account).await, 3_800_000 + 500_000 + 100_000);
+    assert_eq!(balance(&state, link.withholding_account).await, 1_200_000);
+    assert_eq!(ledger_get(&state, "/v1/reports/trial-balance").await["balanced"], true);
+
+    // The W-2G list, for operators and auditors.
+    let auditor = staff(&tokens, "audrey", Role::Auditor);
+    let w2g = get(&router, "/v1/instant/office-claims?w2g=true", &auditor).await;
+    let listed: Vec<&Value> = w2g.body.as_array().unwrap().iter().collect();
+    assert_eq!(listed.len(), 2, "{}", w2g.body);
+    assert!(listed.iter().all(|c| c["w2g"] == true && c["tin_last4"].is_string()));
+    assert_eq!(get(&router, "/v1/instant/office-claims?limit=0", &auditor).await.code(), "invalid_limit");
+    assert_eq!(get(&router, "/v1/instant/office-claims", &shop).await.status, StatusCode::FORBIDDEN);
+}
+
+#[tokio::test]
+async fn a_pack_settles_for_its_price_less_commission_on_request_or_after_its_time() {
+    let (router, mut state, tokens) = service().await;
+    let tickets = printed(&state, 283, 3).await;
+    let hit10 = game(&state, 283);
+    let operator = staff(&tokens, "olga", Role::Operator);
+    let (shop_a, shop_b) = (till(&tokens, "till-a", "shop-a"), till(&tokens, "till-b", "shop-b"));
+    for book in [0, 1, 2] {
+        open_pack(&router, &operator, &shop_a, "shop-a", 283, book).await;
+    }
+    // A pack printed but not active is not settled.
+    assert_eq!(
+        post(&router, "/v1/instant/packs/283/5/settle", &operator, json!(null)).await.code(),
+        "pack_not_active"
+    );
+    // Another shop's till does not see shop A's pack.
+    assert_eq!(
+        post(&router, "/v1/instant/packs/283/0/settle", &shop_b, json!(null)).await.code(),
+        "pack_not_found"
+    );
+
+    // 300 tickets at $1 with the default 5% commission: $300 sold, $15 kept, $285 owed.
+    let settled = post(&router, "/v1/instant/packs/283/0/settle", &shop_a, json!(null)).await;
+    assert_eq!(settled.status, StatusCode::OK, "{}", settled.body);
+    let per_book = i64::try_from(hit10.ticket_numbers.tickets_per_book()).unwrap();
+    let sales = per_book * hit10.price_cents;
+    assert_eq!(settled.body["state"], "settled");
+    assert_eq!(settled.body["settlement"]["sales_cents"], json!(sales));
+    assert_eq!(settled.body["settlement"]["commission_cents"], json!(sales * 5 / 100));
+    assert_eq!(settled.body["settlement"]["owed_cents"], json!(sales * 95 / 100));
+    let shop_account = instant::retailer_account("shop-a");
+    assert_eq!(balance(&state, shop_account).await, -(sales * 95 / 100), "the shop owes the lottery");
+    // Asking again answers the same settlement and posts nothing more.
+    let again = post(&router, "/v1/instant/packs/283/0/settle", &operator, json!(null)).await;
+    assert_eq!(again.body["settlement"], settled.body["settlement"]);
+    assert_eq!(balance(&state, shop_account).await, -(sales * 95 / 100));
+
+    // A settled pack's tickets were sold: their winners are still paid at the counter.
+    let winner = tickets.iter().find(|t| t.book == 0 && t.prize_row == Some(0)).unwrap();
+    let paid = post(&router, "/v1/instant/claims", &shop_a, scan(winner)).await;
+    assert_eq!(paid.status, StatusCode::OK, "{}", paid.body);
+    let prize = paid.body["paid_cents"].as_i64().unwrap();
+    assert_eq!(balance(&state, shop_account).await, prize - sales * 95 / 100);
+
+    // Past their time, the other active packs settle by themselves; printed ones do not.
+    assert_eq!(instant::packs::settle_due_packs(&state).await.unwrap(), 0, "not due for 30 days");
+    state.settle_after = Duration::ZERO;
+    assert_eq!(instant::packs::settle_due_packs(&state).await.unwrap(), 2);
+    assert_eq!(instant::packs::settle_due_packs(&state).await.unwrap(), 0, "each once");
+    assert_eq!(balance(&state, shop_account).await, prize - 3 * (sales * 95 / 100));
+    assert_eq!(ledger_get(&state, "/v1/reports/trial-balance").await["balanced"], true);
+}
+
+#[tokio::test]
+async fn operators_read_liability_that_agrees_with_the_ledger_and_scans_per_retailer() {
+    let (router, state, tokens) = service().await;
+    let tickets = printed(&state, 283, 9).await;
+    let operator = staff(&tokens, "olga", Role::Operator);
+    let (shop_a, shop_b) = (till(&tokens, "till-a", "shop-a"), till(&tokens, "till-b", "shop-b"));
+    open_pack(&router, &operator, &shop_a, "shop-a", 283, 0).await;
+    open_pack(&router, &operator, &shop_b, "shop-b", 283, 1).await;
+    let in_book = |book: u32, wins: bool| {
+        tickets.iter().filter(move |t| t.book == book && t.prize_row.is_some() == wins)
+    };
+    let (a_winners, a_losers): (Vec<_>, Vec<_>) =
+        (in_book(0, true).take(3).collect(), in_book(0, false).take(4).collect());
+    for t in &a_winners {
+        assert_eq!(post(&router, "/v1/instant/validations", &shop_a, scan(t)).await.status, StatusCode::OK);
+    }
+    for t in &a_losers {
+        assert_eq!(post(&router, "/v1/instant/validations", &shop_a, scan(t)).await.status, StatusCode::OK);
+    }
+    let wrong = json!({"barcode": a_losers[0].barcode, "virn": "000000000000"});
+    assert_eq!(post(&router, "/v1/instant/validations", &shop_a, wrong).await.code(), "wrong_virn");
+    let b_winner = in_book(1, true).next().unwrap();
+    assert_eq!(post(&router, "/v1/instant/claims", &shop_b, scan(b_winner)).await.status, StatusCode::OK);
+
+    let auditor = staff(&tokens, "audrey", Role::Auditor);
+    let report = get(&router, "/v1/instant/validations/by-retailer", &auditor).await;
+    assert_eq!(report.status, StatusCode::OK, "{}", report.body);
+    let rows = report.body.as_array().unwrap();
+    let a = rows.iter().find(|r| r["retailer_id"] == "shop-a").unwrap();
+    let a_cents: i64 =
+        a_winners.iter().map(|t| state.game(283).unwrap().prizes[t.prize_row.unwrap()].value_cents).sum();
+    assert_eq!((&a["scans"], &a["winners"], &a["not_winners"]), (&json!(8), &json!(3), &json!(4)), "{a}");
+    assert_eq!((&a["refused"]["wrong_virn"], &a["winner_cents"]), (&json!(1), &json!(a_cents)));
+    let b = rows.iter().find(|r| r["retailer_id"] == "shop-b").unwrap();
+    assert_eq!((&b["scans"], &b["winners"]), (&json!(1), &json!(1)), "the claim's scan counts");
+    let only_b = get(&router, "/v1/instant/validations/by-retailer?retailer_id=shop-b", &operator).await;
+    assert_eq!(only_b.body.as_array().unwrap().len(), 1);
+    let past =
+        get(&router, "/v1/instant/validations/by-retailer?until=2020-01-01T00:00:00Z", &operator).await;
+    assert_eq!(past.body, json!([]), "nothing was scanned before 2020");
+    let bad = get(&router, "/v1/instant/validations/by-retailer?since=2030-01-01T00:00:00Z", &operator).await;
+    assert_eq!(bad.code(), "invalid_window");
+
+    // Liability: printed less paid, equal to the ledger's account for every game.
+    let liability = get(&router, "/v1/instant/liability", &auditor).await;
+    for g in liability.body.as_array().unwrap() {
+        assert_eq!(g["outstanding_cents"], g["ledger_balance_cents"], "{g}");
+    }
+    let hit10 = liability.body.as_array().unwrap().iter().find(|g| g["game"] == 283).unwrap();
+    let prize = state.game(283).unwrap().prizes[b_winner.prize_row.unwrap()].value_cents;
+    assert_eq!(hit10["paid_cents"], json!(prize));
+    assert_eq!(get(&router, "/v1/instant/liability", &shop_a).await.status, StatusCode::FORBIDDEN);
+}
