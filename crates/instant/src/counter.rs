@@ -11,7 +11,8 @@
 //!
 //! A scan is one read of the database: the terminal's lock and the ticket with its pack in one
 //! query. Every attempt is logged through a group commit (one transaction for the attempts that
-//! arrive together), and answered only once its log row is committed.
+//! arrive together, committed asynchronously: see [`ValidationLog`]), and answered only once its
+//! log row is written.
 
 use axum::extract::State;
 use axum::http::{HeaderValue, StatusCode, header};
@@ -114,6 +115,10 @@ impl BatchWrite for ValidationLog {
         let barcodes: Vec<&str> = jobs.iter().map(|j| j.barcode.as_str()).collect();
         let results: Vec<&str> = jobs.iter().map(|j| j.result).collect();
         let prizes: Vec<i64> = jobs.iter().map(|j| j.prize_cents).collect();
+        // The scan log commits asynchronously (ADR 0005): nothing a scan answers depends on it, and
+        // only a crash of Postgres itself, not of this service, can lose its last fraction of a
+        // second. Payments, lockouts and pack moves commit synchronously as everything else does.
+        sqlx::query("SET LOCAL synchronous_commit = off").execute(&mut *conn).await?;
         sqlx::query(
             "INSERT INTO validations (terminal_id, retailer_id, barcode, result, prize_cents)
              SELECT * FROM UNNEST($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[])",
