@@ -17,7 +17,7 @@ async fn main() {
     let games = instant::games::carried().unwrap();
     let state = instant::InstantState::with_games(pool.clone(), TokenKeys::random(), games, vec![7; 32]);
     println!("full print runs, generated and stored (one transaction each):");
-    println!("{:<22} {:>10} {:>10} {:>12} {:>12}", "game", "tickets", "seconds", "bare COPY s", "vs bare");
+    println!("{:<28} {:>10} {:>10} {:>12} {:>12}", "game", "tickets", "seconds", "bare COPY s", "vs bare");
     for (game, _) in state.games.iter() {
         let run = instant::print_runs::store_print_run(&state, game, "bench").await.unwrap();
         let started = Instant::now();
@@ -39,7 +39,7 @@ async fn main() {
         copy.finish().await.unwrap();
         let bare = started.elapsed().as_secs_f64();
         println!(
-            "{:<22} {:>10} {:>10.2} {:>12.2} {:>11.1}x",
+            "{:<28} {:>10} {:>10.2} {:>12.2} {:>11.1}x",
             format!("{} {}", game.number, game.name),
             run.tickets,
             run.seconds,
