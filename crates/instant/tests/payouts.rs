@@ -239,4 +239,60 @@ async fn operators_read_liability_that_agrees_with_the_ledger_and_scans_per_reta
     let prize = state.game(283).unwrap().prizes[b_winner.prize_row.unwrap()].value_cents;
     assert_eq!(hit10["paid_cents"], json!(prize));
     assert_eq!(get(&router, "/v1/instant/liability", &shop_a).await.status, StatusCode::FORBIDDEN);
+    assert_eq!(ledger_get(&state, "/v1/reports/trial-balance").await["balanced"], true);
+}
+
+/// What a refused claim must leave as it was: the liability, the shop's account, the office's,
+/// and every ticket's paid mark.
+async fn books(state: &instant::InstantState) -> (i64, i64, i64, i64) {
+    let link = state.ledger.as_ref().unwrap();
+    let paid: i64 = sqlx::query_scalar("SELECT count(*) FROM tickets WHERE paid_at IS NOT NULL")
+        .fetch_one(&state.pool)
+        .await
+        .unwrap();
+    (
+        balance(state, instant::liability_account(283)).await,
+        balance(state, instant::retailer_account("shop-a")).await,
+        balance(state, link.office_payouts_account).await,
+        paid,
+    )
+}
+
+#[tokio::test]
+async fn bad_claims_get_their_own_errors_and_move_nothing() {
+    let (router, state, tokens) = service().await;
+    let tickets = printed(&state, 283, 11).await;
+    let operator = staff(&tokens, "olga", Role::Operator);
+    let shop = till(&tokens, "till-a", "shop-a");
+    open_pack(&router, &operator, &shop, "shop-a", 283, 0).await;
+    // Book 1 is assigned but never activated.
+    post(&router, "/v1/instant/packs/283/1/assign", &operator, json!({"retailer_id": "shop-a"})).await;
+    let winner = tickets.iter().find(|t| t.book == 0 && t.prize_row.is_some()).unwrap();
+    let paid_before = tickets.iter().filter(|t| t.book == 0 && t.prize_row.is_some()).nth(1).unwrap();
+    let inactive = tickets.iter().find(|t| t.book == 1 && t.prize_row.is_some()).unwrap();
+    assert_eq!(post(&router, "/v1/instant/claims", &shop, scan(paid_before)).await.status, StatusCode::OK);
+
+    let mut tampered = winner.barcode.clone();
+    tampered.replace_range(5..6, if &winner.barcode[5..6] == "7" { "8" } else { "7" });
+    let unknown = domain::instant::print_run::barcode(999, 0, 0);
+    let cases = [
+        (json!({"barcode": tampered, "virn": winner.virn}), "invalid_barcode"),
+        (json!({"barcode": winner.barcode, "virn": "000000000000"}), "wrong_virn"),
+        (json!({"barcode": unknown, "virn": winner.virn}), "unknown_game"),
+        (scan(inactive), "pack_not_active"),
+        (scan(paid_before), "already_paid"),
+    ];
+    let before = books(&state).await;
+    for (body, code) in cases {
+        let at_counter = post(&router, "/v1/instant/claims", &shop, body.clone()).await;
+        assert_eq!(at_counter.code(), code, "{body}");
+        assert_eq!(at_counter.headers.get("content-type").unwrap(), "application/problem+json", "{body}");
+        let mut office_body = body.clone();
+        office_body["claimant"] = json!({"name": "Pat Doe", "tin_last4": "1234"});
+        assert_eq!(post(&router, "/v1/instant/office-claims", &operator, office_body).await.code(), code);
+        assert_eq!(books(&state).await, before, "{code} moved nothing");
+    }
+    // The winner itself is still there to be paid, once.
+    assert_eq!(post(&router, "/v1/instant/claims", &shop, scan(winner)).await.status, StatusCode::OK);
+    assert_eq!(ledger_get(&state, "/v1/reports/trial-balance").await["balanced"], true);
 }

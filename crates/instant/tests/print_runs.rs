@@ -292,11 +292,7 @@ mod validation {
 
 mod claims {
     use super::*;
-    use serde_json::{Value, json};
-
-    async fn ledger_get(state: &instant::InstantState, path: &str) -> Value {
-        common::ledger_get(state, path).await
-    }
+    use serde_json::json;
 
     #[tokio::test]
     async fn a_prize_is_paid_once_to_the_retailer_whatever_the_race() {
@@ -396,7 +392,7 @@ mod claims {
         .await;
         post(&router, &format!("/v1/instant/packs/283/{book}/activate"), &till, json!(null)).await;
         assert_eq!(post(&router, "/v1/instant/claims", &till, scan(top)).await.code(), "claim_at_office");
-        let trial = ledger_get(&state, "/v1/reports/trial-balance").await;
+        let trial = common::ledger_get(&state, "/v1/reports/trial-balance").await;
         assert_eq!(trial["balanced"], true, "{trial}");
         let games = send(&router, Request::get("/v1/instant/games").body(Body::empty()).unwrap()).await;
         let listed = games.body.as_array().unwrap().iter().find(|g| g["number"] == 283).unwrap();
