@@ -1,7 +1,7 @@
 //! What a game service asks the ledger about accounts: a player's wallet (remembered, since it
 //! never changes) and the game's own accounts, opened at start if they are not there yet.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
 
 use axum::http::Method;
@@ -22,12 +22,14 @@ pub struct Wallets {
     tokens: TokenKeys,
     service: &'static str,
     known: Arc<Mutex<HashMap<String, Uuid>>>,
+    /// Accounts this process has opened or found open (accounts are never removed).
+    opened: Arc<Mutex<HashSet<Uuid>>>,
 }
 
 impl Wallets {
     /// `service` names the caller in its service tokens.
     pub fn new(ledger: Upstream, tokens: TokenKeys, service: &'static str) -> Wallets {
-        Wallets { ledger, tokens, service, known: Arc::default() }
+        Wallets { ledger, tokens, service, known: Arc::default(), opened: Arc::default() }
     }
 
     /// The player's USD wallet, as the ledger knows it.
@@ -62,12 +64,20 @@ impl Wallets {
     }
 
     /// Opens each `(id, kind)` account for `owner` in USD unless it exists (the ledger's account
-    /// creation is idempotent by id).
+    /// creation is idempotent by id); one this process has opened before is not asked again.
     pub async fn open_accounts(&self, owner: &str, accounts: &[(Uuid, &str)]) -> Result<(), AppError> {
         let token = self.tokens.service_token(self.service)?;
         for (id, kind) in accounts {
+            if self.opened.lock().map_err(AppError::internal)?.contains(id) {
+                continue;
+            }
             let body = json!({"id": id, "kind": kind, "owner": owner, "currency": "USD"});
             let _: Value = self.ledger.call(Method::POST, "/v1/accounts", &token, Some(&body), None).await?;
+            let mut opened = self.opened.lock().map_err(AppError::internal)?;
+            if opened.len() >= CACHE_SIZE {
+                opened.clear();
+            }
+            opened.insert(*id);
         }
         Ok(())
     }
