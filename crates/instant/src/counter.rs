@@ -2,6 +2,14 @@
 //! and where it is paid, and pays prizes up to the retailer limit from the game's prize liability
 //! to the retailer's settlement account, exactly once.
 //!
+//! Paying a prize, here or at the office, is a saga ([`pay_ticket`]): the ticket is reserved for
+//! its payee and committed (`pending`), the ledger moves the money under ids derived from the
+//! ticket (`done`), and exactly one request of that payee is answered "paid" (`confirmed`): the
+//! answer that tells a cashier to hand the prize over is given once, however many tills claim at
+//! once. If the ledger does not answer, the payment stays pending: the recovery pass
+//! ([`finish_pending_payments`]) moves the money, the payee claiming again is answered "paid",
+//! and nobody else can claim the ticket meanwhile. If the ledger refuses, the ticket is released.
+//!
 //! The checks of a scan, in order, each refusal with its own code and logged: the terminal is not
 //! locked; the barcode is well formed with its check digit; the game is one this service runs; the
 //! ticket was printed; its pack has been activated (an `active` or, once sold and settled,
@@ -82,13 +90,19 @@ impl Checked {
         if self.free_ticket { self.price_cents } else { self.prize_cents }
     }
 
-    /// A ledger transfer id derived from the ticket and `what`, so a retry replays it.
-    pub fn transfer_id(&self, what: &str) -> uuid::Uuid {
-        uuid::Uuid::new_v5(
-            &crate::INSTANT_NAMESPACE,
-            format!("instant/ticket/{}-{}-{}/{what}", self.game, self.book, self.ticket).as_bytes(),
-        )
+    /// An id derived from the ticket and `what` (see [`ticket_key`]).
+    pub fn key(&self, what: &str) -> uuid::Uuid {
+        ticket_key(self.game, self.book, self.ticket, what)
     }
+}
+
+/// An id derived from a ticket and `what` (its payment, a ledger transfer), so a retry or the
+/// recovery pass arrives at the same one.
+pub fn ticket_key(game: i32, book: i32, ticket: i32, what: &str) -> uuid::Uuid {
+    uuid::Uuid::new_v5(
+        &crate::INSTANT_NAMESPACE,
+        format!("instant/ticket/{game}-{book}-{ticket}/{what}").as_bytes(),
+    )
 }
 
 /// One logged attempt.
@@ -135,10 +149,14 @@ impl BatchWrite for ValidationLog {
 }
 
 /// The checks of a scan, in order (see the module): each refusal logged with its own code.
+///
+/// A ticket whose payment to `resuming` is not yet confirmed passes, so that payee's claim can
+/// finish it; to anyone else it is already paid.
 pub async fn check_ticket(
     state: &InstantState,
     caller: &Caller,
     request: &ValidationRequest,
+    resuming: Option<&str>,
 ) -> Result<Checked, AppError> {
     let terminal = caller.subject();
     let log = |result: &'static str, prize_cents: i64| {
@@ -160,7 +178,8 @@ pub async fn check_ticket(
     );
     // The terminal's lock and the ticket with its pack, in one read.
     let row = sqlx::query(
-        "SELECT f.failures, f.locked_until, t.prize_row, t.prize_cents, t.virn_hash, t.paid_at, p.state
+        "SELECT f.failures, f.locked_until, t.prize_row, t.prize_cents, t.virn_hash, t.paid_at, t.payment,
+                t.paid_to, p.state
            FROM (SELECT 1) AS one
            LEFT JOIN terminal_failures f ON f.terminal_id = $1
            LEFT JOIN tickets t ON t.game = $2 AND t.book = $3 AND t.ticket = $4
@@ -222,7 +241,11 @@ pub async fn check_ticket(
             .execute(&state.pool)
             .await?;
     }
-    if row.try_get::<Option<DateTime<Utc>>, _>("paid_at")?.is_some() {
+    let resumable =
+        matches!(row.try_get::<Option<String>, _>("payment")?.as_deref(), Some("pending" | "done"))
+            && resuming.is_some()
+            && row.try_get::<Option<String>, _>("paid_to")?.as_deref() == resuming;
+    if row.try_get::<Option<DateTime<Utc>>, _>("paid_at")?.is_some() && !resumable {
         log("already_paid", 0).await?;
         return Err(already_paid());
     }
@@ -259,7 +282,7 @@ pub async fn validate(
     Json(request): Json<ValidationRequest>,
 ) -> Result<Json<ValidationView>, AppError> {
     caller.require(&[Role::Retailer])?;
-    let checked = check_ticket(&state, &caller, &request).await?;
+    let checked = check_ticket(&state, &caller, &request, None).await?;
     let winner = checked.prize_row.is_some();
     let paid_at = winner.then(|| {
         if checked.prize_cents <= state.retailer_limit_cents {
@@ -276,27 +299,181 @@ pub async fn validate(
     }))
 }
 
-/// Marks `checked` paid inside `tx` and counts it against its prize row. The ticket's row lock
-/// decides concurrent claims: the second finds it paid and is refused.
-pub async fn mark_paid(tx: &mut PgConnection, checked: &Checked) -> Result<(), AppError> {
-    let paid = sqlx::query(
-        "UPDATE tickets SET paid_at = now() WHERE game = $1 AND book = $2 AND ticket = $3 AND paid_at IS NULL",
+/// Who receives a prize: a retailer's settlement account, or the office (see [`crate::office`]).
+pub const OFFICE: &str = "office";
+
+/// Reserves `checked` for `paid_to` and records what it pays (`paid_cents`), moves the money and
+/// confirms the payment (see the module). An office claim's row is written in the reserving
+/// transaction. Of concurrent claims the ticket's row lock lets one payee reserve it, and of that
+/// payee's requests exactly one confirms it; every other is `already_paid`. A payment of the same
+/// payee left unconfirmed is resumed. Returns the payment's id.
+pub async fn pay_ticket(
+    state: &InstantState,
+    checked: &Checked,
+    paid_to: &str,
+    paid_cents: i64,
+    office_claim: Option<&crate::office::OfficeClaimRecord>,
+) -> Result<uuid::Uuid, AppError> {
+    let id = checked.key("payment");
+    let mut tx = state.pool.begin().await?;
+    let reserved = sqlx::query(
+        "UPDATE tickets SET paid_at = now(), payment_id = $4, paid_to = $5, paid_cents = $6, payment = 'pending'
+          WHERE game = $1 AND book = $2 AND ticket = $3 AND paid_at IS NULL",
     )
     .bind(checked.game)
     .bind(checked.book)
     .bind(checked.ticket)
+    .bind(id)
+    .bind(paid_to)
+    .bind(paid_cents)
     .execute(&mut *tx)
     .await?
     .rows_affected();
-    if paid != 1 {
+    if reserved == 1 {
+        sqlx::query("UPDATE prize_counts SET paid = paid + 1 WHERE game = $1 AND prize_row = $2")
+            .bind(checked.game)
+            .bind(checked.prize_row)
+            .execute(&mut *tx)
+            .await?;
+        if let Some(claim) = office_claim {
+            crate::office::insert_claim(&mut tx, id, checked, claim).await?;
+        }
+        tx.commit().await?;
+    } else {
+        let pending: Option<String> = sqlx::query_scalar(
+            "SELECT paid_to FROM tickets
+              WHERE game = $1 AND book = $2 AND ticket = $3 AND payment IN ('pending', 'done')",
+        )
+        .bind(checked.game)
+        .bind(checked.book)
+        .bind(checked.ticket)
+        .fetch_optional(&mut *tx)
+        .await?;
+        tx.rollback().await?;
+        if pending.as_deref() != Some(paid_to) {
+            return Err(already_paid());
+        }
+    }
+    move_payment_money(state, id).await?;
+    let confirmed =
+        sqlx::query("UPDATE tickets SET payment = 'confirmed' WHERE payment_id = $1 AND payment = 'done'")
+            .bind(id)
+            .execute(&state.pool)
+            .await?
+            .rows_affected();
+    if confirmed != 1 {
         return Err(already_paid());
     }
-    sqlx::query("UPDATE prize_counts SET paid = paid + 1 WHERE game = $1 AND prize_row = $2")
-        .bind(checked.game)
-        .bind(checked.prize_row)
-        .execute(&mut *tx)
-        .await?;
+    Ok(id)
+}
+
+/// Moves the money of pending payment `id` and marks it done; nothing to do when it is not
+/// pending. A ledger that does not answer leaves it pending (503: the recovery pass or the same
+/// payee's retry finishes it); a ledger refusal releases the ticket, as if never claimed.
+pub async fn move_payment_money(state: &InstantState, id: uuid::Uuid) -> Result<(), AppError> {
+    let Some(row) = sqlx::query(
+        "SELECT game, book, ticket, paid_to, paid_cents FROM tickets WHERE payment_id = $1 AND payment = 'pending'",
+    )
+    .bind(id)
+    .fetch_optional(&state.pool)
+    .await?
+    else {
+        return Ok(());
+    };
+    let (game, book, ticket): (i32, i32, i32) =
+        (row.try_get("game")?, row.try_get("book")?, row.try_get("ticket")?);
+    let paid_to: String = row.try_get("paid_to")?;
+    let paid_cents: i64 = row.try_get("paid_cents")?;
+    let link = state.ledger_link()?;
+    let liability = crate::liability_account(u32::try_from(game).map_err(AppError::internal)?);
+    let key = |what: &str| ticket_key(game, book, ticket, what);
+    let metadata = serde_json::json!({"game": game, "book": book, "ticket": ticket, "payment": id});
+    let transfers = if paid_to == OFFICE {
+        let claim = sqlx::query("SELECT net_cents, withheld_cents FROM office_claims WHERE id = $1")
+            .bind(id)
+            .fetch_one(&state.pool)
+            .await?;
+        let (net, withheld): (i64, i64) = (claim.try_get("net_cents")?, claim.try_get("withheld_cents")?);
+        let mut transfers = vec![serde_json::json!({"id": key("office-net"), "debit_account_id": liability,
+            "credit_account_id": link.office_payouts_account, "amount": net, "currency": "USD", "metadata": metadata})];
+        if withheld > 0 {
+            transfers.push(serde_json::json!({"id": key("office-withheld"), "debit_account_id": liability,
+                "credit_account_id": link.withholding_account, "amount": withheld, "currency": "USD", "metadata": metadata}));
+        }
+        transfers
+    } else {
+        let account = crate::retailer_account(&paid_to);
+        link.wallets
+            .open_accounts(&paid_to, &[(account, "retailer_settlement")])
+            .await
+            .map_err(|e| pending(&e))?;
+        vec![
+            serde_json::json!({"id": key("paid"), "debit_account_id": liability, "credit_account_id": account,
+            "amount": paid_cents, "currency": "USD", "metadata": metadata}),
+        ]
+    };
+    match post_transfers(state, transfers).await {
+        Ok(()) => {
+            sqlx::query("UPDATE tickets SET payment = 'done' WHERE payment_id = $1 AND payment = 'pending'")
+                .bind(id)
+                .execute(&state.pool)
+                .await?;
+            Ok(())
+        }
+        Err(e) if e.status().is_client_error() => {
+            release_payment(state, id).await?;
+            Err(e)
+        }
+        Err(e) => Err(pending(&e)),
+    }
+}
+
+/// The answer while a payment waits for the ledger.
+fn pending(e: &AppError) -> AppError {
+    tracing::warn!(error = %e, "a prize payment waits for the ledger");
+    AppError::unavailable(
+        "the payment is recorded and completes when the ledger answers; claiming again finishes it",
+    )
+}
+
+/// Undoes a reservation the ledger refused: the ticket unpaid, its prize row's count and any
+/// office claim row as before.
+async fn release_payment(state: &InstantState, id: uuid::Uuid) -> Result<(), AppError> {
+    let mut tx = state.pool.begin().await?;
+    let released: Option<(i32, Option<i16>)> = sqlx::query_as(
+        "UPDATE tickets SET paid_at = NULL, payment_id = NULL, paid_to = NULL, paid_cents = NULL, payment = NULL
+          WHERE payment_id = $1 AND payment = 'pending' RETURNING game, prize_row",
+    )
+    .bind(id)
+    .fetch_optional(&mut *tx)
+    .await?;
+    if let Some((game, prize_row)) = released {
+        sqlx::query("UPDATE prize_counts SET paid = paid - 1 WHERE game = $1 AND prize_row = $2")
+            .bind(game)
+            .bind(prize_row)
+            .execute(&mut *tx)
+            .await?;
+        sqlx::query("DELETE FROM office_claims WHERE id = $1").bind(id).execute(&mut *tx).await?;
+    }
+    tx.commit().await?;
     Ok(())
+}
+
+/// Moves the money of payments left pending for longer than `older_than` (a crash, or a ledger
+/// that did not answer); returns how many were finished. Their payees are answered "paid" when
+/// they claim again.
+pub async fn finish_pending_payments(
+    state: &InstantState,
+    older_than: std::time::Duration,
+) -> Result<usize, AppError> {
+    platform::recovery::finish_stuck(
+        &state.pool,
+        "SELECT payment_id FROM tickets WHERE payment = 'pending' AND paid_at < now() - make_interval(secs => $1)",
+        older_than,
+        "instant prize payments",
+        |id| move_payment_money(state, id),
+    )
+    .await
 }
 
 /// Posts `transfers` to the ledger in one all-or-nothing batch. Callers post before committing
@@ -340,9 +517,9 @@ pub async fn claim(
     Json(request): Json<ValidationRequest>,
 ) -> Result<Json<ClaimView>, AppError> {
     caller.require(&[Role::Retailer])?;
-    let link = state.ledger_link()?.clone();
+    state.ledger_link()?;
     let retailer = caller.organization().ok_or_else(platform::auth::forbidden)?.to_owned();
-    let checked = check_ticket(&state, &caller, &request).await?;
+    let checked = check_ticket(&state, &caller, &request, Some(&retailer)).await?;
     if checked.prize_row.is_none() {
         return Err(AppError::unprocessable("not_a_winner", "this ticket wins nothing"));
     }
@@ -350,18 +527,6 @@ pub async fn claim(
         return Err(AppError::conflict("claim_at_office", "this prize is claimed at the lottery office"));
     }
     let amount = checked.amount_cents();
-    let mut tx = state.pool.begin().await?;
-    mark_paid(&mut tx, &checked).await?;
-    let account = crate::retailer_account(&retailer);
-    link.wallets.open_accounts(&retailer, &[(account, "retailer_settlement")]).await?;
-    let game = u32::try_from(checked.game).map_err(AppError::internal)?;
-    post_transfers(
-        &state,
-        vec![serde_json::json!({"id": checked.transfer_id("paid"), "debit_account_id": crate::liability_account(game),
-            "credit_account_id": account, "amount": amount, "currency": "USD",
-            "metadata": {"game": checked.game, "book": checked.book, "ticket": checked.ticket}})],
-    )
-    .await?;
-    tx.commit().await?;
+    pay_ticket(&state, &checked, &retailer, amount, None).await?;
     Ok(Json(ClaimView { paid_cents: amount, free_ticket: checked.free_ticket }))
 }

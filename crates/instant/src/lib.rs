@@ -237,13 +237,18 @@ pub fn router(state: InstantState, limits: Limits) -> Router {
     platform::http::app(api_routes(state), readiness, limits)
 }
 
-/// Starts the service's background work: settling packs active for longer than
-/// `settle_after`, checked every minute.
+/// Starts the service's background work, every minute: finishing prize payments left pending
+/// for 30 seconds (a crash, or a ledger that did not answer), and settling packs active for
+/// longer than `settle_after`.
 pub fn spawn_workers(state: InstantState) {
     tokio::spawn(async move {
         let mut every = tokio::time::interval(std::time::Duration::from_secs(60));
         loop {
             every.tick().await;
+            if let Err(e) = counter::finish_pending_payments(&state, std::time::Duration::from_secs(30)).await
+            {
+                tracing::warn!(error = %e, "finishing pending prize payments failed; retried in a minute");
+            }
             match packs::settle_due_packs(&state).await {
                 Ok(0) => {}
                 Ok(n) => tracing::info!(packs = n, "settled packs active past their time"),

@@ -8,15 +8,16 @@
 use axum::extract::State;
 use axum::http::StatusCode;
 use chrono::{DateTime, Utc};
+use domain::instant::payout::TaxAssessment;
 use platform::auth::{Caller, Role};
 use platform::openapi::Refused;
 use platform::{AppError, Json, Query};
 use serde::{Deserialize, Serialize};
-use sqlx::Row;
+use sqlx::{PgConnection, Row};
 use uuid::Uuid;
 
 use crate::InstantState;
-use crate::counter::{ValidationRequest, check_ticket, mark_paid, post_transfers};
+use crate::counter::{Checked, OFFICE, ValidationRequest, check_ticket, pay_ticket};
 
 /// Who is paid, as the office records it.
 #[derive(Debug, Deserialize, utoipa::ToSchema)]
@@ -54,6 +55,46 @@ pub struct OfficeClaimView {
     pub paid_at: DateTime<Utc>,
 }
 
+/// What the office records of a payment, written with the ticket's reservation.
+#[derive(Debug)]
+pub struct OfficeClaimRecord {
+    pub prize_cents: i64,
+    pub tax: TaxAssessment,
+    pub claimant_name: String,
+    pub claimant_address: Option<String>,
+    pub tin_last4: Option<String>,
+    pub paid_by: String,
+}
+
+/// Writes the office's record of payment `id` (its id is the payment's).
+pub async fn insert_claim(
+    conn: &mut PgConnection,
+    id: Uuid,
+    checked: &Checked,
+    claim: &OfficeClaimRecord,
+) -> Result<(), AppError> {
+    sqlx::query(
+        "INSERT INTO office_claims (id, game, book, ticket, prize_cents, withheld_cents, net_cents, w2g,
+                                    claimant_name, claimant_address, tin_last4, paid_by)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)",
+    )
+    .bind(id)
+    .bind(checked.game)
+    .bind(checked.book)
+    .bind(checked.ticket)
+    .bind(claim.prize_cents)
+    .bind(claim.tax.withheld_cents)
+    .bind(claim.tax.net_cents)
+    .bind(claim.tax.w2g)
+    .bind(&claim.claimant_name)
+    .bind(claim.claimant_address.as_deref())
+    .bind(claim.tin_last4.as_deref())
+    .bind(&claim.paid_by)
+    .execute(&mut *conn)
+    .await?;
+    Ok(())
+}
+
 fn check_claimant(claimant: &Claimant, w2g: bool) -> Result<(), AppError> {
     let name = claimant.name.trim();
     if name.is_empty() || name.chars().count() > 200 {
@@ -86,69 +127,51 @@ pub async fn create_office_claim(
     Json(request): Json<OfficeClaimRequest>,
 ) -> Result<(StatusCode, Json<OfficeClaimView>), AppError> {
     caller.require(&[Role::Operator])?;
-    let link = state.ledger_link()?.clone();
+    state.ledger_link()?;
     let scan = ValidationRequest { barcode: request.barcode.clone(), virn: request.virn.clone() };
-    let checked = check_ticket(&state, &caller, &scan).await?;
+    let checked = check_ticket(&state, &caller, &scan, Some(OFFICE)).await?;
     if checked.prize_row.is_none() {
         return Err(AppError::unprocessable("not_a_winner", "this ticket wins nothing"));
     }
     let amount = checked.amount_cents();
     // A free ticket is a ticket, not winnings: nothing to report or withhold.
     let tax = if checked.free_ticket {
-        domain::instant::payout::TaxAssessment { w2g: false, withheld_cents: 0, net_cents: amount }
+        TaxAssessment { w2g: false, withheld_cents: 0, net_cents: amount }
     } else {
         state.tax.assess(amount, checked.price_cents)
     };
     check_claimant(&request.claimant, tax.w2g)?;
-    let id = checked.transfer_id("office-claim");
-    let mut tx = state.pool.begin().await?;
-    mark_paid(&mut tx, &checked).await?;
-    let row = sqlx::query(
-        "INSERT INTO office_claims (id, game, book, ticket, prize_cents, withheld_cents, net_cents, w2g,
-                                    claimant_name, claimant_address, tin_last4, paid_by)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) RETURNING paid_at",
-    )
-    .bind(id)
-    .bind(checked.game)
-    .bind(checked.book)
-    .bind(checked.ticket)
-    .bind(amount)
-    .bind(tax.withheld_cents)
-    .bind(tax.net_cents)
-    .bind(tax.w2g)
-    .bind(request.claimant.name.trim())
-    .bind(request.claimant.address.as_deref())
-    .bind(request.claimant.tin_last4.as_deref())
-    .bind(caller.subject())
-    .fetch_one(&mut *tx)
-    .await?;
-    let game = u32::try_from(checked.game).map_err(AppError::internal)?;
-    let metadata = serde_json::json!({"game": checked.game, "book": checked.book, "ticket": checked.ticket, "office_claim": id});
-    let mut transfers = vec![serde_json::json!({"id": checked.transfer_id("office-net"),
-        "debit_account_id": crate::liability_account(game), "credit_account_id": link.office_payouts_account,
-        "amount": tax.net_cents, "currency": "USD", "metadata": metadata})];
-    if tax.withheld_cents > 0 {
-        transfers.push(serde_json::json!({"id": checked.transfer_id("office-withheld"),
-            "debit_account_id": crate::liability_account(game), "credit_account_id": link.withholding_account,
-            "amount": tax.withheld_cents, "currency": "USD", "metadata": metadata}));
-    }
-    post_transfers(&state, transfers).await?;
-    tx.commit().await?;
-    Ok((
-        StatusCode::CREATED,
-        Json(OfficeClaimView {
-            id,
-            barcode: request.barcode,
-            prize_cents: amount,
-            withheld_cents: tax.withheld_cents,
-            net_cents: tax.net_cents,
-            w2g: tax.w2g,
-            claimant_name: request.claimant.name.trim().to_owned(),
-            tin_last4: request.claimant.tin_last4,
-            paid_by: caller.subject().to_owned(),
-            paid_at: row.try_get("paid_at")?,
-        }),
-    ))
+    let record = OfficeClaimRecord {
+        prize_cents: amount,
+        tax,
+        claimant_name: request.claimant.name.trim().to_owned(),
+        claimant_address: request.claimant.address.clone(),
+        tin_last4: request.claimant.tin_last4.clone(),
+        paid_by: caller.subject().to_owned(),
+    };
+    // Claiming a ticket whose office payment is pending finishes it, as first recorded.
+    let id = pay_ticket(&state, &checked, OFFICE, amount, Some(&record)).await?;
+    let row =
+        sqlx::query("SELECT * FROM office_claims WHERE id = $1").bind(id).fetch_one(&state.pool).await?;
+    Ok((StatusCode::CREATED, Json(claim_view(&row)?)))
+}
+
+fn claim_view(r: &sqlx::postgres::PgRow) -> Result<OfficeClaimView, AppError> {
+    let place = |column: &str| -> Result<u32, AppError> {
+        u32::try_from(r.try_get::<i32, _>(column)?).map_err(AppError::internal)
+    };
+    Ok(OfficeClaimView {
+        id: r.try_get("id")?,
+        barcode: domain::instant::print_run::barcode(place("game")?, place("book")?, place("ticket")?),
+        prize_cents: r.try_get("prize_cents")?,
+        withheld_cents: r.try_get("withheld_cents")?,
+        net_cents: r.try_get("net_cents")?,
+        w2g: r.try_get("w2g")?,
+        claimant_name: r.try_get("claimant_name")?,
+        tin_last4: r.try_get("tin_last4")?,
+        paid_by: r.try_get("paid_by")?,
+        paid_at: r.try_get("paid_at")?,
+    })
 }
 
 /// `GET /v1/instant/office-claims` filters.
@@ -184,27 +207,5 @@ pub async fn list_office_claims(
     .bind(limit)
     .fetch_all(&state.pool)
     .await?;
-    rows.iter()
-        .map(|r| {
-            let (game, book, ticket): (i32, i32, i32) =
-                (r.try_get("game")?, r.try_get("book")?, r.try_get("ticket")?);
-            Ok(OfficeClaimView {
-                id: r.try_get("id")?,
-                barcode: domain::instant::print_run::barcode(
-                    u32::try_from(game).unwrap_or(0),
-                    u32::try_from(book).unwrap_or(0),
-                    u32::try_from(ticket).unwrap_or(0),
-                ),
-                prize_cents: r.try_get("prize_cents")?,
-                withheld_cents: r.try_get("withheld_cents")?,
-                net_cents: r.try_get("net_cents")?,
-                w2g: r.try_get("w2g")?,
-                claimant_name: r.try_get("claimant_name")?,
-                tin_last4: r.try_get("tin_last4")?,
-                paid_by: r.try_get("paid_by")?,
-                paid_at: r.try_get("paid_at")?,
-            })
-        })
-        .collect::<Result<Vec<_>, AppError>>()
-        .map(Json)
+    rows.iter().map(claim_view).collect::<Result<Vec<_>, AppError>>().map(Json)
 }

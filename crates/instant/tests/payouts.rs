@@ -42,8 +42,12 @@ async fn open_pack(router: &axum::Router, operator: &str, till: &str, shop: &str
     assert_eq!(active.status, StatusCode::OK, "{}", active.body);
 }
 
+/// An account's balance; one not opened yet holds nothing.
 async fn balance(state: &instant::InstantState, account: uuid::Uuid) -> i64 {
-    state.ledger.as_ref().unwrap().wallets.balance(account).await.unwrap()
+    match state.ledger.as_ref().unwrap().wallets.balance(account).await {
+        Err(e) if e.code() == "account_not_found" => 0,
+        other => other.unwrap(),
+    }
 }
 
 #[tokio::test]
@@ -294,5 +298,105 @@ async fn bad_claims_get_their_own_errors_and_move_nothing() {
     }
     // The winner itself is still there to be paid, once.
     assert_eq!(post(&router, "/v1/instant/claims", &shop, scan(winner)).await.status, StatusCode::OK);
+    assert_eq!(ledger_get(&state, "/v1/reports/trial-balance").await["balanced"], true);
+}
+
+/// The same service with its ledger out of reach (nothing listens on port 9).
+fn cut_off(state: &instant::InstantState, tokens: &TokenKeys) -> (axum::Router, instant::InstantState) {
+    let dead =
+        platform::upstream::Upstream::remote("ledger", "http://127.0.0.1:9", Duration::from_secs(2)).unwrap();
+    let mut cut = state.clone();
+    let link = cut.ledger.as_mut().unwrap();
+    link.ledger = dead.clone();
+    link.wallets = platform::wallets::Wallets::new(dead, tokens.clone(), "instant");
+    (instant::router(cut.clone(), platform::http::Limits::default()), cut)
+}
+
+async fn payment_state(state: &instant::InstantState, t: &PrintedTicket) -> Option<String> {
+    sqlx::query_scalar("SELECT payment FROM tickets WHERE game = 283 AND book = $1 AND ticket = $2")
+        .bind(i32::try_from(t.book).unwrap())
+        .bind(i32::try_from(t.ticket).unwrap())
+        .fetch_one(&state.pool)
+        .await
+        .unwrap()
+}
+
+#[tokio::test]
+async fn a_payment_the_ledger_did_not_answer_is_finished_and_confirmed_exactly_once() {
+    let (router, state, tokens) = service().await;
+    let tickets = printed(&state, 283, 13).await;
+    let hit10 = game(&state, 283);
+    let operator = staff(&tokens, "olga", Role::Operator);
+    let (shop_a, shop_b) = (till(&tokens, "till-a", "shop-a"), till(&tokens, "till-b", "shop-b"));
+    open_pack(&router, &operator, &shop_a, "shop-a", 283, 0).await;
+    let winners: Vec<&PrintedTicket> =
+        tickets.iter().filter(|t| t.book == 0 && t.prize_row.is_some()).take(4).collect();
+    let prize = |t: &PrintedTicket| hit10.prizes[t.prize_row.unwrap()].value_cents;
+    let (cut_router, _) = cut_off(&state, &tokens);
+    let shop_account = instant::retailer_account("shop-a");
+    let before = books(&state).await;
+
+    // The ledger away: 503, nothing moved, and the ticket held for shop A alone.
+    let away = post(&cut_router, "/v1/instant/claims", &shop_a, scan(winners[0])).await;
+    assert_eq!((away.status, away.code()), (StatusCode::SERVICE_UNAVAILABLE, "unavailable"), "{}", away.body);
+    assert_eq!(payment_state(&state, winners[0]).await.as_deref(), Some("pending"));
+    assert_eq!(books(&state).await.0, before.0, "the liability has not moved");
+    assert_eq!(post(&router, "/v1/instant/claims", &shop_b, scan(winners[0])).await.code(), "already_paid");
+    assert_eq!(
+        post(&router, "/v1/instant/validations", &shop_a, scan(winners[0])).await.code(),
+        "already_paid"
+    );
+    // Shop A claiming again with the ledger back is told to pay, once.
+    let paid = post(&router, "/v1/instant/claims", &shop_a, scan(winners[0])).await;
+    assert_eq!((paid.status, paid.body["paid_cents"].as_i64()), (StatusCode::OK, Some(prize(winners[0]))));
+    assert_eq!(post(&router, "/v1/instant/claims", &shop_a, scan(winners[0])).await.code(), "already_paid");
+    assert_eq!(balance(&state, shop_account).await, prize(winners[0]));
+
+    // Left to the recovery pass: the money moves once, and the till is told to pay when it asks.
+    assert_eq!(
+        post(&cut_router, "/v1/instant/claims", &shop_a, scan(winners[1])).await.status,
+        StatusCode::SERVICE_UNAVAILABLE
+    );
+    assert_eq!(
+        instant::counter::finish_pending_payments(&state, Duration::from_secs(3600)).await.unwrap(),
+        0,
+        "not stuck yet"
+    );
+    assert_eq!(instant::counter::finish_pending_payments(&state, Duration::ZERO).await.unwrap(), 1);
+    assert_eq!(instant::counter::finish_pending_payments(&state, Duration::ZERO).await.unwrap(), 0, "once");
+    assert_eq!(payment_state(&state, winners[1]).await.as_deref(), Some("done"));
+    let moved = prize(winners[0]) + prize(winners[1]);
+    assert_eq!(balance(&state, shop_account).await, moved);
+    assert_eq!(post(&router, "/v1/instant/claims", &shop_a, scan(winners[1])).await.status, StatusCode::OK);
+    assert_eq!(post(&router, "/v1/instant/claims", &shop_a, scan(winners[1])).await.code(), "already_paid");
+    assert_eq!(balance(&state, shop_account).await, moved, "confirming moved nothing more");
+
+    // The office the same way; claiming again answers the claim as first recorded.
+    let mut body = scan(winners[2]);
+    body["claimant"] = json!({"name": "Pat Doe"});
+    assert_eq!(
+        post(&cut_router, "/v1/instant/office-claims", &operator, body.clone()).await.status,
+        StatusCode::SERVICE_UNAVAILABLE
+    );
+    assert_eq!(instant::counter::finish_pending_payments(&state, Duration::ZERO).await.unwrap(), 1);
+    let link = state.ledger.as_ref().unwrap();
+    assert_eq!(balance(&state, link.office_payouts_account).await, prize(winners[2]));
+    body["claimant"] = json!({"name": "Someone Else"});
+    let confirmed = post(&router, "/v1/instant/office-claims", &operator, body).await;
+    assert_eq!(confirmed.status, StatusCode::CREATED, "{}", confirmed.body);
+    assert_eq!(confirmed.body["claimant_name"], "Pat Doe");
+    assert_eq!(balance(&state, link.office_payouts_account).await, prize(winners[2]));
+
+    // A ledger that refuses (here: it does not accept the service's tokens) releases the ticket.
+    let mut refused = state.clone();
+    refused.tokens = TokenKeys::random();
+    let refused_router = instant::router(refused.clone(), platform::http::Limits::default());
+    let refused_till = till(&refused.tokens, "till-a", "shop-a");
+    let paid_before = books(&state).await.3;
+    let no = post(&refused_router, "/v1/instant/claims", &refused_till, scan(winners[3])).await;
+    assert!(no.status.is_client_error(), "{} {}", no.status, no.body);
+    assert_eq!(payment_state(&state, winners[3]).await, None, "released");
+    assert_eq!(books(&state).await.3, paid_before);
+    assert_eq!(post(&router, "/v1/instant/claims", &shop_a, scan(winners[3])).await.status, StatusCode::OK);
     assert_eq!(ledger_get(&state, "/v1/reports/trial-balance").await["balanced"], true);
 }
