@@ -25,6 +25,11 @@ pub struct LiabilityView {
     /// The game's prize-liability account in the ledger: equals `outstanding_cents` when the
     /// books agree.
     pub ledger_balance_cents: Option<i64>,
+    /// Payments waiting for the ledger (the recovery pass finishes them).
+    pub payments_pending: i64,
+    /// Payments the ledger made that no till or office desk has been told to hand over yet: the
+    /// payee claiming the ticket again is.
+    pub payments_unconfirmed: i64,
 }
 
 #[utoipa::path(
@@ -40,6 +45,12 @@ pub async fn liability(
     caller.require(&[Role::Operator, Role::Auditor, Role::Service])?;
     let rows =
         sqlx::query("SELECT game, prize_row, printed, paid FROM prize_counts").fetch_all(&state.pool).await?;
+    let open: Vec<(i32, i64, i64)> = sqlx::query_as(
+        "SELECT game, count(*) FILTER (WHERE payment = 'pending'), count(*) FILTER (WHERE payment = 'done')
+           FROM tickets WHERE payment IN ('pending', 'done') GROUP BY game",
+    )
+    .fetch_all(&state.pool)
+    .await?;
     let mut views = Vec::new();
     for (game, _) in state.games.iter() {
         let (mut printed, mut paid) = (0i64, 0i64);
@@ -64,7 +75,13 @@ pub async fn liability(
             Some(link) => Some(link.wallets.balance(crate::liability_account(game.number)).await?),
             None => None,
         };
+        let (payments_pending, payments_unconfirmed) = open
+            .iter()
+            .find(|(g, _, _)| i64::from(*g) == i64::from(game.number))
+            .map_or((0, 0), |&(_, pending, done)| (pending, done));
         views.push(LiabilityView {
+            payments_pending,
+            payments_unconfirmed,
             game: game.number,
             name: game.name.clone(),
             printed_cents: printed,

@@ -365,6 +365,9 @@ async fn a_payment_the_ledger_did_not_answer_is_finished_and_confirmed_exactly_o
     assert_eq!(instant::counter::finish_pending_payments(&state, Duration::ZERO).await.unwrap(), 1);
     assert_eq!(instant::counter::finish_pending_payments(&state, Duration::ZERO).await.unwrap(), 0, "once");
     assert_eq!(payment_state(&state, winners[1]).await.as_deref(), Some("done"));
+    let report = get(&router, "/v1/instant/liability", &operator).await;
+    let hit10_row = report.body.as_array().unwrap().iter().find(|g| g["game"] == 283).unwrap().clone();
+    assert_eq!((&hit10_row["payments_pending"], &hit10_row["payments_unconfirmed"]), (&json!(0), &json!(1)));
     let moved = prize(winners[0]) + prize(winners[1]);
     assert_eq!(balance(&state, shop_account).await, moved);
     assert_eq!(post(&router, "/v1/instant/claims", &shop_a, scan(winners[1])).await.status, StatusCode::OK);
