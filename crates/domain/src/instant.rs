@@ -181,6 +181,16 @@ impl GameDefinition {
         Ok((game, report))
     }
 
+    /// What one winner of `row` costs the lottery: its prize, a free ticket counted at the
+    /// ticket's price (the retailer hands one over).
+    pub fn cost_of_winner_cents(&self, row: &PrizeRow) -> i64 {
+        if row.composition.contains(&0) {
+            self.price_cents.saturating_add(row.value_cents)
+        } else {
+            row.value_cents
+        }
+    }
+
     /// The game at a smaller scale, for tests and demonstrations: pools of `pool_size` tickets
     /// (whole books) holding a `divisor`-th of each row's winners per pool, at least one.
     #[must_use]

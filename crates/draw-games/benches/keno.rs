@@ -25,7 +25,6 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use gateway::rate_limit::{Quota, RateLimiter};
 use platform::auth::{Role, TokenKeys};
 use platform::client::{Retry, ServiceClient};
 use platform::config::{Config, env_or};
@@ -55,16 +54,16 @@ async fn main() {
             .await
             .unwrap();
     let gateway_pool = gateway::connect(&url, &config).await.unwrap();
-    let mut state =
+    let state =
         gateway::GatewayState::new(gateway_pool, tokens.clone(), Upstream::local("ledger", ledger), &config)
             .unwrap()
             .with_draws(Upstream::local("draw-games", draw_games::api_routes(draws.clone())));
-    let unlimited = Quota { per_minute: u32::MAX, burst: u32::MAX };
-    state.limiter = Arc::new(RateLimiter::new(unlimited, unlimited));
-    let app = platform::http::app(gateway::api_routes(state), Readiness::default(), Limits::default());
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let base = format!("http://{}", listener.local_addr().unwrap());
-    tokio::spawn(platform::http::serve(listener, app, std::future::pending()));
+    let app = platform::http::app(
+        gateway::api_routes(state.without_rate_limits()),
+        Readiness::default(),
+        Limits::default(),
+    );
+    let base = platform::testing::serve_on_loopback(app).await.unwrap();
 
     // One funded player per client (wallets created directly, tokens signed directly: the
     // registration's password hashing is not what is measured).

@@ -18,15 +18,13 @@
     clippy::cast_sign_loss
 )]
 
-use std::sync::Arc;
 use std::time::Duration;
 
-use gateway::rate_limit::{Quota, RateLimiter};
 use platform::auth::{Role, TokenKeys};
 use platform::client::{Headers, Retry, ServiceClient};
 use platform::config::{Config, env_or};
 use platform::http::Limits;
-use platform::testing::{LoadRun, closed_loop};
+use platform::testing::{LoadRun, closed_loop, serve_on_loopback};
 use reqwest::Method;
 use serde_json::{Value, json};
 
@@ -57,17 +55,16 @@ async fn main() {
     let ledger_pool = ledger::connect(&url, &config).await.unwrap();
     let ledger_app =
         ledger::router(ledger::LedgerState { pool: ledger_pool, tokens: tokens.clone() }, Limits::default());
-    let ledger_url = serve(ledger_app).await;
+    let ledger_url = serve_on_loopback(ledger_app).await.unwrap();
 
     let gateway_pool = gateway::connect(&url, &config).await.unwrap();
     let upstream =
         platform::upstream::Upstream::remote("ledger", &ledger_url, Duration::from_secs(10)).unwrap();
-    let mut state =
-        gateway::GatewayState::new(gateway_pool.clone(), tokens.clone(), upstream, &config).unwrap();
     // The load comes from one address and one identity; lift the limits (they are still checked).
-    let unlimited = Quota { per_minute: u32::MAX, burst: u32::MAX };
-    state.limiter = Arc::new(RateLimiter::new(unlimited, unlimited));
-    let gateway_url = serve(gateway::router(state.clone(), Limits::default())).await;
+    let state = gateway::GatewayState::new(gateway_pool.clone(), tokens.clone(), upstream, &config)
+        .unwrap()
+        .without_rate_limits();
+    let gateway_url = serve_on_loopback(gateway::router(state.clone(), Limits::default())).await.unwrap();
     // The same gateway with the ledger mounted in process, as the `lotto` command runs them.
     let ledger_routes = ledger::api_routes(ledger::LedgerState {
         pool: ledger::connect(&url, &config).await.unwrap(),
@@ -77,7 +74,7 @@ async fn main() {
         ledger: platform::upstream::Upstream::local("ledger", ledger_routes),
         ..state
     };
-    let embedded_url = serve(gateway::router(embedded_state, Limits::default())).await;
+    let embedded_url = serve_on_loopback(gateway::router(embedded_state, Limits::default())).await.unwrap();
 
     // An operator with a real session, and an account to read.
     gateway::admin::create_staff(
@@ -148,13 +145,6 @@ async fn main() {
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::write(dir.join("gateway.json"), serde_json::to_string_pretty(&report).unwrap()).unwrap();
     println!("\nwritten to target/bench-results/gateway.json");
-}
-
-async fn serve(app: axum::Router) -> String {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let url = format!("http://{}", listener.local_addr().unwrap());
-    tokio::spawn(platform::http::serve(listener, app, std::future::pending()));
-    url
 }
 
 /// An authenticated read of `url`, by `clients` loops for `duration`.

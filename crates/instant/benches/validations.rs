@@ -22,7 +22,6 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use domain::instant::print_run::{pool_counts, print_pool};
-use gateway::rate_limit::{Quota, RateLimiter};
 use platform::auth::{Role, TokenKeys};
 use platform::config::{Config, env_or};
 use platform::http::{Limits, Readiness};
@@ -75,16 +74,16 @@ async fn main() {
     println!("printed and activated {} tickets of {} {}", run.tickets, game.number, game.name);
 
     let gateway_pool = gateway::connect(&url, &config).await.unwrap();
-    let mut gate =
+    let gate =
         gateway::GatewayState::new(gateway_pool, tokens.clone(), Upstream::local("ledger", ledger), &config)
             .unwrap()
             .with_instant(Upstream::local("instant", instant::api_routes(state.clone())));
-    let unlimited = Quota { per_minute: u32::MAX, burst: u32::MAX };
-    gate.limiter = Arc::new(RateLimiter::new(unlimited, unlimited));
-    let app = platform::http::app(gateway::api_routes(gate), Readiness::default(), Limits::default());
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let base = format!("http://{}", listener.local_addr().unwrap());
-    tokio::spawn(platform::http::serve(listener, app, std::future::pending()));
+    let app = platform::http::app(
+        gateway::api_routes(gate.without_rate_limits()),
+        Readiness::default(),
+        Limits::default(),
+    );
+    let base = platform::testing::serve_on_loopback(app).await.unwrap();
 
     let terminals: Arc<Vec<String>> = Arc::new(
         (0..clients)

@@ -468,7 +468,8 @@ pub async fn finish_pending_payments(
 ) -> Result<usize, AppError> {
     platform::recovery::finish_stuck(
         &state.pool,
-        "SELECT payment_id FROM tickets WHERE payment = 'pending' AND paid_at < now() - make_interval(secs => $1)",
+        "SELECT payment_id FROM tickets WHERE payment = 'pending' AND paid_at < now() - make_interval(secs => $1)
+          ORDER BY paid_at LIMIT 500",
         older_than,
         "instant prize payments",
         |id| move_payment_money(state, id),

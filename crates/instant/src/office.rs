@@ -180,7 +180,7 @@ fn claim_view(r: &sqlx::postgres::PgRow) -> Result<OfficeClaimView, AppError> {
 pub struct OfficeClaimsQuery {
     /// Only claims with a W-2G record.
     pub w2g: Option<bool>,
-    /// At most this many, newest first (1 to 1,000; 100 by default).
+    /// At most this many, newest first (1 to 500; 50 by default).
     pub limit: Option<i64>,
 }
 
@@ -196,10 +196,8 @@ pub async fn list_office_claims(
     Query(query): Query<OfficeClaimsQuery>,
 ) -> Result<Json<Vec<OfficeClaimView>>, AppError> {
     caller.require(&[Role::Operator, Role::Auditor, Role::Service])?;
-    let limit = query.limit.unwrap_or(100);
-    if !(1..=1_000).contains(&limit) {
-        return Err(AppError::unprocessable("invalid_limit", "`limit` is 1 to 1,000"));
-    }
+    // The platform's page size rule, as every list has.
+    let limit = platform::PageParams { after: None, limit: query.limit }.limit()?;
     let rows = sqlx::query(
         "SELECT * FROM office_claims WHERE ($1::boolean IS NULL OR w2g = $1) ORDER BY paid_at DESC, id LIMIT $2",
     )

@@ -85,6 +85,26 @@ pub async fn activate(
     move_pack(&state, game, book, "assigned", "active", None, Some(retailer)).await
 }
 
+/// Locks pack `game`-`book` in `tx` and reads it; a pack of another retailer than `owner` (when
+/// given) is not found.
+async fn lock_pack(
+    tx: &mut sqlx::PgConnection,
+    game: i32,
+    book: i32,
+    owner: Option<&str>,
+) -> Result<sqlx::postgres::PgRow, AppError> {
+    let row = sqlx::query("SELECT * FROM packs WHERE game = $1 AND book = $2 FOR UPDATE")
+        .bind(game)
+        .bind(book)
+        .fetch_optional(&mut *tx)
+        .await?
+        .ok_or_else(|| pack_not_found(game, book))?;
+    if owner.is_some() && row.try_get::<Option<String>, _>("retailer_id")?.as_deref() != owner {
+        return Err(pack_not_found(game, book));
+    }
+    Ok(row)
+}
+
 /// Moves a pack `from` → `to`; a pack of another retailer is not found, one in another state is a
 /// conflict, and nothing changes.
 async fn move_pack(
@@ -97,17 +117,7 @@ async fn move_pack(
     owner: Option<&str>,
 ) -> Result<Json<PackView>, AppError> {
     let mut tx = state.pool.begin().await?;
-    let row = sqlx::query("SELECT state, retailer_id FROM packs WHERE game = $1 AND book = $2 FOR UPDATE")
-        .bind(game)
-        .bind(book)
-        .fetch_optional(&mut *tx)
-        .await?
-        .ok_or_else(|| pack_not_found(game, book))?;
-    let current: String = row.try_get("state")?;
-    let retailer: Option<String> = row.try_get("retailer_id")?;
-    if owner.is_some() && retailer.as_deref() != owner {
-        return Err(pack_not_found(game, book));
-    }
+    let current: String = lock_pack(&mut tx, game, book, owner).await?.try_get("state")?;
     if current != from {
         return Err(AppError::conflict(
             format!("pack_not_{from}"),
@@ -167,20 +177,9 @@ pub async fn settle_pack_now(
 ) -> Result<PackView, AppError> {
     let definition = state.game(u32::try_from(game).map_err(|_| pack_not_found(game, book))?)?.clone();
     let mut tx = state.pool.begin().await?;
-    let row = sqlx::query(
-        "SELECT state, retailer_id, sales_cents, commission_cents, owed_cents, settled_at
-           FROM packs WHERE game = $1 AND book = $2 FOR UPDATE",
-    )
-    .bind(game)
-    .bind(book)
-    .fetch_optional(&mut *tx)
-    .await?
-    .ok_or_else(|| pack_not_found(game, book))?;
+    let row = lock_pack(&mut tx, game, book, owner).await?;
     let current: String = row.try_get("state")?;
     let retailer: Option<String> = row.try_get("retailer_id")?;
-    if owner.is_some() && retailer.as_deref() != owner {
-        return Err(pack_not_found(game, book));
-    }
     let view = |state: String, settlement: SettlementView| PackView {
         game,
         book,

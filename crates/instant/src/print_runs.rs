@@ -161,14 +161,7 @@ pub async fn store_print_run_with(
         let liability: i64 = game
             .prizes
             .iter()
-            .map(|p| {
-                let each = if p.composition.contains(&0) {
-                    game.price_cents.saturating_add(p.value_cents)
-                } else {
-                    p.value_cents
-                };
-                each.saturating_mul(i64::try_from(p.count).unwrap_or(i64::MAX))
-            })
+            .map(|p| game.cost_of_winner_cents(p).saturating_mul(i64::try_from(p.count).unwrap_or(i64::MAX)))
             .sum();
         let transfer = serde_json::json!({"id": Uuid::new_v5(&crate::INSTANT_NAMESPACE, format!("instant/print-run/{id}/liability").as_bytes()),
             "debit_account_id": link.house_account, "credit_account_id": crate::liability_account(game.number),

@@ -63,11 +63,7 @@ pub async fn liability(
             else {
                 continue;
             };
-            let each = if prize.composition.contains(&0) {
-                game.price_cents.saturating_add(prize.value_cents)
-            } else {
-                prize.value_cents
-            };
+            let each = game.cost_of_winner_cents(prize);
             printed = printed.saturating_add(each.saturating_mul(row.try_get("printed")?));
             paid = paid.saturating_add(each.saturating_mul(row.try_get("paid")?));
         }

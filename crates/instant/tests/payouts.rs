@@ -10,22 +10,10 @@ mod common;
 use std::time::Duration;
 
 use axum::http::StatusCode;
-use common::{game, get, ledger_get, post, printed, service};
+use common::{game, get, ledger_get, post, printed, scan, service, staff, till};
 use domain::instant::print_run::PrintedTicket;
 use platform::auth::{Role, TokenKeys};
 use serde_json::{Value, json};
-
-fn scan(t: &PrintedTicket) -> Value {
-    json!({"barcode": t.barcode, "virn": t.virn})
-}
-
-fn staff(tokens: &TokenKeys, name: &str, role: Role) -> String {
-    tokens.issue(name, role, None, Duration::from_secs(300)).unwrap()
-}
-
-fn till(tokens: &TokenKeys, terminal: &str, shop: &str) -> String {
-    tokens.issue_for(terminal, Role::Retailer, None, Some(shop), Duration::from_secs(300)).unwrap()
-}
 
 /// Assigns `book` of `number` to `shop` and activates it from its till.
 async fn open_pack(router: &axum::Router, operator: &str, till: &str, shop: &str, number: u32, book: u32) {

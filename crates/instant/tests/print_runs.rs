@@ -4,8 +4,6 @@
 // Tests stop at the first surprise.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use std::time::Duration;
-
 use axum::body::Body;
 use axum::http::{Request, StatusCode};
 use domain::instant::print_run::{Face, face_pays};
@@ -19,7 +17,7 @@ use common::{game, post, service};
 #[tokio::test]
 async fn a_print_run_stores_exactly_its_prizes_with_faces_that_agree() {
     let (router, state, tokens) = service().await;
-    let operator = tokens.issue("olga", Role::Operator, None, Duration::from_secs(60)).unwrap();
+    let operator = common::staff(&tokens, "olga", Role::Operator);
     let created = post(&router, "/v1/instant/games/283/print-runs", &operator, serde_json::Value::Null).await;
     assert_eq!(created.status, StatusCode::CREATED, "{}", created.body);
     let hit10 = game(&state, 283);
@@ -85,7 +83,7 @@ async fn a_print_run_stores_exactly_its_prizes_with_faces_that_agree() {
 #[tokio::test]
 async fn an_electric_8s_run_is_stored_with_its_grids() {
     let (router, state, tokens) = service().await;
-    let operator = tokens.issue("olga", Role::Operator, None, Duration::from_secs(60)).unwrap();
+    let operator = common::staff(&tokens, "olga", Role::Operator);
     let created = post(&router, "/v1/instant/games/228/print-runs", &operator, serde_json::Value::Null).await;
     assert_eq!(created.status, StatusCode::CREATED, "{}", created.body);
     let e8 = game(&state, 228);
@@ -107,7 +105,7 @@ async fn an_electric_8s_run_is_stored_with_its_grids() {
 #[tokio::test]
 async fn a_crossword_run_is_stored_with_letters_grids_and_bonus_that_pay_its_prizes() {
     let (router, state, tokens) = service().await;
-    let operator = tokens.issue("olga", Role::Operator, None, Duration::from_secs(60)).unwrap();
+    let operator = common::staff(&tokens, "olga", Role::Operator);
     let created = post(&router, "/v1/instant/games/286/print-runs", &operator, serde_json::Value::Null).await;
     assert_eq!(created.status, StatusCode::CREATED, "{}", created.body);
     let crossword = game(&state, 286);
@@ -145,9 +143,9 @@ async fn only_operators_print_and_unknown_games_are_refused() {
         send(&router, request.body(Body::empty()).unwrap())
     };
     assert_eq!(post(None, 283).await.status, StatusCode::UNAUTHORIZED);
-    let auditor = tokens.issue("audrey", Role::Auditor, None, Duration::from_secs(60)).unwrap();
+    let auditor = common::staff(&tokens, "audrey", Role::Auditor);
     assert_eq!(post(Some(auditor), 283).await.status, StatusCode::FORBIDDEN);
-    let operator = tokens.issue("olga", Role::Operator, None, Duration::from_secs(60)).unwrap();
+    let operator = common::staff(&tokens, "olga", Role::Operator);
     assert_eq!(post(Some(operator), 999).await.code(), "game_not_found");
     let games = send(&router, Request::get("/v1/instant/games").body(Body::empty()).unwrap()).await;
     assert_eq!(games.body.as_array().unwrap().len(), 5, "public: all five games");
@@ -155,23 +153,18 @@ async fn only_operators_print_and_unknown_games_are_refused() {
 
 mod validation {
     use super::*;
-    use domain::instant::print_run::PrintedTicket;
     use serde_json::{Value, json};
 
     #[tokio::test]
     async fn a_terminal_validates_tickets_of_its_active_packs_only() {
         let (router, state, tokens) = service().await;
         let tickets = common::printed(&state, 283, 5).await;
-        let operator = tokens.issue("olga", Role::Operator, None, Duration::from_secs(60)).unwrap();
-        let till = tokens
-            .issue_for("till-1", Role::Retailer, None, Some("shop-a"), Duration::from_secs(60))
-            .unwrap();
-        let other = tokens
-            .issue_for("till-9", Role::Retailer, None, Some("shop-b"), Duration::from_secs(60))
-            .unwrap();
+        let operator = common::staff(&tokens, "olga", Role::Operator);
+        let till = common::till(&tokens, "till-1", "shop-a");
+        let other = common::till(&tokens, "till-9", "shop-b");
         let winner = tickets.iter().find(|t| t.book == 0 && t.prize_row == Some(0)).unwrap();
         let loser = tickets.iter().find(|t| t.book == 0 && t.prize_row.is_none()).unwrap();
-        let scan = |t: &PrintedTicket| json!({"barcode": t.barcode, "virn": t.virn});
+        let scan = common::scan;
 
         // Printed, not yet active: cannot be validated.
         assert_eq!(
@@ -230,10 +223,8 @@ mod validation {
     async fn bad_scans_get_their_own_errors_and_wrong_virns_lock_the_terminal() {
         let (router, state, tokens) = service().await;
         let tickets = common::printed(&state, 283, 5).await;
-        let operator = tokens.issue("olga", Role::Operator, None, Duration::from_secs(60)).unwrap();
-        let till = tokens
-            .issue_for("till-1", Role::Retailer, None, Some("shop-a"), Duration::from_secs(60))
-            .unwrap();
+        let operator = common::staff(&tokens, "olga", Role::Operator);
+        let till = common::till(&tokens, "till-1", "shop-a");
         post(&router, "/v1/instant/packs/283/0/assign", &operator, json!({"retailer_id": "shop-a"})).await;
         post(&router, "/v1/instant/packs/283/0/activate", &till, json!(null)).await;
         let t = tickets.iter().find(|t| t.book == 0).unwrap();
@@ -298,10 +289,8 @@ mod claims {
     async fn a_prize_is_paid_once_to_the_retailer_whatever_the_race() {
         let (router, state, tokens) = service().await;
         let tickets = common::printed(&state, 283, 5).await;
-        let operator = tokens.issue("olga", Role::Operator, None, Duration::from_secs(60)).unwrap();
-        let till = tokens
-            .issue_for("till-1", Role::Retailer, None, Some("shop-a"), Duration::from_secs(60))
-            .unwrap();
+        let operator = common::staff(&tokens, "olga", Role::Operator);
+        let till = common::till(&tokens, "till-1", "shop-a");
         let hit10 = game(&state, 283);
         let liability = instant::liability_account(283);
         let funded = state.ledger.as_ref().unwrap().wallets.balance(liability).await.unwrap();
@@ -319,8 +308,7 @@ mod claims {
         }
         let winners: Vec<_> =
             tickets.iter().filter(|t| t.book < 2 && t.prize_row == Some(1)).take(2).collect();
-        let scan =
-            |t: &domain::instant::print_run::PrintedTicket| json!({"barcode": t.barcode, "virn": t.virn});
+        let scan = common::scan;
 
         let paid = post(&router, "/v1/instant/claims", &till, scan(winners[0])).await;
         assert_eq!(
@@ -334,15 +322,7 @@ mod claims {
         // Eight terminals of the shop claim the second winner at once: one is paid.
         let mut racing = Vec::new();
         for i in 0..8 {
-            let token = tokens
-                .issue_for(
-                    &format!("till-r{i}"),
-                    Role::Retailer,
-                    None,
-                    Some("shop-a"),
-                    Duration::from_secs(60),
-                )
-                .unwrap();
+            let token = common::till(&tokens, &format!("till-r{i}"), "shop-a");
             let router = router.clone();
             let body = scan(winners[1]).to_string();
             racing.push(tokio::spawn(async move {

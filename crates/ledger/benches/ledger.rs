@@ -210,10 +210,7 @@ async fn start_ledger(server: &str, clients: usize, tokens: TokenKeys) -> String
     let config = Config { db_max_connections: u32::try_from(clients).unwrap_or(32), ..Config::default() };
     let pool = ledger::connect(&format!("{server}/lotto_bench"), &config).await.expect("connect ledger");
     let app = ledger::router(ledger::LedgerState { pool, tokens }, (&config).into());
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    tokio::spawn(platform::http::serve(listener, app, std::future::pending()));
-    format!("http://{addr}")
+    platform::testing::serve_on_loopback(app).await.unwrap()
 }
 
 async fn setup_accounts(client: &ServiceClient) -> (Vec<Uuid>, Vec<Uuid>) {

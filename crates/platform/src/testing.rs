@@ -79,6 +79,15 @@ impl Reply {
     }
 }
 
+/// Serves `app` on a loopback socket of the system's choosing, as a benchmark's clients reach
+/// it; returns its base URL.
+pub async fn serve_on_loopback(app: axum::Router) -> std::io::Result<String> {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+    let url = format!("http://{}", listener.local_addr()?);
+    tokio::spawn(crate::http::serve(listener, app, std::future::pending()));
+    Ok(url)
+}
+
 /// Calls `router` without a socket. Every error must be problem+json with a code: a test that
 /// sees anything else fails here, whatever it was checking.
 pub async fn send(router: &axum::Router, request: axum::http::Request<axum::body::Body>) -> Reply {

@@ -22,7 +22,6 @@ use std::time::Duration;
 use domain::blackjack::round::Action;
 use domain::blackjack::strategy::decide;
 use domain::cards::Card;
-use gateway::rate_limit::{Quota, RateLimiter};
 use platform::auth::{Role, TokenKeys};
 use platform::client::{Retry, ServiceClient};
 use platform::config::{Config, env_or};
@@ -47,16 +46,16 @@ async fn main() {
             .await
             .unwrap();
     let gateway_pool = gateway::connect(&url, &config).await.unwrap();
-    let mut state =
+    let state =
         gateway::GatewayState::new(gateway_pool, tokens.clone(), Upstream::local("ledger", ledger), &config)
             .unwrap()
             .with_tables(Upstream::local("table-games", table_games::api_routes(tables)));
-    let unlimited = Quota { per_minute: u32::MAX, burst: u32::MAX };
-    state.limiter = Arc::new(RateLimiter::new(unlimited, unlimited));
-    let app = platform::http::app(gateway::api_routes(state), Readiness::default(), Limits::default());
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let base = format!("http://{}", listener.local_addr().unwrap());
-    tokio::spawn(platform::http::serve(listener, app, std::future::pending()));
+    let app = platform::http::app(
+        gateway::api_routes(state.without_rate_limits()),
+        Readiness::default(),
+        Limits::default(),
+    );
+    let base = platform::testing::serve_on_loopback(app).await.unwrap();
 
     // One funded player and one table per client.
     let http = reqwest::Client::builder().pool_max_idle_per_host(256).build().unwrap();

@@ -98,3 +98,26 @@ pub async fn ledger_get(state: &instant::InstantState, path: &str) -> serde_json
         .await
         .unwrap()
 }
+
+/// A staff member's access token.
+pub fn staff(tokens: &TokenKeys, name: &str, role: platform::auth::Role) -> String {
+    tokens.issue(name, role, None, std::time::Duration::from_secs(300)).unwrap()
+}
+
+/// A terminal's access token, for shop `shop`.
+pub fn till(tokens: &TokenKeys, terminal: &str, shop: &str) -> String {
+    tokens
+        .issue_for(
+            terminal,
+            platform::auth::Role::Retailer,
+            None,
+            Some(shop),
+            std::time::Duration::from_secs(300),
+        )
+        .unwrap()
+}
+
+/// What a terminal sends for a printed ticket: its barcode and VIRN.
+pub fn scan(t: &PrintedTicket) -> serde_json::Value {
+    serde_json::json!({"barcode": t.barcode, "virn": t.virn})
+}
