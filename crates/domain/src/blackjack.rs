@@ -88,3 +88,30 @@ pub fn is_pair(cards: &[Card]) -> bool {
 
 /// K.A.R. 111-301-6(h)(1): "a maximum of three times to make a total of four hands".
 pub const MAX_HANDS_AFTER_SPLITS: usize = 4;
+
+/// The spots of a real blackjack layout, and the house's default maximum of spots in a round.
+pub const SPOTS_AT_A_TABLE: usize = 7;
+
+/// The most points one hand can hold, aces counted as one: a player draws only below 21
+/// (111-301-6(i)), so at most a hard 20 plus a ten.
+pub const MOST_POINTS_IN_A_HAND: usize = 30;
+
+/// The most points the dealer's hand can hold: the dealer draws only to a hard 16 or less or a
+/// soft 17 (111-301-6(j)), so at most 16 plus a ten.
+pub const MOST_POINTS_FOR_THE_DEALER: usize = 26;
+
+/// The most spots a shoe of `decks` always serves, up to [`SPOTS_AT_A_TABLE`]: with every spot
+/// split into four hands and every hand drawn to its last card, the points on the table stay
+/// below the shoe's whole count, so the cards on the table are never the whole shoe and, with
+/// the reserve of discards ([`crate::cards::Shoe`]), a round never runs out of cards.
+/// Six decks (2,040 points): seven spots (at most 866 points on the table). Two decks (680
+/// points): five spots (626 points; six spots could reach 746).
+pub fn max_spots_served(decks: crate::cards::Decks) -> usize {
+    let most_on_table = |spots: usize| {
+        spots
+            .saturating_mul(MAX_HANDS_AFTER_SPLITS)
+            .saturating_mul(MOST_POINTS_IN_A_HAND)
+            .saturating_add(MOST_POINTS_FOR_THE_DEALER)
+    };
+    (1..=SPOTS_AT_A_TABLE).rev().find(|&spots| most_on_table(spots) < decks.total_points()).unwrap_or(1)
+}

@@ -168,6 +168,11 @@ impl Decks {
             Decks::Two => 26,
         }
     }
+
+    /// Every card's points added up, aces counted as one: 340 a deck.
+    pub fn total_points(self) -> usize {
+        Card::deck().map(|c| usize::from(c.rank.points())).sum::<usize>().saturating_mul(self.count())
+    }
 }
 
 /// Why a shoe refused something.
@@ -183,22 +188,37 @@ pub enum ShoeError {
 
 fn shuffled_cards(decks: Decks, rng: &mut impl Rng) -> Vec<Card> {
     let mut cards: Vec<Card> = (0..decks.count()).flat_map(|_| Card::deck()).collect();
+    fisher_yates(&mut cards, rng);
+    cards
+}
+
+/// Every order equally likely.
+fn fisher_yates(cards: &mut [Card], rng: &mut impl Rng) {
     for i in (1..cards.len()).rev() {
         let j = rng.random_range(0..=i);
         cards.swap(i, j);
     }
-    cards
 }
 
 /// A shuffled shoe with its cut card. Cards are dealt from the front; when the cut card comes
 /// out, the round in play finishes from the cards behind it and the shoe is shuffled before the
 /// next round.
+///
+/// A round that needs more cards than are left behind the cut card goes on from the **reserve**:
+/// the cards of earlier rounds (the discard rack), shuffled before the round begins
+/// ([`Shoe::reserve_discards`]) and dealt only when the shoe itself runs out, as a dealer
+/// reshuffles the discards mid-round. K.A.R. 111-301-6 is silent on a shoe that runs dry; with
+/// the reserve a round can draw on every card of the shoe except those already in front of it,
+/// and [`crate::blackjack::max_spots_served`] keeps the spots within what that always covers.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Shoe {
     pub decks: Decks,
     cards: Vec<Card>,
     next: usize,
     cut: usize,
+    /// The discards of earlier rounds, shuffled; dealt after `cards` runs out.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    reserve: Vec<Card>,
 }
 
 impl Shoe {
@@ -210,7 +230,13 @@ impl Shoe {
 
     /// The decks shuffled by `rng` and cut at [`Shoe::default_cut`], which every shoe allows.
     pub fn shuffled_default(decks: Decks, rng: &mut impl Rng) -> Shoe {
-        Shoe { decks, cards: shuffled_cards(decks, rng), next: 0, cut: Shoe::default_cut(decks) }
+        Shoe {
+            decks,
+            cards: shuffled_cards(decks, rng),
+            next: 0,
+            cut: Shoe::default_cut(decks),
+            reserve: Vec::new(),
+        }
     }
 
     /// A shoe in the given order (tests and replays of a recorded round).
@@ -220,7 +246,7 @@ impl Shoe {
         if cut < min || after < min {
             return Err(ShoeError::CutOutOfRange { position: cut, min, before: cut, after });
         }
-        Ok(Shoe { decks, cards, next: 0, cut })
+        Ok(Shoe { decks, cards, next: 0, cut, reserve: Vec::new() })
     }
 
     /// The cut a player makes when none is chosen: the middle of the allowed range.
@@ -228,11 +254,25 @@ impl Shoe {
         decks.count().saturating_mul(52) / 2
     }
 
-    /// The next card.
+    /// The next card: from the shoe, then from the reserve; `Empty` only when every card of
+    /// the shoe is already on the table.
     pub fn draw(&mut self) -> Result<Card, ShoeError> {
-        let card = *self.cards.get(self.next).ok_or(ShoeError::Empty)?;
+        let card = match self.next.checked_sub(self.cards.len()) {
+            None => self.cards.get(self.next),
+            Some(into_reserve) => self.reserve.get(into_reserve),
+        };
+        let card = *card.ok_or(ShoeError::Empty)?;
         self.next = self.next.saturating_add(1);
         Ok(card)
+    }
+
+    /// Before a round: the cards dealt so far (the discards) are shuffled by `rng` into the
+    /// reserve, replacing any earlier reserve. A shoe that has dealt from its reserve has passed
+    /// its cut card and is shuffled anew before the next round instead.
+    pub fn reserve_discards(&mut self, rng: &mut impl Rng) {
+        let mut discards = self.cards.get(..self.next).unwrap_or(&[]).to_vec();
+        fisher_yates(&mut discards, rng);
+        self.reserve = discards;
     }
 
     /// True once the cut card has come out: shuffle before the next round.
@@ -240,6 +280,7 @@ impl Shoe {
         self.next >= self.cut
     }
 
+    /// Cards left in front of the cut card and behind it (the reserve not counted).
     pub fn remaining(&self) -> usize {
         self.cards.len().saturating_sub(self.next)
     }

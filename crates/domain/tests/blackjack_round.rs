@@ -13,6 +13,7 @@ const RULES: TableRules = TableRules {
     min_wager_cents: 100,
     max_wager_cents: 100_000,
     progressive_wager_cents: 100,
+    max_spots: 7,
 };
 
 /// A six-deck shoe whose first cards are `first` (in dealing order: each spot's first card, the

@@ -38,13 +38,16 @@ use uuid::Uuid;
 use crate::{TABLES_NAMESPACE, TablesState};
 
 /// The limits posted at every table (`LOTTO_BJ_MIN_WAGER_CENTS`, `LOTTO_BJ_MAX_WAGER_CENTS`,
-/// `LOTTO_BJ_PROGRESSIVE_WAGER_CENTS`), and when a round counts as abandoned
-/// (`LOTTO_BJ_ABANDONED_AFTER_SECONDS`).
+/// `LOTTO_BJ_PROGRESSIVE_WAGER_CENTS`, `LOTTO_BJ_MAX_SPOTS`), and when a round counts as
+/// abandoned (`LOTTO_BJ_ABANDONED_AFTER_SECONDS`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Limits {
     pub min_wager_cents: i64,
     pub max_wager_cents: i64,
     pub progressive_wager_cents: i64,
+    /// The most spots a round may play at the house's tables: seven, as on a real layout, and
+    /// never more than the shoe always serves (`domain::blackjack::max_spots_served`).
+    pub max_spots: usize,
     /// How long a round may wait for its player before the house finishes it.
     pub abandoned_after: std::time::Duration,
 }
@@ -58,6 +61,10 @@ impl Limits {
             min_wager_cents: get("LOTTO_BJ_MIN_WAGER_CENTS", 100)?,
             max_wager_cents: get("LOTTO_BJ_MAX_WAGER_CENTS", 100_000)?,
             progressive_wager_cents: get("LOTTO_BJ_PROGRESSIVE_WAGER_CENTS", 100)?,
+            max_spots: usize::try_from(get("LOTTO_BJ_MAX_SPOTS", 7)?)
+                .ok()
+                .filter(|n| (1..=domain::blackjack::SPOTS_AT_A_TABLE).contains(n))
+                .ok_or_else(|| AppError::internal("LOTTO_BJ_MAX_SPOTS must be 1 to 7"))?,
             abandoned_after: std::time::Duration::from_secs(
                 u64::try_from(get("LOTTO_BJ_ABANDONED_AFTER_SECONDS", 86_400)?).unwrap_or(86_400),
             ),
@@ -72,6 +79,7 @@ fn play_error(e: &PlayError) -> AppError {
             (StatusCode::UNPROCESSABLE_ENTITY, "royal_match_needs_six_decks")
         }
         PlayError::NoSpots => (StatusCode::UNPROCESSABLE_ENTITY, "no_spots"),
+        PlayError::TooManySpots { .. } => (StatusCode::UNPROCESSABLE_ENTITY, "too_many_spots"),
         PlayError::OutOfTurn(_) => (StatusCode::CONFLICT, "out_of_turn"),
         PlayError::NoSuchSpot => (StatusCode::UNPROCESSABLE_ENTITY, "no_such_spot"),
         PlayError::NotAllowed(_) => (StatusCode::UNPROCESSABLE_ENTITY, "action_not_allowed"),
@@ -97,6 +105,10 @@ pub struct OpenTable {
     /// the house's when absent.
     pub min_wager_cents: Option<i64>,
     pub max_wager_cents: Option<i64>,
+    /// The most spots a round at this table may play: 1 to the house's maximum
+    /// (`LOTTO_BJ_MAX_SPOTS`, 7), and at most 5 at a two-deck table (what its shoe always
+    /// serves); the most allowed when absent.
+    pub max_spots: Option<usize>,
 }
 
 /// A table as its player sees it: its rules, never its cards.
@@ -107,6 +119,8 @@ pub struct TableView {
     pub min_wager_cents: i64,
     pub max_wager_cents: i64,
     pub progressive_wager_cents: i64,
+    /// The most spots a round at this table may play.
+    pub max_spots: usize,
     pub cards_remaining: usize,
     pub shuffles: i32,
 }
@@ -154,11 +168,20 @@ pub async fn open_table(
             ),
         ));
     }
+    let most_spots = state.limits.max_spots.min(domain::blackjack::max_spots_served(decks));
+    let max_spots = request.max_spots.unwrap_or(most_spots);
+    if !(1..=most_spots).contains(&max_spots) {
+        return Err(AppError::unprocessable(
+            "invalid_max_spots",
+            format!("a {}-deck table plays 1 to {most_spots} spots a round", decks.count()),
+        ));
+    }
     let rules = TableRules {
         decks,
         min_wager_cents: min,
         max_wager_cents: max,
         progressive_wager_cents: state.limits.progressive_wager_cents,
+        max_spots,
     };
     let id = Uuid::now_v7();
     sqlx::query("INSERT INTO bj_tables (id, player_id, rules, shoe) VALUES ($1, $2, $3, $4)")
@@ -178,6 +201,7 @@ fn table_view(id: Uuid, rules: &TableRules, shoe: &Shoe, shuffles: i32) -> Table
         min_wager_cents: rules.min_wager_cents,
         max_wager_cents: rules.max_wager_cents,
         progressive_wager_cents: rules.progressive_wager_cents,
+        max_spots: rules.spots_allowed(),
         cards_remaining: shoe.remaining(),
         shuffles,
     }
@@ -206,7 +230,8 @@ pub struct DealRequest {
 pub struct RoundView {
     pub id: Uuid,
     pub table_id: Uuid,
-    /// `open`, `playing`, `settled` or `refused`.
+    /// `open`, `playing`, `settled`, `refused` or `voided` (the shoe had no card left for the
+    /// round: every wager returned).
     pub state: String,
     /// The step the next decision must name.
     pub step: i32,
@@ -373,19 +398,12 @@ pub async fn drive_deal(state: &TablesState, id: Uuid) -> Result<RoundView, AppE
     let bets: Vec<SpotBet> = from_json(row.try_get("bets")?)?;
     let rules = table_rules(state, table, None).await?;
     // The wagers: into escrow; the progressive wagers to the pot (24%) and the house (the rest).
-    let total = Round::stake_at_deal(&rules, &bets);
-    let progressive: i64 = bets.iter().filter(|b| b.blazing_7s).map(|_| rules.progressive_wager_cents).sum();
-    let to_pot: i64 =
-        bets.iter().filter(|b| b.blazing_7s).map(|_| pot_contribution(rules.progressive_wager_cents)).sum();
-    let mut transfers =
-        vec![(step_id(id, "stake/escrow"), wallet, state.escrow_account, total.saturating_sub(progressive))];
-    transfers.push((step_id(id, "stake/pot"), wallet, state.pot_account, to_pot));
-    transfers.push((
-        step_id(id, "stake/house"),
-        wallet,
-        state.house_account,
-        progressive.saturating_sub(to_pot),
-    ));
+    let stakes = Stakes::of(&rules, &bets, Round::stake_at_deal(&rules, &bets));
+    let transfers = [
+        (step_id(id, "stake/escrow"), wallet, state.escrow_account, stakes.escrowed),
+        (step_id(id, "stake/pot"), wallet, state.pot_account, stakes.to_pot),
+        (step_id(id, "stake/house"), wallet, state.house_account, stakes.to_house),
+    ];
     match ledger_batch(state, id, &transfers).await {
         Ok(()) => {}
         Err(e) if e.status().is_client_error() && e.code() != "rate_limited" => {
@@ -401,21 +419,26 @@ pub async fn drive_deal(state: &TablesState, id: Uuid) -> Result<RoundView, AppE
         }
         Err(e) => return Err(e),
     }
-    // A shoe past its cut card is shuffled, and saved, before it deals: a retried deal then deals
-    // the same cards.
+    // A shoe past its cut card is shuffled, and saved, before it deals; any other shoe has its
+    // discards shuffled into the reserve it deals from if it runs out mid-round. Either way a
+    // retried deal then deals the same cards.
     {
         let mut tx = state.pool.begin().await?;
-        let (rules, shoe, _, _) = lock_table(&mut tx, table).await?;
-        if shoe.cut_card_reached() {
-            let mut rng = ChaCha20Rng::from_os_rng();
+        let (rules, mut shoe, _, _) = lock_table(&mut tx, table).await?;
+        let mut rng = ChaCha20Rng::from_os_rng();
+        let shuffled = shoe.cut_card_reached();
+        if shuffled {
             let cut = random_cut(rules.decks, &mut rng);
-            let fresh = Shoe::shuffled(rules.decks, cut, &mut rng).map_err(AppError::internal)?;
-            sqlx::query("UPDATE bj_tables SET shoe = $2, shuffles = shuffles + 1 WHERE id = $1")
-                .bind(table)
-                .bind(json_of(&fresh)?)
-                .execute(&mut *tx)
-                .await?;
+            shoe = Shoe::shuffled(rules.decks, cut, &mut rng).map_err(AppError::internal)?;
+        } else {
+            shoe.reserve_discards(&mut rng);
         }
+        sqlx::query("UPDATE bj_tables SET shoe = $2, shuffles = shuffles + $3 WHERE id = $1")
+            .bind(table)
+            .bind(json_of(&shoe)?)
+            .bind(i32::from(shuffled))
+            .execute(&mut *tx)
+            .await?;
         tx.commit().await?;
     }
     // 111-301-5(j)(6): prizes are paid on the meter at the time they are won (this deal).
@@ -427,7 +450,17 @@ pub async fn drive_deal(state: &TablesState, id: Uuid) -> Result<RoundView, AppE
         tx.commit().await?;
         return round_view(&row);
     }
-    let round = Round::deal(rules, bets, &mut shoe).map_err(|e| play_error(&e))?;
+    let round = match Round::deal(rules, bets.clone(), &mut shoe) {
+        Ok(round) => round,
+        Err(PlayError::Shoe(_)) => {
+            void_round(state, &mut tx, id, &rules, &bets, None, wallet).await?;
+            let row =
+                load_round(&mut tx, id, false).await?.ok_or_else(|| AppError::internal("round vanished"))?;
+            tx.commit().await?;
+            return round_view(&row);
+        }
+        Err(e) => return Err(play_error(&e)),
+    };
     sqlx::query("UPDATE bj_tables SET shoe = $2 WHERE id = $1")
         .bind(table)
         .bind(json_of(&shoe)?)
@@ -492,6 +525,88 @@ async fn ledger_batch(
             None,
         )
         .await?;
+    Ok(())
+}
+
+/// Where a round's wagers went at the deal and after: the escrow holds all but the progressive
+/// wagers, of which 24% went to the pot and the rest to the house (K.A.R. 111-301-5(j)(3), (6)).
+#[derive(Debug, Clone, Copy)]
+struct Stakes {
+    escrowed: i64,
+    to_pot: i64,
+    to_house: i64,
+}
+
+impl Stakes {
+    /// `staked` is everything the spots staked so far (wagers added by decisions included).
+    fn of(rules: &TableRules, bets: &[SpotBet], staked: i64) -> Stakes {
+        let progressive: i64 =
+            bets.iter().filter(|b| b.blazing_7s).map(|_| rules.progressive_wager_cents).sum();
+        let to_pot: i64 = bets
+            .iter()
+            .filter(|b| b.blazing_7s)
+            .map(|_| pot_contribution(rules.progressive_wager_cents))
+            .sum();
+        Stakes {
+            escrowed: staked.saturating_sub(progressive),
+            to_pot,
+            to_house: progressive.saturating_sub(to_pot),
+        }
+    }
+}
+
+/// A round voided because the shoe had no card left for it.
+#[derive(Debug, Serialize)]
+struct VoidRecord<'a> {
+    game: &'static str,
+    round: Uuid,
+    reason: &'static str,
+    cards: Option<&'a Round>,
+    returned_cents: i64,
+}
+
+/// A round that cannot be finished is void: every wager it took goes back to the wallet (from
+/// the escrow, the pot and the house, where the stake put it), nothing is won, and the round is
+/// chained as voided. A legal round never needs it (`domain::blackjack::max_spots_served` and
+/// the shoe's reserve); it keeps a shoe stored before the reserve existed, or any defect that
+/// empties one, from stranding stakes in escrow.
+async fn void_round(
+    state: &TablesState,
+    tx: &mut PgConnection,
+    id: Uuid,
+    rules: &TableRules,
+    bets: &[SpotBet],
+    round: Option<&Round>,
+    wallet: Uuid,
+) -> Result<(), AppError> {
+    let staked = round
+        .map_or_else(|| Round::stake_at_deal(rules, bets), |r| r.spots.iter().map(|s| s.staked(rules)).sum());
+    let stakes = Stakes::of(rules, bets, staked);
+    let refunds = [
+        (step_id(id, "void/escrow"), state.escrow_account, wallet, stakes.escrowed),
+        (step_id(id, "void/pot"), state.pot_account, wallet, stakes.to_pot),
+        (step_id(id, "void/house"), state.house_account, wallet, stakes.to_house),
+    ];
+    ledger_batch(state, id, &refunds).await?;
+    let after = state.wallets.balance(wallet).await?;
+    sqlx::query(
+        "UPDATE bj_rounds SET state = 'voided', refusal = 'shoe_exhausted', staked_cents = $2, returned_cents = $2,
+                pot_prize_cents = 0, balance_after_cents = $3, updated_at = now() WHERE id = $1",
+    )
+    .bind(id)
+    .bind(staked)
+    .bind(after)
+    .execute(&mut *tx)
+    .await?;
+    let record = VoidRecord {
+        game: "blackjack",
+        round: id,
+        reason: "shoe_exhausted",
+        cards: round,
+        returned_cents: staked,
+    };
+    platform::audit::append(tx, "blackjack.round.voided", id, &record).await?;
+    tracing::warn!(round = %id, "blackjack round voided: the shoe had no card left for it; every wager returned");
     Ok(())
 }
 
@@ -659,8 +774,18 @@ async fn apply(
         None => house_decision(&round),
     };
     let (mut next, mut next_shoe) = (round.clone(), shoe);
-    next.act(action, &mut next_shoe).map_err(|e| play_error(&e))?;
     let wallet: Uuid = row.try_get("wallet_account_id")?;
+    match next.act(action, &mut next_shoe) {
+        Ok(()) => {}
+        Err(PlayError::Shoe(_)) => {
+            let bets: Vec<SpotBet> = from_json(row.try_get("bets")?)?;
+            void_round(state, &mut tx, id, &round.rules, &bets, Some(&round), wallet).await?;
+            let row = load_round(&mut tx, id, false).await?.ok_or_else(not_found)?;
+            tx.commit().await?;
+            return round_view(&row);
+        }
+        Err(e) => return Err(play_error(&e)),
+    }
     let before: i64 = round.spots.iter().map(|s| s.staked(&round.rules)).sum();
     let after: i64 = next.spots.iter().map(|s| s.staked(&next.rules)).sum();
     if after > before {

@@ -453,3 +453,107 @@ async fn the_house_finishes_an_abandoned_round_by_standing() {
     assert_eq!(casino.balance(wallet).await, 10_000);
     casino.assert_books_balance().await;
 }
+
+#[tokio::test]
+async fn more_spots_than_the_table_allows_are_refused_before_any_money_moves() {
+    let casino = Casino::new().await;
+    let (token, wallet) = casino.player(100_000).await;
+    let six =
+        casino.call("POST", "/v1/blackjack/tables", Some(&token), None, Some(json!({"decks": 6}))).await;
+    assert_eq!(six.body["max_spots"], 7, "a real table's seven by default");
+    let two =
+        casino.call("POST", "/v1/blackjack/tables", Some(&token), None, Some(json!({"decks": 2}))).await;
+    assert_eq!(two.body["max_spots"], 5, "what a two-deck shoe always serves");
+    for (decks, spots) in [(6, 8), (2, 6), (6, 0)] {
+        let refused = casino
+            .call(
+                "POST",
+                "/v1/blackjack/tables",
+                Some(&token),
+                None,
+                Some(json!({"decks": decks, "max_spots": spots})),
+            )
+            .await;
+        assert_eq!(
+            (refused.status, refused.body["code"].as_str()),
+            (StatusCode::UNPROCESSABLE_ENTITY, Some("invalid_max_spots"))
+        );
+    }
+    let table: Uuid = six.body["id"].as_str().unwrap().parse().unwrap();
+    let spots = vec![json!({"wager": 100}); 45];
+    let refused = casino.deal(&token, table, "many", json!(spots)).await;
+    assert_eq!(
+        (refused.status, refused.body["code"].as_str()),
+        (StatusCode::UNPROCESSABLE_ENTITY, Some("too_many_spots")),
+        "{}",
+        refused.body
+    );
+    assert_eq!(casino.balance(wallet).await, 100_000, "nothing moved");
+    let seven = casino.deal(&token, table, "seven", json!(vec![json!({"wager": 100}); 7])).await;
+    assert_eq!(seven.status, StatusCode::CREATED, "{}", seven.body);
+}
+
+/// Writes a shoe of exactly `cards` (dealing order) to the table, its cut card behind the last:
+/// a shoe stored before the reserve existed, which a round can run dry.
+async fn store_short_shoe(casino: &Casino, table: Uuid, cards: &str) {
+    let cards: Vec<&str> = cards.split_whitespace().collect();
+    let shoe = json!({"decks": "6", "cards": cards, "next": 0, "cut": cards.len()});
+    sqlx::query("UPDATE bj_tables SET shoe = $2 WHERE id = $1")
+        .bind(table)
+        .bind(shoe)
+        .execute(&casino.state.pool)
+        .await
+        .unwrap();
+}
+
+#[tokio::test]
+async fn a_round_the_shoe_cannot_finish_is_voided_with_every_wager_returned() {
+    let casino = Casino::new().await;
+    let (token, wallet) = casino.player(10_000).await;
+    let table = casino.table(&token, "").await;
+    let auditor = casino.tokens.issue("audit", Role::Auditor, None, Duration::from_secs(60)).unwrap();
+
+    // At the deal: three cards for a round that needs four.
+    store_short_shoe(&casino, table, "2C 3D 4H").await;
+    let spots = json!([{"wager": 500, "trilux": 100, "blazing_7s": true}]);
+    let voided = casino.deal(&token, table, "v1", spots.clone()).await;
+    assert_eq!(voided.status, StatusCode::CREATED, "{}", voided.body);
+    assert_eq!(
+        (voided.body["state"].as_str(), voided.body["refusal"].as_str()),
+        (Some("voided"), Some("shoe_exhausted"))
+    );
+    assert_eq!(voided.body["returned_cents"], voided.body["staked_cents"]);
+    assert_eq!(
+        casino.balance(wallet).await,
+        10_000,
+        "the wager, the side wager and the progressive returned"
+    );
+    let replay = casino.deal(&token, table, "v1", spots).await;
+    assert_eq!((replay.status, replay.body["state"].as_str()), (StatusCode::OK, Some("voided")));
+    assert_eq!(casino.balance(wallet).await, 10_000, "returned once");
+
+    // In play: four cards deal the round; the player's hit finds none.
+    store_short_shoe(&casino, table, "2C 3D 4H 5S").await;
+    let dealt = casino.deal(&token, table, "v2", json!([{"wager": 500}])).await;
+    assert_eq!(dealt.body["state"], "playing", "{}", dealt.body);
+    let round = dealt.body["id"].as_str().unwrap();
+    let hit = casino.act(&token, round, json!({"step": 0, "action": "hit"})).await;
+    assert_eq!((hit.status, hit.body["state"].as_str()), (StatusCode::OK, Some("voided")), "{}", hit.body);
+    assert_eq!(casino.balance(wallet).await, 10_000);
+    assert_eq!(
+        casino.balance(casino.state.pot_account).await,
+        1_000_000,
+        "the pot gave back its contribution"
+    );
+
+    // The table is not stranded: the next round is dealt from a fresh shoe.
+    let next = casino.deal(&token, table, "v3", json!([{"wager": 500}])).await;
+    assert_eq!(next.status, StatusCode::CREATED, "{}", next.body);
+    let chain = casino.call("GET", "/v1/tables/audit/verify", Some(&auditor), None, None).await;
+    assert_eq!(chain.body["intact"], true);
+    assert!(chain.body["records"].as_i64().unwrap() >= 2, "the voided rounds are chained");
+    let settled =
+        casino.act(&token, next.body["id"].as_str().unwrap(), json!({"step": 0, "action": "stand"})).await;
+    assert_eq!(settled.body["state"], "settled", "{}", settled.body);
+    casino.assert_books_balance().await;
+}

@@ -49,6 +49,21 @@ pub struct TableRules {
     /// 111-301-5(j)(2): "The dollar amount required for the Blazing 7's Progressive side wager
     /// shall be posted at the gaming table."
     pub progressive_wager_cents: i64,
+    /// The most spots one round may play; never more than the shoe always serves
+    /// ([`super::max_spots_served`]). Tables opened before the setting existed have seven.
+    #[serde(default = "seven_spots")]
+    pub max_spots: usize,
+}
+
+fn seven_spots() -> usize {
+    super::SPOTS_AT_A_TABLE
+}
+
+impl TableRules {
+    /// The spots a round at this table may play.
+    pub fn spots_allowed(&self) -> usize {
+        self.max_spots.min(super::max_spots_served(self.decks))
+    }
 }
 
 /// A move the rules refuse, with the paragraph that refuses it.
@@ -60,6 +75,8 @@ pub enum PlayError {
     RoyalMatchNeedsSixDecks,
     #[error("a round needs at least one spot with a wager")]
     NoSpots,
+    #[error("this table plays at most {max} spots a round")]
+    TooManySpots { max: usize },
     #[error("it is not the time for that: {0}")]
     OutOfTurn(&'static str),
     #[error("no such spot")]
@@ -246,6 +263,9 @@ impl Round {
     pub fn check_bets(rules: &TableRules, bets: &[SpotBet]) -> Result<(), PlayError> {
         if bets.is_empty() {
             return Err(PlayError::NoSpots);
+        }
+        if bets.len() > rules.spots_allowed() {
+            return Err(PlayError::TooManySpots { max: rules.spots_allowed() });
         }
         let range = WagerRange { min: rules.min_wager_cents, max: rules.max_wager_cents };
         for bet in bets {

@@ -87,8 +87,13 @@ pub struct HouseEdge {
 /// three quarters (the round in play finishes past the cut card; the shoe is shuffled anew
 /// before the next round, 111-301-6(a)), and returns the mean result per unit wagered.
 pub fn simulate_house_edge(decks: Decks, rounds: u64, seed: u64, rng: &mut impl Rng) -> HouseEdge {
-    let rules =
-        TableRules { decks, min_wager_cents: 100, max_wager_cents: 100, progressive_wager_cents: 100 };
+    let rules = TableRules {
+        decks,
+        min_wager_cents: 100,
+        max_wager_cents: 100,
+        progressive_wager_cents: 100,
+        max_spots: super::SPOTS_AT_A_TABLE,
+    };
     let size = decks.count().saturating_mul(52);
     let cut = size.saturating_sub(decks.min_cards_beside_cut());
     let mut shoe = fresh(decks, cut, rng);
