@@ -3,11 +3,17 @@
 //! Handlers take `platform::Json<T>`, `platform::Path<T>` and `platform::Query<T>` instead of
 //! axum's, so malformed JSON, a missing field, an oversized body or a bad path segment all
 //! answer with `application/problem+json`.
+//!
+//! They are also the one place text from a client is refused for holding the NUL character
+//! (U+0000): Postgres cannot store it in `text`, so it would otherwise fail deep inside a
+//! handler. A JSON body with `\u0000` in any string or key, or a path or query with `%00`,
+//! answers 422 `nul_in_text` before a handler runs.
 
-use axum::extract::rejection::{JsonRejection, PathRejection, QueryRejection};
+use axum::body::Bytes;
+use axum::extract::rejection::{BytesRejection, JsonRejection, PathRejection, QueryRejection};
 use axum::extract::{FromRequest, FromRequestParts, Request};
-use axum::http::StatusCode;
 use axum::http::request::Parts;
+use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -22,11 +28,63 @@ impl<T: DeserializeOwned, S: Send + Sync> FromRequest<S> for Json<T> {
     type Rejection = AppError;
 
     async fn from_request(req: Request, state: &S) -> Result<Self, Self::Rejection> {
-        match axum::Json::<T>::from_request(req, state).await {
+        if !is_json(req.headers()) {
+            return Err(unsupported_media_type());
+        }
+        let bytes = Bytes::from_request(req, state).await.map_err(|e| bytes_rejection(&e))?;
+        if has_escaped_nul(&bytes) {
+            return Err(nul_in_text());
+        }
+        match axum::Json::<T>::from_bytes(&bytes) {
             Ok(axum::Json(value)) => Ok(Json(value)),
             Err(rejection) => Err(json_rejection(&rejection)),
         }
     }
+}
+
+/// `application/json`, or any `application/*+json`, parameters aside.
+fn is_json(headers: &HeaderMap) -> bool {
+    let Some(value) = headers.get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()) else {
+        return false;
+    };
+    let essence = value.split(';').next().unwrap_or_default().trim().to_ascii_lowercase();
+    essence == "application/json" || (essence.starts_with("application/") && essence.ends_with("+json"))
+}
+
+fn unsupported_media_type() -> AppError {
+    AppError::new(
+        StatusCode::UNSUPPORTED_MEDIA_TYPE,
+        "unsupported_media_type",
+        "the body must be JSON with `Content-Type: application/json`",
+    )
+}
+
+fn bytes_rejection(rejection: &BytesRejection) -> AppError {
+    if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE {
+        AppError::new(StatusCode::PAYLOAD_TOO_LARGE, "body_too_large", rejection.body_text())
+    } else {
+        AppError::bad_request("unreadable_body", rejection.body_text())
+    }
+}
+
+/// The one refusal of text holding U+0000.
+pub fn nul_in_text() -> AppError {
+    AppError::unprocessable("nul_in_text", "text may not contain the NUL character (U+0000)")
+}
+
+/// True when a JSON text holds the escape `\u0000` (a NUL in a string or key; a raw NUL byte is
+/// not valid JSON at all). An escaped backslash before `u0000` is text, not an escape: the
+/// backslashes before the `u` must be odd in number.
+pub fn has_escaped_nul(json: &[u8]) -> bool {
+    json.windows(6).enumerate().any(|(at, window)| {
+        window == b"\\u0000"
+            && json.get(..at).unwrap_or_default().iter().rev().take_while(|&&b| b == b'\\').count() % 2 == 0
+    })
+}
+
+/// True when a URI part (path or query) percent-encodes a NUL.
+fn has_encoded_nul(text: &str) -> bool {
+    text.as_bytes().windows(3).any(|w| w.eq_ignore_ascii_case(b"%00"))
 }
 
 impl<T: Serialize> IntoResponse for Json<T> {
@@ -41,14 +99,8 @@ fn json_rejection(rejection: &JsonRejection) -> AppError {
             AppError::new(StatusCode::UNPROCESSABLE_ENTITY, "invalid_body", e.body_text())
         }
         JsonRejection::JsonSyntaxError(e) => AppError::bad_request("malformed_json", e.body_text()),
-        JsonRejection::MissingJsonContentType(_) => AppError::new(
-            StatusCode::UNSUPPORTED_MEDIA_TYPE,
-            "unsupported_media_type",
-            "the body must be JSON with `Content-Type: application/json`",
-        ),
-        JsonRejection::BytesRejection(e) if e.status() == StatusCode::PAYLOAD_TOO_LARGE => {
-            AppError::new(StatusCode::PAYLOAD_TOO_LARGE, "body_too_large", e.body_text())
-        }
+        JsonRejection::MissingJsonContentType(_) => unsupported_media_type(),
+        JsonRejection::BytesRejection(e) => bytes_rejection(e),
         other => AppError::bad_request("unreadable_body", other.body_text()),
     }
 }
@@ -61,6 +113,9 @@ impl<T: DeserializeOwned + Send, S: Send + Sync> FromRequestParts<S> for Path<T>
     type Rejection = AppError;
 
     async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
+        if has_encoded_nul(parts.uri.path()) {
+            return Err(nul_in_text());
+        }
         match axum::extract::Path::<T>::from_request_parts(parts, state).await {
             Ok(axum::extract::Path(value)) => Ok(Path(value)),
             Err(rejection) => Err(path_rejection(&rejection)),
@@ -85,6 +140,9 @@ impl<T: DeserializeOwned, S: Send + Sync> FromRequestParts<S> for Query<T> {
     type Rejection = AppError;
 
     async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
+        if has_encoded_nul(parts.uri.query().unwrap_or_default()) {
+            return Err(nul_in_text());
+        }
         match axum::extract::Query::<T>::from_request_parts(parts, state).await {
             Ok(axum::extract::Query(value)) => Ok(Query(value)),
             Err(rejection) => Err(query_rejection(&rejection)),

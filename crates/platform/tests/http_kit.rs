@@ -49,3 +49,74 @@ async fn an_unknown_route_gets_a_404_problem() {
     let (status, problem) = call("/v1/nowhere").await;
     assert_eq!((status, problem.code.as_str()), (StatusCode::NOT_FOUND, "route_not_found"));
 }
+
+/// A router whose handlers take text from the body, the path and the query.
+fn echo_router() -> Router {
+    use axum::routing::post;
+    use serde_json::Value;
+    async fn body(platform::Json(v): platform::Json<Value>) -> platform::Json<Value> {
+        platform::Json(v)
+    }
+    async fn path(platform::Path(name): platform::Path<String>) -> String {
+        name
+    }
+    async fn query(platform::Query(q): platform::Query<std::collections::HashMap<String, String>>) -> String {
+        q.len().to_string()
+    }
+    Router::new().route("/body", post(body)).route("/path/{name}", get(path)).route("/query", get(query))
+}
+
+async fn status_and_code(request: Request<Body>) -> (StatusCode, String) {
+    let response = echo_router().oneshot(request).await.unwrap();
+    let status = response.status();
+    let bytes = axum::body::to_bytes(response.into_body(), 1 << 16).await.unwrap();
+    let code = serde_json::from_slice::<serde_json::Value>(&bytes)
+        .ok()
+        .and_then(|v| v["code"].as_str().map(str::to_owned))
+        .unwrap_or_default();
+    (status, code)
+}
+
+fn post_json(body: &str) -> Request<Body> {
+    Request::post("/body")
+        .header("content-type", "application/json")
+        .body(Body::from(body.to_owned()))
+        .unwrap()
+}
+
+#[tokio::test]
+async fn text_holding_a_nul_is_refused_at_the_edge_wherever_it_comes() {
+    let refused = (StatusCode::UNPROCESSABLE_ENTITY, "nul_in_text".to_owned());
+    for body in [
+        r#"{"email": "a\u0000@b.c"}"#,
+        r#"{"nested": [{"deep": "x\u0000"}]}"#,
+        r#"{"key\u0000": 1}"#,
+        r#"{"odd": "\\\u0000"}"#,
+    ] {
+        assert_eq!(status_and_code(post_json(body)).await, refused, "{body}");
+    }
+    // An escaped backslash followed by the letters u0000 is plain text.
+    assert_eq!(status_and_code(post_json(r#"{"text": "\\u0000"}"#)).await.0, StatusCode::OK);
+    assert_eq!(status_and_code(post_json(r#"{"text": "fine"}"#)).await.0, StatusCode::OK);
+    let path = Request::get("/path/a%00b").body(Body::empty()).unwrap();
+    assert_eq!(status_and_code(path).await, refused);
+    let query = Request::get("/query?name=a%00").body(Body::empty()).unwrap();
+    assert_eq!(status_and_code(query).await, refused);
+    // Other malformed bodies keep their own problems.
+    assert_eq!(status_and_code(post_json("{")).await.1, "malformed_json");
+    let invalid_utf8 = Request::post("/body")
+        .header("content-type", "application/json")
+        .body(Body::from(b"{\"a\": \"\xff\"}".to_vec()))
+        .unwrap();
+    assert_eq!(status_and_code(invalid_utf8).await.1, "malformed_json");
+    let text = Request::post("/body").header("content-type", "text/plain").body(Body::from("{}")).unwrap();
+    assert_eq!(
+        status_and_code(text).await,
+        (StatusCode::UNSUPPORTED_MEDIA_TYPE, "unsupported_media_type".to_owned())
+    );
+    let vendor = Request::post("/body")
+        .header("content-type", "application/merge-patch+json; charset=utf-8")
+        .body(Body::from("{}"))
+        .unwrap();
+    assert_eq!(status_and_code(vendor).await.0, StatusCode::OK);
+}
