@@ -197,6 +197,19 @@ pub fn settle(ticket: &Ticket, draw: &Draw) -> Outcome {
     Outcome { hits, payout_cents: table.saturating_mul(i64::from(ticket.tickets)) }
 }
 
+/// The largest prize any $1 Castle Keno ticket can win, in cents, over every option, spot count
+/// and number of hits.
+pub fn top_prize_cents() -> i64 {
+    BetOption::ALL
+        .iter()
+        .flat_map(|&option| {
+            (0..=MAX_SPOTS).flat_map(move |spots| (0..=DRAWN).map(move |hits| (option, spots, hits)))
+        })
+        .map(|(option, spots, hits)| pay_cents(option, spots, hits))
+        .max()
+        .unwrap_or(0)
+}
+
 /// What the $1 ticket pays, in cents, for `hits` of `spots` marked (TOP OR BOTTOM: `hits` is the
 /// smaller half's count and `spots` is 0). Anything the rules do not list pays nothing.
 pub fn pay_cents(option: BetOption, spots: usize, hits: usize) -> i64 {

@@ -19,6 +19,8 @@ pub enum MoneyError {
     CurrencyMismatch(Currency, Currency),
     #[error("amount overflows 64-bit cents")]
     Overflow,
+    #[error("amount {0} is above the most one transfer may move, {max} cents", max = Amount::MAX_CENTS)]
+    TooLarge(i64),
     #[error("{amount} × {numerator}/{denominator} is not a whole number of cents")]
     NotExact { amount: i64, numerator: i64, denominator: i64 },
 }
@@ -79,15 +81,31 @@ impl<'de> Deserialize<'de> for Currency {
 
 /// A strictly positive number of minor units: the amount of a transfer, a stake or a prize.
 ///
-/// Zero and negative amounts cannot be built, so a transfer can never run "backwards".
+/// Zero and negative amounts cannot be built, so a transfer can never run "backwards"; nor can
+/// amounts above [`Amount::MAX_CENTS`], so no sum of a sane number of them nears 64 bits.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 #[serde(transparent)]
 pub struct Amount(i64);
 
 impl Amount {
-    /// Accepts only `cents > 0`.
+    /// The most one transfer, stake or prize may be: $10,000,000,000 (ten times the largest
+    /// lottery jackpot ever paid), about a nine-millionth of `i64::MAX`.
+    pub const MAX_CENTS: i64 = 1_000_000_000_000;
+
+    /// The most any one ledger balance row may count in each of its lifetime totals (debits and
+    /// credits, posted and pending): $10,000,000,000,000. An account has at most 64 rows, so no
+    /// account's totals can come within a thousandth of `i64::MAX` (ADR 0001).
+    pub const MAX_ROW_TOTAL_CENTS: i64 = 1_000_000_000_000_000;
+
+    /// Accepts only `0 < cents <= MAX_CENTS`.
     pub fn new(cents: i64) -> Result<Self, MoneyError> {
-        if cents > 0 { Ok(Amount(cents)) } else { Err(MoneyError::NotPositive(cents)) }
+        if cents <= 0 {
+            Err(MoneyError::NotPositive(cents))
+        } else if cents > Amount::MAX_CENTS {
+            Err(MoneyError::TooLarge(cents))
+        } else {
+            Ok(Amount(cents))
+        }
     }
 
     /// The amount in minor units.
@@ -108,12 +126,12 @@ impl Amount {
         if product.checked_rem(denominator) != Some(0) {
             return Err(not_exact);
         }
-        product.checked_div(denominator).map(Amount).ok_or(MoneyError::Overflow)
+        Amount::new(product.checked_div(denominator).ok_or(MoneyError::Overflow)?)
     }
 
-    /// The sum, refused on overflow.
+    /// The sum, refused above [`Amount::MAX_CENTS`].
     pub fn checked_add(self, other: Amount) -> Result<Amount, MoneyError> {
-        self.0.checked_add(other.0).map(Amount).ok_or(MoneyError::Overflow)
+        Amount::new(self.0.checked_add(other.0).ok_or(MoneyError::Overflow)?)
     }
 }
 
@@ -190,7 +208,13 @@ mod tests {
         assert_eq!(ten_dollars.times_ratio(3, 2).unwrap().cents(), 1500);
         // 7:6 on $10 is 1166.66… cents: refused, never rounded.
         assert!(matches!(ten_dollars.times_ratio(7, 6), Err(MoneyError::NotExact { .. })));
-        assert_eq!(Amount::new(i64::MAX).unwrap().times_ratio(2, 1), Err(MoneyError::Overflow));
+        let most = Amount::new(Amount::MAX_CENTS).unwrap();
+        assert_eq!(most.times_ratio(2, 1), Err(MoneyError::TooLarge(2 * Amount::MAX_CENTS)));
+        assert_eq!(Amount::new(i64::MAX), Err(MoneyError::TooLarge(i64::MAX)));
+        assert_eq!(
+            most.checked_add(Amount::new(1).unwrap()),
+            Err(MoneyError::TooLarge(Amount::MAX_CENTS + 1))
+        );
     }
 
     #[test]

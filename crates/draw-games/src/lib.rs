@@ -106,6 +106,14 @@ impl DrawsState {
     pub async fn new(pool: PgPool, tokens: TokenKeys, ledger: Upstream) -> Result<Self, AppError> {
         let max_tickets = platform::config::env_or("LOTTO_KENO_MAX_TICKETS", DEFAULT_MAX_TICKETS)
             .map_err(|e| AppError::internal(e.to_string()))?;
+        // A ticket's prize is one ledger transfer: the largest must be one the ledger takes, or a
+        // ticket could be staked and then never paid.
+        if domain::keno::top_prize_cents().saturating_mul(i64::from(max_tickets)) > domain::Amount::MAX_CENTS
+        {
+            return Err(AppError::internal(format!(
+                "LOTTO_KENO_MAX_TICKETS={max_tickets}: its top prize would be more than one transfer may move"
+            )));
+        }
         let max_draws = platform::config::env_or("LOTTO_KENO_MAX_DRAWS", scheduled::DEFAULT_MAX_DRAWS)
             .map_err(|e| AppError::internal(e.to_string()))?;
         let interval =

@@ -286,3 +286,9 @@ async fn concurrent_tickets_share_ledger_calls_but_not_refusals() {
     assert_eq!(chained, 18, "every settled ticket chained once, no refused one");
     game.assert_books_balance().await;
 }
+
+#[test]
+fn the_largest_keno_prize_at_the_default_limit_is_one_the_ledger_pays() {
+    let prize = domain::keno::top_prize_cents() * i64::from(draw_games::DEFAULT_MAX_TICKETS);
+    assert!(prize > 0 && prize < domain::Amount::MAX_CENTS, "{prize}");
+}

@@ -298,7 +298,10 @@ fn missing(field: &str) -> AppError {
 }
 
 fn positive_amount(cents: i64) -> Result<Amount, AppError> {
-    Amount::new(cents).map_err(|e| AppError::unprocessable("invalid_amount", e.to_string()))
+    Amount::new(cents).map_err(|e| match e {
+        domain::MoneyError::TooLarge(_) => AppError::unprocessable("amount_too_large", e.to_string()),
+        _ => AppError::unprocessable("invalid_amount", e.to_string()),
+    })
 }
 
 fn parse_currency(code: &str) -> Result<Currency, AppError> {
@@ -389,10 +392,11 @@ pub struct CashRequest {
 pub struct CurrencyTotals {
     #[schema(value_type = String, example = "USD")]
     pub currency: Currency,
-    pub debits_posted: i64,
-    pub credits_posted: i64,
-    pub debits_pending: i64,
-    pub credits_pending: i64,
+    /// The currency's totals, over every account (128-bit: a sum of many 64-bit totals).
+    pub debits_posted: i128,
+    pub credits_posted: i128,
+    pub debits_pending: i128,
+    pub credits_pending: i128,
     pub balanced: bool,
     pub by_kind: Vec<KindTotals>,
 }
@@ -402,7 +406,7 @@ pub struct KindTotals {
     pub kind: AccountKind,
     pub accounts: i64,
     /// Sum of the posted balances of this kind's accounts.
-    pub posted: i64,
+    pub posted: i128,
 }
 
 /// `GET /v1/reports/trial-balance`.

@@ -36,10 +36,12 @@ fn db_error(err: sqlx::Error) -> Failure {
             // unique_violation (the same transfer id or hold, committed meanwhile),
             // serialization_failure, deadlock_detected.
             Some("23505" | "40001" | "40P01") => return Failure::Race,
-            Some("22003") => {
+            // numeric_value_out_of_range, or the balances' limit (check_violation): the most
+            // one account may count (`Amount::MAX_ROW_TOTAL_CENTS`, ADR 0001).
+            Some("22003" | "23514") => {
                 return Failure::Refused(AppError::unprocessable(
-                    "amount_overflow",
-                    "the transfer would overflow a balance",
+                    "account_limit_reached",
+                    "the transfer would take an account past the most it may hold or move",
                 ));
             }
             Some("P0001") => {
@@ -371,8 +373,8 @@ pub async fn expired_holds(pool: &PgPool, limit: i64) -> Result<Vec<Uuid>, AppEr
 pub async fn trial_balance(pool: &PgPool) -> Result<TrialBalance, AppError> {
     let rows = sqlx::query(
         "SELECT a.currency, a.kind, count(DISTINCT a.id) AS accounts,
-                sum(b.debits_posted)::bigint AS dp, sum(b.credits_posted)::bigint AS cp,
-                sum(b.debits_pending)::bigint AS dpe, sum(b.credits_pending)::bigint AS cpe
+                sum(b.debits_posted)::text AS dp, sum(b.credits_posted)::text AS cp,
+                sum(b.debits_pending)::text AS dpe, sum(b.credits_pending)::text AS cpe
            FROM accounts a JOIN balances b ON b.account_id = a.id
           GROUP BY a.currency, a.kind ORDER BY a.currency, a.kind",
     )
@@ -382,8 +384,13 @@ pub async fn trial_balance(pool: &PgPool) -> Result<TrialBalance, AppError> {
     for row in &rows {
         let currency = currency_from(row.try_get::<&str, _>("currency")?)?;
         let kind: String = row.try_get("kind")?;
-        let (dp, cp, dpe, cpe): (i64, i64, i64, i64) =
-            (row.try_get("dp")?, row.try_get("cp")?, row.try_get("dpe")?, row.try_get("cpe")?);
+        // Summed as numeric and read as i128: a currency's totals add up every account's, which
+        // no limit on one account keeps inside 64 bits.
+        let total = |column: &str| -> Result<i128, AppError> {
+            let text: String = row.try_get(column)?;
+            text.parse().map_err(AppError::internal)
+        };
+        let (dp, cp, dpe, cpe) = (total("dp")?, total("cp")?, total("dpe")?, total("cpe")?);
         if currencies.last().is_none_or(|c| c.currency != currency) {
             currencies.push(CurrencyTotals {
                 currency,

@@ -513,14 +513,47 @@ async fn operational_endpoints_answer() {
 #[tokio::test]
 async fn a_balance_that_would_overflow_is_refused_not_wrapped() {
     let app = TestApp::new().await;
-    let wallet = app.funded_wallet("rich", i64::MAX).await;
-    let again = app
+    let wallet = app.funded_wallet("rich", 0).await;
+    // One transfer: at most Amount::MAX_CENTS.
+    let huge = app
         .post(
             "/v1/deposits",
-            json!({"id": Uuid::now_v7(), "account_id": wallet, "amount": 1, "currency": "USD"}),
+            json!({"id": Uuid::now_v7(), "account_id": wallet, "amount": i64::MAX, "currency": "USD"}),
         )
         .await;
-    assert_eq!((again.status, again.code()), (StatusCode::UNPROCESSABLE_ENTITY, "amount_overflow"));
-    assert_eq!(app.posted(wallet).await, i64::MAX);
+    assert_eq!((huge.status, huge.code()), (StatusCode::UNPROCESSABLE_ENTITY, "amount_too_large"));
+    assert_eq!(app.posted(wallet).await, 0);
+    // An account: filled to its limit by the largest transfers, in two batches...
+    let most = domain::Amount::MAX_CENTS;
+    let per_account = domain::Amount::MAX_ROW_TOTAL_CENTS / most;
+    let source = app.account("cash_clearing", "overflow source").await;
+    for half in 0..2 {
+        let transfers: Vec<_> = (0..per_account / 2)
+            .map(|_| json!({"id": Uuid::now_v7(), "debit_account_id": source, "credit_account_id": wallet, "amount": most, "currency": "USD"}))
+            .collect();
+        let batch = app.post("/v1/transfers/batch", json!({"transfers": transfers})).await;
+        assert_eq!(batch.status, StatusCode::CREATED, "batch {half}: {}", batch.body);
+    }
+    assert_eq!(app.posted(wallet).await, domain::Amount::MAX_ROW_TOTAL_CENTS);
+    // ...then one more cent is refused, in the same statement that would post it.
+    for amount in [1, most] {
+        let again = app
+            .post(
+                "/v1/deposits",
+                json!({"id": Uuid::now_v7(), "account_id": wallet, "amount": amount, "currency": "USD"}),
+            )
+            .await;
+        assert_eq!((again.status, again.code()), (StatusCode::UNPROCESSABLE_ENTITY, "account_limit_reached"));
+    }
+    // The account and the reports still read.
+    assert_eq!(app.get(&format!("/v1/accounts/{wallet}")).await.status, StatusCode::OK);
+    let trial = app.get("/v1/reports/trial-balance").await;
+    assert_eq!(
+        (trial.status, trial.body["balanced"].clone()),
+        (StatusCode::OK, json!(true)),
+        "{}",
+        trial.body
+    );
+    assert_eq!(app.posted(wallet).await, domain::Amount::MAX_ROW_TOTAL_CENTS);
     app.assert_ledger_consistent().await;
 }

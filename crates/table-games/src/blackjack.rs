@@ -52,15 +52,30 @@ pub struct Limits {
     pub abandoned_after: std::time::Duration,
 }
 
+/// The highest table limit a house may post: $100,000 a wager.
+pub const MAX_HOUSE_WAGER_CENTS: i64 = 10_000_000;
+
 impl Limits {
     pub fn from_env() -> Result<Limits, AppError> {
         let get = |name: &'static str, default: i64| {
             platform::config::env_or(name, default).map_err(|e| AppError::internal(e.to_string()))
         };
+        let max_wager_cents = get("LOTTO_BJ_MAX_WAGER_CENTS", 100_000)?;
+        let progressive_wager_cents = get("LOTTO_BJ_PROGRESSIVE_WAGER_CENTS", 100)?;
+        // Seven spots of four doubled hands and three side wagers at this limit still return
+        // less than one ledger transfer may move, so no round can be staked and then not paid.
+        for (name, cents) in [
+            ("LOTTO_BJ_MAX_WAGER_CENTS", max_wager_cents),
+            ("LOTTO_BJ_PROGRESSIVE_WAGER_CENTS", progressive_wager_cents),
+        ] {
+            if !(100..=MAX_HOUSE_WAGER_CENTS).contains(&cents) {
+                return Err(AppError::internal(format!("{name} must be 100 to {MAX_HOUSE_WAGER_CENTS}")));
+            }
+        }
         Ok(Limits {
             min_wager_cents: get("LOTTO_BJ_MIN_WAGER_CENTS", 100)?,
-            max_wager_cents: get("LOTTO_BJ_MAX_WAGER_CENTS", 100_000)?,
-            progressive_wager_cents: get("LOTTO_BJ_PROGRESSIVE_WAGER_CENTS", 100)?,
+            max_wager_cents,
+            progressive_wager_cents,
             max_spots: usize::try_from(get("LOTTO_BJ_MAX_SPOTS", 7)?)
                 .ok()
                 .filter(|n| (1..=domain::blackjack::SPOTS_AT_A_TABLE).contains(n))

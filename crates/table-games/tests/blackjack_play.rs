@@ -557,3 +557,33 @@ async fn a_round_the_shoe_cannot_finish_is_voided_with_every_wager_returned() {
     assert_eq!(settled.body["state"], "settled", "{}", settled.body);
     casino.assert_books_balance().await;
 }
+
+#[test]
+fn the_largest_round_at_the_highest_house_limit_is_one_the_ledger_pays() {
+    use domain::blackjack::side_wagers::{SevensPrize, royal_match, trilux, trilux_super_3};
+    let deck: Vec<Card> = Card::deck().collect();
+    let mut most_side_odds = 0i64;
+    let mut most_sevens_for_one = 0i64;
+    for &a in &deck {
+        for &b in &deck {
+            for &up in &deck {
+                for odds in [trilux([a, b], up), trilux_super_3([a, b], up), royal_match([a, b])]
+                    .into_iter()
+                    .flatten()
+                {
+                    most_side_odds = most_side_odds.max(i64::from(odds.to.div_ceil(odds.per)));
+                }
+                if let Some(n) = SevensPrize::of([a, b], up).and_then(SevensPrize::for_one) {
+                    most_sevens_for_one = most_sevens_for_one.max(i64::from(n));
+                }
+            }
+        }
+    }
+    let w = table_games::blackjack::MAX_HOUSE_WAGER_CENTS;
+    // A spot: four hands, each doubled and paid 3 to 2 at most on both parts; three side wagers at
+    // their best odds; insurance at 2 to 1; the progressive's fixed prize on the posted wager
+    // (its pot prize is a separate transfer from the pot, bounded by the pot).
+    let per_spot = 4 * (2 * w) * 5 / 2 + 3 * w * (1 + most_side_odds) + 3 * w / 2 + most_sevens_for_one * w;
+    let round = 7 * per_spot;
+    assert!(round < domain::Amount::MAX_CENTS, "{round} cents at a {w}-cent limit");
+}
