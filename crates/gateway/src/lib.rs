@@ -1,8 +1,10 @@
 //! The gateway: the platform's front door (DESIGN §7, §8).
 //!
 //! - [`sessions`]: login (players, staff, terminals), logout, and the session check;
-//! - [`players`]: registration, the player's own wallet and history, deposits within limits,
-//!   deposit limits and self-exclusion;
+//! - [`players`]: registration, the player's own wallet and history, deposit limits and
+//!   self-exclusion;
+//! - [`payments`]: deposits and withdrawals through a payment provider, confirmed by its signed
+//!   webhook; the sandbox provider `lotto` runs;
 //! - [`admin`]: staff, retailers and terminal API keys;
 //! - [`credentials`]: argon2id passwords and API-key digests;
 //! - [`rate_limit`]: per-identity and per-address limits;
@@ -13,6 +15,7 @@
 
 pub mod admin;
 pub mod credentials;
+pub mod payments;
 pub mod players;
 pub mod rate_limit;
 pub mod sessions;
@@ -65,6 +68,8 @@ pub struct GatewayState {
     /// The instant service (instant and pull-tab tickets); `None` answers its routes with 503.
     pub instant: Option<Upstream>,
     pub ended_sessions: EndedSessions,
+    /// The payment provider: deposits and withdrawals.
+    pub payments: payments::Payments,
     pub limiter: Arc<RateLimiter>,
     pub access_token_ttl: Duration,
     pub body_limit: usize,
@@ -92,6 +97,7 @@ impl GatewayState {
             tables: None,
             instant: None,
             ended_sessions: EndedSessions::default(),
+            payments: payments::Payments::none(),
             limiter: Arc::new(RateLimiter::new(
                 Quota { per_minute: per_identity, burst: per_identity.div_ceil(4).max(10) },
                 Quota { per_minute: per_address, burst: per_address.div_ceil(4).max(10) },
@@ -124,6 +130,13 @@ impl GatewayState {
         self
     }
 
+    /// Takes deposits and withdrawals through `payments`' provider.
+    #[must_use]
+    pub fn with_payments(mut self, payments: payments::Payments) -> Self {
+        self.payments = payments;
+        self
+    }
+
     /// Routes the instant service's paths to `instant`.
     #[must_use]
     pub fn with_instant(mut self, instant: Upstream) -> Self {
@@ -153,7 +166,10 @@ pub fn route_table() -> Vec<(Method, &'static str, MethodRouter<GatewayState>)> 
         (Method::GET, "/v1/me", get(players::me)),
         (Method::GET, "/v1/me/wallet", get(players::wallet)),
         (Method::GET, "/v1/me/wallet/transfers", get(players::wallet_history)),
-        (Method::POST, "/v1/me/deposits", post(players::deposit)),
+        (Method::POST, "/v1/me/deposits", post(payments::deposit)),
+        (Method::POST, "/v1/me/withdrawals", post(payments::withdraw)),
+        (Method::GET, "/v1/me/payments/{id}", get(payments::get_payment)),
+        (Method::POST, "/v1/payments/webhook", post(payments::webhook)),
         (Method::GET, "/v1/me/deposit-limits", get(players::get_limits)),
         (Method::PUT, "/v1/me/deposit-limits", put(players::set_limit)),
         (Method::POST, "/v1/me/self-exclusion", post(players::self_exclude)),
@@ -211,14 +227,15 @@ async fn openapi_yaml() -> impl IntoResponse {
 #[openapi(
     paths(
         players::register, players::get_player, sessions::login, sessions::logout, players::me,
-        players::wallet, players::wallet_history, players::deposit, players::get_limits, players::set_limit,
+        players::wallet, players::wallet_history, payments::deposit, payments::withdraw,
+        payments::get_payment, payments::webhook, players::get_limits, players::set_limit,
         players::self_exclude, admin::add_staff, admin::list_staff, admin::add_retailer, admin::list_retailers,
         admin::add_terminal, admin::revoke_terminal,
     ),
     components(schemas(platform::Problem), responses(platform::openapi::Refused)),
     modifiers(&BearerAuth),
     tags(
-        (name = "players", description = "Registration, the player's own wallet and deposits"),
+        (name = "players", description = "Registration, the player's own wallet, deposits and withdrawals"),
         (name = "sessions", description = "Logging in (players, staff, terminals) and out"),
         (name = "responsible gaming", description = "Deposit limits and self-exclusion"),
         (name = "administration", description = "Staff, retailers and terminal keys (operators)"),

@@ -1,6 +1,7 @@
 //! The gateway alone, as production runs it: `DATABASE_URL`, `LOTTO_TOKEN_SECRET` and
 //! `LOTTO_LEDGER_URL` (the ledger's base URL) are required; `LOTTO_DRAWS_URL` names draw-games
-//! `LOTTO_TABLES_URL` table-games and `LOTTO_INSTANT_URL` instant.
+//! `LOTTO_TABLES_URL` table-games and `LOTTO_INSTANT_URL` instant; `LOTTO_PAYMENTS_URL` the
+//! payment provider, whose webhooks are signed with `LOTTO_PAYMENTS_WEBHOOK_SECRET`.
 
 use anyhow::Context;
 use platform::config::Config;
@@ -35,6 +36,18 @@ async fn main() -> anyhow::Result<()> {
             &url,
             config.request_timeout,
         )?);
+    }
+    if let Ok(url) = std::env::var("LOTTO_PAYMENTS_URL") {
+        let secret = std::env::var("LOTTO_PAYMENTS_WEBHOOK_SECRET")
+            .context("LOTTO_PAYMENTS_WEBHOOK_SECRET must be set with LOTTO_PAYMENTS_URL")?;
+        let provider = platform::upstream::Upstream::remote("payments", &url, config.request_timeout)?;
+        state = state.with_payments(
+            gateway::payments::Payments::with_provider(
+                provider,
+                platform::webhook::WebhookSecret::new(secret),
+            )
+            .map_err(|e| anyhow::anyhow!("{}", e.detail()))?,
+        );
     }
     state.ended_sessions.spawn_refresher(pool, std::time::Duration::from_secs(1));
     let app = gateway::router(state, (&config).into());

@@ -1,5 +1,6 @@
 //! Players: registration (18 or older, with a wallet opened in the ledger), their own profile,
-//! wallet and history, deposits within their limits, and responsible gaming.
+//! wallet and history, deposit limits, and responsible gaming (deposits themselves are
+//! [`crate::payments`]).
 
 use axum::extract::State;
 use axum::http::{Method, StatusCode};
@@ -7,7 +8,7 @@ use chrono::{DateTime, Months, NaiveDate, Utc};
 use domain::eligibility::{MINIMUM_AGE_YEARS, is_of_playing_age};
 use platform::auth::Role;
 use platform::openapi::Refused;
-use platform::{AppError, IdempotencyKey, Json, PageParams, Path, Query};
+use platform::{AppError, Json, PageParams, Path, Query};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use sqlx::Row;
@@ -150,7 +151,7 @@ pub async fn me(State(state): State<GatewayState>, caller: Authenticated) -> Res
 }
 
 /// The caller as a player, or 403.
-async fn the_player(state: &GatewayState, caller: &Authenticated) -> Result<Player, AppError> {
+pub(crate) async fn the_player(state: &GatewayState, caller: &Authenticated) -> Result<Player, AppError> {
     caller.require(&[Role::Player])?;
     load_player(state, caller.subject_id()?).await
 }
@@ -207,7 +208,7 @@ pub enum LimitPeriod {
 impl LimitPeriod {
     const ALL: [LimitPeriod; 3] = [LimitPeriod::Daily, LimitPeriod::Weekly, LimitPeriod::Monthly];
 
-    fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             LimitPeriod::Daily => "daily",
             LimitPeriod::Weekly => "weekly",
@@ -215,7 +216,7 @@ impl LimitPeriod {
         }
     }
 
-    fn window_days(self) -> i32 {
+    pub(crate) fn window_days(self) -> i32 {
         match self {
             LimitPeriod::Daily => 1,
             LimitPeriod::Weekly => 7,
@@ -247,7 +248,7 @@ pub struct DepositLimit {
 }
 
 /// The limits of a player, with raises whose delay has passed already applied.
-async fn limits(state: &GatewayState, player: Uuid) -> Result<Vec<DepositLimit>, AppError> {
+pub(crate) async fn limits(state: &GatewayState, player: Uuid) -> Result<Vec<DepositLimit>, AppError> {
     sqlx::query(
         "UPDATE deposit_limits SET amount = CASE WHEN pending_none THEN NULL ELSE pending_amount END,
                 pending_amount = NULL, pending_none = false, pending_from = NULL
@@ -337,77 +338,6 @@ pub async fn set_limit(
         .execute(&state.pool)
         .await?;
     Ok(Json(limits(&state, player.id).await?))
-}
-
-#[derive(Debug, Deserialize, utoipa::ToSchema)]
-#[serde(deny_unknown_fields)]
-pub struct DepositRequest {
-    pub amount: i64,
-    pub currency: String,
-}
-
-/// `POST /v1/me/deposits` (Idempotency-Key required): money in, within the player's limits.
-#[utoipa::path(
-    post, path = "/v1/me/deposits", tag = "players", request_body = DepositRequest,
-    params(("Idempotency-Key" = String, Header, description = "required: a retry with the same key deposits once")),
-    responses((status = 201, description = "deposited (the ledger transfer)", body = Object), (status = 200, description = "a replay", body = Object), (status = "4XX", response = Refused)), security(("bearer" = []))
-)]
-pub async fn deposit(
-    State(state): State<GatewayState>,
-    caller: Authenticated,
-    key: IdempotencyKey,
-    Json(request): Json<DepositRequest>,
-) -> Result<(StatusCode, Json<Value>), AppError> {
-    let player = the_player(&state, &caller).await?;
-    let Some(key) = key.0 else {
-        return Err(AppError::bad_request("missing_idempotency_key", "send an Idempotency-Key header"));
-    };
-    if request.amount <= 0 {
-        return Err(AppError::unprocessable("invalid_amount", "amount must be greater than zero"));
-    }
-    // Keys are the player's own: the same key from two players is two deposits.
-    let transfer_id = Uuid::new_v5(&GATEWAY_NAMESPACE, format!("deposit/{}/{key}", player.id).as_bytes());
-    let limits = limits(&state, player.id).await?;
-    let mut tx = state.pool.begin().await?;
-    // One deposit at a time per player, so two cannot both fit under the same limit.
-    sqlx::query("SELECT 1 FROM players WHERE id = $1 FOR UPDATE").bind(player.id).execute(&mut *tx).await?;
-    let seen: bool =
-        sqlx::query_scalar("SELECT EXISTS (SELECT 1 FROM player_deposits WHERE transfer_id = $1)")
-            .bind(transfer_id)
-            .fetch_one(&mut *tx)
-            .await?;
-    if !seen {
-        for limit in limits.iter().filter(|l| l.amount.is_some()) {
-            let used: i64 = sqlx::query_scalar(
-                "SELECT coalesce(sum(amount), 0)::bigint FROM player_deposits
-                  WHERE player_id = $1 AND created_at > now() - make_interval(days => $2)",
-            )
-            .bind(player.id)
-            .bind(limit.period.window_days())
-            .fetch_one(&mut *tx)
-            .await?;
-            let cap = limit.amount.unwrap_or(i64::MAX);
-            if used.saturating_add(request.amount) > cap {
-                return Err(AppError::unprocessable(
-                    "deposit_limit_exceeded",
-                    format!("this deposit would pass your {} limit", limit.period.as_str()),
-                )
-                .with_context(json!({"period": limit.period, "limit": cap, "used": used})));
-            }
-        }
-        sqlx::query("INSERT INTO player_deposits (transfer_id, player_id, amount) VALUES ($1, $2, $3)")
-            .bind(transfer_id)
-            .bind(player.id)
-            .bind(request.amount)
-            .execute(&mut *tx)
-            .await?;
-    }
-    let body = json!({"id": transfer_id, "account_id": player.wallet_account_id, "amount": request.amount,
-                      "currency": request.currency, "metadata": {"player_id": player.id, "channel": "gateway"}});
-    let transfer: Value =
-        state.ledger.call(Method::POST, "/v1/deposits", &state.service_token()?, Some(&body), None).await?;
-    tx.commit().await?;
-    Ok((if seen { StatusCode::OK } else { StatusCode::CREATED }, Json(transfer)))
 }
 
 /// The self-exclusion periods a player may choose.

@@ -27,7 +27,10 @@ const MATRIX: &[(&str, &str, [u16; 7])] = &[
     ("GET", "/v1/me", [401, 200, 200, 200, 200, 200, 200]),
     ("GET", "/v1/me/wallet", [401, 200, 200, 403, 403, 403, 403]),
     ("GET", "/v1/me/wallet/transfers", [401, 200, 200, 403, 403, 403, 403]),
-    ("POST", "/v1/me/deposits", [401, 201, 201, 403, 403, 403, 403]),
+    ("POST", "/v1/me/deposits", [401, 202, 202, 403, 403, 403, 403]),
+    ("POST", "/v1/me/withdrawals", [401, 202, 202, 403, 403, 403, 403]),
+    ("GET", "/v1/me/payments/{id}", [401, 200, 404, 403, 403, 403, 403]),
+    ("POST", "/v1/payments/webhook", [401, 401, 401, 401, 401, 401, 401]),
     ("GET", "/v1/me/deposit-limits", [401, 200, 200, 403, 403, 403, 403]),
     ("PUT", "/v1/me/deposit-limits", [401, 200, 200, 403, 403, 403, 403]),
     ("POST", "/v1/staff", [401, 403, 403, 403, 201, 403, 403]),
@@ -104,6 +107,8 @@ struct Fixture {
     /// Ann's table with no round in play, and her round waiting for a decision.
     bj_table: String,
     bj_round: String,
+    /// Ann's deposit.
+    payment: String,
 }
 
 /// The concrete path and body of a row, for one caller.
@@ -120,6 +125,7 @@ fn request_for(fx: &Fixture, method: &str, route: &str, caller: usize) -> (Strin
         .replace("/v1/keno/draws/{number}", &format!("/v1/keno/draws/{}", fx.draw_number))
         .replace("/v1/blackjack/tables/{id}", &format!("/v1/blackjack/tables/{}", fx.bj_table))
         .replace("/v1/blackjack/rounds/{id}", &format!("/v1/blackjack/rounds/{}", fx.bj_round))
+        .replace("/v1/me/payments/{id}", &format!("/v1/me/payments/{}", fx.payment))
         .replace("/v1/instant/games/{number}", "/v1/instant/games/283")
         .replace("/v1/instant/packs/{game}/{book}", "/v1/instant/packs/283/0");
     let body = match (method, route) {
@@ -127,7 +133,9 @@ fn request_for(fx: &Fixture, method: &str, route: &str, caller: usize) -> (Strin
             json!({"email": format!("{}@example.com", new_id()), "password": PASSWORD, "date_of_birth": "1980-01-01"}),
         ),
         ("POST", "/v1/sessions") => Some(json!({"email": "ann@example.com", "password": PASSWORD})),
-        ("POST", "/v1/me/deposits") => Some(json!({"amount": 100, "currency": "USD"})),
+        ("POST", "/v1/me/deposits" | "/v1/me/withdrawals") => Some(json!({"amount": 100, "currency": "USD"})),
+        ("POST", "/v1/payments/webhook") => Some(json!({"id": new_id(), "type": "payment.succeeded",
+            "payment_id": fx.payment, "amount": 10_000, "currency": "USD"})),
         ("PUT", "/v1/me/deposit-limits") => Some(json!({"period": "monthly", "amount": 1_000_000})),
         ("POST", "/v1/me/self-exclusion") => Some(json!({"period": "6_months"})),
         ("POST", "/v1/staff") => Some(
@@ -247,15 +255,15 @@ async fn every_route_answers_every_caller_as_the_matrix_says() {
         spare_terminals.push(t.body["id"].as_str().unwrap().to_owned());
     }
     // Both players can afford Keno tickets, and Ann has one to read.
+    let mut payments = Vec::new();
     for email in ["ann@example.com", "bob@example.com"] {
         let login = gw.login(json!({"email": email, "password": PASSWORD})).await;
-        let request = Request::post("/v1/me/deposits")
-            .header("content-type", "application/json")
-            .header("authorization", format!("Bearer {}", login.body["access_token"].as_str().unwrap()))
-            .header("idempotency-key", new_id())
-            .body(Body::from(json!({"amount": 10_000, "currency": "USD"}).to_string()))
-            .unwrap();
-        assert_eq!(gw.send(request).await.status.as_u16(), 201);
+        let token = login.body["access_token"].as_str().unwrap();
+        let intent = gw.deposit(token, &new_id(), json!({"amount": 10_000, "currency": "USD"})).await;
+        assert_eq!(intent.status.as_u16(), 202, "{}", intent.body);
+        let id = intent.body["id"].as_str().unwrap().to_owned();
+        assert_eq!(gw.settled_payment(token, &id).await["state"], "succeeded");
+        payments.push(id);
     }
     let ticket = Request::post("/v1/keno/tickets")
         .header("content-type", "application/json")
@@ -322,6 +330,7 @@ async fn every_route_answers_every_caller_as_the_matrix_says() {
         draw_number: draw_ticket.body["entries"][0]["draw_number"].as_i64().unwrap(),
         bj_table: bj_tables[1].clone(),
         bj_round: round.body["id"].as_str().unwrap().to_owned(),
+        payment: payments[0].clone(),
     };
 
     let mut failures = Vec::new();
@@ -340,7 +349,7 @@ async fn every_route_answers_every_caller_as_the_matrix_says() {
             if let Some(token) = token {
                 request = request.header("authorization", format!("Bearer {token}"));
             }
-            if *route == "/v1/me/deposits"
+            if matches!(*route, "/v1/me/deposits" | "/v1/me/withdrawals")
                 || *method == "POST"
                     && (route.starts_with("/v1/keno/") || route.starts_with("/v1/blackjack/tables/"))
             {

@@ -139,25 +139,35 @@ async fn a_player_sees_their_own_wallet_and_deposits_within_limits() {
     let bob = gw.player("bob@example.com").await;
 
     let deposit = |amount: i64| json!({"amount": amount, "currency": "USD"});
-    let send_deposit = |token: String, key: &'static str, amount: i64| {
-        let gw = &gw;
-        async move {
-            let request = axum::http::Request::post("/v1/me/deposits")
-                .header("content-type", "application/json")
-                .header("authorization", format!("Bearer {token}"))
-                .header("idempotency-key", key)
-                .body(axum::body::Body::from(deposit(amount).to_string()))
-                .unwrap();
-            gw.send(request).await
-        }
-    };
-    assert_eq!(send_deposit(ann.token.clone(), "d1", 5_000).await.status, StatusCode::CREATED);
-    assert_eq!(send_deposit(ann.token.clone(), "d1", 5_000).await.status, StatusCode::OK, "a replay");
+    let first = gw.deposit(&ann.token, "d1", deposit(5_000)).await;
     assert_eq!(
-        send_deposit(bob.token.clone(), "d1", 700).await.status,
-        StatusCode::CREATED,
-        "keys are per player"
+        (first.status, first.body["state"].as_str()),
+        (StatusCode::ACCEPTED, Some("pending")),
+        "{}",
+        first.body
     );
+    let replay = gw.deposit(&ann.token, "d1", deposit(5_000)).await;
+    assert_eq!(
+        (replay.status, replay.body["id"].clone()),
+        (StatusCode::OK, first.body["id"].clone()),
+        "a replay"
+    );
+    let other = gw.deposit(&ann.token, "d1", deposit(6_000)).await;
+    assert_eq!((other.status, other.code()), (StatusCode::CONFLICT, "idempotency_conflict"));
+    let bobs = gw.deposit(&bob.token, "d1", deposit(700)).await;
+    assert_eq!(bobs.status, StatusCode::ACCEPTED, "keys are per player");
+    let paid = gw.settled_payment(&ann.token, first.body["id"].as_str().unwrap()).await;
+    assert_eq!(paid["state"], "succeeded");
+    gw.settled_payment(&bob.token, bobs.body["id"].as_str().unwrap()).await;
+    let not_hers = gw
+        .call(
+            "GET",
+            &format!("/v1/me/payments/{}", bobs.body["id"].as_str().unwrap()),
+            Some(&ann.token),
+            None,
+        )
+        .await;
+    assert_eq!(not_hers.status, StatusCode::NOT_FOUND);
 
     let wallet = gw.call("GET", "/v1/me/wallet", Some(&ann.token), None).await;
     assert_eq!(wallet.body["balance"]["posted"], 5_000);
@@ -174,10 +184,10 @@ async fn a_player_sees_their_own_wallet_and_deposits_within_limits() {
         )
         .await;
     assert_eq!(set.status, StatusCode::OK, "{}", set.body);
-    let over = send_deposit(ann.token.clone(), "d2", 1_001).await;
+    let over = gw.deposit(&ann.token, "d2", deposit(1_001)).await;
     assert_eq!((over.status, over.code()), (StatusCode::UNPROCESSABLE_ENTITY, "deposit_limit_exceeded"));
     assert_eq!(over.body["context"], json!({"period": "daily", "limit": 6_000, "used": 5_000}));
-    assert_eq!(send_deposit(ann.token.clone(), "d3", 1_000).await.status, StatusCode::CREATED);
+    assert_eq!(gw.deposit(&ann.token, "d3", deposit(1_000)).await.status, StatusCode::ACCEPTED);
 
     // Raising waits 24 hours.
     let raise = gw
@@ -190,20 +200,19 @@ async fn a_player_sees_their_own_wallet_and_deposits_within_limits() {
         .await;
     let daily = &raise.body.as_array().unwrap()[0];
     assert_eq!((daily["amount"].clone(), daily["pending_amount"].clone()), (json!(6_000), json!(50_000)));
-    assert_eq!(send_deposit(ann.token.clone(), "d4", 100).await.code(), "deposit_limit_exceeded");
+    assert_eq!(gw.deposit(&ann.token, "d4", deposit(100)).await.code(), "deposit_limit_exceeded");
     sqlx::query("UPDATE deposit_limits SET pending_from = now() - interval '1 second'")
         .execute(&gw.state.pool)
         .await
         .unwrap();
-    assert_eq!(
-        send_deposit(ann.token.clone(), "d5", 100).await.status,
-        StatusCode::CREATED,
-        "the raise applies after the delay"
-    );
+    let raised = gw.deposit(&ann.token, "d5", deposit(100)).await;
+    assert_eq!(raised.status, StatusCode::ACCEPTED, "the raise applies after the delay");
     let limits = gw.call("GET", "/v1/me/deposit-limits", Some(&ann.token), None).await;
     assert_eq!(limits.body[0]["amount"], 50_000);
 
-    assert_eq!(send_deposit(ann.token.clone(), "d6", 0).await.code(), "invalid_amount");
+    assert_eq!(gw.deposit(&ann.token, "d6", deposit(0)).await.code(), "invalid_amount");
+    assert_eq!(gw.deposit(&ann.token, "d7", deposit(i64::MAX)).await.code(), "amount_too_large");
+    gw.settled_payment(&ann.token, raised.body["id"].as_str().unwrap()).await;
     let bob_wallet = gw.call("GET", "/v1/me/wallet", Some(&bob.token), None).await;
     assert_eq!(bob_wallet.body["balance"]["posted"], 700);
     gw.assert_ledger_balanced().await;

@@ -383,6 +383,12 @@ pub struct CashRequest {
     pub account_id: Uuid,
     pub amount: i64,
     pub currency: String,
+    /// Withdrawals only: hold the amount (a pending transfer to cash clearing, lasting
+    /// `timeout_seconds`) until the payment provider confirms it (post the hold) or fails it
+    /// (void it), through `POST /v1/transfers`.
+    #[serde(default)]
+    pub pending: bool,
+    pub timeout_seconds: Option<i32>,
     #[schema(value_type = Option<Object>)]
     pub metadata: Option<Value>,
 }

@@ -266,6 +266,12 @@ async fn cash_movement(
         ));
     }
     let (debit, credit) = match direction {
+        Direction::In if request.pending || request.timeout_seconds.is_some() => {
+            return Err(AppError::unprocessable(
+                "invalid_transfer",
+                "a deposit is posted when the money has arrived; only a withdrawal may be held",
+            ));
+        }
         Direction::In => (clearing, request.account_id),
         Direction::Out => (request.account_id, clearing),
     };
@@ -275,6 +281,8 @@ async fn cash_movement(
         amount: Some(request.amount),
         currency: Some(request.currency),
         metadata: request.metadata,
+        pending: request.pending,
+        timeout_seconds: request.timeout_seconds,
         ..TransferRequest::default()
     };
     apply_one(state, &transfer.validate(id)?).await

@@ -7,9 +7,12 @@
 mod postgres;
 
 use anyhow::Context;
+use gateway::payments::Payments;
+use gateway::payments::sandbox::Sandbox;
 use platform::auth::{Role, TokenKeys};
 use platform::config::Config;
 use platform::http::Readiness;
+use platform::webhook::WebhookSecret;
 
 const USAGE: &str = "usage: lotto [serve]
        lotto admin create-operator <username>
@@ -137,6 +140,19 @@ async fn run_services(config: &Config, database: &postgres::Database) -> anyhow:
     .with_draws(platform::upstream::Upstream::local("draw-games", draw_games::api_routes(draws)))
     .with_tables(platform::upstream::Upstream::local("table-games", table_games::api_routes(tables)))
     .with_instant(platform::upstream::Upstream::local("instant", instant::api_routes(instant_state)));
+    // Deposits and withdrawals go to the sandbox payment provider, in this process; it confirms
+    // each after LOTTO_SANDBOX_DELAY_MS through the gateway's signed webhook.
+    let secret = match std::env::var("LOTTO_PAYMENTS_WEBHOOK_SECRET") {
+        Ok(secret) if !secret.is_empty() => WebhookSecret::new(secret),
+        _ => WebhookSecret::random(),
+    };
+    let delay =
+        std::time::Duration::from_millis(platform::config::env_or("LOTTO_SANDBOX_DELAY_MS", 1_000u64)?);
+    let sandbox = Sandbox::new(secret.clone(), delay);
+    let state = state.with_payments(
+        Payments::with_provider(platform::upstream::Upstream::local("payments", sandbox.router()), secret)
+            .map_err(|e| anyhow::anyhow!("{}", e.detail()))?,
+    );
     state.ended_sessions.spawn_refresher(gateway_pool.clone(), std::time::Duration::from_secs(1));
     let readiness = Readiness::default()
         .with_pool(gateway::SCHEMA, gateway_pool)
@@ -144,7 +160,9 @@ async fn run_services(config: &Config, database: &postgres::Database) -> anyhow:
         .with_pool(draw_games::SCHEMA, draws_pool)
         .with_pool(table_games::SCHEMA, tables_pool)
         .with_pool(instant::SCHEMA, instant_pool);
-    let app = platform::http::app(gateway::api_routes(state), readiness, config.into());
+    let api = gateway::api_routes(state);
+    sandbox.deliver_to(platform::upstream::Upstream::local("gateway", api.clone()));
+    let app = platform::http::app(api, readiness, config.into());
 
     let listener = tokio::net::TcpListener::bind(config.listen)
         .await

@@ -278,3 +278,76 @@ async fn a_crash_between_stake_and_payout_settles_the_ticket_once_after_restart(
     assert_eq!(chain["intact"], true);
     lotto.terminate();
 }
+
+/// A newcomer's first deposit, over the socket: registered, logged in, the intent answered 202,
+/// the sandbox provider's signed webhook crediting the wallet a moment later; a declined card
+/// credits nothing.
+#[tokio::test]
+async fn a_players_deposit_is_confirmed_by_the_sandbox_provider() {
+    let url = platform::testing::fresh_database().await.unwrap();
+    let lotto = Lotto::start(
+        &[("DATABASE_URL", url), ("LOTTO_SANDBOX_DELAY_MS", "200".to_owned())],
+        Duration::from_secs(60),
+    );
+    let base = &lotto.base_url;
+    let http = reqwest::Client::new();
+    let email = "newcomer@example.com";
+    let registered = http
+        .post(format!("{base}/v1/players"))
+        .json(&json!({"email": email, "password": "a long and unusual passphrase", "date_of_birth": "1990-05-17"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(registered.status(), 201, "{}", registered.text().await.unwrap());
+    let login: Value = http
+        .post(format!("{base}/v1/sessions"))
+        .json(&json!({"email": email, "password": "a long and unusual passphrase"}))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let token = login["access_token"].as_str().unwrap().to_owned();
+    let deposit = |key: &'static str, body: Value| {
+        http.post(format!("{base}/v1/me/deposits"))
+            .bearer_auth(&token)
+            .header("idempotency-key", key)
+            .json(&body)
+            .send()
+    };
+    let ok = deposit("first", json!({"amount": 5_000, "currency": "USD"})).await.unwrap();
+    assert_eq!(ok.status(), 202);
+    let ok: Value = ok.json().await.unwrap();
+    let no: Value =
+        deposit("declined", json!({"amount": 700, "currency": "USD", "payment_method": "sandbox_decline"}))
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+    for (payment, expected) in [(&ok, "succeeded"), (&no, "failed")] {
+        let path = format!("{base}/v1/me/payments/{}", payment["id"].as_str().unwrap());
+        let mut state = String::new();
+        for _ in 0..100 {
+            let seen: Value = http.get(&path).bearer_auth(&token).send().await.unwrap().json().await.unwrap();
+            state = seen["state"].as_str().unwrap().to_owned();
+            if state != "pending" {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        assert_eq!(state, expected);
+    }
+    let wallet: Value = http
+        .get(format!("{base}/v1/me/wallet"))
+        .bearer_auth(&token)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(wallet["balance"]["posted"], 5_000);
+    lotto.terminate();
+}

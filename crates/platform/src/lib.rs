@@ -34,6 +34,7 @@ pub mod telemetry;
 pub mod testing;
 pub mod upstream;
 pub mod wallets;
+pub mod webhook;
 
 pub use error::{AppError, Problem};
 pub use extract::{IdempotencyKey, Json, PageParams, Path, Query};

@@ -2,17 +2,21 @@
 #![allow(dead_code)]
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use axum::Router;
 use axum::body::Body;
 use axum::http::{Request, StatusCode};
 use gateway::GatewayState;
+use gateway::payments::Payments;
+use gateway::payments::sandbox::Sandbox;
 use gateway::rate_limit::{Quota, RateLimiter};
 use platform::auth::{Role, TokenKeys};
 use platform::config::Config;
 use platform::http::Limits;
 use platform::testing::Reply;
 use platform::upstream::Upstream;
+use platform::webhook::WebhookSecret;
 use serde_json::{Value, json};
 use sqlx::PgPool;
 use uuid::Uuid;
@@ -34,6 +38,9 @@ pub struct Login {
 }
 
 pub const PASSWORD: &str = "correct horse battery staple";
+
+/// What the test's payment provider signs its webhooks with.
+pub const WEBHOOK_SECRET: &str = "the sandbox provider's test secret, 32+ bytes";
 
 impl TestGateway {
     pub async fn new() -> TestGateway {
@@ -79,7 +86,14 @@ impl TestGateway {
             instant::api_routes(instant_state(&url, &tokens, &ledger).await),
         ));
         state.limiter = Arc::new(RateLimiter::new(quota, quota));
+        // The sandbox provider, answering at once; its webhooks come back to this gateway.
+        let secret = WebhookSecret::new(WEBHOOK_SECRET);
+        let sandbox = Sandbox::new(secret.clone(), Duration::ZERO);
+        state = state.with_payments(
+            Payments::with_provider(Upstream::local("payments", sandbox.router()), secret).unwrap(),
+        );
         let router = gateway::router(state.clone(), Limits::default());
+        sandbox.deliver_to(Upstream::local("gateway", router.clone()));
         TestGateway { router, state, ledger_pool, tokens, url }
     }
 
@@ -110,6 +124,38 @@ impl TestGateway {
 
     pub async fn login(&self, body: Value) -> Reply {
         self.call("POST", "/v1/sessions", None, Some(body)).await
+    }
+
+    /// A deposit intent with `key` (the provider confirms it shortly after).
+    pub async fn deposit(&self, token: &str, key: &str, body: Value) -> Reply {
+        let request = Request::post("/v1/me/deposits")
+            .header("content-type", "application/json")
+            .header("authorization", format!("Bearer {token}"))
+            .header("idempotency-key", key)
+            .body(Body::from(body.to_string()))
+            .unwrap();
+        self.send(request).await
+    }
+
+    /// The payment once the provider has reported its outcome.
+    pub async fn settled_payment(&self, token: &str, id: &str) -> Value {
+        for _ in 0..200 {
+            let payment = self.call("GET", &format!("/v1/me/payments/{id}"), Some(token), None).await;
+            assert_eq!(payment.status, StatusCode::OK, "{}", payment.body);
+            if payment.body["state"] != "pending" {
+                return payment.body;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        panic!("payment {id} is still pending");
+    }
+
+    /// Money into a player's wallet through the provider, confirmed.
+    pub async fn fund(&self, token: &str, cents: i64) {
+        let intent = self.deposit(token, &new_id(), json!({"amount": cents, "currency": "USD"})).await;
+        assert_eq!(intent.status, StatusCode::ACCEPTED, "{}", intent.body);
+        let payment = self.settled_payment(token, intent.body["id"].as_str().unwrap()).await;
+        assert_eq!(payment["state"], "succeeded", "{payment}");
     }
 
     /// A registered, logged-in player.

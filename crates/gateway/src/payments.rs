@@ -1,0 +1,580 @@
+//! Money in and out of a player's wallet through a payment provider (DESIGN §2).
+//!
+//! Money enters only when the provider says it arrived. A deposit is an **intent**: the player's
+//! request is checked (self-exclusion, deposit limits, counted with the intents still pending)
+//! and recorded `pending`, the provider is asked to collect it, and the answer is 202. The wallet
+//! is credited only when the provider's **signed webhook** (`POST /v1/payments/webhook`, see
+//! [`platform::webhook`]) reports the payment succeeded; a failure leaves the wallet as it was.
+//!
+//! A withdrawal is a **hold** on the wallet (a pending ledger transfer to cash clearing), so the
+//! money cannot be staked meanwhile; the provider's confirmation posts the hold, its failure
+//! voids it, and a hold nobody confirms expires by itself after `LOTTO_PAYMENTS_HOLD_SECONDS`.
+//!
+//! Every step is idempotent: an intent by the player's `Idempotency-Key` (a retry re-sends it to
+//! the provider, which is how an intent survives a provider that was away), a webhook by the
+//! provider's event id, and every ledger transfer by an id derived from the intent.
+//!
+//! [`sandbox`] is a provider for local use that `lotto` runs in-process.
+
+pub mod sandbox;
+
+use axum::body::Bytes;
+use axum::extract::State;
+use axum::http::{HeaderMap, Method, StatusCode};
+use chrono::{DateTime, Utc};
+use domain::{Amount, Currency};
+use platform::openapi::Refused;
+use platform::upstream::Upstream;
+use platform::webhook::{SIGNATURE_HEADER, WebhookSecret};
+use platform::{AppError, IdempotencyKey, Json, Path};
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+use sqlx::{PgConnection, Row};
+use uuid::Uuid;
+
+use crate::GatewayState;
+use crate::players::{GATEWAY_NAMESPACE, Player, the_player};
+
+/// How the gateway reaches its payment provider, and how it checks the provider's callbacks.
+#[derive(Debug, Clone)]
+pub struct Payments {
+    /// The provider's API (`LOTTO_PAYMENTS_URL`); `None` answers deposits and withdrawals 503.
+    pub provider: Option<Upstream>,
+    /// What the gateway presents to the provider (`LOTTO_PAYMENTS_API_KEY`).
+    pub api_key: String,
+    /// The secret the provider signs webhooks with (`LOTTO_PAYMENTS_WEBHOOK_SECRET`).
+    pub webhook_secret: WebhookSecret,
+    /// How far a webhook's timestamp may be from now (`LOTTO_PAYMENTS_TOLERANCE_SECONDS`, 300).
+    pub tolerance_seconds: i64,
+    /// How long a withdrawal's hold waits for the provider (`LOTTO_PAYMENTS_HOLD_SECONDS`, a
+    /// week, the ledger's longest hold).
+    pub hold_seconds: i32,
+}
+
+impl Payments {
+    /// No provider: deposits and withdrawals answer 503 until one is configured.
+    pub fn none() -> Payments {
+        Payments {
+            provider: None,
+            api_key: String::new(),
+            webhook_secret: WebhookSecret::random(),
+            tolerance_seconds: 300,
+            hold_seconds: 7 * 24 * 3600,
+        }
+    }
+
+    /// The provider at `provider`, whose webhooks are signed with `secret`.
+    pub fn with_provider(provider: Upstream, secret: WebhookSecret) -> Result<Payments, AppError> {
+        let setting = |name: &'static str, default: i64| {
+            platform::config::env_or(name, default).map_err(|e| AppError::internal(e.to_string()))
+        };
+        Ok(Payments {
+            provider: Some(provider),
+            api_key: std::env::var("LOTTO_PAYMENTS_API_KEY").unwrap_or_else(|_| "sandbox".to_owned()),
+            webhook_secret: secret,
+            tolerance_seconds: setting("LOTTO_PAYMENTS_TOLERANCE_SECONDS", 300)?,
+            hold_seconds: i32::try_from(setting("LOTTO_PAYMENTS_HOLD_SECONDS", 7 * 24 * 3600)?)
+                .map_err(AppError::internal)?,
+        })
+    }
+}
+
+/// Deposit or withdrawal.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum PaymentKind {
+    Deposit,
+    Withdrawal,
+}
+
+impl PaymentKind {
+    fn as_str(self) -> &'static str {
+        match self {
+            PaymentKind::Deposit => "deposit",
+            PaymentKind::Withdrawal => "withdrawal",
+        }
+    }
+}
+
+/// Where a payment stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum PaymentState {
+    /// Waiting for the provider.
+    Pending,
+    /// The provider confirmed it: a deposit is in the wallet, a withdrawal has left it.
+    Succeeded,
+    /// The provider refused it: a deposit never arrived, a withdrawal's hold was released.
+    Failed,
+}
+
+/// `POST /v1/me/deposits` and `POST /v1/me/withdrawals`.
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PaymentRequest {
+    /// Cents, more than zero.
+    pub amount: i64,
+    pub currency: String,
+    /// The provider's token for the card or account to use (the sandbox declines
+    /// `sandbox_decline`); `sandbox_card` when absent.
+    pub payment_method: Option<String>,
+}
+
+/// A payment as its player sees it.
+#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct PaymentView {
+    pub id: Uuid,
+    pub kind: PaymentKind,
+    pub amount: i64,
+    pub currency: String,
+    pub state: PaymentState,
+    /// Why the provider refused it.
+    pub failure: Option<String>,
+    pub created_at: DateTime<Utc>,
+    pub updated_at: DateTime<Utc>,
+}
+
+/// The payment the gateway asks its provider to make (the provider's API, ADR 0007).
+#[derive(Debug, Serialize, Deserialize)]
+pub struct ProviderPayment {
+    pub id: Uuid,
+    pub kind: PaymentKind,
+    pub amount: i64,
+    pub currency: String,
+    pub payment_method: String,
+}
+
+/// A provider's webhook body.
+#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct PaymentEvent {
+    /// The provider's event id: each is applied once.
+    pub id: String,
+    /// `payment.succeeded` or `payment.failed`.
+    #[serde(rename = "type")]
+    pub kind: String,
+    pub payment_id: Uuid,
+    pub amount: i64,
+    pub currency: String,
+    pub reason: Option<String>,
+}
+
+const PAYMENT_COLUMNS: &str =
+    "id, player_id, kind, amount, currency, payment_method, state, failure, created_at, updated_at";
+
+fn payment_view(row: &sqlx::postgres::PgRow) -> Result<PaymentView, AppError> {
+    let kind: String = row.try_get("kind")?;
+    let state: String = row.try_get("state")?;
+    Ok(PaymentView {
+        id: row.try_get("id")?,
+        kind: if kind == "deposit" { PaymentKind::Deposit } else { PaymentKind::Withdrawal },
+        amount: row.try_get("amount")?,
+        currency: row.try_get("currency")?,
+        state: match state.as_str() {
+            "succeeded" => PaymentState::Succeeded,
+            "failed" => PaymentState::Failed,
+            _ => PaymentState::Pending,
+        },
+        failure: row.try_get("failure")?,
+        created_at: row.try_get("created_at")?,
+        updated_at: row.try_get("updated_at")?,
+    })
+}
+
+/// Checks a request's amount and currency before anything is recorded.
+fn checked(request: &PaymentRequest) -> Result<(Amount, Currency), AppError> {
+    let amount = Amount::new(request.amount).map_err(|e| match e {
+        domain::MoneyError::TooLarge(_) => AppError::unprocessable("amount_too_large", e.to_string()),
+        _ => AppError::unprocessable("invalid_amount", "amount must be greater than zero"),
+    })?;
+    let currency = request
+        .currency
+        .parse()
+        .map_err(|e: domain::MoneyError| AppError::unprocessable("invalid_currency", e.to_string()))?;
+    if let Some(method) = &request.payment_method
+        && !(1..=200).contains(&method.len())
+    {
+        return Err(AppError::unprocessable(
+            "invalid_payment_method",
+            "payment_method is 1 to 200 characters",
+        ));
+    }
+    Ok((amount, currency))
+}
+
+/// A player excluded from play cannot move money in (their sessions end at once; this also
+/// covers a token issued just before).
+fn refuse_excluded(player: &Player) -> Result<(), AppError> {
+    match player.self_excluded_until {
+        Some(until) if until > Utc::now() => Err(AppError::new(
+            StatusCode::FORBIDDEN,
+            "self_excluded",
+            format!("you are excluded from play until {until}"),
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// The intent with this id, if the player made it already: a replay when the request is the
+/// same, a conflict when it is not.
+async fn existing_intent(
+    conn: &mut PgConnection,
+    id: Uuid,
+    amount: Amount,
+    currency: Currency,
+) -> Result<Option<PaymentView>, AppError> {
+    let Some(row) = sqlx::query(&format!("SELECT {PAYMENT_COLUMNS} FROM payments WHERE id = $1"))
+        .bind(id)
+        .fetch_optional(conn)
+        .await?
+    else {
+        return Ok(None);
+    };
+    let view = payment_view(&row)?;
+    if view.amount != amount.cents() || view.currency != currency.as_str() {
+        return Err(AppError::conflict("idempotency_conflict", "this key made a payment of another amount"));
+    }
+    Ok(Some(view))
+}
+
+async fn insert_intent(
+    conn: &mut PgConnection,
+    id: Uuid,
+    player: Uuid,
+    kind: PaymentKind,
+    request: &PaymentRequest,
+    method: &str,
+) -> Result<PaymentView, AppError> {
+    let row = sqlx::query(&format!(
+        "INSERT INTO payments (id, player_id, kind, amount, currency, payment_method, state)
+         VALUES ($1, $2, $3, $4, $5, $6, 'pending') RETURNING {PAYMENT_COLUMNS}"
+    ))
+    .bind(id)
+    .bind(player)
+    .bind(kind.as_str())
+    .bind(request.amount)
+    .bind(&request.currency)
+    .bind(method)
+    .fetch_one(conn)
+    .await?;
+    payment_view(&row)
+}
+
+/// Asks the provider to make the payment (again, on a retry: the provider keys it by our id).
+async fn send_to_provider(state: &GatewayState, view: &PaymentView, method: &str) -> Result<(), AppError> {
+    let provider = state
+        .payments
+        .provider
+        .as_ref()
+        .ok_or_else(|| AppError::unavailable("no payment provider is configured here"))?;
+    let payment = ProviderPayment {
+        id: view.id,
+        kind: view.kind,
+        amount: view.amount,
+        currency: view.currency.clone(),
+        payment_method: method.to_owned(),
+    };
+    let _: Value = provider
+        .call(
+            Method::POST,
+            "/v1/payments",
+            &state.payments.api_key,
+            Some(&payment),
+            Some(&view.id.to_string()),
+        )
+        .await?;
+    Ok(())
+}
+
+fn intent_id(kind: PaymentKind, player: Uuid, key: &str) -> Uuid {
+    // Keys are the player's own: the same key from two players is two payments. (Deposit ids
+    // keep the form they had when a deposit was credited at once.)
+    Uuid::new_v5(&GATEWAY_NAMESPACE, format!("{}/{player}/{key}", kind.as_str()).as_bytes())
+}
+
+fn answer(created: bool, view: PaymentView) -> (StatusCode, Json<PaymentView>) {
+    (if created { StatusCode::ACCEPTED } else { StatusCode::OK }, Json(view))
+}
+
+/// `POST /v1/me/deposits` (Idempotency-Key required): a deposit intent, within the player's limits.
+#[utoipa::path(
+    post, path = "/v1/me/deposits", tag = "players", request_body = PaymentRequest,
+    params(("Idempotency-Key" = String, Header, description = "required: a retry with the same key is the same deposit")),
+    responses((status = 202, description = "recorded and sent to the payment provider; the wallet is credited when the provider confirms it", body = PaymentView),
+              (status = 200, description = "a replay: the deposit as it stands", body = PaymentView),
+              (status = "4XX", response = Refused)),
+    security(("bearer" = []))
+)]
+pub async fn deposit(
+    State(state): State<GatewayState>,
+    caller: crate::sessions::Authenticated,
+    key: IdempotencyKey,
+    Json(request): Json<PaymentRequest>,
+) -> Result<(StatusCode, Json<PaymentView>), AppError> {
+    let player = the_player(&state, &caller).await?;
+    let key = key
+        .0
+        .ok_or_else(|| AppError::bad_request("missing_idempotency_key", "send an Idempotency-Key header"))?;
+    let (amount, currency) = checked(&request)?;
+    refuse_excluded(&player)?;
+    let id = intent_id(PaymentKind::Deposit, player.id, &key);
+    let method = request.payment_method.clone().unwrap_or_else(|| "sandbox_card".to_owned());
+    let limits = crate::players::limits(&state, player.id).await?;
+    let mut tx = state.pool.begin().await?;
+    // One intent at a time per player, so two cannot both fit under the same limit.
+    sqlx::query("SELECT 1 FROM players WHERE id = $1 FOR UPDATE").bind(player.id).execute(&mut *tx).await?;
+    let (created, view) = match existing_intent(&mut tx, id, amount, currency).await? {
+        Some(view) => (false, view),
+        None => {
+            for limit in limits.iter().filter(|l| l.amount.is_some()) {
+                // Intents still pending count: a player may not queue deposits past a limit.
+                let used: i64 = sqlx::query_scalar(
+                    "SELECT coalesce(sum(amount), 0)::bigint FROM payments
+                      WHERE player_id = $1 AND kind = 'deposit' AND state IN ('pending', 'succeeded')
+                        AND created_at > now() - make_interval(days => $2)",
+                )
+                .bind(player.id)
+                .bind(limit.period.window_days())
+                .fetch_one(&mut *tx)
+                .await?;
+                let cap = limit.amount.unwrap_or(i64::MAX);
+                if used.saturating_add(amount.cents()) > cap {
+                    return Err(AppError::unprocessable(
+                        "deposit_limit_exceeded",
+                        format!("this deposit would pass your {} limit", limit.period.as_str()),
+                    )
+                    .with_context(json!({"period": limit.period, "limit": cap, "used": used})));
+                }
+            }
+            (true, insert_intent(&mut tx, id, player.id, PaymentKind::Deposit, &request, &method).await?)
+        }
+    };
+    tx.commit().await?;
+    if view.state == PaymentState::Pending {
+        send_to_provider(&state, &view, &method).await?;
+    }
+    Ok(answer(created, view))
+}
+
+/// `POST /v1/me/withdrawals` (Idempotency-Key required): cash out, held until the provider pays.
+#[utoipa::path(
+    post, path = "/v1/me/withdrawals", tag = "players", request_body = PaymentRequest,
+    params(("Idempotency-Key" = String, Header, description = "required: a retry with the same key is the same withdrawal")),
+    responses((status = 202, description = "held in the wallet and sent to the payment provider", body = PaymentView),
+              (status = 200, description = "a replay: the withdrawal as it stands", body = PaymentView),
+              (status = "4XX", response = Refused)),
+    security(("bearer" = []))
+)]
+pub async fn withdraw(
+    State(state): State<GatewayState>,
+    caller: crate::sessions::Authenticated,
+    key: IdempotencyKey,
+    Json(request): Json<PaymentRequest>,
+) -> Result<(StatusCode, Json<PaymentView>), AppError> {
+    let player = the_player(&state, &caller).await?;
+    let key = key
+        .0
+        .ok_or_else(|| AppError::bad_request("missing_idempotency_key", "send an Idempotency-Key header"))?;
+    let (amount, currency) = checked(&request)?;
+    let id = intent_id(PaymentKind::Withdrawal, player.id, &key);
+    let method = request.payment_method.clone().unwrap_or_else(|| "sandbox_card".to_owned());
+    let mut tx = state.pool.begin().await?;
+    sqlx::query("SELECT 1 FROM players WHERE id = $1 FOR UPDATE").bind(player.id).execute(&mut *tx).await?;
+    let (created, view) = match existing_intent(&mut tx, id, amount, currency).await? {
+        Some(view) => (false, view),
+        None => {
+            // The hold first: a wallet that cannot cover it refuses here, and nothing is recorded.
+            let hold = json!({"id": id, "account_id": player.wallet_account_id, "amount": amount.cents(),
+                              "currency": currency.as_str(), "pending": true,
+                              "timeout_seconds": state.payments.hold_seconds,
+                              "metadata": {"player_id": player.id, "payment": "withdrawal"}});
+            let _: Value = state
+                .ledger
+                .call(Method::POST, "/v1/withdrawals", &state.service_token()?, Some(&hold), None)
+                .await?;
+            (true, insert_intent(&mut tx, id, player.id, PaymentKind::Withdrawal, &request, &method).await?)
+        }
+    };
+    tx.commit().await?;
+    if view.state == PaymentState::Pending {
+        send_to_provider(&state, &view, &method).await?;
+    }
+    Ok(answer(created, view))
+}
+
+/// `GET /v1/me/payments/{id}`: one of the player's deposits or withdrawals.
+#[utoipa::path(
+    get, path = "/v1/me/payments/{id}", tag = "players", params(("id" = Uuid, Path, description = "payment id")),
+    responses((status = 200, description = "the payment", body = PaymentView), (status = "4XX", response = Refused)),
+    security(("bearer" = []))
+)]
+pub async fn get_payment(
+    State(state): State<GatewayState>,
+    caller: crate::sessions::Authenticated,
+    Path(id): Path<Uuid>,
+) -> Result<Json<PaymentView>, AppError> {
+    let player = the_player(&state, &caller).await?;
+    let row =
+        sqlx::query(&format!("SELECT {PAYMENT_COLUMNS} FROM payments WHERE id = $1 AND player_id = $2"))
+            .bind(id)
+            .bind(player.id)
+            .fetch_optional(&state.pool)
+            .await?
+            .ok_or_else(|| {
+                AppError::not_found("payment_not_found", format!("payment {id} does not exist"))
+            })?;
+    Ok(Json(payment_view(&row)?))
+}
+
+/// What a webhook did.
+#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct WebhookReceipt {
+    /// True when this event id had been applied before (nothing done now).
+    pub replayed: bool,
+    /// The payment's state after the event.
+    pub state: PaymentState,
+}
+
+/// `POST /v1/payments/webhook`: the provider reports a payment's outcome. Authenticated by its
+/// signature, not a token: the HMAC-SHA256 of `"<t>.<body>"` in `Lotto-Signature`.
+#[utoipa::path(
+    post, path = "/v1/payments/webhook", tag = "players", request_body = PaymentEvent,
+    params(("Lotto-Signature" = String, Header, description = "t=<unix seconds>,v1=<hex HMAC-SHA256 of \"<t>.<body>\">")),
+    responses((status = 200, description = "applied, or a replay of an event already applied", body = WebhookReceipt),
+              (status = "4XX", response = Refused)),
+    security(())
+)]
+pub async fn webhook(
+    State(state): State<GatewayState>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Result<Json<WebhookReceipt>, AppError> {
+    let signature = headers.get(SIGNATURE_HEADER).and_then(|v| v.to_str().ok()).unwrap_or_default();
+    state
+        .payments
+        .webhook_secret
+        .verify(signature, &body, Utc::now().timestamp(), state.payments.tolerance_seconds)
+        .map_err(|e| AppError::new(StatusCode::UNAUTHORIZED, "invalid_signature", e.to_string()))?;
+    if platform::extract::has_escaped_nul(&body) {
+        return Err(platform::extract::nul_in_text());
+    }
+    let event: PaymentEvent = serde_json::from_slice(&body)
+        .map_err(|e| AppError::unprocessable("invalid_body", format!("not a payment event: {e}")))?;
+    let succeeded = match event.kind.as_str() {
+        "payment.succeeded" => true,
+        "payment.failed" => false,
+        other => {
+            return Err(AppError::unprocessable(
+                "unknown_event",
+                format!("event type {other:?} is not one we handle"),
+            ));
+        }
+    };
+    if !(1..=200).contains(&event.id.len()) {
+        return Err(AppError::unprocessable("invalid_body", "an event id is 1 to 200 characters"));
+    }
+    let mut tx = state.pool.begin().await?;
+    let row = sqlx::query(&format!("SELECT {PAYMENT_COLUMNS} FROM payments WHERE id = $1 FOR UPDATE"))
+        .bind(event.payment_id)
+        .fetch_optional(&mut *tx)
+        .await?
+        .ok_or_else(|| {
+            AppError::not_found("payment_not_found", format!("payment {} does not exist", event.payment_id))
+        })?;
+    let view = payment_view(&row)?;
+    let fresh = sqlx::query(
+        "INSERT INTO payment_events (event_id, payment_id, type) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING",
+    )
+    .bind(&event.id)
+    .bind(event.payment_id)
+    .bind(&event.kind)
+    .execute(&mut *tx)
+    .await?
+    .rows_affected()
+        == 1;
+    if !fresh {
+        return Ok(Json(WebhookReceipt { replayed: true, state: view.state }));
+    }
+    if (event.amount, event.currency.as_str()) != (view.amount, view.currency.as_str()) {
+        return Err(AppError::unprocessable(
+            "event_mismatch",
+            "the event's amount or currency is not the payment's",
+        ));
+    }
+    if view.state != PaymentState::Pending {
+        // A second outcome for a settled payment changes nothing; it is recorded and answered.
+        tx.commit().await?;
+        return Ok(Json(WebhookReceipt { replayed: false, state: view.state }));
+    }
+    let player: Uuid = row.try_get("player_id")?;
+    let wallet: Uuid = sqlx::query_scalar("SELECT wallet_account_id FROM players WHERE id = $1")
+        .bind(player)
+        .fetch_one(&mut *tx)
+        .await?;
+    apply_outcome(&state, &view, wallet, succeeded).await?;
+    let new_state = if succeeded { "succeeded" } else { "failed" };
+    let failure = (!succeeded).then(|| event.reason.clone().unwrap_or_else(|| "declined".to_owned()));
+    sqlx::query("UPDATE payments SET state = $2, failure = $3, updated_at = now() WHERE id = $1")
+        .bind(view.id)
+        .bind(new_state)
+        .bind(failure)
+        .execute(&mut *tx)
+        .await?;
+    tx.commit().await?;
+    let state = if succeeded { PaymentState::Succeeded } else { PaymentState::Failed };
+    Ok(Json(WebhookReceipt { replayed: false, state }))
+}
+
+/// The ledger side of an outcome; each transfer's id comes from the payment, so a webhook
+/// retried after a crash moves the money once.
+async fn apply_outcome(
+    state: &GatewayState,
+    view: &PaymentView,
+    wallet: Uuid,
+    succeeded: bool,
+) -> Result<(), AppError> {
+    let token = state.service_token()?;
+    let derived =
+        |step: &str| Uuid::new_v5(&GATEWAY_NAMESPACE, format!("payment/{}/{step}", view.id).as_bytes());
+    let metadata = json!({"payment": view.id, "kind": view.kind});
+    match (view.kind, succeeded) {
+        (PaymentKind::Deposit, true) => {
+            let body = json!({"id": view.id, "account_id": wallet, "amount": view.amount, "currency": view.currency,
+                              "metadata": metadata});
+            let _: Value = state.ledger.call(Method::POST, "/v1/deposits", &token, Some(&body), None).await?;
+        }
+        (PaymentKind::Deposit, false) => {}
+        (PaymentKind::Withdrawal, true) => {
+            let post = json!({"id": derived("post"), "post_pending_id": view.id, "metadata": metadata});
+            match state
+                .ledger
+                .call::<_, Value>(Method::POST, "/v1/transfers", &token, Some(&post), None)
+                .await
+            {
+                Ok(_) => {}
+                // The hold ran out before the provider paid: the money has left all the same, so
+                // it is taken from the wallet now.
+                Err(e) if matches!(e.code(), "hold_expired" | "hold_already_ended") => {
+                    tracing::warn!(payment = %view.id, "a withdrawal was paid after its hold ended");
+                    let late = json!({"id": derived("late"), "account_id": wallet, "amount": view.amount,
+                                      "currency": view.currency, "metadata": metadata});
+                    let _: Value =
+                        state.ledger.call(Method::POST, "/v1/withdrawals", &token, Some(&late), None).await?;
+                }
+                Err(e) => return Err(e),
+            }
+        }
+        (PaymentKind::Withdrawal, false) => {
+            let void = json!({"id": derived("void"), "void_pending_id": view.id, "metadata": metadata});
+            match state
+                .ledger
+                .call::<_, Value>(Method::POST, "/v1/transfers", &token, Some(&void), None)
+                .await
+            {
+                // An expired hold has already given the money back.
+                Err(e) if !matches!(e.code(), "hold_expired" | "hold_already_ended") => return Err(e),
+                _ => {}
+            }
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,233 @@
+//! Deposits and withdrawals through a payment provider (issue 11, defect 4): money moves only
+//! when the provider's signed webhook says so, each event once; the sandbox provider confirms or
+//! declines; a withdrawal is a hold until then.
+
+// Tests stop at the first surprise.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod common;
+
+use axum::body::Body;
+use axum::http::{Request, StatusCode};
+use common::{TestGateway, WEBHOOK_SECRET, new_id};
+use platform::testing::Reply;
+use platform::webhook::WebhookSecret;
+use serde_json::{Value, json};
+
+async fn wallet(gw: &TestGateway, token: &str) -> (i64, i64) {
+    let wallet = gw.call("GET", "/v1/me/wallet", Some(token), None).await;
+    (
+        wallet.body["balance"]["posted"].as_i64().unwrap(),
+        wallet.body["balance"]["available"].as_i64().unwrap(),
+    )
+}
+
+async fn webhook(gw: &TestGateway, body: &Value, signature: Option<String>) -> Reply {
+    let bytes = body.to_string();
+    let signature = signature.unwrap_or_else(|| {
+        WebhookSecret::new(WEBHOOK_SECRET).sign(chrono::Utc::now().timestamp(), bytes.as_bytes())
+    });
+    let request = Request::post("/v1/payments/webhook")
+        .header("content-type", "application/json")
+        .header("lotto-signature", signature)
+        .body(Body::from(bytes))
+        .unwrap();
+    gw.send(request).await
+}
+
+async fn withdraw(gw: &TestGateway, token: &str, key: &str, body: Value) -> Reply {
+    let request = Request::post("/v1/me/withdrawals")
+        .header("content-type", "application/json")
+        .header("authorization", format!("Bearer {token}"))
+        .header("idempotency-key", key)
+        .body(Body::from(body.to_string()))
+        .unwrap();
+    gw.send(request).await
+}
+
+#[tokio::test]
+async fn a_deposit_is_credited_only_when_the_provider_confirms_it() {
+    let gw = TestGateway::new().await;
+    let ann = gw.player("ann@example.com").await;
+    let declined = gw
+        .deposit(
+            &ann.token,
+            "no",
+            json!({"amount": 2_500, "currency": "USD", "payment_method": "sandbox_decline"}),
+        )
+        .await;
+    assert_eq!(declined.status, StatusCode::ACCEPTED, "{}", declined.body);
+    let outcome = gw.settled_payment(&ann.token, declined.body["id"].as_str().unwrap()).await;
+    assert_eq!(
+        (outcome["state"].as_str(), outcome["failure"].as_str()),
+        (Some("failed"), Some("card_declined"))
+    );
+    assert_eq!(wallet(&gw, &ann.token).await, (0, 0), "a declined deposit never reaches the wallet");
+
+    gw.fund(&ann.token, 4_000).await;
+    assert_eq!(wallet(&gw, &ann.token).await, (4_000, 4_000));
+    gw.assert_ledger_balanced().await;
+}
+
+#[tokio::test]
+async fn a_webhook_must_be_signed_recent_and_is_applied_once() {
+    let gw = TestGateway::new().await;
+    let ann = gw.player("ann@example.com").await;
+    // A deposit the provider has not answered yet: the gateway without a provider records the
+    // intent and answers 503; the test plays the provider.
+    let mut offline = gw.state.clone();
+    offline.payments.provider = None;
+    let router = gateway::router(offline, platform::http::Limits::default());
+    let request = Request::post("/v1/me/deposits")
+        .header("content-type", "application/json")
+        .header("authorization", format!("Bearer {}", ann.token))
+        .header("idempotency-key", "offline")
+        .body(Body::from(json!({"amount": 900, "currency": "USD"}).to_string()))
+        .unwrap();
+    let away = platform::testing::send(&router, request).await;
+    assert_eq!((away.status, away.code()), (StatusCode::SERVICE_UNAVAILABLE, "unavailable"), "{}", away.body);
+    let id: String = sqlx::query_scalar("SELECT id::text FROM payments WHERE state = 'pending'")
+        .fetch_one(&gw.state.pool)
+        .await
+        .unwrap();
+
+    let event = json!({"id": "evt_1", "type": "payment.succeeded", "payment_id": id, "amount": 900, "currency": "USD"});
+    let body = event.to_string();
+    let now = chrono::Utc::now().timestamp();
+    let secret = WebhookSecret::new(WEBHOOK_SECRET);
+    for (why, signature) in [
+        ("no signature", String::new()),
+        (
+            "another secret",
+            WebhookSecret::new("not the provider's secret at all!!").sign(now, body.as_bytes()),
+        ),
+        ("a replayed old request", secret.sign(now - 3_600, body.as_bytes())),
+        ("another body", secret.sign(now, b"{}")),
+    ] {
+        let refused = webhook(&gw, &event, Some(signature)).await;
+        assert_eq!(
+            (refused.status, refused.code()),
+            (StatusCode::UNAUTHORIZED, "invalid_signature"),
+            "{why}"
+        );
+    }
+    assert_eq!(wallet(&gw, &ann.token).await.0, 0, "nothing credited by a forged webhook");
+
+    let wrong_amount = json!({"id": "evt_0", "type": "payment.succeeded", "payment_id": id, "amount": 90_000, "currency": "USD"});
+    assert_eq!(webhook(&gw, &wrong_amount, None).await.code(), "event_mismatch");
+
+    let applied = webhook(&gw, &event, None).await;
+    assert_eq!(
+        (applied.status, applied.body["replayed"].clone()),
+        (StatusCode::OK, json!(false)),
+        "{}",
+        applied.body
+    );
+    let again = webhook(&gw, &event, None).await;
+    assert_eq!((again.status, again.body["replayed"].clone()), (StatusCode::OK, json!(true)));
+    let second_event = json!({"id": "evt_2", "type": "payment.succeeded", "payment_id": id, "amount": 900, "currency": "USD"});
+    assert_eq!(webhook(&gw, &second_event, None).await.body["state"], "succeeded");
+    let late_failure =
+        json!({"id": "evt_3", "type": "payment.failed", "payment_id": id, "amount": 900, "currency": "USD"});
+    assert_eq!(webhook(&gw, &late_failure, None).await.body["state"], "succeeded", "an outcome is final");
+    assert_eq!(wallet(&gw, &ann.token).await.0, 900, "credited once");
+
+    // Concurrent deliveries of one event credit once.
+    let retry = gw.deposit(&ann.token, "offline-2", json!({"amount": 100, "currency": "USD"})).await;
+    gw.settled_payment(&ann.token, retry.body["id"].as_str().unwrap()).await;
+    let before = wallet(&gw, &ann.token).await.0;
+    let mut offline = gw.state.clone();
+    offline.payments.provider = None;
+    let router = gateway::router(offline, platform::http::Limits::default());
+    let request = Request::post("/v1/me/deposits")
+        .header("content-type", "application/json")
+        .header("authorization", format!("Bearer {}", ann.token))
+        .header("idempotency-key", "offline-3")
+        .body(Body::from(json!({"amount": 300, "currency": "USD"}).to_string()))
+        .unwrap();
+    platform::testing::send(&router, request).await;
+    let id: String = sqlx::query_scalar("SELECT id::text FROM payments WHERE state = 'pending'")
+        .fetch_one(&gw.state.pool)
+        .await
+        .unwrap();
+    let event = json!({"id": new_id(), "type": "payment.succeeded", "payment_id": id, "amount": 300, "currency": "USD"});
+    let body = event.to_string();
+    let signature = WebhookSecret::new(WEBHOOK_SECRET).sign(chrono::Utc::now().timestamp(), body.as_bytes());
+    let mut tasks = Vec::new();
+    for _ in 0..8 {
+        let request = Request::post("/v1/payments/webhook")
+            .header("content-type", "application/json")
+            .header("lotto-signature", signature.clone())
+            .body(Body::from(body.clone()))
+            .unwrap();
+        let router = gw.router.clone();
+        tasks.push(tokio::spawn(async move { platform::testing::send(&router, request).await }));
+    }
+    let mut replies = Vec::new();
+    for task in tasks {
+        replies.push(task.await.unwrap());
+    }
+    assert!(
+        replies.iter().all(|r| r.status == StatusCode::OK),
+        "{:?}",
+        replies.iter().map(|r| &r.body).collect::<Vec<_>>()
+    );
+    assert_eq!(replies.iter().filter(|r| r.body["replayed"] == false).count(), 1);
+    assert_eq!(wallet(&gw, &ann.token).await.0, before + 300);
+    gw.assert_ledger_balanced().await;
+}
+
+#[tokio::test]
+async fn a_withdrawal_holds_the_money_until_the_provider_pays_or_fails_it() {
+    let gw = TestGateway::new().await;
+    let ann = gw.player("ann@example.com").await;
+    gw.fund(&ann.token, 10_000).await;
+
+    let too_much = withdraw(&gw, &ann.token, "w0", json!({"amount": 10_001, "currency": "USD"})).await;
+    assert_eq!((too_much.status, too_much.code()), (StatusCode::UNPROCESSABLE_ENTITY, "insufficient_funds"));
+    let recorded: i64 = sqlx::query_scalar("SELECT count(*) FROM payments WHERE kind = 'withdrawal'")
+        .fetch_one(&gw.state.pool)
+        .await
+        .unwrap();
+    assert_eq!(recorded, 0, "a refused withdrawal leaves nothing behind");
+
+    let paid = withdraw(&gw, &ann.token, "w1", json!({"amount": 3_000, "currency": "USD"})).await;
+    assert_eq!(paid.status, StatusCode::ACCEPTED, "{}", paid.body);
+    let replay = withdraw(&gw, &ann.token, "w1", json!({"amount": 3_000, "currency": "USD"})).await;
+    assert_eq!(replay.status, StatusCode::OK);
+    assert_eq!(gw.settled_payment(&ann.token, paid.body["id"].as_str().unwrap()).await["state"], "succeeded");
+    assert_eq!(wallet(&gw, &ann.token).await, (7_000, 7_000), "paid out once");
+
+    let declined = withdraw(
+        &gw,
+        &ann.token,
+        "w2",
+        json!({"amount": 2_000, "currency": "USD", "payment_method": "sandbox_decline"}),
+    )
+    .await;
+    assert_eq!(
+        gw.settled_payment(&ann.token, declined.body["id"].as_str().unwrap()).await["state"],
+        "failed"
+    );
+    assert_eq!(wallet(&gw, &ann.token).await, (7_000, 7_000), "the hold was released");
+
+    // While the provider has not answered, the money is held: not spendable, not gone.
+    let mut offline = gw.state.clone();
+    offline.payments.provider = None;
+    let held = gateway::router(offline, platform::http::Limits::default());
+    let request = Request::post("/v1/me/withdrawals")
+        .header("content-type", "application/json")
+        .header("authorization", format!("Bearer {}", ann.token))
+        .header("idempotency-key", "w3")
+        .body(Body::from(json!({"amount": 1_000, "currency": "USD"}).to_string()))
+        .unwrap();
+    assert_eq!(platform::testing::send(&held, request).await.status, StatusCode::SERVICE_UNAVAILABLE);
+    let retried = withdraw(&gw, &ann.token, "w3", json!({"amount": 1_000, "currency": "USD"})).await;
+    assert_eq!(retried.status, StatusCode::OK, "the retry sends the same withdrawal: {}", retried.body);
+    assert_eq!(
+        gw.settled_payment(&ann.token, retried.body["id"].as_str().unwrap()).await["state"],
+        "succeeded"
+    );
+    assert_eq!(wallet(&gw, &ann.token).await, (6_000, 6_000));
+    gw.assert_ledger_balanced().await;
+}
