@@ -14,11 +14,15 @@
 //! locked; the barcode is well formed with its check digit; the game is one this service runs; the
 //! ticket was printed; its pack has been activated (an `active` or, once sold and settled,
 //! `settled` pack: players keep the tickets of a settled pack and may still claim them); the VIRN
-//! matches its keyed hash; the ticket is not paid. A wrong VIRN is counted against the terminal;
-//! after [`MAX_WRONG_VIRNS`] in a row it is locked for [`LOCK_MINUTES`] minutes.
+//! matches its keyed hash; the ticket is not paid. A wrong VIRN counts against the terminal and
+//! against its retailer, in a window of [`FAILURE_WINDOW_MINUTES`] that a right VIRN does not
+//! reset: [`MAX_WRONG_VIRNS`] lock the terminal, [`MAX_WRONG_VIRNS_PER_RETAILER`] lock every
+//! terminal of the retailer, for [`LOCK_MINUTES`] minutes.
 //!
-//! A scan is one read of the database: the terminal's lock and the ticket with its pack in one
-//! query. Every attempt is logged through a group commit (one transaction for the attempts that
+//! A scan is one statement (`scan_ticket`, see the migration): the terminal's and the retailer's
+//! guards locked, the ticket with its pack read, the VIRN's keyed hash compared and a failure
+//! counted, all under the guards' row locks, so concurrent guesses are checked one at a time and
+//! never get past the limit. Every attempt is logged through a group commit (one transaction for the attempts that
 //! arrive together, committed asynchronously: see [`ValidationLog`]), and answered only once its
 //! log row is written.
 
@@ -36,9 +40,13 @@ use sqlx::{PgConnection, Row};
 use crate::InstantState;
 use crate::print_runs::virn_hash;
 
-/// Wrong VIRNs in a row that lock a terminal.
+/// Wrong VIRNs within the window that lock a terminal.
 pub const MAX_WRONG_VIRNS: i32 = 5;
-/// How long a locked terminal waits.
+/// Wrong VIRNs within the window, from all of a retailer's terminals, that lock all of them.
+pub const MAX_WRONG_VIRNS_PER_RETAILER: i32 = 20;
+/// The window failures are counted in; a right VIRN does not reset it.
+pub const FAILURE_WINDOW_MINUTES: i32 = 60;
+/// How long a locked terminal (or retailer) waits.
 pub const LOCK_MINUTES: i64 = 15;
 
 /// `POST /v1/instant/validations`, `/claims` and `/office-claims`: what was scanned.
@@ -176,24 +184,27 @@ pub async fn check_ticket(
         i32::try_from(book).unwrap_or(-1),
         i32::try_from(ticket).unwrap_or(-1),
     );
-    // The terminal's lock and the ticket with its pack, in one read.
+    // Hashed here: the key never reaches the database. A barcode that is not well formed reads
+    // no ticket, but still meets the terminal's lock first.
+    let candidate = virn_hash(&state.virn_key, request.virn.trim())?;
     let row = sqlx::query(
-        "SELECT f.failures, f.locked_until, t.prize_row, t.prize_cents, t.virn_hash, t.paid_at, t.payment,
-                t.paid_to, p.state
-           FROM (SELECT 1) AS one
-           LEFT JOIN terminal_failures f ON f.terminal_id = $1
-           LEFT JOIN tickets t ON t.game = $2 AND t.book = $3 AND t.ticket = $4
-           LEFT JOIN packs p ON p.game = t.game AND p.book = t.book",
+        "SELECT locked_until, found, pack_state, virn_ok, attempts_left, prize_row, prize_cents, paid_at,
+                payment, paid_to
+           FROM scan_ticket($1, $2, $3, $4, $5, $6, $7, $8, make_interval(mins => $9), make_interval(mins => $10))",
     )
     .bind(terminal)
+    .bind(caller.organization())
     .bind(game)
     .bind(book)
     .bind(ticket)
+    .bind(&candidate)
+    .bind(MAX_WRONG_VIRNS)
+    .bind(MAX_WRONG_VIRNS_PER_RETAILER)
+    .bind(FAILURE_WINDOW_MINUTES)
+    .bind(i32::try_from(LOCK_MINUTES).unwrap_or(15))
     .fetch_one(&state.pool)
     .await?;
-    if let Some(until) = row.try_get::<Option<DateTime<Utc>>, _>("locked_until")?
-        && until > Utc::now()
-    {
+    if let Some(until) = row.try_get::<Option<DateTime<Utc>>, _>("locked_until")? {
         return Err(locked(until));
     }
     if place.is_none() {
@@ -207,39 +218,22 @@ pub async fn check_ticket(
         log("unknown_game", 0).await?;
         return Err(AppError::not_found("unknown_game", format!("no instant game {game}")));
     };
-    let Some(stored) = row.try_get::<Option<Vec<u8>>, _>("virn_hash")? else {
+    if !row.try_get::<bool, _>("found")? {
         log("ticket_not_found", 0).await?;
         return Err(AppError::not_found("ticket_not_found", "no such ticket was printed"));
-    };
-    if !matches!(row.try_get::<Option<String>, _>("state")?.as_deref(), Some("active" | "settled")) {
+    }
+    if !matches!(row.try_get::<Option<String>, _>("pack_state")?.as_deref(), Some("active" | "settled")) {
         log("pack_not_active", 0).await?;
         return Err(AppError::conflict("pack_not_active", "this ticket's pack has not been activated"));
     }
-    if virn_hash(&state.virn_key, request.virn.trim())? != stored {
+    if !row.try_get::<bool, _>("virn_ok")? {
         log("wrong_virn", 0).await?;
-        let failures: i32 = sqlx::query_scalar(
-            "INSERT INTO terminal_failures (terminal_id, failures) VALUES ($1, 1)
-             ON CONFLICT (terminal_id) DO UPDATE SET failures = terminal_failures.failures + 1,
-                 locked_until = CASE WHEN terminal_failures.failures + 1 >= $2 THEN now() + make_interval(mins => $3) END
-             RETURNING failures",
-        )
-        .bind(terminal)
-        .bind(MAX_WRONG_VIRNS)
-        .bind(i32::try_from(LOCK_MINUTES).unwrap_or(15))
-        .fetch_one(&state.pool)
-        .await?;
+        let left: i32 = row.try_get("attempts_left")?;
         return Err(AppError::unprocessable(
             "wrong_virn",
             "the validation number does not match this ticket",
         )
-        .with_context(serde_json::json!({"attempts_left": (MAX_WRONG_VIRNS - failures).max(0)})));
-    }
-    // A right VIRN ends a run of wrong ones (written only when there was one).
-    if row.try_get::<Option<i32>, _>("failures")?.unwrap_or(0) > 0 {
-        sqlx::query("UPDATE terminal_failures SET failures = 0, locked_until = NULL WHERE terminal_id = $1")
-            .bind(terminal)
-            .execute(&state.pool)
-            .await?;
+        .with_context(serde_json::json!({"attempts_left": left})));
     }
     let resumable =
         matches!(row.try_get::<Option<String>, _>("payment")?.as_deref(), Some("pending" | "done"))

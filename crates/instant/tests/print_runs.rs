@@ -249,14 +249,15 @@ mod validation {
                 "{body}"
             );
         }
-        // A right VIRN resets the count; five wrong ones in a row lock the terminal, even for a right one.
+        // A right VIRN does not reset the count: with the wrong one above, four more lock the
+        // terminal, even for a right one.
         assert_eq!(
             post(&router, "/v1/instant/validations", &till, json!({"barcode": t.barcode, "virn": t.virn}))
                 .await
                 .status,
             StatusCode::OK
         );
-        for left in (0..5).rev() {
+        for left in (0..4).rev() {
             let wrong = post(
                 &router,
                 "/v1/instant/validations",
@@ -277,7 +278,80 @@ mod validation {
             .fetch_one(&state.pool)
             .await
             .unwrap();
-        assert_eq!(logged, 10, "every attempt but the locked one is logged");
+        assert_eq!(logged, 9, "every attempt but the locked one is logged");
+    }
+
+    #[tokio::test]
+    async fn concurrent_guesses_and_many_tills_cannot_pass_the_limit() {
+        let (router, state, tokens) = service().await;
+        let tickets = common::printed(&state, 283, 5).await;
+        let operator = common::staff(&tokens, "olga", Role::Operator);
+        post(&router, "/v1/instant/packs/283/0/assign", &operator, json!({"retailer_id": "shop-a"})).await;
+        let till = common::till(&tokens, "till-1", "shop-a");
+        post(&router, "/v1/instant/packs/283/0/activate", &till, json!(null)).await;
+        let t = tickets.iter().find(|t| t.book == 0).unwrap();
+        // Forty guesses at once, the right one among them: five wrong ones are checked, no more.
+        let mut tasks = Vec::new();
+        for i in 0..40 {
+            let virn = if i == 20 { t.virn.clone() } else { format!("{:012}", 100 + i) };
+            let (router, till, barcode) = (router.clone(), till.clone(), t.barcode.clone());
+            tasks.push(tokio::spawn(async move {
+                post(&router, "/v1/instant/validations", &till, json!({"barcode": barcode, "virn": virn}))
+                    .await
+            }));
+        }
+        let mut codes = std::collections::BTreeMap::<String, usize>::new();
+        for task in tasks {
+            let reply = task.await.unwrap();
+            let code = if reply.status == StatusCode::OK { "ok".to_owned() } else { reply.code().to_owned() };
+            *codes.entry(code).or_default() += 1;
+        }
+        assert_eq!(codes.get("wrong_virn"), Some(&5), "{codes:?}");
+        assert_eq!(codes.values().sum::<usize>(), 40);
+        assert!(codes.get("ok").copied().unwrap_or(0) <= 1, "{codes:?}");
+        assert_eq!(
+            codes.get("terminal_locked").copied().unwrap_or(0) + codes.get("ok").copied().unwrap_or(0),
+            35
+        );
+
+        // Four more tills of one shop, five wrong guesses each: the shop's twenty lock all its
+        // tills, a fresh one too; another shop's till is untouched.
+        post(&router, "/v1/instant/packs/283/1/assign", &operator, json!({"retailer_id": "shop-b"})).await;
+        let other_shop = common::till(&tokens, "till-b", "shop-b");
+        post(&router, "/v1/instant/packs/283/1/activate", &other_shop, json!(null)).await;
+        let b = tickets.iter().find(|t| t.book == 1).unwrap();
+        for n in 2..=4 {
+            let till = common::till(&tokens, &format!("till-{n}"), "shop-a");
+            for _ in 0..5 {
+                let wrong = post(
+                    &router,
+                    "/v1/instant/validations",
+                    &till,
+                    json!({"barcode": t.barcode, "virn": "999999999999"}),
+                )
+                .await;
+                assert_eq!(wrong.code(), "wrong_virn");
+            }
+        }
+        let fifth = common::till(&tokens, "till-5", "shop-a");
+        let refused =
+            post(&router, "/v1/instant/validations", &fifth, json!({"barcode": t.barcode, "virn": t.virn}))
+                .await;
+        assert_eq!(
+            (refused.status, refused.code()),
+            (StatusCode::FORBIDDEN, "terminal_locked"),
+            "{}",
+            refused.body
+        );
+        assert!(refused.headers.contains_key("retry-after"));
+        let fine = post(
+            &router,
+            "/v1/instant/validations",
+            &other_shop,
+            json!({"barcode": b.barcode, "virn": b.virn}),
+        )
+        .await;
+        assert_eq!(fine.status, StatusCode::OK, "{}", fine.body);
     }
 }
 
