@@ -92,12 +92,8 @@ pub async fn limit(State(state): State<GatewayState>, mut request: Request, next
     if let Err(wait) = state.limiter.take(&format!("addr:{address}"), state.limiter.per_address) {
         return too_many(wait, "address");
     }
-    let claims = request
-        .headers()
-        .get(header::AUTHORIZATION)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.strip_prefix("Bearer ").or_else(|| v.strip_prefix("bearer ")))
-        .and_then(|token| state.tokens.verify(token.trim()).ok());
+    let claims =
+        platform::auth::bearer_token(request.headers()).and_then(|token| state.tokens.verify(token).ok());
     if let Some(claims) = claims {
         if let Err(wait) = state.limiter.take(&format!("id:{}", claims.sub), state.limiter.per_identity) {
             return too_many(wait, "identity");

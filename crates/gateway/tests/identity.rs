@@ -304,4 +304,32 @@ async fn a_busy_identity_or_address_is_slowed_with_retry_after() {
     let last = last.unwrap();
     assert_eq!((last.status, last.code()), (StatusCode::TOO_MANY_REQUESTS, "rate_limited"));
     assert!(last.headers["retry-after"].to_str().unwrap().parse::<u64>().unwrap() >= 1);
+
+    // The per-identity limit counts a token whatever the case of its scheme, as the handlers
+    // accept it: `BEARER` is not a way around it.
+    let gw = TestGateway::with_quotas(
+        gateway::rate_limit::Quota { per_minute: 60, burst: 5 },
+        gateway::rate_limit::Quota { per_minute: 1_000_000, burst: 1_000_000 },
+    )
+    .await;
+    let ann = gw.player("ann@example.com").await;
+    let mut statuses = Vec::new();
+    for scheme in ["BEARER", "bearer", "BeArEr", "Bearer", "BEARER", "bearer", "BEARER"] {
+        let request = axum::http::Request::get("/v1/me")
+            .header("authorization", format!("{scheme} {}", ann.token))
+            .body(axum::body::Body::empty())
+            .unwrap();
+        statuses.push(gw.send(request).await.status);
+    }
+    assert_eq!(statuses.first(), Some(&StatusCode::OK), "the handler accepts any case");
+    let limited = gw
+        .send(
+            axum::http::Request::get("/v1/me")
+                .header("authorization", format!("BEARER {}", ann.token))
+                .body(axum::body::Body::empty())
+                .unwrap(),
+        )
+        .await;
+    assert!(statuses.contains(&StatusCode::TOO_MANY_REQUESTS), "{statuses:?}");
+    assert!(limited.body["detail"].as_str().unwrap().contains("identity"), "{}", limited.body);
 }

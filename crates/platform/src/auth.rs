@@ -211,11 +211,13 @@ pub fn forbidden() -> AppError {
     AppError::new(StatusCode::FORBIDDEN, "forbidden", "your role may not do this")
 }
 
-/// The bearer token of a request, if it carries one.
-pub fn bearer_token(parts: &Parts) -> Option<&str> {
-    let value = parts.headers.get(header::AUTHORIZATION)?.to_str().ok()?;
-    let (scheme, token) = value.split_once(' ')?;
-    scheme.eq_ignore_ascii_case("bearer").then(|| token.trim())
+/// The bearer token of a request, if it carries one: the one parser of the `Authorization`
+/// header, used by every service and by the gateway's rate limiter alike. The scheme is
+/// case-insensitive (RFC 9110 §11.1), so `BEARER x` and `bearer x` are `Bearer x`.
+pub fn bearer_token(headers: &axum::http::HeaderMap) -> Option<&str> {
+    let value = headers.get(header::AUTHORIZATION)?.to_str().ok()?;
+    let (scheme, token) = value.trim_start().split_once(' ')?;
+    scheme.eq_ignore_ascii_case("bearer").then(|| token.trim()).filter(|t| !t.is_empty())
 }
 
 impl<S: Send + Sync> FromRequestParts<S> for Caller
@@ -225,7 +227,7 @@ where
     type Rejection = AppError;
 
     async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
-        let token = bearer_token(parts).ok_or_else(|| {
+        let token = bearer_token(&parts.headers).ok_or_else(|| {
             unauthenticated("unauthenticated", "send `Authorization: Bearer <access token>`")
         })?;
         TokenKeys::from_ref(state).verify(token).map(Caller)

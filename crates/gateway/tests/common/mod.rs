@@ -48,6 +48,11 @@ impl TestGateway {
     }
 
     pub async fn with_quota(quota: Quota) -> TestGateway {
+        Self::with_quotas(quota, quota).await
+    }
+
+    /// Per identity and per address.
+    pub async fn with_quotas(per_identity: Quota, per_address: Quota) -> TestGateway {
         platform::telemetry::init_tracing();
         let url = platform::testing::fresh_database().await.unwrap();
         let config = Config::default();
@@ -85,7 +90,7 @@ impl TestGateway {
             "instant",
             instant::api_routes(instant_state(&url, &tokens, &ledger).await),
         ));
-        state.limiter = Arc::new(RateLimiter::new(quota, quota));
+        state.limiter = Arc::new(RateLimiter::new(per_identity, per_address));
         // The sandbox provider, answering at once; its webhooks come back to this gateway.
         let secret = WebhookSecret::new(WEBHOOK_SECRET);
         let sandbox = Sandbox::new(secret.clone(), Duration::ZERO);
