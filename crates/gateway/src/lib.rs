@@ -202,7 +202,7 @@ pub fn route_table() -> Vec<(Method, &'static str, MethodRouter<GatewayState>)> 
         (Method::GET, "/v1/tables/audit/verify", get(for_staff::<TABLES>)),
         (Method::GET, "/v1/instant/games", get(for_anyone::<INSTANT>)),
         (Method::POST, "/v1/instant/games/{number}/print-runs", post(for_operators::<INSTANT>)),
-        (Method::POST, "/v1/instant/packs/{game}/{book}/assign", post(for_operators::<INSTANT>)),
+        (Method::POST, "/v1/instant/packs/{game}/{book}/assign", post(assign_pack)),
         (Method::POST, "/v1/instant/packs/{game}/{book}/activate", post(for_retailers::<INSTANT>)),
         (Method::POST, "/v1/instant/packs/{game}/{book}/settle", post(for_pack_holders::<INSTANT>)),
         (Method::POST, "/v1/instant/validations", post(for_retailers::<INSTANT>)),
@@ -330,6 +330,39 @@ async fn for_operators<const S: u8>(
 ) -> Result<Response, AppError> {
     caller.require(&[Role::Operator])?;
     Ok(to_service::<S>(&state, request).await)
+}
+
+/// A pack's assignment: operators, to a retailer that exists (retailers are the gateway's).
+async fn assign_pack(
+    State(state): State<GatewayState>,
+    caller: Authenticated,
+    request: Request,
+) -> Result<Response, AppError> {
+    caller.require(&[Role::Operator])?;
+    let (parts, body) = request.into_parts();
+    let bytes = axum::body::to_bytes(body, state.body_limit).await.map_err(|_| {
+        AppError::new(axum::http::StatusCode::PAYLOAD_TOO_LARGE, "body_too_large", "the body is too large")
+    })?;
+    // A body that is not an assignment is the service's to refuse, with its own problem.
+    if let Some(retailer) = serde_json::from_slice::<serde_json::Value>(&bytes)
+        .ok()
+        .and_then(|body| body.get("retailer_id").and_then(|r| r.as_str()).map(str::to_owned))
+    {
+        let known = match retailer.parse::<uuid::Uuid>() {
+            Ok(id) => {
+                sqlx::query_scalar("SELECT EXISTS (SELECT 1 FROM retailers WHERE id = $1)")
+                    .bind(id)
+                    .fetch_one(&state.pool)
+                    .await?
+            }
+            Err(_) => false,
+        };
+        if !known {
+            return Err(AppError::unprocessable("retailer_not_found", "no retailer has that id"));
+        }
+    }
+    let request = Request::from_parts(parts, axum::body::Body::from(bytes));
+    Ok(to_service::<INSTANT>(&state, request).await)
 }
 
 /// The counter (packs, validation): retailers' terminals.

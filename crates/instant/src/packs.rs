@@ -65,7 +65,13 @@ pub async fn assign(
     Json(request): Json<AssignPack>,
 ) -> Result<Json<PackView>, AppError> {
     caller.require(&[Role::Operator])?;
-    move_pack(&state, game, book, "printed", "assigned", Some(&request.retailer_id), None).await
+    // Retailers are the gateway's (which checks this one exists before the request gets here);
+    // an id is at most 64 visible characters, so no request can brick a pack with a junk owner.
+    let id = &request.retailer_id;
+    if !(1..=64).contains(&id.len()) || !id.chars().all(|c| c.is_ascii_graphic()) {
+        return Err(AppError::unprocessable("invalid_retailer", "retailer_id is 1 to 64 visible characters"));
+    }
+    move_pack(&state, game, book, "printed", "assigned", Some(id), None).await
 }
 
 #[utoipa::path(
