@@ -15,6 +15,7 @@ async fn main() -> anyhow::Result<()> {
     let state = draw_games::DrawsState::new(pool, tokens, ledger).await?;
     draw_games::spawn_workers(state.clone());
     let app = draw_games::router(state, (&config).into());
+    platform::http::spawn_metrics(&config).await?;
     let listener = tokio::net::TcpListener::bind(config.listen).await?;
     tracing::info!(addr = %listener.local_addr()?, "draw-games listening");
     platform::http::serve(listener, app, platform::http::shutdown_signal()).await?;

@@ -2,6 +2,7 @@
 
 use axum::extract::State;
 use axum::http::StatusCode;
+use axum::http::{HeaderName, HeaderValue};
 use chrono::{DateTime, Utc};
 use platform::auth::Role;
 use platform::openapi::Refused;
@@ -199,7 +200,7 @@ pub async fn add_terminal(
     caller: Authenticated,
     Path(retailer): Path<Uuid>,
     Json(request): Json<NewTerminal>,
-) -> Result<(StatusCode, Json<Value>), AppError> {
+) -> Result<(StatusCode, [(HeaderName, HeaderValue); 2], Json<Value>), AppError> {
     caller.require(WRITERS)?;
     let label = request.label.trim();
     if label.is_empty() || label.len() > 200 {
@@ -226,6 +227,7 @@ pub async fn add_terminal(
     .await?;
     Ok((
         StatusCode::CREATED,
+        platform::http::no_store(),
         Json(
             json!({"id": id, "retailer_id": retailer, "label": label, "key_prefix": prefix, "api_key": api_key}),
         ),

@@ -51,6 +51,7 @@ async fn main() -> anyhow::Result<()> {
     }
     state.ended_sessions.spawn_refresher(pool, std::time::Duration::from_secs(1));
     let app = gateway::router(state, (&config).into());
+    platform::http::spawn_metrics(&config).await?;
     let listener = tokio::net::TcpListener::bind(config.listen).await?;
     tracing::info!(addr = %listener.local_addr()?, "gateway listening");
     platform::http::serve(listener, app, platform::http::shutdown_signal()).await?;

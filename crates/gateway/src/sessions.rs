@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use axum::extract::{FromRequestParts, State};
 use axum::http::request::Parts;
-use axum::http::{HeaderValue, StatusCode, header};
+use axum::http::{HeaderName, HeaderValue, StatusCode, header};
 use chrono::{DateTime, Utc};
 use platform::auth::{Caller, Claims, Role, unauthenticated};
 use platform::openapi::Refused;
@@ -170,7 +170,7 @@ fn locked(until: DateTime<Utc>) -> AppError {
 pub async fn login(
     State(state): State<GatewayState>,
     Json(request): Json<LoginRequest>,
-) -> Result<(StatusCode, Json<LoginResponse>), AppError> {
+) -> Result<(StatusCode, [(HeaderName, HeaderValue); 2], Json<LoginResponse>), AppError> {
     let (subject, role, previous, org) = match request {
         LoginRequest::Player { email, password } => {
             let (subject, role, previous) = password_login(&state, "players", &email, password).await?;
@@ -195,6 +195,7 @@ pub async fn login(
     let access_token = state.tokens.issue_for(&subject, role, Some(sid), org.as_deref(), ttl)?;
     Ok((
         StatusCode::CREATED,
+        platform::http::no_store(),
         Json(LoginResponse {
             access_token,
             token_type: "Bearer".to_owned(),

@@ -80,6 +80,8 @@ async fn login_shows_the_previous_login_and_logout_ends_the_session() {
     let first = gw.login(json!({"email": "bob@example.com", "password": PASSWORD})).await;
     assert_eq!(first.status, StatusCode::CREATED);
     assert_eq!(first.body["previous_login_at"], serde_json::Value::Null);
+    assert_eq!(first.headers["cache-control"], "no-store", "a token is never cached");
+    assert_eq!(first.headers["x-content-type-options"], "nosniff");
     assert_eq!(
         (first.body["role"].clone(), first.body["token_type"].clone()),
         (json!("player"), json!("Bearer"))

@@ -21,6 +21,7 @@ async fn main() -> anyhow::Result<()> {
     let state = instant::InstantState::with_games(pool, tokens, games, key).with_ledger(ledger).await?;
     instant::spawn_workers(state.clone());
     let app = instant::router(state, (&config).into());
+    platform::http::spawn_metrics(&config).await?;
     let listener = tokio::net::TcpListener::bind(config.listen).await?;
     tracing::info!(addr = %listener.local_addr()?, "instant listening");
     platform::http::serve(listener, app, platform::http::shutdown_signal()).await?;

@@ -12,6 +12,7 @@ async fn main() -> anyhow::Result<()> {
     ledger::holds::spawn_hold_sweeper(pool.clone(), config.hold_sweep_interval);
     let tokens = config.token_keys()?;
     let app = ledger::router(ledger::LedgerState { pool, tokens }, (&config).into());
+    platform::http::spawn_metrics(&config).await?;
     let listener = tokio::net::TcpListener::bind(config.listen).await?;
     tracing::info!(addr = %listener.local_addr()?, "ledger listening");
     platform::http::serve(listener, app, platform::http::shutdown_signal()).await?;

@@ -496,7 +496,13 @@ async fn operational_endpoints_answer() {
     assert_eq!(app.get("/healthz").await.status, StatusCode::OK);
     assert_eq!(app.get("/readyz").await.status, StatusCode::OK);
     app.get("/v1/reports/trial-balance").await;
-    let metrics = app.get("/metrics").await;
+    // Metrics are not on the API port (they have a listener of their own).
+    assert_eq!(app.get("/metrics").await.code(), "route_not_found");
+    let metrics = platform::testing::send(
+        &platform::http::metrics_app(),
+        axum::http::Request::get("/metrics").body(axum::body::Body::empty()).unwrap(),
+    )
+    .await;
     assert_eq!(metrics.status, StatusCode::OK);
     let unknown = app.get("/v1/nothing-here").await;
     assert_eq!((unknown.status, unknown.code()), (StatusCode::NOT_FOUND, "route_not_found"));

@@ -164,6 +164,7 @@ async fn run_services(config: &Config, database: &postgres::Database) -> anyhow:
     sandbox.deliver_to(platform::upstream::Upstream::local("gateway", api.clone()));
     let app = platform::http::app(api, readiness, config.into());
 
+    platform::http::spawn_metrics(config).await.context("cannot listen on LOTTO_METRICS_LISTEN")?;
     let listener = tokio::net::TcpListener::bind(config.listen)
         .await
         .with_context(|| format!("cannot listen on {} (set LOTTO_LISTEN)", config.listen))?;

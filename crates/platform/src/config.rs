@@ -10,6 +10,7 @@
 //! | `LOTTO_HOLD_SWEEP_MS`        | `1000`             | how often expired ledger holds are voided    |
 //! | `LOTTO_TOKEN_SECRET`         | (random per process) | signs access tokens; 32+ bytes, shared by all services |
 //! | `LOTTO_ACCESS_TOKEN_TTL_S`   | `900`              | lifetime of an access token                  |
+//! | `LOTTO_METRICS_LISTEN`       | (none)             | where Prometheus `/metrics` is served        |
 //! | `LOTTO_LOG`                  | `info`             | `tracing` filter (`RUST_LOG` syntax)         |
 //! | `LOTTO_LOG_FORMAT`           | `text`             | `text` or `json`                             |
 
@@ -55,6 +56,8 @@ pub struct Config {
     /// `LOTTO_TOKEN_SECRET`, when set.
     pub token_secret: Option<String>,
     pub access_token_ttl: Duration,
+    /// `LOTTO_METRICS_LISTEN`: the metrics listener, off the API port; none when unset.
+    pub metrics_listen: Option<SocketAddr>,
 }
 
 impl Default for Config {
@@ -69,6 +72,7 @@ impl Default for Config {
             hold_sweep_interval: Duration::from_secs(1),
             token_secret: None,
             access_token_ttl: Duration::from_secs(900),
+            metrics_listen: None,
         }
     }
 }
@@ -86,6 +90,10 @@ impl Config {
             hold_sweep_interval: Duration::from_millis(env_or("LOTTO_HOLD_SWEEP_MS", 1_000u64)?),
             token_secret: std::env::var("LOTTO_TOKEN_SECRET").ok().filter(|s| !s.is_empty()),
             access_token_ttl: Duration::from_secs(env_or("LOTTO_ACCESS_TOKEN_TTL_S", 900u64)?),
+            metrics_listen: match std::env::var("LOTTO_METRICS_LISTEN") {
+                Ok(v) if !v.trim().is_empty() => Some(env_or("LOTTO_METRICS_LISTEN", d.listen)?),
+                _ => None,
+            },
         })
     }
 

@@ -1,6 +1,14 @@
 //! The HTTP plumbing every service gets: health, readiness, Prometheus metrics, request ids,
 //! body-size limits, timeouts, problem+json for unknown routes and panics, and graceful shutdown.
 //!
+//! What a hostile client meets before any handler runs (issue 11): a connection that has not sent
+//! its request's headers within [`HEADER_READ_TIMEOUT`] is closed (slowloris); a declared
+//! `Content-Length` above the body limit is answered 413 at once, without waiting for the body;
+//! a path and query longer than [`MAX_URI_BYTES`] is answered 414; every answer carries
+//! `X-Content-Type-Options: nosniff`. Prometheus `/metrics` is not on the API port: it is
+//! served on its own listener ([`spawn_metrics`], `LOTTO_METRICS_LISTEN`), kept off the
+//! public network.
+//!
 //! A service writes only its API routes; [`app`] wraps them (one service, or all of them merged
 //! in the `lotto` process) into the router that is served.
 
@@ -11,7 +19,7 @@ use std::time::{Duration, Instant};
 use axum::Router;
 use axum::error_handling::HandleErrorLayer;
 use axum::extract::{DefaultBodyLimit, MatchedPath, Request, State};
-use axum::http::{HeaderName, StatusCode, header};
+use axum::http::{HeaderName, HeaderValue, StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
@@ -20,6 +28,7 @@ use sqlx::PgPool;
 use tower::ServiceBuilder;
 use tower_http::catch_panic::CatchPanicLayer;
 use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, RequestId, SetRequestIdLayer};
+use tower_http::set_header::SetResponseHeaderLayer;
 use tower_http::trace::TraceLayer;
 
 use crate::AppError;
@@ -64,11 +73,9 @@ impl Default for Limits {
 
 /// Wraps API routes with the operational endpoints and the shared middleware.
 pub fn app(api: Router, readiness: Readiness, limits: Limits) -> Router {
-    let ops = Router::new()
-        .route("/healthz", get(healthz))
-        .route("/readyz", get(readyz))
-        .with_state(readiness)
-        .route("/metrics", get(metrics_text));
+    let ops =
+        Router::new().route("/healthz", get(healthz)).route("/readyz", get(readyz)).with_state(readiness);
+    let body_limit = limits.body_limit_bytes;
 
     let api = api
         .fallback(unknown_route)
@@ -92,8 +99,72 @@ pub fn app(api: Router, readiness: Readiness, limits: Limits) -> Router {
             }))
             .layer(PropagateRequestIdLayer::new(REQUEST_ID_HEADER))
             .layer(CatchPanicLayer::custom(panic_response))
-            .layer(middleware::from_fn(record_metrics)),
+            .layer(middleware::from_fn(record_metrics))
+            .layer(middleware::from_fn(move |req: Request, next: Next| {
+                refuse_oversized(req, next, body_limit)
+            }))
+            .layer(SetResponseHeaderLayer::overriding(
+                HeaderName::from_static("x-content-type-options"),
+                HeaderValue::from_static("nosniff"),
+            )),
     )
+}
+
+/// Headers for an answer that carries a secret (an access token, an API key): never cached.
+pub fn no_store() -> [(HeaderName, HeaderValue); 2] {
+    [
+        (header::CACHE_CONTROL, HeaderValue::from_static("no-store")),
+        (header::PRAGMA, HeaderValue::from_static("no-cache")),
+    ]
+}
+
+/// The longest path and query accepted, in bytes.
+pub const MAX_URI_BYTES: usize = 8 * 1024;
+
+/// How long a connection may take to send a request's headers.
+pub const HEADER_READ_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// 413 on a declared body above the limit and 414 on an over-long URI, before anything waits
+/// for the body or routes the path.
+async fn refuse_oversized(req: Request, next: Next, body_limit: usize) -> Response {
+    let declared = req
+        .headers()
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.trim().parse::<u64>().ok());
+    if declared.is_some_and(|n| n > u64::try_from(body_limit).unwrap_or(u64::MAX)) {
+        return AppError::new(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "body_too_large",
+            format!("a request body may be at most {body_limit} bytes"),
+        )
+        .with_header(header::CONNECTION, HeaderValue::from_static("close"))
+        .into_response();
+    }
+    if req.uri().path_and_query().map_or(0, |pq| pq.as_str().len()) > MAX_URI_BYTES {
+        return AppError::new(
+            StatusCode::URI_TOO_LONG,
+            "uri_too_long",
+            format!("a path and query may be at most {MAX_URI_BYTES} bytes"),
+        )
+        .into_response();
+    }
+    next.run(req).await
+}
+
+/// Prometheus `/metrics`, for the metrics listener only.
+pub fn metrics_app() -> Router {
+    Router::new().route("/metrics", get(metrics_text))
+}
+
+/// Serves [`metrics_app`] on `LOTTO_METRICS_LISTEN` when it is set (a port the public network
+/// does not reach: the deployments expose it to the cluster's scraper only).
+pub async fn spawn_metrics(config: &Config) -> std::io::Result<()> {
+    let Some(addr) = config.metrics_listen else { return Ok(()) };
+    let listener = tokio::net::TcpListener::bind(addr).await?;
+    tracing::info!(addr = %listener.local_addr()?, "metrics listening");
+    tokio::spawn(serve(listener, metrics_app(), std::future::pending()));
+    Ok(())
 }
 
 /// Builds a router from a service's route table, merging the methods of one path.
@@ -201,21 +272,57 @@ pub async fn shutdown_signal() {
     tracing::info!("shutdown requested; finishing requests in flight");
 }
 
-/// Serves `app` on `listener` until `shutdown` resolves. Handlers can see the client's address
-/// as `ConnectInfo<SocketAddr>` (the gateway's per-address rate limit uses it).
+/// Serves `app` on `listener` until `shutdown` resolves, then lets the requests in flight finish.
+/// Handlers can see the client's address as `ConnectInfo<SocketAddr>` (the gateway's
+/// per-address rate limit uses it). HTTP/1.1 and HTTP/2; a connection that does not send a
+/// request's headers within [`HEADER_READ_TIMEOUT`] is closed.
 pub async fn serve(
     listener: tokio::net::TcpListener,
     app: Router,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
-    use axum::serve::ListenerExt;
-    // Small JSON answers go out at once rather than wait on Nagle's algorithm.
-    let listener = listener.tap_io(|tcp| {
-        if let Err(e) = tcp.set_nodelay(true) {
+    use axum::extract::ConnectInfo;
+    use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
+    use hyper_util::server::conn::auto::Builder;
+    use hyper_util::server::graceful::GracefulShutdown;
+    use hyper_util::service::TowerToHyperService;
+    use tower::ServiceExt;
+
+    let mut builder = Builder::new(TokioExecutor::new());
+    builder.http1().timer(TokioTimer::new()).header_read_timeout(HEADER_READ_TIMEOUT);
+    let graceful = GracefulShutdown::new();
+    let mut shutdown = std::pin::pin!(shutdown);
+    loop {
+        let (stream, remote) = tokio::select! {
+            accepted = listener.accept() => match accepted {
+                Ok(accepted) => accepted,
+                Err(e) => {
+                    // Out of file descriptors and the like: wait a moment rather than spin.
+                    tracing::warn!(error = %e, "accept failed");
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                    continue;
+                }
+            },
+            () = &mut shutdown => break,
+        };
+        // Small JSON answers go out at once rather than wait on Nagle's algorithm.
+        if let Err(e) = stream.set_nodelay(true) {
             tracing::debug!(error = %e, "cannot set TCP_NODELAY");
         }
-    });
-    axum::serve(listener, app.into_make_service_with_connect_info::<std::net::SocketAddr>())
-        .with_graceful_shutdown(shutdown)
-        .await
+        let service =
+            app.clone().map_request(move |mut request: axum::http::Request<hyper::body::Incoming>| {
+                request.extensions_mut().insert(ConnectInfo(remote));
+                request
+            });
+        let connection =
+            builder.serve_connection_with_upgrades(TokioIo::new(stream), TowerToHyperService::new(service));
+        let connection = graceful.watch(connection.into_owned());
+        tokio::spawn(async move {
+            if let Err(e) = connection.await {
+                tracing::debug!(error = %e, "connection ended");
+            }
+        });
+    }
+    graceful.shutdown().await;
+    Ok(())
 }

@@ -25,7 +25,7 @@ pub enum Upstream {
     /// Mounted in this process: called without a socket.
     Local { name: &'static str, router: Router },
     /// Another process, at `base_url`; every call gives up after `timeout`.
-    Remote { name: &'static str, base_url: String, http: HttpClient, timeout: Duration },
+    Remote { name: &'static str, base_url: String, http: Box<HttpClient>, timeout: Duration },
 }
 
 /// Headers that describe one hop, not the message (RFC 9110 §7.6.1).
@@ -57,7 +57,7 @@ impl Upstream {
         connector.set_connect_timeout(Some(timeout));
         connector.set_nodelay(true);
         let http = Client::builder(TokioExecutor::new()).pool_max_idle_per_host(256).build(connector);
-        Ok(Upstream::Remote { name, base_url, http, timeout })
+        Ok(Upstream::Remote { name, base_url, http: Box::new(http), timeout })
     }
 
     fn name(&self) -> &'static str {

@@ -120,3 +120,62 @@ async fn text_holding_a_nul_is_refused_at_the_edge_wherever_it_comes() {
         .unwrap();
     assert_eq!(status_and_code(vendor).await.0, StatusCode::OK);
 }
+
+/// Slow and oversized requests are cut off early over a real socket (issue 11, defect 8), and
+/// every answer says `nosniff` (defect 9).
+#[tokio::test]
+async fn slow_and_oversized_requests_are_cut_off_before_any_handler() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let app = platform::http::app(echo_router(), Readiness::default(), Limits::default());
+    let base = platform::testing::serve_on_loopback(app).await.unwrap();
+    let addr = base.trim_start_matches("http://").to_owned();
+    let exchange = |raw: String| {
+        let addr = addr.clone();
+        async move {
+            let mut stream = tokio::net::TcpStream::connect(&addr).await.unwrap();
+            stream.write_all(raw.as_bytes()).await.unwrap();
+            let mut answer = vec![0u8; 4096];
+            let n = tokio::time::timeout(Duration::from_secs(3), stream.read(&mut answer))
+                .await
+                .unwrap()
+                .unwrap();
+            String::from_utf8_lossy(&answer[..n]).into_owned()
+        }
+    };
+    // A declared 10 GB body: 413 at once, without a byte of it sent.
+    let big = exchange(
+        "POST /body HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ncontent-length: 10000000000\r\n\r\n".into(),
+    )
+    .await;
+    assert!(big.starts_with("HTTP/1.1 413"), "{big}");
+    assert!(big.contains("application/problem+json") && big.contains("body_too_large"), "{big}");
+    // A long URI: 414 as a problem.
+    let long = exchange(format!("GET /path/{} HTTP/1.1\r\nhost: x\r\n\r\n", "a".repeat(20_000))).await;
+    assert!(long.starts_with("HTTP/1.1 414") && long.contains("uri_too_long"), "{long}");
+    let fine = exchange("GET /healthz HTTP/1.1\r\nhost: x\r\n\r\n".into()).await;
+    assert!(
+        fine.starts_with("HTTP/1.1 200") && fine.to_lowercase().contains("x-content-type-options: nosniff"),
+        "{fine}"
+    );
+
+    // Slowloris: headers never finished; the connection is closed after the header timeout.
+    let mut slow = tokio::net::TcpStream::connect(&addr).await.unwrap();
+    slow.write_all(b"GET /healthz HTTP/1.1\r\nhost: x\r\nx-slow: ").await.unwrap();
+    let started = std::time::Instant::now();
+    let mut buf = [0u8; 1024];
+    let read = tokio::time::timeout(Duration::from_secs(15), async {
+        loop {
+            match slow.read(&mut buf).await {
+                Ok(0) | Err(_) => return,
+                Ok(_) => {}
+            }
+        }
+    })
+    .await;
+    assert!(read.is_ok(), "a connection that never finished its headers was still open after 15 s");
+    assert!(
+        started.elapsed() >= Duration::from_secs(1),
+        "closed before the timeout: {:?}",
+        started.elapsed()
+    );
+}

@@ -15,6 +15,7 @@ async fn main() -> anyhow::Result<()> {
     let state = table_games::TablesState::new(pool, tokens, ledger).await?;
     table_games::spawn_recovery(state.clone(), std::time::Duration::from_secs(5));
     let app = table_games::router(state, (&config).into());
+    platform::http::spawn_metrics(&config).await?;
     let listener = tokio::net::TcpListener::bind(config.listen).await?;
     tracing::info!(addr = %listener.local_addr()?, "table-games listening");
     platform::http::serve(listener, app, platform::http::shutdown_signal()).await?;

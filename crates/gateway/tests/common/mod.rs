@@ -195,6 +195,7 @@ impl TestGateway {
         let terminal =
             self.call("POST", &path, Some(&operator.token), Some(json!({"label": "till 1"}))).await;
         assert_eq!(terminal.status, StatusCode::CREATED, "{}", terminal.body);
+        assert_eq!(terminal.headers["cache-control"], "no-store", "an API key is never cached");
         let key = terminal.body["api_key"].as_str().unwrap().to_owned();
         let login = self.login(json!({"api_key": key})).await;
         assert_eq!(login.status, StatusCode::CREATED, "{}", login.body);
