@@ -84,7 +84,11 @@ pub async fn store_print_run_with(
         u32::try_from(game.pool_size.checked_div(per_book).unwrap_or(0)).map_err(AppError::internal)?;
     let pools = u32::try_from(counts.len()).map_err(AppError::internal)?;
     let number = i32::try_from(game.number).map_err(AppError::internal)?;
-    let mut tx = state.pool.begin().await?;
+    // A run abandoned mid-COPY (a timeout, a client gone) leaves its connection in the middle of
+    // the copy protocol: it is closed, never handed to the next request.
+    let mut conn = state.pool.acquire().await?;
+    conn.close_on_drop();
+    let mut tx = sqlx::Connection::begin(&mut *conn).await?;
     // One print run of a game at a time: the books follow on from the last run's.
     sqlx::query("SELECT pg_advisory_xact_lock(hashtext('instant.print_run'), $1)")
         .bind(number)

@@ -145,13 +145,31 @@ impl IntoResponse for AppError {
 
 impl From<sqlx::Error> for AppError {
     fn from(err: sqlx::Error) -> Self {
-        match err {
-            sqlx::Error::PoolTimedOut | sqlx::Error::PoolClosed | sqlx::Error::Io(_) => {
-                tracing::warn!(%err, "database unavailable");
-                AppError::unavailable("the database is unavailable; retry later")
-            }
-            other => AppError::internal(other),
+        if is_unavailable(&err) {
+            tracing::warn!(%err, "database unavailable");
+            return AppError::unavailable("the database is unavailable; retry later")
+                .with_header(header::RETRY_AFTER, HeaderValue::from_static("1"));
         }
+        AppError::internal(err)
+    }
+}
+
+/// True when the database could not be reached or dropped the connection, rather than refused
+/// the statement: a retry later is safe and may succeed. Pool timeouts, broken sockets, a
+/// connection the server ended (SQLSTATE class 08, 57P01-57P03 on restart or shutdown), too
+/// many connections (53300), and a statement cancelled by a timeout (57014).
+pub fn is_unavailable(err: &sqlx::Error) -> bool {
+    match err {
+        sqlx::Error::PoolTimedOut
+        | sqlx::Error::PoolClosed
+        | sqlx::Error::Io(_)
+        | sqlx::Error::Tls(_)
+        | sqlx::Error::Protocol(_)
+        | sqlx::Error::WorkerCrashed => true,
+        sqlx::Error::Database(db) => db.code().is_some_and(|code| {
+            code.starts_with("08") || matches!(code.as_ref(), "57P01" | "57P02" | "57P03" | "53300" | "57014")
+        }),
+        _ => false,
     }
 }
 
