@@ -25,9 +25,34 @@ pub fn is_of_playing_age(date_of_birth: NaiveDate, today: NaiveDate) -> bool {
     age_on(date_of_birth, today) >= MINIMUM_AGE_YEARS
 }
 
+/// The oldest age a date of birth may give: no one registering is older than this, so an older
+/// date is a typing error or a probe (`0000-01-01`, `1800-01-01`), refused rather than stored.
+pub const MAXIMUM_AGE_YEARS: u32 = 120;
+
+/// Whether `date_of_birth` could be a living person's on `today`: not in the future, and at most
+/// [`MAXIMUM_AGE_YEARS`] ago.
+pub fn is_plausible_birth_date(date_of_birth: NaiveDate, today: NaiveDate) -> bool {
+    date_of_birth <= today && age_on(date_of_birth, today) <= MAXIMUM_AGE_YEARS
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn birth_dates_are_of_living_people() {
+        let today = date(2026, 11, 30);
+        for (dob, plausible) in [
+            (date(0, 1, 1), false),
+            (date(1800, 1, 1), false),
+            (date(1906, 11, 30), true),
+            (date(1906, 11, 29), false),
+            (date(1990, 5, 17), true),
+            (date(2026, 12, 1), false),
+        ] {
+            assert_eq!(is_plausible_birth_date(dob, today), plausible, "{dob}");
+        }
+    }
 
     fn date(y: i32, m: u32, d: u32) -> NaiveDate {
         NaiveDate::from_ymd_opt(y, m, d).unwrap()

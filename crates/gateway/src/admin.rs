@@ -47,7 +47,7 @@ pub async fn create_staff(
     if !matches!(role, Role::Operator | Role::Auditor) {
         return Err(AppError::unprocessable("invalid_role", "staff are operators or auditors"));
     }
-    validate_password(&password)?;
+    validate_password(&password, &username)?;
     let hash = hash_password(password).await?;
     let id = Uuid::now_v7();
     let inserted = sqlx::query(

@@ -15,17 +15,40 @@ pub const MIN_PASSWORD_CHARS: usize = 10;
 /// The longest: argon2 would take anything, but megabyte passwords are a denial of service.
 pub const MAX_PASSWORD_CHARS: usize = 256;
 
-/// Checks a new password's length.
-pub fn validate_password(password: &str) -> Result<(), AppError> {
+/// How hard a new password must be to guess, by the zxcvbn estimator (a well-kept port of
+/// Dropbox's): 3 of 0-4, "safely unguessable", about 10^10 guesses. A common word, a keyboard
+/// run, a date, a repeated character or anything built from the account's own name scores less.
+pub const MIN_PASSWORD_SCORE: zxcvbn::Score = zxcvbn::Score::Three;
+
+/// Checks a new password: its length, that it does not contain the account's login (an email or
+/// a username, nor an email's part before the `@`), and its strength by the estimator, told the
+/// login so that variations of it count as guessable.
+pub fn validate_password(password: &str, login: &str) -> Result<(), AppError> {
+    let weak = |why: String| AppError::unprocessable("weak_password", why);
     let n = password.chars().count();
-    if (MIN_PASSWORD_CHARS..=MAX_PASSWORD_CHARS).contains(&n) {
-        Ok(())
-    } else {
-        Err(AppError::unprocessable(
-            "weak_password",
-            format!("a password has {MIN_PASSWORD_CHARS} to {MAX_PASSWORD_CHARS} characters"),
-        ))
+    if !(MIN_PASSWORD_CHARS..=MAX_PASSWORD_CHARS).contains(&n) {
+        return Err(weak(format!("a password has {MIN_PASSWORD_CHARS} to {MAX_PASSWORD_CHARS} characters")));
     }
+    let lower = password.to_lowercase();
+    let login = login.trim().to_lowercase();
+    let local = login.split('@').next().unwrap_or_default();
+    if !login.is_empty() && (lower.contains(&login) || (local.chars().count() >= 3 && lower.contains(local)))
+    {
+        return Err(weak("a password may not contain your email or username".to_owned()));
+    }
+    let estimate = zxcvbn::zxcvbn(password, &[login.as_str(), local]);
+    if estimate.score() < MIN_PASSWORD_SCORE {
+        let hint = estimate
+            .feedback()
+            .and_then(|f| {
+                f.warning()
+                    .map(|w| w.to_string())
+                    .or_else(|| f.suggestions().first().map(ToString::to_string))
+            })
+            .unwrap_or_else(|| "add more words or characters".to_owned());
+        return Err(weak(format!("that password is too easy to guess: {hint}")));
+    }
+    Ok(())
 }
 
 /// Hashes a password with argon2id, off the async threads (it takes tens of milliseconds).
@@ -108,8 +131,25 @@ mod tests {
 
     #[test]
     fn password_length_is_bounded() {
-        assert_eq!(validate_password("short").unwrap_err().code(), "weak_password");
-        assert!(validate_password("long enough pass").is_ok());
-        assert!(validate_password(&"x".repeat(300)).is_err());
+        assert_eq!(validate_password("short", "a@b.c").unwrap_err().code(), "weak_password");
+        assert!(validate_password("correct horse battery staple", "ann@example.com").is_ok());
+        assert!(validate_password(&"x".repeat(300), "a@b.c").is_err());
+        // What the attack run got accepted.
+        for (password, login) in [
+            ("1234567890", "ann@example.com"),
+            ("          ", "ann@example.com"),
+            ("ann@example.com", "ann@example.com"),
+            ("ANN@EXAMPLE.COM!!", "ann@example.com"),
+            ("annabelle-1990", "annabelle@example.com"),
+            ("password1234", "bob@example.com"),
+            ("qwertyuiop", "bob@example.com"),
+            ("aaaaaaaaaaaa", "bob@example.com"),
+        ] {
+            assert_eq!(
+                validate_password(password, login).unwrap_err().code(),
+                "weak_password",
+                "{password:?}"
+            );
+        }
     }
 }

@@ -5,7 +5,7 @@
 use axum::extract::State;
 use axum::http::{Method, StatusCode};
 use chrono::{DateTime, Months, NaiveDate, Utc};
-use domain::eligibility::{MINIMUM_AGE_YEARS, is_of_playing_age};
+use domain::eligibility::{MAXIMUM_AGE_YEARS, MINIMUM_AGE_YEARS, is_of_playing_age, is_plausible_birth_date};
 use platform::auth::Role;
 use platform::openapi::Refused;
 use platform::{AppError, Json, PageParams, Path, Query};
@@ -64,8 +64,15 @@ pub async fn register(
     if !valid_email(&email) {
         return Err(AppError::unprocessable("invalid_email", "that is not an email address"));
     }
-    validate_password(&request.password)?;
-    if !is_of_playing_age(request.date_of_birth, Utc::now().date_naive()) {
+    validate_password(&request.password, &email)?;
+    let today = Utc::now().date_naive();
+    if !is_plausible_birth_date(request.date_of_birth, today) {
+        return Err(AppError::unprocessable(
+            "invalid_date_of_birth",
+            format!("a date of birth is in the past and at most {MAXIMUM_AGE_YEARS} years ago"),
+        ));
+    }
+    if !is_of_playing_age(request.date_of_birth, today) {
         return Err(AppError::unprocessable(
             "under_age",
             format!("players must be {MINIMUM_AGE_YEARS} or older (K.A.R. 111-5-24(c))"),
@@ -79,22 +86,11 @@ pub async fn register(
         return Err(email_taken());
     }
     let id = Uuid::now_v7();
+    let wallet_id = Uuid::now_v7();
     let password_hash = hash_password(request.password).await?;
-    // The wallet first: a failure after it leaves an empty wallet nobody owns, never a player without one.
-    let wallet: Value = state
-        .ledger
-        .call(
-            Method::POST,
-            "/v1/accounts",
-            &state.service_token()?,
-            Some(&json!({"id": Uuid::now_v7(), "kind": "player_wallet", "owner": id.to_string(), "currency": "USD"})),
-            None,
-        )
-        .await?;
-    let wallet_id: Uuid = wallet["id"]
-        .as_str()
-        .and_then(|s| s.parse().ok())
-        .ok_or_else(|| AppError::internal("wallet without id"))?;
+    // The player first, then the wallet: of concurrent registrations of one email only the one
+    // whose row went in opens a wallet, and a wallet that cannot be opened takes its player back
+    // out, so there is never a wallet without a player nor a player without a wallet.
     let inserted = sqlx::query(
         "INSERT INTO players (id, email, password_hash, date_of_birth, wallet_account_id)
          VALUES ($1, $2, $3, $4, $5) ON CONFLICT (email) DO NOTHING",
@@ -108,6 +104,20 @@ pub async fn register(
     .await?;
     if inserted.rows_affected() == 0 {
         return Err(email_taken());
+    }
+    let opened: Result<Value, AppError> = state
+        .ledger
+        .call(
+            Method::POST,
+            "/v1/accounts",
+            &state.service_token()?,
+            Some(&json!({"id": wallet_id, "kind": "player_wallet", "owner": id.to_string(), "currency": "USD"})),
+            None,
+        )
+        .await;
+    if let Err(e) = opened {
+        sqlx::query("DELETE FROM players WHERE id = $1").bind(id).execute(&state.pool).await?;
+        return Err(e);
     }
     Ok((StatusCode::CREATED, Json(load_player(&state, id).await?)))
 }

@@ -40,3 +40,52 @@ async fn a_pack_goes_only_to_a_retailer_that_exists() {
     let assigned = assign(shop.clone()).await;
     assert_eq!((assigned.status.as_u16(), assigned.body["retailer_id"].as_str()), (200, Some(shop.as_str())));
 }
+
+/// Weak passwords, impossible birth dates, and a race of registrations for one email
+/// (issue 11, defect 11): refused, and never a wallet without its player.
+#[tokio::test]
+async fn registration_refuses_weak_passwords_impossible_births_and_races_to_one_wallet() {
+    let gw = common::TestGateway::new().await;
+    let register = |email: &str, password: &str, dob: &str| {
+        gw.call(
+            "POST",
+            "/v1/players",
+            None,
+            Some(serde_json::json!({"email": email, "password": password, "date_of_birth": dob})),
+        )
+    };
+    for password in ["1234567890", "          ", "eve@example.com", "Eve@Example.com2024"] {
+        let refused = register("eve@example.com", password, "1990-01-01").await;
+        assert_eq!((refused.status.as_u16(), refused.code()), (422, "weak_password"), "{password:?}");
+    }
+    for dob in ["0000-01-01", "1800-01-01", "2999-01-01"] {
+        let refused = register("eve@example.com", common::PASSWORD, dob).await;
+        assert_eq!((refused.status.as_u16(), refused.code()), (422, "invalid_date_of_birth"), "{dob}");
+    }
+
+    let mut tasks = Vec::new();
+    for _ in 0..20 {
+        let request = axum::http::Request::post("/v1/players")
+            .header("content-type", "application/json")
+            .body(axum::body::Body::from(
+                serde_json::json!({"email": "race@example.com", "password": common::PASSWORD, "date_of_birth": "1990-01-01"})
+                    .to_string(),
+            ))
+            .unwrap();
+        let router = gw.router.clone();
+        tasks.push(tokio::spawn(async move { platform::testing::send(&router, request).await }));
+    }
+    let mut statuses = Vec::new();
+    for task in tasks {
+        statuses.push(task.await.unwrap().status.as_u16());
+    }
+    assert_eq!(statuses.iter().filter(|s| **s == 201).count(), 1, "{statuses:?}");
+    assert!(statuses.iter().all(|s| matches!(s, 201 | 409)), "{statuses:?}");
+    let wallets: i64 = sqlx::query_scalar("SELECT count(*) FROM accounts WHERE kind = 'player_wallet'")
+        .fetch_one(&gw.ledger_pool)
+        .await
+        .unwrap();
+    let players: i64 =
+        sqlx::query_scalar("SELECT count(*) FROM players").fetch_one(&gw.state.pool).await.unwrap();
+    assert_eq!((wallets, players), (1, 1), "one player, one wallet");
+}
