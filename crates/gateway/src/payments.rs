@@ -33,6 +33,7 @@ use sqlx::{PgConnection, Row};
 use uuid::Uuid;
 
 use crate::GatewayState;
+use crate::sessions::PlayerSession;
 use crate::players::{GATEWAY_NAMESPACE, Player, the_player};
 
 /// How the gateway reaches its payment provider, and how it checks the provider's callbacks.
@@ -306,7 +307,7 @@ fn answer(created: bool, view: PaymentView) -> (StatusCode, Json<PaymentView>) {
 )]
 pub async fn deposit(
     State(state): State<GatewayState>,
-    caller: crate::sessions::Authenticated,
+    PlayerSession(caller): PlayerSession,
     key: IdempotencyKey,
     Json(request): Json<PaymentRequest>,
 ) -> Result<(StatusCode, Json<PaymentView>), AppError> {
@@ -366,7 +367,7 @@ pub async fn deposit(
 )]
 pub async fn withdraw(
     State(state): State<GatewayState>,
-    caller: crate::sessions::Authenticated,
+    PlayerSession(caller): PlayerSession,
     key: IdempotencyKey,
     Json(request): Json<PaymentRequest>,
 ) -> Result<(StatusCode, Json<PaymentView>), AppError> {

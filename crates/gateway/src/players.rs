@@ -16,7 +16,7 @@ use uuid::Uuid;
 
 use crate::GatewayState;
 use crate::credentials::{hash_password, validate_password};
-use crate::sessions::{Authenticated, end_sessions};
+use crate::sessions::{Authenticated, PlayerSession, end_sessions};
 
 /// Namespace of ids the gateway derives (deposit transfer ids from a player's idempotency key).
 pub const GATEWAY_NAMESPACE: Uuid = Uuid::from_u128(0x6761_7465_7761_7940_8000_6c6f_7474_6f21);
@@ -315,7 +315,7 @@ pub async fn get_limits(
 )]
 pub async fn set_limit(
     State(state): State<GatewayState>,
-    caller: Authenticated,
+    PlayerSession(caller): PlayerSession,
     Json(request): Json<LimitRequest>,
 ) -> Result<Json<Vec<DepositLimit>>, AppError> {
     let player = the_player(&state, &caller).await?;
@@ -384,7 +384,7 @@ pub struct ExclusionRequest {
 )]
 pub async fn self_exclude(
     State(state): State<GatewayState>,
-    caller: Authenticated,
+    PlayerSession(caller): PlayerSession,
     Json(request): Json<ExclusionRequest>,
 ) -> Result<Json<Value>, AppError> {
     let player = the_player(&state, &caller).await?;

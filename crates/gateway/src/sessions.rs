@@ -119,6 +119,21 @@ impl FromRequestParts<GatewayState> for Authenticated {
     }
 }
 
+/// An authenticated player, checked before the body is read: any other role gets 403 whatever
+/// it sends (the `/v1/me/...` routes that take a body).
+#[derive(Debug, Clone)]
+pub struct PlayerSession(pub Authenticated);
+
+impl FromRequestParts<GatewayState> for PlayerSession {
+    type Rejection = AppError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &GatewayState) -> Result<Self, Self::Rejection> {
+        let caller = Authenticated::from_request_parts(parts, state).await?;
+        caller.require(&[Role::Player])?;
+        Ok(PlayerSession(caller))
+    }
+}
+
 /// Refuses a token whose session has ended.
 pub fn check_session(state: &GatewayState, claims: &Claims) -> Result<(), AppError> {
     match claims.sid {

@@ -89,3 +89,29 @@ async fn registration_refuses_weak_passwords_impossible_births_and_races_to_one_
         sqlx::query_scalar("SELECT count(*) FROM players").fetch_one(&gw.state.pool).await.unwrap();
     assert_eq!((wallets, players), (1, 1), "one player, one wallet");
 }
+
+/// The role is checked before the body is read (issue 11, defect 12): a caller who may not use a
+/// route gets 403 whatever it sends, not a 4xx about the body.
+#[tokio::test]
+async fn a_wrong_role_gets_403_whatever_the_body() {
+    let gw = common::TestGateway::new().await;
+    let operator = gw.staff("olga", platform::auth::Role::Operator).await;
+    let auditor = gw.staff("audrey", platform::auth::Role::Auditor).await;
+    for body in ["{", "[1,2]", "{\"period\": 7}", "{\"kind\": \"\\u0000\"}"] {
+        for (who, token, path) in [
+            ("operator", &operator.token, "/v1/me/self-exclusion"),
+            ("operator", &operator.token, "/v1/me/deposits"),
+            ("auditor", &auditor.token, "/v1/accounts"),
+            ("auditor", &auditor.token, "/v1/transfers"),
+        ] {
+            let request = axum::http::Request::post(path)
+                .header("content-type", "application/json")
+                .header("authorization", format!("Bearer {token}"))
+                .header("idempotency-key", "k")
+                .body(axum::body::Body::from(body))
+                .unwrap();
+            let reply = gw.send(request).await;
+            assert_eq!((reply.status.as_u16(), reply.code()), (403, "forbidden"), "{who} {path} {body}: {}", reply.body);
+        }
+    }
+}

@@ -70,3 +70,21 @@ fn every_route_is_described() {
     assert!(extra.is_empty(), "described routes that do not exist: {extra:?}");
     assert!(doc.components.as_ref().unwrap().security_schemes.contains_key("bearer"));
 }
+
+#[test]
+fn path_parameters_are_in_their_paths_and_every_other_one_is_in_the_query() {
+    let doc = generated();
+    let mut wrong = Vec::new();
+    for (path, item) in &doc.paths.paths {
+        let operations = [&item.get, &item.put, &item.post, &item.delete, &item.patch];
+        for operation in operations.into_iter().flatten() {
+            for parameter in operation.parameters.iter().flatten() {
+                let in_path = matches!(parameter.parameter_in, utoipa::openapi::path::ParameterIn::Path);
+                if in_path != path.contains(&format!("{{{}}}", parameter.name)) {
+                    wrong.push(format!("{path}: {}", parameter.name));
+                }
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "parameters declared in the wrong place: {wrong:?}");
+}

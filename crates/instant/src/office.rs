@@ -176,6 +176,7 @@ fn claim_view(r: &sqlx::postgres::PgRow) -> Result<OfficeClaimView, AppError> {
 
 /// `GET /v1/instant/office-claims` filters.
 #[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
 #[serde(deny_unknown_fields)]
 pub struct OfficeClaimsQuery {
     /// Only claims with a W-2G record.

@@ -91,6 +91,7 @@ pub async fn liability(
 
 /// `GET /v1/instant/validations/by-retailer` window.
 #[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
 #[serde(deny_unknown_fields)]
 pub struct WindowQuery {
     /// From this instant (inclusive); the last 24 hours by default.

@@ -3,7 +3,7 @@
 use axum::extract::State;
 use axum::http::{HeaderName, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use platform::auth::{Caller, Role};
+use platform::auth::{Allowed, Caller, Role, RoleSet};
 use platform::openapi::Refused;
 use platform::{AppError, IdempotencyKey, Json, PageParams, Path, Query};
 use serde::Deserialize;
@@ -35,6 +35,14 @@ fn created_or_replayed<T: serde::Serialize>(body: T, created: bool, location: &s
 
 /// Who may move money, and who may read the books.
 const WRITERS: &[Role] = &[Role::Service, Role::Operator];
+
+/// Who moves money and opens accounts, checked before a body is read.
+#[derive(Debug)]
+pub struct Writers;
+
+impl RoleSet for Writers {
+    const ROLES: &'static [Role] = WRITERS;
+}
 const READERS: &[Role] = &[Role::Service, Role::Operator, Role::Auditor];
 
 /// Readers see every account; a player sees their own, and others' look absent (no enumeration).
@@ -53,10 +61,9 @@ fn account_not_found(id: Uuid) -> AppError {
 )]
 pub async fn create_account(
     State(state): State<LedgerState>,
-    caller: Caller,
+    _writer: Allowed<Writers>,
     Json(request): Json<NewAccountRequest>,
 ) -> Result<Response, AppError> {
-    caller.require(WRITERS)?;
     let new = request.validate()?;
     let (account, created) = store::create_account(&state.pool, &new).await?;
     let location = format!("/v1/accounts/{}", account.id);
@@ -141,11 +148,10 @@ pub async fn account_history(
 )]
 pub async fn create_transfer(
     State(state): State<LedgerState>,
-    caller: Caller,
+    _writer: Allowed<Writers>,
     key: IdempotencyKey,
     Json(request): Json<TransferRequest>,
 ) -> Result<Response, AppError> {
-    caller.require(WRITERS)?;
     let id = key.resolve(request.id, &LEDGER_NAMESPACE)?;
     let command = request.validate(id)?;
     apply_one(&state, &command).await
@@ -165,10 +171,9 @@ async fn apply_one(state: &LedgerState, command: &TransferCommand) -> Result<Res
 )]
 pub async fn create_batch(
     State(state): State<LedgerState>,
-    caller: Caller,
+    _writer: Allowed<Writers>,
     Json(request): Json<BatchRequest>,
 ) -> Result<Response, AppError> {
-    caller.require(WRITERS)?;
     if request.transfers.is_empty() || request.transfers.len() > MAX_BATCH {
         return Err(AppError::unprocessable(
             "invalid_batch",
@@ -218,11 +223,10 @@ pub async fn get_transfer(
 )]
 pub async fn deposit(
     State(state): State<LedgerState>,
-    caller: Caller,
+    _writer: Allowed<Writers>,
     key: IdempotencyKey,
     Json(request): Json<CashRequest>,
 ) -> Result<Response, AppError> {
-    caller.require(WRITERS)?;
     cash_movement(&state, &key, request, Direction::In).await
 }
 
@@ -234,11 +238,10 @@ pub async fn deposit(
 )]
 pub async fn withdraw(
     State(state): State<LedgerState>,
-    caller: Caller,
+    _writer: Allowed<Writers>,
     key: IdempotencyKey,
     Json(request): Json<CashRequest>,
 ) -> Result<Response, AppError> {
-    caller.require(WRITERS)?;
     cash_movement(&state, &key, request, Direction::Out).await
 }
 

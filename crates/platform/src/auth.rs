@@ -234,6 +234,37 @@ where
     }
 }
 
+/// The roles a route admits, as a type: a handler that takes [`Allowed<R>`] has its caller's
+/// role checked by the extractor, before its body is read, so a caller of the wrong role gets 403
+/// whatever the body holds.
+pub trait RoleSet: Send + Sync + 'static {
+    const ROLES: &'static [Role];
+}
+
+/// A verified caller whose role is one of `R::ROLES`.
+#[derive(Debug, Clone)]
+pub struct Allowed<R>(pub Caller, std::marker::PhantomData<R>);
+
+impl<R> std::ops::Deref for Allowed<R> {
+    type Target = Caller;
+    fn deref(&self) -> &Caller {
+        &self.0
+    }
+}
+
+impl<S: Send + Sync, R: RoleSet> FromRequestParts<S> for Allowed<R>
+where
+    TokenKeys: FromRef<S>,
+{
+    type Rejection = AppError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
+        let caller = Caller::from_request_parts(parts, state).await?;
+        caller.require(R::ROLES)?;
+        Ok(Allowed(caller, std::marker::PhantomData))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
