@@ -151,6 +151,33 @@ async fn only_operators_print_and_unknown_games_are_refused() {
     assert_eq!(games.body.as_array().unwrap().len(), 5, "public: all five games");
 }
 
+/// A print run abandoned by its request's timeout in the middle of its COPY does not leave a
+/// broken connection in the pool (issue 11, defect 12): with one connection, the requests after
+/// it are answered, none with a 500.
+#[tokio::test]
+async fn an_abandoned_print_run_leaves_no_broken_connection_behind() {
+    let url = platform::testing::fresh_database().await.unwrap();
+    let config = platform::config::Config { db_max_connections: 1, ..Default::default() };
+    let pool = instant::connect(&url, &config).await.unwrap();
+    let tokens = platform::auth::TokenKeys::random();
+    let games = instant::games::carried().unwrap();
+    let state = instant::InstantState::with_games(pool, tokens.clone(), games, vec![7; 32]);
+    let limits = platform::http::Limits { request_timeout: std::time::Duration::from_millis(1_500), ..Default::default() };
+    let router = instant::router(state.clone(), limits);
+    let operator = common::staff(&tokens, "olga", Role::Operator);
+    for _ in 0..3 {
+        let run = post(&router, "/v1/instant/games/283/print-runs", &operator, serde_json::json!({})).await;
+        assert_eq!((run.status, run.code()), (StatusCode::SERVICE_UNAVAILABLE, "unavailable"), "{}", run.body);
+        let tickets: i64 = sqlx::query_scalar("SELECT count(*) FROM tickets").fetch_one(&state.pool).await.unwrap();
+        assert_eq!(tickets, 0, "nothing of the abandoned run is kept");
+    }
+    let till = common::till(&tokens, "till-1", "shop-a");
+    for _ in 0..5 {
+        let scan = post(&router, "/v1/instant/validations", &till, common::scan_of(283, 0, 0)).await;
+        assert_eq!(scan.code(), "ticket_not_found", "{}", scan.body);
+    }
+}
+
 mod validation {
     use super::*;
     use serde_json::{Value, json};

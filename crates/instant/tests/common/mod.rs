@@ -121,3 +121,8 @@ pub fn till(tokens: &TokenKeys, terminal: &str, shop: &str) -> String {
 pub fn scan(t: &PrintedTicket) -> serde_json::Value {
     serde_json::json!({"barcode": t.barcode, "virn": t.virn})
 }
+
+/// A scan of the ticket at (game, book, ticket) with a VIRN nobody printed.
+pub fn scan_of(game: u32, book: u32, ticket: u32) -> serde_json::Value {
+    serde_json::json!({"barcode": domain::instant::print_run::barcode(game, book, ticket), "virn": "000000000000"})
+}
