@@ -44,7 +44,10 @@ async fn main() -> anyhow::Result<()> {
         state = state.with_payments(
             gateway::payments::Payments::with_provider(
                 provider,
-                platform::webhook::WebhookSecret::new(secret),
+                platform::webhook::WebhookSecret::new(platform::config::checked_secret(
+                    "LOTTO_PAYMENTS_WEBHOOK_SECRET",
+                    &secret,
+                )?),
             )
             .map_err(|e| anyhow::anyhow!("{}", e.detail()))?,
         );

@@ -33,8 +33,8 @@ use sqlx::{PgConnection, Row};
 use uuid::Uuid;
 
 use crate::GatewayState;
-use crate::sessions::PlayerSession;
 use crate::players::{GATEWAY_NAMESPACE, Player, the_player};
+use crate::sessions::PlayerSession;
 
 /// How the gateway reaches its payment provider, and how it checks the provider's callbacks.
 #[derive(Debug, Clone)]

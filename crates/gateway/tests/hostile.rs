@@ -111,7 +111,12 @@ async fn a_wrong_role_gets_403_whatever_the_body() {
                 .body(axum::body::Body::from(body))
                 .unwrap();
             let reply = gw.send(request).await;
-            assert_eq!((reply.status.as_u16(), reply.code()), (403, "forbidden"), "{who} {path} {body}: {}", reply.body);
+            assert_eq!(
+                (reply.status.as_u16(), reply.code()),
+                (403, "forbidden"),
+                "{who} {path} {body}: {}",
+                reply.body
+            );
         }
     }
 }

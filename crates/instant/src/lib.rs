@@ -195,8 +195,8 @@ where
 /// `LOTTO_VIRN_KEY`, or (unless `required`) a random key with a warning.
 pub fn virn_key_from_env(required: bool) -> Result<Vec<u8>, AppError> {
     match std::env::var("LOTTO_VIRN_KEY") {
-        Ok(key) if key.len() >= 32 => Ok(key.into_bytes()),
-        Ok(_) => Err(AppError::internal("LOTTO_VIRN_KEY must be at least 32 bytes")),
+        Ok(key) => platform::config::checked_secret("LOTTO_VIRN_KEY", &key)
+            .map_err(|e| AppError::internal(e.to_string())),
         Err(_) if required => Err(AppError::internal("LOTTO_VIRN_KEY must be set")),
         Err(_) => {
             tracing::warn!("LOTTO_VIRN_KEY is not set: tickets printed now validate only in this process");

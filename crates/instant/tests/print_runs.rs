@@ -162,13 +162,22 @@ async fn an_abandoned_print_run_leaves_no_broken_connection_behind() {
     let tokens = platform::auth::TokenKeys::random();
     let games = instant::games::carried().unwrap();
     let state = instant::InstantState::with_games(pool, tokens.clone(), games, vec![7; 32]);
-    let limits = platform::http::Limits { request_timeout: std::time::Duration::from_millis(1_500), ..Default::default() };
+    let limits = platform::http::Limits {
+        request_timeout: std::time::Duration::from_millis(1_500),
+        ..Default::default()
+    };
     let router = instant::router(state.clone(), limits);
     let operator = common::staff(&tokens, "olga", Role::Operator);
     for _ in 0..3 {
         let run = post(&router, "/v1/instant/games/283/print-runs", &operator, serde_json::json!({})).await;
-        assert_eq!((run.status, run.code()), (StatusCode::SERVICE_UNAVAILABLE, "unavailable"), "{}", run.body);
-        let tickets: i64 = sqlx::query_scalar("SELECT count(*) FROM tickets").fetch_one(&state.pool).await.unwrap();
+        assert_eq!(
+            (run.status, run.code()),
+            (StatusCode::SERVICE_UNAVAILABLE, "unavailable"),
+            "{}",
+            run.body
+        );
+        let tickets: i64 =
+            sqlx::query_scalar("SELECT count(*) FROM tickets").fetch_one(&state.pool).await.unwrap();
         assert_eq!(tickets, 0, "nothing of the abandoned run is kept");
     }
     let till = common::till(&tokens, "till-1", "shop-a");

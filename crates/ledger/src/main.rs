@@ -8,9 +8,9 @@ async fn main() -> anyhow::Result<()> {
     platform::telemetry::init_tracing();
     let config = Config::from_env()?;
     let url = config.database_url.clone().context("DATABASE_URL must be set to run the ledger alone")?;
+    let tokens = config.token_keys()?;
     let pool = ledger::connect(&url, &config).await?;
     ledger::holds::spawn_hold_sweeper(pool.clone(), config.hold_sweep_interval);
-    let tokens = config.token_keys()?;
     let app = ledger::router(ledger::LedgerState { pool, tokens }, (&config).into());
     platform::http::spawn_metrics(&config).await?;
     let listener = tokio::net::TcpListener::bind(config.listen).await?;

@@ -16,10 +16,14 @@ use platform::webhook::WebhookSecret;
 
 const USAGE: &str = "usage: lotto [serve]
        lotto admin create-operator <username>
+       lotto payments-sandbox
 
 serve (the default) runs every service of the platform in one process.
 admin create-operator creates an operator (the first one, typically); the password is read
 from LOTTO_ADMIN_PASSWORD, or else from the first line of standard input.
+payments-sandbox runs the sandbox payment provider alone (for services run apart, as in
+docker-compose.yml): it takes the gateway's payments on LOTTO_LISTEN and confirms them to
+LOTTO_GATEWAY_URL's webhook, signed with LOTTO_PAYMENTS_WEBHOOK_SECRET.
 Configuration is by environment variable; see README.md (Configuration).";
 
 #[tokio::main]
@@ -28,6 +32,7 @@ async fn main() -> anyhow::Result<()> {
     match args.iter().map(String::as_str).collect::<Vec<_>>().as_slice() {
         [] | ["serve"] => serve().await,
         ["admin", "create-operator", username] => create_operator(username).await,
+        ["payments-sandbox"] => payments_sandbox().await,
         ["help" | "--help" | "-h"] => {
             say(USAGE);
             Ok(())
@@ -82,6 +87,28 @@ async fn create_operator(username: &str) -> anyhow::Result<()> {
         cluster.stop();
     }
     result
+}
+
+/// `lotto payments-sandbox`: the sandbox payment provider in a process of its own.
+async fn payments_sandbox() -> anyhow::Result<()> {
+    platform::telemetry::init_tracing();
+    let config = Config::from_env()?;
+    let gateway = std::env::var("LOTTO_GATEWAY_URL").context("LOTTO_GATEWAY_URL must name the gateway")?;
+    let secret = std::env::var("LOTTO_PAYMENTS_WEBHOOK_SECRET")
+        .context("LOTTO_PAYMENTS_WEBHOOK_SECRET must be set")?;
+    let secret =
+        WebhookSecret::new(platform::config::checked_secret("LOTTO_PAYMENTS_WEBHOOK_SECRET", &secret)?);
+    let delay =
+        std::time::Duration::from_millis(platform::config::env_or("LOTTO_SANDBOX_DELAY_MS", 1_000u64)?);
+    let sandbox = Sandbox::new(secret, delay);
+    sandbox.deliver_to(platform::upstream::Upstream::remote("gateway", &gateway, config.request_timeout)?);
+    let app = platform::http::app(sandbox.router(), Readiness::default(), (&config).into());
+    let listener = tokio::net::TcpListener::bind(config.listen)
+        .await
+        .with_context(|| format!("cannot listen on {} (set LOTTO_LISTEN)", config.listen))?;
+    say(&format!("payments sandbox listening on http://{}", listener.local_addr()?));
+    platform::http::serve(listener, app, platform::http::shutdown_signal()).await?;
+    Ok(())
 }
 
 /// The token keys: from `LOTTO_TOKEN_SECRET`, or random for this process only.

@@ -43,6 +43,35 @@ where
     }
 }
 
+/// Words that mark a value as a placeholder someone forgot to replace.
+const PLACEHOLDERS: [&str; 8] = [
+    "please-set",
+    "please set",
+    "changeme",
+    "change-me",
+    "change_me",
+    "placeholder",
+    "replace-me",
+    "example",
+];
+
+/// A secret from the environment, refused when it is shorter than 32 bytes or is a known
+/// placeholder (`please-set-...`, `changeme`, one character repeated): a deployment must not
+/// start with a secret anyone could guess from the repository.
+pub fn checked_secret(name: &'static str, value: &str) -> Result<Vec<u8>, ConfigError> {
+    let refuse = |reason: &str| ConfigError { name, value: "(hidden)".to_owned(), reason: reason.to_owned() };
+    if value.len() < 32 {
+        return Err(refuse("a secret must be 32 bytes or more"));
+    }
+    let lower = value.to_ascii_lowercase();
+    if PLACEHOLDERS.iter().any(|p| lower.contains(p))
+        || value.bytes().all(|b| Some(b) == value.bytes().next())
+    {
+        return Err(refuse("this is a placeholder, not a secret: generate one (openssl rand -hex 32)"));
+    }
+    Ok(value.as_bytes().to_vec())
+}
+
 /// The settings every service shares.
 #[derive(Debug, Clone)]
 pub struct Config {
@@ -105,10 +134,30 @@ impl Config {
             value: String::new(),
             reason: "must be set (32 or more bytes) when a service runs on its own".to_owned(),
         })?;
-        TokenKeys::from_secret(secret.as_bytes()).map_err(|reason| ConfigError {
+        let secret = checked_secret("LOTTO_TOKEN_SECRET", secret)?;
+        TokenKeys::from_secret(&secret).map_err(|reason| ConfigError {
             name: "LOTTO_TOKEN_SECRET",
             value: "(hidden)".to_owned(),
             reason,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn placeholders_and_short_secrets_are_refused() {
+        for bad in [
+            "short",
+            "please-set-LOTTO_TOKEN_SECRET-to-32-random-bytes",
+            "changeme-changeme-changeme-changeme",
+            "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
+            "an-example-secret-that-is-long-enough",
+        ] {
+            assert!(checked_secret("S", bad).is_err(), "{bad}");
+        }
+        assert!(checked_secret("S", "3f9c1e77a0b24d5e8c6f1a2b3c4d5e6f7a8b9c0d").is_ok());
     }
 }

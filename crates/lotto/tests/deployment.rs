@@ -1,0 +1,482 @@
+//! The deployments, tested without a docker engine or a cluster (issue 11): every service of
+//! `docker-compose.yml`, and every Deployment of the Kubernetes manifests `deploy/` lists, is
+//! started from its own binary as its own process, with exactly the environment the file gives
+//! it (the secrets given as the files say to make them, hosts mapped to ports on 127.0.0.1, the
+//! Postgres being the tests' own), in the order of compose's `depends_on` (Kubernetes has none:
+//! its pods are started together and restarted until they are ready, and so are these); once
+//! each answers its health check, one flow of every game is played through the gateway.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+use serde::Deserialize;
+use serde_json::{Value, json};
+use serde_norway::Value as Yaml;
+
+/// One service of the file: its command and its environment, compose variables resolved.
+#[derive(Debug)]
+struct Service {
+    name: String,
+    command: Vec<String>,
+    environment: BTreeMap<String, String>,
+    depends_on: Vec<String>,
+    health_path: String,
+}
+
+/// `${NAME:?message}` and `${NAME:-default}` as compose resolves them, from `given`.
+fn interpolate(value: &str, given: &BTreeMap<&str, String>) -> String {
+    let mut out = String::new();
+    let mut rest = value;
+    while let Some(start) = rest.find("${") {
+        out.push_str(&rest[..start]);
+        let end = rest[start..].find('}').map(|e| start + e).expect("an unclosed ${");
+        let expr = &rest[start + 2..end];
+        let (name, fallback) = match expr.find([':', '-', '?']) {
+            Some(i) => (&expr[..i], Some(&expr[i..])),
+            None => (expr, None),
+        };
+        match (given.get(name), fallback) {
+            (Some(v), _) => out.push_str(v),
+            (None, Some(f)) if f.starts_with(":-") => out.push_str(&f[2..]),
+            (None, _) => panic!("docker-compose.yml needs {name}, which the test does not give"),
+        }
+        rest = &rest[end + 1..];
+    }
+    out.push_str(rest);
+    out
+}
+
+fn services(given: &BTreeMap<&str, String>) -> Vec<Service> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docker-compose.yml");
+    let mut doc: Yaml = serde_norway::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    doc.apply_merge().unwrap();
+    let mut out = Vec::new();
+    for (name, service) in doc["services"].as_mapping().unwrap() {
+        let name = name.as_str().unwrap().to_owned();
+        if name == "postgres" {
+            continue;
+        }
+        let mut service = service.clone();
+        service.apply_merge().unwrap();
+        let command: Vec<String> = service["command"]
+            .as_sequence()
+            .unwrap()
+            .iter()
+            .map(|c| c.as_str().unwrap().to_owned())
+            .collect();
+        let mut environment = BTreeMap::new();
+        let mut env = service["environment"].clone();
+        env.apply_merge().unwrap();
+        for (k, v) in env.as_mapping().unwrap() {
+            let v = match v {
+                Yaml::String(s) => s.clone(),
+                other => serde_norway::to_string(other).unwrap().trim().to_owned(),
+            };
+            environment.insert(k.as_str().unwrap().to_owned(), interpolate(&v, given));
+        }
+        let depends_on = service["depends_on"]
+            .as_mapping()
+            .map(|m| m.keys().map(|k| k.as_str().unwrap().to_owned()).filter(|k| k != "postgres").collect())
+            .unwrap_or_default();
+        let test: Vec<String> = service["healthcheck"]["test"]
+            .as_sequence()
+            .unwrap()
+            .iter()
+            .map(|c| c.as_str().unwrap().to_owned())
+            .collect();
+        let url = test.last().unwrap();
+        let health_path = url[url.find("8080").unwrap() + 4..].to_owned();
+        out.push(Service { name, command, environment, depends_on, health_path });
+    }
+    out
+}
+
+/// The Deployments of the manifests `deploy/kustomization.yaml` lists. A `secretKeyRef` is looked
+/// up as `<secret>/<key>` in `given`; one the test does not give fails the test.
+fn deployments(given: &BTreeMap<&str, String>) -> Vec<Service> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../deploy");
+    let kustomization: Yaml =
+        serde_norway::from_str(&std::fs::read_to_string(dir.join("kustomization.yaml")).unwrap()).unwrap();
+    let mut out = Vec::new();
+    for file in kustomization["resources"].as_sequence().unwrap() {
+        let text = std::fs::read_to_string(dir.join(file.as_str().unwrap())).unwrap();
+        for doc in serde_norway::Deserializer::from_str(&text) {
+            let doc = Yaml::deserialize(doc).unwrap();
+            if doc["kind"].as_str() != Some("Deployment") {
+                continue;
+            }
+            let name = doc["metadata"]["name"].as_str().unwrap().to_owned();
+            let container = &doc["spec"]["template"]["spec"]["containers"][0];
+            let command: Vec<String> = container["command"]
+                .as_sequence()
+                .unwrap()
+                .iter()
+                .map(|c| c.as_str().unwrap().to_owned())
+                .collect();
+            let mut environment = BTreeMap::new();
+            for var in container["env"].as_sequence().unwrap() {
+                let key = var["name"].as_str().unwrap().to_owned();
+                let value = match var["value"].as_str() {
+                    Some(v) => v.to_owned(),
+                    None => {
+                        let secret = &var["valueFrom"]["secretKeyRef"];
+                        let reference = format!(
+                            "{}/{}",
+                            secret["name"].as_str().unwrap(),
+                            secret["key"].as_str().unwrap()
+                        );
+                        given
+                            .get(reference.as_str())
+                            .unwrap_or_else(|| {
+                                panic!("{name}: secret {reference} is not one the README makes")
+                            })
+                            .clone()
+                    }
+                };
+                environment.insert(key, value);
+            }
+            let health_path = container["readinessProbe"]["httpGet"]["path"].as_str().unwrap().to_owned();
+            out.push(Service { name, command, environment, depends_on: Vec::new(), health_path });
+        }
+    }
+    out
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+}
+
+/// The workspace's binaries, built as the image builds them (a no-op when they are current).
+fn binaries() -> PathBuf {
+    let status = Command::new(env!("CARGO")).args(["build", "--workspace", "--bins"]).status().unwrap();
+    assert!(status.success(), "cargo build --bins failed");
+    Path::new(env!("CARGO_BIN_EXE_lotto")).parent().unwrap().to_path_buf()
+}
+
+/// The processes of the deployment, killed when the test ends, however it ends.
+struct Processes(Vec<(String, Child)>);
+
+impl Drop for Processes {
+    fn drop(&mut self) {
+        for (_, child) in &mut self.0 {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}
+
+async fn post(
+    http: &reqwest::Client,
+    url: String,
+    token: Option<&str>,
+    key: Option<&str>,
+    body: Value,
+) -> (u16, Value) {
+    let mut request = http.post(url).json(&body);
+    if let Some(token) = token {
+        request = request.bearer_auth(token);
+    }
+    if let Some(key) = key {
+        request = request.header("idempotency-key", key);
+    }
+    let response = request.send().await.unwrap();
+    let status = response.status().as_u16();
+    (status, response.json().await.unwrap_or(Value::Null))
+}
+
+async fn get(http: &reqwest::Client, url: String, token: &str) -> (u16, Value) {
+    let response = http.get(url).bearer_auth(token).send().await.unwrap();
+    let status = response.status().as_u16();
+    (status, response.json().await.unwrap_or(Value::Null))
+}
+
+/// Starts `services` (in `depends_on` order; a process that exits while its dependencies come up
+/// is started again, as Kubernetes restarts a pod) and waits until each is healthy. Returns the
+/// processes and each service's port.
+async fn start(services: &[Service], database: &str, bin: &Path) -> (Processes, BTreeMap<String, u16>) {
+    let ports: BTreeMap<String, u16> = services.iter().map(|s| (s.name.clone(), free_port())).collect();
+    let http = reqwest::Client::new();
+    let mut processes = Processes(Vec::new());
+    let spawn = |service: &Service| {
+        let mut command = Command::new(bin.join(&service.command[0]));
+        command.args(&service.command[1..]).env_clear().stdout(Stdio::null()).stderr(Stdio::inherit());
+        for (key, value) in &service.environment {
+            let mut value = value.clone();
+            if key == "DATABASE_URL" {
+                value = database.to_owned();
+            }
+            if key == "LOTTO_LISTEN" {
+                value = format!("127.0.0.1:{}", ports[&service.name]);
+            }
+            if key == "LOTTO_METRICS_LISTEN" {
+                value = format!("127.0.0.1:{}", free_port());
+            }
+            for (host, port) in &ports {
+                value = value.replace(&format!("http://{host}:8080"), &format!("http://127.0.0.1:{port}"));
+            }
+            command.env(key, value);
+        }
+        command.env("LOTTO_LOG", "error");
+        command.spawn().unwrap_or_else(|e| panic!("{}: {e}", service.name))
+    };
+    let mut order: Vec<&Service> = Vec::new();
+    while order.len() < services.len() {
+        let next = services
+            .iter()
+            .find(|s| {
+                !order.iter().any(|o| o.name == s.name)
+                    && s.depends_on.iter().all(|d| order.iter().any(|o| &o.name == d))
+            })
+            .expect("a cycle in depends_on");
+        order.push(next);
+    }
+    let mut waiting: Vec<&Service> = Vec::new();
+    for service in order {
+        processes.0.push((service.name.clone(), spawn(service)));
+        waiting.push(service);
+        // Compose waits for a service's dependencies to be healthy before starting it.
+        if !service.depends_on.is_empty() || waiting.len() == services.len() {
+            let mut restarts = 0;
+            for _ in 0..600 {
+                let mut all = true;
+                for pending in &waiting {
+                    let url = format!("http://127.0.0.1:{}{}", ports[&pending.name], pending.health_path);
+                    if http.get(&url).send().await.is_ok_and(|r| r.status().is_success()) {
+                        continue;
+                    }
+                    all = false;
+                    let (_, child) = processes.0.iter_mut().find(|(n, _)| n == &pending.name).unwrap();
+                    if child.try_wait().unwrap().is_some() {
+                        restarts += 1;
+                        assert!(
+                            restarts < 30,
+                            "{} keeps exiting at start (its stderr is above)",
+                            pending.name
+                        );
+                        *child = spawn(pending);
+                    }
+                }
+                if all {
+                    break;
+                }
+                tokio::time::sleep(Duration::from_millis(100)).await;
+            }
+            waiting.clear();
+        }
+    }
+    for (name, port) in &ports {
+        let service = services.iter().find(|s| &s.name == name).unwrap();
+        let url = format!("http://127.0.0.1:{port}{}", service.health_path);
+        assert!(http.get(&url).send().await.is_ok_and(|r| r.status().is_success()), "{name} is not healthy");
+    }
+    (processes, ports)
+}
+
+fn secrets() -> BTreeMap<&'static str, String> {
+    let random = || hex::encode(platform::auth::random_bytes::<32>());
+    let (token, virn, payments) = (random(), random(), random());
+    [
+        // As docker-compose.yml's header exports them.
+        ("LOTTO_TOKEN_SECRET", token.clone()),
+        ("LOTTO_VIRN_KEY", virn.clone()),
+        ("LOTTO_PAYMENTS_WEBHOOK_SECRET", payments.clone()),
+        // As deploy/README.md creates them.
+        ("lotto-secrets/token-secret", token),
+        ("lotto-secrets/virn-key", virn),
+        ("lotto-secrets/payments-webhook-secret", payments),
+        // The database's own secret (CloudNativePG makes it); replaced by the test's database.
+        ("lotto-db-app/uri", "postgres://from-the-operator".to_owned()),
+    ]
+    .into_iter()
+    .collect()
+}
+
+#[tokio::test]
+async fn every_service_of_the_compose_file_starts_apart_and_plays_through_the_gateway() {
+    let database = platform::testing::fresh_database().await.unwrap();
+    let services = services(&secrets());
+    let bin = binaries();
+    let (processes, ports) = start(&services, &database, &bin).await;
+    let names: Vec<&str> = services.iter().map(|s| s.name.as_str()).collect();
+    assert!(
+        ["ledger", "draw-games", "table-games", "instant", "payments", "gateway"]
+            .iter()
+            .all(|s| names.contains(s)),
+        "{names:?}"
+    );
+    play_every_game(&format!("http://127.0.0.1:{}", ports["gateway"]), &bin, &database).await;
+    drop(processes);
+}
+
+#[tokio::test]
+async fn every_deployment_of_the_kubernetes_manifests_starts_apart_and_plays_through_the_gateway() {
+    let database = platform::testing::fresh_database().await.unwrap();
+    let services = deployments(&secrets());
+    let bin = binaries();
+    let (processes, ports) = start(&services, &database, &bin).await;
+    play_every_game(&format!("http://127.0.0.1:{}", ports["gateway"]), &bin, &database).await;
+    drop(processes);
+}
+
+/// A newcomer's day through the gateway at `gw`: an operator, a funded player, Keno, blackjack,
+/// an instant scan at a till, a withdrawal, and the books balanced.
+async fn play_every_game(gw: &str, bin: &Path, database: &str) {
+    let http = reqwest::Client::new();
+    // The first operator, as the README makes one.
+    let made = Command::new(bin.join("lotto"))
+        .args(["admin", "create-operator", "ops"])
+        .env_clear()
+        .env("DATABASE_URL", database)
+        .env("LOTTO_ADMIN_PASSWORD", "a long admin password")
+        .output()
+        .unwrap();
+    assert!(made.status.success(), "{}", String::from_utf8_lossy(&made.stderr));
+    let (_, login) = post(
+        &http,
+        format!("{gw}/v1/sessions"),
+        None,
+        None,
+        json!({"username": "ops", "password": "a long admin password"}),
+    )
+    .await;
+    let operator = login["access_token"].as_str().unwrap().to_owned();
+
+    // A player, funded through the payment provider's signed webhook (across three processes).
+    let (status, _) = post(&http, format!("{gw}/v1/players"), None, None,
+        json!({"email": "ann@example.com", "password": "correct horse battery", "date_of_birth": "1990-05-17"})).await;
+    assert_eq!(status, 201);
+    let (_, login) = post(
+        &http,
+        format!("{gw}/v1/sessions"),
+        None,
+        None,
+        json!({"email": "ann@example.com", "password": "correct horse battery"}),
+    )
+    .await;
+    let ann = login["access_token"].as_str().unwrap().to_owned();
+    let (status, deposit) = post(
+        &http,
+        format!("{gw}/v1/me/deposits"),
+        Some(&ann),
+        Some("d1"),
+        json!({"amount": 20_000, "currency": "USD"}),
+    )
+    .await;
+    assert_eq!(status, 202, "{deposit}");
+    let mut state = Value::Null;
+    for _ in 0..100 {
+        state = get(&http, format!("{gw}/v1/me/payments/{}", deposit["id"].as_str().unwrap()), &ann).await.1
+            ["state"]
+            .clone();
+        if state != "pending" {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert_eq!(state, "succeeded");
+
+    // Castle Keno, played at once.
+    let (status, ticket) = post(
+        &http,
+        format!("{gw}/v1/keno/tickets"),
+        Some(&ann),
+        Some("k1"),
+        json!({"option": "bet", "spots": [3, 11, 19, 27, 35], "tickets": 1}),
+    )
+    .await;
+    assert_eq!((status, ticket["state"].as_str()), (201, Some("settled")), "{ticket}");
+
+    // Blackjack: a table, a round, stand until it settles.
+    let (status, table) =
+        post(&http, format!("{gw}/v1/blackjack/tables"), Some(&ann), None, json!({"decks": 6})).await;
+    assert_eq!(status, 201, "{table}");
+    let (status, mut round) = post(
+        &http,
+        format!("{gw}/v1/blackjack/tables/{}/rounds", table["id"].as_str().unwrap()),
+        Some(&ann),
+        Some("r1"),
+        json!({"spots": [{"wager": 500}]}),
+    )
+    .await;
+    assert_eq!(status, 201, "{round}");
+    for _ in 0..8 {
+        if round["state"] != "playing" {
+            break;
+        }
+        let action = if round["round"]["phase"] == "insurance" {
+            json!({"action": "decline_insurance", "spot": 0})
+        } else {
+            json!({"action": "stand"})
+        };
+        let mut body = action;
+        body["step"] = round["step"].clone();
+        round = post(
+            &http,
+            format!("{gw}/v1/blackjack/rounds/{}/actions", round["id"].as_str().unwrap()),
+            Some(&ann),
+            None,
+            body,
+        )
+        .await
+        .1;
+    }
+    assert_eq!(round["state"], "settled", "{round}");
+
+    // Instant: the games are public; a terminal scans a ticket that was never printed.
+    let (status, games) = get(&http, format!("{gw}/v1/instant/games"), &ann).await;
+    assert_eq!((status, games.as_array().map(Vec::len)), (200, Some(5)), "{games}");
+    let (_, shop) =
+        post(&http, format!("{gw}/v1/retailers"), Some(&operator), None, json!({"name": "Corner Store"}))
+            .await;
+    let (_, terminal) = post(
+        &http,
+        format!("{gw}/v1/retailers/{}/terminals", shop["id"].as_str().unwrap()),
+        Some(&operator),
+        None,
+        json!({"label": "till 1"}),
+    )
+    .await;
+    let (_, login) =
+        post(&http, format!("{gw}/v1/sessions"), None, None, json!({"api_key": terminal["api_key"]})).await;
+    let till = login["access_token"].as_str().unwrap().to_owned();
+    let (status, scan) = post(
+        &http,
+        format!("{gw}/v1/instant/validations"),
+        Some(&till),
+        None,
+        json!({"barcode": domain::instant::print_run::barcode(283, 0, 0), "virn": "000000000000"}),
+    )
+    .await;
+    assert_eq!((status, scan["code"].as_str()), (404, Some("ticket_not_found")), "{scan}");
+
+    // Cash out, and the books.
+    let (status, withdrawal) = post(
+        &http,
+        format!("{gw}/v1/me/withdrawals"),
+        Some(&ann),
+        Some("w1"),
+        json!({"amount": 1_000, "currency": "USD"}),
+    )
+    .await;
+    assert_eq!(status, 202, "{withdrawal}");
+    let (status, trial) = get(&http, format!("{gw}/v1/reports/trial-balance"), &operator).await;
+    assert_eq!((status, trial["balanced"].clone()), (200, json!(true)), "{trial}");
+}
+
+/// Each service refuses to start with a placeholder secret, as the file's old defaults were.
+#[test]
+fn a_service_refuses_a_placeholder_secret() {
+    let bin = binaries();
+    let out = Command::new(bin.join("ledger"))
+        .env_clear()
+        .env("DATABASE_URL", "postgres://postgres@127.0.0.1:1/none")
+        .env("LOTTO_TOKEN_SECRET", "please-set-LOTTO_TOKEN_SECRET-to-32-random-bytes")
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("LOTTO_TOKEN_SECRET") && stderr.contains("placeholder"), "{stderr}");
+}
