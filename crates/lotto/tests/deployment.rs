@@ -7,6 +7,8 @@
 //! each answers its health check, one flow of every game is played through the gateway.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+mod common;
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -145,10 +147,6 @@ fn deployments(given: &BTreeMap<&str, String>) -> Vec<Service> {
     out
 }
 
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
-}
-
 /// The workspace's binaries, built as the image builds them (a no-op when they are current).
 fn binaries() -> PathBuf {
     let status = Command::new(env!("CARGO")).args(["build", "--workspace", "--bins"]).status().unwrap();
@@ -197,7 +195,8 @@ async fn get(http: &reqwest::Client, url: String, token: &str) -> (u16, Value) {
 /// is started again, as Kubernetes restarts a pod) and waits until each is healthy. Returns the
 /// processes and each service's port.
 async fn start(services: &[Service], database: &str, bin: &Path) -> (Processes, BTreeMap<String, u16>) {
-    let ports: BTreeMap<String, u16> = services.iter().map(|s| (s.name.clone(), free_port())).collect();
+    let ports: BTreeMap<String, u16> =
+        services.iter().map(|s| (s.name.clone(), common::free_port())).collect();
     let http = reqwest::Client::new();
     let mut processes = Processes(Vec::new());
     let spawn = |service: &Service| {
@@ -212,7 +211,7 @@ async fn start(services: &[Service], database: &str, bin: &Path) -> (Processes, 
                 value = format!("127.0.0.1:{}", ports[&service.name]);
             }
             if key == "LOTTO_METRICS_LISTEN" {
-                value = format!("127.0.0.1:{}", free_port());
+                value = format!("127.0.0.1:{}", common::free_port());
             }
             for (host, port) in &ports {
                 value = value.replace(&format!("http://{host}:8080"), &format!("http://127.0.0.1:{port}"));

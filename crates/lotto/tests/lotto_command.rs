@@ -2,88 +2,16 @@
 //! Postgres (the one named by DATABASE_URL, or a private cluster it starts itself).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use std::io::{BufRead, BufReader};
-use std::process::{Child, Command, Stdio};
-use std::sync::mpsc;
+mod common;
+
+use std::process::Command;
 use std::time::Duration;
+
+use common::{Lotto, SECRET};
 
 use platform::auth::{Role, TokenKeys};
 use platform::client::{Retry, ServiceClient};
 use serde_json::{Value, json};
-
-/// A running `lotto` process; killed if a test fails before stopping it.
-struct Lotto {
-    child: Child,
-    base_url: String,
-    stdout: mpsc::Receiver<String>,
-}
-
-impl Lotto {
-    /// Starts `lotto` with `env` and waits (up to `wait`) for its "listening on" line.
-    // The child is reaped by `terminate` or by `Drop`, which clippy cannot see from here.
-    #[allow(clippy::zombie_processes)]
-    fn start(env: &[(&str, String)], wait: Duration) -> Lotto {
-        let mut command = Command::new(env!("CARGO_BIN_EXE_lotto"));
-        command
-            .env_remove("DATABASE_URL")
-            .env("LOTTO_LISTEN", "127.0.0.1:0")
-            .env("LOTTO_LOG", "warn")
-            .env("LOTTO_TOKEN_SECRET", SECRET)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit());
-        for (key, value) in env {
-            command.env(key, value);
-        }
-        let mut child = command.spawn().expect("spawn lotto");
-        let (tx, stdout) = mpsc::channel();
-        let out = child.stdout.take().unwrap();
-        std::thread::spawn(move || {
-            for line in BufReader::new(out).lines().map_while(Result::ok) {
-                if tx.send(line).is_err() {
-                    break;
-                }
-            }
-        });
-        loop {
-            match stdout.recv_timeout(wait) {
-                Ok(line) => {
-                    if let Some(url) = line.strip_prefix("lotto listening on ") {
-                        return Lotto { child, base_url: url.to_owned(), stdout };
-                    }
-                }
-                Err(e) => {
-                    let _ = child.kill();
-                    panic!("lotto did not say where it listens: {e}");
-                }
-            }
-        }
-    }
-
-    /// Kills the process outright (SIGKILL): no shutdown, no cleanup, as a crash would.
-    fn kill(mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-
-    /// Sends SIGTERM and waits for a clean exit; returns what it printed meanwhile.
-    fn terminate(mut self) -> Vec<String> {
-        let pid = self.child.id().to_string();
-        assert!(Command::new("kill").args(["-TERM", &pid]).status().unwrap().success());
-        let status = self.child.wait().unwrap();
-        assert!(status.success(), "lotto exited with {status}");
-        self.stdout.try_iter().collect()
-    }
-}
-
-impl Drop for Lotto {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-/// The secret the tests start `lotto` with, so they can sign tokens it accepts.
-const SECRET: &str = "lotto-command-tests-secret-0123456789abcdef";
 
 async fn exercise_ledger(base: &str) {
     let keys = TokenKeys::from_secret(SECRET.as_bytes()).unwrap();
@@ -123,7 +51,7 @@ async fn lotto_refuses_a_bad_setting_with_a_clear_message() {
 #[tokio::test]
 async fn lotto_starts_a_private_postgres_when_none_is_running() {
     let data_dir = std::env::temp_dir().join(format!("lotto-private-pg-{}", uuid_like()));
-    let port = free_port();
+    let port = common::free_port();
     let lotto = Lotto::start(
         &[
             ("LOTTO_LOCAL_POSTGRES", "postgres://postgres@127.0.0.1:1".to_owned()),
@@ -138,10 +66,6 @@ async fn lotto_starts_a_private_postgres_when_none_is_running() {
     // The cluster was stopped with the platform.
     assert!(!data_dir.join("postmaster.pid").exists(), "the private Postgres is still running");
     let _ = std::fs::remove_dir_all(&data_dir);
-}
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
 }
 
 fn uuid_like() -> String {

@@ -1,0 +1,86 @@
+//! What the `lotto` process tests share: the command started the way a user starts it (a real
+//! process, a real socket), killed or stopped.
+#![allow(dead_code, clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
+use std::time::Duration;
+
+/// A running `lotto` process; killed if a test fails before stopping it.
+pub struct Lotto {
+    child: Child,
+    pub base_url: String,
+    stdout: mpsc::Receiver<String>,
+}
+
+impl Lotto {
+    /// Starts `lotto` with `env` and waits (up to `wait`) for its "listening on" line.
+    // The child is reaped by `terminate` or by `Drop`, which clippy cannot see from here.
+    #[allow(clippy::zombie_processes)]
+    pub fn start(env: &[(&str, String)], wait: Duration) -> Lotto {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_lotto"));
+        command
+            .env_remove("DATABASE_URL")
+            .env("LOTTO_LISTEN", "127.0.0.1:0")
+            .env("LOTTO_LOG", "warn")
+            .env("LOTTO_TOKEN_SECRET", SECRET)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit());
+        for (key, value) in env {
+            command.env(key, value);
+        }
+        let mut child = command.spawn().expect("spawn lotto");
+        let (tx, stdout) = mpsc::channel();
+        let out = child.stdout.take().unwrap();
+        std::thread::spawn(move || {
+            for line in BufReader::new(out).lines().map_while(Result::ok) {
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        loop {
+            match stdout.recv_timeout(wait) {
+                Ok(line) => {
+                    if let Some(url) = line.strip_prefix("lotto listening on ") {
+                        return Lotto { child, base_url: url.to_owned(), stdout };
+                    }
+                }
+                Err(e) => {
+                    let _ = child.kill();
+                    panic!("lotto did not say where it listens: {e}");
+                }
+            }
+        }
+    }
+
+    /// Kills the process outright (SIGKILL): no shutdown, no cleanup, as a crash would.
+    pub fn kill(mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+
+    /// Sends SIGTERM and waits for a clean exit; returns what it printed meanwhile.
+    pub fn terminate(mut self) -> Vec<String> {
+        let pid = self.child.id().to_string();
+        assert!(Command::new("kill").args(["-TERM", &pid]).status().unwrap().success());
+        let status = self.child.wait().unwrap();
+        assert!(status.success(), "lotto exited with {status}");
+        self.stdout.try_iter().collect()
+    }
+}
+
+impl Drop for Lotto {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// The secret the tests start `lotto` with, so they can sign tokens it accepts.
+pub const SECRET: &str = "lotto-command-tests-secret-0123456789abcdef";
+
+pub fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+}
