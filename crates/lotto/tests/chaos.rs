@@ -28,6 +28,9 @@ use tokio::sync::RwLock;
 const VIRN_KEY: &str = "chaos-test-virn-key-0123456789abcdef0123";
 const WEBHOOK_SECRET: &str = "chaos-test-webhook-key-0123456789abcdef";
 
+/// Requests sent, retries included.
+static SENT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
 /// Requests sent again because the process was down (or answered 503) when they were sent.
 static RETRIES: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
 
@@ -44,7 +47,6 @@ async fn until_answered(
     token: &str,
     key: Option<&str>,
     body: Option<&Value>,
-    sent: &std::sync::atomic::AtomicUsize,
 ) -> (u16, Value) {
     for _ in 0..600 {
         let url = format!("{}{path}", base.read().await);
@@ -56,7 +58,7 @@ async fn until_answered(
         if let Some(body) = body {
             request = request.json(body);
         }
-        sent.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        SENT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         match request.send().await {
             Ok(response) if response.status().as_u16() != 503 => {
                 let status = response.status().as_u16();
@@ -127,7 +129,6 @@ async fn killed_at_random_under_load_the_platform_recovers_with_every_cent_in_pl
     let lotto = Lotto::start(&env, Duration::from_secs(60));
     let base: Base = Arc::new(RwLock::new(lotto.base_url.clone()));
     let http = reqwest::Client::new();
-    let sent = Arc::new(std::sync::atomic::AtomicUsize::new(0));
 
     // Players, registered and funded through the sandbox provider.
     let mut players = Vec::new();
@@ -157,7 +158,6 @@ async fn killed_at_random_under_load_the_platform_recovers_with_every_cent_in_pl
             &token,
             Some("fund"),
             Some(&deposit),
-            &sent,
         )
         .await;
         assert_eq!(status, 202, "{intent}");
@@ -185,26 +185,26 @@ async fn killed_at_random_under_load_the_platform_recovers_with_every_cent_in_pl
     // claims instant prizes. Each client stops after its own number of plays.
     let mut load = Vec::new();
     for (n, token) in players.iter().cloned().enumerate() {
-        let (http, base, sent) = (http.clone(), Arc::clone(&base), Arc::clone(&sent));
+        let (http, base) = (http.clone(), Arc::clone(&base));
         load.push(tokio::spawn(async move {
             let mut rng = ChaCha20Rng::seed_from_u64(n as u64);
-            let (_, table) = until_answered(&http, &base, reqwest::Method::POST, "/v1/blackjack/tables", &token, None, Some(&json!({"decks": 6})), &sent).await;
+            let (_, table) = until_answered(&http, &base, reqwest::Method::POST, "/v1/blackjack/tables", &token, None, Some(&json!({"decks": 6}))).await;
             let table = table["id"].as_str().unwrap().to_owned();
             for play in 0..50 {
                 let key = format!("p{n}-{play}");
                 match rng.random_range(0..3) {
                     0 => {
                         let ticket = json!({"option": "bet", "spots": [1 + play % 70, 20, 33, 47, 61], "tickets": 1 + play % 3});
-                        until_answered(&http, &base, reqwest::Method::POST, "/v1/keno/tickets", &token, Some(&key), Some(&ticket), &sent).await;
+                        until_answered(&http, &base, reqwest::Method::POST, "/v1/keno/tickets", &token, Some(&key), Some(&ticket)).await;
                     }
                     1 => {
                         let ticket = json!({"option": "top_or_bottom", "draws": 1});
-                        until_answered(&http, &base, reqwest::Method::POST, "/v1/keno/draw-tickets", &token, Some(&key), Some(&ticket), &sent).await;
+                        until_answered(&http, &base, reqwest::Method::POST, "/v1/keno/draw-tickets", &token, Some(&key), Some(&ticket)).await;
                     }
                     _ => {
                         let path = format!("/v1/blackjack/tables/{table}/rounds");
                         let bets = json!({"spots": [{"wager": 500, "trilux": 100}]});
-                        let (status, mut round) = until_answered(&http, &base, reqwest::Method::POST, &path, &token, Some(&key), Some(&bets), &sent).await;
+                        let (status, mut round) = until_answered(&http, &base, reqwest::Method::POST, &path, &token, Some(&key), Some(&bets)).await;
                         if status == 409 {
                             continue; // a round abandoned by an earlier crash is still in play
                         }
@@ -219,13 +219,13 @@ async fn killed_at_random_under_load_the_platform_recovers_with_every_cent_in_pl
                             };
                             decision["step"] = round["step"].clone();
                             let path = format!("/v1/blackjack/rounds/{}/actions", round["id"].as_str().unwrap());
-                            let (status, next) = until_answered(&http, &base, reqwest::Method::POST, &path, &token, None, Some(&decision), &sent).await;
+                            let (status, next) = until_answered(&http, &base, reqwest::Method::POST, &path, &token, None, Some(&decision)).await;
                             round = if status == 200 {
                                 next
                             } else {
                                 // A decision that may have applied before the crash: read the round.
                                 let path = format!("/v1/blackjack/rounds/{}", round["id"].as_str().unwrap());
-                                until_answered(&http, &base, reqwest::Method::GET, &path, &token, None, None, &sent).await.1
+                                until_answered(&http, &base, reqwest::Method::GET, &path, &token, None, None).await.1
                             };
                         }
                     }
@@ -237,8 +237,7 @@ async fn killed_at_random_under_load_the_platform_recovers_with_every_cent_in_pl
         .issue_for("till-chaos", Role::Retailer, None, Some("shop-chaos"), Duration::from_secs(3600))
         .unwrap();
     {
-        let (http, base, sent, winners) =
-            (http.clone(), Arc::clone(&base), Arc::clone(&sent), winners.clone());
+        let (http, base, winners) = (http.clone(), Arc::clone(&base), winners.clone());
         load.push(tokio::spawn(async move {
             for ticket in winners.iter().take(100) {
                 until_answered(
@@ -249,7 +248,6 @@ async fn killed_at_random_under_load_the_platform_recovers_with_every_cent_in_pl
                     &till,
                     None,
                     Some(ticket),
-                    &sent,
                 )
                 .await;
             }
@@ -374,7 +372,7 @@ async fn killed_at_random_under_load_the_platform_recovers_with_every_cent_in_pl
     let retried = RETRIES.load(std::sync::atomic::Ordering::Relaxed);
     println!(
         "chaos: {} requests ({retried} sent again after a kill), {kills} kills survived, {tickets} keno tickets, {rounds} blackjack rounds, {paid} instant prizes; {invariants} invariants hold",
-        sent.load(std::sync::atomic::Ordering::Relaxed)
+        SENT.load(std::sync::atomic::Ordering::Relaxed)
     );
     assert!(retried > 0, "no request met a kill: the load finished before the chaos began");
     lotto.terminate();
