@@ -46,7 +46,8 @@ mod tests {
             (date(0, 1, 1), false),
             (date(1800, 1, 1), false),
             (date(1906, 11, 30), true),
-            (date(1906, 11, 29), false),
+            (date(1906, 11, 29), true),
+            (date(1905, 11, 30), false),
             (date(1990, 5, 17), true),
             (date(2026, 12, 1), false),
         ] {

@@ -311,49 +311,7 @@ pub async fn deposit(
     key: IdempotencyKey,
     Json(request): Json<PaymentRequest>,
 ) -> Result<(StatusCode, Json<PaymentView>), AppError> {
-    let player = the_player(&state, &caller).await?;
-    let key = key
-        .0
-        .ok_or_else(|| AppError::bad_request("missing_idempotency_key", "send an Idempotency-Key header"))?;
-    let (amount, currency) = checked(&request)?;
-    refuse_excluded(&player)?;
-    let id = intent_id(PaymentKind::Deposit, player.id, &key);
-    let method = request.payment_method.clone().unwrap_or_else(|| "sandbox_card".to_owned());
-    let limits = crate::players::limits(&state, player.id).await?;
-    let mut tx = state.pool.begin().await?;
-    // One intent at a time per player, so two cannot both fit under the same limit.
-    sqlx::query("SELECT 1 FROM players WHERE id = $1 FOR UPDATE").bind(player.id).execute(&mut *tx).await?;
-    let (created, view) = match existing_intent(&mut tx, id, amount, currency).await? {
-        Some(view) => (false, view),
-        None => {
-            for limit in limits.iter().filter(|l| l.amount.is_some()) {
-                // Intents still pending count: a player may not queue deposits past a limit.
-                let used: i64 = sqlx::query_scalar(
-                    "SELECT coalesce(sum(amount), 0)::bigint FROM payments
-                      WHERE player_id = $1 AND kind = 'deposit' AND state IN ('pending', 'succeeded')
-                        AND created_at > now() - make_interval(days => $2)",
-                )
-                .bind(player.id)
-                .bind(limit.period.window_days())
-                .fetch_one(&mut *tx)
-                .await?;
-                let cap = limit.amount.unwrap_or(i64::MAX);
-                if used.saturating_add(amount.cents()) > cap {
-                    return Err(AppError::unprocessable(
-                        "deposit_limit_exceeded",
-                        format!("this deposit would pass your {} limit", limit.period.as_str()),
-                    )
-                    .with_context(json!({"period": limit.period, "limit": cap, "used": used})));
-                }
-            }
-            (true, insert_intent(&mut tx, id, player.id, PaymentKind::Deposit, &request, &method).await?)
-        }
-    };
-    tx.commit().await?;
-    if view.state == PaymentState::Pending {
-        send_to_provider(&state, &view, &method).await?;
-    }
-    Ok(answer(created, view))
+    make_intent(&state, &caller, key, &request, PaymentKind::Deposit).await
 }
 
 /// `POST /v1/me/withdrawals` (Idempotency-Key required): cash out, held until the provider pays.
@@ -371,35 +329,97 @@ pub async fn withdraw(
     key: IdempotencyKey,
     Json(request): Json<PaymentRequest>,
 ) -> Result<(StatusCode, Json<PaymentView>), AppError> {
-    let player = the_player(&state, &caller).await?;
+    make_intent(&state, &caller, key, &request, PaymentKind::Withdrawal).await
+}
+
+/// A deposit or withdrawal intent: recorded once per key (a replay answers it as it stands and
+/// sends it to the provider again while it is pending), with its kind's own step first — a
+/// deposit within the limits, a withdrawal's hold on the wallet — and then sent to the provider.
+async fn make_intent(
+    state: &GatewayState,
+    caller: &crate::sessions::Authenticated,
+    key: IdempotencyKey,
+    request: &PaymentRequest,
+    kind: PaymentKind,
+) -> Result<(StatusCode, Json<PaymentView>), AppError> {
+    let player = the_player(state, caller).await?;
     let key = key
         .0
         .ok_or_else(|| AppError::bad_request("missing_idempotency_key", "send an Idempotency-Key header"))?;
-    let (amount, currency) = checked(&request)?;
-    let id = intent_id(PaymentKind::Withdrawal, player.id, &key);
+    let (amount, currency) = checked(request)?;
+    if kind == PaymentKind::Deposit {
+        refuse_excluded(&player)?;
+    }
+    let id = intent_id(kind, player.id, &key);
     let method = request.payment_method.clone().unwrap_or_else(|| "sandbox_card".to_owned());
+    let limits = crate::players::limits(state, player.id).await?;
     let mut tx = state.pool.begin().await?;
+    // One intent at a time per player, so two cannot both fit under the same limit or balance.
     sqlx::query("SELECT 1 FROM players WHERE id = $1 FOR UPDATE").bind(player.id).execute(&mut *tx).await?;
     let (created, view) = match existing_intent(&mut tx, id, amount, currency).await? {
         Some(view) => (false, view),
         None => {
-            // The hold first: a wallet that cannot cover it refuses here, and nothing is recorded.
-            let hold = json!({"id": id, "account_id": player.wallet_account_id, "amount": amount.cents(),
-                              "currency": currency.as_str(), "pending": true,
-                              "timeout_seconds": state.payments.hold_seconds,
-                              "metadata": {"player_id": player.id, "payment": "withdrawal"}});
-            let _: Value = state
-                .ledger
-                .call(Method::POST, "/v1/withdrawals", &state.service_token()?, Some(&hold), None)
-                .await?;
-            (true, insert_intent(&mut tx, id, player.id, PaymentKind::Withdrawal, &request, &method).await?)
+            match kind {
+                PaymentKind::Deposit => within_limits(&mut tx, &player, amount, &limits).await?,
+                PaymentKind::Withdrawal => hold_for_withdrawal(state, &player, id, amount, currency).await?,
+            }
+            (true, insert_intent(&mut tx, id, player.id, kind, request, &method).await?)
         }
     };
     tx.commit().await?;
     if view.state == PaymentState::Pending {
-        send_to_provider(&state, &view, &method).await?;
+        send_to_provider(state, &view, &method).await?;
     }
     Ok(answer(created, view))
+}
+
+/// Refuses a deposit that would pass one of the player's limits. Intents still pending count: a
+/// player may not queue deposits past a limit.
+async fn within_limits(
+    tx: &mut PgConnection,
+    player: &Player,
+    amount: Amount,
+    limits: &[crate::players::DepositLimit],
+) -> Result<(), AppError> {
+    for limit in limits.iter().filter(|l| l.amount.is_some()) {
+        let used: i64 = sqlx::query_scalar(
+            "SELECT coalesce(sum(amount), 0)::bigint FROM payments
+              WHERE player_id = $1 AND kind = 'deposit' AND state IN ('pending', 'succeeded')
+                AND created_at > now() - make_interval(days => $2)",
+        )
+        .bind(player.id)
+        .bind(limit.period.window_days())
+        .fetch_one(&mut *tx)
+        .await?;
+        let cap = limit.amount.unwrap_or(i64::MAX);
+        if used.saturating_add(amount.cents()) > cap {
+            return Err(AppError::unprocessable(
+                "deposit_limit_exceeded",
+                format!("this deposit would pass your {} limit", limit.period.as_str()),
+            )
+            .with_context(json!({"period": limit.period, "limit": cap, "used": used})));
+        }
+    }
+    Ok(())
+}
+
+/// The withdrawal's hold, before anything is recorded: a wallet that cannot cover it refuses.
+async fn hold_for_withdrawal(
+    state: &GatewayState,
+    player: &Player,
+    id: Uuid,
+    amount: Amount,
+    currency: Currency,
+) -> Result<(), AppError> {
+    let hold = json!({"id": id, "account_id": player.wallet_account_id, "amount": amount.cents(),
+                      "currency": currency.as_str(), "pending": true,
+                      "timeout_seconds": state.payments.hold_seconds,
+                      "metadata": {"player_id": player.id, "payment": "withdrawal"}});
+    let _: Value = state
+        .ledger
+        .call(Method::POST, "/v1/withdrawals", &state.service_token()?, Some(&hold), None)
+        .await?;
+    Ok(())
 }
 
 /// `GET /v1/me/payments/{id}`: one of the player's deposits or withdrawals.

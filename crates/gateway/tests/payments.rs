@@ -35,6 +35,21 @@ async fn webhook(gw: &TestGateway, body: &Value, signature: Option<String>) -> R
     gw.send(request).await
 }
 
+/// A request to the same gateway with its payment provider away: the intent is recorded (and a
+/// withdrawal's hold taken) but the provider never hears of it, so the answer is 503.
+async fn with_provider_away(gw: &TestGateway, path: &str, token: &str, key: &str, body: Value) -> Reply {
+    let mut offline = gw.state.clone();
+    offline.payments.provider = None;
+    let router = gateway::router(offline, platform::http::Limits::default());
+    let request = Request::post(path)
+        .header("content-type", "application/json")
+        .header("authorization", format!("Bearer {token}"))
+        .header("idempotency-key", key)
+        .body(Body::from(body.to_string()))
+        .unwrap();
+    platform::testing::send(&router, request).await
+}
+
 async fn withdraw(gw: &TestGateway, token: &str, key: &str, body: Value) -> Reply {
     let request = Request::post("/v1/me/withdrawals")
         .header("content-type", "application/json")
@@ -75,16 +90,14 @@ async fn a_webhook_must_be_signed_recent_and_is_applied_once() {
     let ann = gw.player("ann@example.com").await;
     // A deposit the provider has not answered yet: the gateway without a provider records the
     // intent and answers 503; the test plays the provider.
-    let mut offline = gw.state.clone();
-    offline.payments.provider = None;
-    let router = gateway::router(offline, platform::http::Limits::default());
-    let request = Request::post("/v1/me/deposits")
-        .header("content-type", "application/json")
-        .header("authorization", format!("Bearer {}", ann.token))
-        .header("idempotency-key", "offline")
-        .body(Body::from(json!({"amount": 900, "currency": "USD"}).to_string()))
-        .unwrap();
-    let away = platform::testing::send(&router, request).await;
+    let away = with_provider_away(
+        &gw,
+        "/v1/me/deposits",
+        &ann.token,
+        "offline",
+        json!({"amount": 900, "currency": "USD"}),
+    )
+    .await;
     assert_eq!((away.status, away.code()), (StatusCode::SERVICE_UNAVAILABLE, "unavailable"), "{}", away.body);
     let id: String = sqlx::query_scalar("SELECT id::text FROM payments WHERE state = 'pending'")
         .fetch_one(&gw.state.pool)
@@ -136,16 +149,14 @@ async fn a_webhook_must_be_signed_recent_and_is_applied_once() {
     let retry = gw.deposit(&ann.token, "offline-2", json!({"amount": 100, "currency": "USD"})).await;
     gw.settled_payment(&ann.token, retry.body["id"].as_str().unwrap()).await;
     let before = wallet(&gw, &ann.token).await.0;
-    let mut offline = gw.state.clone();
-    offline.payments.provider = None;
-    let router = gateway::router(offline, platform::http::Limits::default());
-    let request = Request::post("/v1/me/deposits")
-        .header("content-type", "application/json")
-        .header("authorization", format!("Bearer {}", ann.token))
-        .header("idempotency-key", "offline-3")
-        .body(Body::from(json!({"amount": 300, "currency": "USD"}).to_string()))
-        .unwrap();
-    platform::testing::send(&router, request).await;
+    with_provider_away(
+        &gw,
+        "/v1/me/deposits",
+        &ann.token,
+        "offline-3",
+        json!({"amount": 300, "currency": "USD"}),
+    )
+    .await;
     let id: String = sqlx::query_scalar("SELECT id::text FROM payments WHERE state = 'pending'")
         .fetch_one(&gw.state.pool)
         .await
@@ -212,16 +223,15 @@ async fn a_withdrawal_holds_the_money_until_the_provider_pays_or_fails_it() {
     assert_eq!(wallet(&gw, &ann.token).await, (7_000, 7_000), "the hold was released");
 
     // While the provider has not answered, the money is held: not spendable, not gone.
-    let mut offline = gw.state.clone();
-    offline.payments.provider = None;
-    let held = gateway::router(offline, platform::http::Limits::default());
-    let request = Request::post("/v1/me/withdrawals")
-        .header("content-type", "application/json")
-        .header("authorization", format!("Bearer {}", ann.token))
-        .header("idempotency-key", "w3")
-        .body(Body::from(json!({"amount": 1_000, "currency": "USD"}).to_string()))
-        .unwrap();
-    assert_eq!(platform::testing::send(&held, request).await.status, StatusCode::SERVICE_UNAVAILABLE);
+    let held = with_provider_away(
+        &gw,
+        "/v1/me/withdrawals",
+        &ann.token,
+        "w3",
+        json!({"amount": 1_000, "currency": "USD"}),
+    )
+    .await;
+    assert_eq!(held.status, StatusCode::SERVICE_UNAVAILABLE);
     let retried = withdraw(&gw, &ann.token, "w3", json!({"amount": 1_000, "currency": "USD"})).await;
     assert_eq!(retried.status, StatusCode::OK, "the retry sends the same withdrawal: {}", retried.body);
     assert_eq!(

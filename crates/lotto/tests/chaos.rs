@@ -134,21 +134,7 @@ async fn killed_at_random_under_load_the_platform_recovers_with_every_cent_in_pl
     let mut players = Vec::new();
     for i in 0..6 {
         let email = format!("p{i}@example.com");
-        let body = json!({"email": email, "password": "correct horse battery staple", "date_of_birth": "1990-05-17"});
-        assert_eq!(
-            http.post(format!("{}/v1/players", lotto.base_url)).json(&body).send().await.unwrap().status(),
-            201
-        );
-        let login: Value = http
-            .post(format!("{}/v1/sessions", lotto.base_url))
-            .json(&json!({"email": email, "password": "correct horse battery staple"}))
-            .send()
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap();
-        let token = login["access_token"].as_str().unwrap().to_owned();
+        let token = common::player(&http, &lotto.base_url, &email, "correct horse battery staple").await;
         let deposit = json!({"amount": 500_000, "currency": "USD"});
         let (status, intent) = until_answered(
             &http,

@@ -185,6 +185,13 @@ async fn post(
     (status, response.json().await.unwrap_or(Value::Null))
 }
 
+/// Logs in at the gateway with `credentials` and returns the access token.
+async fn session(http: &reqwest::Client, gw: &str, credentials: Value) -> String {
+    let (status, login) = post(http, format!("{gw}/v1/sessions"), None, None, credentials).await;
+    assert_eq!(status, 201, "{login}");
+    login["access_token"].as_str().unwrap().to_owned()
+}
+
 async fn get(http: &reqwest::Client, url: String, token: &str) -> (u16, Value) {
     let response = http.get(url).bearer_auth(token).send().await.unwrap();
     let status = response.status().as_u16();
@@ -333,29 +340,14 @@ async fn play_every_game(gw: &str, bin: &Path, database: &str) {
         .output()
         .unwrap();
     assert!(made.status.success(), "{}", String::from_utf8_lossy(&made.stderr));
-    let (_, login) = post(
-        &http,
-        format!("{gw}/v1/sessions"),
-        None,
-        None,
-        json!({"username": "ops", "password": "a long admin password"}),
-    )
-    .await;
-    let operator = login["access_token"].as_str().unwrap().to_owned();
+    let operator = session(&http, gw, json!({"username": "ops", "password": "a long admin password"})).await;
 
     // A player, funded through the payment provider's signed webhook (across three processes).
     let (status, _) = post(&http, format!("{gw}/v1/players"), None, None,
         json!({"email": "ann@example.com", "password": "correct horse battery", "date_of_birth": "1990-05-17"})).await;
     assert_eq!(status, 201);
-    let (_, login) = post(
-        &http,
-        format!("{gw}/v1/sessions"),
-        None,
-        None,
-        json!({"email": "ann@example.com", "password": "correct horse battery"}),
-    )
-    .await;
-    let ann = login["access_token"].as_str().unwrap().to_owned();
+    let ann =
+        session(&http, gw, json!({"email": "ann@example.com", "password": "correct horse battery"})).await;
     let (status, deposit) = post(
         &http,
         format!("{gw}/v1/me/deposits"),
@@ -438,9 +430,7 @@ async fn play_every_game(gw: &str, bin: &Path, database: &str) {
         json!({"label": "till 1"}),
     )
     .await;
-    let (_, login) =
-        post(&http, format!("{gw}/v1/sessions"), None, None, json!({"api_key": terminal["api_key"]})).await;
-    let till = login["access_token"].as_str().unwrap().to_owned();
+    let till = session(&http, gw, json!({"api_key": terminal["api_key"]})).await;
     let (status, scan) = post(
         &http,
         format!("{gw}/v1/instant/validations"),

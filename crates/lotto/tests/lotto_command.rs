@@ -216,23 +216,7 @@ async fn a_players_deposit_is_confirmed_by_the_sandbox_provider() {
     let base = &lotto.base_url;
     let http = reqwest::Client::new();
     let email = "newcomer@example.com";
-    let registered = http
-        .post(format!("{base}/v1/players"))
-        .json(&json!({"email": email, "password": "a long and unusual passphrase", "date_of_birth": "1990-05-17"}))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(registered.status(), 201, "{}", registered.text().await.unwrap());
-    let login: Value = http
-        .post(format!("{base}/v1/sessions"))
-        .json(&json!({"email": email, "password": "a long and unusual passphrase"}))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    let token = login["access_token"].as_str().unwrap().to_owned();
+    let token = common::player(&http, base, email, "a long and unusual passphrase").await;
     let deposit = |key: &'static str, body: Value| {
         http.post(format!("{base}/v1/me/deposits"))
             .bearer_auth(&token)

@@ -84,3 +84,20 @@ pub const SECRET: &str = "lotto-command-tests-secret-0123456789abcdef";
 pub fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
 }
+
+/// A player registered and logged in at `base`; returns the access token.
+pub async fn player(http: &reqwest::Client, base: &str, email: &str, password: &str) -> String {
+    let body = serde_json::json!({"email": email, "password": password, "date_of_birth": "1990-05-17"});
+    let registered = http.post(format!("{base}/v1/players")).json(&body).send().await.unwrap();
+    assert_eq!(registered.status(), 201, "{}", registered.text().await.unwrap());
+    let login: serde_json::Value = http
+        .post(format!("{base}/v1/sessions"))
+        .json(&serde_json::json!({"email": email, "password": password}))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    login["access_token"].as_str().unwrap().to_owned()
+}
