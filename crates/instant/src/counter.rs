@@ -188,7 +188,7 @@ pub async fn check_ticket(
     // no ticket, but still meets the terminal's lock first.
     let candidate = virn_hash(&state.virn_key, request.virn.trim())?;
     let row = sqlx::query(
-        "SELECT locked_until, found, pack_state, virn_ok, attempts_left, prize_row, prize_cents, paid_at,
+        "SELECT locked_until, printed AS found, pack_state, virn_ok, attempts_left, prize_row, prize_cents, paid_at,
                 payment, paid_to
            FROM scan_ticket($1, $2, $3, $4, $5, $6, $7, $8, make_interval(mins => $9), make_interval(mins => $10))",
     )
