@@ -20,6 +20,7 @@ use axum::Router;
 use axum::extract::FromRef;
 use axum::http::Method;
 use axum::routing::{MethodRouter, get, post};
+use ledger_api::{AccountKind, LedgerClient};
 use platform::AppError;
 use platform::auth::TokenKeys;
 use platform::clock::Clock;
@@ -29,7 +30,6 @@ use platform::group_commit::{GroupCommit, InTransaction};
 use platform::http::{Limits, Readiness};
 use platform::openapi::BearerAuth;
 use platform::upstream::Upstream;
-use platform::wallets::Wallets;
 use serde::Deserialize;
 use sqlx::PgPool;
 use sqlx::migrate::Migrator;
@@ -75,7 +75,8 @@ pub(crate) fn limit_of(query: &ListQuery) -> Result<i64, AppError> {
 pub struct DrawsState {
     pub pool: PgPool,
     pub tokens: TokenKeys,
-    pub ledger: Upstream,
+    /// The ledger: players' wallets, the game's accounts, every transfer.
+    pub ledger: LedgerClient,
     pub max_tickets: u32,
     /// The game's escrow account in the ledger: stakes wait here until the ticket settles.
     pub escrow_account: Uuid,
@@ -91,8 +92,6 @@ pub struct DrawsState {
     pub schedule: scheduler::Schedule,
     /// The most consecutive draws one ticket may join (`LOTTO_KENO_MAX_DRAWS`).
     pub max_draws: u32,
-    /// Players' wallets and the game's accounts in the ledger.
-    pub wallets: Wallets,
 }
 
 impl FromRef<DrawsState> for TokenKeys {
@@ -124,12 +123,12 @@ impl DrawsState {
                 .await?;
         let escrow_account = Uuid::new_v5(&DRAWS_NAMESPACE, b"keno/escrow");
         let house_account = Uuid::new_v5(&DRAWS_NAMESPACE, b"keno/house");
+        let ledger = LedgerClient::new(ledger, tokens.clone(), "draw-games");
         let ticket_writes = GroupCommit::spawn(pool.clone(), play_now::TicketWriter, 256);
         let ledger_batches = GroupCommit::spawn_runner(
-            play_now::LedgerBatches { ledger: ledger.clone(), tokens: tokens.clone() },
+            play_now::LedgerBatches { ledger: ledger.clone() },
             LEDGER_BATCH_TICKETS,
         );
-        let wallets = Wallets::new(ledger.clone(), tokens.clone(), "draw-games");
         let state = DrawsState {
             pool,
             tokens,
@@ -142,13 +141,12 @@ impl DrawsState {
             clock: Clock::system(),
             schedule,
             max_draws,
-            wallets,
         };
         state
-            .wallets
+            .ledger
             .open_accounts(
                 "castle-keno",
-                &[(escrow_account, "game_escrow"), (house_account, "house_revenue")],
+                &[(escrow_account, AccountKind::GameEscrow), (house_account, AccountKind::HouseRevenue)],
             )
             .await?;
         Ok(state)

@@ -19,9 +19,10 @@ use std::collections::HashSet;
 use std::time::Duration;
 
 use axum::extract::State;
-use axum::http::{Method, StatusCode};
+use axum::http::StatusCode;
 use chrono::{DateTime, SubsecRound, Utc};
 use domain::keno::{BetOption, Draw, Ticket, settle};
+use ledger_api::NewTransfer;
 use platform::auth::{Caller, Role};
 use platform::group_commit::{BatchRun, BatchWrite};
 use platform::openapi::Refused;
@@ -29,7 +30,7 @@ use platform::{AppError, IdempotencyKey, Json, Path, Query};
 use rand::SeedableRng;
 use rand_chacha::ChaCha20Rng;
 use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
+use serde_json::json;
 use sqlx::postgres::PgRow;
 use sqlx::{PgConnection, Row};
 use uuid::Uuid;
@@ -156,20 +157,16 @@ pub enum TicketWrite {
 /// refuses only that player's ticket.
 #[derive(Debug)]
 pub struct LedgerBatches {
-    pub ledger: platform::upstream::Upstream,
-    pub tokens: platform::auth::TokenKeys,
+    pub ledger: ledger_api::LedgerClient,
 }
 
 impl BatchRun for LedgerBatches {
-    type Job = Vec<Value>;
+    type Job = Vec<NewTransfer>;
     type Output = ();
 
-    async fn run_batch(&self, jobs: &[Vec<Value>]) -> Result<Vec<()>, AppError> {
-        let transfers: Vec<&Value> = jobs.iter().flatten().collect();
-        let token = self.tokens.service_token("draw-games")?;
-        let body = json!({ "transfers": transfers });
-        let _: Value =
-            self.ledger.call(Method::POST, "/v1/transfers/batch", &token, Some(&body), None).await?;
+    async fn run_batch(&self, jobs: &[Vec<NewTransfer>]) -> Result<Vec<()>, AppError> {
+        let transfers: Vec<NewTransfer> = jobs.iter().flatten().cloned().collect();
+        self.ledger.batch(&transfers).await?;
         Ok(vec![(); jobs.len()])
     }
 }
@@ -310,7 +307,7 @@ pub async fn play_now(
     let outcome = settle(&ticket, &draw);
     let recorded = TicketRow {
         id,
-        wallet: state.wallets.wallet_of(&player).await?,
+        wallet: state.ledger.wallet_of(&player).await?,
         player,
         option,
         spots,
@@ -370,13 +367,22 @@ async fn settle_recorded(state: &DrawsState, mut ticket: TicketRow) -> Result<Ti
         return ticket.view();
     }
     let id = ticket.id;
-    let mut transfers = vec![json!({"id": step_id(id, "stake"), "debit_account_id": ticket.wallet,
-        "credit_account_id": state.house_account, "amount": ticket.stake_cents, "currency": "USD",
-        "metadata": {"game": "castle_keno", "ticket": id}})];
+    let metadata = json!({"game": "castle_keno", "ticket": id});
+    let mut transfers = vec![NewTransfer::new(
+        step_id(id, "stake"),
+        ticket.wallet,
+        state.house_account,
+        ticket.stake_cents,
+        metadata.clone(),
+    )];
     if ticket.payout_cents > 0 {
-        transfers.push(json!({"id": step_id(id, "prize"), "debit_account_id": state.house_account,
-            "credit_account_id": ticket.wallet, "amount": ticket.payout_cents, "currency": "USD",
-            "metadata": {"game": "castle_keno", "ticket": id}}));
+        transfers.push(NewTransfer::new(
+            step_id(id, "prize"),
+            state.house_account,
+            ticket.wallet,
+            ticket.payout_cents,
+            metadata,
+        ));
     }
     let moved = state.ledger_batches.submit(transfers).await;
     let write = match moved {
@@ -397,7 +403,7 @@ async fn settle_recorded(state: &DrawsState, mut ticket: TicketRow) -> Result<Ti
             TicketWrite::Settle { id, audit }
         }
         // The ledger's rules refused it: nothing moved, and nothing will.
-        Err(e) if e.status().is_client_error() && e.code() != "rate_limited" => {
+        Err(e) if ledger_api::is_refusal(&e) => {
             ticket.state = "refused".to_owned();
             ticket.refusal = Some(e.code().to_owned());
             TicketWrite::Refuse { id, code: e.code().to_owned() }

@@ -16,14 +16,15 @@
 use std::time::Duration;
 
 use axum::extract::State;
-use axum::http::{Method, StatusCode};
+use axum::http::StatusCode;
 use chrono::{DateTime, SubsecRound, Utc};
 use domain::keno::{BetOption, Ticket};
+use ledger_api::{LedgerError, NewTransfer};
 use platform::auth::{Caller, Role};
 use platform::openapi::Refused;
 use platform::{AppError, IdempotencyKey, Json, Path, Query};
 use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
+use serde_json::json;
 use sqlx::Row;
 use sqlx::postgres::PgRow;
 use uuid::Uuid;
@@ -177,7 +178,7 @@ pub async fn buy(
             false
         }
         None => {
-            let wallet = state.wallets.wallet_of(&player).await?;
+            let wallet = state.ledger.wallet_of(&player).await?;
             sqlx::query(
                 "INSERT INTO keno_draw_tickets (id, player_id, wallet_account_id, option, spots, tickets, stake_cents,
                     draws, state, created_at)
@@ -213,17 +214,17 @@ pub async fn drive(state: &DrawsState, id: Uuid) -> Result<DrawTicketView, AppEr
     if row.try_get::<String, _>("state")? == "open" {
         let stake =
             row.try_get::<i64, _>("stake_cents")?.saturating_mul(i64::from(row.try_get::<i32, _>("draws")?));
-        let body = json!({"id": Uuid::new_v5(&DRAWS_NAMESPACE, format!("keno-draw-ticket/{id}/stake").as_bytes()),
-            "debit_account_id": row.try_get::<Uuid, _>("wallet_account_id")?, "credit_account_id": state.escrow_account,
-            "amount": stake, "currency": "USD", "metadata": {"game": "castle_keno", "ticket": id}});
-        match state
-            .ledger
-            .call::<Value, Value>(Method::POST, "/v1/transfers", &state.service_token()?, Some(&body), None)
-            .await
-        {
-            Ok(_) => join_draws(state, id).await?,
+        let stake = NewTransfer::new(
+            Uuid::new_v5(&DRAWS_NAMESPACE, format!("keno-draw-ticket/{id}/stake").as_bytes()),
+            row.try_get::<Uuid, _>("wallet_account_id")?,
+            state.escrow_account,
+            stake,
+            json!({"game": "castle_keno", "ticket": id}),
+        );
+        match state.ledger.transfer(&stake).await {
+            Ok(()) => join_draws(state, id).await?,
             // The ledger's rules refused it: nothing moved, and nothing will.
-            Err(e) if e.status().is_client_error() && e.code() != "rate_limited" => {
+            Err(LedgerError::Refused(e)) => {
                 sqlx::query(
                     "UPDATE keno_draw_tickets SET state = 'refused', refusal = $2, updated_at = now()
                       WHERE id = $1 AND state = 'open'",
@@ -233,7 +234,7 @@ pub async fn drive(state: &DrawsState, id: Uuid) -> Result<DrawTicketView, AppEr
                 .execute(&state.pool)
                 .await?;
             }
-            Err(e) => return Err(e),
+            Err(e) => return Err(e.into()),
         }
     }
     let row = load(state, id).await?.ok_or_else(|| AppError::internal("ticket vanished"))?;

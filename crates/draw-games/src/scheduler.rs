@@ -20,14 +20,14 @@
 use std::collections::HashMap;
 use std::time::Duration;
 
-use axum::http::Method;
 use chrono::{DateTime, Utc};
 use domain::keno::{Draw, Ticket, settle};
+use ledger_api::NewTransfer;
 use platform::AppError;
 use rand::SeedableRng;
 use rand_chacha::ChaCha20Rng;
 use serde::Serialize;
-use serde_json::{Value, json};
+use serde_json::json;
 use sqlx::{PgConnection, Row};
 use uuid::Uuid;
 
@@ -236,13 +236,16 @@ pub async fn settle_draw(state: &DrawsState, number: i64) -> Result<(), AppError
         .try_into()
         .map_err(|_| AppError::internal("a drawn draw without 20 numbers"))?;
     let drawn = Draw { numbers };
-    let token = state.service_token()?;
     let wagers: i64 = draw.try_get("wagers_cents")?;
     if wagers > 0 {
-        let stakes = json!({"id": draw_step_id(number, "stakes"), "debit_account_id": state.escrow_account,
-            "credit_account_id": state.house_account, "amount": wagers, "currency": "USD",
-            "metadata": {"game": GAME, "draw": number}});
-        let _: Value = state.ledger.call(Method::POST, "/v1/transfers", &token, Some(&stakes), None).await?;
+        let stakes = NewTransfer::new(
+            draw_step_id(number, "stakes"),
+            state.escrow_account,
+            state.house_account,
+            wagers,
+            json!({"game": GAME, "draw": number}),
+        );
+        state.ledger.transfer(&stakes).await?;
     }
     let mut after = Uuid::nil();
     loop {
@@ -269,18 +272,17 @@ pub async fn settle_draw(state: &DrawsState, number: i64) -> Result<(), AppError
                     .map_err(|e| AppError::internal(e.to_string()))?;
             let outcome = settle(&rules, &drawn);
             if outcome.payout_cents > 0 {
-                prizes.push(json!({"id": draw_step_id(number, &format!("prize/{ticket_id}")),
-                    "debit_account_id": state.house_account, "credit_account_id": row.try_get::<Uuid, _>("wallet_account_id")?,
-                    "amount": outcome.payout_cents, "currency": "USD",
-                    "metadata": {"game": GAME, "draw": number, "ticket": ticket_id}}));
+                prizes.push(NewTransfer::new(
+                    draw_step_id(number, &format!("prize/{ticket_id}")),
+                    state.house_account,
+                    row.try_get::<Uuid, _>("wallet_account_id")?,
+                    outcome.payout_cents,
+                    json!({"game": GAME, "draw": number, "ticket": ticket_id}),
+                ));
             }
             outcomes.insert(ticket_id, (i32::try_from(outcome.hits).unwrap_or(0), outcome.payout_cents));
         }
-        if !prizes.is_empty() {
-            let body = json!({ "transfers": prizes });
-            let _: Value =
-                state.ledger.call(Method::POST, "/v1/transfers/batch", &token, Some(&body), None).await?;
-        }
+        state.ledger.batch(&prizes).await?;
         let (ids, (hits, payouts)): (Vec<Uuid>, (Vec<i32>, Vec<i64>)) = outcomes.into_iter().unzip();
         sqlx::query(
             "UPDATE keno_entries e SET hits = u.hits, payout_cents = u.payout, paid = true

@@ -30,6 +30,7 @@ use axum::extract::State;
 use axum::http::{HeaderValue, StatusCode, header};
 use chrono::{DateTime, Utc};
 use domain::instant::print_run::barcode_is_valid;
+use ledger_api::{AccountKind, LedgerError, NewTransfer};
 use platform::auth::{Caller, Role};
 use platform::group_commit::BatchWrite;
 use platform::openapi::Refused;
@@ -388,25 +389,26 @@ pub async fn move_payment_money(state: &InstantState, id: uuid::Uuid) -> Result<
             .fetch_one(&state.pool)
             .await?;
         let (net, withheld): (i64, i64) = (claim.try_get("net_cents")?, claim.try_get("withheld_cents")?);
-        let mut transfers = vec![serde_json::json!({"id": key("office-net"), "debit_account_id": liability,
-            "credit_account_id": link.office_payouts_account, "amount": net, "currency": "USD", "metadata": metadata})];
-        if withheld > 0 {
-            transfers.push(serde_json::json!({"id": key("office-withheld"), "debit_account_id": liability,
-                "credit_account_id": link.withholding_account, "amount": withheld, "currency": "USD", "metadata": metadata}));
-        }
-        transfers
+        vec![
+            NewTransfer::new(
+                key("office-net"),
+                liability,
+                link.office_payouts_account,
+                net,
+                metadata.clone(),
+            ),
+            NewTransfer::new(key("office-withheld"), liability, link.withholding_account, withheld, metadata),
+        ]
     } else {
         let account = crate::retailer_account(&paid_to);
-        link.wallets
-            .open_accounts(&paid_to, &[(account, "retailer_settlement")])
+        link.ledger
+            .open_accounts(&paid_to, &[(account, AccountKind::RetailerSettlement)])
             .await
             .map_err(|e| pending(&e))?;
-        vec![
-            serde_json::json!({"id": key("paid"), "debit_account_id": liability, "credit_account_id": account,
-            "amount": paid_cents, "currency": "USD", "metadata": metadata}),
-        ]
+        vec![NewTransfer::new(key("paid"), liability, account, paid_cents, metadata)]
     };
-    match post_transfers(state, transfers).await {
+    // (A transfer of nothing, such as no tax withheld, is left out of the batch.)
+    match link.ledger.batch(&transfers).await {
         Ok(()) => {
             sqlx::query("UPDATE tickets SET payment = 'done' WHERE payment_id = $1 AND payment = 'pending'")
                 .bind(id)
@@ -414,11 +416,11 @@ pub async fn move_payment_money(state: &InstantState, id: uuid::Uuid) -> Result<
                 .await?;
             Ok(())
         }
-        Err(e) if e.status().is_client_error() => {
+        Err(LedgerError::Refused(e)) => {
             release_payment(state, id).await?;
             Err(e)
         }
-        Err(e) => Err(pending(&e)),
+        Err(LedgerError::Unavailable(e)) => Err(pending(&e)),
     }
 }
 
@@ -469,24 +471,6 @@ pub async fn finish_pending_payments(
         |id| move_payment_money(state, id),
     )
     .await
-}
-
-/// Posts `transfers` to the ledger in one all-or-nothing batch. Callers post before committing
-/// what the transfers pay for: a failure leaves it unpaid, and a retry after a lost commit
-/// replays the same transfer ids.
-pub async fn post_transfers(state: &InstantState, transfers: Vec<serde_json::Value>) -> Result<(), AppError> {
-    let link = state.ledger_link()?;
-    let _: serde_json::Value = link
-        .ledger
-        .call(
-            axum::http::Method::POST,
-            "/v1/transfers/batch",
-            &state.service_token()?,
-            Some(&serde_json::json!({ "transfers": transfers })),
-            None,
-        )
-        .await?;
-    Ok(())
 }
 
 /// What a paid claim moved.

@@ -16,6 +16,7 @@ pub mod packs;
 pub mod print_runs;
 pub mod reports;
 
+use ledger_api::AccountKind;
 use std::sync::Arc;
 
 use axum::Router;
@@ -71,8 +72,8 @@ pub struct InstantState {
 /// The instant games' accounts in the ledger.
 #[derive(Debug, Clone)]
 pub struct LedgerLink {
-    pub ledger: platform::upstream::Upstream,
-    pub wallets: platform::wallets::Wallets,
+    /// The ledger: the game's accounts, retailers' settlement accounts, every transfer.
+    pub ledger: ledger_api::LedgerClient,
     /// Funds each print run's prize liability; credited with what retailers owe for packs.
     pub house_account: uuid::Uuid,
     /// Prizes paid at the office, net of tax, to be paid out by check.
@@ -144,20 +145,21 @@ impl InstantState {
 
     /// Connects the ledger: opens the house and every game's prize liability account.
     pub async fn with_ledger(mut self, ledger: platform::upstream::Upstream) -> Result<Self, AppError> {
-        let wallets = platform::wallets::Wallets::new(ledger.clone(), self.tokens.clone(), "instant");
+        let ledger = ledger_api::LedgerClient::new(ledger, self.tokens.clone(), "instant");
         let house_account = uuid::Uuid::new_v5(&INSTANT_NAMESPACE, b"instant/house");
         // Money leaving through the office: the ledger's clearing kind (ADR 0005).
         let office_payouts_account = uuid::Uuid::new_v5(&INSTANT_NAMESPACE, b"instant/office-payouts");
         let withholding_account = uuid::Uuid::new_v5(&INSTANT_NAMESPACE, b"instant/tax-withheld");
         let mut accounts = vec![
-            (house_account, "house_revenue"),
-            (office_payouts_account, "cash_clearing"),
-            (withholding_account, "cash_clearing"),
+            (house_account, AccountKind::HouseRevenue),
+            (office_payouts_account, AccountKind::CashClearing),
+            (withholding_account, AccountKind::CashClearing),
         ];
-        accounts.extend(self.games.iter().map(|(g, _)| (liability_account(g.number), "prize_liability")));
-        wallets.open_accounts("instant", &accounts).await?;
-        self.ledger =
-            Some(LedgerLink { ledger, wallets, house_account, office_payouts_account, withholding_account });
+        accounts.extend(
+            self.games.iter().map(|(g, _)| (liability_account(g.number), AccountKind::PrizeLiability)),
+        );
+        ledger.open_accounts("instant", &accounts).await?;
+        self.ledger = Some(LedgerLink { ledger, house_account, office_payouts_account, withholding_account });
         Ok(self)
     }
 

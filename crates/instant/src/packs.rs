@@ -230,18 +230,17 @@ pub async fn settle_pack_now(
     .await?;
     let link = state.ledger_link()?;
     let account = crate::retailer_account(&retailer_id);
-    link.wallets.open_accounts(&retailer_id, &[(account, "retailer_settlement")]).await?;
+    link.ledger
+        .open_accounts(&retailer_id, &[(account, ledger_api::AccountKind::RetailerSettlement)])
+        .await?;
     let id = uuid::Uuid::new_v5(
         &crate::INSTANT_NAMESPACE,
         format!("instant/pack/{game}-{book}/settled").as_bytes(),
     );
-    crate::counter::post_transfers(
-        state,
-        vec![serde_json::json!({"id": id, "debit_account_id": account, "credit_account_id": link.house_account,
-            "amount": owed.owed_cents, "currency": "USD",
-            "metadata": {"game": game, "book": book, "sales": owed.sales_cents, "commission": owed.commission_cents}})],
-    )
-    .await?;
+    let metadata = serde_json::json!({"game": game, "book": book, "sales": owed.sales_cents, "commission": owed.commission_cents});
+    link.ledger
+        .batch(&[ledger_api::NewTransfer::new(id, account, link.house_account, owed.owed_cents, metadata)])
+        .await?;
     tx.commit().await?;
     Ok(view(
         "settled".to_owned(),

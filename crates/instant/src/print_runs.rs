@@ -167,13 +167,14 @@ pub async fn store_print_run_with(
             .iter()
             .map(|p| game.cost_of_winner_cents(p).saturating_mul(i64::try_from(p.count).unwrap_or(i64::MAX)))
             .sum();
-        let transfer = serde_json::json!({"id": Uuid::new_v5(&crate::INSTANT_NAMESPACE, format!("instant/print-run/{id}/liability").as_bytes()),
-            "debit_account_id": link.house_account, "credit_account_id": crate::liability_account(game.number),
-            "amount": liability, "currency": "USD", "metadata": {"game": game.number, "print_run": id}});
-        let _: serde_json::Value = link
-            .ledger
-            .call(axum::http::Method::POST, "/v1/transfers", &state.service_token()?, Some(&transfer), None)
-            .await?;
+        let transfer = ledger_api::NewTransfer::new(
+            Uuid::new_v5(&crate::INSTANT_NAMESPACE, format!("instant/print-run/{id}/liability").as_bytes()),
+            link.house_account,
+            crate::liability_account(game.number),
+            liability,
+            serde_json::json!({"game": game.number, "print_run": id}),
+        );
+        link.ledger.transfer(&transfer).await?;
     }
     tx.commit().await?;
     Ok(PrintRunView {

@@ -68,7 +68,7 @@ pub async fn liability(
             paid = paid.saturating_add(each.saturating_mul(row.try_get("paid")?));
         }
         let ledger_balance_cents = match &state.ledger {
-            Some(link) => Some(link.wallets.balance(crate::liability_account(game.number)).await?),
+            Some(link) => Some(link.ledger.balance(crate::liability_account(game.number)).await?),
             None => None,
         };
         let (payments_pending, payments_unconfirmed) = open

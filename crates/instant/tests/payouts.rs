@@ -32,7 +32,7 @@ async fn open_pack(router: &axum::Router, operator: &str, till: &str, shop: &str
 
 /// An account's balance; one not opened yet holds nothing.
 async fn balance(state: &instant::InstantState, account: uuid::Uuid) -> i64 {
-    match state.ledger.as_ref().unwrap().wallets.balance(account).await {
+    match state.ledger.as_ref().unwrap().ledger.balance(account).await {
         Err(e) if e.code() == "account_not_found" => 0,
         other => other.unwrap(),
     }
@@ -295,8 +295,7 @@ fn cut_off(state: &instant::InstantState, tokens: &TokenKeys) -> (axum::Router, 
         platform::upstream::Upstream::remote("ledger", "http://127.0.0.1:9", Duration::from_secs(2)).unwrap();
     let mut cut = state.clone();
     let link = cut.ledger.as_mut().unwrap();
-    link.ledger = dead.clone();
-    link.wallets = platform::wallets::Wallets::new(dead, tokens.clone(), "instant");
+    link.ledger = ledger_api::LedgerClient::new(dead, tokens.clone(), "instant");
     (instant::router(cut.clone(), platform::http::Limits::default()), cut)
 }
 
@@ -381,6 +380,8 @@ async fn a_payment_the_ledger_did_not_answer_is_finished_and_confirmed_exactly_o
     // A ledger that refuses (here: it does not accept the service's tokens) releases the ticket.
     let mut refused = state.clone();
     refused.tokens = TokenKeys::random();
+    let link = refused.ledger.as_mut().unwrap();
+    link.ledger = link.ledger.with_tokens(refused.tokens.clone());
     let refused_router = instant::router(refused.clone(), platform::http::Limits::default());
     let refused_till = till(&refused.tokens, "till-a", "shop-a");
     let paid_before = books(&state).await.3;

@@ -403,7 +403,7 @@ mod claims {
         let till = common::till(&tokens, "till-1", "shop-a");
         let hit10 = game(&state, 283);
         let liability = instant::liability_account(283);
-        let funded = state.ledger.as_ref().unwrap().wallets.balance(liability).await.unwrap();
+        let funded = state.ledger.as_ref().unwrap().ledger.balance(liability).await.unwrap();
         let prizes: i64 = hit10.prizes.iter().map(|p| p.value_cents * i64::try_from(p.count).unwrap()).sum();
         assert_eq!(funded, prizes, "the run's prizes are the game's liability");
         for book in [0, 1] {
@@ -459,16 +459,10 @@ mod claims {
         assert_eq!(codes.iter().filter(|c| *c == "paid").count(), 1, "{codes:?}");
         assert!(codes.iter().all(|c| c == "paid" || c == "already_paid"), "{codes:?}");
 
-        let shop = state
-            .ledger
-            .as_ref()
-            .unwrap()
-            .wallets
-            .balance(instant::retailer_account("shop-a"))
-            .await
-            .unwrap();
+        let shop =
+            state.ledger.as_ref().unwrap().ledger.balance(instant::retailer_account("shop-a")).await.unwrap();
         assert_eq!(shop, 1_000, "two $5 prizes, each paid once");
-        assert_eq!(state.ledger.as_ref().unwrap().wallets.balance(liability).await.unwrap(), prizes - 1_000);
+        assert_eq!(state.ledger.as_ref().unwrap().ledger.balance(liability).await.unwrap(), prizes - 1_000);
         let loser = tickets.iter().find(|t| t.book == 0 && t.prize_row.is_none()).unwrap();
         assert_eq!(post(&router, "/v1/instant/claims", &till, scan(loser)).await.code(), "not_a_winner");
         let top = tickets.iter().find(|t| t.prize_row == Some(9)).unwrap();

@@ -21,45 +21,16 @@ pub const MAX_BATCH: usize = 10_000;
 /// The largest metadata object accepted, serialized.
 pub const MAX_METADATA_BYTES: usize = 4096;
 
-/// What an account is for (DESIGN §3).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum AccountKind {
-    PlayerWallet,
-    GameEscrow,
-    HouseRevenue,
-    PrizeLiability,
-    ProgressivePot,
-    RetailerSettlement,
-    CashClearing,
+pub use ledger_api::AccountKind;
+
+/// Wallets and escrow hold real players' money and must never be overdrawn.
+fn default_no_negative(kind: AccountKind) -> bool {
+    matches!(kind, AccountKind::PlayerWallet | AccountKind::GameEscrow)
 }
 
-impl AccountKind {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            AccountKind::PlayerWallet => "player_wallet",
-            AccountKind::GameEscrow => "game_escrow",
-            AccountKind::HouseRevenue => "house_revenue",
-            AccountKind::PrizeLiability => "prize_liability",
-            AccountKind::ProgressivePot => "progressive_pot",
-            AccountKind::RetailerSettlement => "retailer_settlement",
-            AccountKind::CashClearing => "cash_clearing",
-        }
-    }
-
-    pub fn parse(s: &str) -> Option<Self> {
-        serde_json::from_value(Value::String(s.to_owned())).ok()
-    }
-
-    /// Wallets and escrow hold real players' money and must never be overdrawn.
-    fn default_no_negative(self) -> bool {
-        matches!(self, AccountKind::PlayerWallet | AccountKind::GameEscrow)
-    }
-
-    /// Accounts that every player's wagers or payouts touch are hot by default.
-    fn default_hot(self) -> bool {
-        !matches!(self, AccountKind::PlayerWallet | AccountKind::RetailerSettlement)
-    }
+/// Accounts that every player's wagers or payouts touch are hot by default.
+fn default_hot(kind: AccountKind) -> bool {
+    !matches!(kind, AccountKind::PlayerWallet | AccountKind::RetailerSettlement)
 }
 
 /// Account flags; omitted ones take the kind's default.
@@ -112,8 +83,8 @@ impl NewAccountRequest {
             return Err(AppError::unprocessable("invalid_owner", "owner must be 1 to 200 characters"));
         }
         let flags = AccountFlags {
-            no_negative_balance: self.flags.no_negative_balance.unwrap_or(self.kind.default_no_negative()),
-            hot: self.flags.hot.unwrap_or(self.kind.default_hot()),
+            no_negative_balance: self.flags.no_negative_balance.unwrap_or(default_no_negative(self.kind)),
+            hot: self.flags.hot.unwrap_or(default_hot(self.kind)),
         };
         Ok(NewAccount {
             id: self.id.unwrap_or_else(Uuid::now_v7),

@@ -14,7 +14,6 @@
 //! - [`recovery`]: the pass that finishes sagas a crash left between steps;
 //! - [`client`]: a typed HTTP client for calling other services, with timeouts and safe retries;
 //! - [`upstream`]: another service, mounted in this process or reached over HTTP;
-//! - [`wallets`]: players' wallets and a game's own accounts in the ledger;
 //! - `testing` (feature): a fresh database per test.
 
 pub mod audit;
@@ -33,7 +32,6 @@ pub mod telemetry;
 #[cfg(feature = "testing")]
 pub mod testing;
 pub mod upstream;
-pub mod wallets;
 pub mod webhook;
 
 pub use error::{AppError, Problem};

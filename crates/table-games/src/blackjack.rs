@@ -18,12 +18,13 @@
 //! it dealt, so a step retried after a crash deals the same cards and replays in the ledger.
 
 use axum::extract::State;
-use axum::http::{Method, StatusCode};
+use axum::http::StatusCode;
 use chrono::{DateTime, Utc};
 use domain::blackjack::round::{Action, Phase, PlayError, Round, SpotBet, TableRules};
 use domain::blackjack::side_math::{self, Composition, SideWagerMath};
 use domain::blackjack::side_wagers::{BLAZING_SEVENS_SEED_CENTS, pot_contribution, pot_share};
 use domain::cards::{Decks, Shoe};
+use ledger_api::{LedgerError, NewTransfer};
 use platform::auth::{Caller, Role};
 use platform::openapi::Refused;
 use platform::{AppError, IdempotencyKey, Json, Path};
@@ -366,8 +367,8 @@ pub async fn deal(
         }
         Some(_) => false,
         None => {
-            let wallet = state.wallets.wallet_of(&player).await?;
-            let before = state.wallets.balance(wallet).await?;
+            let wallet = state.ledger.wallet_of(&player).await?;
+            let before = state.ledger.balance(wallet).await?;
             let inserted = sqlx::query(
                 "INSERT INTO bj_rounds (id, table_id, player_id, wallet_account_id, bets, state, balance_before_cents)
                  VALUES ($1, $2, $3, $4, $5, 'open', $6) ON CONFLICT (id) DO NOTHING",
@@ -421,7 +422,7 @@ pub async fn drive_deal(state: &TablesState, id: Uuid) -> Result<RoundView, AppE
     ];
     match ledger_batch(state, id, &transfers).await {
         Ok(()) => {}
-        Err(e) if e.status().is_client_error() && e.code() != "rate_limited" => {
+        Err(LedgerError::Refused(e)) => {
             sqlx::query("UPDATE bj_rounds SET state = 'refused', refusal = $2, updated_at = now() WHERE id = $1 AND state = 'open'")
                 .bind(id)
                 .bind(e.code())
@@ -432,7 +433,7 @@ pub async fn drive_deal(state: &TablesState, id: Uuid) -> Result<RoundView, AppE
                 .ok_or_else(|| AppError::internal("round vanished"))?;
             return round_view(&row);
         }
-        Err(e) => return Err(e),
+        Err(e) => return Err(e.into()),
     }
     // A shoe past its cut card is shuffled, and saved, before it deals; any other shoe has its
     // discards shuffled into the reserve it deals from if it runs out mid-round. Either way a
@@ -457,7 +458,7 @@ pub async fn drive_deal(state: &TablesState, id: Uuid) -> Result<RoundView, AppE
         tx.commit().await?;
     }
     // 111-301-5(j)(6): prizes are paid on the meter at the time they are won (this deal).
-    let pot = state.wallets.balance(state.pot_account).await?;
+    let pot = state.ledger.balance(state.pot_account).await?;
     let mut tx = state.pool.begin().await?;
     let (rules, mut shoe, _, _) = lock_table(&mut tx, table).await?;
     let row = load_round(&mut tx, id, true).await?.ok_or_else(|| AppError::internal("round vanished"))?;
@@ -514,33 +515,18 @@ pub async fn recover(state: &TablesState, older_than: std::time::Duration) -> Re
     .await
 }
 
+/// A round's transfers, `(id, debit, credit, amount)`, as one atomic batch.
 async fn ledger_batch(
     state: &TablesState,
     round: Uuid,
     transfers: &[(Uuid, Uuid, Uuid, i64)],
-) -> Result<(), AppError> {
-    let transfers: Vec<Value> = transfers
+) -> Result<(), LedgerError> {
+    let metadata = json!({"game": "blackjack", "round": round});
+    let transfers: Vec<NewTransfer> = transfers
         .iter()
-        .filter(|(_, _, _, amount)| *amount > 0)
-        .map(|(id, from, to, amount)| {
-            json!({"id": id, "debit_account_id": from, "credit_account_id": to, "amount": amount, "currency": "USD",
-                   "metadata": {"game": "blackjack", "round": round}})
-        })
+        .map(|&(id, debit, credit, amount)| NewTransfer::new(id, debit, credit, amount, metadata.clone()))
         .collect();
-    if transfers.is_empty() {
-        return Ok(());
-    }
-    let _: Value = state
-        .ledger
-        .call(
-            Method::POST,
-            "/v1/transfers/batch",
-            &state.service_token()?,
-            Some(&json!({ "transfers": transfers })),
-            None,
-        )
-        .await?;
-    Ok(())
+    state.ledger.batch(&transfers).await
 }
 
 /// Where a round's wagers went at the deal and after: the escrow holds all but the progressive
@@ -603,7 +589,7 @@ async fn void_round(
         (step_id(id, "void/house"), state.house_account, wallet, stakes.to_house),
     ];
     ledger_batch(state, id, &refunds).await?;
-    let after = state.wallets.balance(wallet).await?;
+    let after = state.ledger.balance(wallet).await?;
     sqlx::query(
         "UPDATE bj_rounds SET state = 'voided', refusal = 'shoe_exhausted', staked_cents = $2, returned_cents = $2,
                 pot_prize_cents = 0, balance_after_cents = $3, updated_at = now() WHERE id = $1",
@@ -687,7 +673,7 @@ async fn settle(
         ));
     }
     ledger_batch(state, id, &transfers).await?;
-    let after = state.wallets.balance(wallet).await?;
+    let after = state.ledger.balance(wallet).await?;
     sqlx::query(
         "UPDATE bj_rounds SET state = 'settled', returned_cents = $2, pot_prize_cents = $3, balance_after_cents = $4,
                 updated_at = now() WHERE id = $1",
@@ -922,7 +908,7 @@ pub struct ProgressiveView {
 /// `GET /v1/blackjack/progressive`: public.
 pub async fn progressive(State(state): State<TablesState>) -> Result<Json<ProgressiveView>, AppError> {
     Ok(Json(ProgressiveView {
-        pot_cents: state.wallets.balance(state.pot_account).await?,
+        pot_cents: state.ledger.balance(state.pot_account).await?,
         seed_cents: BLAZING_SEVENS_SEED_CENTS,
         contribution_percent: domain::blackjack::side_wagers::BLAZING_SEVENS_POT_PERCENT,
         wager_cents: state.limits.progressive_wager_cents,

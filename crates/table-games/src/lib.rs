@@ -12,6 +12,7 @@ use axum::extract::FromRef;
 use axum::http::Method;
 use axum::routing::{MethodRouter, get, post};
 use domain::blackjack::side_wagers::BLAZING_SEVENS_SEED_CENTS;
+use ledger_api::{AccountKind, LedgerClient, NewTransfer};
 use platform::AppError;
 use platform::auth::TokenKeys;
 use platform::config::Config;
@@ -19,8 +20,7 @@ use platform::db::DbError;
 use platform::http::{Limits, Readiness};
 use platform::openapi::BearerAuth;
 use platform::upstream::Upstream;
-use platform::wallets::Wallets;
-use serde_json::{Value, json};
+use serde_json::json;
 use sqlx::PgPool;
 use sqlx::migrate::Migrator;
 use uuid::Uuid;
@@ -39,8 +39,8 @@ pub const TABLES_NAMESPACE: Uuid = Uuid::from_u128(0x7461_626c_6573_4000_8000_6c
 pub struct TablesState {
     pub pool: PgPool,
     pub tokens: TokenKeys,
-    pub ledger: Upstream,
-    pub wallets: Wallets,
+    /// The ledger: players' wallets, the game's accounts, every transfer.
+    pub ledger: LedgerClient,
     /// Wagers wait here until their round settles.
     pub escrow_account: Uuid,
     /// Takes settled wagers and pays wins.
@@ -61,7 +61,7 @@ impl TablesState {
     /// Opens the game's accounts in the ledger if they are not there, and seeds the progressive
     /// pot with $10,000 once (K.A.R. 111-301-5(j)(6)).
     pub async fn new(pool: PgPool, tokens: TokenKeys, ledger: Upstream) -> Result<Self, AppError> {
-        let wallets = Wallets::new(ledger.clone(), tokens.clone(), "table-games");
+        let ledger = LedgerClient::new(ledger, tokens.clone(), "table-games");
         let id = |name: &str| Uuid::new_v5(&TABLES_NAMESPACE, name.as_bytes());
         let state = TablesState {
             pool,
@@ -71,26 +71,26 @@ impl TablesState {
             limits: blackjack::Limits::from_env()?,
             tokens,
             ledger,
-            wallets,
         };
         state
-            .wallets
+            .ledger
             .open_accounts(
                 "blackjack",
                 &[
-                    (state.escrow_account, "game_escrow"),
-                    (state.house_account, "house_revenue"),
-                    (state.pot_account, "progressive_pot"),
+                    (state.escrow_account, AccountKind::GameEscrow),
+                    (state.house_account, AccountKind::HouseRevenue),
+                    (state.pot_account, AccountKind::ProgressivePot),
                 ],
             )
             .await?;
-        let seed = json!({"id": id("blackjack/blazing-7s-pot/seed/0"), "debit_account_id": state.house_account,
-            "credit_account_id": state.pot_account, "amount": BLAZING_SEVENS_SEED_CENTS, "currency": "USD",
-            "metadata": {"game": "blackjack", "progressive": "initial funding"}});
-        let _: Value = state
-            .ledger
-            .call(Method::POST, "/v1/transfers", &state.service_token()?, Some(&seed), None)
-            .await?;
+        let seed = NewTransfer::new(
+            id("blackjack/blazing-7s-pot/seed/0"),
+            state.house_account,
+            state.pot_account,
+            BLAZING_SEVENS_SEED_CENTS,
+            json!({"game": "blackjack", "progressive": "initial funding"}),
+        );
+        state.ledger.transfer(&seed).await?;
         Ok(state)
     }
 

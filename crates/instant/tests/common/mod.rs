@@ -88,6 +88,7 @@ pub async fn printed(state: &instant::InstantState, number: u32, seed: u64) -> V
 pub async fn ledger_get(state: &instant::InstantState, path: &str) -> serde_json::Value {
     let link = state.ledger.as_ref().unwrap();
     link.ledger
+        .upstream()
         .call::<(), serde_json::Value>(
             axum::http::Method::GET,
             path,

@@ -1,0 +1,264 @@
+//! The ledger's contract as every other service uses it (DESIGN §1, ADR 0006): money has one
+//! home, and this is its front door.
+//!
+//! - [`AccountKind`]: what an account is for, the same enum the ledger serves;
+//! - [`NewTransfer`]: a transfer built from typed values (never a hand-written JSON object);
+//! - [`LedgerClient`]: the one client a game service holds: its own accounts opened at start, a
+//!   player's wallet found (and remembered), balances read, transfers and atomic batches posted;
+//! - [`LedgerError`]: what a call came to, separating a **refusal** (the ledger said no, with its
+//!   stable code: nothing moved, do not retry) from **unavailable** (no answer: the money may or
+//!   may not have moved, retry with the same ids).
+//!
+//! The wire format is the ledger's `openapi.yaml`; this crate changes nothing in it.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::{Arc, Mutex};
+
+use axum::http::Method;
+use platform::AppError;
+use platform::auth::TokenKeys;
+use platform::upstream::Upstream;
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+use uuid::Uuid;
+
+/// What an account is for (DESIGN §3).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum AccountKind {
+    PlayerWallet,
+    GameEscrow,
+    HouseRevenue,
+    PrizeLiability,
+    ProgressivePot,
+    RetailerSettlement,
+    CashClearing,
+}
+
+impl AccountKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            AccountKind::PlayerWallet => "player_wallet",
+            AccountKind::GameEscrow => "game_escrow",
+            AccountKind::HouseRevenue => "house_revenue",
+            AccountKind::PrizeLiability => "prize_liability",
+            AccountKind::ProgressivePot => "progressive_pot",
+            AccountKind::RetailerSettlement => "retailer_settlement",
+            AccountKind::CashClearing => "cash_clearing",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Self> {
+        serde_json::from_value(Value::String(s.to_owned())).ok()
+    }
+}
+
+/// One transfer in US dollars: `amount` cents from `debit` to `credit`. Its `id` is its
+/// idempotency key, derived by the caller from the round, ticket or payment it belongs to, so a
+/// retry after a crash applies it once.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NewTransfer {
+    pub id: Uuid,
+    pub debit: Uuid,
+    pub credit: Uuid,
+    pub amount: i64,
+    /// What the transfer is for (`{"game": ..., "round": ...}`), kept in the journal.
+    pub metadata: Value,
+}
+
+impl NewTransfer {
+    pub fn new(id: Uuid, debit: Uuid, credit: Uuid, amount: i64, metadata: Value) -> NewTransfer {
+        NewTransfer { id, debit, credit, amount, metadata }
+    }
+
+    /// The transfer as the ledger's `POST /v1/transfers` takes it.
+    pub fn to_wire(&self) -> Value {
+        json!({"id": self.id, "debit_account_id": self.debit, "credit_account_id": self.credit,
+               "amount": self.amount, "currency": "USD", "metadata": self.metadata})
+    }
+}
+
+/// What a ledger call came to when it did not succeed.
+#[derive(Debug, Clone)]
+pub enum LedgerError {
+    /// The ledger refused (insufficient funds, an account that does not exist, ...): nothing
+    /// moved. Its problem carries the stable code.
+    Refused(AppError),
+    /// No answer, or a retryable one (503, 429): the transfer may or may not have been applied;
+    /// send it again with the same id.
+    Unavailable(AppError),
+}
+
+/// True when the ledger refused (its rules said no: nothing moved, and a retry will not change
+/// that), as opposed to not answering or asking to slow down (retry with the same ids).
+pub fn is_refusal(err: &AppError) -> bool {
+    err.status().is_client_error() && err.code() != "rate_limited"
+}
+
+impl LedgerError {
+    fn of(err: AppError) -> LedgerError {
+        if is_refusal(&err) { LedgerError::Refused(err) } else { LedgerError::Unavailable(err) }
+    }
+
+    /// The refusal's stable code, or `unavailable`.
+    pub fn code(&self) -> &str {
+        match self {
+            LedgerError::Refused(e) | LedgerError::Unavailable(e) => e.code(),
+        }
+    }
+}
+
+impl From<LedgerError> for AppError {
+    fn from(err: LedgerError) -> AppError {
+        match err {
+            LedgerError::Refused(e) | LedgerError::Unavailable(e) => e,
+        }
+    }
+}
+
+/// How many players' wallet ids are remembered before the memory starts over.
+const CACHE_SIZE: usize = 100_000;
+
+/// A service's client of the ledger. Cheap to clone.
+#[derive(Debug, Clone)]
+pub struct LedgerClient {
+    ledger: Upstream,
+    tokens: TokenKeys,
+    service: &'static str,
+    known: Arc<Mutex<HashMap<String, Uuid>>>,
+    /// Accounts this process has opened or found open (accounts are never removed).
+    opened: Arc<Mutex<HashSet<Uuid>>>,
+}
+
+impl LedgerClient {
+    /// The ledger at `ledger`, called with `service`'s tokens.
+    pub fn new(ledger: Upstream, tokens: TokenKeys, service: &'static str) -> LedgerClient {
+        LedgerClient { ledger, tokens, service, known: Arc::default(), opened: Arc::default() }
+    }
+
+    /// The same client (and what it remembers) presenting other tokens.
+    #[must_use]
+    pub fn with_tokens(&self, tokens: TokenKeys) -> LedgerClient {
+        LedgerClient { tokens, ..self.clone() }
+    }
+
+    /// The upstream itself, for what is not money (readiness, pass-through).
+    pub fn upstream(&self) -> &Upstream {
+        &self.ledger
+    }
+
+    fn token(&self) -> Result<String, AppError> {
+        self.tokens.service_token(self.service)
+    }
+
+    /// The player's USD wallet, as the ledger knows it.
+    pub async fn wallet_of(&self, player: &str) -> Result<Uuid, AppError> {
+        if let Some(wallet) = self.known.lock().map_err(AppError::internal)?.get(player) {
+            return Ok(*wallet);
+        }
+        let path = format!("/v1/accounts?owner={player}&limit=50");
+        let page: Value =
+            self.ledger.call::<(), Value>(Method::GET, &path, &self.token()?, None, None).await?;
+        let wallet = page["items"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .find(|a| a["kind"] == AccountKind::PlayerWallet.as_str() && a["currency"] == "USD")
+            .and_then(|a| a["id"].as_str()?.parse().ok())
+            .ok_or_else(|| AppError::unprocessable("wallet_not_found", "this player has no USD wallet"))?;
+        let mut known = self.known.lock().map_err(AppError::internal)?;
+        if known.len() >= CACHE_SIZE {
+            known.clear();
+        }
+        known.insert(player.to_owned(), wallet);
+        Ok(wallet)
+    }
+
+    /// Opens each `(id, kind)` account for `owner` in USD unless it exists (the ledger's account
+    /// creation is idempotent by id); one this process has opened before is not asked again.
+    pub async fn open_accounts(&self, owner: &str, accounts: &[(Uuid, AccountKind)]) -> Result<(), AppError> {
+        let token = self.token()?;
+        for (id, kind) in accounts {
+            if self.opened.lock().map_err(AppError::internal)?.contains(id) {
+                continue;
+            }
+            let body = json!({"id": id, "kind": kind, "owner": owner, "currency": "USD"});
+            let _: Value = self.ledger.call(Method::POST, "/v1/accounts", &token, Some(&body), None).await?;
+            let mut opened = self.opened.lock().map_err(AppError::internal)?;
+            if opened.len() >= CACHE_SIZE {
+                opened.clear();
+            }
+            opened.insert(*id);
+        }
+        Ok(())
+    }
+
+    /// An account's posted balance, in cents.
+    pub async fn balance(&self, account: Uuid) -> Result<i64, AppError> {
+        let path = format!("/v1/accounts/{account}");
+        let found: Value =
+            self.ledger.call::<(), Value>(Method::GET, &path, &self.token()?, None, None).await?;
+        found["balance"]["posted"].as_i64().ok_or_else(|| AppError::internal("an account without a balance"))
+    }
+
+    /// Posts one transfer.
+    pub async fn transfer(&self, transfer: &NewTransfer) -> Result<(), LedgerError> {
+        let token = self.token().map_err(LedgerError::Unavailable)?;
+        self.ledger
+            .call::<_, Value>(Method::POST, "/v1/transfers", &token, Some(&transfer.to_wire()), None)
+            .await
+            .map(|_| ())
+            .map_err(LedgerError::of)
+    }
+
+    /// Posts `transfers` as one atomic batch (all or none; funds checked in order). Transfers of
+    /// no amount are left out; an empty batch moves nothing and asks nothing.
+    pub async fn batch(&self, transfers: &[NewTransfer]) -> Result<(), LedgerError> {
+        let wire: Vec<Value> = transfers.iter().filter(|t| t.amount > 0).map(NewTransfer::to_wire).collect();
+        if wire.is_empty() {
+            return Ok(());
+        }
+        let token = self.token().map_err(LedgerError::Unavailable)?;
+        self.ledger
+            .call::<_, Value>(
+                Method::POST,
+                "/v1/transfers/batch",
+                &token,
+                Some(&json!({ "transfers": wire })),
+                None,
+            )
+            .await
+            .map(|_| ())
+            .map_err(LedgerError::of)
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_transfer_goes_on_the_wire_as_the_ledger_takes_it() {
+        let (id, a, b) = (Uuid::now_v7(), Uuid::now_v7(), Uuid::now_v7());
+        let wire = NewTransfer::new(id, a, b, 250, json!({"game": "keno"})).to_wire();
+        assert_eq!(
+            wire,
+            json!({"id": id, "debit_account_id": a, "credit_account_id": b, "amount": 250, "currency": "USD",
+                   "metadata": {"game": "keno"}})
+        );
+        assert_eq!(AccountKind::parse("prize_liability"), Some(AccountKind::PrizeLiability));
+        assert_eq!(serde_json::to_value(AccountKind::GameEscrow).unwrap(), json!("game_escrow"));
+    }
+
+    #[test]
+    fn a_refusal_is_told_apart_from_an_unavailable_ledger() {
+        let refused = LedgerError::of(AppError::unprocessable("insufficient_funds", "no"));
+        assert!(matches!(refused, LedgerError::Refused(_)));
+        assert_eq!(refused.code(), "insufficient_funds");
+        let limited =
+            LedgerError::of(AppError::new(axum::http::StatusCode::TOO_MANY_REQUESTS, "rate_limited", "slow"));
+        assert!(matches!(limited, LedgerError::Unavailable(_)));
+        assert!(matches!(LedgerError::of(AppError::unavailable("down")), LedgerError::Unavailable(_)));
+    }
+}
