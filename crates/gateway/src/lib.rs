@@ -60,7 +60,11 @@ const LEDGER_ROLES: &[Role] = &[Role::Operator, Role::Auditor, Role::Service];
 pub struct GatewayState {
     pub pool: PgPool,
     pub tokens: TokenKeys,
+    /// The ledger, for passing requests through and for reading a player's own wallet with the
+    /// player's token.
     pub ledger: Upstream,
+    /// The ledger as the gateway's own client: wallets opened, payments moved.
+    pub money: ledger_api::LedgerClient,
     /// The draw-games service (Castle Keno); `None` answers its routes with 503.
     pub draws: Option<Upstream>,
     /// The table-games service (blackjack); `None` answers its routes with 503.
@@ -91,6 +95,7 @@ impl GatewayState {
             .map_err(|e| AppError::internal(e.to_string()))?;
         Ok(GatewayState {
             pool,
+            money: ledger_api::LedgerClient::new(ledger.clone(), tokens.clone(), "gateway"),
             tokens,
             ledger,
             draws: None,

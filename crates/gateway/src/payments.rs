@@ -23,6 +23,7 @@ use axum::extract::State;
 use axum::http::{HeaderMap, Method, StatusCode};
 use chrono::{DateTime, Utc};
 use domain::{Amount, Currency};
+use ledger_api::LedgerError;
 use platform::openapi::Refused;
 use platform::upstream::Upstream;
 use platform::webhook::{SIGNATURE_HEADER, WebhookSecret};
@@ -187,10 +188,14 @@ fn checked(request: &PaymentRequest) -> Result<(Amount, Currency), AppError> {
         domain::MoneyError::TooLarge(_) => AppError::unprocessable("amount_too_large", e.to_string()),
         _ => AppError::unprocessable("invalid_amount", "amount must be greater than zero"),
     })?;
-    let currency = request
+    let currency: Currency = request
         .currency
         .parse()
         .map_err(|e: domain::MoneyError| AppError::unprocessable("invalid_currency", e.to_string()))?;
+    // Wallets are in US dollars.
+    if currency != Currency::USD {
+        return Err(AppError::unprocessable("unsupported_currency", "payments are in USD"));
+    }
     if let Some(method) = &request.payment_method
         && !(1..=200).contains(&method.len())
     {
@@ -361,7 +366,7 @@ async fn make_intent(
         None => {
             match kind {
                 PaymentKind::Deposit => within_limits(&mut tx, &player, amount, &limits).await?,
-                PaymentKind::Withdrawal => hold_for_withdrawal(state, &player, id, amount, currency).await?,
+                PaymentKind::Withdrawal => hold_for_withdrawal(state, &player, id, amount).await?,
             }
             (true, insert_intent(&mut tx, id, player.id, kind, request, &method).await?)
         }
@@ -409,17 +414,10 @@ async fn hold_for_withdrawal(
     player: &Player,
     id: Uuid,
     amount: Amount,
-    currency: Currency,
 ) -> Result<(), AppError> {
-    let hold = json!({"id": id, "account_id": player.wallet_account_id, "amount": amount.cents(),
-                      "currency": currency.as_str(), "pending": true,
-                      "timeout_seconds": state.payments.hold_seconds,
-                      "metadata": {"player_id": player.id, "payment": "withdrawal"}});
-    let _: Value = state
-        .ledger
-        .call(Method::POST, "/v1/withdrawals", &state.service_token()?, Some(&hold), None)
-        .await?;
-    Ok(())
+    let metadata = json!({"player_id": player.id, "payment": "withdrawal"});
+    let hold = Some(state.payments.hold_seconds);
+    Ok(state.money.withdraw(id, player.wallet_account_id, amount.cents(), metadata, hold).await?)
 }
 
 /// `GET /v1/me/payments/{id}`: one of the player's deposits or withdrawals.
@@ -553,46 +551,30 @@ async fn apply_outcome(
     wallet: Uuid,
     succeeded: bool,
 ) -> Result<(), AppError> {
-    let token = state.service_token()?;
     let derived =
         |step: &str| Uuid::new_v5(&GATEWAY_NAMESPACE, format!("payment/{}/{step}", view.id).as_bytes());
     let metadata = json!({"payment": view.id, "kind": view.kind});
+    // A hold that ran out (or ended) before its outcome arrived.
+    let hold_over = |e: &LedgerError| matches!(e.code(), "hold_expired" | "hold_already_ended");
     match (view.kind, succeeded) {
-        (PaymentKind::Deposit, true) => {
-            let body = json!({"id": view.id, "account_id": wallet, "amount": view.amount, "currency": view.currency,
-                              "metadata": metadata});
-            let _: Value = state.ledger.call(Method::POST, "/v1/deposits", &token, Some(&body), None).await?;
-        }
+        (PaymentKind::Deposit, true) => state.money.deposit(view.id, wallet, view.amount, metadata).await?,
         (PaymentKind::Deposit, false) => {}
         (PaymentKind::Withdrawal, true) => {
-            let post = json!({"id": derived("post"), "post_pending_id": view.id, "metadata": metadata});
-            match state
-                .ledger
-                .call::<_, Value>(Method::POST, "/v1/transfers", &token, Some(&post), None)
-                .await
-            {
-                Ok(_) => {}
-                // The hold ran out before the provider paid: the money has left all the same, so
-                // it is taken from the wallet now.
-                Err(e) if matches!(e.code(), "hold_expired" | "hold_already_ended") => {
+            match state.money.post_hold(derived("post"), view.id, metadata.clone()).await {
+                Ok(()) => {}
+                // The hold ran out before the provider paid: the money has left all the same, so it
+                // is taken from the wallet now.
+                Err(e) if hold_over(&e) => {
                     tracing::warn!(payment = %view.id, "a withdrawal was paid after its hold ended");
-                    let late = json!({"id": derived("late"), "account_id": wallet, "amount": view.amount,
-                                      "currency": view.currency, "metadata": metadata});
-                    let _: Value =
-                        state.ledger.call(Method::POST, "/v1/withdrawals", &token, Some(&late), None).await?;
+                    state.money.withdraw(derived("late"), wallet, view.amount, metadata, None).await?;
                 }
-                Err(e) => return Err(e),
+                Err(e) => return Err(e.into()),
             }
         }
         (PaymentKind::Withdrawal, false) => {
-            let void = json!({"id": derived("void"), "void_pending_id": view.id, "metadata": metadata});
-            match state
-                .ledger
-                .call::<_, Value>(Method::POST, "/v1/transfers", &token, Some(&void), None)
-                .await
-            {
+            match state.money.void_hold(derived("void"), view.id, metadata).await {
                 // An expired hold has already given the money back.
-                Err(e) if !matches!(e.code(), "hold_expired" | "hold_already_ended") => return Err(e),
+                Err(e) if !hold_over(&e) => return Err(e.into()),
                 _ => {}
             }
         }

@@ -105,15 +105,9 @@ pub async fn register(
     if inserted.rows_affected() == 0 {
         return Err(email_taken());
     }
-    let opened: Result<Value, AppError> = state
-        .ledger
-        .call(
-            Method::POST,
-            "/v1/accounts",
-            &state.service_token()?,
-            Some(&json!({"id": wallet_id, "kind": "player_wallet", "owner": id.to_string(), "currency": "USD"})),
-            None,
-        )
+    let opened = state
+        .money
+        .open_accounts(&id.to_string(), &[(wallet_id, ledger_api::AccountKind::PlayerWallet)])
         .await;
     if let Err(e) = opened {
         sqlx::query("DELETE FROM players WHERE id = $1").bind(id).execute(&state.pool).await?;

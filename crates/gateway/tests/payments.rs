@@ -194,6 +194,9 @@ async fn a_withdrawal_holds_the_money_until_the_provider_pays_or_fails_it() {
     let ann = gw.player("ann@example.com").await;
     gw.fund(&ann.token, 10_000).await;
 
+    let euros = withdraw(&gw, &ann.token, "w-eur", json!({"amount": 1_000, "currency": "EUR"})).await;
+    assert_eq!((euros.status, euros.code()), (StatusCode::UNPROCESSABLE_ENTITY, "unsupported_currency"));
+    assert_eq!(wallet(&gw, &ann.token).await, (10_000, 10_000), "a wallet in dollars holds no euros back");
     let too_much = withdraw(&gw, &ann.token, "w0", json!({"amount": 10_001, "currency": "USD"})).await;
     assert_eq!((too_much.status, too_much.code()), (StatusCode::UNPROCESSABLE_ENTITY, "insufficient_funds"));
     let recorded: i64 = sqlx::query_scalar("SELECT count(*) FROM payments WHERE kind = 'withdrawal'")

@@ -203,9 +203,55 @@ impl LedgerClient {
 
     /// Posts one transfer.
     pub async fn transfer(&self, transfer: &NewTransfer) -> Result<(), LedgerError> {
+        self.post("/v1/transfers", &transfer.to_wire()).await
+    }
+
+    /// Money in from the outside world (a payment provider confirmed it): cash clearing →
+    /// `account`, under the idempotency id `id`.
+    pub async fn deposit(
+        &self,
+        id: Uuid,
+        account: Uuid,
+        amount: i64,
+        metadata: Value,
+    ) -> Result<(), LedgerError> {
+        let body = json!({"id": id, "account_id": account, "amount": amount, "currency": "USD", "metadata": metadata});
+        self.post("/v1/deposits", &body).await
+    }
+
+    /// Money out to the outside world: `account` → cash clearing; held (a pending transfer that
+    /// [`LedgerClient::post_hold`] or [`LedgerClient::void_hold`] ends, or that expires after
+    /// `hold_seconds`) when `hold_seconds` is given.
+    pub async fn withdraw(
+        &self,
+        id: Uuid,
+        account: Uuid,
+        amount: i64,
+        metadata: Value,
+        hold_seconds: Option<i32>,
+    ) -> Result<(), LedgerError> {
+        let mut body = json!({"id": id, "account_id": account, "amount": amount, "currency": "USD", "metadata": metadata});
+        if let Some(seconds) = hold_seconds {
+            body["pending"] = json!(true);
+            body["timeout_seconds"] = json!(seconds);
+        }
+        self.post("/v1/withdrawals", &body).await
+    }
+
+    /// Completes the hold `hold` (all of it), as transfer `id`.
+    pub async fn post_hold(&self, id: Uuid, hold: Uuid, metadata: Value) -> Result<(), LedgerError> {
+        self.post("/v1/transfers", &json!({"id": id, "post_pending_id": hold, "metadata": metadata})).await
+    }
+
+    /// Releases the hold `hold`, as transfer `id`.
+    pub async fn void_hold(&self, id: Uuid, hold: Uuid, metadata: Value) -> Result<(), LedgerError> {
+        self.post("/v1/transfers", &json!({"id": id, "void_pending_id": hold, "metadata": metadata})).await
+    }
+
+    async fn post(&self, path: &str, body: &Value) -> Result<(), LedgerError> {
         let token = self.token().map_err(LedgerError::Unavailable)?;
         self.ledger
-            .call::<_, Value>(Method::POST, "/v1/transfers", &token, Some(&transfer.to_wire()), None)
+            .call::<_, Value>(Method::POST, path, &token, Some(body), None)
             .await
             .map(|_| ())
             .map_err(LedgerError::of)
@@ -218,18 +264,7 @@ impl LedgerClient {
         if wire.is_empty() {
             return Ok(());
         }
-        let token = self.token().map_err(LedgerError::Unavailable)?;
-        self.ledger
-            .call::<_, Value>(
-                Method::POST,
-                "/v1/transfers/batch",
-                &token,
-                Some(&json!({ "transfers": wire })),
-                None,
-            )
-            .await
-            .map(|_| ())
-            .map_err(LedgerError::of)
+        self.post("/v1/transfers/batch", &json!({ "transfers": wire })).await
     }
 }
 
