@@ -343,11 +343,7 @@ async fn play_every_game(gw: &str, bin: &Path, database: &str) {
     let operator = session(&http, gw, json!({"username": "ops", "password": "a long admin password"})).await;
 
     // A player, funded through the payment provider's signed webhook (across three processes).
-    let (status, _) = post(&http, format!("{gw}/v1/players"), None, None,
-        json!({"email": "ann@example.com", "password": "correct horse battery", "date_of_birth": "1990-05-17"})).await;
-    assert_eq!(status, 201);
-    let ann =
-        session(&http, gw, json!({"email": "ann@example.com", "password": "correct horse battery"})).await;
+    let ann = common::player(&http, gw, "ann@example.com", "correct horse battery").await;
     let (status, deposit) = post(
         &http,
         format!("{gw}/v1/me/deposits"),
