@@ -16,6 +16,9 @@
 //!
 //! Every ledger step has a key derived from the round, and the shoe is saved only with the round
 //! it dealt, so a step retried after a crash deals the same cards and replays in the ledger.
+//!
+//! Here: the routes and the round's deal and decisions; `config` the house's settings,
+//! `views` what a player sees, `settlement` the money steps, `public` the meter and the math.
 
 use axum::extract::State;
 use axum::http::StatusCode;
@@ -38,55 +41,15 @@ use uuid::Uuid;
 
 use crate::{TABLES_NAMESPACE, TablesState};
 
-/// The limits posted at every table (`LOTTO_BJ_MIN_WAGER_CENTS`, `LOTTO_BJ_MAX_WAGER_CENTS`,
-/// `LOTTO_BJ_PROGRESSIVE_WAGER_CENTS`, `LOTTO_BJ_MAX_SPOTS`), and when a round counts as
-/// abandoned (`LOTTO_BJ_ABANDONED_AFTER_SECONDS`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Limits {
-    pub min_wager_cents: i64,
-    pub max_wager_cents: i64,
-    pub progressive_wager_cents: i64,
-    /// The most spots a round may play at the house's tables: seven, as on a real layout, and
-    /// never more than the shoe always serves (`domain::blackjack::max_spots_served`).
-    pub max_spots: usize,
-    /// How long a round may wait for its player before the house finishes it.
-    pub abandoned_after: std::time::Duration,
-}
+mod config;
+mod public;
+mod settlement;
+mod views;
 
-/// The highest table limit a house may post: $100,000 a wager.
-pub const MAX_HOUSE_WAGER_CENTS: i64 = 10_000_000;
-
-impl Limits {
-    pub fn from_env() -> Result<Limits, AppError> {
-        let get = |name: &'static str, default: i64| {
-            platform::config::env_or(name, default).map_err(|e| AppError::internal(e.to_string()))
-        };
-        let max_wager_cents = get("LOTTO_BJ_MAX_WAGER_CENTS", 100_000)?;
-        let progressive_wager_cents = get("LOTTO_BJ_PROGRESSIVE_WAGER_CENTS", 100)?;
-        // Seven spots of four doubled hands and three side wagers at this limit still return
-        // less than one ledger transfer may move, so no round can be staked and then not paid.
-        for (name, cents) in [
-            ("LOTTO_BJ_MAX_WAGER_CENTS", max_wager_cents),
-            ("LOTTO_BJ_PROGRESSIVE_WAGER_CENTS", progressive_wager_cents),
-        ] {
-            if !(100..=MAX_HOUSE_WAGER_CENTS).contains(&cents) {
-                return Err(AppError::internal(format!("{name} must be 100 to {MAX_HOUSE_WAGER_CENTS}")));
-            }
-        }
-        Ok(Limits {
-            min_wager_cents: get("LOTTO_BJ_MIN_WAGER_CENTS", 100)?,
-            max_wager_cents,
-            progressive_wager_cents,
-            max_spots: usize::try_from(get("LOTTO_BJ_MAX_SPOTS", 7)?)
-                .ok()
-                .filter(|n| (1..=domain::blackjack::SPOTS_AT_A_TABLE).contains(n))
-                .ok_or_else(|| AppError::internal("LOTTO_BJ_MAX_SPOTS must be 1 to 7"))?,
-            abandoned_after: std::time::Duration::from_secs(
-                u64::try_from(get("LOTTO_BJ_ABANDONED_AFTER_SECONDS", 86_400)?).unwrap_or(86_400),
-            ),
-        })
-    }
-}
+pub use config::*;
+pub use public::*;
+use settlement::*;
+pub use views::*;
 
 fn play_error(e: &PlayError) -> AppError {
     let (status, code) = match e {
@@ -125,20 +88,6 @@ pub struct OpenTable {
     /// (`LOTTO_BJ_MAX_SPOTS`, 7), and at most 5 at a two-deck table (what its shoe always
     /// serves); the most allowed when absent.
     pub max_spots: Option<usize>,
-}
-
-/// A table as its player sees it: its rules, never its cards.
-#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
-pub struct TableView {
-    pub id: Uuid,
-    pub decks: u8,
-    pub min_wager_cents: i64,
-    pub max_wager_cents: i64,
-    pub progressive_wager_cents: i64,
-    /// The most spots a round at this table may play.
-    pub max_spots: usize,
-    pub cards_remaining: usize,
-    pub shuffles: i32,
 }
 
 fn random_cut(decks: Decks, rng: &mut impl Rng) -> usize {
@@ -210,19 +159,6 @@ pub async fn open_table(
     Ok((StatusCode::CREATED, Json(table_view(id, &rules, &shoe, 1))))
 }
 
-fn table_view(id: Uuid, rules: &TableRules, shoe: &Shoe, shuffles: i32) -> TableView {
-    TableView {
-        id,
-        decks: u8::try_from(rules.decks.count()).unwrap_or(0),
-        min_wager_cents: rules.min_wager_cents,
-        max_wager_cents: rules.max_wager_cents,
-        progressive_wager_cents: rules.progressive_wager_cents,
-        max_spots: rules.spots_allowed(),
-        cards_remaining: shoe.remaining(),
-        shuffles,
-    }
-}
-
 fn json_of(value: &impl Serialize) -> Result<Value, AppError> {
     serde_json::to_value(value).map_err(AppError::internal)
 }
@@ -239,61 +175,6 @@ pub struct DealRequest {
     /// `trilux`, `super_3`, `royal_match` (cents) and `blazing_7s` (true/false).
     #[schema(value_type = Vec<Object>)]
     pub spots: Vec<SpotBet>,
-}
-
-/// A round as its player sees it (the hole card once shown, never the shoe).
-#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
-pub struct RoundView {
-    pub id: Uuid,
-    pub table_id: Uuid,
-    /// `open`, `playing`, `settled`, `refused` or `voided` (the shoe had no card left for the
-    /// round: every wager returned).
-    pub state: String,
-    /// The step the next decision must name.
-    pub step: i32,
-    #[schema(value_type = Vec<Object>)]
-    pub bets: Value,
-    /// The cards, hands, phase and turn (see `domain::blackjack::round::Round`).
-    #[schema(value_type = Object)]
-    pub round: Option<Value>,
-    /// Every decision applied, in order.
-    #[schema(value_type = Vec<Object>)]
-    pub actions: Value,
-    pub staked_cents: Option<i64>,
-    pub returned_cents: Option<i64>,
-    pub pot_prize_cents: Option<i64>,
-    pub balance_before_cents: Option<i64>,
-    pub balance_after_cents: Option<i64>,
-    pub refusal: Option<String>,
-    pub created_at: DateTime<Utc>,
-}
-
-const ROUND_COLUMNS: &str = "id, table_id, player_id, wallet_account_id, bets, state, step, round, actions,
-    pot_at_deal_cents, staked_cents, returned_cents, pot_prize_cents, balance_before_cents, balance_after_cents,
-    refusal, created_at";
-
-fn round_view(row: &PgRow) -> Result<RoundView, AppError> {
-    let round: Option<Value> = row.try_get("round")?;
-    let round = match round {
-        Some(value) => Some(json_of(&from_json::<Round>(value)?.player_view())?),
-        None => None,
-    };
-    Ok(RoundView {
-        id: row.try_get("id")?,
-        table_id: row.try_get("table_id")?,
-        state: row.try_get("state")?,
-        step: row.try_get("step")?,
-        bets: row.try_get("bets")?,
-        round,
-        actions: row.try_get("actions")?,
-        staked_cents: row.try_get("staked_cents")?,
-        returned_cents: row.try_get("returned_cents")?,
-        pot_prize_cents: row.try_get("pot_prize_cents")?,
-        balance_before_cents: row.try_get("balance_before_cents")?,
-        balance_after_cents: row.try_get("balance_after_cents")?,
-        refusal: row.try_get("refusal")?,
-        created_at: row.try_get("created_at")?,
-    })
 }
 
 async fn load_round(conn: &mut PgConnection, id: Uuid, lock: bool) -> Result<Option<PgRow>, AppError> {
@@ -515,187 +396,6 @@ pub async fn recover(state: &TablesState, older_than: std::time::Duration) -> Re
     .await
 }
 
-/// A round's transfers, `(id, debit, credit, amount)`, as one atomic batch.
-async fn ledger_batch(
-    state: &TablesState,
-    round: Uuid,
-    transfers: &[(Uuid, Uuid, Uuid, i64)],
-) -> Result<(), LedgerError> {
-    let metadata = json!({"game": "blackjack", "round": round});
-    let transfers: Vec<NewTransfer> = transfers
-        .iter()
-        .map(|&(id, debit, credit, amount)| NewTransfer::new(id, debit, credit, amount, metadata.clone()))
-        .collect();
-    state.ledger.batch(&transfers).await
-}
-
-/// Where a round's wagers went at the deal and after: the escrow holds all but the progressive
-/// wagers, of which 24% went to the pot and the rest to the house (K.A.R. 111-301-5(j)(3), (6)).
-#[derive(Debug, Clone, Copy)]
-struct Stakes {
-    escrowed: i64,
-    to_pot: i64,
-    to_house: i64,
-}
-
-impl Stakes {
-    /// `staked` is everything the spots staked so far (wagers added by decisions included).
-    fn of(rules: &TableRules, bets: &[SpotBet], staked: i64) -> Stakes {
-        let progressive: i64 =
-            bets.iter().filter(|b| b.blazing_7s).map(|_| rules.progressive_wager_cents).sum();
-        let to_pot: i64 = bets
-            .iter()
-            .filter(|b| b.blazing_7s)
-            .map(|_| pot_contribution(rules.progressive_wager_cents))
-            .sum();
-        Stakes {
-            escrowed: staked.saturating_sub(progressive),
-            to_pot,
-            to_house: progressive.saturating_sub(to_pot),
-        }
-    }
-}
-
-/// A round voided because the shoe had no card left for it.
-#[derive(Debug, Serialize)]
-struct VoidRecord<'a> {
-    game: &'static str,
-    round: Uuid,
-    reason: &'static str,
-    cards: Option<&'a Round>,
-    returned_cents: i64,
-}
-
-/// A round that cannot be finished is void: every wager it took goes back to the wallet (from
-/// the escrow, the pot and the house, where the stake put it), nothing is won, and the round is
-/// chained as voided. A legal round never needs it (`domain::blackjack::max_spots_served` and
-/// the shoe's reserve); it keeps a shoe stored before the reserve existed, or any defect that
-/// empties one, from stranding stakes in escrow.
-async fn void_round(
-    state: &TablesState,
-    tx: &mut PgConnection,
-    id: Uuid,
-    rules: &TableRules,
-    bets: &[SpotBet],
-    round: Option<&Round>,
-    wallet: Uuid,
-) -> Result<(), AppError> {
-    let staked = round
-        .map_or_else(|| Round::stake_at_deal(rules, bets), |r| r.spots.iter().map(|s| s.staked(rules)).sum());
-    let stakes = Stakes::of(rules, bets, staked);
-    let refunds = [
-        (step_id(id, "void/escrow"), state.escrow_account, wallet, stakes.escrowed),
-        (step_id(id, "void/pot"), state.pot_account, wallet, stakes.to_pot),
-        (step_id(id, "void/house"), state.house_account, wallet, stakes.to_house),
-    ];
-    ledger_batch(state, id, &refunds).await?;
-    let after = state.ledger.balance(wallet).await?;
-    sqlx::query(
-        "UPDATE bj_rounds SET state = 'voided', refusal = 'shoe_exhausted', staked_cents = $2, returned_cents = $2,
-                pot_prize_cents = 0, balance_after_cents = $3, updated_at = now() WHERE id = $1",
-    )
-    .bind(id)
-    .bind(staked)
-    .bind(after)
-    .execute(&mut *tx)
-    .await?;
-    let record = VoidRecord {
-        game: "blackjack",
-        round: id,
-        reason: "shoe_exhausted",
-        cards: round,
-        returned_cents: staked,
-    };
-    platform::audit::append(tx, "blackjack.round.voided", id, &record).await?;
-    tracing::warn!(round = %id, "blackjack round voided: the shoe had no card left for it; every wager returned");
-    Ok(())
-}
-
-/// A settled round as chained in the audit log.
-#[derive(Debug, Serialize)]
-struct RoundRecord<'a> {
-    game: &'static str,
-    round: Uuid,
-    cards: &'a Round,
-    staked_cents: i64,
-    returned_cents: i64,
-    pot_prize_cents: i64,
-}
-
-/// The settlement (step 5), inside the round's transaction: one ledger batch, the round's sums,
-/// its audit record.
-async fn settle(
-    state: &TablesState,
-    tx: &mut PgConnection,
-    id: Uuid,
-    round: &Round,
-    pot_at_deal: i64,
-    wallet: Uuid,
-) -> Result<(), AppError> {
-    let rules = &round.rules;
-    let staked: i64 = round.spots.iter().map(|s| s.staked(rules)).sum();
-    let returned: i64 = round.spots.iter().map(|s| s.returned.unwrap_or(0)).sum();
-    let progressive: i64 =
-        round.spots.iter().filter(|s| s.bet.blazing_7s).map(|_| rules.progressive_wager_cents).sum();
-    // Pot prizes of one round are divided evenly between the hands that won them (111-301-5(j)(5)).
-    let mut pot_prize = 0i64;
-    let mut top_prize = false;
-    for percent in [100u32, 10] {
-        let winners = round
-            .spots
-            .iter()
-            .filter(|s| s.sides.sevens.and_then(|p| p.pot_percent()) == Some(percent))
-            .count();
-        if winners > 0 {
-            let winners = u32::try_from(winners).map_err(AppError::internal)?;
-            pot_prize = pot_prize
-                .saturating_add(pot_share(pot_at_deal, percent, winners).saturating_mul(i64::from(winners)));
-            top_prize |= percent == 100;
-        }
-    }
-    let mut transfers = vec![
-        (
-            step_id(id, "settle/stakes"),
-            state.escrow_account,
-            state.house_account,
-            staked.saturating_sub(progressive),
-        ),
-        (step_id(id, "settle/returns"), state.house_account, wallet, returned),
-        (step_id(id, "settle/pot-prize"), state.pot_account, wallet, pot_prize),
-    ];
-    if top_prize {
-        // 111-301-5(j)(7): after the top prize the pot is funded again with $10,000.
-        transfers.push((
-            step_id(id, "settle/pot-reseed"),
-            state.house_account,
-            state.pot_account,
-            BLAZING_SEVENS_SEED_CENTS,
-        ));
-    }
-    ledger_batch(state, id, &transfers).await?;
-    let after = state.ledger.balance(wallet).await?;
-    sqlx::query(
-        "UPDATE bj_rounds SET state = 'settled', returned_cents = $2, pot_prize_cents = $3, balance_after_cents = $4,
-                updated_at = now() WHERE id = $1",
-    )
-    .bind(id)
-    .bind(returned)
-    .bind(pot_prize)
-    .bind(after)
-    .execute(&mut *tx)
-    .await?;
-    let record = RoundRecord {
-        game: "blackjack",
-        round: id,
-        cards: round,
-        staked_cents: staked,
-        returned_cents: returned,
-        pot_prize_cents: pot_prize,
-    };
-    platform::audit::append(tx, "blackjack.round", id, &record).await?;
-    Ok(())
-}
-
 /// `POST /v1/blackjack/rounds/{id}/actions`.
 #[derive(Debug, Deserialize, utoipa::ToSchema)]
 pub struct ActionRequest {
@@ -889,101 +589,4 @@ pub async fn recall(
     .fetch_all(&state.pool)
     .await?;
     Ok(Json(rows.iter().map(round_view).collect::<Result<_, _>>()?))
-}
-
-/// The Blazing 7's meter.
-#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
-pub struct ProgressiveView {
-    pub pot_cents: i64,
-    pub seed_cents: i64,
-    pub contribution_percent: i64,
-    pub wager_cents: i64,
-}
-
-#[utoipa::path(
-    get, path = "/v1/blackjack/progressive", tag = "blackjack",
-    responses((status = 200, description = "the Blazing 7's pot, a ledger balance (public)", body = ProgressiveView),
-              (status = "4XX", response = Refused))
-)]
-/// `GET /v1/blackjack/progressive`: public.
-pub async fn progressive(State(state): State<TablesState>) -> Result<Json<ProgressiveView>, AppError> {
-    Ok(Json(ProgressiveView {
-        pot_cents: state.ledger.balance(state.pot_account).await?,
-        seed_cents: BLAZING_SEVENS_SEED_CENTS,
-        contribution_percent: domain::blackjack::side_wagers::BLAZING_SEVENS_POT_PERCENT,
-        wager_cents: state.limits.progressive_wager_cents,
-    }))
-}
-
-/// The house edge of the main game under basic strategy, as measured by
-/// `cargo bench -p domain --bench blackjack` (20,000,000 seeded rounds per shoe size).
-#[derive(Debug, Serialize, utoipa::ToSchema)]
-pub struct MainGameEdge {
-    pub decks: u8,
-    pub rounds: u64,
-    pub seed: u64,
-    pub house_edge_percent: f64,
-    pub confidence_95_percent: f64,
-}
-
-/// Measured on 2026-11-29 (see the README); `tests/blackjack.rs` in `domain` re-runs a short
-/// simulation on every build.
-pub const MAIN_GAME_EDGES: [(u8, u64, u64, f64, f64); 2] =
-    [(6, 20_000_000, 6, 0.608, 0.051), (2, 20_000_000, 2, 0.432, 0.051)];
-
-/// `GET /v1/blackjack/math`.
-#[derive(Debug, Serialize, utoipa::ToSchema)]
-pub struct MathView {
-    pub main_game: Vec<MainGameEdge>,
-    /// Each side wager's exact outcomes and return, for a full six-deck and two-deck shoe.
-    #[schema(value_type = Vec<Object>)]
-    pub side_wagers: Vec<(u8, SideWagerMath)>,
-}
-
-#[utoipa::path(
-    get, path = "/v1/blackjack/math", tag = "blackjack",
-    responses((status = 200, description = "the house edge under basic strategy and the side wagers' exact returns (public)", body = MathView),
-              (status = "4XX", response = Refused))
-)]
-/// `GET /v1/blackjack/math`: public.
-pub async fn math(State(state): State<TablesState>) -> Json<MathView> {
-    let mut side_wagers = Vec::new();
-    for (count, decks) in [(6u8, Decks::Six), (2, Decks::Two)] {
-        let shoe = Composition::full(decks);
-        side_wagers.push((count, side_math::trilux(&shoe)));
-        side_wagers.push((count, side_math::trilux_super_3(&shoe)));
-        if decks == Decks::Six {
-            side_wagers.push((count, side_math::royal_match(&shoe)));
-        }
-        side_wagers.push((
-            count,
-            side_math::blazing_sevens(&shoe, BLAZING_SEVENS_SEED_CENTS, state.limits.progressive_wager_cents),
-        ));
-    }
-    let main_game = MAIN_GAME_EDGES
-        .iter()
-        .map(|&(decks, rounds, seed, edge, ci)| MainGameEdge {
-            decks,
-            rounds,
-            seed,
-            house_edge_percent: edge,
-            confidence_95_percent: ci,
-        })
-        .collect();
-    Json(MathView { main_game, side_wagers })
-}
-
-#[utoipa::path(
-    get, path = "/v1/tables/audit/verify", tag = "blackjack",
-    responses((status = 200, description = "the audit chain walked end to end", body = platform::audit::ChainReport),
-              (status = "4XX", response = Refused)),
-    security(("bearer" = []))
-)]
-/// `GET /v1/tables/audit/verify`: operators and auditors check every round's chain.
-pub async fn verify_audit(
-    State(state): State<TablesState>,
-    caller: Caller,
-) -> Result<Json<platform::audit::ChainReport>, AppError> {
-    caller.require(&[Role::Operator, Role::Auditor, Role::Service])?;
-    Ok(Json(platform::audit::verify(&state.pool).await?))
 }

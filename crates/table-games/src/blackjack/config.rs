@@ -1,0 +1,53 @@
+//! The house's blackjack settings, read once at start.
+
+use super::*;
+
+/// The limits posted at every table (`LOTTO_BJ_MIN_WAGER_CENTS`, `LOTTO_BJ_MAX_WAGER_CENTS`,
+/// `LOTTO_BJ_PROGRESSIVE_WAGER_CENTS`, `LOTTO_BJ_MAX_SPOTS`), and when a round counts as
+/// abandoned (`LOTTO_BJ_ABANDONED_AFTER_SECONDS`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    pub min_wager_cents: i64,
+    pub max_wager_cents: i64,
+    pub progressive_wager_cents: i64,
+    /// The most spots a round may play at the house's tables: seven, as on a real layout, and
+    /// never more than the shoe always serves (`domain::blackjack::max_spots_served`).
+    pub max_spots: usize,
+    /// How long a round may wait for its player before the house finishes it.
+    pub abandoned_after: std::time::Duration,
+}
+
+/// The highest table limit a house may post: $100,000 a wager.
+pub const MAX_HOUSE_WAGER_CENTS: i64 = 10_000_000;
+
+impl Limits {
+    pub fn from_env() -> Result<Limits, AppError> {
+        let get = |name: &'static str, default: i64| {
+            platform::config::env_or(name, default).map_err(|e| AppError::internal(e.to_string()))
+        };
+        let max_wager_cents = get("LOTTO_BJ_MAX_WAGER_CENTS", 100_000)?;
+        let progressive_wager_cents = get("LOTTO_BJ_PROGRESSIVE_WAGER_CENTS", 100)?;
+        // Seven spots of four doubled hands and three side wagers at this limit still return
+        // less than one ledger transfer may move, so no round can be staked and then not paid.
+        for (name, cents) in [
+            ("LOTTO_BJ_MAX_WAGER_CENTS", max_wager_cents),
+            ("LOTTO_BJ_PROGRESSIVE_WAGER_CENTS", progressive_wager_cents),
+        ] {
+            if !(100..=MAX_HOUSE_WAGER_CENTS).contains(&cents) {
+                return Err(AppError::internal(format!("{name} must be 100 to {MAX_HOUSE_WAGER_CENTS}")));
+            }
+        }
+        Ok(Limits {
+            min_wager_cents: get("LOTTO_BJ_MIN_WAGER_CENTS", 100)?,
+            max_wager_cents,
+            progressive_wager_cents,
+            max_spots: usize::try_from(get("LOTTO_BJ_MAX_SPOTS", 7)?)
+                .ok()
+                .filter(|n| (1..=domain::blackjack::SPOTS_AT_A_TABLE).contains(n))
+                .ok_or_else(|| AppError::internal("LOTTO_BJ_MAX_SPOTS must be 1 to 7"))?,
+            abandoned_after: std::time::Duration::from_secs(
+                u64::try_from(get("LOTTO_BJ_ABANDONED_AFTER_SECONDS", 86_400)?).unwrap_or(86_400),
+            ),
+        })
+    }
+}
