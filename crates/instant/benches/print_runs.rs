@@ -7,19 +7,16 @@
 
 use std::time::Instant;
 
-use platform::auth::TokenKeys;
-use platform::config::Config;
-
 #[tokio::main]
 async fn main() {
     let url = platform::testing::bench_database("instant").await.unwrap();
-    let pool = instant::connect(&url, &Config::default()).await.unwrap();
-    let games = instant::games::carried().unwrap();
-    let state = instant::InstantState::with_games(pool.clone(), TokenKeys::random(), games, vec![7; 32]);
+    let options = assembly::Options::for_tests().unwrap().with_full_games().unwrap();
+    let state = assembly::Assembly::start(&url, options).await.unwrap().instant;
+    let pool = state.pool.clone();
     println!("full print runs, generated and stored (one transaction each):");
     println!("{:<28} {:>10} {:>10} {:>12} {:>12}", "game", "tickets", "seconds", "bare COPY s", "vs bare");
     for (game, _) in state.games.iter() {
-        let run = instant::print_runs::store_print_run(&state, game, "bench").await.unwrap();
+        let run = instant::saga::print_run::store_print_run(&state, game, "bench").await.unwrap();
         let started = Instant::now();
         sqlx::query("CREATE TEMP TABLE IF NOT EXISTS bare (game int, book int, ticket int)")
             .execute(&pool)

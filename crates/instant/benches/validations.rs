@@ -22,11 +22,10 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use domain::instant::print_run::{pool_counts, print_pool};
-use platform::auth::{Role, TokenKeys};
+use platform::auth::Role;
 use platform::config::{Config, env_or};
 use platform::http::{Limits, Readiness};
 use platform::testing::{LoadRun, closed_loop};
-use platform::upstream::Upstream;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha20Rng;
 use serde_json::json;
@@ -40,23 +39,23 @@ async fn main() {
         db_max_connections: env_or("BENCH_POOL", Config::default().db_max_connections).unwrap(),
         ..Config::default()
     };
-    let tokens = TokenKeys::random();
-    let ledger_pool = ledger::connect(&url, &config).await.unwrap();
-    let ledger = ledger::api_routes(ledger::LedgerState { pool: ledger_pool, tokens: tokens.clone() });
-    let pool = instant::connect(&url, &config).await.unwrap();
-    let games = instant::games::carried().unwrap();
-    let state = instant::InstantState::with_games(pool.clone(), tokens.clone(), games, vec![7; 32])
-        .with_ledger(Upstream::local("ledger", ledger.clone()))
-        .await
-        .unwrap();
+    let mut options = assembly::Options::for_tests().unwrap().with_full_games().unwrap();
+    options.config = config;
+    let platform = assembly::Assembly::start(&url, options).await.unwrap();
+    let (state, tokens) = (platform.instant.clone(), platform.tokens.clone());
+    let pool = state.pool.clone();
 
     // A full Hit $10 run from a seeded generator, replayed in memory for the VIRNs.
     let game = state.game(283).unwrap().clone();
     let seed = 283;
-    let run =
-        instant::print_runs::store_print_run_with(&state, &game, "bench", ChaCha20Rng::seed_from_u64(seed))
-            .await
-            .unwrap();
+    let run = instant::saga::print_run::store_print_run_with(
+        &state,
+        &game,
+        "bench",
+        ChaCha20Rng::seed_from_u64(seed),
+    )
+    .await
+    .unwrap();
     let mut rng = ChaCha20Rng::seed_from_u64(seed);
     let mut scans = Vec::with_capacity(usize::try_from(run.tickets).unwrap());
     for (p, counts) in pool_counts(&game).iter().enumerate() {
@@ -73,13 +72,8 @@ async fn main() {
     .unwrap();
     println!("printed and activated {} tickets of {} {}", run.tickets, game.number, game.name);
 
-    let gateway_pool = gateway::connect(&url, &config).await.unwrap();
-    let gate =
-        gateway::GatewayState::new(gateway_pool, tokens.clone(), Upstream::local("ledger", ledger), &config)
-            .unwrap()
-            .with_instant(Upstream::local("instant", instant::api_routes(state.clone())));
     let app = platform::http::app(
-        gateway::api_routes(gate.without_rate_limits()),
+        platform.gateway_routes(platform.gateway.clone().without_rate_limits()),
         Readiness::default(),
         Limits::default(),
     );

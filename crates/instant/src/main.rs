@@ -1,5 +1,5 @@
 //! The instant service alone: `DATABASE_URL`, `LOTTO_TOKEN_SECRET`, `LOTTO_VIRN_KEY` and
-//! `LOTTO_LEDGER_URL`.
+//! `LOTTO_LEDGER_URL` (and the settings of `instant::config`).
 
 use anyhow::Context;
 use platform::config::Config;
@@ -8,17 +8,15 @@ use platform::config::Config;
 async fn main() -> anyhow::Result<()> {
     platform::telemetry::init_tracing();
     let config = Config::from_env()?;
+    // In production the VIRN key must outlive the process: tickets are validated long after printing.
+    let settings = instant::InstantSettings::from_env(true)?;
     let url = config.database_url.clone().context("DATABASE_URL must be set to run instant alone")?;
     let tokens = config.token_keys()?;
     let pool = instant::connect(&url, &config).await?;
     let games = instant::games::carried().context("a game definition is malformed")?;
-    // In production the key must outlive the process: tickets are validated long after printing.
-    let key = instant::virn_key_from_env(true)
-        .map_err(|e| anyhow::anyhow!("{}", e.detail()))
-        .context("set LOTTO_VIRN_KEY (32 bytes or more)")?;
     let ledger_url = std::env::var("LOTTO_LEDGER_URL").context("LOTTO_LEDGER_URL must name the ledger")?;
     let ledger = platform::upstream::Upstream::remote("ledger", &ledger_url, config.request_timeout)?;
-    let state = instant::InstantState::with_games(pool, tokens, games, key).with_ledger(ledger).await?;
+    let state = instant::InstantState::start(pool, tokens, games, settings, ledger).await?;
     instant::spawn_workers(state.clone());
     let app = instant::router(state, (&config).into());
     platform::http::spawn_metrics(&config).await?;

@@ -32,7 +32,7 @@ async fn open_pack(router: &axum::Router, operator: &str, till: &str, shop: &str
 
 /// An account's balance; one not opened yet holds nothing.
 async fn balance(state: &instant::InstantState, account: uuid::Uuid) -> i64 {
-    match state.ledger.as_ref().unwrap().ledger.balance(account).await {
+    match state.ledger.balance(account).await {
         Err(e) if e.code() == "account_not_found" => 0,
         other => other.unwrap(),
     }
@@ -110,10 +110,10 @@ async fn the_office_pays_after_tax_once_and_records_w2g_as_the_rules_say() {
 
     // The ledger: the liability lost the three prizes; the office owes the nets, the tax
     // authority what was withheld.
-    let link = state.ledger.as_ref().unwrap();
+    let link = &state.accounts;
     assert_eq!(balance(&state, liability).await, before - 5_000_000 - 500_000 - 100_000);
-    assert_eq!(balance(&state, link.office_payouts_account).await, 3_800_000 + 500_000 + 100_000);
-    assert_eq!(balance(&state, link.withholding_account).await, 1_200_000);
+    assert_eq!(balance(&state, link.office_payouts).await, 3_800_000 + 500_000 + 100_000);
+    assert_eq!(balance(&state, link.withholding).await, 1_200_000);
     assert_eq!(ledger_get(&state, "/v1/reports/trial-balance").await["balanced"], true);
 
     // The W-2G list, for operators and auditors.
@@ -171,10 +171,10 @@ async fn a_pack_settles_for_its_price_less_commission_on_request_or_after_its_ti
     assert_eq!(balance(&state, shop_account).await, prize - sales * 95 / 100);
 
     // Past their time, the other active packs settle by themselves; printed ones do not.
-    assert_eq!(instant::packs::settle_due_packs(&state).await.unwrap(), 0, "not due for 30 days");
-    state.settle_after = Duration::ZERO;
-    assert_eq!(instant::packs::settle_due_packs(&state).await.unwrap(), 2);
-    assert_eq!(instant::packs::settle_due_packs(&state).await.unwrap(), 0, "each once");
+    assert_eq!(instant::saga::packs::settle_due_packs(&state).await.unwrap(), 0, "not due for 30 days");
+    state.settings.settle_after = Duration::ZERO;
+    assert_eq!(instant::saga::packs::settle_due_packs(&state).await.unwrap(), 2);
+    assert_eq!(instant::saga::packs::settle_due_packs(&state).await.unwrap(), 0, "each once");
     assert_eq!(balance(&state, shop_account).await, prize - 3 * (sales * 95 / 100));
     assert_eq!(ledger_get(&state, "/v1/reports/trial-balance").await["balanced"], true);
 }
@@ -237,7 +237,7 @@ async fn operators_read_liability_that_agrees_with_the_ledger_and_scans_per_reta
 /// What a refused claim must leave as it was: the liability, the shop's account, the office's,
 /// and every ticket's paid mark.
 async fn books(state: &instant::InstantState) -> (i64, i64, i64, i64) {
-    let link = state.ledger.as_ref().unwrap();
+    let link = &state.accounts;
     let paid: i64 = sqlx::query_scalar("SELECT count(*) FROM tickets WHERE paid_at IS NOT NULL")
         .fetch_one(&state.pool)
         .await
@@ -245,7 +245,7 @@ async fn books(state: &instant::InstantState) -> (i64, i64, i64, i64) {
     (
         balance(state, instant::liability_account(283)).await,
         balance(state, instant::retailer_account("shop-a")).await,
-        balance(state, link.office_payouts_account).await,
+        balance(state, link.office_payouts).await,
         paid,
     )
 }
@@ -294,8 +294,7 @@ fn cut_off(state: &instant::InstantState, tokens: &TokenKeys) -> (axum::Router, 
     let dead =
         platform::upstream::Upstream::remote("ledger", "http://127.0.0.1:9", Duration::from_secs(2)).unwrap();
     let mut cut = state.clone();
-    let link = cut.ledger.as_mut().unwrap();
-    link.ledger = ledger_api::LedgerClient::new(dead, tokens.clone(), "instant");
+    cut.ledger = ledger_api::LedgerClient::new(dead, tokens.clone(), "instant");
     (instant::router(cut.clone(), platform::http::Limits::default()), cut)
 }
 
@@ -345,12 +344,16 @@ async fn a_payment_the_ledger_did_not_answer_is_finished_and_confirmed_exactly_o
         StatusCode::SERVICE_UNAVAILABLE
     );
     assert_eq!(
-        instant::counter::finish_pending_payments(&state, Duration::from_secs(3600)).await.unwrap(),
+        instant::saga::payment::finish_pending_payments(&state, Duration::from_secs(3600)).await.unwrap(),
         0,
         "not stuck yet"
     );
-    assert_eq!(instant::counter::finish_pending_payments(&state, Duration::ZERO).await.unwrap(), 1);
-    assert_eq!(instant::counter::finish_pending_payments(&state, Duration::ZERO).await.unwrap(), 0, "once");
+    assert_eq!(instant::saga::payment::finish_pending_payments(&state, Duration::ZERO).await.unwrap(), 1);
+    assert_eq!(
+        instant::saga::payment::finish_pending_payments(&state, Duration::ZERO).await.unwrap(),
+        0,
+        "once"
+    );
     assert_eq!(payment_state(&state, winners[1]).await.as_deref(), Some("done"));
     let report = get(&router, "/v1/instant/liability", &operator).await;
     let hit10_row = report.body.as_array().unwrap().iter().find(|g| g["game"] == 283).unwrap().clone();
@@ -368,20 +371,19 @@ async fn a_payment_the_ledger_did_not_answer_is_finished_and_confirmed_exactly_o
         post(&cut_router, "/v1/instant/office-claims", &operator, body.clone()).await.status,
         StatusCode::SERVICE_UNAVAILABLE
     );
-    assert_eq!(instant::counter::finish_pending_payments(&state, Duration::ZERO).await.unwrap(), 1);
-    let link = state.ledger.as_ref().unwrap();
-    assert_eq!(balance(&state, link.office_payouts_account).await, prize(winners[2]));
+    assert_eq!(instant::saga::payment::finish_pending_payments(&state, Duration::ZERO).await.unwrap(), 1);
+    let link = &state.accounts;
+    assert_eq!(balance(&state, link.office_payouts).await, prize(winners[2]));
     body["claimant"] = json!({"name": "Someone Else"});
     let confirmed = post(&router, "/v1/instant/office-claims", &operator, body).await;
     assert_eq!(confirmed.status, StatusCode::CREATED, "{}", confirmed.body);
     assert_eq!(confirmed.body["claimant_name"], "Pat Doe");
-    assert_eq!(balance(&state, link.office_payouts_account).await, prize(winners[2]));
+    assert_eq!(balance(&state, link.office_payouts).await, prize(winners[2]));
 
     // A ledger that refuses (here: it does not accept the service's tokens) releases the ticket.
     let mut refused = state.clone();
     refused.tokens = TokenKeys::random();
-    let link = refused.ledger.as_mut().unwrap();
-    link.ledger = link.ledger.with_tokens(refused.tokens.clone());
+    refused.ledger = refused.ledger.with_tokens(refused.tokens.clone());
     let refused_router = instant::router(refused.clone(), platform::http::Limits::default());
     let refused_till = till(&refused.tokens, "till-a", "shop-a");
     let paid_before = books(&state).await.3;

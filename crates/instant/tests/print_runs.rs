@@ -156,12 +156,10 @@ async fn only_operators_print_and_unknown_games_are_refused() {
 /// it are answered, none with a 500.
 #[tokio::test]
 async fn an_abandoned_print_run_leaves_no_broken_connection_behind() {
-    let url = platform::testing::fresh_database().await.unwrap();
-    let config = platform::config::Config { db_max_connections: 1, ..Default::default() };
-    let pool = instant::connect(&url, &config).await.unwrap();
-    let tokens = platform::auth::TokenKeys::random();
-    let games = instant::games::carried().unwrap();
-    let state = instant::InstantState::with_games(pool, tokens.clone(), games, vec![7; 32]);
+    let mut options = assembly::Options::for_tests().unwrap().with_full_games().unwrap();
+    options.config.db_max_connections = 1;
+    let platform = assembly::Assembly::for_tests(options).await.unwrap();
+    let (state, tokens) = (platform.instant, platform.tokens);
     let limits = platform::http::Limits {
         request_timeout: std::time::Duration::from_millis(1_500),
         ..Default::default()
@@ -403,7 +401,7 @@ mod claims {
         let till = common::till(&tokens, "till-1", "shop-a");
         let hit10 = game(&state, 283);
         let liability = instant::liability_account(283);
-        let funded = state.ledger.as_ref().unwrap().ledger.balance(liability).await.unwrap();
+        let funded = state.ledger.balance(liability).await.unwrap();
         let prizes: i64 = hit10.prizes.iter().map(|p| p.value_cents * i64::try_from(p.count).unwrap()).sum();
         assert_eq!(funded, prizes, "the run's prizes are the game's liability");
         for book in [0, 1] {
@@ -459,10 +457,9 @@ mod claims {
         assert_eq!(codes.iter().filter(|c| *c == "paid").count(), 1, "{codes:?}");
         assert!(codes.iter().all(|c| c == "paid" || c == "already_paid"), "{codes:?}");
 
-        let shop =
-            state.ledger.as_ref().unwrap().ledger.balance(instant::retailer_account("shop-a")).await.unwrap();
+        let shop = state.ledger.balance(instant::retailer_account("shop-a")).await.unwrap();
         assert_eq!(shop, 1_000, "two $5 prizes, each paid once");
-        assert_eq!(state.ledger.as_ref().unwrap().ledger.balance(liability).await.unwrap(), prizes - 1_000);
+        assert_eq!(state.ledger.balance(liability).await.unwrap(), prizes - 1_000);
         let loser = tickets.iter().find(|t| t.book == 0 && t.prize_row.is_none()).unwrap();
         assert_eq!(post(&router, "/v1/instant/claims", &till, scan(loser)).await.code(), "not_a_winner");
         let top = tickets.iter().find(|t| t.prize_row == Some(9)).unwrap();

@@ -7,7 +7,6 @@
 mod postgres;
 
 use anyhow::Context;
-use gateway::payments::Payments;
 use gateway::payments::sandbox::Sandbox;
 use platform::auth::{Role, TokenKeys};
 use platform::config::Config;
@@ -125,71 +124,12 @@ fn token_keys(config: &Config) -> anyhow::Result<TokenKeys> {
 }
 
 async fn run_services(config: &Config, database: &postgres::Database) -> anyhow::Result<()> {
-    let tokens = token_keys(config)?;
-    let ledger_pool = ledger::connect(&database.url, config).await.context("starting the ledger")?;
-    ledger::holds::spawn_hold_sweeper(ledger_pool.clone(), config.hold_sweep_interval);
-    let gateway_pool = gateway::connect(&database.url, config).await.context("starting the gateway")?;
-    let draws_pool = draw_games::connect(&database.url, config).await.context("starting draw-games")?;
-    let tables_pool = table_games::connect(&database.url, config).await.context("starting table-games")?;
-    let instant_pool = instant::connect(&database.url, config).await.context("starting instant")?;
-
+    let options = assembly::Options::from_env(config.clone(), token_keys(config)?)?;
     // Every service is mounted behind the gateway in this process: it calls them without a socket.
-    let ledger =
-        ledger::api_routes(ledger::LedgerState { pool: ledger_pool.clone(), tokens: tokens.clone() });
-    let draws = draw_games::DrawsState::new(
-        draws_pool.clone(),
-        tokens.clone(),
-        platform::upstream::Upstream::local("ledger", ledger.clone()),
-    )
-    .await
-    .context("opening the draw games' ledger accounts")?;
-    draw_games::spawn_workers(draws.clone());
-    let tables = table_games::TablesState::new(
-        tables_pool.clone(),
-        tokens.clone(),
-        platform::upstream::Upstream::local("ledger", ledger.clone()),
-    )
-    .await
-    .context("opening the table games' ledger accounts")?;
-    let instant_state = instant::InstantState::new(instant_pool.clone(), tokens.clone())
-        .context("loading the instant games")?
-        .with_ledger(platform::upstream::Upstream::local("ledger", ledger.clone()))
-        .await
-        .context("opening the instant games' ledger accounts")?;
-    instant::spawn_workers(instant_state.clone());
-    table_games::spawn_recovery(tables.clone(), std::time::Duration::from_secs(5));
-    let state = gateway::GatewayState::new(
-        gateway_pool.clone(),
-        tokens,
-        platform::upstream::Upstream::local("ledger", ledger),
-        config,
-    )?
-    .with_draws(platform::upstream::Upstream::local("draw-games", draw_games::api_routes(draws)))
-    .with_tables(platform::upstream::Upstream::local("table-games", table_games::api_routes(tables)))
-    .with_instant(platform::upstream::Upstream::local("instant", instant::api_routes(instant_state)));
-    // Deposits and withdrawals go to the sandbox payment provider, in this process; it confirms
-    // each after LOTTO_SANDBOX_DELAY_MS through the gateway's signed webhook.
-    let secret = match std::env::var("LOTTO_PAYMENTS_WEBHOOK_SECRET") {
-        Ok(secret) if !secret.is_empty() => WebhookSecret::new(secret),
-        _ => WebhookSecret::random(),
-    };
-    let delay =
-        std::time::Duration::from_millis(platform::config::env_or("LOTTO_SANDBOX_DELAY_MS", 1_000u64)?);
-    let sandbox = Sandbox::new(secret.clone(), delay);
-    let state = state.with_payments(
-        Payments::with_provider(platform::upstream::Upstream::local("payments", sandbox.router()), secret)
-            .map_err(|e| anyhow::anyhow!("{}", e.detail()))?,
-    );
-    state.ended_sessions.spawn_refresher(gateway_pool.clone(), std::time::Duration::from_secs(1));
-    let readiness = Readiness::default()
-        .with_pool(gateway::SCHEMA, gateway_pool)
-        .with_pool(ledger::SCHEMA, ledger_pool)
-        .with_pool(draw_games::SCHEMA, draws_pool)
-        .with_pool(table_games::SCHEMA, tables_pool)
-        .with_pool(instant::SCHEMA, instant_pool);
-    let api = gateway::api_routes(state);
-    sandbox.deliver_to(platform::upstream::Upstream::local("gateway", api.clone()));
-    let app = platform::http::app(api, readiness, config.into());
+    let platform = assembly::Assembly::start(&database.url, options).await?;
+    platform.spawn_workers();
+    let api = platform.gateway_routes(platform.gateway.clone());
+    let app = platform::http::app(api, platform.readiness(), config.into());
 
     platform::http::spawn_metrics(config).await.context("cannot listen on LOTTO_METRICS_LISTEN")?;
     let listener = tokio::net::TcpListener::bind(config.listen)

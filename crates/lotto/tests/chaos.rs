@@ -83,25 +83,21 @@ async fn killed_at_random_under_load_the_platform_recovers_with_every_cent_in_pl
     // An instant run printed beforehand with a seed the test keeps, so it knows the VIRNs; its
     // packs sold to one shop.
     let winners = {
-        let config = platform::config::Config::default();
-        let ledger_pool = ledger::connect(&url, &config).await.unwrap();
-        let ledger = ledger::api_routes(ledger::LedgerState { pool: ledger_pool, tokens: keys.clone() });
-        let pool = instant::connect(&url, &config).await.unwrap();
-        let games = instant::games::carried_scaled(3_000, 100).unwrap();
-        let state = instant::InstantState::with_games(
-            pool.clone(),
-            keys.clone(),
-            games,
-            VIRN_KEY.as_bytes().to_vec(),
+        let mut options = assembly::Options::for_tests().unwrap();
+        options.tokens = keys.clone();
+        options.instant =
+            instant::InstantSettings::with_key(platform::config::Secret::new(VIRN_KEY.as_bytes().to_vec()));
+        let state = assembly::Assembly::start(&url, options).await.unwrap().instant;
+        let pool = state.pool.clone();
+        let game = state.game(283).unwrap().clone();
+        let run = instant::saga::print_run::store_print_run_with(
+            &state,
+            &game,
+            "chaos",
+            ChaCha20Rng::seed_from_u64(5),
         )
-        .with_ledger(platform::upstream::Upstream::local("ledger", ledger))
         .await
         .unwrap();
-        let game = state.game(283).unwrap().clone();
-        let run =
-            instant::print_runs::store_print_run_with(&state, &game, "chaos", ChaCha20Rng::seed_from_u64(5))
-                .await
-                .unwrap();
         sqlx::query("UPDATE packs SET state = 'active', retailer_id = 'shop-chaos', activated_at = now()")
             .execute(&pool)
             .await

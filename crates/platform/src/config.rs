@@ -72,6 +72,46 @@ pub fn checked_secret(name: &'static str, value: &str) -> Result<Vec<u8>, Config
     Ok(value.as_bytes().to_vec())
 }
 
+/// A secret (a signing or hashing key): its `Debug` and `Display` say `(hidden)`, so no log line,
+/// panic message or settings dump can print it; [`Secret::expose`] is the one way to its bytes.
+#[derive(Clone)]
+pub struct Secret(std::sync::Arc<Vec<u8>>);
+
+impl Secret {
+    pub fn new(bytes: Vec<u8>) -> Self {
+        Secret(std::sync::Arc::new(bytes))
+    }
+
+    /// `name` from the environment through [`checked_secret`]; `None` when it is unset or empty.
+    pub fn from_env(name: &'static str) -> Result<Option<Self>, ConfigError> {
+        match std::env::var(name) {
+            Ok(value) if !value.is_empty() => Ok(Some(Secret::new(checked_secret(name, &value)?))),
+            _ => Ok(None),
+        }
+    }
+
+    /// 32 random bytes, for a process that keeps nothing past its end.
+    pub fn random() -> Self {
+        Secret::new(crate::auth::random_bytes::<32>().to_vec())
+    }
+
+    pub fn expose(&self) -> &[u8] {
+        &self.0
+    }
+}
+
+impl std::fmt::Debug for Secret {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Secret((hidden))")
+    }
+}
+
+impl std::fmt::Display for Secret {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("(hidden)")
+    }
+}
+
 /// The settings every service shares.
 #[derive(Debug, Clone)]
 pub struct Config {
@@ -159,5 +199,12 @@ mod tests {
             assert!(checked_secret("S", bad).is_err(), "{bad}");
         }
         assert!(checked_secret("S", "3f9c1e77a0b24d5e8c6f1a2b3c4d5e6f7a8b9c0d").is_ok());
+    }
+
+    #[test]
+    fn a_secret_never_prints() {
+        let secret = Secret::new(b"3f9c1e77a0b24d5e8c6f1a2b3c4d5e6f".to_vec());
+        assert!(!format!("{secret:?} {secret}").contains("3f9c"));
+        assert_eq!(secret.expose(), b"3f9c1e77a0b24d5e8c6f1a2b3c4d5e6f");
     }
 }

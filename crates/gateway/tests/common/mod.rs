@@ -8,15 +8,11 @@ use axum::Router;
 use axum::body::Body;
 use axum::http::{Request, StatusCode};
 use gateway::GatewayState;
-use gateway::payments::Payments;
-use gateway::payments::sandbox::Sandbox;
 use gateway::rate_limit::{Quota, RateLimiter};
 use platform::auth::{Role, TokenKeys};
-use platform::config::Config;
 use platform::http::Limits;
 use platform::testing::Reply;
 use platform::upstream::Upstream;
-use platform::webhook::WebhookSecret;
 use serde_json::{Value, json};
 use sqlx::PgPool;
 use uuid::Uuid;
@@ -40,7 +36,7 @@ pub struct Login {
 pub const PASSWORD: &str = "correct horse battery staple";
 
 /// What the test's payment provider signs its webhooks with.
-pub const WEBHOOK_SECRET: &str = "the sandbox provider's test secret, 32+ bytes";
+pub const WEBHOOK_SECRET: &str = assembly::TEST_WEBHOOK_SECRET;
 
 impl TestGateway {
     pub async fn new() -> TestGateway {
@@ -53,52 +49,13 @@ impl TestGateway {
 
     /// Per identity and per address.
     pub async fn with_quotas(per_identity: Quota, per_address: Quota) -> TestGateway {
-        platform::telemetry::init_tracing();
-        let url = platform::testing::fresh_database().await.unwrap();
-        let config = Config::default();
-        let tokens = TokenKeys::random();
-        let ledger_pool = ledger::connect(&url, &config).await.unwrap();
-        let gateway_pool = gateway::connect(&url, &config).await.unwrap();
-        let ledger =
-            ledger::api_routes(ledger::LedgerState { pool: ledger_pool.clone(), tokens: tokens.clone() });
-        let draws_pool = draw_games::connect(&url, &config).await.unwrap();
-        let draws = draw_games::DrawsState::new(
-            draws_pool,
-            tokens.clone(),
-            Upstream::local("ledger", ledger.clone()),
-        )
-        .await
-        .unwrap();
-        let tables_pool = table_games::connect(&url, &config).await.unwrap();
-        let tables = table_games::TablesState::new(
-            tables_pool,
-            tokens.clone(),
-            Upstream::local("ledger", ledger.clone()),
-        )
-        .await
-        .unwrap();
-        let mut state = GatewayState::new(
-            gateway_pool,
-            tokens.clone(),
-            Upstream::local("ledger", ledger.clone()),
-            &config,
-        )
-        .unwrap()
-        .with_draws(Upstream::local("draw-games", draw_games::api_routes(draws)))
-        .with_tables(Upstream::local("table-games", table_games::api_routes(tables)))
-        .with_instant(Upstream::local(
-            "instant",
-            instant::api_routes(instant_state(&url, &tokens, &ledger).await),
-        ));
+        let platform = assembly::Assembly::for_tests(assembly::Options::for_tests().unwrap()).await.unwrap();
+        let mut state = platform.gateway.clone();
         state.limiter = Arc::new(RateLimiter::new(per_identity, per_address));
-        // The sandbox provider, answering at once; its webhooks come back to this gateway.
-        let secret = WebhookSecret::new(WEBHOOK_SECRET);
-        let sandbox = Sandbox::new(secret.clone(), Duration::ZERO);
-        state = state.with_payments(
-            Payments::with_provider(Upstream::local("payments", sandbox.router()), secret).unwrap(),
-        );
+        // The sandbox provider answers at once; its webhooks come back to this gateway.
         let router = gateway::router(state.clone(), Limits::default());
-        sandbox.deliver_to(Upstream::local("gateway", router.clone()));
+        platform.sandbox.deliver_to(Upstream::local("gateway", router.clone()));
+        let (ledger_pool, tokens, url) = (platform.ledger_pool, platform.tokens, platform.url);
         TestGateway { router, state, ledger_pool, tokens, url }
     }
 
@@ -223,15 +180,4 @@ impl TestGateway {
 
 pub fn new_id() -> String {
     Uuid::now_v7().to_string()
-}
-
-/// The instant service with its games scaled to pools of 3,000 tickets, so a print run in a test
-/// is quick.
-async fn instant_state(url: &str, tokens: &TokenKeys, ledger: &Router) -> instant::InstantState {
-    let pool = instant::connect(url, &Config::default()).await.unwrap();
-    let games = instant::games::carried_scaled(3_000, 100).unwrap();
-    instant::InstantState::with_games(pool, tokens.clone(), games, vec![9; 32])
-        .with_ledger(Upstream::local("ledger", ledger.clone()))
-        .await
-        .unwrap()
 }

@@ -7,31 +7,18 @@ use axum::http::Request;
 use domain::instant::GameDefinition;
 use domain::instant::print_run::{PrintedTicket, pool_counts, print_pool};
 use platform::auth::TokenKeys;
-use platform::config::Config;
 use platform::http::Limits;
 use platform::testing::send;
 use rand::SeedableRng;
 use rand_chacha::ChaCha20Rng;
 
-/// The service with its games scaled to pools of 3,000 tickets (a hundredth of the winners), and
-/// a real ledger mounted beside it.
+/// The platform assembled on a fresh database (`assembly::Options::for_tests`: the instant games
+/// scaled to pools of 3,000 tickets, a hundredth of the winners), and the instant service's own
+/// router in front of its state.
 pub async fn service() -> (axum::Router, instant::InstantState, TokenKeys) {
-    let url = platform::testing::fresh_database().await.unwrap();
-    let pool = instant::connect(&url, &Config::default()).await.unwrap();
-    let tokens = TokenKeys::random();
-    let games = instant::games::carried_scaled(3_000, 100).unwrap();
-    let ledger_pool = ledger::connect(&url, &Config::default()).await.unwrap();
-    let ledger = ledger::api_routes(ledger::LedgerState { pool: ledger_pool, tokens: tokens.clone() });
-    let state = instant::InstantState::with_games(
-        pool,
-        tokens.clone(),
-        games,
-        b"a test key of thirty-two bytes!!".to_vec(),
-    )
-    .with_ledger(platform::upstream::Upstream::local("ledger", ledger))
-    .await
-    .unwrap();
-    (instant::router(state.clone(), Limits::default()), state, tokens)
+    let platform = assembly::Assembly::for_tests(assembly::Options::for_tests().unwrap()).await.unwrap();
+    let state = platform.instant;
+    (instant::router(state.clone(), Limits::default()), state, platform.tokens)
 }
 
 /// A POST with a token and a JSON body.
@@ -70,10 +57,14 @@ pub fn game(state: &instant::InstantState, number: u32) -> GameDefinition {
 /// printed (the same generator replayed), VIRNs included.
 pub async fn printed(state: &instant::InstantState, number: u32, seed: u64) -> Vec<PrintedTicket> {
     let game = game(state, number);
-    let run =
-        instant::print_runs::store_print_run_with(state, &game, "olga", ChaCha20Rng::seed_from_u64(seed))
-            .await
-            .unwrap();
+    let run = instant::saga::print_run::store_print_run_with(
+        state,
+        &game,
+        "olga",
+        ChaCha20Rng::seed_from_u64(seed),
+    )
+    .await
+    .unwrap();
     let mut rng = ChaCha20Rng::seed_from_u64(seed);
     let mut tickets = Vec::new();
     for (pool, counts) in pool_counts(&game).iter().enumerate() {
@@ -86,8 +77,8 @@ pub async fn printed(state: &instant::InstantState, number: u32, seed: u64) -> V
 
 /// A GET of the ledger, as the instant service.
 pub async fn ledger_get(state: &instant::InstantState, path: &str) -> serde_json::Value {
-    let link = state.ledger.as_ref().unwrap();
-    link.ledger
+    state
+        .ledger
         .upstream()
         .call::<(), serde_json::Value>(
             axum::http::Method::GET,

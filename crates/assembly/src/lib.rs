@@ -1,0 +1,194 @@
+//! The whole platform assembled in one process: every service started on one database, each
+//! mounted behind the gateway and called without a socket (`platform::upstream::Upstream::local`).
+//!
+//! This is the one place the services are wired together. `lotto` runs it with the settings of
+//! the environment; the tests and benchmarks of every crate run it with [`Options::for_tests`]
+//! (or change a field of it), so a service added to the platform is added here once and every
+//! harness has it.
+
+use std::time::Duration;
+
+use anyhow::Context;
+use axum::Router;
+use domain::instant::{GameDefinition, Report};
+use draw_games::DrawsState;
+use gateway::GatewayState;
+use gateway::payments::Payments;
+use gateway::payments::sandbox::Sandbox;
+use instant::{InstantSettings, InstantState};
+use platform::auth::TokenKeys;
+use platform::config::{Config, Secret};
+use platform::http::Readiness;
+use platform::upstream::Upstream;
+use platform::webhook::WebhookSecret;
+use sqlx::PgPool;
+use table_games::TablesState;
+
+/// What the platform is assembled with.
+#[derive(Debug, Clone)]
+pub struct Options {
+    pub config: Config,
+    pub tokens: TokenKeys,
+    /// The instant games to run (the carried definitions, or a scaled copy for tests).
+    pub instant_games: Vec<(GameDefinition, Report)>,
+    pub instant: InstantSettings,
+    /// What the sandbox payment provider signs its webhooks with.
+    pub webhook_secret: WebhookSecret,
+    /// How long the sandbox waits before confirming a payment.
+    pub sandbox_delay: Duration,
+}
+
+/// The VIRN key of every test and benchmark: tests replay seeded print runs, so the key is fixed.
+pub const TEST_VIRN_KEY: &[u8] = b"a test key of thirty-two bytes!!";
+
+/// The webhook secret of every test's sandbox provider.
+pub const TEST_WEBHOOK_SECRET: &str = "the sandbox provider's test secret, 32+ bytes";
+
+impl Options {
+    /// Tests and benchmarks: default settings, random token keys, the instant games scaled to
+    /// pools of 3,000 tickets (a hundredth of the winners) so a print run is quick, a fixed VIRN
+    /// key, and a sandbox provider that confirms at once.
+    pub fn for_tests() -> anyhow::Result<Options> {
+        Ok(Options {
+            config: Config::default(),
+            tokens: TokenKeys::random(),
+            instant_games: instant::games::carried_scaled(3_000, 100)?,
+            instant: InstantSettings::with_key(Secret::new(TEST_VIRN_KEY.to_vec())),
+            webhook_secret: WebhookSecret::new(TEST_WEBHOOK_SECRET),
+            sandbox_delay: Duration::ZERO,
+        })
+    }
+
+    /// The same with the games' full print runs (benchmarks measure those).
+    pub fn with_full_games(mut self) -> anyhow::Result<Options> {
+        self.instant_games = instant::games::carried()?;
+        Ok(self)
+    }
+
+    /// `lotto`: the settings of the environment, each service's read once here, at start.
+    pub fn from_env(config: Config, tokens: TokenKeys) -> anyhow::Result<Options> {
+        let webhook_secret = match Secret::from_env("LOTTO_PAYMENTS_WEBHOOK_SECRET")? {
+            Some(secret) => WebhookSecret::new(secret.expose().to_vec()),
+            None => WebhookSecret::random(),
+        };
+        Ok(Options {
+            instant_games: instant::games::carried().context("a carried instant game is malformed")?,
+            instant: InstantSettings::from_env(false)?,
+            webhook_secret,
+            sandbox_delay: Duration::from_millis(platform::config::env_or(
+                "LOTTO_SANDBOX_DELAY_MS",
+                1_000u64,
+            )?),
+            config,
+            tokens,
+        })
+    }
+}
+
+/// Every service of the platform, started on one database.
+#[derive(Debug, Clone)]
+pub struct Assembly {
+    /// The database every service's schema lives in.
+    pub url: String,
+    pub config: Config,
+    pub tokens: TokenKeys,
+    pub ledger_pool: PgPool,
+    /// The ledger's API, as the other services call it.
+    pub ledger: Router,
+    pub draws: DrawsState,
+    pub tables: TablesState,
+    pub instant: InstantState,
+    /// The gateway, with every service and the sandbox payment provider behind it.
+    pub gateway: GatewayState,
+    /// The sandbox payment provider; [`Assembly::gateway_router`] points its webhooks back.
+    pub sandbox: Sandbox,
+}
+
+impl Assembly {
+    /// Connects and migrates every service's schema on `url`, opens their ledger accounts and
+    /// mounts them behind the gateway.
+    pub async fn start(url: &str, options: Options) -> anyhow::Result<Assembly> {
+        let Options { config, tokens, instant_games, instant, webhook_secret, sandbox_delay } = options;
+        let ledger_pool = ledger::connect(url, &config).await.context("starting the ledger")?;
+        let ledger =
+            ledger::api_routes(ledger::LedgerState { pool: ledger_pool.clone(), tokens: tokens.clone() });
+        let ledger_upstream = || Upstream::local("ledger", ledger.clone());
+        let draws_pool = draw_games::connect(url, &config).await.context("starting draw-games")?;
+        let draws = DrawsState::new(draws_pool, tokens.clone(), ledger_upstream())
+            .await
+            .context("opening the draw games' ledger accounts")?;
+        let tables_pool = table_games::connect(url, &config).await.context("starting table-games")?;
+        let tables = TablesState::new(tables_pool, tokens.clone(), ledger_upstream())
+            .await
+            .context("opening the table games' ledger accounts")?;
+        let instant_pool = instant::connect(url, &config).await.context("starting instant")?;
+        let instant =
+            InstantState::start(instant_pool, tokens.clone(), instant_games, instant, ledger_upstream())
+                .await
+                .context("opening the instant games' ledger accounts")?;
+        let gateway_pool = gateway::connect(url, &config).await.context("starting the gateway")?;
+        // Deposits and withdrawals go to the sandbox payment provider, in this process; it
+        // confirms each after `sandbox_delay` through the gateway's signed webhook.
+        let sandbox = Sandbox::new(webhook_secret.clone(), sandbox_delay);
+        let payments = Payments::with_provider(Upstream::local("payments", sandbox.router()), webhook_secret)
+            .map_err(|e| anyhow::anyhow!("{}", e.detail()))?;
+        let gateway = GatewayState::new(gateway_pool, tokens.clone(), ledger_upstream(), &config)?
+            .with_draws(Upstream::local("draw-games", draw_games::api_routes(draws.clone())))
+            .with_tables(Upstream::local("table-games", table_games::api_routes(tables.clone())))
+            .with_instant(Upstream::local("instant", instant::api_routes(instant.clone())))
+            .with_payments(payments);
+        Ok(Assembly {
+            url: url.to_owned(),
+            config,
+            tokens,
+            ledger_pool,
+            ledger,
+            draws,
+            tables,
+            instant,
+            gateway,
+            sandbox,
+        })
+    }
+
+    /// On a fresh test database (`platform::testing::fresh_database`).
+    #[cfg(feature = "testing")]
+    pub async fn for_tests(options: Options) -> anyhow::Result<Assembly> {
+        platform::telemetry::init_tracing();
+        let url = platform::testing::fresh_database().await?;
+        Assembly::start(&url, options).await
+    }
+
+    /// The ledger as a service calls it.
+    pub fn ledger_upstream(&self) -> Upstream {
+        Upstream::local("ledger", self.ledger.clone())
+    }
+
+    /// The gateway's API for `state` (the assembled one, or a test's changed copy), with the
+    /// sandbox's webhooks delivered to it.
+    pub fn gateway_routes(&self, state: GatewayState) -> Router {
+        let api = gateway::api_routes(state);
+        self.sandbox.deliver_to(Upstream::local("gateway", api.clone()));
+        api
+    }
+
+    /// Every service's database, for `/readyz`.
+    pub fn readiness(&self) -> Readiness {
+        Readiness::default()
+            .with_pool(gateway::SCHEMA, self.gateway.pool.clone())
+            .with_pool(ledger::SCHEMA, self.ledger_pool.clone())
+            .with_pool(draw_games::SCHEMA, self.draws.pool.clone())
+            .with_pool(table_games::SCHEMA, self.tables.pool.clone())
+            .with_pool(instant::SCHEMA, self.instant.pool.clone())
+    }
+
+    /// Every service's background work: the ledger's hold sweeper, the draw scheduler and
+    /// recoveries, the instant workers, the blackjack recovery, the gateway's session refresher.
+    pub fn spawn_workers(&self) {
+        ledger::holds::spawn_hold_sweeper(self.ledger_pool.clone(), self.config.hold_sweep_interval);
+        draw_games::spawn_workers(self.draws.clone());
+        instant::spawn_workers(self.instant.clone());
+        table_games::spawn_recovery(self.tables.clone(), Duration::from_secs(5));
+        self.gateway.ended_sessions.spawn_refresher(self.gateway.pool.clone(), Duration::from_secs(1));
+    }
+}

@@ -1,0 +1,372 @@
+//! The instant service's handlers: each authorises its caller, extracts the request, makes one
+//! call into [`crate::saga`] or [`crate::store`], and answers a view.
+
+use axum::extract::State;
+use axum::http::StatusCode;
+use chrono::Utc;
+use domain::instant::payout::TaxAssessment;
+use platform::auth::{Caller, Role};
+use platform::openapi::Refused;
+use platform::{AppError, Json, Path, Query};
+
+use crate::InstantState;
+use crate::saga::packs::{move_pack, settle_pack_now};
+use crate::saga::payment::{OFFICE, Payee, pay_ticket};
+use crate::saga::scan::check_ticket;
+use crate::store::PackState;
+use crate::store::office_claims::{self, OfficeClaimRecord};
+use crate::views::*;
+
+#[utoipa::path(
+    get, path = "/v1/instant/games", tag = "instant",
+    responses((status = 200, description = "every game, its prize structure and the prizes remaining (public)", body = Vec<GameView>),
+              (status = "4XX", response = Refused))
+)]
+/// `GET /v1/instant/games`: public.
+pub async fn list_games(State(state): State<InstantState>) -> Result<Json<Vec<GameView>>, AppError> {
+    let counts = crate::store::reports::prize_counts(&state.pool).await?;
+    let remaining = |game: u32, row: usize| {
+        counts
+            .iter()
+            .find(|c| i64::from(c.game) == i64::from(game) && usize::try_from(c.prize_row).ok() == Some(row))
+            .map_or(0, |c| c.printed.saturating_sub(c.paid))
+    };
+    let views = state
+        .games
+        .iter()
+        .map(|(game, report)| GameView {
+            number: game.number,
+            name: game.name.clone(),
+            rule: game.rule.clone(),
+            price_cents: game.price_cents,
+            tickets_per_book: game.ticket_numbers.tickets_per_book(),
+            tickets_ordered: game.tickets_ordered,
+            odds_one_in: report.odds_one_in,
+            payout_percent: report.payout_percent,
+            prizes: game
+                .prizes
+                .iter()
+                .enumerate()
+                .map(|(i, row)| PrizeView {
+                    composition_cents: row.composition.clone(),
+                    value_cents: row.value_cents,
+                    count: row.count,
+                    remaining: remaining(game.number, i),
+                })
+                .collect(),
+            mismatches: report.mismatches.clone(),
+            source_notes: report.source_notes.clone(),
+        })
+        .collect();
+    Ok(Json(views))
+}
+
+#[utoipa::path(
+    post, path = "/v1/instant/games/{number}/print-runs", tag = "instant",
+    params(("number" = u32, Path, description = "game number")),
+    responses((status = 201, description = "the game's whole order printed and stored", body = PrintRunView),
+              (status = "4XX", response = Refused)),
+    security(("bearer" = []))
+)]
+/// `POST /v1/instant/games/{number}/print-runs`: operators.
+pub async fn create_print_run(
+    State(state): State<InstantState>,
+    caller: Caller,
+    Path(number): Path<u32>,
+) -> Result<(StatusCode, Json<PrintRunView>), AppError> {
+    caller.require(&[Role::Operator])?;
+    let game = state.game(number)?.clone();
+    let run = crate::saga::print_run::store_print_run(&state, &game, caller.subject()).await?;
+    Ok((StatusCode::CREATED, Json(run)))
+}
+
+#[utoipa::path(
+    post, path = "/v1/instant/packs/{game}/{book}/assign", tag = "instant", request_body = AssignPack,
+    params(("game" = i32, Path, description = "game number"), ("book" = i32, Path, description = "book number")),
+    responses((status = 200, description = "assigned to the retailer", body = PackView), (status = "4XX", response = Refused)),
+    security(("bearer" = []))
+)]
+/// `POST /v1/instant/packs/{game}/{book}/assign`: operators; printed → assigned.
+pub async fn assign(
+    State(state): State<InstantState>,
+    caller: Caller,
+    Path(pack): Path<(i32, i32)>,
+    Json(request): Json<AssignPack>,
+) -> Result<Json<PackView>, AppError> {
+    caller.require(&[Role::Operator])?;
+    // Retailers are the gateway's (which checks this one exists before the request gets here);
+    // an id is at most 64 visible characters, so no request can brick a pack with a junk owner.
+    let id = &request.retailer_id;
+    if !(1..=64).contains(&id.len()) || !id.chars().all(|c| c.is_ascii_graphic()) {
+        return Err(AppError::unprocessable("invalid_retailer", "retailer_id is 1 to 64 visible characters"));
+    }
+    move_pack(&state, pack, (PackState::Printed, PackState::Assigned), Some(id), None).await.map(Json)
+}
+
+#[utoipa::path(
+    post, path = "/v1/instant/packs/{game}/{book}/activate", tag = "instant",
+    params(("game" = i32, Path, description = "game number"), ("book" = i32, Path, description = "book number")),
+    responses((status = 200, description = "active: its tickets can be validated", body = PackView), (status = "4XX", response = Refused)),
+    security(("bearer" = []))
+)]
+/// `POST /v1/instant/packs/{game}/{book}/activate`: the terminal of the retailer it was assigned to.
+pub async fn activate(
+    State(state): State<InstantState>,
+    caller: Caller,
+    Path(pack): Path<(i32, i32)>,
+) -> Result<Json<PackView>, AppError> {
+    caller.require(&[Role::Retailer])?;
+    let retailer = caller.organization().ok_or_else(platform::auth::forbidden)?;
+    move_pack(&state, pack, (PackState::Assigned, PackState::Active), None, Some(retailer)).await.map(Json)
+}
+
+#[utoipa::path(
+    post, path = "/v1/instant/packs/{game}/{book}/settle", tag = "instant",
+    params(("game" = i32, Path, description = "game number"), ("book" = i32, Path, description = "book number")),
+    responses((status = 200, description = "settled: the retailer owes its price less commission", body = PackView), (status = "4XX", response = Refused)),
+    security(("bearer" = []))
+)]
+/// `POST /v1/instant/packs/{game}/{book}/settle`: the terminal of the pack's retailer, or an
+/// operator; active → settled. Asking again for a settled pack answers its settlement.
+pub async fn settle(
+    State(state): State<InstantState>,
+    caller: Caller,
+    Path((game, book)): Path<(i32, i32)>,
+) -> Result<Json<PackView>, AppError> {
+    caller.require(&[Role::Retailer, Role::Operator])?;
+    let owner = if caller.role() == Role::Retailer {
+        Some(caller.organization().ok_or_else(platform::auth::forbidden)?)
+    } else {
+        None
+    };
+    settle_pack_now(&state, game, book, owner).await.map(Json)
+}
+
+#[utoipa::path(
+    post, path = "/v1/instant/validations", tag = "instant", request_body = ValidationRequest,
+    responses((status = 200, description = "a winner or not, and where it is paid", body = ValidationView), (status = "4XX", response = Refused)),
+    security(("bearer" = []))
+)]
+/// `POST /v1/instant/validations`: retailers' terminals.
+pub async fn validate(
+    State(state): State<InstantState>,
+    caller: Caller,
+    Json(request): Json<ValidationRequest>,
+) -> Result<Json<ValidationView>, AppError> {
+    caller.require(&[Role::Retailer])?;
+    let checked = check_ticket(&state, &caller, &request, None).await?;
+    let winner = checked.prize_row.is_some();
+    let paid_at = winner.then(|| {
+        if checked.prize_cents <= state.settings.retailer_limit_cents { "retailer" } else { "lottery_office" }
+            .to_owned()
+    });
+    Ok(Json(ValidationView {
+        winner,
+        prize_cents: checked.prize_cents,
+        free_ticket: checked.free_ticket,
+        paid_at,
+    }))
+}
+
+#[utoipa::path(
+    post, path = "/v1/instant/claims", tag = "instant", request_body = ValidationRequest,
+    responses((status = 200, description = "paid at the counter, once", body = ClaimView), (status = "4XX", response = Refused)),
+    security(("bearer" = []))
+)]
+/// `POST /v1/instant/claims`: a retailer's terminal pays a prize up to the retailer limit; the
+/// prize moves from the game's prize liability to the retailer's settlement account, exactly
+/// once however many terminals claim the ticket at the same moment.
+pub async fn claim(
+    State(state): State<InstantState>,
+    caller: Caller,
+    Json(request): Json<ValidationRequest>,
+) -> Result<Json<ClaimView>, AppError> {
+    caller.require(&[Role::Retailer])?;
+    let retailer = caller.organization().ok_or_else(platform::auth::forbidden)?.to_owned();
+    let checked = check_ticket(&state, &caller, &request, Some(&retailer)).await?;
+    if checked.prize_row.is_none() {
+        return Err(AppError::unprocessable("not_a_winner", "this ticket wins nothing"));
+    }
+    if checked.prize_cents > state.settings.retailer_limit_cents {
+        return Err(AppError::conflict("claim_at_office", "this prize is claimed at the lottery office"));
+    }
+    let amount = checked.amount_cents();
+    pay_ticket(&state, &checked, &Payee::Retailer(retailer), amount).await?;
+    Ok(Json(ClaimView { paid_cents: amount, free_ticket: checked.free_ticket }))
+}
+
+fn check_claimant(claimant: &Claimant, w2g: bool) -> Result<(), AppError> {
+    let name = claimant.name.trim();
+    if name.is_empty() || name.chars().count() > 200 {
+        return Err(AppError::unprocessable(
+            "invalid_claimant",
+            "the claimant's name is 1 to 200 characters",
+        ));
+    }
+    match claimant.tin_last4.as_deref() {
+        Some(tin) if tin.len() != 4 || !tin.bytes().all(|b| b.is_ascii_digit()) => {
+            Err(AppError::unprocessable("invalid_claimant", "`tin_last4` is four digits"))
+        }
+        None if w2g => Err(AppError::unprocessable(
+            "claimant_tin_required",
+            "this prize needs a W-2G: give the last four digits of the claimant's taxpayer number",
+        )),
+        _ => Ok(()),
+    }
+}
+
+#[utoipa::path(
+    post, path = "/v1/instant/office-claims", tag = "instant", request_body = OfficeClaimRequest,
+    responses((status = 201, description = "paid at the office, once, after tax", body = OfficeClaimView), (status = "4XX", response = Refused)),
+    security(("bearer" = []))
+)]
+// Any winning ticket, with the tax rules a lottery applies (`domain::instant::payout::TaxRules`):
+// a W-2G record for a prize of $600 or more that is at least 300 times the price, and 24%
+// withheld from a prize over $5,000. The prize leaves the game's prize liability in one ledger
+// batch: the net to the office's payout account (paid out by check) and what is withheld to the
+// tax account.
+/// `POST /v1/instant/office-claims`: operators at the lottery office.
+pub async fn create_office_claim(
+    State(state): State<InstantState>,
+    caller: Caller,
+    Json(request): Json<OfficeClaimRequest>,
+) -> Result<(StatusCode, Json<OfficeClaimView>), AppError> {
+    caller.require(&[Role::Operator])?;
+    let scan = ValidationRequest { barcode: request.barcode.clone(), virn: request.virn.clone() };
+    let checked = check_ticket(&state, &caller, &scan, Some(OFFICE)).await?;
+    if checked.prize_row.is_none() {
+        return Err(AppError::unprocessable("not_a_winner", "this ticket wins nothing"));
+    }
+    let amount = checked.amount_cents();
+    // A free ticket is a ticket, not winnings: nothing to report or withhold.
+    let tax = if checked.free_ticket {
+        TaxAssessment { w2g: false, withheld_cents: 0, net_cents: amount }
+    } else {
+        state.settings.tax.assess(amount, checked.price_cents)
+    };
+    check_claimant(&request.claimant, tax.w2g)?;
+    let record = OfficeClaimRecord {
+        prize_cents: amount,
+        tax,
+        claimant_name: request.claimant.name.trim().to_owned(),
+        claimant_address: request.claimant.address.clone(),
+        tin_last4: request.claimant.tin_last4.clone(),
+        paid_by: caller.subject().to_owned(),
+    };
+    // Claiming a ticket whose office payment is pending finishes it, as first recorded.
+    let id = pay_ticket(&state, &checked, &Payee::Office(record), amount).await?;
+    Ok((StatusCode::CREATED, Json(office_claims::get(&state.pool, id).await?)))
+}
+
+#[utoipa::path(
+    get, path = "/v1/instant/office-claims", tag = "instant", params(OfficeClaimsQuery),
+    responses((status = 200, description = "prizes paid at the office, newest first", body = Vec<OfficeClaimView>), (status = "4XX", response = Refused)),
+    security(("bearer" = []))
+)]
+/// `GET /v1/instant/office-claims`: operators, auditors and services.
+pub async fn list_office_claims(
+    State(state): State<InstantState>,
+    caller: Caller,
+    Query(query): Query<OfficeClaimsQuery>,
+) -> Result<Json<Vec<OfficeClaimView>>, AppError> {
+    caller.require(&[Role::Operator, Role::Auditor, Role::Service])?;
+    // The platform's page size rule, as every list has.
+    let limit = platform::PageParams { after: None, limit: query.limit }.limit()?;
+    office_claims::list(&state.pool, query.w2g, limit).await.map(Json)
+}
+
+#[utoipa::path(
+    get, path = "/v1/instant/liability", tag = "instant",
+    responses((status = 200, description = "each game's prize liability", body = Vec<LiabilityView>), (status = "4XX", response = Refused)),
+    security(("bearer" = []))
+)]
+// Each game's prize liability (printed, paid, outstanding) with the ledger's balance beside it.
+/// `GET /v1/instant/liability`: operators, auditors and services.
+pub async fn liability(
+    State(state): State<InstantState>,
+    caller: Caller,
+) -> Result<Json<Vec<LiabilityView>>, AppError> {
+    caller.require(&[Role::Operator, Role::Auditor, Role::Service])?;
+    let counts = crate::store::reports::prize_counts(&state.pool).await?;
+    let open = crate::store::reports::open_payments(&state.pool).await?;
+    let mut views = Vec::new();
+    for (game, _) in state.games.iter() {
+        let (mut printed, mut paid) = (0i64, 0i64);
+        for count in counts.iter().filter(|c| i64::from(c.game) == i64::from(game.number)) {
+            let Some(prize) = usize::try_from(count.prize_row).ok().and_then(|r| game.prizes.get(r)) else {
+                continue;
+            };
+            let each = game.cost_of_winner_cents(prize);
+            printed = printed.saturating_add(each.saturating_mul(count.printed));
+            paid = paid.saturating_add(each.saturating_mul(count.paid));
+        }
+        let (payments_pending, payments_unconfirmed) = open
+            .iter()
+            .find(|(g, _, _)| i64::from(*g) == i64::from(game.number))
+            .map_or((0, 0), |&(_, pending, done)| (pending, done));
+        views.push(LiabilityView {
+            payments_pending,
+            payments_unconfirmed,
+            game: game.number,
+            name: game.name.clone(),
+            printed_cents: printed,
+            paid_cents: paid,
+            outstanding_cents: printed.saturating_sub(paid),
+            ledger_balance_cents: Some(state.ledger.balance(crate::liability_account(game.number)).await?),
+        });
+    }
+    Ok(Json(views))
+}
+
+#[utoipa::path(
+    get, path = "/v1/instant/validations/by-retailer", tag = "instant", params(WindowQuery),
+    responses((status = 200, description = "scans per retailer in the window", body = Vec<RetailerValidations>), (status = "4XX", response = Refused)),
+    security(("bearer" = []))
+)]
+// The validations of each retailer's terminals.
+/// `GET /v1/instant/validations/by-retailer`: operators, auditors and services.
+pub async fn validations_by_retailer(
+    State(state): State<InstantState>,
+    caller: Caller,
+    Query(query): Query<WindowQuery>,
+) -> Result<Json<Vec<RetailerValidations>>, AppError> {
+    caller.require(&[Role::Operator, Role::Auditor, Role::Service])?;
+    let until = query.until.unwrap_or_else(Utc::now);
+    let since = query.since.unwrap_or(until - chrono::Duration::days(1));
+    if since >= until {
+        return Err(AppError::unprocessable("invalid_window", "`since` must be before `until`"));
+    }
+    let rows = crate::store::reports::validations_by_retailer(
+        &state.pool,
+        since,
+        until,
+        query.retailer_id.as_deref(),
+    )
+    .await?;
+    let mut views: Vec<RetailerValidations> = Vec::new();
+    for (retailer, result, n, cents) in rows {
+        if views.last().is_none_or(|v| v.retailer_id != retailer) {
+            views.push(RetailerValidations {
+                retailer_id: retailer,
+                scans: 0,
+                winners: 0,
+                not_winners: 0,
+                refused: std::collections::BTreeMap::new(),
+                winner_cents: 0,
+            });
+        }
+        let Some(view) = views.last_mut() else { continue };
+        view.scans = view.scans.saturating_add(n);
+        match result.as_str() {
+            "winner" => {
+                view.winners = view.winners.saturating_add(n);
+                view.winner_cents = view.winner_cents.saturating_add(cents);
+            }
+            "not_a_winner" => view.not_winners = view.not_winners.saturating_add(n),
+            _ => {
+                view.refused.insert(result, n);
+            }
+        }
+    }
+    Ok(Json(views))
+}

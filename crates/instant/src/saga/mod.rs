@@ -1,0 +1,13 @@
+//! The steps of the instant service that move money and state, each on typed values: the
+//! handlers in [`crate::routes`] call one of these, and these call [`crate::store`] for rows and
+//! `ledger_api` for money.
+//!
+//! - [`scan`]: the checks of a scanned ticket, in order, each refusal logged;
+//! - [`payment`]: a prize paid to its payee (a retailer or the office), exactly once;
+//! - [`packs`]: packs moved forward and settled with their retailers;
+//! - [`print_run`]: a game's whole order generated, stored and funded.
+
+pub mod packs;
+pub mod payment;
+pub mod print_run;
+pub mod scan;

@@ -1,0 +1,141 @@
+//! A prize paid to its payee, exactly once: a retailer's settlement account at the counter, or
+//! the office (net to its payout account, tax withheld to the tax account).
+//!
+//! The saga: the ticket is reserved for its payee and committed (`pending`), the ledger moves the
+//! money under ids derived from the ticket (`done`), and exactly one request of that payee is
+//! answered "paid" (`confirmed`): the answer that tells a cashier to hand the prize over is given
+//! once, however many tills claim at once. If the ledger does not answer, the payment stays
+//! pending: the recovery pass ([`finish_pending_payments`]) moves the money, the payee claiming
+//! again is answered "paid", and nobody else can claim the ticket meanwhile. If the ledger
+//! refuses, the ticket is released.
+//!
+//! The payee is a value ([`Payee`]), so this saga knows nothing of the routes that pay: the
+//! counter and the office both call [`pay_ticket`].
+
+use ledger_api::{AccountKind, LedgerError, NewTransfer};
+use platform::AppError;
+use uuid::Uuid;
+
+use crate::InstantState;
+use crate::saga::scan::{Checked, already_paid, ticket_key};
+use crate::store::office_claims::{self, OfficeClaimRecord};
+use crate::store::tickets;
+
+/// Who receives a prize.
+#[derive(Debug, Clone)]
+pub enum Payee {
+    /// The retailer with this id, to its settlement account.
+    Retailer(String),
+    /// The lottery office, with the record it keeps of the claim.
+    Office(OfficeClaimRecord),
+}
+
+/// How the office is recorded as a ticket's payee (`paid_to`); a retailer is recorded by its id.
+pub const OFFICE: &str = "office";
+
+impl Payee {
+    /// The ticket's `paid_to`: by this a payee claiming again is recognised.
+    pub fn recorded_as(&self) -> &str {
+        match self {
+            Payee::Retailer(id) => id,
+            Payee::Office(_) => OFFICE,
+        }
+    }
+}
+
+/// Reserves `checked` for `payee`, recording what it pays (`paid_cents`), moves the money and
+/// confirms the payment (see the module). An office claim's record is written in the reserving
+/// transaction. Of concurrent claims the ticket's row lock lets one payee reserve it, and of that
+/// payee's requests exactly one confirms it; every other is `already_paid`. A payment of the same
+/// payee left unconfirmed is resumed. Returns the payment's id.
+pub async fn pay_ticket(
+    state: &InstantState,
+    checked: &Checked,
+    payee: &Payee,
+    paid_cents: i64,
+) -> Result<Uuid, AppError> {
+    let id = ticket_key(checked.place, "payment");
+    let paid_to = payee.recorded_as();
+    let mut tx = state.pool.begin().await?;
+    if tickets::reserve(&mut tx, checked.place, checked.prize_row, id, paid_to, paid_cents).await? {
+        if let Payee::Office(record) = payee {
+            office_claims::insert(&mut tx, id, checked.place, record).await?;
+        }
+        tx.commit().await?;
+    } else {
+        let pending = tickets::unconfirmed_payee(&mut tx, checked.place).await?;
+        tx.rollback().await?;
+        if pending.as_deref() != Some(paid_to) {
+            return Err(already_paid());
+        }
+    }
+    move_payment_money(state, id).await?;
+    if !tickets::confirm(&state.pool, id).await? {
+        return Err(already_paid());
+    }
+    Ok(id)
+}
+
+/// Moves the money of pending payment `id` and marks it done; nothing to do when it is not
+/// pending. A ledger that does not answer leaves it pending (503: the recovery pass or the same
+/// payee's retry finishes it); a ledger refusal releases the ticket, as if never claimed.
+pub async fn move_payment_money(state: &InstantState, id: Uuid) -> Result<(), AppError> {
+    let Some(payment) = tickets::pending_payment(&state.pool, id).await? else {
+        return Ok(());
+    };
+    let place = payment.place;
+    let liability = crate::liability_account(u32::try_from(place.game).map_err(AppError::internal)?);
+    let key = |what: &str| ticket_key(place, what);
+    let metadata =
+        serde_json::json!({"game": place.game, "book": place.book, "ticket": place.ticket, "payment": id});
+    let accounts = &state.accounts;
+    let transfers = if payment.paid_to == OFFICE {
+        let (net, withheld) = office_claims::amounts(&state.pool, id).await?;
+        vec![
+            NewTransfer::new(key("office-net"), liability, accounts.office_payouts, net, metadata.clone()),
+            NewTransfer::new(key("office-withheld"), liability, accounts.withholding, withheld, metadata),
+        ]
+    } else {
+        let account = crate::retailer_account(&payment.paid_to);
+        state
+            .ledger
+            .open_accounts(&payment.paid_to, &[(account, AccountKind::RetailerSettlement)])
+            .await
+            .map_err(|e| pending(&e))?;
+        vec![NewTransfer::new(key("paid"), liability, account, payment.paid_cents, metadata)]
+    };
+    // (A transfer of nothing, such as no tax withheld, is left out of the batch.)
+    match state.ledger.batch(&transfers).await {
+        Ok(()) => tickets::mark_done(&state.pool, id).await,
+        Err(LedgerError::Refused(e)) => {
+            tickets::release(&state.pool, id).await?;
+            Err(e)
+        }
+        Err(LedgerError::Unavailable(e)) => Err(pending(&e)),
+    }
+}
+
+/// The answer while a payment waits for the ledger.
+fn pending(e: &AppError) -> AppError {
+    tracing::warn!(error = %e, "a prize payment waits for the ledger");
+    AppError::unavailable(
+        "the payment is recorded and completes when the ledger answers; claiming again finishes it",
+    )
+}
+
+/// Moves the money of payments left pending for longer than `older_than` (a crash, or a ledger
+/// that did not answer); returns how many were finished. Their payees are answered "paid" when
+/// they claim again.
+pub async fn finish_pending_payments(
+    state: &InstantState,
+    older_than: std::time::Duration,
+) -> Result<usize, AppError> {
+    platform::recovery::finish_stuck(
+        &state.pool,
+        tickets::STUCK_PAYMENTS,
+        older_than,
+        "instant prize payments",
+        |id| move_payment_money(state, id),
+    )
+    .await
+}

@@ -1,0 +1,48 @@
+//! The reads behind the operators' reports and the public game list.
+
+use chrono::{DateTime, Utc};
+use platform::AppError;
+use sqlx::PgPool;
+
+/// One prize row of one game: printed so far, and paid.
+#[derive(Debug, sqlx::FromRow)]
+pub struct PrizeCount {
+    pub game: i32,
+    pub prize_row: i16,
+    pub printed: i64,
+    pub paid: i64,
+}
+
+pub async fn prize_counts(pool: &PgPool) -> Result<Vec<PrizeCount>, AppError> {
+    Ok(sqlx::query_as("SELECT game, prize_row, printed, paid FROM prize_counts").fetch_all(pool).await?)
+}
+
+/// Per game: payments pending, and done but unconfirmed.
+pub async fn open_payments(pool: &PgPool) -> Result<Vec<(i32, i64, i64)>, AppError> {
+    Ok(sqlx::query_as(
+        "SELECT game, count(*) FILTER (WHERE payment = 'pending'), count(*) FILTER (WHERE payment = 'done')
+           FROM tickets WHERE payment IN ('pending', 'done') GROUP BY game",
+    )
+    .fetch_all(pool)
+    .await?)
+}
+
+/// Scans in `[since, until)` by retailer and result: (retailer, result, count, prize cents),
+/// ordered by retailer.
+pub async fn validations_by_retailer(
+    pool: &PgPool,
+    since: DateTime<Utc>,
+    until: DateTime<Utc>,
+    retailer: Option<&str>,
+) -> Result<Vec<(String, String, i64, i64)>, AppError> {
+    Ok(sqlx::query_as(
+        "SELECT retailer_id, result, count(*) AS n, sum(prize_cents)::bigint AS cents FROM validations
+          WHERE retailer_id IS NOT NULL AND at >= $1 AND at < $2 AND ($3::text IS NULL OR retailer_id = $3)
+          GROUP BY retailer_id, result ORDER BY retailer_id, result",
+    )
+    .bind(since)
+    .bind(until)
+    .bind(retailer)
+    .fetch_all(pool)
+    .await?)
+}
