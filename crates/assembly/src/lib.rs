@@ -32,6 +32,7 @@ pub struct Options {
     /// The instant games to run (the carried definitions, or a scaled copy for tests).
     pub instant_games: Vec<(GameDefinition, Report)>,
     pub instant: InstantSettings,
+    pub keno: draw_games::KenoSettings,
     /// What the sandbox payment provider signs its webhooks with.
     pub webhook_secret: WebhookSecret,
     /// How long the sandbox waits before confirming a payment.
@@ -54,6 +55,7 @@ impl Options {
             tokens: TokenKeys::random(),
             instant_games: instant::games::carried_scaled(3_000, 100)?,
             instant: InstantSettings::with_key(Secret::new(TEST_VIRN_KEY.to_vec())),
+            keno: draw_games::KenoSettings::default(),
             webhook_secret: WebhookSecret::new(TEST_WEBHOOK_SECRET),
             sandbox_delay: Duration::ZERO,
         })
@@ -74,6 +76,7 @@ impl Options {
         Ok(Options {
             instant_games: instant::games::carried().context("a carried instant game is malformed")?,
             instant: InstantSettings::from_env(false)?,
+            keno: draw_games::KenoSettings::from_env()?,
             webhook_secret,
             sandbox_delay: Duration::from_millis(platform::config::env_or(
                 "LOTTO_SANDBOX_DELAY_MS",
@@ -108,13 +111,13 @@ impl Assembly {
     /// Connects and migrates every service's schema on `url`, opens their ledger accounts and
     /// mounts them behind the gateway.
     pub async fn start(url: &str, options: Options) -> anyhow::Result<Assembly> {
-        let Options { config, tokens, instant_games, instant, webhook_secret, sandbox_delay } = options;
+        let Options { config, tokens, instant_games, instant, keno, webhook_secret, sandbox_delay } = options;
         let ledger_pool = ledger::connect(url, &config).await.context("starting the ledger")?;
         let ledger =
             ledger::api_routes(ledger::LedgerState { pool: ledger_pool.clone(), tokens: tokens.clone() });
         let ledger_upstream = || Upstream::local("ledger", ledger.clone());
         let draws_pool = draw_games::connect(url, &config).await.context("starting draw-games")?;
-        let draws = DrawsState::new(draws_pool, tokens.clone(), ledger_upstream())
+        let draws = DrawsState::start(draws_pool, tokens.clone(), keno, ledger_upstream())
             .await
             .context("opening the draw games' ledger accounts")?;
         let tables_pool = table_games::connect(url, &config).await.context("starting table-games")?;

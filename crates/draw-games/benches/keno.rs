@@ -25,12 +25,11 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use platform::auth::{Role, TokenKeys};
+use platform::auth::Role;
 use platform::client::{Retry, ServiceClient};
 use platform::config::{Config, env_or};
 use platform::http::{Limits, Readiness};
 use platform::testing::{LoadRun, closed_loop};
-use platform::upstream::Upstream;
 use serde_json::{Value, json};
 use uuid::Uuid;
 
@@ -44,22 +43,12 @@ async fn main() {
         db_max_connections: env_or("BENCH_POOL", Config::default().db_max_connections).unwrap(),
         ..Config::default()
     };
-    let tokens = TokenKeys::random();
-
-    let ledger_pool = ledger::connect(&url, &config).await.unwrap();
-    let ledger = ledger::api_routes(ledger::LedgerState { pool: ledger_pool, tokens: tokens.clone() });
-    let draws_pool = draw_games::connect(&url, &config).await.unwrap();
-    let draws =
-        draw_games::DrawsState::new(draws_pool, tokens.clone(), Upstream::local("ledger", ledger.clone()))
-            .await
-            .unwrap();
-    let gateway_pool = gateway::connect(&url, &config).await.unwrap();
-    let state =
-        gateway::GatewayState::new(gateway_pool, tokens.clone(), Upstream::local("ledger", ledger), &config)
-            .unwrap()
-            .with_draws(Upstream::local("draw-games", draw_games::api_routes(draws.clone())));
+    let mut options = assembly::Options::for_tests().unwrap();
+    options.config = config;
+    let platform = assembly::Assembly::start(&url, options).await.unwrap();
+    let (draws, tokens) = (platform.draws.clone(), platform.tokens.clone());
     let app = platform::http::app(
-        gateway::api_routes(state.without_rate_limits()),
+        platform.gateway_routes(platform.gateway.clone().without_rate_limits()),
         Readiness::default(),
         Limits::default(),
     );
@@ -216,11 +205,11 @@ async fn settle_one_draw(draws: &draw_games::DrawsState, setup: &ServiceClient, 
 
     state.clock.advance(chrono::Duration::seconds(2));
     let started = std::time::Instant::now();
-    draw_games::scheduler::close_draw(&state, number).await.unwrap();
+    draw_games::saga::draws::close_draw(&state, number).await.unwrap();
     let closed = started.elapsed();
-    draw_games::scheduler::draw_numbers(&state, number).await.unwrap();
+    draw_games::saga::draws::draw_numbers(&state, number).await.unwrap();
     let drawn = started.elapsed();
-    draw_games::scheduler::settle_draw(&state, number).await.unwrap();
+    draw_games::saga::draws::settle_draw(&state, number).await.unwrap();
     let settled = started.elapsed();
 
     let reference = std::time::Instant::now();

@@ -7,12 +7,13 @@ use platform::config::Config;
 async fn main() -> anyhow::Result<()> {
     platform::telemetry::init_tracing();
     let config = Config::from_env()?;
+    let settings = draw_games::KenoSettings::from_env()?;
     let url = config.database_url.clone().context("DATABASE_URL must be set to run draw-games alone")?;
     let ledger_url = std::env::var("LOTTO_LEDGER_URL").context("LOTTO_LEDGER_URL must name the ledger")?;
     let tokens = config.token_keys()?;
     let pool = draw_games::connect(&url, &config).await?;
     let ledger = platform::upstream::Upstream::remote("ledger", &ledger_url, config.request_timeout)?;
-    let state = draw_games::DrawsState::new(pool, tokens, ledger).await?;
+    let state = draw_games::DrawsState::start(pool, tokens, settings, ledger).await?;
     draw_games::spawn_workers(state.clone());
     let app = draw_games::router(state, (&config).into());
     platform::http::spawn_metrics(&config).await?;

@@ -1,12 +1,11 @@
-//! Castle Keno's rules as the API shows them: the pay tables and the math (both public), and the
-//! problem codes of rule errors, shared by every way of buying a ticket.
+//! Castle Keno's rules as the service speaks them: the problem codes of rule errors, shared by
+//! every way of buying a ticket, the options' stored names, and the pay tables as shown.
 
-use domain::keno::math::{ParRow, par_sheet};
 use domain::keno::{BetOption, MAX_SPOTS, RuleError, pay_cents};
-use platform::openapi::Refused;
-use platform::{AppError, Json};
-use serde::Serialize;
+use platform::AppError;
 use serde_json::Value;
+
+use crate::views::PayTable;
 
 /// A rule broken by a ticket, as a 422 problem with a stable code.
 pub fn rule_error(e: &RuleError) -> AppError {
@@ -32,25 +31,9 @@ pub fn option_named(name: &str) -> Result<BetOption, AppError> {
     serde_json::from_value(Value::String(name.to_owned())).map_err(AppError::internal)
 }
 
-/// One option's pay table for the $1 ticket.
-#[derive(Debug, Serialize, utoipa::ToSchema)]
-pub struct PayTable {
-    #[schema(value_type = String)]
-    pub option: BetOption,
-    pub min_spots: usize,
-    pub max_spots: usize,
-    /// (spots, hits, cents) for every paying cell; TOP OR BOTTOM lists the smaller half's hits.
-    pub cells: Vec<[i64; 3]>,
-}
-
-#[utoipa::path(
-    get, path = "/v1/keno/paytables", tag = "keno",
-    responses((status = 200, description = "every option's pay table (public)", body = Vec<PayTable>),
-              (status = "4XX", response = Refused))
-)]
-/// `GET /v1/keno/paytables`: public.
-pub async fn paytables() -> Json<Vec<PayTable>> {
-    let tables = BetOption::ALL
+/// Every option's pay table, its paying cells only.
+pub fn pay_tables() -> Vec<PayTable> {
+    BetOption::ALL
         .iter()
         .map(|&option| {
             let range = option.spot_range();
@@ -70,16 +53,5 @@ pub async fn paytables() -> Json<Vec<PayTable>> {
             }
             PayTable { option, min_spots: *range.start(), max_spots: *range.end(), cells }
         })
-        .collect();
-    Json(tables)
-}
-
-#[utoipa::path(
-    get, path = "/v1/keno/math", tag = "keno",
-    responses((status = 200, description = "the PAR sheet: exact return to player and hit frequency per option and spot count (public)", body = Vec<Object>),
-              (status = "4XX", response = Refused))
-)]
-/// `GET /v1/keno/math`: public.
-pub async fn math() -> Json<Vec<ParRow>> {
-    Json(par_sheet())
+        .collect()
 }

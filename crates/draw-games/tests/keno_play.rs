@@ -145,9 +145,9 @@ async fn tickets_left_between_steps_are_finished_once_by_recovery() {
     );
     assert_eq!(game.balance(wallet).await, 2_800);
 
-    assert_eq!(draw_games::play_now::recover(&game.state, Duration::ZERO).await.unwrap(), 2);
+    assert_eq!(draw_games::saga::play_now::recover(&game.state, Duration::ZERO).await.unwrap(), 2);
     assert_eq!(
-        draw_games::play_now::recover(&game.state, Duration::ZERO).await.unwrap(),
+        draw_games::saga::play_now::recover(&game.state, Duration::ZERO).await.unwrap(),
         0,
         "nothing left to finish"
     );
@@ -191,8 +191,8 @@ async fn a_pending_ticket_hides_its_numbers() {
         (Value::Null, Value::Null)
     );
     // The wallet is empty: recovery ends it refused, and it never shows its numbers.
-    assert_eq!(draw_games::play_now::recover(&game.state, Duration::ZERO).await.unwrap(), 1);
-    let view = draw_games::play_now::drive(&game.state, id).await.unwrap();
+    assert_eq!(draw_games::saga::play_now::recover(&game.state, Duration::ZERO).await.unwrap(), 1);
+    let view = draw_games::saga::play_now::drive(&game.state, id).await.unwrap();
     assert_eq!(
         (view.state.as_str(), view.refusal.as_deref(), view.draw_numbers),
         ("refused", Some("insufficient_funds"), None)
@@ -289,6 +289,6 @@ async fn concurrent_tickets_share_ledger_calls_but_not_refusals() {
 
 #[test]
 fn the_largest_keno_prize_at_the_default_limit_is_one_the_ledger_pays() {
-    let prize = domain::keno::top_prize_cents() * i64::from(draw_games::DEFAULT_MAX_TICKETS);
+    let prize = domain::keno::top_prize_cents() * i64::from(draw_games::config::DEFAULT_MAX_TICKETS);
     assert!(prize > 0 && prize < domain::Amount::MAX_CENTS, "{prize}");
 }

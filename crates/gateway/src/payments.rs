@@ -348,14 +348,12 @@ async fn make_intent(
     kind: PaymentKind,
 ) -> Result<(StatusCode, Json<PaymentView>), AppError> {
     let player = the_player(state, caller).await?;
-    let key = key
-        .0
-        .ok_or_else(|| AppError::bad_request("missing_idempotency_key", "send an Idempotency-Key header"))?;
+    let key = key.required()?;
     let (amount, currency) = checked(request)?;
     if kind == PaymentKind::Deposit {
         refuse_excluded(&player)?;
     }
-    let id = intent_id(kind, player.id, &key);
+    let id = intent_id(kind, player.id, key);
     let method = request.payment_method.clone().unwrap_or_else(|| "sandbox_card".to_owned());
     let limits = crate::players::limits(state, player.id).await?;
     let mut tx = state.pool.begin().await?;

@@ -186,6 +186,14 @@ impl<S: Send + Sync> FromRequestParts<S> for IdempotencyKey {
 }
 
 impl IdempotencyKey {
+    /// The key, which this request must carry (a purchase, a deal: anything a retry could
+    /// otherwise make twice); 400 `missing_idempotency_key` without it.
+    pub fn required(&self) -> Result<&str, AppError> {
+        self.0
+            .as_deref()
+            .ok_or_else(|| AppError::bad_request("missing_idempotency_key", "send an Idempotency-Key header"))
+    }
+
     /// The id a request is known by: the body's `id`, else one derived from the header (the key
     /// itself when it is a UUID, else a UUIDv5 of it in `namespace`). Both, when they disagree,
     /// or neither, is a 400.

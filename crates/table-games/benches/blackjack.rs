@@ -22,12 +22,11 @@ use std::time::Duration;
 use domain::blackjack::round::Action;
 use domain::blackjack::strategy::decide;
 use domain::cards::Card;
-use platform::auth::{Role, TokenKeys};
+use platform::auth::Role;
 use platform::client::{Retry, ServiceClient};
 use platform::config::{Config, env_or};
 use platform::http::{Limits, Readiness};
 use platform::testing::{LoadRun, closed_loop};
-use platform::upstream::Upstream;
 use serde_json::{Value, json};
 use uuid::Uuid;
 
@@ -37,21 +36,12 @@ async fn main() {
     let clients: usize = env_or("BENCH_CLIENTS", 32usize).unwrap();
     let url = platform::testing::bench_database("tables").await.unwrap();
     let config = Config::default();
-    let tokens = TokenKeys::random();
-    let ledger_pool = ledger::connect(&url, &config).await.unwrap();
-    let ledger = ledger::api_routes(ledger::LedgerState { pool: ledger_pool, tokens: tokens.clone() });
-    let tables_pool = table_games::connect(&url, &config).await.unwrap();
-    let tables =
-        table_games::TablesState::new(tables_pool, tokens.clone(), Upstream::local("ledger", ledger.clone()))
-            .await
-            .unwrap();
-    let gateway_pool = gateway::connect(&url, &config).await.unwrap();
-    let state =
-        gateway::GatewayState::new(gateway_pool, tokens.clone(), Upstream::local("ledger", ledger), &config)
-            .unwrap()
-            .with_tables(Upstream::local("table-games", table_games::api_routes(tables)));
+    let mut options = assembly::Options::for_tests().unwrap();
+    options.config = config;
+    let platform = assembly::Assembly::start(&url, options).await.unwrap();
+    let tokens = platform.tokens.clone();
     let app = platform::http::app(
-        gateway::api_routes(state.without_rate_limits()),
+        platform.gateway_routes(platform.gateway.clone().without_rate_limits()),
         Readiness::default(),
         Limits::default(),
     );

@@ -29,9 +29,14 @@ impl Game {
     pub async fn another_process(&self) -> DrawsState {
         let url = self.url.clone();
         let pool = draw_games::connect(&url, &Config::default()).await.unwrap();
-        DrawsState::new(pool, self.tokens.clone(), Upstream::local("ledger", self.ledger.clone()))
-            .await
-            .unwrap()
+        DrawsState::start(
+            pool,
+            self.tokens.clone(),
+            self.state.settings,
+            Upstream::local("ledger", self.ledger.clone()),
+        )
+        .await
+        .unwrap()
     }
 
     pub async fn get(&self, path: &str, token: Option<&str>) -> Reply {
@@ -53,15 +58,8 @@ impl Game {
     }
 
     pub async fn new() -> Game {
-        platform::telemetry::init_tracing();
-        let url = platform::testing::fresh_database().await.unwrap();
-        let config = Config::default();
-        let tokens = TokenKeys::random();
-        let ledger_pool = ledger::connect(&url, &config).await.unwrap();
-        let ledger = ledger::api_routes(ledger::LedgerState { pool: ledger_pool, tokens: tokens.clone() });
-        let pool = draw_games::connect(&url, &config).await.unwrap();
-        let state =
-            DrawsState::new(pool, tokens.clone(), Upstream::local("ledger", ledger.clone())).await.unwrap();
+        let platform = assembly::Assembly::for_tests(assembly::Options::for_tests().unwrap()).await.unwrap();
+        let (ledger, state, tokens, url) = (platform.ledger, platform.draws, platform.tokens, platform.url);
         let router = draw_games::router(state.clone(), Limits::default());
         Game { router, ledger, state, tokens, url }
     }

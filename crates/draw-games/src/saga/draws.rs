@@ -1,0 +1,215 @@
+//! Castle Keno draws on a schedule (DESIGN §6): the leader that closes, draws and settles every
+//! draw whose sales have closed, in order and exactly once.
+//!
+//! Each step is a guarded state change, so running one twice (two processes, a restart halfway)
+//! changes nothing the second time:
+//!
+//! - **close** (`scheduled`/`open` → `closed`) waits for every purchase still holding the draw
+//!   (purchases lock it `FOR SHARE`), then freezes the wager set: count, total and a SHA-256 of the
+//!   entries; a purchase that comes later finds the draw closed and takes the next one;
+//! - **draw** (`closed` → `drawn`), only after the close committed: 20 numbers from a fresh
+//!   OS-seeded ChaCha20, stored with their audit record in one transaction;
+//! - **settle** (`drawn` → `settled`): the draw's stakes move from escrow to the house in one
+//!   transfer, then the prizes, a few thousand entries at a time, each with a key derived from the
+//!   draw and the ticket, so a repeated step is a replay in the ledger.
+//!
+//! One process leads at a time (a session-level advisory lock on a connection of its own); the
+//! others wait and take over when the leader's connection goes. After downtime the leader runs
+//! every missed draw, oldest first.
+
+use std::time::Duration;
+
+use chrono::{DateTime, Utc};
+use domain::keno::{Draw, Ticket, settle};
+use ledger_api::NewTransfer;
+use platform::AppError;
+use rand::SeedableRng;
+use rand_chacha::ChaCha20Rng;
+use serde::Serialize;
+use serde_json::json;
+use sqlx::PgConnection;
+use uuid::Uuid;
+
+use crate::rules::option_named;
+use crate::store::DrawState;
+use crate::store::draws::{self, Entry, GAME};
+use crate::{DRAWS_NAMESPACE, DrawsState};
+
+/// Entries settled per round trip (and prizes per ledger call, at most).
+const SETTLE_CHUNK: i64 = 5_000;
+
+/// One pass of the leader: opens the next draw, and closes, draws and settles every draw whose
+/// sales have closed, oldest first. Returns how many draws it settled.
+pub async fn run_due_draws(state: &DrawsState) -> Result<usize, AppError> {
+    let now = state.clock.now();
+    let next = state.schedule.next_after(now);
+    let due = draws::open_and_find_due(&state.pool, &state.schedule, next, now).await?;
+    for &number in &due {
+        close_draw(state, number).await?;
+        draw_numbers(state, number).await?;
+        settle_draw(state, number).await?;
+    }
+    Ok(due.len())
+}
+
+/// `scheduled`/`open` → `closed`, with the wager set frozen; a no-op on any later state.
+pub async fn close_draw(state: &DrawsState, number: i64) -> Result<(), AppError> {
+    draws::close(&state.pool, number).await
+}
+
+/// A draw as chained in the audit log.
+#[derive(Debug, Serialize)]
+struct DrawRecord {
+    game: &'static str,
+    draw: i64,
+    sales_close_at: DateTime<Utc>,
+    entries: i32,
+    wagers_cents: i64,
+    wager_set_hash: String,
+    numbers: Vec<i16>,
+}
+
+/// `closed` → `drawn`: the only place scheduled numbers are drawn, once per draw.
+pub async fn draw_numbers(state: &DrawsState, number: i64) -> Result<(), AppError> {
+    // A fresh generator seeded by the operating system; the seed is never kept.
+    let draw = Draw::random(&mut ChaCha20Rng::from_os_rng());
+    let numbers: Vec<i16> = draw.numbers.iter().map(|&n| i16::from(n)).collect();
+    let mut tx = state.pool.begin().await?;
+    if let Some(closed) = draws::mark_drawn(&mut tx, number, &numbers).await? {
+        let record = DrawRecord {
+            game: GAME,
+            draw: number,
+            sales_close_at: closed.sales_close_at,
+            entries: closed.entries,
+            wagers_cents: closed.wagers_cents,
+            wager_set_hash: hex::encode(closed.wager_set_hash),
+            numbers,
+        };
+        platform::audit::append(
+            &mut tx,
+            "keno.draw",
+            Uuid::new_v5(&DRAWS_NAMESPACE, &number.to_be_bytes()),
+            &record,
+        )
+        .await?;
+    }
+    tx.commit().await?;
+    Ok(())
+}
+
+fn draw_step_id(number: i64, step: &str) -> Uuid {
+    Uuid::new_v5(&DRAWS_NAMESPACE, format!("keno-draw/{number}/{step}").as_bytes())
+}
+
+/// `drawn` → `settled`: the stakes to the house, every prize paid once. Safe to run again.
+pub async fn settle_draw(state: &DrawsState, number: i64) -> Result<(), AppError> {
+    let outcome = draws::outcome(&state.pool, number)
+        .await?
+        .ok_or_else(|| AppError::not_found("draw_not_found", format!("no draw {number}")))?;
+    if outcome.state != DrawState::Drawn {
+        return Ok(());
+    }
+    let numbers: [u8; 20] = outcome
+        .numbers
+        .iter()
+        .filter_map(|&n| u8::try_from(n).ok())
+        .collect::<Vec<_>>()
+        .try_into()
+        .map_err(|_| AppError::internal("a drawn draw without 20 numbers"))?;
+    let drawn = Draw { numbers };
+    if outcome.wagers_cents > 0 {
+        let stakes = NewTransfer::new(
+            draw_step_id(number, "stakes"),
+            state.escrow_account,
+            state.house_account,
+            outcome.wagers_cents,
+            json!({"game": GAME, "draw": number}),
+        );
+        state.ledger.transfer(&stakes).await?;
+    }
+    let mut after = Uuid::nil();
+    loop {
+        let entries = draws::unpaid_entries(&state.pool, number, after, SETTLE_CHUNK).await?;
+        let Some(last) = entries.last() else { break };
+        after = last.ticket_id;
+        let mut paid = Vec::with_capacity(entries.len());
+        let mut prizes = Vec::new();
+        for entry in &entries {
+            let (hits, payout) = entry_outcome(entry, &drawn)?;
+            if payout > 0 {
+                prizes.push(NewTransfer::new(
+                    draw_step_id(number, &format!("prize/{}", entry.ticket_id)),
+                    state.house_account,
+                    entry.wallet,
+                    payout,
+                    json!({"game": GAME, "draw": number, "ticket": entry.ticket_id}),
+                ));
+            }
+            paid.push((entry.ticket_id, hits, payout));
+        }
+        state.ledger.batch(&prizes).await?;
+        draws::mark_paid(&state.pool, number, &paid).await?;
+    }
+    draws::mark_settled(&state.pool, number).await
+}
+
+/// What `entry` won in `drawn`: (hits, cents).
+fn entry_outcome(entry: &Entry, drawn: &Draw) -> Result<(i32, i64), AppError> {
+    let spots: Vec<u8> = entry.spots.iter().filter_map(|&n| u8::try_from(n).ok()).collect();
+    let tickets = u32::try_from(entry.tickets).map_err(AppError::internal)?;
+    let rules = Ticket::new(option_named(&entry.option)?, &spots, tickets, u32::MAX)
+        .map_err(|e| AppError::internal(e.to_string()))?;
+    let outcome = settle(&rules, drawn);
+    Ok((i32::try_from(outcome.hits).unwrap_or(0), outcome.payout_cents))
+}
+
+/// Runs [`run_due_draws`] every `tick` while this process holds the scheduler's lock; waits and
+/// tries again otherwise.
+pub fn spawn_scheduler(state: DrawsState, tick: Duration) -> tokio::task::JoinHandle<()> {
+    tokio::spawn(async move {
+        let mut leadership = Leadership::default();
+        let mut ticker = tokio::time::interval(tick);
+        ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        loop {
+            ticker.tick().await;
+            match leadership.hold(&state).await {
+                Ok(true) => match run_due_draws(&state).await {
+                    Ok(0) => {}
+                    Ok(n) => tracing::info!(draws = n, "keno draws run"),
+                    Err(e) => tracing::warn!(error = %e, "keno draws: will retry"),
+                },
+                Ok(false) => {}
+                Err(e) => {
+                    tracing::warn!(error = %e, "keno scheduler lost its connection; will retry");
+                    leadership = Leadership::default();
+                }
+            }
+        }
+    })
+}
+
+/// The scheduler's lock: a session-level advisory lock, held as long as its connection lives.
+/// The connection is taken out of the pool, so the lock never travels with a pooled connection,
+/// and closing it (or the process dying) hands leadership to another process.
+#[derive(Debug, Default)]
+struct Leadership {
+    conn: Option<PgConnection>,
+    held: bool,
+}
+
+impl Leadership {
+    /// True while this process leads (taking the lock when it is free).
+    async fn hold(&mut self, state: &DrawsState) -> Result<bool, AppError> {
+        let conn = match &mut self.conn {
+            Some(conn) => conn,
+            None => self.conn.insert(state.pool.acquire().await?.detach()),
+        };
+        if self.held {
+            // Still connected, so still holding it.
+            draws::still_connected(conn).await?;
+        } else {
+            self.held = draws::try_lead(conn).await?;
+        }
+        Ok(self.held)
+    }
+}

@@ -1,0 +1,120 @@
+//! Castle Keno tickets for scheduled draws: the next draw, or the next N consecutive draws
+//! (multi-draw).
+//!
+//! A purchase is a saga with deterministic keys (DESIGN §4):
+//!
+//! 1. record the ticket (`open`);
+//! 2. ledger: the stake for every draw from the wallet to the game's escrow
+//!    (`keno-draw-ticket/<id>/stake`), or `refused` when the ledger refuses it;
+//! 3. join the draws (`staked`): in one transaction, the first draw whose sales close after now
+//!    and the ones after it, each locked `FOR SHARE` and checked still open, so a draw's close
+//!    (which waits for those locks) freezes a wager set no purchase can join afterwards.
+//!
+//! The draws settle the entries (see [`crate::saga::draws`]); [`recover`] finishes purchases a
+//! crash left `open`.
+
+use std::time::Duration;
+
+use chrono::SubsecRound;
+use domain::keno::Ticket;
+use ledger_api::{LedgerError, NewTransfer};
+use platform::AppError;
+use serde_json::json;
+use uuid::Uuid;
+
+use crate::rules::{option_name, option_named};
+use crate::store::DrawTicketState;
+use crate::store::tickets::{self, DrawTicket};
+use crate::views::DrawTicketView;
+use crate::{DRAWS_NAMESPACE, DrawsState};
+
+/// The ticket with its draws, as its player sees it.
+pub async fn view(state: &DrawsState, ticket: &DrawTicket) -> Result<DrawTicketView, AppError> {
+    Ok(DrawTicketView {
+        id: ticket.id,
+        option: option_named(&ticket.option)?,
+        spots: ticket.spots.clone(),
+        tickets: ticket.tickets,
+        stake_cents: ticket.stake_cents,
+        draws: ticket.draws,
+        state: ticket.state.as_str().to_owned(),
+        refusal: ticket.refusal.clone(),
+        created_at: ticket.created_at,
+        entries: tickets::entries_of(&state.pool, ticket.id).await?,
+    })
+}
+
+/// Buys `ticket` for `draws` consecutive draws for `player` under idempotency key `key`; a
+/// replay of the same key finishes and answers the same ticket. Returns the ticket and whether
+/// this call made it.
+pub async fn buy(
+    state: &DrawsState,
+    player: &str,
+    key: &str,
+    ticket: &Ticket,
+    draws: u32,
+) -> Result<(DrawTicketView, bool), AppError> {
+    let id = Uuid::new_v5(&DRAWS_NAMESPACE, format!("keno-draw-ticket/{player}/{key}").as_bytes());
+    let option = option_name(ticket.option)?;
+    let spots: Vec<i16> = ticket.spots.numbers().into_iter().map(i16::from).collect();
+    let count = i32::try_from(ticket.tickets).map_err(AppError::internal)?;
+    let draws = i32::try_from(draws).map_err(AppError::internal)?;
+    let created = match tickets::load::<DrawTicket>(&state.pool, id).await? {
+        Some(existing) => {
+            if (&existing.option, &existing.spots, existing.tickets, existing.draws)
+                != (&option, &spots, count, draws)
+            {
+                return Err(AppError::conflict("idempotency_conflict", "this key bought a different ticket"));
+            }
+            false
+        }
+        None => {
+            let open = DrawTicket {
+                id,
+                player: player.to_owned(),
+                wallet: state.ledger.wallet_of(player).await?,
+                option,
+                spots,
+                tickets: count,
+                stake_cents: ticket.stake_cents(),
+                draws,
+                state: DrawTicketState::Open,
+                refusal: None,
+                created_at: state.clock.now().trunc_subsecs(6),
+            };
+            tickets::insert_open(&state.pool, &open).await?
+        }
+    };
+    Ok((drive(state, id).await?, created))
+}
+
+/// Moves a purchase forward until it is staked (in its draws) or refused; safe to run again.
+pub async fn drive(state: &DrawsState, id: Uuid) -> Result<DrawTicketView, AppError> {
+    let ticket = tickets::load::<DrawTicket>(&state.pool, id)
+        .await?
+        .ok_or_else(|| AppError::not_found("ticket_not_found", "no such ticket"))?;
+    if ticket.state == DrawTicketState::Open {
+        let stake = NewTransfer::new(
+            Uuid::new_v5(&DRAWS_NAMESPACE, format!("keno-draw-ticket/{id}/stake").as_bytes()),
+            ticket.wallet,
+            state.escrow_account,
+            ticket.stake_cents.saturating_mul(i64::from(ticket.draws)),
+            json!({"game": "castle_keno", "ticket": id}),
+        );
+        match state.ledger.transfer(&stake).await {
+            Ok(()) => tickets::join_draws(&state.pool, &state.schedule, state.clock.now(), id).await?,
+            // The ledger's rules refused it: nothing moved, and nothing will.
+            Err(LedgerError::Refused(e)) => tickets::refuse_open(&state.pool, id, e.code()).await?,
+            Err(e) => return Err(e.into()),
+        }
+    }
+    let ticket = tickets::load::<DrawTicket>(&state.pool, id)
+        .await?
+        .ok_or_else(|| AppError::internal("ticket vanished"))?;
+    view(state, &ticket).await
+}
+
+/// Finishes purchases left `open` for longer than `older_than`; returns how many.
+pub async fn recover(state: &DrawsState, older_than: Duration) -> Result<usize, AppError> {
+    super::recover::<DrawTicket, _, _, _>(state, older_than, |id| drive(state, id)).await
+}

@@ -1,0 +1,410 @@
+//! Keno tickets as stored: the play-now kind (`keno_tickets`) and the kind for scheduled draws
+//! (`keno_draw_tickets`), read, listed and found stuck by one generic path.
+
+use std::collections::HashSet;
+
+use chrono::{DateTime, Utc};
+use platform::AppError;
+use platform::group_commit::BatchWrite;
+use sqlx::postgres::PgRow;
+use sqlx::{PgConnection, PgPool, Row};
+use uuid::Uuid;
+
+use super::draws::Schedule;
+use super::{DrawTicketState, PlayNowState};
+use crate::views::EntryView;
+
+/// A kind of ticket: its table and columns, the state a crash can leave it in, and how a row
+/// reads. [`load`], [`list_for_player`] and [`stuck`] serve every kind.
+pub trait StoredTicket: Sized + Send {
+    const TABLE: &'static str;
+    const COLUMNS: &'static str;
+    /// The state a purchase waits in between its steps; the recovery pass finishes these.
+    const UNFINISHED: &'static str;
+    /// What the recovery pass calls it in its logs.
+    const WHAT: &'static str;
+    fn from_row(row: &PgRow) -> Result<Self, AppError>;
+    fn player(&self) -> &str;
+}
+
+/// Ticket `id`.
+pub async fn load<T: StoredTicket>(pool: &PgPool, id: Uuid) -> Result<Option<T>, AppError> {
+    sqlx::query(&format!("SELECT {} FROM {} WHERE id = $1", T::COLUMNS, T::TABLE))
+        .bind(id)
+        .fetch_optional(pool)
+        .await?
+        .as_ref()
+        .map(T::from_row)
+        .transpose()
+}
+
+/// `player`'s newest `limit` tickets.
+pub async fn list_for_player<T: StoredTicket>(
+    pool: &PgPool,
+    player: &str,
+    limit: i64,
+) -> Result<Vec<T>, AppError> {
+    sqlx::query(&format!(
+        "SELECT {} FROM {} WHERE player_id = $1 ORDER BY created_at DESC LIMIT $2",
+        T::COLUMNS,
+        T::TABLE
+    ))
+    .bind(player)
+    .bind(limit)
+    .fetch_all(pool)
+    .await?
+    .iter()
+    .map(T::from_row)
+    .collect()
+}
+
+/// The query of tickets left unfinished for longer than `$1` seconds, oldest first (for
+/// `platform::recovery::finish_stuck`).
+pub fn stuck<T: StoredTicket>() -> String {
+    format!(
+        "SELECT id FROM {} WHERE state = '{}' AND updated_at < now() - make_interval(secs => $1) ORDER BY updated_at LIMIT 500",
+        T::TABLE,
+        T::UNFINISHED
+    )
+}
+
+/// A play-now ticket as stored.
+#[derive(Debug, Clone)]
+pub struct PlayNowTicket {
+    pub id: Uuid,
+    pub player: String,
+    pub wallet: Uuid,
+    pub option: String,
+    pub spots: Vec<i16>,
+    pub tickets: i32,
+    pub stake_cents: i64,
+    pub state: PlayNowState,
+    pub numbers: Vec<i16>,
+    pub hits: i32,
+    pub payout_cents: i64,
+    pub refusal: Option<String>,
+    pub created_at: DateTime<Utc>,
+}
+
+impl StoredTicket for PlayNowTicket {
+    const TABLE: &'static str = "keno_tickets";
+    const COLUMNS: &'static str =
+        "id, player_id, wallet_account_id, option, spots, tickets, stake_cents, state,
+        draw_numbers, hits, payout_cents, refusal, created_at";
+    const UNFINISHED: &'static str = "drawn";
+    const WHAT: &'static str = "keno play-now ticket";
+
+    fn from_row(row: &PgRow) -> Result<Self, AppError> {
+        Ok(PlayNowTicket {
+            id: row.try_get("id")?,
+            player: row.try_get("player_id")?,
+            wallet: row.try_get("wallet_account_id")?,
+            option: row.try_get("option")?,
+            spots: row.try_get("spots")?,
+            tickets: row.try_get("tickets")?,
+            stake_cents: row.try_get("stake_cents")?,
+            state: PlayNowState::parse(row.try_get("state")?)?,
+            numbers: row.try_get::<Option<Vec<i16>>, _>("draw_numbers")?.unwrap_or_default(),
+            hits: row.try_get::<Option<i32>, _>("hits")?.unwrap_or(0),
+            payout_cents: row.try_get::<Option<i64>, _>("payout_cents")?.unwrap_or(0),
+            refusal: row.try_get("refusal")?,
+            created_at: row.try_get("created_at")?,
+        })
+    }
+
+    fn player(&self) -> &str {
+        &self.player
+    }
+}
+
+/// A ticket for scheduled draws as stored.
+#[derive(Debug, Clone)]
+pub struct DrawTicket {
+    pub id: Uuid,
+    pub player: String,
+    pub wallet: Uuid,
+    pub option: String,
+    pub spots: Vec<i16>,
+    pub tickets: i32,
+    /// The stake on each draw.
+    pub stake_cents: i64,
+    pub draws: i32,
+    pub state: DrawTicketState,
+    pub refusal: Option<String>,
+    pub created_at: DateTime<Utc>,
+}
+
+impl StoredTicket for DrawTicket {
+    const TABLE: &'static str = "keno_draw_tickets";
+    const COLUMNS: &'static str = "id, player_id, wallet_account_id, option, spots, tickets, stake_cents, draws, state, refusal, created_at";
+    const UNFINISHED: &'static str = "open";
+    const WHAT: &'static str = "keno draw ticket";
+
+    fn from_row(row: &PgRow) -> Result<Self, AppError> {
+        Ok(DrawTicket {
+            id: row.try_get("id")?,
+            player: row.try_get("player_id")?,
+            wallet: row.try_get("wallet_account_id")?,
+            option: row.try_get("option")?,
+            spots: row.try_get("spots")?,
+            tickets: row.try_get("tickets")?,
+            stake_cents: row.try_get("stake_cents")?,
+            draws: row.try_get("draws")?,
+            state: DrawTicketState::parse(row.try_get("state")?)?,
+            refusal: row.try_get("refusal")?,
+            created_at: row.try_get("created_at")?,
+        })
+    }
+
+    fn player(&self) -> &str {
+        &self.player
+    }
+}
+
+/// The play-now saga's local writes, group-committed (see [`platform::group_commit`]).
+#[derive(Debug)]
+pub enum TicketWrite {
+    /// Step 1: answers whether the ticket is new (false: this id was already recorded).
+    Record(PlayNowTicket),
+    /// Step 3: `settled`, and the outcome chained; answers whether this call settled it.
+    Settle { id: Uuid, audit: platform::audit::Entry },
+    /// The ledger refused the stake; answers whether this call ended it.
+    Refuse { id: Uuid, code: String },
+}
+
+/// Writes [`TicketWrite`]s in one transaction.
+#[derive(Debug)]
+pub struct TicketWriter;
+
+impl BatchWrite for TicketWriter {
+    type Job = TicketWrite;
+    type Output = bool;
+
+    /// Three statements whatever the batch's size: the inserts, the settlements (and their audit
+    /// records), the refusals. A ticket named twice in one batch changes once: the first job
+    /// naming it answers true, the others false.
+    async fn write_batch(
+        &self,
+        conn: &mut PgConnection,
+        jobs: &[TicketWrite],
+    ) -> Result<Vec<bool>, AppError> {
+        let records: Vec<&PlayNowTicket> =
+            jobs.iter().filter_map(|j| if let TicketWrite::Record(t) = j { Some(t) } else { None }).collect();
+        let settles: Vec<Uuid> = jobs
+            .iter()
+            .filter_map(|j| if let TicketWrite::Settle { id, .. } = j { Some(*id) } else { None })
+            .collect();
+        let (refused, codes): (Vec<Uuid>, Vec<&str>) = jobs
+            .iter()
+            .filter_map(|j| {
+                if let TicketWrite::Refuse { id, code } = j { Some((*id, code.as_str())) } else { None }
+            })
+            .unzip();
+        let mut inserted = insert_drawn(conn, &records).await?;
+        let mut settled = finish_drawn(conn, &settles, None).await?;
+        let mut ended = finish_drawn(conn, &refused, Some(&codes)).await?;
+        let mut chained = Vec::new();
+        let outputs = jobs
+            .iter()
+            .map(|job| match job {
+                TicketWrite::Record(t) => inserted.remove(&t.id),
+                TicketWrite::Settle { id, audit } => {
+                    let first = settled.remove(id);
+                    if first {
+                        chained.push(audit.clone());
+                    }
+                    first
+                }
+                TicketWrite::Refuse { id, .. } => ended.remove(id),
+            })
+            .collect();
+        platform::audit::append_all(conn, &chained).await?;
+        Ok(outputs)
+    }
+}
+
+/// Records drawn tickets; returns the ids that were new.
+async fn insert_drawn(
+    conn: &mut PgConnection,
+    records: &[&PlayNowTicket],
+) -> Result<HashSet<Uuid>, AppError> {
+    if records.is_empty() {
+        return Ok(HashSet::new());
+    }
+    let text = |v: &[i16]| format!("{{{}}}", v.iter().map(i16::to_string).collect::<Vec<_>>().join(","));
+    let ids: Vec<Uuid> = sqlx::query_scalar(
+        "INSERT INTO keno_tickets (id, player_id, wallet_account_id, option, spots, tickets, stake_cents,
+            state, draw_numbers, hits, payout_cents, created_at)
+         SELECT u.id, u.player, u.wallet, u.option, u.spots::smallint[], u.tickets, u.stake, 'drawn',
+                u.numbers::smallint[], u.hits, u.payout, u.created_at
+           FROM UNNEST($1::uuid[], $2::text[], $3::uuid[], $4::text[], $5::text[], $6::int[], $7::bigint[],
+                       $8::text[], $9::int[], $10::bigint[], $11::timestamptz[])
+                AS u(id, player, wallet, option, spots, tickets, stake, numbers, hits, payout, created_at)
+         ON CONFLICT (id) DO NOTHING RETURNING id",
+    )
+    .bind(records.iter().map(|t| t.id).collect::<Vec<_>>())
+    .bind(records.iter().map(|t| t.player.as_str()).collect::<Vec<_>>())
+    .bind(records.iter().map(|t| t.wallet).collect::<Vec<_>>())
+    .bind(records.iter().map(|t| t.option.as_str()).collect::<Vec<_>>())
+    .bind(records.iter().map(|t| text(&t.spots)).collect::<Vec<_>>())
+    .bind(records.iter().map(|t| t.tickets).collect::<Vec<_>>())
+    .bind(records.iter().map(|t| t.stake_cents).collect::<Vec<_>>())
+    .bind(records.iter().map(|t| text(&t.numbers)).collect::<Vec<_>>())
+    .bind(records.iter().map(|t| t.hits).collect::<Vec<_>>())
+    .bind(records.iter().map(|t| t.payout_cents).collect::<Vec<_>>())
+    .bind(records.iter().map(|t| t.created_at).collect::<Vec<_>>())
+    .fetch_all(&mut *conn)
+    .await?;
+    Ok(ids.into_iter().collect())
+}
+
+/// Drawn tickets `ids` → `settled`, or with refusal `codes` → `refused`; returns those changed.
+async fn finish_drawn(
+    conn: &mut PgConnection,
+    ids: &[Uuid],
+    codes: Option<&[&str]>,
+) -> Result<HashSet<Uuid>, AppError> {
+    if ids.is_empty() {
+        return Ok(HashSet::new());
+    }
+    let changed: Vec<Uuid> = match codes {
+        None => {
+            sqlx::query_scalar(
+                "UPDATE keno_tickets t SET state = 'settled', updated_at = now()
+                   FROM UNNEST($1::uuid[]) AS u(id) WHERE t.id = u.id AND t.state = 'drawn' RETURNING t.id",
+            )
+            .bind(ids)
+            .fetch_all(&mut *conn)
+            .await?
+        }
+        Some(codes) => {
+            sqlx::query_scalar(
+                "UPDATE keno_tickets t SET state = 'refused', refusal = u.code, updated_at = now()
+                   FROM UNNEST($1::uuid[], $2::text[]) AS u(id, code)
+                  WHERE t.id = u.id AND t.state = 'drawn' RETURNING t.id",
+            )
+            .bind(ids)
+            .bind(codes)
+            .fetch_all(&mut *conn)
+            .await?
+        }
+    };
+    Ok(changed.into_iter().collect())
+}
+
+/// Records a ticket for scheduled draws (`open`); false when its id is already recorded.
+pub async fn insert_open(pool: &PgPool, ticket: &DrawTicket) -> Result<bool, AppError> {
+    Ok(sqlx::query(
+        "INSERT INTO keno_draw_tickets (id, player_id, wallet_account_id, option, spots, tickets, stake_cents,
+            draws, state, created_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'open', $9) ON CONFLICT (id) DO NOTHING",
+    )
+    .bind(ticket.id)
+    .bind(&ticket.player)
+    .bind(ticket.wallet)
+    .bind(&ticket.option)
+    .bind(&ticket.spots)
+    .bind(ticket.tickets)
+    .bind(ticket.stake_cents)
+    .bind(ticket.draws)
+    .bind(ticket.created_at)
+    .execute(pool)
+    .await?
+    .rows_affected()
+        == 1)
+}
+
+/// An open ticket the ledger refused → `refused`, with the ledger's code.
+pub async fn refuse_open(pool: &PgPool, id: Uuid, code: &str) -> Result<(), AppError> {
+    sqlx::query(
+        "UPDATE keno_draw_tickets SET state = 'refused', refusal = $2, updated_at = now()
+          WHERE id = $1 AND state = 'open'",
+    )
+    .bind(id)
+    .bind(code)
+    .execute(pool)
+    .await?;
+    Ok(())
+}
+
+/// Enters a staked open ticket in its `draws` consecutive draws, the first being the first draw
+/// whose sales close after `now` and which is still open, in one transaction: each draw is
+/// locked `FOR SHARE` and checked still open, so a draw's close (which waits for those locks)
+/// freezes a wager set no purchase can join afterwards. A ticket no longer open is left alone.
+pub async fn join_draws(
+    pool: &PgPool,
+    schedule: &Schedule,
+    now: DateTime<Utc>,
+    id: Uuid,
+) -> Result<(), AppError> {
+    let mut tx = pool.begin().await?;
+    let ticket = sqlx::query("SELECT state, draws FROM keno_draw_tickets WHERE id = $1 FOR UPDATE")
+        .bind(id)
+        .fetch_one(&mut *tx)
+        .await?;
+    if DrawTicketState::parse(ticket.try_get("state")?)? != DrawTicketState::Open {
+        return Ok(());
+    }
+    let draws = i64::from(ticket.try_get::<i32, _>("draws")?);
+    let mut first = schedule.next_after(now);
+    loop {
+        let last = first.saturating_add(draws).saturating_sub(1);
+        schedule.ensure_draws(&mut tx, first, last).await?;
+        let taken: Option<i64> = sqlx::query_scalar(
+            "SELECT max(number) FROM (SELECT number, state FROM keno_draws WHERE number BETWEEN $1 AND $2
+                ORDER BY number FOR SHARE) d WHERE d.state NOT IN ('scheduled', 'open')",
+        )
+        .bind(first)
+        .bind(last)
+        .fetch_one(&mut *tx)
+        .await?;
+        match taken {
+            // A draw closed meanwhile (a leader whose clock runs ahead): start after it.
+            Some(closed) => first = closed.saturating_add(1),
+            None => break,
+        }
+    }
+    sqlx::query(
+        "INSERT INTO keno_entries (draw_number, ticket_id, wallet_account_id, option, spots, tickets, stake_cents)
+         SELECT n, t.id, t.wallet_account_id, t.option, t.spots, t.tickets, t.stake_cents
+           FROM keno_draw_tickets t, generate_series($2::bigint, $2::bigint + t.draws - 1) n WHERE t.id = $1",
+    )
+    .bind(id)
+    .bind(first)
+    .execute(&mut *tx)
+    .await?;
+    sqlx::query(
+        "UPDATE keno_draw_tickets SET state = 'staked', first_draw = $2, updated_at = now() WHERE id = $1",
+    )
+    .bind(id)
+    .bind(first)
+    .execute(&mut *tx)
+    .await?;
+    tx.commit().await?;
+    Ok(())
+}
+
+/// The draws ticket `id` is in, with each entry's outcome once paid.
+pub async fn entries_of(pool: &PgPool, id: Uuid) -> Result<Vec<EntryView>, AppError> {
+    sqlx::query(
+        "SELECT e.draw_number, d.sales_close_at, d.state, d.numbers, e.hits, e.payout_cents, e.paid
+           FROM keno_entries e JOIN keno_draws d ON d.number = e.draw_number
+          WHERE e.ticket_id = $1 ORDER BY e.draw_number",
+    )
+    .bind(id)
+    .fetch_all(pool)
+    .await?
+    .iter()
+    .map(|e| {
+        let paid: bool = e.try_get("paid")?;
+        Ok(EntryView {
+            draw_number: e.try_get("draw_number")?,
+            sales_close_at: e.try_get("sales_close_at")?,
+            draw_state: e.try_get("state")?,
+            numbers: e.try_get("numbers")?,
+            hits: if paid { e.try_get("hits")? } else { None },
+            payout_cents: if paid { e.try_get("payout_cents")? } else { None },
+        })
+    })
+    .collect()
+}

@@ -1,0 +1,124 @@
+//! What the draw games' requests carry and their answers show: the wire types of the routes.
+
+use chrono::{DateTime, Utc};
+use domain::keno::BetOption;
+use serde::{Deserialize, Serialize};
+use uuid::Uuid;
+
+/// A list's size.
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[serde(deny_unknown_fields)]
+#[into_params(parameter_in = Query)]
+pub struct ListQuery {
+    /// How many of the newest (1 to 100, default 20).
+    pub limit: Option<i64>,
+}
+
+/// `POST /v1/keno/tickets`.
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PlayRequest {
+    /// `bet`, `bet_against`, `hit_all`, `high_roller` or `top_or_bottom`.
+    #[schema(value_type = String, example = "bet")]
+    pub option: BetOption,
+    /// The marked numbers (1 to 80); none for `top_or_bottom`.
+    #[serde(default)]
+    pub spots: Vec<u8>,
+    /// Whole $1 tickets staked (default 1); the payout is that multiple of the table.
+    pub tickets: Option<u32>,
+}
+
+/// A ticket as its player (or an operator) sees it.
+#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct TicketView {
+    pub id: Uuid,
+    #[schema(value_type = String)]
+    pub option: BetOption,
+    pub spots: Vec<i16>,
+    pub tickets: i32,
+    pub stake_cents: i64,
+    /// `drawn` (being paid), `settled` or `refused`.
+    pub state: String,
+    /// The 20 numbers, in the order drawn; shown once settled.
+    pub draw_numbers: Option<Vec<i16>>,
+    pub hits: Option<i32>,
+    pub payout_cents: Option<i64>,
+    /// Why the stake was refused (a ledger problem code).
+    pub refusal: Option<String>,
+    pub created_at: DateTime<Utc>,
+}
+
+/// `POST /v1/keno/draw-tickets`.
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct DrawTicketRequest {
+    /// `bet`, `bet_against`, `hit_all`, `high_roller` or `top_or_bottom`.
+    #[schema(value_type = String, example = "bet")]
+    pub option: BetOption,
+    /// The marked numbers (1 to 80); none for `top_or_bottom`.
+    #[serde(default)]
+    pub spots: Vec<u8>,
+    /// Whole $1 tickets staked on each draw (default 1).
+    pub tickets: Option<u32>,
+    /// How many consecutive draws, starting with the next (default 1).
+    pub draws: Option<u32>,
+}
+
+/// One draw a ticket is in.
+#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct EntryView {
+    pub draw_number: i64,
+    pub sales_close_at: DateTime<Utc>,
+    /// The draw's state: `scheduled`, `open`, `closed`, `drawn` or `settled`.
+    pub draw_state: String,
+    /// The draw's numbers, once drawn.
+    pub numbers: Option<Vec<i16>>,
+    pub hits: Option<i32>,
+    /// What this entry won, once paid.
+    pub payout_cents: Option<i64>,
+}
+
+/// A ticket for scheduled draws.
+#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct DrawTicketView {
+    pub id: Uuid,
+    #[schema(value_type = String)]
+    pub option: BetOption,
+    pub spots: Vec<i16>,
+    pub tickets: i32,
+    /// The stake on each draw.
+    pub stake_cents: i64,
+    pub draws: i32,
+    /// `open` (being staked), `staked` or `refused`.
+    pub state: String,
+    pub refusal: Option<String>,
+    pub created_at: DateTime<Utc>,
+    pub entries: Vec<EntryView>,
+}
+
+/// A draw as anyone may see it.
+#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct DrawView {
+    pub number: i64,
+    pub sales_close_at: DateTime<Utc>,
+    /// `scheduled`, `open`, `closed`, `drawn` or `settled`.
+    pub state: String,
+    /// Entries, total staked and the SHA-256 of the wager set (hex), frozen at close.
+    pub entries: Option<i32>,
+    pub wagers_cents: Option<i64>,
+    pub wager_set_hash: Option<String>,
+    /// The 20 numbers in the order drawn, once drawn.
+    pub numbers: Option<Vec<i16>>,
+    pub drawn_at: Option<DateTime<Utc>>,
+}
+
+/// One option's pay table for the $1 ticket.
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+pub struct PayTable {
+    #[schema(value_type = String)]
+    pub option: BetOption,
+    pub min_spots: usize,
+    pub max_spots: usize,
+    /// (spots, hits, cents) for every paying cell; TOP OR BOTTOM lists the smaller half's hits.
+    pub cells: Vec<[i64; 3]>,
+}
