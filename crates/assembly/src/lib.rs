@@ -33,6 +33,7 @@ pub struct Options {
     pub instant_games: Vec<(GameDefinition, Report)>,
     pub instant: InstantSettings,
     pub keno: draw_games::KenoSettings,
+    pub blackjack: table_games::blackjack::Limits,
     /// What the sandbox payment provider signs its webhooks with.
     pub webhook_secret: WebhookSecret,
     /// How long the sandbox waits before confirming a payment.
@@ -56,6 +57,7 @@ impl Options {
             instant_games: instant::games::carried_scaled(3_000, 100)?,
             instant: InstantSettings::with_key(Secret::new(TEST_VIRN_KEY.to_vec())),
             keno: draw_games::KenoSettings::default(),
+            blackjack: table_games::blackjack::Limits::default(),
             webhook_secret: WebhookSecret::new(TEST_WEBHOOK_SECRET),
             sandbox_delay: Duration::ZERO,
         })
@@ -77,6 +79,7 @@ impl Options {
             instant_games: instant::games::carried().context("a carried instant game is malformed")?,
             instant: InstantSettings::from_env(false)?,
             keno: draw_games::KenoSettings::from_env()?,
+            blackjack: table_games::blackjack::Limits::from_env()?,
             webhook_secret,
             sandbox_delay: Duration::from_millis(platform::config::env_or(
                 "LOTTO_SANDBOX_DELAY_MS",
@@ -111,7 +114,16 @@ impl Assembly {
     /// Connects and migrates every service's schema on `url`, opens their ledger accounts and
     /// mounts them behind the gateway.
     pub async fn start(url: &str, options: Options) -> anyhow::Result<Assembly> {
-        let Options { config, tokens, instant_games, instant, keno, webhook_secret, sandbox_delay } = options;
+        let Options {
+            config,
+            tokens,
+            instant_games,
+            instant,
+            keno,
+            blackjack,
+            webhook_secret,
+            sandbox_delay,
+        } = options;
         let ledger_pool = ledger::connect(url, &config).await.context("starting the ledger")?;
         let ledger =
             ledger::api_routes(ledger::LedgerState { pool: ledger_pool.clone(), tokens: tokens.clone() });
@@ -121,7 +133,7 @@ impl Assembly {
             .await
             .context("opening the draw games' ledger accounts")?;
         let tables_pool = table_games::connect(url, &config).await.context("starting table-games")?;
-        let tables = TablesState::new(tables_pool, tokens.clone(), ledger_upstream())
+        let tables = TablesState::start(tables_pool, tokens.clone(), blackjack, ledger_upstream())
             .await
             .context("opening the table games' ledger accounts")?;
         let instant_pool = instant::connect(url, &config).await.context("starting instant")?;

@@ -60,7 +60,12 @@ impl FromRef<TablesState> for TokenKeys {
 impl TablesState {
     /// Opens the game's accounts in the ledger if they are not there, and seeds the progressive
     /// pot with $10,000 once (K.A.R. 111-301-5(j)(6)).
-    pub async fn new(pool: PgPool, tokens: TokenKeys, ledger: Upstream) -> Result<Self, AppError> {
+    pub async fn start(
+        pool: PgPool,
+        tokens: TokenKeys,
+        limits: blackjack::Limits,
+        ledger: Upstream,
+    ) -> Result<Self, AppError> {
         let ledger = LedgerClient::new(ledger, tokens.clone(), "table-games");
         let id = |name: &str| Uuid::new_v5(&TABLES_NAMESPACE, name.as_bytes());
         let state = TablesState {
@@ -68,7 +73,7 @@ impl TablesState {
             escrow_account: id("blackjack/escrow"),
             house_account: id("blackjack/house"),
             pot_account: id("blackjack/blazing-7s-pot"),
-            limits: blackjack::Limits::from_env()?,
+            limits,
             tokens,
             ledger,
         };
@@ -107,14 +112,14 @@ pub async fn connect(database_url: &str, config: &Config) -> Result<PgPool, DbEr
 /// Every route of the service (see the ledger's `route_table` for why a table).
 pub fn route_table() -> Vec<(Method, &'static str, MethodRouter<TablesState>)> {
     vec![
-        (Method::POST, "/v1/blackjack/tables", post(blackjack::open_table)),
-        (Method::POST, "/v1/blackjack/tables/{id}/rounds", post(blackjack::deal)),
-        (Method::GET, "/v1/blackjack/rounds/{id}", get(blackjack::get_round)),
-        (Method::POST, "/v1/blackjack/rounds/{id}/actions", post(blackjack::act)),
-        (Method::GET, "/v1/blackjack/recall", get(blackjack::recall)),
-        (Method::GET, "/v1/blackjack/progressive", get(blackjack::progressive)),
-        (Method::GET, "/v1/blackjack/math", get(blackjack::math)),
-        (Method::GET, "/v1/tables/audit/verify", get(blackjack::verify_audit)),
+        (Method::POST, "/v1/blackjack/tables", post(blackjack::routes::open_table)),
+        (Method::POST, "/v1/blackjack/tables/{id}/rounds", post(blackjack::routes::deal)),
+        (Method::GET, "/v1/blackjack/rounds/{id}", get(blackjack::routes::get_round)),
+        (Method::POST, "/v1/blackjack/rounds/{id}/actions", post(blackjack::routes::act)),
+        (Method::GET, "/v1/blackjack/recall", get(blackjack::routes::recall)),
+        (Method::GET, "/v1/blackjack/progressive", get(blackjack::routes::progressive)),
+        (Method::GET, "/v1/blackjack/math", get(blackjack::routes::math)),
+        (Method::GET, "/v1/tables/audit/verify", get(blackjack::routes::verify_audit)),
     ]
 }
 
@@ -152,8 +157,8 @@ pub fn spawn_recovery(state: TablesState, interval: std::time::Duration) -> toki
 #[derive(Debug, utoipa::OpenApi)]
 #[openapi(
     paths(
-        blackjack::open_table, blackjack::deal, blackjack::get_round, blackjack::act, blackjack::recall,
-        blackjack::progressive, blackjack::math, blackjack::verify_audit
+        blackjack::routes::open_table, blackjack::routes::deal, blackjack::routes::get_round, blackjack::routes::act, blackjack::routes::recall,
+        blackjack::routes::progressive, blackjack::routes::math, blackjack::routes::verify_audit
     ),
     components(schemas(platform::Problem), responses(platform::openapi::Refused)),
     modifiers(&BearerAuth),

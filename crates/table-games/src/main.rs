@@ -12,7 +12,9 @@ async fn main() -> anyhow::Result<()> {
     let tokens = config.token_keys()?;
     let pool = table_games::connect(&url, &config).await?;
     let ledger = platform::upstream::Upstream::remote("ledger", &ledger_url, config.request_timeout)?;
-    let state = table_games::TablesState::new(pool, tokens, ledger).await?;
+    let state =
+        table_games::TablesState::start(pool, tokens, table_games::blackjack::Limits::from_env()?, ledger)
+            .await?;
     table_games::spawn_recovery(state.clone(), std::time::Duration::from_secs(5));
     let app = table_games::router(state, (&config).into());
     platform::http::spawn_metrics(&config).await?;

@@ -10,7 +10,6 @@ use axum::body::Body;
 use axum::http::{Request, StatusCode};
 use domain::cards::{Card, Decks, Shoe};
 use platform::auth::{Role, TokenKeys};
-use platform::config::Config;
 use platform::http::Limits;
 use platform::testing::{Reply, send};
 use platform::upstream::Upstream;
@@ -27,14 +26,8 @@ struct Casino {
 
 impl Casino {
     async fn new() -> Casino {
-        let url = platform::testing::fresh_database().await.unwrap();
-        let config = Config::default();
-        let tokens = TokenKeys::random();
-        let ledger_pool = ledger::connect(&url, &config).await.unwrap();
-        let ledger = ledger::api_routes(ledger::LedgerState { pool: ledger_pool, tokens: tokens.clone() });
-        let pool = table_games::connect(&url, &config).await.unwrap();
-        let state =
-            TablesState::new(pool, tokens.clone(), Upstream::local("ledger", ledger.clone())).await.unwrap();
+        let platform = assembly::Assembly::for_tests(assembly::Options::for_tests().unwrap()).await.unwrap();
+        let (ledger, state, tokens) = (platform.ledger, platform.tables, platform.tokens);
         let router = table_games::router(state.clone(), Limits::default());
         Casino { router, ledger, state, tokens }
     }
@@ -423,6 +416,40 @@ async fn a_round_cut_short_by_a_crash_resumes_with_the_same_cards_and_charges_on
     // 21 against the dealer's 16, which draws a 2: 18. The doubled 1000 wins 1000.
     assert_eq!(done.body["returned_cents"], 2_000);
     assert_eq!(casino.balance(wallet).await, 10_000 - 1_000 + 2_000, "each wager taken once");
+    casino.assert_books_balance().await;
+}
+
+/// A double whose wager the ledger does not take (it does not answer) holds the round's step
+/// without holding a lock: the round waits, another decision on that step is refused, and the
+/// recovery pass takes the wager and applies the double once (ADR 0004).
+#[tokio::test]
+async fn a_decision_waiting_for_the_ledger_is_finished_once_by_the_recovery_pass() {
+    let casino = Casino::new().await;
+    let (token, wallet) = casino.player(10_000).await;
+    let table = casino.table(&token, "5S 9H 6D 7C 10C").await;
+    let dealt = casino.deal(&token, table, "r1", json!([{"wager": 500}])).await;
+    let round = dealt.body["id"].as_str().unwrap().to_owned();
+    let mut cut = casino.state.clone();
+    let dead = Upstream::remote("ledger", "http://127.0.0.1:9", Duration::from_secs(2)).unwrap();
+    cut.ledger = ledger_api::LedgerClient::new(dead, casino.tokens.clone(), "table-games");
+    let cut_router = table_games::router(cut, Limits::default());
+    let request = Request::post(format!("/v1/blackjack/rounds/{round}/actions"))
+        .header("content-type", "application/json")
+        .header("authorization", format!("Bearer {token}"))
+        .body(Body::from(json!({"step": 0, "action": "double"}).to_string()))
+        .unwrap();
+    let waiting = send(&cut_router, request).await;
+    assert_eq!(waiting.status, StatusCode::SERVICE_UNAVAILABLE, "{}", waiting.body);
+    assert_eq!(casino.balance(wallet).await, 9_500, "the double's wager was not taken");
+    let later = casino.act(&token, &round, json!({"step": 1, "action": "stand"})).await;
+    assert_eq!(later.code(), "stale_step", "the pending double holds step 0");
+    assert_eq!(table_games::blackjack::recover(&casino.state, Duration::ZERO).await.unwrap(), 1);
+    let done = casino.call("GET", &format!("/v1/blackjack/rounds/{round}"), Some(&token), None, None).await;
+    assert_eq!(done.body["state"], "settled", "{}", done.body);
+    assert_eq!(done.body["round"]["spots"][0]["hands"][0]["cards"], json!(["5S", "6D", "10C"]));
+    assert_eq!(done.body["returned_cents"], 2_000);
+    assert_eq!(casino.balance(wallet).await, 10_000 - 1_000 + 2_000, "each wager taken once");
+    assert_eq!(table_games::blackjack::recover(&casino.state, Duration::ZERO).await.unwrap(), 0, "once");
     casino.assert_books_balance().await;
 }
 

@@ -1,6 +1,6 @@
 //! The house's blackjack settings, read once at start.
 
-use super::*;
+use platform::config::{ConfigError, env_or};
 
 /// The limits posted at every table (`LOTTO_BJ_MIN_WAGER_CENTS`, `LOTTO_BJ_MAX_WAGER_CENTS`,
 /// `LOTTO_BJ_PROGRESSIVE_WAGER_CENTS`, `LOTTO_BJ_MAX_SPOTS`), and when a round counts as
@@ -20,10 +20,27 @@ pub struct Limits {
 /// The highest table limit a house may post: $100,000 a wager.
 pub const MAX_HOUSE_WAGER_CENTS: i64 = 10_000_000;
 
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            min_wager_cents: 100,
+            max_wager_cents: 100_000,
+            progressive_wager_cents: 100,
+            max_spots: domain::blackjack::SPOTS_AT_A_TABLE,
+            abandoned_after: std::time::Duration::from_secs(86_400),
+        }
+    }
+}
+
 impl Limits {
-    pub fn from_env() -> Result<Limits, AppError> {
-        let get = |name: &'static str, default: i64| {
-            platform::config::env_or(name, default).map_err(|e| AppError::internal(e.to_string()))
+    /// The defaults overridden by the environment, read once at start; a value out of range is
+    /// an error there.
+    pub fn from_env() -> Result<Limits, ConfigError> {
+        let get = |name: &'static str, default: i64| env_or(name, default);
+        let refuse = |name: &'static str, value: i64, reason: String| ConfigError {
+            name,
+            value: value.to_string(),
+            reason,
         };
         let max_wager_cents = get("LOTTO_BJ_MAX_WAGER_CENTS", 100_000)?;
         let progressive_wager_cents = get("LOTTO_BJ_PROGRESSIVE_WAGER_CENTS", 100)?;
@@ -34,17 +51,18 @@ impl Limits {
             ("LOTTO_BJ_PROGRESSIVE_WAGER_CENTS", progressive_wager_cents),
         ] {
             if !(100..=MAX_HOUSE_WAGER_CENTS).contains(&cents) {
-                return Err(AppError::internal(format!("{name} must be 100 to {MAX_HOUSE_WAGER_CENTS}")));
+                return Err(refuse(name, cents, format!("must be 100 to {MAX_HOUSE_WAGER_CENTS}")));
             }
         }
+        let spots = get("LOTTO_BJ_MAX_SPOTS", 7)?;
         Ok(Limits {
             min_wager_cents: get("LOTTO_BJ_MIN_WAGER_CENTS", 100)?,
             max_wager_cents,
             progressive_wager_cents,
-            max_spots: usize::try_from(get("LOTTO_BJ_MAX_SPOTS", 7)?)
+            max_spots: usize::try_from(spots)
                 .ok()
                 .filter(|n| (1..=domain::blackjack::SPOTS_AT_A_TABLE).contains(n))
-                .ok_or_else(|| AppError::internal("LOTTO_BJ_MAX_SPOTS must be 1 to 7"))?,
+                .ok_or_else(|| refuse("LOTTO_BJ_MAX_SPOTS", spots, "must be 1 to 7".to_owned()))?,
             abandoned_after: std::time::Duration::from_secs(
                 u64::try_from(get("LOTTO_BJ_ABANDONED_AFTER_SECONDS", 86_400)?).unwrap_or(86_400),
             ),

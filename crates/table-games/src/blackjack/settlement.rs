@@ -1,10 +1,25 @@
 //! The money steps of a round (DESIGN §4): its ledger batches, where its stakes went, its
 //! settlement, and its voiding when the shoe cannot finish it; each chained in the audit log.
 
-use super::*;
+use domain::blackjack::round::{Round, SpotBet, TableRules};
+use domain::blackjack::side_wagers::{BLAZING_SEVENS_SEED_CENTS, pot_contribution, pot_share};
+use ledger_api::{LedgerError, NewTransfer};
+use platform::AppError;
+use serde::Serialize;
+use serde_json::json;
+use sqlx::PgConnection;
+use uuid::Uuid;
+
+use super::store::{self, RoundState};
+use crate::{TABLES_NAMESPACE, TablesState};
+
+/// The id of a round's ledger step: a retry of the step arrives at the same one.
+pub fn step_id(round: Uuid, step: &str) -> Uuid {
+    Uuid::new_v5(&TABLES_NAMESPACE, format!("bj-round/{round}/{step}").as_bytes())
+}
 
 /// A round's transfers, `(id, debit, credit, amount)`, as one atomic batch.
-pub(super) async fn ledger_batch(
+pub async fn ledger_batch(
     state: &TablesState,
     round: Uuid,
     transfers: &[(Uuid, Uuid, Uuid, i64)],
@@ -20,15 +35,15 @@ pub(super) async fn ledger_batch(
 /// Where a round's wagers went at the deal and after: the escrow holds all but the progressive
 /// wagers, of which 24% went to the pot and the rest to the house (K.A.R. 111-301-5(j)(3), (6)).
 #[derive(Debug, Clone, Copy)]
-pub(super) struct Stakes {
-    pub(super) escrowed: i64,
-    pub(super) to_pot: i64,
-    pub(super) to_house: i64,
+pub struct Stakes {
+    pub escrowed: i64,
+    pub to_pot: i64,
+    pub to_house: i64,
 }
 
 impl Stakes {
     /// `staked` is everything the spots staked so far (wagers added by decisions included).
-    pub(super) fn of(rules: &TableRules, bets: &[SpotBet], staked: i64) -> Stakes {
+    pub fn of(rules: &TableRules, bets: &[SpotBet], staked: i64) -> Stakes {
         let progressive: i64 =
             bets.iter().filter(|b| b.blazing_7s).map(|_| rules.progressive_wager_cents).sum();
         let to_pot: i64 = bets
@@ -56,10 +71,11 @@ struct VoidRecord<'a> {
 
 /// A round that cannot be finished is void: every wager it took goes back to the wallet (from
 /// the escrow, the pot and the house, where the stake put it), nothing is won, and the round is
-/// chained as voided. A legal round never needs it (`domain::blackjack::max_spots_served` and
-/// the shoe's reserve); it keeps a shoe stored before the reserve existed, or any defect that
-/// empties one, from stranding stakes in escrow.
-pub(super) async fn void_round(
+/// chained as voided, in the caller's transaction. A legal round never needs it
+/// (`domain::blackjack::max_spots_served` and the shoe's reserve); it keeps a shoe stored before
+/// the reserve existed, or any defect that empties one, from stranding stakes in escrow. (So
+/// rare a path keeps its ledger calls inside the round's transaction.)
+pub async fn void_round(
     state: &TablesState,
     tx: &mut PgConnection,
     id: Uuid,
@@ -78,15 +94,7 @@ pub(super) async fn void_round(
     ];
     ledger_batch(state, id, &refunds).await?;
     let after = state.ledger.balance(wallet).await?;
-    sqlx::query(
-        "UPDATE bj_rounds SET state = 'voided', refusal = 'shoe_exhausted', staked_cents = $2, returned_cents = $2,
-                pot_prize_cents = 0, balance_after_cents = $3, updated_at = now() WHERE id = $1",
-    )
-    .bind(id)
-    .bind(staked)
-    .bind(after)
-    .execute(&mut *tx)
-    .await?;
+    store::mark_voided(tx, id, staked, after).await?;
     let record = VoidRecord {
         game: "blackjack",
         round: id,
@@ -110,22 +118,10 @@ struct RoundRecord<'a> {
     pot_prize_cents: i64,
 }
 
-/// The settlement (step 5), inside the round's transaction: one ledger batch, the round's sums,
-/// its audit record.
-pub(super) async fn settle(
-    state: &TablesState,
-    tx: &mut PgConnection,
-    id: Uuid,
-    round: &Round,
-    pot_at_deal: i64,
-    wallet: Uuid,
-) -> Result<(), AppError> {
-    let rules = &round.rules;
-    let staked: i64 = round.spots.iter().map(|s| s.staked(rules)).sum();
-    let returned: i64 = round.spots.iter().map(|s| s.returned.unwrap_or(0)).sum();
-    let progressive: i64 =
-        round.spots.iter().filter(|s| s.bet.blazing_7s).map(|_| rules.progressive_wager_cents).sum();
-    // Pot prizes of one round are divided evenly between the hands that won them (111-301-5(j)(5)).
+/// The pot prizes of a round: divided evenly between the hands that won them
+/// (111-301-5(j)(5)), on the meter at the deal (111-301-5(j)(6)); and whether the top prize was
+/// among them.
+fn pot_prizes(round: &Round, pot_at_deal: i64) -> Result<(i64, bool), AppError> {
     let mut pot_prize = 0i64;
     let mut top_prize = false;
     for percent in [100u32, 10] {
@@ -141,6 +137,26 @@ pub(super) async fn settle(
             top_prize |= percent == 100;
         }
     }
+    Ok((pot_prize, top_prize))
+}
+
+/// The settlement (step 5) of a `settling` round, outside any transaction: one ledger batch
+/// under keys derived from the round (a retry is a replay), then `settled` with its sums and
+/// its audit record in one short transaction. Nothing to do for a round in any other state.
+pub async fn settle_round(state: &TablesState, id: Uuid) -> Result<(), AppError> {
+    let stored = store::load_round(&mut *state.pool.acquire().await?, id, false)
+        .await?
+        .ok_or_else(|| AppError::internal("a settling round vanished"))?;
+    let (RoundState::Settling, Some(round)) = (stored.state, stored.round.as_ref()) else {
+        return Ok(());
+    };
+    let rules = &round.rules;
+    let staked: i64 = round.spots.iter().map(|s| s.staked(rules)).sum();
+    let returned: i64 = round.spots.iter().map(|s| s.returned.unwrap_or(0)).sum();
+    let progressive: i64 =
+        round.spots.iter().filter(|s| s.bet.blazing_7s).map(|_| rules.progressive_wager_cents).sum();
+    let (pot_prize, top_prize) = pot_prizes(round, stored.pot_at_deal_cents.unwrap_or(0))?;
+    let wallet = stored.wallet;
     let mut transfers = vec![
         (
             step_id(id, "settle/stakes"),
@@ -162,24 +178,18 @@ pub(super) async fn settle(
     }
     ledger_batch(state, id, &transfers).await?;
     let after = state.ledger.balance(wallet).await?;
-    sqlx::query(
-        "UPDATE bj_rounds SET state = 'settled', returned_cents = $2, pot_prize_cents = $3, balance_after_cents = $4,
-                updated_at = now() WHERE id = $1",
-    )
-    .bind(id)
-    .bind(returned)
-    .bind(pot_prize)
-    .bind(after)
-    .execute(&mut *tx)
-    .await?;
-    let record = RoundRecord {
-        game: "blackjack",
-        round: id,
-        cards: round,
-        staked_cents: staked,
-        returned_cents: returned,
-        pot_prize_cents: pot_prize,
-    };
-    platform::audit::append(tx, "blackjack.round", id, &record).await?;
+    let mut tx = state.pool.begin().await?;
+    if store::mark_settled(&mut tx, id, returned, pot_prize, after).await? {
+        let record = RoundRecord {
+            game: "blackjack",
+            round: id,
+            cards: round,
+            staked_cents: staked,
+            returned_cents: returned,
+            pot_prize_cents: pot_prize,
+        };
+        platform::audit::append(&mut tx, "blackjack.round", id, &record).await?;
+    }
+    tx.commit().await?;
     Ok(())
 }

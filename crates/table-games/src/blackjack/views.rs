@@ -1,7 +1,57 @@
-//! What a player (or an operator) sees of a table and a round: their rules and cards, never
-//! the shoe.
+//! What blackjack's requests carry and its answers show: a table's rules and a round's cards,
+//! never the shoe; the meter and the math.
 
-use super::*;
+use chrono::{DateTime, Utc};
+use domain::blackjack::round::{Action, SpotBet, TableRules};
+use domain::blackjack::side_math::SideWagerMath;
+use domain::cards::Shoe;
+use platform::AppError;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use uuid::Uuid;
+
+use super::store::{StoredRound, json_of};
+
+/// `POST /v1/blackjack/tables`.
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct OpenTable {
+    /// 6 or 2 (default 6).
+    pub decks: Option<u8>,
+    /// Where the player places the cut card (K.A.R. 111-301-6(a)); a random allowed place when
+    /// absent.
+    pub cut: Option<usize>,
+    /// The table's limits, within the house's (`LOTTO_BJ_MIN_WAGER_CENTS`..`LOTTO_BJ_MAX_WAGER_CENTS`);
+    /// the house's when absent.
+    pub min_wager_cents: Option<i64>,
+    pub max_wager_cents: Option<i64>,
+    /// The most spots a round at this table may play: 1 to the house's maximum
+    /// (`LOTTO_BJ_MAX_SPOTS`, 7), and at most 5 at a two-deck table (what its shoe always
+    /// serves); the most allowed when absent.
+    pub max_spots: Option<usize>,
+}
+
+/// `POST /v1/blackjack/tables/{id}/rounds`.
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct DealRequest {
+    /// One entry per spot played, left to right: `wager` (cents, whole dollars), and optionally
+    /// `trilux`, `super_3`, `royal_match` (cents) and `blazing_7s` (true/false).
+    #[schema(value_type = Vec<Object>)]
+    pub spots: Vec<SpotBet>,
+}
+
+/// `POST /v1/blackjack/rounds/{id}/actions`.
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
+pub struct ActionRequest {
+    /// The round's `step` this decision is made on.
+    pub step: i32,
+    /// `hit`, `stand`, `double` (optional `amount`), `split`, `insurance` (`spot`, `amount`),
+    /// `decline_insurance` (`spot`) or `even_money` (`spot`).
+    #[serde(flatten)]
+    #[schema(value_type = Object)]
+    pub action: Action,
+}
 
 /// A table as its player sees it: its rules, never its cards.
 #[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
@@ -17,7 +67,7 @@ pub struct TableView {
     pub shuffles: i32,
 }
 
-pub(super) fn table_view(id: Uuid, rules: &TableRules, shoe: &Shoe, shuffles: i32) -> TableView {
+pub fn table_view(id: Uuid, rules: &TableRules, shoe: &Shoe, shuffles: i32) -> TableView {
     TableView {
         id,
         decks: u8::try_from(rules.decks.count()).unwrap_or(0),
@@ -35,8 +85,8 @@ pub(super) fn table_view(id: Uuid, rules: &TableRules, shoe: &Shoe, shuffles: i3
 pub struct RoundView {
     pub id: Uuid,
     pub table_id: Uuid,
-    /// `open`, `playing`, `settled`, `refused` or `voided` (the shoe had no card left for the
-    /// round: every wager returned).
+    /// `open`, `playing`, `settling` (its settlement waits for the ledger), `settled`, `refused`
+    /// or `voided` (the shoe had no card left for the round: every wager returned).
     pub state: String,
     /// The step the next decision must name.
     pub step: i32,
@@ -57,30 +107,55 @@ pub struct RoundView {
     pub created_at: DateTime<Utc>,
 }
 
-pub(super) const ROUND_COLUMNS: &str = "id, table_id, player_id, wallet_account_id, bets, state, step, round, actions,
-    pot_at_deal_cents, staked_cents, returned_cents, pot_prize_cents, balance_before_cents, balance_after_cents,
-    refusal, created_at";
-
-pub(super) fn round_view(row: &PgRow) -> Result<RoundView, AppError> {
-    let round: Option<Value> = row.try_get("round")?;
-    let round = match round {
-        Some(value) => Some(json_of(&from_json::<Round>(value)?.player_view())?),
-        None => None,
-    };
+pub fn round_view(stored: &StoredRound) -> Result<RoundView, AppError> {
     Ok(RoundView {
-        id: row.try_get("id")?,
-        table_id: row.try_get("table_id")?,
-        state: row.try_get("state")?,
-        step: row.try_get("step")?,
-        bets: row.try_get("bets")?,
-        round,
-        actions: row.try_get("actions")?,
-        staked_cents: row.try_get("staked_cents")?,
-        returned_cents: row.try_get("returned_cents")?,
-        pot_prize_cents: row.try_get("pot_prize_cents")?,
-        balance_before_cents: row.try_get("balance_before_cents")?,
-        balance_after_cents: row.try_get("balance_after_cents")?,
-        refusal: row.try_get("refusal")?,
-        created_at: row.try_get("created_at")?,
+        id: stored.id,
+        table_id: stored.table_id,
+        state: stored.state.as_str().to_owned(),
+        step: stored.step,
+        bets: stored.bets.clone(),
+        round: stored.round.as_ref().map(|r| json_of(&r.player_view())).transpose()?,
+        actions: stored.actions.clone(),
+        staked_cents: stored.staked_cents,
+        returned_cents: stored.returned_cents,
+        pot_prize_cents: stored.pot_prize_cents,
+        balance_before_cents: stored.balance_before_cents,
+        balance_after_cents: stored.balance_after_cents,
+        refusal: stored.refusal.clone(),
+        created_at: stored.created_at,
     })
+}
+
+/// The Blazing 7's meter.
+#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct ProgressiveView {
+    pub pot_cents: i64,
+    pub seed_cents: i64,
+    pub contribution_percent: i64,
+    pub wager_cents: i64,
+}
+
+/// The house edge of the main game under basic strategy, as measured by
+/// `cargo bench -p domain --bench blackjack` (20,000,000 seeded rounds per shoe size).
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+pub struct MainGameEdge {
+    pub decks: u8,
+    pub rounds: u64,
+    pub seed: u64,
+    pub house_edge_percent: f64,
+    pub confidence_95_percent: f64,
+}
+
+/// Measured on 2026-11-29 (see the README); `tests/blackjack.rs` in `domain` re-runs a short
+/// simulation on every build.
+pub const MAIN_GAME_EDGES: [(u8, u64, u64, f64, f64); 2] =
+    [(6, 20_000_000, 6, 0.608, 0.051), (2, 20_000_000, 2, 0.432, 0.051)];
+
+/// `GET /v1/blackjack/math`.
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+pub struct MathView {
+    pub main_game: Vec<MainGameEdge>,
+    /// Each side wager's exact outcomes and return, for a full six-deck and two-deck shoe.
+    #[schema(value_type = Vec<Object>)]
+    pub side_wagers: Vec<(u8, SideWagerMath)>,
 }

@@ -1,0 +1,201 @@
+//! Blackjack's handlers: each authorises its caller, extracts the request, makes one call into
+//! the [`super::saga`] or [`super::store`], and answers a view.
+
+use axum::extract::State;
+use axum::http::StatusCode;
+use domain::blackjack::side_math::{self, Composition};
+use domain::blackjack::side_wagers::BLAZING_SEVENS_SEED_CENTS;
+use domain::cards::{Decks, Shoe};
+use platform::auth::{Caller, Role};
+use platform::openapi::Refused;
+use platform::{AppError, IdempotencyKey, Json, Path};
+use rand::SeedableRng;
+use rand_chacha::ChaCha20Rng;
+use uuid::Uuid;
+
+use super::saga::{self, random_cut};
+use super::store::{self, RoundState};
+use super::views::*;
+use crate::TablesState;
+
+#[utoipa::path(
+    post, path = "/v1/blackjack/tables", tag = "blackjack", request_body = OpenTable,
+    responses((status = 201, description = "a table with a freshly shuffled shoe", body = TableView),
+              (status = "4XX", response = Refused)),
+    security(("bearer" = []))
+)]
+/// `POST /v1/blackjack/tables`: a player opens a table.
+pub async fn open_table(
+    State(state): State<TablesState>,
+    caller: Caller,
+    Json(request): Json<OpenTable>,
+) -> Result<(StatusCode, Json<TableView>), AppError> {
+    caller.require(&[Role::Player])?;
+    let decks = match request.decks.unwrap_or(6) {
+        6 => Decks::Six,
+        2 => Decks::Two,
+        _ => return Err(AppError::unprocessable("invalid_decks", "a table deals from 6 decks or 2")),
+    };
+    let mut rng = ChaCha20Rng::from_os_rng();
+    let cut = request.cut.unwrap_or_else(|| random_cut(decks, &mut rng));
+    let shoe = Shoe::shuffled(decks, cut, &mut rng)
+        .map_err(|e| AppError::unprocessable("cut_out_of_range", e.to_string()))?;
+    let rules = saga::table_rules(
+        &state,
+        decks,
+        request.min_wager_cents,
+        request.max_wager_cents,
+        request.max_spots,
+    )?;
+    let id = Uuid::now_v7();
+    store::insert_table(&state.pool, id, caller.subject(), &rules, &shoe).await?;
+    Ok((StatusCode::CREATED, Json(table_view(id, &rules, &shoe, 1))))
+}
+
+#[utoipa::path(
+    post, path = "/v1/blackjack/tables/{id}/rounds", tag = "blackjack", request_body = DealRequest,
+    params(("id" = Uuid, Path, description = "table id"),
+           ("Idempotency-Key" = String, Header, description = "required: a retry with the same key deals the round once")),
+    responses(
+        (status = 201, description = "wagers taken, cards dealt (and settled, when the deal ends the round)", body = RoundView),
+        (status = 200, description = "a replay: this key's round as it stands", body = RoundView),
+        (status = "4XX", response = Refused),
+    ),
+    security(("bearer" = []))
+)]
+/// `POST /v1/blackjack/tables/{id}/rounds`: wagers placed, cards dealt.
+pub async fn deal(
+    State(state): State<TablesState>,
+    caller: Caller,
+    key: IdempotencyKey,
+    Path(table): Path<Uuid>,
+    Json(request): Json<DealRequest>,
+) -> Result<(StatusCode, Json<RoundView>), AppError> {
+    caller.require(&[Role::Player])?;
+    let key = key.required()?;
+    let (round, created) = saga::place_bets(&state, table, caller.subject(), key, &request.spots).await?;
+    if round.state == RoundState::Refused {
+        let code = round.refusal.unwrap_or_else(|| "stake_refused".to_owned());
+        return Err(AppError::unprocessable(code, "the wagers could not be taken from your wallet"));
+    }
+    Ok((if created { StatusCode::CREATED } else { StatusCode::OK }, Json(round_view(&round)?)))
+}
+
+#[utoipa::path(
+    post, path = "/v1/blackjack/rounds/{id}/actions", tag = "blackjack", request_body = ActionRequest,
+    params(("id" = Uuid, Path, description = "round id")),
+    responses((status = 200, description = "the decision applied", body = RoundView),
+              (status = "4XX", response = Refused)),
+    security(("bearer" = []))
+)]
+/// `POST /v1/blackjack/rounds/{id}/actions`: a player's decision.
+pub async fn act(
+    State(state): State<TablesState>,
+    caller: Caller,
+    Path(id): Path<Uuid>,
+    Json(request): Json<ActionRequest>,
+) -> Result<Json<RoundView>, AppError> {
+    caller.require(&[Role::Player])?;
+    let round =
+        saga::decide(&state, id, Some(caller.subject()), Some((request.step, request.action))).await?;
+    Ok(Json(round_view(&round)?))
+}
+
+#[utoipa::path(
+    get, path = "/v1/blackjack/rounds/{id}", tag = "blackjack", params(("id" = Uuid, Path, description = "round id")),
+    responses((status = 200, description = "the round", body = RoundView), (status = "4XX", response = Refused)),
+    security(("bearer" = []))
+)]
+/// `GET /v1/blackjack/rounds/{id}`: the player's own round; operators and auditors see any.
+pub async fn get_round(
+    State(state): State<TablesState>,
+    caller: Caller,
+    Path(id): Path<Uuid>,
+) -> Result<Json<RoundView>, AppError> {
+    caller.require(&[Role::Player, Role::Operator, Role::Auditor, Role::Service])?;
+    match store::load_round(&mut *state.pool.acquire().await?, id, false).await? {
+        Some(round) if caller.role() != Role::Player || round.player_id == caller.subject() => {
+            Ok(Json(round_view(&round)?))
+        }
+        _ => Err(AppError::not_found("round_not_found", format!("round {id} does not exist"))),
+    }
+}
+
+#[utoipa::path(
+    get, path = "/v1/blackjack/recall", tag = "blackjack",
+    responses((status = 200, description = "the player's last 10 rounds: every card, decision, wager, and the balance before and after", body = Vec<RoundView>),
+              (status = "4XX", response = Refused)),
+    security(("bearer" = []))
+)]
+/// `GET /v1/blackjack/recall`: game recall, the last 10 rounds.
+pub async fn recall(
+    State(state): State<TablesState>,
+    caller: Caller,
+) -> Result<Json<Vec<RoundView>>, AppError> {
+    caller.require(&[Role::Player])?;
+    let rounds = store::recent_rounds(&state.pool, caller.subject(), 10).await?;
+    Ok(Json(rounds.iter().map(round_view).collect::<Result<_, _>>()?))
+}
+
+#[utoipa::path(
+    get, path = "/v1/blackjack/progressive", tag = "blackjack",
+    responses((status = 200, description = "the Blazing 7's pot, a ledger balance (public)", body = ProgressiveView),
+              (status = "4XX", response = Refused))
+)]
+/// `GET /v1/blackjack/progressive`: public.
+pub async fn progressive(State(state): State<TablesState>) -> Result<Json<ProgressiveView>, AppError> {
+    Ok(Json(ProgressiveView {
+        pot_cents: state.ledger.balance(state.pot_account).await?,
+        seed_cents: BLAZING_SEVENS_SEED_CENTS,
+        contribution_percent: domain::blackjack::side_wagers::BLAZING_SEVENS_POT_PERCENT,
+        wager_cents: state.limits.progressive_wager_cents,
+    }))
+}
+
+#[utoipa::path(
+    get, path = "/v1/blackjack/math", tag = "blackjack",
+    responses((status = 200, description = "the house edge under basic strategy and the side wagers' exact returns (public)", body = MathView),
+              (status = "4XX", response = Refused))
+)]
+/// `GET /v1/blackjack/math`: public.
+pub async fn math(State(state): State<TablesState>) -> Json<MathView> {
+    let mut side_wagers = Vec::new();
+    for (count, decks) in [(6u8, Decks::Six), (2, Decks::Two)] {
+        let shoe = Composition::full(decks);
+        side_wagers.push((count, side_math::trilux(&shoe)));
+        side_wagers.push((count, side_math::trilux_super_3(&shoe)));
+        if decks == Decks::Six {
+            side_wagers.push((count, side_math::royal_match(&shoe)));
+        }
+        side_wagers.push((
+            count,
+            side_math::blazing_sevens(&shoe, BLAZING_SEVENS_SEED_CENTS, state.limits.progressive_wager_cents),
+        ));
+    }
+    let main_game = MAIN_GAME_EDGES
+        .iter()
+        .map(|&(decks, rounds, seed, edge, ci)| MainGameEdge {
+            decks,
+            rounds,
+            seed,
+            house_edge_percent: edge,
+            confidence_95_percent: ci,
+        })
+        .collect();
+    Json(MathView { main_game, side_wagers })
+}
+
+#[utoipa::path(
+    get, path = "/v1/tables/audit/verify", tag = "blackjack",
+    responses((status = 200, description = "the audit chain walked end to end", body = platform::audit::ChainReport),
+              (status = "4XX", response = Refused)),
+    security(("bearer" = []))
+)]
+/// `GET /v1/tables/audit/verify`: operators and auditors check every round's chain.
+pub async fn verify_audit(
+    State(state): State<TablesState>,
+    caller: Caller,
+) -> Result<Json<platform::audit::ChainReport>, AppError> {
+    caller.require(&[Role::Operator, Role::Auditor, Role::Service])?;
+    Ok(Json(platform::audit::verify(&state.pool).await?))
+}

@@ -1,0 +1,418 @@
+//! A round's steps (DESIGN §4), each on typed values, none holding a row lock across a call to
+//! the ledger (ADR 0004):
+//!
+//! 1. [`place_bets`]: recorded `open` with its bets (one round in play per table);
+//! 2. [`drive_deal`]: the wagers in one ledger batch (into escrow; of each progressive wager 24%
+//!    into the pot and the rest to the house, K.A.R. 111-301-5(j)(3), (6)); refused →
+//!    `refused`, nothing moved; then dealt from the table's shoe (shuffled first when past its
+//!    cut card), locked, in one short transaction with the round (`playing`, or `settling` when
+//!    the deal ends it);
+//! 3. [`decide`]: each decision names the `step` it acts on and is applied to a copy first under
+//!    the round's row lock: a rule error changes nothing, a stale step is refused. A decision
+//!    that adds no wager is applied in that transaction. One that adds a wager (double, split,
+//!    insurance) is recorded as the round's pending decision and committed, so it holds the
+//!    step; the wager is then taken from the wallet (key `<round>/step/<n>`) with no lock held,
+//!    and the decision applied in a second short transaction. Of two concurrent decisions
+//!    exactly one claims the step; a refused wager clears the claim with nothing moved; a
+//!    ledger that does not answer leaves it for the same decision sent again, or the recovery
+//!    pass, to finish;
+//! 4. [`super::settlement::settle_round`]: a `settling` round is paid in one ledger batch and
+//!    marked `settled` with its audit record.
+//!
+//! Every ledger step has a key derived from the round, and the shoe is saved only with the round
+//! it dealt, so a step retried after a crash replays in the ledger, and a decision retried deals
+//! the same cards.
+
+use axum::http::StatusCode;
+use domain::blackjack::round::{Action, Phase, PlayError, Round, SpotBet, TableRules};
+use domain::cards::{Decks, Shoe};
+use ledger_api::LedgerError;
+use platform::AppError;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha20Rng;
+use serde_json::{Value, json};
+use uuid::Uuid;
+
+use super::settlement::{Stakes, ledger_batch, settle_round, step_id, void_round};
+use super::store::{self, PendingDecision, RoundState, StoredRound};
+use crate::{TABLES_NAMESPACE, TablesState};
+
+/// A rule the round's engine refused, as a problem with its stable code.
+pub fn play_error(e: &PlayError) -> AppError {
+    let (status, code) = match e {
+        PlayError::WagerOutOfRange { .. } => (StatusCode::UNPROCESSABLE_ENTITY, "wager_out_of_range"),
+        PlayError::RoyalMatchNeedsSixDecks => {
+            (StatusCode::UNPROCESSABLE_ENTITY, "royal_match_needs_six_decks")
+        }
+        PlayError::NoSpots => (StatusCode::UNPROCESSABLE_ENTITY, "no_spots"),
+        PlayError::TooManySpots { .. } => (StatusCode::UNPROCESSABLE_ENTITY, "too_many_spots"),
+        PlayError::OutOfTurn(_) => (StatusCode::CONFLICT, "out_of_turn"),
+        PlayError::NoSuchSpot => (StatusCode::UNPROCESSABLE_ENTITY, "no_such_spot"),
+        PlayError::NotAllowed(_) => (StatusCode::UNPROCESSABLE_ENTITY, "action_not_allowed"),
+        PlayError::Shoe(e) => return AppError::internal(e),
+    };
+    AppError::new(status, code, e.to_string())
+}
+
+/// A cut card's place the rules allow (K.A.R. 111-301-6(a)), at random.
+pub fn random_cut(decks: Decks, rng: &mut impl Rng) -> usize {
+    let min = decks.min_cards_beside_cut();
+    rng.random_range(min..=decks.count().saturating_mul(52).saturating_sub(min))
+}
+
+async fn reload(state: &TablesState, id: Uuid) -> Result<StoredRound, AppError> {
+    store::load_round(&mut *state.pool.acquire().await?, id, false)
+        .await?
+        .ok_or_else(|| AppError::not_found("round_not_found", format!("round {id} does not exist")))
+}
+
+/// Step 1: a round of `bets` at `table` for `player` under idempotency key `key`, then dealt
+/// ([`drive_deal`]); a replay of the key finishes and answers the same round. Returns the round
+/// and whether this call made it.
+pub async fn place_bets(
+    state: &TablesState,
+    table: Uuid,
+    player: &str,
+    key: &str,
+    bets: &[SpotBet],
+) -> Result<(StoredRound, bool), AppError> {
+    let rules = store::table_rules(&state.pool, table, Some(player)).await?;
+    Round::check_bets(&rules, bets).map_err(|e| play_error(&e))?;
+    let id = Uuid::new_v5(&TABLES_NAMESPACE, format!("bj-round/{table}/{key}").as_bytes());
+    let bets = store::json_of(&bets)?;
+    // (Read apart, so its pooled connection is back before the ledger is called.)
+    let existing = store::load_round(&mut *state.pool.acquire().await?, id, false).await?;
+    let created = match existing {
+        Some(existing) if existing.bets != bets => {
+            return Err(AppError::conflict("idempotency_conflict", "this key dealt a round with other bets"));
+        }
+        Some(_) => false,
+        None => {
+            let wallet = state.ledger.wallet_of(player).await?;
+            let before = state.ledger.balance(wallet).await?;
+            store::insert_round(&state.pool, id, table, player, wallet, &bets, before).await?
+        }
+    };
+    Ok((drive_deal(state, id).await?, created))
+}
+
+/// Step 2: takes an `open` round's wagers and deals it; safe to run again at any point.
+pub async fn drive_deal(state: &TablesState, id: Uuid) -> Result<StoredRound, AppError> {
+    let stored = reload(state, id).await?;
+    if stored.state != RoundState::Open {
+        return Ok(stored);
+    }
+    let bets = stored.spot_bets()?;
+    let rules = store::table_rules(&state.pool, stored.table_id, None).await?;
+    let stakes = Stakes::of(&rules, &bets, Round::stake_at_deal(&rules, &bets));
+    let transfers = [
+        (step_id(id, "stake/escrow"), stored.wallet, state.escrow_account, stakes.escrowed),
+        (step_id(id, "stake/pot"), stored.wallet, state.pot_account, stakes.to_pot),
+        (step_id(id, "stake/house"), stored.wallet, state.house_account, stakes.to_house),
+    ];
+    match ledger_batch(state, id, &transfers).await {
+        Ok(()) => {}
+        Err(LedgerError::Refused(e)) => {
+            store::mark_refused(&state.pool, id, e.code()).await?;
+            return reload(state, id).await;
+        }
+        Err(e) => return Err(e.into()),
+    }
+    // 111-301-5(j)(6): prizes are paid on the meter at the time they are won (this deal).
+    let pot = state.ledger.balance(state.pot_account).await?;
+    deal_cards(state, &stored, &bets, pot).await?;
+    settle_round(state, id).await?;
+    reload(state, id).await
+}
+
+/// The cards, from the locked shoe, in one short transaction: `playing`, or `settling` when the
+/// deal ends the round; a shoe with no card for it voids the round. A shoe past its cut card is
+/// shuffled before it deals; any other has its discards shuffled into the reserve it deals from
+/// if it runs out mid-round. The shuffle and the deal commit together: a deal retried after a
+/// crash before the commit deals from a shoe nobody has seen.
+async fn deal_cards(
+    state: &TablesState,
+    stored: &StoredRound,
+    bets: &[SpotBet],
+    pot: i64,
+) -> Result<(), AppError> {
+    let mut tx = state.pool.begin().await?;
+    let (rules, mut shoe) = store::lock_table(&mut tx, stored.table_id).await?;
+    let current = store::load_round(&mut tx, stored.id, true)
+        .await?
+        .ok_or_else(|| AppError::internal("round vanished"))?;
+    if current.state != RoundState::Open {
+        return Ok(());
+    }
+    let mut rng = ChaCha20Rng::from_os_rng();
+    let shuffled = shoe.cut_card_reached();
+    if shuffled {
+        let cut = random_cut(rules.decks, &mut rng);
+        shoe = Shoe::shuffled(rules.decks, cut, &mut rng).map_err(AppError::internal)?;
+    } else {
+        shoe.reserve_discards(&mut rng);
+    }
+    let prepared = shoe.clone();
+    match Round::deal(rules, bets.to_vec(), &mut shoe) {
+        Ok(round) => {
+            store::save_shoe(&mut tx, stored.table_id, &shoe, shuffled).await?;
+            let staked: i64 = round.spots.iter().map(|s| s.staked(&rules)).sum();
+            store::mark_dealt(&mut tx, stored.id, &round, pot, staked).await?;
+        }
+        Err(PlayError::Shoe(_)) => {
+            store::save_shoe(&mut tx, stored.table_id, &prepared, shuffled).await?;
+            void_round(state, &mut tx, stored.id, &rules, bets, None, stored.wallet).await?;
+        }
+        Err(e) => return Err(play_error(&e)),
+    }
+    tx.commit().await?;
+    Ok(())
+}
+
+/// What the house decides for a round its player abandoned: insurance declined, hands stood.
+fn house_decision(round: &Round) -> Action {
+    match round.phase {
+        Phase::Insurance => {
+            let spot = round.spots.iter().position(|s| s.insurance.is_none()).unwrap_or(0);
+            Action::DeclineInsurance { spot }
+        }
+        _ => Action::Stand,
+    }
+}
+
+/// What one decision found under the round's lock.
+enum Decided {
+    /// Applied (or the round voided); nothing left to do but settle.
+    Done,
+    /// It adds a wager: recorded pending, to be taken and applied.
+    Pending(Box<PendingDecision>),
+}
+
+/// Step 3: one decision, the player's on the step they name, or the house's for an abandoned
+/// round (`decision` None); then the settlement if it ended the round.
+pub async fn decide(
+    state: &TablesState,
+    id: Uuid,
+    player: Option<&str>,
+    decision: Option<(i32, Action)>,
+) -> Result<StoredRound, AppError> {
+    let not_found = || AppError::not_found("round_not_found", format!("round {id} does not exist"));
+    let mut tx = state.pool.begin().await?;
+    let stored =
+        store::load_round(&mut tx, id, true).await?.filter(|r| player.is_none_or(|p| r.player_id == p));
+    let stored = stored.ok_or_else(not_found)?;
+    if stored.state == RoundState::Settling {
+        // The decision that ended it was applied; its settlement is finished for whoever asks.
+        tx.commit().await?;
+        settle_round(state, id).await?;
+        return reload(state, id).await;
+    }
+    if stored.state != RoundState::Playing {
+        return Err(AppError::conflict("round_not_in_play", "this round is not waiting for a decision"));
+    }
+    let decided = match stored.pending.clone() {
+        // A decision waiting for its wager: the same one sent again (or the house) finishes it.
+        Some(pending) if decision.is_none_or(|(step, _)| step == pending.step) => {
+            Decided::Pending(Box::new(pending))
+        }
+        Some(pending) => return Err(stale(pending.step)),
+        None => apply_under_lock(state, &mut tx, &stored, decision).await?,
+    };
+    tx.commit().await?;
+    if let Decided::Pending(pending) = decided {
+        take_pending_wager(state, &stored, &pending).await?;
+    }
+    settle_round(state, id).await?;
+    reload(state, id).await
+}
+
+fn stale(step: i32) -> AppError {
+    AppError::conflict("stale_step", format!("the round is at step {step}; read it and decide again"))
+        .with_context(json!({"step": step}))
+}
+
+/// The decision on the locked round: checked on a copy, then applied, recorded pending (it adds
+/// a wager), or the round voided (the shoe has no card for it).
+async fn apply_under_lock(
+    state: &TablesState,
+    tx: &mut sqlx::PgConnection,
+    stored: &StoredRound,
+    decision: Option<(i32, Action)>,
+) -> Result<Decided, AppError> {
+    let round = stored.round.clone().ok_or_else(|| AppError::internal("a round in play without cards"))?;
+    let action = match decision {
+        Some((named, _)) if named != stored.step => return Err(stale(stored.step)),
+        Some((_, action)) => action,
+        None => house_decision(&round),
+    };
+    let (mut next, mut shoe) = (round.clone(), store::table_shoe(tx, stored.table_id).await?);
+    match next.act(action, &mut shoe) {
+        Ok(()) => {}
+        Err(PlayError::Shoe(_)) => {
+            let bets = stored.spot_bets()?;
+            void_round(state, tx, stored.id, &round.rules, &bets, Some(&round), stored.wallet).await?;
+            return Ok(Decided::Done);
+        }
+        Err(e) => return Err(play_error(&e)),
+    }
+    let before: i64 = round.spots.iter().map(|s| s.staked(&round.rules)).sum();
+    let after: i64 = next.spots.iter().map(|s| s.staked(&next.rules)).sum();
+    let by = if decision.is_some() { "player" } else { "house (round abandoned)" };
+    let pending = PendingDecision {
+        step: stored.step,
+        record: json!({"step": stored.step, "decision": action, "by": by}),
+        next,
+        shoe,
+        added_cents: after.saturating_sub(before),
+    };
+    if pending.added_cents > 0 {
+        store::set_pending(tx, stored.id, &pending).await?;
+        return Ok(Decided::Pending(Box::new(pending)));
+    }
+    apply(tx, stored, &pending).await?;
+    Ok(Decided::Done)
+}
+
+/// Writes a decision: the table's shoe and the round moved on one step.
+async fn apply(
+    tx: &mut sqlx::PgConnection,
+    stored: &StoredRound,
+    pending: &PendingDecision,
+) -> Result<(), AppError> {
+    let mut actions: Vec<Value> = store::from_json(stored.actions.clone())?;
+    actions.push(pending.record.clone());
+    store::save_shoe(tx, stored.table_id, &pending.shoe, false).await?;
+    let staked: i64 = pending.next.spots.iter().map(|s| s.staked(&pending.next.rules)).sum();
+    store::apply_decision(tx, stored.id, &pending.next, &Value::Array(actions), staked).await
+}
+
+/// Takes a pending decision's wager (no lock held), then applies the decision if it is still the
+/// round's pending one; a refused wager clears it with nothing moved.
+async fn take_pending_wager(
+    state: &TablesState,
+    stored: &StoredRound,
+    pending: &PendingDecision,
+) -> Result<(), AppError> {
+    let id = stored.id;
+    let added = [(
+        step_id(id, &format!("step/{}", pending.step)),
+        stored.wallet,
+        state.escrow_account,
+        pending.added_cents,
+    )];
+    match ledger_batch(state, id, &added).await {
+        Ok(()) => {}
+        Err(LedgerError::Refused(e)) => {
+            store::clear_pending(&state.pool, id, pending.step).await?;
+            return Err(e);
+        }
+        Err(e) => return Err(e.into()),
+    }
+    let mut tx = state.pool.begin().await?;
+    let current =
+        store::load_round(&mut tx, id, true).await?.ok_or_else(|| AppError::internal("round vanished"))?;
+    if current.pending.as_ref().is_some_and(|p| p.step == pending.step) && current.step == pending.step {
+        apply(&mut tx, &current, pending).await?;
+    }
+    tx.commit().await?;
+    Ok(())
+}
+
+/// Deals rounds left `open` (wagers perhaps taken, cards not dealt), and finishes pending
+/// decisions and settlements, left for longer than `older_than`; returns how many. A round in
+/// play with no decision pending waits for its player, whose retried decision repeats the same
+/// step with the same cards.
+pub async fn recover(state: &TablesState, older_than: std::time::Duration) -> Result<usize, AppError> {
+    let dealt = platform::recovery::finish_stuck(
+        &state.pool,
+        store::STUCK_OPEN,
+        older_than,
+        "blackjack round",
+        |id| drive_deal(state, id),
+    )
+    .await?;
+    let finished = platform::recovery::finish_stuck(
+        &state.pool,
+        store::STUCK_IN_PLAY,
+        older_than,
+        "blackjack round in play",
+        |id| finish_in_play(state, id),
+    )
+    .await?;
+    Ok(dealt.saturating_add(finished))
+}
+
+/// A pending decision taken and applied, and a settling round paid.
+async fn finish_in_play(state: &TablesState, id: Uuid) -> Result<(), AppError> {
+    let stored = reload(state, id).await?;
+    if let Some(pending) = &stored.pending {
+        take_pending_wager(state, &stored, pending).await?;
+    }
+    settle_round(state, id).await
+}
+
+/// Finishes rounds whose player has made no decision for `idle` (`LOTTO_BJ_ABANDONED_AFTER_SECONDS`,
+/// a day by default): the house declines insurance and stands every hand, then settles, so no
+/// wager waits in escrow for ever. Returns how many it finished.
+pub async fn finish_abandoned(state: &TablesState, idle: std::time::Duration) -> Result<usize, AppError> {
+    platform::recovery::finish_stuck(
+        &state.pool,
+        store::ABANDONED,
+        idle,
+        "abandoned blackjack round",
+        |id| async move {
+            // A round needs at most a decision per hand and per spot's insurance.
+            for _ in 0..64 {
+                let round = decide(state, id, None, None).await?;
+                if round.state != RoundState::Playing {
+                    return Ok(round);
+                }
+            }
+            Err(AppError::internal("an abandoned round did not finish"))
+        },
+    )
+    .await
+}
+
+/// The checks of a new table's rules: whole-dollar limits within the house's, and a number of
+/// spots the shoe always serves.
+pub fn table_rules(
+    state: &TablesState,
+    decks: Decks,
+    min_wager_cents: Option<i64>,
+    max_wager_cents: Option<i64>,
+    max_spots: Option<usize>,
+) -> Result<TableRules, AppError> {
+    let house = &state.limits;
+    let min = min_wager_cents.unwrap_or(house.min_wager_cents);
+    let max = max_wager_cents.unwrap_or(house.max_wager_cents);
+    if min < house.min_wager_cents
+        || max > house.max_wager_cents
+        || min > max
+        || min % 100 != 0
+        || max % 100 != 0
+    {
+        return Err(AppError::unprocessable(
+            "invalid_limits",
+            format!(
+                "table limits are whole dollars within the house's, {} to {} cents",
+                house.min_wager_cents, house.max_wager_cents
+            ),
+        ));
+    }
+    let most_spots = house.max_spots.min(domain::blackjack::max_spots_served(decks));
+    let max_spots = max_spots.unwrap_or(most_spots);
+    if !(1..=most_spots).contains(&max_spots) {
+        return Err(AppError::unprocessable(
+            "invalid_max_spots",
+            format!("a {}-deck table plays 1 to {most_spots} spots a round", decks.count()),
+        ));
+    }
+    Ok(TableRules {
+        decks,
+        min_wager_cents: min,
+        max_wager_cents: max,
+        progressive_wager_cents: house.progressive_wager_cents,
+        max_spots,
+    })
+}

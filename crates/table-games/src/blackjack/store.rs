@@ -1,0 +1,389 @@
+//! Every SQL statement of blackjack: tables (their rules and shoe) and rounds through their
+//! states. Nothing else in the crate writes SQL.
+
+use chrono::{DateTime, Utc};
+use domain::blackjack::round::{Phase, Round, SpotBet, TableRules};
+use domain::cards::Shoe;
+use platform::AppError;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use sqlx::postgres::PgRow;
+use sqlx::{PgConnection, PgPool, Row};
+use uuid::Uuid;
+
+/// Where a round is (see the saga): wagers being taken, cards in play, settlement being paid,
+/// and how it ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RoundState {
+    Open,
+    Playing,
+    Settling,
+    Settled,
+    Refused,
+    Voided,
+}
+
+impl RoundState {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RoundState::Open => "open",
+            RoundState::Playing => "playing",
+            RoundState::Settling => "settling",
+            RoundState::Settled => "settled",
+            RoundState::Refused => "refused",
+            RoundState::Voided => "voided",
+        }
+    }
+
+    fn parse(text: &str) -> Result<Self, AppError> {
+        Ok(match text {
+            "open" => RoundState::Open,
+            "playing" => RoundState::Playing,
+            "settling" => RoundState::Settling,
+            "settled" => RoundState::Settled,
+            "refused" => RoundState::Refused,
+            "voided" => RoundState::Voided,
+            other => return Err(AppError::internal(format!("a round in an unknown state {other:?}"))),
+        })
+    }
+}
+
+/// A decision that adds a wager, recorded before the wager is taken (see the saga).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct PendingDecision {
+    pub step: i32,
+    /// The decision as the round's actions record it.
+    pub record: Value,
+    /// The round and the shoe once it applies.
+    pub next: Round,
+    pub shoe: Shoe,
+    pub added_cents: i64,
+}
+
+/// A round as stored.
+#[derive(Debug, Clone)]
+pub struct StoredRound {
+    pub id: Uuid,
+    pub table_id: Uuid,
+    pub player_id: String,
+    pub wallet: Uuid,
+    pub bets: Value,
+    pub state: RoundState,
+    pub step: i32,
+    pub round: Option<Round>,
+    pub actions: Value,
+    pub pending: Option<PendingDecision>,
+    pub pot_at_deal_cents: Option<i64>,
+    pub staked_cents: Option<i64>,
+    pub returned_cents: Option<i64>,
+    pub pot_prize_cents: Option<i64>,
+    pub balance_before_cents: Option<i64>,
+    pub balance_after_cents: Option<i64>,
+    pub refusal: Option<String>,
+    pub created_at: DateTime<Utc>,
+}
+
+impl StoredRound {
+    /// The bets as placed.
+    pub fn spot_bets(&self) -> Result<Vec<SpotBet>, AppError> {
+        from_json(self.bets.clone())
+    }
+
+    fn from_row(row: &PgRow) -> Result<Self, AppError> {
+        Ok(StoredRound {
+            id: row.try_get("id")?,
+            table_id: row.try_get("table_id")?,
+            player_id: row.try_get("player_id")?,
+            wallet: row.try_get("wallet_account_id")?,
+            bets: row.try_get("bets")?,
+            state: RoundState::parse(row.try_get("state")?)?,
+            step: row.try_get("step")?,
+            round: row.try_get::<Option<Value>, _>("round")?.map(from_json).transpose()?,
+            actions: row.try_get("actions")?,
+            pending: row.try_get::<Option<Value>, _>("pending")?.map(from_json).transpose()?,
+            pot_at_deal_cents: row.try_get("pot_at_deal_cents")?,
+            staked_cents: row.try_get("staked_cents")?,
+            returned_cents: row.try_get("returned_cents")?,
+            pot_prize_cents: row.try_get("pot_prize_cents")?,
+            balance_before_cents: row.try_get("balance_before_cents")?,
+            balance_after_cents: row.try_get("balance_after_cents")?,
+            refusal: row.try_get("refusal")?,
+            created_at: row.try_get("created_at")?,
+        })
+    }
+}
+
+pub fn json_of(value: &impl Serialize) -> Result<Value, AppError> {
+    serde_json::to_value(value).map_err(AppError::internal)
+}
+
+pub fn from_json<T: serde::de::DeserializeOwned>(value: Value) -> Result<T, AppError> {
+    serde_json::from_value(value).map_err(AppError::internal)
+}
+
+const ROUND_COLUMNS: &str = "id, table_id, player_id, wallet_account_id, bets, state, step, round, actions, pending,
+    pot_at_deal_cents, staked_cents, returned_cents, pot_prize_cents, balance_before_cents, balance_after_cents,
+    refusal, created_at";
+
+fn table_not_found(id: Uuid) -> AppError {
+    AppError::not_found("table_not_found", format!("table {id} does not exist"))
+}
+
+pub async fn insert_table(
+    pool: &PgPool,
+    id: Uuid,
+    player: &str,
+    rules: &TableRules,
+    shoe: &Shoe,
+) -> Result<(), AppError> {
+    sqlx::query("INSERT INTO bj_tables (id, player_id, rules, shoe) VALUES ($1, $2, $3, $4)")
+        .bind(id)
+        .bind(player)
+        .bind(json_of(rules)?)
+        .bind(json_of(shoe)?)
+        .execute(pool)
+        .await?;
+    Ok(())
+}
+
+/// A table's rules (they never change), if it exists and, when `player` is given, is theirs.
+pub async fn table_rules(pool: &PgPool, id: Uuid, player: Option<&str>) -> Result<TableRules, AppError> {
+    let rules: Value = sqlx::query_scalar(
+        "SELECT rules FROM bj_tables WHERE id = $1 AND ($2::text IS NULL OR player_id = $2)",
+    )
+    .bind(id)
+    .bind(player)
+    .fetch_optional(pool)
+    .await?
+    .ok_or_else(|| table_not_found(id))?;
+    from_json(rules)
+}
+
+/// The table's rules and shoe, locked for the rest of the caller's transaction.
+pub async fn lock_table(conn: &mut PgConnection, id: Uuid) -> Result<(TableRules, Shoe), AppError> {
+    let row = sqlx::query("SELECT rules, shoe FROM bj_tables WHERE id = $1 FOR UPDATE")
+        .bind(id)
+        .fetch_optional(conn)
+        .await?
+        .ok_or_else(|| table_not_found(id))?;
+    Ok((from_json(row.try_get("rules")?)?, from_json(row.try_get("shoe")?)?))
+}
+
+/// The table's shoe as it stands.
+pub async fn table_shoe(conn: &mut PgConnection, id: Uuid) -> Result<Shoe, AppError> {
+    let shoe: Value = sqlx::query_scalar("SELECT shoe FROM bj_tables WHERE id = $1")
+        .bind(id)
+        .fetch_optional(conn)
+        .await?
+        .ok_or_else(|| table_not_found(id))?;
+    from_json(shoe)
+}
+
+/// Saves the table's shoe, counting a shuffle when `shuffled`.
+pub async fn save_shoe(
+    conn: &mut PgConnection,
+    id: Uuid,
+    shoe: &Shoe,
+    shuffled: bool,
+) -> Result<(), AppError> {
+    sqlx::query("UPDATE bj_tables SET shoe = $2, shuffles = shuffles + $3 WHERE id = $1")
+        .bind(id)
+        .bind(json_of(shoe)?)
+        .bind(i32::from(shuffled))
+        .execute(conn)
+        .await?;
+    Ok(())
+}
+
+/// Round `id`, locked for the caller's transaction when `lock`.
+pub async fn load_round(
+    conn: &mut PgConnection,
+    id: Uuid,
+    lock: bool,
+) -> Result<Option<StoredRound>, AppError> {
+    let lock = if lock { " FOR UPDATE" } else { "" };
+    sqlx::query(&format!("SELECT {ROUND_COLUMNS} FROM bj_rounds WHERE id = $1{lock}"))
+        .bind(id)
+        .fetch_optional(conn)
+        .await?
+        .as_ref()
+        .map(StoredRound::from_row)
+        .transpose()
+}
+
+/// The player's last `limit` rounds, newest first.
+pub async fn recent_rounds(pool: &PgPool, player: &str, limit: i64) -> Result<Vec<StoredRound>, AppError> {
+    sqlx::query(&format!(
+        "SELECT {ROUND_COLUMNS} FROM bj_rounds WHERE player_id = $1 ORDER BY created_at DESC LIMIT $2"
+    ))
+    .bind(player)
+    .bind(limit)
+    .fetch_all(pool)
+    .await?
+    .iter()
+    .map(StoredRound::from_row)
+    .collect()
+}
+
+/// A new round with its bets (`open`); false when its id is already recorded. A table with a
+/// round in play answers 409 `round_in_play`.
+pub async fn insert_round(
+    pool: &PgPool,
+    id: Uuid,
+    table: Uuid,
+    player: &str,
+    wallet: Uuid,
+    bets: &Value,
+    balance_before: i64,
+) -> Result<bool, AppError> {
+    let inserted = sqlx::query(
+        "INSERT INTO bj_rounds (id, table_id, player_id, wallet_account_id, bets, state, balance_before_cents)
+         VALUES ($1, $2, $3, $4, $5, 'open', $6) ON CONFLICT (id) DO NOTHING",
+    )
+    .bind(id)
+    .bind(table)
+    .bind(player)
+    .bind(wallet)
+    .bind(bets)
+    .bind(balance_before)
+    .execute(pool)
+    .await;
+    match inserted {
+        Ok(done) => Ok(done.rows_affected() == 1),
+        Err(sqlx::Error::Database(e)) if e.constraint() == Some("bj_rounds_one_in_play") => {
+            Err(AppError::conflict("round_in_play", "finish the round in play at this table first"))
+        }
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// An open round the ledger refused → `refused`.
+pub async fn mark_refused(pool: &PgPool, id: Uuid, code: &str) -> Result<(), AppError> {
+    sqlx::query("UPDATE bj_rounds SET state = 'refused', refusal = $2, updated_at = now() WHERE id = $1 AND state = 'open'")
+        .bind(id)
+        .bind(code)
+        .execute(pool)
+        .await?;
+    Ok(())
+}
+
+/// A dealt round: `playing`, or `settling` when the deal ended it.
+pub async fn mark_dealt(
+    conn: &mut PgConnection,
+    id: Uuid,
+    round: &Round,
+    pot: i64,
+    staked: i64,
+) -> Result<(), AppError> {
+    sqlx::query(
+        "UPDATE bj_rounds SET state = $5, round = $2, pot_at_deal_cents = $3, staked_cents = $4, updated_at = now()
+          WHERE id = $1",
+    )
+    .bind(id)
+    .bind(json_of(round)?)
+    .bind(pot)
+    .bind(staked)
+    .bind(if round.phase == Phase::Settled { "settling" } else { "playing" })
+    .execute(conn)
+    .await?;
+    Ok(())
+}
+
+/// Records a decision waiting for its wager (the round's step is claimed by it).
+pub async fn set_pending(
+    conn: &mut PgConnection,
+    id: Uuid,
+    pending: &PendingDecision,
+) -> Result<(), AppError> {
+    sqlx::query("UPDATE bj_rounds SET pending = $2, updated_at = now() WHERE id = $1 AND state = 'playing'")
+        .bind(id)
+        .bind(json_of(pending)?)
+        .execute(conn)
+        .await?;
+    Ok(())
+}
+
+/// Forgets the decision pending on `step` (its wager was refused: nothing moved).
+pub async fn clear_pending(pool: &PgPool, id: Uuid, step: i32) -> Result<(), AppError> {
+    sqlx::query("UPDATE bj_rounds SET pending = NULL, updated_at = now() WHERE id = $1 AND (pending->>'step')::int = $2")
+        .bind(id)
+        .bind(step)
+        .execute(pool)
+        .await?;
+    Ok(())
+}
+
+/// Applies a decision to the locked round: the next round, the step moved on, the decision
+/// recorded, the pending decision cleared; `settling` when the decision ended the round.
+pub async fn apply_decision(
+    conn: &mut PgConnection,
+    id: Uuid,
+    next: &Round,
+    actions: &Value,
+    staked: i64,
+) -> Result<(), AppError> {
+    sqlx::query(
+        "UPDATE bj_rounds SET round = $2, step = step + 1, actions = $3, staked_cents = $4, pending = NULL,
+                state = $5, updated_at = now()
+          WHERE id = $1",
+    )
+    .bind(id)
+    .bind(json_of(next)?)
+    .bind(actions)
+    .bind(staked)
+    .bind(if next.phase == Phase::Settled { "settling" } else { "playing" })
+    .execute(conn)
+    .await?;
+    Ok(())
+}
+
+/// `settling` → `settled` with the round's sums; false when another call settled it first.
+pub async fn mark_settled(
+    conn: &mut PgConnection,
+    id: Uuid,
+    returned: i64,
+    pot_prize: i64,
+    balance_after: i64,
+) -> Result<bool, AppError> {
+    Ok(sqlx::query(
+        "UPDATE bj_rounds SET state = 'settled', returned_cents = $2, pot_prize_cents = $3, balance_after_cents = $4,
+                updated_at = now() WHERE id = $1 AND state = 'settling'",
+    )
+    .bind(id)
+    .bind(returned)
+    .bind(pot_prize)
+    .bind(balance_after)
+    .execute(conn)
+    .await?
+    .rows_affected()
+        == 1)
+}
+
+/// → `voided` with every wager returned.
+pub async fn mark_voided(
+    conn: &mut PgConnection,
+    id: Uuid,
+    staked: i64,
+    balance_after: i64,
+) -> Result<(), AppError> {
+    sqlx::query(
+        "UPDATE bj_rounds SET state = 'voided', refusal = 'shoe_exhausted', staked_cents = $2, returned_cents = $2,
+                pot_prize_cents = 0, pending = NULL, balance_after_cents = $3, updated_at = now() WHERE id = $1",
+    )
+    .bind(id)
+    .bind(staked)
+    .bind(balance_after)
+    .execute(conn)
+    .await?;
+    Ok(())
+}
+
+/// Rounds left `open` (wagers perhaps taken, cards not dealt) for longer than `$1` seconds.
+pub const STUCK_OPEN: &str = "SELECT id FROM bj_rounds WHERE state = 'open' AND updated_at < now() - make_interval(secs => $1) ORDER BY updated_at LIMIT 500";
+
+/// Rounds left `settling`, or with a decision pending, for longer than `$1` seconds.
+pub const STUCK_IN_PLAY: &str = "SELECT id FROM bj_rounds WHERE (state = 'settling' OR pending IS NOT NULL)
+  AND updated_at < now() - make_interval(secs => $1) ORDER BY updated_at LIMIT 500";
+
+/// Rounds waiting for their player's decision for longer than `$1` seconds.
+pub const ABANDONED: &str = "SELECT id FROM bj_rounds WHERE state = 'playing' AND updated_at < now() - make_interval(secs => $1) ORDER BY updated_at LIMIT 500";
