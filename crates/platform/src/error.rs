@@ -2,7 +2,10 @@
 //!
 //! Every failure a client can see carries a stable machine `code` (`insufficient_funds`,
 //! `sales_closed`, ...) beside the human `detail`, so front ends branch on the code and never on
-//! the wording. Internal failures are logged with their cause and shown only as `internal`.
+//! the wording; every code is in one table, [`crate::codes`]. An internal failure keeps its cause
+//! (never shown: the client sees only `internal`), and the cause is logged once, when the answer
+//! leaves the service (`crate::http::app`'s middleware, or the in-process hop of
+//! `crate::upstream`), not where the error was made.
 
 use std::borrow::Cow;
 
@@ -38,14 +41,27 @@ pub struct AppError {
     status: StatusCode,
     code: Cow<'static, str>,
     detail: String,
-    context: Option<serde_json::Value>,
+    context: Option<Box<serde_json::Value>>,
     headers: Vec<(HeaderName, HeaderValue)>,
+    /// Why it happened, for the log only (boxed: errors travel in every `Result`).
+    cause: Option<Box<str>>,
 }
+
+/// The cause of an error answer, carried in the response's extensions until it is logged.
+#[derive(Debug, Clone)]
+pub struct ErrorCause(pub String);
 
 impl AppError {
     /// An error with an explicit status and code.
     pub fn new(status: StatusCode, code: impl Into<Cow<'static, str>>, detail: impl Into<String>) -> Self {
-        AppError { status, code: code.into(), detail: detail.into(), context: None, headers: Vec::new() }
+        AppError {
+            status,
+            code: code.into(),
+            detail: detail.into(),
+            context: None,
+            headers: Vec::new(),
+            cause: None,
+        }
     }
 
     /// 400: the request is malformed or a value is out of range.
@@ -68,14 +84,26 @@ impl AppError {
         Self::new(StatusCode::UNPROCESSABLE_ENTITY, code, detail)
     }
 
-    /// 500: a fault of ours. The cause is logged here and never shown to the client.
+    /// 500: a fault of ours. The cause is kept for the log and never shown to the client.
     pub fn internal(cause: impl std::fmt::Display) -> Self {
-        tracing::error!(%cause, "internal error");
         Self::new(
             StatusCode::INTERNAL_SERVER_ERROR,
             "internal",
             "an internal error occurred; it has been logged",
         )
+        .with_cause(cause)
+    }
+
+    /// Keeps `cause` with the error, for the log.
+    #[must_use]
+    pub fn with_cause(mut self, cause: impl std::fmt::Display) -> Self {
+        self.cause = Some(cause.to_string().into_boxed_str());
+        self
+    }
+
+    /// The cause kept for the log, if any.
+    pub fn cause(&self) -> Option<&str> {
+        self.cause.as_deref()
     }
 
     /// 503: a dependency (the database, another service) is unavailable; retrying later is safe.
@@ -86,7 +114,7 @@ impl AppError {
     /// Attaches machine-readable facts about the failure.
     #[must_use]
     pub fn with_context(mut self, context: serde_json::Value) -> Self {
-        self.context = Some(context);
+        self.context = Some(Box::new(context));
         self
     }
 
@@ -117,14 +145,18 @@ impl AppError {
             status: self.status.as_u16(),
             detail: self.detail.clone(),
             code: self.code.to_string(),
-            context: self.context.clone(),
+            context: self.context.as_deref().cloned(),
         }
     }
 }
 
 impl std::fmt::Display for AppError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{} {}: {}", self.status.as_u16(), self.code, self.detail)
+        write!(f, "{} {}: {}", self.status.as_u16(), self.code, self.detail)?;
+        match &self.cause {
+            Some(cause) => write!(f, " (cause: {cause})"),
+            None => Ok(()),
+        }
     }
 }
 
@@ -139,16 +171,31 @@ impl IntoResponse for AppError {
         for (name, value) in self.headers {
             headers.insert(name, value);
         }
+        if let Some(cause) = self.cause {
+            response.extensions_mut().insert(ErrorCause(cause.into_string()));
+        }
         response
+    }
+}
+
+/// Logs an error answer's cause, once: the cause is taken out of the response as it is logged.
+pub fn log_cause(response: &mut Response) {
+    if let Some(ErrorCause(cause)) = response.extensions_mut().remove::<ErrorCause>() {
+        let status = response.status().as_u16();
+        if response.status().is_server_error() && response.status() != StatusCode::SERVICE_UNAVAILABLE {
+            tracing::error!(status, %cause, "internal error");
+        } else {
+            tracing::warn!(status, %cause, "request failed");
+        }
     }
 }
 
 impl From<sqlx::Error> for AppError {
     fn from(err: sqlx::Error) -> Self {
         if is_unavailable(&err) {
-            tracing::warn!(%err, "database unavailable");
             return AppError::unavailable("the database is unavailable; retry later")
-                .with_header(header::RETRY_AFTER, HeaderValue::from_static("1"));
+                .with_header(header::RETRY_AFTER, HeaderValue::from_static("1"))
+                .with_cause(err);
         }
         AppError::internal(err)
     }
@@ -198,5 +245,19 @@ mod tests {
         let err = AppError::internal("password=hunter2 leaked in a driver message");
         assert_eq!(err.code(), "internal");
         assert!(!err.detail().contains("hunter2"));
+        assert!(!serde_json::to_string(&err.to_problem()).unwrap().contains("hunter2"));
+    }
+
+    #[tokio::test]
+    async fn an_internal_error_keeps_its_cause_until_it_is_logged_once() {
+        let err = AppError::internal("the disk is full");
+        assert_eq!(err.cause(), Some("the disk is full"));
+        assert!(err.to_string().contains("the disk is full"), "the log line names the cause");
+        let mut response = err.into_response();
+        assert!(response.extensions().get::<ErrorCause>().is_some());
+        log_cause(&mut response);
+        assert!(response.extensions().get::<ErrorCause>().is_none(), "taken out as it is logged");
+        let bytes = axum::body::to_bytes(response.into_body(), 1 << 16).await.unwrap();
+        assert!(!String::from_utf8_lossy(&bytes).contains("disk"), "never shown to the client");
     }
 }

@@ -100,6 +100,10 @@ pub fn app(api: Router, readiness: Readiness, limits: Limits) -> Router {
             .layer(PropagateRequestIdLayer::new(REQUEST_ID_HEADER))
             .layer(CatchPanicLayer::custom(panic_response))
             .layer(middleware::from_fn(record_metrics))
+            .layer(middleware::map_response(|mut response: Response| async move {
+                crate::error::log_cause(&mut response);
+                response
+            }))
             .layer(middleware::from_fn(move |req: Request, next: Next| {
                 refuse_oversized(req, next, body_limit)
             }))

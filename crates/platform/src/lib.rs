@@ -20,6 +20,7 @@ pub mod audit;
 pub mod auth;
 pub mod client;
 pub mod clock;
+pub mod codes;
 pub mod config;
 pub mod db;
 pub mod error;

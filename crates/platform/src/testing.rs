@@ -113,6 +113,11 @@ pub async fn send(router: &axum::Router, request: axum::http::Request<axum::body
             "error {status} without problem+json: {body}"
         );
         assert!(body["code"].is_string(), "problem without a code: {body}");
+        let code = body["code"].as_str().unwrap_or("");
+        assert!(
+            crate::codes::is_listed(code, status.as_u16()),
+            "problem code `{code}` ({status}) is not in platform::codes: add it there and to the README"
+        );
     }
     Reply { status, headers, body }
 }

@@ -78,18 +78,19 @@ impl Upstream {
     /// Sends `request` to the service as it is and returns its answer as it is.
     pub async fn forward(&self, request: Request<Body>, body_limit: usize) -> Response {
         match self {
+            // The in-process hop is where the service's answer leaves it: its cause is logged here.
             Upstream::Local { router, .. } => match router.clone().oneshot(without_extensions(request)).await
             {
-                Ok(response) => response,
+                Ok(mut response) => {
+                    crate::error::log_cause(&mut response);
+                    response
+                }
                 Err(never) => match never {},
             },
             Upstream::Remote { base_url, http, timeout, .. } => {
                 match forward_remote(http, base_url, *timeout, request, body_limit).await {
                     Ok(response) => response,
-                    Err(e) => {
-                        tracing::warn!(service = self.name(), error = %e, "upstream failed");
-                        self.unavailable().into_response()
-                    }
+                    Err(e) => self.unavailable().with_cause(format!("{}: {e}", self.name())).into_response(),
                 }
             }
         }
