@@ -11,6 +11,8 @@
 //!
 //! The wire format is the ledger's `openapi.yaml`; this crate changes nothing in it.
 
+pub mod wire;
+
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
 
@@ -157,14 +159,13 @@ impl LedgerClient {
             return Ok(*wallet);
         }
         let path = format!("/v1/accounts?owner={player}&limit=50");
-        let page: Value =
-            self.ledger.call::<(), Value>(Method::GET, &path, &self.token()?, None, None).await?;
-        let wallet = page["items"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .find(|a| a["kind"] == AccountKind::PlayerWallet.as_str() && a["currency"] == "USD")
-            .and_then(|a| a["id"].as_str()?.parse().ok())
+        let page: wire::Page<wire::Account> =
+            self.ledger.call::<(), _>(Method::GET, &path, &self.token()?, None, None).await?;
+        let wallet = page
+            .items
+            .iter()
+            .find(|a| a.kind == AccountKind::PlayerWallet && a.currency.as_str() == "USD")
+            .map(|a| a.id)
             .ok_or_else(|| AppError::unprocessable("wallet_not_found", "this player has no USD wallet"))?;
         let mut known = self.known.lock().map_err(AppError::internal)?;
         if known.len() >= CACHE_SIZE {
@@ -196,9 +197,9 @@ impl LedgerClient {
     /// An account's posted balance, in cents.
     pub async fn balance(&self, account: Uuid) -> Result<i64, AppError> {
         let path = format!("/v1/accounts/{account}");
-        let found: Value =
-            self.ledger.call::<(), Value>(Method::GET, &path, &self.token()?, None, None).await?;
-        found["balance"]["posted"].as_i64().ok_or_else(|| AppError::internal("an account without a balance"))
+        let found: wire::Account =
+            self.ledger.call::<(), _>(Method::GET, &path, &self.token()?, None, None).await?;
+        Ok(found.balance.posted)
     }
 
     /// Posts one transfer.

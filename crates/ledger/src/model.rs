@@ -3,10 +3,8 @@
 //! Requests are deserialized leniently (plain integers and strings) and then validated here, so
 //! that a zero amount or a bad currency gets its own stable code instead of a generic parse error.
 
-use chrono::{DateTime, Utc};
 use domain::{Amount, Currency};
 use platform::AppError;
-use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use uuid::Uuid;
 
@@ -22,6 +20,7 @@ pub const MAX_BATCH: usize = 10_000;
 pub const MAX_METADATA_BYTES: usize = 4096;
 
 pub use ledger_api::AccountKind;
+pub use ledger_api::wire::*;
 
 /// Wallets and escrow hold real players' money and must never be overdrawn.
 fn default_no_negative(kind: AccountKind) -> bool {
@@ -31,38 +30,6 @@ fn default_no_negative(kind: AccountKind) -> bool {
 /// Accounts that every player's wagers or payouts touch are hot by default.
 fn default_hot(kind: AccountKind) -> bool {
     !matches!(kind, AccountKind::PlayerWallet | AccountKind::RetailerSettlement)
-}
-
-/// Account flags; omitted ones take the kind's default.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
-#[serde(deny_unknown_fields)]
-pub struct AccountFlagsRequest {
-    pub no_negative_balance: Option<bool>,
-    pub hot: Option<bool>,
-}
-
-/// The flags an account has.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
-pub struct AccountFlags {
-    /// "May not go negative": available balance (posted minus pending debits) stays at or above zero.
-    pub no_negative_balance: bool,
-    /// Its balance is spread over several rows so concurrent transfers do not queue on one lock.
-    pub hot: bool,
-}
-
-/// `POST /v1/accounts`.
-#[derive(Debug, Clone, Deserialize, utoipa::ToSchema)]
-#[serde(deny_unknown_fields)]
-pub struct NewAccountRequest {
-    /// Client-chosen id, which makes creation idempotent; a UUIDv7 is assigned when omitted.
-    pub id: Option<Uuid>,
-    pub kind: AccountKind,
-    pub owner: String,
-    pub currency: String,
-    #[serde(default)]
-    pub flags: AccountFlagsRequest,
-    #[schema(value_type = Option<Object>)]
-    pub metadata: Option<Value>,
 }
 
 /// A validated account to create.
@@ -76,8 +43,22 @@ pub struct NewAccount {
     pub metadata: Value,
 }
 
-impl NewAccountRequest {
-    pub fn validate(self) -> Result<NewAccount, AppError> {
+/// A request checked into what the ledger does with it (a trait: the request types are
+/// `ledger_api`'s, the rules the ledger's).
+pub trait Validate {
+    type Command;
+    fn validate(self) -> Result<Self::Command, AppError>;
+}
+
+/// A transfer request checked into a command once its id is resolved.
+pub trait ValidateTransfer {
+    fn validate(self, id: Uuid) -> Result<TransferCommand, AppError>;
+}
+
+impl Validate for NewAccountRequest {
+    type Command = NewAccount;
+
+    fn validate(self) -> Result<NewAccount, AppError> {
         let owner = self.owner.trim().to_owned();
         if owner.is_empty() || owner.len() > 200 {
             return Err(AppError::unprocessable("invalid_owner", "owner must be 1 to 200 characters"));
@@ -101,66 +82,6 @@ impl NewAccount {
     pub fn shards(&self) -> i16 {
         if self.flags.hot { HOT_ACCOUNT_SHARDS } else { 1 }
     }
-}
-
-/// An account's balances, in minor units.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
-pub struct Balance {
-    /// Credits minus debits of posted transfers.
-    pub posted: i64,
-    /// Held for outgoing pending transfers.
-    pub pending_debits: i64,
-    /// Expected from incoming pending transfers.
-    pub pending_credits: i64,
-    /// What may be spent now: posted minus pending debits.
-    pub available: i64,
-}
-
-/// An account as the API shows it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
-pub struct Account {
-    pub id: Uuid,
-    pub kind: AccountKind,
-    pub owner: String,
-    #[schema(value_type = String, example = "USD")]
-    pub currency: Currency,
-    pub flags: AccountFlags,
-    #[schema(value_type = Object)]
-    pub metadata: Value,
-    pub created_at: DateTime<Utc>,
-    pub balance: Balance,
-}
-
-/// One transfer of a request: a plain transfer, a new hold, or the end of a hold.
-///
-/// The same shape serves `POST /v1/transfers` and every item of `POST /v1/transfers/batch`:
-/// - `debit_account_id`, `credit_account_id`, `amount`, `currency`: a transfer (a hold when
-///   `pending` is true, lasting `timeout_seconds`);
-/// - `post_pending_id` (with an optional smaller `amount`): completes a hold;
-/// - `void_pending_id`: releases a hold.
-#[derive(Debug, Clone, Default, Deserialize, utoipa::ToSchema)]
-#[serde(deny_unknown_fields)]
-pub struct TransferRequest {
-    /// The idempotency key. Optional on `POST /v1/transfers` when an `Idempotency-Key` header is sent.
-    pub id: Option<Uuid>,
-    pub debit_account_id: Option<Uuid>,
-    pub credit_account_id: Option<Uuid>,
-    pub amount: Option<i64>,
-    pub currency: Option<String>,
-    #[serde(default)]
-    pub pending: bool,
-    pub timeout_seconds: Option<i32>,
-    pub post_pending_id: Option<Uuid>,
-    pub void_pending_id: Option<Uuid>,
-    #[schema(value_type = Option<Object>)]
-    pub metadata: Option<Value>,
-}
-
-/// `POST /v1/transfers/batch`.
-#[derive(Debug, Clone, Deserialize, utoipa::ToSchema)]
-#[serde(deny_unknown_fields)]
-pub struct BatchRequest {
-    pub transfers: Vec<TransferRequest>,
 }
 
 /// What a validated transfer does.
@@ -200,9 +121,9 @@ pub struct TransferCommand {
     pub metadata: Value,
 }
 
-impl TransferRequest {
+impl ValidateTransfer for TransferRequest {
     /// Checks the request and turns it into a command; `id` must already be resolved.
-    pub fn validate(self, id: Uuid) -> Result<TransferCommand, AppError> {
+    fn validate(self, id: Uuid) -> Result<TransferCommand, AppError> {
         let metadata = validate_metadata(self.metadata)?;
         let ends_hold = self.post_pending_id.or(self.void_pending_id);
         if let Some(pending_id) = ends_hold {
@@ -294,103 +215,6 @@ fn validate_metadata(metadata: Option<Value>) -> Result<Value, AppError> {
         ));
     }
     Ok(metadata)
-}
-
-/// A transfer as stored.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
-pub struct Transfer {
-    pub id: Uuid,
-    pub debit_account_id: Uuid,
-    pub credit_account_id: Uuid,
-    pub amount: i64,
-    #[schema(value_type = String, example = "USD")]
-    pub currency: Currency,
-    /// `posted`, `pending`, `post_pending`, `void_pending` or `expire_pending`.
-    pub kind: String,
-    pub pending_id: Option<Uuid>,
-    pub timeout_seconds: Option<i32>,
-    pub expires_at: Option<DateTime<Utc>>,
-    pub batch_id: Option<Uuid>,
-    #[schema(value_type = Object)]
-    pub metadata: Value,
-    pub created_at: DateTime<Utc>,
-}
-
-/// The answer to a batch: every transfer in request order, each saying whether it was a replay.
-#[derive(Debug, Clone, Serialize, Deserialize, utoipa::ToSchema)]
-pub struct BatchResult {
-    pub transfers: Vec<BatchItem>,
-}
-
-#[derive(Debug, Clone, Serialize, Deserialize, utoipa::ToSchema)]
-pub struct BatchItem {
-    /// True when this id had already been applied; nothing was done again.
-    pub replayed: bool,
-    #[serde(flatten)]
-    pub transfer: Transfer,
-}
-
-/// A transfer in an account's history, seen from that account.
-#[derive(Debug, Clone, Serialize, Deserialize, utoipa::ToSchema)]
-pub struct HistoryEntry {
-    /// `debit` or `credit`: which side of the transfer this account is on.
-    pub side: String,
-    #[serde(flatten)]
-    pub transfer: Transfer,
-}
-
-/// One page of a listing; pass `next` as `after` for the following page.
-#[derive(Debug, Clone, Serialize, Deserialize, utoipa::ToSchema)]
-pub struct Page<T> {
-    pub items: Vec<T>,
-    pub next: Option<String>,
-}
-
-/// `POST /v1/deposits` and `POST /v1/withdrawals`: money in from, or out to, the outside world.
-#[derive(Debug, Clone, Deserialize, utoipa::ToSchema)]
-#[serde(deny_unknown_fields)]
-pub struct CashRequest {
-    pub id: Option<Uuid>,
-    pub account_id: Uuid,
-    pub amount: i64,
-    pub currency: String,
-    /// Withdrawals only: hold the amount (a pending transfer to cash clearing, lasting
-    /// `timeout_seconds`) until the payment provider confirms it (post the hold) or fails it
-    /// (void it), through `POST /v1/transfers`.
-    #[serde(default)]
-    pub pending: bool,
-    pub timeout_seconds: Option<i32>,
-    #[schema(value_type = Option<Object>)]
-    pub metadata: Option<Value>,
-}
-
-/// Totals of one currency; `balanced` is the double-entry invariant (debits equal credits).
-#[derive(Debug, Clone, Serialize, Deserialize, utoipa::ToSchema)]
-pub struct CurrencyTotals {
-    #[schema(value_type = String, example = "USD")]
-    pub currency: Currency,
-    /// The currency's totals, over every account (128-bit: a sum of many 64-bit totals).
-    pub debits_posted: i128,
-    pub credits_posted: i128,
-    pub debits_pending: i128,
-    pub credits_pending: i128,
-    pub balanced: bool,
-    pub by_kind: Vec<KindTotals>,
-}
-
-#[derive(Debug, Clone, Serialize, Deserialize, utoipa::ToSchema)]
-pub struct KindTotals {
-    pub kind: AccountKind,
-    pub accounts: i64,
-    /// Sum of the posted balances of this kind's accounts.
-    pub posted: i128,
-}
-
-/// `GET /v1/reports/trial-balance`.
-#[derive(Debug, Clone, Serialize, Deserialize, utoipa::ToSchema)]
-pub struct TrialBalance {
-    pub balanced: bool,
-    pub currencies: Vec<CurrencyTotals>,
 }
 
 #[cfg(test)]

@@ -12,7 +12,7 @@ use uuid::Uuid;
 use crate::LedgerState;
 use crate::model::{
     Account, BatchRequest, BatchResult, CashRequest, HistoryEntry, MAX_BATCH, NewAccountRequest, Page,
-    Transfer, TransferCommand, TransferRequest, TrialBalance,
+    Transfer, TransferCommand, TransferRequest, TrialBalance, Validate, ValidateTransfer,
 };
 use crate::store::{self, LEDGER_NAMESPACE};
 

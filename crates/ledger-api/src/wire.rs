@@ -1,0 +1,200 @@
+//! The ledger's wire types: what its clients send and what they get back, shared by the ledger
+//! (which validates requests into commands) and every client. The shapes are the contract of
+//! `openapi.yaml`'s ledger paths; nothing here decides anything.
+
+use chrono::{DateTime, Utc};
+use domain::Currency;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use uuid::Uuid;
+
+use crate::AccountKind;
+
+/// Account flags; omitted ones take the kind's default.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct AccountFlagsRequest {
+    pub no_negative_balance: Option<bool>,
+    pub hot: Option<bool>,
+}
+
+/// The flags an account has.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct AccountFlags {
+    /// "May not go negative": available balance (posted minus pending debits) stays at or above zero.
+    pub no_negative_balance: bool,
+    /// Its balance is spread over several rows so concurrent transfers do not queue on one lock.
+    pub hot: bool,
+}
+
+/// `POST /v1/accounts`.
+#[derive(Debug, Clone, Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NewAccountRequest {
+    /// Client-chosen id, which makes creation idempotent; a UUIDv7 is assigned when omitted.
+    pub id: Option<Uuid>,
+    pub kind: AccountKind,
+    pub owner: String,
+    pub currency: String,
+    #[serde(default)]
+    pub flags: AccountFlagsRequest,
+    #[schema(value_type = Option<Object>)]
+    pub metadata: Option<Value>,
+}
+
+/// An account's balances, in minor units.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct Balance {
+    /// Credits minus debits of posted transfers.
+    pub posted: i64,
+    /// Held for outgoing pending transfers.
+    pub pending_debits: i64,
+    /// Expected from incoming pending transfers.
+    pub pending_credits: i64,
+    /// What may be spent now: posted minus pending debits.
+    pub available: i64,
+}
+
+/// An account as the API shows it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct Account {
+    pub id: Uuid,
+    pub kind: AccountKind,
+    pub owner: String,
+    #[schema(value_type = String, example = "USD")]
+    pub currency: Currency,
+    pub flags: AccountFlags,
+    #[schema(value_type = Object)]
+    pub metadata: Value,
+    pub created_at: DateTime<Utc>,
+    pub balance: Balance,
+}
+
+/// One transfer of a request: a plain transfer, a new hold, or the end of a hold.
+///
+/// The same shape serves `POST /v1/transfers` and every item of `POST /v1/transfers/batch`:
+/// - `debit_account_id`, `credit_account_id`, `amount`, `currency`: a transfer (a hold when
+///   `pending` is true, lasting `timeout_seconds`);
+/// - `post_pending_id` (with an optional smaller `amount`): completes a hold;
+/// - `void_pending_id`: releases a hold.
+#[derive(Debug, Clone, Default, Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TransferRequest {
+    /// The idempotency key. Optional on `POST /v1/transfers` when an `Idempotency-Key` header is sent.
+    pub id: Option<Uuid>,
+    pub debit_account_id: Option<Uuid>,
+    pub credit_account_id: Option<Uuid>,
+    pub amount: Option<i64>,
+    pub currency: Option<String>,
+    #[serde(default)]
+    pub pending: bool,
+    pub timeout_seconds: Option<i32>,
+    pub post_pending_id: Option<Uuid>,
+    pub void_pending_id: Option<Uuid>,
+    #[schema(value_type = Option<Object>)]
+    pub metadata: Option<Value>,
+}
+
+/// `POST /v1/transfers/batch`.
+#[derive(Debug, Clone, Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct BatchRequest {
+    pub transfers: Vec<TransferRequest>,
+}
+
+/// A transfer as stored.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct Transfer {
+    pub id: Uuid,
+    pub debit_account_id: Uuid,
+    pub credit_account_id: Uuid,
+    pub amount: i64,
+    #[schema(value_type = String, example = "USD")]
+    pub currency: Currency,
+    /// `posted`, `pending`, `post_pending`, `void_pending` or `expire_pending`.
+    pub kind: String,
+    pub pending_id: Option<Uuid>,
+    pub timeout_seconds: Option<i32>,
+    pub expires_at: Option<DateTime<Utc>>,
+    pub batch_id: Option<Uuid>,
+    #[schema(value_type = Object)]
+    pub metadata: Value,
+    pub created_at: DateTime<Utc>,
+}
+
+/// The answer to a batch: every transfer in request order, each saying whether it was a replay.
+#[derive(Debug, Clone, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct BatchResult {
+    pub transfers: Vec<BatchItem>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct BatchItem {
+    /// True when this id had already been applied; nothing was done again.
+    pub replayed: bool,
+    #[serde(flatten)]
+    pub transfer: Transfer,
+}
+
+/// A transfer in an account's history, seen from that account.
+#[derive(Debug, Clone, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct HistoryEntry {
+    /// `debit` or `credit`: which side of the transfer this account is on.
+    pub side: String,
+    #[serde(flatten)]
+    pub transfer: Transfer,
+}
+
+/// One page of a listing; pass `next` as `after` for the following page.
+#[derive(Debug, Clone, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct Page<T> {
+    pub items: Vec<T>,
+    pub next: Option<String>,
+}
+
+/// `POST /v1/deposits` and `POST /v1/withdrawals`: money in from, or out to, the outside world.
+#[derive(Debug, Clone, Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CashRequest {
+    pub id: Option<Uuid>,
+    pub account_id: Uuid,
+    pub amount: i64,
+    pub currency: String,
+    /// Withdrawals only: hold the amount (a pending transfer to cash clearing, lasting
+    /// `timeout_seconds`) until the payment provider confirms it (post the hold) or fails it
+    /// (void it), through `POST /v1/transfers`.
+    #[serde(default)]
+    pub pending: bool,
+    pub timeout_seconds: Option<i32>,
+    #[schema(value_type = Option<Object>)]
+    pub metadata: Option<Value>,
+}
+
+/// Totals of one currency; `balanced` is the double-entry invariant (debits equal credits).
+#[derive(Debug, Clone, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct CurrencyTotals {
+    #[schema(value_type = String, example = "USD")]
+    pub currency: Currency,
+    /// The currency's totals, over every account (128-bit: a sum of many 64-bit totals).
+    pub debits_posted: i128,
+    pub credits_posted: i128,
+    pub debits_pending: i128,
+    pub credits_pending: i128,
+    pub balanced: bool,
+    pub by_kind: Vec<KindTotals>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct KindTotals {
+    pub kind: AccountKind,
+    pub accounts: i64,
+    /// Sum of the posted balances of this kind's accounts.
+    pub posted: i128,
+}
+
+/// `GET /v1/reports/trial-balance`.
+#[derive(Debug, Clone, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct TrialBalance {
+    pub balanced: bool,
+    pub currencies: Vec<CurrencyTotals>,
+}
