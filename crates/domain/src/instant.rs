@@ -209,6 +209,40 @@ impl GameDefinition {
 
     /// Refuses what cannot be a game; reports where the printed figures disagree.
     pub fn check(&self) -> Result<Report, DefinitionError> {
+        self.check_shape()?;
+        self.check_symbols_and_legend()?;
+        if self.prizes.is_empty() {
+            return Err(invalid(format!("game {}: no prizes", self.number)));
+        }
+        let mut mismatches = Vec::new();
+        let (mut winners, mut cost) = (0u64, 0i64);
+        for row in &self.prizes {
+            let row_cost = self.check_prize_row(row, &mut mismatches)?;
+            winners = winners.saturating_add(row.count);
+            cost = cost.saturating_add(row_cost);
+        }
+        for other in &self.other_costs {
+            cost = cost.saturating_add(other.cost_cents);
+        }
+        #[allow(clippy::cast_precision_loss)] // ticket counts far below 2^52
+        let odds = self.tickets_ordered as f64 / winners.max(1) as f64;
+        self.compare_totals(winners, cost, odds, &mut mismatches);
+        #[allow(clippy::cast_precision_loss)]
+        let payout_percent =
+            cost as f64 * 100.0 / (self.tickets_ordered as f64 * self.price_cents as f64).max(1.0);
+        Ok(Report {
+            winners,
+            prize_cost_cents: cost,
+            odds_one_in: odds,
+            pools: self.tickets_ordered.checked_div(self.pool_size).unwrap_or(0),
+            payout_percent,
+            mismatches,
+            source_notes: self.source_notes.clone(),
+        })
+    }
+
+    /// The price, the ticket numbers, and whole pools of whole books.
+    fn check_shape(&self) -> Result<(), DefinitionError> {
         if self.price_cents <= 0 {
             return Err(invalid(format!("game {}: the price must be positive", self.number)));
         }
@@ -232,6 +266,11 @@ impl GameDefinition {
                 self.ticket_numbers.tickets_per_book()
             )));
         }
+        Ok(())
+    }
+
+    /// Symbols named once; every legend line names known symbols and areas and pays something.
+    fn check_symbols_and_legend(&self) -> Result<(), DefinitionError> {
         let mut names = HashSet::new();
         for symbol in &self.symbols {
             if !names.insert(symbol.name.as_str()) {
@@ -252,85 +291,72 @@ impl GameDefinition {
                 return Err(invalid(format!("game {}: a legend line pays nothing", self.number)));
             }
         }
+        Ok(())
+    }
+
+    /// One prize row: its parts add up, it has winners, wins a ticket can hold, known areas, and
+    /// parts the legend pays; where its printed cost or its spread over pools disagrees, the
+    /// mismatch is noted. Returns the row's cost.
+    fn check_prize_row(
+        &self,
+        row: &PrizeRow,
+        mismatches: &mut Vec<Mismatch>,
+    ) -> Result<i64, DefinitionError> {
+        let parts: i64 = row.composition.iter().sum();
+        let label = row.composition.iter().map(|&c| dollars(c)).collect::<Vec<_>>().join(" + ");
+        let refuse = |why: String| Err(invalid(format!("game {}: the prize {label} {why}", self.number)));
+        if row.composition.is_empty() || parts != row.value_cents {
+            return refuse(format!("adds up to {}, not {}", dollars(parts), dollars(row.value_cents)));
+        }
+        if row.count == 0 {
+            return refuse("has no winners".to_owned());
+        }
+        if u32::try_from(row.composition.len()).unwrap_or(u32::MAX) > self.max_wins {
+            return refuse(format!(
+                "needs {} wins; a ticket wins at most {}",
+                row.composition.len(),
+                self.max_wins
+            ));
+        }
+        if !self.areas.is_empty()
+            && (row.areas.len() != row.composition.len() || row.areas.iter().any(|a| !self.areas.contains(a)))
+        {
+            return refuse("needs a known play area for each part".to_owned());
+        }
         // A part is paid when a legend line in its area (or in every area) pays that much.
         let paid = |cents: i64, area: Option<&String>| {
             self.legend.iter().any(|l| {
                 l.prize_cents == cents && (l.area.is_none() || area.is_none() || l.area.as_ref() == area)
             })
         };
-        if self.prizes.is_empty() {
-            return Err(invalid(format!("game {}: no prizes", self.number)));
+        let unpaid =
+            row.composition.iter().enumerate().find(|&(i, c)| !paid(*c, row.areas.get(i))).map(|(_, c)| c);
+        if let (false, Some(unpaid)) = (self.legend.is_empty(), unpaid) {
+            return refuse(format!("has a part of {} that no legend line pays", dollars(*unpaid)));
         }
-        let mut mismatches = Vec::new();
-        let (mut winners, mut cost) = (0u64, 0i64);
-        for row in &self.prizes {
-            let parts: i64 = row.composition.iter().sum();
-            let label = row.composition.iter().map(|&c| dollars(c)).collect::<Vec<_>>().join(" + ");
-            if row.composition.is_empty() || parts != row.value_cents {
-                return Err(invalid(format!(
-                    "game {}: the prize {label} adds up to {}, not {}",
-                    self.number,
-                    dollars(parts),
-                    dollars(row.value_cents)
-                )));
-            }
-            if row.count == 0 {
-                return Err(invalid(format!("game {}: the prize {label} has no winners", self.number)));
-            }
-            if u32::try_from(row.composition.len()).unwrap_or(u32::MAX) > self.max_wins {
-                return Err(invalid(format!(
-                    "game {}: the prize {label} needs {} wins; a ticket wins at most {}",
-                    self.number,
-                    row.composition.len(),
-                    self.max_wins
-                )));
-            }
-            if !self.areas.is_empty()
-                && (row.areas.len() != row.composition.len()
-                    || row.areas.iter().any(|a| !self.areas.contains(a)))
-            {
-                return Err(invalid(format!(
-                    "game {}: the prize {label} needs a known play area for each part",
-                    self.number
-                )));
-            }
-            let unpaid = row
-                .composition
-                .iter()
-                .enumerate()
-                .find(|&(i, c)| !paid(*c, row.areas.get(i)))
-                .map(|(_, c)| c);
-            if let (false, Some(unpaid)) = (self.legend.is_empty(), unpaid) {
-                return Err(invalid(format!(
-                    "game {}: the prize {label} has a part of {} that no legend line pays",
-                    self.number,
-                    dollars(*unpaid)
-                )));
-            }
-            let row_cost = row.value_cents.saturating_mul(i64::try_from(row.count).unwrap_or(i64::MAX));
-            if row_cost != row.stated_cost_cents {
-                mismatches.push(Mismatch {
-                    what: format!("prize cost of {label} × {}", row.count),
-                    stated: dollars(row.stated_cost_cents),
-                    computed: dollars(row_cost),
-                    assumed: "the count and value; the cost is their product".to_owned(),
-                });
-            }
-            let pools = self.tickets_ordered.checked_div(self.pool_size).unwrap_or(1).max(1);
-            if !row.count.is_multiple_of(pools) {
-                mismatches.push(Mismatch {
-                    what: format!("winners of {label} per pool"),
-                    stated: format!("the same number in every pool of {} (subsection (h))", self.pool_size),
-                    computed: format!("{} winners over {pools} pools", row.count),
-                    assumed: "spread as evenly as whole numbers allow: some pools hold one more".to_owned(),
-                });
-            }
-            winners = winners.saturating_add(row.count);
-            cost = cost.saturating_add(row_cost);
+        let row_cost = row.value_cents.saturating_mul(i64::try_from(row.count).unwrap_or(i64::MAX));
+        if row_cost != row.stated_cost_cents {
+            mismatches.push(Mismatch {
+                what: format!("prize cost of {label} × {}", row.count),
+                stated: dollars(row.stated_cost_cents),
+                computed: dollars(row_cost),
+                assumed: "the count and value; the cost is their product".to_owned(),
+            });
         }
-        for other in &self.other_costs {
-            cost = cost.saturating_add(other.cost_cents);
+        let pools = self.tickets_ordered.checked_div(self.pool_size).unwrap_or(1).max(1);
+        if !row.count.is_multiple_of(pools) {
+            mismatches.push(Mismatch {
+                what: format!("winners of {label} per pool"),
+                stated: format!("the same number in every pool of {} (subsection (h))", self.pool_size),
+                computed: format!("{} winners over {pools} pools", row.count),
+                assumed: "spread as evenly as whole numbers allow: some pools hold one more".to_owned(),
+            });
         }
+        Ok(row_cost)
+    }
+
+    /// The printed totals (winners, prize cost, odds) beside the rows' own.
+    fn compare_totals(&self, winners: u64, cost: i64, odds: f64, mismatches: &mut Vec<Mismatch>) {
         if winners != self.stated.winners {
             mismatches.push(Mismatch {
                 what: "total winners".to_owned(),
@@ -347,8 +373,6 @@ impl GameDefinition {
                 assumed: "the rows' costs".to_owned(),
             });
         }
-        #[allow(clippy::cast_precision_loss)] // ticket counts far below 2^52
-        let odds = self.tickets_ordered as f64 / winners.max(1) as f64;
         if (odds * 100.0).round() != (self.stated.odds_one_in * 100.0).round() {
             mismatches.push(Mismatch {
                 what: "overall odds".to_owned(),
@@ -357,17 +381,14 @@ impl GameDefinition {
                 assumed: "the rows' counts".to_owned(),
             });
         }
-        #[allow(clippy::cast_precision_loss)]
-        let payout_percent =
-            cost as f64 * 100.0 / (self.tickets_ordered as f64 * self.price_cents as f64).max(1.0);
-        Ok(Report {
-            winners,
-            prize_cost_cents: cost,
-            odds_one_in: odds,
-            pools: self.tickets_ordered.checked_div(self.pool_size).unwrap_or(0),
-            payout_percent,
-            mismatches,
-            source_notes: self.source_notes.clone(),
-        })
     }
+}
+
+/// Why a run cannot be printed (by `print_run`, or the crossword faces it prints with).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PrintError {
+    #[error("a pool of {pool} tickets cannot hold its {winners} winners")]
+    TooManyWinners { pool: u64, winners: u64 },
+    #[error("{0}")]
+    Unsupported(String),
 }

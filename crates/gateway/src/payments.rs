@@ -453,28 +453,23 @@ pub struct WebhookReceipt {
 
 /// `POST /v1/payments/webhook`: the provider reports a payment's outcome. Authenticated by its
 /// signature, not a token: the HMAC-SHA256 of `"<t>.<body>"` in `Lotto-Signature`.
-#[utoipa::path(
-    post, path = "/v1/payments/webhook", tag = "players", request_body = PaymentEvent,
-    params(("Lotto-Signature" = String, Header, description = "t=<unix seconds>,v1=<hex HMAC-SHA256 of \"<t>.<body>\">")),
-    responses((status = 200, description = "applied, or a replay of an event already applied", body = WebhookReceipt),
-              (status = "4XX", response = Refused)),
-    security(())
-)]
-pub async fn webhook(
-    State(state): State<GatewayState>,
-    headers: HeaderMap,
-    body: Bytes,
-) -> Result<Json<WebhookReceipt>, AppError> {
+/// The provider's event, its signature checked (HMAC over `t.body`, in the replay window) and
+/// its body read; and whether it says the payment succeeded.
+fn verified_event(
+    state: &GatewayState,
+    headers: &HeaderMap,
+    body: &Bytes,
+) -> Result<(PaymentEvent, bool), AppError> {
     let signature = headers.get(SIGNATURE_HEADER).and_then(|v| v.to_str().ok()).unwrap_or_default();
     state
         .payments
         .webhook_secret
-        .verify(signature, &body, Utc::now().timestamp(), state.payments.tolerance_seconds)
+        .verify(signature, body, Utc::now().timestamp(), state.payments.tolerance_seconds)
         .map_err(|e| AppError::new(StatusCode::UNAUTHORIZED, "invalid_signature", e.to_string()))?;
-    if platform::extract::has_escaped_nul(&body) {
+    if platform::extract::has_escaped_nul(body) {
         return Err(platform::extract::nul_in_text());
     }
-    let event: PaymentEvent = serde_json::from_slice(&body)
+    let event: PaymentEvent = serde_json::from_slice(body)
         .map_err(|e| AppError::unprocessable("invalid_body", format!("not a payment event: {e}")))?;
     let succeeded = match event.kind.as_str() {
         "payment.succeeded" => true,
@@ -489,6 +484,22 @@ pub async fn webhook(
     if !(1..=200).contains(&event.id.len()) {
         return Err(AppError::unprocessable("invalid_body", "an event id is 1 to 200 characters"));
     }
+    Ok((event, succeeded))
+}
+
+#[utoipa::path(
+    post, path = "/v1/payments/webhook", tag = "players", request_body = PaymentEvent,
+    params(("Lotto-Signature" = String, Header, description = "t=<unix seconds>,v1=<hex HMAC-SHA256 of \"<t>.<body>\">")),
+    responses((status = 200, description = "applied, or a replay of an event already applied", body = WebhookReceipt),
+              (status = "4XX", response = Refused)),
+    security(())
+)]
+pub async fn webhook(
+    State(state): State<GatewayState>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Result<Json<WebhookReceipt>, AppError> {
+    let (event, succeeded) = verified_event(&state, &headers, &body)?;
     let mut tx = state.pool.begin().await?;
     let row = sqlx::query(&format!("SELECT {PAYMENT_COLUMNS} FROM payments WHERE id = $1 FOR UPDATE"))
         .bind(event.payment_id)

@@ -79,75 +79,87 @@ fn refusal(pg: &sqlx::postgres::PgDatabaseError) -> AppError {
     }
 }
 
+/// Commands as the columns `create_transfers` takes, one array per field.
+#[derive(Debug, Default)]
+struct TransferColumns {
+    ids: Vec<Uuid>,
+    debits: Vec<Option<Uuid>>,
+    credits: Vec<Option<Uuid>>,
+    amounts: Vec<Option<i64>>,
+    currencies: Vec<Option<String>>,
+    kinds: Vec<&'static str>,
+    pending_ids: Vec<Option<Uuid>>,
+    timeouts: Vec<Option<i32>>,
+    metadata: Vec<Value>,
+}
+
+impl TransferColumns {
+    fn of(commands: &[TransferCommand]) -> Self {
+        let mut c = TransferColumns::default();
+        for command in commands {
+            let (debit, credit, amount, currency, kind, pending_id, timeout) = match &command.op {
+                TransferOp::Posted { debit, credit, amount, currency } => (
+                    Some(*debit),
+                    Some(*credit),
+                    Some(amount.cents()),
+                    Some(currency.to_string()),
+                    "posted",
+                    None,
+                    None,
+                ),
+                TransferOp::Pending { debit, credit, amount, currency, timeout_seconds } => (
+                    Some(*debit),
+                    Some(*credit),
+                    Some(amount.cents()),
+                    Some(currency.to_string()),
+                    "pending",
+                    None,
+                    Some(*timeout_seconds),
+                ),
+                TransferOp::PostPending { pending_id, amount } => {
+                    (None, None, amount.map(|a| a.cents()), None, "post_pending", Some(*pending_id), None)
+                }
+                TransferOp::VoidPending { pending_id } => {
+                    (None, None, None, None, "void_pending", Some(*pending_id), None)
+                }
+                TransferOp::ExpirePending { pending_id } => {
+                    (None, None, None, None, "expire_pending", Some(*pending_id), None)
+                }
+            };
+            c.ids.push(command.id);
+            c.debits.push(debit);
+            c.credits.push(credit);
+            c.amounts.push(amount);
+            c.currencies.push(currency);
+            c.kinds.push(kind);
+            c.pending_ids.push(pending_id);
+            c.timeouts.push(timeout);
+            c.metadata.push(command.metadata.clone());
+        }
+        c
+    }
+}
+
 /// Applies `commands` atomically; each result says whether it was a replay of an earlier request.
 pub async fn create_transfers(
     pool: &PgPool,
     commands: &[TransferCommand],
     batch_id: Option<Uuid>,
 ) -> Result<Vec<BatchItem>, AppError> {
-    let n = commands.len();
-    let mut ids = Vec::with_capacity(n);
-    let mut debits = Vec::with_capacity(n);
-    let mut credits = Vec::with_capacity(n);
-    let mut amounts = Vec::with_capacity(n);
-    let mut currencies = Vec::with_capacity(n);
-    let mut kinds = Vec::with_capacity(n);
-    let mut pending_ids = Vec::with_capacity(n);
-    let mut timeouts = Vec::with_capacity(n);
-    let mut metadata = Vec::with_capacity(n);
-    for command in commands {
-        let (debit, credit, amount, currency, kind, pending_id, timeout) = match &command.op {
-            TransferOp::Posted { debit, credit, amount, currency } => (
-                Some(*debit),
-                Some(*credit),
-                Some(amount.cents()),
-                Some(currency.to_string()),
-                "posted",
-                None,
-                None,
-            ),
-            TransferOp::Pending { debit, credit, amount, currency, timeout_seconds } => (
-                Some(*debit),
-                Some(*credit),
-                Some(amount.cents()),
-                Some(currency.to_string()),
-                "pending",
-                None,
-                Some(*timeout_seconds),
-            ),
-            TransferOp::PostPending { pending_id, amount } => {
-                (None, None, amount.map(|a| a.cents()), None, "post_pending", Some(*pending_id), None)
-            }
-            TransferOp::VoidPending { pending_id } => {
-                (None, None, None, None, "void_pending", Some(*pending_id), None)
-            }
-            TransferOp::ExpirePending { pending_id } => {
-                (None, None, None, None, "expire_pending", Some(*pending_id), None)
-            }
-        };
-        ids.push(command.id);
-        debits.push(debit);
-        credits.push(credit);
-        amounts.push(amount);
-        currencies.push(currency);
-        kinds.push(kind);
-        pending_ids.push(pending_id);
-        timeouts.push(timeout);
-        metadata.push(command.metadata.clone());
-    }
+    let c = TransferColumns::of(commands);
 
     let mut attempt = 0;
     loop {
         let result = sqlx::query("SELECT * FROM create_transfers($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)")
-            .bind(&ids)
-            .bind(&debits)
-            .bind(&credits)
-            .bind(&amounts)
-            .bind(&currencies)
-            .bind(&kinds)
-            .bind(&pending_ids)
-            .bind(&timeouts)
-            .bind(&metadata)
+            .bind(&c.ids)
+            .bind(&c.debits)
+            .bind(&c.credits)
+            .bind(&c.amounts)
+            .bind(&c.currencies)
+            .bind(&c.kinds)
+            .bind(&c.pending_ids)
+            .bind(&c.timeouts)
+            .bind(&c.metadata)
             .bind(batch_id)
             .fetch_all(pool)
             .await;

@@ -16,7 +16,7 @@
 use rand::Rng;
 
 use super::GameDefinition;
-use super::print_run::PrintError;
+use super::PrintError;
 
 /// Rows and columns of a grid.
 pub const SIDE: usize = 10;

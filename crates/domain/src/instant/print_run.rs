@@ -9,6 +9,7 @@
 use rand::Rng;
 use serde::{Deserialize, Serialize};
 
+pub use super::PrintError;
 use super::crossword::{self, Find, Library};
 use super::{GameDefinition, Kind};
 
@@ -122,15 +123,6 @@ impl Face {
 /// The eight lines of a 3×3 grid: rows, columns, diagonals.
 const LINES: [[usize; 3]; 8] =
     [[0, 1, 2], [3, 4, 5], [6, 7, 8], [0, 3, 6], [1, 4, 7], [2, 5, 8], [0, 4, 8], [2, 4, 6]];
-
-/// Why a run cannot be printed.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum PrintError {
-    #[error("a pool of {pool} tickets cannot hold its {winners} winners")]
-    TooManyWinners { pool: u64, winners: u64 },
-    #[error("{0}")]
-    Unsupported(String),
-}
 
 /// The Luhn check digit of `digits` (ASCII digits).
 pub fn check_digit(digits: &str) -> u32 {

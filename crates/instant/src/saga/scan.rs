@@ -37,6 +37,14 @@ pub const FAILURE_WINDOW_MINUTES: i32 = 60;
 /// How long a locked terminal (or retailer) waits.
 pub const LOCK_MINUTES: i32 = 15;
 
+/// The lockout's limits as the scan applies them.
+const SCAN_LIMITS: ScanLimits = ScanLimits {
+    per_terminal: MAX_WRONG_VIRNS,
+    per_retailer: MAX_WRONG_VIRNS_PER_RETAILER,
+    window_minutes: FAILURE_WINDOW_MINUTES,
+    lock_minutes: LOCK_MINUTES,
+};
+
 /// A scanned ticket that passed every check.
 #[derive(Debug, Clone)]
 pub struct Checked {
@@ -98,19 +106,13 @@ pub async fn check_ticket(
     // Hashed here: the key never reaches the database. A barcode that is not well formed reads
     // no ticket, but still meets the terminal's lock first.
     let candidate = state.settings.virn_key.hash(request.virn.trim());
-    let limits = ScanLimits {
-        per_terminal: MAX_WRONG_VIRNS,
-        per_retailer: MAX_WRONG_VIRNS_PER_RETAILER,
-        window_minutes: FAILURE_WINDOW_MINUTES,
-        lock_minutes: LOCK_MINUTES,
-    };
     let scanned = crate::store::tickets::scan(
         &state.pool,
         caller.subject(),
         caller.organization(),
         at,
         &candidate,
-        limits,
+        SCAN_LIMITS,
     )
     .await?;
     if let Some(until) = scanned.locked_until {

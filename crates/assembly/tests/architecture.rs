@@ -1,0 +1,175 @@
+//! The layering rules of ADR 0006, checked on the source tree itself (no database, no network):
+//!
+//! - no circle among a crate's files: a file that uses another (by a `crate::` or `super::`
+//!   path) is never used back, directly or through others;
+//! - in the game services, no SQL outside their `store` floor;
+//! - no transfer built by hand as JSON outside the ledger and `ledger-api`.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+fn crates_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+/// Every `.rs` file under `dir`.
+fn rust_files(dir: &Path) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                files.push(path);
+            }
+        }
+    }
+    files.sort();
+    files
+}
+
+/// A file's module path in its crate: `store/tickets.rs` → `["store", "tickets"]`,
+/// `blackjack/mod.rs` → `["blackjack"]`, `lib.rs` → `[]`.
+fn module_of(src: &Path, file: &Path) -> Vec<String> {
+    let relative = file.strip_prefix(src).unwrap().with_extension("");
+    let mut parts: Vec<String> = relative.iter().map(|p| p.to_string_lossy().into_owned()).collect();
+    if matches!(parts.last().map(String::as_str), Some("mod" | "lib" | "main")) {
+        parts.pop();
+    }
+    parts
+}
+
+/// The `crate::a::b` and `super::c` paths a file names, as absolute module paths (identifiers
+/// only; what follows a `{` is not followed).
+fn paths_named(text: &str, module: &[String], is_mod_file: bool) -> Vec<Vec<String>> {
+    let mut found = Vec::new();
+    for (prefix, base) in [
+        ("crate::", Vec::new()),
+        ("super::", {
+            // `super` of a `mod.rs` file is its parent directory's module's parent.
+            let mut parent = module.to_vec();
+            if !is_mod_file || !parent.is_empty() {
+                parent.pop();
+            }
+            parent
+        }),
+    ] {
+        let mut rest = text;
+        while let Some(at) = rest.find(prefix) {
+            let before = rest[..at].chars().next_back();
+            rest = &rest[at + prefix.len()..];
+            if before.is_some_and(|c| c.is_alphanumeric() || c == '_') {
+                continue;
+            }
+            let end =
+                rest.find(|c: char| !(c.is_alphanumeric() || c == '_' || c == ':')).unwrap_or(rest.len());
+            let mut path = base.clone();
+            path.extend(rest[..end].split("::").filter(|s| !s.is_empty()).map(str::to_owned));
+            found.push(path);
+        }
+    }
+    found
+}
+
+#[test]
+fn no_crate_has_a_circle_among_its_files() {
+    let mut circles = Vec::new();
+    for krate in std::fs::read_dir(crates_dir()).unwrap() {
+        let src = krate.unwrap().path().join("src");
+        if !src.is_dir() {
+            continue;
+        }
+        let files = rust_files(&src);
+        let modules: BTreeSet<Vec<String>> = files.iter().map(|f| module_of(&src, f)).collect();
+        let mut edges: BTreeMap<Vec<String>, BTreeSet<Vec<String>>> = BTreeMap::new();
+        for file in &files {
+            let module = module_of(&src, file);
+            if module.is_empty() {
+                continue; // the crate root declares every module; it is not a floor
+            }
+            let is_mod_file = file.file_name().is_some_and(|n| n == "mod.rs");
+            // Code only: a doc comment's link to another module is not a use of it.
+            let text: String = std::fs::read_to_string(file)
+                .unwrap()
+                .lines()
+                .filter(|l| !l.trim_start().starts_with("//"))
+                .collect::<Vec<_>>()
+                .join("\n");
+            for path in paths_named(&text, &module, is_mod_file) {
+                // The longest prefix of the path that is a module of the crate.
+                let target = (1..=path.len()).rev().map(|n| path[..n].to_vec()).find(|p| modules.contains(p));
+                if let Some(target) = target.filter(|t| *t != module && !module.starts_with(t)) {
+                    edges.entry(module.clone()).or_default().insert(target);
+                }
+            }
+        }
+        // Depth-first search for a back edge.
+        fn visit(
+            node: &Vec<String>,
+            edges: &BTreeMap<Vec<String>, BTreeSet<Vec<String>>>,
+            stack: &mut Vec<Vec<String>>,
+            done: &mut BTreeSet<Vec<String>>,
+            circles: &mut Vec<String>,
+        ) {
+            if let Some(i) = stack.iter().position(|n| n == node) {
+                let circle: Vec<String> = stack[i..].iter().chain([node]).map(|m| m.join("::")).collect();
+                circles.push(circle.join(" -> "));
+                return;
+            }
+            if !done.insert(node.clone()) {
+                return;
+            }
+            stack.push(node.clone());
+            for next in edges.get(node).into_iter().flatten() {
+                visit(next, edges, stack, done, circles);
+            }
+            stack.pop();
+        }
+        let mut done = BTreeSet::new();
+        for node in edges.keys() {
+            let mut found = Vec::new();
+            visit(node, &edges, &mut Vec::new(), &mut done, &mut found);
+            circles.extend(found.into_iter().map(|c| format!("{}: {c}", src.display())));
+        }
+    }
+    assert!(circles.is_empty(), "files that use each other:\n{}", circles.join("\n"));
+}
+
+#[test]
+fn the_game_services_write_sql_only_in_their_store() {
+    let mut outside = Vec::new();
+    for service in ["draw-games", "table-games", "instant"] {
+        let src = crates_dir().join(service).join("src");
+        for file in rust_files(&src) {
+            let module = module_of(&src, &file);
+            let text = std::fs::read_to_string(&file).unwrap();
+            if !module.iter().any(|m| m == "store")
+                && (text.contains("sqlx::query") || text.contains("copy_in_raw"))
+            {
+                outside.push(file.display().to_string());
+            }
+        }
+    }
+    assert!(outside.is_empty(), "SQL outside a store floor: {outside:?}");
+}
+
+#[test]
+fn no_service_builds_a_transfer_by_hand() {
+    let mut by_hand = Vec::new();
+    for krate in std::fs::read_dir(crates_dir()).unwrap() {
+        let dir = krate.unwrap().path();
+        let name = dir.file_name().unwrap().to_string_lossy().into_owned();
+        if matches!(name.as_str(), "ledger" | "ledger-api" | "assembly") || !dir.join("src").is_dir() {
+            continue;
+        }
+        for file in rust_files(&dir.join("src")) {
+            if std::fs::read_to_string(&file).unwrap().contains("\"debit_account_id\"") {
+                by_hand.push(file.display().to_string());
+            }
+        }
+    }
+    assert!(by_hand.is_empty(), "transfers written as JSON outside ledger-api: {by_hand:?}");
+}
