@@ -1,4 +1,5 @@
-//! A typed JSON client for calling another service over HTTP.
+//! A typed JSON client for calling a running platform over HTTP, as tests and benchmarks do
+//! (feature `testing`; services reach each other through `crate::upstream`).
 //!
 //! Every call has a timeout. A call is retried (with exponential back-off) only when repeating it
 //! cannot do anything twice: a `GET`, or a `POST` the caller marks idempotent because it carries

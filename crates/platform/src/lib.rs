@@ -12,12 +12,15 @@
 //! - [`http`]: health, readiness, metrics, request ids, limits, timeouts and graceful shutdown;
 //! - [`openapi`]: the security scheme every OpenAPI description shares;
 //! - [`recovery`]: the pass that finishes sagas a crash left between steps;
-//! - [`client`]: a typed HTTP client for calling other services, with timeouts and safe retries;
 //! - [`upstream`]: another service, mounted in this process or reached over HTTP;
-//! - `testing` (feature): a fresh database per test.
+//! - `testing` (feature): a fresh database per test, the load runner of the benchmarks, and
+//!   `client`, the typed HTTP client tests and benchmarks call a running platform with (services
+//!   reach each other only through [`upstream`]);
+//! - [`codes`]: every problem code, its status and meaning.
 
 pub mod audit;
 pub mod auth;
+#[cfg(feature = "testing")]
 pub mod client;
 pub mod clock;
 pub mod codes;
