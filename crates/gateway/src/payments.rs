@@ -451,8 +451,6 @@ pub struct WebhookReceipt {
     pub state: PaymentState,
 }
 
-/// `POST /v1/payments/webhook`: the provider reports a payment's outcome. Authenticated by its
-/// signature, not a token: the HMAC-SHA256 of `"<t>.<body>"` in `Lotto-Signature`.
 /// The provider's event, its signature checked (HMAC over `t.body`, in the replay window) and
 /// its body read; and whether it says the payment succeeded.
 fn verified_event(
@@ -494,6 +492,8 @@ fn verified_event(
               (status = "4XX", response = Refused)),
     security(())
 )]
+/// `POST /v1/payments/webhook`: the provider reports a payment's outcome. Authenticated by its
+/// signature, not a token: the HMAC-SHA256 of `"<t>.<body>"` in `Lotto-Signature`.
 pub async fn webhook(
     State(state): State<GatewayState>,
     headers: HeaderMap,
