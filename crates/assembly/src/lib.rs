@@ -34,6 +34,7 @@ pub struct Options {
     pub instant: InstantSettings,
     pub keno: draw_games::KenoSettings,
     pub blackjack: table_games::blackjack::Limits,
+    pub gateway: gateway::GatewaySettings,
     /// What the sandbox payment provider signs its webhooks with.
     pub webhook_secret: WebhookSecret,
     /// How long the sandbox waits before confirming a payment.
@@ -58,6 +59,7 @@ impl Options {
             instant: InstantSettings::with_key(Secret::new(TEST_VIRN_KEY.to_vec())),
             keno: draw_games::KenoSettings::default(),
             blackjack: table_games::blackjack::Limits::default(),
+            gateway: gateway::GatewaySettings::default(),
             webhook_secret: WebhookSecret::new(TEST_WEBHOOK_SECRET),
             sandbox_delay: Duration::ZERO,
         })
@@ -80,6 +82,7 @@ impl Options {
             instant: InstantSettings::from_env(false)?,
             keno: draw_games::KenoSettings::from_env()?,
             blackjack: table_games::blackjack::Limits::from_env()?,
+            gateway: gateway::GatewaySettings::from_env()?,
             webhook_secret,
             sandbox_delay: Duration::from_millis(platform::config::env_or(
                 "LOTTO_SANDBOX_DELAY_MS",
@@ -121,6 +124,7 @@ impl Assembly {
             instant,
             keno,
             blackjack,
+            gateway: gateway_settings,
             webhook_secret,
             sandbox_delay,
         } = options;
@@ -145,13 +149,17 @@ impl Assembly {
         // Deposits and withdrawals go to the sandbox payment provider, in this process; it
         // confirms each after `sandbox_delay` through the gateway's signed webhook.
         let sandbox = Sandbox::new(webhook_secret.clone(), sandbox_delay);
-        let payments = Payments::with_provider(Upstream::local("payments", sandbox.router()), webhook_secret)
-            .map_err(|e| anyhow::anyhow!("{}", e.detail()))?;
-        let gateway = GatewayState::new(gateway_pool, tokens.clone(), ledger_upstream(), &config)?
-            .with_draws(Upstream::local("draw-games", draw_games::api_routes(draws.clone())))
-            .with_tables(Upstream::local("table-games", table_games::api_routes(tables.clone())))
-            .with_instant(Upstream::local("instant", instant::api_routes(instant.clone())))
-            .with_payments(payments);
+        let payments = Payments::with_provider(
+            Upstream::local("payments", sandbox.router()),
+            webhook_secret,
+            &gateway_settings.payments,
+        );
+        let gateway =
+            GatewayState::new(gateway_pool, tokens.clone(), ledger_upstream(), &config, &gateway_settings)
+                .with_draws(Upstream::local("draw-games", draw_games::api_routes(draws.clone())))
+                .with_tables(Upstream::local("table-games", table_games::api_routes(tables.clone())))
+                .with_instant(Upstream::local("instant", instant::api_routes(instant.clone())))
+                .with_payments(payments);
         Ok(Assembly {
             url: url.to_owned(),
             config,

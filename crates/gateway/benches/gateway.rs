@@ -61,9 +61,14 @@ async fn main() {
     let upstream =
         platform::upstream::Upstream::remote("ledger", &ledger_url, Duration::from_secs(10)).unwrap();
     // The load comes from one address and one identity; lift the limits (they are still checked).
-    let state = gateway::GatewayState::new(gateway_pool.clone(), tokens.clone(), upstream, &config)
-        .unwrap()
-        .without_rate_limits();
+    let state = gateway::GatewayState::new(
+        gateway_pool.clone(),
+        tokens.clone(),
+        upstream,
+        &config,
+        &gateway::GatewaySettings::default(),
+    )
+    .without_rate_limits();
     let gateway_url = serve_on_loopback(gateway::router(state.clone(), Limits::default())).await.unwrap();
     // The same gateway with the ledger mounted in process, as the `lotto` command runs them.
     let ledger_routes = ledger::api_routes(ledger::LedgerState {

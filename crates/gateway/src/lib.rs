@@ -14,6 +14,7 @@
 //! token again itself.
 
 pub mod admin;
+pub mod config;
 pub mod credentials;
 pub mod payments;
 pub mod players;
@@ -38,6 +39,7 @@ use platform::openapi::BearerAuth;
 use sqlx::PgPool;
 use sqlx::migrate::Migrator;
 
+pub use crate::config::GatewaySettings;
 use crate::rate_limit::{Quota, RateLimiter};
 use crate::sessions::{Authenticated, EndedSessions};
 use platform::upstream::Upstream;
@@ -86,14 +88,16 @@ impl FromRef<GatewayState> for TokenKeys {
 }
 
 impl GatewayState {
-    /// A state with the rate limits from the environment (`LOTTO_RATE_PER_IDENTITY`,
-    /// `LOTTO_RATE_PER_ADDRESS`: requests per minute per replica).
-    pub fn new(pool: PgPool, tokens: TokenKeys, ledger: Upstream, config: &Config) -> Result<Self, AppError> {
-        let per_identity: u32 = platform::config::env_or("LOTTO_RATE_PER_IDENTITY", 1_200u32)
-            .map_err(|e| AppError::internal(e.to_string()))?;
-        let per_address: u32 = platform::config::env_or("LOTTO_RATE_PER_ADDRESS", 12_000u32)
-            .map_err(|e| AppError::internal(e.to_string()))?;
-        Ok(GatewayState {
+    /// A state with the rate limits of `settings` (requests per minute per replica).
+    pub fn new(
+        pool: PgPool,
+        tokens: TokenKeys,
+        ledger: Upstream,
+        config: &Config,
+        settings: &GatewaySettings,
+    ) -> Self {
+        let (per_identity, per_address) = (settings.rate_per_identity, settings.rate_per_address);
+        GatewayState {
             pool,
             money: ledger_api::LedgerClient::new(ledger.clone(), tokens.clone(), "gateway"),
             tokens,
@@ -109,7 +113,7 @@ impl GatewayState {
             )),
             access_token_ttl: config.access_token_ttl,
             body_limit: config.body_limit_bytes,
-        })
+        }
     }
 
     /// Routes the draw-games service's paths to `draws`.

@@ -10,12 +10,13 @@ use platform::config::Config;
 async fn main() -> anyhow::Result<()> {
     platform::telemetry::init_tracing();
     let config = Config::from_env()?;
+    let settings = gateway::GatewaySettings::from_env()?;
     let url = config.database_url.clone().context("DATABASE_URL must be set to run the gateway alone")?;
     let ledger_url = std::env::var("LOTTO_LEDGER_URL").context("LOTTO_LEDGER_URL must name the ledger")?;
     let tokens = config.token_keys()?;
     let pool = gateway::connect(&url, &config).await?;
     let ledger = platform::upstream::Upstream::remote("ledger", &ledger_url, config.request_timeout)?;
-    let mut state = gateway::GatewayState::new(pool.clone(), tokens, ledger, &config)?;
+    let mut state = gateway::GatewayState::new(pool.clone(), tokens, ledger, &config, &settings);
     if let Ok(url) = std::env::var("LOTTO_DRAWS_URL") {
         state = state.with_draws(platform::upstream::Upstream::remote(
             "draw-games",
@@ -41,16 +42,15 @@ async fn main() -> anyhow::Result<()> {
         let secret = std::env::var("LOTTO_PAYMENTS_WEBHOOK_SECRET")
             .context("LOTTO_PAYMENTS_WEBHOOK_SECRET must be set with LOTTO_PAYMENTS_URL")?;
         let provider = platform::upstream::Upstream::remote("payments", &url, config.request_timeout)?;
-        state = state.with_payments(
-            gateway::payments::Payments::with_provider(
-                provider,
-                platform::webhook::WebhookSecret::new(platform::config::checked_secret(
-                    "LOTTO_PAYMENTS_WEBHOOK_SECRET",
-                    &secret,
-                )?),
-            )
-            .map_err(|e| anyhow::anyhow!("{}", e.detail()))?,
-        );
+        let secret = platform::webhook::WebhookSecret::new(platform::config::checked_secret(
+            "LOTTO_PAYMENTS_WEBHOOK_SECRET",
+            &secret,
+        )?);
+        state = state.with_payments(gateway::payments::Payments::with_provider(
+            provider,
+            secret,
+            &settings.payments,
+        ));
     }
     state.ended_sessions.spawn_refresher(pool, std::time::Duration::from_secs(1));
     let app = gateway::router(state, (&config).into());

@@ -34,6 +34,7 @@ use sqlx::{PgConnection, Row};
 use uuid::Uuid;
 
 use crate::GatewayState;
+use crate::config::PaymentSettings;
 use crate::players::{GATEWAY_NAMESPACE, Player, the_player};
 use crate::sessions::PlayerSession;
 
@@ -65,19 +66,16 @@ impl Payments {
         }
     }
 
-    /// The provider at `provider`, whose webhooks are signed with `secret`.
-    pub fn with_provider(provider: Upstream, secret: WebhookSecret) -> Result<Payments, AppError> {
-        let setting = |name: &'static str, default: i64| {
-            platform::config::env_or(name, default).map_err(|e| AppError::internal(e.to_string()))
-        };
-        Ok(Payments {
+    /// The provider at `provider`, whose webhooks are signed with `secret`, dealt with as
+    /// `settings` say.
+    pub fn with_provider(provider: Upstream, secret: WebhookSecret, settings: &PaymentSettings) -> Payments {
+        Payments {
             provider: Some(provider),
-            api_key: std::env::var("LOTTO_PAYMENTS_API_KEY").unwrap_or_else(|_| "sandbox".to_owned()),
+            api_key: String::from_utf8_lossy(settings.api_key.expose()).into_owned(),
             webhook_secret: secret,
-            tolerance_seconds: setting("LOTTO_PAYMENTS_TOLERANCE_SECONDS", 300)?,
-            hold_seconds: i32::try_from(setting("LOTTO_PAYMENTS_HOLD_SECONDS", 7 * 24 * 3600)?)
-                .map_err(AppError::internal)?,
-        })
+            tolerance_seconds: settings.tolerance_seconds,
+            hold_seconds: settings.hold_seconds,
+        }
     }
 }
 

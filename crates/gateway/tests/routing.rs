@@ -20,7 +20,8 @@ async fn gateway_to(ledger_url: &str, tokens: &TokenKeys, timeout: Duration) -> 
     let config = Config::default();
     let pool = gateway::connect(&url, &config).await.unwrap();
     let upstream = Upstream::remote("ledger", ledger_url, timeout).unwrap();
-    let state = GatewayState::new(pool, tokens.clone(), upstream, &config).unwrap();
+    let state =
+        GatewayState::new(pool, tokens.clone(), upstream, &config, &gateway::GatewaySettings::default());
     gateway::router(state, Limits::default())
 }
 

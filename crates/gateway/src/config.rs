@@ -1,0 +1,60 @@
+//! The gateway's own settings, read once at start; a value that does not parse is an error there.
+//!
+//! | variable                           | default   | meaning                                        |
+//! |------------------------------------|-----------|------------------------------------------------|
+//! | `LOTTO_RATE_PER_IDENTITY`          | `1200`    | requests per minute per token (per replica)    |
+//! | `LOTTO_RATE_PER_ADDRESS`           | `12000`   | requests per minute per client address         |
+//! | `LOTTO_PAYMENTS_API_KEY`           | `sandbox` | what the gateway presents to the provider      |
+//! | `LOTTO_PAYMENTS_TOLERANCE_SECONDS` | `300`     | how old a signed webhook may be                |
+//! | `LOTTO_PAYMENTS_HOLD_SECONDS`      | `604800`  | how long a withdrawal's hold waits for the provider |
+
+use platform::config::{ConfigError, Secret, env_or};
+
+/// Everything the gateway is configured with (beside `platform::config::Config`).
+#[derive(Debug, Clone)]
+pub struct GatewaySettings {
+    pub rate_per_identity: u32,
+    pub rate_per_address: u32,
+    pub payments: PaymentSettings,
+}
+
+/// How the gateway deals with its payment provider.
+#[derive(Debug, Clone)]
+pub struct PaymentSettings {
+    pub api_key: Secret,
+    pub tolerance_seconds: i64,
+    pub hold_seconds: i32,
+}
+
+impl Default for GatewaySettings {
+    fn default() -> Self {
+        GatewaySettings {
+            rate_per_identity: 1_200,
+            rate_per_address: 12_000,
+            payments: PaymentSettings {
+                api_key: Secret::new(b"sandbox".to_vec()),
+                tolerance_seconds: 300,
+                hold_seconds: 7 * 24 * 3600,
+            },
+        }
+    }
+}
+
+impl GatewaySettings {
+    /// The defaults overridden by the environment.
+    pub fn from_env() -> Result<Self, ConfigError> {
+        let d = GatewaySettings::default();
+        Ok(GatewaySettings {
+            rate_per_identity: env_or("LOTTO_RATE_PER_IDENTITY", d.rate_per_identity)?,
+            rate_per_address: env_or("LOTTO_RATE_PER_ADDRESS", d.rate_per_address)?,
+            payments: PaymentSettings {
+                api_key: match std::env::var("LOTTO_PAYMENTS_API_KEY") {
+                    Ok(key) if !key.is_empty() => Secret::new(key.into_bytes()),
+                    _ => d.payments.api_key,
+                },
+                tolerance_seconds: env_or("LOTTO_PAYMENTS_TOLERANCE_SECONDS", d.payments.tolerance_seconds)?,
+                hold_seconds: env_or("LOTTO_PAYMENTS_HOLD_SECONDS", d.payments.hold_seconds)?,
+            },
+        })
+    }
+}
