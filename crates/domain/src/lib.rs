@@ -11,5 +11,6 @@ pub mod instant;
 pub mod keno;
 pub mod math;
 pub mod money;
+pub mod powerball;
 
 pub use money::{Amount, Currency, Money, MoneyError};

@@ -1,0 +1,168 @@
+//! Powerball's rules and exact math (K.A.R. 111-5-24, the multi-state prize chart).
+#![allow(
+    clippy::unwrap_used,
+    clippy::cast_precision_loss,
+    clippy::indexing_slicing,
+    clippy::arithmetic_side_effects
+)]
+
+use std::collections::HashMap;
+
+use domain::math::Fraction;
+use domain::powerball::math::{outcomes, outcomes_of, powerball_math, tier_count, tier_count_of};
+use domain::powerball::{Board, PowerPlayBalls, RuleError, Tier};
+use rand::SeedableRng;
+use rand_chacha::ChaCha20Rng;
+
+#[test]
+fn a_board_is_five_different_whites_of_69_and_a_powerball_of_26() {
+    let board = Board::new(&[69, 3, 40, 1, 22], 26).unwrap();
+    assert_eq!(board.whites, [1, 3, 22, 40, 69], "kept in order");
+    assert!(Board::new(&[1, 2, 3, 4, 5], 5).is_ok(), "the Powerball may equal a white (111-5-24(a))");
+    assert_eq!(Board::new(&[1, 2, 3, 4], 5), Err(RuleError::WhiteCount(4)));
+    assert_eq!(Board::new(&[1, 2, 3, 4, 5, 6], 5), Err(RuleError::WhiteCount(6)));
+    assert_eq!(Board::new(&[0, 2, 3, 4, 5], 5), Err(RuleError::WhiteOutOfRange(0)));
+    assert_eq!(Board::new(&[70, 2, 3, 4, 5], 5), Err(RuleError::WhiteOutOfRange(70)));
+    assert_eq!(Board::new(&[7, 2, 7, 4, 5], 5), Err(RuleError::DuplicateWhite(7)));
+    assert_eq!(Board::new(&[1, 2, 3, 4, 5], 0), Err(RuleError::PowerballOutOfRange(0)));
+    assert_eq!(Board::new(&[1, 2, 3, 4, 5], 27), Err(RuleError::PowerballOutOfRange(27)));
+}
+
+/// The prize chart, typed from the facts: every number of white matches, with and
+/// without the Powerball, without Power Play and with every ball of both drums.
+#[test]
+fn every_match_pays_the_chart_with_and_without_power_play() {
+    let chart: [(usize, bool, Option<i64>); 9] = [
+        (5, true, None),
+        (5, false, Some(100_000_000)),
+        (4, true, Some(5_000_000)),
+        (4, false, Some(10_000)),
+        (3, true, Some(10_000)),
+        (3, false, Some(700)),
+        (2, true, Some(700)),
+        (1, true, Some(400)),
+        (0, true, Some(400)),
+    ];
+    for whites in 0..=5 {
+        for powerball in [false, true] {
+            let listed = chart.iter().find(|&&(w, p, _)| (w, p) == (whites, powerball));
+            let tier = Tier::of(whites, powerball);
+            assert_eq!(tier.is_some(), listed.is_some(), "{whites} + {powerball}");
+            let (Some(tier), Some(&(_, _, base))) = (tier, listed) else { continue };
+            assert_eq!(tier.prize_cents(None), base);
+            for drum in [PowerPlayBalls::WithTenX, PowerPlayBalls::WithoutTenX] {
+                for &(m, _) in drum.balls() {
+                    let expected = match (whites, powerball) {
+                        (5, true) => None,
+                        (5, false) => Some(200_000_000),
+                        _ => base.map(|b| b * i64::from(m)),
+                    };
+                    assert_eq!(tier.prize_cents(Some(m)), expected, "{whites} + {powerball} at {m}x");
+                }
+            }
+        }
+    }
+    assert_eq!(Tier::FourPowerball.prize_cents(Some(10)), Some(50_000_000), "$50,000 at 10x: $500,000");
+}
+
+#[test]
+fn the_ten_x_ball_is_in_the_drum_up_to_a_150_million_grand_prize() {
+    assert_eq!(PowerPlayBalls::for_grand_prize(15_000_000_000), PowerPlayBalls::WithTenX);
+    assert_eq!(PowerPlayBalls::for_grand_prize(15_000_000_001), PowerPlayBalls::WithoutTenX);
+    let count = |d: PowerPlayBalls| d.balls().iter().map(|&(_, n)| n).sum::<u32>();
+    assert_eq!((count(PowerPlayBalls::WithTenX), count(PowerPlayBalls::WithoutTenX)), (43, 42));
+}
+
+/// The counting formula against every board of a small game (5 of 10 whites, 3 Powerballs).
+#[test]
+fn the_tier_counts_agree_with_every_board_of_a_small_game() {
+    let (whites, powerballs) = (10u8, 3u8);
+    let drawn = Board { whites: [1, 2, 3, 4, 5], powerball: 1 };
+    let mut tally: HashMap<Option<Tier>, u128> = HashMap::new();
+    let mut boards = 0u128;
+    for a in 1..=whites {
+        for b in a + 1..=whites {
+            for c in b + 1..=whites {
+                for d in c + 1..=whites {
+                    for e in d + 1..=whites {
+                        for pb in 1..=powerballs {
+                            let board = Board { whites: [a, b, c, d, e], powerball: pb };
+                            let (w, p) = board.matches(&drawn);
+                            *tally.entry(Tier::of(w, p)).or_default() += 1;
+                            boards += 1;
+                        }
+                    }
+                }
+            }
+        }
+    }
+    assert_eq!(boards, outcomes_of(u32::from(whites), u32::from(powerballs)));
+    for tier in Tier::ALL {
+        let counted = tally.get(&Some(tier)).copied().unwrap_or(0);
+        assert_eq!(counted, tier_count_of(tier, u32::from(whites), u32::from(powerballs)), "{tier:?}");
+    }
+}
+
+#[test]
+fn the_published_math_is_exact() {
+    assert_eq!(outcomes(), 292_201_338);
+    assert_eq!(tier_count(Tier::GrandPrize), 1, "1 in 292,201,338");
+    let counts: Vec<u128> = Tier::ALL.iter().map(|&t| tier_count(t)).collect();
+    assert_eq!(counts, vec![1, 25, 320, 8_000, 20_160, 504_000, 416_640, 3_176_880, 7_624_512]);
+    let math = powerball_math();
+    assert_eq!(math.any_prize, Fraction::new(11_750_538, 292_201_338));
+    assert!((math.any_prize_one_in - 24.87).abs() < 0.005, "{}", math.any_prize_one_in);
+    // Σ outcomes × prize over the fixed tiers, by hand: 9,346,604,800 cents over all outcomes.
+    assert_eq!(math.return_without_grand_prize, Fraction::new(9_346_604_800, 292_201_338 * 200));
+    assert!((math.return_without_grand_prize.to_f64() - 0.15994).abs() < 0.00001);
+    // $2 × 292,201,338 − $93,466,048.00: the grand prize at which a play pays its price.
+    assert_eq!(math.break_even_grand_prize_cents, Fraction::new(49_093_662_800, 1));
+    let with = &math.power_play[0];
+    let without = &math.power_play[1];
+    assert_eq!(with.expected_multiplier, Fraction::new(119, 43));
+    assert_eq!(without.expected_multiplier, Fraction::new(109, 42));
+    // With Power Play every fixed prize but match 5 is multiplied: Σ (non-match-5) = 6,846,604,800
+    // cents, times 119/43, plus 25 × $2,000,000, over all outcomes and $3.
+    let expected = Fraction::new(6_846_604_800 * 119 + 25 * 200_000_000 * 43, 292_201_338 * 43 * 300);
+    assert_eq!(with.return_without_grand_prize, expected);
+    let expected = Fraction::new(6_846_604_800 * 109 + 25 * 200_000_000 * 42, 292_201_338 * 42 * 300);
+    assert_eq!(without.return_without_grand_prize, expected);
+}
+
+/// Computer picks and the Power Play drum, from a seeded generator: every number as likely as
+/// the others (chi-square at p = 0.001).
+#[test]
+fn quick_picks_and_multipliers_are_uniform() {
+    let mut rng = ChaCha20Rng::seed_from_u64(22);
+    let picks = 40_000;
+    let (mut whites, mut powerballs) = ([0u32; 70], [0u32; 27]);
+    for _ in 0..picks {
+        let board = Board::quick_pick(&mut rng);
+        assert!(Board::new(&board.whites, board.powerball).is_ok());
+        for &n in &board.whites {
+            whites[usize::from(n)] += 1;
+        }
+        powerballs[usize::from(board.powerball)] += 1;
+    }
+    let chi = |observed: &[u32], expected: f64| -> f64 {
+        observed.iter().map(|&o| (f64::from(o) - expected).powi(2) / expected).sum()
+    };
+    let white = chi(&whites[1..], f64::from(picks) * 5.0 / 69.0);
+    assert!(white < 111.0, "whites: chi-square {white:.1} over 68 degrees of freedom");
+    let pb = chi(&powerballs[1..], f64::from(picks) / 26.0);
+    assert!(pb < 52.6, "Powerballs: chi-square {pb:.1} over 25 degrees of freedom");
+    let draws = 43_000u32;
+    let mut drawn: HashMap<u8, u32> = HashMap::new();
+    for _ in 0..draws {
+        *drawn.entry(PowerPlayBalls::WithTenX.draw(&mut rng)).or_default() += 1;
+    }
+    let stat: f64 = PowerPlayBalls::WithTenX
+        .balls()
+        .iter()
+        .map(|&(m, n)| {
+            let expected = f64::from(draws) * f64::from(n) / 43.0;
+            (f64::from(drawn.get(&m).copied().unwrap_or(0)) - expected).powi(2) / expected
+        })
+        .sum();
+    assert!(stat < 18.47, "multipliers: chi-square {stat:.2} over 4 degrees of freedom");
+}
