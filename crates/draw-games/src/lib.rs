@@ -145,6 +145,7 @@ pub fn route_table() -> Vec<(Method, &'static str, MethodRouter<DrawsState>)> {
         (Method::GET, "/v1/keno/draws/{number}", get(routes::get_draw)),
         (Method::GET, "/v1/keno/paytables", get(routes::paytables)),
         (Method::GET, "/v1/keno/math", get(routes::math)),
+        (Method::GET, "/v1/powerball/math", get(routes::powerball_math)),
         (Method::GET, "/v1/draws/audit/verify", get(routes::verify_audit)),
     ]
 }
@@ -192,10 +193,11 @@ pub fn spawn_recovery(state: DrawsState, interval: Duration) -> tokio::task::Joi
     paths(
         routes::play_now, routes::my_tickets, routes::get_ticket,
         routes::buy, routes::my_draw_tickets, routes::get_draw_ticket, routes::list_draws, routes::get_draw,
-        routes::paytables, routes::math, routes::verify_audit
+        routes::paytables, routes::math, routes::powerball_math, routes::verify_audit
     ),
     components(schemas(platform::Problem), responses(platform::openapi::Refused)),
     modifiers(&BearerAuth),
-    tags((name = "keno", description = "Castle Keno: tickets played at once or in scheduled draws, draws, pay tables and the math"))
+    tags((name = "keno", description = "Castle Keno: tickets played at once or in scheduled draws, draws, pay tables and the math"),
+         (name = "powerball", description = "Powerball (K.A.R. 111-5-22, 111-5-24): the game's exact math"))
 )]
 pub struct DrawGamesApi;

@@ -243,6 +243,16 @@ pub async fn math() -> Json<Vec<ParRow>> {
 }
 
 #[utoipa::path(
+    get, path = "/v1/powerball/math", tag = "powerball", operation_id = "powerball_math",
+    responses((status = 200, description = "Powerball's exact math: each tier's probability as a fraction, the any-prize odds, the fixed prizes' return with and without Power Play for both multiplier drums, and the break-even grand prize (public)", body = Object),
+              (status = "4XX", response = Refused))
+)]
+/// `GET /v1/powerball/math`: public.
+pub async fn powerball_math() -> Json<domain::powerball::math::PowerballMath> {
+    Json(domain::powerball::math::powerball_math())
+}
+
+#[utoipa::path(
     get, path = "/v1/draws/audit/verify", tag = "keno",
     responses((status = 200, description = "the audit chain walked end to end", body = platform::audit::ChainReport),
               (status = "4XX", response = Refused)),

@@ -51,6 +51,7 @@ const MATRIX: &[(&str, &str, [u16; 7])] = &[
     ("GET", "/v1/keno/draws/{number}", [200, 200, 200, 200, 200, 200, 200]),
     ("GET", "/v1/keno/paytables", [200, 200, 200, 200, 200, 200, 200]),
     ("GET", "/v1/keno/math", [200, 200, 200, 200, 200, 200, 200]),
+    ("GET", "/v1/powerball/math", [200, 200, 200, 200, 200, 200, 200]),
     ("GET", "/v1/draws/audit/verify", [401, 403, 403, 403, 200, 200, 200]),
     // The table-games service's routes, through the gateway.
     ("POST", "/v1/blackjack/tables", [401, 201, 201, 403, 403, 403, 403]),
