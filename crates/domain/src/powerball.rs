@@ -10,9 +10,11 @@
 //! - [`PowerPlayBalls`]: the 43 multiplier balls (24 of 2x, 13 of 3x, 3 of 4x, 2 of 5x, 1 of 10x)
 //!   drawn when the advertised annuity grand prize is at most $150 million, otherwise the 42
 //!   without the 10x;
+//! - [`grand_prize`]: equal shares, the annuity's 30 graduated payments, the default election;
 //! - [`math`]: every tier's exact probability and the game's returns;
 //! - [`schedule`]: when sales close and resume and drawings are held, in central time.
 
+pub mod grand_prize;
 pub mod math;
 pub mod schedule;
 

@@ -166,3 +166,26 @@ fn quick_picks_and_multipliers_are_uniform() {
         .sum();
     assert!(stat < 18.47, "multipliers: chi-square {stat:.2} over 4 degrees of freedom");
 }
+
+/// The annuity: 30 payments, each 5% larger than the one before (to the cent), summing exactly to
+/// the grand prize; equal shares between winners.
+#[test]
+fn the_annuity_grows_five_percent_a_year_and_sums_to_the_prize() {
+    use domain::powerball::grand_prize::{DEFAULT_ELECTION, Election, annuity_payments, share_cents};
+    for total in [2_000_000_000i64, 15_000_000_000, 12_345_678_901, 100_000_000_000] {
+        let payments = annuity_payments(total);
+        assert_eq!(payments.iter().sum::<i64>(), total, "{total}");
+        for pair in payments[..29].windows(2) {
+            let grown = pair[0] as f64 * 1.05;
+            assert!((pair[1] as f64 - grown).abs() <= 1.05 + 1.0, "{} then {}", pair[0], pair[1]);
+        }
+        // $20 million's first and last, exactly: 20,000,000 / Σ 1.05^i = $301,028.70160..., and
+        // × 1.05^29 = $1,239,074.95391...
+        if total == 2_000_000_000 {
+            assert_eq!((payments[0], payments[29]), (30_102_870, 123_907_495));
+        }
+    }
+    assert_eq!(DEFAULT_ELECTION, Election::Annuity);
+    assert_eq!(share_cents(10_000_000_001, 3), 3_333_333_333, "a cent left in the pool");
+    assert_eq!(share_cents(5, 0), 0);
+}
