@@ -22,7 +22,7 @@ use std::time::Duration;
 use axum::Router;
 use axum::extract::FromRef;
 use axum::http::Method;
-use axum::routing::{MethodRouter, get, post};
+use axum::routing::{MethodRouter, get, post, put};
 use ledger_api::{AccountKind, LedgerClient};
 use platform::AppError;
 use platform::auth::TokenKeys;
@@ -72,6 +72,8 @@ pub struct DrawsState {
     pub clock: Clock,
     /// When each scheduled draw closes.
     pub schedule: store::draws::Schedule,
+    /// When Powerball is sold and drawn (111-5-24(g), (h)), central time.
+    pub powerball: domain::powerball::schedule::Timetable,
 }
 
 impl FromRef<DrawsState> for TokenKeys {
@@ -111,6 +113,7 @@ impl DrawsState {
             ledger_batches,
             clock: Clock::system(),
             schedule,
+            powerball: domain::powerball::schedule::Timetable::default(),
         };
         state
             .ledger
@@ -146,6 +149,8 @@ pub fn route_table() -> Vec<(Method, &'static str, MethodRouter<DrawsState>)> {
         (Method::GET, "/v1/keno/paytables", get(routes::paytables)),
         (Method::GET, "/v1/keno/math", get(routes::math)),
         (Method::GET, "/v1/powerball/math", get(routes::powerball_math)),
+        (Method::GET, "/v1/powerball/draws/next", get(routes::next_powerball_draw)),
+        (Method::PUT, "/v1/powerball/draws/{date}/grand-prize", put(routes::set_powerball_grand_prize)),
         (Method::GET, "/v1/draws/audit/verify", get(routes::verify_audit)),
     ]
 }
@@ -193,7 +198,8 @@ pub fn spawn_recovery(state: DrawsState, interval: Duration) -> tokio::task::Joi
     paths(
         routes::play_now, routes::my_tickets, routes::get_ticket,
         routes::buy, routes::my_draw_tickets, routes::get_draw_ticket, routes::list_draws, routes::get_draw,
-        routes::paytables, routes::math, routes::powerball_math, routes::verify_audit
+        routes::paytables, routes::math, routes::powerball_math, routes::next_powerball_draw,
+        routes::set_powerball_grand_prize, routes::verify_audit
     ),
     components(schemas(platform::Problem), responses(platform::openapi::Refused)),
     modifiers(&BearerAuth),

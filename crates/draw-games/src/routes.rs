@@ -252,6 +252,98 @@ pub async fn powerball_math() -> Json<domain::powerball::math::PowerballMath> {
     Json(domain::powerball::math::powerball_math())
 }
 
+fn powerball_view(
+    stored: &crate::store::powerball::StoredDrawing,
+    resumes_at: Option<chrono::DateTime<chrono::Utc>>,
+) -> PowerballDrawView {
+    PowerballDrawView {
+        draw_date: stored.date,
+        sales_close_at: stored.sales_close_at,
+        sales_resume_at: stored.sales_resume_at,
+        draw_at: stored.draw_at,
+        sales_open: resumes_at.is_none(),
+        resumes_at,
+        advertised_cents: stored.advertised_cents,
+        cash_value_cents: stored.cash_value_cents,
+        power_play_balls: stored.advertised_cents.map(|cents| {
+            match domain::powerball::PowerPlayBalls::for_grand_prize(cents) {
+                domain::powerball::PowerPlayBalls::WithTenX => "with_ten_x",
+                domain::powerball::PowerPlayBalls::WithoutTenX => "without_ten_x",
+            }
+            .to_owned()
+        }),
+        state: stored.state.clone(),
+    }
+}
+
+#[utoipa::path(
+    get, path = "/v1/powerball/draws/next", tag = "powerball",
+    responses((status = 200, description = "the drawing plays are sold for now (or, while sales are closed, the one they resume for), its times and its advertised grand prize (public)", body = PowerballDrawView),
+              (status = "4XX", response = Refused))
+)]
+/// `GET /v1/powerball/draws/next`: public.
+pub async fn next_powerball_draw(
+    State(state): State<DrawsState>,
+) -> Result<Json<PowerballDrawView>, AppError> {
+    use domain::powerball::schedule::SaleWindow;
+    let (drawing, resumes_at) = match state.powerball.sale_window(state.clock.now()) {
+        SaleWindow::Open(drawing) => (drawing, None),
+        SaleWindow::Closed { resumes_at, .. } => (state.powerball.next_open(resumes_at), Some(resumes_at)),
+    };
+    let stored = crate::store::powerball::ensure(&state.pool, &drawing).await?;
+    Ok(Json(powerball_view(&stored, resumes_at)))
+}
+
+#[utoipa::path(
+    put, path = "/v1/powerball/draws/{date}/grand-prize", tag = "powerball", request_body = GrandPrizeRequest,
+    params(("date" = String, Path, description = "the draw day, central time (YYYY-MM-DD)")),
+    responses((status = 200, description = "the drawing's advertised grand prize and its cash value set", body = PowerballDrawView),
+              (status = "4XX", response = Refused)),
+    security(("bearer" = []))
+)]
+/// `PUT /v1/powerball/draws/{date}/grand-prize`: operators set a drawing's advertised grand prize
+/// and its cash value until its sales close (111-5-24(a)).
+pub async fn set_powerball_grand_prize(
+    State(state): State<DrawsState>,
+    caller: Caller,
+    Path(date): Path<chrono::NaiveDate>,
+    Json(request): Json<GrandPrizeRequest>,
+) -> Result<Json<PowerballDrawView>, AppError> {
+    caller.require(&[Role::Operator])?;
+    if !domain::powerball::schedule::is_draw_day(date) {
+        return Err(AppError::unprocessable(
+            "not_a_draw_day",
+            format!("{date} has no Powerball drawing (Monday, Wednesday and Saturday do)"),
+        ));
+    }
+    let (advertised, cash) = (request.advertised_cents, request.cash_value_cents);
+    if !(1..=domain::Amount::MAX_CENTS).contains(&advertised) || !(1..=advertised).contains(&cash) {
+        return Err(AppError::unprocessable(
+            "invalid_grand_prize",
+            "the advertised grand prize is positive, and its cash value positive and at most it",
+        ));
+    }
+    let drawing = state.powerball.drawing_on(date);
+    let closed = || {
+        AppError::conflict(
+            "sales_closed",
+            format!(
+                "sales for {date} closed at {}: its grand prize stands",
+                drawing.sales_close.to_rfc3339()
+            ),
+        )
+    };
+    if state.clock.now() >= drawing.sales_close {
+        return Err(closed());
+    }
+    crate::store::powerball::ensure(&state.pool, &drawing).await?;
+    if !crate::store::powerball::set_grand_prize(&state.pool, date, advertised, cash).await? {
+        return Err(closed());
+    }
+    let stored = crate::store::powerball::ensure(&state.pool, &drawing).await?;
+    Ok(Json(powerball_view(&stored, None)))
+}
+
 #[utoipa::path(
     get, path = "/v1/draws/audit/verify", tag = "keno",
     responses((status = 200, description = "the audit chain walked end to end", body = platform::audit::ChainReport),

@@ -122,3 +122,35 @@ pub struct PayTable {
     /// (spots, hits, cents) for every paying cell; TOP OR BOTTOM lists the smaller half's hits.
     pub cells: Vec<[i64; 3]>,
 }
+
+/// A Powerball drawing as anyone may see it.
+#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct PowerballDrawView {
+    /// Its day, central time.
+    pub draw_date: chrono::NaiveDate,
+    pub sales_close_at: DateTime<Utc>,
+    pub sales_resume_at: DateTime<Utc>,
+    pub draw_at: DateTime<Utc>,
+    /// Whether a play may be sold now (not between 8:59 and 9:05 p.m. central on a draw day).
+    pub sales_open: bool,
+    /// While sales are closed: when they resume.
+    pub resumes_at: Option<DateTime<Utc>>,
+    /// The advertised (annuity) grand prize and the cash that funds it, once the operator sets them.
+    pub advertised_cents: Option<i64>,
+    pub cash_value_cents: Option<i64>,
+    /// The Power Play drum the advertised grand prize calls for: `with_ten_x` (at most
+    /// $150,000,000) or `without_ten_x`.
+    pub power_play_balls: Option<String>,
+    /// `scheduled`, `closed`, `drawn` or `certified`.
+    pub state: String,
+}
+
+/// `PUT /v1/powerball/draws/{date}/grand-prize`.
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct GrandPrizeRequest {
+    /// The advertised annuity grand prize.
+    pub advertised_cents: i64,
+    /// The cash held in the grand prize pool for the drawing: at most the advertised amount.
+    pub cash_value_cents: i64,
+}

@@ -201,6 +201,8 @@ pub fn route_table() -> Vec<(Method, &'static str, MethodRouter<GatewayState>)> 
         (Method::GET, "/v1/keno/paytables", get(for_anyone::<DRAWS>)),
         (Method::GET, "/v1/keno/math", get(for_anyone::<DRAWS>)),
         (Method::GET, "/v1/powerball/math", get(for_anyone::<DRAWS>)),
+        (Method::GET, "/v1/powerball/draws/next", get(for_anyone::<DRAWS>)),
+        (Method::PUT, "/v1/powerball/draws/{date}/grand-prize", put(for_operators::<DRAWS>)),
         (Method::GET, "/v1/draws/audit/verify", get(for_staff::<DRAWS>)),
         (Method::POST, "/v1/blackjack/tables", post(for_players::<TABLES>)),
         (Method::POST, "/v1/blackjack/tables/{id}/rounds", post(for_players::<TABLES>)),

@@ -52,6 +52,8 @@ const MATRIX: &[(&str, &str, [u16; 7])] = &[
     ("GET", "/v1/keno/paytables", [200, 200, 200, 200, 200, 200, 200]),
     ("GET", "/v1/keno/math", [200, 200, 200, 200, 200, 200, 200]),
     ("GET", "/v1/powerball/math", [200, 200, 200, 200, 200, 200, 200]),
+    ("GET", "/v1/powerball/draws/next", [200, 200, 200, 200, 200, 200, 200]),
+    ("PUT", "/v1/powerball/draws/{date}/grand-prize", [401, 403, 403, 403, 200, 403, 403]),
     ("GET", "/v1/draws/audit/verify", [401, 403, 403, 403, 200, 200, 200]),
     // The table-games service's routes, through the gateway.
     ("POST", "/v1/blackjack/tables", [401, 201, 201, 403, 403, 403, 403]),
@@ -113,6 +115,12 @@ struct Fixture {
 }
 
 /// The concrete path and body of a row, for one caller.
+/// A Powerball draw day a week or more away, whose sales are surely open.
+fn a_powerball_draw_next_week() -> chrono::NaiveDate {
+    let later = chrono::Utc::now() + chrono::Duration::days(7);
+    domain::powerball::schedule::Timetable::default().next_open(later).date
+}
+
 fn request_for(fx: &Fixture, method: &str, route: &str, caller: usize) -> (String, Option<Value>) {
     let transfer = |from: &str, to: &str| json!({"id": new_id(), "debit_account_id": from, "credit_account_id": to, "amount": 1, "currency": "USD"});
     let path = route
@@ -128,7 +136,11 @@ fn request_for(fx: &Fixture, method: &str, route: &str, caller: usize) -> (Strin
         .replace("/v1/blackjack/rounds/{id}", &format!("/v1/blackjack/rounds/{}", fx.bj_round))
         .replace("/v1/me/payments/{id}", &format!("/v1/me/payments/{}", fx.payment))
         .replace("/v1/instant/games/{number}", "/v1/instant/games/283")
-        .replace("/v1/instant/packs/{game}/{book}", "/v1/instant/packs/283/0");
+        .replace("/v1/instant/packs/{game}/{book}", "/v1/instant/packs/283/0")
+        .replace(
+            "/v1/powerball/draws/{date}",
+            &format!("/v1/powerball/draws/{}", a_powerball_draw_next_week()),
+        );
     let body = match (method, route) {
         ("POST", "/v1/players") => Some(
             json!({"email": format!("{}@example.com", new_id()), "password": PASSWORD, "date_of_birth": "1980-01-01"}),
@@ -138,6 +150,9 @@ fn request_for(fx: &Fixture, method: &str, route: &str, caller: usize) -> (Strin
         ("POST", "/v1/payments/webhook") => Some(json!({"id": new_id(), "type": "payment.succeeded",
             "payment_id": fx.payment, "amount": 10_000, "currency": "USD"})),
         ("PUT", "/v1/me/deposit-limits") => Some(json!({"period": "monthly", "amount": 1_000_000})),
+        ("PUT", "/v1/powerball/draws/{date}/grand-prize") => {
+            Some(json!({"advertised_cents": 2_000_000_000, "cash_value_cents": 900_000_000}))
+        }
         ("POST", "/v1/me/self-exclusion") => Some(json!({"period": "6_months"})),
         ("POST", "/v1/staff") => Some(
             json!({"username": format!("s{}", &new_id()[24..]), "password": PASSWORD, "role": "auditor"}),

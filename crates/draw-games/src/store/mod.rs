@@ -4,9 +4,11 @@
 //!   ([`tickets::StoredTicket`]), the play-now saga's group-committed writes, and a draw
 //!   ticket's purchase steps;
 //! - [`draws`]: the schedule, the draws' rows and their close, draw and settle steps, and the
-//!   scheduler's leadership lock.
+//!   scheduler's leadership lock;
+//! - [`powerball`]: Powerball drawings and their advertised grand prize.
 
 pub mod draws;
+pub mod powerball;
 pub mod tickets;
 
 use platform::AppError;
