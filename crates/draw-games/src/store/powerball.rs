@@ -17,19 +17,28 @@ pub struct StoredDrawing {
     pub state: String,
 }
 
-/// The drawing's row, made from the timetable when it is not there yet.
+/// The drawing's row, made from the timetable when it is not there yet (a read of a row that
+/// exists writes nothing: the public read of the next drawing is a plain read).
 pub async fn ensure(pool: &PgPool, drawing: &Drawing) -> Result<StoredDrawing, AppError> {
-    let row = sqlx::query(
-        "INSERT INTO pb_draws (draw_date, sales_close_at, sales_resume_at, draw_at) VALUES ($1, $2, $3, $4)
-         ON CONFLICT (draw_date) DO UPDATE SET draw_date = EXCLUDED.draw_date
-         RETURNING draw_date, sales_close_at, sales_resume_at, draw_at, advertised_cents, cash_value_cents, state",
-    )
-    .bind(drawing.date)
-    .bind(drawing.sales_close)
-    .bind(drawing.sales_resume)
-    .bind(drawing.drawing)
-    .fetch_one(pool)
-    .await?;
+    let select = "SELECT draw_date, sales_close_at, sales_resume_at, draw_at, advertised_cents, cash_value_cents, state
+                    FROM pb_draws WHERE draw_date = $1";
+    let found = sqlx::query(select).bind(drawing.date).fetch_optional(pool).await?;
+    let row = match found {
+        Some(row) => row,
+        None => {
+            sqlx::query(
+                "INSERT INTO pb_draws (draw_date, sales_close_at, sales_resume_at, draw_at) VALUES ($1, $2, $3, $4)
+                 ON CONFLICT (draw_date) DO NOTHING",
+            )
+            .bind(drawing.date)
+            .bind(drawing.sales_close)
+            .bind(drawing.sales_resume)
+            .bind(drawing.drawing)
+            .execute(pool)
+            .await?;
+            sqlx::query(select).bind(drawing.date).fetch_one(pool).await?
+        }
+    };
     Ok(StoredDrawing {
         date: row.try_get("draw_date")?,
         sales_close_at: row.try_get("sales_close_at")?,
