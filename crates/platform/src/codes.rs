@@ -65,6 +65,7 @@ pub const ALL: &[Code] = &[
     code("append_only", 409, "the journal is append-only: a transfer is never changed"),
     code("claim_at_office", 409, "the prize is above the retailer limit: claimed at the lottery office"),
     code("concurrent_update", 409, "too many concurrent attempts on the same accounts: retry"),
+    code("decision_pending", 409, "a blackjack decision on this step waits for its wager: send it again"),
     code("email_taken", 409, "an account with this email exists"),
     code("hold_already_ended", 409, "the hold was posted or voided already"),
     code("idempotency_conflict", 409, "this key was used for a different request"),

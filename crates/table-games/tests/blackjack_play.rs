@@ -443,6 +443,9 @@ async fn a_decision_waiting_for_the_ledger_is_finished_once_by_the_recovery_pass
     assert_eq!(casino.balance(wallet).await, 9_500, "the double's wager was not taken");
     let later = casino.act(&token, &round, json!({"step": 1, "action": "stand"})).await;
     assert_eq!(later.code(), "stale_step", "the pending double holds step 0");
+    let other = casino.act(&token, &round, json!({"step": 0, "action": "stand"})).await;
+    assert_eq!(other.code(), "decision_pending", "{}", other.body);
+    assert_eq!(other.body["context"]["pending"]["action"], "double");
     assert_eq!(table_games::blackjack::recover(&casino.state, Duration::ZERO).await.unwrap(), 1);
     let done = casino.call("GET", &format!("/v1/blackjack/rounds/{round}"), Some(&token), None, None).await;
     assert_eq!(done.body["state"], "settled", "{}", done.body);

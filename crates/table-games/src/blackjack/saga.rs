@@ -211,8 +211,18 @@ pub async fn decide(
         return Err(AppError::conflict("round_not_in_play", "this round is not waiting for a decision"));
     }
     let decided = match stored.pending.clone() {
-        // A decision waiting for its wager: the same one sent again (or the house) finishes it.
+        // A decision waiting for its wager: the same one sent again (or the house) finishes it;
+        // another decision on its step is told what waits.
         Some(pending) if decision.is_none_or(|(step, _)| step == pending.step) => {
+            if let Some((_, action)) = &decision
+                && Some(&store::json_of(action)?) != pending.record.get("decision")
+            {
+                return Err(AppError::conflict(
+                    "decision_pending",
+                    "another decision on this step waits for its wager to be taken: send it again to finish it",
+                )
+                .with_context(json!({"step": pending.step, "pending": pending.record["decision"]})));
+            }
             Decided::Pending(Box::new(pending))
         }
         Some(pending) => return Err(stale(pending.step)),
