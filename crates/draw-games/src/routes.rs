@@ -337,10 +337,9 @@ pub async fn set_powerball_grand_prize(
         return Err(closed());
     }
     crate::store::powerball::ensure(&state.pool, &drawing).await?;
-    if !crate::store::powerball::set_grand_prize(&state.pool, date, advertised, cash).await? {
-        return Err(closed());
-    }
-    let stored = crate::store::powerball::ensure(&state.pool, &drawing).await?;
+    let stored = crate::store::powerball::set_grand_prize(&state.pool, date, advertised, cash)
+        .await?
+        .ok_or_else(closed)?;
     Ok(Json(powerball_view(&stored, None)))
 }
 

@@ -16,7 +16,8 @@
 //! - `testing` (feature): a fresh database per test, the load runner of the benchmarks, and
 //!   `client`, the typed HTTP client tests and benchmarks call a running platform with (services
 //!   reach each other only through [`upstream`]);
-//! - [`codes`]: every problem code, its status and meaning.
+//! - [`codes`]: every problem code, its status and meaning;
+//! - [`state`]: `stored_state!`, the typed saga states stored as text.
 
 pub mod audit;
 pub mod auth;
@@ -32,6 +33,7 @@ pub mod group_commit;
 pub mod http;
 pub mod openapi;
 pub mod recovery;
+pub mod state;
 pub mod telemetry;
 #[cfg(feature = "testing")]
 pub mod testing;

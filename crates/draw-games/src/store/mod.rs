@@ -11,41 +11,19 @@ pub mod draws;
 pub mod powerball;
 pub mod tickets;
 
-use platform::AppError;
-
-/// Defines a state enum stored as text, with its names.
-macro_rules! stored_state {
-    ($(#[$doc:meta])* $name:ident { $($variant:ident => $text:literal),+ $(,)? }) => {
-        $(#[$doc])*
-        #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-        pub enum $name { $($variant),+ }
-
-        impl $name {
-            pub fn as_str(self) -> &'static str {
-                match self { $($name::$variant => $text),+ }
-            }
-
-            pub fn parse(text: &str) -> Result<Self, AppError> {
-                match text {
-                    $($text => Ok($name::$variant),)+
-                    other => Err(AppError::internal(format!(concat!("unknown ", stringify!($name), " {:?}"), other))),
-                }
-            }
-        }
-    };
-}
+use platform::stored_state;
 
 stored_state!(
     /// A play-now ticket: drawn (numbers fixed, money not yet moved), then settled or refused.
-    PlayNowState { Drawn => "drawn", Settled => "settled", Refused => "refused" }
+    pub PlayNowState { Drawn => "drawn", Settled => "settled", Refused => "refused" }
 );
 
 stored_state!(
     /// A ticket for scheduled draws: open (recorded), then staked (in its draws) or refused.
-    DrawTicketState { Open => "open", Staked => "staked", Refused => "refused" }
+    pub DrawTicketState { Open => "open", Staked => "staked", Refused => "refused" }
 );
 
 stored_state!(
     /// A scheduled draw, in order: sold, closed (wager set frozen), drawn, settled.
-    DrawState { Scheduled => "scheduled", Open => "open", Closed => "closed", Drawn => "drawn", Settled => "settled" }
+    pub DrawState { Scheduled => "scheduled", Open => "open", Closed => "closed", Drawn => "drawn", Settled => "settled" }
 );

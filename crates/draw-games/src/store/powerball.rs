@@ -39,6 +39,10 @@ pub async fn ensure(pool: &PgPool, drawing: &Drawing) -> Result<StoredDrawing, A
             sqlx::query(select).bind(drawing.date).fetch_one(pool).await?
         }
     };
+    drawing_of(&row)
+}
+
+fn drawing_of(row: &sqlx::postgres::PgRow) -> Result<StoredDrawing, AppError> {
     Ok(StoredDrawing {
         date: row.try_get("draw_date")?,
         sales_close_at: row.try_get("sales_close_at")?,
@@ -50,23 +54,25 @@ pub async fn ensure(pool: &PgPool, drawing: &Drawing) -> Result<StoredDrawing, A
     })
 }
 
-/// Sets the drawing's advertised grand prize and its cash value while it is still `scheduled`;
-/// false when it is not (closed or later).
+/// Sets the drawing's advertised grand prize and its cash value while it is still `scheduled`,
+/// and returns it; none when it is not (closed or later).
 pub async fn set_grand_prize(
     pool: &PgPool,
     date: NaiveDate,
     advertised: i64,
     cash: i64,
-) -> Result<bool, AppError> {
-    Ok(sqlx::query(
+) -> Result<Option<StoredDrawing>, AppError> {
+    sqlx::query(
         "UPDATE pb_draws SET advertised_cents = $2, cash_value_cents = $3, updated_at = now()
-          WHERE draw_date = $1 AND state = 'scheduled'",
+          WHERE draw_date = $1 AND state = 'scheduled'
+          RETURNING draw_date, sales_close_at, sales_resume_at, draw_at, advertised_cents, cash_value_cents, state",
     )
     .bind(date)
     .bind(advertised)
     .bind(cash)
-    .execute(pool)
+    .fetch_optional(pool)
     .await?
-    .rows_affected()
-        == 1)
+    .as_ref()
+    .map(drawing_of)
+    .transpose()
 }

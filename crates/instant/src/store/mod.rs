@@ -17,57 +17,18 @@ pub mod reports;
 pub mod tickets;
 pub mod validation_log;
 
-use platform::AppError;
+use platform::stored_state;
 
-/// Where a pack is: packs move only forward, printed → assigned → active → settled.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum PackState {
-    Printed,
-    Assigned,
-    Active,
-    Settled,
-}
+stored_state!(
+    /// Where a pack is: packs move only forward, printed → assigned → active → settled.
+    pub PackState { Printed => "printed", Assigned => "assigned", Active => "active", Settled => "settled" }
+);
 
-impl PackState {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            PackState::Printed => "printed",
-            PackState::Assigned => "assigned",
-            PackState::Active => "active",
-            PackState::Settled => "settled",
-        }
-    }
-
-    fn parse(text: &str) -> Result<Self, AppError> {
-        Ok(match text {
-            "printed" => PackState::Printed,
-            "assigned" => PackState::Assigned,
-            "active" => PackState::Active,
-            "settled" => PackState::Settled,
-            other => return Err(AppError::internal(format!("a pack in an unknown state {other:?}"))),
-        })
-    }
-}
-
-/// Where a prize payment is (see `saga::payment`): reserved for its payee and waiting for the
-/// ledger, moved by the ledger, or answered "paid" to its payee.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum PaymentState {
-    Pending,
-    Done,
-    Confirmed,
-}
-
-impl PaymentState {
-    fn parse(text: &str) -> Result<Self, AppError> {
-        Ok(match text {
-            "pending" => PaymentState::Pending,
-            "done" => PaymentState::Done,
-            "confirmed" => PaymentState::Confirmed,
-            other => return Err(AppError::internal(format!("a payment in an unknown state {other:?}"))),
-        })
-    }
-}
+stored_state!(
+    /// Where a prize payment is (see `saga::payment`): reserved for its payee and waiting for the
+    /// ledger, moved by the ledger, or answered "paid" to its payee.
+    pub PaymentState { Pending => "pending", Done => "done", Confirmed => "confirmed" }
+);
 
 /// A ticket's place: game, book and ticket number, as its rows key it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

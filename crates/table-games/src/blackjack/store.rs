@@ -4,49 +4,25 @@
 use chrono::{DateTime, Utc};
 use domain::blackjack::round::{Phase, Round, SpotBet, TableRules};
 use domain::cards::Shoe;
-use platform::AppError;
+use platform::{AppError, stored_state};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use sqlx::postgres::PgRow;
 use sqlx::{PgConnection, PgPool, Row};
 use uuid::Uuid;
 
-/// Where a round is (see the saga): wagers being taken, cards in play, settlement being paid,
-/// and how it ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum RoundState {
-    Open,
-    Playing,
-    Settling,
-    Settled,
-    Refused,
-    Voided,
-}
-
-impl RoundState {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            RoundState::Open => "open",
-            RoundState::Playing => "playing",
-            RoundState::Settling => "settling",
-            RoundState::Settled => "settled",
-            RoundState::Refused => "refused",
-            RoundState::Voided => "voided",
-        }
+stored_state!(
+    /// Where a round is (see the saga): wagers being taken, cards in play, settlement being paid,
+    /// and how it ended.
+    pub RoundState {
+        Open => "open",
+        Playing => "playing",
+        Settling => "settling",
+        Settled => "settled",
+        Refused => "refused",
+        Voided => "voided",
     }
-
-    fn parse(text: &str) -> Result<Self, AppError> {
-        Ok(match text {
-            "open" => RoundState::Open,
-            "playing" => RoundState::Playing,
-            "settling" => RoundState::Settling,
-            "settled" => RoundState::Settled,
-            "refused" => RoundState::Refused,
-            "voided" => RoundState::Voided,
-            other => return Err(AppError::internal(format!("a round in an unknown state {other:?}"))),
-        })
-    }
-}
+);
 
 /// A decision that adds a wager, recorded before the wager is taken (see the saga).
 #[derive(Debug, Clone, Serialize, Deserialize)]
