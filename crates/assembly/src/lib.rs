@@ -32,7 +32,8 @@ pub struct Options {
     /// The instant games to run (the carried definitions, or a scaled copy for tests).
     pub instant_games: Vec<(GameDefinition, Report)>,
     pub instant: InstantSettings,
-    pub keno: draw_games::KenoSettings,
+    /// Castle Keno's and Powerball's settings.
+    pub draws: draw_games::DrawSettings,
     pub blackjack: table_games::blackjack::Limits,
     pub gateway: gateway::GatewaySettings,
     /// What the sandbox payment provider signs its webhooks with.
@@ -50,14 +51,23 @@ pub const TEST_WEBHOOK_SECRET: &str = "the sandbox provider's test secret, 32+ b
 impl Options {
     /// Tests and benchmarks: default settings, random token keys, the instant games scaled to
     /// pools of 3,000 tickets (a hundredth of the winners) so a print run is quick, a fixed VIRN
-    /// key, and a sandbox provider that confirms at once.
+    /// key, a sandbox provider that confirms at once, and Powerball sold online too.
     pub fn for_tests() -> anyhow::Result<Options> {
         Ok(Options {
             config: Config::default(),
             tokens: TokenKeys::random(),
             instant_games: instant::games::carried_scaled(3_000, 100)?,
             instant: InstantSettings::with_key(Secret::new(TEST_VIRN_KEY.to_vec())),
-            keno: draw_games::KenoSettings::default(),
+            draws: draw_games::DrawSettings {
+                keno: draw_games::KenoSettings::default(),
+                // Tests sell online, and write each run's exports where nothing else does.
+                powerball: draw_games::PowerballSettings {
+                    online_sales: true,
+                    export_dir: std::env::temp_dir()
+                        .join(format!("lotto-powerball-{}", uuid::Uuid::new_v4())),
+                    ..draw_games::PowerballSettings::default()
+                },
+            },
             blackjack: table_games::blackjack::Limits::default(),
             gateway: gateway::GatewaySettings::default(),
             webhook_secret: WebhookSecret::new(TEST_WEBHOOK_SECRET),
@@ -80,7 +90,7 @@ impl Options {
         Ok(Options {
             instant_games: instant::games::carried().context("a carried instant game is malformed")?,
             instant: InstantSettings::from_env(false)?,
-            keno: draw_games::KenoSettings::from_env()?,
+            draws: draw_games::DrawSettings::from_env()?,
             blackjack: table_games::blackjack::Limits::from_env()?,
             gateway: gateway::GatewaySettings::from_env()?,
             webhook_secret,
@@ -122,7 +132,7 @@ impl Assembly {
             tokens,
             instant_games,
             instant,
-            keno,
+            draws: draw_settings,
             blackjack,
             gateway: gateway_settings,
             webhook_secret,
@@ -133,7 +143,7 @@ impl Assembly {
             ledger::api_routes(ledger::LedgerState { pool: ledger_pool.clone(), tokens: tokens.clone() });
         let ledger_upstream = || Upstream::local("ledger", ledger.clone());
         let draws_pool = draw_games::connect(url, &config).await.context("starting draw-games")?;
-        let draws = DrawsState::start(draws_pool, tokens.clone(), keno, ledger_upstream())
+        let draws = DrawsState::start(draws_pool, tokens.clone(), draw_settings, ledger_upstream())
             .await
             .context("opening the draw games' ledger accounts")?;
         let tables_pool = table_games::connect(url, &config).await.context("starting table-games")?;

@@ -12,5 +12,6 @@ pub mod keno;
 pub mod math;
 pub mod money;
 pub mod powerball;
+pub mod serial;
 
 pub use money::{Amount, Currency, Money, MoneyError};

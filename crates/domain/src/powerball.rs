@@ -10,10 +10,12 @@
 //! - [`PowerPlayBalls`]: the 43 multiplier balls (24 of 2x, 13 of 3x, 3 of 4x, 2 of 5x, 1 of 10x)
 //!   drawn when the advertised annuity grand prize is at most $150 million, otherwise the 42
 //!   without the 10x;
+//! - [`drawing`]: a drawing's results (entered or drawn), a play's prize and the winners' tally;
 //! - [`grand_prize`]: equal shares, the annuity's 30 graduated payments, the default election;
 //! - [`math`]: every tier's exact probability and the game's returns;
 //! - [`schedule`]: when sales close and resume and drawings are held, in central time.
 
+pub mod drawing;
 pub mod grand_prize;
 pub mod math;
 pub mod schedule;
@@ -47,6 +49,8 @@ pub enum RuleError {
     DuplicateWhite(u8),
     #[error("the Powerball {0} is not 1 to 26")]
     PowerballOutOfRange(u8),
+    #[error("{0}x is not a ball of this drawing's Power Play drum")]
+    MultiplierNotInDrum(u8),
 }
 
 /// One play: five different white numbers (kept in ascending order) and a Powerball.
@@ -224,4 +228,11 @@ impl PowerPlayBalls {
         }
         2
     }
+}
+
+/// The cost of a slip of `boards` boards for one drawing: $2 a board (111-5-24(b)) and $1 more
+/// a board with Power Play (111-5-24(d)).
+pub fn slip_cents(boards: usize, power_play: bool) -> i64 {
+    let per_board = if power_play { PLAY_CENTS.saturating_add(POWER_PLAY_CENTS) } else { PLAY_CENTS };
+    per_board.saturating_mul(i64::try_from(boards).unwrap_or(i64::MAX))
 }

@@ -189,3 +189,95 @@ fn the_annuity_grows_five_percent_a_year_and_sums_to_the_prize() {
     assert_eq!(share_cents(10_000_000_001, 3), 3_333_333_333, "a cent left in the pool");
     assert_eq!(share_cents(5, 0), 0);
 }
+
+/// Entered results are checked like a board, and the multiplier against the drawing's drum.
+#[test]
+fn entered_results_are_checked_against_the_drum() {
+    use domain::powerball::drawing::Results;
+    let ok = Results::new(&[69, 1, 20, 33, 40], 26, 10, PowerPlayBalls::WithTenX).unwrap();
+    assert_eq!(ok.numbers.whites, [1, 20, 33, 40, 69]);
+    assert_eq!(
+        Results::new(&[69, 1, 20, 33, 40], 26, 10, PowerPlayBalls::WithoutTenX),
+        Err(RuleError::MultiplierNotInDrum(10))
+    );
+    assert_eq!(
+        Results::new(&[1, 2, 3, 4, 5], 26, 6, PowerPlayBalls::WithTenX),
+        Err(RuleError::MultiplierNotInDrum(6))
+    );
+    assert_eq!(
+        Results::new(&[1, 2, 3, 4, 4], 26, 2, PowerPlayBalls::WithTenX),
+        Err(RuleError::DuplicateWhite(4))
+    );
+}
+
+/// A tally of hand-made plays gives the prize table the chart says: every tier with and without
+/// Power Play, match 5 at $2,000,000 with it, the grand prize shared and never multiplied.
+#[test]
+fn a_tally_pays_every_tier_of_the_chart() {
+    use domain::powerball::drawing::{Results, Tally};
+    let results = Results::new(&[5, 15, 25, 35, 45], 10, 3, PowerPlayBalls::WithTenX).unwrap();
+    let board = |whites: &[u8], pb: u8| Board::new(whites, pb).unwrap();
+    let mut tally = Tally::default();
+    let plays = [
+        (board(&[5, 15, 25, 35, 45], 10), false), // grand prize
+        (board(&[5, 15, 25, 35, 45], 10), true),  // grand prize, Power Play does not touch it
+        (board(&[5, 15, 25, 35, 45], 11), true),  // match 5 with Power Play: $2M
+        (board(&[5, 15, 25, 35, 46], 10), true),  // 4 + PB: $50,000 × 3
+        (board(&[5, 15, 25, 36, 46], 11), false), // 3: $7
+        (board(&[1, 2, 3, 4, 6], 10), true),      // PB only: $4 × 3
+        (board(&[1, 2, 3, 4, 6], 11), true),      // nothing
+    ];
+    for (b, pp) in &plays {
+        tally.add(b, *pp, &results);
+    }
+    assert_eq!(tally.plays(), 7);
+    assert_eq!(tally.grand_prize_winners(), 2);
+    let table = tally.prize_table(&results, 10_000_000_001);
+    let line =
+        |tier: Tier, pp: bool| table.iter().find(|l| l.tier == tier && l.power_play == pp).copied().unwrap();
+    assert_eq!(line(Tier::GrandPrize, false).prize_cents, 5_000_000_000);
+    assert_eq!(line(Tier::GrandPrize, true).prize_cents, 5_000_000_000);
+    assert_eq!((line(Tier::Five, true).winners, line(Tier::Five, true).prize_cents), (1, 200_000_000));
+    assert_eq!(line(Tier::Five, false).prize_cents, 100_000_000);
+    assert_eq!(line(Tier::FourPowerball, true).total_cents, 15_000_000);
+    assert_eq!(line(Tier::Three, false).total_cents, 700);
+    assert_eq!(line(Tier::Powerball, true).total_cents, 1_200);
+    assert_eq!(table.len(), 18);
+    let winners: u64 = table.iter().map(|l| l.winners).sum();
+    assert_eq!(winners, 6);
+}
+
+/// Drawn results: whites, Powerball and multiplier each uniform over their balls (chi-square).
+#[test]
+fn drawn_results_are_uniform() {
+    use domain::powerball::drawing::Results;
+    let mut rng = ChaCha20Rng::seed_from_u64(2026);
+    let draws = 30_000u32;
+    let (mut whites, mut powerballs, mut multipliers) = ([0u32; 70], [0u32; 27], [0u32; 11]);
+    for _ in 0..draws {
+        let r = Results::draw(&mut rng, PowerPlayBalls::WithoutTenX);
+        for &n in &r.numbers.whites {
+            whites[usize::from(n)] += 1;
+        }
+        powerballs[usize::from(r.numbers.powerball)] += 1;
+        multipliers[usize::from(r.multiplier)] += 1;
+    }
+    let chi = |observed: &[u32], expected: f64| -> f64 {
+        observed.iter().map(|&o| (f64::from(o) - expected).powi(2) / expected).sum()
+    };
+    // Critical values at the 0.1% level.
+    let white = chi(&whites[1..], f64::from(draws) * 5.0 / 69.0);
+    assert!(white < 111.0, "whites: {white:.1} over 68 degrees of freedom");
+    let pb = chi(&powerballs[1..], f64::from(draws) / 26.0);
+    assert!(pb < 52.6, "Powerballs: {pb:.1} over 25 degrees of freedom");
+    assert_eq!(multipliers[10], 0, "no 10x above $150 million");
+    let stat: f64 = PowerPlayBalls::WithoutTenX
+        .balls()
+        .iter()
+        .map(|&(m, n)| {
+            let expected = f64::from(draws) * f64::from(n) / 42.0;
+            (f64::from(multipliers[usize::from(m)]) - expected).powi(2) / expected
+        })
+        .sum();
+    assert!(stat < 16.27, "multipliers: {stat:.2} over 3 degrees of freedom");
+}

@@ -6,7 +6,14 @@
 //! | `LOTTO_KENO_MAX_TICKETS`            | `100`   | the most $1 tickets one Keno ticket may stake   |
 //! | `LOTTO_KENO_MAX_DRAWS`              | `20`    | the most consecutive draws one ticket may join  |
 //! | `LOTTO_KENO_DRAW_INTERVAL_SECONDS`  | `240`   | seconds between scheduled draws (first start)   |
+//! | `LOTTO_POWERBALL_MAX_BOARDS`        | `10`    | the most boards (plays) on one Powerball slip   |
+//! | `LOTTO_POWERBALL_MAX_DRAWS`         | `10`    | the most drawings one Powerball ticket may enter|
+//! | `LOTTO_POWERBALL_ONLINE`            | `false` | players with a wallet may buy Powerball online  |
+//! | `LOTTO_POWERBALL_RESULTS`           | `entered` | `entered` (dual control) or `drawn` (the RNG) |
+//! | `LOTTO_POWERBALL_EXPORT_DIR`        | `.lotto/powerball` | where frozen wager sets are written  |
+//! | `LOTTO_POWERBALL_CLAIM_DAYS`        | `365`   | days after a drawing that its prizes may be claimed |
 
+use std::path::PathBuf;
 use std::time::Duration;
 
 use platform::config::{ConfigError, env_or};
@@ -68,5 +75,110 @@ impl KenoSettings {
             });
         }
         Ok(self)
+    }
+}
+
+/// How a Powerball drawing's results come to stand (a per-drawing setting, from this default).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ResultsMode {
+    /// The official multi-state results, entered by two different operators who must agree.
+    Entered,
+    /// Drawn by the service's generator (a jurisdiction that holds its own drawing).
+    Drawn,
+}
+
+impl ResultsMode {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ResultsMode::Entered => "entered",
+            ResultsMode::Drawn => "drawn",
+        }
+    }
+}
+
+impl std::str::FromStr for ResultsMode {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "entered" => Ok(ResultsMode::Entered),
+            "drawn" => Ok(ResultsMode::Drawn),
+            other => Err(format!("{other} is neither entered nor drawn")),
+        }
+    }
+}
+
+impl std::fmt::Display for ResultsMode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Powerball's settings.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PowerballSettings {
+    /// Boards on one slip. A play slip carries up to ten (a decision: the rules leave it to the
+    /// slip's design).
+    pub max_boards: u32,
+    /// Drawings one multi-draw ticket may enter.
+    pub max_draws: u32,
+    /// Whether players may buy online from their wallet (111-5-24(d) sells at terminals; online
+    /// sales are the operator's choice).
+    pub online_sales: bool,
+    /// How new drawings' results come to stand.
+    pub results: ResultsMode,
+    /// Where the frozen wager sets (the canonical exports) are written.
+    pub export_dir: PathBuf,
+    /// Days after its drawing that a prize may be claimed; unclaimed prizes then expire.
+    pub claim_days: u32,
+}
+
+impl Default for PowerballSettings {
+    fn default() -> Self {
+        PowerballSettings {
+            max_boards: 10,
+            max_draws: 10,
+            online_sales: false,
+            results: ResultsMode::Entered,
+            export_dir: PathBuf::from(".lotto/powerball"),
+            claim_days: 365,
+        }
+    }
+}
+
+impl PowerballSettings {
+    /// The defaults overridden by the environment.
+    pub fn from_env() -> Result<Self, ConfigError> {
+        let d = PowerballSettings::default();
+        let settings = PowerballSettings {
+            max_boards: env_or("LOTTO_POWERBALL_MAX_BOARDS", d.max_boards)?,
+            max_draws: env_or("LOTTO_POWERBALL_MAX_DRAWS", d.max_draws)?,
+            online_sales: env_or("LOTTO_POWERBALL_ONLINE", d.online_sales)?,
+            results: env_or("LOTTO_POWERBALL_RESULTS", d.results)?,
+            export_dir: env_or("LOTTO_POWERBALL_EXPORT_DIR", d.export_dir)?,
+            claim_days: env_or("LOTTO_POWERBALL_CLAIM_DAYS", d.claim_days)?,
+        };
+        for (name, value) in [
+            ("LOTTO_POWERBALL_MAX_BOARDS", settings.max_boards),
+            ("LOTTO_POWERBALL_MAX_DRAWS", settings.max_draws),
+        ] {
+            if !(1..=100).contains(&value) {
+                return Err(ConfigError { name, value: value.to_string(), reason: "1 to 100".to_owned() });
+            }
+        }
+        Ok(settings)
+    }
+}
+
+/// Every draw game's settings.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct DrawSettings {
+    pub keno: KenoSettings,
+    pub powerball: PowerballSettings,
+}
+
+impl DrawSettings {
+    pub fn from_env() -> Result<Self, ConfigError> {
+        Ok(DrawSettings { keno: KenoSettings::from_env()?, powerball: PowerballSettings::from_env()? })
     }
 }

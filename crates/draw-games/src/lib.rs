@@ -1,4 +1,5 @@
-//! Draw games (DESIGN §1, §4, §6): Castle Keno played at once or in scheduled draws, with every
+//! Draw games (DESIGN §1, §4, §6): Castle Keno played at once or in scheduled draws, and
+//! Powerball sold at terminals and online and drawn on its central-time timetable, with every
 //! cent moved by the ledger and every outcome in a hash-chained audit log.
 //!
 //! The service is built on floors (ADR 0006):
@@ -8,9 +9,11 @@
 //! - [`store`]: every SQL statement, both ticket kinds on one load / list / recovery path, and
 //!   the typed states of tickets and draws;
 //! - [`views`]: the wire types; [`rules`]: rule errors and the options' names;
-//! - [`config`]: the settings, read once at start.
+//! - [`config`]: the settings, read once at start;
+//! - [`export`]: a Powerball drawing's frozen wager set read back and recounted, independently.
 
 pub mod config;
+pub mod export;
 pub mod routes;
 pub mod rules;
 pub mod saga;
@@ -50,7 +53,7 @@ pub const DRAWS_NAMESPACE: Uuid = Uuid::from_u128(0x6472_6177_7367_4000_8000_6c6
 /// ledger's batch limit).
 const LEDGER_BATCH_TICKETS: usize = 200;
 
-pub use config::KenoSettings;
+pub use config::{DrawSettings, KenoSettings, PowerballSettings, ResultsMode};
 
 /// What every handler shares.
 #[derive(Debug, Clone)]
@@ -59,7 +62,7 @@ pub struct DrawsState {
     pub tokens: TokenKeys,
     /// The ledger: players' wallets, the game's accounts, every transfer.
     pub ledger: LedgerClient,
-    pub settings: KenoSettings,
+    pub settings: DrawSettings,
     /// The game's escrow account in the ledger: stakes wait here until the ticket settles.
     pub escrow_account: Uuid,
     /// The house's account for Keno: it takes settled stakes and pays prizes.
@@ -71,9 +74,34 @@ pub struct DrawsState {
     /// The time the service acts on (a test moves it by hand).
     pub clock: Clock,
     /// When each scheduled draw closes.
-    pub schedule: store::draws::Schedule,
+    pub schedule: store::keno_draws::Schedule,
     /// When Powerball is sold and drawn (111-5-24(g), (h)), central time.
     pub powerball: domain::powerball::schedule::Timetable,
+    /// Powerball's accounts in the ledger.
+    pub powerball_accounts: PowerballAccounts,
+}
+
+/// Powerball's accounts: sales wait in escrow until their drawing settles; the house takes the
+/// wagers and funds the prizes, which wait in `prizes` until paid or, unclaimed, expire to
+/// `unclaimed`.
+#[derive(Debug, Clone, Copy)]
+pub struct PowerballAccounts {
+    pub escrow: Uuid,
+    pub house: Uuid,
+    pub prizes: Uuid,
+    pub unclaimed: Uuid,
+}
+
+impl PowerballAccounts {
+    fn derived() -> Self {
+        let id = |name: &str| Uuid::new_v5(&DRAWS_NAMESPACE, format!("powerball/{name}").as_bytes());
+        PowerballAccounts {
+            escrow: id("escrow"),
+            house: id("house"),
+            prizes: id("prizes"),
+            unclaimed: id("unclaimed"),
+        }
+    }
 }
 
 impl FromRef<DrawsState> for TokenKeys {
@@ -88,12 +116,14 @@ impl DrawsState {
     pub async fn start(
         pool: PgPool,
         tokens: TokenKeys,
-        settings: KenoSettings,
+        settings: DrawSettings,
         ledger: Upstream,
     ) -> Result<Self, AppError> {
-        let schedule =
-            store::draws::Schedule::load_or_create(&mut *pool.acquire().await?, settings.draw_interval)
-                .await?;
+        let schedule = store::keno_draws::Schedule::load_or_create(
+            &mut *pool.acquire().await?,
+            settings.keno.draw_interval,
+        )
+        .await?;
         let escrow_account = Uuid::new_v5(&DRAWS_NAMESPACE, b"keno/escrow");
         let house_account = Uuid::new_v5(&DRAWS_NAMESPACE, b"keno/house");
         let ledger = LedgerClient::new(ledger, tokens.clone(), "draw-games");
@@ -114,12 +144,26 @@ impl DrawsState {
             clock: Clock::system(),
             schedule,
             powerball: domain::powerball::schedule::Timetable::default(),
+            powerball_accounts: PowerballAccounts::derived(),
         };
         state
             .ledger
             .open_accounts(
                 "castle-keno",
                 &[(escrow_account, AccountKind::GameEscrow), (house_account, AccountKind::HouseRevenue)],
+            )
+            .await?;
+        let pb = state.powerball_accounts;
+        state
+            .ledger
+            .open_accounts(
+                "powerball",
+                &[
+                    (pb.escrow, AccountKind::GameEscrow),
+                    (pb.house, AccountKind::HouseRevenue),
+                    (pb.prizes, AccountKind::PrizeLiability),
+                    (pb.unclaimed, AccountKind::HouseRevenue),
+                ],
             )
             .await?;
         Ok(state)
@@ -151,6 +195,13 @@ pub fn route_table() -> Vec<(Method, &'static str, MethodRouter<DrawsState>)> {
         (Method::GET, "/v1/powerball/math", get(routes::powerball_math)),
         (Method::GET, "/v1/powerball/draws/next", get(routes::next_powerball_draw)),
         (Method::PUT, "/v1/powerball/draws/{date}/grand-prize", put(routes::set_powerball_grand_prize)),
+        (Method::PUT, "/v1/powerball/draws/{date}/results-mode", put(routes::set_powerball_results_mode)),
+        (Method::POST, "/v1/powerball/draws/{date}/results", post(routes::enter_powerball_results)),
+        (Method::GET, "/v1/powerball/draws", get(routes::list_powerball_draws)),
+        (Method::GET, "/v1/powerball/draws/{date}", get(routes::get_powerball_draw)),
+        (Method::POST, "/v1/powerball/tickets", post(routes::buy_powerball_online)),
+        (Method::POST, "/v1/powerball/retail/tickets", post(routes::sell_powerball_at_terminal)),
+        (Method::GET, "/v1/powerball/tickets/{serial}", get(routes::get_powerball_ticket)),
         (Method::GET, "/v1/draws/audit/verify", get(routes::verify_audit)),
     ]
 }
@@ -168,7 +219,7 @@ pub fn router(state: DrawsState, limits: Limits) -> Router {
 /// Starts the service's background work: the draw scheduler (ticking every second; it acts
 /// only while this process leads) and the recovery of purchases a crash left half-done.
 pub fn spawn_workers(state: DrawsState) {
-    saga::draws::spawn_scheduler(state.clone(), Duration::from_secs(1));
+    saga::scheduler::spawn_scheduler(state.clone(), Duration::from_secs(1));
     spawn_recovery(state, Duration::from_secs(5));
 }
 
@@ -181,6 +232,7 @@ pub fn spawn_recovery(state: DrawsState, interval: Duration) -> tokio::task::Joi
             for (what, finished) in [
                 ("play-now tickets", saga::play_now::recover(&state, Duration::from_secs(5)).await),
                 ("draw tickets", saga::scheduled::recover(&state, Duration::from_secs(5)).await),
+                ("powerball tickets", saga::powerball_sales::recover(&state, Duration::from_secs(5)).await),
             ] {
                 match finished {
                     Ok(0) => {}
@@ -199,11 +251,13 @@ pub fn spawn_recovery(state: DrawsState, interval: Duration) -> tokio::task::Joi
         routes::play_now, routes::my_tickets, routes::get_ticket,
         routes::buy, routes::my_draw_tickets, routes::get_draw_ticket, routes::list_draws, routes::get_draw,
         routes::paytables, routes::math, routes::powerball_math, routes::next_powerball_draw,
-        routes::set_powerball_grand_prize, routes::verify_audit
+        routes::set_powerball_grand_prize, routes::set_powerball_results_mode, routes::enter_powerball_results,
+        routes::list_powerball_draws, routes::get_powerball_draw, routes::buy_powerball_online,
+        routes::sell_powerball_at_terminal, routes::get_powerball_ticket, routes::verify_audit
     ),
     components(schemas(platform::Problem), responses(platform::openapi::Refused)),
     modifiers(&BearerAuth),
     tags((name = "keno", description = "Castle Keno: tickets played at once or in scheduled draws, draws, pay tables and the math"),
-         (name = "powerball", description = "Powerball (K.A.R. 111-5-22, 111-5-24): the game's exact math"))
+         (name = "powerball", description = "Powerball (K.A.R. 111-5-22, 111-5-24): sales at terminals and online, drawings with entered or drawn results, certification, and the game's exact math"))
 )]
 pub struct DrawGamesApi;

@@ -7,7 +7,7 @@ use platform::config::Config;
 async fn main() -> anyhow::Result<()> {
     platform::telemetry::init_tracing();
     let config = Config::from_env()?;
-    let settings = draw_games::KenoSettings::from_env()?;
+    let settings = draw_games::DrawSettings::from_env()?;
     let url = config.database_url.clone().context("DATABASE_URL must be set to run draw-games alone")?;
     let ledger_url = std::env::var("LOTTO_LEDGER_URL").context("LOTTO_LEDGER_URL must name the ledger")?;
     let tokens = config.token_keys()?;

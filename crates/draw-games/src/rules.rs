@@ -1,5 +1,6 @@
-//! Castle Keno's rules as the service speaks them: the problem codes of rule errors, shared by
-//! every way of buying a ticket, the options' stored names, and the pay tables as shown.
+//! The draw games' rules as the service speaks them: the problem codes of rule errors (Keno's,
+//! shared by every way of buying a ticket, and Powerball's), Keno's options' stored names, and its
+//! pay tables as shown.
 
 use domain::keno::{BetOption, MAX_SPOTS, RuleError, pay_cents};
 use platform::AppError;
@@ -54,4 +55,17 @@ pub fn pay_tables() -> Vec<PayTable> {
             PayTable { option, min_spots: *range.start(), max_spots: *range.end(), cells }
         })
         .collect()
+}
+
+/// A Powerball board or results entry broken by the rules, as a 422 problem with a stable code.
+pub fn powerball_rule_error(e: &domain::powerball::RuleError) -> AppError {
+    use domain::powerball::RuleError as Pb;
+    let code = match e {
+        Pb::WhiteCount(_) => "white_count",
+        Pb::WhiteOutOfRange(_) => "white_out_of_range",
+        Pb::DuplicateWhite(_) => "duplicate_white",
+        Pb::PowerballOutOfRange(_) => "powerball_out_of_range",
+        Pb::MultiplierNotInDrum(_) => "multiplier_not_in_drum",
+    };
+    AppError::unprocessable(code, e.to_string())
 }

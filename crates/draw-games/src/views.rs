@@ -141,8 +141,144 @@ pub struct PowerballDrawView {
     /// The Power Play drum the advertised grand prize calls for: `with_ten_x` (at most
     /// $150,000,000) or `without_ten_x`.
     pub power_play_balls: Option<String>,
-    /// `scheduled`, `closed`, `drawn` or `certified`.
+    /// `scheduled`, `closed` (wager set frozen), `drawn` (results stand), `settled` (winners
+    /// found), `certified` (an independent count agreed; prizes payable) or `disputed`.
     pub state: String,
+    /// How its results come to stand: `entered` (two operators) or `drawn` (the service's RNG).
+    pub results_mode: crate::ResultsMode,
+    /// Once closed: the frozen wager set's tickets, plays and wagers, and its export's SHA-256.
+    pub tickets: Option<i64>,
+    pub plays: Option<i64>,
+    pub wagers_cents: Option<i64>,
+    pub export_sha256: Option<String>,
+    /// Once they stand.
+    pub results: Option<PowerballResultsView>,
+    /// Once certified: winners and prize per tier, with and without Power Play.
+    pub prize_table: Option<Vec<PrizeLineView>>,
+    /// Why a disputed drawing stopped.
+    pub dispute: Option<String>,
+}
+
+/// A drawing's results.
+#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct PowerballResultsView {
+    pub whites: Vec<u8>,
+    pub powerball: u8,
+    /// The Power Play multiplier drawn.
+    pub multiplier: u8,
+}
+
+/// One line of a drawing's prize table.
+#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct PrizeLineView {
+    /// `grand_prize`, `five`, `four_powerball`, `four`, `three_powerball`, `three`,
+    /// `two_powerball`, `one_powerball` or `powerball`.
+    pub tier: String,
+    pub power_play: bool,
+    pub winners: u64,
+    pub prize_cents: i64,
+    pub total_cents: i64,
+}
+
+/// One board of a slip as the player marks it.
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct BoardRequest {
+    /// Five different numbers, 1 to 69.
+    pub whites: Vec<u8>,
+    /// 1 to 26 (it may equal one of the whites).
+    pub powerball: u8,
+}
+
+/// `POST /v1/powerball/tickets` (online) and `POST /v1/powerball/retail/tickets` (terminals).
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PowerballSaleRequest {
+    /// The boards the player marked.
+    #[serde(default)]
+    pub boards: Vec<BoardRequest>,
+    /// How many more boards the server picks (default 0).
+    #[serde(default)]
+    pub quick_picks: u32,
+    /// Power Play on every board ($1 more a board).
+    #[serde(default)]
+    pub power_play: bool,
+    /// Consecutive drawings, from the next one on sale (default 1).
+    pub draws: Option<u32>,
+}
+
+/// A board of a ticket.
+#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct BoardView {
+    /// 1, 2, ... as printed.
+    pub board: i16,
+    pub whites: Vec<u8>,
+    pub powerball: u8,
+    /// Picked by the server.
+    pub quick_pick: bool,
+}
+
+/// A winning board of a ticket in one drawing.
+#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct WinningBoardView {
+    pub board: i16,
+    pub tier: String,
+    pub prize_cents: i64,
+}
+
+/// A drawing a ticket is in.
+#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct TicketDrawingView {
+    pub draw_date: chrono::NaiveDate,
+    pub state: String,
+    /// Once the drawing is settled: the boards that won and their prizes.
+    pub winnings: Vec<WinningBoardView>,
+}
+
+/// A Powerball ticket as printed and as it stands.
+#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct PowerballTicketView {
+    /// What is printed and scanned: 19 digits with a Luhn check digit, in groups
+    /// (`DDDD-DDDD-DDDD-DDDD-DDD`); it says nothing about the plays.
+    pub serial: String,
+    /// `sold`, `open` (being sold) or `refused`.
+    pub state: String,
+    /// `terminal` or `online`.
+    pub channel: String,
+    pub boards: Vec<BoardView>,
+    pub power_play: bool,
+    pub draws: i16,
+    /// For every drawing together.
+    pub cost_cents: i64,
+    pub drawings: Vec<TicketDrawingView>,
+    /// Why a sale was refused (a ledger problem code).
+    pub refusal: Option<String>,
+    pub created_at: DateTime<Utc>,
+}
+
+/// `POST /v1/powerball/draws/{date}/results`: one operator's entry of the official results.
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ResultsRequest {
+    pub whites: Vec<u8>,
+    pub powerball: u8,
+    /// The Power Play multiplier drawn: 2, 3, 4, 5 or (with the 10x in the drum) 10.
+    pub multiplier: u8,
+}
+
+/// The answer to a results entry.
+#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct ResultsEntryView {
+    /// `awaiting_second_entry` (a different operator must enter the same) or `results_stand`.
+    pub outcome: String,
+    pub drawing: PowerballDrawView,
+}
+
+/// `PUT /v1/powerball/draws/{date}/results-mode`.
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ResultsModeRequest {
+    pub results_mode: crate::ResultsMode,
 }
 
 /// `PUT /v1/powerball/draws/{date}/grand-prize`.

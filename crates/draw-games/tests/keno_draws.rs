@@ -12,7 +12,7 @@ use chrono::{DateTime, Duration, Utc};
 use common::Game;
 use domain::keno::{BetOption, Draw, Ticket, settle};
 use draw_games::DrawsState;
-use draw_games::saga::draws::{close_draw, run_due_draws};
+use draw_games::saga::keno_draws::{close_draw, run_due_draws};
 use platform::auth::Role;
 use platform::clock::Clock;
 use serde_json::{Value, json};
@@ -223,8 +223,11 @@ async fn two_schedulers_at_once_run_each_draw_once() {
     assert_eq!(draw_records(&game).await, (n..n + 4).collect::<Vec<_>>());
     // And as the service runs them: two schedulers, one leads.
     let handles = [
-        draw_games::saga::draws::spawn_scheduler(game.state.clone(), std::time::Duration::from_millis(50)),
-        draw_games::saga::draws::spawn_scheduler(other.clone(), std::time::Duration::from_millis(50)),
+        draw_games::saga::scheduler::spawn_scheduler(
+            game.state.clone(),
+            std::time::Duration::from_millis(50),
+        ),
+        draw_games::saga::scheduler::spawn_scheduler(other.clone(), std::time::Duration::from_millis(50)),
     ];
     game.state.clock.advance(interval(&game.state) * 2);
     let settled = async {

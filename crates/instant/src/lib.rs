@@ -79,11 +79,6 @@ pub fn liability_account(game: u32) -> uuid::Uuid {
     uuid::Uuid::new_v5(&INSTANT_NAMESPACE, format!("instant/{game}/prize-liability").as_bytes())
 }
 
-/// A retailer's settlement account: credited with the prizes it pays, debited when packs settle.
-pub fn retailer_account(retailer: &str) -> uuid::Uuid {
-    uuid::Uuid::new_v5(&INSTANT_NAMESPACE, format!("instant/retailer/{retailer}").as_bytes())
-}
-
 impl FromRef<InstantState> for TokenKeys {
     fn from_ref(state: &InstantState) -> TokenKeys {
         state.tokens.clone()

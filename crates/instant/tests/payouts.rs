@@ -156,7 +156,7 @@ async fn a_pack_settles_for_its_price_less_commission_on_request_or_after_its_ti
     assert_eq!(settled.body["settlement"]["sales_cents"], json!(sales));
     assert_eq!(settled.body["settlement"]["commission_cents"], json!(sales * 5 / 100));
     assert_eq!(settled.body["settlement"]["owed_cents"], json!(sales * 95 / 100));
-    let shop_account = instant::retailer_account("shop-a");
+    let shop_account = ledger_api::retailer_account("shop-a");
     assert_eq!(balance(&state, shop_account).await, -(sales * 95 / 100), "the shop owes the lottery");
     // Asking again answers the same settlement and posts nothing more.
     let again = post(&router, "/v1/instant/packs/283/0/settle", &operator, json!(null)).await;
@@ -244,7 +244,7 @@ async fn books(state: &instant::InstantState) -> (i64, i64, i64, i64) {
         .unwrap();
     (
         balance(state, instant::liability_account(283)).await,
-        balance(state, instant::retailer_account("shop-a")).await,
+        balance(state, ledger_api::retailer_account("shop-a")).await,
         balance(state, link.office_payouts).await,
         paid,
     )
@@ -319,7 +319,7 @@ async fn a_payment_the_ledger_did_not_answer_is_finished_and_confirmed_exactly_o
         tickets.iter().filter(|t| t.book == 0 && t.prize_row.is_some()).take(4).collect();
     let prize = |t: &PrintedTicket| hit10.prizes[t.prize_row.unwrap()].value_cents;
     let (cut_router, _) = cut_off(&state, &tokens);
-    let shop_account = instant::retailer_account("shop-a");
+    let shop_account = ledger_api::retailer_account("shop-a");
     let before = books(&state).await;
 
     // The ledger away: 503, nothing moved, and the ticket held for shop A alone.

@@ -457,7 +457,7 @@ mod claims {
         assert_eq!(codes.iter().filter(|c| *c == "paid").count(), 1, "{codes:?}");
         assert!(codes.iter().all(|c| c == "paid" || c == "already_paid"), "{codes:?}");
 
-        let shop = state.ledger.balance(instant::retailer_account("shop-a")).await.unwrap();
+        let shop = state.ledger.balance(ledger_api::retailer_account("shop-a")).await.unwrap();
         assert_eq!(shop, 1_000, "two $5 prizes, each paid once");
         assert_eq!(state.ledger.balance(liability).await.unwrap(), prizes - 1_000);
         let loser = tickets.iter().find(|t| t.book == 0 && t.prize_row.is_none()).unwrap();

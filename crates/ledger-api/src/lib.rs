@@ -55,6 +55,14 @@ impl AccountKind {
     }
 }
 
+/// A retailer's settlement account, one per retailer for every game it sells or pays: sales it
+/// makes are owed from it, prizes it pays are credited to it, and settlements clear it. (Its id
+/// is derived as the instant service first derived it, so accounts opened then keep their id.)
+pub fn retailer_account(retailer: &str) -> Uuid {
+    const RETAILERS: Uuid = Uuid::from_u128(0x696e_7374_616e_4000_8000_6c6f_7474_6f21);
+    Uuid::new_v5(&RETAILERS, format!("instant/retailer/{retailer}").as_bytes())
+}
+
 /// One transfer in US dollars: `amount` cents from `debit` to `credit`. Its `id` is its
 /// idempotency key, derived by the caller from the round, ticket or payment it belongs to, so a
 /// retry after a crash applies it once.

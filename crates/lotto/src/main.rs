@@ -16,6 +16,7 @@ use platform::webhook::WebhookSecret;
 const USAGE: &str = "usage: lotto [serve]
        lotto admin create-operator <username>
        lotto payments-sandbox
+       lotto verify-draw <YYYY-MM-DD> [export-file]
 
 serve (the default) runs every service of the platform in one process.
 admin create-operator creates an operator (the first one, typically); the password is read
@@ -23,6 +24,10 @@ from LOTTO_ADMIN_PASSWORD, or else from the first line of standard input.
 payments-sandbox runs the sandbox payment provider alone (for services run apart, as in
 docker-compose.yml): it takes the gateway's payments on LOTTO_LISTEN and confirms them to
 LOTTO_GATEWAY_URL's webhook, signed with LOTTO_PAYMENTS_WEBHOOK_SECRET.
+verify-draw recounts a settled Powerball drawing's winners and prizes from its frozen export
+alone (the file the close wrote, or the control copy named) and compares them with the
+service's settlement: an exact agreement certifies the drawing, so its prizes become payable;
+any difference stops it as disputed and says what differs (exit status 1).
 Configuration is by environment variable; see README.md (Configuration).";
 
 #[tokio::main]
@@ -32,6 +37,8 @@ async fn main() -> anyhow::Result<()> {
         [] | ["serve"] => serve().await,
         ["admin", "create-operator", username] => create_operator(username).await,
         ["payments-sandbox"] => payments_sandbox().await,
+        ["verify-draw", date] => verify_draw(date, None).await,
+        ["verify-draw", date, file] => verify_draw(date, Some(file)).await,
         ["help" | "--help" | "-h"] => {
             say(USAGE);
             Ok(())
@@ -86,6 +93,72 @@ async fn create_operator(username: &str) -> anyhow::Result<()> {
         cluster.stop();
     }
     result
+}
+
+/// `lotto verify-draw <date> [export-file]`: the independent recount and the certification.
+async fn verify_draw(date: &str, file: Option<&str>) -> anyhow::Result<()> {
+    platform::telemetry::init_tracing();
+    let date: chrono::NaiveDate = date.parse().context("the drawing's date is YYYY-MM-DD")?;
+    let config = Config::from_env()?;
+    let database = postgres::locate(config.database_url.as_deref()).await?;
+    let result = async {
+        let pool = draw_games::connect(&database.url, &config).await?;
+        let drawing = draw_games::store::powerball::drawings::get(&pool, date)
+            .await
+            .map_err(|e| anyhow::anyhow!("{}", e.detail()))?
+            .with_context(|| format!("no Powerball drawing on {date} is on record"))?;
+        let results =
+            drawing.results.with_context(|| format!("the {date} drawing's results do not stand yet"))?;
+        let path = match file.map(str::to_owned).or(drawing.export_file.clone()) {
+            Some(path) => std::path::PathBuf::from(path),
+            None => anyhow::bail!("the {date} drawing has no export yet"),
+        };
+        let pool_cents = drawing.advertised_cents.unwrap_or(0);
+        let started = std::time::Instant::now();
+        let reading = path.clone();
+        let recount =
+            tokio::task::spawn_blocking(move || draw_games::export::recount(&reading, &results, pool_cents))
+                .await??;
+        say(&format!(
+            "recounted {} plays of {} (SHA-256 {}) in {:.1} s",
+            recount.plays,
+            path.display(),
+            hex::encode(recount.sha256),
+            started.elapsed().as_secs_f64()
+        ));
+        for line in &recount.prize_table {
+            say(&format!(
+                "  {:<16} {:<13} {:>10} winners × {:>14} cents = {:>16} cents",
+                draw_games::store::powerball::drawings::tier_name(line.tier),
+                if line.power_play { "power play" } else { "" },
+                line.winners,
+                line.prize_cents,
+                line.total_cents
+            ));
+        }
+        let verification = draw_games::saga::powerball_draws::certify(
+            &pool,
+            date,
+            recount.sha256,
+            recount.plays,
+            &recount.prize_table,
+        )
+        .await
+        .map_err(|e| anyhow::anyhow!("{}", e.detail()))?;
+        for disagreement in &verification.disagreements {
+            say(&format!("  differs: {disagreement}"));
+        }
+        say(&format!("drawing {date}: {}", verification.state));
+        anyhow::Ok(verification.state == "certified")
+    }
+    .await;
+    if let Some(cluster) = &database.private {
+        cluster.stop();
+    }
+    if !result? {
+        std::process::exit(1);
+    }
+    Ok(())
 }
 
 /// `lotto payments-sandbox`: the sandbox payment provider in a process of its own.

@@ -86,7 +86,7 @@ async fn killed_at_random_under_load_the_platform_recovers_with_every_cent_in_pl
         let mut options = assembly::Options::for_tests().unwrap();
         options.tokens = keys.clone();
         // The draw schedule is fixed by the first start: this one's must be the `lotto` below's.
-        options.keno.draw_interval = Duration::from_secs(3);
+        options.draws.keno.draw_interval = Duration::from_secs(3);
         options.instant =
             instant::InstantSettings::with_key(platform::config::Secret::new(VIRN_KEY.as_bytes().to_vec()));
         let state = assembly::Assembly::start(&url, options).await.unwrap().instant;

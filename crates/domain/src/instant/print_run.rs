@@ -124,24 +124,10 @@ impl Face {
 const LINES: [[usize; 3]; 8] =
     [[0, 1, 2], [3, 4, 5], [6, 7, 8], [0, 3, 6], [1, 4, 7], [2, 5, 8], [0, 4, 8], [2, 4, 6]];
 
-/// The Luhn check digit of `digits` (ASCII digits).
-pub fn check_digit(digits: &str) -> u32 {
-    // Luhn: double every second digit from the right, summing a doubled digit's digits.
-    const DOUBLED: [u32; 10] = [0, 2, 4, 6, 8, 1, 3, 5, 7, 9];
-    let sum: u32 = digits
-        .chars()
-        .rev()
-        .filter_map(|c| c.to_digit(10))
-        .enumerate()
-        .map(|(i, d)| if i.is_multiple_of(2) { DOUBLED.get(d as usize).copied().unwrap_or(0) } else { d })
-        .fold(0u32, u32::wrapping_add);
-    (10u32.wrapping_sub(sum.checked_rem(10).unwrap_or(0))).checked_rem(10).unwrap_or(0)
-}
-
 /// `GGG-BBBBBB-TTT-C`: game, book, ticket, and the Luhn digit of the eleven digits before it.
 pub fn barcode(game: u32, book: u32, ticket: u32) -> String {
     let digits = format!("{game:03}{book:06}{ticket:03}");
-    format!("{game:03}-{book:06}-{ticket:03}-{}", check_digit(&digits))
+    format!("{game:03}-{book:06}-{ticket:03}-{}", crate::serial::luhn_digit(&digits))
 }
 
 /// True when `barcode` is well formed and its check digit agrees.
@@ -152,7 +138,9 @@ pub fn barcode_is_valid(barcode: &str) -> Option<(u32, u32, u32)> {
         return None;
     }
     let digits = format!("{game}{book}{ticket}");
-    if !digits.chars().all(|c| c.is_ascii_digit()) || check.parse::<u32>().ok()? != check_digit(&digits) {
+    if !digits.chars().all(|c| c.is_ascii_digit())
+        || check.parse::<u32>().ok()? != crate::serial::luhn_digit(&digits)
+    {
         return None;
     }
     Some((game.parse().ok()?, book.parse().ok()?, ticket.parse().ok()?))

@@ -4,13 +4,20 @@
 //!
 //! - [`play_now`]: a ticket bought, drawn and settled at once;
 //! - [`scheduled`]: a ticket bought for the next draw or the next N draws;
-//! - [`draws`]: the leader that closes, draws and settles every scheduled draw.
+//! - [`keno_draws`]: the steps that close, draw and settle every scheduled Keno draw;
+//! - [`powerball_sales`]: Powerball slips sold at terminals and online;
+//! - [`powerball_draws`]: a Powerball drawing closed, exported, given its results, settled and
+//!   certified;
+//! - [`scheduler`]: the one leader that runs every draw game's due steps.
 //!
 //! Both kinds of ticket are recovered by one [`recover`].
 
-pub mod draws;
+pub mod keno_draws;
 pub mod play_now;
+pub mod powerball_draws;
+pub mod powerball_sales;
 pub mod scheduled;
+pub mod scheduler;
 
 use std::future::Future;
 use std::time::Duration;

@@ -10,7 +10,7 @@
 //!    and the ones after it, each locked `FOR SHARE` and checked still open, so a draw's close
 //!    (which waits for those locks) freezes a wager set no purchase can join afterwards.
 //!
-//! The draws settle the entries (see [`crate::saga::draws`]); [`recover`] finishes purchases a
+//! The draws settle the entries (see [`crate::saga::keno_draws`]); [`recover`] finishes purchases a
 //! crash left `open`.
 
 use std::time::Duration;

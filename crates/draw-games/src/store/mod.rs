@@ -7,7 +7,8 @@
 //!   scheduler's leadership lock;
 //! - [`powerball`]: Powerball drawings and their advertised grand prize.
 
-pub mod draws;
+pub mod keno_draws;
+pub mod leadership;
 pub mod powerball;
 pub mod tickets;
 
@@ -26,4 +27,15 @@ stored_state!(
 stored_state!(
     /// A scheduled draw, in order: sold, closed (wager set frozen), drawn, settled.
     pub DrawState { Scheduled => "scheduled", Open => "open", Closed => "closed", Drawn => "drawn", Settled => "settled" }
+);
+
+stored_state!(
+    /// A Powerball drawing: on sale, closed (wager set frozen and exported), drawn (results
+    /// stand), settled (winners found), then certified or disputed.
+    pub PowerballDrawState { Scheduled => "scheduled", Closed => "closed", Drawn => "drawn", Settled => "settled", Certified => "certified", Disputed => "disputed" }
+);
+
+stored_state!(
+    /// A Powerball ticket: open (recorded), then sold (its plays in their drawings) or refused.
+    pub PowerballTicketState { Open => "open", Sold => "sold", Refused => "refused" }
 );

@@ -10,7 +10,7 @@ use sqlx::postgres::PgRow;
 use sqlx::{PgConnection, PgPool, Row};
 use uuid::Uuid;
 
-use super::draws::Schedule;
+use super::keno_draws::Schedule;
 use super::{DrawTicketState, PlayNowState};
 use crate::views::EntryView;
 

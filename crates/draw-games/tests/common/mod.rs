@@ -32,7 +32,7 @@ impl Game {
         DrawsState::start(
             pool,
             self.tokens.clone(),
-            self.state.settings,
+            self.state.settings.clone(),
             Upstream::local("ledger", self.ledger.clone()),
         )
         .await

@@ -100,7 +100,7 @@ pub async fn settle_pack_now(
         state.settings.commission_bps,
     );
     let settled_at = packs::mark_settled(&mut tx, game, book, &owed).await?;
-    let account = crate::retailer_account(&retailer_id);
+    let account = ledger_api::retailer_account(&retailer_id);
     state.ledger.open_accounts(&retailer_id, &[(account, AccountKind::RetailerSettlement)]).await?;
     let id = uuid::Uuid::new_v5(
         &crate::INSTANT_NAMESPACE,

@@ -96,7 +96,7 @@ pub async fn move_payment_money(state: &InstantState, id: Uuid) -> Result<(), Ap
             NewTransfer::new(key("office-withheld"), liability, accounts.withholding, withheld, metadata),
         ]
     } else {
-        let account = crate::retailer_account(&payment.paid_to);
+        let account = ledger_api::retailer_account(&payment.paid_to);
         state
             .ledger
             .open_accounts(&payment.paid_to, &[(account, AccountKind::RetailerSettlement)])

@@ -1,5 +1,5 @@
-//! Scheduled draws as stored: the timetable, each draw's row through its states, its entries,
-//! and the scheduler's leadership lock.
+//! Castle Keno's scheduled draws as stored: the timetable, each draw's row through its states
+//! and its entries.
 
 use std::time::Duration;
 
@@ -303,18 +303,4 @@ pub async fn get(pool: &PgPool, number: i64) -> Result<Option<DrawView>, AppErro
         .as_ref()
         .map(draw_view)
         .transpose()
-}
-
-/// Tries the scheduler's session-level advisory lock on `conn` (a connection taken out of the
-/// pool, so the lock never travels with a pooled connection); true when this connection holds it.
-pub async fn try_lead(conn: &mut PgConnection) -> Result<bool, AppError> {
-    Ok(sqlx::query_scalar("SELECT pg_try_advisory_lock(hashtext(current_schema() || '.keno_scheduler'))")
-        .fetch_one(&mut *conn)
-        .await?)
-}
-
-/// Checks that `conn` is still connected (so a lock it holds is still held).
-pub async fn still_connected(conn: &mut PgConnection) -> Result<(), AppError> {
-    sqlx::query("SELECT 1").execute(&mut *conn).await?;
-    Ok(())
 }

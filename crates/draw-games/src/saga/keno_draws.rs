@@ -1,5 +1,6 @@
-//! Castle Keno draws on a schedule (DESIGN §6): the leader that closes, draws and settles every
-//! draw whose sales have closed, in order and exactly once.
+//! Castle Keno draws on a schedule (DESIGN §6): the steps the scheduler's leader
+//! ([`super::scheduler`]) runs to close, draw and settle every draw whose sales have closed, in
+//! order and exactly once.
 //!
 //! Each step is a guarded state change, so running one twice (two processes, a restart halfway)
 //! changes nothing the second time:
@@ -13,11 +14,7 @@
 //!   transfer, then the prizes, a few thousand entries at a time, each with a key derived from the
 //!   draw and the ticket, so a repeated step is a replay in the ledger.
 //!
-//! One process leads at a time (a session-level advisory lock on a connection of its own); the
-//! others wait and take over when the leader's connection goes. After downtime the leader runs
-//! every missed draw, oldest first.
-
-use std::time::Duration;
+//! After downtime the leader runs every missed draw, oldest first.
 
 use chrono::{DateTime, Utc};
 use domain::keno::{Draw, Ticket, settle};
@@ -27,12 +24,11 @@ use rand::SeedableRng;
 use rand_chacha::ChaCha20Rng;
 use serde::Serialize;
 use serde_json::json;
-use sqlx::PgConnection;
 use uuid::Uuid;
 
 use crate::rules::option_named;
 use crate::store::DrawState;
-use crate::store::draws::{self, Entry, GAME};
+use crate::store::keno_draws::{self as draws, Entry, GAME};
 use crate::{DRAWS_NAMESPACE, DrawsState};
 
 /// Entries settled per round trip (and prizes per ledger call, at most).
@@ -161,55 +157,4 @@ fn entry_outcome(entry: &Entry, drawn: &Draw) -> Result<(i32, i64), AppError> {
         .map_err(|e| AppError::internal(e.to_string()))?;
     let outcome = settle(&rules, drawn);
     Ok((i32::try_from(outcome.hits).unwrap_or(0), outcome.payout_cents))
-}
-
-/// Runs [`run_due_draws`] every `tick` while this process holds the scheduler's lock; waits and
-/// tries again otherwise.
-pub fn spawn_scheduler(state: DrawsState, tick: Duration) -> tokio::task::JoinHandle<()> {
-    tokio::spawn(async move {
-        let mut leadership = Leadership::default();
-        let mut ticker = tokio::time::interval(tick);
-        ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-        loop {
-            ticker.tick().await;
-            match leadership.hold(&state).await {
-                Ok(true) => match run_due_draws(&state).await {
-                    Ok(0) => {}
-                    Ok(n) => tracing::info!(draws = n, "keno draws run"),
-                    Err(e) => tracing::warn!(error = %e, "keno draws: will retry"),
-                },
-                Ok(false) => {}
-                Err(e) => {
-                    tracing::warn!(error = %e, "keno scheduler lost its connection; will retry");
-                    leadership = Leadership::default();
-                }
-            }
-        }
-    })
-}
-
-/// The scheduler's lock: a session-level advisory lock, held as long as its connection lives.
-/// The connection is taken out of the pool, so the lock never travels with a pooled connection,
-/// and closing it (or the process dying) hands leadership to another process.
-#[derive(Debug, Default)]
-struct Leadership {
-    conn: Option<PgConnection>,
-    held: bool,
-}
-
-impl Leadership {
-    /// True while this process leads (taking the lock when it is free).
-    async fn hold(&mut self, state: &DrawsState) -> Result<bool, AppError> {
-        let conn = match &mut self.conn {
-            Some(conn) => conn,
-            None => self.conn.insert(state.pool.acquire().await?.detach()),
-        };
-        if self.held {
-            // Still connected, so still holding it.
-            draws::still_connected(conn).await?;
-        } else {
-            self.held = draws::try_lead(conn).await?;
-        }
-        Ok(self.held)
-    }
 }

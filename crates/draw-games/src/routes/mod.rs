@@ -16,7 +16,10 @@ use crate::saga::{play_now, scheduled};
 use crate::store::tickets::{self, DrawTicket, PlayNowTicket, StoredTicket};
 use crate::views::*;
 
-fn limit_of(query: &ListQuery) -> Result<i64, AppError> {
+mod powerball;
+pub use powerball::*;
+
+pub(crate) fn limit_of(query: &ListQuery) -> Result<i64, AppError> {
     let limit = query.limit.unwrap_or(20);
     if !(1..=100).contains(&limit) {
         return Err(AppError::bad_request("invalid_limit", "limit must be 1 to 100"));
@@ -42,7 +45,7 @@ fn stake_refused(refusal: Option<String>) -> AppError {
     )
 }
 
-fn created_or_replayed(created: bool) -> StatusCode {
+pub(crate) fn created_or_replayed(created: bool) -> StatusCode {
     if created { StatusCode::CREATED } else { StatusCode::OK }
 }
 
@@ -65,9 +68,13 @@ pub async fn play_now(
 ) -> Result<(StatusCode, Json<TicketView>), AppError> {
     caller.require(&[Role::Player])?;
     let key = key.required()?;
-    let ticket =
-        Ticket::new(request.option, &request.spots, request.tickets.unwrap_or(1), state.settings.max_tickets)
-            .map_err(|e| rule_error(&e))?;
+    let ticket = Ticket::new(
+        request.option,
+        &request.spots,
+        request.tickets.unwrap_or(1),
+        state.settings.keno.max_tickets,
+    )
+    .map_err(|e| rule_error(&e))?;
     let (view, created) = play_now::play(&state, caller.subject(), key, &ticket).await?;
     if view.state == "refused" {
         return Err(stake_refused(view.refusal));
@@ -132,14 +139,18 @@ pub async fn buy(
 ) -> Result<(StatusCode, Json<DrawTicketView>), AppError> {
     caller.require(&[Role::Player])?;
     let key = key.required()?;
-    let ticket =
-        Ticket::new(request.option, &request.spots, request.tickets.unwrap_or(1), state.settings.max_tickets)
-            .map_err(|e| rule_error(&e))?;
+    let ticket = Ticket::new(
+        request.option,
+        &request.spots,
+        request.tickets.unwrap_or(1),
+        state.settings.keno.max_tickets,
+    )
+    .map_err(|e| rule_error(&e))?;
     let draws = request.draws.unwrap_or(1);
-    if !(1..=state.settings.max_draws).contains(&draws) {
+    if !(1..=state.settings.keno.max_draws).contains(&draws) {
         return Err(AppError::unprocessable(
             "draws_out_of_range",
-            format!("a ticket joins 1 to {} consecutive draws", state.settings.max_draws),
+            format!("a ticket joins 1 to {} consecutive draws", state.settings.keno.max_draws),
         ));
     }
     let (view, created) = scheduled::buy(&state, caller.subject(), key, &ticket, draws).await?;
@@ -203,7 +214,7 @@ pub async fn list_draws(
     Query(query): Query<ListQuery>,
 ) -> Result<Json<Vec<DrawView>>, AppError> {
     let next = state.schedule.next_after(state.clock.now());
-    Ok(Json(crate::store::draws::list(&state.pool, next, limit_of(&query)?).await?))
+    Ok(Json(crate::store::keno_draws::list(&state.pool, next, limit_of(&query)?).await?))
 }
 
 #[utoipa::path(
@@ -216,7 +227,7 @@ pub async fn get_draw(
     State(state): State<DrawsState>,
     Path(number): Path<i64>,
 ) -> Result<Json<DrawView>, AppError> {
-    crate::store::draws::get(&state.pool, number)
+    crate::store::keno_draws::get(&state.pool, number)
         .await?
         .map(Json)
         .ok_or_else(|| AppError::not_found("draw_not_found", format!("draw {number} does not exist")))
@@ -240,107 +251,6 @@ pub async fn paytables() -> Json<Vec<PayTable>> {
 /// `GET /v1/keno/math`: public.
 pub async fn math() -> Json<Vec<ParRow>> {
     Json(par_sheet())
-}
-
-#[utoipa::path(
-    get, path = "/v1/powerball/math", tag = "powerball", operation_id = "powerball_math",
-    responses((status = 200, description = "Powerball's exact math: each tier's probability as a fraction, the any-prize odds, the fixed prizes' return with and without Power Play for both multiplier drums, and the break-even grand prize (public)", body = Object),
-              (status = "4XX", response = Refused))
-)]
-/// `GET /v1/powerball/math`: public.
-pub async fn powerball_math() -> Json<domain::powerball::math::PowerballMath> {
-    Json(domain::powerball::math::powerball_math())
-}
-
-fn powerball_view(
-    stored: &crate::store::powerball::StoredDrawing,
-    resumes_at: Option<chrono::DateTime<chrono::Utc>>,
-) -> PowerballDrawView {
-    PowerballDrawView {
-        draw_date: stored.date,
-        sales_close_at: stored.sales_close_at,
-        sales_resume_at: stored.sales_resume_at,
-        draw_at: stored.draw_at,
-        sales_open: resumes_at.is_none(),
-        resumes_at,
-        advertised_cents: stored.advertised_cents,
-        cash_value_cents: stored.cash_value_cents,
-        power_play_balls: stored.advertised_cents.map(|cents| {
-            match domain::powerball::PowerPlayBalls::for_grand_prize(cents) {
-                domain::powerball::PowerPlayBalls::WithTenX => "with_ten_x",
-                domain::powerball::PowerPlayBalls::WithoutTenX => "without_ten_x",
-            }
-            .to_owned()
-        }),
-        state: stored.state.clone(),
-    }
-}
-
-#[utoipa::path(
-    get, path = "/v1/powerball/draws/next", tag = "powerball",
-    responses((status = 200, description = "the drawing plays are sold for now (or, while sales are closed, the one they resume for), its times and its advertised grand prize (public)", body = PowerballDrawView),
-              (status = "4XX", response = Refused))
-)]
-/// `GET /v1/powerball/draws/next`: public.
-pub async fn next_powerball_draw(
-    State(state): State<DrawsState>,
-) -> Result<Json<PowerballDrawView>, AppError> {
-    use domain::powerball::schedule::SaleWindow;
-    let (drawing, resumes_at) = match state.powerball.sale_window(state.clock.now()) {
-        SaleWindow::Open(drawing) => (drawing, None),
-        SaleWindow::Closed { resumes_at, .. } => (state.powerball.next_open(resumes_at), Some(resumes_at)),
-    };
-    let stored = crate::store::powerball::ensure(&state.pool, &drawing).await?;
-    Ok(Json(powerball_view(&stored, resumes_at)))
-}
-
-#[utoipa::path(
-    put, path = "/v1/powerball/draws/{date}/grand-prize", tag = "powerball", request_body = GrandPrizeRequest,
-    params(("date" = String, Path, description = "the draw day, central time (YYYY-MM-DD)")),
-    responses((status = 200, description = "the drawing's advertised grand prize and its cash value set", body = PowerballDrawView),
-              (status = "4XX", response = Refused)),
-    security(("bearer" = []))
-)]
-/// `PUT /v1/powerball/draws/{date}/grand-prize`: operators set a drawing's advertised grand prize
-/// and its cash value until its sales close (111-5-24(a)).
-pub async fn set_powerball_grand_prize(
-    State(state): State<DrawsState>,
-    caller: Caller,
-    Path(date): Path<chrono::NaiveDate>,
-    Json(request): Json<GrandPrizeRequest>,
-) -> Result<Json<PowerballDrawView>, AppError> {
-    caller.require(&[Role::Operator])?;
-    if !domain::powerball::schedule::is_draw_day(date) {
-        return Err(AppError::unprocessable(
-            "not_a_draw_day",
-            format!("{date} has no Powerball drawing (Monday, Wednesday and Saturday do)"),
-        ));
-    }
-    let (advertised, cash) = (request.advertised_cents, request.cash_value_cents);
-    if !(1..=domain::Amount::MAX_CENTS).contains(&advertised) || !(1..=advertised).contains(&cash) {
-        return Err(AppError::unprocessable(
-            "invalid_grand_prize",
-            "the advertised grand prize is positive, and its cash value positive and at most it",
-        ));
-    }
-    let drawing = state.powerball.drawing_on(date);
-    let closed = || {
-        AppError::conflict(
-            "sales_closed",
-            format!(
-                "sales for {date} closed at {}: its grand prize stands",
-                drawing.sales_close.to_rfc3339()
-            ),
-        )
-    };
-    if state.clock.now() >= drawing.sales_close {
-        return Err(closed());
-    }
-    crate::store::powerball::ensure(&state.pool, &drawing).await?;
-    let stored = crate::store::powerball::set_grand_prize(&state.pool, date, advertised, cash)
-        .await?
-        .ok_or_else(closed)?;
-    Ok(Json(powerball_view(&stored, None)))
 }
 
 #[utoipa::path(

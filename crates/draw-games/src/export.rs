@@ -1,0 +1,90 @@
+//! The frozen wager set's canonical export, read back (docs/formats/powerball-wager-set.md):
+//! the independent recount `lotto verify-draw` makes from the file alone, with the rules of
+//! `domain` and no database. The service finds winners in SQL; this counts them line by line,
+//! so the two agree only if both are right.
+
+use std::io::{BufRead, BufReader, Read};
+use std::path::Path;
+
+use domain::powerball::Board;
+use domain::powerball::drawing::{Results, Tally, TierResult};
+use sha2::{Digest, Sha256};
+
+/// The first line of every export.
+pub const EXPORT_HEADER: &str = "serial|board|w1|w2|w3|w4|w5|powerball|power_play|online";
+
+/// What the recount found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Recount {
+    /// The file's SHA-256, every byte of it.
+    pub sha256: [u8; 32],
+    pub plays: u64,
+    /// Every tier with and without Power Play, in the chart's order.
+    pub prize_table: Vec<TierResult>,
+}
+
+/// An export that cannot be read, or that breaks its format or the rules.
+#[derive(Debug, thiserror::Error)]
+pub enum ExportError {
+    #[error("cannot read the export: {0}")]
+    Io(#[from] std::io::Error),
+    #[error("line {line}: {reason}")]
+    Malformed { line: u64, reason: String },
+}
+
+/// Hashes the bytes read through it.
+struct Hashing<R> {
+    inner: R,
+    hash: Sha256,
+}
+
+impl<R: Read> Read for Hashing<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.hash.update(buf.get(..n).unwrap_or_default());
+        Ok(n)
+    }
+}
+
+/// Recounts every play of the export at `path` against `results`, the grand prize pool being
+/// `grand_pool_cents`.
+pub fn recount(path: &Path, results: &Results, grand_pool_cents: i64) -> Result<Recount, ExportError> {
+    let file = std::fs::File::open(path)?;
+    let mut reader = BufReader::with_capacity(1 << 20, Hashing { inner: file, hash: Sha256::new() });
+    let mut tally = Tally::default();
+    let mut line = String::new();
+    let mut number = 0u64;
+    let malformed = |line: u64, reason: &str| ExportError::Malformed { line, reason: reason.to_owned() };
+    while {
+        line.clear();
+        reader.read_line(&mut line)? > 0
+    } {
+        number = number.saturating_add(1);
+        let text = line.strip_suffix('\n').ok_or_else(|| malformed(number, "the line does not end"))?;
+        if number == 1 {
+            if text != EXPORT_HEADER {
+                return Err(malformed(1, "not a Powerball wager-set export (the header differs)"));
+            }
+            continue;
+        }
+        let fields: Vec<&str> = text.split('|').collect();
+        let [_serial, _board, w1, w2, w3, w4, w5, powerball, power_play, _online] = fields.as_slice() else {
+            return Err(malformed(number, "a play has ten fields"));
+        };
+        let number_of = |s: &str| s.parse::<u8>().map_err(|_| malformed(number, "a number is not 0 to 255"));
+        let whites = [number_of(w1)?, number_of(w2)?, number_of(w3)?, number_of(w4)?, number_of(w5)?];
+        let board =
+            Board::new(&whites, number_of(powerball)?).map_err(|e| malformed(number, &e.to_string()))?;
+        let power_play = match *power_play {
+            "1" => true,
+            "0" => false,
+            _ => return Err(malformed(number, "power_play is 0 or 1")),
+        };
+        tally.add(&board, power_play, results);
+    }
+    if number == 0 {
+        return Err(malformed(1, "the export is empty (not even its header)"));
+    }
+    let sha256 = reader.into_inner().hash.finalize().into();
+    Ok(Recount { sha256, plays: tally.plays(), prize_table: tally.prize_table(results, grand_pool_cents) })
+}

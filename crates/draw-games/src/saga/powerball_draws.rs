@@ -1,0 +1,444 @@
+//! Powerball drawings, certified (ADR 0008): the steps the scheduler's leader runs for every
+//! drawing whose sales have closed, and the results entry and certification that people do.
+//!
+//! A drawing moves through guarded states, each step safe to run again:
+//!
+//! - **close** (`scheduled` → `closed`) at 8:59 p.m. central: waits for every sale holding the
+//!   drawing, freezes its counts, then writes the canonical export of every play (the
+//!   independent control copy) and chains its SHA-256 in the audit log;
+//! - **results** (`closed` → `drawn`): **entered** by two different operators who must agree on
+//!   the five numbers, the Powerball and the multiplier (a mismatch is refused, logged in the
+//!   audit chain, and both enter again), or **drawn** at 9:58 p.m. by a fresh OS-seeded ChaCha20;
+//! - **settle** (`drawn` → `settled`): the drawing's wagers move from escrow to the house, and
+//!   one set-based statement finds every winner; the prize table is chained;
+//! - **certify** (`settled` → `certified` or `disputed`): `lotto verify-draw` recounts every
+//!   tier from the export alone and hands its table here; only an exact agreement certifies
+//!   (chained), and only then do prizes become payable: the prize total moves to the prizes
+//!   account and online prizes up to the retailer limit are paid to the wallets.
+
+use chrono::NaiveDate;
+use domain::powerball::PowerPlayBalls;
+use domain::powerball::drawing::{Results, TierResult};
+use ledger_api::NewTransfer;
+use platform::AppError;
+use rand::SeedableRng;
+use rand_chacha::ChaCha20Rng;
+use serde::Serialize;
+use serde_json::json;
+use uuid::Uuid;
+
+use crate::config::ResultsMode;
+use crate::store::PowerballDrawState;
+use crate::store::powerball::drawings::{self, ResultEntry, StoredDrawing};
+use crate::{DRAWS_NAMESPACE, DrawsState};
+
+/// Online prizes paid per ledger call.
+const PAY_CHUNK: i64 = 500;
+
+/// The most a prize may be and still be paid to a wallet or at a terminal: $599; $600 and above
+/// is claimed at the lottery office.
+pub const RETAILER_LIMIT_CENTS: i64 = 59_900;
+
+fn subject(date: NaiveDate) -> Uuid {
+    Uuid::new_v5(&DRAWS_NAMESPACE, format!("powerball/{date}").as_bytes())
+}
+
+fn step_id(date: NaiveDate, step: &str) -> Uuid {
+    Uuid::new_v5(&DRAWS_NAMESPACE, format!("powerball-draw/{date}/{step}").as_bytes())
+}
+
+/// One pass of the leader: every step due now of every drawing whose sales have closed, oldest
+/// first, and the payment of certified drawings' online prizes. Returns how many steps ran.
+pub async fn run_due_drawings(state: &DrawsState) -> Result<usize, AppError> {
+    let now = state.clock.now();
+    // The drawing on sale has its row, so the leader sees it close even if nothing sold.
+    super::powerball_sales::ensure_drawings(state, &[state.powerball.next_open(now)]).await?;
+    let mut moved = 0usize;
+    for drawing in drawings::due(&state.pool, now).await? {
+        let date = drawing.date;
+        match drawing.state {
+            PowerballDrawState::Scheduled => {
+                close_drawing(state, date).await?;
+                moved += 1;
+            }
+            PowerballDrawState::Closed if drawing.export_sha256.is_none() => {
+                export_wager_set(state, date).await?;
+                moved += 1;
+            }
+            PowerballDrawState::Closed
+                if drawing.results_mode == ResultsMode::Drawn && now >= drawing.draw_at =>
+            {
+                draw_results(state, date).await?;
+                moved += 1;
+            }
+            PowerballDrawState::Drawn => {
+                settle_drawing(state, date).await?;
+                moved += 1;
+            }
+            _ => {}
+        }
+    }
+    for drawing in drawings::certified_unpaid(&state.pool).await? {
+        pay_certified(state, &drawing).await?;
+        moved += 1;
+    }
+    Ok(moved)
+}
+
+/// `scheduled` → `closed` and the wager set exported; no-ops on later states.
+pub async fn close_drawing(state: &DrawsState, date: NaiveDate) -> Result<(), AppError> {
+    drawings::close(&state.pool, date).await?;
+    export_wager_set(state, date).await
+}
+
+/// The frozen wager set as chained in the audit log.
+#[derive(Debug, Serialize)]
+struct CloseRecord<'a> {
+    game: &'static str,
+    draw_date: NaiveDate,
+    tickets: Option<i64>,
+    plays: Option<i64>,
+    wagers_cents: Option<i64>,
+    export_file: &'a str,
+    export_sha256: String,
+}
+
+/// Writes a closed drawing's export and chains its hash, once.
+pub async fn export_wager_set(state: &DrawsState, date: NaiveDate) -> Result<(), AppError> {
+    let Some(drawing) = drawings::get(&state.pool, date).await? else { return Ok(()) };
+    if drawing.state != PowerballDrawState::Closed || drawing.export_sha256.is_some() {
+        return Ok(());
+    }
+    let (path, sha256) =
+        drawings::write_export(&state.pool, date, &state.settings.powerball.export_dir).await?;
+    let file = path.to_string_lossy().into_owned();
+    let mut tx = state.pool.begin().await?;
+    if drawings::record_export(&mut tx, date, &file, &sha256).await? {
+        let record = CloseRecord {
+            game: "powerball",
+            draw_date: date,
+            tickets: drawing.tickets,
+            plays: drawing.plays,
+            wagers_cents: drawing.wagers_cents,
+            export_file: &file,
+            export_sha256: hex::encode(sha256),
+        };
+        platform::audit::append(&mut tx, "powerball.close", subject(date), &record).await?;
+    }
+    tx.commit().await?;
+    Ok(())
+}
+
+/// Results as chained in the audit log.
+#[derive(Debug, Serialize)]
+struct ResultsRecord<'a> {
+    game: &'static str,
+    draw_date: NaiveDate,
+    mode: ResultsMode,
+    results: &'a Results,
+    entered_by: Vec<&'a str>,
+}
+
+/// The drum of a drawing: with the 10x while its advertised grand prize is at most $150
+/// million (a drawing without one advertised is read as the smallest, so with the 10x).
+pub fn drum_of(drawing: &StoredDrawing) -> PowerPlayBalls {
+    PowerPlayBalls::for_grand_prize(drawing.advertised_cents.unwrap_or(0))
+}
+
+/// `closed` → `drawn` by the service's generator: the only place Powerball results are drawn.
+pub async fn draw_results(state: &DrawsState, date: NaiveDate) -> Result<(), AppError> {
+    let Some(drawing) = drawings::get(&state.pool, date).await? else { return Ok(()) };
+    // A fresh generator seeded by the operating system; the seed is never kept.
+    let results = Results::draw(&mut ChaCha20Rng::from_os_rng(), drum_of(&drawing));
+    let mut tx = state.pool.begin().await?;
+    if drawings::record_results(&mut tx, date, &results).await?.is_some() {
+        let record = ResultsRecord {
+            game: "powerball",
+            draw_date: date,
+            mode: ResultsMode::Drawn,
+            results: &results,
+            entered_by: vec![],
+        };
+        platform::audit::append(&mut tx, "powerball.results", subject(date), &record).await?;
+    }
+    tx.commit().await?;
+    Ok(())
+}
+
+/// What an operator's entry of official results did.
+#[derive(Debug, Clone)]
+pub enum Entry {
+    /// The first entry: it waits for a second operator's.
+    AwaitingSecond,
+    /// The second agreed: the results stand.
+    Stand(Box<StoredDrawing>),
+}
+
+/// A mismatch as chained in the audit log.
+#[derive(Debug, Serialize)]
+struct MismatchRecord<'a> {
+    game: &'static str,
+    draw_date: NaiveDate,
+    first: (&'a str, &'a Results),
+    second: (&'a str, &'a Results),
+}
+
+/// `operator` enters `date`'s official results (dual control): the first entry waits; a second
+/// by a different operator that agrees makes them stand; one that differs is refused, both
+/// entries are discarded (to be entered again) and the mismatch is chained.
+pub async fn enter_results(
+    state: &DrawsState,
+    date: NaiveDate,
+    operator: &str,
+    whites: &[u8],
+    powerball: u8,
+    multiplier: u8,
+) -> Result<Entry, AppError> {
+    let mut tx = state.pool.begin().await?;
+    let Some((drawing, entries)) = drawings::lock_for_entry(&mut tx, date).await? else {
+        return Err(AppError::not_found("drawing_not_found", format!("no Powerball drawing on {date}")));
+    };
+    if drawing.results_mode != ResultsMode::Entered {
+        return Err(AppError::conflict(
+            "results_are_drawn",
+            format!("the {date} drawing's results are drawn by the service"),
+        ));
+    }
+    match drawing.state {
+        PowerballDrawState::Scheduled => {
+            return Err(AppError::conflict(
+                "drawing_not_closed",
+                format!(
+                    "the {date} drawing's sales close at {}; results follow the close",
+                    drawing.sales_close_at.to_rfc3339()
+                ),
+            ));
+        }
+        PowerballDrawState::Closed if drawing.export_sha256.is_none() => {
+            return Err(AppError::conflict(
+                "drawing_not_closed",
+                format!("the {date} drawing's wager set is still being frozen"),
+            ));
+        }
+        PowerballDrawState::Closed => {}
+        _ => {
+            return Err(AppError::conflict(
+                "results_stand",
+                format!("the {date} drawing's results already stand"),
+            ));
+        }
+    }
+    let results = Results::new(whites, powerball, multiplier, drum_of(&drawing))
+        .map_err(|e| crate::rules::powerball_rule_error(&e))?;
+    let entry = ResultEntry { entered_by: operator.to_owned(), results };
+    let Some(first) = entries.first() else {
+        drawings::add_entry(&mut tx, date, &entry).await?;
+        tx.commit().await?;
+        return Ok(Entry::AwaitingSecond);
+    };
+    if first.entered_by == operator {
+        return Err(AppError::conflict(
+            "second_operator_required",
+            "these results wait for a different operator's entry (dual control)",
+        ));
+    }
+    if first.results != results {
+        drawings::clear_entries(&mut tx, date).await?;
+        let record = MismatchRecord {
+            game: "powerball",
+            draw_date: date,
+            first: (&first.entered_by, &first.results),
+            second: (operator, &results),
+        };
+        platform::audit::append(&mut tx, "powerball.results_mismatch", subject(date), &record).await?;
+        tx.commit().await?;
+        tracing::warn!(%date, first = %first.entered_by, second = operator, "Powerball results entries disagree");
+        return Err(AppError::conflict(
+            "results_mismatch",
+            "the two entries of the results disagree: both are discarded and logged; enter them again",
+        ));
+    }
+    let stood = drawings::record_results(&mut tx, date, &results)
+        .await?
+        .ok_or_else(|| AppError::internal("a closed drawing refused its results"))?;
+    let record = ResultsRecord {
+        game: "powerball",
+        draw_date: date,
+        mode: ResultsMode::Entered,
+        results: &results,
+        entered_by: vec![&first.entered_by, operator],
+    };
+    platform::audit::append(&mut tx, "powerball.results", subject(date), &record).await?;
+    tx.commit().await?;
+    Ok(Entry::Stand(Box::new(stood)))
+}
+
+/// The settlement as chained in the audit log.
+#[derive(Debug, Serialize)]
+struct SettleRecord<'a> {
+    game: &'static str,
+    draw_date: NaiveDate,
+    prize_table: &'a [TierResult],
+}
+
+/// `drawn` → `settled`: the wagers to the house, every winner found. Safe to run again.
+pub async fn settle_drawing(state: &DrawsState, date: NaiveDate) -> Result<(), AppError> {
+    let Some(drawing) = drawings::get(&state.pool, date).await? else { return Ok(()) };
+    if drawing.state != PowerballDrawState::Drawn {
+        return Ok(());
+    }
+    let wagers = drawing.wagers_cents.unwrap_or(0);
+    if wagers > 0 {
+        let stakes = NewTransfer::new(
+            step_id(date, "wagers"),
+            state.powerball_accounts.escrow,
+            state.powerball_accounts.house,
+            wagers,
+            json!({"game": "powerball", "draw_date": date}),
+        );
+        state.ledger.transfer(&stakes).await?;
+    }
+    let mut tx = state.pool.begin().await?;
+    if let Some(table) = drawings::settle(&mut tx, date).await? {
+        let record = SettleRecord { game: "powerball", draw_date: date, prize_table: &table };
+        platform::audit::append(&mut tx, "powerball.settle", subject(date), &record).await?;
+    }
+    tx.commit().await?;
+    Ok(())
+}
+
+/// What a verification found.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct Verification {
+    pub draw_date: NaiveDate,
+    /// `certified`, or `disputed` with what disagreed.
+    pub state: String,
+    pub disagreements: Vec<String>,
+}
+
+/// The certification (or dispute) as chained in the audit log.
+#[derive(Debug, Serialize)]
+struct CertifyRecord<'a> {
+    game: &'static str,
+    draw_date: NaiveDate,
+    export_sha256: String,
+    verified_plays: u64,
+    prize_table: &'a [TierResult],
+    disagreements: &'a [String],
+}
+
+/// Compares an independent count (`verified`, over `plays` plays of an export whose SHA-256
+/// is `sha256`) with the settled drawing: an exact agreement certifies it; anything else
+/// stops it as `disputed`, saying what disagreed. Either is chained in the audit log.
+pub async fn certify(
+    pool: &sqlx::PgPool,
+    date: NaiveDate,
+    sha256: [u8; 32],
+    plays: u64,
+    verified: &[TierResult],
+) -> Result<Verification, AppError> {
+    let drawing = drawings::get(pool, date)
+        .await?
+        .ok_or_else(|| AppError::not_found("drawing_not_found", format!("no Powerball drawing on {date}")))?;
+    if drawing.state != PowerballDrawState::Settled {
+        return Err(AppError::conflict(
+            "drawing_not_settled",
+            format!("the {date} drawing is {}: only a settled drawing is certified", drawing.state.as_str()),
+        ));
+    }
+    let stored = drawings::prize_table(pool, date).await?;
+    let mut disagreements = Vec::new();
+    if drawing.export_sha256.as_deref() != Some(sha256.as_slice()) {
+        disagreements.push(format!(
+            "the export's SHA-256 is {}, the close recorded {}",
+            hex::encode(sha256),
+            drawing.export_sha256.as_deref().map(hex::encode).unwrap_or_default()
+        ));
+    }
+    if drawing.plays.and_then(|p| u64::try_from(p).ok()) != Some(plays) {
+        disagreements.push(format!("the export holds {plays} plays, the close counted {:?}", drawing.plays));
+    }
+    for line in verified {
+        let found = stored.iter().find(|s| s.tier == line.tier && s.power_play == line.power_play);
+        if found != Some(line) {
+            disagreements.push(format!(
+                "{} {}: verified {} winners of {} cents ({} in all), settled {}",
+                drawings::tier_name(line.tier),
+                if line.power_play { "with Power Play" } else { "without Power Play" },
+                line.winners,
+                line.prize_cents,
+                line.total_cents,
+                found.map_or("nothing".to_owned(), |s| format!(
+                    "{} winners of {} cents ({} in all)",
+                    s.winners, s.prize_cents, s.total_cents
+                )),
+            ));
+        }
+    }
+    if stored.len() != verified.len() {
+        disagreements.push(format!("{} prize lines settled, {} verified", stored.len(), verified.len()));
+    }
+    let dispute = (!disagreements.is_empty()).then(|| disagreements.join("; "));
+    let mut tx = pool.begin().await?;
+    if drawings::finish_verification(&mut tx, date, dispute.as_deref()).await? {
+        let record = CertifyRecord {
+            game: "powerball",
+            draw_date: date,
+            export_sha256: hex::encode(sha256),
+            verified_plays: plays,
+            prize_table: verified,
+            disagreements: &disagreements,
+        };
+        let kind = if dispute.is_some() { "powerball.dispute" } else { "powerball.certify" };
+        platform::audit::append(&mut tx, kind, subject(date), &record).await?;
+    }
+    tx.commit().await?;
+    if let Some(dispute) = &dispute {
+        tracing::error!(%date, %dispute, "Powerball drawing disputed: it stops here");
+    }
+    Ok(Verification {
+        draw_date: date,
+        state: if dispute.is_some() { "disputed" } else { "certified" }.to_owned(),
+        disagreements,
+    })
+}
+
+/// Makes a certified drawing's prizes payable: the prize total from the house to the prizes
+/// account, then every online ticket's prizes up to the retailer limit to its wallet. Safe to
+/// run again (each transfer's id is derived from the drawing and the ticket).
+pub async fn pay_certified(state: &DrawsState, drawing: &StoredDrawing) -> Result<(), AppError> {
+    let date = drawing.date;
+    let total: i64 = drawings::prize_table(&state.pool, date).await?.iter().map(|l| l.total_cents).sum();
+    if total > 0 {
+        let payable = NewTransfer::new(
+            step_id(date, "prizes"),
+            state.powerball_accounts.house,
+            state.powerball_accounts.prizes,
+            total,
+            json!({"game": "powerball", "draw_date": date}),
+        );
+        state.ledger.transfer(&payable).await?;
+    }
+    let mut after = 0i64;
+    loop {
+        let due = drawings::unpaid_online(&state.pool, date, RETAILER_LIMIT_CENTS, after, PAY_CHUNK).await?;
+        let Some(last) = due.last() else { break };
+        after = last.serial;
+        let prizes: Vec<NewTransfer> = due
+            .iter()
+            .map(|p| {
+                NewTransfer::new(
+                    step_id(date, &format!("online-prize/{}", p.serial)),
+                    state.powerball_accounts.prizes,
+                    p.wallet,
+                    p.prize_cents,
+                    json!({"game": "powerball", "draw_date": date, "serial": p.serial}),
+                )
+            })
+            .collect();
+        state.ledger.batch(&prizes).await?;
+        let serials: Vec<i64> = due.iter().map(|p| p.serial).collect();
+        drawings::mark_prizes_paid(&state.pool, date, &serials).await?;
+    }
+    drawings::mark_online_paid(&state.pool, date).await
+}

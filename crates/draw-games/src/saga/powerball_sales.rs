@@ -1,0 +1,240 @@
+//! Powerball sales (111-5-24(d), (f)): a slip of boards (the player's numbers or the server's
+//! quick picks) for the next drawing still on sale or the next N, sold at a retailer's terminal
+//! or, where the operator enables it, online from a player's wallet.
+//!
+//! A sale is a saga with deterministic keys (DESIGN §4), like a Keno ticket for scheduled draws:
+//!
+//! 1. record the ticket (`open`) with its serial and every board, quick picks drawn here from a
+//!    fresh OS-seeded ChaCha20 (never from the terminal), so a replay answers the same numbers;
+//! 2. ledger: the cost for every drawing from the retailer's settlement account (what the
+//!    retailer owes) or the player's wallet to Powerball's escrow (`powerball-ticket/<id>/cost`),
+//!    or `refused` when the ledger refuses it (a wallet short of funds);
+//! 3. place the plays (`sold`): in one transaction, into the first drawing still on sale and the
+//!    ones after it, each locked `FOR SHARE` and checked still on sale.
+//!
+//! A sold ticket is never voided or cancelled (111-5-24(f)): there is no route that does it.
+
+use std::time::Duration;
+
+use chrono::SubsecRound;
+use domain::powerball::schedule::{Drawing, SaleWindow};
+use domain::powerball::{Board, slip_cents};
+use domain::serial::TicketSerial;
+use ledger_api::{AccountKind, LedgerError, NewTransfer};
+use platform::AppError;
+use rand::SeedableRng;
+use rand_chacha::ChaCha20Rng;
+use serde_json::json;
+use uuid::Uuid;
+
+use crate::store::PowerballTicketState;
+use crate::store::powerball::drawings;
+use crate::store::powerball::tickets::{self, Channel, Placed, PowerballTicket, Recorded};
+use crate::views::{BoardView, PowerballTicketView, TicketDrawingView, WinningBoardView};
+use crate::{DRAWS_NAMESPACE, DrawsState};
+
+/// Who sells.
+#[derive(Debug, Clone)]
+pub enum Seller {
+    /// A retailer's terminal: `retailer` owes the sale; `terminal` is the login that asked.
+    Terminal { retailer: String, terminal: String },
+    /// A player buying online from their wallet.
+    Online { player: String },
+}
+
+/// What a slip asks for, checked.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Slip {
+    pub chosen: Vec<Board>,
+    pub quick_picks: u32,
+    pub power_play: bool,
+    pub draws: u32,
+}
+
+/// Sells `slip` for `seller` under idempotency key `key`; a replay of the same key finishes and
+/// answers the same ticket. Returns the ticket and whether this call made it.
+pub async fn sell(
+    state: &DrawsState,
+    seller: &Seller,
+    key: &str,
+    slip: &Slip,
+) -> Result<(PowerballTicketView, bool), AppError> {
+    let (channel, seller_name, sold_by) = match seller {
+        Seller::Terminal { retailer, terminal } => (Channel::Terminal, retailer.as_str(), terminal.as_str()),
+        Seller::Online { player } => (Channel::Online, player.as_str(), player.as_str()),
+    };
+    let id = Uuid::new_v5(&DRAWS_NAMESPACE, format!("powerball-ticket/{sold_by}/{key}").as_bytes());
+    if let Some(existing) = tickets::load(&state.pool, id).await? {
+        let chosen = existing.boards.len().saturating_sub(usize::try_from(existing.quick_picks).unwrap_or(0));
+        let same = existing.boards.get(..chosen) == Some(slip.chosen.as_slice())
+            && u32::try_from(existing.quick_picks).ok() == Some(slip.quick_picks)
+            && existing.power_play == slip.power_play
+            && u32::try_from(existing.draws).ok() == Some(slip.draws);
+        if !same {
+            return Err(AppError::conflict("idempotency_conflict", "this key sold a different slip"));
+        }
+        return Ok((drive(state, id).await?, false));
+    }
+    // A new sale in the closed window is refused; a replay above finishes whatever it began.
+    let now = state.clock.now();
+    if let SaleWindow::Closed { closing, resumes_at } = state.powerball.sale_window(now) {
+        return Err(AppError::conflict(
+            "sales_closed",
+            format!(
+                "Powerball sales closed at {} for the {} drawing; they resume at {}",
+                closing.sales_close.to_rfc3339(),
+                closing.date,
+                resumes_at.to_rfc3339()
+            ),
+        ));
+    }
+    let debit_account = match seller {
+        Seller::Terminal { retailer, .. } => {
+            let account = ledger_api::retailer_account(retailer);
+            state.ledger.open_accounts(retailer, &[(account, AccountKind::RetailerSettlement)]).await?;
+            account
+        }
+        Seller::Online { player } => state.ledger.wallet_of(player).await?,
+    };
+    let mut rng = ChaCha20Rng::from_os_rng();
+    let mut boards = slip.chosen.clone();
+    boards.extend((0..slip.quick_picks).map(|_| Board::quick_pick(&mut rng)));
+    let per_drawing = slip_cents(boards.len(), slip.power_play);
+    let mut ticket = PowerballTicket {
+        id,
+        serial: TicketSerial::random(&mut rng),
+        channel,
+        seller: seller_name.to_owned(),
+        sold_by: sold_by.to_owned(),
+        debit_account,
+        boards,
+        quick_picks: i16::try_from(slip.quick_picks).map_err(AppError::internal)?,
+        power_play: slip.power_play,
+        draws: i16::try_from(slip.draws).map_err(AppError::internal)?,
+        cost_cents: per_drawing.saturating_mul(i64::from(slip.draws)),
+        first_draw: None,
+        state: PowerballTicketState::Open,
+        refusal: None,
+        created_at: now.trunc_subsecs(6),
+    };
+    let created = loop {
+        match tickets::insert_open(&state.pool, &ticket).await? {
+            Recorded::Created => break true,
+            // A concurrent replay of the same key recorded it first.
+            Recorded::Existed => break false,
+            // One in 9 × 10^17 per ticket sold: draw another serial.
+            Recorded::SerialTaken => ticket.serial = TicketSerial::random(&mut rng),
+        }
+    };
+    Ok((drive(state, id).await?, created))
+}
+
+/// Moves a sale forward until it is sold (its plays in their drawings) or refused; safe to run
+/// again.
+pub async fn drive(state: &DrawsState, id: Uuid) -> Result<PowerballTicketView, AppError> {
+    let ticket = tickets::load(&state.pool, id)
+        .await?
+        .ok_or_else(|| AppError::not_found("ticket_not_found", "no such ticket"))?;
+    if ticket.state == PowerballTicketState::Open {
+        let cost = NewTransfer::new(
+            Uuid::new_v5(&DRAWS_NAMESPACE, format!("powerball-ticket/{id}/cost").as_bytes()),
+            ticket.debit_account,
+            state.powerball_accounts.escrow,
+            ticket.cost_cents,
+            json!({"game": "powerball", "ticket": id, "channel": ticket.channel.as_str()}),
+        );
+        match state.ledger.transfer(&cost).await {
+            Ok(()) => place(state, &ticket).await?,
+            // The ledger's rules refused it: nothing moved, and nothing will.
+            Err(LedgerError::Refused(e)) => tickets::refuse_open(&state.pool, id, e.code()).await?,
+            Err(e) => return Err(e.into()),
+        }
+    }
+    let ticket =
+        tickets::load(&state.pool, id).await?.ok_or_else(|| AppError::internal("ticket vanished"))?;
+    view(state, &ticket).await
+}
+
+/// Places a paid ticket's plays from the first drawing still on sale.
+async fn place(state: &DrawsState, ticket: &PowerballTicket) -> Result<(), AppError> {
+    let count = usize::try_from(ticket.draws).unwrap_or(1);
+    let mut first = state.powerball.next_open(state.clock.now());
+    loop {
+        let drawings = state.powerball.drawings_from(&first, count);
+        ensure_drawings(state, &drawings).await?;
+        let dates: Vec<_> = drawings.iter().map(|d| d.date).collect();
+        match tickets::place_plays(&state.pool, ticket.id, &dates).await? {
+            Placed::Done => return Ok(()),
+            // A drawing closed meanwhile: start after it.
+            Placed::Closed(date) => {
+                first = state.powerball.next_open(state.powerball.drawing_on(date).sales_close);
+            }
+        }
+    }
+}
+
+/// The rows (and partitions) of `drawings`, made when missing.
+pub async fn ensure_drawings(state: &DrawsState, drawings: &[Drawing]) -> Result<(), AppError> {
+    for drawing in drawings {
+        drawings::ensure(&state.pool, drawing, state.settings.powerball.results).await?;
+    }
+    Ok(())
+}
+
+/// The ticket as printed and as it stands: serial, boards, drawings and what it won.
+pub async fn view(state: &DrawsState, ticket: &PowerballTicket) -> Result<PowerballTicketView, AppError> {
+    let quick_from = ticket.boards.len().saturating_sub(usize::try_from(ticket.quick_picks).unwrap_or(0));
+    let boards = ticket
+        .boards
+        .iter()
+        .enumerate()
+        .map(|(i, b)| BoardView {
+            board: i16::try_from(i).unwrap_or(0).saturating_add(1),
+            whites: b.whites.to_vec(),
+            powerball: b.powerball,
+            quick_pick: i >= quick_from,
+        })
+        .collect();
+    let dates: Vec<_> = match ticket.first_draw {
+        Some(first) => state
+            .powerball
+            .drawings_from(&state.powerball.drawing_on(first), usize::try_from(ticket.draws).unwrap_or(1))
+            .iter()
+            .map(|d| d.date)
+            .collect(),
+        None => Vec::new(),
+    };
+    let drawings = tickets::drawings_of(&state.pool, ticket.serial, &dates)
+        .await?
+        .into_iter()
+        .map(|d| TicketDrawingView {
+            draw_date: d.date,
+            state: d.state.as_str().to_owned(),
+            winnings: d
+                .winning_boards
+                .into_iter()
+                .map(|(board, tier, prize_cents)| WinningBoardView { board, tier, prize_cents })
+                .collect(),
+        })
+        .collect();
+    Ok(PowerballTicketView {
+        serial: ticket.serial.to_string(),
+        state: ticket.state.as_str().to_owned(),
+        channel: ticket.channel.as_str().to_owned(),
+        boards,
+        power_play: ticket.power_play,
+        draws: ticket.draws,
+        cost_cents: ticket.cost_cents,
+        drawings,
+        refusal: ticket.refusal.clone(),
+        created_at: ticket.created_at,
+    })
+}
+
+/// Finishes sales left `open` for longer than `older_than`; returns how many.
+pub async fn recover(state: &DrawsState, older_than: Duration) -> Result<usize, AppError> {
+    platform::recovery::finish_stuck(&state.pool, tickets::STUCK, older_than, "powerball tickets", |id| {
+        drive(state, id)
+    })
+    .await
+}

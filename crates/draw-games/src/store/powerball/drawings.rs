@@ -1,0 +1,629 @@
+//! Powerball drawings as stored: the timetable's instants, the advertised grand prize, and each
+//! drawing's steps: the close that freezes and exports its wager set, its results (entered under
+//! dual control or drawn), and the set-based settlement that finds its winners.
+
+use std::path::{Path, PathBuf};
+
+use chrono::{DateTime, NaiveDate, Utc};
+use domain::powerball::drawing::{Results, Tally, TierResult};
+use domain::powerball::schedule::Drawing;
+use domain::powerball::{Board, Tier};
+use futures_util::StreamExt;
+use platform::AppError;
+use sha2::{Digest, Sha256};
+use sqlx::postgres::PgRow;
+use sqlx::{PgConnection, PgPool, Row};
+use tokio::io::AsyncWriteExt;
+
+use crate::config::ResultsMode;
+use crate::store::PowerballDrawState;
+
+/// A drawing's row.
+#[derive(Debug, Clone)]
+pub struct StoredDrawing {
+    pub date: NaiveDate,
+    pub sales_close_at: DateTime<Utc>,
+    pub sales_resume_at: DateTime<Utc>,
+    pub draw_at: DateTime<Utc>,
+    pub advertised_cents: Option<i64>,
+    pub cash_value_cents: Option<i64>,
+    pub state: PowerballDrawState,
+    pub results_mode: ResultsMode,
+    pub tickets: Option<i64>,
+    pub plays: Option<i64>,
+    pub wagers_cents: Option<i64>,
+    pub export_file: Option<String>,
+    pub export_sha256: Option<Vec<u8>>,
+    pub results: Option<Results>,
+    pub dispute: Option<String>,
+}
+
+const COLUMNS: &str = "draw_date, sales_close_at, sales_resume_at, draw_at, advertised_cents, cash_value_cents, state,
+    results_mode, tickets, plays, wagers_cents, export_file, export_sha256, whites, powerball, multiplier, dispute";
+
+fn drawing_of(row: &PgRow) -> Result<StoredDrawing, AppError> {
+    let whites: Option<Vec<i16>> = row.try_get("whites")?;
+    let powerball: Option<i16> = row.try_get("powerball")?;
+    let multiplier: Option<i16> = row.try_get("multiplier")?;
+    let results = match (whites, powerball, multiplier) {
+        (Some(whites), Some(pb), Some(m)) => {
+            let whites: Vec<u8> = whites.iter().filter_map(|&n| u8::try_from(n).ok()).collect();
+            let numbers = Board::new(&whites, u8::try_from(pb).unwrap_or(0))
+                .map_err(|e| AppError::internal(format!("stored results break the rules: {e}")))?;
+            Some(Results { numbers, multiplier: u8::try_from(m).unwrap_or(0) })
+        }
+        _ => None,
+    };
+    Ok(StoredDrawing {
+        date: row.try_get("draw_date")?,
+        sales_close_at: row.try_get("sales_close_at")?,
+        sales_resume_at: row.try_get("sales_resume_at")?,
+        draw_at: row.try_get("draw_at")?,
+        advertised_cents: row.try_get("advertised_cents")?,
+        cash_value_cents: row.try_get("cash_value_cents")?,
+        state: PowerballDrawState::parse(row.try_get("state")?)?,
+        results_mode: row.try_get::<&str, _>("results_mode")?.parse().map_err(AppError::internal)?,
+        tickets: row.try_get("tickets")?,
+        plays: row.try_get("plays")?,
+        wagers_cents: row.try_get("wagers_cents")?,
+        export_file: row.try_get("export_file")?,
+        export_sha256: row.try_get("export_sha256")?,
+        results,
+        dispute: row.try_get("dispute")?,
+    })
+}
+
+/// The name of a drawing's partition of `pb_plays`.
+fn partition_of(date: NaiveDate) -> String {
+    format!("pb_plays_{}", date.format("%Y%m%d"))
+}
+
+/// The drawing's row, made from the timetable (with its partition of the plays, and `mode` for
+/// its results) when it is not there yet. A read of a row that exists writes nothing.
+pub async fn ensure(pool: &PgPool, drawing: &Drawing, mode: ResultsMode) -> Result<StoredDrawing, AppError> {
+    if let Some(found) = get(pool, drawing.date).await? {
+        return Ok(found);
+    }
+    let mut tx = pool.begin().await?;
+    let inserted: Option<NaiveDate> = sqlx::query_scalar(
+        "INSERT INTO pb_draws (draw_date, sales_close_at, sales_resume_at, draw_at, results_mode) VALUES ($1, $2, $3, $4, $5)
+         ON CONFLICT (draw_date) DO NOTHING RETURNING draw_date",
+    )
+    .bind(drawing.date)
+    .bind(drawing.sales_close)
+    .bind(drawing.sales_resume)
+    .bind(drawing.drawing)
+    .bind(mode.as_str())
+    .fetch_optional(&mut *tx)
+    .await?;
+    if inserted.is_some() {
+        // Only the transaction that made the row makes the partition (a concurrent one waited
+        // on the row's key and found it there).
+        let date = drawing.date.format("%Y-%m-%d");
+        sqlx::query(&format!(
+            "CREATE TABLE {} PARTITION OF pb_plays FOR VALUES IN ('{date}')",
+            partition_of(drawing.date)
+        ))
+        .execute(&mut *tx)
+        .await?;
+    }
+    tx.commit().await?;
+    get(pool, drawing.date).await?.ok_or_else(|| AppError::internal("a drawing vanished"))
+}
+
+pub async fn get(pool: &PgPool, date: NaiveDate) -> Result<Option<StoredDrawing>, AppError> {
+    sqlx::query(&format!("SELECT {COLUMNS} FROM pb_draws WHERE draw_date = $1"))
+        .bind(date)
+        .fetch_optional(pool)
+        .await?
+        .as_ref()
+        .map(drawing_of)
+        .transpose()
+}
+
+/// The newest `limit` drawings held before `before` (their results public once they stand).
+pub async fn list_past(
+    pool: &PgPool,
+    before: DateTime<Utc>,
+    limit: i64,
+) -> Result<Vec<StoredDrawing>, AppError> {
+    sqlx::query(&format!(
+        "SELECT {COLUMNS} FROM pb_draws WHERE draw_at <= $1 ORDER BY draw_date DESC LIMIT $2"
+    ))
+    .bind(before)
+    .bind(limit)
+    .fetch_all(pool)
+    .await?
+    .iter()
+    .map(drawing_of)
+    .collect()
+}
+
+/// Sets the drawing's advertised grand prize and its cash value while it is still `scheduled`,
+/// and returns it; none when it is not (closed or later).
+pub async fn set_grand_prize(
+    pool: &PgPool,
+    date: NaiveDate,
+    advertised: i64,
+    cash: i64,
+) -> Result<Option<StoredDrawing>, AppError> {
+    sqlx::query(&format!(
+        "UPDATE pb_draws SET advertised_cents = $2, cash_value_cents = $3, updated_at = now()
+          WHERE draw_date = $1 AND state = 'scheduled' RETURNING {COLUMNS}"
+    ))
+    .bind(date)
+    .bind(advertised)
+    .bind(cash)
+    .fetch_optional(pool)
+    .await?
+    .as_ref()
+    .map(drawing_of)
+    .transpose()
+}
+
+/// Sets how the drawing's results come to stand, while it is still `scheduled`.
+pub async fn set_results_mode(
+    pool: &PgPool,
+    date: NaiveDate,
+    mode: ResultsMode,
+) -> Result<Option<StoredDrawing>, AppError> {
+    sqlx::query(&format!(
+        "UPDATE pb_draws SET results_mode = $2, updated_at = now()
+          WHERE draw_date = $1 AND state = 'scheduled' RETURNING {COLUMNS}"
+    ))
+    .bind(date)
+    .bind(mode.as_str())
+    .fetch_optional(pool)
+    .await?
+    .as_ref()
+    .map(drawing_of)
+    .transpose()
+}
+
+/// Drawings whose sales have closed by `now` and that are not finished (certified or stopped),
+/// oldest first.
+pub async fn due(pool: &PgPool, now: DateTime<Utc>) -> Result<Vec<StoredDrawing>, AppError> {
+    sqlx::query(&format!(
+        "SELECT {COLUMNS} FROM pb_draws WHERE state IN ('scheduled', 'closed', 'drawn') AND sales_close_at <= $1
+          ORDER BY draw_date"
+    ))
+    .bind(now)
+    .fetch_all(pool)
+    .await?
+    .iter()
+    .map(drawing_of)
+    .collect()
+}
+
+/// `scheduled` → `closed`: waits for every sale holding the drawing (`FOR SHARE`), then records
+/// the frozen wager set's counts; a sale after this finds the drawing closed. A no-op later.
+pub async fn close(pool: &PgPool, date: NaiveDate) -> Result<(), AppError> {
+    let mut tx = pool.begin().await?;
+    let state: Option<String> =
+        sqlx::query_scalar("SELECT state FROM pb_draws WHERE draw_date = $1 FOR UPDATE")
+            .bind(date)
+            .fetch_optional(&mut *tx)
+            .await?;
+    if state.as_deref() == Some("scheduled") {
+        let row = sqlx::query(
+            "SELECT count(DISTINCT serial) AS tickets, count(*) AS plays, count(*) FILTER (WHERE power_play) AS power_plays
+               FROM pb_plays WHERE draw_date = $1",
+        )
+        .bind(date)
+        .fetch_one(&mut *tx)
+        .await?;
+        let plays: i64 = row.try_get("plays")?;
+        let power_plays: i64 = row.try_get("power_plays")?;
+        let wagers = domain::powerball::PLAY_CENTS
+            .saturating_mul(plays)
+            .saturating_add(domain::powerball::POWER_PLAY_CENTS.saturating_mul(power_plays));
+        sqlx::query(
+            "UPDATE pb_draws SET state = 'closed', closed_at = now(), tickets = $2, plays = $3, wagers_cents = $4,
+                    updated_at = now() WHERE draw_date = $1",
+        )
+        .bind(date)
+        .bind(row.try_get::<i64, _>("tickets")?)
+        .bind(plays)
+        .bind(wagers)
+        .execute(&mut *tx)
+        .await?;
+    }
+    tx.commit().await?;
+    Ok(())
+}
+
+/// Writes the closed drawing's canonical export into `dir`: a header, then one line per play in
+/// serial and board order, streamed out of Postgres. The file is written under a temporary name
+/// and renamed when complete, so a crash never leaves a partial export under the real name; the
+/// content depends only on the plays, so writing it again gives the same bytes. Returns the file
+/// and its SHA-256.
+pub async fn write_export(
+    pool: &PgPool,
+    date: NaiveDate,
+    dir: &Path,
+) -> Result<(PathBuf, [u8; 32]), AppError> {
+    tokio::fs::create_dir_all(dir).await.map_err(AppError::internal)?;
+    let name = format!("powerball-{}.psv", date.format("%Y-%m-%d"));
+    let path = dir.join(&name);
+    let partial = dir.join(format!("{name}.partial"));
+    let mut file = tokio::io::BufWriter::with_capacity(
+        1 << 20,
+        tokio::fs::File::create(&partial).await.map_err(AppError::internal)?,
+    );
+    let mut hash = Sha256::new();
+    let header = format!("{}\n", crate::export::EXPORT_HEADER);
+    hash.update(header.as_bytes());
+    file.write_all(header.as_bytes()).await.map_err(AppError::internal)?;
+    let mut conn = pool.acquire().await?;
+    // The date is a NaiveDate, formatted: nothing from outside reaches the statement's text.
+    let copy = format!(
+        "COPY (SELECT serial, board, w1, w2, w3, w4, w5, powerball, power_play::int, online::int
+                 FROM pb_plays WHERE draw_date = '{}' ORDER BY serial, board)
+           TO STDOUT WITH (FORMAT text, DELIMITER '|')",
+        date.format("%Y-%m-%d")
+    );
+    let mut stream = conn.copy_out_raw(&copy).await?;
+    while let Some(chunk) = stream.next().await {
+        let chunk = chunk?;
+        hash.update(&chunk);
+        file.write_all(&chunk).await.map_err(AppError::internal)?;
+    }
+    drop(stream);
+    file.flush().await.map_err(AppError::internal)?;
+    file.get_ref().sync_all().await.map_err(AppError::internal)?;
+    drop(file);
+    tokio::fs::rename(&partial, &path).await.map_err(AppError::internal)?;
+    Ok((path, hash.finalize().into()))
+}
+
+/// Records the export's file and hash on a closed drawing, in the caller's transaction; false
+/// when one is recorded already (a replayed step).
+pub async fn record_export(
+    conn: &mut PgConnection,
+    date: NaiveDate,
+    file: &str,
+    sha256: &[u8],
+) -> Result<bool, AppError> {
+    Ok(sqlx::query(
+        "UPDATE pb_draws SET export_file = $2, export_sha256 = $3, updated_at = now()
+          WHERE draw_date = $1 AND state = 'closed' AND export_sha256 IS NULL",
+    )
+    .bind(date)
+    .bind(file)
+    .bind(sha256)
+    .execute(&mut *conn)
+    .await?
+    .rows_affected()
+        == 1)
+}
+
+fn results_columns(results: &Results) -> (Vec<i16>, i16, i16) {
+    (
+        results.numbers.whites.iter().map(|&n| i16::from(n)).collect(),
+        i16::from(results.numbers.powerball),
+        i16::from(results.multiplier),
+    )
+}
+
+/// `closed` (with its export recorded) → `drawn` with `results`, in the caller's transaction;
+/// none when the drawing was not waiting for results.
+pub async fn record_results(
+    conn: &mut PgConnection,
+    date: NaiveDate,
+    results: &Results,
+) -> Result<Option<StoredDrawing>, AppError> {
+    let (whites, powerball, multiplier) = results_columns(results);
+    sqlx::query(&format!(
+        "UPDATE pb_draws SET state = 'drawn', whites = $2, powerball = $3, multiplier = $4, results_at = now(), updated_at = now()
+          WHERE draw_date = $1 AND state = 'closed' AND export_sha256 IS NOT NULL RETURNING {COLUMNS}"
+    ))
+    .bind(date)
+    .bind(&whites)
+    .bind(powerball)
+    .bind(multiplier)
+    .fetch_optional(&mut *conn)
+    .await?
+    .as_ref()
+    .map(drawing_of)
+    .transpose()
+}
+
+/// An operator's entry of a drawing's official results.
+#[derive(Debug, Clone)]
+pub struct ResultEntry {
+    pub entered_by: String,
+    pub results: Results,
+}
+
+/// Locks the drawing for a results entry and returns it with the entries made so far.
+pub async fn lock_for_entry(
+    conn: &mut PgConnection,
+    date: NaiveDate,
+) -> Result<Option<(StoredDrawing, Vec<ResultEntry>)>, AppError> {
+    let Some(drawing) =
+        sqlx::query(&format!("SELECT {COLUMNS} FROM pb_draws WHERE draw_date = $1 FOR UPDATE"))
+            .bind(date)
+            .fetch_optional(&mut *conn)
+            .await?
+    else {
+        return Ok(None);
+    };
+    let drawing = drawing_of(&drawing)?;
+    let entries = sqlx::query(
+        "SELECT entered_by, whites, powerball, multiplier FROM pb_result_entries WHERE draw_date = $1",
+    )
+    .bind(date)
+    .fetch_all(&mut *conn)
+    .await?
+    .iter()
+    .map(|row| {
+        let whites: Vec<i16> = row.try_get("whites")?;
+        let whites: Vec<u8> = whites.iter().filter_map(|&n| u8::try_from(n).ok()).collect();
+        let numbers = Board::new(&whites, u8::try_from(row.try_get::<i16, _>("powerball")?).unwrap_or(0))
+            .map_err(|e| AppError::internal(e.to_string()))?;
+        Ok(ResultEntry {
+            entered_by: row.try_get("entered_by")?,
+            results: Results {
+                numbers,
+                multiplier: u8::try_from(row.try_get::<i16, _>("multiplier")?).unwrap_or(0),
+            },
+        })
+    })
+    .collect::<Result<Vec<_>, AppError>>()?;
+    Ok(Some((drawing, entries)))
+}
+
+/// Keeps `entry` as the drawing's first entry.
+pub async fn add_entry(
+    conn: &mut PgConnection,
+    date: NaiveDate,
+    entry: &ResultEntry,
+) -> Result<(), AppError> {
+    let (whites, powerball, multiplier) = results_columns(&entry.results);
+    sqlx::query("INSERT INTO pb_result_entries (draw_date, entered_by, whites, powerball, multiplier) VALUES ($1, $2, $3, $4, $5)")
+        .bind(date)
+        .bind(&entry.entered_by)
+        .bind(&whites)
+        .bind(powerball)
+        .bind(multiplier)
+        .execute(&mut *conn)
+        .await?;
+    Ok(())
+}
+
+/// Forgets the drawing's entries (after a mismatch, both are entered again).
+pub async fn clear_entries(conn: &mut PgConnection, date: NaiveDate) -> Result<(), AppError> {
+    sqlx::query("DELETE FROM pb_result_entries WHERE draw_date = $1").bind(date).execute(&mut *conn).await?;
+    Ok(())
+}
+
+/// `drawn` → `settled`, in the caller's transaction: every winning play found by one set-based statement
+/// (a play's matches counted in SQL and joined to the tier table `domain` gives), the grand
+/// prize shared among its winners, and the prize table stored. Returns the prize table, or none
+/// when the drawing was not `drawn` (settled already).
+pub async fn settle(tx: &mut PgConnection, date: NaiveDate) -> Result<Option<Vec<TierResult>>, AppError> {
+    let drawing = sqlx::query(&format!("SELECT {COLUMNS} FROM pb_draws WHERE draw_date = $1 FOR UPDATE"))
+        .bind(date)
+        .fetch_optional(&mut *tx)
+        .await?
+        .as_ref()
+        .map(drawing_of)
+        .transpose()?;
+    let Some(drawing) = drawing.filter(|d| d.state == PowerballDrawState::Drawn) else {
+        return Ok(None);
+    };
+    let results = drawing.results.ok_or_else(|| AppError::internal("a drawn drawing without results"))?;
+    let pool_cents = drawing.advertised_cents.unwrap_or(0);
+    // The tier table: matches → tier and fixed prize (the grand prize's rows get the whole
+    // pool for now, and their share once its winners are counted).
+    let (mut whites, mut pbs, mut tiers, mut power_plays, mut prizes) =
+        (vec![], vec![], vec![], vec![], vec![]);
+    for tier in Tier::ALL {
+        for power_play in [false, true] {
+            let (w, pb) = tier.matches();
+            whites.push(i32::try_from(w).unwrap_or(0));
+            pbs.push(pb);
+            tiers.push(tier_name(tier));
+            power_plays.push(power_play);
+            prizes.push(
+                domain::powerball::drawing::play_prize_cents(
+                    tier,
+                    power_play,
+                    results.multiplier,
+                    pool_cents,
+                )
+                .max(1),
+            );
+        }
+    }
+    let drawn: Vec<i16> = results.numbers.whites.iter().map(|&n| i16::from(n)).collect();
+    sqlx::query(
+        "INSERT INTO pb_winners (draw_date, serial, board, tier, power_play, online, prize_cents)
+         SELECT $1, p.serial, p.board, t.tier, p.power_play, p.online, t.prize
+           FROM (SELECT serial, board, power_play, online, powerball = $3 AS pb,
+                        (w1 = ANY($2))::int + (w2 = ANY($2))::int + (w3 = ANY($2))::int + (w4 = ANY($2))::int + (w5 = ANY($2))::int AS whites
+                   FROM pb_plays WHERE draw_date = $1) p
+           JOIN UNNEST($4::int[], $5::bool[], $6::text[], $7::bool[], $8::bigint[]) AS t(whites, pb, tier, power_play, prize)
+             ON t.whites = p.whites AND t.pb = p.pb AND t.power_play = p.power_play
+          WHERE p.pb OR p.whites >= 3
+         ON CONFLICT DO NOTHING",
+    )
+    .bind(date)
+    .bind(&drawn)
+    .bind(i16::from(results.numbers.powerball))
+    .bind(&whites)
+    .bind(&pbs)
+    .bind(&tiers)
+    .bind(&power_plays)
+    .bind(&prizes)
+    .execute(&mut *tx)
+    .await?;
+    let mut tally = Tally::default();
+    for row in sqlx::query(
+        "SELECT tier, power_play, count(*) AS winners FROM pb_winners WHERE draw_date = $1 GROUP BY 1, 2",
+    )
+    .bind(date)
+    .fetch_all(&mut *tx)
+    .await?
+    {
+        let tier = tier_named(row.try_get("tier")?)?;
+        let winners = u64::try_from(row.try_get::<i64, _>("winners")?).unwrap_or(0);
+        tally.add_winners(tier, row.try_get("power_play")?, winners);
+    }
+    let table = tally.prize_table(&results, pool_cents);
+    if let Some(grand) = table.iter().find(|l| l.tier == Tier::GrandPrize && l.winners > 0) {
+        sqlx::query("UPDATE pb_winners SET prize_cents = $2 WHERE draw_date = $1 AND tier = 'grand_prize'")
+            .bind(date)
+            .bind(grand.prize_cents.max(1))
+            .execute(&mut *tx)
+            .await?;
+    }
+    for line in &table {
+        sqlx::query(
+            "INSERT INTO pb_prize_tables (draw_date, tier, power_play, winners, prize_cents, total_cents)
+             VALUES ($1, $2, $3, $4, $5, $6)",
+        )
+        .bind(date)
+        .bind(tier_name(line.tier))
+        .bind(line.power_play)
+        .bind(i64::try_from(line.winners).unwrap_or(i64::MAX))
+        .bind(line.prize_cents)
+        .bind(line.total_cents)
+        .execute(&mut *tx)
+        .await?;
+    }
+    sqlx::query(
+        "UPDATE pb_draws SET state = 'settled', settled_at = now(), updated_at = now() WHERE draw_date = $1",
+    )
+    .bind(date)
+    .execute(&mut *tx)
+    .await?;
+    Ok(Some(table))
+}
+
+/// A settled drawing's prize table, in the chart's order.
+pub async fn prize_table(pool: &PgPool, date: NaiveDate) -> Result<Vec<TierResult>, AppError> {
+    let mut table = sqlx::query("SELECT tier, power_play, winners, prize_cents, total_cents FROM pb_prize_tables WHERE draw_date = $1")
+        .bind(date)
+        .fetch_all(pool)
+        .await?
+        .iter()
+        .map(|row| {
+            Ok(TierResult {
+                tier: tier_named(row.try_get("tier")?)?,
+                power_play: row.try_get("power_play")?,
+                winners: u64::try_from(row.try_get::<i64, _>("winners")?).unwrap_or(0),
+                prize_cents: row.try_get("prize_cents")?,
+                total_cents: row.try_get("total_cents")?,
+            })
+        })
+        .collect::<Result<Vec<_>, AppError>>()?;
+    table.sort_by_key(|l| (Tier::ALL.iter().position(|&t| t == l.tier), l.power_play));
+    Ok(table)
+}
+
+/// `settled` → `certified` (or `disputed`, with what disagreed), in the caller's transaction;
+/// false when the drawing was not `settled`.
+pub async fn finish_verification(
+    conn: &mut PgConnection,
+    date: NaiveDate,
+    dispute: Option<&str>,
+) -> Result<bool, AppError> {
+    let (state, certified) = if dispute.is_some() { ("disputed", "NULL") } else { ("certified", "now()") };
+    Ok(sqlx::query(&format!(
+        "UPDATE pb_draws SET state = $2, dispute = $3, certified_at = {certified}, updated_at = now()
+          WHERE draw_date = $1 AND state = 'settled'"
+    ))
+    .bind(date)
+    .bind(state)
+    .bind(dispute)
+    .execute(&mut *conn)
+    .await?
+    .rows_affected()
+        == 1)
+}
+
+/// A tier's stored name (its serde name).
+pub fn tier_name(tier: Tier) -> String {
+    serde_json::to_value(tier).ok().and_then(|v| v.as_str().map(str::to_owned)).unwrap_or_default()
+}
+
+fn tier_named(name: &str) -> Result<Tier, AppError> {
+    serde_json::from_value(serde_json::Value::String(name.to_owned()))
+        .map_err(|_| AppError::internal(format!("unknown tier {name} stored")))
+}
+
+/// Certified drawings whose online prizes are not all paid yet, oldest first.
+pub async fn certified_unpaid(pool: &PgPool) -> Result<Vec<StoredDrawing>, AppError> {
+    sqlx::query(&format!(
+        "SELECT {COLUMNS} FROM pb_draws WHERE state = 'certified' AND online_paid_at IS NULL ORDER BY draw_date"
+    ))
+    .fetch_all(pool)
+    .await?
+    .iter()
+    .map(drawing_of)
+    .collect()
+}
+
+/// An online ticket's unpaid prizes in a drawing, up to the retailer limit each (paid to the
+/// wallet that bought it).
+#[derive(Debug, Clone)]
+pub struct OnlinePrize {
+    pub serial: i64,
+    pub wallet: uuid::Uuid,
+    pub prize_cents: i64,
+}
+
+/// Up to `limit` online tickets after serial `after` with unpaid prizes of `date`, whose prizes
+/// together are at most `up_to_cents` (larger ones are claimed at the lottery office).
+pub async fn unpaid_online(
+    pool: &PgPool,
+    date: NaiveDate,
+    up_to_cents: i64,
+    after: i64,
+    limit: i64,
+) -> Result<Vec<OnlinePrize>, AppError> {
+    sqlx::query(
+        "SELECT w.serial, t.debit_account, sum(w.prize_cents)::bigint AS prize
+           FROM pb_winners w JOIN pb_tickets t ON t.serial = w.serial
+          WHERE w.draw_date = $1 AND w.online AND w.paid_at IS NULL AND w.serial > $3
+          GROUP BY w.serial, t.debit_account HAVING sum(w.prize_cents) <= $2
+          ORDER BY w.serial LIMIT $4",
+    )
+    .bind(date)
+    .bind(up_to_cents)
+    .bind(after)
+    .bind(limit)
+    .fetch_all(pool)
+    .await?
+    .iter()
+    .map(|row| {
+        Ok(OnlinePrize {
+            serial: row.try_get("serial")?,
+            wallet: row.try_get("debit_account")?,
+            prize_cents: row.try_get("prize")?,
+        })
+    })
+    .collect()
+}
+
+/// Marks tickets `serials`' prizes of `date` paid.
+pub async fn mark_prizes_paid(pool: &PgPool, date: NaiveDate, serials: &[i64]) -> Result<(), AppError> {
+    sqlx::query(
+        "UPDATE pb_winners SET paid_at = now() WHERE draw_date = $1 AND serial = ANY($2) AND paid_at IS NULL",
+    )
+    .bind(date)
+    .bind(serials)
+    .execute(pool)
+    .await?;
+    Ok(())
+}
+
+/// Records that every online prize of `date` up to the limit is paid.
+pub async fn mark_online_paid(pool: &PgPool, date: NaiveDate) -> Result<(), AppError> {
+    sqlx::query("UPDATE pb_draws SET online_paid_at = now(), updated_at = now() WHERE draw_date = $1")
+        .bind(date)
+        .execute(pool)
+        .await?;
+    Ok(())
+}

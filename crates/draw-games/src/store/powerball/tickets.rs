@@ -1,0 +1,274 @@
+//! Powerball tickets as stored: a sale's row from `open` to `sold` (its plays placed in their
+//! drawings' partitions) or `refused`, found by id or by the serial printed on it.
+
+use chrono::{DateTime, NaiveDate, Utc};
+use domain::powerball::Board;
+use domain::serial::TicketSerial;
+use platform::AppError;
+use sqlx::postgres::PgRow;
+use sqlx::{PgPool, Row};
+use uuid::Uuid;
+
+use crate::store::PowerballTicketState;
+
+/// Where a ticket was sold.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Channel {
+    Terminal,
+    Online,
+}
+
+impl Channel {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Channel::Terminal => "terminal",
+            Channel::Online => "online",
+        }
+    }
+}
+
+/// A ticket as stored.
+#[derive(Debug, Clone)]
+pub struct PowerballTicket {
+    pub id: Uuid,
+    pub serial: TicketSerial,
+    pub channel: Channel,
+    /// The retailer whose terminal sold it, or the player who bought it online.
+    pub seller: String,
+    /// The login that asked.
+    pub sold_by: String,
+    /// The retailer's settlement account or the player's wallet.
+    pub debit_account: Uuid,
+    pub boards: Vec<Board>,
+    /// How many of the boards (the last ones) the server picked.
+    pub quick_picks: i16,
+    pub power_play: bool,
+    pub draws: i16,
+    /// For every drawing together.
+    pub cost_cents: i64,
+    pub first_draw: Option<NaiveDate>,
+    pub state: PowerballTicketState,
+    pub refusal: Option<String>,
+    pub created_at: DateTime<Utc>,
+}
+
+const COLUMNS: &str =
+    "id, serial, channel, seller, sold_by, debit_account, whites, powerballs, quick_picks, power_play,
+    draws, cost_cents, first_draw, state, refusal, created_at";
+
+fn ticket_of(row: &PgRow) -> Result<PowerballTicket, AppError> {
+    let whites: Vec<i16> = row.try_get("whites")?;
+    let powerballs: Vec<i16> = row.try_get("powerballs")?;
+    let boards = whites
+        .chunks(5)
+        .zip(&powerballs)
+        .map(|(w, &pb)| {
+            let w: Vec<u8> = w.iter().filter_map(|&n| u8::try_from(n).ok()).collect();
+            Board::new(&w, u8::try_from(pb).unwrap_or(0)).map_err(|e| AppError::internal(e.to_string()))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(PowerballTicket {
+        id: row.try_get("id")?,
+        serial: TicketSerial::from_body(row.try_get("serial")?)
+            .ok_or_else(|| AppError::internal("a stored serial out of range"))?,
+        channel: if row.try_get::<&str, _>("channel")? == "online" {
+            Channel::Online
+        } else {
+            Channel::Terminal
+        },
+        seller: row.try_get("seller")?,
+        sold_by: row.try_get("sold_by")?,
+        debit_account: row.try_get("debit_account")?,
+        boards,
+        quick_picks: row.try_get("quick_picks")?,
+        power_play: row.try_get("power_play")?,
+        draws: row.try_get("draws")?,
+        cost_cents: row.try_get("cost_cents")?,
+        first_draw: row.try_get("first_draw")?,
+        state: PowerballTicketState::parse(row.try_get("state")?)?,
+        refusal: row.try_get("refusal")?,
+        created_at: row.try_get("created_at")?,
+    })
+}
+
+/// What recording a new ticket did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Recorded {
+    /// Recorded now.
+    Created,
+    /// A ticket with this id was there already (a replayed sale).
+    Existed,
+    /// Its serial belongs to another ticket: draw another.
+    SerialTaken,
+}
+
+/// Records `ticket` as `open`.
+pub async fn insert_open(pool: &PgPool, ticket: &PowerballTicket) -> Result<Recorded, AppError> {
+    let whites: Vec<i16> = ticket.boards.iter().flat_map(|b| b.whites.map(i16::from)).collect();
+    let powerballs: Vec<i16> = ticket.boards.iter().map(|b| i16::from(b.powerball)).collect();
+    let inserted = sqlx::query(
+        "INSERT INTO pb_tickets (id, serial, channel, seller, sold_by, debit_account, whites, powerballs, quick_picks,
+                                 power_play, draws, cost_cents, state, created_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, 'open', $13)
+         ON CONFLICT (id) DO NOTHING",
+    )
+    .bind(ticket.id)
+    .bind(ticket.serial.body())
+    .bind(ticket.channel.as_str())
+    .bind(&ticket.seller)
+    .bind(&ticket.sold_by)
+    .bind(ticket.debit_account)
+    .bind(&whites)
+    .bind(&powerballs)
+    .bind(ticket.quick_picks)
+    .bind(ticket.power_play)
+    .bind(ticket.draws)
+    .bind(ticket.cost_cents)
+    .bind(ticket.created_at)
+    .execute(pool)
+    .await;
+    match inserted {
+        Ok(done) if done.rows_affected() == 1 => Ok(Recorded::Created),
+        Ok(_) => Ok(Recorded::Existed),
+        Err(sqlx::Error::Database(e)) if e.constraint() == Some("pb_tickets_serial_key") => {
+            Ok(Recorded::SerialTaken)
+        }
+        Err(e) => Err(e.into()),
+    }
+}
+
+pub async fn load(pool: &PgPool, id: Uuid) -> Result<Option<PowerballTicket>, AppError> {
+    sqlx::query(&format!("SELECT {COLUMNS} FROM pb_tickets WHERE id = $1"))
+        .bind(id)
+        .fetch_optional(pool)
+        .await?
+        .as_ref()
+        .map(ticket_of)
+        .transpose()
+}
+
+pub async fn load_by_serial(
+    pool: &PgPool,
+    serial: TicketSerial,
+) -> Result<Option<PowerballTicket>, AppError> {
+    sqlx::query(&format!("SELECT {COLUMNS} FROM pb_tickets WHERE serial = $1"))
+        .bind(serial.body())
+        .fetch_optional(pool)
+        .await?
+        .as_ref()
+        .map(ticket_of)
+        .transpose()
+}
+
+/// `open` → `refused` with the ledger's `code`; nothing was charged.
+pub async fn refuse_open(pool: &PgPool, id: Uuid, code: &str) -> Result<(), AppError> {
+    sqlx::query("UPDATE pb_tickets SET state = 'refused', refusal = $2, updated_at = now() WHERE id = $1 AND state = 'open'")
+        .bind(id)
+        .bind(code)
+        .execute(pool)
+        .await?;
+    Ok(())
+}
+
+/// What placing a ticket's plays did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Placed {
+    /// In its drawings now, or before.
+    Done,
+    /// This drawing's sales closed meanwhile: place the plays from the drawing after it.
+    Closed(NaiveDate),
+}
+
+/// `open` → `sold`: the ticket's plays into every drawing of `dates` (rows that exist), each
+/// locked `FOR SHARE` and checked still on sale, so a drawing's close (which waits for those
+/// locks) freezes a wager set no sale joins afterwards.
+pub async fn place_plays(pool: &PgPool, id: Uuid, dates: &[NaiveDate]) -> Result<Placed, AppError> {
+    let mut tx = pool.begin().await?;
+    let state: String = sqlx::query_scalar("SELECT state FROM pb_tickets WHERE id = $1 FOR UPDATE")
+        .bind(id)
+        .fetch_one(&mut *tx)
+        .await?;
+    if PowerballTicketState::parse(&state)? != PowerballTicketState::Open {
+        return Ok(Placed::Done);
+    }
+    let closed: Option<NaiveDate> = sqlx::query_scalar(
+        "SELECT max(draw_date) FROM (SELECT draw_date, state FROM pb_draws WHERE draw_date = ANY($1)
+            ORDER BY draw_date FOR SHARE) d WHERE d.state <> 'scheduled'",
+    )
+    .bind(dates)
+    .fetch_one(&mut *tx)
+    .await?;
+    if let Some(closed) = closed {
+        return Ok(Placed::Closed(closed));
+    }
+    sqlx::query(
+        "INSERT INTO pb_plays (draw_date, serial, board, w1, w2, w3, w4, w5, powerball, power_play, online)
+         SELECT d, t.serial, b, t.whites[b * 5 - 4], t.whites[b * 5 - 3], t.whites[b * 5 - 2], t.whites[b * 5 - 1],
+                t.whites[b * 5], t.powerballs[b], t.power_play, t.channel = 'online'
+           FROM pb_tickets t, unnest($2::date[]) d, generate_series(1, cardinality(t.powerballs)) b
+          WHERE t.id = $1",
+    )
+    .bind(id)
+    .bind(dates)
+    .execute(&mut *tx)
+    .await?;
+    sqlx::query("UPDATE pb_tickets SET state = 'sold', first_draw = $2, updated_at = now() WHERE id = $1")
+        .bind(id)
+        .bind(dates.first())
+        .execute(&mut *tx)
+        .await?;
+    tx.commit().await?;
+    Ok(Placed::Done)
+}
+
+/// The query of tickets left `open` for longer than `$1` seconds (for the recovery pass).
+pub const STUCK: &str =
+    "SELECT id FROM pb_tickets WHERE state = 'open' AND updated_at < now() - make_interval(secs => $1)
+    ORDER BY updated_at LIMIT 500";
+
+/// A ticket's drawings with each one's state and what the ticket won in it.
+#[derive(Debug, Clone)]
+pub struct TicketDrawing {
+    pub date: NaiveDate,
+    pub state: crate::store::PowerballDrawState,
+    pub winning_boards: Vec<(i16, String, i64)>,
+}
+
+/// Drawings `dates` of ticket `serial`, with its winners in each one settled.
+pub async fn drawings_of(
+    pool: &PgPool,
+    serial: TicketSerial,
+    dates: &[NaiveDate],
+) -> Result<Vec<TicketDrawing>, AppError> {
+    let rows = sqlx::query(
+        "SELECT d.draw_date, d.state,
+                coalesce(array_agg(w.board ORDER BY w.board) FILTER (WHERE w.board IS NOT NULL), '{}') AS boards,
+                coalesce(array_agg(w.tier ORDER BY w.board) FILTER (WHERE w.board IS NOT NULL), '{}') AS tiers,
+                coalesce(array_agg(w.prize_cents ORDER BY w.board) FILTER (WHERE w.board IS NOT NULL), '{}') AS prizes
+           FROM pb_draws d
+           LEFT JOIN pb_winners w ON w.draw_date = d.draw_date AND w.serial = $1 AND d.state IN ('settled', 'certified')
+          WHERE d.draw_date = ANY($2)
+          GROUP BY d.draw_date, d.state ORDER BY d.draw_date",
+    )
+    .bind(serial.body())
+    .bind(dates)
+    .fetch_all(pool)
+    .await?;
+    rows.iter()
+        .map(|row| {
+            let boards: Vec<i16> = row.try_get("boards")?;
+            let tiers: Vec<String> = row.try_get("tiers")?;
+            let prizes: Vec<i64> = row.try_get("prizes")?;
+            Ok(TicketDrawing {
+                date: row.try_get("draw_date")?,
+                state: crate::store::PowerballDrawState::parse(row.try_get("state")?)?,
+                winning_boards: boards
+                    .into_iter()
+                    .zip(tiers)
+                    .zip(prizes)
+                    .map(|((b, t), p)| (b, t, p))
+                    .collect(),
+            })
+        })
+        .collect()
+}

@@ -1,0 +1,436 @@
+//! A Powerball drawing's whole life under the scheduler, with the clock moved by hand: sales at
+//! a terminal and online, the close that freezes and exports the wager set, results entered
+//! under dual control (and drawn by the service), the set-based settlement, the independent
+//! recount and certification, and the online prizes paid; refusals that move nothing.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
+
+mod common;
+
+use axum::body::Body;
+use axum::http::{Request, StatusCode};
+use chrono::{DateTime, NaiveDate, Utc};
+use draw_games::saga::{powerball_draws, scheduler};
+use platform::auth::Role;
+use platform::clock::Clock;
+use platform::testing::{Reply, send};
+use serde_json::{Value, json};
+
+fn at(text: &str) -> DateTime<Utc> {
+    text.parse().unwrap()
+}
+
+/// A game whose clock reads `now`.
+async fn game_at(now: &str) -> common::Game {
+    let mut game = common::Game::new().await;
+    game.state.clock = Clock::manual(at(now));
+    game.router = draw_games::router(game.state.clone(), platform::http::Limits::default());
+    game
+}
+
+fn terminal(game: &common::Game, retailer: &str) -> String {
+    game.tokens
+        .issue_for(
+            &format!("{retailer}-till-1"),
+            Role::Retailer,
+            None,
+            Some(retailer),
+            std::time::Duration::from_secs(600),
+        )
+        .unwrap()
+}
+
+async fn put(game: &common::Game, path: &str, token: &str, body: Value) -> Reply {
+    let request = Request::put(path)
+        .header("content-type", "application/json")
+        .header("authorization", format!("Bearer {token}"))
+        .body(Body::from(body.to_string()))
+        .unwrap();
+    send(&game.router, request).await
+}
+
+async fn enter(game: &common::Game, date: &str, operator: &str, results: Value) -> Reply {
+    let token = game.token(operator, Role::Operator);
+    game.post(&format!("/v1/powerball/draws/{date}/results"), &token, "-", results).await
+}
+
+/// The drawing's row as the public sees it.
+async fn drawing(game: &common::Game, date: &str) -> Value {
+    let reply = game.get(&format!("/v1/powerball/draws/{date}"), None).await;
+    assert_eq!(reply.status, StatusCode::OK, "{}", reply.body);
+    reply.body
+}
+
+async fn audit_kinds(game: &common::Game) -> Vec<String> {
+    sqlx::query_scalar("SELECT kind FROM audit_log ORDER BY seq").fetch_all(&game.state.pool).await.unwrap()
+}
+
+/// Recounts the drawing's export with `lotto verify-draw`'s own code and hands it to the
+/// certification.
+async fn verify(game: &common::Game, date: &str) -> powerball_draws::Verification {
+    let date: NaiveDate = date.parse().unwrap();
+    let stored = draw_games::store::powerball::drawings::get(&game.state.pool, date).await.unwrap().unwrap();
+    let path = std::path::PathBuf::from(stored.export_file.unwrap());
+    let recount =
+        draw_games::export::recount(&path, &stored.results.unwrap(), stored.advertised_cents.unwrap_or(0))
+            .unwrap();
+    powerball_draws::certify(&game.state.pool, date, recount.sha256, recount.plays, &recount.prize_table)
+        .await
+        .unwrap()
+}
+
+const RESULTS: &str = r#"{"whites": [45, 5, 15, 25, 35], "powerball": 10, "multiplier": 3}"#;
+
+/// Monday, November 30, 2026: sales until 8:59 p.m. CST (02:59 UTC), the drawing at 9:58 p.m.
+#[tokio::test]
+async fn a_drawing_runs_from_the_till_to_certified_prizes() {
+    let game = game_at("2026-11-30T18:00:00Z").await;
+    let operator = game.token("olga", Role::Operator);
+    let set = put(
+        &game,
+        "/v1/powerball/draws/2026-11-30/grand-prize",
+        &operator,
+        json!({"advertised_cents": 2_000_000_000i64, "cash_value_cents": 950_000_000i64}),
+    )
+    .await;
+    assert_eq!(set.status, StatusCode::OK, "{}", set.body);
+
+    // A terminal sells a slip with Power Play: 4 + PB and PB alone against the results below.
+    let till = terminal(&game, "shop-a");
+    let slip = json!({"boards": [
+        {"whites": [46, 5, 15, 25, 35], "powerball": 10},
+        {"whites": [1, 2, 3, 4, 6], "powerball": 10},
+    ], "power_play": true});
+    let sold = game.post("/v1/powerball/retail/tickets", &till, "sale-1", slip.clone()).await;
+    assert_eq!(sold.status, StatusCode::CREATED, "{}", sold.body);
+    assert_eq!((sold.body["state"].as_str(), sold.body["cost_cents"].as_i64()), (Some("sold"), Some(600)));
+    let serial = sold.body["serial"].as_str().unwrap().to_owned();
+    assert!(domain::serial::TicketSerial::parse(&serial).is_ok(), "{serial}");
+    assert_eq!(sold.body["drawings"][0]["draw_date"], "2026-11-30");
+    let again = game.post("/v1/powerball/retail/tickets", &till, "sale-1", slip).await;
+    assert_eq!(
+        (again.status, again.body["serial"].as_str()),
+        (StatusCode::OK, Some(serial.as_str())),
+        "a replay"
+    );
+    assert_eq!(
+        game.balance(ledger_api::retailer_account("shop-a")).await,
+        -600,
+        "the retailer owes the sale, once"
+    );
+
+    // A player buys online for three drawings: a board that matches the Powerball, and two quick picks.
+    let (player, wallet) = game.player(10_000).await;
+    let token = game.token(&player, Role::Player);
+    let online =
+        json!({"boards": [{"whites": [1, 2, 3, 4, 6], "powerball": 10}], "quick_picks": 2, "draws": 3});
+    let bought = game.post("/v1/powerball/tickets", &token, "buy-1", online).await;
+    assert_eq!(bought.status, StatusCode::CREATED, "{}", bought.body);
+    assert_eq!(bought.body["cost_cents"], 1_800, "3 boards × $2 × 3 drawings");
+    let dates: Vec<&str> = bought.body["drawings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["draw_date"].as_str().unwrap())
+        .collect();
+    assert_eq!(dates, ["2026-11-30", "2026-12-02", "2026-12-05"]);
+    let picks: Vec<bool> = bought.body["boards"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b["quick_pick"].as_bool().unwrap())
+        .collect();
+    assert_eq!(picks, [false, true, true]);
+    assert_eq!(game.balance(wallet).await, 10_000 - 1_800);
+
+    // Results cannot be entered before the close.
+    assert_eq!(
+        enter(&game, "2026-11-30", "olga", serde_json::from_str(RESULTS).unwrap()).await.code(),
+        "drawing_not_closed"
+    );
+
+    // 8:59 p.m. CST: the close. A sale now is refused and says when sales resume.
+    game.state.clock.set(at("2026-12-01T02:59:00Z"));
+    let refused = game.post("/v1/powerball/retail/tickets", &till, "sale-2", json!({"quick_picks": 1})).await;
+    assert_eq!((refused.status, refused.code()), (StatusCode::CONFLICT, "sales_closed"), "{}", refused.body);
+    assert!(refused.body["detail"].as_str().unwrap().contains("2026-12-01T03:05:00"), "{}", refused.body);
+    assert!(scheduler::run_due(&game.state).await > 0);
+    let closed = drawing(&game, "2026-11-30").await;
+    assert_eq!(closed["state"], "closed");
+    assert_eq!((closed["tickets"].as_i64(), closed["plays"].as_i64()), (Some(2), Some(5)));
+    assert_eq!(
+        closed["wagers_cents"],
+        600 + 600,
+        "the slip's $6 and one drawing's share of the online ticket"
+    );
+    let stored = draw_games::store::powerball::drawings::get(&game.state.pool, "2026-11-30".parse().unwrap())
+        .await
+        .unwrap()
+        .unwrap();
+    let export = std::fs::read(stored.export_file.as_ref().unwrap()).unwrap();
+    use sha2::Digest;
+    assert_eq!(hex::encode(sha2::Sha256::digest(&export)), closed["export_sha256"].as_str().unwrap());
+    assert_eq!(String::from_utf8(export).unwrap().lines().count(), 1 + 5, "a header and five plays");
+    assert!(audit_kinds(&game).await.contains(&"powerball.close".to_owned()));
+
+    // 9:05 p.m.: sales resume, for Wednesday's drawing.
+    game.state.clock.set(at("2026-12-01T03:05:00Z"));
+    let later = game.post("/v1/powerball/retail/tickets", &till, "sale-3", json!({"quick_picks": 1})).await;
+    assert_eq!(later.body["drawings"][0]["draw_date"], "2026-12-02", "{}", later.body);
+
+    // Dual control: the first entry waits; the same operator cannot confirm it; a second
+    // operator who disagrees discards both (logged); two who agree make the results stand.
+    let results: Value = serde_json::from_str(RESULTS).unwrap();
+    let first = enter(&game, "2026-11-30", "olga", results.clone()).await;
+    assert_eq!(
+        (first.status, first.body["outcome"].as_str()),
+        (StatusCode::ACCEPTED, Some("awaiting_second_entry"))
+    );
+    assert_eq!(enter(&game, "2026-11-30", "olga", results.clone()).await.code(), "second_operator_required");
+    let wrong = json!({"whites": [5, 15, 25, 35, 44], "powerball": 10, "multiplier": 3});
+    let mismatch = enter(&game, "2026-11-30", "oscar", wrong).await;
+    assert_eq!((mismatch.status, mismatch.code()), (StatusCode::CONFLICT, "results_mismatch"));
+    assert!(audit_kinds(&game).await.contains(&"powerball.results_mismatch".to_owned()));
+    assert_eq!(drawing(&game, "2026-11-30").await["state"], "closed", "nothing stands");
+    let bad = json!({"whites": [5, 15, 25, 35, 45], "powerball": 10, "multiplier": 7});
+    assert_eq!(enter(&game, "2026-11-30", "oscar", bad).await.code(), "multiplier_not_in_drum");
+    assert_eq!(enter(&game, "2026-11-30", "oscar", results.clone()).await.status, StatusCode::ACCEPTED);
+    let stand = enter(&game, "2026-11-30", "olga", results.clone()).await;
+    assert_eq!(
+        (stand.status, stand.body["outcome"].as_str()),
+        (StatusCode::OK, Some("results_stand")),
+        "{}",
+        stand.body
+    );
+    assert_eq!(stand.body["drawing"]["results"]["whites"], json!([5, 15, 25, 35, 45]));
+    assert_eq!(enter(&game, "2026-11-30", "oscar", results).await.code(), "results_stand");
+
+    // The leader settles: winners found set-based; prizes are not payable before certification.
+    scheduler::run_due(&game.state).await;
+    let settled = drawing(&game, "2026-11-30").await;
+    assert_eq!(settled["state"], "settled");
+    assert!(settled["prize_table"].is_null(), "public once certified");
+    let ticket = game.get(&format!("/v1/powerball/tickets/{serial}"), Some(&till)).await;
+    let won: Vec<(i64, &str, i64)> = ticket.body["drawings"][0]["winnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|w| {
+            (w["board"].as_i64().unwrap(), w["tier"].as_str().unwrap(), w["prize_cents"].as_i64().unwrap())
+        })
+        .collect();
+    assert_eq!(won, [(1, "four_powerball", 15_000_000), (2, "powerball", 1_200)], "Power Play's 3x");
+    let wallet_before = game.balance(wallet).await;
+    scheduler::run_due(&game.state).await;
+    assert_eq!(game.balance(wallet).await, wallet_before, "nothing paid before certification");
+
+    // The independent recount agrees: certified, chained, and the online prizes paid.
+    let verification = verify(&game, "2026-11-30").await;
+    assert_eq!(
+        (verification.state.as_str(), verification.disagreements.len()),
+        ("certified", 0),
+        "{verification:?}"
+    );
+    let certified = drawing(&game, "2026-11-30").await;
+    assert_eq!(certified["state"], "certified");
+    let lines = certified["prize_table"].as_array().unwrap();
+    assert_eq!(lines.len(), 18);
+    let line = |tier: &str, pp: bool| {
+        lines.iter().find(|l| l["tier"] == tier && l["power_play"] == pp).unwrap().clone()
+    };
+    assert_eq!(line("four_powerball", true)["winners"], 1);
+    assert!(line("powerball", false)["winners"].as_u64().unwrap() >= 1);
+    let online_view = game
+        .get(&format!("/v1/powerball/tickets/{}", bought.body["serial"].as_str().unwrap()), Some(&token))
+        .await;
+    let online_prize: i64 = online_view.body["drawings"][0]["winnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|w| w["prize_cents"].as_i64().unwrap())
+        .sum();
+    assert!(online_prize >= 400, "{}", online_view.body);
+    scheduler::run_due(&game.state).await;
+    assert_eq!(
+        game.balance(wallet).await,
+        wallet_before + online_prize,
+        "paid to the wallet at certification"
+    );
+    scheduler::run_due(&game.state).await;
+    assert_eq!(game.balance(wallet).await, wallet_before + online_prize, "once");
+    let kinds = audit_kinds(&game).await;
+    for kind in ["powerball.close", "powerball.results", "powerball.settle", "powerball.certify"] {
+        assert_eq!(kinds.iter().filter(|k| *k == kind).count(), 1, "{kind} once: {kinds:?}");
+    }
+    let chain = platform::audit::verify(&game.state.pool).await.unwrap();
+    assert!(chain.intact);
+    game.assert_books_balance().await;
+}
+
+/// A recount that disagrees (the control copy altered after the close) stops the drawing as
+/// disputed, says what differs, and pays nothing.
+#[tokio::test]
+async fn a_disagreeing_recount_stops_the_drawing() {
+    let game = game_at("2026-11-30T18:00:00Z").await;
+    let (player, wallet) = game.player(10_000).await;
+    let token = game.token(&player, Role::Player);
+    let slip = json!({"boards": [{"whites": [1, 2, 3, 4, 6], "powerball": 10}]});
+    assert_eq!(game.post("/v1/powerball/tickets", &token, "k", slip).await.status, StatusCode::CREATED);
+    game.state.clock.set(at("2026-12-01T03:00:00Z"));
+    scheduler::run_due(&game.state).await;
+    let results: Value = serde_json::from_str(RESULTS).unwrap();
+    enter(&game, "2026-11-30", "olga", results.clone()).await;
+    assert_eq!(enter(&game, "2026-11-30", "oscar", results).await.status, StatusCode::OK);
+    scheduler::run_due(&game.state).await;
+    let before = game.balance(wallet).await;
+    // Someone changes the control copy: the board now misses the Powerball.
+    let stored = draw_games::store::powerball::drawings::get(&game.state.pool, "2026-11-30".parse().unwrap())
+        .await
+        .unwrap()
+        .unwrap();
+    let path = stored.export_file.unwrap();
+    let text = std::fs::read_to_string(&path).unwrap();
+    std::fs::write(&path, text.replace("|10|0|1\n", "|11|0|1\n")).unwrap();
+    let verification = verify(&game, "2026-11-30").await;
+    assert_eq!(verification.state, "disputed");
+    assert!(verification.disagreements.iter().any(|d| d.contains("SHA-256")), "{verification:?}");
+    assert!(
+        verification.disagreements.iter().any(|d| d.starts_with("powerball without Power Play")),
+        "{verification:?}"
+    );
+    let disputed = drawing(&game, "2026-11-30").await;
+    assert_eq!(disputed["state"], "disputed");
+    assert!(disputed["dispute"].as_str().unwrap().contains("SHA-256"));
+    scheduler::run_due(&game.state).await;
+    assert_eq!(game.balance(wallet).await, before, "a disputed drawing pays nothing");
+    assert!(audit_kinds(&game).await.contains(&"powerball.dispute".to_owned()));
+    let again =
+        powerball_draws::certify(&game.state.pool, "2026-11-30".parse().unwrap(), [0; 32], 0, &[]).await;
+    assert_eq!(again.unwrap_err().code(), "drawing_not_settled", "it stays stopped");
+    game.assert_books_balance().await;
+}
+
+/// A drawing set to `drawn` gets its results from the service's generator at 9:58 p.m., not
+/// before, and they are chained; operators cannot enter them.
+#[tokio::test]
+async fn a_drawn_drawing_is_drawn_by_the_service_at_its_time() {
+    let game = game_at("2026-11-30T18:00:00Z").await;
+    let operator = game.token("olga", Role::Operator);
+    let mode = put(
+        &game,
+        "/v1/powerball/draws/2026-11-30/results-mode",
+        &operator,
+        json!({"results_mode": "drawn"}),
+    )
+    .await;
+    assert_eq!(
+        (mode.status, mode.body["results_mode"].as_str()),
+        (StatusCode::OK, Some("drawn")),
+        "{}",
+        mode.body
+    );
+    game.state.clock.set(at("2026-12-01T03:00:00Z"));
+    scheduler::run_due(&game.state).await;
+    assert_eq!(
+        drawing(&game, "2026-11-30").await["state"],
+        "closed",
+        "closed at 8:59, not drawn before 9:58"
+    );
+    assert_eq!(
+        enter(&game, "2026-11-30", "olga", serde_json::from_str(RESULTS).unwrap()).await.code(),
+        "results_are_drawn"
+    );
+    game.state.clock.set(at("2026-12-01T03:58:00Z"));
+    scheduler::run_due(&game.state).await;
+    let drawn = drawing(&game, "2026-11-30").await;
+    assert!(matches!(drawn["state"].as_str(), Some("drawn" | "settled")), "{drawn}");
+    assert_eq!(drawn["results"]["whites"].as_array().unwrap().len(), 5);
+    assert!([2, 3, 4, 5, 10].contains(&drawn["results"]["multiplier"].as_u64().unwrap()));
+    scheduler::run_due(&game.state).await;
+    assert_eq!(drawing(&game, "2026-11-30").await["state"], "settled");
+    assert!(audit_kinds(&game).await.contains(&"powerball.results".to_owned()));
+}
+
+/// Bad slips, a wallet short of funds and online sales switched off are refused with their own
+/// codes, and nothing moves.
+#[tokio::test]
+async fn refused_sales_move_nothing() {
+    let mut game = game_at("2026-11-30T18:00:00Z").await;
+    let (player, wallet) = game.player(500).await;
+    let token = game.token(&player, Role::Player);
+    let till = terminal(&game, "shop-b");
+    for (slip, code) in [
+        (json!({"boards": [{"whites": [1, 2, 3, 4], "powerball": 1}]}), "white_count"),
+        (json!({"boards": [{"whites": [1, 2, 3, 4, 70], "powerball": 1}]}), "white_out_of_range"),
+        (json!({"boards": [{"whites": [1, 2, 3, 4, 4], "powerball": 1}]}), "duplicate_white"),
+        (json!({"boards": [{"whites": [1, 2, 3, 4, 5], "powerball": 27}]}), "powerball_out_of_range"),
+        (json!({"quick_picks": 0}), "invalid_board_count"),
+        (json!({"quick_picks": 11}), "invalid_board_count"),
+        (json!({"quick_picks": 1, "draws": 11}), "draws_out_of_range"),
+        (json!({"quick_picks": 1, "draws": 0}), "draws_out_of_range"),
+    ] {
+        let reply = game.post("/v1/powerball/retail/tickets", &till, "bad", slip.clone()).await;
+        assert_eq!((reply.status, reply.code()), (StatusCode::UNPROCESSABLE_ENTITY, code), "{slip}");
+    }
+    let short = game.post("/v1/powerball/tickets", &token, "short", json!({"quick_picks": 3})).await;
+    assert_eq!(
+        (short.status, short.code()),
+        (StatusCode::UNPROCESSABLE_ENTITY, "insufficient_funds"),
+        "{}",
+        short.body
+    );
+    assert_eq!(game.balance(wallet).await, 500);
+    let player_at_till =
+        game.post("/v1/powerball/retail/tickets", &token, "x", json!({"quick_picks": 1})).await;
+    assert_eq!(player_at_till.status, StatusCode::FORBIDDEN);
+    let conflict = game.post("/v1/powerball/tickets", &token, "one", json!({"quick_picks": 1})).await;
+    assert_eq!(conflict.status, StatusCode::CREATED);
+    let other = game.post("/v1/powerball/tickets", &token, "one", json!({"quick_picks": 2})).await;
+    assert_eq!(other.code(), "idempotency_conflict");
+    assert_eq!(game.balance(wallet).await, 300);
+    game.state.settings.powerball.online_sales = false;
+    game.router = draw_games::router(game.state.clone(), platform::http::Limits::default());
+    let off = game.post("/v1/powerball/tickets", &token, "off", json!({"quick_picks": 1})).await;
+    assert_eq!((off.status, off.code()), (StatusCode::FORBIDDEN, "online_sales_off"));
+    assert_eq!(game.balance(wallet).await, 300);
+    let unknown = game.get("/v1/powerball/tickets/1234", Some(&token)).await;
+    assert_eq!(unknown.code(), "invalid_serial");
+    let others = game
+        .get(&format!("/v1/powerball/tickets/{}", conflict.body["serial"].as_str().unwrap()), Some(&till))
+        .await;
+    assert_eq!(others.code(), "ticket_not_found", "a retailer sees only its own terminals' tickets");
+    game.assert_books_balance().await;
+}
+
+/// Across the end of daylight time (November 1, 2026) the leader closes each drawing at 8:59
+/// p.m. local, once, and catches up drawings it missed while down, each exactly once.
+#[tokio::test]
+async fn the_leader_closes_each_drawing_once_across_the_clock_change_and_downtime() {
+    let game = game_at("2026-10-31T15:00:00Z").await; // Saturday, 10 a.m. CDT
+    let till = terminal(&game, "shop-c");
+    let sold =
+        game.post("/v1/powerball/retail/tickets", &till, "s", json!({"quick_picks": 1, "draws": 3})).await;
+    let dates: Vec<&str> =
+        sold.body["drawings"].as_array().unwrap().iter().map(|d| d["draw_date"].as_str().unwrap()).collect();
+    assert_eq!(dates, ["2026-10-31", "2026-11-02", "2026-11-04"]);
+    // Saturday 8:58 p.m. CDT (01:58 UTC): not yet; 8:59 p.m. CDT: closed.
+    game.state.clock.set(at("2026-11-01T01:58:59Z"));
+    scheduler::run_due(&game.state).await;
+    assert_eq!(drawing(&game, "2026-10-31").await["state"], "scheduled");
+    game.state.clock.set(at("2026-11-01T01:59:00Z"));
+    scheduler::run_due(&game.state).await;
+    assert_eq!(drawing(&game, "2026-10-31").await["state"], "closed");
+    // Monday after the change: 8:59 p.m. CST is 02:59 UTC.
+    let monday = drawing(&game, "2026-11-02").await;
+    assert_eq!(monday["sales_close_at"], "2026-11-03T02:59:00Z");
+    assert_eq!(monday["draw_at"], "2026-11-03T03:58:00Z");
+    // The leader is down from Sunday until Thursday: both drawings are caught up, once each.
+    game.state.clock.set(at("2026-11-05T18:00:00Z"));
+    scheduler::run_due(&game.state).await;
+    scheduler::run_due(&game.state).await;
+    for date in ["2026-11-02", "2026-11-04"] {
+        let d = drawing(&game, date).await;
+        assert_eq!((d["state"].as_str(), d["plays"].as_i64()), (Some("closed"), Some(1)), "{date}");
+    }
+    let closes = audit_kinds(&game).await.iter().filter(|k| *k == "powerball.close").count();
+    assert_eq!(closes, 3, "one close per drawing");
+}
