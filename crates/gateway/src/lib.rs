@@ -203,6 +203,13 @@ pub fn route_table() -> Vec<(Method, &'static str, MethodRouter<GatewayState>)> 
         (Method::GET, "/v1/powerball/math", get(for_anyone::<DRAWS>)),
         (Method::GET, "/v1/powerball/draws/next", get(for_anyone::<DRAWS>)),
         (Method::PUT, "/v1/powerball/draws/{date}/grand-prize", put(for_operators::<DRAWS>)),
+        (Method::PUT, "/v1/powerball/draws/{date}/results-mode", put(for_operators::<DRAWS>)),
+        (Method::POST, "/v1/powerball/draws/{date}/results", post(for_operators::<DRAWS>)),
+        (Method::GET, "/v1/powerball/draws", get(for_anyone::<DRAWS>)),
+        (Method::GET, "/v1/powerball/draws/{date}", get(for_anyone::<DRAWS>)),
+        (Method::POST, "/v1/powerball/tickets", post(for_players::<DRAWS>)),
+        (Method::POST, "/v1/powerball/retail/tickets", post(for_retailers::<DRAWS>)),
+        (Method::GET, "/v1/powerball/tickets/{serial}", get(for_ticket_holders::<DRAWS>)),
         (Method::GET, "/v1/draws/audit/verify", get(for_staff::<DRAWS>)),
         (Method::POST, "/v1/blackjack/tables", post(for_players::<TABLES>)),
         (Method::POST, "/v1/blackjack/tables/{id}/rounds", post(for_players::<TABLES>)),
@@ -326,6 +333,17 @@ async fn for_readers<const S: u8>(
     request: Request,
 ) -> Result<Response, AppError> {
     caller.require(&[Role::Player, Role::Operator, Role::Auditor, Role::Service])?;
+    Ok(to_service::<S>(&state, request).await)
+}
+
+/// A ticket read by its serial: its online player, the retailer whose terminal sold it (the
+/// service checks either), staff and services.
+async fn for_ticket_holders<const S: u8>(
+    State(state): State<GatewayState>,
+    caller: Authenticated,
+    request: Request,
+) -> Result<Response, AppError> {
+    caller.require(&[Role::Player, Role::Retailer, Role::Operator, Role::Auditor, Role::Service])?;
     Ok(to_service::<S>(&state, request).await)
 }
 

@@ -54,6 +54,15 @@ const MATRIX: &[(&str, &str, [u16; 7])] = &[
     ("GET", "/v1/powerball/math", [200, 200, 200, 200, 200, 200, 200]),
     ("GET", "/v1/powerball/draws/next", [200, 200, 200, 200, 200, 200, 200]),
     ("PUT", "/v1/powerball/draws/{date}/grand-prize", [401, 403, 403, 403, 200, 403, 403]),
+    ("PUT", "/v1/powerball/draws/{date}/results-mode", [401, 403, 403, 403, 200, 403, 403]),
+    // Results follow the close: next week's drawing is still on sale.
+    ("POST", "/v1/powerball/draws/{date}/results", [401, 403, 403, 403, 409, 403, 403]),
+    ("GET", "/v1/powerball/draws", [200, 200, 200, 200, 200, 200, 200]),
+    ("GET", "/v1/powerball/draws/{date}", [200, 200, 200, 200, 200, 200, 200]),
+    ("POST", "/v1/powerball/tickets", [401, 201, 201, 403, 403, 403, 403]),
+    ("POST", "/v1/powerball/retail/tickets", [401, 403, 403, 201, 403, 403, 403]),
+    // Ann's online ticket: hers, staff's and services'; not another player's or a retailer's.
+    ("GET", "/v1/powerball/tickets/{serial}", [401, 200, 404, 404, 200, 200, 200]),
     ("GET", "/v1/draws/audit/verify", [401, 403, 403, 403, 200, 200, 200]),
     // The table-games service's routes, through the gateway.
     ("POST", "/v1/blackjack/tables", [401, 201, 201, 403, 403, 403, 403]),
@@ -112,6 +121,8 @@ struct Fixture {
     bj_round: String,
     /// Ann's deposit.
     payment: String,
+    /// Ann's Powerball ticket, bought online.
+    powerball_serial: String,
 }
 
 /// The concrete path and body of a row, for one caller.
@@ -137,6 +148,7 @@ fn request_for(fx: &Fixture, method: &str, route: &str, caller: usize) -> (Strin
         .replace("/v1/me/payments/{id}", &format!("/v1/me/payments/{}", fx.payment))
         .replace("/v1/instant/games/{number}", "/v1/instant/games/283")
         .replace("/v1/instant/packs/{game}/{book}", "/v1/instant/packs/283/0")
+        .replace("/v1/powerball/tickets/{serial}", &format!("/v1/powerball/tickets/{}", fx.powerball_serial))
         .replace(
             "/v1/powerball/draws/{date}",
             &format!("/v1/powerball/draws/{}", a_powerball_draw_next_week()),
@@ -152,6 +164,13 @@ fn request_for(fx: &Fixture, method: &str, route: &str, caller: usize) -> (Strin
         ("PUT", "/v1/me/deposit-limits") => Some(json!({"period": "monthly", "amount": 1_000_000})),
         ("PUT", "/v1/powerball/draws/{date}/grand-prize") => {
             Some(json!({"advertised_cents": 2_000_000_000, "cash_value_cents": 900_000_000}))
+        }
+        ("PUT", "/v1/powerball/draws/{date}/results-mode") => Some(json!({"results_mode": "entered"})),
+        ("POST", "/v1/powerball/draws/{date}/results") => {
+            Some(json!({"whites": [1, 2, 3, 4, 5], "powerball": 6, "multiplier": 2}))
+        }
+        ("POST", "/v1/powerball/tickets" | "/v1/powerball/retail/tickets") => {
+            Some(json!({"quick_picks": 2, "power_play": true}))
         }
         ("POST", "/v1/me/self-exclusion") => Some(json!({"period": "6_months"})),
         ("POST", "/v1/staff") => Some(
@@ -334,7 +353,21 @@ async fn every_route_answers_every_caller_as_the_matrix_says() {
         "{}",
         round.body
     );
+    // Ann buys a Powerball ticket online; next week's drawing is on record for its public read.
+    let powerball = Request::post("/v1/powerball/tickets")
+        .header("content-type", "application/json")
+        .header("authorization", format!("Bearer {}", player.token))
+        .header("idempotency-key", new_id())
+        .body(Body::from(json!({"quick_picks": 1}).to_string()))
+        .unwrap();
+    let powerball = gw.send(powerball).await;
+    assert_eq!(powerball.status.as_u16(), 201, "{}", powerball.body);
+    let grand_prize = json!({"advertised_cents": 2_000_000_000, "cash_value_cents": 900_000_000});
+    let next_week = format!("/v1/powerball/draws/{}/grand-prize", a_powerball_draw_next_week());
+    let set = gw.call("PUT", &next_week, Some(&operator.token), Some(grand_prize)).await;
+    assert_eq!(set.status.as_u16(), 200, "{}", set.body);
     let fx = Fixture {
+        powerball_serial: powerball.body["serial"].as_str().unwrap().to_owned(),
         player,
         player_wallet,
         house,
@@ -367,7 +400,9 @@ async fn every_route_answers_every_caller_as_the_matrix_says() {
             }
             if matches!(*route, "/v1/me/deposits" | "/v1/me/withdrawals")
                 || *method == "POST"
-                    && (route.starts_with("/v1/keno/") || route.starts_with("/v1/blackjack/tables/"))
+                    && (route.starts_with("/v1/keno/")
+                        || route.starts_with("/v1/blackjack/tables/")
+                        || route.ends_with("/tickets"))
             {
                 request = request.header("idempotency-key", new_id());
             }
