@@ -12,6 +12,7 @@ pub mod keno;
 pub mod math;
 pub mod money;
 pub mod powerball;
+pub mod prizes;
 pub mod serial;
 
 pub use money::{Amount, Currency, Money, MoneyError};

@@ -15,7 +15,7 @@
 
 use std::time::Duration;
 
-use domain::instant::payout::TaxRules;
+use domain::prizes::PrizeRules;
 use hmac::{Hmac, Mac};
 use platform::config::{ConfigError, Secret, env_or};
 use sha2::Sha256;
@@ -44,10 +44,8 @@ impl VirnKey {
 #[derive(Debug, Clone)]
 pub struct InstantSettings {
     pub virn_key: VirnKey,
-    /// The largest prize a retailer pays; larger ones are claimed at the lottery office.
-    pub retailer_limit_cents: i64,
-    /// The office's tax rules.
-    pub tax: TaxRules,
+    /// The retailer limit and the office's tax rules (every game's: `domain::prizes`).
+    pub prizes: PrizeRules,
     /// The retailer's commission on a settled pack, in basis points.
     pub commission_bps: i64,
     /// A pack active this long is settled without being asked.
@@ -59,8 +57,7 @@ impl InstantSettings {
     pub fn with_key(virn_key: Secret) -> Self {
         InstantSettings {
             virn_key: VirnKey::new(virn_key),
-            retailer_limit_cents: 59_900,
-            tax: TaxRules::default(),
+            prizes: PrizeRules::default(),
             commission_bps: 500,
             settle_after: Duration::from_secs(30 * 24 * 3600),
         }
@@ -89,16 +86,7 @@ impl InstantSettings {
         };
         let d = InstantSettings::with_key(key);
         Ok(InstantSettings {
-            retailer_limit_cents: env_or("LOTTO_RETAILER_PAY_LIMIT_CENTS", d.retailer_limit_cents)?,
-            tax: TaxRules {
-                w2g_threshold_cents: env_or("LOTTO_W2G_THRESHOLD_CENTS", d.tax.w2g_threshold_cents)?,
-                w2g_price_multiple: env_or("LOTTO_W2G_PRICE_MULTIPLE", d.tax.w2g_price_multiple)?,
-                withholding_threshold_cents: env_or(
-                    "LOTTO_WITHHOLDING_THRESHOLD_CENTS",
-                    d.tax.withholding_threshold_cents,
-                )?,
-                withholding_bps: env_or("LOTTO_WITHHOLDING_BPS", d.tax.withholding_bps)?,
-            },
+            prizes: PrizeRules::from_settings(env_or)?,
             commission_bps: env_or("LOTTO_RETAILER_COMMISSION_BPS", d.commission_bps)?,
             settle_after: Duration::from_secs(env_or(
                 "LOTTO_PACK_SETTLE_AFTER_SECONDS",

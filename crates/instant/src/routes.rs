@@ -4,7 +4,7 @@
 use axum::extract::State;
 use axum::http::StatusCode;
 use chrono::Utc;
-use domain::instant::payout::TaxAssessment;
+use domain::prizes::TaxAssessment;
 use platform::auth::{Caller, Role};
 use platform::openapi::Refused;
 use platform::{AppError, Json, Path, Query};
@@ -157,8 +157,12 @@ pub async fn validate(
     let checked = check_ticket(&state, &caller, &request, None).await?;
     let winner = checked.prize_row.is_some();
     let paid_at = winner.then(|| {
-        if checked.prize_cents <= state.settings.retailer_limit_cents { "retailer" } else { "lottery_office" }
-            .to_owned()
+        if checked.prize_cents <= state.settings.prizes.retailer_limit_cents {
+            "retailer"
+        } else {
+            "lottery_office"
+        }
+        .to_owned()
     });
     Ok(Json(ValidationView {
         winner,
@@ -187,7 +191,7 @@ pub async fn claim(
     if checked.prize_row.is_none() {
         return Err(AppError::unprocessable("not_a_winner", "this ticket wins nothing"));
     }
-    if checked.prize_cents > state.settings.retailer_limit_cents {
+    if checked.prize_cents > state.settings.prizes.retailer_limit_cents {
         return Err(AppError::conflict("claim_at_office", "this prize is claimed at the lottery office"));
     }
     let amount = checked.amount_cents();
@@ -220,7 +224,7 @@ fn check_claimant(claimant: &Claimant, w2g: bool) -> Result<(), AppError> {
     responses((status = 201, description = "paid at the office, once, after tax", body = OfficeClaimView), (status = "4XX", response = Refused)),
     security(("bearer" = []))
 )]
-// Any winning ticket, with the tax rules a lottery applies (`domain::instant::payout::TaxRules`):
+// Any winning ticket, with the tax rules a lottery applies (`domain::prizes::TaxRules`):
 // a W-2G record for a prize of $600 or more that is at least 300 times the price, and 24%
 // withheld from a prize over $5,000. The prize leaves the game's prize liability in one ledger
 // batch: the net to the office's payout account (paid out by check) and what is withheld to the
@@ -242,7 +246,7 @@ pub async fn create_office_claim(
     let tax = if checked.free_ticket {
         TaxAssessment { w2g: false, withheld_cents: 0, net_cents: amount }
     } else {
-        state.settings.tax.assess(amount, checked.price_cents)
+        state.settings.prizes.tax.assess(amount, checked.price_cents)
     };
     check_claimant(&request.claimant, tax.w2g)?;
     let record = OfficeClaimRecord {

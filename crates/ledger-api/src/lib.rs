@@ -11,6 +11,7 @@
 //!
 //! The wire format is the ledger's `openapi.yaml`; this crate changes nothing in it.
 
+pub mod payout;
 pub mod wire;
 
 use std::collections::{HashMap, HashSet};

@@ -1,61 +1,7 @@
-//! What the lottery office pays on a prize after tax, and what a retailer owes for a settled pack.
-//!
-//! The tax figures are the ones a US lottery applies (issue 6): a W-2G record for a prize of $600
-//! or more that is also at least 300 times the ticket's price, and 24% federal withholding on a
-//! prize over $5,000. They change with the law, so each is configurable; these are the defaults.
+//! What a retailer owes for a settled pack (the tax on prizes is every game's:
+//! [`crate::prizes`]).
 
-/// The office's tax rules.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct TaxRules {
-    /// A W-2G is made for a prize at least this large ...
-    pub w2g_threshold_cents: i64,
-    /// ... that is also at least this many times the ticket's price.
-    pub w2g_price_multiple: i64,
-    /// Tax is withheld from a prize over this.
-    pub withholding_threshold_cents: i64,
-    /// How much, in basis points (2,400 = 24%).
-    pub withholding_bps: i64,
-}
-
-impl Default for TaxRules {
-    fn default() -> Self {
-        TaxRules {
-            w2g_threshold_cents: 60_000,
-            w2g_price_multiple: 300,
-            withholding_threshold_cents: 500_000,
-            withholding_bps: 2_400,
-        }
-    }
-}
-
-/// What the office does with one prize.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct TaxAssessment {
-    /// A W-2G record is made.
-    pub w2g: bool,
-    pub withheld_cents: i64,
-    /// Paid to the claimant: the prize less what is withheld.
-    pub net_cents: i64,
-}
-
-/// `bps` basis points of `cents`, rounded to the nearest cent, halves up.
-pub fn share_of(cents: i64, bps: i64) -> i64 {
-    let exact = i128::from(cents).saturating_mul(i128::from(bps));
-    i64::try_from(exact.saturating_add(5_000).checked_div(10_000).unwrap_or(0)).unwrap_or(i64::MAX)
-}
-
-impl TaxRules {
-    pub fn assess(&self, prize_cents: i64, price_cents: i64) -> TaxAssessment {
-        let w2g = prize_cents >= self.w2g_threshold_cents
-            && prize_cents >= price_cents.saturating_mul(self.w2g_price_multiple);
-        let withheld_cents = if prize_cents > self.withholding_threshold_cents {
-            share_of(prize_cents, self.withholding_bps)
-        } else {
-            0
-        };
-        TaxAssessment { w2g, withheld_cents, net_cents: prize_cents.saturating_sub(withheld_cents) }
-    }
-}
+use crate::prizes::share_of;
 
 /// A pack's settlement: the retailer owes its tickets' price less its commission.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -76,28 +22,6 @@ pub fn settle_pack(tickets: u64, price_cents: i64, commission_bps: i64) -> PackS
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn w2g_needs_both_600_dollars_and_300_times_the_price() {
-        let rules = TaxRules::default();
-        // A $2 ticket: 300x is $600, so $600 makes a W-2G and $599 does not.
-        assert!(rules.assess(60_000, 200).w2g);
-        assert!(!rules.assess(59_999, 200).w2g);
-        // A $5 ticket: 300x is $1,500; a $1,000 prize is over $600 but under 300x.
-        assert!(!rules.assess(100_000, 500).w2g);
-        assert!(rules.assess(150_000, 500).w2g);
-    }
-
-    #[test]
-    fn withholding_starts_above_5000_dollars_rounded_to_the_cent() {
-        let rules = TaxRules::default();
-        assert_eq!(rules.assess(500_000, 500).withheld_cents, 0, "$5,000 is not above $5,000");
-        let over = rules.assess(500_001, 500);
-        assert_eq!((over.withheld_cents, over.net_cents), (120_000, 380_001), "24% of 500,001 = 120,000.24");
-        let big = rules.assess(5_000_000, 500);
-        assert_eq!((big.withheld_cents, big.net_cents), (1_200_000, 3_800_000));
-        assert_eq!(share_of(3, 5_000), 2, "1.5 cents rounds up");
-    }
 
     #[test]
     fn a_pack_owes_its_price_less_commission() {

@@ -1,23 +1,23 @@
 //! A prize paid to its payee, exactly once: a retailer's settlement account at the counter, or
 //! the office (net to its payout account, tax withheld to the tax account).
 //!
-//! The saga: the ticket is reserved for its payee and committed (`pending`), the ledger moves the
-//! money under ids derived from the ticket (`done`), and exactly one request of that payee is
-//! answered "paid" (`confirmed`): the answer that tells a cashier to hand the prize over is given
-//! once, however many tills claim at once. If the ledger does not answer, the payment stays
-//! pending: the recovery pass ([`finish_pending_payments`]) moves the money, the payee claiming
-//! again is answered "paid", and nobody else can claim the ticket meanwhile. If the ledger
-//! refuses, the ticket is released.
+//! The saga is every game's ([`ledger_api::payout`]): the ticket is reserved for its payee and
+//! committed (`pending`), the ledger moves the money under ids derived from the ticket (`done`),
+//! and exactly one request of that payee is answered "paid" (`confirmed`). If the ledger does
+//! not answer, the payment stays pending: the recovery pass ([`finish_pending_payments`]) moves
+//! the money, the payee claiming again is answered "paid", and nobody else can claim the ticket
+//! meanwhile. If the ledger refuses, the ticket is released.
 //!
 //! The payee is a value ([`Payee`]), so this saga knows nothing of the routes that pay: the
 //! counter and the office both call [`pay_ticket`].
 
-use ledger_api::{AccountKind, LedgerError, NewTransfer};
+use ledger_api::payout::{self, Reservation};
+use ledger_api::{AccountKind, NewTransfer};
 use platform::AppError;
 use uuid::Uuid;
 
 use crate::InstantState;
-use crate::saga::scan::{Checked, already_paid, ticket_key};
+use crate::saga::scan::{Checked, ticket_key};
 use crate::store::office_claims::{self, OfficeClaimRecord};
 use crate::store::tickets;
 
@@ -56,23 +56,20 @@ pub async fn pay_ticket(
 ) -> Result<Uuid, AppError> {
     let id = ticket_key(checked.place, "payment");
     let paid_to = payee.recorded_as();
-    let mut tx = state.pool.begin().await?;
-    if tickets::reserve(&mut tx, checked.place, checked.prize_row, id, paid_to, paid_cents).await? {
-        if let Payee::Office(record) = payee {
-            office_claims::insert(&mut tx, id, checked.place, record).await?;
+    let reserve = async {
+        let mut tx = state.pool.begin().await?;
+        if tickets::reserve(&mut tx, checked.place, checked.prize_row, id, paid_to, paid_cents).await? {
+            if let Payee::Office(record) = payee {
+                office_claims::insert(&mut tx, id, checked.place, record).await?;
+            }
+            tx.commit().await?;
+            return Ok(Reservation::Reserved);
         }
-        tx.commit().await?;
-    } else {
         let pending = tickets::unconfirmed_payee(&mut tx, checked.place).await?;
         tx.rollback().await?;
-        if pending.as_deref() != Some(paid_to) {
-            return Err(already_paid());
-        }
-    }
-    move_payment_money(state, id).await?;
-    if !tickets::confirm(&state.pool, id).await? {
-        return Err(already_paid());
-    }
+        Ok(if pending.as_deref() == Some(paid_to) { Reservation::Resumed } else { Reservation::Taken })
+    };
+    payout::pay_once(reserve, move_payment_money(state, id), tickets::confirm(&state.pool, id)).await?;
     Ok(id)
 }
 
@@ -101,26 +98,17 @@ pub async fn move_payment_money(state: &InstantState, id: Uuid) -> Result<(), Ap
             .ledger
             .open_accounts(&payment.paid_to, &[(account, AccountKind::RetailerSettlement)])
             .await
-            .map_err(|e| pending(&e))?;
+            .map_err(|e| payout::waits_for_ledger(&e))?;
         vec![NewTransfer::new(key("paid"), liability, account, payment.paid_cents, metadata)]
     };
     // (A transfer of nothing, such as no tax withheld, is left out of the batch.)
-    match state.ledger.batch(&transfers).await {
-        Ok(()) => tickets::mark_done(&state.pool, id).await,
-        Err(LedgerError::Refused(e)) => {
-            tickets::release(&state.pool, id).await?;
-            Err(e)
-        }
-        Err(LedgerError::Unavailable(e)) => Err(pending(&e)),
-    }
-}
-
-/// The answer while a payment waits for the ledger.
-fn pending(e: &AppError) -> AppError {
-    tracing::warn!(error = %e, "a prize payment waits for the ledger");
-    AppError::unavailable(
-        "the payment is recorded and completes when the ledger answers; claiming again finishes it",
+    payout::move_pending(
+        &state.ledger,
+        &transfers,
+        tickets::mark_done(&state.pool, id),
+        tickets::release(&state.pool, id),
     )
+    .await
 }
 
 /// Moves the money of payments left pending for longer than `older_than` (a crash, or a ledger

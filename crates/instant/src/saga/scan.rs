@@ -81,10 +81,6 @@ fn locked(until: DateTime<Utc>) -> AppError {
     .with_header(header::RETRY_AFTER, HeaderValue::from(seconds))
 }
 
-pub fn already_paid() -> AppError {
-    AppError::conflict("already_paid", "this ticket's prize has been paid")
-}
-
 /// The checks of a scan, in order (see the module): each refusal logged with its own code.
 ///
 /// A ticket whose payment to `resuming` is not yet confirmed passes, so that payee's claim can
@@ -197,7 +193,7 @@ fn refusal_of(scanned: &Scanned, resuming: Option<&str>) -> Option<Refusal> {
         && resuming.is_some()
         && scanned.paid_to.as_deref() == resuming;
     if scanned.paid_at.is_some() && !resumable {
-        return Some(("already_paid", already_paid()));
+        return Some(("already_paid", ledger_api::payout::already_paid()));
     }
     None
 }

@@ -1,6 +1,6 @@
 //! The office's record of a prize it paid, written in the transaction that reserves the ticket.
 
-use domain::instant::payout::TaxAssessment;
+use domain::prizes::TaxAssessment;
 use platform::AppError;
 use sqlx::postgres::PgRow;
 use sqlx::{PgConnection, PgPool, Row};
