@@ -97,6 +97,31 @@ impl TaxRules {
     }
 }
 
+/// A claimant the office's record cannot take.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum ClaimantError {
+    #[error("the claimant's name is 1 to 200 characters")]
+    Name,
+    #[error("`tin_last4` is four digits")]
+    Tin,
+    #[error("this prize needs a W-2G: give the last four digits of the claimant's taxpayer number")]
+    TinRequired,
+}
+
+/// Checks the office's record of a claimant: a name, and the last four digits of the taxpayer
+/// number when a W-2G is made.
+pub fn check_claimant(name: &str, tin_last4: Option<&str>, w2g: bool) -> Result<(), ClaimantError> {
+    let name = name.trim();
+    if name.is_empty() || name.chars().count() > 200 {
+        return Err(ClaimantError::Name);
+    }
+    match tin_last4 {
+        Some(tin) if tin.len() != 4 || !tin.bytes().all(|b| b.is_ascii_digit()) => Err(ClaimantError::Tin),
+        None if w2g => Err(ClaimantError::TinRequired),
+        _ => Ok(()),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

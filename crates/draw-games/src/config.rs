@@ -12,6 +12,7 @@
 //! | `LOTTO_POWERBALL_RESULTS`           | `entered` | `entered` (dual control) or `drawn` (the RNG) |
 //! | `LOTTO_POWERBALL_EXPORT_DIR`        | `.lotto/powerball` | where frozen wager sets are written  |
 //! | `LOTTO_POWERBALL_CLAIM_DAYS`        | `365`   | days after a drawing that its prizes may be claimed |
+//! | `LOTTO_RETAILER_PAY_LIMIT_CENTS` and the tax settings | as instant's | `domain::prizes::PrizeRules` |
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -131,6 +132,8 @@ pub struct PowerballSettings {
     pub export_dir: PathBuf,
     /// Days after its drawing that a prize may be claimed; unclaimed prizes then expire.
     pub claim_days: u32,
+    /// The retailer limit and the office's tax rules (every game's: `domain::prizes`).
+    pub prizes: domain::prizes::PrizeRules,
 }
 
 impl Default for PowerballSettings {
@@ -142,6 +145,7 @@ impl Default for PowerballSettings {
             results: ResultsMode::Entered,
             export_dir: PathBuf::from(".lotto/powerball"),
             claim_days: 365,
+            prizes: domain::prizes::PrizeRules::default(),
         }
     }
 }
@@ -157,6 +161,7 @@ impl PowerballSettings {
             results: env_or("LOTTO_POWERBALL_RESULTS", d.results)?,
             export_dir: env_or("LOTTO_POWERBALL_EXPORT_DIR", d.export_dir)?,
             claim_days: env_or("LOTTO_POWERBALL_CLAIM_DAYS", d.claim_days)?,
+            prizes: domain::prizes::PrizeRules::from_settings(env_or)?,
         };
         for (name, value) in [
             ("LOTTO_POWERBALL_MAX_BOARDS", settings.max_boards),

@@ -90,6 +90,10 @@ pub struct PowerballAccounts {
     pub house: Uuid,
     pub prizes: Uuid,
     pub unclaimed: Uuid,
+    /// Prizes paid at the office leave through here (paid out by check).
+    pub office_payouts: Uuid,
+    /// Tax withheld from office prizes, owed to the tax authority.
+    pub withholding: Uuid,
 }
 
 impl PowerballAccounts {
@@ -100,6 +104,8 @@ impl PowerballAccounts {
             house: id("house"),
             prizes: id("prizes"),
             unclaimed: id("unclaimed"),
+            office_payouts: id("office-payouts"),
+            withholding: id("tax-withheld"),
         }
     }
 }
@@ -163,6 +169,8 @@ impl DrawsState {
                     (pb.house, AccountKind::HouseRevenue),
                     (pb.prizes, AccountKind::PrizeLiability),
                     (pb.unclaimed, AccountKind::HouseRevenue),
+                    (pb.office_payouts, AccountKind::CashClearing),
+                    (pb.withholding, AccountKind::CashClearing),
                 ],
             )
             .await?;
@@ -202,6 +210,8 @@ pub fn route_table() -> Vec<(Method, &'static str, MethodRouter<DrawsState>)> {
         (Method::POST, "/v1/powerball/tickets", post(routes::buy_powerball_online)),
         (Method::POST, "/v1/powerball/retail/tickets", post(routes::sell_powerball_at_terminal)),
         (Method::GET, "/v1/powerball/tickets/{serial}", get(routes::get_powerball_ticket)),
+        (Method::POST, "/v1/powerball/retail/claims", post(routes::claim_powerball_at_terminal)),
+        (Method::POST, "/v1/powerball/office-claims", post(routes::claim_powerball_at_office)),
         (Method::GET, "/v1/draws/audit/verify", get(routes::verify_audit)),
     ]
 }
@@ -233,6 +243,10 @@ pub fn spawn_recovery(state: DrawsState, interval: Duration) -> tokio::task::Joi
                 ("play-now tickets", saga::play_now::recover(&state, Duration::from_secs(5)).await),
                 ("draw tickets", saga::scheduled::recover(&state, Duration::from_secs(5)).await),
                 ("powerball tickets", saga::powerball_sales::recover(&state, Duration::from_secs(5)).await),
+                (
+                    "powerball claims",
+                    saga::powerball_claims::finish_pending_claims(&state, Duration::from_secs(5)).await,
+                ),
             ] {
                 match finished {
                     Ok(0) => {}
@@ -253,7 +267,8 @@ pub fn spawn_recovery(state: DrawsState, interval: Duration) -> tokio::task::Joi
         routes::paytables, routes::math, routes::powerball_math, routes::next_powerball_draw,
         routes::set_powerball_grand_prize, routes::set_powerball_results_mode, routes::enter_powerball_results,
         routes::list_powerball_draws, routes::get_powerball_draw, routes::buy_powerball_online,
-        routes::sell_powerball_at_terminal, routes::get_powerball_ticket, routes::verify_audit
+        routes::sell_powerball_at_terminal, routes::get_powerball_ticket, routes::claim_powerball_at_terminal,
+        routes::claim_powerball_at_office, routes::verify_audit
     ),
     components(schemas(platform::Problem), responses(platform::openapi::Refused)),
     modifiers(&BearerAuth),

@@ -290,3 +290,62 @@ pub struct GrandPrizeRequest {
     /// The cash held in the grand prize pool for the drawing: at most the advertised amount.
     pub cash_value_cents: i64,
 }
+
+/// `POST /v1/powerball/retail/claims`: what a terminal scans.
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PowerballClaimRequest {
+    /// The ticket's serial as scanned (19 digits) or typed (with dashes).
+    pub serial: String,
+    /// The drawing whose prizes are claimed; by default the earliest certified one with a prize
+    /// unpaid.
+    pub draw_date: Option<chrono::NaiveDate>,
+}
+
+/// The office's record of a claimant.
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PowerballClaimant {
+    pub name: String,
+    /// The last four digits of the claimant's taxpayer number: required when a W-2G is made.
+    pub tin_last4: Option<String>,
+}
+
+/// `POST /v1/powerball/office-claims`.
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PowerballOfficeClaimRequest {
+    pub serial: String,
+    pub draw_date: Option<chrono::NaiveDate>,
+    pub claimant: PowerballClaimant,
+    /// For the grand prize: `annuity` (the default when none is made) or `cash`.
+    #[schema(value_type = Option<String>)]
+    pub election: Option<domain::powerball::grand_prize::Election>,
+}
+
+/// A claim, paid.
+#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct PowerballClaimView {
+    pub id: Uuid,
+    pub serial: String,
+    pub draw_date: chrono::NaiveDate,
+    /// The retailer whose terminal paid it, or `office`.
+    pub payee: String,
+    /// The ticket's prizes in the drawing (for the grand prize, its annuity share).
+    pub prize_cents: i64,
+    /// Paid now: the prize, or for the grand prize the cash share or the annuity's first payment.
+    pub paid_cents: i64,
+    pub withheld_cents: i64,
+    /// Paid to the claimant.
+    pub net_cents: i64,
+    /// A W-2G record was made.
+    pub w2g: bool,
+    /// For the grand prize: `annuity` or `cash`.
+    pub election: Option<String>,
+    /// For an annuity: the 30 payments, the first paid now.
+    pub annuity_payments: Option<Vec<i64>>,
+    /// For the cash election: the annuity share less the cash, back to the house.
+    pub released_cents: i64,
+    pub paid_by: String,
+    pub created_at: DateTime<Utc>,
+}

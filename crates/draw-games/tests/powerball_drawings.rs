@@ -9,11 +9,18 @@ mod common;
 use axum::body::Body;
 use axum::http::{Request, StatusCode};
 use chrono::{DateTime, NaiveDate, Utc};
-use draw_games::saga::{powerball_draws, scheduler};
+use draw_games::saga::powerball_draws;
+use draw_games::saga::scheduler::DrawGame;
 use platform::auth::Role;
 use platform::clock::Clock;
 use platform::testing::{Reply, send};
 use serde_json::{Value, json};
+
+/// One pass of the scheduler's leader over Powerball (Keno's draws, on the same clock, would
+/// catch up every four minutes the tests jump over).
+async fn pass(game: &common::Game) -> usize {
+    DrawGame::Powerball.run_due(&game.state).await.unwrap()
+}
 
 fn at(text: &str) -> DateTime<Utc> {
     text.parse().unwrap()
@@ -153,7 +160,7 @@ async fn a_drawing_runs_from_the_till_to_certified_prizes() {
     let refused = game.post("/v1/powerball/retail/tickets", &till, "sale-2", json!({"quick_picks": 1})).await;
     assert_eq!((refused.status, refused.code()), (StatusCode::CONFLICT, "sales_closed"), "{}", refused.body);
     assert!(refused.body["detail"].as_str().unwrap().contains("2026-12-01T03:05:00"), "{}", refused.body);
-    assert!(scheduler::run_due(&game.state).await > 0);
+    assert!(pass(&game).await > 0);
     let closed = drawing(&game, "2026-11-30").await;
     assert_eq!(closed["state"], "closed");
     assert_eq!((closed["tickets"].as_i64(), closed["plays"].as_i64()), (Some(2), Some(5)));
@@ -205,7 +212,7 @@ async fn a_drawing_runs_from_the_till_to_certified_prizes() {
     assert_eq!(enter(&game, "2026-11-30", "oscar", results).await.code(), "results_stand");
 
     // The leader settles: winners found set-based; prizes are not payable before certification.
-    scheduler::run_due(&game.state).await;
+    pass(&game).await;
     let settled = drawing(&game, "2026-11-30").await;
     assert_eq!(settled["state"], "settled");
     assert!(settled["prize_table"].is_null(), "public once certified");
@@ -220,7 +227,7 @@ async fn a_drawing_runs_from_the_till_to_certified_prizes() {
         .collect();
     assert_eq!(won, [(1, "four_powerball", 15_000_000), (2, "powerball", 1_200)], "Power Play's 3x");
     let wallet_before = game.balance(wallet).await;
-    scheduler::run_due(&game.state).await;
+    pass(&game).await;
     assert_eq!(game.balance(wallet).await, wallet_before, "nothing paid before certification");
 
     // The independent recount agrees: certified, chained, and the online prizes paid.
@@ -249,13 +256,13 @@ async fn a_drawing_runs_from_the_till_to_certified_prizes() {
         .map(|w| w["prize_cents"].as_i64().unwrap())
         .sum();
     assert!(online_prize >= 400, "{}", online_view.body);
-    scheduler::run_due(&game.state).await;
+    pass(&game).await;
     assert_eq!(
         game.balance(wallet).await,
         wallet_before + online_prize,
         "paid to the wallet at certification"
     );
-    scheduler::run_due(&game.state).await;
+    pass(&game).await;
     assert_eq!(game.balance(wallet).await, wallet_before + online_prize, "once");
     let kinds = audit_kinds(&game).await;
     for kind in ["powerball.close", "powerball.results", "powerball.settle", "powerball.certify"] {
@@ -276,11 +283,11 @@ async fn a_disagreeing_recount_stops_the_drawing() {
     let slip = json!({"boards": [{"whites": [1, 2, 3, 4, 6], "powerball": 10}]});
     assert_eq!(game.post("/v1/powerball/tickets", &token, "k", slip).await.status, StatusCode::CREATED);
     game.state.clock.set(at("2026-12-01T03:00:00Z"));
-    scheduler::run_due(&game.state).await;
+    pass(&game).await;
     let results: Value = serde_json::from_str(RESULTS).unwrap();
     enter(&game, "2026-11-30", "olga", results.clone()).await;
     assert_eq!(enter(&game, "2026-11-30", "oscar", results).await.status, StatusCode::OK);
-    scheduler::run_due(&game.state).await;
+    pass(&game).await;
     let before = game.balance(wallet).await;
     // Someone changes the control copy: the board now misses the Powerball.
     let stored = draw_games::store::powerball::drawings::get(&game.state.pool, "2026-11-30".parse().unwrap())
@@ -300,7 +307,7 @@ async fn a_disagreeing_recount_stops_the_drawing() {
     let disputed = drawing(&game, "2026-11-30").await;
     assert_eq!(disputed["state"], "disputed");
     assert!(disputed["dispute"].as_str().unwrap().contains("SHA-256"));
-    scheduler::run_due(&game.state).await;
+    pass(&game).await;
     assert_eq!(game.balance(wallet).await, before, "a disputed drawing pays nothing");
     assert!(audit_kinds(&game).await.contains(&"powerball.dispute".to_owned()));
     let again =
@@ -329,7 +336,7 @@ async fn a_drawn_drawing_is_drawn_by_the_service_at_its_time() {
         mode.body
     );
     game.state.clock.set(at("2026-12-01T03:00:00Z"));
-    scheduler::run_due(&game.state).await;
+    pass(&game).await;
     assert_eq!(
         drawing(&game, "2026-11-30").await["state"],
         "closed",
@@ -340,12 +347,12 @@ async fn a_drawn_drawing_is_drawn_by_the_service_at_its_time() {
         "results_are_drawn"
     );
     game.state.clock.set(at("2026-12-01T03:58:00Z"));
-    scheduler::run_due(&game.state).await;
+    pass(&game).await;
     let drawn = drawing(&game, "2026-11-30").await;
     assert!(matches!(drawn["state"].as_str(), Some("drawn" | "settled")), "{drawn}");
     assert_eq!(drawn["results"]["whites"].as_array().unwrap().len(), 5);
     assert!([2, 3, 4, 5, 10].contains(&drawn["results"]["multiplier"].as_u64().unwrap()));
-    scheduler::run_due(&game.state).await;
+    pass(&game).await;
     assert_eq!(drawing(&game, "2026-11-30").await["state"], "settled");
     assert!(audit_kinds(&game).await.contains(&"powerball.results".to_owned()));
 }
@@ -414,10 +421,10 @@ async fn the_leader_closes_each_drawing_once_across_the_clock_change_and_downtim
     assert_eq!(dates, ["2026-10-31", "2026-11-02", "2026-11-04"]);
     // Saturday 8:58 p.m. CDT (01:58 UTC): not yet; 8:59 p.m. CDT: closed.
     game.state.clock.set(at("2026-11-01T01:58:59Z"));
-    scheduler::run_due(&game.state).await;
+    pass(&game).await;
     assert_eq!(drawing(&game, "2026-10-31").await["state"], "scheduled");
     game.state.clock.set(at("2026-11-01T01:59:00Z"));
-    scheduler::run_due(&game.state).await;
+    pass(&game).await;
     assert_eq!(drawing(&game, "2026-10-31").await["state"], "closed");
     // Monday after the change: 8:59 p.m. CST is 02:59 UTC.
     let monday = drawing(&game, "2026-11-02").await;
@@ -425,12 +432,147 @@ async fn the_leader_closes_each_drawing_once_across_the_clock_change_and_downtim
     assert_eq!(monday["draw_at"], "2026-11-03T03:58:00Z");
     // The leader is down from Sunday until Thursday: both drawings are caught up, once each.
     game.state.clock.set(at("2026-11-05T18:00:00Z"));
-    scheduler::run_due(&game.state).await;
-    scheduler::run_due(&game.state).await;
+    pass(&game).await;
+    pass(&game).await;
     for date in ["2026-11-02", "2026-11-04"] {
         let d = drawing(&game, date).await;
         assert_eq!((d["state"].as_str(), d["plays"].as_i64()), (Some("closed"), Some(1)), "{date}");
     }
     let closes = audit_kinds(&game).await.iter().filter(|k| *k == "powerball.close").count();
     assert_eq!(closes, 3, "one close per drawing");
+}
+
+/// Sells a slip at `till` (key `key`) and returns its serial.
+async fn sell(game: &common::Game, till: &str, key: &str, slip: Value) -> String {
+    let sold = game.post("/v1/powerball/retail/tickets", till, key, slip).await;
+    assert_eq!(sold.status, StatusCode::CREATED, "{}", sold.body);
+    sold.body["serial"].as_str().unwrap().to_owned()
+}
+
+async fn claim_at(game: &common::Game, path: &str, token: &str, body: Value) -> Reply {
+    game.post(path, token, "-", body).await
+}
+
+/// Prizes are paid once: at the counter up to $599 (of concurrent claims exactly one), at the
+/// office above it with the W-2G and withholding rules, the grand prize by the winner's
+/// election; online tickets' large prizes at the office; what is left unclaimed expires.
+#[tokio::test]
+async fn prizes_are_claimed_once_at_the_counter_and_the_office_and_then_expire() {
+    let game = game_at("2026-11-30T18:00:00Z").await;
+    let operator = game.token("olga", Role::Operator);
+    let set = put(
+        &game,
+        "/v1/powerball/draws/2026-11-30/grand-prize",
+        &operator,
+        json!({"advertised_cents": 2_000_000_000i64, "cash_value_cents": 950_000_000i64}),
+    )
+    .await;
+    assert_eq!(set.status, StatusCode::OK);
+    let (till_a, till_b) = (terminal(&game, "shop-a"), terminal(&game, "shop-b"));
+    let board = |whites: [u8; 5], pb: u8| json!({"whites": whites, "powerball": pb});
+    let small =
+        sell(&game, &till_a, "t1", json!({"boards": [board([1, 2, 3, 4, 6], 10)], "power_play": true})).await;
+    let large =
+        sell(&game, &till_a, "t2", json!({"boards": [board([5, 15, 25, 35, 46], 10)], "power_play": true}))
+            .await;
+    let grand = sell(&game, &till_b, "t3", json!({"boards": [board([5, 15, 25, 35, 45], 10)]})).await;
+    let forgotten = sell(&game, &till_b, "t4", json!({"boards": [board([5, 15, 25, 36, 47], 11)]})).await;
+    let (player, _) = game.player(10_000).await;
+    let token = game.token(&player, Role::Player);
+    let online = game
+        .post("/v1/powerball/tickets", &token, "o1", json!({"boards": [board([5, 15, 25, 35, 45], 11)]}))
+        .await;
+    let online = online.body["serial"].as_str().unwrap().to_owned();
+
+    game.state.clock.set(at("2026-12-01T03:00:00Z"));
+    pass(&game).await;
+    let results: Value = serde_json::from_str(RESULTS).unwrap();
+    enter(&game, "2026-11-30", "olga", results.clone()).await;
+    assert_eq!(enter(&game, "2026-11-30", "oscar", results).await.status, StatusCode::OK);
+    pass(&game).await;
+    let early = claim_at(&game, "/v1/powerball/retail/claims", &till_a, json!({"serial": small})).await;
+    assert_eq!((early.status, early.code()), (StatusCode::CONFLICT, "drawing_not_certified"));
+    assert_eq!(verify(&game, "2026-11-30").await.state, "certified");
+    pass(&game).await;
+
+    // Eight tills of two retailers claim the $12 ticket at once: exactly one is paid.
+    let shop_a = ledger_api::retailer_account("shop-a");
+    let shop_b = ledger_api::retailer_account("shop-b");
+    let (a_before, b_before) = (game.balance(shop_a).await, game.balance(shop_b).await);
+    let claims = (0..8).map(|i| {
+        let till = if i % 2 == 0 { till_a.clone() } else { till_b.clone() };
+        let serial = small.clone();
+        let game = &game;
+        async move { claim_at(game, "/v1/powerball/retail/claims", &till, json!({"serial": serial})).await }
+    });
+    let replies = futures_util::future::join_all(claims).await;
+    let paid: Vec<&Reply> = replies.iter().filter(|r| r.status == StatusCode::CREATED).collect();
+    assert_eq!(paid.len(), 1, "{:?}", replies.iter().map(|r| r.body.to_string()).collect::<Vec<_>>());
+    assert!(replies.iter().filter(|r| r.status != StatusCode::CREATED).all(|r| r.code() == "already_paid"));
+    assert_eq!(paid[0].body["paid_cents"], 1_200);
+    let credited = (game.balance(shop_a).await - a_before) + (game.balance(shop_b).await - b_before);
+    assert_eq!(credited, 1_200, "one retailer credited once");
+
+    // $150,000 is the office's: a W-2G needs the claimant's TIN; 24% is withheld.
+    let counter = claim_at(&game, "/v1/powerball/retail/claims", &till_a, json!({"serial": large})).await;
+    assert_eq!(counter.code(), "claim_at_office");
+    let no_tin = json!({"serial": large, "claimant": {"name": "Pat Doe"}});
+    assert_eq!(
+        claim_at(&game, "/v1/powerball/office-claims", &operator, no_tin).await.code(),
+        "claimant_tin_required"
+    );
+    let office = json!({"serial": large, "claimant": {"name": "Pat Doe", "tin_last4": "1234"}});
+    let office = claim_at(&game, "/v1/powerball/office-claims", &operator, office).await;
+    assert_eq!(office.status, StatusCode::CREATED, "{}", office.body);
+    assert_eq!(
+        (
+            office.body["paid_cents"].as_i64(),
+            office.body["withheld_cents"].as_i64(),
+            office.body["w2g"].as_bool()
+        ),
+        (Some(15_000_000), Some(3_600_000), Some(true))
+    );
+    assert_eq!(office.body["net_cents"], 11_400_000);
+
+    // The grand prize, taken as cash: the drawing's cash value (one winner), the rest of the
+    // annuity back to the house.
+    let cash =
+        json!({"serial": grand, "claimant": {"name": "Lucky", "tin_last4": "9876"}, "election": "cash"});
+    let cash = claim_at(&game, "/v1/powerball/office-claims", &operator, cash).await;
+    assert_eq!(cash.status, StatusCode::CREATED, "{}", cash.body);
+    assert_eq!(
+        (
+            cash.body["prize_cents"].as_i64(),
+            cash.body["paid_cents"].as_i64(),
+            cash.body["released_cents"].as_i64()
+        ),
+        (Some(2_000_000_000), Some(950_000_000), Some(1_050_000_000))
+    );
+    assert_eq!(cash.body["withheld_cents"], 228_000_000, "24% of the cash");
+
+    // An online ticket's $1,000,000 is not the counter's; the office pays it, by default as is.
+    let at_till = claim_at(&game, "/v1/powerball/retail/claims", &till_a, json!({"serial": online})).await;
+    assert_eq!(at_till.code(), "paid_to_wallet");
+    let online_claim = json!({"serial": online, "claimant": {"name": "Ann", "tin_last4": "4321"}});
+    let online_claim = claim_at(&game, "/v1/powerball/office-claims", &operator, online_claim).await;
+    assert_eq!(
+        (online_claim.status, online_claim.body["paid_cents"].as_i64()),
+        (StatusCode::CREATED, Some(100_000_000))
+    );
+    let again = json!({"serial": online, "claimant": {"name": "Ann", "tin_last4": "4321"}});
+    assert_eq!(claim_at(&game, "/v1/powerball/office-claims", &operator, again).await.code(), "already_paid");
+    assert_eq!(
+        claim_at(&game, "/v1/powerball/retail/claims", &till_a, json!({"serial": "1234-5678"})).await.code(),
+        "invalid_serial"
+    );
+
+    // A year and a day later the $7 nobody claimed expires to its own account, once.
+    let unclaimed = game.state.powerball_accounts.unclaimed;
+    game.state.clock.set(at("2027-12-02T18:00:00Z"));
+    pass(&game).await;
+    pass(&game).await;
+    assert_eq!(game.balance(unclaimed).await, 700);
+    let late = claim_at(&game, "/v1/powerball/retail/claims", &till_b, json!({"serial": forgotten})).await;
+    assert_eq!((late.status, late.code()), (StatusCode::CONFLICT, "claim_expired"));
+    game.assert_books_balance().await;
 }

@@ -210,6 +210,8 @@ pub fn route_table() -> Vec<(Method, &'static str, MethodRouter<GatewayState>)> 
         (Method::POST, "/v1/powerball/tickets", post(for_players::<DRAWS>)),
         (Method::POST, "/v1/powerball/retail/tickets", post(for_retailers::<DRAWS>)),
         (Method::GET, "/v1/powerball/tickets/{serial}", get(for_ticket_holders::<DRAWS>)),
+        (Method::POST, "/v1/powerball/retail/claims", post(for_retailers::<DRAWS>)),
+        (Method::POST, "/v1/powerball/office-claims", post(for_operators::<DRAWS>)),
         (Method::GET, "/v1/draws/audit/verify", get(for_staff::<DRAWS>)),
         (Method::POST, "/v1/blackjack/tables", post(for_players::<TABLES>)),
         (Method::POST, "/v1/blackjack/tables/{id}/rounds", post(for_players::<TABLES>)),

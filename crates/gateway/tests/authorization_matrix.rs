@@ -63,6 +63,9 @@ const MATRIX: &[(&str, &str, [u16; 7])] = &[
     ("POST", "/v1/powerball/retail/tickets", [401, 403, 403, 201, 403, 403, 403]),
     // Ann's online ticket: hers, staff's and services'; not another player's or a retailer's.
     ("GET", "/v1/powerball/tickets/{serial}", [401, 200, 404, 404, 200, 200, 200]),
+    // Claims of Ann's ticket: its drawing is not certified yet.
+    ("POST", "/v1/powerball/retail/claims", [401, 403, 403, 409, 403, 403, 403]),
+    ("POST", "/v1/powerball/office-claims", [401, 403, 403, 403, 409, 403, 403]),
     ("GET", "/v1/draws/audit/verify", [401, 403, 403, 403, 200, 200, 200]),
     // The table-games service's routes, through the gateway.
     ("POST", "/v1/blackjack/tables", [401, 201, 201, 403, 403, 403, 403]),
@@ -171,6 +174,10 @@ fn request_for(fx: &Fixture, method: &str, route: &str, caller: usize) -> (Strin
         }
         ("POST", "/v1/powerball/tickets" | "/v1/powerball/retail/tickets") => {
             Some(json!({"quick_picks": 2, "power_play": true}))
+        }
+        ("POST", "/v1/powerball/retail/claims") => Some(json!({"serial": fx.powerball_serial})),
+        ("POST", "/v1/powerball/office-claims") => {
+            Some(json!({"serial": fx.powerball_serial, "claimant": {"name": "Ann", "tin_last4": "1234"}}))
         }
         ("POST", "/v1/me/self-exclusion") => Some(json!({"period": "6_months"})),
         ("POST", "/v1/staff") => Some(

@@ -200,23 +200,14 @@ pub async fn claim(
 }
 
 fn check_claimant(claimant: &Claimant, w2g: bool) -> Result<(), AppError> {
-    let name = claimant.name.trim();
-    if name.is_empty() || name.chars().count() > 200 {
-        return Err(AppError::unprocessable(
-            "invalid_claimant",
-            "the claimant's name is 1 to 200 characters",
-        ));
-    }
-    match claimant.tin_last4.as_deref() {
-        Some(tin) if tin.len() != 4 || !tin.bytes().all(|b| b.is_ascii_digit()) => {
-            Err(AppError::unprocessable("invalid_claimant", "`tin_last4` is four digits"))
-        }
-        None if w2g => Err(AppError::unprocessable(
-            "claimant_tin_required",
-            "this prize needs a W-2G: give the last four digits of the claimant's taxpayer number",
-        )),
-        _ => Ok(()),
-    }
+    domain::prizes::check_claimant(&claimant.name, claimant.tin_last4.as_deref(), w2g).map_err(|e| {
+        let code = if e == domain::prizes::ClaimantError::TinRequired {
+            "claimant_tin_required"
+        } else {
+            "invalid_claimant"
+        };
+        AppError::unprocessable(code, e.to_string())
+    })
 }
 
 #[utoipa::path(

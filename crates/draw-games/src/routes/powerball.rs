@@ -14,6 +14,7 @@ use platform::{AppError, IdempotencyKey, Json, Path, Query};
 use super::{created_or_replayed, limit_of};
 use crate::DrawsState;
 use crate::rules::powerball_rule_error;
+use crate::saga::powerball_claims::{self, Claimant, Counter};
 use crate::saga::powerball_draws::{self, Entry};
 use crate::saga::powerball_sales::{self, Seller, Slip};
 use crate::store::PowerballDrawState;
@@ -383,4 +384,77 @@ pub async fn get_powerball_ticket(
         return Err(not_found());
     }
     Ok(Json(powerball_sales::view(&state, &ticket).await?))
+}
+
+/// A claim as answered.
+fn claim_view(claim: &crate::store::powerball::claims::Claim) -> Result<PowerballClaimView, AppError> {
+    use domain::powerball::grand_prize::{self, Election};
+    let serial = TicketSerial::from_body(claim.serial)
+        .ok_or_else(|| AppError::internal("a stored serial out of range"))?;
+    let annuity = claim.election.filter(|&e| e == Election::Annuity).map(|_| {
+        // The grand prize part of the claim: what is not a fixed prize.
+        grand_prize::annuity_payments(claim.prize_cents).to_vec()
+    });
+    Ok(PowerballClaimView {
+        id: claim.id,
+        serial: serial.to_string(),
+        draw_date: claim.draw_date,
+        payee: claim.payee.clone(),
+        prize_cents: claim.prize_cents,
+        paid_cents: claim.paid_cents,
+        withheld_cents: claim.withheld_cents,
+        net_cents: claim.net_cents,
+        w2g: claim.w2g,
+        election: claim.election.map(|e| match e {
+            Election::Annuity => "annuity".to_owned(),
+            Election::Cash => "cash".to_owned(),
+        }),
+        annuity_payments: annuity,
+        released_cents: claim.released_cents,
+        paid_by: claim.paid_by.clone(),
+        created_at: claim.created_at,
+    })
+}
+
+#[utoipa::path(
+    post, path = "/v1/powerball/retail/claims", tag = "powerball", request_body = PowerballClaimRequest,
+    responses((status = 201, description = "paid at the counter, once: the retailer's settlement account is credited", body = PowerballClaimView),
+              (status = "4XX", response = Refused)),
+    security(("bearer" = []))
+)]
+/// `POST /v1/powerball/retail/claims`: a retailer's terminal pays a terminal ticket's prizes in a
+/// certified drawing, up to the retailer limit; of concurrent claims exactly one is paid.
+pub async fn claim_powerball_at_terminal(
+    State(state): State<DrawsState>,
+    caller: Caller,
+    Json(request): Json<PowerballClaimRequest>,
+) -> Result<(StatusCode, Json<PowerballClaimView>), AppError> {
+    caller.require(&[Role::Retailer])?;
+    let retailer = caller.organization().ok_or_else(platform::auth::forbidden)?.to_owned();
+    let counter = Counter::Terminal { retailer, terminal: caller.subject().to_owned() };
+    let claim = powerball_claims::claim(&state, &request.serial, request.draw_date, &counter).await?;
+    Ok((StatusCode::CREATED, Json(claim_view(&claim)?)))
+}
+
+#[utoipa::path(
+    post, path = "/v1/powerball/office-claims", tag = "powerball", request_body = PowerballOfficeClaimRequest,
+    responses((status = 201, description = "paid at the office, once, after tax; the grand prize by the winner's election", body = PowerballClaimView),
+              (status = "4XX", response = Refused)),
+    security(("bearer" = []))
+)]
+/// `POST /v1/powerball/office-claims`: operators at the lottery office pay any prize of a
+/// certified drawing, with the W-2G and withholding rules, and the grand prize by election.
+pub async fn claim_powerball_at_office(
+    State(state): State<DrawsState>,
+    caller: Caller,
+    Json(request): Json<PowerballOfficeClaimRequest>,
+) -> Result<(StatusCode, Json<PowerballClaimView>), AppError> {
+    caller.require(&[Role::Operator])?;
+    let counter = Counter::Office {
+        operator: caller.subject().to_owned(),
+        claimant: Claimant { name: request.claimant.name, tin_last4: request.claimant.tin_last4 },
+        election: request.election,
+    };
+    let claim = powerball_claims::claim(&state, &request.serial, request.draw_date, &counter).await?;
+    Ok((StatusCode::CREATED, Json(claim_view(&claim)?)))
 }

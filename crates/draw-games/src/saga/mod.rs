@@ -8,12 +8,14 @@
 //! - [`powerball_sales`]: Powerball slips sold at terminals and online;
 //! - [`powerball_draws`]: a Powerball drawing closed, exported, given its results, settled and
 //!   certified;
+//! - [`powerball_claims`]: Powerball prizes claimed at terminals and the office, and expired;
 //! - [`scheduler`]: the one leader that runs every draw game's due steps.
 //!
 //! Both kinds of ticket are recovered by one [`recover`].
 
 pub mod keno_draws;
 pub mod play_now;
+pub mod powerball_claims;
 pub mod powerball_draws;
 pub mod powerball_sales;
 pub mod scheduled;

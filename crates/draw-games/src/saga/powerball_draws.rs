@@ -14,7 +14,8 @@
 //! - **certify** (`settled` → `certified` or `disputed`): `lotto verify-draw` recounts every
 //!   tier from the export alone and hands its table here; only an exact agreement certifies
 //!   (chained), and only then do prizes become payable: the prize total moves to the prizes
-//!   account and online prizes up to the retailer limit are paid to the wallets.
+//!   account and online prizes up to the retailer limit are paid to the wallets;
+//! - **expire** (after the claim period): what is unclaimed moves to the unclaimed account.
 
 use chrono::NaiveDate;
 use domain::powerball::PowerPlayBalls;
@@ -34,10 +35,6 @@ use crate::{DRAWS_NAMESPACE, DrawsState};
 
 /// Online prizes paid per ledger call.
 const PAY_CHUNK: i64 = 500;
-
-/// The most a prize may be and still be paid to a wallet or at a terminal: $599; $600 and above
-/// is claimed at the lottery office.
-pub const RETAILER_LIMIT_CENTS: i64 = 59_900;
 
 fn subject(date: NaiveDate) -> Uuid {
     Uuid::new_v5(&DRAWS_NAMESPACE, format!("powerball/{date}").as_bytes())
@@ -82,6 +79,7 @@ pub async fn run_due_drawings(state: &DrawsState) -> Result<usize, AppError> {
         pay_certified(state, &drawing).await?;
         moved += 1;
     }
+    moved += super::powerball_claims::expire_unclaimed(state).await?;
     Ok(moved)
 }
 
@@ -421,7 +419,14 @@ pub async fn pay_certified(state: &DrawsState, drawing: &StoredDrawing) -> Resul
     }
     let mut after = 0i64;
     loop {
-        let due = drawings::unpaid_online(&state.pool, date, RETAILER_LIMIT_CENTS, after, PAY_CHUNK).await?;
+        let due = drawings::unpaid_online(
+            &state.pool,
+            date,
+            state.settings.powerball.prizes.retailer_limit_cents,
+            after,
+            PAY_CHUNK,
+        )
+        .await?;
         let Some(last) = due.last() else { break };
         after = last.serial;
         let prizes: Vec<NewTransfer> = due

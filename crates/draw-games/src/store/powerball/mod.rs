@@ -1,5 +1,6 @@
-//! Powerball as stored: [`drawings`] (each drawing's row and steps) and [`tickets`] (sales and
-//! the plays they place in their drawings).
+//! Powerball as stored: [`drawings`] (each drawing's row and steps), [`claims`] (prizes paid
+//! once, and expired) and [`tickets`] (sales and the plays they place in their drawings).
 
+pub mod claims;
 pub mod drawings;
 pub mod tickets;

@@ -1,0 +1,333 @@
+//! Powerball prizes claimed (ADR 0008): a ticket's prizes in one certified drawing, paid once by
+//! every game's payment saga ([`ledger_api::payout`]): at a retailer's terminal up to the
+//! retailer limit (to its settlement account), or at the lottery office in any amount, with the
+//! W-2G and withholding rules every game uses ([`domain::prizes`]) and, for the grand prize, the
+//! winner's election: the cash share of the drawing's cash value (the rest of the annuity share
+//! back to the house), or the annuity, whose first payment is paid now and the other 29 stay
+//! owed in the prizes account. Online tickets' prizes up to the limit were paid to the wallet at
+//! certification; larger ones are claimed at the office.
+//!
+//! A prize may be claimed until the claim period after its drawing ends
+//! (`LOTTO_POWERBALL_CLAIM_DAYS`); then what is unclaimed expires to an account of its own.
+
+use chrono::{Days, NaiveDate};
+use domain::powerball::grand_prize::{self, Election};
+use domain::prizes::TaxAssessment;
+use domain::serial::TicketSerial;
+use ledger_api::payout::{self, Reservation};
+use ledger_api::{AccountKind, NewTransfer};
+use platform::AppError;
+use serde_json::json;
+use uuid::Uuid;
+
+use crate::store::PowerballDrawState;
+use crate::store::powerball::claims::{self, Claim, OFFICE};
+use crate::store::powerball::drawings;
+use crate::store::powerball::tickets::{self, Channel};
+use crate::{DRAWS_NAMESPACE, DrawsState};
+
+/// Who pays a claim.
+#[derive(Debug, Clone)]
+pub enum Counter {
+    /// A retailer's terminal: `retailer` pays, up to the retailer limit.
+    Terminal { retailer: String, terminal: String },
+    /// The lottery office: `operator` pays `claimant`, who elects how a grand prize is paid.
+    Office { operator: String, claimant: Claimant, election: Option<Election> },
+}
+
+/// The office's record of who was paid.
+#[derive(Debug, Clone)]
+pub struct Claimant {
+    pub name: String,
+    pub tin_last4: Option<String>,
+}
+
+fn claim_id(serial: i64, date: NaiveDate) -> Uuid {
+    Uuid::new_v5(&DRAWS_NAMESPACE, format!("powerball-claim/{serial}/{date}").as_bytes())
+}
+
+/// The last day a prize of drawing `date` may be claimed.
+pub fn claim_deadline(state: &DrawsState, date: NaiveDate) -> NaiveDate {
+    date.checked_add_days(Days::new(u64::from(state.settings.powerball.claim_days))).unwrap_or(date)
+}
+
+/// Claims ticket `serial`'s prizes in drawing `date` (or its earliest certified drawing with a
+/// prize unpaid) at `counter`; returns the claim, paid.
+pub async fn claim(
+    state: &DrawsState,
+    serial: &str,
+    date: Option<NaiveDate>,
+    counter: &Counter,
+) -> Result<Claim, AppError> {
+    let serial =
+        TicketSerial::parse(serial).map_err(|e| AppError::unprocessable("invalid_serial", e.to_string()))?;
+    let ticket = tickets::load_by_serial(&state.pool, serial)
+        .await?
+        .ok_or_else(|| AppError::not_found("ticket_not_found", "no ticket has this serial"))?;
+    let date = match date {
+        Some(date) => date,
+        None => match claims::earliest_unpaid(&state.pool, serial.body()).await? {
+            Some(date) => date,
+            None => ticket
+                .first_draw
+                .ok_or_else(|| AppError::unprocessable("not_a_winner", "this ticket wins nothing"))?,
+        },
+    };
+    let drawing = drawings::get(&state.pool, date).await?.ok_or_else(|| {
+        AppError::not_found("drawing_not_found", format!("no Powerball drawing on {date} is on record"))
+    })?;
+    if drawing.state != PowerballDrawState::Certified {
+        return Err(AppError::conflict(
+            "drawing_not_certified",
+            format!(
+                "the {date} drawing is {}: prizes are payable once it is certified",
+                drawing.state.as_str()
+            ),
+        ));
+    }
+    let payee = match counter {
+        Counter::Terminal { retailer, .. } => retailer.as_str(),
+        Counter::Office { .. } => OFFICE,
+    };
+    let id = claim_id(serial.body(), date);
+    // A claim this payee began (and the ledger has not finished) is resumed as first recorded.
+    if let Some(existing) = claims::get(&state.pool, id).await? {
+        if existing.payee == payee && existing.state != "confirmed" {
+            return pay(state, &existing).await;
+        }
+        return Err(payout::already_paid());
+    }
+    let boards = claims::winning_boards(&state.pool, serial.body(), date).await?;
+    if boards.is_empty() {
+        return Err(AppError::unprocessable(
+            "not_a_winner",
+            format!("this ticket wins nothing in the {date} drawing"),
+        ));
+    }
+    if boards.iter().all(|b| b.paid) {
+        return Err(payout::already_paid());
+    }
+    if state.clock.now().date_naive() > claim_deadline(state, date) || boards.iter().any(|b| b.expired) {
+        return Err(AppError::conflict(
+            "claim_expired",
+            format!("prizes of the {date} drawing could be claimed until {}", claim_deadline(state, date)),
+        ));
+    }
+    let prize: i64 = boards.iter().map(|b| b.prize_cents).sum();
+    let grand_boards: Vec<_> = boards.iter().filter(|b| b.tier == "grand_prize").collect();
+    let limit = state.settings.powerball.prizes.retailer_limit_cents;
+    let record = match counter {
+        Counter::Terminal { terminal, .. } => {
+            if ticket.channel == Channel::Online {
+                return Err(AppError::conflict(
+                    "paid_to_wallet",
+                    "an online ticket's prizes are paid to its wallet (from $600, at the lottery office)",
+                ));
+            }
+            if prize > limit {
+                return Err(AppError::conflict(
+                    "claim_at_office",
+                    format!("a prize above ${} is claimed at the lottery office", limit / 100),
+                ));
+            }
+            Claim {
+                id,
+                serial: serial.body(),
+                draw_date: date,
+                payee: payee.to_owned(),
+                prize_cents: prize,
+                paid_cents: prize,
+                withheld_cents: 0,
+                net_cents: prize,
+                w2g: false,
+                election: None,
+                released_cents: 0,
+                claimant_name: None,
+                tin_last4: None,
+                paid_by: terminal.clone(),
+                state: "pending".to_owned(),
+                created_at: state.clock.now(),
+            }
+        }
+        Counter::Office { operator, claimant, election } => {
+            // The grand prize's boards: paid now as the cash share, or the annuity's first
+            // payment (111-5-24(a)); the default election when none is made (ADR 0008).
+            let election =
+                (!grand_boards.is_empty()).then(|| election.unwrap_or(grand_prize::DEFAULT_ELECTION));
+            let (paid, released) = grand_payment(state, &drawing, &boards, election).await?;
+            let price = domain::powerball::slip_cents(1, ticket.power_play);
+            let tax: TaxAssessment = state.settings.powerball.prizes.tax.assess(paid, price);
+            domain::prizes::check_claimant(&claimant.name, claimant.tin_last4.as_deref(), tax.w2g).map_err(
+                |e| {
+                    let code = if e == domain::prizes::ClaimantError::TinRequired {
+                        "claimant_tin_required"
+                    } else {
+                        "invalid_claimant"
+                    };
+                    AppError::unprocessable(code, e.to_string())
+                },
+            )?;
+            Claim {
+                id,
+                serial: serial.body(),
+                draw_date: date,
+                payee: payee.to_owned(),
+                prize_cents: prize,
+                paid_cents: paid,
+                withheld_cents: tax.withheld_cents,
+                net_cents: tax.net_cents,
+                w2g: tax.w2g,
+                election,
+                released_cents: released,
+                claimant_name: Some(claimant.name.trim().to_owned()),
+                tin_last4: claimant.tin_last4.clone(),
+                paid_by: operator.clone(),
+                state: "pending".to_owned(),
+                created_at: state.clock.now(),
+            }
+        }
+    };
+    let reserve = async {
+        let mut tx = state.pool.begin().await?;
+        if claims::reserve(&mut tx, &record).await? {
+            tx.commit().await?;
+            return Ok(Reservation::Reserved);
+        }
+        let pending = claims::unconfirmed_payee(&mut tx, record.serial, date).await?;
+        tx.rollback().await?;
+        Ok(if pending.as_deref() == Some(payee) { Reservation::Resumed } else { Reservation::Taken })
+    };
+    payout::pay_once(reserve, move_claim_money(state, id), claims::confirm(&state.pool, id)).await?;
+    claims::get(&state.pool, id).await?.ok_or_else(|| AppError::internal("a claim vanished"))
+}
+
+/// Finishes a claim this payee began.
+async fn pay(state: &DrawsState, claim: &Claim) -> Result<Claim, AppError> {
+    move_claim_money(state, claim.id).await?;
+    if !claims::confirm(&state.pool, claim.id).await? {
+        return Err(payout::already_paid());
+    }
+    claims::get(&state.pool, claim.id).await?.ok_or_else(|| AppError::internal("a claim vanished"))
+}
+
+/// What the office pays now for `boards` (the fixed prizes, and the grand prize by `election`)
+/// and what a cash election releases to the house.
+async fn grand_payment(
+    state: &DrawsState,
+    drawing: &drawings::StoredDrawing,
+    boards: &[claims::WinningBoard],
+    election: Option<Election>,
+) -> Result<(i64, i64), AppError> {
+    let fixed: i64 = boards.iter().filter(|b| b.tier != "grand_prize").map(|b| b.prize_cents).sum();
+    let shares: Vec<i64> = boards.iter().filter(|b| b.tier == "grand_prize").map(|b| b.prize_cents).collect();
+    let Some(election) = election else { return Ok((fixed, 0)) };
+    let table = drawings::prize_table(&state.pool, drawing.date).await?;
+    let winners: u64 =
+        table.iter().filter(|l| l.tier == domain::powerball::Tier::GrandPrize).map(|l| l.winners).sum();
+    let cash_share = grand_prize::share_cents(
+        drawing.cash_value_cents.unwrap_or(0),
+        u32::try_from(winners).unwrap_or(u32::MAX),
+    );
+    let (mut paid, mut released) = (fixed, 0i64);
+    for share in shares {
+        match election {
+            Election::Cash => {
+                let cash = cash_share.min(share);
+                paid = paid.saturating_add(cash);
+                released = released.saturating_add(share.saturating_sub(cash));
+            }
+            Election::Annuity => {
+                let first = grand_prize::annuity_payments(share).first().copied().unwrap_or(share);
+                paid = paid.saturating_add(first);
+            }
+        }
+    }
+    Ok((paid, released))
+}
+
+/// Moves pending claim `id`'s money (see `ledger_api::payout::move_pending`).
+pub async fn move_claim_money(state: &DrawsState, id: Uuid) -> Result<(), AppError> {
+    let Some(claim) = claims::pending(&state.pool, id).await? else { return Ok(()) };
+    let accounts = state.powerball_accounts;
+    let key = |what: &str| Uuid::new_v5(&DRAWS_NAMESPACE, format!("powerball-claim/{id}/{what}").as_bytes());
+    let metadata =
+        json!({"game": "powerball", "serial": claim.serial, "draw_date": claim.draw_date, "claim": id});
+    let mut transfers = Vec::new();
+    if claim.payee == OFFICE {
+        transfers.push(NewTransfer::new(
+            key("net"),
+            accounts.prizes,
+            accounts.office_payouts,
+            claim.net_cents,
+            metadata.clone(),
+        ));
+        transfers.push(NewTransfer::new(
+            key("withheld"),
+            accounts.prizes,
+            accounts.withholding,
+            claim.withheld_cents,
+            metadata.clone(),
+        ));
+        transfers.push(NewTransfer::new(
+            key("released"),
+            accounts.prizes,
+            accounts.house,
+            claim.released_cents,
+            metadata,
+        ));
+    } else {
+        let account = ledger_api::retailer_account(&claim.payee);
+        state
+            .ledger
+            .open_accounts(&claim.payee, &[(account, AccountKind::RetailerSettlement)])
+            .await
+            .map_err(|e| payout::waits_for_ledger(&e))?;
+        transfers.push(NewTransfer::new(key("paid"), accounts.prizes, account, claim.paid_cents, metadata));
+    }
+    // A transfer of nothing (no tax withheld, nothing released) is left out.
+    transfers.retain(|t| t.amount > 0);
+    payout::move_pending(
+        &state.ledger,
+        &transfers,
+        claims::mark_done(&state.pool, id),
+        claims::release(&state.pool, id),
+    )
+    .await
+}
+
+/// Finishes claims left pending for longer than `older_than`; returns how many.
+pub async fn finish_pending_claims(
+    state: &DrawsState,
+    older_than: std::time::Duration,
+) -> Result<usize, AppError> {
+    platform::recovery::finish_stuck(&state.pool, claims::STUCK, older_than, "powerball claims", |id| {
+        move_claim_money(state, id)
+    })
+    .await
+}
+
+/// Expires the unclaimed prizes of every certified drawing whose claim period has ended: their
+/// total from the prizes account to the unclaimed account, once per drawing. Returns how many
+/// drawings it expired.
+pub async fn expire_unclaimed(state: &DrawsState) -> Result<usize, AppError> {
+    let days = i64::from(state.settings.powerball.claim_days);
+    // Every drawing whose last claim day is before today.
+    let before = state.clock.now() - chrono::Duration::days(days.saturating_add(1));
+    let due = claims::expirable(&state.pool, before).await?;
+    for &date in &due {
+        let cents = claims::expire(&state.pool, date).await?;
+        if cents > 0 {
+            let accounts = state.powerball_accounts;
+            let transfer = NewTransfer::new(
+                Uuid::new_v5(&DRAWS_NAMESPACE, format!("powerball-draw/{date}/expired").as_bytes()),
+                accounts.prizes,
+                accounts.unclaimed,
+                cents,
+                json!({"game": "powerball", "draw_date": date, "expired": true}),
+            );
+            state.ledger.transfer(&transfer).await?;
+        }
+        claims::mark_expired(&state.pool, date).await?;
+    }
+    Ok(due.len())
+}
