@@ -157,6 +157,59 @@ impl LoadRun {
     }
 }
 
+/// `clients` clients, each sending one request every `every` for `duration` whether or not its
+/// last one has been answered (an open loop: a fixed offered rate, as terminals at a counter
+/// make it), so the latencies are those at that rate and not at saturation.
+pub async fn open_loop<F, Fut>(
+    clients: usize,
+    every: std::time::Duration,
+    duration: std::time::Duration,
+    request: F,
+) -> LoadRun
+where
+    F: Fn(usize) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = u64> + Send + 'static,
+{
+    use std::sync::{Arc, Mutex};
+    let request = Arc::new(request);
+    let done: Arc<Mutex<LoadRun>> = Arc::new(Mutex::new(LoadRun::default()));
+    let started = std::time::Instant::now();
+    let mut clients_tasks = Vec::with_capacity(clients);
+    for client in 0..clients {
+        let (request, done) = (Arc::clone(&request), Arc::clone(&done));
+        // Clients start spread over one interval, not all at once.
+        let offset = every.mul_f64(client as f64 / clients.max(1) as f64);
+        clients_tasks.push(tokio::spawn(async move {
+            tokio::time::sleep(offset).await;
+            let mut ticker = tokio::time::interval(every);
+            ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Burst);
+            let mut inflight = Vec::new();
+            while started.elapsed() < duration {
+                ticker.tick().await;
+                let (request, done) = (Arc::clone(&request), Arc::clone(&done));
+                inflight.push(tokio::spawn(async move {
+                    let t = std::time::Instant::now();
+                    let units = request(client).await;
+                    let elapsed = t.elapsed();
+                    let mut run = done.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+                    run.latencies.push(elapsed);
+                    run.units = run.units.saturating_add(units);
+                }));
+            }
+            for task in inflight {
+                let _ = task.await;
+            }
+        }));
+    }
+    for task in clients_tasks {
+        let _ = task.await;
+    }
+    let mut total = std::mem::take(&mut *done.lock().unwrap_or_else(std::sync::PoisonError::into_inner));
+    total.latencies.sort_unstable();
+    total.seconds = started.elapsed().as_secs_f64();
+    total
+}
+
 /// Runs `clients` loops for `duration`, each awaiting `request(client)` again and again; a
 /// request returns how many units of work it did. For benchmark programs.
 pub async fn closed_loop<F, Fut>(clients: usize, duration: std::time::Duration, request: F) -> LoadRun
