@@ -576,3 +576,115 @@ async fn prizes_are_claimed_once_at_the_counter_and_the_office_and_then_expire()
     assert_eq!((late.status, late.code()), (StatusCode::CONFLICT, "claim_expired"));
     game.assert_books_balance().await;
 }
+
+/// A crash at each step between the close and the certification (the process gone between two
+/// of a step's writes), then another process's leader: every step happens once, the drawing is
+/// settled once, its wagers and prizes move once.
+#[tokio::test]
+async fn a_crash_between_the_close_and_the_certification_settles_once() {
+    let game = game_at("2026-11-30T18:00:00Z").await;
+    let (player, wallet) = game.player(10_000).await;
+    let token = game.token(&player, Role::Player);
+    // Four online tickets matching the Powerball alone ($4 each) and one that wins nothing.
+    for i in 0..4 {
+        let slip = json!({"boards": [{"whites": [1, 2, 3, 4, 6 + i], "powerball": 10}]});
+        assert_eq!(
+            game.post("/v1/powerball/tickets", &token, &format!("k{i}"), slip).await.status,
+            StatusCode::CREATED
+        );
+    }
+    let losing = json!({"boards": [{"whites": [1, 2, 3, 4, 66], "powerball": 11}]});
+    assert_eq!(game.post("/v1/powerball/tickets", &token, "k9", losing).await.status, StatusCode::CREATED);
+    let date: NaiveDate = "2026-11-30".parse().unwrap();
+    game.state.clock.set(at("2026-12-01T03:00:00Z"));
+
+    // Crash 1: the close committed, the export never written (and a partial file left behind).
+    draw_games::store::powerball::drawings::close(&game.state.pool, date).await.unwrap();
+    std::fs::create_dir_all(&game.state.settings.powerball.export_dir).unwrap();
+    std::fs::write(
+        game.state.settings.powerball.export_dir.join("powerball-2026-11-30.psv.partial"),
+        "half a fi",
+    )
+    .unwrap();
+    let mut other = game.another_process().await;
+    other.clock = game.state.clock.clone();
+    DrawGame::Powerball.run_due(&other).await.unwrap();
+    assert!(drawing(&game, "2026-11-30").await["export_sha256"].is_string());
+
+    // Results stand; crash 2: the wagers moved to the house, the settlement never committed.
+    let results: Value = serde_json::from_str(RESULTS).unwrap();
+    enter(&game, "2026-11-30", "olga", results.clone()).await;
+    assert_eq!(enter(&game, "2026-11-30", "oscar", results).await.status, StatusCode::OK);
+    let house = game.state.powerball_accounts.house;
+    let house_before = game.balance(house).await;
+    let wagers = wagers_transfer(&game, date);
+    game.state.ledger.transfer(&wagers).await.unwrap();
+    DrawGame::Powerball.run_due(&other).await.unwrap();
+    DrawGame::Powerball.run_due(&game.state).await.unwrap();
+    assert_eq!(game.balance(house).await - house_before, 1_000, "five $2 plays, moved once");
+    let winners: i64 = sqlx::query_scalar("SELECT count(*) FROM pb_winners WHERE draw_date = $1")
+        .bind(date)
+        .fetch_one(&game.state.pool)
+        .await
+        .unwrap();
+    assert_eq!(winners, 4, "settled once");
+
+    // Certified; crash 3: two wallets' worth paid, the rest not, the drawing not marked paid.
+    assert_eq!(verify(&game, "2026-11-30").await.state, "certified");
+    let before = game.balance(wallet).await;
+    let serials: Vec<i64> =
+        sqlx::query_scalar("SELECT serial FROM pb_winners WHERE draw_date = $1 ORDER BY serial LIMIT 2")
+            .bind(date)
+            .fetch_all(&game.state.pool)
+            .await
+            .unwrap();
+    let accounts = game.state.powerball_accounts;
+    let table_total = 1_600;
+    game.state
+        .ledger
+        .transfer(&ledger_api::NewTransfer::new(
+            uuid::Uuid::new_v5(&draw_games::DRAWS_NAMESPACE, b"powerball-draw/2026-11-30/prizes"),
+            accounts.house,
+            accounts.prizes,
+            table_total,
+            json!({"game": "powerball", "draw_date": date}),
+        ))
+        .await
+        .unwrap();
+    for &serial in &serials {
+        let id = uuid::Uuid::new_v5(
+            &draw_games::DRAWS_NAMESPACE,
+            format!("powerball-draw/{date}/online-prize/{serial}").as_bytes(),
+        );
+        game.state
+            .ledger
+            .transfer(&ledger_api::NewTransfer::new(
+                id,
+                accounts.prizes,
+                wallet,
+                400,
+                json!({"game": "powerball", "draw_date": date, "serial": serial}),
+            ))
+            .await
+            .unwrap();
+    }
+    DrawGame::Powerball.run_due(&other).await.unwrap();
+    DrawGame::Powerball.run_due(&game.state).await.unwrap();
+    assert_eq!(game.balance(wallet).await - before, 1_600, "four $4 prizes, each paid once");
+    let kinds = audit_kinds(&game).await;
+    for kind in ["powerball.close", "powerball.results", "powerball.settle", "powerball.certify"] {
+        assert_eq!(kinds.iter().filter(|k| *k == kind).count(), 1, "{kind}: {kinds:?}");
+    }
+    game.assert_books_balance().await;
+}
+
+/// The settle step's first transfer (a drawing's $10 of wagers), as the leader derives it.
+fn wagers_transfer(game: &common::Game, date: NaiveDate) -> ledger_api::NewTransfer {
+    ledger_api::NewTransfer::new(
+        uuid::Uuid::new_v5(&draw_games::DRAWS_NAMESPACE, format!("powerball-draw/{date}/wagers").as_bytes()),
+        game.state.powerball_accounts.escrow,
+        game.state.powerball_accounts.house,
+        1_000,
+        json!({"game": "powerball", "draw_date": date}),
+    )
+}

@@ -243,6 +243,8 @@ pub async fn write_export(
     dir: &Path,
 ) -> Result<(PathBuf, [u8; 32]), AppError> {
     tokio::fs::create_dir_all(dir).await.map_err(AppError::internal)?;
+    // Recorded absolute, so `lotto verify-draw` finds it from any directory.
+    let dir = tokio::fs::canonicalize(dir).await.map_err(AppError::internal)?;
     let name = format!("powerball-{}.psv", date.format("%Y-%m-%d"));
     let path = dir.join(&name);
     let partial = dir.join(format!("{name}.partial"));
