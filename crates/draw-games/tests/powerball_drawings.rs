@@ -688,3 +688,37 @@ fn wagers_transfer(game: &common::Game, date: NaiveDate) -> ledger_api::NewTrans
         json!({"game": "powerball", "draw_date": date}),
     )
 }
+
+/// Across the start of daylight time (March 8, 2026): Saturday's drawing closes at 8:59 p.m. CST
+/// (02:59 UTC), Monday's at 8:59 p.m. CDT (01:59 UTC), each by the leader, once; a sale in
+/// Monday's closed window waits for 9:05 p.m. CDT.
+#[tokio::test]
+async fn the_leader_follows_the_start_of_daylight_time() {
+    let game = game_at("2026-03-07T18:00:00Z").await; // Saturday noon CST
+    let till = terminal(&game, "shop-d");
+    let sold =
+        game.post("/v1/powerball/retail/tickets", &till, "s", json!({"quick_picks": 2, "draws": 2})).await;
+    let dates: Vec<&str> =
+        sold.body["drawings"].as_array().unwrap().iter().map(|d| d["draw_date"].as_str().unwrap()).collect();
+    assert_eq!(dates, ["2026-03-07", "2026-03-09"]);
+    game.state.clock.set(at("2026-03-08T02:58:59Z"));
+    pass(&game).await;
+    assert_eq!(drawing(&game, "2026-03-07").await["state"], "scheduled", "8:58:59 p.m. CST");
+    game.state.clock.set(at("2026-03-08T02:59:00Z"));
+    pass(&game).await;
+    assert_eq!(drawing(&game, "2026-03-07").await["state"], "closed");
+    // Monday 8:59 p.m. CDT is an hour earlier in UTC than Saturday's close.
+    game.state.clock.set(at("2026-03-10T01:58:59Z"));
+    pass(&game).await;
+    assert_eq!(drawing(&game, "2026-03-09").await["state"], "scheduled");
+    game.state.clock.set(at("2026-03-10T01:59:00Z"));
+    let refused = game.post("/v1/powerball/retail/tickets", &till, "t", json!({"quick_picks": 1})).await;
+    assert_eq!(refused.code(), "sales_closed");
+    assert!(refused.body["detail"].as_str().unwrap().contains("2026-03-10T02:05:00"), "{}", refused.body);
+    pass(&game).await;
+    pass(&game).await;
+    let monday = drawing(&game, "2026-03-09").await;
+    assert_eq!((monday["state"].as_str(), monday["plays"].as_i64()), (Some("closed"), Some(2)));
+    let closes = audit_kinds(&game).await.iter().filter(|k| *k == "powerball.close").count();
+    assert_eq!(closes, 2);
+}
