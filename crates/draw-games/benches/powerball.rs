@@ -116,21 +116,8 @@ async fn sales(platform: &assembly::Assembly, base: &str, clients: usize, durati
         let (http_s, url_s, terminals_s) =
             (http.clone(), format!("{base}/v1/powerball/retail/tickets"), Arc::clone(&terminals));
         sold.absorb(
-            closed_loop(clients, half, move |terminal| {
-                let post = http_s
-                    .post(&url_s)
-                    .bearer_auth(&terminals_s[terminal])
-                    .header("idempotency-key", Uuid::now_v7().to_string())
-                    .json(&json!({"quick_picks": 5}));
-                async move {
-                    let response = post.send().await.unwrap();
-                    let status = response.status();
-                    let text = response.text().await.unwrap();
-                    assert!(status.is_success(), "{status} {text}");
-                    5
-                }
-            })
-            .await,
+            closed_loop(clients, half, move |terminal| sell_slip(&http_s, &url_s, &terminals_s[terminal]))
+                .await,
         );
     }
     let (s_rate, s_p50, s_p99) = (sold.per_second(), sold.percentile_ms(0.5), sold.percentile_ms(0.99));
@@ -157,18 +144,7 @@ async fn sales(platform: &assembly::Assembly, base: &str, clients: usize, durati
     let (http_p, url_p, terminals_p) =
         (http.clone(), format!("{base}/v1/powerball/retail/tickets"), Arc::clone(&terminals));
     let paced = platform::testing::open_loop(clients, every, duration, move |terminal| {
-        let post = http_p
-            .post(&url_p)
-            .bearer_auth(&terminals_p[terminal])
-            .header("idempotency-key", Uuid::now_v7().to_string())
-            .json(&json!({"quick_picks": 5}));
-        async move {
-            let response = post.send().await.unwrap();
-            let status = response.status();
-            let text = response.text().await.unwrap();
-            assert!(status.is_success(), "{status} {text}");
-            5
-        }
+        sell_slip(&http_p, &url_p, &terminals_p[terminal])
     })
     .await;
     let (p_rate, p_p50, p_p99) = (paced.per_second(), paced.percentile_ms(0.5), paced.percentile_ms(0.99));
@@ -181,6 +157,26 @@ async fn sales(platform: &assembly::Assembly, base: &str, clients: usize, durati
         "target: at least 2,000 plays/s (saturated), and p99 under 50 ms at 2,000 plays/s  {}",
         if met { "met" } else { "MISSED" }
     );
+}
+
+/// One 5-board quick-pick slip sold by the terminal logged in as `token`; its plays.
+fn sell_slip(
+    http: &reqwest::Client,
+    url: &str,
+    token: &str,
+) -> impl Future<Output = u64> + use<> {
+    let post = http
+        .post(url)
+        .bearer_auth(token)
+        .header("idempotency-key", Uuid::now_v7().to_string())
+        .json(&json!({"quick_picks": 5}));
+    async move {
+        let response = post.send().await.unwrap();
+        let status = response.status();
+        let text = response.text().await.unwrap();
+        assert!(status.is_success(), "{status} {text}");
+        5
+    }
 }
 
 /// The peak resident memory of this process so far, in MiB (Linux's VmHWM).

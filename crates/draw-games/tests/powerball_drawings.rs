@@ -85,21 +85,30 @@ async fn verify(game: &common::Game, date: &str) -> powerball_draws::Verificatio
         .unwrap()
 }
 
+/// An operator advertises a $20,000,000 grand prize ($9,500,000 cash) for Monday, November 30,
+/// 2026; returns the operator's token.
+async fn advertise_twenty_million(game: &common::Game) -> String {
+    let operator = game.token("olga", Role::Operator);
+    let grand_prize = json!({"advertised_cents": 2_000_000_000i64, "cash_value_cents": 950_000_000i64});
+    let set = put(game, "/v1/powerball/draws/2026-11-30/grand-prize", &operator, grand_prize).await;
+    assert_eq!(set.status, StatusCode::OK, "{}", set.body);
+    operator
+}
+
+/// Two operators enter [`RESULTS`] for Monday's closed drawing, and they stand.
+async fn results_stand(game: &common::Game) {
+    let results: Value = serde_json::from_str(RESULTS).unwrap();
+    assert_eq!(enter(game, "2026-11-30", "olga", results.clone()).await.status, StatusCode::ACCEPTED);
+    assert_eq!(enter(game, "2026-11-30", "oscar", results).await.status, StatusCode::OK);
+}
+
 const RESULTS: &str = r#"{"whites": [45, 5, 15, 25, 35], "powerball": 10, "multiplier": 3}"#;
 
 /// Monday, November 30, 2026: sales until 8:59 p.m. CST (02:59 UTC), the drawing at 9:58 p.m.
 #[tokio::test]
 async fn a_drawing_runs_from_the_till_to_certified_prizes() {
     let game = game_at("2026-11-30T18:00:00Z").await;
-    let operator = game.token("olga", Role::Operator);
-    let set = put(
-        &game,
-        "/v1/powerball/draws/2026-11-30/grand-prize",
-        &operator,
-        json!({"advertised_cents": 2_000_000_000i64, "cash_value_cents": 950_000_000i64}),
-    )
-    .await;
-    assert_eq!(set.status, StatusCode::OK, "{}", set.body);
+    advertise_twenty_million(&game).await;
 
     // A terminal sells a slip with Power Play: 4 + PB and PB alone against the results below.
     let till = terminal(&game, "shop-a");
@@ -284,9 +293,7 @@ async fn a_disagreeing_recount_stops_the_drawing() {
     assert_eq!(game.post("/v1/powerball/tickets", &token, "k", slip).await.status, StatusCode::CREATED);
     game.state.clock.set(at("2026-12-01T03:00:00Z"));
     pass(&game).await;
-    let results: Value = serde_json::from_str(RESULTS).unwrap();
-    enter(&game, "2026-11-30", "olga", results.clone()).await;
-    assert_eq!(enter(&game, "2026-11-30", "oscar", results).await.status, StatusCode::OK);
+    results_stand(&game).await;
     pass(&game).await;
     let before = game.balance(wallet).await;
     // Someone changes the control copy: the board now misses the Powerball.
@@ -459,15 +466,7 @@ async fn claim_at(game: &common::Game, path: &str, token: &str, body: Value) -> 
 #[tokio::test]
 async fn prizes_are_claimed_once_at_the_counter_and_the_office_and_then_expire() {
     let game = game_at("2026-11-30T18:00:00Z").await;
-    let operator = game.token("olga", Role::Operator);
-    let set = put(
-        &game,
-        "/v1/powerball/draws/2026-11-30/grand-prize",
-        &operator,
-        json!({"advertised_cents": 2_000_000_000i64, "cash_value_cents": 950_000_000i64}),
-    )
-    .await;
-    assert_eq!(set.status, StatusCode::OK);
+    let operator = advertise_twenty_million(&game).await;
     let (till_a, till_b) = (terminal(&game, "shop-a"), terminal(&game, "shop-b"));
     let board = |whites: [u8; 5], pb: u8| json!({"whites": whites, "powerball": pb});
     let small =
@@ -486,9 +485,7 @@ async fn prizes_are_claimed_once_at_the_counter_and_the_office_and_then_expire()
 
     game.state.clock.set(at("2026-12-01T03:00:00Z"));
     pass(&game).await;
-    let results: Value = serde_json::from_str(RESULTS).unwrap();
-    enter(&game, "2026-11-30", "olga", results.clone()).await;
-    assert_eq!(enter(&game, "2026-11-30", "oscar", results).await.status, StatusCode::OK);
+    results_stand(&game).await;
     pass(&game).await;
     let early = claim_at(&game, "/v1/powerball/retail/claims", &till_a, json!({"serial": small})).await;
     assert_eq!((early.status, early.code()), (StatusCode::CONFLICT, "drawing_not_certified"));
@@ -612,9 +609,7 @@ async fn a_crash_between_the_close_and_the_certification_settles_once() {
     assert!(drawing(&game, "2026-11-30").await["export_sha256"].is_string());
 
     // Results stand; crash 2: the wagers moved to the house, the settlement never committed.
-    let results: Value = serde_json::from_str(RESULTS).unwrap();
-    enter(&game, "2026-11-30", "olga", results.clone()).await;
-    assert_eq!(enter(&game, "2026-11-30", "oscar", results).await.status, StatusCode::OK);
+    results_stand(&game).await;
     let house = game.state.powerball_accounts.house;
     let house_before = game.balance(house).await;
     let wagers = wagers_transfer(&game, date);
