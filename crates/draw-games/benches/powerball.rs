@@ -160,11 +160,7 @@ async fn sales(platform: &assembly::Assembly, base: &str, clients: usize, durati
 }
 
 /// One 5-board quick-pick slip sold by the terminal logged in as `token`; its plays.
-fn sell_slip(
-    http: &reqwest::Client,
-    url: &str,
-    token: &str,
-) -> impl Future<Output = u64> + use<> {
+fn sell_slip(http: &reqwest::Client, url: &str, token: &str) -> impl Future<Output = u64> + use<> {
     let post = http
         .post(url)
         .bearer_auth(token)
