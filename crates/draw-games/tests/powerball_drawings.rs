@@ -476,6 +476,14 @@ async fn prizes_are_claimed_once_at_the_counter_and_the_office_and_then_expire()
             .await;
     let grand = sell(&game, &till_b, "t3", json!({"boards": [board([5, 15, 25, 35, 45], 10)]})).await;
     let forgotten = sell(&game, &till_b, "t4", json!({"boards": [board([5, 15, 25, 36, 47], 11)]})).await;
+    // A second grand prize winner, with a $4 board beside it.
+    let annuity = sell(
+        &game,
+        &till_b,
+        "t5",
+        json!({"boards": [board([5, 15, 25, 35, 45], 10), board([1, 2, 3, 4, 7], 10)]}),
+    )
+    .await;
     let (player, _) = game.player(10_000).await;
     let token = game.token(&player, Role::Player);
     let online = game
@@ -531,8 +539,8 @@ async fn prizes_are_claimed_once_at_the_counter_and_the_office_and_then_expire()
     );
     assert_eq!(office.body["net_cents"], 11_400_000);
 
-    // The grand prize, taken as cash: the drawing's cash value (one winner), the rest of the
-    // annuity back to the house.
+    // The grand prize, shared by two winners: taken as cash, half the drawing's cash value, the
+    // rest of the annuity share back to the house ...
     let cash =
         json!({"serial": grand, "claimant": {"name": "Lucky", "tin_last4": "9876"}, "election": "cash"});
     let cash = claim_at(&game, "/v1/powerball/office-claims", &operator, cash).await;
@@ -543,9 +551,22 @@ async fn prizes_are_claimed_once_at_the_counter_and_the_office_and_then_expire()
             cash.body["paid_cents"].as_i64(),
             cash.body["released_cents"].as_i64()
         ),
-        (Some(2_000_000_000), Some(950_000_000), Some(1_050_000_000))
+        (Some(1_000_000_000), Some(475_000_000), Some(525_000_000))
     );
-    assert_eq!(cash.body["withheld_cents"], 228_000_000, "24% of the cash");
+    assert_eq!(cash.body["withheld_cents"], 114_000_000, "24% of the cash");
+    // ... or, by default, as the annuity: its first payment now with the $4 beside it, 29 owed.
+    let yearly = json!({"serial": annuity, "claimant": {"name": "Patient", "tin_last4": "5555"}});
+    let yearly = claim_at(&game, "/v1/powerball/office-claims", &operator, yearly).await;
+    assert_eq!(
+        (yearly.status, yearly.body["election"].as_str()),
+        (StatusCode::CREATED, Some("annuity")),
+        "{}",
+        yearly.body
+    );
+    let payments: Vec<i64> =
+        yearly.body["annuity_payments"].as_array().unwrap().iter().map(|p| p.as_i64().unwrap()).collect();
+    assert_eq!((payments.len(), payments.iter().sum::<i64>()), (30, 1_000_000_000));
+    assert_eq!(yearly.body["paid_cents"].as_i64(), Some(payments[0] + 400));
 
     // An online ticket's $1,000,000 is not the counter's; the office pays it, by default as is.
     let at_till = claim_at(&game, "/v1/powerball/retail/claims", &till_a, json!({"serial": online})).await;

@@ -391,10 +391,12 @@ fn claim_view(claim: &crate::store::powerball::claims::Claim) -> Result<Powerbal
     use domain::powerball::grand_prize::{self, Election};
     let serial = TicketSerial::from_body(claim.serial)
         .ok_or_else(|| AppError::internal("a stored serial out of range"))?;
-    let annuity = claim.election.filter(|&e| e == Election::Annuity).map(|_| {
-        // The grand prize part of the claim: what is not a fixed prize.
-        grand_prize::annuity_payments(claim.prize_cents).to_vec()
-    });
+    // The annuity of the grand prize part of the claim (a fixed prize won beside it is paid now).
+    let annuity = claim
+        .election
+        .filter(|&e| e == Election::Annuity)
+        .and(claim.grand_cents)
+        .map(|grand| grand_prize::annuity_payments(grand).to_vec());
     Ok(PowerballClaimView {
         id: claim.id,
         serial: serial.to_string(),

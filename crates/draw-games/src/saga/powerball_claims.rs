@@ -147,6 +147,7 @@ pub async fn claim(
                 paid_by: terminal.clone(),
                 state: "pending".to_owned(),
                 created_at: state.clock.now(),
+                grand_cents: None,
             }
         }
         Counter::Office { operator, claimant, election } => {
@@ -184,6 +185,7 @@ pub async fn claim(
                 paid_by: operator.clone(),
                 state: "pending".to_owned(),
                 created_at: state.clock.now(),
+                grand_cents: None,
             }
         }
     };

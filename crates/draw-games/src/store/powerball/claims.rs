@@ -28,6 +28,8 @@ pub struct Claim {
     pub paid_by: String,
     pub state: String,
     pub created_at: DateTime<Utc>,
+    /// The grand prize shares among the prizes claimed (read with the claim).
+    pub grand_cents: Option<i64>,
 }
 
 /// How the office is recorded as a claim's payee.
@@ -35,7 +37,9 @@ pub const OFFICE: &str = "office";
 
 const COLUMNS: &str =
     "id, serial, draw_date, payee, prize_cents, paid_cents, withheld_cents, net_cents, w2g, election,
-    released_cents, claimant_name, tin_last4, paid_by, state, created_at";
+    released_cents, claimant_name, tin_last4, paid_by, state, created_at,
+    (SELECT sum(w.prize_cents)::bigint FROM pb_winners w
+      WHERE w.serial = c.serial AND w.draw_date = c.draw_date AND w.tier = 'grand_prize') AS grand_cents";
 
 fn claim_of(row: &PgRow) -> Result<Claim, AppError> {
     let election = match row.try_get::<Option<&str>, _>("election")? {
@@ -60,6 +64,7 @@ fn claim_of(row: &PgRow) -> Result<Claim, AppError> {
         paid_by: row.try_get("paid_by")?,
         state: row.try_get("state")?,
         created_at: row.try_get("created_at")?,
+        grand_cents: row.try_get("grand_cents")?,
     })
 }
 
@@ -175,7 +180,7 @@ pub async fn unconfirmed_payee(
 }
 
 pub async fn get(pool: &PgPool, id: Uuid) -> Result<Option<Claim>, AppError> {
-    sqlx::query(&format!("SELECT {COLUMNS} FROM pb_claims WHERE id = $1"))
+    sqlx::query(&format!("SELECT {COLUMNS} FROM pb_claims c WHERE id = $1"))
         .bind(id)
         .fetch_optional(pool)
         .await?
