@@ -246,6 +246,12 @@ async fn a_drawing_runs_from_the_till_to_certified_prizes() {
         ("certified", 0),
         "{verification:?}"
     );
+    let again = verify(&game, "2026-11-30").await;
+    assert_eq!(
+        (again.state.as_str(), again.disagreements.len()),
+        ("certified", 0),
+        "a check again changes nothing"
+    );
     let certified = drawing(&game, "2026-11-30").await;
     assert_eq!(certified["state"], "certified");
     let lines = certified["prize_table"].as_array().unwrap();

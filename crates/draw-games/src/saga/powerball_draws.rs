@@ -327,7 +327,8 @@ struct CertifyRecord<'a> {
 
 /// Compares an independent count (`verified`, over `plays` plays of an export whose SHA-256
 /// is `sha256`) with the settled drawing: an exact agreement certifies it; anything else
-/// stops it as `disputed`, saying what disagreed. Either is chained in the audit log.
+/// stops it as `disputed`, saying what disagreed. Either is chained in the audit log. A drawing
+/// certified already is compared again and left as it is (the differences, if any, returned).
 pub async fn certify(
     pool: &sqlx::PgPool,
     date: NaiveDate,
@@ -338,7 +339,10 @@ pub async fn certify(
     let drawing = drawings::get(pool, date)
         .await?
         .ok_or_else(|| AppError::not_found("drawing_not_found", format!("no Powerball drawing on {date}")))?;
-    if drawing.state != PowerballDrawState::Settled {
+    // A certified drawing is checked again without a change (a repeated command, an auditor's
+    // later check); anything else but a settled one has nothing to compare yet, or is stopped.
+    let recheck = drawing.state == PowerballDrawState::Certified;
+    if drawing.state != PowerballDrawState::Settled && !recheck {
         return Err(AppError::conflict(
             "drawing_not_settled",
             format!("the {date} drawing is {}: only a settled drawing is certified", drawing.state.as_str()),
@@ -375,6 +379,12 @@ pub async fn certify(
     }
     if stored.len() != verified.len() {
         disagreements.push(format!("{} prize lines settled, {} verified", stored.len(), verified.len()));
+    }
+    if recheck {
+        if !disagreements.is_empty() {
+            tracing::error!(%date, disagreements = %disagreements.join("; "), "a certified Powerball drawing no longer agrees");
+        }
+        return Ok(Verification { draw_date: date, state: "certified".to_owned(), disagreements });
     }
     let dispute = (!disagreements.is_empty()).then(|| disagreements.join("; "));
     let mut tx = pool.begin().await?;
