@@ -78,7 +78,11 @@ const MATRIX: &[(&str, &str, [u16; 7])] = &[
     ("GET", "/v1/tables/audit/verify", [401, 403, 403, 403, 200, 200, 200]),
     // The instant service's routes, through the gateway.
     ("GET", "/v1/instant/games", [200, 200, 200, 200, 200, 200, 200]),
-    ("POST", "/v1/instant/games/{number}/print-runs", [401, 403, 403, 403, 201, 403, 403]),
+    ("POST", "/v1/instant/games/{number}/print-runs", [401, 403, 403, 403, 202, 403, 403]),
+    ("GET", "/v1/instant/print-jobs", [401, 403, 403, 403, 200, 200, 200]),
+    ("GET", "/v1/instant/print-jobs/{id}", [401, 403, 403, 403, 200, 200, 200]),
+    // The fixture's job has succeeded: nothing to cancel.
+    ("POST", "/v1/instant/print-jobs/{id}/cancel", [401, 403, 403, 403, 409, 403, 403]),
     // The operator's print run above made the books; book 0 goes to the terminal's retailer.
     ("POST", "/v1/instant/packs/{game}/{book}/assign", [401, 403, 403, 403, 200, 403, 403]),
     ("POST", "/v1/instant/packs/{game}/{book}/activate", [401, 403, 403, 200, 403, 403, 403]),
@@ -126,6 +130,8 @@ struct Fixture {
     payment: String,
     /// Ann's Powerball ticket, bought online.
     powerball_serial: String,
+    /// The print job of the run whose packs the instant rows use.
+    print_job: String,
 }
 
 /// The concrete path and body of a row, for one caller.
@@ -151,6 +157,7 @@ fn request_for(fx: &Fixture, method: &str, route: &str, caller: usize) -> (Strin
         .replace("/v1/me/payments/{id}", &format!("/v1/me/payments/{}", fx.payment))
         .replace("/v1/instant/games/{number}", "/v1/instant/games/283")
         .replace("/v1/instant/packs/{game}/{book}", "/v1/instant/packs/283/0")
+        .replace("/v1/instant/print-jobs/{id}", &format!("/v1/instant/print-jobs/{}", fx.print_job))
         .replace("/v1/powerball/tickets/{serial}", &format!("/v1/powerball/tickets/{}", fx.powerball_serial))
         .replace(
             "/v1/powerball/draws/{date}",
@@ -373,7 +380,10 @@ async fn every_route_answers_every_caller_as_the_matrix_says() {
     let next_week = format!("/v1/powerball/draws/{}/grand-prize", a_powerball_draw_next_week());
     let set = gw.call("PUT", &next_week, Some(&operator.token), Some(grand_prize)).await;
     assert_eq!(set.status.as_u16(), 200, "{}", set.body);
+    // The instant run whose packs the rows move, printed to the end first.
+    let job = gw.print_run(&operator.token, 283).await;
     let fx = Fixture {
+        print_job: job["id"].as_str().unwrap().to_owned(),
         powerball_serial: powerball.body["serial"].as_str().unwrap().to_owned(),
         player,
         player_wallet,

@@ -248,9 +248,7 @@ async fn fixture() -> Fixture {
     let wallet = me.body["player"]["wallet_account_id"].as_str().unwrap().to_owned();
     let retailers = gw.call("GET", "/v1/retailers", Some(&operator.token), None).await;
     let retailer = retailers.body["items"][0]["id"].as_str().unwrap().to_owned();
-    let run =
-        gw.call("POST", "/v1/instant/games/283/print-runs", Some(&operator.token), Some(json!({}))).await;
-    assert_eq!(run.status.as_u16(), 201, "{}", run.body);
+    gw.print_run(&operator.token, 283).await;
     let Login { subject, .. } = player.clone();
     let known = Known { uuids: vec![wallet, retailer, subject, terminal.subject.clone(), new_id()] };
     let doc = serde_json::to_value(gateway::openapi_document(vec![

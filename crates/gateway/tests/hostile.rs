@@ -12,10 +12,7 @@ mod common;
 async fn a_pack_goes_only_to_a_retailer_that_exists() {
     let gw = common::TestGateway::new().await;
     let operator = gw.staff("olga", platform::auth::Role::Operator).await;
-    let run = gw
-        .call("POST", "/v1/instant/games/283/print-runs", Some(&operator.token), Some(serde_json::json!({})))
-        .await;
-    assert_eq!(run.status.as_u16(), 201, "{}", run.body);
+    gw.print_run(&operator.token, 283).await;
     let shop = gw
         .call("POST", "/v1/retailers", Some(&operator.token), Some(serde_json::json!({"name": "Corner"})))
         .await;

@@ -142,6 +142,9 @@ pub fn route_table() -> Vec<(Method, &'static str, MethodRouter<InstantState>)> 
     vec![
         (Method::GET, "/v1/instant/games", get(routes::list_games)),
         (Method::POST, "/v1/instant/games/{number}/print-runs", post(routes::create_print_run)),
+        (Method::GET, "/v1/instant/print-jobs", get(routes::list_print_jobs)),
+        (Method::GET, "/v1/instant/print-jobs/{id}", get(routes::get_print_job)),
+        (Method::POST, "/v1/instant/print-jobs/{id}/cancel", post(routes::cancel_print_job)),
         (Method::POST, "/v1/instant/packs/{game}/{book}/assign", post(routes::assign)),
         (Method::POST, "/v1/instant/packs/{game}/{book}/activate", post(routes::activate)),
         (Method::POST, "/v1/instant/packs/{game}/{book}/settle", post(routes::settle)),
@@ -168,6 +171,7 @@ pub fn router(state: InstantState, limits: Limits) -> Router {
 /// for 30 seconds (a crash, or a ledger that did not answer), and settling packs active for
 /// longer than `settle_after`.
 pub fn spawn_workers(state: InstantState) {
+    saga::print_run::spawn_print_jobs(state.clone(), std::time::Duration::from_secs(2));
     tokio::spawn(async move {
         let mut every = tokio::time::interval(std::time::Duration::from_secs(60));
         loop {
@@ -190,7 +194,8 @@ pub fn spawn_workers(state: InstantState) {
 #[derive(Debug, utoipa::OpenApi)]
 #[openapi(
     paths(
-        routes::list_games, routes::create_print_run, routes::assign, routes::activate, routes::settle,
+        routes::list_games, routes::create_print_run, routes::list_print_jobs, routes::get_print_job,
+        routes::cancel_print_job, routes::assign, routes::activate, routes::settle,
         routes::validate, routes::claim, routes::create_office_claim, routes::list_office_claims,
         routes::liability, routes::validations_by_retailer,
     ),

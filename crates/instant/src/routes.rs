@@ -64,20 +64,84 @@ pub async fn list_games(State(state): State<InstantState>) -> Result<Json<Vec<Ga
 #[utoipa::path(
     post, path = "/v1/instant/games/{number}/print-runs", tag = "instant",
     params(("number" = u32, Path, description = "game number")),
-    responses((status = 201, description = "the game's whole order printed and stored", body = PrintRunView),
+    responses((status = 202, description = "a print job, started: follow it at its Location until it has succeeded", body = PrintJobView,
+               headers(("Location" = String, description = "the job"))),
               (status = "4XX", response = Refused)),
     security(("bearer" = []))
 )]
-/// `POST /v1/instant/games/{number}/print-runs`: operators.
+/// `POST /v1/instant/games/{number}/print-runs`: operators. The game's whole order is printed in
+/// the background (a full run takes longer than a request may); the answer is its job.
 pub async fn create_print_run(
     State(state): State<InstantState>,
     caller: Caller,
     Path(number): Path<u32>,
-) -> Result<(StatusCode, Json<PrintRunView>), AppError> {
+) -> Result<(StatusCode, [(axum::http::HeaderName, String); 1], Json<PrintJobView>), AppError> {
     caller.require(&[Role::Operator])?;
     let game = state.game(number)?.clone();
-    let run = crate::saga::print_run::store_print_run(&state, &game, caller.subject()).await?;
-    Ok((StatusCode::CREATED, Json(run)))
+    let job = crate::saga::print_run::start_print_job(&state, &game, caller.subject()).await?;
+    let location = format!("/v1/instant/print-jobs/{}", job.id);
+    Ok((StatusCode::ACCEPTED, [(axum::http::header::LOCATION, location)], Json(job)))
+}
+
+#[utoipa::path(
+    get, path = "/v1/instant/print-jobs", tag = "instant", params(JobsQuery),
+    responses((status = 200, description = "print jobs, newest first", body = Vec<PrintJobView>), (status = "4XX", response = Refused)),
+    security(("bearer" = []))
+)]
+/// `GET /v1/instant/print-jobs`: operators, auditors and services.
+pub async fn list_print_jobs(
+    State(state): State<InstantState>,
+    caller: Caller,
+    Query(query): Query<JobsQuery>,
+) -> Result<Json<Vec<PrintJobView>>, AppError> {
+    caller.require(&[Role::Operator, Role::Auditor, Role::Service])?;
+    let limit = platform::PageParams { after: None, limit: query.limit }.limit()?;
+    crate::store::print_jobs::list(&state.pool, limit).await.map(Json)
+}
+
+fn job_not_found(id: uuid::Uuid) -> AppError {
+    AppError::not_found("print_job_not_found", format!("no print job {id}"))
+}
+
+#[utoipa::path(
+    get, path = "/v1/instant/print-jobs/{id}", tag = "instant",
+    params(("id" = uuid::Uuid, Path, description = "the job")),
+    responses((status = 200, description = "the job: state and progress", body = PrintJobView), (status = "4XX", response = Refused)),
+    security(("bearer" = []))
+)]
+/// `GET /v1/instant/print-jobs/{id}`: operators, auditors and services.
+pub async fn get_print_job(
+    State(state): State<InstantState>,
+    caller: Caller,
+    Path(id): Path<uuid::Uuid>,
+) -> Result<Json<PrintJobView>, AppError> {
+    caller.require(&[Role::Operator, Role::Auditor, Role::Service])?;
+    crate::store::print_jobs::get(&state.pool, id).await?.map(Json).ok_or_else(|| job_not_found(id))
+}
+
+#[utoipa::path(
+    post, path = "/v1/instant/print-jobs/{id}/cancel", tag = "instant",
+    params(("id" = uuid::Uuid, Path, description = "the job")),
+    responses((status = 202, description = "asked to stop: a queued job is cancelled at once, a running one after its current pool, leaving no partial run", body = PrintJobView),
+              (status = "4XX", response = Refused)),
+    security(("bearer" = []))
+)]
+/// `POST /v1/instant/print-jobs/{id}/cancel`: operators.
+pub async fn cancel_print_job(
+    State(state): State<InstantState>,
+    caller: Caller,
+    Path(id): Path<uuid::Uuid>,
+) -> Result<(StatusCode, Json<PrintJobView>), AppError> {
+    caller.require(&[Role::Operator])?;
+    let job =
+        crate::store::print_jobs::request_cancel(&state.pool, id).await?.ok_or_else(|| job_not_found(id))?;
+    if matches!(job.state.as_str(), "succeeded" | "failed") {
+        return Err(AppError::conflict(
+            "print_job_finished",
+            format!("the job has {}: nothing to cancel", job.state),
+        ));
+    }
+    Ok((StatusCode::ACCEPTED, Json(job)))
 }
 
 #[utoipa::path(

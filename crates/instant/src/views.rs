@@ -125,6 +125,42 @@ pub struct PrintRunView {
     pub seconds: f64,
 }
 
+/// A list of print jobs.
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[serde(deny_unknown_fields)]
+#[into_params(parameter_in = Query)]
+pub struct JobsQuery {
+    /// How many of the newest (1 to 100, default 50).
+    pub limit: Option<i64>,
+}
+
+/// A print run being made: its state and progress.
+#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct PrintJobView {
+    pub id: Uuid,
+    pub game: u32,
+    /// `queued`, `running`, `succeeded`, `failed` or `cancelled`.
+    pub state: String,
+    /// The game's whole order.
+    pub tickets_total: i64,
+    /// Generated so far (in this attempt).
+    pub tickets_generated: i64,
+    /// Written to the database so far (in the run's transaction: none of it stays unless the
+    /// job succeeds).
+    pub tickets_stored: i64,
+    /// Starts: a job taken up again after a crash starts from nothing.
+    pub attempts: i32,
+    pub cancel_requested: bool,
+    /// The run, once succeeded.
+    pub print_run: Option<Uuid>,
+    /// Why it failed.
+    pub error: Option<String>,
+    pub created_by: String,
+    pub created_at: DateTime<Utc>,
+    pub started_at: Option<DateTime<Utc>>,
+    pub finished_at: Option<DateTime<Utc>>,
+}
+
 /// A prize row with what is left of it.
 #[derive(Debug, Serialize, utoipa::ToSchema)]
 pub struct PrizeView {

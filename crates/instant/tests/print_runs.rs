@@ -18,15 +18,15 @@ use common::{game, post, service};
 async fn a_print_run_stores_exactly_its_prizes_with_faces_that_agree() {
     let (router, state, tokens) = service().await;
     let operator = common::staff(&tokens, "olga", Role::Operator);
-    let created = post(&router, "/v1/instant/games/283/print-runs", &operator, serde_json::Value::Null).await;
-    assert_eq!(created.status, StatusCode::CREATED, "{}", created.body);
+    let job = common::print_run(&router, &operator, 283).await;
     let hit10 = game(&state, 283);
-    assert_eq!(created.body["tickets"].as_u64(), Some(hit10.tickets_ordered));
-    // 8 pools of 3,000 tickets in books of 300: books 0 to 79.
+    assert_eq!(job["tickets_total"].as_u64(), Some(hit10.tickets_ordered));
     assert_eq!(
-        (created.body["first_book"].as_u64(), created.body["last_book"].as_u64()),
-        (Some(0), Some(79))
+        (job["tickets_generated"].as_u64(), job["tickets_stored"].as_u64()),
+        (Some(24_000), Some(24_000))
     );
+    // 8 pools of 3,000 tickets in books of 300: books 0 to 79.
+    assert_eq!(common::books_of(&state, &job["print_run"]).await, (0, 79));
 
     let rows = sqlx::query(
         "SELECT prize_row, count(*) AS n, sum(prize_cents)::bigint AS cents FROM tickets GROUP BY prize_row",
@@ -72,8 +72,8 @@ async fn a_print_run_stores_exactly_its_prizes_with_faces_that_agree() {
     assert_eq!(packs, ["printed"]);
 
     // A second run continues the book numbers; the public counts add up.
-    let again = post(&router, "/v1/instant/games/283/print-runs", &operator, serde_json::Value::Null).await;
-    assert_eq!(again.body["first_book"].as_u64(), Some(80));
+    let again = common::print_run(&router, &operator, 283).await;
+    assert_eq!(common::books_of(&state, &again["print_run"]).await.0, 80);
     let games = send(&router, Request::get("/v1/instant/games").body(Body::empty()).unwrap()).await;
     let listed = games.body.as_array().unwrap().iter().find(|g| g["number"] == 283).unwrap();
     let top = listed["prizes"].as_array().unwrap().last().unwrap();
@@ -84,8 +84,7 @@ async fn a_print_run_stores_exactly_its_prizes_with_faces_that_agree() {
 async fn an_electric_8s_run_is_stored_with_its_grids() {
     let (router, state, tokens) = service().await;
     let operator = common::staff(&tokens, "olga", Role::Operator);
-    let created = post(&router, "/v1/instant/games/228/print-runs", &operator, serde_json::Value::Null).await;
-    assert_eq!(created.status, StatusCode::CREATED, "{}", created.body);
+    common::print_run(&router, &operator, 228).await;
     let e8 = game(&state, 228);
     let winners: i64 =
         sqlx::query_scalar("SELECT count(*) FROM tickets WHERE game = 228 AND prize_row IS NOT NULL")
@@ -106,8 +105,7 @@ async fn an_electric_8s_run_is_stored_with_its_grids() {
 async fn a_crossword_run_is_stored_with_letters_grids_and_bonus_that_pay_its_prizes() {
     let (router, state, tokens) = service().await;
     let operator = common::staff(&tokens, "olga", Role::Operator);
-    let created = post(&router, "/v1/instant/games/286/print-runs", &operator, serde_json::Value::Null).await;
-    assert_eq!(created.status, StatusCode::CREATED, "{}", created.body);
+    common::print_run(&router, &operator, 286).await;
     let crossword = game(&state, 286);
     let faces = sqlx::query("SELECT prize_row, face FROM tickets WHERE game = 286")
         .fetch_all(&state.pool)
@@ -151,13 +149,13 @@ async fn only_operators_print_and_unknown_games_are_refused() {
     assert_eq!(games.body.as_array().unwrap().len(), 5, "public: all five games");
 }
 
-/// A print run abandoned by its request's timeout in the middle of its COPY does not leave a
-/// broken connection in the pool (issue 11, defect 12): with one connection, the requests after
-/// it are answered, none with a 500.
+/// A full print run outlives a request whose timeout it would pass (issue 14): the request is
+/// answered 202 at once with its job, and the job is followed to its end; the run holds one
+/// pooled connection and reports its progress on a line of its own, so two connections do.
 #[tokio::test]
-async fn an_abandoned_print_run_leaves_no_broken_connection_behind() {
-    let mut options = assembly::Options::for_tests().unwrap().with_full_games().unwrap();
-    options.config.db_max_connections = 1;
+async fn a_print_run_is_a_job_that_outlives_its_request() {
+    let mut options = assembly::Options::for_tests().unwrap();
+    options.config.db_max_connections = 2;
     let platform = assembly::Assembly::for_tests(options).await.unwrap();
     let (state, tokens) = (platform.instant, platform.tokens);
     let limits = platform::http::Limits {
@@ -166,23 +164,75 @@ async fn an_abandoned_print_run_leaves_no_broken_connection_behind() {
     };
     let router = instant::router(state.clone(), limits);
     let operator = common::staff(&tokens, "olga", Role::Operator);
-    for _ in 0..3 {
-        let run = post(&router, "/v1/instant/games/283/print-runs", &operator, serde_json::json!({})).await;
-        assert_eq!(
-            (run.status, run.code()),
-            (StatusCode::SERVICE_UNAVAILABLE, "unavailable"),
-            "{}",
-            run.body
-        );
-        let tickets: i64 =
-            sqlx::query_scalar("SELECT count(*) FROM tickets").fetch_one(&state.pool).await.unwrap();
-        assert_eq!(tickets, 0, "nothing of the abandoned run is kept");
-    }
-    let till = common::till(&tokens, "till-1", "shop-a");
-    for _ in 0..5 {
-        let scan = post(&router, "/v1/instant/validations", &till, common::scan_of(283, 0, 0)).await;
-        assert_eq!(scan.code(), "ticket_not_found", "{}", scan.body);
-    }
+    let job = common::print_run(&router, &operator, 283).await;
+    assert_eq!(job["attempts"], 1);
+    let jobs = common::get(&router, "/v1/instant/print-jobs", &operator).await;
+    assert_eq!(jobs.body[0]["id"], job["id"]);
+    let cancel = post(
+        &router,
+        &format!("/v1/instant/print-jobs/{}/cancel", job["id"].as_str().unwrap()),
+        &operator,
+        serde_json::json!({}),
+    )
+    .await;
+    assert_eq!(cancel.code(), "print_job_finished");
+    let unknown =
+        common::get(&router, &format!("/v1/instant/print-jobs/{}", uuid::Uuid::nil()), &operator).await;
+    assert_eq!(unknown.code(), "print_job_not_found");
+    let auditor = common::staff(&tokens, "audrey", Role::Auditor);
+    assert_eq!(common::get(&router, "/v1/instant/print-jobs", &auditor).await.status, StatusCode::OK);
+    let not_his = post(
+        &router,
+        &format!("/v1/instant/print-jobs/{}/cancel", job["id"].as_str().unwrap()),
+        &auditor,
+        serde_json::json!({}),
+    )
+    .await;
+    assert_eq!(not_his.status, StatusCode::FORBIDDEN);
+}
+
+/// A cancel (queued or mid-run) and a crash (a worker gone, its lease run out) leave no partial
+/// run: the cancelled jobs keep nothing; the crashed one is taken up again and printed once.
+#[tokio::test]
+async fn a_cancelled_or_crashed_print_job_leaves_no_partial_run() {
+    use instant::saga::print_run::{run_job, run_waiting_job};
+    use instant::store::print_jobs;
+    let (_, state, _) = service().await;
+    let counts = |state: &instant::InstantState| {
+        let pool = state.pool.clone();
+        async move {
+            let tickets: i64 =
+                sqlx::query_scalar("SELECT count(*) FROM tickets").fetch_one(&pool).await.unwrap();
+            let runs: i64 =
+                sqlx::query_scalar("SELECT count(*) FROM print_runs").fetch_one(&pool).await.unwrap();
+            (tickets, runs)
+        }
+    };
+    // Queued, then cancelled: never taken.
+    let queued = print_jobs::insert(&state.pool, uuid::Uuid::now_v7(), 283, 24_000, "olga").await.unwrap();
+    assert_eq!(print_jobs::request_cancel(&state.pool, queued.id).await.unwrap().unwrap().state, "cancelled");
+    assert!(!run_waiting_job(&state, Some(queued.id)).await.unwrap());
+    // Running, cancelled before its first pool is reported: it stops there.
+    let running = print_jobs::insert(&state.pool, uuid::Uuid::now_v7(), 283, 24_000, "olga").await.unwrap();
+    let taken = print_jobs::take(&state.pool, Some(running.id)).await.unwrap().unwrap();
+    assert_eq!(print_jobs::request_cancel(&state.pool, running.id).await.unwrap().unwrap().state, "running");
+    run_job(&state, &taken).await.unwrap();
+    let cancelled = print_jobs::get(&state.pool, running.id).await.unwrap().unwrap();
+    assert_eq!((cancelled.state.as_str(), cancelled.print_run), ("cancelled", None));
+    assert_eq!(counts(&state).await, (0, 0), "nothing of a cancelled run is kept");
+    // Taken by a worker that died: its lease runs out, and the next worker prints it, once.
+    let crashed = print_jobs::insert(&state.pool, uuid::Uuid::now_v7(), 283, 24_000, "olga").await.unwrap();
+    print_jobs::take(&state.pool, Some(crashed.id)).await.unwrap().unwrap();
+    assert!(!run_waiting_job(&state, None).await.unwrap(), "a live lease is left alone");
+    sqlx::query("UPDATE print_jobs SET lease_until = now() - interval '1 second' WHERE id = $1")
+        .bind(crashed.id)
+        .execute(&state.pool)
+        .await
+        .unwrap();
+    assert!(run_waiting_job(&state, None).await.unwrap());
+    let done = print_jobs::get(&state.pool, crashed.id).await.unwrap().unwrap();
+    assert_eq!((done.state.as_str(), done.attempts), ("succeeded", 2));
+    assert_eq!(counts(&state).await, (24_000, 1));
 }
 
 mod validation {

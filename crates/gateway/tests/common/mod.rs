@@ -63,6 +63,24 @@ impl TestGateway {
         platform::testing::send(&self.router, request).await
     }
 
+    /// An operator's print run of instant game `number`, followed from its 202 until its job has
+    /// succeeded; the finished job.
+    pub async fn print_run(&self, operator: &str, number: u32) -> Value {
+        let path = format!("/v1/instant/games/{number}/print-runs");
+        let started = self.call("POST", &path, Some(operator), Some(serde_json::json!({}))).await;
+        assert_eq!(started.status.as_u16(), 202, "{}", started.body);
+        let job = format!("/v1/instant/print-jobs/{}", started.body["id"].as_str().unwrap());
+        for _ in 0..1_200 {
+            let now = self.call("GET", &job, Some(operator), None).await;
+            match now.body["state"].as_str() {
+                Some("succeeded") => return now.body,
+                Some("queued" | "running") => tokio::time::sleep(std::time::Duration::from_millis(50)).await,
+                _ => panic!("the print job did not succeed: {}", now.body),
+            }
+        }
+        panic!("the print job did not finish in a minute");
+    }
+
     /// A request as `token` (None: anonymous).
     pub async fn call(&self, method: &str, path: &str, token: Option<&str>, body: Option<Value>) -> Reply {
         let mut builder =

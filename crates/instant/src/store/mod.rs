@@ -12,6 +12,7 @@
 
 pub mod office_claims;
 pub mod packs;
+pub mod print_jobs;
 pub mod print_runs;
 pub mod reports;
 pub mod tickets;

@@ -49,6 +49,36 @@ pub async fn get(router: &axum::Router, path: &str, token: &str) -> platform::te
 }
 
 /// A game the service runs.
+/// An operator's print run of game `number` through the route: 202 with its job, followed until
+/// it has succeeded; the finished job.
+pub async fn print_run(router: &axum::Router, operator: &str, number: u32) -> serde_json::Value {
+    let started =
+        post(router, &format!("/v1/instant/games/{number}/print-runs"), operator, serde_json::json!({}))
+            .await;
+    assert_eq!(started.status, axum::http::StatusCode::ACCEPTED, "{}", started.body);
+    let job = started.body["id"].as_str().unwrap().to_owned();
+    assert_eq!(started.headers["location"], format!("/v1/instant/print-jobs/{job}"));
+    for _ in 0..1_200 {
+        let now = get(router, &format!("/v1/instant/print-jobs/{job}"), operator).await;
+        match now.body["state"].as_str() {
+            Some("succeeded") => return now.body,
+            Some("queued" | "running") => tokio::time::sleep(std::time::Duration::from_millis(50)).await,
+            _ => panic!("the print job did not succeed: {}", now.body),
+        }
+    }
+    panic!("the print job did not finish in a minute");
+}
+
+/// The first and last book of print run `run`.
+pub async fn books_of(state: &instant::InstantState, run: &serde_json::Value) -> (i32, i32) {
+    let run: uuid::Uuid = run.as_str().unwrap().parse().unwrap();
+    sqlx::query_as("SELECT min(book), max(book) FROM packs WHERE print_run = $1")
+        .bind(run)
+        .fetch_one(&state.pool)
+        .await
+        .unwrap()
+}
+
 pub fn game(state: &instant::InstantState, number: u32) -> GameDefinition {
     state.game(number).unwrap().clone()
 }

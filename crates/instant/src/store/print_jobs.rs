@@ -1,0 +1,167 @@
+//! Print jobs as stored: queued, taken by a worker under a lease it renews with each pool's
+//! progress, then succeeded (with its run), failed or cancelled.
+
+use chrono::{DateTime, Utc};
+use platform::AppError;
+use sqlx::postgres::PgRow;
+use sqlx::{Connection, PgConnection, PgPool, Row};
+use uuid::Uuid;
+
+use crate::views::PrintJobView;
+
+/// How long a running job's lease lasts without progress before another worker takes it up.
+pub const LEASE_SECONDS: f64 = 120.0;
+
+const COLUMNS: &str =
+    "id, game, state, tickets_total, tickets_generated, tickets_stored, attempts, cancel_requested,
+    print_run, error, created_by, created_at, started_at, finished_at";
+
+fn job_of(row: &PgRow) -> Result<PrintJobView, AppError> {
+    Ok(PrintJobView {
+        id: row.try_get("id")?,
+        game: u32::try_from(row.try_get::<i32, _>("game")?).map_err(AppError::internal)?,
+        state: row.try_get("state")?,
+        tickets_total: row.try_get("tickets_total")?,
+        tickets_generated: row.try_get("tickets_generated")?,
+        tickets_stored: row.try_get("tickets_stored")?,
+        attempts: row.try_get("attempts")?,
+        cancel_requested: row.try_get("cancel_requested")?,
+        print_run: row.try_get("print_run")?,
+        error: row.try_get("error")?,
+        created_by: row.try_get("created_by")?,
+        created_at: row.try_get("created_at")?,
+        started_at: row.try_get::<Option<DateTime<Utc>>, _>("started_at")?,
+        finished_at: row.try_get::<Option<DateTime<Utc>>, _>("finished_at")?,
+    })
+}
+
+/// Queues a job for `game`'s whole order of `tickets`.
+pub async fn insert(
+    pool: &PgPool,
+    id: Uuid,
+    game: i32,
+    tickets: i64,
+    created_by: &str,
+) -> Result<PrintJobView, AppError> {
+    sqlx::query(&format!(
+        "INSERT INTO print_jobs (id, game, state, tickets_total, created_by) VALUES ($1, $2, 'queued', $3, $4)
+         RETURNING {COLUMNS}"
+    ))
+    .bind(id)
+    .bind(game)
+    .bind(tickets)
+    .bind(created_by)
+    .fetch_one(pool)
+    .await
+    .map_err(AppError::from)
+    .and_then(|row| job_of(&row))
+}
+
+pub async fn get(pool: &PgPool, id: Uuid) -> Result<Option<PrintJobView>, AppError> {
+    sqlx::query(&format!("SELECT {COLUMNS} FROM print_jobs WHERE id = $1"))
+        .bind(id)
+        .fetch_optional(pool)
+        .await?
+        .as_ref()
+        .map(job_of)
+        .transpose()
+}
+
+/// The newest `limit` jobs.
+pub async fn list(pool: &PgPool, limit: i64) -> Result<Vec<PrintJobView>, AppError> {
+    sqlx::query(&format!("SELECT {COLUMNS} FROM print_jobs ORDER BY created_at DESC LIMIT $1"))
+        .bind(limit)
+        .fetch_all(pool)
+        .await?
+        .iter()
+        .map(job_of)
+        .collect()
+}
+
+/// Takes job `id` (when given) or the oldest waiting job: queued, or running with its lease run
+/// out (its worker died; its transaction died with it). Starts it again from nothing.
+pub async fn take(pool: &PgPool, id: Option<Uuid>) -> Result<Option<PrintJobView>, AppError> {
+    sqlx::query(&format!(
+        "UPDATE print_jobs SET state = 'running', attempts = attempts + 1, tickets_generated = 0, tickets_stored = 0,
+                lease_until = now() + make_interval(secs => $2), started_at = now()
+          WHERE id = (SELECT id FROM print_jobs
+                       WHERE (state = 'queued' OR (state = 'running' AND lease_until < now()))
+                         AND ($1::uuid IS NULL OR id = $1)
+                       ORDER BY created_at LIMIT 1 FOR UPDATE SKIP LOCKED)
+          RETURNING {COLUMNS}"
+    ))
+    .bind(id)
+    .bind(LEASE_SECONDS)
+    .fetch_optional(pool)
+    .await?
+    .as_ref()
+    .map(job_of)
+    .transpose()
+}
+
+/// A connection of its own for a running job's progress, outside the pool: the run's transaction
+/// holds a pooled connection for its whole length, and a pool of one must not wait on itself.
+#[derive(Debug)]
+pub struct ProgressLine(PgConnection);
+
+impl ProgressLine {
+    pub async fn open(pool: &PgPool) -> Result<ProgressLine, AppError> {
+        Ok(ProgressLine(PgConnection::connect_with(&pool.connect_options()).await?))
+    }
+
+    /// Records the job's progress and renews its lease; returns whether a cancel was asked.
+    pub async fn report(&mut self, id: Uuid, generated: i64, stored: i64) -> Result<bool, AppError> {
+        progress(&mut self.0, id, generated, stored).await
+    }
+}
+
+async fn progress(conn: &mut PgConnection, id: Uuid, generated: i64, stored: i64) -> Result<bool, AppError> {
+    let cancel: Option<bool> = sqlx::query_scalar(
+        "UPDATE print_jobs SET tickets_generated = $2, tickets_stored = $3, lease_until = now() + make_interval(secs => $4)
+          WHERE id = $1 AND state = 'running' RETURNING cancel_requested",
+    )
+    .bind(id)
+    .bind(generated)
+    .bind(stored)
+    .bind(LEASE_SECONDS)
+    .fetch_optional(&mut *conn)
+    .await?;
+    Ok(cancel.unwrap_or(true))
+}
+
+/// Running → `state` (succeeded with its run, failed with its error, or cancelled).
+pub async fn finish(
+    pool: &PgPool,
+    id: Uuid,
+    state: &str,
+    print_run: Option<Uuid>,
+    error: Option<&str>,
+) -> Result<(), AppError> {
+    sqlx::query(
+        "UPDATE print_jobs SET state = $2, print_run = $3, error = $4, finished_at = now(), lease_until = NULL,
+                tickets_stored = CASE WHEN $2 = 'succeeded' THEN tickets_total ELSE tickets_stored END
+          WHERE id = $1 AND state = 'running'",
+    )
+    .bind(id)
+    .bind(state)
+    .bind(print_run)
+    .bind(error)
+    .execute(pool)
+    .await?;
+    Ok(())
+}
+
+/// Asks job `id` to stop: a queued job is cancelled at once, a running one at its next pool.
+/// Returns the job as it stands; none when there is no such job.
+pub async fn request_cancel(pool: &PgPool, id: Uuid) -> Result<Option<PrintJobView>, AppError> {
+    sqlx::query(
+        "UPDATE print_jobs SET cancel_requested = true,
+                state = CASE WHEN state = 'queued' THEN 'cancelled' ELSE state END,
+                finished_at = CASE WHEN state = 'queued' THEN now() ELSE finished_at END
+          WHERE id = $1 AND state IN ('queued', 'running')",
+    )
+    .bind(id)
+    .execute(pool)
+    .await?;
+    get(pool, id).await
+}
