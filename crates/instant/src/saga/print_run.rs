@@ -171,16 +171,15 @@ pub async fn run_job(state: &InstantState, job: &PrintJobView) -> Result<(), App
         Err(e) => Err(e),
     };
     match outcome {
-        Ok(run) => print_jobs::finish(&state.pool, job.id, "succeeded", Some(run.id), None).await?,
+        Ok(run) => print_jobs::finish(&state.pool, job.id, "succeeded", Some(run.id), None).await,
         Err(e) if e.code() == CANCELLED => {
-            print_jobs::finish(&state.pool, job.id, "cancelled", None, None).await?
+            print_jobs::finish(&state.pool, job.id, "cancelled", None, None).await
         }
         Err(e) => {
             tracing::warn!(job = %job.id, error = %e, "a print job failed; nothing of its run was kept");
-            print_jobs::finish(&state.pool, job.id, "failed", None, Some(e.detail())).await?;
+            print_jobs::finish(&state.pool, job.id, "failed", None, Some(e.detail())).await
         }
     }
-    Ok(())
 }
 
 /// Runs waiting print jobs (queued, or taken by a worker that died) every `interval`, one at a
