@@ -74,7 +74,7 @@ impl TestGateway {
             let now = self.call("GET", &job, Some(operator), None).await;
             match now.body["state"].as_str() {
                 Some("succeeded") => return now.body,
-                Some("queued" | "running") => tokio::time::sleep(std::time::Duration::from_millis(50)).await,
+                Some("queued" | "running") => tokio::time::sleep(Duration::from_millis(50)).await,
                 _ => panic!("the print job did not succeed: {}", now.body),
             }
         }
