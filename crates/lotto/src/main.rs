@@ -17,6 +17,7 @@ const USAGE: &str = "usage: lotto [serve]
        lotto admin create-operator <username>
        lotto payments-sandbox
        lotto verify-draw <YYYY-MM-DD> [export-file]
+       lotto print-run <game>
 
 serve (the default) runs every service of the platform in one process.
 admin create-operator creates an operator (the first one, typically); the password is read
@@ -28,6 +29,9 @@ verify-draw recounts a settled Powerball drawing's winners and prizes from its f
 alone (the file the close wrote, or the control copy named) and compares them with the
 service's settlement: an exact agreement certifies the drawing, so its prizes become payable;
 any difference stops it as disputed and says what differs (exit status 1).
+print-run starts an instant game's print run through a running lotto (LOTTO_URL, default
+http://127.0.0.1:8080) as operator LOTTO_OPERATOR (default ops, the password as for admin) and
+shows its progress; Ctrl-C cancels it, leaving nothing of the run.
 Configuration is by environment variable; see README.md (Configuration).";
 
 #[tokio::main]
@@ -37,6 +41,7 @@ async fn main() -> anyhow::Result<()> {
         [] | ["serve"] => serve().await,
         ["admin", "create-operator", username] => create_operator(username).await,
         ["payments-sandbox"] => payments_sandbox().await,
+        ["print-run", game] => print_run(game).await,
         ["verify-draw", date] => verify_draw(date, None).await,
         ["verify-draw", date, file] => verify_draw(date, Some(file)).await,
         ["help" | "--help" | "-h"] => {
@@ -71,14 +76,7 @@ async fn serve() -> anyhow::Result<()> {
 async fn create_operator(username: &str) -> anyhow::Result<()> {
     platform::telemetry::init_tracing();
     let config = Config::from_env()?;
-    let password = match std::env::var("LOTTO_ADMIN_PASSWORD") {
-        Ok(password) => password,
-        Err(_) => {
-            let mut line = String::new();
-            std::io::stdin().read_line(&mut line).context("reading the password from standard input")?;
-            line.trim_end_matches(['\r', '\n']).to_owned()
-        }
-    };
+    let password = operator_password()?;
     let database = postgres::locate(config.database_url.as_deref()).await?;
     let result = async {
         let pool = gateway::connect(&database.url, &config).await?;
@@ -159,6 +157,95 @@ async fn verify_draw(date: &str, file: Option<&str>) -> anyhow::Result<()> {
         std::process::exit(1);
     }
     Ok(())
+}
+
+/// The operator's password: `LOTTO_ADMIN_PASSWORD`, or the first line of standard input.
+fn operator_password() -> anyhow::Result<String> {
+    Ok(match std::env::var("LOTTO_ADMIN_PASSWORD") {
+        Ok(password) => password,
+        Err(_) => {
+            let mut line = String::new();
+            std::io::stdin().read_line(&mut line).context("reading the password from standard input")?;
+            line.trim_end_matches(['\r', '\n']).to_owned()
+        }
+    })
+}
+
+/// `lotto print-run <game>`: an operator's print run through the API, followed with a progress
+/// bar (plain lines when the output is not a terminal); Ctrl-C cancels it.
+async fn print_run(game: &str) -> anyhow::Result<()> {
+    let base = std::env::var("LOTTO_URL").unwrap_or_else(|_| "http://127.0.0.1:8080".to_owned());
+    let username = std::env::var("LOTTO_OPERATOR").unwrap_or_else(|_| "ops".to_owned());
+    let password = operator_password()?;
+    let http = reqwest::Client::new();
+    let answer = |response: reqwest::Response| async move {
+        let status = response.status();
+        let body: serde_json::Value = response.json().await.unwrap_or(serde_json::Value::Null);
+        if status.is_success() {
+            Ok(body)
+        } else {
+            Err(anyhow::anyhow!("{status}: {}", body["detail"].as_str().unwrap_or("no detail")))
+        }
+    };
+    let login = serde_json::json!({"username": username, "password": password});
+    let session = answer(http.post(format!("{base}/v1/sessions")).json(&login).send().await?).await?;
+    let token = session["access_token"].as_str().context("the login gave no token")?.to_owned();
+    let started =
+        http.post(format!("{base}/v1/instant/games/{game}/print-runs")).bearer_auth(&token).send().await?;
+    let job = answer(started).await.context("the print run was refused")?;
+    let id = job["id"].as_str().context("the answer named no job")?.to_owned();
+    let total = job["tickets_total"].as_u64().unwrap_or(0);
+    let bar = indicatif::ProgressBar::new(total);
+    bar.set_style(
+        indicatif::ProgressStyle::with_template(
+            "{msg:>10} [{bar:40}] {pos}/{len} tickets stored ({elapsed})",
+        )?
+        .progress_chars("=> "),
+    );
+    say(&format!("print job {id} for game {game}: {total} tickets"));
+    let (mut last, mut cancelled) = (String::new(), false);
+    let interrupted = tokio::signal::ctrl_c();
+    tokio::pin!(interrupted);
+    let finished = loop {
+        tokio::select! {
+            _ = &mut interrupted, if !cancelled => {
+                cancelled = true;
+                let url = format!("{base}/v1/instant/print-jobs/{id}/cancel");
+                answer(http.post(url).bearer_auth(&token).send().await?).await?;
+                say("cancelling: the run stops after its current pool and keeps nothing");
+            }
+            () = tokio::time::sleep(std::time::Duration::from_millis(500)) => {
+                let url = format!("{base}/v1/instant/print-jobs/{id}");
+                let now = answer(http.get(url).bearer_auth(&token).send().await?).await?;
+                let state = now["state"].as_str().unwrap_or("?").to_owned();
+                let (generated, stored) = (now["tickets_generated"].as_u64().unwrap_or(0), now["tickets_stored"].as_u64().unwrap_or(0));
+                bar.set_message(state.clone());
+                bar.set_position(stored);
+                let line = format!("{state}: {generated} generated, {stored} stored of {total}");
+                if bar.is_hidden() && line != last {
+                    say(&line);
+                }
+                last = line;
+                if !matches!(state.as_str(), "queued" | "running") {
+                    break now;
+                }
+            }
+        }
+    };
+    bar.finish();
+    match finished["state"].as_str() {
+        Some("succeeded") => {
+            say(&format!("print run {} stored", finished["print_run"].as_str().unwrap_or("?")));
+            Ok(())
+        }
+        Some("cancelled") => {
+            say("print run cancelled: nothing of it was kept");
+            std::process::exit(1)
+        }
+        _ => {
+            anyhow::bail!("the print run failed: {}", finished["error"].as_str().unwrap_or("no reason given"))
+        }
+    }
 }
 
 /// `lotto payments-sandbox`: the sandbox payment provider in a process of its own.

@@ -259,3 +259,56 @@ async fn a_players_deposit_is_confirmed_by_the_sandbox_provider() {
     assert_eq!(wallet["balance"]["posted"], 5_000);
     lotto.terminate();
 }
+
+/// `lotto print-run` as an operator runs it against a running `lotto`: it starts the job, shows
+/// its progress, and on Ctrl-C cancels it, keeping nothing of the run.
+#[tokio::test]
+async fn lotto_print_run_follows_the_job_and_ctrl_c_cancels_it() {
+    use std::io::{BufRead, BufReader};
+    use std::process::Stdio;
+    let url = platform::testing::fresh_database().await.unwrap();
+    let lotto = Lotto::start(&[("DATABASE_URL", url.clone())], Duration::from_secs(60));
+    let made = Command::new(env!("CARGO_BIN_EXE_lotto"))
+        .args(["admin", "create-operator", "ops"])
+        .env("DATABASE_URL", &url)
+        .env("LOTTO_ADMIN_PASSWORD", "a long admin password")
+        .env("LOTTO_LOG", "warn")
+        .output()
+        .unwrap();
+    assert!(made.status.success(), "{}", String::from_utf8_lossy(&made.stderr));
+    let mut run = Command::new(env!("CARGO_BIN_EXE_lotto"))
+        .args(["print-run", "286"])
+        .env("LOTTO_URL", &lotto.base_url)
+        .env("LOTTO_ADMIN_PASSWORD", "a long admin password")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let pid = run.id().to_string();
+    let mut lines = BufReader::new(run.stdout.take().unwrap()).lines().map_while(Result::ok);
+    let mut said = Vec::new();
+    // Its output is not a terminal: a plain line for each change, until the run is under way.
+    for line in lines.by_ref() {
+        let under_way = line.starts_with("running:");
+        said.push(line);
+        if under_way {
+            break;
+        }
+    }
+    assert!(said[0].contains("1200000 tickets"), "{said:?}");
+    let interrupted = Command::new("kill").args(["-INT", &pid]).status().unwrap();
+    assert!(interrupted.success());
+    said.extend(lines);
+    let status = run.wait().unwrap();
+    assert!(!status.success(), "a cancelled run exits 1: {said:?}");
+    assert!(said.iter().any(|l| l == "print run cancelled: nothing of it was kept"), "{said:?}");
+    let pool = sqlx::PgPool::connect(&url).await.unwrap();
+    let (state, tickets): (String, i64) = sqlx::query_as(
+        "SELECT (SELECT state FROM instant.print_jobs), (SELECT count(*) FROM instant.tickets)",
+    )
+    .fetch_one(&pool)
+    .await
+    .unwrap();
+    assert_eq!((state.as_str(), tickets), ("cancelled", 0));
+    lotto.terminate();
+}
