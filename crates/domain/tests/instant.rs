@@ -263,8 +263,26 @@ mod print_runs {
             let tampered: String = tampered.into_iter().collect();
             assert_eq!(barcode_is_valid(&tampered), None, "{tampered}");
         }
-        for bad in ["", "283-001234-056", "283-001234-056-x", "28-001234-056-1"] {
+        for bad in
+            ["", "283-001234-056", "283-001234-056-x", "28-001234-056-1", "28300123405", "2830012340561x"]
+        {
             assert_eq!(barcode_is_valid(bad), None, "{bad}");
+        }
+        // What a keyboard-wedge scanner types: the 13 digits, no dashes.
+        let raw: String = good.chars().filter(char::is_ascii_digit).collect();
+        assert_eq!((raw.len(), barcode_is_valid(&raw)), (13, Some((283, 1234, 56))));
+        let mut wrong = raw.clone().into_bytes();
+        wrong[12] = if wrong[12] == b'9' { b'0' } else { wrong[12] + 1 };
+        assert_eq!(barcode_is_valid(&String::from_utf8(wrong).unwrap()), None);
+    }
+
+    #[test]
+    fn a_virn_is_twelve_digits_with_spaces_or_dashes_ignored() {
+        use domain::instant::print_run::virn_digits;
+        assert_eq!(virn_digits("1234 5678 9012").as_deref(), Some("123456789012"));
+        assert_eq!(virn_digits("1234-5678-9012").as_deref(), Some("123456789012"));
+        for bad in ["", "12345678901", "1234567890123", "12345678901x"] {
+            assert_eq!(virn_digits(bad), None, "{bad}");
         }
     }
 }

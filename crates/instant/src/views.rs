@@ -10,9 +10,10 @@ use uuid::Uuid;
 #[derive(Debug, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ValidationRequest {
-    /// As printed: `GGG-BBBBBB-TTT-C`.
+    /// As printed (`GGG-BBBBBB-TTT-C`) or as a keyboard-wedge scanner types it (the 13 digits).
     pub barcode: String,
-    /// The twelve digits under the coating.
+    /// The twelve digits under the coating (spaces or dashes between groups are ignored; anything
+    /// else is `invalid_virn`, which does not count toward the terminal's lock).
     pub virn: String,
 }
 

@@ -333,10 +333,24 @@ mod validation {
                 "{body}"
             );
         }
+        // Misread VIRNs (not twelve digits) are their own 422 and never count toward the lock.
+        for misread in ["12345", "1234567890123", "12345678901x"] {
+            let reply = post(
+                &router,
+                "/v1/instant/validations",
+                &till,
+                json!({"barcode": t.barcode, "virn": misread}),
+            )
+            .await;
+            assert_eq!((reply.status, reply.code()), (StatusCode::UNPROCESSABLE_ENTITY, "invalid_virn"));
+        }
         // A right VIRN does not reset the count: with the wrong one above, four more lock the
-        // terminal, even for a right one.
+        // terminal, even for a right one. It is scanned as a keyboard-wedge scanner types it: the
+        // barcode's 13 raw digits, the VIRN in printed groups.
+        let raw: String = t.barcode.chars().filter(char::is_ascii_digit).collect();
+        let grouped = format!("{} {} {}", &t.virn[..4], &t.virn[4..8], &t.virn[8..]);
         assert_eq!(
-            post(&router, "/v1/instant/validations", &till, json!({"barcode": t.barcode, "virn": t.virn}))
+            post(&router, "/v1/instant/validations", &till, json!({"barcode": raw, "virn": grouped}))
                 .await
                 .status,
             StatusCode::OK
@@ -362,7 +376,14 @@ mod validation {
             .fetch_one(&state.pool)
             .await
             .unwrap();
-        assert_eq!(logged, 9, "every attempt but the locked one is logged");
+        assert_eq!(logged, 9, "every attempt but the locked one and the misreads is logged");
+        let raw_logged: i64 =
+            sqlx::query_scalar("SELECT count(*) FROM validations WHERE barcode = $1 AND result = 'winner' OR barcode = $1 AND result = 'not_a_winner'")
+                .bind(&t.barcode)
+                .fetch_one(&state.pool)
+                .await
+                .unwrap();
+        assert_eq!(raw_logged, 1, "the raw scan is logged in the printed form");
     }
 
     #[tokio::test]

@@ -140,6 +140,7 @@ pub const ALL: &[Code] = &[
     code("invalid_timeout", 422, "a hold's timeout out of range"),
     code("invalid_transfer", 422, "a transfer of the wrong form"),
     code("invalid_username", 422, "a username of the wrong form"),
+    code("invalid_virn", 422, "a VIRN that is not twelve digits (a misread: not counted toward the lockout)"),
     code("invalid_window", 422, "a report window whose start is not before its end"),
     code("missing_field", 422, "a required body field is absent"),
     code("multiplier_not_in_drum", 422, "a Power Play multiplier that is not a ball of the drawing's drum"),

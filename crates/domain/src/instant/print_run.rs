@@ -124,16 +124,36 @@ impl Face {
 const LINES: [[usize; 3]; 8] =
     [[0, 1, 2], [3, 4, 5], [6, 7, 8], [0, 3, 6], [1, 4, 7], [2, 5, 8], [0, 4, 8], [2, 4, 6]];
 
+/// The number of digits of a VIRN (the validation number under the latex).
+pub const VIRN_DIGITS: usize = 12;
+
+/// A VIRN as typed or scanned, its digits only (spaces and dashes between groups dropped); none
+/// when it is not twelve digits.
+pub fn virn_digits(virn: &str) -> Option<String> {
+    let digits: String = virn.chars().filter(|c| !matches!(c, ' ' | '-')).collect();
+    (digits.len() == VIRN_DIGITS && digits.bytes().all(|b| b.is_ascii_digit())).then_some(digits)
+}
+
 /// `GGG-BBBBBB-TTT-C`: game, book, ticket, and the Luhn digit of the eleven digits before it.
 pub fn barcode(game: u32, book: u32, ticket: u32) -> String {
     let digits = format!("{game:03}{book:06}{ticket:03}");
     format!("{game:03}-{book:06}-{ticket:03}-{}", crate::serial::luhn_digit(&digits))
 }
 
-/// True when `barcode` is well formed and its check digit agrees.
+/// The (game, book, ticket) of `barcode` when it is well formed and its check digit agrees: the
+/// printed form `GGG-BBBBBB-TTT-C`, or the 13 raw digits a keyboard-wedge scanner types.
 pub fn barcode_is_valid(barcode: &str) -> Option<(u32, u32, u32)> {
-    let parts: Vec<&str> = barcode.split('-').collect();
-    let [game, book, ticket, check] = parts.as_slice() else { return None };
+    let barcode = barcode.trim();
+    let (game, book, ticket, check) = if barcode.contains('-') {
+        let parts: Vec<&str> = barcode.split('-').collect();
+        let [game, book, ticket, check] = parts.as_slice() else { return None };
+        (*game, *book, *ticket, *check)
+    } else {
+        if barcode.len() != 13 || !barcode.is_ascii() {
+            return None;
+        }
+        (barcode.get(..3)?, barcode.get(3..9)?, barcode.get(9..12)?, barcode.get(12..)?)
+    };
     if game.len() != 3 || book.len() != 6 || ticket.len() != 3 || check.len() != 1 {
         return None;
     }
@@ -201,7 +221,7 @@ pub fn print_pool(
             pull_tab_face(game, prize_row, rng)?
         };
         let virn: String =
-            (0..12).map(|_| char::from(b'0'.saturating_add(rng.random_range(0..10u8)))).collect();
+            (0..VIRN_DIGITS).map(|_| char::from(b'0'.saturating_add(rng.random_range(0..10u8)))).collect();
         tickets.push(PrintedTicket {
             pool,
             book,

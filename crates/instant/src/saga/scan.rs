@@ -18,7 +18,7 @@
 
 use axum::http::{HeaderValue, StatusCode, header};
 use chrono::{DateTime, Utc};
-use domain::instant::print_run::barcode_is_valid;
+use domain::instant::print_run::{barcode, barcode_is_valid, virn_digits};
 use platform::AppError;
 use platform::auth::Caller;
 
@@ -99,9 +99,17 @@ pub async fn check_ticket(
         book: i32::try_from(book).unwrap_or(-1),
         ticket: i32::try_from(ticket).unwrap_or(-1),
     };
+    // A VIRN that is not twelve digits is a misread, not a guess: refused before the scan, so it
+    // neither reads a ticket nor counts toward the terminal's lock.
+    let Some(virn) = virn_digits(&request.virn) else {
+        return Err(AppError::unprocessable(
+            "invalid_virn",
+            "a VIRN is twelve digits (spaces or dashes between them are ignored)",
+        ));
+    };
     // Hashed here: the key never reaches the database. A barcode that is not well formed reads
     // no ticket, but still meets the terminal's lock first.
-    let candidate = state.settings.virn_key.hash(request.virn.trim());
+    let candidate = state.settings.virn_key.hash(&virn);
     let scanned = crate::store::tickets::scan(
         &state.pool,
         caller.subject(),
@@ -118,7 +126,8 @@ pub async fn check_ticket(
         state.validation_log.submit(LoggedScan {
             terminal_id: caller.subject().to_owned(),
             retailer_id: caller.organization().map(str::to_owned),
-            barcode: request.barcode.clone(),
+            // The printed form, however it was scanned (raw digits or dashed).
+            barcode: place.map_or_else(|| request.barcode.clone(), |(g, b, t)| barcode(g, b, t)),
             result,
             prize_cents,
         })
