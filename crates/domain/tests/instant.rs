@@ -271,7 +271,7 @@ mod print_runs {
         // What a keyboard-wedge scanner types: the 13 digits, no dashes.
         let raw: String = good.chars().filter(char::is_ascii_digit).collect();
         assert_eq!((raw.len(), barcode_is_valid(&raw)), (13, Some((283, 1234, 56))));
-        let mut wrong = raw.clone().into_bytes();
+        let mut wrong = raw.into_bytes();
         wrong[12] = if wrong[12] == b'9' { b'0' } else { wrong[12] + 1 };
         assert_eq!(barcode_is_valid(&String::from_utf8(wrong).unwrap()), None);
     }
