@@ -79,6 +79,9 @@ const MATRIX: &[(&str, &str, [u16; 7])] = &[
     // The instant service's routes, through the gateway.
     ("GET", "/v1/instant/games", [200, 200, 200, 200, 200, 200, 200]),
     ("POST", "/v1/instant/games/{number}/print-runs", [401, 403, 403, 403, 202, 403, 403]),
+    // The fixture's run's file, downloaded by the operator's row once: the row is its second ask.
+    ("GET", "/v1/instant/print-runs/{id}/printer-file", [401, 403, 403, 403, 410, 403, 403]),
+    ("GET", "/v1/instant/keys", [200, 200, 200, 200, 200, 200, 200]),
     ("GET", "/v1/instant/print-jobs", [401, 403, 403, 403, 200, 200, 200]),
     ("GET", "/v1/instant/print-jobs/{id}", [401, 403, 403, 403, 200, 200, 200]),
     // The fixture's job has succeeded: nothing to cancel.
@@ -130,8 +133,9 @@ struct Fixture {
     payment: String,
     /// Ann's Powerball ticket, bought online.
     powerball_serial: String,
-    /// The print job of the run whose packs the instant rows use.
+    /// The print job of the run whose packs the instant rows use, and the run.
     print_job: String,
+    print_run: String,
 }
 
 /// The concrete path and body of a row, for one caller.
@@ -158,6 +162,7 @@ fn request_for(fx: &Fixture, method: &str, route: &str, caller: usize) -> (Strin
         .replace("/v1/instant/games/{number}", "/v1/instant/games/283")
         .replace("/v1/instant/packs/{game}/{book}", "/v1/instant/packs/283/0")
         .replace("/v1/instant/print-jobs/{id}", &format!("/v1/instant/print-jobs/{}", fx.print_job))
+        .replace("/v1/instant/print-runs/{id}", &format!("/v1/instant/print-runs/{}", fx.print_run))
         .replace("/v1/powerball/tickets/{serial}", &format!("/v1/powerball/tickets/{}", fx.powerball_serial))
         .replace(
             "/v1/powerball/draws/{date}",
@@ -382,7 +387,13 @@ async fn every_route_answers_every_caller_as_the_matrix_says() {
     assert_eq!(set.status.as_u16(), 200, "{}", set.body);
     // The instant run whose packs the rows move, printed to the end first.
     let job = gw.print_run(&operator.token, 283).await;
+    let run = job["print_run"].as_str().unwrap().to_owned();
+    let file = gw
+        .call("GET", &format!("/v1/instant/print-runs/{run}/printer-file"), Some(&operator.token), None)
+        .await;
+    assert_eq!(file.status.as_u16(), 200);
     let fx = Fixture {
+        print_run: run,
         print_job: job["id"].as_str().unwrap().to_owned(),
         powerball_serial: powerball.body["serial"].as_str().unwrap().to_owned(),
         player,

@@ -12,13 +12,21 @@
 //! | `LOTTO_WITHHOLDING_BPS`              | `2400`       | how much (24%)                            |
 //! | `LOTTO_RETAILER_COMMISSION_BPS`      | `500`        | the retailer's commission on a pack (5%)  |
 //! | `LOTTO_PACK_SETTLE_AFTER_SECONDS`    | `2592000`    | an active pack is settled after 30 days   |
+//! | `LOTTO_PRINTER_RECIPIENT`            | (a demo key) | the printer's `age` public key printer's files are encrypted to |
+//! | `LOTTO_SIGNING_KEY`                  | (random)     | the lottery's Ed25519 key (hex seed) signing them |
+//! | `LOTTO_PRINTER_FILE_DIR`             | `.lotto/printer-files` | where printer's files wait for their one download |
 
+use std::path::{Path, PathBuf};
 use std::time::Duration;
+
+use ed25519_dalek::SigningKey;
 
 use domain::prizes::PrizeRules;
 use hmac::{Hmac, Mac};
 use platform::config::{ConfigError, Secret, env_or};
 use sha2::Sha256;
+
+use crate::printer_file::PrinterKeys;
 
 /// The key VIRNs are hashed under. The clear VIRN is never stored: a ticket's row holds only
 /// its HMAC-SHA256 under this key, which lives in the service's environment, not the database.
@@ -50,16 +58,43 @@ pub struct InstantSettings {
     pub commission_bps: i64,
     /// A pack active this long is settled without being asked.
     pub settle_after: Duration,
+    /// The printer's public key and the lottery's signing key (the printer's file).
+    pub printer: PrinterKeys,
+    /// Where printer's files wait for their one download.
+    pub printer_file_dir: PathBuf,
+    /// The printer's secret key, only when this process made it (tests, a demonstration): the
+    /// service never needs it; `lotto printer-file` does, on the printer's side.
+    pub demo_printer_identity: Option<DemoIdentity>,
+}
+
+/// A printer's secret key made for a demonstration or a test (never shown in a log).
+#[derive(Clone)]
+pub struct DemoIdentity(pub age::x25519::Identity);
+
+impl std::fmt::Debug for DemoIdentity {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("DemoIdentity(..)")
+    }
+}
+
+/// A fresh Ed25519 signing key from the operating system's generator.
+fn random_signing_key() -> SigningKey {
+    SigningKey::from_bytes(&platform::auth::random_bytes::<32>())
 }
 
 impl InstantSettings {
     /// The defaults with `virn_key`: what tests and benchmarks run with.
     pub fn with_key(virn_key: Secret) -> Self {
+        let demo = age::x25519::Identity::generate();
         InstantSettings {
             virn_key: VirnKey::new(virn_key),
             prizes: PrizeRules::default(),
             commission_bps: 500,
             settle_after: Duration::from_secs(30 * 24 * 3600),
+            printer: PrinterKeys { recipient: demo.to_public(), signing: random_signing_key() },
+            printer_file_dir: std::env::temp_dir()
+                .join(format!("lotto-printer-files-{}", uuid::Uuid::new_v4())),
+            demo_printer_identity: Some(DemoIdentity(demo)),
         }
     }
 
@@ -85,6 +120,34 @@ impl InstantSettings {
             }
         };
         let d = InstantSettings::with_key(key);
+        let printer_file_dir: PathBuf =
+            env_or("LOTTO_PRINTER_FILE_DIR", PathBuf::from(".lotto/printer-files"))?;
+        let recipient = match std::env::var("LOTTO_PRINTER_RECIPIENT") {
+            Ok(text) if !text.trim().is_empty() => {
+                text.trim().parse::<age::x25519::Recipient>().map_err(|e| ConfigError {
+                    name: "LOTTO_PRINTER_RECIPIENT",
+                    value: text.clone(),
+                    reason: format!("not an age public key (age1...): {e}"),
+                })?
+            }
+            _ => demo_printer_key(&printer_file_dir)?,
+        };
+        let signing = match Secret::from_env("LOTTO_SIGNING_KEY")? {
+            Some(seed) => {
+                let bytes = hex::decode(seed.expose()).ok().and_then(|b| <[u8; 32]>::try_from(b).ok());
+                SigningKey::from_bytes(&bytes.ok_or_else(|| ConfigError {
+                    name: "LOTTO_SIGNING_KEY",
+                    value: String::new(),
+                    reason: "64 hex digits (an Ed25519 seed)".to_owned(),
+                })?)
+            }
+            None => {
+                tracing::warn!(
+                    "LOTTO_SIGNING_KEY is not set: printer's files are signed with a key that dies with this process"
+                );
+                random_signing_key()
+            }
+        };
         Ok(InstantSettings {
             prizes: PrizeRules::from_settings(env_or)?,
             commission_bps: env_or("LOTTO_RETAILER_COMMISSION_BPS", d.commission_bps)?,
@@ -92,7 +155,47 @@ impl InstantSettings {
                 "LOTTO_PACK_SETTLE_AFTER_SECONDS",
                 d.settle_after.as_secs(),
             )?),
+            printer: PrinterKeys { recipient, signing },
+            printer_file_dir,
+            demo_printer_identity: None,
             virn_key: d.virn_key,
         })
     }
+}
+
+/// Without `LOTTO_PRINTER_RECIPIENT`, a demonstration's printer key: made once and kept beside
+/// the printer's files (`printer-identity.txt`, readable by its owner only), so a newcomer can
+/// decrypt a file with `lotto printer-file`. A real printer keeps its secret key itself.
+fn demo_printer_key(dir: &Path) -> Result<age::x25519::Recipient, ConfigError> {
+    use age::secrecy::ExposeSecret;
+    let failed = |reason: String| ConfigError {
+        name: "LOTTO_PRINTER_FILE_DIR",
+        value: dir.display().to_string(),
+        reason,
+    };
+    let path = dir.join("printer-identity.txt");
+    let identity = match std::fs::read_to_string(&path) {
+        Ok(text) => text
+            .trim()
+            .parse::<age::x25519::Identity>()
+            .map_err(|e| failed(format!("{}: {e}", path.display())))?,
+        Err(_) => {
+            std::fs::create_dir_all(dir).map_err(|e| failed(e.to_string()))?;
+            let identity = age::x25519::Identity::generate();
+            std::fs::write(&path, format!("{}\n", identity.to_string().expose_secret()))
+                .map_err(|e| failed(e.to_string()))?;
+            #[cfg(unix)]
+            {
+                use std::os::unix::fs::PermissionsExt;
+                std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600))
+                    .map_err(|e| failed(e.to_string()))?;
+            }
+            identity
+        }
+    };
+    tracing::warn!(
+        identity = %path.display(),
+        "LOTTO_PRINTER_RECIPIENT is not set: printer's files are encrypted to a demonstration key kept beside them"
+    );
+    Ok(identity.to_public())
 }

@@ -12,6 +12,7 @@
 
 pub mod config;
 pub mod games;
+pub mod printer_file;
 pub mod routes;
 pub mod saga;
 pub mod store;
@@ -142,6 +143,8 @@ pub fn route_table() -> Vec<(Method, &'static str, MethodRouter<InstantState>)> 
     vec![
         (Method::GET, "/v1/instant/games", get(routes::list_games)),
         (Method::POST, "/v1/instant/games/{number}/print-runs", post(routes::create_print_run)),
+        (Method::GET, "/v1/instant/print-runs/{id}/printer-file", get(routes::download_printer_file)),
+        (Method::GET, "/v1/instant/keys", get(routes::keys)),
         (Method::GET, "/v1/instant/print-jobs", get(routes::list_print_jobs)),
         (Method::GET, "/v1/instant/print-jobs/{id}", get(routes::get_print_job)),
         (Method::POST, "/v1/instant/print-jobs/{id}/cancel", post(routes::cancel_print_job)),
@@ -194,7 +197,8 @@ pub fn spawn_workers(state: InstantState) {
 #[derive(Debug, utoipa::OpenApi)]
 #[openapi(
     paths(
-        routes::list_games, routes::create_print_run, routes::list_print_jobs, routes::get_print_job,
+        routes::list_games, routes::create_print_run, routes::download_printer_file, routes::keys,
+        routes::list_print_jobs, routes::get_print_job,
         routes::cancel_print_job, routes::assign, routes::activate, routes::settle,
         routes::validate, routes::claim, routes::create_office_claim, routes::list_office_claims,
         routes::liability, routes::validations_by_retailer,

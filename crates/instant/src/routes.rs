@@ -84,6 +84,70 @@ pub async fn create_print_run(
 }
 
 #[utoipa::path(
+    get, path = "/v1/instant/print-runs/{id}/printer-file", tag = "instant",
+    params(("id" = uuid::Uuid, Path, description = "the print run")),
+    responses((status = 200, description = "the run's printer's file, encrypted to the printer's key (an age file), exactly once; `X-Lotto-Sha256` is its hash and `X-Lotto-Signature` the lottery's Ed25519 signature of that hash (hex)", content_type = "application/octet-stream", body = Vec<u8>),
+              (status = 410, description = "downloaded before: the file is gone (the refusal is logged in the audit chain)", body = platform::Problem, content_type = "application/problem+json"),
+              (status = "4XX", response = Refused)),
+    security(("bearer" = []))
+)]
+/// `GET /v1/instant/print-runs/{id}/printer-file`: operators, exactly once per run.
+pub async fn download_printer_file(
+    State(state): State<InstantState>,
+    caller: Caller,
+    Path(id): Path<uuid::Uuid>,
+) -> Result<axum::response::Response, AppError> {
+    use crate::store::print_runs::{PrinterFileTaken, take_printer_file};
+    caller.require(&[Role::Operator])?;
+    let (path, sha256, signature) = match take_printer_file(&state.pool, id, caller.subject()).await? {
+        PrinterFileTaken::Now { path, sha256, signature } => (path, sha256, signature),
+        PrinterFileTaken::Gone { at, by } => {
+            return Err(AppError::new(
+                StatusCode::GONE,
+                "printer_file_gone",
+                format!(
+                    "this run's printer's file was downloaded by {by} at {}; it is not kept",
+                    at.to_rfc3339()
+                ),
+            ));
+        }
+        PrinterFileTaken::NoRun => {
+            return Err(AppError::not_found(
+                "print_run_not_found",
+                format!("no print run {id} with a printer's file"),
+            ));
+        }
+    };
+    let file = tokio::fs::File::open(&path).await.map_err(AppError::internal)?;
+    // Open, it is read to the end; gone from the directory, no second copy remains.
+    tokio::fs::remove_file(&path).await.map_err(AppError::internal)?;
+    let body = axum::body::Body::from_stream(tokio_util::io::ReaderStream::with_capacity(file, 1 << 16));
+    let name =
+        std::path::Path::new(&path).file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    axum::response::Response::builder()
+        .status(StatusCode::OK)
+        .header(axum::http::header::CONTENT_TYPE, "application/octet-stream")
+        .header(axum::http::header::CONTENT_DISPOSITION, format!("attachment; filename=\"{name}\""))
+        .header("x-lotto-sha256", hex::encode(sha256))
+        .header("x-lotto-signature", hex::encode(signature))
+        .body(body)
+        .map_err(AppError::internal)
+}
+
+#[utoipa::path(
+    get, path = "/v1/instant/keys", tag = "instant",
+    responses((status = 200, description = "the lottery's Ed25519 key that signs printer's files, and the printer's key they are encrypted to (public)", body = KeysView),
+              (status = "4XX", response = Refused)),
+)]
+/// `GET /v1/instant/keys`: public.
+pub async fn keys(State(state): State<InstantState>) -> Json<KeysView> {
+    Json(KeysView {
+        signing_key: state.settings.printer.verifying_key_hex(),
+        printer_recipient: state.settings.printer.recipient.to_string(),
+    })
+}
+
+#[utoipa::path(
     get, path = "/v1/instant/print-jobs", tag = "instant", params(JobsQuery),
     responses((status = 200, description = "print jobs, newest first", body = Vec<PrintJobView>), (status = "4XX", response = Refused)),
     security(("bearer" = []))

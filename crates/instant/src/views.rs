@@ -126,6 +126,15 @@ pub struct PrintRunView {
     pub seconds: f64,
 }
 
+/// The public keys of the printer's file.
+#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct KeysView {
+    /// The lottery's Ed25519 public key (hex): it signs each printer's file's SHA-256.
+    pub signing_key: String,
+    /// The printer's `age` public key the files are encrypted to.
+    pub printer_recipient: String,
+}
+
 /// A list of print jobs.
 #[derive(Debug, Deserialize, utoipa::IntoParams)]
 #[serde(deny_unknown_fields)]
@@ -149,6 +158,8 @@ pub struct PrintJobView {
     /// Written to the database so far (in the run's transaction: none of it stays unless the
     /// job succeeds).
     pub tickets_stored: i64,
+    /// The printer's file is written, encrypted and signed (with the run, at the end).
+    pub file_written: bool,
     /// Starts: a job taken up again after a crash starts from nothing.
     pub attempts: i32,
     pub cancel_requested: bool,

@@ -551,3 +551,92 @@ mod claims {
         assert_eq!(listed["prizes"][1]["remaining"].as_u64(), Some(hit10.prizes[1].count - 2));
     }
 }
+
+/// The way a lottery and its printer work (issue 14): the run's printer's file, downloaded once
+/// by an operator (signed, and a second download refused and chained), decrypted with the
+/// printer's key; a winning ticket read off it as a person reads it (its face), scanned at the
+/// counter of the retailer its pack went to, and paid exactly once.
+#[tokio::test]
+async fn a_ticket_from_the_printers_file_is_paid_at_the_counter_exactly_once() {
+    use domain::instant::print_run::{Face, face_pays};
+    use serde_json::json;
+    use tower::ServiceExt;
+    let (router, state, tokens) = service().await;
+    let operator = common::staff(&tokens, "olga", Role::Operator);
+    let job = common::print_run(&router, &operator, 283).await;
+    assert_eq!(job["file_written"], true);
+    let run = job["print_run"].as_str().unwrap();
+
+    let download = |token: String| {
+        let request = Request::get(format!("/v1/instant/print-runs/{run}/printer-file"))
+            .header("authorization", format!("Bearer {token}"))
+            .body(Body::empty())
+            .unwrap();
+        router.clone().oneshot(request)
+    };
+    let response = download(operator.clone()).await.unwrap();
+    assert_eq!(response.status(), StatusCode::OK);
+    let signature: [u8; 64] =
+        hex::decode(response.headers()["x-lotto-signature"].to_str().unwrap()).unwrap().try_into().unwrap();
+    let bytes = axum::body::to_bytes(response.into_body(), usize::MAX).await.unwrap();
+    assert!(bytes.starts_with(b"age-encryption.org/v1"), "an age file");
+    let remaining = std::fs::read_dir(&state.settings.printer_file_dir).unwrap().count();
+    assert_eq!(remaining, 0, "the service keeps no copy");
+    let again = common::get(&router, &format!("/v1/instant/print-runs/{run}/printer-file"), &operator).await;
+    assert_eq!((again.status, again.code()), (StatusCode::GONE, "printer_file_gone"));
+    let kinds: Vec<String> =
+        sqlx::query_scalar("SELECT kind FROM audit_log ORDER BY seq").fetch_all(&state.pool).await.unwrap();
+    assert_eq!(kinds, ["instant.printer_file.downloaded", "instant.printer_file.refused"]);
+    assert!(platform::audit::verify(&state.pool).await.unwrap().intact);
+
+    // The printer's side: verify the lottery's signature with its published key, decrypt.
+    let file = std::env::temp_dir().join(format!("printers-file-{run}.age"));
+    std::fs::write(&file, &bytes).unwrap();
+    let keys = common::get(&router, "/v1/instant/keys", &operator).await;
+    let public: [u8; 32] =
+        hex::decode(keys.body["signing_key"].as_str().unwrap()).unwrap().try_into().unwrap();
+    let verifying = ed25519_dalek::VerifyingKey::from_bytes(&public).unwrap();
+    instant::printer_file::verify(&file, &signature, &verifying).unwrap();
+    let identity = &state.settings.demo_printer_identity.as_ref().unwrap().0;
+    let tickets = instant::printer_file::read_tickets(&file, identity).unwrap();
+    assert_eq!(tickets.len(), 24_000);
+    let wrong_key = age::x25519::Identity::generate();
+    assert!(
+        instant::printer_file::read_tickets(&file, &wrong_key).is_err(),
+        "only the printer's key opens it"
+    );
+
+    // A person reads a $20-or-less winner off its face, and takes it to the counter.
+    let hit10 = game(&state, 283);
+    let winner = tickets
+        .iter()
+        .find(|t| {
+            let pays: i64 = face_pays(&hit10, &Face::from_text(&hit10, &t.face).unwrap()).iter().sum();
+            pays > 0 && pays <= 2_000
+        })
+        .unwrap();
+    let prize: i64 = face_pays(&hit10, &Face::from_text(&hit10, &winner.face).unwrap()).iter().sum();
+    let till = common::till(&tokens, "till-1", "shop-a");
+    let book = winner.book;
+    post(
+        &router,
+        &format!("/v1/instant/packs/283/{book}/assign"),
+        &operator,
+        json!({"retailer_id": "shop-a"}),
+    )
+    .await;
+    post(&router, &format!("/v1/instant/packs/283/{book}/activate"), &till, json!(null)).await;
+    let scan = json!({"barcode": winner.barcode.replace('-', ""), "virn": winner.virn});
+    let checked = post(&router, "/v1/instant/validations", &till, scan.clone()).await;
+    assert_eq!(
+        (checked.body["winner"].as_bool(), checked.body["prize_cents"].as_i64()),
+        (Some(true), Some(prize)),
+        "{}",
+        checked.body
+    );
+    let paid = post(&router, "/v1/instant/claims", &till, scan.clone()).await;
+    assert!(paid.status.is_success(), "{}", paid.body);
+    let twice = post(&router, "/v1/instant/claims", &till, scan).await;
+    assert_eq!(twice.code(), "already_paid");
+    let _ = std::fs::remove_file(&file);
+}

@@ -54,6 +54,7 @@ pub const ALL: &[Code] = &[
     code("payment_not_found", 404, "no such deposit or withdrawal"),
     code("player_not_found", 404, "no such player"),
     code("print_job_not_found", 404, "no such print job"),
+    code("print_run_not_found", 404, "no such print run with a printer's file"),
     code("retailer_not_found", 404, "no such retailer"),
     code("round_not_found", 404, "no such blackjack round (or not the caller's)"),
     code("route_not_found", 404, "no such route"),
@@ -66,7 +67,7 @@ pub const ALL: &[Code] = &[
     ),
     code("transfer_not_found", 404, "no such ledger transfer"),
     code("unknown_game", 404, "a scanned barcode of a game this service does not run"),
-    // 405, 409, 413, 414, 415.
+    // 405, 409, 410, 413, 414, 415.
     code("method_not_allowed", 405, "the route does not take this method"),
     code("already_paid", 409, "the ticket's prize has been paid"),
     code("append_only", 409, "the journal is append-only: a transfer is never changed"),
@@ -95,6 +96,7 @@ pub const ALL: &[Code] = &[
     code("second_operator_required", 409, "results wait for a different operator's entry (dual control)"),
     code("stale_step", 409, "the decision names a step the round has passed"),
     code("username_taken", 409, "a staff member with this username exists"),
+    code("printer_file_gone", 410, "the run's printer's file was downloaded once and is not kept"),
     code("body_too_large", 413, "the body is larger than the limit"),
     code("uri_too_long", 414, "the path and query are longer than 8 KiB"),
     code("unsupported_media_type", 415, "the body is not application/json"),

@@ -18,10 +18,10 @@ use rand::SeedableRng;
 use rand_chacha::ChaCha20Rng;
 use uuid::Uuid;
 
-use crate::InstantState;
 use crate::store::print_jobs;
 use crate::store::print_runs::{self, RunRecord};
 use crate::views::{PrintJobView, PrintRunView};
+use crate::{InstantState, printer_file};
 
 /// Generates `game`'s print run with a fresh OS-seeded ChaCha20 and stores it in one transaction.
 pub async fn store_print_run(
@@ -83,26 +83,76 @@ async fn print(
         created_by,
     };
     print_runs::insert_run(&mut tx, &run).await?;
-    let mut generated = 0i64;
-    for (p, pool_count) in counts.iter().enumerate() {
-        let pool = u32::try_from(p).map_err(AppError::internal)?;
-        let tickets = print_pool(game, first_book, pool, pool_count, &mut rng).map_err(AppError::internal)?;
-        generated = generated.saturating_add(pool_tickets(&tickets));
-        if let Some((job, line)) = progress.as_mut() {
-            // Generated, not yet written: an operator watching sees both steps of each pool.
-            line.report(*job, generated, generated.saturating_sub(pool_tickets(&tickets))).await?;
+    // The printer's file is written as the pools are generated, encrypted as it goes.
+    let settings = &state.settings;
+    let (dir, recipient) = (settings.printer_file_dir.clone(), settings.printer.recipient.clone());
+    let run_id = run.id;
+    let game_for_file = game.clone();
+    let writer = tokio::task::spawn_blocking(move || {
+        printer_file::Writer::create(&dir, run_id, &recipient, &game_for_file, first_book, last_book)
+    })
+    .await
+    .map_err(AppError::internal)?
+    .map_err(AppError::internal)?;
+    let mut file = Some(writer);
+    let stored = async {
+        let mut generated = 0i64;
+        for (p, pool_count) in counts.iter().enumerate() {
+            let pool = u32::try_from(p).map_err(AppError::internal)?;
+            let tickets =
+                print_pool(game, first_book, pool, pool_count, &mut rng).map_err(AppError::internal)?;
+            generated = generated.saturating_add(pool_tickets(&tickets));
+            if let Some((job, line)) = progress.as_mut() {
+                // Generated, not yet written: an operator watching sees both steps of each pool.
+                line.report(*job, generated, generated.saturating_sub(pool_tickets(&tickets))).await?;
+            }
+            print_runs::copy_tickets(&mut tx, game, &tickets, &settings.virn_key).await?;
+            let mut writer = file.take().ok_or_else(|| AppError::internal("the printer's file is gone"))?;
+            let (writer, written) = tokio::task::spawn_blocking(move || {
+                let written = writer.write_pool(&tickets);
+                (writer, written)
+            })
+            .await
+            .map_err(AppError::internal)?;
+            file = Some(writer);
+            written.map_err(AppError::internal)?;
+            if let Some((job, line)) = progress.as_mut()
+                && line.report(*job, generated, generated).await?
+            {
+                // Returning drops the transaction: nothing of the run stays.
+                return Err(AppError::conflict(CANCELLED, "the print run was cancelled"));
+            }
         }
-        print_runs::copy_tickets(&mut tx, game, &tickets, &state.settings.virn_key).await?;
-        if let Some((job, line)) = progress.as_mut()
-            && line.report(*job, generated, generated).await?
-        {
-            // Returning drops the transaction: nothing of the run stays.
-            return Err(AppError::conflict(CANCELLED, "the print run was cancelled"));
+        print_runs::insert_packs_and_counts(&mut tx, game, &run).await?;
+        state.ledger.transfer(&liability_funding(state, game, run.id)).await?;
+        let writer = file.take().ok_or_else(|| AppError::internal("the printer's file is gone"))?;
+        let (signing, tickets) = (settings.printer.signing.clone(), game.tickets_ordered);
+        let (path, sha256, signature) = tokio::task::spawn_blocking(move || writer.finish(tickets, &signing))
+            .await
+            .map_err(AppError::internal)?
+            .map_err(AppError::internal)?;
+        let recorded =
+            print_runs::record_printer_file(&mut tx, run.id, &path.to_string_lossy(), &sha256, &signature)
+                .await;
+        match match recorded {
+            Ok(()) => tx.commit().await.map_err(AppError::from),
+            Err(e) => Err(e),
+        } {
+            Ok(()) => Ok(()),
+            Err(e) => {
+                // The run did not commit: neither does its file.
+                let _ = std::fs::remove_file(&path);
+                Err(e)
+            }
         }
     }
-    print_runs::insert_packs_and_counts(&mut tx, game, &run).await?;
-    state.ledger.transfer(&liability_funding(state, game, run.id)).await?;
-    tx.commit().await?;
+    .await;
+    if let Err(e) = stored {
+        if let Some(writer) = file.take() {
+            writer.abandon();
+        }
+        return Err(e);
+    }
     Ok(PrintRunView {
         id: run.id,
         game: game.number,

@@ -13,8 +13,8 @@ use crate::views::PrintJobView;
 pub const LEASE_SECONDS: f64 = 120.0;
 
 const COLUMNS: &str =
-    "id, game, state, tickets_total, tickets_generated, tickets_stored, attempts, cancel_requested,
-    print_run, error, created_by, created_at, started_at, finished_at";
+    "id, game, state, tickets_total, tickets_generated, tickets_stored, file_written, attempts,
+    cancel_requested, print_run, error, created_by, created_at, started_at, finished_at";
 
 fn job_of(row: &PgRow) -> Result<PrintJobView, AppError> {
     Ok(PrintJobView {
@@ -24,6 +24,7 @@ fn job_of(row: &PgRow) -> Result<PrintJobView, AppError> {
         tickets_total: row.try_get("tickets_total")?,
         tickets_generated: row.try_get("tickets_generated")?,
         tickets_stored: row.try_get("tickets_stored")?,
+        file_written: row.try_get("file_written")?,
         attempts: row.try_get("attempts")?,
         cancel_requested: row.try_get("cancel_requested")?,
         print_run: row.try_get("print_run")?,
@@ -139,6 +140,7 @@ pub async fn finish(
 ) -> Result<(), AppError> {
     sqlx::query(
         "UPDATE print_jobs SET state = $2, print_run = $3, error = $4, finished_at = now(), lease_until = NULL,
+                file_written = ($2 = 'succeeded'),
                 tickets_stored = CASE WHEN $2 = 'succeeded' THEN tickets_total ELSE tickets_stored END
           WHERE id = $1 AND state = 'running'",
     )

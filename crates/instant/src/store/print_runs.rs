@@ -113,3 +113,98 @@ pub async fn insert_packs_and_counts(
     .await?;
     Ok(())
 }
+
+/// Records run `run`'s printer's file (where it waits, its SHA-256 and the lottery's signature),
+/// in the run's transaction.
+pub async fn record_printer_file(
+    conn: &mut PgConnection,
+    run: Uuid,
+    path: &str,
+    sha256: &[u8],
+    signature: &[u8],
+) -> Result<(), AppError> {
+    sqlx::query(
+        "UPDATE print_runs SET printer_file = $2, printer_file_sha256 = $3, printer_file_signature = $4 WHERE id = $1",
+    )
+    .bind(run)
+    .bind(path)
+    .bind(sha256)
+    .bind(signature)
+    .execute(&mut *conn)
+    .await?;
+    Ok(())
+}
+
+/// What asking for a run's printer's file found.
+#[derive(Debug)]
+pub enum PrinterFileTaken {
+    /// Taken now (by this request, once): where it waits, its hash and signature.
+    Now { path: String, sha256: Vec<u8>, signature: Vec<u8> },
+    /// Downloaded before.
+    Gone { at: chrono::DateTime<chrono::Utc>, by: String },
+    /// No such run.
+    NoRun,
+}
+
+/// Takes run `run`'s printer's file for `by` (exactly once: the first request marks it), chaining
+/// the download, or the refused second one, in the audit log.
+pub async fn take_printer_file(
+    pool: &sqlx::PgPool,
+    run: Uuid,
+    by: &str,
+) -> Result<PrinterFileTaken, AppError> {
+    use sqlx::Row;
+    let mut tx = pool.begin().await?;
+    let taken = sqlx::query(
+        "UPDATE print_runs SET printer_file_downloaded_at = now(), printer_file_downloaded_by = $2
+          WHERE id = $1 AND printer_file IS NOT NULL AND printer_file_downloaded_at IS NULL
+          RETURNING printer_file, printer_file_sha256, printer_file_signature",
+    )
+    .bind(run)
+    .bind(by)
+    .fetch_optional(&mut *tx)
+    .await?;
+    let found = match taken {
+        Some(row) => PrinterFileTaken::Now {
+            path: row.try_get("printer_file")?,
+            sha256: row.try_get("printer_file_sha256")?,
+            signature: row.try_get("printer_file_signature")?,
+        },
+        None => {
+            let before = sqlx::query(
+                "SELECT printer_file_downloaded_at, printer_file_downloaded_by FROM print_runs WHERE id = $1",
+            )
+            .bind(run)
+            .fetch_optional(&mut *tx)
+            .await?;
+            match before {
+                Some(row) => match row
+                    .try_get::<Option<chrono::DateTime<chrono::Utc>>, _>("printer_file_downloaded_at")?
+                {
+                    Some(at) => PrinterFileTaken::Gone {
+                        at,
+                        by: row
+                            .try_get::<Option<String>, _>("printer_file_downloaded_by")?
+                            .unwrap_or_default(),
+                    },
+                    None => PrinterFileTaken::NoRun,
+                },
+                None => PrinterFileTaken::NoRun,
+            }
+        }
+    };
+    let (kind, record) = match &found {
+        PrinterFileTaken::Now { sha256, .. } => (
+            "instant.printer_file.downloaded",
+            serde_json::json!({"print_run": run, "by": by, "sha256": hex::encode(sha256)}),
+        ),
+        PrinterFileTaken::Gone { at, by: first } => (
+            "instant.printer_file.refused",
+            serde_json::json!({"print_run": run, "by": by, "downloaded_at": at, "downloaded_by": first}),
+        ),
+        PrinterFileTaken::NoRun => return Ok(found),
+    };
+    platform::audit::append(&mut tx, kind, run, &record).await?;
+    tx.commit().await?;
+    Ok(found)
+}
