@@ -18,6 +18,7 @@ const USAGE: &str = "usage: lotto [serve]
        lotto payments-sandbox
        lotto verify-draw <YYYY-MM-DD> [export-file]
        lotto print-run <game>
+       lotto printer-file <file> [identity-file] [signature signing-key]
 
 serve (the default) runs every service of the platform in one process.
 admin create-operator creates an operator (the first one, typically); the password is read
@@ -32,6 +33,10 @@ any difference stops it as disputed and says what differs (exit status 1).
 print-run starts an instant game's print run through a running lotto (LOTTO_URL, default
 http://127.0.0.1:8080) as operator LOTTO_OPERATOR (default ops, the password as for admin) and
 shows its progress; Ctrl-C cancels it, leaving nothing of the run.
+printer-file is the printer's side: it decrypts a downloaded printer's file with the printer's
+age identity (default: the demonstration key LOTTO_PRINTER_FILE_DIR/printer-identity.txt),
+checks the lottery's signature when the download's X-Lotto-Signature and the key of
+/v1/instant/keys are given, and prints each ticket as a person sees it.
 Configuration is by environment variable; see README.md (Configuration).";
 
 #[tokio::main]
@@ -42,6 +47,11 @@ async fn main() -> anyhow::Result<()> {
         ["admin", "create-operator", username] => create_operator(username).await,
         ["payments-sandbox"] => payments_sandbox().await,
         ["print-run", game] => print_run(game).await,
+        ["printer-file", file] => printer_file(file, None, None),
+        ["printer-file", file, identity] => printer_file(file, Some(identity), None),
+        ["printer-file", file, identity, signature, key] => {
+            printer_file(file, Some(identity), Some((signature, key)))
+        }
         ["verify-draw", date] => verify_draw(date, None).await,
         ["verify-draw", date, file] => verify_draw(date, Some(file)).await,
         ["help" | "--help" | "-h"] => {
@@ -246,6 +256,54 @@ async fn print_run(game: &str) -> anyhow::Result<()> {
             anyhow::bail!("the print run failed: {}", finished["error"].as_str().unwrap_or("no reason given"))
         }
     }
+}
+
+/// `lotto printer-file <file> [identity] [signature key]`: a printer's file as its printer reads it.
+fn printer_file(file: &str, identity: Option<&str>, signed: Option<(&str, &str)>) -> anyhow::Result<()> {
+    let path = std::path::Path::new(file);
+    if let Some((signature, key)) = signed {
+        let signature: [u8; 64] = hex::decode(signature)
+            .ok()
+            .and_then(|b| b.try_into().ok())
+            .context("the signature is 128 hex digits (the download's X-Lotto-Signature)")?;
+        let key: [u8; 32] = hex::decode(key)
+            .ok()
+            .and_then(|b| b.try_into().ok())
+            .context("the signing key is 64 hex digits (signing_key of /v1/instant/keys)")?;
+        let verifying = ed25519_dalek::VerifyingKey::from_bytes(&key).context("not an Ed25519 public key")?;
+        instant::printer_file::verify(path, &signature, &verifying)?;
+        say("signature: the lottery's, and the file is as it signed it");
+    }
+    let identity_path = match identity {
+        Some(identity) => std::path::PathBuf::from(identity),
+        None => platform::config::env_or(
+            "LOTTO_PRINTER_FILE_DIR",
+            std::path::PathBuf::from(".lotto/printer-files"),
+        )?
+        .join("printer-identity.txt"),
+    };
+    let text = std::fs::read_to_string(&identity_path)
+        .with_context(|| format!("cannot read the printer's identity {}", identity_path.display()))?;
+    let identity: age::x25519::Identity = text
+        .lines()
+        .find(|l| l.starts_with("AGE-SECRET-KEY-"))
+        .context("no AGE-SECRET-KEY line in the identity file")?
+        .parse()
+        .map_err(|e| anyhow::anyhow!("not an age identity: {e}"))?;
+    for t in instant::printer_file::read_tickets(path, &identity)? {
+        let raw: String = t.barcode.chars().filter(char::is_ascii_digit).collect();
+        let virn = format!(
+            "{} {} {}",
+            t.virn.get(..4).unwrap_or(""),
+            t.virn.get(4..8).unwrap_or(""),
+            t.virn.get(8..).unwrap_or("")
+        );
+        say(&format!(
+            "book {:06} ticket {:03}  barcode {} ({raw})  VIRN {virn}  face {}",
+            t.book, t.ticket, t.barcode, t.face
+        ));
+    }
+    Ok(())
 }
 
 /// `lotto payments-sandbox`: the sandbox payment provider in a process of its own.

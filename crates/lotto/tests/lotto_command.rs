@@ -312,3 +312,55 @@ async fn lotto_print_run_follows_the_job_and_ctrl_c_cancels_it() {
     assert_eq!((state.as_str(), tickets), ("cancelled", 0));
     lotto.terminate();
 }
+
+/// `lotto printer-file` as a printer runs it on a downloaded file: the lottery's signature checked
+/// with the published key, the file decrypted with the printer's identity, every ticket printed
+/// as a person sees it; a changed file fails its signature.
+#[tokio::test]
+async fn lotto_printer_file_prints_the_tickets_of_a_signed_file() {
+    use age::secrecy::ExposeSecret;
+    let platform = assembly::Assembly::for_tests(assembly::Options::for_tests().unwrap()).await.unwrap();
+    let state = platform.instant.clone();
+    let game = state.game(283).unwrap().clone();
+    let run = instant::saga::print_run::store_print_run(&state, &game, "olga").await.unwrap();
+    let taken = instant::store::print_runs::take_printer_file(&state.pool, run.id, "olga").await.unwrap();
+    let instant::store::print_runs::PrinterFileTaken::Now { path, signature, .. } = taken else {
+        panic!("{taken:?}")
+    };
+    let dir = std::env::temp_dir().join(format!("lotto-printer-{}", run.id));
+    std::fs::create_dir_all(&dir).unwrap();
+    let identity = dir.join("printer-identity.txt");
+    let secret = state.settings.demo_printer_identity.as_ref().unwrap().0.to_string();
+    std::fs::write(&identity, format!("# the printer's key\n{}\n", secret.expose_secret())).unwrap();
+    let key = state.settings.printer.verifying_key_hex();
+    let printed = Command::new(env!("CARGO_BIN_EXE_lotto"))
+        .args(["printer-file", &path, identity.to_str().unwrap(), &hex::encode(&signature), &key])
+        .output()
+        .unwrap();
+    assert!(printed.status.success(), "{}", String::from_utf8_lossy(&printed.stderr));
+    let out = String::from_utf8(printed.stdout).unwrap();
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines[0], "signature: the lottery's, and the file is as it signed it");
+    assert_eq!(lines.len(), 1 + 24_000);
+    assert!(lines[1].starts_with("book 000000 ticket 000  barcode 283-000000-000-"), "{}", lines[1]);
+    assert!(lines[1].contains("VIRN "), "{}", lines[1]);
+
+    let mut changed = std::fs::read(&path).unwrap();
+    let last = changed.len() - 1;
+    changed[last] ^= 1;
+    let tampered = dir.join("tampered.age");
+    std::fs::write(&tampered, changed).unwrap();
+    let refused = Command::new(env!("CARGO_BIN_EXE_lotto"))
+        .args([
+            "printer-file",
+            tampered.to_str().unwrap(),
+            identity.to_str().unwrap(),
+            &hex::encode(&signature),
+            &key,
+        ])
+        .output()
+        .unwrap();
+    assert!(!refused.status.success());
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("signature does not verify"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
