@@ -63,8 +63,7 @@ impl Options {
                 // Tests sell online, and write each run's exports where nothing else does.
                 powerball: draw_games::PowerballSettings {
                     online_sales: true,
-                    export_dir: std::env::temp_dir()
-                        .join(format!("lotto-powerball-{}", uuid::Uuid::new_v4())),
+                    export_dir: platform::config::scratch_dir("powerball"),
                     ..draw_games::PowerballSettings::default()
                 },
             },

@@ -72,6 +72,8 @@ async fn main() {
 
     sales(&platform, &base, clients, Duration::from_secs(seconds)).await;
     settle_a_drawing(&draws, plays).await;
+    // The 10-million-play export is hundreds of megabytes: not left behind.
+    let _ = std::fs::remove_dir_all(&draws.settings.powerball.export_dir);
 }
 
 /// Part 1: terminals selling 5-board slips beside the ledger-read reference.

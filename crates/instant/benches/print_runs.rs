@@ -61,4 +61,6 @@ async fn main() {
             if met { "met" } else { "MISSED" }
         );
     }
+    // Five full printer's files are most of a gigabyte: not left behind.
+    let _ = std::fs::remove_dir_all(&state.settings.printer_file_dir);
 }

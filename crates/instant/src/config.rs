@@ -92,8 +92,7 @@ impl InstantSettings {
             commission_bps: 500,
             settle_after: Duration::from_secs(30 * 24 * 3600),
             printer: PrinterKeys { recipient: demo.to_public(), signing: random_signing_key() },
-            printer_file_dir: std::env::temp_dir()
-                .join(format!("lotto-printer-files-{}", uuid::Uuid::new_v4())),
+            printer_file_dir: platform::config::scratch_dir("printer-files"),
             demo_printer_identity: Some(DemoIdentity(demo)),
         }
     }

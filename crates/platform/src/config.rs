@@ -183,6 +183,25 @@ impl Config {
     }
 }
 
+/// A fresh directory for one test's or benchmark's files (`what` names them), under the system's
+/// temporary directory. Directories made more than an hour ago are removed first, so runs leave
+/// no files behind them for long (a benchmark's are hundreds of megabytes).
+pub fn scratch_dir(what: &str) -> std::path::PathBuf {
+    let root = std::env::temp_dir().join("lotto-scratch");
+    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());
+    if let Ok(entries) = std::fs::read_dir(&root) {
+        for entry in entries.flatten() {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            let made = name.split('-').next().and_then(|s| s.parse::<u64>().ok()).unwrap_or(now);
+            if now.saturating_sub(made) > 3_600 {
+                // Best effort: another run may be removing it at the same moment.
+                let _ = std::fs::remove_dir_all(entry.path());
+            }
+        }
+    }
+    root.join(format!("{now}-{}", uuid::Uuid::new_v4())).join(what)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
