@@ -34,6 +34,10 @@ static SENT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::ne
 /// Requests sent again because the process was down (or answered 503) when they were sent.
 static RETRIES: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
 
+/// Set when the killer is done: the players play on until then, so every kill meets load (a
+/// fixed number of plays could finish before the first kill on a fast, idle machine).
+static KILLER_DONE: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
 /// Where `lotto` listens now (it moves at every restart).
 type Base = Arc<RwLock<String>>;
 
@@ -166,7 +170,7 @@ async fn killed_at_random_under_load_the_platform_recovers_with_every_cent_in_pl
     }
 
     // The load: each player plays Keno at once, joins scheduled draws, and plays blackjack; a till
-    // claims instant prizes. Each client stops after its own number of plays.
+    // claims instant prizes. Each player plays at least 50 times, and on until the killer is done.
     let mut load = Vec::new();
     for (n, token) in players.iter().cloned().enumerate() {
         let (http, base) = (http.clone(), Arc::clone(&base));
@@ -174,7 +178,10 @@ async fn killed_at_random_under_load_the_platform_recovers_with_every_cent_in_pl
             let mut rng = ChaCha20Rng::seed_from_u64(n as u64);
             let (_, table) = until_answered(&http, &base, reqwest::Method::POST, "/v1/blackjack/tables", &token, None, Some(&json!({"decks": 6}))).await;
             let table = table["id"].as_str().unwrap().to_owned();
-            for play in 0..50 {
+            for play in 0.. {
+                if play >= 50 && KILLER_DONE.load(std::sync::atomic::Ordering::Relaxed) {
+                    break;
+                }
                 let key = format!("p{n}-{play}");
                 match rng.random_range(0..3) {
                     0 => {
@@ -249,6 +256,7 @@ async fn killed_at_random_under_load_the_platform_recovers_with_every_cent_in_pl
         lotto = Lotto::start(&env, Duration::from_secs(60));
         *base.write().await = lotto.base_url.clone();
     }
+    KILLER_DONE.store(true, std::sync::atomic::Ordering::Relaxed);
     for task in load {
         task.await.unwrap();
     }
@@ -260,7 +268,7 @@ async fn killed_at_random_under_load_the_platform_recovers_with_every_cent_in_pl
         let unfinished: i64 = sqlx::query_scalar(
             "SELECT (SELECT count(*) FROM draws.keno_tickets WHERE state NOT IN ('settled', 'refused'))
                   + (SELECT count(*) FROM draws.keno_draw_tickets WHERE state = 'open')
-                  + (SELECT count(*) FROM tables.bj_rounds WHERE state IN ('open', 'playing'))
+                  + (SELECT count(*) FROM tables.bj_rounds WHERE state IN ('open', 'playing', 'settling'))
                   + (SELECT count(*) FROM draws.keno_entries e JOIN draws.keno_draws d ON d.number = e.draw_number
                       WHERE d.state <> 'settled')",
         )
@@ -328,6 +336,23 @@ async fn killed_at_random_under_load_the_platform_recovers_with_every_cent_in_pl
                 <> coalesce(r.returned_cents, 0) + coalesce(r.pot_prize_cents, 0)",
     )
     .await;
+    if wrong != 0 {
+        // Say which rounds, so a failure can be read without the database.
+        let rows: Vec<String> = sqlx::query_scalar(
+            "SELECT concat_ws(' ', r.id, r.state, r.staked_cents, r.returned_cents, r.pot_prize_cents, d.sum, c.sum)
+               FROM tables.bj_rounds r,
+                    LATERAL (SELECT coalesce(sum(amount), 0) AS sum FROM ledger.transfers t
+                              WHERE t.metadata->>'round' = r.id::text AND t.debit_account_id = r.wallet_account_id) d,
+                    LATERAL (SELECT coalesce(sum(amount), 0) AS sum FROM ledger.transfers t
+                              WHERE t.metadata->>'round' = r.id::text AND t.credit_account_id = r.wallet_account_id) c
+              WHERE d.sum <> coalesce(r.staked_cents, 0)
+                 OR c.sum <> coalesce(r.returned_cents, 0) + coalesce(r.pot_prize_cents, 0)",
+        )
+        .fetch_all(&pool)
+        .await
+        .unwrap();
+        println!("blackjack rounds off (id state staked returned pot debited credited): {rows:#?}");
+    }
     assert_eq!(wrong, 0, "blackjack rounds charged or paid other than their wagers and returns");
     // Nothing in escrow without a round or draw to hold it for.
     let escrowed = scalar(
