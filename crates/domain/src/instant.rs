@@ -17,6 +17,8 @@ use std::collections::HashSet;
 
 use serde::{Deserialize, Serialize};
 
+use crate::money::dollars;
+
 /// A pull-tab game (K.A.R. 111-8/111-9) or a scratch instant game (K.A.R. 111-3/111-4).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -166,10 +168,6 @@ pub struct Report {
 
 fn invalid(message: String) -> DefinitionError {
     DefinitionError::Invalid(message)
-}
-
-fn dollars(cents: i64) -> String {
-    format!("${}.{:02}", cents.div_euclid(100), cents.rem_euclid(100))
 }
 
 impl GameDefinition {

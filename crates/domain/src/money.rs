@@ -147,6 +147,22 @@ impl fmt::Display for Amount {
     }
 }
 
+/// `cents` as a person reads dollars on a ticket or a receipt: `$1,234.05` (`-$0.50` below zero).
+pub fn dollars(cents: i64) -> String {
+    let abs = cents.unsigned_abs();
+    let whole = (abs / 100).to_string();
+    let mut grouped = String::new();
+    for (i, digit) in whole.chars().enumerate() {
+        // Digits still to come after this one's group start: a comma every three from the right.
+        let left = whole.len().saturating_sub(i);
+        if i > 0 && left.is_multiple_of(3) {
+            grouped.push(',');
+        }
+        grouped.push(digit);
+    }
+    format!("{}${grouped}.{:02}", if cents < 0 { "-" } else { "" }, abs % 100)
+}
+
 /// A signed quantity of one currency: a balance, which may be negative on accounts allowed to be.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Money {
@@ -215,6 +231,15 @@ mod tests {
             most.checked_add(Amount::new(1).unwrap()),
             Err(MoneyError::TooLarge(Amount::MAX_CENTS + 1))
         );
+    }
+
+    #[test]
+    fn dollars_group_thousands_and_keep_the_cents() {
+        assert_eq!(dollars(0), "$0.00");
+        assert_eq!(dollars(5), "$0.05");
+        assert_eq!(dollars(123_456_789), "$1,234,567.89");
+        assert_eq!(dollars(100_000), "$1,000.00");
+        assert_eq!(dollars(-50), "-$0.50");
     }
 
     #[test]

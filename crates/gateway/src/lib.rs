@@ -228,11 +228,18 @@ pub fn route_table() -> Vec<(Method, &'static str, MethodRouter<GatewayState>)> 
         (Method::GET, "/v1/instant/print-jobs", get(for_staff::<INSTANT>)),
         (Method::GET, "/v1/instant/print-jobs/{id}", get(for_staff::<INSTANT>)),
         (Method::POST, "/v1/instant/print-jobs/{id}/cancel", post(for_operators::<INSTANT>)),
-        (Method::POST, "/v1/instant/packs/{game}/{book}/assign", post(assign_pack)),
+        (Method::GET, "/v1/instant/packs", get(for_counter_readers::<INSTANT>)),
+        (Method::POST, "/v1/instant/packs/{game}/{book}/ship", post(ship_pack)),
+        (Method::POST, "/v1/instant/packs/{game}/{book}/receive", post(for_retailers::<INSTANT>)),
         (Method::POST, "/v1/instant/packs/{game}/{book}/activate", post(for_retailers::<INSTANT>)),
         (Method::POST, "/v1/instant/packs/{game}/{book}/settle", post(for_pack_holders::<INSTANT>)),
+        (Method::POST, "/v1/instant/packs/{game}/{book}/return", post(for_operators::<INSTANT>)),
+        (Method::POST, "/v1/instant/packs/{game}/{book}/stolen", post(for_pack_holders::<INSTANT>)),
         (Method::POST, "/v1/instant/validations", post(for_retailers::<INSTANT>)),
         (Method::POST, "/v1/instant/claims", post(for_retailers::<INSTANT>)),
+        (Method::GET, "/v1/instant/claims", get(for_counter_readers::<INSTANT>)),
+        (Method::GET, "/v1/instant/receipts/{id}", get(for_counter_readers::<INSTANT>)),
+        (Method::GET, "/v1/instant/retailers/{id}/statement", get(for_counter_readers::<INSTANT>)),
         (Method::POST, "/v1/instant/office-claims", post(for_operators::<INSTANT>)),
         (Method::GET, "/v1/instant/office-claims", get(for_staff::<INSTANT>)),
         (Method::GET, "/v1/instant/liability", get(for_staff::<INSTANT>)),
@@ -354,6 +361,17 @@ async fn for_ticket_holders<const S: u8>(
     Ok(to_service::<S>(&state, request).await)
 }
 
+/// A retailer's records (packs, receipts, statement): its own terminals (the service keeps each
+/// to its own retailer's), staff and services.
+async fn for_counter_readers<const S: u8>(
+    State(state): State<GatewayState>,
+    caller: Authenticated,
+    request: Request,
+) -> Result<Response, AppError> {
+    caller.require(&[Role::Retailer, Role::Operator, Role::Auditor, Role::Service])?;
+    Ok(to_service::<S>(&state, request).await)
+}
+
 /// Draws, pay tables, meters and the math: public.
 async fn for_anyone<const S: u8>(State(state): State<GatewayState>, request: Request) -> Response {
     to_service::<S>(&state, request).await
@@ -369,8 +387,8 @@ async fn for_operators<const S: u8>(
     Ok(to_service::<S>(&state, request).await)
 }
 
-/// A pack's assignment: operators, to a retailer that exists (retailers are the gateway's).
-async fn assign_pack(
+/// A pack shipped: operators, to a retailer that exists (retailers are the gateway's).
+async fn ship_pack(
     State(state): State<GatewayState>,
     caller: Authenticated,
     request: Request,

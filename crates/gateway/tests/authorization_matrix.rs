@@ -87,13 +87,22 @@ const MATRIX: &[(&str, &str, [u16; 7])] = &[
     // The fixture's job has succeeded: nothing to cancel.
     ("POST", "/v1/instant/print-jobs/{id}/cancel", [401, 403, 403, 403, 409, 403, 403]),
     // The operator's print run above made the books; book 0 goes to the terminal's retailer.
-    ("POST", "/v1/instant/packs/{game}/{book}/assign", [401, 403, 403, 403, 200, 403, 403]),
+    ("POST", "/v1/instant/packs/{game}/{book}/ship", [401, 403, 403, 403, 200, 403, 403]),
+    ("POST", "/v1/instant/packs/{game}/{book}/receive", [401, 403, 403, 200, 403, 403, 403]),
     ("POST", "/v1/instant/packs/{game}/{book}/activate", [401, 403, 403, 200, 403, 403, 403]),
     // The retailer's till settles its pack; the operator asking again gets the same settlement.
     ("POST", "/v1/instant/packs/{game}/{book}/settle", [401, 403, 403, 200, 200, 403, 403]),
+    // Settled, the pack can be neither returned nor reported stolen.
+    ("POST", "/v1/instant/packs/{game}/{book}/return", [401, 403, 403, 403, 409, 403, 403]),
+    ("POST", "/v1/instant/packs/{game}/{book}/stolen", [401, 403, 403, 409, 409, 403, 403]),
+    ("GET", "/v1/instant/packs", [401, 403, 403, 200, 200, 200, 200]),
+    ("GET", "/v1/instant/retailers/{id}/statement", [401, 403, 403, 200, 200, 200, 200]),
     // A made-up VIRN: the terminal gets past the gateway and is told the number is wrong.
     ("POST", "/v1/instant/validations", [401, 403, 403, 422, 403, 403, 403]),
     ("POST", "/v1/instant/claims", [401, 403, 403, 422, 403, 403, 403]),
+    ("GET", "/v1/instant/claims", [401, 403, 403, 200, 200, 200, 200]),
+    // A receipt nobody was given.
+    ("GET", "/v1/instant/receipts/{id}", [401, 403, 403, 404, 404, 404, 404]),
     ("POST", "/v1/instant/office-claims", [401, 403, 403, 403, 422, 403, 403]),
     ("GET", "/v1/instant/office-claims", [401, 403, 403, 403, 200, 200, 200]),
     ("GET", "/v1/instant/liability", [401, 403, 403, 403, 200, 200, 200]),
@@ -161,6 +170,8 @@ fn request_for(fx: &Fixture, method: &str, route: &str, caller: usize) -> (Strin
         .replace("/v1/me/payments/{id}", &format!("/v1/me/payments/{}", fx.payment))
         .replace("/v1/instant/games/{number}", "/v1/instant/games/283")
         .replace("/v1/instant/packs/{game}/{book}", "/v1/instant/packs/283/0")
+        .replace("/v1/instant/retailers/{id}", &format!("/v1/instant/retailers/{}", fx.retailer))
+        .replace("/v1/instant/receipts/{id}", &format!("/v1/instant/receipts/{}", new_id()))
         .replace("/v1/instant/print-jobs/{id}", &format!("/v1/instant/print-jobs/{}", fx.print_job))
         .replace("/v1/instant/print-runs/{id}", &format!("/v1/instant/print-runs/{}", fx.print_run))
         .replace("/v1/powerball/tickets/{serial}", &format!("/v1/powerball/tickets/{}", fx.powerball_serial))
@@ -210,7 +221,7 @@ fn request_for(fx: &Fixture, method: &str, route: &str, caller: usize) -> (Strin
         ("POST", "/v1/keno/tickets") => Some(json!({"option": "bet", "spots": [7, 17, 27]})),
         ("POST", "/v1/keno/draw-tickets") => Some(json!({"option": "bet", "spots": [7, 17], "draws": 2})),
         ("POST", "/v1/blackjack/tables") => Some(json!({"decks": 6})),
-        ("POST", "/v1/instant/packs/{game}/{book}/assign") => Some(json!({"retailer_id": fx.retailer})),
+        ("POST", "/v1/instant/packs/{game}/{book}/ship") => Some(json!({"retailer_id": fx.retailer})),
         ("POST", "/v1/instant/validations" | "/v1/instant/claims") => {
             Some(json!({"barcode": domain::instant::print_run::barcode(283, 0, 0), "virn": "123456789012"}))
         }
@@ -430,7 +441,8 @@ async fn every_route_answers_every_caller_as_the_matrix_says() {
                 || *method == "POST"
                     && (route.starts_with("/v1/keno/")
                         || route.starts_with("/v1/blackjack/tables/")
-                        || route.ends_with("/tickets"))
+                        || route.ends_with("/tickets")
+                        || *route == "/v1/instant/claims")
             {
                 request = request.header("idempotency-key", new_id());
             }

@@ -20,7 +20,7 @@ async fn a_pack_goes_only_to_a_retailer_that_exists() {
     let assign = |retailer: String| {
         gw.call(
             "POST",
-            "/v1/instant/packs/283/0/assign",
+            "/v1/instant/packs/283/0/ship",
             Some(&operator.token),
             Some(serde_json::json!({"retailer_id": retailer})),
         )

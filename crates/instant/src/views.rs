@@ -28,13 +28,48 @@ pub struct ValidationView {
     pub paid_at: Option<String>,
 }
 
-/// What a paid claim moved.
+/// The receipt of a prize paid at the counter: what the terminal prints. A claim retried with the
+/// same Idempotency-Key answers the same receipt.
 #[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
-pub struct ClaimView {
+pub struct ReceiptView {
+    pub receipt_id: Uuid,
+    /// The ticket, as printed on it.
+    pub barcode: String,
+    pub game: i32,
+    pub game_name: String,
+    /// The prize the ticket wins.
+    pub prize_cents: i64,
     /// Credited to the retailer's settlement account: the prize, or for a free ticket the
     /// price of the ticket the retailer hands over.
     pub paid_cents: i64,
     pub free_ticket: bool,
+    pub retailer_id: String,
+    /// The terminal that paid it.
+    pub terminal_id: String,
+    pub paid_at: DateTime<Utc>,
+    /// `paid`, or `pending` while the ledger has not moved the money yet (claim again with the
+    /// same key to finish it; nobody else can claim the ticket meanwhile).
+    #[schema(value_type = String, example = "paid")]
+    pub payment: String,
+    /// The receipt as the terminal prints it, line by line.
+    pub lines: Vec<String>,
+}
+
+/// `GET /v1/instant/claims`: the counter's receipts.
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
+#[serde(deny_unknown_fields)]
+pub struct ReceiptsQuery {
+    /// From this instant (inclusive); the last 24 hours by default.
+    pub since: Option<DateTime<Utc>>,
+    /// To this instant (exclusive); now by default.
+    pub until: Option<DateTime<Utc>>,
+    /// Only this retailer (staff); a retailer's terminal sees its own retailer's only.
+    pub retailer_id: Option<String>,
+    /// The `next` cursor of the previous page.
+    pub after: Option<String>,
+    /// Page size, 1 to 500 (default 50).
+    pub limit: Option<i64>,
 }
 
 /// Who is paid, as the office records it.
@@ -84,10 +119,10 @@ pub struct OfficeClaimsQuery {
     pub limit: Option<i64>,
 }
 
-/// `POST /v1/instant/packs/{game}/{book}/assign`.
+/// `POST /v1/instant/packs/{game}/{book}/ship`.
 #[derive(Debug, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
-pub struct AssignPack {
+pub struct ShipPack {
     pub retailer_id: String,
 }
 
@@ -96,11 +131,93 @@ pub struct AssignPack {
 pub struct PackView {
     pub game: i32,
     pub book: i32,
-    /// `printed`, `assigned`, `active` or `settled`.
+    /// `printed`, `shipped`, `received`, `active`, `settled`, `returned` or `stolen`.
     pub state: String,
     pub retailer_id: Option<String>,
     /// Once settled: what the retailer owed for it.
     pub settlement: Option<SettlementView>,
+}
+
+/// `GET /v1/instant/packs` filters.
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
+#[serde(deny_unknown_fields)]
+pub struct PacksQuery {
+    /// Only this game.
+    pub game: Option<i32>,
+    /// Only packs in this state (`printed`, `shipped`, `received`, `active`, `settled`,
+    /// `returned`, `stolen`).
+    pub state: Option<String>,
+    /// Only this retailer's (staff); a retailer's terminal sees its own retailer's only.
+    pub retailer_id: Option<String>,
+    /// The `next` cursor of the previous page.
+    pub after: Option<String>,
+    /// Page size, 1 to 500 (default 50).
+    pub limit: Option<i64>,
+}
+
+/// A pack as listed: where it is and when it got there.
+#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct ListedPackView {
+    pub game: i32,
+    pub book: i32,
+    pub state: String,
+    pub retailer_id: Option<String>,
+    pub shipped_at: Option<DateTime<Utc>>,
+    pub received_at: Option<DateTime<Utc>>,
+    pub activated_at: Option<DateTime<Utc>>,
+    pub settled_at: Option<DateTime<Utc>>,
+    pub returned_at: Option<DateTime<Utc>>,
+    pub stolen_at: Option<DateTime<Utc>>,
+    /// Once settled: what the retailer owed for it.
+    pub owed_cents: Option<i64>,
+}
+
+/// `GET /v1/instant/retailers/{id}/statement` period.
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
+#[serde(deny_unknown_fields)]
+pub struct PeriodQuery {
+    /// From this instant (inclusive); 30 days before `until` by default.
+    pub since: Option<DateTime<Utc>>,
+    /// To this instant (exclusive); now by default.
+    pub until: Option<DateTime<Utc>>,
+}
+
+/// A retailer's instant account with the lottery for a period.
+#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct StatementView {
+    pub retailer_id: String,
+    pub since: DateTime<Utc>,
+    pub until: DateTime<Utc>,
+    /// Packs settled in the period: each owes its price less commission.
+    pub settlements: Vec<StatementSettlement>,
+    pub sales_cents: i64,
+    pub commission_cents: i64,
+    /// What the packs settled in the period owe the lottery.
+    pub owed_cents: i64,
+    /// Prizes paid at its counter in the period (credited to it).
+    pub prizes_paid: i64,
+    pub prizes_paid_cents: i64,
+    /// `owed_cents - prizes_paid_cents`: what the period adds to its debt to the lottery.
+    pub net_owed_cents: i64,
+    /// Its settlement account now, across every game it sells (instant packs owed, prizes paid,
+    /// draw tickets sold): positive means it owes the lottery.
+    pub balance_owed_cents: i64,
+    /// Its packs by state, now.
+    #[schema(value_type = Object)]
+    pub packs: std::collections::BTreeMap<String, i64>,
+}
+
+/// One settled pack in a statement.
+#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct StatementSettlement {
+    pub game: i32,
+    pub book: i32,
+    pub sales_cents: i64,
+    pub commission_cents: i64,
+    pub owed_cents: i64,
+    pub settled_at: DateTime<Utc>,
 }
 
 /// A settled pack's account with the lottery.

@@ -19,7 +19,7 @@ use serde_json::{Value, json};
 async fn open_pack(router: &axum::Router, operator: &str, till: &str, shop: &str, number: u32, book: u32) {
     let assigned = post(
         router,
-        &format!("/v1/instant/packs/{number}/{book}/assign"),
+        &format!("/v1/instant/packs/{number}/{book}/ship"),
         operator,
         json!({"retailer_id": shop}),
     )
@@ -258,7 +258,7 @@ async fn bad_claims_get_their_own_errors_and_move_nothing() {
     let shop = till(&tokens, "till-a", "shop-a");
     open_pack(&router, &operator, &shop, "shop-a", 283, 0).await;
     // Book 1 is assigned but never activated.
-    post(&router, "/v1/instant/packs/283/1/assign", &operator, json!({"retailer_id": "shop-a"})).await;
+    post(&router, "/v1/instant/packs/283/1/ship", &operator, json!({"retailer_id": "shop-a"})).await;
     let winner = tickets.iter().find(|t| t.book == 0 && t.prize_row.is_some()).unwrap();
     let paid_before = tickets.iter().filter(|t| t.book == 0 && t.prize_row.is_some()).nth(1).unwrap();
     let inactive = tickets.iter().find(|t| t.book == 1 && t.prize_row.is_some()).unwrap();

@@ -260,13 +260,11 @@ mod validation {
             post(&router, "/v1/instant/packs/283/0/activate", &till, json!(null)).await.code(),
             "pack_not_found"
         );
-        let assigned =
-            post(&router, "/v1/instant/packs/283/0/assign", &operator, json!({"retailer_id": "shop-a"}))
-                .await;
-        assert_eq!((assigned.status, assigned.body["state"].as_str()), (StatusCode::OK, Some("assigned")));
+        let shipped =
+            post(&router, "/v1/instant/packs/283/0/ship", &operator, json!({"retailer_id": "shop-a"})).await;
+        assert_eq!((shipped.status, shipped.body["state"].as_str()), (StatusCode::OK, Some("shipped")));
         let again =
-            post(&router, "/v1/instant/packs/283/0/assign", &operator, json!({"retailer_id": "shop-b"}))
-                .await;
+            post(&router, "/v1/instant/packs/283/0/ship", &operator, json!({"retailer_id": "shop-b"})).await;
         assert_eq!(again.code(), "pack_not_printed");
         assert_eq!(
             post(&router, "/v1/instant/packs/283/0/activate", &other, json!(null)).await.code(),
@@ -290,7 +288,7 @@ mod validation {
         let book = top.book;
         post(
             &router,
-            &format!("/v1/instant/packs/283/{book}/assign"),
+            &format!("/v1/instant/packs/283/{book}/ship"),
             &operator,
             json!({"retailer_id": "shop-a"}),
         )
@@ -309,7 +307,7 @@ mod validation {
         let tickets = common::printed(&state, 283, 5).await;
         let operator = common::staff(&tokens, "olga", Role::Operator);
         let till = common::till(&tokens, "till-1", "shop-a");
-        post(&router, "/v1/instant/packs/283/0/assign", &operator, json!({"retailer_id": "shop-a"})).await;
+        post(&router, "/v1/instant/packs/283/0/ship", &operator, json!({"retailer_id": "shop-a"})).await;
         post(&router, "/v1/instant/packs/283/0/activate", &till, json!(null)).await;
         let t = tickets.iter().find(|t| t.book == 0).unwrap();
         let mut tampered = t.barcode.clone();
@@ -391,7 +389,7 @@ mod validation {
         let (router, state, tokens) = service().await;
         let tickets = common::printed(&state, 283, 5).await;
         let operator = common::staff(&tokens, "olga", Role::Operator);
-        post(&router, "/v1/instant/packs/283/0/assign", &operator, json!({"retailer_id": "shop-a"})).await;
+        post(&router, "/v1/instant/packs/283/0/ship", &operator, json!({"retailer_id": "shop-a"})).await;
         let till = common::till(&tokens, "till-1", "shop-a");
         post(&router, "/v1/instant/packs/283/0/activate", &till, json!(null)).await;
         let t = tickets.iter().find(|t| t.book == 0).unwrap();
@@ -421,7 +419,7 @@ mod validation {
 
         // Four more tills of one shop, five wrong guesses each: the shop's twenty lock all its
         // tills, a fresh one too; another shop's till is untouched.
-        post(&router, "/v1/instant/packs/283/1/assign", &operator, json!({"retailer_id": "shop-b"})).await;
+        post(&router, "/v1/instant/packs/283/1/ship", &operator, json!({"retailer_id": "shop-b"})).await;
         let other_shop = common::till(&tokens, "till-b", "shop-b");
         post(&router, "/v1/instant/packs/283/1/activate", &other_shop, json!(null)).await;
         let b = tickets.iter().find(|t| t.book == 1).unwrap();
@@ -478,7 +476,7 @@ mod claims {
         for book in [0, 1] {
             post(
                 &router,
-                &format!("/v1/instant/packs/283/{book}/assign"),
+                &format!("/v1/instant/packs/283/{book}/ship"),
                 &operator,
                 json!({"retailer_id": "shop-a"}),
             )
@@ -509,6 +507,7 @@ mod claims {
                     &router,
                     Request::post("/v1/instant/claims")
                         .header("authorization", format!("Bearer {token}"))
+                        .header("idempotency-key", format!("race-{i}"))
                         .header("content-type", "application/json")
                         .body(Body::from(body))
                         .unwrap(),
@@ -537,7 +536,7 @@ mod claims {
         let book = top.book;
         post(
             &router,
-            &format!("/v1/instant/packs/283/{book}/assign"),
+            &format!("/v1/instant/packs/283/{book}/ship"),
             &operator,
             json!({"retailer_id": "shop-a"}),
         )
@@ -618,13 +617,8 @@ async fn a_ticket_from_the_printers_file_is_paid_at_the_counter_exactly_once() {
     let prize: i64 = face_pays(&hit10, &Face::from_text(&hit10, &winner.face).unwrap()).iter().sum();
     let till = common::till(&tokens, "till-1", "shop-a");
     let book = winner.book;
-    post(
-        &router,
-        &format!("/v1/instant/packs/283/{book}/assign"),
-        &operator,
-        json!({"retailer_id": "shop-a"}),
-    )
-    .await;
+    post(&router, &format!("/v1/instant/packs/283/{book}/ship"), &operator, json!({"retailer_id": "shop-a"}))
+        .await;
     post(&router, &format!("/v1/instant/packs/283/{book}/activate"), &till, json!(null)).await;
     let scan = json!({"barcode": winner.barcode.replace('-', ""), "virn": winner.virn});
     let checked = post(&router, "/v1/instant/validations", &till, scan.clone()).await;

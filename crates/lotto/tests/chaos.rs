@@ -230,17 +230,20 @@ async fn killed_at_random_under_load_the_platform_recovers_with_every_cent_in_pl
     {
         let (http, base, winners) = (http.clone(), Arc::clone(&base), winners.clone());
         load.push(tokio::spawn(async move {
-            for ticket in winners.iter().take(100) {
-                until_answered(
+            for (n, ticket) in winners.iter().take(100).enumerate() {
+                // Retried with the same key after a kill: the same receipt, paid once.
+                let key = format!("claim-{n}");
+                let (status, receipt) = until_answered(
                     &http,
                     &base,
                     reqwest::Method::POST,
                     "/v1/instant/claims",
                     &till,
-                    None,
+                    Some(&key),
                     Some(ticket),
                 )
                 .await;
+                assert_eq!((status, receipt["payment"].as_str()), (200, Some("paid")), "{receipt}");
             }
         }));
     }

@@ -1,11 +1,16 @@
-//! Packs: an operator assigns a printed pack to a retailer, the retailer's terminal activates it,
-//! and it is settled: the retailer owes the lottery the pack's price less its commission
-//! (`LOTTO_RETAILER_COMMISSION_BPS`, 5% by default), posted in the ledger from the retailer's
-//! settlement account to the instant house account. A pack is settled when its retailer or an
-//! operator asks, or by [`settle_due_packs`] once it has been active for
+//! Packs, as a lottery runs them: an operator ships a printed pack to a retailer, the retailer's
+//! terminal confirms it was received and activates it (activating a shipped pack confirms its
+//! receipt in the same step), and it is settled: the retailer owes the lottery the pack's price
+//! less its commission (`LOTTO_RETAILER_COMMISSION_BPS`, 5% by default), posted in the ledger from
+//! the retailer's settlement account to the instant house account. A pack is settled when its
+//! retailer or an operator asks, or by [`settle_due_packs`] once it has been active for
 //! `LOTTO_PACK_SETTLE_AFTER_SECONDS` (30 days by default).
 //!
-//! Packs move only forward: printed → assigned → active → settled.
+//! Off that road: a pack not yet activated may be returned to the lottery (an operator records
+//! it back), and a pack out at a retailer (shipped, received or active) may be reported stolen, by
+//! an operator or by the retailer's terminal: its tickets are then refused at every counter with
+//! `pack_stolen`. Both are final. Every move is checked against [`PackMove::rule`]; any other is a
+//! conflict that changes nothing.
 
 use domain::instant::payout::settle_pack;
 use ledger_api::{AccountKind, NewTransfer};
@@ -46,27 +51,62 @@ async fn lock_pack(
     Ok(pack)
 }
 
-/// Moves a pack `from` → `to`; a pack of another retailer is not found, one in another state is a
+/// A move of a pack along its life (see the module).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PackMove {
+    /// printed → shipped, to a retailer (operators).
+    Ship,
+    /// shipped → received (the retailer's terminal).
+    Receive,
+    /// shipped or received → active (the retailer's terminal).
+    Activate,
+    /// shipped or received → returned (operators).
+    Return,
+    /// shipped, received or active → stolen (operators, or the retailer's terminal).
+    ReportStolen,
+}
+
+impl PackMove {
+    /// The states the move starts from, where it ends, and the code of a pack elsewhere.
+    pub fn rule(self) -> (&'static [PackState], PackState, &'static str) {
+        use PackState::*;
+        match self {
+            PackMove::Ship => (&[Printed], Shipped, "pack_not_printed"),
+            PackMove::Receive => (&[Shipped], Received, "pack_not_shipped"),
+            PackMove::Activate => (&[Shipped, Received], Active, "pack_not_shipped"),
+            PackMove::Return => (&[Shipped, Received], Returned, "pack_not_returnable"),
+            PackMove::ReportStolen => (&[Shipped, Received, Active], Stolen, "pack_not_at_retailer"),
+        }
+    }
+}
+
+/// Moves a pack (see [`PackMove::rule`]), shipping it to `ship_to` when given; `by` is who asks.
+/// A pack of another retailer than `owner` (when given) is not found, one in another state is a
 /// conflict, and nothing changes.
 pub async fn move_pack(
     state: &InstantState,
     (game, book): (i32, i32),
-    (from, to): (PackState, PackState),
-    assign_to: Option<&str>,
+    how: PackMove,
+    ship_to: Option<&str>,
     owner: Option<&str>,
+    by: &str,
 ) -> Result<PackView, AppError> {
+    let (from, to, code) = how.rule();
     let mut tx = state.pool.begin().await?;
     let current = lock_pack(&mut tx, game, book, owner).await?.state;
-    if current != from {
+    if !from.contains(&current) {
+        let allowed: Vec<&str> = from.iter().map(|s| s.as_str()).collect();
         return Err(AppError::conflict(
-            format!("pack_not_{}", from.as_str()),
+            code,
             format!(
-                "the pack is {}; packs move only forward (printed, assigned, active, settled)",
-                current.as_str()
+                "the pack is {}; only a pack {} can become {}",
+                current.as_str(),
+                allowed.join(" or "),
+                to.as_str()
             ),
         ));
     }
-    let moved = packs::set_state(&mut tx, game, book, to, assign_to).await?;
+    let moved = packs::set_state(&mut tx, game, book, to, ship_to, by).await?;
     tx.commit().await?;
     Ok(view(game, book, moved))
 }

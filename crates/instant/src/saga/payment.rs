@@ -19,13 +19,14 @@ use uuid::Uuid;
 use crate::InstantState;
 use crate::saga::scan::{Checked, ticket_key};
 use crate::store::office_claims::{self, OfficeClaimRecord};
+use crate::store::receipts::{self, CounterClaim};
 use crate::store::tickets;
 
 /// Who receives a prize.
 #[derive(Debug, Clone)]
 pub enum Payee {
-    /// The retailer with this id, to its settlement account.
-    Retailer(String),
+    /// A retailer's counter, to the retailer's settlement account, with the receipt it prints.
+    Retailer(CounterClaim),
     /// The lottery office, with the record it keeps of the claim.
     Office(OfficeClaimRecord),
 }
@@ -37,15 +38,15 @@ impl Payee {
     /// The ticket's `paid_to`: by this a payee claiming again is recognised.
     pub fn recorded_as(&self) -> &str {
         match self {
-            Payee::Retailer(id) => id,
+            Payee::Retailer(claim) => &claim.retailer_id,
             Payee::Office(_) => OFFICE,
         }
     }
 }
 
 /// Reserves `checked` for `payee`, recording what it pays (`paid_cents`), moves the money and
-/// confirms the payment (see the module). An office claim's record is written in the reserving
-/// transaction. Of concurrent claims the ticket's row lock lets one payee reserve it, and of that
+/// confirms the payment (see the module). An office claim's record, or the counter's receipt, is
+/// written in the reserving transaction. Of concurrent claims the ticket's row lock lets one payee reserve it, and of that
 /// payee's requests exactly one confirms it; every other is `already_paid`. A payment of the same
 /// payee left unconfirmed is resumed. Returns the payment's id.
 pub async fn pay_ticket(
@@ -59,8 +60,24 @@ pub async fn pay_ticket(
     let reserve = async {
         let mut tx = state.pool.begin().await?;
         if tickets::reserve(&mut tx, checked.place, checked.prize_row, id, paid_to, paid_cents).await? {
-            if let Payee::Office(record) = payee {
-                office_claims::insert(&mut tx, id, checked.place, record).await?;
+            match payee {
+                Payee::Office(record) => office_claims::insert(&mut tx, id, checked.place, record).await?,
+                Payee::Retailer(claim) => {
+                    let prize = checked.prize_cents;
+                    let written = receipts::insert(
+                        &mut tx,
+                        id,
+                        checked.place,
+                        claim,
+                        prize,
+                        paid_cents,
+                        checked.free_ticket,
+                    )
+                    .await?;
+                    if !written {
+                        return Err(key_used_for_another_claim());
+                    }
+                }
             }
             tx.commit().await?;
             return Ok(Reservation::Reserved);
@@ -71,6 +88,11 @@ pub async fn pay_ticket(
     };
     payout::pay_once(reserve, move_payment_money(state, id), tickets::confirm(&state.pool, id)).await?;
     Ok(id)
+}
+
+/// The refusal of a claim whose idempotency key the retailer used for another ticket.
+pub fn key_used_for_another_claim() -> AppError {
+    AppError::conflict("idempotency_conflict", "this Idempotency-Key was used for a claim of another ticket")
 }
 
 /// Moves the money of pending payment `id` and marks it done; nothing to do when it is not

@@ -3,7 +3,7 @@
 //!
 //! The checks of a scan, in order, each refusal with its own code and logged: the terminal is not
 //! locked; the barcode is well formed with its check digit; the game is one this service runs; the
-//! ticket was printed; its pack has been activated (an `active` or, once sold and settled,
+//! ticket was printed; its pack was not reported stolen (`pack_stolen`); its pack has been activated (an `active` or, once sold and settled,
 //! `settled` pack: players keep the tickets of a settled pack and may still claim them); the VIRN
 //! matches its keyed hash; the ticket is not paid. A wrong VIRN counts against the terminal and
 //! against its retailer, in a window of [`FAILURE_WINDOW_MINUTES`] that a right VIRN does not
@@ -178,6 +178,14 @@ fn refusal_of(scanned: &Scanned, resuming: Option<&str>) -> Option<Refusal> {
             "ticket_not_found",
             AppError::not_found,
             "no such ticket was printed".to_owned(),
+        ));
+    }
+    if scanned.pack_state == Some(PackState::Stolen) {
+        return Some(refuse(
+            "pack_stolen",
+            AppError::conflict,
+            "this ticket's pack was reported stolen: do not pay it; keep the ticket and call the lottery"
+                .to_owned(),
         ));
     }
     if !matches!(scanned.pack_state, Some(PackState::Active | PackState::Settled)) {

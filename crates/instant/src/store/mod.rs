@@ -5,7 +5,8 @@
 //! - [`tickets`]: the scan (`scan_ticket`) and a prize payment's rows (reserve, done, confirm,
 //!   release);
 //! - [`office_claims`]: the office's record of a payment;
-//! - [`packs`]: a pack's state moves and settlement;
+//! - [`receipts`]: the counter's receipt of a payment, found again by its idempotency key;
+//! - [`packs`]: a pack's state moves and settlement, and the packs listed;
 //! - [`print_runs`]: a run's rows, tickets written with COPY;
 //! - [`reports`]: prize counts, open payments and validations for the operator's reads;
 //! - [`validation_log`]: every scan's log row, group-committed.
@@ -14,6 +15,7 @@ pub mod office_claims;
 pub mod packs;
 pub mod print_jobs;
 pub mod print_runs;
+pub mod receipts;
 pub mod reports;
 pub mod tickets;
 pub mod validation_log;
@@ -21,8 +23,12 @@ pub mod validation_log;
 use platform::stored_state;
 
 stored_state!(
-    /// Where a pack is: packs move only forward, printed → assigned → active → settled.
-    pub PackState { Printed => "printed", Assigned => "assigned", Active => "active", Settled => "settled" }
+    /// Where a pack is (see `saga::packs`): printed → shipped → received → active → settled, or
+    /// returned to the lottery unsold, or reported stolen.
+    pub PackState {
+        Printed => "printed", Shipped => "shipped", Received => "received", Active => "active",
+        Settled => "settled", Returned => "returned", Stolen => "stolen"
+    }
 );
 
 stored_state!(

@@ -1,4 +1,4 @@
-//! A pack's row: locked and read, moved forward, settled.
+//! A pack's row: locked and read, moved along its life, settled; and the packs listed.
 
 use chrono::{DateTime, Utc};
 use domain::instant::payout::PackSettlement;
@@ -40,24 +40,32 @@ pub async fn lock(conn: &mut PgConnection, game: i32, book: i32) -> Result<Optio
     Ok(Some(Pack { state, retailer_id: row.try_get("retailer_id")?, settlement }))
 }
 
-/// Moves the locked pack to `to` (assigning it to `assign_to` when given), stamping the move.
+/// Moves the locked pack to `to` (shipping it to `ship_to` when given), stamping the move; `by`
+/// is who reported it stolen. Activation stamps its receipt too when the terminal did not
+/// confirm it first.
 pub async fn set_state(
     conn: &mut PgConnection,
     game: i32,
     book: i32,
     to: PackState,
-    assign_to: Option<&str>,
+    ship_to: Option<&str>,
+    by: &str,
 ) -> Result<Pack, AppError> {
     let row = sqlx::query(
         "UPDATE packs SET state = $3, retailer_id = coalesce($4, retailer_id),
-                assigned_at = CASE WHEN $3 = 'assigned' THEN now() ELSE assigned_at END,
-                activated_at = CASE WHEN $3 = 'active' THEN now() ELSE activated_at END
+                shipped_at = CASE WHEN $3 = 'shipped' THEN now() ELSE shipped_at END,
+                received_at = CASE WHEN $3 IN ('received', 'active') THEN coalesce(received_at, now()) ELSE received_at END,
+                activated_at = CASE WHEN $3 = 'active' THEN now() ELSE activated_at END,
+                returned_at = CASE WHEN $3 = 'returned' THEN now() ELSE returned_at END,
+                stolen_at = CASE WHEN $3 = 'stolen' THEN now() ELSE stolen_at END,
+                stolen_reported_by = CASE WHEN $3 = 'stolen' THEN $5 ELSE stolen_reported_by END
           WHERE game = $1 AND book = $2 RETURNING state, retailer_id",
     )
     .bind(game)
     .bind(book)
     .bind(to.as_str())
-    .bind(assign_to)
+    .bind(ship_to)
+    .bind(by)
     .fetch_one(&mut *conn)
     .await?;
     Ok(Pack {
@@ -98,6 +106,82 @@ pub async fn due_for_settlement(
           ORDER BY activated_at LIMIT 1000",
     )
     .bind(after.as_secs_f64())
+    .fetch_all(pool)
+    .await?)
+}
+
+/// Which packs a listing asks for; every filter is optional.
+#[derive(Debug, Default)]
+pub struct PackFilter<'a> {
+    pub game: Option<i32>,
+    pub state: Option<PackState>,
+    pub retailer_id: Option<&'a str>,
+    /// Packs after this (game, book), for the next page.
+    pub after: Option<(i32, i32)>,
+}
+
+/// A pack as listed.
+#[derive(Debug, sqlx::FromRow)]
+pub struct ListedPack {
+    pub game: i32,
+    pub book: i32,
+    pub state: String,
+    pub retailer_id: Option<String>,
+    pub shipped_at: Option<DateTime<Utc>>,
+    pub received_at: Option<DateTime<Utc>>,
+    pub activated_at: Option<DateTime<Utc>>,
+    pub settled_at: Option<DateTime<Utc>>,
+    pub returned_at: Option<DateTime<Utc>>,
+    pub stolen_at: Option<DateTime<Utc>>,
+    pub owed_cents: Option<i64>,
+}
+
+/// Packs matching `filter`, by game and book, at most `limit`.
+pub async fn list(pool: &PgPool, filter: &PackFilter<'_>, limit: i64) -> Result<Vec<ListedPack>, AppError> {
+    let (after_game, after_book) = filter.after.unwrap_or((-1, -1));
+    Ok(sqlx::query_as(
+        "SELECT game, book, state, retailer_id, shipped_at, received_at, activated_at, settled_at,
+                returned_at, stolen_at, owed_cents
+           FROM packs
+          WHERE ($1::int IS NULL OR game = $1) AND ($2::text IS NULL OR state = $2)
+            AND ($3::text IS NULL OR retailer_id = $3) AND (game, book) > ($4, $5)
+          ORDER BY game, book LIMIT $6",
+    )
+    .bind(filter.game)
+    .bind(filter.state.map(PackState::as_str))
+    .bind(filter.retailer_id)
+    .bind(after_game)
+    .bind(after_book)
+    .bind(limit)
+    .fetch_all(pool)
+    .await?)
+}
+
+/// A retailer's packs settled in `[since, until)`: (game, book, sales, commission, owed, when).
+pub async fn settled_for(
+    pool: &PgPool,
+    retailer: &str,
+    since: DateTime<Utc>,
+    until: DateTime<Utc>,
+) -> Result<Vec<(i32, i32, i64, i64, i64, DateTime<Utc>)>, AppError> {
+    Ok(sqlx::query_as(
+        "SELECT game, book, sales_cents, commission_cents, owed_cents, settled_at FROM packs
+          WHERE state = 'settled' AND retailer_id = $1 AND settled_at >= $2 AND settled_at < $3
+          ORDER BY settled_at, game, book",
+    )
+    .bind(retailer)
+    .bind(since)
+    .bind(until)
+    .fetch_all(pool)
+    .await?)
+}
+
+/// A retailer's packs by state, now.
+pub async fn count_by_state(pool: &PgPool, retailer: &str) -> Result<Vec<(String, i64)>, AppError> {
+    Ok(sqlx::query_as(
+        "SELECT state, count(*) FROM packs WHERE retailer_id = $1 GROUP BY state ORDER BY state",
+    )
+    .bind(retailer)
     .fetch_all(pool)
     .await?)
 }

@@ -183,8 +183,8 @@ pub async fn confirm(pool: &PgPool, id: Uuid) -> Result<bool, AppError> {
     Ok(confirmed == 1)
 }
 
-/// Undoes pending payment `id`: the ticket unpaid, its prize row's count and any office claim
-/// row as before, in one transaction.
+/// Undoes pending payment `id`: the ticket unpaid, its prize row's count, any office claim
+/// row and any counter receipt as before, in one transaction.
 pub async fn release(pool: &PgPool, id: Uuid) -> Result<(), AppError> {
     let mut tx = pool.begin().await?;
     let released: Option<(i32, Option<i16>)> = sqlx::query_as(
@@ -201,6 +201,7 @@ pub async fn release(pool: &PgPool, id: Uuid) -> Result<(), AppError> {
             .execute(&mut *tx)
             .await?;
         sqlx::query("DELETE FROM office_claims WHERE id = $1").bind(id).execute(&mut *tx).await?;
+        sqlx::query("DELETE FROM claim_receipts WHERE id = $1").bind(id).execute(&mut *tx).await?;
     }
     tx.commit().await?;
     Ok(())

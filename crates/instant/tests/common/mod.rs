@@ -33,6 +33,8 @@ pub async fn post(
         Request::post(path)
             .header("authorization", format!("Bearer {token}"))
             .header("content-type", "application/json")
+            // Each call a request of its own, as a till sends a new key for each new claim.
+            .header("idempotency-key", uuid::Uuid::new_v4().to_string())
             .body(Body::from(body.to_string()))
             .unwrap(),
     )

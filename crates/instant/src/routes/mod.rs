@@ -1,5 +1,14 @@
 //! The instant service's handlers: each authorises its caller, extracts the request, makes one
 //! call into [`crate::saga`] or [`crate::store`], and answers a view.
+//!
+//! - here: games, print runs and their jobs, the printer's file, validation, the office, the
+//!   operators' reports;
+//! - [`packs`]: a pack's life (shipped, received, activated, settled, returned, stolen) and the
+//!   packs listed;
+//! - [`counter`]: the retailer's side of the counter: claims and their receipts, its statement.
+
+pub mod counter;
+pub mod packs;
 
 use axum::extract::State;
 use axum::http::StatusCode;
@@ -10,10 +19,8 @@ use platform::openapi::Refused;
 use platform::{AppError, Json, Path, Query};
 
 use crate::InstantState;
-use crate::saga::packs::{move_pack, settle_pack_now};
 use crate::saga::payment::{OFFICE, Payee, pay_ticket};
 use crate::saga::scan::check_ticket;
-use crate::store::PackState;
 use crate::store::office_claims::{self, OfficeClaimRecord};
 use crate::views::*;
 
@@ -209,68 +216,6 @@ pub async fn cancel_print_job(
 }
 
 #[utoipa::path(
-    post, path = "/v1/instant/packs/{game}/{book}/assign", tag = "instant", request_body = AssignPack,
-    params(("game" = i32, Path, description = "game number"), ("book" = i32, Path, description = "book number")),
-    responses((status = 200, description = "assigned to the retailer", body = PackView), (status = "4XX", response = Refused)),
-    security(("bearer" = []))
-)]
-/// `POST /v1/instant/packs/{game}/{book}/assign`: operators; printed → assigned.
-pub async fn assign(
-    State(state): State<InstantState>,
-    caller: Caller,
-    Path(pack): Path<(i32, i32)>,
-    Json(request): Json<AssignPack>,
-) -> Result<Json<PackView>, AppError> {
-    caller.require(&[Role::Operator])?;
-    // Retailers are the gateway's (which checks this one exists before the request gets here);
-    // an id is at most 64 visible characters, so no request can brick a pack with a junk owner.
-    let id = &request.retailer_id;
-    if !(1..=64).contains(&id.len()) || !id.chars().all(|c| c.is_ascii_graphic()) {
-        return Err(AppError::unprocessable("invalid_retailer", "retailer_id is 1 to 64 visible characters"));
-    }
-    move_pack(&state, pack, (PackState::Printed, PackState::Assigned), Some(id), None).await.map(Json)
-}
-
-#[utoipa::path(
-    post, path = "/v1/instant/packs/{game}/{book}/activate", tag = "instant",
-    params(("game" = i32, Path, description = "game number"), ("book" = i32, Path, description = "book number")),
-    responses((status = 200, description = "active: its tickets can be validated", body = PackView), (status = "4XX", response = Refused)),
-    security(("bearer" = []))
-)]
-/// `POST /v1/instant/packs/{game}/{book}/activate`: the terminal of the retailer it was assigned to.
-pub async fn activate(
-    State(state): State<InstantState>,
-    caller: Caller,
-    Path(pack): Path<(i32, i32)>,
-) -> Result<Json<PackView>, AppError> {
-    caller.require(&[Role::Retailer])?;
-    let retailer = caller.organization().ok_or_else(platform::auth::forbidden)?;
-    move_pack(&state, pack, (PackState::Assigned, PackState::Active), None, Some(retailer)).await.map(Json)
-}
-
-#[utoipa::path(
-    post, path = "/v1/instant/packs/{game}/{book}/settle", tag = "instant",
-    params(("game" = i32, Path, description = "game number"), ("book" = i32, Path, description = "book number")),
-    responses((status = 200, description = "settled: the retailer owes its price less commission", body = PackView), (status = "4XX", response = Refused)),
-    security(("bearer" = []))
-)]
-/// `POST /v1/instant/packs/{game}/{book}/settle`: the terminal of the pack's retailer, or an
-/// operator; active → settled. Asking again for a settled pack answers its settlement.
-pub async fn settle(
-    State(state): State<InstantState>,
-    caller: Caller,
-    Path((game, book)): Path<(i32, i32)>,
-) -> Result<Json<PackView>, AppError> {
-    caller.require(&[Role::Retailer, Role::Operator])?;
-    let owner = if caller.role() == Role::Retailer {
-        Some(caller.organization().ok_or_else(platform::auth::forbidden)?)
-    } else {
-        None
-    };
-    settle_pack_now(&state, game, book, owner).await.map(Json)
-}
-
-#[utoipa::path(
     post, path = "/v1/instant/validations", tag = "instant", request_body = ValidationRequest,
     responses((status = 200, description = "a winner or not, and where it is paid", body = ValidationView), (status = "4XX", response = Refused)),
     security(("bearer" = []))
@@ -298,33 +243,6 @@ pub async fn validate(
         free_ticket: checked.free_ticket,
         paid_at,
     }))
-}
-
-#[utoipa::path(
-    post, path = "/v1/instant/claims", tag = "instant", request_body = ValidationRequest,
-    responses((status = 200, description = "paid at the counter, once", body = ClaimView), (status = "4XX", response = Refused)),
-    security(("bearer" = []))
-)]
-/// `POST /v1/instant/claims`: a retailer's terminal pays a prize up to the retailer limit; the
-/// prize moves from the game's prize liability to the retailer's settlement account, exactly
-/// once however many terminals claim the ticket at the same moment.
-pub async fn claim(
-    State(state): State<InstantState>,
-    caller: Caller,
-    Json(request): Json<ValidationRequest>,
-) -> Result<Json<ClaimView>, AppError> {
-    caller.require(&[Role::Retailer])?;
-    let retailer = caller.organization().ok_or_else(platform::auth::forbidden)?.to_owned();
-    let checked = check_ticket(&state, &caller, &request, Some(&retailer)).await?;
-    if checked.prize_row.is_none() {
-        return Err(AppError::unprocessable("not_a_winner", "this ticket wins nothing"));
-    }
-    if checked.prize_cents > state.settings.prizes.retailer_limit_cents {
-        return Err(AppError::conflict("claim_at_office", "this prize is claimed at the lottery office"));
-    }
-    let amount = checked.amount_cents();
-    pay_ticket(&state, &checked, &Payee::Retailer(retailer), amount).await?;
-    Ok(Json(ClaimView { paid_cents: amount, free_ticket: checked.free_ticket }))
 }
 
 fn check_claimant(claimant: &Claimant, w2g: bool) -> Result<(), AppError> {

@@ -1,0 +1,268 @@
+//! The retailer's side of the counter: a claim paid with its receipt (retried with the same
+//! Idempotency-Key, the same receipt), receipts read again and listed, and a retailer's statement
+//! for a period (its own for its terminals, any for staff).
+
+use axum::extract::State;
+use axum::http::{HeaderName, HeaderValue, StatusCode};
+use chrono::{Duration, Utc};
+use domain::instant::print_run::{barcode, barcode_is_valid};
+use domain::money::dollars;
+use platform::auth::{Caller, Role};
+use platform::openapi::Refused;
+use platform::{AppError, IdempotencyKey, Json, PageParams, Path, Query};
+use uuid::Uuid;
+
+use super::packs::readable_retailer;
+use crate::InstantState;
+use crate::saga::payment::{Payee, key_used_for_another_claim, move_payment_money, pay_ticket};
+use crate::saga::scan::check_ticket;
+use crate::store::receipts::{self, CounterClaim, Receipt};
+use crate::store::{packs, tickets};
+use crate::views::{
+    PeriodQuery, ReceiptView, ReceiptsQuery, StatementSettlement, StatementView, ValidationRequest,
+};
+
+/// The header that marks an answer replayed from an earlier request with the same key.
+const REPLAYED: HeaderName = HeaderName::from_static("idempotent-replayed");
+
+fn receipt_view(state: &InstantState, receipt: Receipt) -> ReceiptView {
+    let game_name = u32::try_from(receipt.game)
+        .ok()
+        .and_then(|g| state.game(g).ok())
+        .map_or_else(String::new, |g| g.name.clone());
+    let printed = barcode(
+        u32::try_from(receipt.game).unwrap_or_default(),
+        u32::try_from(receipt.book).unwrap_or_default(),
+        u32::try_from(receipt.ticket).unwrap_or_default(),
+    );
+    let payment = if receipt.payment.as_deref() == Some("pending") { "pending" } else { "paid" };
+    let paid_line = if receipt.free_ticket {
+        format!("Free ticket: hand over one {} ticket of this game", dollars(receipt.paid_cents))
+    } else {
+        format!("Paid      {}", dollars(receipt.paid_cents))
+    };
+    let lines = vec![
+        "INSTANT PRIZE PAID".to_owned(),
+        format!("Receipt   {}", receipt.id),
+        format!("Ticket    {printed}"),
+        format!("Game      {} {game_name}", receipt.game),
+        format!("Prize     {}", dollars(receipt.prize_cents)),
+        paid_line,
+        format!("Retailer  {}", receipt.retailer_id),
+        format!("Terminal  {}", receipt.terminal_id),
+        format!("Time      {}", receipt.created_at.format("%Y-%m-%d %H:%M:%S UTC")),
+        format!("Status    {}", payment.to_uppercase()),
+    ];
+    ReceiptView {
+        receipt_id: receipt.id,
+        barcode: printed,
+        game: receipt.game,
+        game_name,
+        prize_cents: receipt.prize_cents,
+        paid_cents: receipt.paid_cents,
+        free_ticket: receipt.free_ticket,
+        retailer_id: receipt.retailer_id,
+        terminal_id: receipt.terminal_id,
+        paid_at: receipt.created_at,
+        payment: payment.to_owned(),
+        lines,
+    }
+}
+
+/// A claim's answer: 200 with the receipt, marked when it replays an earlier request's.
+type ClaimAnswer = (StatusCode, [(HeaderName, HeaderValue); 1], Json<ReceiptView>);
+
+#[utoipa::path(
+    post, path = "/v1/instant/claims", tag = "instant", request_body = ValidationRequest,
+    params(("Idempotency-Key" = String, Header, description = "required: a claim retried with the same key is paid once and answers the same receipt")),
+    responses((status = 200, description = "paid at the counter, once: the receipt to print (`Idempotent-Replayed: true` when the key's claim was made before)", body = ReceiptView,
+               headers(("Idempotent-Replayed" = String, description = "`true` on a replay, `false` otherwise"))),
+              (status = "4XX", response = Refused)),
+    security(("bearer" = []))
+)]
+/// `POST /v1/instant/claims`: a retailer's terminal pays a prize up to the retailer limit; the
+/// prize moves from the game's prize liability to the retailer's settlement account, exactly
+/// once however many terminals claim the ticket at the same moment, and a receipt is kept.
+pub async fn claim(
+    State(state): State<InstantState>,
+    caller: Caller,
+    key: IdempotencyKey,
+    Json(request): Json<ValidationRequest>,
+) -> Result<ClaimAnswer, AppError> {
+    caller.require(&[Role::Retailer])?;
+    let retailer = caller.organization().ok_or_else(platform::auth::forbidden)?.to_owned();
+    let key = key.required()?.to_owned();
+    if let Some(receipt) = receipts::by_key(&state.pool, &retailer, &key).await? {
+        let same_ticket = barcode_is_valid(&request.barcode).is_some_and(|(g, b, t)| {
+            let place = receipt.place();
+            (i64::from(g), i64::from(b), i64::from(t))
+                == (i64::from(place.game), i64::from(place.book), i64::from(place.ticket))
+        });
+        if !same_ticket {
+            return Err(key_used_for_another_claim());
+        }
+        // A payment the ledger had not made yet when the first answer was lost: made now.
+        if receipt.payment.as_deref() == Some("pending") {
+            move_payment_money(&state, receipt.id).await?;
+            tickets::confirm(&state.pool, receipt.id).await?;
+        }
+        let receipt = receipts::get(&state.pool, receipt.id).await?.ok_or_else(|| {
+            AppError::conflict("claim_released", "the ledger refused this payment; claim the ticket again")
+        })?;
+        return Ok(answer(&state, receipt, true));
+    }
+    let checked = check_ticket(&state, &caller, &request, Some(&retailer)).await?;
+    if checked.prize_row.is_none() {
+        return Err(AppError::unprocessable("not_a_winner", "this ticket wins nothing"));
+    }
+    if checked.prize_cents > state.settings.prizes.retailer_limit_cents {
+        return Err(AppError::conflict("claim_at_office", "this prize is claimed at the lottery office"));
+    }
+    let amount = checked.amount_cents();
+    let payee = Payee::Retailer(CounterClaim {
+        retailer_id: retailer,
+        terminal_id: caller.subject().to_owned(),
+        idempotency_key: key,
+    });
+    let id = pay_ticket(&state, &checked, &payee, amount).await?;
+    let receipt = receipts::get(&state.pool, id)
+        .await?
+        .ok_or_else(|| AppError::internal("a paid claim without its receipt"))?;
+    Ok(answer(&state, receipt, false))
+}
+
+fn answer(state: &InstantState, receipt: Receipt, replayed: bool) -> ClaimAnswer {
+    let flag = HeaderValue::from_static(if replayed { "true" } else { "false" });
+    (StatusCode::OK, [(REPLAYED, flag)], Json(receipt_view(state, receipt)))
+}
+
+fn receipt_not_found(id: Uuid) -> AppError {
+    AppError::not_found("receipt_not_found", format!("no receipt {id}"))
+}
+
+#[utoipa::path(
+    get, path = "/v1/instant/receipts/{id}", tag = "instant",
+    params(("id" = Uuid, Path, description = "the receipt")),
+    responses((status = 200, description = "the receipt, to print again", body = ReceiptView), (status = "4XX", response = Refused)),
+    security(("bearer" = []))
+)]
+/// `GET /v1/instant/receipts/{id}`: the terminals of the retailer that paid it; operators,
+/// auditors and services.
+pub async fn get_receipt(
+    State(state): State<InstantState>,
+    caller: Caller,
+    Path(id): Path<Uuid>,
+) -> Result<Json<ReceiptView>, AppError> {
+    caller.require(&[Role::Retailer, Role::Operator, Role::Auditor, Role::Service])?;
+    let receipt = receipts::get(&state.pool, id).await?.ok_or_else(|| receipt_not_found(id))?;
+    if caller.role() == Role::Retailer && caller.organization() != Some(receipt.retailer_id.as_str()) {
+        return Err(receipt_not_found(id));
+    }
+    Ok(Json(receipt_view(&state, receipt)))
+}
+
+/// `since`/`until` with their defaults, refused when empty or reversed.
+fn period(
+    since: Option<chrono::DateTime<Utc>>,
+    until: Option<chrono::DateTime<Utc>>,
+    default: Duration,
+) -> Result<(chrono::DateTime<Utc>, chrono::DateTime<Utc>), AppError> {
+    let until = until.unwrap_or_else(Utc::now);
+    let since = since.unwrap_or(until - default);
+    if since >= until {
+        return Err(AppError::unprocessable("invalid_window", "`since` must be before `until`"));
+    }
+    Ok((since, until))
+}
+
+#[utoipa::path(
+    get, path = "/v1/instant/claims", tag = "instant", params(ReceiptsQuery),
+    responses((status = 200, description = "prizes paid at counters in the window, oldest first", body = ledger_api::wire::Page<ReceiptView>), (status = "4XX", response = Refused)),
+    security(("bearer" = []))
+)]
+/// `GET /v1/instant/claims`: a retailer's terminal its own retailer's receipts; operators,
+/// auditors and services any retailer's.
+pub async fn list_claims(
+    State(state): State<InstantState>,
+    caller: Caller,
+    Query(query): Query<ReceiptsQuery>,
+) -> Result<Json<ledger_api::wire::Page<ReceiptView>>, AppError> {
+    caller.require(&[Role::Retailer, Role::Operator, Role::Auditor, Role::Service])?;
+    let retailer = readable_retailer(&caller, query.retailer_id.as_deref())?;
+    let window = period(query.since, query.until, Duration::days(1))?;
+    let page = PageParams { after: query.after, limit: query.limit };
+    let limit = page.limit()?;
+    let after = page
+        .after
+        .as_deref()
+        .map(|c| {
+            c.split_once('_').and_then(|(at, id)| Some((at.parse().ok()?, id.parse().ok()?))).ok_or_else(
+                || AppError::bad_request("invalid_cursor", "`after` is not a cursor this listing gave"),
+            )
+        })
+        .transpose()?;
+    let rows = receipts::list(&state.pool, retailer.as_deref(), window, after, limit).await?;
+    let next = page.next_cursor(
+        rows.len(),
+        rows.last().map(|r| {
+            format!("{}_{}", r.created_at.to_rfc3339_opts(chrono::SecondsFormat::Micros, true), r.id)
+        }),
+    );
+    let items = rows.into_iter().map(|r| receipt_view(&state, r)).collect();
+    Ok(Json(ledger_api::wire::Page { items, next }))
+}
+
+#[utoipa::path(
+    get, path = "/v1/instant/retailers/{id}/statement", tag = "instant", params(("id" = String, Path, description = "the retailer"), PeriodQuery),
+    responses((status = 200, description = "the retailer's instant account for the period: packs settled, prizes paid, what it owes", body = StatementView), (status = "4XX", response = Refused)),
+    security(("bearer" = []))
+)]
+/// `GET /v1/instant/retailers/{id}/statement`: the retailer's own terminals; operators, auditors
+/// and services.
+pub async fn statement(
+    State(state): State<InstantState>,
+    caller: Caller,
+    Path(retailer): Path<String>,
+    Query(query): Query<PeriodQuery>,
+) -> Result<Json<StatementView>, AppError> {
+    caller.require(&[Role::Retailer, Role::Operator, Role::Auditor, Role::Service])?;
+    readable_retailer(&caller, Some(&retailer))?;
+    let (since, until) = period(query.since, query.until, Duration::days(30))?;
+    let settled = packs::settled_for(&state.pool, &retailer, since, until).await?;
+    let (prizes_paid, prizes_paid_cents) = receipts::paid_in(&state.pool, &retailer, since, until).await?;
+    let settlements: Vec<StatementSettlement> = settled
+        .into_iter()
+        .map(|(game, book, sales_cents, commission_cents, owed_cents, settled_at)| StatementSettlement {
+            game,
+            book,
+            sales_cents,
+            commission_cents,
+            owed_cents,
+            settled_at,
+        })
+        .collect();
+    let sum = |f: fn(&StatementSettlement) -> i64| settlements.iter().map(f).fold(0i64, i64::saturating_add);
+    let (sales_cents, commission_cents, owed_cents) =
+        (sum(|s| s.sales_cents), sum(|s| s.commission_cents), sum(|s| s.owed_cents));
+    // The settlement account is debited by what the retailer owes and credited with what it paid
+    // out, so what it owes is minus its balance; an account never opened owes nothing.
+    let balance = match state.ledger.balance(ledger_api::retailer_account(&retailer)).await {
+        Ok(balance) => balance,
+        Err(e) if e.code() == "account_not_found" => 0,
+        Err(e) => return Err(e),
+    };
+    Ok(Json(StatementView {
+        retailer_id: retailer.clone(),
+        since,
+        until,
+        settlements,
+        sales_cents,
+        commission_cents,
+        owed_cents,
+        prizes_paid,
+        prizes_paid_cents,
+        net_owed_cents: owed_cents.saturating_sub(prizes_paid_cents),
+        balance_owed_cents: balance.saturating_neg(),
+        packs: packs::count_by_state(&state.pool, &retailer).await?.into_iter().collect(),
+    }))
+}
