@@ -12,6 +12,7 @@
 pub mod crossword;
 pub mod payout;
 pub mod print_run;
+pub mod vendor_file;
 
 use std::collections::HashSet;
 

@@ -223,6 +223,7 @@ pub fn route_table() -> Vec<(Method, &'static str, MethodRouter<GatewayState>)> 
         (Method::GET, "/v1/tables/audit/verify", get(for_staff::<TABLES>)),
         (Method::GET, "/v1/instant/games", get(for_anyone::<INSTANT>)),
         (Method::POST, "/v1/instant/games/{number}/print-runs", post(for_operators::<INSTANT>)),
+        (Method::POST, "/v1/instant/games/{number}/vendor-runs", post(for_operators::<INSTANT>)),
         (Method::GET, "/v1/instant/print-runs/{id}/printer-file", get(for_operators::<INSTANT>)),
         (Method::GET, "/v1/instant/keys", get(for_anyone::<INSTANT>)),
         (Method::GET, "/v1/instant/print-jobs", get(for_staff::<INSTANT>)),

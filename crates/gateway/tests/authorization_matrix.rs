@@ -79,6 +79,8 @@ const MATRIX: &[(&str, &str, [u16; 7])] = &[
     // The instant service's routes, through the gateway.
     ("GET", "/v1/instant/games", [200, 200, 200, 200, 200, 200, 200]),
     ("POST", "/v1/instant/games/{number}/print-runs", [401, 403, 403, 403, 202, 403, 403]),
+    // No vendor has delivered this file: the operator gets past the gateway and is told so.
+    ("POST", "/v1/instant/games/{number}/vendor-runs", [401, 403, 403, 403, 422, 403, 403]),
     // The fixture's run's file, downloaded by the operator's row once: the row is its second ask.
     ("GET", "/v1/instant/print-runs/{id}/printer-file", [401, 403, 403, 403, 410, 403, 403]),
     ("GET", "/v1/instant/keys", [200, 200, 200, 200, 200, 200, 200]),
@@ -221,6 +223,7 @@ fn request_for(fx: &Fixture, method: &str, route: &str, caller: usize) -> (Strin
         ("POST", "/v1/keno/tickets") => Some(json!({"option": "bet", "spots": [7, 17, 27]})),
         ("POST", "/v1/keno/draw-tickets") => Some(json!({"option": "bet", "spots": [7, 17], "draws": 2})),
         ("POST", "/v1/blackjack/tables") => Some(json!({"decks": 6})),
+        ("POST", "/v1/instant/games/{number}/vendor-runs") => Some(json!({"file": "never-delivered.age"})),
         ("POST", "/v1/instant/packs/{game}/{book}/ship") => Some(json!({"retailer_id": fx.retailer})),
         ("POST", "/v1/instant/validations" | "/v1/instant/claims") => {
             Some(json!({"barcode": domain::instant::print_run::barcode(283, 0, 0), "virn": "123456789012"}))

@@ -15,6 +15,8 @@
 //! | `LOTTO_PRINTER_RECIPIENT`            | (a demo key) | the printer's `age` public key printer's files are encrypted to |
 //! | `LOTTO_SIGNING_KEY`                  | (random)     | the lottery's Ed25519 key (hex seed) signing them |
 //! | `LOTTO_PRINTER_FILE_DIR`             | `.lotto/printer-files` | where printer's files wait for their one download |
+//! | `LOTTO_LOTTERY_IDENTITY`             | (a demo key) | the lottery's `age` secret key vendors' validation files are encrypted to |
+//! | `LOTTO_VENDOR_FILE_DIR`              | `.lotto/vendor-files` | the inbox vendors' validation files are delivered to |
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -65,9 +67,15 @@ pub struct InstantSettings {
     /// The printer's secret key, only when this process made it (tests, a demonstration): the
     /// service never needs it; `lotto printer-file` does, on the printer's side.
     pub demo_printer_identity: Option<DemoIdentity>,
+    /// The lottery's secret key that vendors' validation files are encrypted to (its public half
+    /// is at `GET /v1/instant/keys`).
+    pub lottery_identity: DemoIdentity,
+    /// The inbox vendors' validation files are delivered to, imported from by name.
+    pub vendor_file_dir: PathBuf,
 }
 
-/// A printer's secret key made for a demonstration or a test (never shown in a log).
+/// An `age` secret key: a printer's made for a demonstration or a test, or the lottery's own
+/// (never shown in a log).
 #[derive(Clone)]
 pub struct DemoIdentity(pub age::x25519::Identity);
 
@@ -94,6 +102,8 @@ impl InstantSettings {
             printer: PrinterKeys { recipient: demo.to_public(), signing: random_signing_key() },
             printer_file_dir: platform::config::scratch_dir("printer-files"),
             demo_printer_identity: Some(DemoIdentity(demo)),
+            lottery_identity: DemoIdentity(age::x25519::Identity::generate()),
+            vendor_file_dir: platform::config::scratch_dir("vendor-files"),
         }
     }
 
@@ -129,7 +139,34 @@ impl InstantSettings {
                     reason: format!("not an age public key (age1...): {e}"),
                 })?
             }
-            _ => demo_printer_key(&printer_file_dir)?,
+            _ => {
+                let demo =
+                    demo_identity(&printer_file_dir, "printer-identity.txt", "LOTTO_PRINTER_FILE_DIR")?;
+                tracing::warn!(
+                    identity = %printer_file_dir.join("printer-identity.txt").display(),
+                    "LOTTO_PRINTER_RECIPIENT is not set: printer's files are encrypted to a demonstration key kept beside them"
+                );
+                demo.to_public()
+            }
+        };
+        let vendor_file_dir: PathBuf = env_or("LOTTO_VENDOR_FILE_DIR", PathBuf::from(".lotto/vendor-files"))?;
+        let lottery_identity = match Secret::from_env("LOTTO_LOTTERY_IDENTITY")? {
+            Some(text) => String::from_utf8_lossy(text.expose())
+                .trim()
+                .parse::<age::x25519::Identity>()
+                .map_err(|e| ConfigError {
+                    name: "LOTTO_LOTTERY_IDENTITY",
+                    value: String::new(),
+                    reason: format!("not an age secret key (AGE-SECRET-KEY-...): {e}"),
+                })?,
+            None => {
+                let demo = demo_identity(&vendor_file_dir, "lottery-identity.txt", "LOTTO_VENDOR_FILE_DIR")?;
+                tracing::warn!(
+                    identity = %vendor_file_dir.join("lottery-identity.txt").display(),
+                    "LOTTO_LOTTERY_IDENTITY is not set: vendors' files are decrypted with a demonstration key kept beside them"
+                );
+                demo
+            }
         };
         let signing = match Secret::from_env("LOTTO_SIGNING_KEY")? {
             Some(seed) => {
@@ -157,27 +194,30 @@ impl InstantSettings {
             printer: PrinterKeys { recipient, signing },
             printer_file_dir,
             demo_printer_identity: None,
+            lottery_identity: DemoIdentity(lottery_identity),
+            vendor_file_dir,
             virn_key: d.virn_key,
         })
     }
 }
 
-/// Without `LOTTO_PRINTER_RECIPIENT`, a demonstration's printer key: made once and kept beside
-/// the printer's files (`printer-identity.txt`, readable by its owner only), so a newcomer can
-/// decrypt a file with `lotto printer-file`. A real printer keeps its secret key itself.
-fn demo_printer_key(dir: &Path) -> Result<age::x25519::Recipient, ConfigError> {
+/// A demonstration's `age` key (the printer's without `LOTTO_PRINTER_RECIPIENT`, the lottery's
+/// without `LOTTO_LOTTERY_IDENTITY`): made once and kept in `dir` as `file`, readable by its
+/// owner only, so a newcomer can decrypt a printer's file with `lotto printer-file` or encrypt a
+/// vendor's file to the lottery. Real keys are kept by their owners.
+fn demo_identity(
+    dir: &Path,
+    file: &str,
+    setting: &'static str,
+) -> Result<age::x25519::Identity, ConfigError> {
     use age::secrecy::ExposeSecret;
-    let failed = |reason: String| ConfigError {
-        name: "LOTTO_PRINTER_FILE_DIR",
-        value: dir.display().to_string(),
-        reason,
-    };
-    let path = dir.join("printer-identity.txt");
-    let identity = match std::fs::read_to_string(&path) {
+    let failed = |reason: String| ConfigError { name: setting, value: dir.display().to_string(), reason };
+    let path = dir.join(file);
+    match std::fs::read_to_string(&path) {
         Ok(text) => text
             .trim()
             .parse::<age::x25519::Identity>()
-            .map_err(|e| failed(format!("{}: {e}", path.display())))?,
+            .map_err(|e| failed(format!("{}: {e}", path.display()))),
         Err(_) => {
             std::fs::create_dir_all(dir).map_err(|e| failed(e.to_string()))?;
             let identity = age::x25519::Identity::generate();
@@ -189,12 +229,7 @@ fn demo_printer_key(dir: &Path) -> Result<age::x25519::Recipient, ConfigError> {
                 std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600))
                     .map_err(|e| failed(e.to_string()))?;
             }
-            identity
+            Ok(identity)
         }
-    };
-    tracing::warn!(
-        identity = %path.display(),
-        "LOTTO_PRINTER_RECIPIENT is not set: printer's files are encrypted to a demonstration key kept beside them"
-    );
-    Ok(identity.to_public())
+    }
 }

@@ -143,6 +143,7 @@ pub fn route_table() -> Vec<(Method, &'static str, MethodRouter<InstantState>)> 
     vec![
         (Method::GET, "/v1/instant/games", get(routes::list_games)),
         (Method::POST, "/v1/instant/games/{number}/print-runs", post(routes::create_print_run)),
+        (Method::POST, "/v1/instant/games/{number}/vendor-runs", post(routes::import_vendor_run)),
         (Method::GET, "/v1/instant/print-runs/{id}/printer-file", get(routes::download_printer_file)),
         (Method::GET, "/v1/instant/keys", get(routes::keys)),
         (Method::GET, "/v1/instant/print-jobs", get(routes::list_print_jobs)),
@@ -204,7 +205,7 @@ pub fn spawn_workers(state: InstantState) {
 #[derive(Debug, utoipa::OpenApi)]
 #[openapi(
     paths(
-        routes::list_games, routes::create_print_run, routes::download_printer_file, routes::keys,
+        routes::list_games, routes::create_print_run, routes::import_vendor_run, routes::download_printer_file, routes::keys,
         routes::list_print_jobs, routes::get_print_job,
         routes::cancel_print_job, routes::packs::list_packs, routes::packs::ship, routes::packs::receive,
         routes::packs::activate, routes::packs::settle, routes::packs::return_pack, routes::packs::report_stolen,

@@ -250,6 +250,8 @@ pub struct KeysView {
     pub signing_key: String,
     /// The printer's `age` public key the files are encrypted to.
     pub printer_recipient: String,
+    /// The lottery's `age` public key a printing vendor encrypts its validation file to.
+    pub lottery_recipient: String,
 }
 
 /// A list of print jobs.
@@ -288,6 +290,19 @@ pub struct PrintJobView {
     pub created_at: DateTime<Utc>,
     pub started_at: Option<DateTime<Utc>>,
     pub finished_at: Option<DateTime<Utc>>,
+    /// `generated` by the lottery, or imported from a printing vendor's `vendor_file`.
+    #[schema(value_type = String, example = "generated")]
+    pub source: String,
+    /// The vendor's validation file (a name in the vendor inbox) an import reads.
+    pub vendor_file: Option<String>,
+}
+
+/// `POST /v1/instant/games/{number}/vendor-runs`: a vendor's validation file to import.
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct VendorRunRequest {
+    /// The file's name in the vendor inbox (`LOTTO_VENDOR_FILE_DIR`), as the vendor delivered it.
+    pub file: String,
 }
 
 /// A prize row with what is left of it.

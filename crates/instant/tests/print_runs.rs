@@ -209,11 +209,13 @@ async fn a_cancelled_or_crashed_print_job_leaves_no_partial_run() {
         }
     };
     // Queued, then cancelled: never taken.
-    let queued = print_jobs::insert(&state.pool, uuid::Uuid::now_v7(), 283, 24_000, "olga").await.unwrap();
+    let queued =
+        print_jobs::insert(&state.pool, uuid::Uuid::now_v7(), 283, 24_000, "olga", None).await.unwrap();
     assert_eq!(print_jobs::request_cancel(&state.pool, queued.id).await.unwrap().unwrap().state, "cancelled");
     assert!(!run_waiting_job(&state, Some(queued.id)).await.unwrap());
     // Running, cancelled before its first pool is reported: it stops there.
-    let running = print_jobs::insert(&state.pool, uuid::Uuid::now_v7(), 283, 24_000, "olga").await.unwrap();
+    let running =
+        print_jobs::insert(&state.pool, uuid::Uuid::now_v7(), 283, 24_000, "olga", None).await.unwrap();
     let taken = print_jobs::take(&state.pool, Some(running.id)).await.unwrap().unwrap();
     assert_eq!(print_jobs::request_cancel(&state.pool, running.id).await.unwrap().unwrap().state, "running");
     run_job(&state, &taken).await.unwrap();
@@ -221,7 +223,8 @@ async fn a_cancelled_or_crashed_print_job_leaves_no_partial_run() {
     assert_eq!((cancelled.state.as_str(), cancelled.print_run), ("cancelled", None));
     assert_eq!(counts(&state).await, (0, 0), "nothing of a cancelled run is kept");
     // Taken by a worker that died: its lease runs out, and the next worker prints it, once.
-    let crashed = print_jobs::insert(&state.pool, uuid::Uuid::now_v7(), 283, 24_000, "olga").await.unwrap();
+    let crashed =
+        print_jobs::insert(&state.pool, uuid::Uuid::now_v7(), 283, 24_000, "olga", None).await.unwrap();
     print_jobs::take(&state.pool, Some(crashed.id)).await.unwrap().unwrap();
     assert!(!run_waiting_job(&state, None).await.unwrap(), "a live lease is left alone");
     sqlx::query("UPDATE print_jobs SET lease_until = now() - interval '1 second' WHERE id = $1")

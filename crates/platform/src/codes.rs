@@ -176,6 +176,11 @@ pub const ALL: &[Code] = &[
     code("under_age", 422, "a player under the minimum age"),
     code("unknown_event", 422, "a payment webhook of an event type the platform does not handle"),
     code("unsupported_currency", 422, "payments are in USD only"),
+    code(
+        "vendor_file_not_found",
+        422,
+        "no such file in the vendor inbox (a plain file name, delivered there first)",
+    ),
     code("wager_out_of_range", 422, "a blackjack wager outside the table's limits"),
     code("wallet_not_found", 422, "the player has no wallet"),
     code("weak_password", 422, "a password too easy to guess"),

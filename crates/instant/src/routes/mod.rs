@@ -91,6 +91,31 @@ pub async fn create_print_run(
 }
 
 #[utoipa::path(
+    post, path = "/v1/instant/games/{number}/vendor-runs", tag = "instant", request_body = VendorRunRequest,
+    params(("number" = u32, Path, description = "game number")),
+    responses((status = 202, description = "an import job, started: the vendor's file is checked line by line and its run stored whole, or refused whole with every reason (the job's `error`)", body = PrintJobView,
+               headers(("Location" = String, description = "the job"))),
+              (status = "4XX", response = Refused)),
+    security(("bearer" = []))
+)]
+/// `POST /v1/instant/games/{number}/vendor-runs`: operators. A run the printing vendor generated
+/// is imported from its validation file, delivered to the vendor inbox encrypted to the
+/// lottery's key; the answer is its job.
+pub async fn import_vendor_run(
+    State(state): State<InstantState>,
+    caller: Caller,
+    Path(number): Path<u32>,
+    Json(request): Json<VendorRunRequest>,
+) -> Result<(StatusCode, [(axum::http::HeaderName, String); 1], Json<PrintJobView>), AppError> {
+    caller.require(&[Role::Operator])?;
+    let game = state.game(number)?.clone();
+    let job =
+        crate::saga::vendor_run::start_vendor_import(&state, &game, &request.file, caller.subject()).await?;
+    let location = format!("/v1/instant/print-jobs/{}", job.id);
+    Ok((StatusCode::ACCEPTED, [(axum::http::header::LOCATION, location)], Json(job)))
+}
+
+#[utoipa::path(
     get, path = "/v1/instant/print-runs/{id}/printer-file", tag = "instant",
     params(("id" = uuid::Uuid, Path, description = "the print run")),
     responses((status = 200, description = "the run's printer's file, encrypted to the printer's key (an age file), exactly once; `X-Lotto-Sha256` is its hash and `X-Lotto-Signature` the lottery's Ed25519 signature of that hash (hex)", content_type = "application/octet-stream", body = Vec<u8>),
@@ -151,6 +176,7 @@ pub async fn keys(State(state): State<InstantState>) -> Json<KeysView> {
     Json(KeysView {
         signing_key: state.settings.printer.verifying_key_hex(),
         printer_recipient: state.settings.printer.recipient.to_string(),
+        lottery_recipient: state.settings.lottery_identity.0.to_public().to_string(),
     })
 }
 

@@ -4,10 +4,12 @@
 //!
 //! - [`scan`]: the checks of a scanned ticket, in order, each refusal logged;
 //! - [`payment`]: a prize paid to its payee (a retailer or the office), exactly once;
-//! - [`packs`]: packs moved forward and settled with their retailers;
-//! - [`print_run`]: a game's whole order generated, stored and funded.
+//! - [`packs`]: a pack's life, from shipped to settled (or returned, or stolen);
+//! - [`print_run`]: a game's whole order generated, stored and funded, as a job;
+//! - [`vendor_run`]: a run a printing vendor generated, imported from its validation file.
 
 pub mod packs;
 pub mod payment;
 pub mod print_run;
 pub mod scan;
+pub mod vendor_run;

@@ -44,7 +44,7 @@ pub async fn store_print_run_with(
 }
 
 /// The code a cancelled run ends with.
-const CANCELLED: &str = "print_run_cancelled";
+pub const CANCELLED: &str = "print_run_cancelled";
 
 /// The run, reporting each pool's progress to job `job` (and stopping when it is cancelled).
 async fn print(
@@ -169,7 +169,7 @@ fn pool_tickets<T>(tickets: &[T]) -> i64 {
 }
 
 /// The run's prizes become the game's liability: free tickets at the ticket's price.
-fn liability_funding(state: &InstantState, game: &GameDefinition, run: Uuid) -> NewTransfer {
+pub fn liability_funding(state: &InstantState, game: &GameDefinition, run: Uuid) -> NewTransfer {
     let liability: i64 = game
         .prizes
         .iter()
@@ -193,7 +193,7 @@ pub async fn start_print_job(
 ) -> Result<PrintJobView, AppError> {
     let number = i32::try_from(game.number).map_err(AppError::internal)?;
     let tickets = i64::try_from(game.tickets_ordered).map_err(AppError::internal)?;
-    let job = print_jobs::insert(&state.pool, Uuid::now_v7(), number, tickets, created_by).await?;
+    let job = print_jobs::insert(&state.pool, Uuid::now_v7(), number, tickets, created_by, None).await?;
     let (state, id) = (state.clone(), job.id);
     tokio::spawn(async move {
         if let Err(e) = run_waiting_job(&state, Some(id)).await {
@@ -210,10 +210,14 @@ pub async fn run_waiting_job(state: &InstantState, id: Option<Uuid>) -> Result<b
     Ok(true)
 }
 
-/// Prints job `job` (taken, `running`) and records how it ended: succeeded with its run,
+/// Prints job `job` (taken, `running`), or imports its vendor's file, and records how it ended: succeeded with its run,
 /// cancelled, or failed with its error (nothing of the run kept either way).
 pub async fn run_job(state: &InstantState, job: &PrintJobView) -> Result<(), AppError> {
     let outcome = match state.game(job.game) {
+        Ok(game) if job.source == "vendor_file" => {
+            let game = game.clone();
+            super::vendor_run::import(state, &game, job).await
+        }
         Ok(game) => {
             let game = game.clone();
             print(state, &game, &job.created_by, ChaCha20Rng::from_os_rng(), Some(job.id)).await

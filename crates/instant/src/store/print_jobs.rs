@@ -14,7 +14,7 @@ pub const LEASE_SECONDS: f64 = 120.0;
 
 const COLUMNS: &str =
     "id, game, state, tickets_total, tickets_generated, tickets_stored, file_written, attempts,
-    cancel_requested, print_run, error, created_by, created_at, started_at, finished_at";
+    cancel_requested, print_run, error, created_by, created_at, started_at, finished_at, source, vendor_file";
 
 fn job_of(row: &PgRow) -> Result<PrintJobView, AppError> {
     Ok(PrintJobView {
@@ -33,25 +33,31 @@ fn job_of(row: &PgRow) -> Result<PrintJobView, AppError> {
         created_at: row.try_get("created_at")?,
         started_at: row.try_get::<Option<DateTime<Utc>>, _>("started_at")?,
         finished_at: row.try_get::<Option<DateTime<Utc>>, _>("finished_at")?,
+        source: row.try_get("source")?,
+        vendor_file: row.try_get("vendor_file")?,
     })
 }
 
-/// Queues a job for `game`'s whole order of `tickets`.
+/// Queues a job for `game`'s whole order of `tickets`: generated, or imported from the vendor's
+/// file `vendor_file` (a name in the vendor inbox).
 pub async fn insert(
     pool: &PgPool,
     id: Uuid,
     game: i32,
     tickets: i64,
     created_by: &str,
+    vendor_file: Option<&str>,
 ) -> Result<PrintJobView, AppError> {
     sqlx::query(&format!(
-        "INSERT INTO print_jobs (id, game, state, tickets_total, created_by) VALUES ($1, $2, 'queued', $3, $4)
+        "INSERT INTO print_jobs (id, game, state, tickets_total, created_by, source, vendor_file)
+         VALUES ($1, $2, 'queued', $3, $4, CASE WHEN $5::text IS NULL THEN 'generated' ELSE 'vendor_file' END, $5)
          RETURNING {COLUMNS}"
     ))
     .bind(id)
     .bind(game)
     .bind(tickets)
     .bind(created_by)
+    .bind(vendor_file)
     .fetch_one(pool)
     .await
     .map_err(AppError::from)

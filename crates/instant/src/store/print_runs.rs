@@ -208,3 +208,13 @@ pub async fn take_printer_file(
     tx.commit().await?;
     Ok(found)
 }
+
+/// Marks run `run` as imported from a vendor's file with SHA-256 `sha256`, in its transaction.
+pub async fn mark_vendor_run(conn: &mut PgConnection, run: Uuid, sha256: &[u8]) -> Result<(), AppError> {
+    sqlx::query("UPDATE print_runs SET source = 'vendor_file', vendor_file_sha256 = $2 WHERE id = $1")
+        .bind(run)
+        .bind(sha256)
+        .execute(&mut *conn)
+        .await?;
+    Ok(())
+}

@@ -1,0 +1,232 @@
+//! A run a printing vendor generated, imported from its validation file
+//! (docs/formats/vendor-validation-file.md) as a print job of its own kind.
+//!
+//! The vendor delivers the file into the inbox (`LOTTO_VENDOR_FILE_DIR`) encrypted to the
+//! lottery's `age` key, so no clear VIRN rests on the lottery's disk either. The job decrypts it
+//! in a blocking task that checks every line (`domain::instant::vendor_file`) and hands the
+//! tickets over in chunks; each chunk is written with COPY (each VIRN hashed under the lottery's
+//! key, as a generated run's) in the run's one transaction. Only when the whole file passed, and
+//! its books follow on from the game's printed ones, are the packs and prize counts written and
+//! the prizes funded; any failure refuses the file whole, with every reason, and nothing stays.
+
+use std::io::{BufRead, BufReader, Read};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use domain::instant::GameDefinition;
+use domain::instant::print_run::PrintedTicket;
+use domain::instant::vendor_file::{VendorRun, VendorRunCheck, VendorTicket};
+use platform::AppError;
+use sha2::{Digest, Sha256};
+use uuid::Uuid;
+
+use crate::InstantState;
+use crate::store::print_jobs;
+use crate::store::print_runs::{self, RunRecord};
+use crate::views::{PrintJobView, PrintRunView};
+
+/// The first line of a vendor's file, in the clear.
+pub const HEADER: &str = "lotto vendor validation file v1";
+
+/// Tickets handed from the reading task to the writer at a time.
+const CHUNK: usize = 50_000;
+
+/// The code a refused file ends its job with.
+pub const REFUSED: &str = "vendor_file_refused";
+
+/// `name` as a file of the inbox: a plain name (no directory, no `..`) of a file that is there.
+pub fn inbox_file(state: &InstantState, name: &str) -> Result<PathBuf, AppError> {
+    let plain = !name.is_empty()
+        && name.len() <= 200
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_'))
+        && !name.starts_with('.');
+    let path = state.settings.vendor_file_dir.join(name);
+    if !plain || !path.is_file() {
+        return Err(AppError::unprocessable(
+            "vendor_file_not_found",
+            format!("no file {name:?} in the vendor inbox (a plain file name, delivered there first)"),
+        ));
+    }
+    Ok(path)
+}
+
+/// Queues the import of the inbox's `file` as a run of `game` and starts it at once.
+pub async fn start_vendor_import(
+    state: &InstantState,
+    game: &GameDefinition,
+    file: &str,
+    created_by: &str,
+) -> Result<PrintJobView, AppError> {
+    inbox_file(state, file)?;
+    let number = i32::try_from(game.number).map_err(AppError::internal)?;
+    let tickets = i64::try_from(game.tickets_ordered).map_err(AppError::internal)?;
+    let job =
+        print_jobs::insert(&state.pool, Uuid::now_v7(), number, tickets, created_by, Some(file)).await?;
+    let (state, id) = (state.clone(), job.id);
+    tokio::spawn(async move {
+        if let Err(e) = super::print_run::run_waiting_job(&state, Some(id)).await {
+            tracing::warn!(job = %id, error = %e, "an import job could not start; the job worker retries it");
+        }
+    });
+    Ok(job)
+}
+
+/// The file's SHA-256, then its tickets in chunks through `chunks`, every line checked; the run
+/// it holds, or every reason it is refused for.
+fn read_vendor_file(
+    path: &Path,
+    identity: &age::x25519::Identity,
+    game: &GameDefinition,
+    chunks: &tokio::sync::mpsc::Sender<Vec<PrintedTicket>>,
+) -> Result<(VendorRun, Vec<u8>), Vec<String>> {
+    let io = |e: std::io::Error| vec![format!("the file cannot be read: {e}")];
+    let mut hasher = Sha256::new();
+    let mut file = std::fs::File::open(path).map_err(io)?;
+    let mut buffer = vec![0u8; 1 << 16];
+    loop {
+        let n = file.read(&mut buffer).map_err(io)?;
+        if n == 0 {
+            break;
+        }
+        hasher.update(buffer.get(..n).unwrap_or_default());
+    }
+    let sha256 = hasher.finalize().to_vec();
+    let decrypt = |e: age::DecryptError| {
+        vec![format!(
+            "the file cannot be decrypted with the lottery's key (encrypt it to GET /v1/instant/keys' lottery_recipient): {e}"
+        )]
+    };
+    let decryptor =
+        age::Decryptor::new(BufReader::new(std::fs::File::open(path).map_err(io)?)).map_err(decrypt)?;
+    let reader =
+        BufReader::new(decryptor.decrypt(std::iter::once(identity as &dyn age::Identity)).map_err(decrypt)?);
+    let mut check = VendorRunCheck::new(game);
+    let mut chunk = Vec::with_capacity(CHUNK);
+    let (mut end, mut last_line) = (None, 0usize);
+    for (i, line) in reader.lines().enumerate() {
+        let number = i.saturating_add(1);
+        last_line = number;
+        let Ok(line) = line else {
+            check.refuse_file(number, "not UTF-8 text, or the file is cut short");
+            break;
+        };
+        if i == 0 {
+            if line != HEADER {
+                check.refuse_file(1, &format!("not a vendor validation file (the first line is {HEADER:?})"));
+                break;
+            }
+            continue;
+        }
+        let mut fields = line.splitn(7, '|');
+        match fields.next() {
+            Some("game") => {
+                if fields.next() != Some(game.number.to_string().as_str()) {
+                    check.refuse_file(number, &format!("the file is not game {}'s", game.number));
+                }
+            }
+            Some("ticket") => {
+                let f: Vec<&str> = fields.collect();
+                let [book, ticket, barcode, virn, prize, face] = f.as_slice() else {
+                    check.refuse_file(number, "a ticket line has seven fields");
+                    continue;
+                };
+                let t = VendorTicket { book, ticket, barcode, virn, prize, face };
+                if let Some(printed) = check.ticket(number, t) {
+                    chunk.push(printed);
+                }
+                if chunk.len() >= CHUNK && chunks.blocking_send(std::mem::take(&mut chunk)).is_err() {
+                    return Err(vec!["the import stopped".to_owned()]);
+                }
+            }
+            Some("end") => end = fields.next().and_then(|n| n.parse::<u64>().ok()),
+            _ => check.refuse_file(number, "an unknown line"),
+        }
+    }
+    if !chunk.is_empty() && chunks.blocking_send(chunk).is_err() {
+        return Err(vec!["the import stopped".to_owned()]);
+    }
+    check.finish(last_line, end).map(|run| (run, sha256))
+}
+
+/// Imports job `job`'s vendor file as a run of `game` (see the module).
+pub async fn import(
+    state: &InstantState,
+    game: &GameDefinition,
+    job: &PrintJobView,
+) -> Result<PrintRunView, AppError> {
+    let started = Instant::now();
+    let name =
+        job.vendor_file.as_deref().ok_or_else(|| AppError::internal("an import job without its file"))?;
+    let path = inbox_file(state, name)?;
+    let number = i32::try_from(game.number).map_err(AppError::internal)?;
+    let mut progress = print_jobs::ProgressLine::open(&state.pool).await?;
+    let mut conn = state.pool.acquire().await?;
+    conn.close_on_drop();
+    let mut tx = sqlx::Connection::begin(&mut *conn).await?;
+    let next_book = print_runs::lock_next_book(&mut tx, number).await?;
+    let (sender, mut receiver) = tokio::sync::mpsc::channel::<Vec<PrintedTicket>>(2);
+    let (identity, for_reader) = (state.settings.lottery_identity.0.clone(), game.clone());
+    let reader =
+        tokio::task::spawn_blocking(move || read_vendor_file(&path, &identity, &for_reader, &sender));
+    let mut stored = 0i64;
+    let printed_already = |first: u32| {
+        AppError::unprocessable(
+            REFUSED,
+            format!(
+                "the vendor's file is refused whole: its books start at {first}, but books up to {} are printed already",
+                next_book.saturating_sub(1)
+            ),
+        )
+    };
+    while let Some(tickets) = receiver.recv().await {
+        // Books that collide with printed ones are refused before a ticket is written.
+        if let Some(first) =
+            tickets.first().map(|t| t.book).filter(|&b| stored == 0 && i64::from(b) < i64::from(next_book))
+        {
+            return Err(printed_already(first));
+        }
+        let read = stored.saturating_add(i64::try_from(tickets.len()).unwrap_or(i64::MAX));
+        progress.report(job.id, read, stored).await?;
+        print_runs::copy_tickets(&mut tx, game, &tickets, &state.settings.virn_key).await?;
+        stored = read;
+        if progress.report(job.id, read, stored).await? {
+            // Dropping the receiver stops the reader; dropping the transaction keeps nothing.
+            return Err(AppError::conflict(super::print_run::CANCELLED, "the import was cancelled"));
+        }
+    }
+    let (run, sha256) = reader.await.map_err(AppError::internal)?.map_err(|reasons| {
+        AppError::unprocessable(
+            REFUSED,
+            format!("the vendor's file is refused whole: {}", reasons.join("; ")),
+        )
+    })?;
+    if i64::from(run.first_book) < i64::from(next_book) {
+        return Err(printed_already(run.first_book));
+    }
+    let per_pool = game.pool_size.checked_div(game.ticket_numbers.tickets_per_book()).unwrap_or(1).max(1);
+    let books = u64::from(run.last_book.saturating_sub(run.first_book)).saturating_add(1);
+    let record = RunRecord {
+        id: Uuid::now_v7(),
+        game: number,
+        tickets: i64::try_from(run.tickets).map_err(AppError::internal)?,
+        pools: i32::try_from(books.div_ceil(per_pool)).map_err(AppError::internal)?,
+        first_book: i32::try_from(run.first_book).map_err(AppError::internal)?,
+        last_book: i32::try_from(run.last_book).map_err(AppError::internal)?,
+        created_by: &job.created_by,
+    };
+    print_runs::insert_run(&mut tx, &record).await?;
+    print_runs::mark_vendor_run(&mut tx, record.id, &sha256).await?;
+    print_runs::insert_packs_and_counts(&mut tx, game, &record).await?;
+    state.ledger.transfer(&super::print_run::liability_funding(state, game, record.id)).await?;
+    tx.commit().await?;
+    tracing::info!(run = %record.id, file = name, tickets = run.tickets, "a vendor's run imported");
+    Ok(PrintRunView {
+        id: record.id,
+        game: game.number,
+        tickets: run.tickets,
+        pools: u32::try_from(record.pools).unwrap_or(0),
+        first_book: run.first_book,
+        last_book: run.last_book,
+        seconds: started.elapsed().as_secs_f64(),
+    })
+}
