@@ -10,6 +10,7 @@
 //! file's `source_notes`, each with what was assumed.
 
 pub mod crossword;
+pub mod patterns;
 pub mod payout;
 pub mod print_run;
 pub mod vendor_file;

@@ -245,6 +245,7 @@ pub fn route_table() -> Vec<(Method, &'static str, MethodRouter<GatewayState>)> 
         (Method::GET, "/v1/instant/office-claims", get(for_staff::<INSTANT>)),
         (Method::GET, "/v1/instant/liability", get(for_staff::<INSTANT>)),
         (Method::GET, "/v1/instant/validations/by-retailer", get(for_staff::<INSTANT>)),
+        (Method::GET, "/v1/instant/reports/unusual-validations", get(for_staff::<INSTANT>)),
     ]
 }
 

@@ -163,8 +163,9 @@ pub fn route_table() -> Vec<(Method, &'static str, MethodRouter<InstantState>)> 
         (Method::GET, "/v1/instant/retailers/{id}/statement", get(routes::counter::statement)),
         (Method::POST, "/v1/instant/office-claims", post(routes::create_office_claim)),
         (Method::GET, "/v1/instant/office-claims", get(routes::list_office_claims)),
-        (Method::GET, "/v1/instant/liability", get(routes::liability)),
-        (Method::GET, "/v1/instant/validations/by-retailer", get(routes::validations_by_retailer)),
+        (Method::GET, "/v1/instant/liability", get(routes::reports::liability)),
+        (Method::GET, "/v1/instant/validations/by-retailer", get(routes::reports::validations_by_retailer)),
+        (Method::GET, "/v1/instant/reports/unusual-validations", get(routes::reports::unusual_validations)),
     ]
 }
 
@@ -211,7 +212,7 @@ pub fn spawn_workers(state: InstantState) {
         routes::packs::activate, routes::packs::settle, routes::packs::return_pack, routes::packs::report_stolen,
         routes::validate, routes::counter::claim, routes::counter::list_claims, routes::counter::get_receipt,
         routes::counter::statement, routes::create_office_claim, routes::list_office_claims,
-        routes::liability, routes::validations_by_retailer,
+        routes::reports::liability, routes::reports::validations_by_retailer, routes::reports::unusual_validations,
     ),
     components(schemas(platform::Problem), responses(platform::openapi::Refused)),
     modifiers(&BearerAuth),

@@ -381,3 +381,60 @@ pub struct RetailerValidations {
     /// The prizes of the winners scanned.
     pub winner_cents: i64,
 }
+
+/// `GET /v1/instant/reports/unusual-validations`: the window and the thresholds.
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
+#[serde(deny_unknown_fields)]
+pub struct UnusualQuery {
+    /// From this instant (inclusive); 30 days before `until` by default.
+    pub since: Option<DateTime<Utc>>,
+    /// To this instant (exclusive); now by default.
+    pub until: Option<DateTime<Utc>>,
+    /// The high tier: prizes of at least this (default $100).
+    pub high_tier_cents: Option<i64>,
+    /// The band just under the retailer limit starts here (default 80% of the limit).
+    pub near_limit_from_cents: Option<i64>,
+    /// A retailer is flagged when a count this high or higher has at most this probability
+    /// (default 0.001).
+    pub alpha: Option<f64>,
+}
+
+/// One group of prizes at one retailer: seen against expected.
+#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct PatternCount {
+    pub from_cents: i64,
+    pub to_cents: i64,
+    /// Winners validated with a prize in the group.
+    pub observed: i64,
+    /// How many the games' prize structures lead one to expect among its winners.
+    pub expected: f64,
+    /// The probability of `observed` or more by chance.
+    pub p_value: f64,
+    pub flagged: bool,
+}
+
+/// One retailer's validations, read for what is unusual.
+#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct UnusualRetailer {
+    pub retailer_id: String,
+    /// Distinct winning tickets validated.
+    pub winners: i64,
+    pub high_tier: PatternCount,
+    pub near_limit: PatternCount,
+    /// Scans refused for a wrong VIRN (guessing), for a paid ticket, for a stolen pack.
+    pub wrong_virns: i64,
+    pub already_paid: i64,
+    pub stolen_pack_scans: i64,
+    /// Why the retailer is on the report's short list (empty when nothing stands out).
+    pub flags: Vec<String>,
+}
+
+/// The report: every retailer with validations in the window, flagged ones first.
+#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct UnusualReport {
+    pub since: DateTime<Utc>,
+    pub until: DateTime<Utc>,
+    pub alpha: f64,
+    pub retailers: Vec<UnusualRetailer>,
+}

@@ -296,3 +296,102 @@ async fn a_claim_leaves_a_receipt_and_a_retry_with_its_key_answers_the_same_rece
     let nobody = get(&router, "/v1/instant/retailers/shop-never/statement", &operator).await;
     assert_eq!(nobody.body["balance_owed_cents"].as_i64(), Some(0), "{}", nobody.body);
 }
+
+#[tokio::test]
+async fn a_retailer_validating_far_more_high_tier_winners_than_the_odds_give_is_flagged() {
+    let (router, state, tokens) = service().await;
+    let tickets = printed(&state, 283, 33).await;
+    let operator = staff(&tokens, "olga", Role::Operator);
+    let honest = till(&tokens, "till-h", "shop-honest");
+    let cherry = till(&tokens, "till-c", "shop-cherry");
+    let mut opened = std::collections::HashSet::new();
+    let mut open = |book: u32, shop: &'static str| {
+        let first = opened.insert(book);
+        let (router, operator, till) = (
+            router.clone(),
+            operator.clone(),
+            if shop == "shop-honest" { honest.clone() } else { cherry.clone() },
+        );
+        async move {
+            if first {
+                post(
+                    &router,
+                    &format!("/v1/instant/packs/283/{book}/ship"),
+                    &operator,
+                    json!({"retailer_id": shop}),
+                )
+                .await;
+                post(&router, &format!("/v1/instant/packs/283/{book}/activate"), &till, json!(null)).await;
+            }
+        }
+    };
+    // The honest shop scans every ticket of three books, as sold.
+    let books: Vec<u32> = {
+        let mut b: Vec<u32> = tickets.iter().map(|t| t.book).collect();
+        b.dedup();
+        b.into_iter().take(3).collect()
+    };
+    for &book in &books {
+        open(book, "shop-honest").await;
+    }
+    for t in tickets.iter().filter(|t| books.contains(&t.book)) {
+        post(&router, "/v1/instant/validations", &honest, scan(t)).await;
+    }
+    // The other scans fifteen winners of $25 and more, and nothing else.
+    let high: Vec<_> = tickets
+        .iter()
+        .filter(|t| {
+            !books.contains(&t.book)
+                && t.prize_row.is_some_and(|r| common::game(&state, 283).prizes[r].value_cents >= 2_500)
+        })
+        .take(15)
+        .collect();
+    assert_eq!(high.len(), 15);
+    for t in &high {
+        open(t.book, "shop-cherry").await;
+        let seen = post(&router, "/v1/instant/validations", &cherry, scan(t)).await;
+        assert_eq!(seen.body["winner"], true, "{}", seen.body);
+    }
+    // And guesses a VIRN twice.
+    post(
+        &router,
+        "/v1/instant/validations",
+        &cherry,
+        json!({"barcode": tickets[0].barcode, "virn": "000000000001"}),
+    )
+    .await;
+
+    let report =
+        get(&router, "/v1/instant/reports/unusual-validations?high_tier_cents=2500", &operator).await;
+    assert_eq!(report.status, StatusCode::OK, "{}", report.body);
+    let rows = report.body["retailers"].as_array().unwrap();
+    assert_eq!(rows[0]["retailer_id"], "shop-cherry", "flagged first: {}", report.body);
+    let cherry_row = &rows[0];
+    assert_eq!(cherry_row["high_tier"]["observed"], 15);
+    assert!(cherry_row["high_tier"]["expected"].as_f64().unwrap() < 1.0, "{cherry_row}");
+    assert!(cherry_row["high_tier"]["p_value"].as_f64().unwrap() < 1e-12, "{cherry_row}");
+    assert_eq!(cherry_row["high_tier"]["flagged"], true);
+    assert_eq!(cherry_row["wrong_virns"], 1);
+    assert!(cherry_row["flags"][0].as_str().unwrap().contains("15 high-tier winners"), "{cherry_row}");
+    let honest_row = rows.iter().find(|r| r["retailer_id"] == "shop-honest").unwrap();
+    // Its winners are those printed in its books, so what it sees is what the odds give.
+    let printed_winners = tickets.iter().filter(|t| books.contains(&t.book) && t.prize_row.is_some()).count();
+    assert_eq!(honest_row["winners"].as_u64(), Some(printed_winners as u64));
+    assert_eq!(honest_row["flags"], json!([]), "{honest_row}");
+    assert!(honest_row["high_tier"]["p_value"].as_f64().unwrap() > 0.001, "{honest_row}");
+    // Bad thresholds are refused, clearly.
+    for (bad, code) in [
+        ("alpha=2", "invalid_query"),
+        ("high_tier_cents=0", "invalid_query"),
+        ("near_limit_from_cents=999999", "invalid_query"),
+        ("since=2030-01-01T00:00:00Z", "invalid_window"),
+    ] {
+        let refused =
+            get(&router, &format!("/v1/instant/reports/unusual-validations?{bad}"), &operator).await;
+        assert_eq!(refused.code(), code, "{bad}: {}", refused.body);
+    }
+    assert_eq!(
+        get(&router, "/v1/instant/reports/unusual-validations", &cherry).await.status,
+        StatusCode::FORBIDDEN
+    );
+}

@@ -1,18 +1,19 @@
 //! The instant service's handlers: each authorises its caller, extracts the request, makes one
 //! call into [`crate::saga`] or [`crate::store`], and answers a view.
 //!
-//! - here: games, print runs and their jobs, the printer's file, validation, the office, the
-//!   operators' reports;
+//! - here: games, print runs and their jobs (generated or a vendor's), the printer's file,
+//!   validation, the office;
 //! - [`packs`]: a pack's life (shipped, received, activated, settled, returned, stolen) and the
 //!   packs listed;
-//! - [`counter`]: the retailer's side of the counter: claims and their receipts, its statement.
+//! - [`counter`]: the retailer's side of the counter: claims and their receipts, its statement;
+//! - [`reports`]: the operators' reports: liability, validations by retailer, unusual patterns.
 
 pub mod counter;
 pub mod packs;
+pub mod reports;
 
 use axum::extract::State;
 use axum::http::StatusCode;
-use chrono::Utc;
 use domain::prizes::TaxAssessment;
 use platform::auth::{Caller, Role};
 use platform::openapi::Refused;
@@ -340,100 +341,4 @@ pub async fn list_office_claims(
     // The platform's page size rule, as every list has.
     let limit = platform::PageParams { after: None, limit: query.limit }.limit()?;
     office_claims::list(&state.pool, query.w2g, limit).await.map(Json)
-}
-
-#[utoipa::path(
-    get, path = "/v1/instant/liability", tag = "instant",
-    responses((status = 200, description = "each game's prize liability", body = Vec<LiabilityView>), (status = "4XX", response = Refused)),
-    security(("bearer" = []))
-)]
-// Each game's prize liability (printed, paid, outstanding) with the ledger's balance beside it.
-/// `GET /v1/instant/liability`: operators, auditors and services.
-pub async fn liability(
-    State(state): State<InstantState>,
-    caller: Caller,
-) -> Result<Json<Vec<LiabilityView>>, AppError> {
-    caller.require(&[Role::Operator, Role::Auditor, Role::Service])?;
-    let counts = crate::store::reports::prize_counts(&state.pool).await?;
-    let open = crate::store::reports::open_payments(&state.pool).await?;
-    let mut views = Vec::new();
-    for (game, _) in state.games.iter() {
-        let (mut printed, mut paid) = (0i64, 0i64);
-        for count in counts.iter().filter(|c| i64::from(c.game) == i64::from(game.number)) {
-            let Some(prize) = usize::try_from(count.prize_row).ok().and_then(|r| game.prizes.get(r)) else {
-                continue;
-            };
-            let each = game.cost_of_winner_cents(prize);
-            printed = printed.saturating_add(each.saturating_mul(count.printed));
-            paid = paid.saturating_add(each.saturating_mul(count.paid));
-        }
-        let (payments_pending, payments_unconfirmed) = open
-            .iter()
-            .find(|(g, _, _)| i64::from(*g) == i64::from(game.number))
-            .map_or((0, 0), |&(_, pending, done)| (pending, done));
-        views.push(LiabilityView {
-            payments_pending,
-            payments_unconfirmed,
-            game: game.number,
-            name: game.name.clone(),
-            printed_cents: printed,
-            paid_cents: paid,
-            outstanding_cents: printed.saturating_sub(paid),
-            ledger_balance_cents: Some(state.ledger.balance(crate::liability_account(game.number)).await?),
-        });
-    }
-    Ok(Json(views))
-}
-
-#[utoipa::path(
-    get, path = "/v1/instant/validations/by-retailer", tag = "instant", params(WindowQuery),
-    responses((status = 200, description = "scans per retailer in the window", body = Vec<RetailerValidations>), (status = "4XX", response = Refused)),
-    security(("bearer" = []))
-)]
-// The validations of each retailer's terminals.
-/// `GET /v1/instant/validations/by-retailer`: operators, auditors and services.
-pub async fn validations_by_retailer(
-    State(state): State<InstantState>,
-    caller: Caller,
-    Query(query): Query<WindowQuery>,
-) -> Result<Json<Vec<RetailerValidations>>, AppError> {
-    caller.require(&[Role::Operator, Role::Auditor, Role::Service])?;
-    let until = query.until.unwrap_or_else(Utc::now);
-    let since = query.since.unwrap_or(until - chrono::Duration::days(1));
-    if since >= until {
-        return Err(AppError::unprocessable("invalid_window", "`since` must be before `until`"));
-    }
-    let rows = crate::store::reports::validations_by_retailer(
-        &state.pool,
-        since,
-        until,
-        query.retailer_id.as_deref(),
-    )
-    .await?;
-    let mut views: Vec<RetailerValidations> = Vec::new();
-    for (retailer, result, n, cents) in rows {
-        if views.last().is_none_or(|v| v.retailer_id != retailer) {
-            views.push(RetailerValidations {
-                retailer_id: retailer,
-                scans: 0,
-                winners: 0,
-                not_winners: 0,
-                refused: std::collections::BTreeMap::new(),
-                winner_cents: 0,
-            });
-        }
-        let Some(view) = views.last_mut() else { continue };
-        view.scans = view.scans.saturating_add(n);
-        match result.as_str() {
-            "winner" => {
-                view.winners = view.winners.saturating_add(n);
-                view.winner_cents = view.winner_cents.saturating_add(cents);
-            }
-            "not_a_winner" => view.not_winners = view.not_winners.saturating_add(n),
-            _ => {
-                view.refused.insert(result, n);
-            }
-        }
-    }
-    Ok(Json(views))
 }

@@ -46,3 +46,22 @@ pub async fn validations_by_retailer(
     .fetch_all(pool)
     .await?)
 }
+
+/// Distinct winning tickets validated in `[since, until)`, by retailer, game and prize:
+/// (retailer, game, prize cents, tickets), ordered by retailer.
+pub async fn winners_by_retailer(
+    pool: &PgPool,
+    since: DateTime<Utc>,
+    until: DateTime<Utc>,
+) -> Result<Vec<(String, i32, i64, i64)>, AppError> {
+    Ok(sqlx::query_as(
+        "SELECT retailer_id, substr(barcode, 1, 3)::int AS game, prize_cents, count(DISTINCT barcode) AS n
+           FROM validations
+          WHERE retailer_id IS NOT NULL AND result = 'winner' AND at >= $1 AND at < $2
+          GROUP BY 1, 2, 3 ORDER BY 1, 2, 3",
+    )
+    .bind(since)
+    .bind(until)
+    .fetch_all(pool)
+    .await?)
+}

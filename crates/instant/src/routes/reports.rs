@@ -1,0 +1,215 @@
+//! The operators' reports: each game's prize liability beside the ledger, validations by
+//! retailer, and the retailers whose validations are unusual for the games' odds.
+
+use axum::extract::State;
+use chrono::Utc;
+use platform::auth::{Caller, Role};
+use platform::openapi::Refused;
+use platform::{AppError, Json, Query};
+
+use crate::InstantState;
+use crate::views::*;
+
+#[utoipa::path(
+    get, path = "/v1/instant/liability", tag = "instant",
+    responses((status = 200, description = "each game's prize liability", body = Vec<LiabilityView>), (status = "4XX", response = Refused)),
+    security(("bearer" = []))
+)]
+// Each game's prize liability (printed, paid, outstanding) with the ledger's balance beside it.
+/// `GET /v1/instant/liability`: operators, auditors and services.
+pub async fn liability(
+    State(state): State<InstantState>,
+    caller: Caller,
+) -> Result<Json<Vec<LiabilityView>>, AppError> {
+    caller.require(&[Role::Operator, Role::Auditor, Role::Service])?;
+    let counts = crate::store::reports::prize_counts(&state.pool).await?;
+    let open = crate::store::reports::open_payments(&state.pool).await?;
+    let mut views = Vec::new();
+    for (game, _) in state.games.iter() {
+        let (mut printed, mut paid) = (0i64, 0i64);
+        for count in counts.iter().filter(|c| i64::from(c.game) == i64::from(game.number)) {
+            let Some(prize) = usize::try_from(count.prize_row).ok().and_then(|r| game.prizes.get(r)) else {
+                continue;
+            };
+            let each = game.cost_of_winner_cents(prize);
+            printed = printed.saturating_add(each.saturating_mul(count.printed));
+            paid = paid.saturating_add(each.saturating_mul(count.paid));
+        }
+        let (payments_pending, payments_unconfirmed) = open
+            .iter()
+            .find(|(g, _, _)| i64::from(*g) == i64::from(game.number))
+            .map_or((0, 0), |&(_, pending, done)| (pending, done));
+        views.push(LiabilityView {
+            payments_pending,
+            payments_unconfirmed,
+            game: game.number,
+            name: game.name.clone(),
+            printed_cents: printed,
+            paid_cents: paid,
+            outstanding_cents: printed.saturating_sub(paid),
+            ledger_balance_cents: Some(state.ledger.balance(crate::liability_account(game.number)).await?),
+        });
+    }
+    Ok(Json(views))
+}
+
+#[utoipa::path(
+    get, path = "/v1/instant/validations/by-retailer", tag = "instant", params(WindowQuery),
+    responses((status = 200, description = "scans per retailer in the window", body = Vec<RetailerValidations>), (status = "4XX", response = Refused)),
+    security(("bearer" = []))
+)]
+// The validations of each retailer's terminals.
+/// `GET /v1/instant/validations/by-retailer`: operators, auditors and services.
+pub async fn validations_by_retailer(
+    State(state): State<InstantState>,
+    caller: Caller,
+    Query(query): Query<WindowQuery>,
+) -> Result<Json<Vec<RetailerValidations>>, AppError> {
+    caller.require(&[Role::Operator, Role::Auditor, Role::Service])?;
+    let until = query.until.unwrap_or_else(Utc::now);
+    let since = query.since.unwrap_or(until - chrono::Duration::days(1));
+    if since >= until {
+        return Err(AppError::unprocessable("invalid_window", "`since` must be before `until`"));
+    }
+    let rows = crate::store::reports::validations_by_retailer(
+        &state.pool,
+        since,
+        until,
+        query.retailer_id.as_deref(),
+    )
+    .await?;
+    let mut views: Vec<RetailerValidations> = Vec::new();
+    for (retailer, result, n, cents) in rows {
+        if views.last().is_none_or(|v| v.retailer_id != retailer) {
+            views.push(RetailerValidations {
+                retailer_id: retailer,
+                scans: 0,
+                winners: 0,
+                not_winners: 0,
+                refused: std::collections::BTreeMap::new(),
+                winner_cents: 0,
+            });
+        }
+        let Some(view) = views.last_mut() else { continue };
+        view.scans = view.scans.saturating_add(n);
+        match result.as_str() {
+            "winner" => {
+                view.winners = view.winners.saturating_add(n);
+                view.winner_cents = view.winner_cents.saturating_add(cents);
+            }
+            "not_a_winner" => view.not_winners = view.not_winners.saturating_add(n),
+            _ => {
+                view.refused.insert(result, n);
+            }
+        }
+    }
+    Ok(Json(views))
+}
+
+#[utoipa::path(
+    get, path = "/v1/instant/reports/unusual-validations", tag = "instant", params(UnusualQuery),
+    responses((status = 200, description = "each retailer's validated winners against the games' odds, flagged ones first", body = UnusualReport), (status = "4XX", response = Refused)),
+    security(("bearer" = []))
+)]
+// Two patterns that point at a retailer paying itself or its friends: a share of high-tier
+// winners far above what the games' prize structures give (it keeps the good tickets), and many
+// claims just under the retailer's pay limit (prizes kept away from the office's W-2G). Each is a
+// count against its expectation with the probability of that count or more by chance
+// (`domain::instant::patterns`); wrong VIRNs, re-claims of paid tickets and scans of stolen packs
+// are counted beside them.
+/// `GET /v1/instant/reports/unusual-validations`: operators, auditors and services.
+pub async fn unusual_validations(
+    State(state): State<InstantState>,
+    caller: Caller,
+    Query(query): Query<UnusualQuery>,
+) -> Result<Json<UnusualReport>, AppError> {
+    use domain::instant::patterns::{expected, share_of_winners, upper_tail};
+    caller.require(&[Role::Operator, Role::Auditor, Role::Service])?;
+    let until = query.until.unwrap_or_else(Utc::now);
+    let since = query.since.unwrap_or(until - chrono::Duration::days(30));
+    if since >= until {
+        return Err(AppError::unprocessable("invalid_window", "`since` must be before `until`"));
+    }
+    let limit = state.settings.prizes.retailer_limit_cents;
+    let high_from = query.high_tier_cents.unwrap_or(10_000);
+    let near_from = query.near_limit_from_cents.unwrap_or(limit.saturating_mul(4) / 5);
+    let alpha = query.alpha.unwrap_or(0.001);
+    if high_from <= 0 || !(1..=limit).contains(&near_from) || !(alpha > 0.0 && alpha < 1.0) {
+        return Err(AppError::bad_request(
+            "invalid_query",
+            "high_tier_cents is positive, near_limit_from_cents 1 to the retailer limit, alpha between 0 and 1",
+        ));
+    }
+    let winners = crate::store::reports::winners_by_retailer(&state.pool, since, until).await?;
+    let refused = crate::store::reports::validations_by_retailer(&state.pool, since, until, None).await?;
+    let mut retailers: Vec<String> =
+        winners.iter().map(|w| w.0.clone()).chain(refused.iter().map(|r| r.0.clone())).collect();
+    retailers.sort();
+    retailers.dedup();
+    let mut rows = Vec::new();
+    for retailer in retailers {
+        let mine: Vec<&(String, i32, i64, i64)> = winners.iter().filter(|w| w.0 == retailer).collect();
+        let count = |from: i64, to: i64| {
+            let observed: i64 = mine.iter().filter(|w| (from..=to).contains(&w.2)).map(|w| w.3).sum();
+            // Per game: its winners here, each in the group with the game's share.
+            let mut groups: Vec<(u64, f64)> = Vec::new();
+            let mut games: Vec<i32> = mine.iter().map(|w| w.1).collect();
+            games.dedup();
+            for game in games {
+                let n: i64 = mine.iter().filter(|w| w.1 == game).map(|w| w.3).sum();
+                let share = u32::try_from(game)
+                    .ok()
+                    .and_then(|g| state.game(g).ok())
+                    .map_or(0.0, |g| share_of_winners(g, from, to));
+                groups.push((u64::try_from(n).unwrap_or(0), share));
+            }
+            let p_value = upper_tail(&groups, u64::try_from(observed).unwrap_or(0));
+            PatternCount {
+                from_cents: from,
+                to_cents: to,
+                observed,
+                expected: expected(&groups),
+                p_value,
+                flagged: p_value <= alpha,
+            }
+        };
+        let high_tier = count(high_from, i64::MAX);
+        let near_limit = count(near_from, limit);
+        let refusals =
+            |code: &str| refused.iter().filter(|r| r.0 == retailer && r.1 == code).map(|r| r.2).sum::<i64>();
+        let mut flags = Vec::new();
+        if high_tier.flagged {
+            flags.push(format!(
+                "{} high-tier winners where {:.1} are expected (p = {:.2e})",
+                high_tier.observed, high_tier.expected, high_tier.p_value
+            ));
+        }
+        if near_limit.flagged {
+            flags.push(format!(
+                "{} winners just under the pay limit where {:.1} are expected (p = {:.2e})",
+                near_limit.observed, near_limit.expected, near_limit.p_value
+            ));
+        }
+        let (wrong_virns, already_paid) = (refusals("wrong_virn"), refusals("already_paid"));
+        let stolen_pack_scans = refusals("pack_stolen");
+        if stolen_pack_scans > 0 {
+            flags.push(format!("{stolen_pack_scans} scans of tickets from stolen packs"));
+        }
+        rows.push(UnusualRetailer {
+            retailer_id: retailer,
+            winners: mine.iter().map(|w| w.3).sum(),
+            high_tier,
+            near_limit,
+            wrong_virns,
+            already_paid,
+            stolen_pack_scans,
+            flags,
+        });
+    }
+    // The flagged first, the least likely first among them.
+    rows.sort_by(|a, b| {
+        let least = |r: &UnusualRetailer| r.high_tier.p_value.min(r.near_limit.p_value);
+        b.flags.len().min(1).cmp(&a.flags.len().min(1)).then(least(a).total_cmp(&least(b)))
+    });
+    Ok(Json(UnusualReport { since, until, alpha, retailers: rows }))
+}
