@@ -86,8 +86,17 @@ impl Options {
             Some(secret) => WebhookSecret::new(secret.expose().to_vec()),
             None => WebhookSecret::random(),
         };
+        // A demonstration's smaller runs: pools of 300,000 tickets become a `scale`-th of that,
+        // each prize row a `scale`-th of its winners (at least one).
+        let scale: u64 = platform::config::env_or("LOTTO_INSTANT_SCALE", 1u64)?;
+        let instant_games = match scale {
+            1 => instant::games::carried(),
+            10 | 100 | 1_000 => instant::games::carried_scaled(300_000 / scale, scale),
+            _ => anyhow::bail!("LOTTO_INSTANT_SCALE is 1 (the games as ordered), 10, 100 or 1000"),
+        }
+        .context("a carried instant game is malformed")?;
         Ok(Options {
-            instant_games: instant::games::carried().context("a carried instant game is malformed")?,
+            instant_games,
             instant: InstantSettings::from_env(false)?,
             draws: draw_games::DrawSettings::from_env()?,
             blackjack: table_games::blackjack::Limits::from_env()?,

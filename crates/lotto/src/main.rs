@@ -290,6 +290,26 @@ fn printer_file(file: &str, identity: Option<&str>, signed: Option<(&str, &str)>
         .context("no AGE-SECRET-KEY line in the identity file")?
         .parse()
         .map_err(|e| anyhow::anyhow!("not an age identity: {e}"))?;
+    // What each face pays, read as the player who scratches it reads it (the games' symbols and
+    // legends are the same at any scale).
+    let games = instant::games::carried()?;
+    let wins = |barcode: &str, face: &str| -> String {
+        let game = domain::instant::print_run::barcode_is_valid(barcode)
+            .and_then(|(number, _, _)| games.iter().map(|(g, _)| g).find(|g| g.number == number));
+        let Some(face) = game.and_then(|g| Some((g, domain::instant::print_run::Face::from_text(g, face)?)))
+        else {
+            return "a face this game cannot show".to_owned();
+        };
+        let pays = domain::instant::print_run::face_pays(face.0, &face.1);
+        if pays.is_empty() {
+            return "no win".to_owned();
+        }
+        let parts: Vec<String> = pays
+            .iter()
+            .map(|&c| if c == 0 { "a free ticket".to_owned() } else { domain::money::dollars(c) })
+            .collect();
+        format!("wins {}", parts.join(" + "))
+    };
     for t in instant::printer_file::read_tickets(path, &identity)? {
         let raw: String = t.barcode.chars().filter(char::is_ascii_digit).collect();
         let virn = format!(
@@ -299,8 +319,12 @@ fn printer_file(file: &str, identity: Option<&str>, signed: Option<(&str, &str)>
             t.virn.get(8..).unwrap_or("")
         );
         say(&format!(
-            "book {:06} ticket {:03}  barcode {} ({raw})  VIRN {virn}  face {}",
-            t.book, t.ticket, t.barcode, t.face
+            "book {:06} ticket {:03}  barcode {} ({raw})  VIRN {virn}  {}  face {}",
+            t.book,
+            t.ticket,
+            t.barcode,
+            wins(&t.barcode, &t.face),
+            t.face
         ));
     }
     Ok(())

@@ -344,6 +344,13 @@ async fn lotto_printer_file_prints_the_tickets_of_a_signed_file() {
     assert_eq!(lines.len(), 1 + 24_000);
     assert!(lines[1].starts_with("book 000000 ticket 000  barcode 283-000000-000-"), "{}", lines[1]);
     assert!(lines[1].contains("VIRN "), "{}", lines[1]);
+    // Each face read as its player reads it: exactly the run's winners win, as much as they won.
+    let winners: i64 = sqlx::query_scalar("SELECT count(*) FROM tickets WHERE prize_row IS NOT NULL")
+        .fetch_one(&state.pool)
+        .await
+        .unwrap();
+    assert_eq!(lines.iter().filter(|l| l.contains("  wins ")).count() as i64, winners);
+    assert_eq!(lines.iter().filter(|l| l.contains("  no win  ")).count() as i64, 24_000 - winners);
 
     let mut changed = std::fs::read(&path).unwrap();
     let last = changed.len() - 1;
