@@ -349,8 +349,9 @@ async fn lotto_printer_file_prints_the_tickets_of_a_signed_file() {
         .fetch_one(&state.pool)
         .await
         .unwrap();
-    assert_eq!(lines.iter().filter(|l| l.contains("  wins ")).count() as i64, winners);
-    assert_eq!(lines.iter().filter(|l| l.contains("  no win  ")).count() as i64, 24_000 - winners);
+    let count = |what: &str| i64::try_from(lines.iter().filter(|l| l.contains(what)).count()).unwrap();
+    assert_eq!(count("  wins "), winners);
+    assert_eq!(count("  no win  "), 24_000 - winners);
 
     let mut changed = std::fs::read(&path).unwrap();
     let last = changed.len() - 1;
