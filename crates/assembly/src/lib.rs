@@ -66,6 +66,7 @@ impl Options {
                     export_dir: platform::config::scratch_dir("powerball"),
                     ..draw_games::PowerballSettings::default()
                 },
+                clock_offset_seconds: 0,
             },
             blackjack: table_games::blackjack::Limits::default(),
             gateway: gateway::GatewaySettings::default(),

@@ -13,6 +13,7 @@
 //! | `LOTTO_POWERBALL_EXPORT_DIR`        | `.lotto/powerball` | where frozen wager sets are written  |
 //! | `LOTTO_POWERBALL_CLAIM_DAYS`        | `365`   | days after a drawing that its prizes may be claimed |
 //! | `LOTTO_RETAILER_PAY_LIMIT_CENTS` and the tax settings | as instant's | `domain::prizes::PrizeRules` |
+//! | `LOTTO_CLOCK_OFFSET_SECONDS`        | `0`     | demonstrations and process tests only: the draws' clock runs this far ahead of the system's |
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -180,10 +181,32 @@ impl PowerballSettings {
 pub struct DrawSettings {
     pub keno: KenoSettings,
     pub powerball: PowerballSettings,
+    /// How far the draws' clock runs ahead of the system clock: 0 in production; a
+    /// demonstration or a process test sets it to meet a drawing's close without waiting for it.
+    pub clock_offset_seconds: i64,
 }
 
 impl DrawSettings {
     pub fn from_env() -> Result<Self, ConfigError> {
-        Ok(DrawSettings { keno: KenoSettings::from_env()?, powerball: PowerballSettings::from_env()? })
+        let clock_offset_seconds = env_or("LOTTO_CLOCK_OFFSET_SECONDS", 0i64)?;
+        // A century either way is more than any demonstration needs, and chrono can carry it.
+        if clock_offset_seconds.unsigned_abs() > 100 * 366 * 24 * 3600 {
+            return Err(ConfigError {
+                name: "LOTTO_CLOCK_OFFSET_SECONDS",
+                value: clock_offset_seconds.to_string(),
+                reason: "at most a century either way".to_owned(),
+            });
+        }
+        if clock_offset_seconds != 0 {
+            tracing::warn!(
+                seconds = clock_offset_seconds,
+                "LOTTO_CLOCK_OFFSET_SECONDS is set: the draws run on a shifted clock (demonstrations and tests only)"
+            );
+        }
+        Ok(DrawSettings {
+            keno: KenoSettings::from_env()?,
+            powerball: PowerballSettings::from_env()?,
+            clock_offset_seconds,
+        })
     }
 }

@@ -138,6 +138,7 @@ impl DrawsState {
             saga::play_now::LedgerBatches { ledger: ledger.clone() },
             LEDGER_BATCH_TICKETS,
         );
+        let clock = Clock::shifted(chrono::Duration::seconds(settings.clock_offset_seconds));
         let state = DrawsState {
             pool,
             tokens,
@@ -147,7 +148,7 @@ impl DrawsState {
             house_account,
             ticket_writes,
             ledger_batches,
-            clock: Clock::system(),
+            clock,
             schedule,
             powerball: domain::powerball::schedule::Timetable::default(),
             powerball_accounts: PowerballAccounts::derived(),

@@ -108,7 +108,8 @@ const MATRIX: &[(&str, &str, [u16; 7])] = &[
     ("POST", "/v1/instant/office-claims", [401, 403, 403, 403, 422, 403, 403]),
     ("GET", "/v1/instant/office-claims", [401, 403, 403, 403, 200, 200, 200]),
     ("GET", "/v1/instant/liability", [401, 403, 403, 403, 200, 200, 200]),
-    ("GET", "/v1/instant/validations/by-retailer", [401, 403, 403, 403, 200, 200, 200]),
+    // A terminal reads its own retailer's.
+    ("GET", "/v1/instant/validations/by-retailer", [401, 403, 403, 200, 200, 200, 200]),
     ("GET", "/v1/instant/reports/unusual-validations", [401, 403, 403, 403, 200, 200, 200]),
     // The ledger's routes, through the gateway (players use /v1/me/wallet instead).
     ("POST", "/v1/accounts", [401, 403, 403, 403, 201, 403, 201]),

@@ -4,6 +4,9 @@
 //! the same number of bare rows (game, book, ticket) with one COPY, the least any print run must
 //! store.
 //!
+//! Then a vendor's run of Hit $10 (2.4 million tickets) imported from its encrypted validation
+//! file, beside the same reference.
+//!
 //! Run: `cargo bench -p instant`.
 #![allow(clippy::print_stdout, clippy::unwrap_used, clippy::cast_precision_loss)]
 
@@ -20,6 +23,7 @@ async fn main() {
         "{:<28} {:>10} {:>10} {:>12} {:>12} {:>9}",
         "game", "tickets", "seconds", "bare COPY s", "vs bare", "file MiB"
     );
+    let mut bare_hit_10 = 0.0;
     for (game, _) in state.games.iter() {
         let run = instant::saga::print_run::store_print_run(&state, game, "bench").await.unwrap();
         let started = Instant::now();
@@ -40,6 +44,9 @@ async fn main() {
         copy.send(rows.into_bytes()).await.unwrap();
         copy.finish().await.unwrap();
         let bare = started.elapsed().as_secs_f64();
+        if game.number == 283 {
+            bare_hit_10 = bare;
+        }
         let file: String = sqlx::query_scalar("SELECT printer_file FROM print_runs WHERE id = $1")
             .bind(run.id)
             .fetch_one(&pool)
@@ -61,6 +68,86 @@ async fn main() {
             if met { "met" } else { "MISSED" }
         );
     }
+    vendor_import(&state, bare_hit_10).await;
     // Five full printer's files are most of a gigabyte: not left behind.
     let _ = std::fs::remove_dir_all(&state.settings.printer_file_dir);
+    let _ = std::fs::remove_dir_all(&state.settings.vendor_file_dir);
+}
+
+/// A vendor's full Hit $10 run written as its validation file (encrypted to the lottery), then
+/// imported as a job, timed against `bare` (the bare COPY of as many rows).
+async fn vendor_import(state: &instant::InstantState, bare: f64) {
+    use std::io::Write;
+    let game = state.game(283).unwrap().clone();
+    let first_book: i32 = sqlx::query_scalar("SELECT coalesce(max(book) + 1, 0) FROM packs WHERE game = 283")
+        .fetch_one(&state.pool)
+        .await
+        .unwrap();
+    std::fs::create_dir_all(&state.settings.vendor_file_dir).unwrap();
+    let path = state.settings.vendor_file_dir.join("bench-283.age");
+    let written = Instant::now();
+    {
+        let recipient = state.settings.lottery_identity.0.to_public();
+        let encryptor =
+            age::Encryptor::with_recipients(std::iter::once(&recipient as &dyn age::Recipient)).unwrap();
+        let file = std::io::BufWriter::new(std::fs::File::create(&path).unwrap());
+        let mut out = std::io::BufWriter::new(encryptor.wrap_output(file).unwrap());
+        writeln!(out, "lotto vendor validation file v1\ngame|283").unwrap();
+        let mut rng = <rand_chacha::ChaCha20Rng as rand::SeedableRng>::seed_from_u64(7);
+        for (pool, counts) in domain::instant::print_run::pool_counts(&game).iter().enumerate() {
+            let first = u32::try_from(first_book).unwrap();
+            let pool = u32::try_from(pool).unwrap();
+            for t in domain::instant::print_run::print_pool(&game, first, pool, counts, &mut rng).unwrap() {
+                let prize = t
+                    .prize_row
+                    .map(|r| {
+                        game.prizes[r].composition.iter().map(i64::to_string).collect::<Vec<_>>().join("+")
+                    })
+                    .unwrap_or_default();
+                writeln!(
+                    out,
+                    "ticket|{}|{}|{}|{}|{prize}|{}",
+                    t.book,
+                    t.ticket,
+                    t.barcode,
+                    t.virn,
+                    t.face.to_text()
+                )
+                .unwrap();
+            }
+        }
+        writeln!(out, "end|{}", game.tickets_ordered).unwrap();
+        out.into_inner().ok().unwrap().finish().unwrap().into_inner().ok().unwrap();
+    }
+    let writing = written.elapsed().as_secs_f64();
+    let mib = std::fs::metadata(&path).unwrap().len() as f64 / 1_048_576.0;
+    let job = instant::store::print_jobs::insert(
+        &state.pool,
+        uuid::Uuid::now_v7(),
+        283,
+        i64::try_from(game.tickets_ordered).unwrap(),
+        "bench",
+        Some("bench-283.age"),
+    )
+    .await
+    .unwrap();
+    let started = Instant::now();
+    instant::saga::print_run::run_waiting_job(state, Some(job.id)).await.unwrap();
+    let seconds = started.elapsed().as_secs_f64();
+    let done = instant::store::print_jobs::get(&state.pool, job.id).await.unwrap().unwrap();
+    assert_eq!(done.state, "succeeded", "{:?}", done.error);
+    println!();
+    println!(
+        "a vendor's run imported from its validation file (checked, hashed, stored in one transaction):"
+    );
+    println!(
+        "{:<28} {:>10} {:>10} {:>12} {:>12} {:>9}",
+        "283 Hit $10 (vendor)",
+        game.tickets_ordered,
+        format!("{seconds:.2}"),
+        format!("{bare:.2}"),
+        format!("{:.1}x", seconds / bare),
+        format!("{mib:.0}")
+    );
+    println!("  (the vendor's side, writing and encrypting the file, took {writing:.2} s)");
 }

@@ -364,7 +364,7 @@ pub struct WindowQuery {
     pub since: Option<DateTime<Utc>>,
     /// To this instant (exclusive); now by default.
     pub until: Option<DateTime<Utc>>,
-    /// Only this retailer.
+    /// Only this retailer (staff); a retailer's terminal sees its own retailer's only.
     pub retailer_id: Option<String>,
 }
 

@@ -259,6 +259,18 @@ async fn a_claim_leaves_a_receipt_and_a_retry_with_its_key_answers_the_same_rece
     );
     assert_eq!(get(&router, "/v1/instant/claims?after=x_y", &shop).await.code(), "invalid_cursor");
 
+    // Its validations: its own retailer's only (the other shop scanned too).
+    let scans = get(&router, "/v1/instant/validations/by-retailer", &shop).await;
+    let rows = scans.body.as_array().unwrap();
+    assert_eq!(rows.len(), 1, "{}", scans.body);
+    assert_eq!(
+        (rows[0]["retailer_id"].as_str(), rows[0]["refused"]["already_paid"].as_i64()),
+        (Some("shop-rc-a"), Some(1))
+    );
+    assert_eq!(
+        get(&router, "/v1/instant/validations/by-retailer?retailer_id=shop-rc-b", &shop).await.status,
+        StatusCode::FORBIDDEN
+    );
     // The statement: the settled pack owes its price less 5%; the prizes paid are credited.
     let book = winners[0].book;
     let settled =

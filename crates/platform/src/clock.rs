@@ -1,5 +1,7 @@
 //! The time a service acts on: the system clock in production, a clock the test moves by hand
-//! (so a test can buy a ticket at the exact instant sales close, or skip an hour of draws).
+//! (so a test can buy a ticket at the exact instant sales close, or skip an hour of draws), or the
+//! system clock shifted by a fixed offset (a demonstration or a process test that must meet a
+//! drawing's close without waiting for its day).
 
 use std::sync::{Arc, Mutex};
 
@@ -7,22 +9,27 @@ use chrono::{DateTime, Duration, Utc};
 
 /// Now, as the service sees it. Cheap to clone; clones of a manual clock share its time.
 #[derive(Debug, Clone, Default)]
-pub struct Clock(Option<Arc<Mutex<DateTime<Utc>>>>);
+pub struct Clock(Option<Arc<Mutex<DateTime<Utc>>>>, Duration);
 
 impl Clock {
     /// The system clock.
     pub fn system() -> Self {
-        Clock(None)
+        Clock(None, Duration::zero())
+    }
+
+    /// The system clock, `by` ahead (behind when negative).
+    pub fn shifted(by: Duration) -> Self {
+        Clock(None, by)
     }
 
     /// A clock standing at `at` until it is set or advanced.
     pub fn manual(at: DateTime<Utc>) -> Self {
-        Clock(Some(Arc::new(Mutex::new(at))))
+        Clock(Some(Arc::new(Mutex::new(at))), Duration::zero())
     }
 
     pub fn now(&self) -> DateTime<Utc> {
         match &self.0 {
-            None => Utc::now(),
+            None => Utc::now() + self.1,
             Some(at) => *at.lock().unwrap_or_else(std::sync::PoisonError::into_inner),
         }
     }

@@ -59,25 +59,22 @@ pub async fn liability(
     security(("bearer" = []))
 )]
 // The validations of each retailer's terminals.
-/// `GET /v1/instant/validations/by-retailer`: operators, auditors and services.
+/// `GET /v1/instant/validations/by-retailer`: a retailer's terminal its own retailer's;
+/// operators, auditors and services any retailer's.
 pub async fn validations_by_retailer(
     State(state): State<InstantState>,
     caller: Caller,
     Query(query): Query<WindowQuery>,
 ) -> Result<Json<Vec<RetailerValidations>>, AppError> {
-    caller.require(&[Role::Operator, Role::Auditor, Role::Service])?;
+    caller.require(&[Role::Retailer, Role::Operator, Role::Auditor, Role::Service])?;
+    let retailer = super::packs::readable_retailer(&caller, query.retailer_id.as_deref())?;
     let until = query.until.unwrap_or_else(Utc::now);
     let since = query.since.unwrap_or(until - chrono::Duration::days(1));
     if since >= until {
         return Err(AppError::unprocessable("invalid_window", "`since` must be before `until`"));
     }
-    let rows = crate::store::reports::validations_by_retailer(
-        &state.pool,
-        since,
-        until,
-        query.retailer_id.as_deref(),
-    )
-    .await?;
+    let rows = crate::store::reports::validations_by_retailer(&state.pool, since, until, retailer.as_deref())
+        .await?;
     let mut views: Vec<RetailerValidations> = Vec::new();
     for (retailer, result, n, cents) in rows {
         if views.last().is_none_or(|v| v.retailer_id != retailer) {
