@@ -132,7 +132,7 @@ async fn vendor_import(state: &instant::InstantState, bare: f64) {
     .await
     .unwrap();
     let started = Instant::now();
-    instant::saga::print_run::run_waiting_job(state, Some(job.id)).await.unwrap();
+    instant::saga::jobs::run_waiting_job(state, Some(job.id)).await.unwrap();
     let seconds = started.elapsed().as_secs_f64();
     let done = instant::store::print_jobs::get(&state.pool, job.id).await.unwrap().unwrap();
     assert_eq!(done.state, "succeeded", "{:?}", done.error);

@@ -183,7 +183,7 @@ pub fn router(state: InstantState, limits: Limits) -> Router {
 /// for 30 seconds (a crash, or a ledger that did not answer), and settling packs active for
 /// longer than `settle_after`.
 pub fn spawn_workers(state: InstantState) {
-    saga::print_run::spawn_print_jobs(state.clone(), std::time::Duration::from_secs(2));
+    saga::jobs::spawn_print_jobs(state.clone(), std::time::Duration::from_secs(2));
     tokio::spawn(async move {
         let mut every = tokio::time::interval(std::time::Duration::from_secs(60));
         loop {

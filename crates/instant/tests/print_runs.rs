@@ -195,7 +195,7 @@ async fn a_print_run_is_a_job_that_outlives_its_request() {
 /// run: the cancelled jobs keep nothing; the crashed one is taken up again and printed once.
 #[tokio::test]
 async fn a_cancelled_or_crashed_print_job_leaves_no_partial_run() {
-    use instant::saga::print_run::{run_job, run_waiting_job};
+    use instant::saga::jobs::{run_job, run_waiting_job};
     use instant::store::print_jobs;
     let (_, state, _) = service().await;
     let counts = |state: &instant::InstantState| {

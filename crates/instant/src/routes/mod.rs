@@ -86,7 +86,7 @@ pub async fn create_print_run(
 ) -> Result<(StatusCode, [(axum::http::HeaderName, String); 1], Json<PrintJobView>), AppError> {
     caller.require(&[Role::Operator])?;
     let game = state.game(number)?.clone();
-    let job = crate::saga::print_run::start_print_job(&state, &game, caller.subject()).await?;
+    let job = crate::saga::jobs::start_print_job(&state, &game, caller.subject()).await?;
     let location = format!("/v1/instant/print-jobs/{}", job.id);
     Ok((StatusCode::ACCEPTED, [(axum::http::header::LOCATION, location)], Json(job)))
 }
@@ -110,8 +110,7 @@ pub async fn import_vendor_run(
 ) -> Result<(StatusCode, [(axum::http::HeaderName, String); 1], Json<PrintJobView>), AppError> {
     caller.require(&[Role::Operator])?;
     let game = state.game(number)?.clone();
-    let job =
-        crate::saga::vendor_run::start_vendor_import(&state, &game, &request.file, caller.subject()).await?;
+    let job = crate::saga::jobs::start_vendor_import(&state, &game, &request.file, caller.subject()).await?;
     let location = format!("/v1/instant/print-jobs/{}", job.id);
     Ok((StatusCode::ACCEPTED, [(axum::http::header::LOCATION, location)], Json(job)))
 }

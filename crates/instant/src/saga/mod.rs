@@ -5,9 +5,11 @@
 //! - [`scan`]: the checks of a scanned ticket, in order, each refusal logged;
 //! - [`payment`]: a prize paid to its payee (a retailer or the office), exactly once;
 //! - [`packs`]: a pack's life, from shipped to settled (or returned, or stolen);
-//! - [`print_run`]: a game's whole order generated, stored and funded, as a job;
+//! - [`jobs`]: print jobs queued, run in the background and taken up again after a crash;
+//! - [`print_run`]: a game's whole order generated, stored and funded;
 //! - [`vendor_run`]: a run a printing vendor generated, imported from its validation file.
 
+pub mod jobs;
 pub mod packs;
 pub mod payment;
 pub mod print_run;

@@ -2,11 +2,10 @@
 //! transaction, tickets written with COPY a pool at a time, packs created `printed`, and the
 //! run's prizes funded as the game's liability in the ledger before the transaction commits.
 //!
-//! An operator's request makes a **job** (a full run takes longer than a request may): the run is
-//! printed in the background, the job's progress recorded after each pool (which also renews its
-//! lease and reads a cancel). A cancel, a failure or a crash leaves no partial run: the run's one
-//! transaction rolls back (or dies with its connection), and a crashed job is taken up again from
-//! nothing when its lease runs out ([`spawn_print_jobs`]).
+//! A run is printed by a job ([`super::jobs`]): its progress recorded after each pool (which also
+//! renews its lease and reads a cancel). A cancel, a failure or a crash leaves no partial run: the
+//! run's one transaction rolls back (or dies with its connection), and a crashed job is taken up
+//! again from nothing when its lease runs out.
 
 use std::time::Instant;
 
@@ -20,7 +19,7 @@ use uuid::Uuid;
 
 use crate::store::print_jobs;
 use crate::store::print_runs::{self, RunRecord};
-use crate::views::{PrintJobView, PrintRunView};
+use crate::views::PrintRunView;
 use crate::{InstantState, printer_file};
 
 /// Generates `game`'s print run with a fresh OS-seeded ChaCha20 and stores it in one transaction.
@@ -47,7 +46,7 @@ pub async fn store_print_run_with(
 pub const CANCELLED: &str = "print_run_cancelled";
 
 /// The run, reporting each pool's progress to job `job` (and stopping when it is cancelled).
-async fn print(
+pub(super) async fn print(
     state: &InstantState,
     game: &GameDefinition,
     created_by: &str,
@@ -182,77 +181,4 @@ pub fn liability_funding(state: &InstantState, game: &GameDefinition, run: Uuid)
         liability,
         serde_json::json!({"game": game.number, "print_run": run}),
     )
-}
-
-/// Queues a print run of `game` for `created_by` and starts it in the background at once; the
-/// job is answered before the run is printed.
-pub async fn start_print_job(
-    state: &InstantState,
-    game: &GameDefinition,
-    created_by: &str,
-) -> Result<PrintJobView, AppError> {
-    let number = i32::try_from(game.number).map_err(AppError::internal)?;
-    let tickets = i64::try_from(game.tickets_ordered).map_err(AppError::internal)?;
-    let job = print_jobs::insert(&state.pool, Uuid::now_v7(), number, tickets, created_by, None).await?;
-    let (state, id) = (state.clone(), job.id);
-    tokio::spawn(async move {
-        if let Err(e) = run_waiting_job(&state, Some(id)).await {
-            tracing::warn!(job = %id, error = %e, "a print job could not start; the job worker retries it");
-        }
-    });
-    Ok(job)
-}
-
-/// Takes job `id` (or the oldest waiting one) and prints it; false when there was none to take.
-pub async fn run_waiting_job(state: &InstantState, id: Option<Uuid>) -> Result<bool, AppError> {
-    let Some(job) = print_jobs::take(&state.pool, id).await? else { return Ok(false) };
-    run_job(state, &job).await?;
-    Ok(true)
-}
-
-/// Prints job `job` (taken, `running`), or imports its vendor's file, and records how it ended: succeeded with its run,
-/// cancelled, or failed with its error (nothing of the run kept either way).
-pub async fn run_job(state: &InstantState, job: &PrintJobView) -> Result<(), AppError> {
-    let outcome = match state.game(job.game) {
-        Ok(game) if job.source == "vendor_file" => {
-            let game = game.clone();
-            super::vendor_run::import(state, &game, job).await
-        }
-        Ok(game) => {
-            let game = game.clone();
-            print(state, &game, &job.created_by, ChaCha20Rng::from_os_rng(), Some(job.id)).await
-        }
-        Err(e) => Err(e),
-    };
-    match outcome {
-        Ok(run) => print_jobs::finish(&state.pool, job.id, "succeeded", Some(run.id), None).await,
-        Err(e) if e.code() == CANCELLED => {
-            print_jobs::finish(&state.pool, job.id, "cancelled", None, None).await
-        }
-        Err(e) => {
-            tracing::warn!(job = %job.id, error = %e, "a print job failed; nothing of its run was kept");
-            print_jobs::finish(&state.pool, job.id, "failed", None, Some(e.detail())).await
-        }
-    }
-}
-
-/// Runs waiting print jobs (queued, or taken by a worker that died) every `interval`, one at a
-/// time in this process.
-pub fn spawn_print_jobs(state: InstantState, interval: std::time::Duration) -> tokio::task::JoinHandle<()> {
-    tokio::spawn(async move {
-        let mut ticker = tokio::time::interval(interval);
-        loop {
-            ticker.tick().await;
-            loop {
-                match run_waiting_job(&state, None).await {
-                    Ok(true) => {}
-                    Ok(false) => break,
-                    Err(e) => {
-                        tracing::warn!(error = %e, "the print job worker will retry");
-                        break;
-                    }
-                }
-            }
-        }
-    })
 }

@@ -50,27 +50,6 @@ pub fn inbox_file(state: &InstantState, name: &str) -> Result<PathBuf, AppError>
     Ok(path)
 }
 
-/// Queues the import of the inbox's `file` as a run of `game` and starts it at once.
-pub async fn start_vendor_import(
-    state: &InstantState,
-    game: &GameDefinition,
-    file: &str,
-    created_by: &str,
-) -> Result<PrintJobView, AppError> {
-    inbox_file(state, file)?;
-    let number = i32::try_from(game.number).map_err(AppError::internal)?;
-    let tickets = i64::try_from(game.tickets_ordered).map_err(AppError::internal)?;
-    let job =
-        print_jobs::insert(&state.pool, Uuid::now_v7(), number, tickets, created_by, Some(file)).await?;
-    let (state, id) = (state.clone(), job.id);
-    tokio::spawn(async move {
-        if let Err(e) = super::print_run::run_waiting_job(&state, Some(id)).await {
-            tracing::warn!(job = %id, error = %e, "an import job could not start; the job worker retries it");
-        }
-    });
-    Ok(job)
-}
-
 /// The file's SHA-256, then its tickets in chunks through `chunks`, every line checked; the run
 /// it holds, or every reason it is refused for.
 fn read_vendor_file(
