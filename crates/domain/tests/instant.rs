@@ -43,11 +43,11 @@ fn top_prizes_that_do_not_divide_into_pools_are_reported() {
     // Hit $10: 25 prizes of $1,000 over 8 pools of 300,000 cannot be "the same number per pool".
     let (_, report) = load("283-hit-10.json");
     let whats: Vec<&str> = report.mismatches.iter().map(|m| m.what.as_str()).collect();
-    assert_eq!(whats, ["winners of $1000.00 per pool"]);
+    assert_eq!(whats, ["winners of $1,000.00 per pool"]);
     assert!(report.mismatches[0].assumed.contains("as evenly as whole numbers allow"));
     let (_, report) = load("284-hit-20.json");
     let whats: Vec<&str> = report.mismatches.iter().map(|m| m.what.as_str()).collect();
-    assert_eq!(whats, ["winners of $2000.00 per pool"]);
+    assert_eq!(whats, ["winners of $2,000.00 per pool"]);
     let (_, report) = load("282-liquid-gold.json");
     assert!(report.mismatches.is_empty(), "{:?}", report.mismatches);
 }
