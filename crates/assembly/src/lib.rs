@@ -101,7 +101,14 @@ impl Options {
             instant: InstantSettings::from_env(false)?,
             draws: draw_games::DrawSettings::from_env()?,
             blackjack: table_games::blackjack::Limits::from_env()?,
-            gateway: gateway::GatewaySettings::from_env()?,
+            gateway: {
+                // `lotto` is local mode: a front end's dev server on this machine may call it.
+                let mut gateway = gateway::GatewaySettings::from_env()?;
+                if std::env::var_os("LOTTO_CORS_ORIGINS").is_none() {
+                    gateway.cors = gateway::cors::CorsOrigins::Local;
+                }
+                gateway
+            },
             webhook_secret,
             sandbox_delay: Duration::from_millis(platform::config::env_or(
                 "LOTTO_SANDBOX_DELAY_MS",

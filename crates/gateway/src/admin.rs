@@ -71,6 +71,7 @@ pub async fn create_staff(
     post, path = "/v1/staff", tag = "administration", request_body = NewStaff,
     responses((status = 201, description = "created: id, username, role", body = Object), (status = "4XX", response = Refused)), security(("bearer" = []))
 )]
+/// `POST /v1/staff`: operators add a staff member (operator or auditor).
 pub async fn add_staff(
     State(state): State<GatewayState>,
     caller: Authenticated,
@@ -95,6 +96,7 @@ pub async fn add_staff(
     get, path = "/v1/staff", tag = "administration",
     responses((status = 200, description = "operators and auditors under `items`", body = Object), (status = "4XX", response = Refused)), security(("bearer" = []))
 )]
+/// `GET /v1/staff`: operators list the staff.
 pub async fn list_staff(
     State(state): State<GatewayState>,
     caller: Authenticated,
@@ -135,6 +137,7 @@ pub struct Retailer {
     post, path = "/v1/retailers", tag = "administration", request_body = NewRetailer,
     responses((status = 201, description = "created", body = Retailer), (status = "4XX", response = Refused)), security(("bearer" = []))
 )]
+/// `POST /v1/retailers`: operators add a retailer.
 pub async fn add_retailer(
     State(state): State<GatewayState>,
     caller: Authenticated,
@@ -162,6 +165,7 @@ pub async fn add_retailer(
     get, path = "/v1/retailers", tag = "administration",
     responses((status = 200, description = "retailers under `items`", body = Object), (status = "4XX", response = Refused)), security(("bearer" = []))
 )]
+/// `GET /v1/retailers`: operators list the retailers.
 pub async fn list_retailers(
     State(state): State<GatewayState>,
     caller: Authenticated,

@@ -7,6 +7,7 @@
 //! | `LOTTO_PAYMENTS_API_KEY`           | `sandbox` | what the gateway presents to the provider      |
 //! | `LOTTO_PAYMENTS_TOLERANCE_SECONDS` | `300`     | how old a signed webhook may be                |
 //! | `LOTTO_PAYMENTS_HOLD_SECONDS`      | `604800`  | how long a withdrawal's hold waits for the provider |
+//! | `LOTTO_CORS_ORIGINS`               | none (`local` in `lotto`) | origins a browser may call the API from (see `crate::cors`) |
 
 use platform::config::{ConfigError, Secret, env_or};
 
@@ -16,6 +17,8 @@ pub struct GatewaySettings {
     pub rate_per_identity: u32,
     pub rate_per_address: u32,
     pub payments: PaymentSettings,
+    /// The origins a browser may call the API from.
+    pub cors: crate::cors::CorsOrigins,
 }
 
 /// How the gateway deals with its payment provider.
@@ -36,6 +39,7 @@ impl Default for GatewaySettings {
                 tolerance_seconds: 300,
                 hold_seconds: 7 * 24 * 3600,
             },
+            cors: crate::cors::CorsOrigins::None,
         }
     }
 }
@@ -54,6 +58,14 @@ impl GatewaySettings {
                 },
                 tolerance_seconds: env_or("LOTTO_PAYMENTS_TOLERANCE_SECONDS", d.payments.tolerance_seconds)?,
                 hold_seconds: env_or("LOTTO_PAYMENTS_HOLD_SECONDS", d.payments.hold_seconds)?,
+            },
+            cors: match std::env::var("LOTTO_CORS_ORIGINS") {
+                Ok(text) => crate::cors::CorsOrigins::parse(&text).map_err(|reason| ConfigError {
+                    name: "LOTTO_CORS_ORIGINS",
+                    value: text.clone(),
+                    reason,
+                })?,
+                Err(_) => d.cors,
             },
         })
     }

@@ -8,6 +8,7 @@
 //! - [`admin`]: staff, retailers and terminal API keys;
 //! - [`credentials`]: argon2id passwords and API-key digests;
 //! - [`rate_limit`]: per-identity and per-address limits;
+//! - [`cors`]: which browser origins may call the API (preflights answered);
 //!
 //! Paths the gateway does not own are passed to the service that does ([`LEDGER_PREFIXES`]),
 //! after the gateway has checked the token, the session and the role; the service checks the
@@ -15,6 +16,7 @@
 
 pub mod admin;
 pub mod config;
+pub mod cors;
 pub mod credentials;
 pub mod payments;
 pub mod players;
@@ -79,6 +81,8 @@ pub struct GatewayState {
     pub limiter: Arc<RateLimiter>,
     pub access_token_ttl: Duration,
     pub body_limit: usize,
+    /// The origins a browser may call the API from.
+    pub cors: cors::CorsOrigins,
 }
 
 impl FromRef<GatewayState> for TokenKeys {
@@ -113,6 +117,7 @@ impl GatewayState {
             )),
             access_token_ttl: config.access_token_ttl,
             body_limit: config.body_limit_bytes,
+            cors: settings.cors.clone(),
         }
     }
 
@@ -293,7 +298,24 @@ pub fn openapi_document(services: Vec<utoipa::openapi::OpenApi>) -> utoipa::open
              integer minor units with a currency; every error is application/problem+json with a \
              stable `code`; every POST that moves money takes an idempotency key.",
         ))
+        .license(Some(
+            utoipa::openapi::LicenseBuilder::new().name("Proprietary (Cargo.toml: UNLICENSED)").build(),
+        ))
         .build();
+    doc.servers = Some(vec![
+        utoipa::openapi::ServerBuilder::new()
+            .url("http://localhost:8080")
+            .description(Some("`lotto` on this machine (`cargo run --release`)"))
+            .build(),
+    ]);
+    // A route that declares no bearer is public: said outright (`security: []`), so a client
+    // generator or a linter need not guess.
+    for item in doc.paths.paths.values_mut() {
+        let operations = [&mut item.get, &mut item.put, &mut item.post, &mut item.delete, &mut item.patch];
+        for operation in operations.into_iter().flatten() {
+            operation.security.get_or_insert_with(Vec::new);
+        }
+    }
     doc
 }
 
@@ -308,10 +330,22 @@ pub fn api_routes(state: GatewayState) -> Router {
     router.layer(middleware::from_fn_with_state(state.clone(), rate_limit::limit)).with_state(state)
 }
 
+/// The whole app (`platform::http::app` around the API) with the browsers' CORS outermost, so a
+/// preflight is answered before any route, limit or fallback sees it.
+pub fn with_cors(app: Router, cors: &cors::CorsOrigins) -> Router {
+    // Around the router as one service: a layer added to a router does not see the requests its
+    // routes answer with 405, which is what a preflight's OPTIONS is to them.
+    match cors.layer() {
+        Some(layer) => Router::new().fallback_service(tower::Layer::layer(&layer, app)),
+        None => app,
+    }
+}
+
 /// The whole gateway service.
 pub fn router(state: GatewayState, limits: Limits) -> Router {
     let readiness = Readiness::default().with_pool(SCHEMA, state.pool.clone());
-    platform::http::app(api_routes(state), readiness, limits)
+    let cors = state.cors.clone();
+    with_cors(platform::http::app(api_routes(state), readiness, limits), &cors)
 }
 
 /// The game services the gateway routes to, as const parameters of the handlers below.

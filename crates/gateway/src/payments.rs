@@ -301,7 +301,7 @@ fn answer(created: bool, view: PaymentView) -> (StatusCode, Json<PaymentView>) {
 
 /// `POST /v1/me/deposits` (Idempotency-Key required): a deposit intent, within the player's limits.
 #[utoipa::path(
-    post, path = "/v1/me/deposits", tag = "players", request_body = PaymentRequest,
+    post, path = "/v1/me/deposits", tag = "players", operation_id = "deposit_to_wallet", request_body = PaymentRequest,
     params(("Idempotency-Key" = String, Header, description = "required: a retry with the same key is the same deposit")),
     responses((status = 202, description = "recorded and sent to the payment provider; the wallet is credited when the provider confirms it", body = PaymentView),
               (status = 200, description = "a replay: the deposit as it stands", body = PaymentView),
@@ -319,7 +319,7 @@ pub async fn deposit(
 
 /// `POST /v1/me/withdrawals` (Idempotency-Key required): cash out, held until the provider pays.
 #[utoipa::path(
-    post, path = "/v1/me/withdrawals", tag = "players", request_body = PaymentRequest,
+    post, path = "/v1/me/withdrawals", tag = "players", operation_id = "withdraw_from_wallet", request_body = PaymentRequest,
     params(("Idempotency-Key" = String, Header, description = "required: a retry with the same key is the same withdrawal")),
     responses((status = 202, description = "held in the wallet and sent to the payment provider", body = PaymentView),
               (status = 200, description = "a replay: the withdrawal as it stands", body = PaymentView),

@@ -294,6 +294,7 @@ pub(crate) async fn limits(state: &GatewayState, player: Uuid) -> Result<Vec<Dep
     get, path = "/v1/me/deposit-limits", tag = "responsible gaming",
     responses((status = 200, description = "daily, weekly and monthly limits", body = Vec<DepositLimit>), (status = "4XX", response = Refused)), security(("bearer" = []))
 )]
+/// `GET /v1/me/deposit-limits`: the player's own deposit limits, with any raise still waiting.
 pub async fn get_limits(
     State(state): State<GatewayState>,
     caller: Authenticated,

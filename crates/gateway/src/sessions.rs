@@ -182,6 +182,8 @@ fn locked(until: DateTime<Utc>) -> AppError {
     post, path = "/v1/sessions", tag = "sessions", request_body = LoginRequest,
     responses((status = 201, description = "logged in", body = LoginResponse), (status = "4XX", response = Refused))
 )]
+/// `POST /v1/sessions`: logs in a player (email and password), a staff member (username and
+/// password) or a terminal (its API key); answers an access token.
 pub async fn login(
     State(state): State<GatewayState>,
     Json(request): Json<LoginRequest>,

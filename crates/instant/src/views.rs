@@ -205,7 +205,6 @@ pub struct StatementView {
     /// draw tickets sold): positive means it owes the lottery.
     pub balance_owed_cents: i64,
     /// Its packs by state, now.
-    #[schema(value_type = Object)]
     pub packs: std::collections::BTreeMap<String, i64>,
 }
 
@@ -376,7 +375,6 @@ pub struct RetailerValidations {
     pub winners: i64,
     pub not_winners: i64,
     /// Refused scans by code (`wrong_virn`, `already_paid`, `pack_not_active`, ...).
-    #[schema(value_type = Object)]
     pub refused: std::collections::BTreeMap<String, i64>,
     /// The prizes of the winners scanned.
     pub winner_cents: i64,

@@ -59,6 +59,8 @@ fn account_not_found(id: Uuid) -> AppError {
     responses((status = 201, description = "created", body = Account), (status = 200, description = "it already existed with these fields", body = Account), (status = "4XX", response = Refused)),
     security(("bearer" = []))
 )]
+/// `POST /v1/accounts`: opens an account (operators and services); the same fields again answer
+/// the account that exists.
 pub async fn create_account(
     State(state): State<LedgerState>,
     _writer: Allowed<Writers>,
@@ -75,6 +77,7 @@ pub async fn create_account(
     responses((status = 200, description = "the account and its balances", body = Account), (status = "4XX", response = Refused)),
     security(("bearer" = []))
 )]
+/// `GET /v1/accounts/{id}`: one account and its balance.
 pub async fn get_account(
     State(state): State<LedgerState>,
     caller: Caller,
@@ -107,6 +110,7 @@ pub struct AccountListQuery {
     responses((status = 200, description = "an owner's accounts", body = Page<Account>), (status = "4XX", response = Refused)),
     security(("bearer" = []))
 )]
+/// `GET /v1/accounts?owner=`: an owner's accounts, a page at a time.
 pub async fn list_accounts(
     State(state): State<LedgerState>,
     caller: Caller,
@@ -127,6 +131,7 @@ pub async fn list_accounts(
     responses((status = 200, description = "the account's transfers in journal order", body = Page<HistoryEntry>), (status = "4XX", response = Refused)),
     security(("bearer" = []))
 )]
+/// `GET /v1/accounts/{id}/transfers`: the account's transfers in journal order, a page at a time.
 pub async fn account_history(
     State(state): State<LedgerState>,
     caller: Caller,
@@ -146,6 +151,7 @@ pub async fn account_history(
     responses((status = 201, description = "applied", body = Transfer), (status = 200, description = "a replay: applied before", body = Transfer), (status = "4XX", response = Refused)),
     security(("bearer" = []))
 )]
+/// `POST /v1/transfers`: moves money between two accounts, once per idempotency key.
 pub async fn create_transfer(
     State(state): State<LedgerState>,
     _writer: Allowed<Writers>,
@@ -169,6 +175,7 @@ async fn apply_one(state: &LedgerState, command: &TransferCommand) -> Result<Res
     responses((status = 201, description = "applied, all together", body = BatchResult), (status = 200, description = "every transfer was a replay", body = BatchResult), (status = "4XX", response = Refused)),
     security(("bearer" = []))
 )]
+/// `POST /v1/transfers/batch`: several transfers that apply together or not at all.
 pub async fn create_batch(
     State(state): State<LedgerState>,
     _writer: Allowed<Writers>,
@@ -203,6 +210,7 @@ pub async fn create_batch(
     responses((status = 200, description = "the transfer", body = Transfer), (status = "4XX", response = Refused)),
     security(("bearer" = []))
 )]
+/// `GET /v1/transfers/{id}`: one transfer.
 pub async fn get_transfer(
     State(state): State<LedgerState>,
     caller: Caller,
@@ -296,6 +304,8 @@ async fn cash_movement(
     responses((status = 200, description = "debits and credits per currency", body = TrialBalance), (status = "4XX", response = Refused)),
     security(("bearer" = []))
 )]
+/// `GET /v1/reports/trial-balance`: each currency's debits and credits over every account, and
+/// whether they balance.
 pub async fn trial_balance(
     State(state): State<LedgerState>,
     caller: Caller,

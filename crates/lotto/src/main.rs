@@ -371,7 +371,10 @@ async fn run_services(config: &Config, database: &postgres::Database) -> anyhow:
     let platform = assembly::Assembly::start(&database.url, options).await?;
     platform.spawn_workers();
     let api = platform.gateway_routes(platform.gateway.clone());
-    let app = platform::http::app(api, platform.readiness(), config.into());
+    let app = gateway::with_cors(
+        platform::http::app(api, platform.readiness(), config.into()),
+        &platform.gateway.cors,
+    );
 
     platform::http::spawn_metrics(config).await.context("cannot listen on LOTTO_METRICS_LISTEN")?;
     let listener = tokio::net::TcpListener::bind(config.listen)

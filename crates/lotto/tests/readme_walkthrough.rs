@@ -74,5 +74,16 @@ async fn the_readme_instant_walkthrough_runs_verbatim() {
     ] {
         assert!(out.contains(shown), "the walk-through did not show {shown:?}:\n{out}\n{err}");
     }
+    // `lotto` is local mode: a front end's dev server on this machine may call it from a browser.
+    let preflight = reqwest::Client::new()
+        .request(reqwest::Method::OPTIONS, format!("{}/v1/keno/tickets", lotto.base_url))
+        .header("origin", "http://localhost:5173")
+        .header("access-control-request-method", "POST")
+        .header("access-control-request-headers", "authorization, content-type, idempotency-key")
+        .send()
+        .await
+        .unwrap();
+    assert!(preflight.status().is_success(), "{}", preflight.status());
+    assert_eq!(preflight.headers()["access-control-allow-origin"], "http://localhost:5173");
     lotto.terminate();
 }

@@ -83,7 +83,7 @@ pub async fn play_now(
 }
 
 #[utoipa::path(
-    get, path = "/v1/keno/tickets", tag = "keno", params(ListQuery),
+    get, path = "/v1/keno/tickets", tag = "keno", params(ListQuery), operation_id = "my_keno_tickets",
     responses(
         (status = 200, description = "the player's newest tickets", body = Vec<TicketView>),
         (status = "4XX", response = Refused),
@@ -103,7 +103,7 @@ pub async fn my_tickets(
 }
 
 #[utoipa::path(
-    get, path = "/v1/keno/tickets/{id}", tag = "keno", params(("id" = Uuid, Path, description = "ticket id")),
+    get, path = "/v1/keno/tickets/{id}", tag = "keno", operation_id = "get_keno_ticket", params(("id" = Uuid, Path, description = "ticket id")),
     responses(
         (status = 200, description = "the ticket", body = TicketView),
         (status = "4XX", response = Refused),
@@ -161,7 +161,7 @@ pub async fn buy(
 }
 
 #[utoipa::path(
-    get, path = "/v1/keno/draw-tickets", tag = "keno", params(ListQuery), operation_id = "my_tickets",
+    get, path = "/v1/keno/draw-tickets", tag = "keno", params(ListQuery), operation_id = "my_keno_draw_tickets",
     responses(
         (status = 200, description = "the player's newest tickets for scheduled draws", body = Vec<DrawTicketView>),
         (status = "4XX", response = Refused),
@@ -185,8 +185,7 @@ pub async fn my_draw_tickets(
 }
 
 #[utoipa::path(
-    get, path = "/v1/keno/draw-tickets/{id}", tag = "keno", params(("id" = Uuid, Path, description = "ticket id")),
-    operation_id = "get_ticket",
+    get, path = "/v1/keno/draw-tickets/{id}", tag = "keno", operation_id = "get_keno_draw_ticket", params(("id" = Uuid, Path, description = "ticket id")),
     responses(
         (status = 200, description = "the ticket and its draws", body = DrawTicketView),
         (status = "4XX", response = Refused),
@@ -244,7 +243,7 @@ pub async fn paytables() -> Json<Vec<PayTable>> {
 }
 
 #[utoipa::path(
-    get, path = "/v1/keno/math", tag = "keno",
+    get, path = "/v1/keno/math", tag = "keno", operation_id = "keno_math",
     responses((status = 200, description = "the PAR sheet: exact return to player and hit frequency per option and spot count (public)", body = Vec<Object>),
               (status = "4XX", response = Refused))
 )]
@@ -254,7 +253,7 @@ pub async fn math() -> Json<Vec<ParRow>> {
 }
 
 #[utoipa::path(
-    get, path = "/v1/draws/audit/verify", tag = "keno",
+    get, path = "/v1/draws/audit/verify", tag = "keno", operation_id = "verify_draws_audit",
     responses((status = 200, description = "the audit chain walked end to end", body = platform::audit::ChainReport),
               (status = "4XX", response = Refused)),
     security(("bearer" = []))

@@ -153,7 +153,7 @@ pub async fn progressive(State(state): State<TablesState>) -> Result<Json<Progre
 }
 
 #[utoipa::path(
-    get, path = "/v1/blackjack/math", tag = "blackjack",
+    get, path = "/v1/blackjack/math", tag = "blackjack", operation_id = "blackjack_math",
     responses((status = 200, description = "the house edge under basic strategy and the side wagers' exact returns (public)", body = MathView),
               (status = "4XX", response = Refused))
 )]
@@ -186,7 +186,7 @@ pub async fn math(State(state): State<TablesState>) -> Json<MathView> {
 }
 
 #[utoipa::path(
-    get, path = "/v1/tables/audit/verify", tag = "blackjack",
+    get, path = "/v1/tables/audit/verify", tag = "blackjack", operation_id = "verify_tables_audit",
     responses((status = 200, description = "the audit chain walked end to end", body = platform::audit::ChainReport),
               (status = "4XX", response = Refused)),
     security(("bearer" = []))
