@@ -1439,7 +1439,9 @@ export interface components {
             /** @example USD */
             currency: string;
             flags: components["schemas"]["AccountFlags"];
-            metadata: Record<string, never>;
+            metadata: {
+                [key: string]: unknown;
+            };
             /** Format: date-time */
             created_at: string;
             balance: components["schemas"]["Balance"];
@@ -1504,6 +1506,11 @@ export interface components {
         BatchResult: {
             transfers: components["schemas"]["BatchItem"][];
         };
+        /**
+         * @description The five ways to bet on a ticket.
+         * @enum {string}
+         */
+        BetOption: "bet" | "bet_against" | "hit_all" | "high_roller" | "top_or_bottom";
         /** @description One board of a slip as the player marks it. */
         BoardRequest: {
             /** @description Five different numbers, 1 to 69. */
@@ -1544,7 +1551,9 @@ export interface components {
             pending?: boolean;
             /** Format: int32 */
             timeout_seconds?: number | null;
-            metadata?: Record<string, never> | null;
+            metadata?: {
+                [key: string]: unknown;
+            } | null;
         };
         /** @description What a walk of the whole chain found. */
         ChainReport: {
@@ -1695,6 +1704,11 @@ export interface components {
         ExclusionRequest: {
             period: components["schemas"]["ExclusionPeriod"];
         };
+        /** @description A non-negative fraction in lowest terms. */
+        Fraction: {
+            numerator: number;
+            denominator: number;
+        };
         /** @description A game as anyone may see it. */
         GameView: {
             /** Format: int32 */
@@ -1713,7 +1727,7 @@ export interface components {
             payout_percent: number;
             prizes: components["schemas"]["PrizeView"][];
             /** @description Where the rule's printed figures disagree with its rows, and what is assumed. */
-            mismatches: Record<string, never>[];
+            mismatches: components["schemas"]["Mismatch"][];
             source_notes: string[];
         };
         /** @description `PUT /v1/powerball/draws/{date}/grand-prize`. */
@@ -1878,6 +1892,21 @@ export interface components {
             /** @description Each side wager's exact outcomes and return, for a full six-deck and two-deck shoe. */
             side_wagers: Record<string, never>[];
         };
+        /** @description Who the caller is. */
+        Me: {
+            /** @description A player id, terminal id, staff id or service name. */
+            subject: string;
+            role: components["schemas"]["Role"];
+            player?: null | components["schemas"]["Player"];
+        };
+        /** @description Where the rule's printed figures and the rows disagree. */
+        Mismatch: {
+            what: string;
+            stated: string;
+            computed: string;
+            /** @description Which figure the platform uses. */
+            assumed: string;
+        };
         /** @description `POST /v1/accounts`. */
         NewAccountRequest: {
             /**
@@ -1889,7 +1918,9 @@ export interface components {
             owner: string;
             currency: string;
             flags?: components["schemas"]["AccountFlagsRequest"];
-            metadata?: Record<string, never> | null;
+            metadata?: {
+                [key: string]: unknown;
+            } | null;
         };
         NewRetailer: {
             name: string;
@@ -1899,8 +1930,26 @@ export interface components {
             password: string;
             role: components["schemas"]["Role"];
         };
+        /** @description A staff member just created. */
+        NewStaffView: {
+            /** Format: uuid */
+            id: string;
+            username: string;
+            role: components["schemas"]["Role"];
+        };
         NewTerminal: {
             label: string;
+        };
+        /** @description A terminal just created, with its API key: shown in this answer and nowhere else, ever. */
+        NewTerminalView: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            retailer_id: string;
+            label: string;
+            /** @description The key's first characters, by which it is found and shown later. */
+            key_prefix: string;
+            api_key: string;
         };
         /** @description `POST /v1/instant/office-claims`. */
         OfficeClaimRequest: {
@@ -1978,7 +2027,9 @@ export interface components {
                 /** @example USD */
                 currency: string;
                 flags: components["schemas"]["AccountFlags"];
-                metadata: Record<string, never>;
+                metadata: {
+                    [key: string]: unknown;
+                };
                 /** Format: date-time */
                 created_at: string;
                 balance: components["schemas"]["Balance"];
@@ -2059,6 +2110,49 @@ export interface components {
                 lines: string[];
             }[];
             next?: string | null;
+        };
+        /** @description One page of a listing; pass `next` as `after` for the following page. */
+        Page_Retailer: {
+            items: {
+                /** Format: uuid */
+                id: string;
+                name: string;
+                /** Format: date-time */
+                created_at: string;
+            }[];
+            next?: string | null;
+        };
+        /** @description One page of a listing; pass `next` as `after` for the following page. */
+        Page_StaffMember: {
+            items: {
+                /** Format: uuid */
+                id: string;
+                username: string;
+                role: components["schemas"]["Role"];
+                /** Format: date-time */
+                last_login_at?: string | null;
+                /** Format: date-time */
+                created_at: string;
+            }[];
+            next?: string | null;
+        };
+        /** @description One line of the PAR sheet. */
+        ParRow: {
+            option: components["schemas"]["BetOption"];
+            spots: number;
+            /** @description Expected payout per unit staked, exactly. */
+            return_to_player: components["schemas"]["Fraction"];
+            /** Format: double */
+            return_to_player_decimal: number;
+            /** @description The chance that a ticket pays anything. */
+            hit_frequency: components["schemas"]["Fraction"];
+            /** Format: double */
+            hit_frequency_decimal: number;
+            /**
+             * Format: double
+             * @description 1 − return to player.
+             */
+            house_edge_decimal: number;
         };
         /** @description One group of prizes at one retailer: seen against expected. */
         PatternCount: {
@@ -2175,6 +2269,21 @@ export interface components {
             /** Format: date-time */
             created_at: string;
         };
+        /**
+         * @description The Power Play drum of a drawing.
+         * @enum {string}
+         */
+        PowerPlayBalls: "with_ten_x" | "without_ten_x";
+        /** @description Power Play with one drum. */
+        PowerPlayMath: {
+            balls: components["schemas"]["PowerPlayBalls"];
+            /** @description The mean multiplier, exactly. */
+            expected_multiplier: components["schemas"]["Fraction"];
+            /** @description The fixed prizes' expected payout per $3 staked (a $2 play with Power Play). */
+            return_without_grand_prize: components["schemas"]["Fraction"];
+            /** @description The grand prize at which a play with Power Play pays back its $3, in cents. */
+            break_even_grand_prize_cents: components["schemas"]["Fraction"];
+        };
         /** @description `POST /v1/powerball/retail/claims`: what a terminal scans. */
         PowerballClaimRequest: {
             /** @description The ticket's serial as scanned (19 digits) or typed (with dashes). */
@@ -2287,6 +2396,20 @@ export interface components {
             prize_table?: components["schemas"]["PrizeLineView"][] | null;
             /** @description Why a disputed drawing stopped. */
             dispute?: string | null;
+        };
+        /** @description The whole game's math. */
+        PowerballMath: {
+            outcomes: number;
+            tiers: components["schemas"]["TierOdds"][];
+            /** @description The odds of winning any prize. */
+            any_prize: components["schemas"]["Fraction"];
+            /** Format: double */
+            any_prize_one_in: number;
+            /** @description The fixed prizes' expected payout per $2 staked. */
+            return_without_grand_prize: components["schemas"]["Fraction"];
+            /** @description The grand prize at which a $2 play pays back its price, in cents. */
+            break_even_grand_prize_cents: components["schemas"]["Fraction"];
+            power_play: components["schemas"]["PowerPlayMath"][];
         };
         /** @description `POST /v1/powerball/office-claims`. */
         PowerballOfficeClaimRequest: {
@@ -2449,7 +2572,9 @@ export interface components {
             /** @description The stable machine-readable code. */
             code: string;
             /** @description Extra facts about the failure (for example which transfer of a batch failed). */
-            context?: Record<string, never> | null;
+            context?: {
+                [key: string]: unknown;
+            } | null;
         };
         /** @description The Blazing 7's meter. */
         ProgressiveView: {
@@ -2598,6 +2723,11 @@ export interface components {
             /** Format: date-time */
             created_at: string;
         };
+        /** @description A self-exclusion in force. */
+        SelfExclusion: {
+            /** Format: date-time */
+            self_excluded_until: string;
+        };
         /** @description A settled pack's account with the lottery. */
         SettlementView: {
             /** Format: int64 */
@@ -2615,6 +2745,17 @@ export interface components {
         /** @description `POST /v1/instant/packs/{game}/{book}/ship`. */
         ShipPack: {
             retailer_id: string;
+        };
+        /** @description A staff member as listed. */
+        StaffMember: {
+            /** Format: uuid */
+            id: string;
+            username: string;
+            role: components["schemas"]["Role"];
+            /** Format: date-time */
+            last_login_at?: string | null;
+            /** Format: date-time */
+            created_at: string;
         };
         /** @description One settled pack in a statement. */
         StatementSettlement: {
@@ -2721,6 +2862,27 @@ export interface components {
             /** Format: date-time */
             created_at: string;
         };
+        /**
+         * @description A prize tier, from the grand prize down.
+         * @enum {string}
+         */
+        Tier: "grand_prize" | "five" | "four_powerball" | "four" | "three_powerball" | "three" | "two_powerball" | "one_powerball" | "powerball";
+        /** @description One tier as published. */
+        TierOdds: {
+            tier: components["schemas"]["Tier"];
+            white_matches: number;
+            powerball: boolean;
+            outcomes: number;
+            /** @description Exact, in lowest terms. */
+            probability: components["schemas"]["Fraction"];
+            /** Format: double */
+            one_in: number;
+            /**
+             * Format: int64
+             * @description The fixed prize without Power Play; none for the grand prize.
+             */
+            prize_cents?: number | null;
+        };
         /** @description A transfer as stored. */
         Transfer: {
             /** Format: uuid */
@@ -2743,7 +2905,9 @@ export interface components {
             expires_at?: string | null;
             /** Format: uuid */
             batch_id?: string | null;
-            metadata: Record<string, never>;
+            metadata: {
+                [key: string]: unknown;
+            };
             /** Format: date-time */
             created_at: string;
         };
@@ -2776,7 +2940,9 @@ export interface components {
             post_pending_id?: string | null;
             /** Format: uuid */
             void_pending_id?: string | null;
-            metadata?: Record<string, never> | null;
+            metadata?: {
+                [key: string]: unknown;
+            } | null;
         };
         /** @description `GET /v1/reports/trial-balance`. */
         TrialBalance: {
@@ -2982,7 +3148,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, never>;
+                    "application/json": components["schemas"]["Me"];
                 };
             };
             "4XX": components["responses"]["Refused"];
@@ -2997,13 +3163,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the player's ledger account (see the ledger's Account) */
+            /** @description the player's ledger account */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, never>;
+                    "application/json": components["schemas"]["Account"];
                 };
             };
             "4XX": components["responses"]["Refused"];
@@ -3023,13 +3189,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description a page of the wallet's transfers (see the ledger's history) */
+            /** @description a page of the wallet's transfers, in journal order */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, never>;
+                    "application/json": components["schemas"]["Page_HistoryEntry"];
                 };
             };
             "4XX": components["responses"]["Refused"];
@@ -3226,7 +3392,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, never>;
+                    "application/json": components["schemas"]["SelfExclusion"];
                 };
             };
             "4XX": components["responses"]["Refused"];
@@ -3241,13 +3407,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description operators and auditors under `items` */
+            /** @description operators and auditors, every one on one page */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, never>;
+                    "application/json": components["schemas"]["Page_StaffMember"];
                 };
             };
             "4XX": components["responses"]["Refused"];
@@ -3266,13 +3432,13 @@ export interface operations {
             };
         };
         responses: {
-            /** @description created: id, username, role */
+            /** @description created */
             201: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, never>;
+                    "application/json": components["schemas"]["NewStaffView"];
                 };
             };
             "4XX": components["responses"]["Refused"];
@@ -3287,13 +3453,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description retailers under `items` */
+            /** @description retailers, every one on one page */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, never>;
+                    "application/json": components["schemas"]["Page_Retailer"];
                 };
             };
             "4XX": components["responses"]["Refused"];
@@ -3346,7 +3512,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, never>;
+                    "application/json": components["schemas"]["NewTerminalView"];
                 };
             };
             "4XX": components["responses"]["Refused"];
@@ -3954,7 +4120,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, never>[];
+                    "application/json": components["schemas"]["ParRow"][];
                 };
             };
             "4XX": components["responses"]["Refused"];
@@ -3975,7 +4141,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, never>;
+                    "application/json": components["schemas"]["PowerballMath"];
                 };
             };
             "4XX": components["responses"]["Refused"];

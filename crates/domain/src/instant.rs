@@ -145,6 +145,7 @@ pub enum DefinitionError {
 
 /// Where the rule's printed figures and the rows disagree.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Mismatch {
     pub what: String,
     pub stated: String,

@@ -22,6 +22,7 @@ pub const TOP_HALF_LAST: u8 = 40;
 
 /// The five ways to bet on a ticket.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum BetOption {
     /// 1 to 15 spots; paid on the number of hits.

@@ -17,6 +17,7 @@ pub fn choose(n: u32, k: u32) -> u128 {
 
 /// A non-negative fraction in lowest terms.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Fraction {
     pub numerator: u128,
     pub denominator: u128,

@@ -105,6 +105,7 @@ impl Board {
 
 /// A prize tier, from the grand prize down.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Tier {
     /// 5 + Powerball: the grand prize, pari-mutuel, shared equally by its winners.
@@ -190,6 +191,7 @@ impl Tier {
 
 /// The Power Play drum of a drawing.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum PowerPlayBalls {
     /// 43 balls: 24 of 2x, 13 of 3x, 3 of 4x, 2 of 5x, 1 of 10x.

@@ -4,11 +4,11 @@ use axum::extract::State;
 use axum::http::StatusCode;
 use axum::http::{HeaderName, HeaderValue};
 use chrono::{DateTime, Utc};
+use ledger_api::wire::Page;
 use platform::auth::Role;
 use platform::openapi::Refused;
 use platform::{AppError, Json, Path};
 use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
 use sqlx::{PgPool, Row};
 use uuid::Uuid;
 
@@ -69,14 +69,14 @@ pub async fn create_staff(
 
 #[utoipa::path(
     post, path = "/v1/staff", tag = "administration", request_body = NewStaff,
-    responses((status = 201, description = "created: id, username, role", body = Object), (status = "4XX", response = Refused)), security(("bearer" = []))
+    responses((status = 201, description = "created", body = NewStaffView), (status = "4XX", response = Refused)), security(("bearer" = []))
 )]
 /// `POST /v1/staff`: operators add a staff member (operator or auditor).
 pub async fn add_staff(
     State(state): State<GatewayState>,
     caller: Authenticated,
     Json(request): Json<NewStaff>,
-) -> Result<(StatusCode, Json<Value>), AppError> {
+) -> Result<(StatusCode, Json<NewStaffView>), AppError> {
     caller.require(WRITERS)?;
     let id = create_staff(
         &state.pool,
@@ -88,36 +88,70 @@ pub async fn add_staff(
     .await?;
     Ok((
         StatusCode::CREATED,
-        Json(json!({"id": id, "username": request.username.trim().to_lowercase(), "role": request.role})),
+        Json(NewStaffView { id, username: request.username.trim().to_lowercase(), role: request.role }),
     ))
+}
+
+/// A staff member just created.
+#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct NewStaffView {
+    pub id: Uuid,
+    pub username: String,
+    pub role: Role,
+}
+
+/// A staff member as listed.
+#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct StaffMember {
+    pub id: Uuid,
+    pub username: String,
+    pub role: Role,
+    pub last_login_at: Option<DateTime<Utc>>,
+    pub created_at: DateTime<Utc>,
+}
+
+/// A terminal just created, with its API key: shown in this answer and nowhere else, ever.
+#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct NewTerminalView {
+    pub id: Uuid,
+    pub retailer_id: Uuid,
+    pub label: String,
+    /// The key's first characters, by which it is found and shown later.
+    pub key_prefix: String,
+    pub api_key: String,
 }
 
 #[utoipa::path(
     get, path = "/v1/staff", tag = "administration",
-    responses((status = 200, description = "operators and auditors under `items`", body = Object), (status = "4XX", response = Refused)), security(("bearer" = []))
+    responses((status = 200, description = "operators and auditors, every one on one page", body = Page<StaffMember>), (status = "4XX", response = Refused)), security(("bearer" = []))
 )]
 /// `GET /v1/staff`: operators list the staff.
 pub async fn list_staff(
     State(state): State<GatewayState>,
     caller: Authenticated,
-) -> Result<Json<Value>, AppError> {
+) -> Result<Json<Page<StaffMember>>, AppError> {
     caller.require(READERS)?;
     let rows =
         sqlx::query("SELECT id, username, role, last_login_at, created_at FROM staff ORDER BY username")
             .fetch_all(&state.pool)
             .await?;
-    let staff: Vec<Value> = rows
+    let items = rows
         .iter()
         .map(|r| {
-            Ok(json!({
-                "id": r.try_get::<Uuid, _>("id")?, "username": r.try_get::<String, _>("username")?,
-                "role": r.try_get::<String, _>("role")?,
-                "last_login_at": r.try_get::<Option<DateTime<Utc>>, _>("last_login_at")?,
-                "created_at": r.try_get::<DateTime<Utc>, _>("created_at")?,
-            }))
+            let role: String = r.try_get("role")?;
+            Ok(StaffMember {
+                id: r.try_get("id")?,
+                username: r.try_get("username")?,
+                role: Role::ALL
+                    .into_iter()
+                    .find(|r| r.as_str() == role)
+                    .ok_or_else(|| AppError::internal(format!("a stored role {role:?}")))?,
+                last_login_at: r.try_get("last_login_at")?,
+                created_at: r.try_get("created_at")?,
+            })
         })
-        .collect::<Result<_, sqlx::Error>>()?;
-    Ok(Json(json!({ "items": staff })))
+        .collect::<Result<_, AppError>>()?;
+    Ok(Json(Page { items, next: None }))
 }
 
 #[derive(Debug, Deserialize, utoipa::ToSchema)]
@@ -163,13 +197,13 @@ pub async fn add_retailer(
 
 #[utoipa::path(
     get, path = "/v1/retailers", tag = "administration",
-    responses((status = 200, description = "retailers under `items`", body = Object), (status = "4XX", response = Refused)), security(("bearer" = []))
+    responses((status = 200, description = "retailers, every one on one page", body = Page<Retailer>), (status = "4XX", response = Refused)), security(("bearer" = []))
 )]
 /// `GET /v1/retailers`: operators list the retailers.
 pub async fn list_retailers(
     State(state): State<GatewayState>,
     caller: Authenticated,
-) -> Result<Json<Value>, AppError> {
+) -> Result<Json<Page<Retailer>>, AppError> {
     caller.require(READERS)?;
     let rows = sqlx::query("SELECT id, name, created_at FROM retailers ORDER BY created_at")
         .fetch_all(&state.pool)
@@ -184,7 +218,7 @@ pub async fn list_retailers(
             })
         })
         .collect::<Result<_, sqlx::Error>>()?;
-    Ok(Json(json!({ "items": items })))
+    Ok(Json(Page { items, next: None }))
 }
 
 #[derive(Debug, Deserialize, utoipa::ToSchema)]
@@ -197,14 +231,14 @@ pub struct NewTerminal {
 #[utoipa::path(
     post, path = "/v1/retailers/{id}/terminals", tag = "administration", params(("id" = Uuid, Path, description = "retailer id")),
     request_body = NewTerminal,
-    responses((status = 201, description = "created; `api_key` is shown here once and never again", body = Object), (status = "4XX", response = Refused)), security(("bearer" = []))
+    responses((status = 201, description = "created; `api_key` is shown here once and never again", body = NewTerminalView), (status = "4XX", response = Refused)), security(("bearer" = []))
 )]
 pub async fn add_terminal(
     State(state): State<GatewayState>,
     caller: Authenticated,
     Path(retailer): Path<Uuid>,
     Json(request): Json<NewTerminal>,
-) -> Result<(StatusCode, [(HeaderName, HeaderValue); 2], Json<Value>), AppError> {
+) -> Result<(StatusCode, [(HeaderName, HeaderValue); 2], Json<NewTerminalView>), AppError> {
     caller.require(WRITERS)?;
     let label = request.label.trim();
     if label.is_empty() || label.len() > 200 {
@@ -232,9 +266,13 @@ pub async fn add_terminal(
     Ok((
         StatusCode::CREATED,
         platform::http::no_store(),
-        Json(
-            json!({"id": id, "retailer_id": retailer, "label": label, "key_prefix": prefix, "api_key": api_key}),
-        ),
+        Json(NewTerminalView {
+            id,
+            retailer_id: retailer,
+            label: label.to_owned(),
+            key_prefix: prefix,
+            api_key,
+        }),
     ))
 }
 

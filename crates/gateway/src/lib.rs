@@ -299,7 +299,10 @@ pub fn openapi_document(services: Vec<utoipa::openapi::OpenApi>) -> utoipa::open
              stable `code`; every POST that moves money takes an idempotency key.",
         ))
         .license(Some(
-            utoipa::openapi::LicenseBuilder::new().name("Proprietary (Cargo.toml: UNLICENSED)").build(),
+            utoipa::openapi::LicenseBuilder::new()
+                .name("Proprietary (Cargo.toml: UNLICENSED)")
+                .identifier(Some("LicenseRef-Proprietary"))
+                .build(),
         ))
         .build();
     doc.servers = Some(vec![

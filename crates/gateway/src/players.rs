@@ -10,7 +10,7 @@ use platform::auth::Role;
 use platform::openapi::Refused;
 use platform::{AppError, Json, PageParams, Path, Query};
 use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
+
 use sqlx::Row;
 use uuid::Uuid;
 
@@ -143,15 +143,31 @@ pub async fn load_player(state: &GatewayState, id: Uuid) -> Result<Player, AppEr
 /// `GET /v1/me`: who the caller is; a player also gets their profile.
 #[utoipa::path(
     get, path = "/v1/me", tag = "players",
-    responses((status = 200, description = "the caller's subject and role; a player's profile under `player`", body = Object), (status = "4XX", response = Refused)), security(("bearer" = []))
+    responses((status = 200, description = "the caller's subject and role; a player's profile under `player`", body = Me), (status = "4XX", response = Refused)), security(("bearer" = []))
 )]
-pub async fn me(State(state): State<GatewayState>, caller: Authenticated) -> Result<Json<Value>, AppError> {
-    let mut me = json!({"subject": caller.0.sub, "role": caller.0.role});
-    if caller.0.role == Role::Player {
-        me["player"] = serde_json::to_value(load_player(&state, caller.subject_id()?).await?)
-            .map_err(AppError::internal)?;
-    }
-    Ok(Json(me))
+pub async fn me(State(state): State<GatewayState>, caller: Authenticated) -> Result<Json<Me>, AppError> {
+    let player = match caller.0.role {
+        Role::Player => Some(load_player(&state, caller.subject_id()?).await?),
+        _ => None,
+    };
+    Ok(Json(Me { subject: caller.0.sub.clone(), role: caller.0.role, player }))
+}
+
+/// Who the caller is.
+#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct Me {
+    /// A player id, terminal id, staff id or service name.
+    pub subject: String,
+    pub role: Role,
+    /// A player's own profile.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub player: Option<Player>,
+}
+
+/// A self-exclusion in force.
+#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct SelfExclusion {
+    pub self_excluded_until: DateTime<Utc>,
 }
 
 /// The caller as a player, or 403.
@@ -164,35 +180,35 @@ pub(crate) async fn the_player(state: &GatewayState, caller: &Authenticated) -> 
 /// itself checks the wallet is theirs.
 #[utoipa::path(
     get, path = "/v1/me/wallet", tag = "players",
-    responses((status = 200, description = "the player's ledger account (see the ledger's Account)", body = Object), (status = "4XX", response = Refused)), security(("bearer" = []))
+    responses((status = 200, description = "the player's ledger account", body = ledger_api::wire::Account), (status = "4XX", response = Refused)), security(("bearer" = []))
 )]
 pub async fn wallet(
     State(state): State<GatewayState>,
     caller: Authenticated,
-) -> Result<Json<Value>, AppError> {
+) -> Result<Json<ledger_api::wire::Account>, AppError> {
     let player = the_player(&state, &caller).await?;
     let path = format!("/v1/accounts/{}", player.wallet_account_id);
     let token = bearer_of(&caller, &state)?;
-    Ok(Json(state.ledger.call::<(), Value>(Method::GET, &path, &token, None, None).await?))
+    Ok(Json(state.ledger.call::<(), _>(Method::GET, &path, &token, None, None).await?))
 }
 
 /// `GET /v1/me/wallet/transfers?after=&limit=`.
 #[utoipa::path(
     get, path = "/v1/me/wallet/transfers", tag = "players", params(PageParams),
-    responses((status = 200, description = "a page of the wallet's transfers (see the ledger's history)", body = Object), (status = "4XX", response = Refused)), security(("bearer" = []))
+    responses((status = 200, description = "a page of the wallet's transfers, in journal order", body = ledger_api::wire::Page<ledger_api::wire::HistoryEntry>), (status = "4XX", response = Refused)), security(("bearer" = []))
 )]
 pub async fn wallet_history(
     State(state): State<GatewayState>,
     caller: Authenticated,
     Query(page): Query<PageParams>,
-) -> Result<Json<Value>, AppError> {
+) -> Result<Json<ledger_api::wire::Page<ledger_api::wire::HistoryEntry>>, AppError> {
     let player = the_player(&state, &caller).await?;
     let mut path = format!("/v1/accounts/{}/transfers?limit={}", player.wallet_account_id, page.limit()?);
     if let Some(after) = page.after::<i64>()? {
         path.push_str(&format!("&after={after}"));
     }
     let token = bearer_of(&caller, &state)?;
-    Ok(Json(state.ledger.call::<(), Value>(Method::GET, &path, &token, None, None).await?))
+    Ok(Json(state.ledger.call::<(), _>(Method::GET, &path, &token, None, None).await?))
 }
 
 /// A token for the caller to present downstream (a fresh one, same subject and role).
@@ -375,13 +391,13 @@ pub struct ExclusionRequest {
 /// `POST /v1/me/self-exclusion`: at once, every session ends and logins are refused until the end.
 #[utoipa::path(
     post, path = "/v1/me/self-exclusion", tag = "responsible gaming", request_body = ExclusionRequest,
-    responses((status = 200, description = "excluded until `self_excluded_until`; every session has ended", body = Object), (status = "4XX", response = Refused)), security(("bearer" = []))
+    responses((status = 200, description = "excluded until `self_excluded_until`; every session has ended", body = SelfExclusion), (status = "4XX", response = Refused)), security(("bearer" = []))
 )]
 pub async fn self_exclude(
     State(state): State<GatewayState>,
     PlayerSession(caller): PlayerSession,
     Json(request): Json<ExclusionRequest>,
-) -> Result<Json<Value>, AppError> {
+) -> Result<Json<SelfExclusion>, AppError> {
     let player = the_player(&state, &caller).await?;
     let until = Utc::now()
         .checked_add_months(Months::new(request.period.months()))
@@ -396,7 +412,7 @@ pub async fn self_exclude(
     .fetch_one(&state.pool)
     .await?;
     end_sessions(&state, &player.id.to_string(), None, "self_exclusion").await?;
-    Ok(Json(json!({"self_excluded_until": until})))
+    Ok(Json(SelfExclusion { self_excluded_until: until }))
 }
 
 /// `GET /v1/players/{id}`: operators and auditors look a player up.

@@ -328,7 +328,6 @@ pub struct GameView {
     pub payout_percent: f64,
     pub prizes: Vec<PrizeView>,
     /// Where the rule's printed figures disagree with its rows, and what is assumed.
-    #[schema(value_type = Vec<Object>)]
     pub mismatches: Vec<Mismatch>,
     pub source_notes: Vec<String>,
 }

@@ -38,7 +38,7 @@ pub struct NewAccountRequest {
     pub currency: String,
     #[serde(default)]
     pub flags: AccountFlagsRequest,
-    #[schema(value_type = Option<Object>)]
+    #[schema(value_type = Option<HashMap<String, serde_json::Value>>)]
     pub metadata: Option<Value>,
 }
 
@@ -64,7 +64,7 @@ pub struct Account {
     #[schema(value_type = String, example = "USD")]
     pub currency: Currency,
     pub flags: AccountFlags,
-    #[schema(value_type = Object)]
+    #[schema(value_type = HashMap<String, serde_json::Value>)]
     pub metadata: Value,
     pub created_at: DateTime<Utc>,
     pub balance: Balance,
@@ -91,7 +91,7 @@ pub struct TransferRequest {
     pub timeout_seconds: Option<i32>,
     pub post_pending_id: Option<Uuid>,
     pub void_pending_id: Option<Uuid>,
-    #[schema(value_type = Option<Object>)]
+    #[schema(value_type = Option<HashMap<String, serde_json::Value>>)]
     pub metadata: Option<Value>,
 }
 
@@ -117,7 +117,7 @@ pub struct Transfer {
     pub timeout_seconds: Option<i32>,
     pub expires_at: Option<DateTime<Utc>>,
     pub batch_id: Option<Uuid>,
-    #[schema(value_type = Object)]
+    #[schema(value_type = HashMap<String, serde_json::Value>)]
     pub metadata: Value,
     pub created_at: DateTime<Utc>,
 }
@@ -166,7 +166,7 @@ pub struct CashRequest {
     #[serde(default)]
     pub pending: bool,
     pub timeout_seconds: Option<i32>,
-    #[schema(value_type = Option<Object>)]
+    #[schema(value_type = Option<HashMap<String, serde_json::Value>>)]
     pub metadata: Option<Value>,
 }
 

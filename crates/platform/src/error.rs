@@ -31,7 +31,7 @@ pub struct Problem {
     pub code: String,
     /// Extra facts about the failure (for example which transfer of a batch failed).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schema(value_type = Option<Object>)]
+    #[schema(value_type = Option<HashMap<String, serde_json::Value>>)]
     pub context: Option<serde_json::Value>,
 }
 

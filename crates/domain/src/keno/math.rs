@@ -34,6 +34,7 @@ pub fn draws_with_top(top: u32) -> u128 {
 
 /// One line of the PAR sheet.
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct ParRow {
     pub option: BetOption,
     pub spots: usize,

@@ -46,6 +46,7 @@ pub fn tier_count(tier: Tier) -> u128 {
 
 /// One tier as published.
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct TierOdds {
     pub tier: Tier,
     pub white_matches: usize,
@@ -60,6 +61,7 @@ pub struct TierOdds {
 
 /// Power Play with one drum.
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct PowerPlayMath {
     pub balls: PowerPlayBalls,
     /// The mean multiplier, exactly.
@@ -72,6 +74,7 @@ pub struct PowerPlayMath {
 
 /// The whole game's math.
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct PowerballMath {
     pub outcomes: u128,
     pub tiers: Vec<TierOdds>,

@@ -244,7 +244,7 @@ pub async fn paytables() -> Json<Vec<PayTable>> {
 
 #[utoipa::path(
     get, path = "/v1/keno/math", tag = "keno", operation_id = "keno_math",
-    responses((status = 200, description = "the PAR sheet: exact return to player and hit frequency per option and spot count (public)", body = Vec<Object>),
+    responses((status = 200, description = "the PAR sheet: exact return to player and hit frequency per option and spot count (public)", body = Vec<ParRow>),
               (status = "4XX", response = Refused))
 )]
 /// `GET /v1/keno/math`: public.

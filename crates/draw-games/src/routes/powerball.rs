@@ -24,7 +24,7 @@ use crate::views::*;
 
 #[utoipa::path(
     get, path = "/v1/powerball/math", tag = "powerball", operation_id = "powerball_math",
-    responses((status = 200, description = "Powerball's exact math: each tier's probability as a fraction, the any-prize odds, the fixed prizes' return with and without Power Play for both multiplier drums, and the break-even grand prize (public)", body = Object),
+    responses((status = 200, description = "Powerball's exact math: each tier's probability as a fraction, the any-prize odds, the fixed prizes' return with and without Power Play for both multiplier drums, and the break-even grand prize (public)", body = domain::powerball::math::PowerballMath),
               (status = "4XX", response = Refused))
 )]
 /// `GET /v1/powerball/math`: public.
