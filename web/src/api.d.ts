@@ -1890,7 +1890,7 @@ export interface components {
         MathView: {
             main_game: components["schemas"]["MainGameEdge"][];
             /** @description Each side wager's exact outcomes and return, for a full six-deck and two-deck shoe. */
-            side_wagers: Record<string, never>[];
+            side_wagers: components["schemas"]["SideWagerView"][];
         };
         /** @description Who the caller is. */
         Me: {
@@ -2005,6 +2005,14 @@ export interface components {
              *     serves); the most allowed when absent.
              */
             max_spots?: number | null;
+        };
+        /** @description One outcome of a side wager: how many deals make it, and what it pays. */
+        OutcomeLine: {
+            outcome: string;
+            ways: number;
+            probability: components["schemas"]["Fraction"];
+            /** @description As printed: "9 to 1", "500 for 1", "100% of the pot". */
+            pays: string;
         };
         /** @description A pack's state. */
         PackView: {
@@ -2745,6 +2753,25 @@ export interface components {
         /** @description `POST /v1/instant/packs/{game}/{book}/ship`. */
         ShipPack: {
             retailer_id: string;
+        };
+        /** @description One side wager's PAR sheet for one shoe. */
+        SideWagerView: {
+            /**
+             * Format: int32
+             * @description The shoe it was computed for: 6 or 2 decks.
+             */
+            decks: number;
+            /** @description `trilux`, `trilux_super_3`, `royal_match_21` or `blazing_7s`. */
+            wager: string;
+            total_ways: number;
+            outcomes: components["schemas"]["OutcomeLine"][];
+            /**
+             * @description The expected return per unit wagered, the stake included, exactly (for the Blazing 7's,
+             *     with the pot at its seed).
+             */
+            return_to_player: components["schemas"]["Fraction"];
+            /** Format: double */
+            return_to_player_decimal: number;
         };
         /** @description A staff member as listed. */
         StaffMember: {

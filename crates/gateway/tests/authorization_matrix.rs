@@ -1,13 +1,14 @@
 //! The authorization matrix: every route the gateway answers or passes through, called by every
 //! kind of caller, with the exact status each must get. A route without a row fails the test, so
-//! the matrix grows with every new route.
+//! the matrix grows with every new route. Every answer is also checked against the schema the
+//! contract declares for its status (issue 15): what a generated client expects is what comes.
 
 // Tests stop at the first surprise.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod common;
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 
 use axum::body::Body;
 use axum::http::Request;
@@ -270,6 +271,98 @@ async fn callers(
     ]
 }
 
+/// The contract as the code generates it, with a validator per declared answer.
+struct Contract {
+    doc: Value,
+    validators: HashMap<String, Option<jsonschema::Validator>>,
+}
+
+/// A JSON pointer's segment, escaped (RFC 6901) and made safe in a URI fragment.
+fn pointer_segment(segment: &str) -> String {
+    let escaped = segment.replace('~', "~0").replace('/', "~1");
+    escaped
+        .chars()
+        .map(|c| match c {
+            'a'..='z'
+            | 'A'..='Z'
+            | '0'..='9'
+            | '-'
+            | '.'
+            | '_'
+            | '~'
+            | '+'
+            | '!'
+            | '$'
+            | '&'
+            | '('
+            | ')'
+            | '*'
+            | ','
+            | ';'
+            | '='
+            | ':'
+            | '@' => c.to_string(),
+            other => other.to_string().bytes().map(|b| format!("%{b:02X}")).collect(),
+        })
+        .collect()
+}
+
+impl Contract {
+    fn new() -> Contract {
+        let doc = serde_json::to_value(gateway::openapi_document(vec![
+            <ledger::LedgerApi as utoipa::OpenApi>::openapi(),
+            <draw_games::DrawGamesApi as utoipa::OpenApi>::openapi(),
+            <table_games::TableGamesApi as utoipa::OpenApi>::openapi(),
+            <instant::InstantApi as utoipa::OpenApi>::openapi(),
+        ]))
+        .unwrap();
+        Contract { doc, validators: HashMap::new() }
+    }
+
+    /// Where the contract declares the JSON schema of `route`'s `status` answer, if it does.
+    fn schema_of(&self, method: &str, route: &str, status: u16) -> Option<String> {
+        let method = method.to_lowercase();
+        let responses = self.doc["paths"][route][&method]["responses"].as_object()?;
+        let key = [status.to_string(), format!("{}XX", status / 100), "default".to_owned()]
+            .into_iter()
+            .find(|k| responses.contains_key(k))?;
+        let (mut response, mut at) =
+            (&responses[&key], format!("#/paths/{}/{method}/responses/{key}", pointer_segment(route)));
+        if let Some(shared) = response["$ref"].as_str() {
+            let name = shared.rsplit('/').next()?;
+            response = &self.doc["components"]["responses"][name];
+            at = format!("#/components/responses/{}", pointer_segment(name));
+        }
+        let (media, content) = response["content"].as_object()?.iter().find(|(m, _)| m.contains("json"))?;
+        content.get("schema")?;
+        Some(format!("{at}/content/{}/schema", pointer_segment(media)))
+    }
+
+    /// The reasons `body` is not what the contract declares for this answer (none when it is,
+    /// or when the answer declares no JSON body).
+    fn check(&mut self, method: &str, route: &str, status: u16, body: &Value) -> Vec<String> {
+        let Some(pointer) = self.schema_of(method, route, status) else { return Vec::new() };
+        let doc = &self.doc;
+        let validator = self.validators.entry(pointer.clone()).or_insert_with(|| {
+            // The whole contract is the root, so every reference inside resolves.
+            let mut root = doc.clone();
+            root["$ref"] = Value::String(pointer.clone());
+            Some(jsonschema::validator_for(&root).unwrap_or_else(|e| panic!("{pointer}: {e}")))
+        });
+        validator
+            .as_ref()
+            .map(|v| {
+                v.iter_errors(body)
+                    .map(|e| {
+                        let said: String = e.to_string().chars().take(300).collect();
+                        format!("{said} at {}", e.instance_path())
+                    })
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+}
+
 #[tokio::test]
 async fn every_route_answers_every_caller_as_the_matrix_says() {
     // Every route the platform has must have a row, and every row must be a route.
@@ -427,6 +520,7 @@ async fn every_route_answers_every_caller_as_the_matrix_says() {
     };
 
     let mut failures = Vec::new();
+    let mut contract = Contract::new();
     for (method, route, expected) in MATRIX {
         // The session-ending rows run on sessions of their own, and self-exclusion on players of its own.
         let (player_email, other_email) = if *route == "/v1/me/self-exclusion" {
@@ -453,6 +547,13 @@ async fn every_route_answers_every_caller_as_the_matrix_says() {
             }
             let body = body.map_or_else(Body::empty, |b| Body::from(b.to_string()));
             let reply = gw.send(request.body(body).unwrap()).await;
+            for wrong in contract.check(method, route, reply.status.as_u16(), &reply.body) {
+                failures.push(format!(
+                    "{method} {route} as {}: {} answer not as the contract says: {wrong}",
+                    WHO[caller],
+                    reply.status.as_u16()
+                ));
+            }
             if reply.status.as_u16() != expected[caller] {
                 failures.push(format!(
                     "{method} {route} as {}: expected {}, got {} {}",

@@ -357,9 +357,9 @@ async fn the_math_and_the_meter_are_public() {
         .as_array()
         .unwrap()
         .iter()
-        .find(|w| w[0] == 6 && w[1]["wager"] == "trilux")
+        .find(|w| w["decks"] == 6 && w["wager"] == "trilux")
         .unwrap();
-    let rtp = trilux[1]["return_to_player_decimal"].as_f64().unwrap();
+    let rtp = trilux["return_to_player_decimal"].as_f64().unwrap();
     assert!((rtp - 0.9676).abs() < 0.0001, "{rtp}");
     let meter = casino.call("GET", "/v1/blackjack/progressive", None, None, None).await;
     assert_eq!(

@@ -45,6 +45,7 @@ impl Composition {
 
 /// One outcome of a side wager: how many deals make it, and what it pays.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct OutcomeLine {
     pub outcome: String,
     pub ways: u128,

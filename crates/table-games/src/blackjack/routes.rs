@@ -162,12 +162,12 @@ pub async fn math(State(state): State<TablesState>) -> Json<MathView> {
     let mut side_wagers = Vec::new();
     for (count, decks) in [(6u8, Decks::Six), (2, Decks::Two)] {
         let shoe = Composition::full(decks);
-        side_wagers.push((count, side_math::trilux(&shoe)));
-        side_wagers.push((count, side_math::trilux_super_3(&shoe)));
+        side_wagers.push(SideWagerView::new(count, side_math::trilux(&shoe)));
+        side_wagers.push(SideWagerView::new(count, side_math::trilux_super_3(&shoe)));
         if decks == Decks::Six {
-            side_wagers.push((count, side_math::royal_match(&shoe)));
+            side_wagers.push(SideWagerView::new(count, side_math::royal_match(&shoe)));
         }
-        side_wagers.push((
+        side_wagers.push(SideWagerView::new(
             count,
             side_math::blazing_sevens(&shoe, BLAZING_SEVENS_SEED_CENTS, state.limits.progressive_wager_cents),
         ));

@@ -156,6 +156,33 @@ pub const MAIN_GAME_EDGES: [(u8, u64, u64, f64, f64); 2] =
 pub struct MathView {
     pub main_game: Vec<MainGameEdge>,
     /// Each side wager's exact outcomes and return, for a full six-deck and two-deck shoe.
-    #[schema(value_type = Vec<Object>)]
-    pub side_wagers: Vec<(u8, SideWagerMath)>,
+    pub side_wagers: Vec<SideWagerView>,
+}
+
+/// One side wager's PAR sheet for one shoe.
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+pub struct SideWagerView {
+    /// The shoe it was computed for: 6 or 2 decks.
+    pub decks: u8,
+    /// `trilux`, `trilux_super_3`, `royal_match_21` or `blazing_7s`.
+    pub wager: String,
+    pub total_ways: u128,
+    pub outcomes: Vec<domain::blackjack::side_math::OutcomeLine>,
+    /// The expected return per unit wagered, the stake included, exactly (for the Blazing 7's,
+    /// with the pot at its seed).
+    pub return_to_player: domain::math::Fraction,
+    pub return_to_player_decimal: f64,
+}
+
+impl SideWagerView {
+    pub fn new(decks: u8, math: SideWagerMath) -> Self {
+        SideWagerView {
+            decks,
+            wager: math.wager.to_owned(),
+            total_ways: math.total_ways,
+            outcomes: math.outcomes,
+            return_to_player: math.return_to_player,
+            return_to_player_decimal: math.return_to_player_decimal,
+        }
+    }
 }
