@@ -1471,6 +1471,17 @@ export interface components {
              */
             step: number;
         };
+        /** @description A decision the player may make now. */
+        AllowedAction: {
+            action: components["schemas"]["AllowedActionKind"];
+            /** @description The spot an insurance decision is for (insurance, decline_insurance, even_money). */
+            spot?: number | null;
+        };
+        /**
+         * @description The decisions of `POST /v1/blackjack/rounds/{id}/actions`.
+         * @enum {string}
+         */
+        AllowedActionKind: "hit" | "stand" | "double" | "split" | "insurance" | "decline_insurance" | "even_money";
         /** @description An account's balances, in minor units. */
         Balance: {
             /**
@@ -2730,6 +2741,11 @@ export interface components {
             refusal?: string | null;
             /** Format: date-time */
             created_at: string;
+            /**
+             * @description The decisions the player may send now (with this round's `step`); empty when none is
+             *     awaited (the round is settled, or a decision waits for its wager).
+             */
+            allowed_actions: components["schemas"]["AllowedAction"][];
         };
         /** @description A self-exclusion in force. */
         SelfExclusion: {

@@ -145,6 +145,11 @@ async fn a_round_is_dealt_played_and_settled_through_the_ledger() {
     assert_eq!(dealt.status, StatusCode::CREATED, "{}", dealt.body);
     assert_eq!((dealt.body["state"].as_str(), dealt.body["step"].as_i64()), (Some("playing"), Some(0)));
     assert_eq!(dealt.body["round"]["dealer"], json!(["9H"]), "the hole card stays on the server");
+    // 10 6 may be hit, stood or doubled; not split.
+    assert_eq!(
+        dealt.body["allowed_actions"],
+        json!([{"action": "hit"}, {"action": "stand"}, {"action": "double"}])
+    );
     assert_eq!(casino.balance(wallet).await, 9_500);
     let replay = casino.deal(&token, table, "r1", json!([{"wager": 500}])).await;
     assert_eq!((replay.status, casino.balance(wallet).await), (StatusCode::OK, 9_500));
@@ -153,6 +158,7 @@ async fn a_round_is_dealt_played_and_settled_through_the_ledger() {
     let done = casino.act(&token, round, json!({"step": 0, "action": "hit"})).await;
     assert_eq!(done.status, StatusCode::OK, "{}", done.body);
     assert_eq!(done.body["state"], "settled");
+    assert_eq!(done.body["allowed_actions"], json!([]), "a settled round awaits nothing");
     assert_eq!(done.body["round"]["dealer"], json!(["9H", "7C", "2C"]));
     assert_eq!(
         (done.body["staked_cents"].as_i64(), done.body["returned_cents"].as_i64()),
@@ -217,6 +223,13 @@ async fn doubles_and_splits_take_their_wager_from_the_wallet_or_are_refused() {
     let table = casino.table(&token, "8S 9H 8D 7C 3C 10H 2S 10D").await;
     let dealt = casino.deal(&token, table, "r1", json!([{"wager": 500}])).await;
     let round = dealt.body["id"].as_str().unwrap().to_owned();
+    let allowed: Vec<&str> = dealt.body["allowed_actions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a["action"].as_str().unwrap())
+        .collect();
+    assert_eq!(allowed, ["hit", "stand", "double", "split"], "a pair may be split");
     let split = casino.act(&token, &round, json!({"step": 0, "action": "split"})).await;
     assert_eq!(split.status, StatusCode::OK, "{}", split.body);
     assert_eq!(casino.balance(wallet).await, 500);

@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use uuid::Uuid;
 
-use super::store::{StoredRound, json_of};
+use super::store::{RoundState, StoredRound, json_of};
 
 /// `POST /v1/blackjack/tables`.
 #[derive(Debug, Deserialize, utoipa::ToSchema)]
@@ -105,6 +105,46 @@ pub struct RoundView {
     pub balance_after_cents: Option<i64>,
     pub refusal: Option<String>,
     pub created_at: DateTime<Utc>,
+    /// The decisions the player may send now (with this round's `step`); empty when none is
+    /// awaited (the round is settled, or a decision waits for its wager).
+    pub allowed_actions: Vec<AllowedAction>,
+}
+
+/// A decision the player may make now.
+#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct AllowedAction {
+    pub action: AllowedActionKind,
+    /// The spot an insurance decision is for (insurance, decline_insurance, even_money).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub spot: Option<usize>,
+}
+
+/// The decisions of `POST /v1/blackjack/rounds/{id}/actions`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum AllowedActionKind {
+    Hit,
+    Stand,
+    Double,
+    Split,
+    Insurance,
+    DeclineInsurance,
+    EvenMoney,
+}
+
+impl AllowedActionKind {
+    fn of(name: &str) -> Option<AllowedActionKind> {
+        Some(match name {
+            "hit" => AllowedActionKind::Hit,
+            "stand" => AllowedActionKind::Stand,
+            "double" => AllowedActionKind::Double,
+            "split" => AllowedActionKind::Split,
+            "insurance" => AllowedActionKind::Insurance,
+            "decline_insurance" => AllowedActionKind::DeclineInsurance,
+            "even_money" => AllowedActionKind::EvenMoney,
+            _ => return None,
+        })
+    }
 }
 
 pub fn round_view(stored: &StoredRound) -> Result<RoundView, AppError> {
@@ -123,6 +163,14 @@ pub fn round_view(stored: &StoredRound) -> Result<RoundView, AppError> {
         balance_after_cents: stored.balance_after_cents,
         refusal: stored.refusal.clone(),
         created_at: stored.created_at,
+        allowed_actions: match (&stored.round, stored.state, &stored.pending) {
+            (Some(round), RoundState::Playing, None) => round
+                .allowed_actions()
+                .into_iter()
+                .filter_map(|(name, spot)| Some(AllowedAction { action: AllowedActionKind::of(name)?, spot }))
+                .collect(),
+            _ => Vec::new(),
+        },
     })
 }
 
