@@ -1463,8 +1463,38 @@ export interface components {
          * @enum {string}
          */
         AccountKind: "player_wallet" | "game_escrow" | "house_revenue" | "prize_liability" | "progressive_pot" | "retailer_settlement" | "cash_clearing";
+        /** @description A player's decision. */
+        Action: {
+            /** @enum {string} */
+            action: "hit";
+        } | {
+            /** @enum {string} */
+            action: "stand";
+        } | {
+            /** Format: int64 */
+            amount?: number | null;
+            /** @enum {string} */
+            action: "double";
+        } | {
+            /** @enum {string} */
+            action: "split";
+        } | {
+            spot: number;
+            /** Format: int64 */
+            amount: number;
+            /** @enum {string} */
+            action: "insurance";
+        } | {
+            spot: number;
+            /** @enum {string} */
+            action: "decline_insurance";
+        } | {
+            spot: number;
+            /** @enum {string} */
+            action: "even_money";
+        };
         /** @description `POST /v1/blackjack/rounds/{id}/actions`. */
-        ActionRequest: Record<string, never> & {
+        ActionRequest: components["schemas"]["Action"] & {
             /**
              * Format: int32
              * @description The round's `step` this decision is made on.
@@ -1608,8 +1638,13 @@ export interface components {
              * @description One entry per spot played, left to right: `wager` (cents, whole dollars), and optionally
              *     `trilux`, `super_3`, `royal_match` (cents) and `blazing_7s` (true/false).
              */
-            spots: Record<string, never>[];
+            spots: components["schemas"]["SpotBet"][];
         };
+        /**
+         * @description The games' shoes: six decks, or two ("double deck").
+         * @enum {string}
+         */
+        Decks: "6" | "2";
         DepositLimit: {
             period: components["schemas"]["LimitPeriod"];
             /**
@@ -1753,6 +1788,25 @@ export interface components {
              * @description The cash held in the grand prize pool for the drawing: at most the advertised amount.
              */
             cash_value_cents: number;
+        };
+        /** @description One hand of a spot (a spot holds more than one after splits). */
+        Hand: {
+            /** @description Each card as rank and suit: `10S`, `AH`, `QD`. */
+            cards: string[];
+            /**
+             * Format: int64
+             * @description The wager on this hand: the spot's wager, for the first hand and each split hand alike.
+             */
+            wager: number;
+            /**
+             * Format: int64
+             * @description What doubling down added.
+             */
+            doubled: number;
+            from_split: boolean;
+            split_aces: boolean;
+            /** @description No more decisions on this hand. */
+            finished: boolean;
         };
         /** @description A transfer in an account's history, seen from that account. */
         HistoryEntry: components["schemas"]["Transfer"] & {
@@ -2257,6 +2311,11 @@ export interface components {
             /** Format: date-time */
             updated_at: string;
         };
+        /**
+         * @description Where the round stands.
+         * @enum {string}
+         */
+        Phase: "insurance" | "player_turn" | "settled";
         /** @description `POST /v1/keno/tickets`. */
         PlayRequest: {
             /**
@@ -2644,6 +2703,17 @@ export interface components {
             /** @description The receipt as the terminal prints it, line by line. */
             lines: string[];
         };
+        /** @description A decision as the round records it. */
+        RecordedAction: {
+            /**
+             * Format: int32
+             * @description The step it was made on.
+             */
+            step: number;
+            decision: components["schemas"]["Action"];
+            /** @description `player`, or `house` when the house stood an abandoned round's hands. */
+            by: string;
+        };
         Registration: {
             email: string;
             password: string;
@@ -2707,6 +2777,18 @@ export interface components {
          * @enum {string}
          */
         Role: "player" | "retailer" | "operator" | "auditor" | "service";
+        /** @description A round in play. */
+        Round: {
+            rules: components["schemas"]["TableRules"];
+            /** @description The dealer's cards: the up card first, then the hole card, then any drawn (`9H`). */
+            dealer: string[];
+            spots: components["schemas"]["Spot"][];
+            phase: components["schemas"]["Phase"];
+            /** @description (spot, hand) whose decision is awaited, as `[spot, hand]`. */
+            turn?: number[] | null;
+            /** @description True once the hole card is shown. */
+            hole_shown: boolean;
+        };
         /** @description A round as its player sees it (the hole card once shown, never the shoe). */
         RoundView: {
             /** Format: uuid */
@@ -2723,11 +2805,11 @@ export interface components {
              * @description The step the next decision must name.
              */
             step: number;
-            bets: Record<string, never>[];
-            /** @description The cards, hands, phase and turn (see `domain::blackjack::round::Round`). */
-            round: Record<string, never>;
+            /** @description What each spot staked at the deal. */
+            bets: components["schemas"]["SpotBet"][];
+            round?: null | components["schemas"]["Round"];
             /** @description Every decision applied, in order. */
-            actions: Record<string, never>[];
+            actions: components["schemas"]["RecordedAction"][];
             /** Format: int64 */
             staked_cents?: number | null;
             /** Format: int64 */
@@ -2766,9 +2848,30 @@ export interface components {
             /** Format: date-time */
             settled_at: string;
         };
+        /**
+         * @description The Blazing 7's progressive prizes, K.A.R. 111-301-5(j)(5), highest first; only the highest
+         *     a hand qualifies for is paid.
+         * @enum {string}
+         */
+        SevensPrize: "three_diamond_sevens" | "three_suited_sevens" | "three_same_color_sevens" | "three_mixed_sevens" | "two_sevens" | "one_seven";
         /** @description `POST /v1/instant/packs/{game}/{book}/ship`. */
         ShipPack: {
             retailer_id: string;
+        };
+        /** @description What each side wager on a spot came to, in cents returned (stake included; 0 when lost). */
+        SideResults: {
+            /** Format: int64 */
+            trilux: number;
+            /** Format: int64 */
+            super_3: number;
+            /** Format: int64 */
+            royal_match: number;
+            sevens?: null | components["schemas"]["SevensPrize"];
+            /**
+             * Format: int64
+             * @description The fixed-odds part of a Blazing 7's prize ("n for 1"), in cents.
+             */
+            sevens_fixed: number;
         };
         /** @description One side wager's PAR sheet for one shoe. */
         SideWagerView: {
@@ -2788,6 +2891,49 @@ export interface components {
             return_to_player: components["schemas"]["Fraction"];
             /** Format: double */
             return_to_player_decimal: number;
+        };
+        /** @description A spot: its bets, its hands and what it decided about insurance. */
+        Spot: {
+            bet: components["schemas"]["SpotBet"];
+            hands: components["schemas"]["Hand"][];
+            /**
+             * Format: int64
+             * @description Insurance staked (111-301-6(g)(2)); `None` until decided or when not offered.
+             */
+            insurance?: number | null;
+            /** @description Took even money on a blackjack against an ace: paid 1 to 1 at once, hand removed. */
+            even_money: boolean;
+            sides: components["schemas"]["SideResults"];
+            /**
+             * Format: int64
+             * @description What the spot gets back when the round is settled, in cents (stakes included).
+             */
+            returned?: number | null;
+        };
+        /** @description What a player stakes on one spot before the first card (K.A.R. 111-301-5(a), (c)). */
+        SpotBet: {
+            /**
+             * Format: int64
+             * @description The wager against the dealer, in cents.
+             */
+            wager: number;
+            /**
+             * Format: int64
+             * @description 21+3 / TriLux (111-301-5(k)), 0 for none.
+             */
+            trilux?: number;
+            /**
+             * Format: int64
+             * @description TriLux Super 3 (111-301-5(l)), 0 for none.
+             */
+            super_3?: number;
+            /**
+             * Format: int64
+             * @description Royal Match 21 (111-301-5(m)), six decks only; 0 for none.
+             */
+            royal_match?: number;
+            /** @description The Blazing 7's progressive (111-301-5(j)) at the table's posted amount. */
+            blazing_7s?: boolean;
         };
         /** @description A staff member as listed. */
         StaffMember: {
@@ -2855,6 +3001,25 @@ export interface components {
             packs: {
                 [key: string]: number;
             };
+        };
+        /** @description A table's limits, posted at the table. */
+        TableRules: {
+            decks: components["schemas"]["Decks"];
+            /** Format: int64 */
+            min_wager_cents: number;
+            /** Format: int64 */
+            max_wager_cents: number;
+            /**
+             * Format: int64
+             * @description 111-301-5(j)(2): "The dollar amount required for the Blazing 7's Progressive side wager
+             *     shall be posted at the gaming table."
+             */
+            progressive_wager_cents: number;
+            /**
+             * @description The most spots one round may play; never more than the shoe always serves
+             *     ([`super::max_spots_served`]). Tables opened before the setting existed have seven.
+             */
+            max_spots?: number;
         };
         /** @description A table as its player sees it: its rules, never its cards. */
         TableView: {

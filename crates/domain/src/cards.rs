@@ -145,6 +145,7 @@ impl<'de> Deserialize<'de> for Card {
 
 /// The games' shoes: six decks, or two ("double deck").
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub enum Decks {
     #[serde(rename = "6")]
     Six,

@@ -22,6 +22,7 @@ use crate::cards::{Card, Decks, Rank, Shoe, ShoeError};
 
 /// What a player stakes on one spot before the first card (K.A.R. 111-301-5(a), (c)).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
 pub struct SpotBet {
     /// The wager against the dealer, in cents.
@@ -42,6 +43,7 @@ pub struct SpotBet {
 
 /// A table's limits, posted at the table.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct TableRules {
     pub decks: Decks,
     pub min_wager_cents: i64,
@@ -89,7 +91,10 @@ pub enum PlayError {
 
 /// One hand of a spot (a spot holds more than one after splits).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Hand {
+    /// Each card as rank and suit: `10S`, `AH`, `QD`.
+    #[cfg_attr(feature = "openapi", schema(value_type = Vec<String>))]
     pub cards: Vec<Card>,
     /// The wager on this hand: the spot's wager, for the first hand and each split hand alike.
     pub wager: i64,
@@ -113,6 +118,7 @@ impl Hand {
 
 /// What each side wager on a spot came to, in cents returned (stake included; 0 when lost).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct SideResults {
     pub trilux: i64,
     pub super_3: i64,
@@ -125,6 +131,7 @@ pub struct SideResults {
 
 /// A spot: its bets, its hands and what it decided about insurance.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Spot {
     pub bet: SpotBet,
     pub hands: Vec<Hand>,
@@ -153,6 +160,7 @@ impl Spot {
 
 /// Where the round stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Phase {
     /// The dealer shows an ace: each spot takes insurance (or even money) or declines.
@@ -165,6 +173,7 @@ pub enum Phase {
 
 /// A player's decision.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(tag = "action", rename_all = "snake_case")]
 pub enum Action {
     Hit,
@@ -189,13 +198,16 @@ pub enum Action {
 
 /// A round in play.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Round {
     pub rules: TableRules,
-    /// The dealer's cards: the up card first, then the hole card, then any drawn.
+    /// The dealer's cards: the up card first, then the hole card, then any drawn (`9H`).
+    #[cfg_attr(feature = "openapi", schema(value_type = Vec<String>))]
     pub dealer: Vec<Card>,
     pub spots: Vec<Spot>,
     pub phase: Phase,
-    /// (spot, hand) whose decision is awaited.
+    /// (spot, hand) whose decision is awaited, as `[spot, hand]`.
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<Vec<usize>>))]
     pub turn: Option<(usize, usize)>,
     /// True once the hole card is shown.
     pub hole_shown: bool,

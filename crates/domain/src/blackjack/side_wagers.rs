@@ -120,6 +120,7 @@ pub fn royal_match(player: [Card; 2]) -> Option<Odds> {
 /// The Blazing 7's progressive prizes, K.A.R. 111-301-5(j)(5), highest first; only the highest
 /// a hand qualifies for is paid.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum SevensPrize {
     /// "Three 7's of diamonds": 100% of the pot.

@@ -2,7 +2,7 @@
 //! never the shoe; the meter and the math.
 
 use chrono::{DateTime, Utc};
-use domain::blackjack::round::{Action, SpotBet, TableRules};
+use domain::blackjack::round::{Action, Round, SpotBet, TableRules};
 use domain::blackjack::side_math::SideWagerMath;
 use domain::cards::Shoe;
 use platform::AppError;
@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use uuid::Uuid;
 
-use super::store::{RoundState, StoredRound, json_of};
+use super::store::{RoundState, StoredRound};
 
 /// `POST /v1/blackjack/tables`.
 #[derive(Debug, Deserialize, utoipa::ToSchema)]
@@ -37,7 +37,6 @@ pub struct OpenTable {
 pub struct DealRequest {
     /// One entry per spot played, left to right: `wager` (cents, whole dollars), and optionally
     /// `trilux`, `super_3`, `royal_match` (cents) and `blazing_7s` (true/false).
-    #[schema(value_type = Vec<Object>)]
     pub spots: Vec<SpotBet>,
 }
 
@@ -49,7 +48,6 @@ pub struct ActionRequest {
     /// `hit`, `stand`, `double` (optional `amount`), `split`, `insurance` (`spot`, `amount`),
     /// `decline_insurance` (`spot`) or `even_money` (`spot`).
     #[serde(flatten)]
-    #[schema(value_type = Object)]
     pub action: Action,
 }
 
@@ -90,13 +88,13 @@ pub struct RoundView {
     pub state: String,
     /// The step the next decision must name.
     pub step: i32,
-    #[schema(value_type = Vec<Object>)]
+    /// What each spot staked at the deal.
+    #[schema(value_type = Vec<SpotBet>)]
     pub bets: Value,
-    /// The cards, hands, phase and turn (see `domain::blackjack::round::Round`).
-    #[schema(value_type = Object)]
-    pub round: Option<Value>,
+    /// The cards, hands, phase and turn (the hole card only once shown).
+    pub round: Option<Round>,
     /// Every decision applied, in order.
-    #[schema(value_type = Vec<Object>)]
+    #[schema(value_type = Vec<RecordedAction>)]
     pub actions: Value,
     pub staked_cents: Option<i64>,
     pub returned_cents: Option<i64>,
@@ -108,6 +106,16 @@ pub struct RoundView {
     /// The decisions the player may send now (with this round's `step`); empty when none is
     /// awaited (the round is settled, or a decision waits for its wager).
     pub allowed_actions: Vec<AllowedAction>,
+}
+
+/// A decision as the round records it.
+#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct RecordedAction {
+    /// The step it was made on.
+    pub step: i32,
+    pub decision: Action,
+    /// `player`, or `house` when the house stood an abandoned round's hands.
+    pub by: String,
 }
 
 /// A decision the player may make now.
@@ -154,7 +162,7 @@ pub fn round_view(stored: &StoredRound) -> Result<RoundView, AppError> {
         state: stored.state.as_str().to_owned(),
         step: stored.step,
         bets: stored.bets.clone(),
-        round: stored.round.as_ref().map(|r| json_of(&r.player_view())).transpose()?,
+        round: stored.round.as_ref().map(Round::player_view),
         actions: stored.actions.clone(),
         staked_cents: stored.staked_cents,
         returned_cents: stored.returned_cents,
