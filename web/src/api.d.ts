@@ -1663,11 +1663,8 @@ export interface components {
         };
         /** @description `POST /v1/keno/draw-tickets`. */
         DrawTicketRequest: {
-            /**
-             * @description `bet`, `bet_against`, `hit_all`, `high_roller` or `top_or_bottom`.
-             * @example bet
-             */
-            option: string;
+            /** @description `bet`, `bet_against`, `hit_all`, `high_roller` or `top_or_bottom`. */
+            option: components["schemas"]["BetOption"];
             /** @description The marked numbers (1 to 80); none for `top_or_bottom`. */
             spots?: number[];
             /**
@@ -1685,7 +1682,7 @@ export interface components {
         DrawTicketView: {
             /** Format: uuid */
             id: string;
-            option: string;
+            option: components["schemas"]["BetOption"];
             spots: number[];
             /** Format: int32 */
             tickets: number;
@@ -1696,8 +1693,8 @@ export interface components {
             stake_cents: number;
             /** Format: int32 */
             draws: number;
-            /** @description `open` (being staked), `staked` or `refused`. */
-            state: string;
+            /** @enum {string} */
+            state: "open" | "staked" | "refused";
             refusal?: string | null;
             /** Format: date-time */
             created_at: string;
@@ -1709,8 +1706,8 @@ export interface components {
             number: number;
             /** Format: date-time */
             sales_close_at: string;
-            /** @description `scheduled`, `open`, `closed`, `drawn` or `settled`. */
-            state: string;
+            /** @enum {string} */
+            state: "scheduled" | "open" | "closed" | "drawn" | "settled";
             /**
              * Format: int32
              * @description Entries, total staked and the SHA-256 of the wager set (hex), frozen at close.
@@ -1724,14 +1721,19 @@ export interface components {
             /** Format: date-time */
             drawn_at?: string | null;
         };
+        /**
+         * @description How a grand prize winner is paid.
+         * @enum {string}
+         */
+        Election: "annuity" | "cash";
         /** @description One draw a ticket is in. */
         EntryView: {
             /** Format: int64 */
             draw_number: number;
             /** Format: date-time */
             sales_close_at: string;
-            /** @description The draw's state: `scheduled`, `open`, `closed`, `drawn` or `settled`. */
-            draw_state: string;
+            /** @enum {string} */
+            draw_state: "scheduled" | "open" | "closed" | "drawn" | "settled";
             /** @description The draw's numbers, once drawn. */
             numbers?: number[] | null;
             /** Format: int32 */
@@ -1892,7 +1894,8 @@ export interface components {
             game: number;
             /** Format: int32 */
             book: number;
-            state: string;
+            /** @enum {string} */
+            state: "printed" | "shipped" | "received" | "active" | "settled" | "returned" | "stolen";
             retailer_id?: string | null;
             /** Format: date-time */
             shipped_at?: string | null;
@@ -2085,8 +2088,8 @@ export interface components {
             game: number;
             /** Format: int32 */
             book: number;
-            /** @description `printed`, `shipped`, `received`, `active`, `settled`, `returned` or `stolen`. */
-            state: string;
+            /** @enum {string} */
+            state: "printed" | "shipped" | "received" | "active" | "settled" | "returned" | "stolen";
             retailer_id?: string | null;
             settlement?: null | components["schemas"]["SettlementView"];
         };
@@ -2124,7 +2127,8 @@ export interface components {
                 game: number;
                 /** Format: int32 */
                 book: number;
-                state: string;
+                /** @enum {string} */
+                state: "printed" | "shipped" | "received" | "active" | "settled" | "returned" | "stolen";
                 retailer_id?: string | null;
                 /** Format: date-time */
                 shipped_at?: string | null;
@@ -2173,12 +2177,8 @@ export interface components {
                 terminal_id: string;
                 /** Format: date-time */
                 paid_at: string;
-                /**
-                 * @description `paid`, or `pending` while the ledger has not moved the money yet (claim again with the
-                 *     same key to finish it; nobody else can claim the ticket meanwhile).
-                 * @example paid
-                 */
-                payment: string;
+                /** @enum {string} */
+                payment: "paid" | "pending";
                 /** @description The receipt as the terminal prints it, line by line. */
                 lines: string[];
             }[];
@@ -2252,7 +2252,7 @@ export interface components {
         };
         /** @description One option's pay table for the $1 ticket. */
         PayTable: {
-            option: string;
+            option: components["schemas"]["BetOption"];
             min_spots: number;
             max_spots: number;
             /** @description (spots, hits, cents) for every paying cell; TOP OR BOTTOM lists the smaller half's hits. */
@@ -2318,11 +2318,8 @@ export interface components {
         Phase: "insurance" | "player_turn" | "settled";
         /** @description `POST /v1/keno/tickets`. */
         PlayRequest: {
-            /**
-             * @description `bet`, `bet_against`, `hit_all`, `high_roller` or `top_or_bottom`.
-             * @example bet
-             */
-            option: string;
+            /** @description `bet`, `bet_against`, `hit_all`, `high_roller` or `top_or_bottom`. */
+            option: components["schemas"]["BetOption"];
             /** @description The marked numbers (1 to 80); none for `top_or_bottom`. */
             spots?: number[];
             /**
@@ -2401,8 +2398,7 @@ export interface components {
             net_cents: number;
             /** @description A W-2G record was made. */
             w2g: boolean;
-            /** @description For the grand prize: `annuity` or `cash`. */
-            election?: string | null;
+            election?: null | components["schemas"]["Election"];
             /** @description For an annuity: the 30 payments, the first paid now. */
             annuity_payments?: number[] | null;
             /**
@@ -2447,16 +2443,9 @@ export interface components {
             advertised_cents?: number | null;
             /** Format: int64 */
             cash_value_cents?: number | null;
-            /**
-             * @description The Power Play drum the advertised grand prize calls for: `with_ten_x` (at most
-             *     $150,000,000) or `without_ten_x`.
-             */
-            power_play_balls?: string | null;
-            /**
-             * @description `scheduled`, `closed` (wager set frozen), `drawn` (results stand), `settled` (winners
-             *     found), `certified` (an independent count agreed; prizes payable) or `disputed`.
-             */
-            state: string;
+            power_play_balls?: null | components["schemas"]["PowerPlayBalls"];
+            /** @enum {string} */
+            state: "scheduled" | "closed" | "drawn" | "settled" | "certified" | "disputed";
             /** @description How its results come to stand: `entered` (two operators) or `drawn` (the service's RNG). */
             results_mode: components["schemas"]["ResultsMode"];
             /**
@@ -2495,8 +2484,7 @@ export interface components {
             /** Format: date */
             draw_date?: string | null;
             claimant: components["schemas"]["PowerballClaimant"];
-            /** @description For the grand prize: `annuity` (the default when none is made) or `cash`. */
-            election?: string | null;
+            election?: null | components["schemas"]["Election"];
         };
         /** @description A drawing's results. */
         PowerballResultsView: {
@@ -2533,10 +2521,10 @@ export interface components {
              *     (`DDDD-DDDD-DDDD-DDDD-DDD`); it says nothing about the plays.
              */
             serial: string;
-            /** @description `sold`, `open` (being sold) or `refused`. */
-            state: string;
-            /** @description `terminal` or `online`. */
-            channel: string;
+            /** @enum {string} */
+            state: "open" | "sold" | "refused";
+            /** @enum {string} */
+            channel: "terminal" | "online";
             boards: components["schemas"]["BoardView"][];
             power_play: boolean;
             /** Format: int32 */
@@ -2558,8 +2546,8 @@ export interface components {
             id: string;
             /** Format: int32 */
             game: number;
-            /** @description `queued`, `running`, `succeeded`, `failed` or `cancelled`. */
-            state: string;
+            /** @enum {string} */
+            state: "queued" | "running" | "succeeded" | "failed" | "cancelled";
             /**
              * Format: int64
              * @description The game's whole order.
@@ -2598,11 +2586,8 @@ export interface components {
             started_at?: string | null;
             /** Format: date-time */
             finished_at?: string | null;
-            /**
-             * @description `generated` by the lottery, or imported from a printing vendor's `vendor_file`.
-             * @example generated
-             */
-            source: string;
+            /** @enum {string} */
+            source: "generated" | "vendor_file";
             /** @description The vendor's validation file (a name in the vendor inbox) an import reads. */
             vendor_file?: string | null;
         };
@@ -2612,7 +2597,7 @@ export interface components {
              * @description `grand_prize`, `five`, `four_powerball`, `four`, `three_powerball`, `three`,
              *     `two_powerball`, `one_powerball` or `powerball`.
              */
-            tier: string;
+            tier: components["schemas"]["Tier"];
             power_play: boolean;
             /** Format: int64 */
             winners: number;
@@ -2694,12 +2679,8 @@ export interface components {
             terminal_id: string;
             /** Format: date-time */
             paid_at: string;
-            /**
-             * @description `paid`, or `pending` while the ledger has not moved the money yet (claim again with the
-             *     same key to finish it; nobody else can claim the ticket meanwhile).
-             * @example paid
-             */
-            payment: string;
+            /** @enum {string} */
+            payment: "paid" | "pending";
             /** @description The receipt as the terminal prints it, line by line. */
             lines: string[];
         };
@@ -2711,8 +2692,8 @@ export interface components {
              */
             step: number;
             decision: components["schemas"]["Action"];
-            /** @description `player`, or `house` when the house stood an abandoned round's hands. */
-            by: string;
+            /** @enum {string} */
+            by: "player" | "house";
         };
         Registration: {
             email: string;
@@ -2722,8 +2703,8 @@ export interface components {
         };
         /** @description The answer to a results entry. */
         ResultsEntryView: {
-            /** @description `awaiting_second_entry` (a different operator must enter the same) or `results_stand`. */
-            outcome: string;
+            /** @enum {string} */
+            outcome: "awaiting_second_entry" | "results_stand";
             drawing: components["schemas"]["PowerballDrawView"];
         };
         /**
@@ -2795,11 +2776,8 @@ export interface components {
             id: string;
             /** Format: uuid */
             table_id: string;
-            /**
-             * @description `open`, `playing`, `settling` (its settlement waits for the ledger), `settled`, `refused`
-             *     or `voided` (the shoe had no card left for the round: every wager returned).
-             */
-            state: string;
+            /** @enum {string} */
+            state: "open" | "playing" | "settling" | "settled" | "refused" | "voided";
             /**
              * Format: int32
              * @description The step the next decision must name.
@@ -2880,8 +2858,8 @@ export interface components {
              * @description The shoe it was computed for: 6 or 2 decks.
              */
             decks: number;
-            /** @description `trilux`, `trilux_super_3`, `royal_match_21` or `blazing_7s`. */
-            wager: string;
+            /** @enum {string} */
+            wager: "trilux" | "trilux_super_3" | "royal_match_21" | "blazing_7s";
             total_ways: number;
             outcomes: components["schemas"]["OutcomeLine"][];
             /**
@@ -3043,7 +3021,8 @@ export interface components {
         TicketDrawingView: {
             /** Format: date */
             draw_date: string;
-            state: string;
+            /** @enum {string} */
+            state: "scheduled" | "closed" | "drawn" | "settled" | "certified" | "disputed";
             /** @description Once the drawing is settled: the boards that won and their prizes. */
             winnings: components["schemas"]["WinningBoardView"][];
         };
@@ -3051,14 +3030,14 @@ export interface components {
         TicketView: {
             /** Format: uuid */
             id: string;
-            option: string;
+            option: components["schemas"]["BetOption"];
             spots: number[];
             /** Format: int32 */
             tickets: number;
             /** Format: int64 */
             stake_cents: number;
-            /** @description `drawn` (being paid), `settled` or `refused`. */
-            state: string;
+            /** @enum {string} */
+            state: "drawn" | "settled" | "refused";
             /** @description The 20 numbers, in the order drawn; shown once settled. */
             draw_numbers?: number[] | null;
             /** Format: int32 */
@@ -3103,8 +3082,8 @@ export interface components {
             amount: number;
             /** @example USD */
             currency: string;
-            /** @description `posted`, `pending`, `post_pending`, `void_pending` or `expire_pending`. */
-            kind: string;
+            /** @enum {string} */
+            kind: "posted" | "pending" | "post_pending" | "void_pending" | "expire_pending";
             /** Format: uuid */
             pending_id?: string | null;
             /** Format: int32 */
@@ -3206,8 +3185,8 @@ export interface components {
             prize_cents: number;
             /** @description A prize of a free ticket of the same game. */
             free_ticket: boolean;
-            /** @description Where the prize is paid: `retailer` (up to the retailer limit) or `lottery_office`. */
-            paid_at?: string | null;
+            /** @enum {string|null} */
+            paid_at?: "retailer" | "lottery_office" | null;
         };
         /** @description `POST /v1/instant/games/{number}/vendor-runs`: a vendor's validation file to import. */
         VendorRunRequest: {
@@ -3225,7 +3204,7 @@ export interface components {
         WinningBoardView: {
             /** Format: int32 */
             board: number;
-            tier: string;
+            tier: components["schemas"]["Tier"];
             /** Format: int64 */
             prize_cents: number;
         };

@@ -19,7 +19,6 @@ pub struct ListQuery {
 #[serde(deny_unknown_fields)]
 pub struct PlayRequest {
     /// `bet`, `bet_against`, `hit_all`, `high_roller` or `top_or_bottom`.
-    #[schema(value_type = String, example = "bet")]
     pub option: BetOption,
     /// The marked numbers (1 to 80); none for `top_or_bottom`.
     #[serde(default)]
@@ -32,12 +31,12 @@ pub struct PlayRequest {
 #[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct TicketView {
     pub id: Uuid,
-    #[schema(value_type = String)]
     pub option: BetOption,
     pub spots: Vec<i16>,
     pub tickets: i32,
     pub stake_cents: i64,
     /// `drawn` (being paid), `settled` or `refused`.
+    #[schema(schema_with = crate::store::PlayNowState::schema)]
     pub state: String,
     /// The 20 numbers, in the order drawn; shown once settled.
     pub draw_numbers: Option<Vec<i16>>,
@@ -53,7 +52,6 @@ pub struct TicketView {
 #[serde(deny_unknown_fields)]
 pub struct DrawTicketRequest {
     /// `bet`, `bet_against`, `hit_all`, `high_roller` or `top_or_bottom`.
-    #[schema(value_type = String, example = "bet")]
     pub option: BetOption,
     /// The marked numbers (1 to 80); none for `top_or_bottom`.
     #[serde(default)]
@@ -70,6 +68,7 @@ pub struct EntryView {
     pub draw_number: i64,
     pub sales_close_at: DateTime<Utc>,
     /// The draw's state: `scheduled`, `open`, `closed`, `drawn` or `settled`.
+    #[schema(schema_with = crate::store::DrawState::schema)]
     pub draw_state: String,
     /// The draw's numbers, once drawn.
     pub numbers: Option<Vec<i16>>,
@@ -82,7 +81,6 @@ pub struct EntryView {
 #[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct DrawTicketView {
     pub id: Uuid,
-    #[schema(value_type = String)]
     pub option: BetOption,
     pub spots: Vec<i16>,
     pub tickets: i32,
@@ -90,6 +88,7 @@ pub struct DrawTicketView {
     pub stake_cents: i64,
     pub draws: i32,
     /// `open` (being staked), `staked` or `refused`.
+    #[schema(schema_with = crate::store::DrawTicketState::schema)]
     pub state: String,
     pub refusal: Option<String>,
     pub created_at: DateTime<Utc>,
@@ -102,6 +101,7 @@ pub struct DrawView {
     pub number: i64,
     pub sales_close_at: DateTime<Utc>,
     /// `scheduled`, `open`, `closed`, `drawn` or `settled`.
+    #[schema(schema_with = crate::store::DrawState::schema)]
     pub state: String,
     /// Entries, total staked and the SHA-256 of the wager set (hex), frozen at close.
     pub entries: Option<i32>,
@@ -115,7 +115,6 @@ pub struct DrawView {
 /// One option's pay table for the $1 ticket.
 #[derive(Debug, Serialize, utoipa::ToSchema)]
 pub struct PayTable {
-    #[schema(value_type = String)]
     pub option: BetOption,
     pub min_spots: usize,
     pub max_spots: usize,
@@ -140,9 +139,11 @@ pub struct PowerballDrawView {
     pub cash_value_cents: Option<i64>,
     /// The Power Play drum the advertised grand prize calls for: `with_ten_x` (at most
     /// $150,000,000) or `without_ten_x`.
+    #[schema(value_type = Option<domain::powerball::PowerPlayBalls>)]
     pub power_play_balls: Option<String>,
     /// `scheduled`, `closed` (wager set frozen), `drawn` (results stand), `settled` (winners
     /// found), `certified` (an independent count agreed; prizes payable) or `disputed`.
+    #[schema(schema_with = crate::store::PowerballDrawState::schema)]
     pub state: String,
     /// How its results come to stand: `entered` (two operators) or `drawn` (the service's RNG).
     pub results_mode: crate::ResultsMode,
@@ -173,6 +174,7 @@ pub struct PowerballResultsView {
 pub struct PrizeLineView {
     /// `grand_prize`, `five`, `four_powerball`, `four`, `three_powerball`, `three`,
     /// `two_powerball`, `one_powerball` or `powerball`.
+    #[schema(value_type = domain::powerball::Tier)]
     pub tier: String,
     pub power_play: bool,
     pub winners: u64,
@@ -222,6 +224,7 @@ pub struct BoardView {
 #[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct WinningBoardView {
     pub board: i16,
+    #[schema(value_type = domain::powerball::Tier)]
     pub tier: String,
     pub prize_cents: i64,
 }
@@ -230,6 +233,7 @@ pub struct WinningBoardView {
 #[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct TicketDrawingView {
     pub draw_date: chrono::NaiveDate,
+    #[schema(schema_with = crate::store::PowerballDrawState::schema)]
     pub state: String,
     /// Once the drawing is settled: the boards that won and their prizes.
     pub winnings: Vec<WinningBoardView>,
@@ -242,8 +246,10 @@ pub struct PowerballTicketView {
     /// (`DDDD-DDDD-DDDD-DDDD-DDD`); it says nothing about the plays.
     pub serial: String,
     /// `sold`, `open` (being sold) or `refused`.
+    #[schema(schema_with = crate::store::PowerballTicketState::schema)]
     pub state: String,
     /// `terminal` or `online`.
+    #[schema(schema_with = sale_channels)]
     pub channel: String,
     pub boards: Vec<BoardView>,
     pub power_play: bool,
@@ -270,6 +276,7 @@ pub struct ResultsRequest {
 #[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct ResultsEntryView {
     /// `awaiting_second_entry` (a different operator must enter the same) or `results_stand`.
+    #[schema(schema_with = entry_outcomes)]
     pub outcome: String,
     pub drawing: PowerballDrawView,
 }
@@ -319,7 +326,6 @@ pub struct PowerballOfficeClaimRequest {
     pub draw_date: Option<chrono::NaiveDate>,
     pub claimant: PowerballClaimant,
     /// For the grand prize: `annuity` (the default when none is made) or `cash`.
-    #[schema(value_type = Option<String>)]
     pub election: Option<domain::powerball::grand_prize::Election>,
 }
 
@@ -341,6 +347,7 @@ pub struct PowerballClaimView {
     /// A W-2G record was made.
     pub w2g: bool,
     /// For the grand prize: `annuity` or `cash`.
+    #[schema(value_type = Option<domain::powerball::grand_prize::Election>)]
     pub election: Option<String>,
     /// For an annuity: the 30 payments, the first paid now.
     pub annuity_payments: Option<Vec<i64>>,
@@ -348,4 +355,14 @@ pub struct PowerballClaimView {
     pub released_cents: i64,
     pub paid_by: String,
     pub created_at: DateTime<Utc>,
+}
+
+/// Where a Powerball ticket was sold.
+fn sale_channels() -> platform::openapi::SchemaObject {
+    platform::openapi::one_of_texts(&["terminal", "online"])
+}
+
+/// What an operator's entry of results did.
+fn entry_outcomes() -> platform::openapi::SchemaObject {
+    platform::openapi::one_of_texts(&["awaiting_second_entry", "results_stand"])
 }

@@ -25,6 +25,7 @@ pub struct ValidationView {
     /// A prize of a free ticket of the same game.
     pub free_ticket: bool,
     /// Where the prize is paid: `retailer` (up to the retailer limit) or `lottery_office`.
+    #[schema(schema_with = paid_where)]
     pub paid_at: Option<String>,
 }
 
@@ -49,7 +50,7 @@ pub struct ReceiptView {
     pub paid_at: DateTime<Utc>,
     /// `paid`, or `pending` while the ledger has not moved the money yet (claim again with the
     /// same key to finish it; nobody else can claim the ticket meanwhile).
-    #[schema(value_type = String, example = "paid")]
+    #[schema(schema_with = receipt_payments)]
     pub payment: String,
     /// The receipt as the terminal prints it, line by line.
     pub lines: Vec<String>,
@@ -132,6 +133,7 @@ pub struct PackView {
     pub game: i32,
     pub book: i32,
     /// `printed`, `shipped`, `received`, `active`, `settled`, `returned` or `stolen`.
+    #[schema(schema_with = crate::store::PackState::schema)]
     pub state: String,
     pub retailer_id: Option<String>,
     /// Once settled: what the retailer owed for it.
@@ -161,6 +163,7 @@ pub struct PacksQuery {
 pub struct ListedPackView {
     pub game: i32,
     pub book: i32,
+    #[schema(schema_with = crate::store::PackState::schema)]
     pub state: String,
     pub retailer_id: Option<String>,
     pub shipped_at: Option<DateTime<Utc>>,
@@ -268,6 +271,7 @@ pub struct PrintJobView {
     pub id: Uuid,
     pub game: u32,
     /// `queued`, `running`, `succeeded`, `failed` or `cancelled`.
+    #[schema(schema_with = job_states)]
     pub state: String,
     /// The game's whole order.
     pub tickets_total: i64,
@@ -290,7 +294,7 @@ pub struct PrintJobView {
     pub started_at: Option<DateTime<Utc>>,
     pub finished_at: Option<DateTime<Utc>>,
     /// `generated` by the lottery, or imported from a printing vendor's `vendor_file`.
-    #[schema(value_type = String, example = "generated")]
+    #[schema(schema_with = job_sources)]
     pub source: String,
     /// The vendor's validation file (a name in the vendor inbox) an import reads.
     pub vendor_file: Option<String>,
@@ -434,4 +438,24 @@ pub struct UnusualReport {
     pub until: DateTime<Utc>,
     pub alpha: f64,
     pub retailers: Vec<UnusualRetailer>,
+}
+
+/// Where a winning ticket is paid.
+fn paid_where() -> platform::openapi::SchemaObject {
+    platform::openapi::one_of_texts_or_null(&["retailer", "lottery_office"])
+}
+
+/// A counter payment as its receipt shows it.
+fn receipt_payments() -> platform::openapi::SchemaObject {
+    platform::openapi::one_of_texts(&["paid", "pending"])
+}
+
+/// Where a print job is.
+fn job_states() -> platform::openapi::SchemaObject {
+    platform::openapi::one_of_texts(&["queued", "running", "succeeded", "failed", "cancelled"])
+}
+
+/// Where a print job's run comes from.
+fn job_sources() -> platform::openapi::SchemaObject {
+    platform::openapi::one_of_texts(&["generated", "vendor_file"])
 }

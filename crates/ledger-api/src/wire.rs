@@ -112,6 +112,7 @@ pub struct Transfer {
     #[schema(value_type = String, example = "USD")]
     pub currency: Currency,
     /// `posted`, `pending`, `post_pending`, `void_pending` or `expire_pending`.
+    #[schema(schema_with = transfer_kinds)]
     pub kind: String,
     pub pending_id: Option<Uuid>,
     pub timeout_seconds: Option<i32>,
@@ -197,4 +198,9 @@ pub struct KindTotals {
 pub struct TrialBalance {
     pub balanced: bool,
     pub currencies: Vec<CurrencyTotals>,
+}
+
+/// What a transfer is.
+fn transfer_kinds() -> platform::openapi::SchemaObject {
+    platform::openapi::one_of_texts(&["posted", "pending", "post_pending", "void_pending", "expire_pending"])
 }

@@ -4,6 +4,9 @@ use utoipa::Modify;
 use utoipa::openapi::OpenApi;
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
 
+/// A schema object, as `stored_state!` types describe themselves.
+pub use utoipa::openapi::schema::Object as SchemaObject;
+
 /// The name routes use in `security(("bearer" = []))`.
 pub const BEARER: &str = "bearer";
 
@@ -32,3 +35,22 @@ impl Modify for BearerAuth {
 #[derive(Debug, utoipa::ToResponse)]
 #[response(description = "refused; see `code`", content_type = "application/problem+json")]
 pub struct Refused(#[allow(dead_code)] crate::Problem);
+
+/// The schema of a string that is one of `values`: what a field documented as "`a`, `b` or `c`"
+/// is, said so a client generator makes it a union. Fields use it through
+/// `#[schema(schema_with = ...)]`; every `stored_state!` type has its own (`schema`).
+pub fn one_of_texts(values: &[&str]) -> utoipa::openapi::schema::Object {
+    use utoipa::openapi::schema::{ObjectBuilder, Type};
+    ObjectBuilder::new().schema_type(Type::String).enum_values(Some(values.iter().copied())).build()
+}
+
+/// The same for an optional field: one of `values`, or null.
+pub fn one_of_texts_or_null(values: &[&str]) -> utoipa::openapi::schema::Object {
+    use utoipa::openapi::schema::{ObjectBuilder, SchemaType, Type};
+    let mut listed: Vec<serde_json::Value> = values.iter().map(|v| serde_json::Value::from(*v)).collect();
+    listed.push(serde_json::Value::Null);
+    ObjectBuilder::new()
+        .schema_type(SchemaType::from_iter([Type::String, Type::Null]))
+        .enum_values(Some(listed))
+        .build()
+}

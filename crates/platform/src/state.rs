@@ -11,6 +11,14 @@ macro_rules! stored_state {
         $vis enum $name { $($variant),+ }
 
         impl $name {
+            /// Every state as stored, in declaration order.
+            pub const TEXTS: &'static [&'static str] = &[$($text),+];
+
+            /// The schema of a field holding one of these states as text.
+            pub fn schema() -> $crate::openapi::SchemaObject {
+                $crate::openapi::one_of_texts(Self::TEXTS)
+            }
+
             pub fn as_str(self) -> &'static str {
                 match self { $($name::$variant => $text),+ }
             }

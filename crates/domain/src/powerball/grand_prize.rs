@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 
 /// How a grand prize winner is paid.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Election {
     Annuity,

@@ -85,6 +85,7 @@ pub struct RoundView {
     pub table_id: Uuid,
     /// `open`, `playing`, `settling` (its settlement waits for the ledger), `settled`, `refused`
     /// or `voided` (the shoe had no card left for the round: every wager returned).
+    #[schema(schema_with = RoundState::schema)]
     pub state: String,
     /// The step the next decision must name.
     pub step: i32,
@@ -115,6 +116,7 @@ pub struct RecordedAction {
     pub step: i32,
     pub decision: Action,
     /// `player`, or `house` when the house stood an abandoned round's hands.
+    #[schema(schema_with = deciders)]
     pub by: String,
 }
 
@@ -221,6 +223,7 @@ pub struct SideWagerView {
     /// The shoe it was computed for: 6 or 2 decks.
     pub decks: u8,
     /// `trilux`, `trilux_super_3`, `royal_match_21` or `blazing_7s`.
+    #[schema(schema_with = side_wager_names)]
     pub wager: String,
     pub total_ways: u128,
     pub outcomes: Vec<domain::blackjack::side_math::OutcomeLine>,
@@ -241,4 +244,14 @@ impl SideWagerView {
             return_to_player_decimal: math.return_to_player_decimal,
         }
     }
+}
+
+/// Who made a recorded decision.
+fn deciders() -> platform::openapi::SchemaObject {
+    platform::openapi::one_of_texts(&["player", "house"])
+}
+
+/// The side wagers' names.
+fn side_wager_names() -> platform::openapi::SchemaObject {
+    platform::openapi::one_of_texts(&["trilux", "trilux_super_3", "royal_match_21", "blazing_7s"])
 }
