@@ -65,12 +65,14 @@ impl Schedule {
         })
     }
 
-    /// Makes sure draws `from..=to` exist (as `scheduled`).
+    /// Makes sure draws `from..=to` exist (as `scheduled`). Two passes racing insert the same
+    /// rows, and the one that waits may meet the other's on either unique key (the number or its
+    /// close instant, which follows from it): any conflict means the row is there.
     pub async fn ensure_draws(&self, conn: &mut PgConnection, from: i64, to: i64) -> Result<(), AppError> {
         sqlx::query(
             "INSERT INTO keno_draws (number, sales_close_at, state)
              SELECT n, $3::timestamptz + n * make_interval(secs => $4), 'scheduled' FROM generate_series($1::bigint, $2::bigint) n
-             ON CONFLICT (number) DO NOTHING",
+             ON CONFLICT DO NOTHING",
         )
         .bind(from)
         .bind(to)
