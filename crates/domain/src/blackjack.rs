@@ -6,9 +6,11 @@
 //!
 //! - [`side_wagers`]: what each side wager's cards make and what it pays;
 //! - [`round`]: one round as a state machine: deal, insurance, decisions, the dealer, settlement;
+//! - [`decisions`]: which decisions a round takes now, and why a double or a split is refused;
 //! - [`side_math`]: each side wager's exact return from the composition of the shoe;
 //! - [`strategy`]: basic strategy for these rules and the simulated house edge.
 
+pub mod decisions;
 pub mod round;
 pub mod side_math;
 pub mod side_wagers;

@@ -17,7 +17,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::side_wagers::{self, SevensPrize};
-use super::{MAX_HANDS_AFTER_SPLITS, Odds, Total, dealer_must_draw, is_blackjack, is_pair};
+use super::{Odds, Total, dealer_must_draw, is_blackjack};
 use crate::cards::{Card, Decks, Rank, Shoe, ShoeError};
 
 /// What a player stakes on one spot before the first card (K.A.R. 111-301-5(a), (c)).
@@ -455,7 +455,7 @@ impl Round {
             Action::Double { amount } => {
                 // 111-301-6(g)(3): on the first two cards, not on a blackjack, up to the original
                 // wager, and one card only; 111-301-5(h): also after splitting.
-                if let Some(why) = double_refusal(hand) {
+                if let Some(why) = super::decisions::double_refusal(hand) {
                     return Err(PlayError::NotAllowed(why));
                 }
                 let amount = amount.unwrap_or(hand.wager);
@@ -469,7 +469,7 @@ impl Round {
                 hand.finished = true;
             }
             Action::Split => {
-                if let Some(why) = split_refusal(hand, hands) {
+                if let Some(why) = super::decisions::split_refusal(hand, hands) {
                     return Err(PlayError::NotAllowed(why));
                 }
                 let aces = hand.cards.first().is_some_and(|c| c.rank == Rank::ACE);
@@ -549,47 +549,6 @@ impl Round {
         }
     }
 
-    /// The decisions the player may make now, each as `act` would take it (a double or an
-    /// insurance also needs the money, which the ledger decides): in the insurance phase, each
-    /// undecided spot's insurance, decline and (on a blackjack) even money; in the player's turn,
-    /// the hand in turn's hit and stand, and its double and split where 111-301-6(g)(3), (h)
-    /// allow them; nothing once the round is settled.
-    pub fn allowed_actions(&self) -> Vec<(&'static str, Option<usize>)> {
-        let mut allowed = Vec::new();
-        match self.phase {
-            Phase::Insurance => {
-                for (i, spot) in self.spots.iter().enumerate() {
-                    if spot.insurance.is_some() || spot.even_money {
-                        continue;
-                    }
-                    allowed.push(("insurance", Some(i)));
-                    allowed.push(("decline_insurance", Some(i)));
-                    if spot.hands.first().is_some_and(Hand::is_blackjack) {
-                        allowed.push(("even_money", Some(i)));
-                    }
-                }
-            }
-            Phase::PlayerTurn => {
-                let in_turn = self.turn.and_then(|(s, h)| {
-                    let spot = self.spots.get(s)?;
-                    Some((spot.hands.get(h)?, spot.hands.len()))
-                });
-                if let Some((hand, hands)) = in_turn {
-                    allowed.push(("hit", None));
-                    allowed.push(("stand", None));
-                    if double_refusal(hand).is_none() {
-                        allowed.push(("double", None));
-                    }
-                    if split_refusal(hand, hands).is_none() {
-                        allowed.push(("split", None));
-                    }
-                }
-            }
-            Phase::Settled => {}
-        }
-        allowed
-    }
-
     /// The round as the player may see it: the hole card only once shown, never the shoe.
     pub fn player_view(&self) -> Round {
         let mut view = self.clone();
@@ -597,25 +556,6 @@ impl Round {
             view.dealer.truncate(1);
         }
         view
-    }
-}
-
-/// Why `hand` may not be doubled (111-301-6(g)(3): its first two cards only; split aces take
-/// one card and no more), if it may not.
-fn double_refusal(hand: &Hand) -> Option<&'static str> {
-    (hand.cards.len() != 2 || hand.split_aces).then_some("double down only on a hand's first two cards")
-}
-
-/// Why `hand`, one of its spot's `hands`, may not be split (111-301-6(h)), if it may not.
-fn split_refusal(hand: &Hand, hands: usize) -> Option<&'static str> {
-    if !is_pair(&hand.cards) {
-        Some("only two cards of identical value may be split")
-    } else if hands >= MAX_HANDS_AFTER_SPLITS {
-        Some("a spot may split at most three times, into four hands")
-    } else if hand.split_aces {
-        Some("split aces take one card each and no more")
-    } else {
-        None
     }
 }
 

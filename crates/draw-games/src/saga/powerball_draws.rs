@@ -30,7 +30,8 @@ use uuid::Uuid;
 
 use crate::config::ResultsMode;
 use crate::store::PowerballDrawState;
-use crate::store::powerball::drawings::{self, ResultEntry, StoredDrawing};
+use crate::store::powerball::drawings::{self, StoredDrawing};
+use crate::store::powerball::result_entries::{self, ResultEntry};
 use crate::{DRAWS_NAMESPACE, DrawsState};
 
 /// Online prizes paid per ledger call.
@@ -193,7 +194,7 @@ pub async fn enter_results(
     multiplier: u8,
 ) -> Result<Entry, AppError> {
     let mut tx = state.pool.begin().await?;
-    let Some((drawing, entries)) = drawings::lock_for_entry(&mut tx, date).await? else {
+    let Some((drawing, entries)) = result_entries::lock_for_entry(&mut tx, date).await? else {
         return Err(AppError::not_found("drawing_not_found", format!("no Powerball drawing on {date}")));
     };
     if drawing.results_mode != ResultsMode::Entered {
@@ -230,7 +231,7 @@ pub async fn enter_results(
         .map_err(|e| crate::rules::powerball_rule_error(&e))?;
     let entry = ResultEntry { entered_by: operator.to_owned(), results };
     let Some(first) = entries.first() else {
-        drawings::add_entry(&mut tx, date, &entry).await?;
+        result_entries::add_entry(&mut tx, date, &entry).await?;
         tx.commit().await?;
         return Ok(Entry::AwaitingSecond);
     };
@@ -241,7 +242,7 @@ pub async fn enter_results(
         ));
     }
     if first.results != results {
-        drawings::clear_entries(&mut tx, date).await?;
+        result_entries::clear_entries(&mut tx, date).await?;
         let record = MismatchRecord {
             game: "powerball",
             draw_date: date,

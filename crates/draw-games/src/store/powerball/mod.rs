@@ -1,6 +1,8 @@
-//! Powerball as stored: [`drawings`] (each drawing's row and steps), [`claims`] (prizes paid
-//! once, and expired) and [`tickets`] (sales and the plays they place in their drawings).
+//! Powerball as stored: [`drawings`] (each drawing's row and steps), [`result_entries`] (the
+//! operators' entries of official results), [`claims`] (prizes paid once, and expired) and
+//! [`tickets`] (sales and the plays they place in their drawings).
 
 pub mod claims;
 pub mod drawings;
+pub mod result_entries;
 pub mod tickets;

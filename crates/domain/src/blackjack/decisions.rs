@@ -1,0 +1,67 @@
+//! Which decisions a round takes now (K.A.R. 111-301-6(g), (h)): the refusals `Round::act`
+//! applies to a double and a split, and the list a player is shown of what it may send.
+
+use super::round::{Hand, Phase, Round};
+use super::{MAX_HANDS_AFTER_SPLITS, is_pair};
+
+impl Round {
+    /// The decisions the player may make now, each as `act` would take it (a double or an
+    /// insurance also needs the money, which the ledger decides): in the insurance phase, each
+    /// undecided spot's insurance, decline and (on a blackjack) even money; in the player's turn,
+    /// the hand in turn's hit and stand, and its double and split where 111-301-6(g)(3), (h)
+    /// allow them; nothing once the round is settled.
+    pub fn allowed_actions(&self) -> Vec<(&'static str, Option<usize>)> {
+        let mut allowed = Vec::new();
+        match self.phase {
+            Phase::Insurance => {
+                for (i, spot) in self.spots.iter().enumerate() {
+                    if spot.insurance.is_some() || spot.even_money {
+                        continue;
+                    }
+                    allowed.push(("insurance", Some(i)));
+                    allowed.push(("decline_insurance", Some(i)));
+                    if spot.hands.first().is_some_and(Hand::is_blackjack) {
+                        allowed.push(("even_money", Some(i)));
+                    }
+                }
+            }
+            Phase::PlayerTurn => {
+                let in_turn = self.turn.and_then(|(s, h)| {
+                    let spot = self.spots.get(s)?;
+                    Some((spot.hands.get(h)?, spot.hands.len()))
+                });
+                if let Some((hand, hands)) = in_turn {
+                    allowed.push(("hit", None));
+                    allowed.push(("stand", None));
+                    if double_refusal(hand).is_none() {
+                        allowed.push(("double", None));
+                    }
+                    if split_refusal(hand, hands).is_none() {
+                        allowed.push(("split", None));
+                    }
+                }
+            }
+            Phase::Settled => {}
+        }
+        allowed
+    }
+}
+
+/// Why `hand` may not be doubled (111-301-6(g)(3): its first two cards only; split aces take
+/// one card and no more), if it may not.
+pub(super) fn double_refusal(hand: &Hand) -> Option<&'static str> {
+    (hand.cards.len() != 2 || hand.split_aces).then_some("double down only on a hand's first two cards")
+}
+
+/// Why `hand`, one of its spot's `hands`, may not be split (111-301-6(h)), if it may not.
+pub(super) fn split_refusal(hand: &Hand, hands: usize) -> Option<&'static str> {
+    if !is_pair(&hand.cards) {
+        Some("only two cards of identical value may be split")
+    } else if hands >= MAX_HANDS_AFTER_SPLITS {
+        Some("a spot may split at most three times, into four hands")
+    } else if hand.split_aces {
+        Some("split aces take one card each and no more")
+    } else {
+        None
+    }
+}
