@@ -91,6 +91,26 @@ pub fn is_pair(cards: &[Card]) -> bool {
 /// K.A.R. 111-301-6(h)(1): "a maximum of three times to make a total of four hands".
 pub const MAX_HANDS_AFTER_SPLITS: usize = 4;
 
+/// Why a hand of `cards` may not be doubled (111-301-6(g)(3): its first two cards only; split
+/// aces take one card and no more), if it may not.
+pub fn double_refusal(cards: &[Card], split_aces: bool) -> Option<&'static str> {
+    (cards.len() != 2 || split_aces).then_some("double down only on a hand's first two cards")
+}
+
+/// Why a hand of `cards`, one of its spot's `hands`, may not be split (111-301-6(h)), if it may
+/// not.
+pub fn split_refusal(cards: &[Card], split_aces: bool, hands: usize) -> Option<&'static str> {
+    if !is_pair(cards) {
+        Some("only two cards of identical value may be split")
+    } else if hands >= MAX_HANDS_AFTER_SPLITS {
+        Some("a spot may split at most three times, into four hands")
+    } else if split_aces {
+        Some("split aces take one card each and no more")
+    } else {
+        None
+    }
+}
+
 /// The spots of a real blackjack layout, and the house's default maximum of spots in a round.
 pub const SPOTS_AT_A_TABLE: usize = 7;
 

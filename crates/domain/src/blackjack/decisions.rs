@@ -1,8 +1,9 @@
-//! Which decisions a round takes now (K.A.R. 111-301-6(g), (h)): the refusals `Round::act`
-//! applies to a double and a split, and the list a player is shown of what it may send.
+//! Which decisions a round takes now (K.A.R. 111-301-6(g), (h)): the list a player is shown of
+//! what it may send, by the same refusals (`super::double_refusal`, `super::split_refusal`) that
+//! `Round::act` applies.
 
 use super::round::{Hand, Phase, Round};
-use super::{MAX_HANDS_AFTER_SPLITS, is_pair};
+use super::{double_refusal, split_refusal};
 
 impl Round {
     /// The decisions the player may make now, each as `act` would take it (a double or an
@@ -33,10 +34,10 @@ impl Round {
                 if let Some((hand, hands)) = in_turn {
                     allowed.push(("hit", None));
                     allowed.push(("stand", None));
-                    if double_refusal(hand).is_none() {
+                    if double_refusal(&hand.cards, hand.split_aces).is_none() {
                         allowed.push(("double", None));
                     }
-                    if split_refusal(hand, hands).is_none() {
+                    if split_refusal(&hand.cards, hand.split_aces, hands).is_none() {
                         allowed.push(("split", None));
                     }
                 }
@@ -44,24 +45,5 @@ impl Round {
             Phase::Settled => {}
         }
         allowed
-    }
-}
-
-/// Why `hand` may not be doubled (111-301-6(g)(3): its first two cards only; split aces take
-/// one card and no more), if it may not.
-pub(super) fn double_refusal(hand: &Hand) -> Option<&'static str> {
-    (hand.cards.len() != 2 || hand.split_aces).then_some("double down only on a hand's first two cards")
-}
-
-/// Why `hand`, one of its spot's `hands`, may not be split (111-301-6(h)), if it may not.
-pub(super) fn split_refusal(hand: &Hand, hands: usize) -> Option<&'static str> {
-    if !is_pair(&hand.cards) {
-        Some("only two cards of identical value may be split")
-    } else if hands >= MAX_HANDS_AFTER_SPLITS {
-        Some("a spot may split at most three times, into four hands")
-    } else if hand.split_aces {
-        Some("split aces take one card each and no more")
-    } else {
-        None
     }
 }

@@ -455,7 +455,7 @@ impl Round {
             Action::Double { amount } => {
                 // 111-301-6(g)(3): on the first two cards, not on a blackjack, up to the original
                 // wager, and one card only; 111-301-5(h): also after splitting.
-                if let Some(why) = super::decisions::double_refusal(hand) {
+                if let Some(why) = super::double_refusal(&hand.cards, hand.split_aces) {
                     return Err(PlayError::NotAllowed(why));
                 }
                 let amount = amount.unwrap_or(hand.wager);
@@ -469,7 +469,7 @@ impl Round {
                 hand.finished = true;
             }
             Action::Split => {
-                if let Some(why) = super::decisions::split_refusal(hand, hands) {
+                if let Some(why) = super::split_refusal(&hand.cards, hand.split_aces, hands) {
                     return Err(PlayError::NotAllowed(why));
                 }
                 let aces = hand.cards.first().is_some_and(|c| c.rank == Rank::ACE);
