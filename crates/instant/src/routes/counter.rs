@@ -4,7 +4,7 @@
 
 use axum::extract::State;
 use axum::http::{HeaderName, HeaderValue, StatusCode};
-use chrono::{Duration, Utc};
+use chrono::Duration;
 use domain::instant::print_run::{barcode, barcode_is_valid};
 use domain::money::dollars;
 use platform::auth::{Caller, Role};
@@ -13,6 +13,7 @@ use platform::{AppError, IdempotencyKey, Json, PageParams, Path, Query};
 use uuid::Uuid;
 
 use super::packs::readable_retailer;
+use super::{cursor, period};
 use crate::InstantState;
 use crate::saga::payment::{Payee, key_used_for_another_claim, move_payment_money, pay_ticket};
 use crate::saga::scan::check_ticket;
@@ -161,20 +162,6 @@ pub async fn get_receipt(
     Ok(Json(receipt_view(&state, receipt)))
 }
 
-/// `since`/`until` with their defaults, refused when empty or reversed.
-fn period(
-    since: Option<chrono::DateTime<Utc>>,
-    until: Option<chrono::DateTime<Utc>>,
-    default: Duration,
-) -> Result<(chrono::DateTime<Utc>, chrono::DateTime<Utc>), AppError> {
-    let until = until.unwrap_or_else(Utc::now);
-    let since = since.unwrap_or(until - default);
-    if since >= until {
-        return Err(AppError::unprocessable("invalid_window", "`since` must be before `until`"));
-    }
-    Ok((since, until))
-}
-
 #[utoipa::path(
     get, path = "/v1/instant/claims", tag = "instant", params(ReceiptsQuery),
     responses((status = 200, description = "prizes paid at counters in the window, oldest first", body = ledger_api::wire::Page<ReceiptView>), (status = "4XX", response = Refused)),
@@ -192,15 +179,9 @@ pub async fn list_claims(
     let window = period(query.since, query.until, Duration::days(1))?;
     let page = PageParams { after: query.after, limit: query.limit };
     let limit = page.limit()?;
-    let after = page
-        .after
-        .as_deref()
-        .map(|c| {
-            c.split_once('_').and_then(|(at, id)| Some((at.parse().ok()?, id.parse().ok()?))).ok_or_else(
-                || AppError::bad_request("invalid_cursor", "`after` is not a cursor this listing gave"),
-            )
-        })
-        .transpose()?;
+    let after = cursor(page.after.as_deref(), |c| {
+        c.split_once('_').and_then(|(at, id)| Some((at.parse().ok()?, id.parse().ok()?)))
+    })?;
     let rows = receipts::list(&state.pool, retailer.as_deref(), window, after, limit).await?;
     let next = page.next_cursor(
         rows.len(),

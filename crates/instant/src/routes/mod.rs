@@ -12,6 +12,35 @@ pub mod counter;
 pub mod packs;
 pub mod reports;
 
+/// `since`/`until` of a read, with their defaults (`until` now, `since` `default` before it),
+/// refused when empty or reversed.
+pub(crate) fn period(
+    since: Option<chrono::DateTime<chrono::Utc>>,
+    until: Option<chrono::DateTime<chrono::Utc>>,
+    default: chrono::Duration,
+) -> Result<(chrono::DateTime<chrono::Utc>, chrono::DateTime<chrono::Utc>), AppError> {
+    let until = until.unwrap_or_else(chrono::Utc::now);
+    let since = since.unwrap_or(until - default);
+    if since >= until {
+        return Err(AppError::unprocessable("invalid_window", "`since` must be before `until`"));
+    }
+    Ok((since, until))
+}
+
+/// A listing's `after` cursor read by `parse`; one it did not give is `invalid_cursor`.
+pub(crate) fn cursor<T>(
+    after: Option<&str>,
+    parse: impl Fn(&str) -> Option<T>,
+) -> Result<Option<T>, AppError> {
+    after
+        .map(|c| {
+            parse(c).ok_or_else(|| {
+                AppError::bad_request("invalid_cursor", "`after` is not a cursor this listing gave")
+            })
+        })
+        .transpose()
+}
+
 use axum::extract::State;
 use axum::http::StatusCode;
 use domain::prizes::TaxAssessment;

@@ -175,15 +175,9 @@ pub async fn list_packs(
         .transpose()?;
     let page = PageParams { after: query.after, limit: query.limit };
     let limit = page.limit()?;
-    let after = page
-        .after
-        .as_deref()
-        .map(|c| {
-            c.split_once('-').and_then(|(g, b)| Some((g.parse().ok()?, b.parse().ok()?))).ok_or_else(|| {
-                AppError::bad_request("invalid_cursor", "`after` is not a cursor this listing gave")
-            })
-        })
-        .transpose()?;
+    let after = super::cursor(page.after.as_deref(), |c| {
+        c.split_once('-').and_then(|(g, b)| Some((g.parse().ok()?, b.parse().ok()?)))
+    })?;
     let filter = PackFilter { game: query.game, state: pack_state, retailer_id: retailer.as_deref(), after };
     let rows = packs::list(&state.pool, &filter, limit).await?;
     let next = page.next_cursor(rows.len(), rows.last().map(|p| format!("{}-{}", p.game, p.book)));

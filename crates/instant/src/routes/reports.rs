@@ -2,7 +2,6 @@
 //! retailer, and the retailers whose validations are unusual for the games' odds.
 
 use axum::extract::State;
-use chrono::Utc;
 use platform::auth::{Caller, Role};
 use platform::openapi::Refused;
 use platform::{AppError, Json, Query};
@@ -68,11 +67,7 @@ pub async fn validations_by_retailer(
 ) -> Result<Json<Vec<RetailerValidations>>, AppError> {
     caller.require(&[Role::Retailer, Role::Operator, Role::Auditor, Role::Service])?;
     let retailer = super::packs::readable_retailer(&caller, query.retailer_id.as_deref())?;
-    let until = query.until.unwrap_or_else(Utc::now);
-    let since = query.since.unwrap_or(until - chrono::Duration::days(1));
-    if since >= until {
-        return Err(AppError::unprocessable("invalid_window", "`since` must be before `until`"));
-    }
+    let (since, until) = super::period(query.since, query.until, chrono::Duration::days(1))?;
     let rows = crate::store::reports::validations_by_retailer(&state.pool, since, until, retailer.as_deref())
         .await?;
     let mut views: Vec<RetailerValidations> = Vec::new();
@@ -122,11 +117,7 @@ pub async fn unusual_validations(
 ) -> Result<Json<UnusualReport>, AppError> {
     use domain::instant::patterns::{expected, share_of_winners, upper_tail};
     caller.require(&[Role::Operator, Role::Auditor, Role::Service])?;
-    let until = query.until.unwrap_or_else(Utc::now);
-    let since = query.since.unwrap_or(until - chrono::Duration::days(30));
-    if since >= until {
-        return Err(AppError::unprocessable("invalid_window", "`since` must be before `until`"));
-    }
+    let (since, until) = super::period(query.since, query.until, chrono::Duration::days(30))?;
     let limit = state.settings.prizes.retailer_limit_cents;
     let high_from = query.high_tier_cents.unwrap_or(10_000);
     let near_from = query.near_limit_from_cents.unwrap_or(limit.saturating_mul(4) / 5);
