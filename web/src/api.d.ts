@@ -859,6 +859,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/draws/live": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** `GET /v1/draws/live`: public; live results as Server-Sent Events. */
+        get: operations["live_draws"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/blackjack/tables": {
         parameters: {
             query?: never;
@@ -4660,6 +4677,30 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ChainReport"];
+                };
+            };
+            "4XX": components["responses"]["Refused"];
+        };
+    };
+    live_draws: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description the last Keno draw number this screen saw; the draws after it are sent first (at most 5) */
+                "Last-Event-ID"?: number | null;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Server-Sent Events (public): `keno_open` (the Keno draw on sale, a DrawView, as it changes), `keno_draw` (a Keno draw's numbers as soon as they are drawn, a DrawView; its `id` is the draw number), `powerball_drawing` (the newest past Powerball drawing, a PowerballDrawView, and again when its results stand). A comment line every 15 s keeps the connection open. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
                 };
             };
             "4XX": components["responses"]["Refused"];

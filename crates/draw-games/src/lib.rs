@@ -79,6 +79,8 @@ pub struct DrawsState {
     pub powerball: domain::powerball::schedule::Timetable,
     /// Powerball's accounts in the ledger.
     pub powerball_accounts: PowerballAccounts,
+    /// Live results for watching screens: one poller per process, started by the first.
+    pub live: routes::LiveFeed,
 }
 
 /// Powerball's accounts: sales wait in escrow until their drawing settles; the house takes the
@@ -152,6 +154,7 @@ impl DrawsState {
             schedule,
             powerball: domain::powerball::schedule::Timetable::default(),
             powerball_accounts: PowerballAccounts::derived(),
+            live: routes::LiveFeed::default(),
         };
         state
             .ledger
@@ -214,6 +217,7 @@ pub fn route_table() -> Vec<(Method, &'static str, MethodRouter<DrawsState>)> {
         (Method::POST, "/v1/powerball/retail/claims", post(routes::claim_powerball_at_terminal)),
         (Method::POST, "/v1/powerball/office-claims", post(routes::claim_powerball_at_office)),
         (Method::GET, "/v1/draws/audit/verify", get(routes::verify_audit)),
+        (Method::GET, "/v1/draws/live", get(routes::live_draws)),
     ]
 }
 
@@ -269,7 +273,7 @@ pub fn spawn_recovery(state: DrawsState, interval: Duration) -> tokio::task::Joi
         routes::set_powerball_grand_prize, routes::set_powerball_results_mode, routes::enter_powerball_results,
         routes::list_powerball_draws, routes::get_powerball_draw, routes::buy_powerball_online,
         routes::sell_powerball_at_terminal, routes::get_powerball_ticket, routes::claim_powerball_at_terminal,
-        routes::claim_powerball_at_office, routes::verify_audit
+        routes::claim_powerball_at_office, routes::verify_audit, routes::live_draws
     ),
     components(schemas(platform::Problem), responses(platform::openapi::Refused)),
     modifiers(&BearerAuth),

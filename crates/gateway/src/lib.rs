@@ -9,6 +9,7 @@
 //! - [`credentials`]: argon2id passwords and API-key digests;
 //! - [`rate_limit`]: per-identity and per-address limits;
 //! - [`cors`]: which browser origins may call the API (preflights answered);
+//! - [`web_client`]: the web client's pages, embedded, served at `/`;
 //!
 //! Paths the gateway does not own are passed to the service that does ([`LEDGER_PREFIXES`]),
 //! after the gateway has checked the token, the session and the role; the service checks the
@@ -22,6 +23,7 @@ pub mod payments;
 pub mod players;
 pub mod rate_limit;
 pub mod sessions;
+pub mod web_client;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -218,6 +220,7 @@ pub fn route_table() -> Vec<(Method, &'static str, MethodRouter<GatewayState>)> 
         (Method::POST, "/v1/powerball/retail/claims", post(for_retailers::<DRAWS>)),
         (Method::POST, "/v1/powerball/office-claims", post(for_operators::<DRAWS>)),
         (Method::GET, "/v1/draws/audit/verify", get(for_staff::<DRAWS>)),
+        (Method::GET, "/v1/draws/live", get(for_anyone::<DRAWS>)),
         (Method::POST, "/v1/blackjack/tables", post(for_players::<TABLES>)),
         (Method::POST, "/v1/blackjack/tables/{id}/rounds", post(for_players::<TABLES>)),
         (Method::GET, "/v1/blackjack/rounds/{id}", get(for_readers::<TABLES>)),
@@ -330,7 +333,10 @@ pub fn api_routes(state: GatewayState) -> Router {
             .route(prefix, any(pass_to_ledger))
             .route(&format!("{prefix}/{{*rest}}"), any(pass_to_ledger));
     }
-    router.layer(middleware::from_fn_with_state(state.clone(), rate_limit::limit)).with_state(state)
+    router
+        .layer(middleware::from_fn_with_state(state.clone(), rate_limit::limit))
+        .with_state(state)
+        .merge(web_client::routes())
 }
 
 /// The whole app (`platform::http::app` around the API) with the browsers' CORS outermost, so a

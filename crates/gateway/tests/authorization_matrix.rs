@@ -68,6 +68,7 @@ const MATRIX: &[(&str, &str, [u16; 7])] = &[
     ("POST", "/v1/powerball/retail/claims", [401, 403, 403, 409, 403, 403, 403]),
     ("POST", "/v1/powerball/office-claims", [401, 403, 403, 403, 409, 403, 403]),
     ("GET", "/v1/draws/audit/verify", [401, 403, 403, 403, 200, 200, 200]),
+    ("GET", "/v1/draws/live", [200, 200, 200, 200, 200, 200, 200]),
     // The table-games service's routes, through the gateway.
     ("POST", "/v1/blackjack/tables", [401, 201, 201, 403, 403, 403, 403]),
     ("POST", "/v1/blackjack/tables/{id}/rounds", [401, 201, 404, 403, 403, 403, 403]),

@@ -384,6 +384,9 @@ async fn run_services(config: &Config, database: &postgres::Database) -> anyhow:
     say(&format!("lotto: database: {}", database.source));
     say("lotto: services: gateway, ledger, draw-games, table-games, instant");
     say(&format!("lotto listening on http://{addr}"));
+    say(&format!(
+        "lotto: web client at http://{addr}/ (play: #/play, retailer terminal: #/till, operator console: #/console)"
+    ));
     platform::http::serve(listener, app, platform::http::shutdown_signal()).await?;
     say("lotto: stopped");
     Ok(())

@@ -16,7 +16,9 @@ use crate::saga::{play_now, scheduled};
 use crate::store::tickets::{self, DrawTicket, PlayNowTicket, StoredTicket};
 use crate::views::*;
 
+mod live;
 mod powerball;
+pub use live::*;
 pub use powerball::*;
 
 pub(crate) fn limit_of(query: &ListQuery) -> Result<i64, AppError> {

@@ -33,7 +33,7 @@ pub async fn powerball_math() -> Json<domain::powerball::math::PowerballMath> {
 }
 
 /// A drawing as shown: its results once they stand, its prize table once certified.
-async fn drawing_view(
+pub(super) async fn drawing_view(
     state: &DrawsState,
     stored: &StoredDrawing,
     resumes_at: Option<DateTime<Utc>>,

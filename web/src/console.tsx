@@ -1,0 +1,329 @@
+// The operator's console: the draw schedule and results (live), print runs followed as jobs,
+// instant liability beside the ledger, validations by retailer with the unusual-patterns report,
+// the audit chains verified, and every game's PAR sheet as charts and tables.
+import type { JSX } from "preact";
+import { useState } from "preact/hooks";
+import { ParCharts } from "./par";
+import { api, dollars, must, publicApi, type Schemas, setToken, when } from "./session";
+import { Field, ProblemBanner, TabPanel, Tabs, useAction, useLiveDraws, useLoad } from "./ui";
+
+export function StaffEntry(): JSX.Element {
+  const [username, setUsername] = useState("");
+  const [password, setPassword] = useState("");
+  const login = useAction();
+  return (
+    <form
+      class="box narrow"
+      aria-labelledby="staff-login-title"
+      onSubmit={(e) => {
+        e.preventDefault();
+        void login.run(async () => {
+          const session = await must(publicApi.POST("/v1/sessions", { body: { username, password } }));
+          setToken("staff", session.access_token);
+        });
+      }}
+    >
+      <h2 id="staff-login-title">Operator console</h2>
+      <Field id="staff-username" label="Username" autoComplete="username" value={username} onInput={setUsername} />
+      <Field
+        id="staff-password"
+        label="Password"
+        type="password"
+        autoComplete="current-password"
+        value={password}
+        onInput={setPassword}
+      />
+      <button type="submit" disabled={login.busy}>
+        Log in
+      </button>
+      <ProblemBanner problem={login.problem} />
+    </form>
+  );
+}
+
+const CONSOLE_TABS = [
+  { id: "draws", title: "Draws" },
+  { id: "print", title: "Print runs" },
+  { id: "liability", title: "Liability" },
+  { id: "validations", title: "Validations" },
+  { id: "audit", title: "Audit" },
+  { id: "par", title: "PAR sheets" },
+] as const;
+type ConsoleTab = (typeof CONSOLE_TABS)[number]["id"];
+
+export function ConsoleScreens(): JSX.Element {
+  const [tab, setTab] = useState<ConsoleTab>("draws");
+  return (
+    <div>
+      <div class="bar">
+        <p>Operator console</p>
+        <button
+          type="button"
+          onClick={() => {
+            void api.staff.DELETE("/v1/sessions/current").finally(() => setToken("staff", null));
+          }}
+        >
+          Log out
+        </button>
+      </div>
+      <Tabs label="Console" tabs={CONSOLE_TABS} current={tab} onSelect={setTab} />
+      <TabPanel id={tab}>
+        {tab === "draws" && <Draws />}
+        {tab === "print" && <PrintRuns />}
+        {tab === "liability" && <Liability />}
+        {tab === "validations" && <Validations />}
+        {tab === "audit" && <Audit />}
+        {tab === "par" && <ParCharts />}
+      </TabPanel>
+    </div>
+  );
+}
+
+function Draws(): JSX.Element {
+  const live = useLiveDraws();
+  const keno = useLoad(() => must(publicApi.GET("/v1/keno/draws", { params: { query: { limit: 10 } } })), [
+    live.drawn?.number,
+    live.open?.number,
+  ]);
+  const next = useLoad(() => must(publicApi.GET("/v1/powerball/draws/next")), []);
+  return (
+    <div>
+      <h2>Castle Keno draws</h2>
+      <p class="hint" aria-live="polite">
+        {live.connected ? "Live: new results appear as they are drawn." : "Connecting to live results…"}
+      </p>
+      <ProblemBanner problem={keno.problem} />
+      <table data-testid="keno-draws">
+        <thead>
+          <tr>
+            <th scope="col">Draw</th>
+            <th scope="col">Closes</th>
+            <th scope="col">State</th>
+            <th scope="col" class="num">
+              Entries
+            </th>
+            <th scope="col" class="num">
+              Wagers
+            </th>
+            <th scope="col">Numbers</th>
+          </tr>
+        </thead>
+        <tbody>
+          {(keno.value ?? []).map((d) => (
+            <tr key={d.number}>
+              <td>{d.number}</td>
+              <td>{when(d.sales_close_at)}</td>
+              <td>{d.state}</td>
+              <td class="num">{d.entries ?? "—"}</td>
+              <td class="num">{d.wagers_cents == null ? "—" : dollars(d.wagers_cents)}</td>
+              <td>{d.numbers?.join(" ") ?? ""}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <h2>Powerball</h2>
+      <ProblemBanner problem={next.problem} />
+      {next.value && (
+        <p>
+          Next drawing {next.value.draw_date}: sales close {when(next.value.sales_close_at)}, drawn{" "}
+          {when(next.value.draw_at)}; grand prize{" "}
+          {next.value.advertised_cents == null ? "not set" : dollars(next.value.advertised_cents)}.
+        </p>
+      )}
+      {live.powerball?.results && (
+        <p>
+          Last results ({live.powerball.draw_date}): {live.powerball.results.whites.join(" ")} + Powerball{" "}
+          {live.powerball.results.powerball}
+        </p>
+      )}
+    </div>
+  );
+}
+
+function PrintRuns(): JSX.Element {
+  const games = useLoad(() => must(publicApi.GET("/v1/instant/games")), []);
+  const jobs = useLoad(() => must(api.staff.GET("/v1/instant/print-jobs", { params: { query: { limit: 10 } } })), []);
+  const [job, setJob] = useState<Schemas["PrintJobView"] | null>(null);
+  const act = useAction();
+  const start = (game: number) =>
+    act.run(async () => {
+      let view = await must(api.staff.POST("/v1/instant/games/{number}/print-runs", { params: { path: { number: game } } }));
+      setJob(view);
+      while (view.state === "queued" || view.state === "running") {
+        await new Promise((r) => setTimeout(r, 500));
+        view = await must(api.staff.GET("/v1/instant/print-jobs/{id}", { params: { path: { id: view.id } } }));
+        setJob(view);
+      }
+      jobs.reload();
+    });
+  return (
+    <div>
+      <h2>Print runs</h2>
+      <ProblemBanner problem={games.problem ?? act.problem} />
+      {job && (
+        <div class="box" role="status" data-testid="print-job">
+          <p>
+            Game {job.game}: {job.state}
+            {job.error ? ` — ${job.error}` : ""}
+          </p>
+          <label for="print-progress">Tickets stored</label>{" "}
+          <progress id="print-progress" max={job.tickets_total} value={job.tickets_stored}>
+            {job.tickets_stored} of {job.tickets_total}
+          </progress>{" "}
+          {job.tickets_stored.toLocaleString()} of {job.tickets_total.toLocaleString()}
+        </div>
+      )}
+      <table>
+        <thead>
+          <tr>
+            <th scope="col">Game</th>
+            <th scope="col">Name</th>
+            <th scope="col" class="num">
+              Price
+            </th>
+            <th scope="col" class="num">
+              Tickets
+            </th>
+            <th scope="col">Run</th>
+          </tr>
+        </thead>
+        <tbody>
+          {(games.value ?? []).map((g) => (
+            <tr key={g.number}>
+              <td>{g.number}</td>
+              <td>{g.name}</td>
+              <td class="num">{dollars(g.price_cents)}</td>
+              <td class="num">{g.tickets_ordered.toLocaleString()}</td>
+              <td>
+                <button type="button" disabled={act.busy} onClick={() => void start(g.number)}>
+                  Print game {g.number}
+                </button>
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <h3>Recent jobs</h3>
+      <ul>
+        {(jobs.value ?? []).map((j) => (
+          <li key={j.id}>
+            {when(j.created_at)} · game {j.game} · {j.state} · {j.tickets_stored.toLocaleString()} tickets
+          </li>
+        ))}
+      </ul>
+    </div>
+  );
+}
+
+function Liability(): JSX.Element {
+  const rows = useLoad(() => must(api.staff.GET("/v1/instant/liability")), []);
+  return (
+    <div>
+      <h2>Instant prize liability</h2>
+      <ProblemBanner problem={rows.problem} />
+      <table>
+        <thead>
+          <tr>
+            <th scope="col">Game</th>
+            <th scope="col" class="num">
+              Printed
+            </th>
+            <th scope="col" class="num">
+              Paid
+            </th>
+            <th scope="col" class="num">
+              Outstanding
+            </th>
+            <th scope="col" class="num">
+              Ledger
+            </th>
+          </tr>
+        </thead>
+        <tbody>
+          {(rows.value ?? []).map((r) => (
+            <tr key={r.game}>
+              <th scope="row">
+                {r.game} {r.name}
+              </th>
+              <td class="num">{dollars(r.printed_cents)}</td>
+              <td class="num">{dollars(r.paid_cents)}</td>
+              <td class="num">{dollars(r.outstanding_cents)}</td>
+              <td class="num">{r.ledger_balance_cents == null ? "—" : dollars(r.ledger_balance_cents)}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+function Validations(): JSX.Element {
+  const rows = useLoad(() => must(api.staff.GET("/v1/instant/validations/by-retailer")), []);
+  const unusual = useLoad(() => must(api.staff.GET("/v1/instant/reports/unusual-validations")), []);
+  return (
+    <div>
+      <h2>Validations by retailer</h2>
+      <ProblemBanner problem={rows.problem ?? unusual.problem} />
+      <table>
+        <thead>
+          <tr>
+            <th scope="col">Retailer</th>
+            <th scope="col" class="num">
+              Scans
+            </th>
+            <th scope="col" class="num">
+              Winners
+            </th>
+            <th scope="col" class="num">
+              Won
+            </th>
+            <th scope="col">Flags</th>
+          </tr>
+        </thead>
+        <tbody>
+          {(rows.value ?? []).map((r) => (
+            <tr key={r.retailer_id}>
+              <td>{r.retailer_id}</td>
+              <td class="num">{r.scans}</td>
+              <td class="num">{r.winners}</td>
+              <td class="num">{dollars(r.winner_cents)}</td>
+              <td>{unusual.value?.retailers.find((u) => u.retailer_id === r.retailer_id)?.flags.join(", ") ?? ""}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+function Audit(): JSX.Element {
+  const [reports, setReports] = useState<{ chain: string; report: Schemas["ChainReport"] }[]>([]);
+  const act = useAction();
+  const verify = () =>
+    act.run(async () => {
+      const draws = await must(api.staff.GET("/v1/draws/audit/verify"));
+      const tables = await must(api.staff.GET("/v1/tables/audit/verify"));
+      setReports([
+        { chain: "Draw games", report: draws },
+        { chain: "Table games", report: tables },
+      ]);
+    });
+  return (
+    <div>
+      <h2>Audit chains</h2>
+      <p class="hint">Every outcome is chained by hash; verifying walks each chain from its start.</p>
+      <button type="button" disabled={act.busy} onClick={() => void verify()}>
+        Verify the audit chains
+      </button>
+      <ProblemBanner problem={act.problem} />
+      <ul role="status" data-testid="audit">
+        {reports.map(({ chain, report }) => (
+          <li key={chain}>
+            {chain}: {report.records.toLocaleString()} records,{" "}
+            <strong>{report.intact ? "intact" : `broken at ${report.first_broken_seq ?? "?"}`}</strong>
+          </li>
+        ))}
+      </ul>
+    </div>
+  );
+}

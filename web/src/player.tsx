@@ -1,0 +1,301 @@
+// The player's screens: register and log in, then the wallet (deposits through the payment
+// provider's sandbox, cash-outs, history), the Keno wall, the blackjack table, game recall, and
+// the player's own limits and self-exclusion.
+import type { JSX } from "preact";
+import { useState } from "preact/hooks";
+import { BlackjackTable, Recall } from "./blackjack";
+import { KenoWall } from "./keno";
+import { api, centsOf, dollars, must, newKey, publicApi, type Schemas, setToken, when } from "./session";
+import { Field, ProblemBanner, TabPanel, Tabs, useAction, useLoad } from "./ui";
+
+export function PlayerEntry(): JSX.Element {
+  const [email, setEmail] = useState("");
+  const [password, setPassword] = useState("");
+  const [born, setBorn] = useState("");
+  const login = useAction();
+  const register = useAction();
+  const logIn = async () => {
+    const session = await must(publicApi.POST("/v1/sessions", { body: { email, password } }));
+    setToken("player", session.access_token);
+  };
+  return (
+    <div class="columns">
+      <form
+        class="box"
+        aria-labelledby="login-title"
+        onSubmit={(e) => {
+          e.preventDefault();
+          void login.run(logIn);
+        }}
+      >
+        <h2 id="login-title">Log in</h2>
+        <Field id="login-email" label="Email" type="email" autoComplete="email" value={email} onInput={setEmail} />
+        <Field
+          id="login-password"
+          label="Password"
+          type="password"
+          autoComplete="current-password"
+          value={password}
+          onInput={setPassword}
+        />
+        <button type="submit" disabled={login.busy}>
+          Log in
+        </button>
+        <ProblemBanner problem={login.problem} />
+      </form>
+      <form
+        class="box"
+        aria-labelledby="register-title"
+        onSubmit={(e) => {
+          e.preventDefault();
+          void register.run(async () => {
+            await must(publicApi.POST("/v1/players", { body: { email, password, date_of_birth: born } }));
+            await logIn();
+          });
+        }}
+      >
+        <h2 id="register-title">New here? Register</h2>
+        <p class="hint">18 or older. The email and password above are used; add your date of birth.</p>
+        <Field id="register-born" label="Date of birth" type="date" value={born} onInput={setBorn} />
+        <button type="submit" disabled={register.busy}>
+          Register and log in
+        </button>
+        <ProblemBanner problem={register.problem} />
+      </form>
+    </div>
+  );
+}
+
+const PLAYER_TABS = [
+  { id: "wallet", title: "Wallet" },
+  { id: "keno", title: "Castle Keno" },
+  { id: "blackjack", title: "Blackjack" },
+  { id: "recall", title: "Recall" },
+  { id: "limits", title: "Limits" },
+] as const;
+type PlayerTab = (typeof PLAYER_TABS)[number]["id"];
+
+export function PlayerScreens(): JSX.Element {
+  const [tab, setTab] = useState<PlayerTab>("wallet");
+  const [walletRound, setWalletRound] = useState(0);
+  const refreshWallet = () => setWalletRound((r) => r + 1);
+  const me = useLoad(() => must(api.player.GET("/v1/me")), []);
+  const wallet = useLoad(() => must(api.player.GET("/v1/me/wallet")), [walletRound]);
+  return (
+    <div>
+      <div class="bar">
+        <p>
+          {me.value?.player?.email ?? "…"} · balance{" "}
+          <strong data-testid="balance">{wallet.value ? dollars(wallet.value.balance.available) : "…"}</strong>
+        </p>
+        <button
+          type="button"
+          onClick={() => {
+            void api.player.DELETE("/v1/sessions/current").finally(() => setToken("player", null));
+          }}
+        >
+          Log out
+        </button>
+      </div>
+      <Tabs label="Player" tabs={PLAYER_TABS} current={tab} onSelect={setTab} />
+      <TabPanel id={tab}>
+        {tab === "wallet" && <WalletPanel wallet={wallet.value} onChange={refreshWallet} />}
+        {tab === "keno" && <KenoWall onMoney={refreshWallet} />}
+        {tab === "blackjack" && <BlackjackTable onMoney={refreshWallet} />}
+        {tab === "recall" && <Recall />}
+        {tab === "limits" && <LimitsPanel />}
+      </TabPanel>
+    </div>
+  );
+}
+
+function WalletPanel(props: { wallet: Schemas["Account"] | undefined; onChange: () => void }): JSX.Element {
+  const [amount, setAmount] = useState("50.00");
+  const [method, setMethod] = useState("sandbox_card");
+  const [payment, setPayment] = useState<Schemas["PaymentView"] | null>(null);
+  const move = useAction();
+  const history = useLoad(() => must(api.player.GET("/v1/me/wallet/transfers", { params: { query: { limit: 20 } } })), [
+    props.wallet?.balance.posted,
+  ]);
+  const send = (kind: "deposit" | "withdrawal") =>
+    move.run(async () => {
+      const cents = centsOf(amount);
+      if (cents === null || cents <= 0) throw new Error("Enter an amount in dollars, like 25 or 12.50.");
+      const request = {
+        params: { header: { "Idempotency-Key": newKey() } },
+        body: { amount: cents, currency: "USD", payment_method: method },
+      };
+      let view =
+        kind === "deposit"
+          ? await must(api.player.POST("/v1/me/deposits", request))
+          : await must(api.player.POST("/v1/me/withdrawals", request));
+      setPayment(view);
+      // The provider answers within seconds with a signed webhook; follow the payment until then.
+      for (let i = 0; i < 30 && view.state === "pending"; i++) {
+        await new Promise((r) => setTimeout(r, 500));
+        view = await must(api.player.GET("/v1/me/payments/{id}", { params: { path: { id: view.id } } }));
+        setPayment(view);
+      }
+      props.onChange();
+    });
+  return (
+    <div>
+      <h2>Wallet</h2>
+      {props.wallet && (
+        <p>
+          Available <strong>{dollars(props.wallet.balance.available)}</strong> · held for cash-outs{" "}
+          {dollars(props.wallet.balance.pending_debits)}
+        </p>
+      )}
+      <form
+        class="box"
+        aria-label="Deposit or cash out"
+        onSubmit={(e) => {
+          e.preventDefault();
+          void send("deposit");
+        }}
+      >
+        <Field id="amount" label="Amount (dollars)" inputMode="decimal" value={amount} onInput={setAmount} />
+        <label class="field" for="method">
+          <span>Payment method (sandbox)</span>
+          <select id="method" value={method} onChange={(e) => setMethod(e.currentTarget.value)}>
+            <option value="sandbox_card">Sandbox card (approved)</option>
+            <option value="sandbox_decline">Sandbox card (declined)</option>
+          </select>
+        </label>
+        <div class="row">
+          <button type="submit" disabled={move.busy}>
+            Deposit
+          </button>
+          <button type="button" disabled={move.busy} onClick={() => void send("withdrawal")}>
+            Cash out
+          </button>
+        </div>
+        {payment && (
+          <p role="status" data-testid="payment-state">
+            {payment.kind} of {dollars(payment.amount)}: {payment.state}
+            {payment.failure ? ` (${payment.failure})` : ""}
+          </p>
+        )}
+        <ProblemBanner problem={move.problem} />
+      </form>
+      <h3>History</h3>
+      <ProblemBanner problem={history.problem} />
+      <table>
+        <thead>
+          <tr>
+            <th scope="col">When</th>
+            <th scope="col">What</th>
+            <th scope="col" class="num">
+              Amount
+            </th>
+          </tr>
+        </thead>
+        <tbody>
+          {(history.value?.items ?? []).map((t) => (
+            <tr key={t.id}>
+              <td>{when(t.created_at)}</td>
+              <td>{String(t.metadata["purpose"] ?? t.metadata["game"] ?? t.kind)}</td>
+              <td class="num">{dollars(t.side === "debit" ? -t.amount : t.amount)}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+function LimitsPanel(): JSX.Element {
+  const limits = useLoad(() => must(api.player.GET("/v1/me/deposit-limits")), []);
+  const [period, setPeriod] = useState<Schemas["LimitPeriod"]>("daily");
+  const [amount, setAmount] = useState("100");
+  const [exclusion, setExclusion] = useState<Schemas["ExclusionPeriod"]>("6_months");
+  const [confirming, setConfirming] = useState(false);
+  const save = useAction();
+  const exclude = useAction();
+  return (
+    <div>
+      <h2>Deposit limits</h2>
+      <p class="hint">A lower limit applies at once; a higher one after 24 hours.</p>
+      <ul>
+        {(limits.value ?? []).map((l) => (
+          <li key={l.period}>
+            {l.period}: {l.amount == null ? "none" : dollars(l.amount)}
+            {l.pending_amount != null ? ` (becomes ${dollars(l.pending_amount)} on ${when(l.pending_from)})` : ""}
+          </li>
+        ))}
+      </ul>
+      <form
+        class="box"
+        aria-label="Set a deposit limit"
+        onSubmit={(e) => {
+          e.preventDefault();
+          void save.run(async () => {
+            const cents = centsOf(amount);
+            if (cents === null) throw new Error("Enter the limit in dollars.");
+            await must(api.player.PUT("/v1/me/deposit-limits", { body: { period, amount: cents } }));
+            limits.reload();
+          });
+        }}
+      >
+        <label class="field" for="limit-period">
+          <span>Period</span>
+          <select
+            id="limit-period"
+            value={period}
+            onChange={(e) => setPeriod(e.currentTarget.value as Schemas["LimitPeriod"])}
+          >
+            <option value="daily">Daily</option>
+            <option value="weekly">Weekly</option>
+            <option value="monthly">Monthly</option>
+          </select>
+        </label>
+        <Field id="limit-amount" label="Limit (dollars)" inputMode="decimal" value={amount} onInput={setAmount} />
+        <button type="submit" disabled={save.busy}>
+          Save limit
+        </button>
+        <ProblemBanner problem={save.problem} />
+      </form>
+      <h2>Take a break</h2>
+      <p class="hint">Self-exclusion ends your session and cannot be undone before its end.</p>
+      <div class="box">
+        <label class="field" for="exclusion">
+          <span>Exclude me for</span>
+          <select
+            id="exclusion"
+            value={exclusion}
+            onChange={(e) => setExclusion(e.currentTarget.value as Schemas["ExclusionPeriod"])}
+          >
+            <option value="6_months">6 months</option>
+            <option value="1_year">1 year</option>
+            <option value="5_years">5 years</option>
+          </select>
+        </label>
+        {confirming ? (
+          <div class="row" role="group" aria-label="Confirm self-exclusion">
+            <button
+              type="button"
+              class="danger"
+              onClick={() =>
+                void exclude.run(async () => {
+                  await must(api.player.POST("/v1/me/self-exclusion", { body: { period: exclusion } }));
+                  setToken("player", null);
+                })
+              }
+            >
+              Yes, exclude me
+            </button>
+            <button type="button" onClick={() => setConfirming(false)}>
+              Cancel
+            </button>
+          </div>
+        ) : (
+          <button type="button" onClick={() => setConfirming(true)}>
+            Self-exclude…
+          </button>
+        )}
+        <ProblemBanner problem={exclude.problem} />
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,288 @@
+// Small pieces every screen shares: labelled fields, the problem banner, tabs that a keyboard
+// and a screen reader can use, playing cards, bar charts, and the live-results subscription.
+import type { ComponentChildren, JSX } from "preact";
+import { useEffect, useRef, useState } from "preact/hooks";
+import { Problem, type Schemas } from "./session";
+
+export function Field(props: {
+  label: string;
+  value: string;
+  onInput: (value: string) => void;
+  type?: string;
+  autoComplete?: string;
+  inputMode?: "numeric" | "decimal" | "text" | "email";
+  id?: string;
+  autoFocus?: boolean;
+  onEnter?: () => void;
+  inputRef?: preact.RefObject<HTMLInputElement>;
+}): JSX.Element {
+  const id = props.id ?? `f-${props.label.toLowerCase().replace(/[^a-z0-9]+/g, "-")}`;
+  return (
+    <label class="field" for={id}>
+      <span>{props.label}</span>
+      <input
+        id={id}
+        ref={props.inputRef}
+        type={props.type ?? "text"}
+        value={props.value}
+        autoComplete={props.autoComplete}
+        inputMode={props.inputMode}
+        autoFocus={props.autoFocus}
+        onInput={(e) => props.onInput(e.currentTarget.value)}
+        onKeyDown={(e) => {
+          if (e.key === "Enter" && props.onEnter) {
+            e.preventDefault();
+            props.onEnter();
+          }
+        }}
+      />
+    </label>
+  );
+}
+
+/** What went wrong, read out by screen readers as it appears. */
+export function ProblemBanner(props: { problem: unknown }): JSX.Element | null {
+  if (!props.problem) return null;
+  const problem = props.problem;
+  const text =
+    problem instanceof Problem
+      ? `${problem.message} (${problem.code})`
+      : problem instanceof Error
+        ? problem.message
+        : String(problem);
+  return (
+    <p class="problem" role="alert" data-code={problem instanceof Problem ? problem.code : undefined}>
+      {text}
+    </p>
+  );
+}
+
+/** Runs `action` with a busy flag and the problem it raised, for a form's submit button. */
+export function useAction(): {
+  busy: boolean;
+  problem: unknown;
+  run: (action: () => Promise<void>) => Promise<void>;
+  clear: () => void;
+} {
+  const [busy, setBusy] = useState(false);
+  const [problem, setProblem] = useState<unknown>(null);
+  return {
+    busy,
+    problem,
+    clear: () => setProblem(null),
+    run: async (action) => {
+      setBusy(true);
+      setProblem(null);
+      try {
+        await action();
+      } catch (e) {
+        setProblem(e);
+      } finally {
+        setBusy(false);
+      }
+    },
+  };
+}
+
+/** Loads `load` when `deps` change; `reload` loads again. */
+export function useLoad<T>(
+  load: () => Promise<T>,
+  deps: unknown[],
+): { value: T | undefined; problem: unknown; reload: () => void } {
+  const [value, setValue] = useState<T | undefined>(undefined);
+  const [problem, setProblem] = useState<unknown>(null);
+  const [round, setRound] = useState(0);
+  useEffect(() => {
+    let current = true;
+    load().then(
+      (v) => {
+        if (current) {
+          setValue(v);
+          setProblem(null);
+        }
+      },
+      (e: unknown) => {
+        if (current) setProblem(e);
+      },
+    );
+    return () => {
+      current = false;
+    };
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [...deps, round]);
+  return { value, problem, reload: () => setRound((r) => r + 1) };
+}
+
+export function Tabs<T extends string>(props: {
+  label: string;
+  tabs: readonly { id: T; title: string }[];
+  current: T;
+  onSelect: (id: T) => void;
+}): JSX.Element {
+  const refs = useRef<(HTMLButtonElement | null)[]>([]);
+  const index = props.tabs.findIndex((t) => t.id === props.current);
+  const move = (to: number) => {
+    const n = props.tabs.length;
+    const target = props.tabs[(to + n) % n];
+    if (target) {
+      props.onSelect(target.id);
+      refs.current[(to + n) % n]?.focus();
+    }
+  };
+  return (
+    <div role="tablist" aria-label={props.label} class="tabs">
+      {props.tabs.map((tab, i) => (
+        <button
+          key={tab.id}
+          ref={(el) => {
+            refs.current[i] = el;
+          }}
+          role="tab"
+          id={`tab-${tab.id}`}
+          aria-selected={tab.id === props.current}
+          aria-controls={`panel-${tab.id}`}
+          tabIndex={tab.id === props.current ? 0 : -1}
+          onClick={() => props.onSelect(tab.id)}
+          onKeyDown={(e) => {
+            if (e.key === "ArrowRight") move(index + 1);
+            if (e.key === "ArrowLeft") move(index - 1);
+          }}
+        >
+          {tab.title}
+        </button>
+      ))}
+    </div>
+  );
+}
+
+export function TabPanel(props: { id: string; children: ComponentChildren }): JSX.Element {
+  return (
+    <section role="tabpanel" id={`panel-${props.id}`} aria-labelledby={`tab-${props.id}`} class="panel">
+      {props.children}
+    </section>
+  );
+}
+
+const SUITS: Record<string, [string, string]> = {
+  S: ["♠", "spades"],
+  H: ["♥", "hearts"],
+  D: ["♦", "diamonds"],
+  C: ["♣", "clubs"],
+};
+const RANKS: Record<string, string> = { A: "ace", K: "king", Q: "queen", J: "jack" };
+
+/** A card as the API writes it (`10S`, `AH`). */
+export function Card(props: { card: string }): JSX.Element {
+  const rank = props.card.slice(0, -1);
+  const [symbol, suit] = SUITS[props.card.slice(-1)] ?? ["?", "unknown"];
+  const red = suit === "hearts" || suit === "diamonds";
+  return (
+    <span class={`card${red ? " red" : ""}`} role="img" aria-label={`${RANKS[rank] ?? rank} of ${suit}`}>
+      {rank}
+      {symbol}
+    </span>
+  );
+}
+
+export function HiddenCard(): JSX.Element {
+  return (
+    <span class="card back" role="img" aria-label="face-down card">
+      ?
+    </span>
+  );
+}
+
+/** A bar chart of `values` (0 to `max`), drawn as SVG, with its numbers in a table beside it for
+ * screen readers and for anyone who would rather read. */
+export function BarChart(props: {
+  title: string;
+  bars: { label: string; value: number }[];
+  max?: number;
+  format: (value: number) => string;
+}): JSX.Element {
+  const max = props.max ?? Math.max(...props.bars.map((b) => b.value), 1e-9);
+  const width = 36;
+  const height = 160;
+  return (
+    <figure class="chart">
+      <figcaption>{props.title}</figcaption>
+      <svg
+        viewBox={`0 0 ${props.bars.length * width + 10} ${height + 30}`}
+        role="img"
+        aria-label={props.title}
+        preserveAspectRatio="xMinYMin meet"
+      >
+        {props.bars.map((bar, i) => {
+          const h = Math.max(1, (bar.value / max) * height);
+          return (
+            <g key={bar.label}>
+              <rect x={i * width + 8} y={height - h + 4} width={width - 10} height={h} class="bar">
+                <title>{`${bar.label}: ${props.format(bar.value)}`}</title>
+              </rect>
+              <text x={i * width + 8 + (width - 10) / 2} y={height + 22} text-anchor="middle" class="axis">
+                {bar.label}
+              </text>
+            </g>
+          );
+        })}
+      </svg>
+      <details>
+        <summary>Figures</summary>
+        <table>
+          <tbody>
+            {props.bars.map((bar) => (
+              <tr key={bar.label}>
+                <th scope="row">{bar.label}</th>
+                <td>{props.format(bar.value)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </details>
+    </figure>
+  );
+}
+
+export interface LiveDraws {
+  open?: Schemas["DrawView"];
+  drawn?: Schemas["DrawView"];
+  powerball?: Schemas["PowerballDrawView"];
+  connected: boolean;
+}
+
+/** The platform's live results (`GET /v1/draws/live`, Server-Sent Events); EventSource
+ * reconnects by itself and sends the last draw number it saw. */
+export function useLiveDraws(): LiveDraws {
+  const [live, setLive] = useState<LiveDraws>({ connected: false });
+  useEffect(() => {
+    const source = new EventSource("/v1/draws/live");
+    const take =
+      (key: "open" | "drawn" | "powerball") =>
+      (event: MessageEvent<string>): void => {
+        const value: unknown = JSON.parse(event.data);
+        setLive((now) => ({ ...now, [key]: value, connected: true }));
+      };
+    source.addEventListener("keno_open", take("open"));
+    source.addEventListener("keno_draw", take("drawn"));
+    source.addEventListener("powerball_drawing", take("powerball"));
+    source.onopen = () => setLive((now) => ({ ...now, connected: true }));
+    source.onerror = () => setLive((now) => ({ ...now, connected: false }));
+    return () => source.close();
+  }, []);
+  return live;
+}
+
+/** Seconds until `iso`, ticking. */
+export function useCountdown(iso: string | undefined): number | null {
+  const [now, setNow] = useState(Date.now());
+  useEffect(() => {
+    const timer = setInterval(() => setNow(Date.now()), 1000);
+    return () => clearInterval(timer);
+  }, []);
+  if (!iso) return null;
+  return Math.max(0, Math.round((new Date(iso).getTime() - now) / 1000));
+}
+
+export function minutesSeconds(seconds: number): string {
+  return `${Math.floor(seconds / 60)}:${String(seconds % 60).padStart(2, "0")}`;
+}
