@@ -1,0 +1,431 @@
+//! The journeys: what a player, a retailer and an operator do in the web client, each checked
+//! against what the API says afterwards.
+
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use crate::Context;
+use crate::webdriver::{Browser, ENTER};
+
+pub const STAFF_PASSWORD: &str = "a long admin password for the browser";
+const PLAYER_PASSWORD: &str = "correct horse battery staple";
+
+/// Cents as the page shows them.
+fn dollars(cents: i64) -> String {
+    format!("${}.{:02}", cents / 100, cents % 100)
+}
+
+async fn api(ctx: &Context, method: reqwest::Method, path: &str, token: &str, body: Option<Value>) -> Value {
+    let mut request = ctx.http.request(method, format!("{}{path}", ctx.base));
+    if !token.is_empty() {
+        request = request.bearer_auth(token);
+    }
+    if let Some(body) = body {
+        request = request.header("idempotency-key", uuid::Uuid::new_v4().to_string()).json(&body);
+    }
+    request.send().await.unwrap().json().await.unwrap()
+}
+
+async fn get(ctx: &Context, path: &str, token: &str) -> Value {
+    api(ctx, reqwest::Method::GET, path, token, None).await
+}
+
+async fn post(ctx: &Context, path: &str, token: &str, body: Value) -> Value {
+    api(ctx, reqwest::Method::POST, path, token, Some(body)).await
+}
+
+/// A picture of the screen as it is now, named for what it shows (the end of a journey has its
+/// own, taken by the runner).
+async fn shot(ctx: &Context, browser: &Browser, screen: &str) -> Result<(), String> {
+    browser.screenshot(&ctx.screenshots.join(format!("screen-{screen}.png"))).await
+}
+
+/// The page's own session token for `area` (what the page sends), to check its work by the API.
+async fn page_token(browser: &Browser, area: &str) -> Result<String, String> {
+    browser
+        .script(&format!("return sessionStorage.getItem('lotto.{area}.token')"))
+        .await?
+        .as_str()
+        .map(str::to_owned)
+        .ok_or_else(|| format!("the page holds no {area} session"))
+}
+
+/// A player registered, with `cents` deposited through the sandbox, by the API.
+async fn funded_player(ctx: &Context, email: &str, cents: i64) -> String {
+    let token = crate::common::player(&ctx.http, &ctx.base, email, PLAYER_PASSWORD).await;
+    let intent = post(ctx, "/v1/me/deposits", &token, json!({"amount": cents, "currency": "USD"})).await;
+    let id = intent["id"].as_str().unwrap().to_owned();
+    for _ in 0..100 {
+        if get(ctx, &format!("/v1/me/payments/{id}"), &token).await["state"] == "succeeded" {
+            return token;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    panic!("the sandbox did not confirm the deposit");
+}
+
+/// An operator (made with `lotto admin create-operator`, as the README does) and its token.
+async fn operator(ctx: &Context, username: &str) -> String {
+    let made = std::process::Command::new(env!("CARGO_BIN_EXE_lotto"))
+        .args(["admin", "create-operator", username])
+        .env("DATABASE_URL", &ctx.database_url)
+        .env("LOTTO_ADMIN_PASSWORD", STAFF_PASSWORD)
+        .env("LOTTO_LOG", "warn")
+        .output()
+        .unwrap();
+    assert!(made.status.success(), "{}", String::from_utf8_lossy(&made.stderr));
+    let login: Value = ctx
+        .http
+        .post(format!("{}/v1/sessions", ctx.base))
+        .json(&json!({"username": username, "password": STAFF_PASSWORD}))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    login["access_token"].as_str().unwrap().to_owned()
+}
+
+async fn log_in_player(ctx: &Context, browser: &Browser, email: &str) -> Result<(), String> {
+    browser.goto(&format!("{}/#/play", ctx.base)).await?;
+    browser.fill("#login-email", email).await?;
+    browser.fill("#login-password", PLAYER_PASSWORD).await?;
+    browser.click_button("Log in").await?;
+    browser.find("[data-testid=balance]").await.map(|_| ())
+}
+
+/// Registers at the page, deposits $50 through the sandbox, picks five numbers on the wall and
+/// plays them now: the page shows the draw, the hits and the prize the API recorded, and the
+/// balance the ledger holds.
+pub async fn player_keno(ctx: &Context, browser: &Browser) -> Result<(), String> {
+    browser.goto(&format!("{}/#/play", ctx.base)).await?;
+    browser.fill("#login-email", "kim@example.com").await?;
+    browser.fill("#login-password", PLAYER_PASSWORD).await?;
+    // A date field takes the digits as a keyboard user types them (month, day, year).
+    browser.fill("#register-born", "05171990").await?;
+    shot(ctx, browser, "player-login-register").await?;
+    browser.click_button("Register and log in").await?;
+    browser.wait_text("[data-testid=balance]", "$0.00").await?;
+    browser.fill("#amount", "50").await?;
+    browser.click_button("Deposit").await?;
+    browser.wait_text("[data-testid=payment-state]", "succeeded").await?;
+    browser.wait_text("[data-testid=balance]", "$50.00").await?;
+    shot(ctx, browser, "player-wallet").await?;
+
+    browser.click_button("Castle Keno").await?;
+    browser.wait_text("[data-testid=countdown]", ":").await?;
+    for n in [3, 11, 19, 41, 80] {
+        let number = browser.find(&format!("button[data-number=\"{n}\"]")).await?;
+        browser.click(&number).await?;
+        if browser.attribute(&number, "aria-pressed").await?.as_deref() != Some("true") {
+            return Err(format!("number {n} is not shown as picked"));
+        }
+    }
+    browser.fill("#keno-tickets", "2").await?;
+    browser.click_button("Play now").await?;
+    let shown = browser.wait_text("[data-testid=keno-result]", "won").await?;
+    shot(ctx, browser, "player-keno-wall").await?;
+
+    let token = page_token(browser, "player").await?;
+    let tickets = get(ctx, "/v1/keno/tickets", &token).await;
+    let ticket = &tickets[0];
+    if ticket["spots"] != json!([3, 11, 19, 41, 80]) || ticket["stake_cents"] != 200 {
+        return Err(format!("the API recorded another ticket: {ticket}"));
+    }
+    let payout = ticket["payout_cents"].as_i64().ok_or("the ticket is not settled")?;
+    let hits = ticket["hits"].as_i64().unwrap_or(0);
+    if !shown.contains(&format!("Hits {hits}, won {}", dollars(payout))) {
+        return Err(format!("the page shows {shown:?}; the API says {hits} hits and {payout} cents"));
+    }
+    let numbers: Vec<String> =
+        ticket["draw_numbers"].as_array().unwrap().iter().map(|n| n.to_string()).collect();
+    if !shown.contains(&numbers.join(" ")) {
+        return Err(format!("the page does not show the draw {numbers:?}: {shown:?}"));
+    }
+    let balance = get(ctx, "/v1/me/wallet", &token).await["balance"]["available"].as_i64().unwrap();
+    if balance != 5_000 - 200 + payout {
+        return Err(format!("the wallet holds {balance} cents after a 200-cent ticket winning {payout}"));
+    }
+    browser.wait_text("[data-testid=balance]", &dollars(balance)).await?;
+    Ok(())
+}
+
+/// Logs in, opens a six-deck table, wagers $10 and plays the round to its end pressing only the
+/// buttons the round allows (stand when it may): the page's result is the API's.
+pub async fn player_blackjack(ctx: &Context, browser: &Browser) -> Result<(), String> {
+    funded_player(ctx, "lee@example.com", 10_000).await;
+    log_in_player(ctx, browser, "lee@example.com").await?;
+    browser.click_button("Blackjack").await?;
+    browser.wait_text("[data-testid=meter]", "$").await?;
+    browser.fill("#bj-wager", "10").await?;
+    browser.click_button("Deal").await?;
+    browser.find("[data-testid=bj-round]").await?;
+    shot(ctx, browser, "player-blackjack-table").await?;
+    for _ in 0..20 {
+        if !browser.all("[data-testid=bj-result]").await?.is_empty() {
+            break;
+        }
+        let buttons = browser.all("[aria-label=Decisions] button").await?;
+        let mut choice = None;
+        for preferred in ["stand", "decline_insurance", "even_money", "hit"] {
+            for button in &buttons {
+                if choice.is_none()
+                    && browser.attribute(button, "data-action").await?.as_deref() == Some(preferred)
+                {
+                    choice = Some(button.clone());
+                }
+            }
+        }
+        match choice {
+            Some(button) if browser.enabled(&button).await? => browser.click(&button).await?,
+            _ => {}
+        }
+        tokio::time::sleep(Duration::from_millis(300)).await;
+    }
+    let shown = browser.wait_text("[data-testid=bj-result]", "Round over").await?;
+    if !browser.all("[aria-label=Decisions] button").await?.is_empty() {
+        return Err("a settled round still offers decisions".to_owned());
+    }
+    let token = page_token(browser, "player").await?;
+    let recall = get(ctx, "/v1/blackjack/recall", &token).await;
+    let round = &recall[0];
+    if round["state"] != "settled" {
+        return Err(format!("the API's round is not settled: {round}"));
+    }
+    let returned = round["returned_cents"].as_i64().unwrap_or(0);
+    if !shown.contains(&format!("returned {}", dollars(returned))) {
+        return Err(format!("the page shows {shown:?}; the API returned {returned} cents"));
+    }
+    Ok(())
+}
+
+/// At a phone's width, with the keyboard: logs in (Tab, Enter), moves between the player's tabs
+/// with the arrow keys, sets a deposit limit and reads the recall page; nothing is wider than
+/// the screen.
+pub async fn player_phone_keyboard(ctx: &Context, browser: &Browser) -> Result<(), String> {
+    funded_player(ctx, "max@example.com", 2_000).await;
+    browser.goto(&format!("{}/#/play", ctx.base)).await?;
+    let email = browser.find("#login-email").await?;
+    browser.click(&email).await?;
+    browser.keys("max@example.com\t").await?;
+    if browser.focused_id().await? != "login-password" {
+        return Err("Tab from the email does not reach the password".to_owned());
+    }
+    browser.keys(&format!("{PLAYER_PASSWORD}{ENTER}")).await?;
+    browser.wait_text("[data-testid=balance]", "$20.00").await?;
+
+    let wallet_tab = browser.find("#tab-wallet").await?;
+    browser.click(&wallet_tab).await?;
+    browser.keys("\u{E014}\u{E014}\u{E014}\u{E014}").await?; // ArrowRight four times
+    if browser.focused_id().await? != "tab-limits" {
+        return Err("the arrow keys do not move along the tabs".to_owned());
+    }
+    let limits = browser.find("#tab-limits").await?;
+    if browser.attribute(&limits, "aria-selected").await?.as_deref() != Some("true") {
+        return Err("the focused tab is not the selected one".to_owned());
+    }
+    browser.fill("#limit-amount", "25").await?;
+    browser.click_button("Save limit").await?;
+    browser.wait_text("#panel-limits", "daily: $25.00").await?;
+    shot(ctx, browser, "player-limits-phone").await?;
+    let token = page_token(browser, "player").await?;
+    let set = get(ctx, "/v1/me/deposit-limits", &token).await;
+    if !set.as_array().unwrap().iter().any(|l| l["period"] == "daily" && l["amount"] == 2_500) {
+        return Err(format!("the API does not hold the daily limit: {set}"));
+    }
+    // Back to the tabs (Shift+Tab from the field would do the same), then ArrowLeft: Recall.
+    let limits = browser.find("#tab-limits").await?;
+    browser.click(&limits).await?;
+    browser.keys("\u{E012}").await?;
+    browser.wait_text("#panel-recall", "Game recall").await?;
+    shot(ctx, browser, "player-recall-phone").await?;
+    let fits = browser.script("return document.documentElement.scrollWidth <= window.innerWidth").await?;
+    if fits != Value::Bool(true) {
+        return Err("the page is wider than a phone's screen".to_owned());
+    }
+    Ok(())
+}
+
+/// The shop's side: an operator prints game 283 and ships a pack holding a $1 winner (read off
+/// the printer's file as the printer would); at the till the pack is received and activated,
+/// the barcode comes in as a keyboard-wedge scanner types it (digits, then Enter moves on to the
+/// VIRN), the ticket is validated and paid, and the receipt printed; the API holds one claim.
+pub async fn retailer_pays(ctx: &Context, browser: &Browser) -> Result<(), String> {
+    let op = operator(ctx, "till-desk").await;
+    let retailer = post(ctx, "/v1/retailers", &op, json!({"name": "Browser Corner"})).await;
+    let retailer = retailer["id"].as_str().unwrap().to_owned();
+    let terminal =
+        post(ctx, &format!("/v1/retailers/{retailer}/terminals"), &op, json!({"label": "till 1"})).await;
+    let api_key = terminal["api_key"].as_str().unwrap().to_owned();
+    let winner = printed_winner(ctx, &op).await;
+    let shipped = post(
+        ctx,
+        &format!("/v1/instant/packs/283/{}/ship", winner.book),
+        &op,
+        json!({"retailer_id": retailer}),
+    )
+    .await;
+    if shipped["state"] != "shipped" {
+        return Err(format!("the pack was not shipped: {shipped}"));
+    }
+
+    browser.goto(&format!("{}/#/till", ctx.base)).await?;
+    browser.fill("#till-key", &api_key).await?;
+    shot(ctx, browser, "till-login").await?;
+    browser.click_button("Start the till").await?;
+    browser.click_button("Packs").await?;
+    browser.click_button(&format!("Receive pack {}", winner.book)).await?;
+    browser.click_button(&format!("Activate pack {}", winner.book)).await?;
+    browser.wait_text("#panel-packs", "active").await?;
+    shot(ctx, browser, "till-packs").await?;
+
+    browser.click_button("Counter").await?;
+    let scan = browser.find("#scan").await?;
+    browser.click(&scan).await?;
+    browser.keys(&format!("{}{ENTER}", winner.scan)).await?;
+    if browser.focused_id().await? != "virn" {
+        return Err("the scanner's Enter does not move on to the VIRN".to_owned());
+    }
+    browser.keys(&format!("{}{ENTER}", winner.virn)).await?;
+    browser.wait_text("[data-testid=validation]", "Winner: $1.00").await?;
+    browser.click_button("Pay").await?;
+    let receipt = browser.wait_text("[data-testid=receipt]", "PAID").await?;
+    if !receipt.contains("INSTANT PRIZE PAID") {
+        return Err(format!("the receipt does not say what it paid: {receipt:?}"));
+    }
+    shot(ctx, browser, "till-counter-receipt").await?;
+    let till = page_token(browser, "till").await?;
+    let claims = get(ctx, "/v1/instant/claims", &till).await;
+    let paid: Vec<&Value> =
+        claims["items"].as_array().unwrap().iter().filter(|c| c["paid_cents"] == 100).collect();
+    if paid.len() != 1 {
+        return Err(format!("the API holds {} paid claims, not one: {claims}", paid.len()));
+    }
+    browser.click_button("Receipts").await?;
+    browser.wait_text("#panel-receipts", "$1.00").await?;
+    Ok(())
+}
+
+/// The operator logs in, watches a Keno draw arrive live, verifies both audit chains, follows a
+/// print run's job to its end, and opens the PAR charts: one bar per spot count, as the math.
+pub async fn operator_console(ctx: &Context, browser: &Browser) -> Result<(), String> {
+    operator(ctx, "console-op").await;
+    browser.goto(&format!("{}/#/console", ctx.base)).await?;
+    browser.fill("#staff-username", "console-op").await?;
+    browser.fill("#staff-password", STAFF_PASSWORD).await?;
+    shot(ctx, browser, "console-login").await?;
+    browser.click_button("Log in").await?;
+    browser.wait_text("#panel-draws", "Live: new results").await?;
+    // Draws come every 10 s here: one is drawn while the page watches, and its numbers are the API's.
+    let newest_before = get(ctx, "/v1/keno/draws?limit=20", "").await;
+    let drawn_before = newest_before.as_array().unwrap().iter().filter(|d| d["numbers"].is_array()).count();
+    let mut shown = String::new();
+    for _ in 0..60 {
+        let draws = get(ctx, "/v1/keno/draws?limit=20", "").await;
+        let drawn: Vec<&Value> =
+            draws.as_array().unwrap().iter().filter(|d| d["numbers"].is_array()).collect();
+        if drawn.len() > drawn_before
+            && let Some(newest) = drawn.first()
+        {
+            let numbers: Vec<String> =
+                newest["numbers"].as_array().unwrap().iter().map(|n| n.to_string()).collect();
+            shown = browser.wait_text("[data-testid=keno-draws]", &numbers.join(" ")).await?;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    }
+    if shown.is_empty() {
+        return Err("no Keno draw was drawn in 30 s".to_owned());
+    }
+    shot(ctx, browser, "console-draws-live").await?;
+
+    browser.click_button("Audit").await?;
+    browser.click_button("Verify the audit chains").await?;
+    let audit = browser.wait_text("[data-testid=audit]", "Table games").await?;
+    if audit.matches("intact").count() != 2 {
+        return Err(format!("the audit chains are not both intact: {audit:?}"));
+    }
+    shot(ctx, browser, "console-audit").await?;
+
+    browser.click_button("Print runs").await?;
+    browser.click_button("Print game 228").await?;
+    let mut job = String::new();
+    for _ in 0..240 {
+        job = browser.wait_text("[data-testid=print-job]", "Game 228").await?;
+        if job.contains("succeeded") || job.contains("failed") {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    }
+    if !job.contains("succeeded") {
+        return Err(format!("the print job did not succeed: {job:?}"));
+    }
+    shot(ctx, browser, "console-print-run").await?;
+
+    browser.click_button("PAR sheets").await?;
+    let math = get(ctx, "/v1/keno/math", "").await;
+    let rows = math.as_array().unwrap().iter().filter(|r| r["option"] == "bet").count();
+    for _ in 0..50 {
+        if browser.all("[data-testid=par-keno] figure:first-child rect").await?.len() == rows {
+            return shot(ctx, browser, "console-par-charts").await;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    Err(format!("the Keno chart does not show one bar for each of the {rows} spot counts"))
+}
+
+/// A winning ticket as the printer's file shows it.
+struct Winner {
+    book: u32,
+    /// The 13 digits a keyboard-wedge scanner types.
+    scan: String,
+    virn: String,
+}
+
+/// A print run of game 283 followed to its end, its printer's file downloaded and read with
+/// `lotto printer-file` (as the README's walk-through does), and its first $1 winner.
+async fn printed_winner(ctx: &Context, op: &str) -> Winner {
+    let job = post(ctx, "/v1/instant/games/283/print-runs", op, json!({})).await;
+    let job = format!("/v1/instant/print-jobs/{}", job["id"].as_str().unwrap());
+    let mut run = None;
+    for _ in 0..600 {
+        let now = get(ctx, &job, op).await;
+        if now["state"] == "succeeded" {
+            run = now["print_run"].as_str().map(str::to_owned);
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    let run = run.expect("the print run did not succeed in two minutes");
+    let file = ctx
+        .http
+        .get(format!("{}/v1/instant/print-runs/{run}/printer-file", ctx.base))
+        .bearer_auth(op)
+        .send()
+        .await
+        .unwrap();
+    let signature = file.headers()["x-lotto-signature"].to_str().unwrap().to_owned();
+    let path = ctx.dir.join("run.age");
+    std::fs::write(&path, file.bytes().await.unwrap()).unwrap();
+    let signer = get(ctx, "/v1/instant/keys", "").await["signing_key"].as_str().unwrap().to_owned();
+    let identity = ctx.dir.join(".lotto/printer-files/printer-identity.txt");
+    let read = std::process::Command::new(env!("CARGO_BIN_EXE_lotto"))
+        .arg("printer-file")
+        .arg(&path)
+        .arg(&identity)
+        .args([&signature, &signer])
+        .env("LOTTO_LOG", "warn")
+        .output()
+        .unwrap();
+    assert!(read.status.success(), "{}", String::from_utf8_lossy(&read.stderr));
+    let tickets = String::from_utf8(read.stdout).unwrap();
+    let line = tickets.lines().find(|l| l.contains("wins $1.00  face")).expect("a $1 winner in the run");
+    let fields: Vec<&str> = line.split_whitespace().collect();
+    Winner {
+        book: fields[1].parse().unwrap(),
+        scan: fields[6].trim_matches(|c| c == '(' || c == ')').to_owned(),
+        virn: format!("{}{}{}", fields[8], fields[9], fields[10]),
+    }
+}

@@ -1,0 +1,126 @@
+//! The web client in a real browser (issue 15): Debian's Chromium, headless, driven through
+//! chromedriver (WebDriver) against a `lotto` process started as a user starts it, on a fresh
+//! database. Each scenario is a user's journey through the pages, checked against what the API
+//! then says, with a screenshot saved; every scenario fails if the page logged a console error.
+//!
+//! It runs as its own harness (`harness = false`): the scenarios share one `lotto` and one
+//! chromedriver, run one after another (each in a fresh browser profile), and the run prints
+//! each one's time. Screenshots go to `$CARGO_TARGET_TMPDIR/screenshots/`.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout, clippy::print_stderr)]
+
+#[path = "../common/mod.rs"]
+mod common;
+mod journeys;
+mod webdriver;
+
+use std::future::Future;
+use std::path::PathBuf;
+use std::pin::Pin;
+use std::time::{Duration, Instant};
+
+use common::Lotto;
+use webdriver::{Browser, Driver};
+
+/// What every scenario may use: the platform's address, an HTTP client to check what the page
+/// did, and where files go.
+#[derive(Debug)]
+pub struct Context {
+    pub base: String,
+    pub http: reqwest::Client,
+    pub database_url: String,
+    pub dir: PathBuf,
+    /// Where each screen's picture goes.
+    pub screenshots: PathBuf,
+}
+
+type Journey = for<'a> fn(&'a Context, &'a Browser) -> Pin<Box<dyn Future<Output = Result<(), String>> + 'a>>;
+
+/// (name, window width, window height, the journey).
+const JOURNEYS: &[(&str, u32, u32, Journey)] = &[
+    ("player_registers_deposits_and_plays_keno", 1280, 900, |c, b| Box::pin(journeys::player_keno(c, b))),
+    ("player_plays_a_blackjack_round_to_the_end", 1280, 900, |c, b| {
+        Box::pin(journeys::player_blackjack(c, b))
+    }),
+    ("player_sets_limits_and_recalls_games_by_keyboard_at_phone_width", 390, 844, |c, b| {
+        Box::pin(journeys::player_phone_keyboard(c, b))
+    }),
+    ("retailer_scans_validates_and_pays_a_ticket", 1280, 900, |c, b| Box::pin(journeys::retailer_pays(c, b))),
+    ("operator_sees_live_draws_verifies_audit_and_opens_par_charts", 1280, 1000, |c, b| {
+        Box::pin(journeys::operator_console(c, b))
+    }),
+];
+
+#[tokio::main]
+async fn main() {
+    let filter = std::env::args().skip(1).find(|a| !a.starts_with('-'));
+    let screenshots = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("screenshots");
+    std::fs::create_dir_all(&screenshots).unwrap();
+    let url = platform::testing::fresh_database().await.unwrap();
+    let dir = platform::config::scratch_dir("browser-tests");
+    std::fs::create_dir_all(&dir).unwrap();
+    let lotto = Lotto::start(
+        &[
+            ("DATABASE_URL", url.clone()),
+            ("LOTTO_INSTANT_SCALE", "100".to_owned()),
+            ("LOTTO_KENO_DRAW_INTERVAL_SECONDS", "10".to_owned()),
+            ("LOTTO_PRINTER_FILE_DIR", dir.join(".lotto/printer-files").display().to_string()),
+            ("LOTTO_VENDOR_FILE_DIR", dir.join(".lotto/vendor-files").display().to_string()),
+            ("LOTTO_ADMIN_PASSWORD", journeys::STAFF_PASSWORD.to_owned()),
+        ],
+        Duration::from_secs(60),
+    );
+    let driver = Driver::start().await.unwrap_or_else(|e| panic!("{e}"));
+    let context = Context {
+        base: lotto.base_url.clone(),
+        http: reqwest::Client::new(),
+        database_url: url,
+        dir,
+        screenshots: screenshots.clone(),
+    };
+    let started = Instant::now();
+    let mut failed = Vec::new();
+    let mut ran = 0;
+    println!("\nrunning {} browser tests (Chromium headless through chromedriver)", JOURNEYS.len());
+    for (name, width, height, journey) in JOURNEYS {
+        if filter.as_deref().is_some_and(|f| !name.contains(f)) {
+            continue;
+        }
+        ran += 1;
+        let began = Instant::now();
+        let browser = Browser::open(&driver, *width, *height).await.unwrap_or_else(|e| panic!("{e}"));
+        let mut outcome = journey(&context, &browser).await;
+        let shot = screenshots.join(format!("{name}.png"));
+        if let Err(e) = browser.screenshot(&shot).await {
+            outcome = outcome.and(Err(format!("no screenshot: {e}")));
+        }
+        match browser.console_errors().await {
+            Ok(errors) if !errors.is_empty() => {
+                outcome = outcome.and(Err(format!("the page logged console errors: {errors:#?}")));
+            }
+            Ok(_) => {}
+            Err(e) => outcome = outcome.and(Err(format!("cannot read the console: {e}"))),
+        }
+        browser.close().await;
+        let seconds = began.elapsed().as_secs_f64();
+        match outcome {
+            Ok(()) => println!("test {name} ... ok ({seconds:.1} s, {})", shot.display()),
+            Err(e) => {
+                println!("test {name} ... FAILED ({seconds:.1} s, {})\n    {e}", shot.display());
+                failed.push(*name);
+            }
+        }
+    }
+    drop(driver);
+    drop(lotto);
+    let total = started.elapsed().as_secs_f64();
+    if failed.is_empty() {
+        println!("\ntest result: ok. {ran} passed; 0 failed; finished in {total:.1}s\n");
+    } else {
+        println!(
+            "\ntest result: FAILED. {} passed; {} failed ({failed:?}); finished in {total:.1}s\n",
+            ran - failed.len(),
+            failed.len()
+        );
+        std::process::exit(1);
+    }
+}

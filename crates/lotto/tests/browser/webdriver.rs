@@ -1,0 +1,294 @@
+//! A small W3C WebDriver client (the few commands the browser tests use) over the workspace's
+//! HTTP client, talking to Debian's `chromedriver`, which drives Debian's `chromium` headless.
+
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+/// The key WebDriver names "Enter" (what a keyboard-wedge scanner sends after the digits).
+pub const ENTER: &str = "\u{E007}";
+/// The W3C name of an element reference in a WebDriver answer.
+const ELEMENT: &str = "element-6066-11e4-a52e-4f735466cecf";
+/// How long a wait for the page lasts before the test fails.
+const PATIENCE: Duration = Duration::from_secs(20);
+
+/// A running `chromedriver`; stopped when dropped.
+pub struct Driver {
+    child: Child,
+    pub url: String,
+}
+
+impl Driver {
+    pub async fn start() -> Result<Driver, String> {
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .map_err(|e| e.to_string())?
+            .port();
+        let child = Command::new("chromedriver")
+            .arg(format!("--port={port}"))
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .map_err(|e| format!("cannot start chromedriver (Debian's chromium-driver): {e}"))?;
+        let driver = Driver { child, url: format!("http://127.0.0.1:{port}") };
+        let http = reqwest::Client::new();
+        let started = Instant::now();
+        while started.elapsed() < PATIENCE {
+            if let Ok(answer) = http.get(format!("{}/status", driver.url)).send().await
+                && let Ok(status) = answer.json::<Value>().await
+                && status["value"]["ready"] == true
+            {
+                return Ok(driver);
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        Err("chromedriver did not become ready".to_owned())
+    }
+}
+
+impl Drop for Driver {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// One browser (a fresh profile: its own storage), headless.
+pub struct Browser {
+    http: reqwest::Client,
+    session: String,
+}
+
+/// An element on the page.
+#[derive(Clone, Debug)]
+pub struct Element(String);
+
+impl Browser {
+    pub async fn open(driver: &Driver, width: u32, height: u32) -> Result<Browser, String> {
+        let http = reqwest::Client::new();
+        let mut options = json!({
+            "binary": "/usr/bin/chromium",
+            "args": ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                     format!("--window-size={width},{height}"), "--lang=en-US"],
+        });
+        // A window is never narrower than 500 pixels; a phone's screen is, so it is emulated.
+        if width < 500 {
+            options["mobileEmulation"] = json!({"deviceMetrics": {"width": width, "height": height, "pixelRatio": 2.0, "touch": true}});
+        }
+        let capabilities = json!({"capabilities": {"alwaysMatch": {
+            "browserName": "chrome",
+            "goog:chromeOptions": options,
+            "goog:loggingPrefs": {"browser": "ALL"},
+        }}});
+        let answer: Value = http
+            .post(format!("{}/session", driver.url))
+            .json(&capabilities)
+            .send()
+            .await
+            .map_err(|e| e.to_string())?
+            .json()
+            .await
+            .map_err(|e| e.to_string())?;
+        let session = answer["value"]["sessionId"]
+            .as_str()
+            .ok_or_else(|| format!("no browser session: {answer}"))?
+            .to_owned();
+        Ok(Browser { http, session: format!("{}/session/{session}", driver.url) })
+    }
+
+    async fn command(
+        &self,
+        method: reqwest::Method,
+        path: &str,
+        body: Option<Value>,
+    ) -> Result<Value, String> {
+        let mut request = self.http.request(method, format!("{}{path}", self.session));
+        if let Some(body) = body {
+            request = request.json(&body);
+        }
+        let answer: Value =
+            request.send().await.map_err(|e| e.to_string())?.json().await.map_err(|e| e.to_string())?;
+        if let Some(error) = answer["value"]["error"].as_str() {
+            return Err(format!("{error}: {}", answer["value"]["message"].as_str().unwrap_or("")));
+        }
+        Ok(answer["value"].clone())
+    }
+
+    async fn post(&self, path: &str, body: Value) -> Result<Value, String> {
+        self.command(reqwest::Method::POST, path, Some(body)).await
+    }
+
+    async fn get(&self, path: &str) -> Result<Value, String> {
+        self.command(reqwest::Method::GET, path, None).await
+    }
+
+    pub async fn goto(&self, url: &str) -> Result<(), String> {
+        self.post("/url", json!({"url": url})).await.map(|_| ())
+    }
+
+    /// The elements matching `css` now.
+    pub async fn all(&self, css: &str) -> Result<Vec<Element>, String> {
+        let found = self.post("/elements", json!({"using": "css selector", "value": css})).await?;
+        Ok(found
+            .as_array()
+            .map(|items| {
+                items.iter().filter_map(|e| e[ELEMENT].as_str()).map(|id| Element(id.to_owned())).collect()
+            })
+            .unwrap_or_default())
+    }
+
+    /// The first element matching `css`, waiting for it to appear.
+    pub async fn find(&self, css: &str) -> Result<Element, String> {
+        let started = Instant::now();
+        loop {
+            if let Some(element) = self.all(css).await?.into_iter().next() {
+                return Ok(element);
+            }
+            if started.elapsed() > PATIENCE {
+                return Err(format!("nothing on the page matches {css:?}"));
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+
+    /// The button whose text is `text`, waiting for it (and for it to be enabled).
+    pub async fn button(&self, text: &str) -> Result<Element, String> {
+        let started = Instant::now();
+        loop {
+            for button in self.all("button").await? {
+                // The page may redraw between the listing and the reading: a stale button is
+                // skipped, and the next pass lists the new ones.
+                let Ok(said) = self.text(&button).await else { continue };
+                if said.trim() == text && self.enabled(&button).await.unwrap_or(false) {
+                    return Ok(button);
+                }
+            }
+            if started.elapsed() > PATIENCE {
+                return Err(format!("no enabled button {text:?} on the page"));
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+
+    pub async fn click(&self, element: &Element) -> Result<(), String> {
+        self.post(&format!("/element/{}/click", element.0), json!({})).await.map(|_| ())
+    }
+
+    pub async fn click_button(&self, text: &str) -> Result<(), String> {
+        let mut last = String::new();
+        for _ in 0..5 {
+            let button = self.button(text).await?;
+            match self.click(&button).await {
+                Ok(()) => return Ok(()),
+                // Redrawn between finding and clicking: find it again.
+                Err(e) if e.starts_with("stale element") => last = e,
+                Err(e) => return Err(e),
+            }
+        }
+        Err(last)
+    }
+
+    /// Types `text` into `element` as a keyboard would (key by key).
+    pub async fn type_into(&self, element: &Element, text: &str) -> Result<(), String> {
+        self.post(&format!("/element/{}/value", element.0), json!({"text": text})).await.map(|_| ())
+    }
+
+    /// Empties a field, then types `text` into it.
+    pub async fn fill(&self, css: &str, text: &str) -> Result<(), String> {
+        let field = self.find(css).await?;
+        self.post(&format!("/element/{}/clear", field.0), json!({})).await?;
+        self.type_into(&field, text).await
+    }
+
+    /// Keys sent to whatever has the focus (as a scanner or a keyboard user does).
+    pub async fn keys(&self, text: &str) -> Result<(), String> {
+        let actions: Vec<Value> = text
+            .chars()
+            .flat_map(|c| {
+                [
+                    json!({"type": "keyDown", "value": c.to_string()}),
+                    json!({"type": "keyUp", "value": c.to_string()}),
+                ]
+            })
+            .collect();
+        self.post("/actions", json!({"actions": [{"type": "key", "id": "keyboard", "actions": actions}]}))
+            .await
+            .map(|_| ())
+    }
+
+    pub async fn text(&self, element: &Element) -> Result<String, String> {
+        Ok(self.get(&format!("/element/{}/text", element.0)).await?.as_str().unwrap_or("").to_owned())
+    }
+
+    pub async fn enabled(&self, element: &Element) -> Result<bool, String> {
+        Ok(self.get(&format!("/element/{}/enabled", element.0)).await?.as_bool().unwrap_or(false))
+    }
+
+    pub async fn attribute(&self, element: &Element, name: &str) -> Result<Option<String>, String> {
+        Ok(self.get(&format!("/element/{}/attribute/{name}", element.0)).await?.as_str().map(str::to_owned))
+    }
+
+    /// The text of the first element matching `css` once it contains `expected`.
+    pub async fn wait_text(&self, css: &str, expected: &str) -> Result<String, String> {
+        let started = Instant::now();
+        loop {
+            if let Some(element) = self.all(css).await?.into_iter().next() {
+                let text = self.text(&element).await?;
+                if text.contains(expected) {
+                    return Ok(text);
+                }
+                if started.elapsed() > PATIENCE {
+                    return Err(format!("{css:?} says {text:?}, not {expected:?}"));
+                }
+            } else if started.elapsed() > PATIENCE {
+                return Err(format!("nothing on the page matches {css:?}"));
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+
+    /// Runs `script` in the page and returns its value.
+    pub async fn script(&self, script: &str) -> Result<Value, String> {
+        self.post("/execute/sync", json!({"script": script, "args": []})).await
+    }
+
+    /// The element that has the keyboard's focus: its id.
+    pub async fn focused_id(&self) -> Result<String, String> {
+        Ok(self
+            .script("return document.activeElement ? document.activeElement.id : ''")
+            .await?
+            .as_str()
+            .unwrap_or("")
+            .to_owned())
+    }
+
+    /// A PNG of the window, saved at `path`.
+    pub async fn screenshot(&self, path: &std::path::Path) -> Result<(), String> {
+        use base64::Engine as _;
+        let png = self.get("/screenshot").await?;
+        let bytes = base64::engine::general_purpose::STANDARD
+            .decode(png.as_str().unwrap_or(""))
+            .map_err(|e| e.to_string())?;
+        std::fs::write(path, bytes).map_err(|e| e.to_string())
+    }
+
+    /// The page's console messages at SEVERE level (errors) since the last call.
+    pub async fn console_errors(&self) -> Result<Vec<String>, String> {
+        let logs = self.post("/se/log", json!({"type": "browser"})).await?;
+        Ok(logs
+            .as_array()
+            .map(|entries| {
+                entries
+                    .iter()
+                    .filter(|e| e["level"] == "SEVERE")
+                    .map(|e| e["message"].as_str().unwrap_or("").to_owned())
+                    .collect()
+            })
+            .unwrap_or_default())
+    }
+
+    pub async fn close(self) {
+        let _ = self.command(reqwest::Method::DELETE, "", None).await;
+    }
+}
