@@ -2130,6 +2130,55 @@ export interface components {
             next?: string | null;
         };
         /** @description One page of a listing; pass `next` as `after` for the following page. */
+        Page_DrawTicketView: {
+            items: {
+                /** Format: uuid */
+                id: string;
+                option: components["schemas"]["BetOption"];
+                spots: number[];
+                /** Format: int32 */
+                tickets: number;
+                /**
+                 * Format: int64
+                 * @description The stake on each draw.
+                 */
+                stake_cents: number;
+                /** Format: int32 */
+                draws: number;
+                /** @enum {string} */
+                state: "open" | "staked" | "refused";
+                refusal?: string | null;
+                /** Format: date-time */
+                created_at: string;
+                entries: components["schemas"]["EntryView"][];
+            }[];
+            next?: string | null;
+        };
+        /** @description One page of a listing; pass `next` as `after` for the following page. */
+        Page_DrawView: {
+            items: {
+                /** Format: int64 */
+                number: number;
+                /** Format: date-time */
+                sales_close_at: string;
+                /** @enum {string} */
+                state: "scheduled" | "open" | "closed" | "drawn" | "settled";
+                /**
+                 * Format: int32
+                 * @description Entries, total staked and the SHA-256 of the wager set (hex), frozen at close.
+                 */
+                entries?: number | null;
+                /** Format: int64 */
+                wagers_cents?: number | null;
+                wager_set_hash?: string | null;
+                /** @description The 20 numbers in the order drawn, once drawn. */
+                numbers?: number[] | null;
+                /** Format: date-time */
+                drawn_at?: string | null;
+            }[];
+            next?: string | null;
+        };
+        /** @description One page of a listing; pass `next` as `after` for the following page. */
         Page_HistoryEntry: {
             items: (components["schemas"]["Transfer"] & {
                 /** @description `debit` or `credit`: which side of the transfer this account is on. */
@@ -2164,6 +2213,111 @@ export interface components {
                  * @description Once settled: what the retailer owed for it.
                  */
                 owed_cents?: number | null;
+            }[];
+            next?: string | null;
+        };
+        /** @description One page of a listing; pass `next` as `after` for the following page. */
+        Page_PowerballDrawView: {
+            items: {
+                /**
+                 * Format: date
+                 * @description Its day, central time.
+                 */
+                draw_date: string;
+                /** Format: date-time */
+                sales_close_at: string;
+                /** Format: date-time */
+                sales_resume_at: string;
+                /** Format: date-time */
+                draw_at: string;
+                /** @description Whether a play may be sold now (not between 8:59 and 9:05 p.m. central on a draw day). */
+                sales_open: boolean;
+                /**
+                 * Format: date-time
+                 * @description While sales are closed: when they resume.
+                 */
+                resumes_at?: string | null;
+                /**
+                 * Format: int64
+                 * @description The advertised (annuity) grand prize and the cash that funds it, once the operator sets them.
+                 */
+                advertised_cents?: number | null;
+                /** Format: int64 */
+                cash_value_cents?: number | null;
+                power_play_balls?: null | components["schemas"]["PowerPlayBalls"];
+                /** @enum {string} */
+                state: "scheduled" | "closed" | "drawn" | "settled" | "certified" | "disputed";
+                /** @description How its results come to stand: `entered` (two operators) or `drawn` (the service's RNG). */
+                results_mode: components["schemas"]["ResultsMode"];
+                /**
+                 * Format: int64
+                 * @description Once closed: the frozen wager set's tickets, plays and wagers, and its export's SHA-256.
+                 */
+                tickets?: number | null;
+                /** Format: int64 */
+                plays?: number | null;
+                /** Format: int64 */
+                wagers_cents?: number | null;
+                export_sha256?: string | null;
+                results?: null | components["schemas"]["PowerballResultsView"];
+                /** @description Once certified: winners and prize per tier, with and without Power Play. */
+                prize_table?: components["schemas"]["PrizeLineView"][] | null;
+                /** @description Why a disputed drawing stopped. */
+                dispute?: string | null;
+            }[];
+            next?: string | null;
+        };
+        /** @description One page of a listing; pass `next` as `after` for the following page. */
+        Page_PrintJobView: {
+            items: {
+                /** Format: uuid */
+                id: string;
+                /** Format: int32 */
+                game: number;
+                /** @enum {string} */
+                state: "queued" | "running" | "succeeded" | "failed" | "cancelled";
+                /**
+                 * Format: int64
+                 * @description The game's whole order.
+                 */
+                tickets_total: number;
+                /**
+                 * Format: int64
+                 * @description Generated so far (in this attempt).
+                 */
+                tickets_generated: number;
+                /**
+                 * Format: int64
+                 * @description Written to the database so far (in the run's transaction: none of it stays unless the
+                 *     job succeeds).
+                 */
+                tickets_stored: number;
+                /** @description The printer's file is written, encrypted and signed (with the run, at the end). */
+                file_written: boolean;
+                /**
+                 * Format: int32
+                 * @description Starts: a job taken up again after a crash starts from nothing.
+                 */
+                attempts: number;
+                cancel_requested: boolean;
+                /**
+                 * Format: uuid
+                 * @description The run, once succeeded.
+                 */
+                print_run?: string | null;
+                /** @description Why it failed. */
+                error?: string | null;
+                created_by: string;
+                /** Format: date-time */
+                created_at: string;
+                /** Format: date-time */
+                started_at?: string | null;
+                /** Format: date-time */
+                finished_at?: string | null;
+                /** @enum {string} */
+                source: "generated" | "vendor_file";
+                /** @description The vendor's validation file (a name in the vendor inbox) an import reads. */
+                vendor_file?: string | null;
             }[];
             next?: string | null;
         };
@@ -2221,6 +2375,32 @@ export interface components {
                 role: components["schemas"]["Role"];
                 /** Format: date-time */
                 last_login_at?: string | null;
+                /** Format: date-time */
+                created_at: string;
+            }[];
+            next?: string | null;
+        };
+        /** @description One page of a listing; pass `next` as `after` for the following page. */
+        Page_TicketView: {
+            items: {
+                /** Format: uuid */
+                id: string;
+                option: components["schemas"]["BetOption"];
+                spots: number[];
+                /** Format: int32 */
+                tickets: number;
+                /** Format: int64 */
+                stake_cents: number;
+                /** @enum {string} */
+                state: "drawn" | "settled" | "refused";
+                /** @description The 20 numbers, in the order drawn; shown once settled. */
+                draw_numbers?: number[] | null;
+                /** Format: int32 */
+                hits?: number | null;
+                /** Format: int64 */
+                payout_cents?: number | null;
+                /** @description Why the stake was refused (a ledger problem code). */
+                refusal?: string | null;
                 /** Format: date-time */
                 created_at: string;
             }[];
@@ -3775,7 +3955,10 @@ export interface operations {
     create_account: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description names the account, so a retry opens it once; or send `id` in the body */
+                "Idempotency-Key"?: string | null;
+            };
             path?: never;
             cookie?: never;
         };
@@ -3899,7 +4082,10 @@ export interface operations {
     create_batch: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description names the batch: an item without its own `id` gets one from this key and its place, so a retry applies once */
+                "Idempotency-Key"?: string | null;
+            };
             path?: never;
             cookie?: never;
         };
@@ -4073,7 +4259,9 @@ export interface operations {
     my_keno_tickets: {
         parameters: {
             query?: {
-                /** @description How many of the newest (1 to 100, default 20). */
+                /** @description The `next` cursor of the previous page. */
+                after?: string;
+                /** @description Page size, 1 to 500 (default 50). */
                 limit?: number;
             };
             header?: never;
@@ -4082,13 +4270,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the player's newest tickets */
+            /** @description a page of the player's tickets, newest first */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["TicketView"][];
+                    "application/json": components["schemas"]["Page_TicketView"];
                 };
             };
             "4XX": components["responses"]["Refused"];
@@ -4158,7 +4346,9 @@ export interface operations {
     my_keno_draw_tickets: {
         parameters: {
             query?: {
-                /** @description How many of the newest (1 to 100, default 20). */
+                /** @description The `next` cursor of the previous page. */
+                after?: string;
+                /** @description Page size, 1 to 500 (default 50). */
                 limit?: number;
             };
             header?: never;
@@ -4167,13 +4357,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the player's newest tickets for scheduled draws */
+            /** @description a page of the player's tickets for scheduled draws, newest first */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["DrawTicketView"][];
+                    "application/json": components["schemas"]["Page_DrawTicketView"];
                 };
             };
             "4XX": components["responses"]["Refused"];
@@ -4243,7 +4433,9 @@ export interface operations {
     list_draws: {
         parameters: {
             query?: {
-                /** @description How many of the newest (1 to 100, default 20). */
+                /** @description The `next` cursor of the previous page. */
+                after?: string;
+                /** @description Page size, 1 to 500 (default 50). */
                 limit?: number;
             };
             header?: never;
@@ -4252,13 +4444,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the newest draws, from the one open for sales back (public) */
+            /** @description a page of draws, newest first, from the one on sale back (public); the cursor is a draw number */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["DrawView"][];
+                    "application/json": components["schemas"]["Page_DrawView"];
                 };
             };
             "4XX": components["responses"]["Refused"];
@@ -4468,7 +4660,9 @@ export interface operations {
     list_powerball_draws: {
         parameters: {
             query?: {
-                /** @description How many of the newest (1 to 100, default 20). */
+                /** @description The `next` cursor of the previous page. */
+                after?: string;
+                /** @description Page size, 1 to 500 (default 50). */
                 limit?: number;
             };
             header?: never;
@@ -4477,13 +4671,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the newest drawings held, with their results and (once certified) winners and prize per tier (public) */
+            /** @description a page of the drawings held, newest first, with their results and (once certified) winners and prize per tier (public); the cursor is a draw date */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["PowerballDrawView"][];
+                    "application/json": components["schemas"]["Page_PowerballDrawView"];
                 };
             };
             "4XX": components["responses"]["Refused"];
@@ -5041,7 +5235,9 @@ export interface operations {
     list_print_jobs: {
         parameters: {
             query?: {
-                /** @description How many of the newest (1 to 100, default 50). */
+                /** @description The `next` cursor of the previous page. */
+                after?: string;
+                /** @description Page size, 1 to 500 (default 50). */
                 limit?: number;
             };
             header?: never;
@@ -5050,13 +5246,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description print jobs, newest first */
+            /** @description a page of print jobs, newest first */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["PrintJobView"][];
+                    "application/json": components["schemas"]["Page_PrintJobView"];
                 };
             };
             "4XX": components["responses"]["Refused"];
@@ -5378,11 +5574,24 @@ export interface operations {
             };
         };
         responses: {
-            /** @description paid at the counter, once: the receipt to print (`Idempotent-Replayed: true` when the key's claim was made before) */
+            /** @description a replay: the receipt of the key's earlier claim */
             200: {
                 headers: {
-                    /** @description `true` on a replay, `false` otherwise */
+                    /** @description `true` */
                     "Idempotent-Replayed"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReceiptView"];
+                };
+            };
+            /** @description paid at the counter, once: the receipt to print, at its `Location` */
+            201: {
+                headers: {
+                    /** @description `false` */
+                    "Idempotent-Replayed"?: string;
+                    /** @description the receipt */
+                    Location?: string;
                     [name: string]: unknown;
                 };
                 content: {

@@ -198,7 +198,7 @@ export function Recall(): JSX.Element {
       </ol>
       <h3>Castle Keno: the last tickets</h3>
       <ol class="recall">
-        {(tickets.value ?? []).map((t) => (
+        {(tickets.value?.items ?? []).map((t) => (
           <li key={t.id}>
             {when(t.created_at)} · {t.option} {t.spots.join(",")} · {dollars(t.stake_cents)} · hits {t.hits ?? "—"} · won{" "}
             {dollars(t.payout_cents ?? 0)}

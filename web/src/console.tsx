@@ -109,7 +109,7 @@ function Draws(): JSX.Element {
           </tr>
         </thead>
         <tbody>
-          {(keno.value ?? []).map((d) => (
+          {(keno.value?.items ?? []).map((d) => (
             <tr key={d.number}>
               <td>{d.number}</td>
               <td>{when(d.sales_close_at)}</td>
@@ -205,7 +205,7 @@ function PrintRuns(): JSX.Element {
       </table>
       <h3>Recent jobs</h3>
       <ul>
-        {(jobs.value ?? []).map((j) => (
+        {(jobs.value?.items ?? []).map((j) => (
           <li key={j.id}>
             {when(j.created_at)} · game {j.game} · {j.state} · {j.tickets_stored.toLocaleString()} tickets
           </li>

@@ -5,15 +5,6 @@ use domain::keno::BetOption;
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
-/// A list's size.
-#[derive(Debug, Deserialize, utoipa::IntoParams)]
-#[serde(deny_unknown_fields)]
-#[into_params(parameter_in = Query)]
-pub struct ListQuery {
-    /// How many of the newest (1 to 100, default 20).
-    pub limit: Option<i64>,
-}
-
 /// `POST /v1/keno/tickets`.
 #[derive(Debug, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]

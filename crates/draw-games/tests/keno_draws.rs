@@ -106,8 +106,20 @@ async fn a_multi_draw_ticket_is_settled_by_each_of_its_draws() {
     assert_eq!((draw.status, draw.body["state"].as_str()), (StatusCode::OK, Some("settled")));
     assert_eq!(draw.body["numbers"], ticket["entries"][0]["numbers"]);
     assert_eq!(draw.body["entries"], 1);
-    let list = game.get("/v1/keno/draws?limit=5", None).await;
-    assert_eq!(list.body[0]["number"].as_i64(), Some(next + 3), "the draw on sale comes first");
+    // One page at a time, newest first, by the cursor each page gives.
+    let numbers = |body: &Value| -> Vec<i64> {
+        body["items"].as_array().unwrap().iter().map(|d| d["number"].as_i64().unwrap()).collect()
+    };
+    let list = game.get("/v1/keno/draws?limit=2", None).await;
+    assert_eq!(numbers(&list.body), vec![next + 3, next + 2], "the draw on sale comes first");
+    let after = list.body["next"].as_str().unwrap();
+    let more = game.get(&format!("/v1/keno/draws?limit=2&after={after}"), None).await;
+    assert_eq!(numbers(&more.body), vec![next + 1, next]);
+    let last = game
+        .get(&format!("/v1/keno/draws?limit=2&after={}", more.body["next"].as_str().unwrap()), None)
+        .await;
+    assert_eq!((numbers(&last.body), &last.body["next"]), (vec![], &Value::Null));
+    assert_eq!(game.get("/v1/keno/draws?after=yesterday", None).await.code(), "invalid_cursor");
     assert_eq!(game.get("/v1/keno/draws/1", None).await.code(), "draw_not_found");
     assert_eq!(game.get("/v1/keno/draws?limit=0", None).await.code(), "invalid_limit");
     game.assert_books_balance().await;

@@ -48,6 +48,10 @@ async fn a_ticket_is_staked_drawn_and_paid_once() {
     let first = game.play(Some(&token), Some("t-1"), body.clone()).await;
     assert_eq!(first.status, StatusCode::CREATED, "{}", first.body);
     let ticket = first.body.clone();
+    // The one answer of every create (ADR 0009 §7): where it is, and that it is new.
+    let location = format!("/v1/keno/tickets/{}", ticket["id"].as_str().unwrap());
+    assert_eq!(first.headers["location"], location.as_str());
+    assert_eq!(first.headers["idempotent-replayed"], "false");
     assert_eq!((ticket["state"].as_str(), ticket["stake_cents"].as_i64()), (Some("settled"), Some(300)));
     let numbers = ticket["draw_numbers"].as_array().unwrap();
     assert_eq!(numbers.len(), 20);
@@ -57,6 +61,7 @@ async fn a_ticket_is_staked_drawn_and_paid_once() {
 
     let replay = game.play(Some(&token), Some("t-1"), body).await;
     assert_eq!((replay.status, replay.body.clone()), (StatusCode::OK, ticket.clone()));
+    assert_eq!(replay.headers["idempotent-replayed"], "true");
     assert_eq!(game.balance(wallet).await, 10_000 - 300 + payout, "a replay moves nothing");
     let other = game.play(Some(&token), Some("t-1"), json!({"option": "bet", "spots": [9]})).await;
     assert_eq!((other.status, other.code()), (StatusCode::CONFLICT, "idempotency_conflict"));
@@ -67,6 +72,26 @@ async fn a_ticket_is_staked_drawn_and_paid_once() {
     let stranger = game.token("someone-else", Role::Player);
     let hidden = game.get(&format!("/v1/keno/tickets/{id}"), Some(&stranger)).await;
     assert_eq!(hidden.code(), "ticket_not_found");
+
+    // The player's tickets, a page at a time, newest first.
+    for key in ["t-2", "t-3"] {
+        let more = game.play(Some(&token), Some(key), json!({"option": "top_or_bottom"})).await;
+        assert_eq!(more.status, StatusCode::CREATED);
+    }
+    let page = game.get("/v1/keno/tickets?limit=2", Some(&token)).await;
+    let ids = |body: &Value| -> Vec<String> {
+        body["items"].as_array().unwrap().iter().map(|t| t["id"].as_str().unwrap().to_owned()).collect()
+    };
+    assert_eq!(ids(&page.body).len(), 2);
+    let after = page.body["next"].as_str().unwrap();
+    let rest = game.get(&format!("/v1/keno/tickets?limit=2&after={after}"), Some(&token)).await;
+    assert_eq!(
+        (ids(&rest.body), &rest.body["next"]),
+        (vec![id.to_owned()], &Value::Null),
+        "the first ticket comes last"
+    );
+    let bad = game.get("/v1/keno/tickets?after=2026-13-01_x", Some(&token)).await;
+    assert_eq!(bad.code(), "invalid_cursor");
     game.assert_books_balance().await;
 }
 

@@ -70,6 +70,9 @@ impl CorsOrigins {
                     HeaderName::from_static("x-request-id"),
                     HeaderName::from_static("x-lotto-sha256"),
                     HeaderName::from_static("x-lotto-signature"),
+                    HeaderName::from_static("ratelimit-limit"),
+                    HeaderName::from_static("ratelimit-remaining"),
+                    HeaderName::from_static("ratelimit-reset"),
                 ])
                 .max_age(std::time::Duration::from_secs(600)),
         )

@@ -295,8 +295,10 @@ fn intent_id(kind: PaymentKind, player: Uuid, key: &str) -> Uuid {
     Uuid::new_v5(&GATEWAY_NAMESPACE, format!("{}/{player}/{key}", kind.as_str()).as_bytes())
 }
 
-fn answer(created: bool, view: PaymentView) -> (StatusCode, Json<PaymentView>) {
-    (if created { StatusCode::ACCEPTED } else { StatusCode::OK }, Json(view))
+/// 202 with the payment's `Location` when taken in now, 200 when the key took it before.
+fn answer(created: bool, view: PaymentView) -> axum::response::Response {
+    let location = format!("/v1/me/payments/{}", view.id);
+    platform::http::accepted_or_replayed(view, created, Some(&location))
 }
 
 /// `POST /v1/me/deposits` (Idempotency-Key required): a deposit intent, within the player's limits.
@@ -313,7 +315,7 @@ pub async fn deposit(
     PlayerSession(caller): PlayerSession,
     key: IdempotencyKey,
     Json(request): Json<PaymentRequest>,
-) -> Result<(StatusCode, Json<PaymentView>), AppError> {
+) -> Result<axum::response::Response, AppError> {
     make_intent(&state, &caller, key, &request, PaymentKind::Deposit).await
 }
 
@@ -331,7 +333,7 @@ pub async fn withdraw(
     PlayerSession(caller): PlayerSession,
     key: IdempotencyKey,
     Json(request): Json<PaymentRequest>,
-) -> Result<(StatusCode, Json<PaymentView>), AppError> {
+) -> Result<axum::response::Response, AppError> {
     make_intent(&state, &caller, key, &request, PaymentKind::Withdrawal).await
 }
 
@@ -344,7 +346,7 @@ async fn make_intent(
     key: IdempotencyKey,
     request: &PaymentRequest,
     kind: PaymentKind,
-) -> Result<(StatusCode, Json<PaymentView>), AppError> {
+) -> Result<axum::response::Response, AppError> {
     let player = the_player(state, caller).await?;
     let key = key.required()?;
     let (amount, currency) = checked(request)?;

@@ -3,7 +3,7 @@
 //! [`crate::payments`]).
 
 use axum::extract::State;
-use axum::http::{Method, StatusCode};
+use axum::http::Method;
 use chrono::{DateTime, Months, NaiveDate, Utc};
 use domain::eligibility::{MAXIMUM_AGE_YEARS, MINIMUM_AGE_YEARS, is_of_playing_age, is_plausible_birth_date};
 use platform::auth::Role;
@@ -59,7 +59,7 @@ fn valid_email(email: &str) -> bool {
 pub async fn register(
     State(state): State<GatewayState>,
     Json(request): Json<Registration>,
-) -> Result<(StatusCode, Json<Player>), AppError> {
+) -> Result<axum::response::Response, AppError> {
     let email = request.email.trim().to_lowercase();
     if !valid_email(&email) {
         return Err(AppError::unprocessable("invalid_email", "that is not an email address"));
@@ -113,7 +113,8 @@ pub async fn register(
         sqlx::query("DELETE FROM players WHERE id = $1").bind(id).execute(&state.pool).await?;
         return Err(e);
     }
-    Ok((StatusCode::CREATED, Json(load_player(&state, id).await?)))
+    let location = format!("/v1/players/{id}");
+    Ok(platform::http::created(load_player(&state, id).await?, &location))
 }
 
 fn email_taken() -> AppError {

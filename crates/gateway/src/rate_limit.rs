@@ -1,7 +1,10 @@
 //! Rate limits per identity and per client address: token buckets kept in memory.
 //!
 //! Each replica limits on its own, so a deployment of N gateways admits up to N times the rate;
-//! the figures are set per replica. A refused request gets 429 with `Retry-After`.
+//! the figures are set per replica. A refused request gets 429 with `Retry-After`. Every answer
+//! says where its caller stands (ADR 0009 §7): `RateLimit-Limit` (the burst), `RateLimit-Remaining`
+//! (requests left in it now) and `RateLimit-Reset` (seconds until it is full again), for the
+//! identity when the request carries a valid token, else for the client address.
 
 use std::collections::HashMap;
 use std::net::SocketAddr;
@@ -48,12 +51,15 @@ impl RateLimiter {
         RateLimiter { per_identity, per_address, buckets: Mutex::new(HashMap::new()) }
     }
 
-    /// Takes one token from `key`'s bucket, or says how long until one is there.
-    pub fn take(&self, key: &str, quota: Quota) -> Result<(), Duration> {
+    /// Takes one token from `key`'s bucket and says what is left, or says how long until one is
+    /// there.
+    pub fn take(&self, key: &str, quota: Quota) -> Result<Standing, Duration> {
         let rate = f64::from(quota.per_minute) / 60.0;
         let burst = f64::from(quota.burst.max(1));
         let now = Instant::now();
-        let Ok(mut buckets) = self.buckets.lock() else { return Ok(()) };
+        let Ok(mut buckets) = self.buckets.lock() else {
+            return Ok(Standing { limit: quota.burst, remaining: quota.burst, reset_seconds: 0 });
+        };
         if buckets.len() > MAX_BUCKETS {
             buckets.retain(|_, b| now.duration_since(b.updated) < Duration::from_secs(60));
         }
@@ -63,22 +69,49 @@ impl RateLimiter {
         bucket.updated = now;
         if bucket.tokens >= 1.0 {
             bucket.tokens -= 1.0;
-            Ok(())
+            let to_full = (burst - bucket.tokens) / rate.max(f64::MIN_POSITIVE);
+            Ok(Standing {
+                limit: quota.burst,
+                // Whole requests: the fractions are refill in progress.
+                #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+                remaining: bucket.tokens.floor() as u32,
+                #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+                reset_seconds: to_full.min(3600.0).ceil() as u64,
+            })
         } else {
             Err(Duration::from_secs_f64(((1.0 - bucket.tokens) / rate.max(f64::MIN_POSITIVE)).min(3600.0)))
         }
     }
 }
 
-fn too_many(wait: Duration, whose: &str) -> Response {
+/// Where a caller stands after a request: its bucket's size, what is left, and when it is full.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Standing {
+    pub limit: u32,
+    pub remaining: u32,
+    pub reset_seconds: u64,
+}
+
+impl Standing {
+    fn write(self, response: &mut Response) {
+        let headers = response.headers_mut();
+        headers.insert("ratelimit-limit", HeaderValue::from(self.limit));
+        headers.insert("ratelimit-remaining", HeaderValue::from(self.remaining));
+        headers.insert("ratelimit-reset", HeaderValue::from(self.reset_seconds));
+    }
+}
+
+fn too_many(wait: Duration, whose: &str, quota: Quota) -> Response {
     let seconds = wait.as_secs().saturating_add(1);
-    AppError::new(
+    let mut response = AppError::new(
         StatusCode::TOO_MANY_REQUESTS,
         "rate_limited",
         format!("too many requests from this {whose}; slow down"),
     )
     .with_header(header::RETRY_AFTER, HeaderValue::from(seconds))
-    .into_response()
+    .into_response();
+    Standing { limit: quota.burst, remaining: 0, reset_seconds: seconds }.write(&mut response);
+    response
 }
 
 /// Middleware: one token per request from the client address, and from the identity when the
@@ -89,18 +122,24 @@ pub async fn limit(State(state): State<GatewayState>, mut request: Request, next
         .extensions()
         .get::<ConnectInfo<SocketAddr>>()
         .map_or_else(|| "unknown".to_owned(), |ConnectInfo(addr)| addr.ip().to_string());
-    if let Err(wait) = state.limiter.take(&format!("addr:{address}"), state.limiter.per_address) {
-        return too_many(wait, "address");
-    }
+    let per_address = state.limiter.per_address;
+    let mut standing = match state.limiter.take(&format!("addr:{address}"), per_address) {
+        Ok(standing) => standing,
+        Err(wait) => return too_many(wait, "address", per_address),
+    };
     let claims =
         platform::auth::bearer_token(request.headers()).and_then(|token| state.tokens.verify(token).ok());
     if let Some(claims) = claims {
-        if let Err(wait) = state.limiter.take(&format!("id:{}", claims.sub), state.limiter.per_identity) {
-            return too_many(wait, "identity");
-        }
+        let per_identity = state.limiter.per_identity;
+        standing = match state.limiter.take(&format!("id:{}", claims.sub), per_identity) {
+            Ok(standing) => standing,
+            Err(wait) => return too_many(wait, "identity", per_identity),
+        };
         request.extensions_mut().insert(VerifiedClaims(claims));
     }
-    next.run(request).await
+    let mut response = next.run(request).await;
+    standing.write(&mut response);
+    response
 }
 
 #[cfg(test)]
@@ -112,8 +151,8 @@ mod tests {
         let limiter =
             RateLimiter::new(Quota { per_minute: 60, burst: 3 }, Quota { per_minute: 60, burst: 3 });
         let quota = limiter.per_identity;
-        for _ in 0..3 {
-            assert!(limiter.take("a", quota).is_ok());
+        for left in [2, 1, 0] {
+            assert_eq!(limiter.take("a", quota).map(|s| s.remaining), Ok(left));
         }
         let wait = limiter.take("a", quota).unwrap_err();
         assert!(wait > Duration::from_millis(500) && wait <= Duration::from_secs(1), "{wait:?}");

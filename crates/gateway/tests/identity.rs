@@ -300,9 +300,21 @@ async fn a_busy_identity_or_address_is_slowed_with_retry_after() {
     // Probes are not rate limited: they live outside the gateway's routes.
     assert!(statuses.iter().all(|s| *s == StatusCode::OK));
     let mut last = None;
+    let mut remaining = Vec::new();
     for _ in 0..6 {
-        last = Some(gw.call("POST", "/v1/sessions", None, Some(json!({"api_key": "nope"}))).await);
+        let reply = gw.call("POST", "/v1/sessions", None, Some(json!({"api_key": "nope"}))).await;
+        let header = |name: &str| reply.headers[name].to_str().unwrap().parse::<u64>().unwrap();
+        // Every answer says where the caller stands (ADR 0009 §7).
+        assert_eq!(header("ratelimit-limit"), 5);
+        remaining.push(header("ratelimit-remaining"));
+        assert!(header("ratelimit-reset") >= 1);
+        last = Some(reply);
     }
+    assert_eq!(
+        remaining,
+        vec![4, 3, 2, 1, 0, 0],
+        "each request takes one; the refused one says none is left"
+    );
     let last = last.unwrap();
     assert_eq!((last.status, last.code()), (StatusCode::TOO_MANY_REQUESTS, "rate_limited"));
     assert!(last.headers["retry-after"].to_str().unwrap().parse::<u64>().unwrap() >= 1);

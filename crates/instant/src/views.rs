@@ -256,15 +256,6 @@ pub struct KeysView {
     pub lottery_recipient: String,
 }
 
-/// A list of print jobs.
-#[derive(Debug, Deserialize, utoipa::IntoParams)]
-#[serde(deny_unknown_fields)]
-#[into_params(parameter_in = Query)]
-pub struct JobsQuery {
-    /// How many of the newest (1 to 100, default 50).
-    pub limit: Option<i64>,
-}
-
 /// A print run being made: its state and progress.
 #[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct PrintJobView {

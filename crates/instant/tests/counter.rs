@@ -188,8 +188,10 @@ async fn a_claim_leaves_a_receipt_and_a_retry_with_its_key_answers_the_same_rece
     assert_eq!((no_key.status, no_key.code()), (StatusCode::BAD_REQUEST, "missing_idempotency_key"));
 
     let paid = claim(&router, &shop, "k-1", &scan(winners[0])).await;
-    assert_eq!(paid.status, StatusCode::OK, "{}", paid.body);
+    assert_eq!(paid.status, StatusCode::CREATED, "{}", paid.body);
     assert_eq!(paid.headers["idempotent-replayed"], "false");
+    let at = format!("/v1/instant/receipts/{}", paid.body["receipt_id"].as_str().unwrap());
+    assert_eq!(paid.headers["location"], at.as_str(), "the receipt is where the answer says");
     let receipt = paid.body.clone();
     assert_eq!(
         (receipt["barcode"].as_str(), receipt["prize_cents"].as_i64(), receipt["paid_cents"].as_i64()),
@@ -224,7 +226,7 @@ async fn a_claim_leaves_a_receipt_and_a_retry_with_its_key_answers_the_same_rece
     // A loser leaves no receipt.
     assert_eq!(claim(&router, &shop, "k-3", &scan(loser)).await.code(), "not_a_winner");
     let second = claim(&router, &shop, "k-4", &scan(winners[1])).await;
-    assert_eq!(second.status, StatusCode::OK, "{}", second.body);
+    assert_eq!(second.status, StatusCode::CREATED, "{}", second.body);
 
     // Receipts read again: the shop's own, and staff's; another shop's is not found.
     let id = receipt["receipt_id"].as_str().unwrap();

@@ -166,7 +166,7 @@ async fn a_pack_settles_for_its_price_less_commission_on_request_or_after_its_ti
     // A settled pack's tickets were sold: their winners are still paid at the counter.
     let winner = tickets.iter().find(|t| t.book == 0 && t.prize_row == Some(0)).unwrap();
     let paid = post(&router, "/v1/instant/claims", &shop_a, scan(winner)).await;
-    assert_eq!(paid.status, StatusCode::OK, "{}", paid.body);
+    assert_eq!(paid.status, StatusCode::CREATED, "{}", paid.body);
     let prize = paid.body["paid_cents"].as_i64().unwrap();
     assert_eq!(balance(&state, shop_account).await, prize - sales * 95 / 100);
 
@@ -201,7 +201,10 @@ async fn operators_read_liability_that_agrees_with_the_ledger_and_scans_per_reta
     let wrong = json!({"barcode": a_losers[0].barcode, "virn": "000000000000"});
     assert_eq!(post(&router, "/v1/instant/validations", &shop_a, wrong).await.code(), "wrong_virn");
     let b_winner = in_book(1, true).next().unwrap();
-    assert_eq!(post(&router, "/v1/instant/claims", &shop_b, scan(b_winner)).await.status, StatusCode::OK);
+    assert_eq!(
+        post(&router, "/v1/instant/claims", &shop_b, scan(b_winner)).await.status,
+        StatusCode::CREATED
+    );
 
     let auditor = staff(&tokens, "audrey", Role::Auditor);
     let report = get(&router, "/v1/instant/validations/by-retailer", &auditor).await;
@@ -262,7 +265,10 @@ async fn bad_claims_get_their_own_errors_and_move_nothing() {
     let winner = tickets.iter().find(|t| t.book == 0 && t.prize_row.is_some()).unwrap();
     let paid_before = tickets.iter().filter(|t| t.book == 0 && t.prize_row.is_some()).nth(1).unwrap();
     let inactive = tickets.iter().find(|t| t.book == 1 && t.prize_row.is_some()).unwrap();
-    assert_eq!(post(&router, "/v1/instant/claims", &shop, scan(paid_before)).await.status, StatusCode::OK);
+    assert_eq!(
+        post(&router, "/v1/instant/claims", &shop, scan(paid_before)).await.status,
+        StatusCode::CREATED
+    );
 
     let mut tampered = winner.barcode.clone();
     tampered.replace_range(5..6, if &winner.barcode[5..6] == "7" { "8" } else { "7" });
@@ -285,7 +291,7 @@ async fn bad_claims_get_their_own_errors_and_move_nothing() {
         assert_eq!(books(&state).await, before, "{code} moved nothing");
     }
     // The winner itself is still there to be paid, once.
-    assert_eq!(post(&router, "/v1/instant/claims", &shop, scan(winner)).await.status, StatusCode::OK);
+    assert_eq!(post(&router, "/v1/instant/claims", &shop, scan(winner)).await.status, StatusCode::CREATED);
     assert_eq!(ledger_get(&state, "/v1/reports/trial-balance").await["balanced"], true);
 }
 
@@ -334,7 +340,10 @@ async fn a_payment_the_ledger_did_not_answer_is_finished_and_confirmed_exactly_o
     );
     // Shop A claiming again with the ledger back is told to pay, once.
     let paid = post(&router, "/v1/instant/claims", &shop_a, scan(winners[0])).await;
-    assert_eq!((paid.status, paid.body["paid_cents"].as_i64()), (StatusCode::OK, Some(prize(winners[0]))));
+    assert_eq!(
+        (paid.status, paid.body["paid_cents"].as_i64()),
+        (StatusCode::CREATED, Some(prize(winners[0])))
+    );
     assert_eq!(post(&router, "/v1/instant/claims", &shop_a, scan(winners[0])).await.code(), "already_paid");
     assert_eq!(balance(&state, shop_account).await, prize(winners[0]));
 
@@ -360,7 +369,10 @@ async fn a_payment_the_ledger_did_not_answer_is_finished_and_confirmed_exactly_o
     assert_eq!((&hit10_row["payments_pending"], &hit10_row["payments_unconfirmed"]), (&json!(0), &json!(1)));
     let moved = prize(winners[0]) + prize(winners[1]);
     assert_eq!(balance(&state, shop_account).await, moved);
-    assert_eq!(post(&router, "/v1/instant/claims", &shop_a, scan(winners[1])).await.status, StatusCode::OK);
+    assert_eq!(
+        post(&router, "/v1/instant/claims", &shop_a, scan(winners[1])).await.status,
+        StatusCode::CREATED
+    );
     assert_eq!(post(&router, "/v1/instant/claims", &shop_a, scan(winners[1])).await.code(), "already_paid");
     assert_eq!(balance(&state, shop_account).await, moved, "confirming moved nothing more");
 
@@ -391,6 +403,9 @@ async fn a_payment_the_ledger_did_not_answer_is_finished_and_confirmed_exactly_o
     assert!(no.status.is_client_error(), "{} {}", no.status, no.body);
     assert_eq!(payment_state(&state, winners[3]).await, None, "released");
     assert_eq!(books(&state).await.3, paid_before);
-    assert_eq!(post(&router, "/v1/instant/claims", &shop_a, scan(winners[3])).await.status, StatusCode::OK);
+    assert_eq!(
+        post(&router, "/v1/instant/claims", &shop_a, scan(winners[3])).await.status,
+        StatusCode::CREATED
+    );
     assert_eq!(ledger_get(&state, "/v1/reports/trial-balance").await["balanced"], true);
 }

@@ -167,7 +167,7 @@ async fn a_print_run_is_a_job_that_outlives_its_request() {
     let job = common::print_run(&router, &operator, 283).await;
     assert_eq!(job["attempts"], 1);
     let jobs = common::get(&router, "/v1/instant/print-jobs", &operator).await;
-    assert_eq!(jobs.body[0]["id"], job["id"]);
+    assert_eq!(jobs.body["items"][0]["id"], job["id"]);
     let cancel = post(
         &router,
         &format!("/v1/instant/print-jobs/{}/cancel", job["id"].as_str().unwrap()),
@@ -493,7 +493,7 @@ mod claims {
         let paid = post(&router, "/v1/instant/claims", &till, scan(winners[0])).await;
         assert_eq!(
             (paid.status, paid.body["paid_cents"].clone()),
-            (StatusCode::OK, json!(500)),
+            (StatusCode::CREATED, json!(500)),
             "{}",
             paid.body
         );
@@ -521,7 +521,7 @@ mod claims {
         let mut codes = Vec::new();
         for task in racing {
             let reply = task.await.unwrap();
-            codes.push(if reply.status == StatusCode::OK {
+            codes.push(if reply.status == StatusCode::CREATED {
                 "paid".to_owned()
             } else {
                 reply.code().to_owned()

@@ -164,7 +164,7 @@ async fn a_vendors_file_is_imported_whole_and_its_ticket_paid_once_or_refused_wh
     let paid = post(&router, "/v1/instant/claims", &shop, scan(winner)).await;
     assert_eq!(
         (paid.status, paid.body["paid_cents"].as_i64()),
-        (StatusCode::OK, Some(game.prizes[0].value_cents)),
+        (StatusCode::CREATED, Some(game.prizes[0].value_cents)),
         "{}",
         paid.body
     );

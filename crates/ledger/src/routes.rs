@@ -1,7 +1,7 @@
 //! The ledger's HTTP handlers: thin adapters from requests to [`crate::store`].
 
 use axum::extract::State;
-use axum::http::{HeaderName, HeaderValue, StatusCode, header};
+use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use platform::auth::{Allowed, Caller, Role, RoleSet};
 use platform::openapi::Refused;
@@ -16,21 +16,9 @@ use crate::model::{
 };
 use crate::store::{self, LEDGER_NAMESPACE};
 
-/// Set on a response that repeats the answer of an earlier request with the same idempotency key.
-const REPLAYED_HEADER: HeaderName = HeaderName::from_static("idempotent-replayed");
-
 /// 201 with a `Location` when something was created now, 200 with `Idempotent-Replayed` when it existed.
 fn created_or_replayed<T: serde::Serialize>(body: T, created: bool, location: &str) -> Response {
-    let mut response = Json(body).into_response();
-    if created {
-        *response.status_mut() = StatusCode::CREATED;
-        if let Ok(value) = HeaderValue::from_str(location) {
-            response.headers_mut().insert(header::LOCATION, value);
-        }
-    } else {
-        response.headers_mut().insert(REPLAYED_HEADER, HeaderValue::from_static("true"));
-    }
-    response
+    platform::http::created_or_replayed(body, created, Some(location))
 }
 
 /// Who may move money, and who may read the books.
@@ -56,6 +44,7 @@ fn account_not_found(id: Uuid) -> AppError {
 
 #[utoipa::path(
     post, path = "/v1/accounts", tag = "ledger", request_body = NewAccountRequest,
+    params(("Idempotency-Key" = Option<String>, Header, description = "names the account, so a retry opens it once; or send `id` in the body")),
     responses((status = 201, description = "created", body = Account), (status = 200, description = "it already existed with these fields", body = Account), (status = "4XX", response = Refused)),
     security(("bearer" = []))
 )]
@@ -64,8 +53,13 @@ fn account_not_found(id: Uuid) -> AppError {
 pub async fn create_account(
     State(state): State<LedgerState>,
     _writer: Allowed<Writers>,
-    Json(request): Json<NewAccountRequest>,
+    key: IdempotencyKey,
+    Json(mut request): Json<NewAccountRequest>,
 ) -> Result<Response, AppError> {
+    // The one idempotency convention: a key names the account as a body `id` would.
+    if request.id.is_some() || key.0.is_some() {
+        request.id = Some(key.resolve(request.id, &LEDGER_NAMESPACE)?);
+    }
     let new = request.validate()?;
     let (account, created) = store::create_account(&state.pool, &new).await?;
     let location = format!("/v1/accounts/{}", account.id);
@@ -171,7 +165,7 @@ async fn apply_one(state: &LedgerState, command: &TransferCommand) -> Result<Res
 }
 
 #[utoipa::path(
-    post, path = "/v1/transfers/batch", tag = "ledger", request_body = BatchRequest,
+    post, path = "/v1/transfers/batch", tag = "ledger", request_body = BatchRequest, params(("Idempotency-Key" = Option<String>, Header, description = "names the batch: an item without its own `id` gets one from this key and its place, so a retry applies once")),
     responses((status = 201, description = "applied, all together", body = BatchResult), (status = 200, description = "every transfer was a replay", body = BatchResult), (status = "4XX", response = Refused)),
     security(("bearer" = []))
 )]
@@ -179,6 +173,7 @@ async fn apply_one(state: &LedgerState, command: &TransferCommand) -> Result<Res
 pub async fn create_batch(
     State(state): State<LedgerState>,
     _writer: Allowed<Writers>,
+    key: IdempotencyKey,
     Json(request): Json<BatchRequest>,
 ) -> Result<Response, AppError> {
     if request.transfers.is_empty() || request.transfers.len() > MAX_BATCH {
@@ -192,9 +187,7 @@ pub async fn create_batch(
         .into_iter()
         .enumerate()
         .map(|(index, transfer)| {
-            let id = transfer.id.ok_or_else(|| {
-                AppError::unprocessable("missing_field", "every transfer of a batch needs its own `id`")
-            });
+            let id = key.resolve_item(transfer.id, index, &LEDGER_NAMESPACE);
             id.and_then(|id| transfer.validate(id))
                 .map_err(|e| e.with_context(serde_json::json!({ "index": index })))
         })

@@ -258,6 +258,20 @@ async fn a_batch_applies_all_or_nothing() {
     let empty = app.post("/v1/transfers/batch", json!({"transfers": []})).await;
     assert_eq!(empty.code(), "invalid_batch");
     assert_eq!(app.posted(house).await, 500);
+
+    // Items without ids: the batch's Idempotency-Key names them, by their place.
+    let unnamed = |from: Uuid, to: Uuid, amount: i64| json!({"debit_account_id": from, "credit_account_id": to, "amount": amount, "currency": "USD"});
+    let keyed = json!({"transfers": [unnamed(alice, bob, 10), unnamed(alice, bob, 20)]});
+    let no_key = app.post("/v1/transfers/batch", keyed.clone()).await;
+    assert_eq!((no_key.code(), no_key.body["context"]["index"].clone()), ("missing_field", json!(0)));
+    let reply = app.post_with_key("/v1/transfers/batch", "batch-k", keyed.clone()).await;
+    assert_eq!(reply.status, StatusCode::CREATED, "{}", reply.body);
+    let again = app.post_with_key("/v1/transfers/batch", "batch-k", keyed).await;
+    assert_eq!(
+        (again.status, app.posted(bob).await),
+        (StatusCode::OK, 30),
+        "the same key: the same batch, once"
+    );
     app.assert_ledger_consistent().await;
 }
 

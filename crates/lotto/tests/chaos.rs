@@ -243,7 +243,8 @@ async fn killed_at_random_under_load_the_platform_recovers_with_every_cent_in_pl
                     Some(ticket),
                 )
                 .await;
-                assert_eq!((status, receipt["payment"].as_str()), (200, Some("paid")), "{receipt}");
+                // 201 when this request paid it, 200 when a retry after a kill finds it paid.
+                assert!(matches!(status, 200 | 201) && receipt["payment"] == "paid", "{status} {receipt}");
             }
         }));
     }

@@ -1,9 +1,11 @@
-//! The README's instant walk-through, run verbatim (issue 14): the block after
-//! `<!-- walkthrough: instant -->` is taken from README.md as it stands and run with bash against
-//! a fresh `lotto` process, as a newcomer would run it: print run, printer's file, ticket, scan,
-//! claim, receipt, the shop's and the operator's reads. The one line replaced is the definition
-//! of `lotto` (`cargo run --release` there, this build's binary here), so the test does not build
-//! the release profile; everything else is the README's text.
+//! The README's walk-throughs, run verbatim (issues 14 and 15): the blocks after
+//! `<!-- walkthrough: api -->` (accounts, money, Keno, live results, blackjack, the ledger, in
+//! order, as one script), the block after `<!-- walkthrough: instant -->` and the one after
+//! `<!-- walkthrough: powerball -->` (on a clock moved to just before a drawing's close) are taken from
+//! README.md as it stands and run with bash against a fresh `lotto` process, as a newcomer would
+//! run them. The one line replaced is the definition of `lotto` (`cargo run --release` there,
+//! this build's binary here), so the test does not build the release profile; everything else is
+//! the README's text.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout)]
 
 mod common;
@@ -13,21 +15,133 @@ use std::time::Duration;
 
 use common::Lotto;
 
-/// The README's block after `marker`, without its fences.
+/// The README's blocks after each `marker`, without their fences, in order, as one script.
 fn walkthrough(readme: &str, marker: &str) -> String {
-    let after = readme.split_once(marker).unwrap_or_else(|| panic!("README.md has no {marker}")).1;
-    let body = after.trim_start().strip_prefix("```sh\n").expect("the marker is followed by a ```sh block");
-    body.split_once("\n```").expect("the block is closed").0.to_owned()
+    let blocks: Vec<&str> = readme
+        .split(marker)
+        .skip(1)
+        .map(|after| {
+            let body =
+                after.trim_start().strip_prefix("```sh\n").expect("the marker is followed by a ```sh block");
+            body.split_once("\n```").expect("the block is closed").0
+        })
+        .collect();
+    assert!(!blocks.is_empty(), "README.md has no {marker}");
+    blocks.join("\n")
+}
+
+/// `script` with `lotto` defined as this build's binary instead of `cargo run --release`.
+fn with_this_lotto(script: &str) -> String {
+    let definition = "lotto() { cargo run -q --release -- \"$@\"; }";
+    assert_eq!(script.matches(definition).count(), 1, "the walk-through defines `lotto` as expected");
+    script.replace(definition, &format!("lotto() {{ {:?} \"$@\"; }}", env!("CARGO_BIN_EXE_lotto")))
+}
+
+/// Runs `script` with bash in `dir` against `lotto`; what it printed, or a failure with it all.
+async fn run_walkthrough(script: String, dir: &std::path::Path, base: &str, url: &str) -> String {
+    run_walkthrough_with(script, dir, base, url, Vec::new()).await
+}
+
+/// [`run_walkthrough`] with more of the environment a newcomer's shell would share with `lotto`.
+async fn run_walkthrough_with(
+    script: String,
+    dir: &std::path::Path,
+    base: &str,
+    url: &str,
+    env: Vec<(&'static str, String)>,
+) -> String {
+    let ran = tokio::task::spawn_blocking({
+        let (dir, base, url) = (dir.to_owned(), base.to_owned(), url.to_owned());
+        move || {
+            Command::new("bash")
+                .args(["-euo", "pipefail", "-c", &script])
+                .current_dir(&dir)
+                .env("LOTTO_URL", base)
+                .env("DATABASE_URL", url)
+                .env("LOTTO_LOG", "warn")
+                .envs(env)
+                .output()
+                .unwrap()
+        }
+    })
+    .await
+    .unwrap();
+    let out = String::from_utf8_lossy(&ran.stdout).into_owned();
+    let err = String::from_utf8_lossy(&ran.stderr).into_owned();
+    println!("{out}");
+    assert!(ran.status.success(), "the walk-through stopped ({}):\n{out}\n{err}", ran.status);
+    out
+}
+
+#[tokio::test]
+async fn the_readme_api_walkthrough_runs_verbatim_and_again() {
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../README.md")).unwrap();
+    let script = with_this_lotto(&walkthrough(&readme, "<!-- walkthrough: api -->"));
+    let url = platform::testing::fresh_database().await.unwrap();
+    let dir = platform::config::scratch_dir("readme-api-walkthrough");
+    std::fs::create_dir_all(&dir).unwrap();
+    let lotto = Lotto::start(&[("DATABASE_URL", url.clone())], Duration::from_secs(60));
+    let out = run_walkthrough(script.clone(), &dir, &lotto.base_url, &url).await;
+    // What the README says each step shows.
+    for shown in [
+        "\"state\":\"succeeded\"",
+        "204",
+        "self_excluded",
+        "\"state\":\"settled\"",
+        "event: keno_open",
+        "idempotent-replayed: true",
+        "\"balanced\":true",
+    ] {
+        assert!(out.contains(shown), "the walk-through did not show {shown:?}:\n{out}");
+    }
+    // A newcomer may run it again: names and keys taken the first time do not stop it.
+    let again = run_walkthrough(script, &dir, &lotto.base_url, &url).await;
+    assert!(again.contains("email_taken") && again.contains("\"balanced\":true"), "{again}");
+    lotto.terminate();
+}
+
+#[tokio::test]
+async fn the_readme_powerball_walkthrough_runs_verbatim_through_a_drawing() {
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../README.md")).unwrap();
+    let script = with_this_lotto(&walkthrough(&readme, "<!-- walkthrough: powerball -->"));
+    let url = platform::testing::fresh_database().await.unwrap();
+    let dir = platform::config::scratch_dir("readme-powerball-walkthrough");
+    std::fs::create_dir_all(&dir).unwrap();
+    // `lotto` as the README suggests for a demonstration: online sales on, and its draws clock
+    // 45 seconds before a drawing's close (one a day or more ahead, so the shift is forward).
+    let drawing = domain::powerball::schedule::Timetable::default()
+        .next_open(chrono::Utc::now() + chrono::Duration::days(1));
+    let offset = (drawing.sales_close - chrono::Duration::seconds(45) - chrono::Utc::now()).num_seconds();
+    let exports = dir.join(".lotto/powerball-exports").display().to_string();
+    let lotto = Lotto::start(
+        &[
+            ("DATABASE_URL", url.clone()),
+            ("LOTTO_POWERBALL_ONLINE", "true".to_owned()),
+            ("LOTTO_CLOCK_OFFSET_SECONDS", offset.to_string()),
+            ("LOTTO_POWERBALL_EXPORT_DIR", exports.clone()),
+        ],
+        Duration::from_secs(60),
+    );
+    let env = vec![("LOTTO_POWERBALL_EXPORT_DIR", exports)];
+    let out = run_walkthrough_with(script, &dir, &lotto.base_url, &url, env).await;
+    for shown in [
+        "\"advertised_cents\":2000000000",
+        "\"state\":\"closed\"",
+        "awaiting_second_entry",
+        "results_stand",
+        "certified",
+        "\"tier\":\"three_powerball\"",
+        "\"prize_cents\":20000",
+    ] {
+        assert!(out.contains(shown), "the walk-through did not show {shown:?}:\n{out}");
+    }
+    lotto.terminate();
 }
 
 #[tokio::test]
 async fn the_readme_instant_walkthrough_runs_verbatim() {
     let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../README.md")).unwrap();
-    let script = walkthrough(&readme, "<!-- walkthrough: instant -->");
-    let definition = "lotto() { cargo run -q --release -- \"$@\"; }";
-    assert_eq!(script.matches(definition).count(), 1, "the walk-through defines `lotto` as expected");
-    let script =
-        script.replace(definition, &format!("lotto() {{ {:?} \"$@\"; }}", env!("CARGO_BIN_EXE_lotto")));
+    let script = with_this_lotto(&walkthrough(&readme, "<!-- walkthrough: instant -->"));
 
     // A fresh machine: a database of its own, and a directory of its own for the files the
     // walk-through and lotto write (.lotto/printer-files, run.age, tickets.txt).
@@ -43,25 +157,7 @@ async fn the_readme_instant_walkthrough_runs_verbatim() {
         ],
         Duration::from_secs(60),
     );
-    let ran = tokio::task::spawn_blocking({
-        let (dir, base) = (dir.clone(), lotto.base_url.clone());
-        move || {
-            Command::new("bash")
-                .args(["-euo", "pipefail", "-c", &script])
-                .current_dir(&dir)
-                .env("LOTTO_URL", base)
-                .env("DATABASE_URL", url)
-                .env("LOTTO_LOG", "warn")
-                .output()
-                .unwrap()
-        }
-    })
-    .await
-    .unwrap();
-    let out = String::from_utf8_lossy(&ran.stdout).into_owned();
-    let err = String::from_utf8_lossy(&ran.stderr).into_owned();
-    println!("{out}");
-    assert!(ran.status.success(), "the walk-through stopped ({}):\n{out}\n{err}", ran.status);
+    let out = run_walkthrough(script, &dir, &lotto.base_url, &url).await;
     // What the README says each step shows.
     for shown in [
         "signature: the lottery's, and the file is as it signed it",
@@ -72,7 +168,7 @@ async fn the_readme_instant_walkthrough_runs_verbatim() {
         "already_paid",
         "\"owed_cents\"",
     ] {
-        assert!(out.contains(shown), "the walk-through did not show {shown:?}:\n{out}\n{err}");
+        assert!(out.contains(shown), "the walk-through did not show {shown:?}:\n{out}");
     }
     // `lotto` is local mode: a front end's dev server on this machine may call it from a browser.
     let preflight = reqwest::Client::new()

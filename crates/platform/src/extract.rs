@@ -220,6 +220,27 @@ impl IdempotencyKey {
     }
 }
 
+impl IdempotencyKey {
+    /// The id of item `index` of a batch: its own `id`, else one derived from the header's key
+    /// and its place in the batch (so a batch sent again with the same key is the same batch).
+    /// Neither is a 422 `missing_field` naming the item.
+    pub fn resolve_item(
+        &self,
+        item_id: Option<uuid::Uuid>,
+        index: usize,
+        namespace: &uuid::Uuid,
+    ) -> Result<uuid::Uuid, AppError> {
+        match (item_id, self.0.as_deref()) {
+            (Some(id), _) => Ok(id),
+            (None, Some(key)) => Ok(uuid::Uuid::new_v5(namespace, format!("{key}#{index}").as_bytes())),
+            (None, None) => Err(AppError::unprocessable(
+                "missing_field",
+                "every transfer of a batch needs its own `id`, or the batch an Idempotency-Key header",
+            )),
+        }
+    }
+}
+
 /// `?after=&limit=` of a listing (DESIGN §8). `limit` defaults to 50 and may be 1 to 500.
 #[derive(Debug, Clone, Default, serde::Deserialize, utoipa::IntoParams)]
 #[serde(deny_unknown_fields)]
@@ -262,5 +283,28 @@ impl PageParams {
                 })
             })
             .transpose()
+    }
+}
+
+/// The cursor of a listing in (time, id) order, newest or oldest first: the last item's time
+/// (RFC 3339, microseconds) and id, `<time>_<uuid>`. One style for every such list.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TimeIdCursor {
+    pub at: chrono::DateTime<chrono::Utc>,
+    pub id: uuid::Uuid,
+}
+
+impl std::fmt::Display for TimeIdCursor {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}_{}", self.at.to_rfc3339_opts(chrono::SecondsFormat::Micros, true), self.id)
+    }
+}
+
+impl std::str::FromStr for TimeIdCursor {
+    type Err = ();
+
+    fn from_str(s: &str) -> Result<Self, ()> {
+        let (at, id) = s.split_once('_').ok_or(())?;
+        Ok(TimeIdCursor { at: at.parse().map_err(|_| ())?, id: id.parse().map_err(|_| ())? })
     }
 }

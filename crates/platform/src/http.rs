@@ -330,3 +330,47 @@ pub async fn serve(
     graceful.shutdown().await;
     Ok(())
 }
+
+/// Set on every answer to a request that carried an idempotency key: `true` when the answer
+/// repeats what an earlier request with the same key did, `false` when this request did it.
+pub const IDEMPOTENT_REPLAYED: HeaderName = HeaderName::from_static("idempotent-replayed");
+
+/// The one way a create that may be a replay answers (ADR 0009 §7): `201 Created` with the new
+/// resource's `Location` when it was made now, `200 OK` when an earlier request with the same
+/// key made it; `Idempotent-Replayed` says which, always.
+pub fn created_or_replayed<T: serde::Serialize>(body: T, created: bool, location: Option<&str>) -> Response {
+    let mut response = crate::Json(body).into_response();
+    response
+        .headers_mut()
+        .insert(IDEMPOTENT_REPLAYED, HeaderValue::from_static(if created { "false" } else { "true" }));
+    if created {
+        *response.status_mut() = StatusCode::CREATED;
+        if let Some(value) = location.and_then(|l| HeaderValue::from_str(l).ok()) {
+            response.headers_mut().insert(header::LOCATION, value);
+        }
+    }
+    response
+}
+
+/// `201 Created` with the new resource's `Location`, for a create that carries no key.
+pub fn created<T: serde::Serialize>(body: T, location: &str) -> Response {
+    let mut response = (StatusCode::CREATED, crate::Json(body)).into_response();
+    if let Ok(value) = HeaderValue::from_str(location) {
+        response.headers_mut().insert(header::LOCATION, value);
+    }
+    response
+}
+
+/// An answer that takes its request in (202 Accepted) or repeats one taken before (200 OK):
+/// payments and jobs; `Location` where the thing is followed, `Idempotent-Replayed` always.
+pub fn accepted_or_replayed<T: serde::Serialize>(
+    body: T,
+    accepted: bool,
+    location: Option<&str>,
+) -> Response {
+    let mut response = created_or_replayed(body, accepted, location);
+    if accepted {
+        *response.status_mut() = StatusCode::ACCEPTED;
+    }
+    response
+}

@@ -41,4 +41,4 @@ pub mod upstream;
 pub mod webhook;
 
 pub use error::{AppError, Problem};
-pub use extract::{IdempotencyKey, Json, PageParams, Path, Query};
+pub use extract::{IdempotencyKey, Json, PageParams, Path, Query, TimeIdCursor};

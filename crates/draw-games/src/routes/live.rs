@@ -96,13 +96,14 @@ async fn read_snapshot(state: &DrawsState) -> Result<Snapshot, platform::AppErro
             },
         );
     }
-    let powerball = match crate::store::powerball::drawings::list_past(&state.pool, state.clock.now(), 1)
-        .await?
-        .first()
-    {
-        Some(stored) => Some(super::powerball::drawing_view(state, stored, None).await?),
-        None => None,
-    };
+    let powerball =
+        match crate::store::powerball::drawings::list_past(&state.pool, state.clock.now(), None, 1)
+            .await?
+            .first()
+        {
+            Some(stored) => Some(super::powerball::drawing_view(state, stored, None).await?),
+            None => None,
+        };
     Ok(Snapshot { keno, powerball })
 }
 

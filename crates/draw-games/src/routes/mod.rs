@@ -2,12 +2,12 @@
 //! into [`crate::saga`] or [`crate::store`], and answers a view.
 
 use axum::extract::State;
-use axum::http::StatusCode;
+use axum::response::Response;
 use domain::keno::Ticket;
 use domain::keno::math::{ParRow, par_sheet};
 use platform::auth::{Caller, Role};
 use platform::openapi::Refused;
-use platform::{AppError, IdempotencyKey, Json, Path, Query};
+use platform::{AppError, IdempotencyKey, Json, PageParams, Path, Query};
 use uuid::Uuid;
 
 use crate::DrawsState;
@@ -21,12 +21,16 @@ mod powerball;
 pub use live::*;
 pub use powerball::*;
 
-pub(crate) fn limit_of(query: &ListQuery) -> Result<i64, AppError> {
-    let limit = query.limit.unwrap_or(20);
-    if !(1..=100).contains(&limit) {
-        return Err(AppError::bad_request("invalid_limit", "limit must be 1 to 100"));
-    }
-    Ok(limit)
+/// One page of a listing: `items`, and `next` to pass as `after` for the following page.
+pub(crate) type Page<T> = ledger_api::wire::Page<T>;
+
+/// The cursor of the next page of tickets: the last one's time and id, when the page is full.
+fn ticket_cursor(
+    page: &PageParams,
+    returned: usize,
+    last: Option<(chrono::DateTime<chrono::Utc>, Uuid)>,
+) -> Option<String> {
+    page.next_cursor(returned, last.map(|(at, id)| platform::TimeIdCursor { at, id }))
 }
 
 /// Ticket `id` of either kind, if `caller` may see it: a player sees only their own; operators,
@@ -47,8 +51,10 @@ fn stake_refused(refusal: Option<String>) -> AppError {
     )
 }
 
-pub(crate) fn created_or_replayed(created: bool) -> StatusCode {
-    if created { StatusCode::CREATED } else { StatusCode::OK }
+/// 201 with the ticket's `Location` when bought now, 200 when the key bought it before
+/// (`Idempotent-Replayed` says which).
+pub(crate) fn created_or_replayed<T: serde::Serialize>(view: T, created: bool, location: &str) -> Response {
+    platform::http::created_or_replayed(view, created, Some(location))
 }
 
 #[utoipa::path(
@@ -67,7 +73,7 @@ pub async fn play_now(
     caller: Caller,
     key: IdempotencyKey,
     Json(request): Json<PlayRequest>,
-) -> Result<(StatusCode, Json<TicketView>), AppError> {
+) -> Result<Response, AppError> {
     caller.require(&[Role::Player])?;
     let key = key.required()?;
     let ticket = Ticket::new(
@@ -81,13 +87,14 @@ pub async fn play_now(
     if view.state == "refused" {
         return Err(stake_refused(view.refusal));
     }
-    Ok((created_or_replayed(created), Json(view)))
+    let location = format!("/v1/keno/tickets/{}", view.id);
+    Ok(created_or_replayed(view, created, &location))
 }
 
 #[utoipa::path(
-    get, path = "/v1/keno/tickets", tag = "keno", params(ListQuery), operation_id = "my_keno_tickets",
+    get, path = "/v1/keno/tickets", tag = "keno", params(PageParams), operation_id = "my_keno_tickets",
     responses(
-        (status = 200, description = "the player's newest tickets", body = Vec<TicketView>),
+        (status = 200, description = "a page of the player's tickets, newest first", body = Page<TicketView>),
         (status = "4XX", response = Refused),
     ),
     security(("bearer" = []))
@@ -96,12 +103,19 @@ pub async fn play_now(
 pub async fn my_tickets(
     State(state): State<DrawsState>,
     caller: Caller,
-    Query(query): Query<ListQuery>,
-) -> Result<Json<Vec<TicketView>>, AppError> {
+    Query(page): Query<PageParams>,
+) -> Result<Json<Page<TicketView>>, AppError> {
     caller.require(&[Role::Player])?;
-    let mine =
-        tickets::list_for_player::<PlayNowTicket>(&state.pool, caller.subject(), limit_of(&query)?).await?;
-    Ok(Json(mine.iter().map(play_now::view).collect::<Result<_, _>>()?))
+    let mine = tickets::list_for_player::<PlayNowTicket>(
+        &state.pool,
+        caller.subject(),
+        page.after()?,
+        page.limit()?,
+    )
+    .await?;
+    let items: Vec<TicketView> = mine.iter().map(play_now::view).collect::<Result<_, _>>()?;
+    let next = ticket_cursor(&page, items.len(), items.last().map(|t| (t.created_at, t.id)));
+    Ok(Json(Page { items, next }))
 }
 
 #[utoipa::path(
@@ -138,7 +152,7 @@ pub async fn buy(
     caller: Caller,
     key: IdempotencyKey,
     Json(request): Json<DrawTicketRequest>,
-) -> Result<(StatusCode, Json<DrawTicketView>), AppError> {
+) -> Result<Response, AppError> {
     caller.require(&[Role::Player])?;
     let key = key.required()?;
     let ticket = Ticket::new(
@@ -159,13 +173,14 @@ pub async fn buy(
     if view.state == "refused" {
         return Err(stake_refused(view.refusal));
     }
-    Ok((created_or_replayed(created), Json(view)))
+    let location = format!("/v1/keno/draw-tickets/{}", view.id);
+    Ok(created_or_replayed(view, created, &location))
 }
 
 #[utoipa::path(
-    get, path = "/v1/keno/draw-tickets", tag = "keno", params(ListQuery), operation_id = "my_keno_draw_tickets",
+    get, path = "/v1/keno/draw-tickets", tag = "keno", params(PageParams), operation_id = "my_keno_draw_tickets",
     responses(
-        (status = 200, description = "the player's newest tickets for scheduled draws", body = Vec<DrawTicketView>),
+        (status = 200, description = "a page of the player's tickets for scheduled draws, newest first", body = Page<DrawTicketView>),
         (status = "4XX", response = Refused),
     ),
     security(("bearer" = []))
@@ -174,16 +189,18 @@ pub async fn buy(
 pub async fn my_draw_tickets(
     State(state): State<DrawsState>,
     caller: Caller,
-    Query(query): Query<ListQuery>,
-) -> Result<Json<Vec<DrawTicketView>>, AppError> {
+    Query(page): Query<PageParams>,
+) -> Result<Json<Page<DrawTicketView>>, AppError> {
     caller.require(&[Role::Player])?;
     let mine =
-        tickets::list_for_player::<DrawTicket>(&state.pool, caller.subject(), limit_of(&query)?).await?;
-    let mut views = Vec::with_capacity(mine.len());
+        tickets::list_for_player::<DrawTicket>(&state.pool, caller.subject(), page.after()?, page.limit()?)
+            .await?;
+    let mut items = Vec::with_capacity(mine.len());
     for ticket in &mine {
-        views.push(scheduled::view(&state, ticket).await?);
+        items.push(scheduled::view(&state, ticket).await?);
     }
-    Ok(Json(views))
+    let next = ticket_cursor(&page, items.len(), items.last().map(|t: &DrawTicketView| (t.created_at, t.id)));
+    Ok(Json(Page { items, next }))
 }
 
 #[utoipa::path(
@@ -205,17 +222,21 @@ pub async fn get_draw_ticket(
 }
 
 #[utoipa::path(
-    get, path = "/v1/keno/draws", tag = "keno", params(ListQuery),
-    responses((status = 200, description = "the newest draws, from the one open for sales back (public)", body = Vec<DrawView>),
+    get, path = "/v1/keno/draws", tag = "keno", params(PageParams),
+    responses((status = 200, description = "a page of draws, newest first, from the one on sale back (public); the cursor is a draw number", body = Page<DrawView>),
               (status = "4XX", response = Refused))
 )]
 /// `GET /v1/keno/draws`: public.
 pub async fn list_draws(
     State(state): State<DrawsState>,
-    Query(query): Query<ListQuery>,
-) -> Result<Json<Vec<DrawView>>, AppError> {
-    let next = state.schedule.next_after(state.clock.now());
-    Ok(Json(crate::store::keno_draws::list(&state.pool, next, limit_of(&query)?).await?))
+    Query(page): Query<PageParams>,
+) -> Result<Json<Page<DrawView>>, AppError> {
+    let on_sale = state.schedule.next_after(state.clock.now());
+    // The cursor is the last draw number shown; the next page starts below it.
+    let up_to = page.after::<i64>()?.map_or(on_sale, |last| last.saturating_sub(1).min(on_sale));
+    let items = crate::store::keno_draws::list(&state.pool, up_to, page.limit()?).await?;
+    let next = page.next_cursor(items.len(), items.last().map(|d| d.number));
+    Ok(Json(Page { items, next }))
 }
 
 #[utoipa::path(

@@ -9,9 +9,9 @@ use domain::powerball::{Board, PowerPlayBalls};
 use domain::serial::TicketSerial;
 use platform::auth::{Caller, Role};
 use platform::openapi::Refused;
-use platform::{AppError, IdempotencyKey, Json, Path, Query};
+use platform::{AppError, IdempotencyKey, Json, PageParams, Path, Query};
 
-use super::{created_or_replayed, limit_of};
+use super::{Page, created_or_replayed};
 use crate::DrawsState;
 use crate::rules::powerball_rule_error;
 use crate::saga::powerball_claims::{self, Claimant, Counter};
@@ -105,21 +105,21 @@ pub async fn next_powerball_draw(
 }
 
 #[utoipa::path(
-    get, path = "/v1/powerball/draws", tag = "powerball", params(ListQuery),
-    responses((status = 200, description = "the newest drawings held, with their results and (once certified) winners and prize per tier (public)", body = Vec<PowerballDrawView>),
+    get, path = "/v1/powerball/draws", tag = "powerball", params(PageParams),
+    responses((status = 200, description = "a page of the drawings held, newest first, with their results and (once certified) winners and prize per tier (public); the cursor is a draw date", body = Page<PowerballDrawView>),
               (status = "4XX", response = Refused))
 )]
 /// `GET /v1/powerball/draws`: public.
 pub async fn list_powerball_draws(
     State(state): State<DrawsState>,
-    Query(query): Query<ListQuery>,
-) -> Result<Json<Vec<PowerballDrawView>>, AppError> {
-    let limit = limit_of(&query)?;
-    let mut views = Vec::new();
-    for stored in drawings::list_past(&state.pool, state.clock.now(), limit).await? {
-        views.push(drawing_view(&state, &stored, None).await?);
+    Query(page): Query<PageParams>,
+) -> Result<Json<Page<PowerballDrawView>>, AppError> {
+    let mut items = Vec::new();
+    for stored in drawings::list_past(&state.pool, state.clock.now(), page.after()?, page.limit()?).await? {
+        items.push(drawing_view(&state, &stored, None).await?);
     }
-    Ok(Json(views))
+    let next = page.next_cursor(items.len(), items.last().map(|d: &PowerballDrawView| d.draw_date));
+    Ok(Json(Page { items, next }))
 }
 
 /// A draw day from the path, or a 422 that says which days have drawings.
@@ -307,7 +307,7 @@ pub async fn buy_powerball_online(
     caller: Caller,
     key: IdempotencyKey,
     Json(request): Json<PowerballSaleRequest>,
-) -> Result<(StatusCode, Json<PowerballTicketView>), AppError> {
+) -> Result<axum::response::Response, AppError> {
     caller.require(&[Role::Player])?;
     if !state.settings.powerball.online_sales {
         return Err(AppError::new(
@@ -326,7 +326,8 @@ pub async fn buy_powerball_online(
             "the ticket's cost could not be taken from your wallet",
         ));
     }
-    Ok((created_or_replayed(created), Json(view)))
+    let location = format!("/v1/powerball/tickets/{}", view.serial);
+    Ok(created_or_replayed(view, created, &location))
 }
 
 #[utoipa::path(
@@ -343,14 +344,15 @@ pub async fn sell_powerball_at_terminal(
     caller: Caller,
     key: IdempotencyKey,
     Json(request): Json<PowerballSaleRequest>,
-) -> Result<(StatusCode, Json<PowerballTicketView>), AppError> {
+) -> Result<axum::response::Response, AppError> {
     caller.require(&[Role::Retailer])?;
     let retailer = caller.organization().ok_or_else(platform::auth::forbidden)?.to_owned();
     let key = key.required()?;
     let slip = slip_of(&state, &request)?;
     let seller = Seller::Terminal { retailer, terminal: caller.subject().to_owned() };
     let (view, created) = powerball_sales::sell(&state, &seller, key, &slip).await?;
-    Ok((created_or_replayed(created), Json(view)))
+    let location = format!("/v1/powerball/tickets/{}", view.serial);
+    Ok(created_or_replayed(view, created, &location))
 }
 
 #[utoipa::path(

@@ -42,15 +42,20 @@ pub async fn load<T: StoredTicket>(pool: &PgPool, id: Uuid) -> Result<Option<T>,
 pub async fn list_for_player<T: StoredTicket>(
     pool: &PgPool,
     player: &str,
+    after: Option<platform::TimeIdCursor>,
     limit: i64,
 ) -> Result<Vec<T>, AppError> {
     sqlx::query(&format!(
-        "SELECT {} FROM {} WHERE player_id = $1 ORDER BY created_at DESC LIMIT $2",
+        "SELECT {} FROM {} WHERE player_id = $1
+            AND ($3::timestamptz IS NULL OR (created_at, id) < ($3, $4))
+          ORDER BY created_at DESC, id DESC LIMIT $2",
         T::COLUMNS,
         T::TABLE
     ))
     .bind(player)
     .bind(limit)
+    .bind(after.map(|c| c.at))
+    .bind(after.map(|c| c.id))
     .fetch_all(pool)
     .await?
     .iter()

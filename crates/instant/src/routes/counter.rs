@@ -3,7 +3,7 @@
 //! for a period (its own for its terminals, any for staff).
 
 use axum::extract::State;
-use axum::http::{HeaderName, HeaderValue, StatusCode};
+use axum::response::Response;
 use chrono::Duration;
 use domain::instant::print_run::{barcode, barcode_is_valid};
 use domain::money::dollars;
@@ -22,9 +22,6 @@ use crate::store::{packs, tickets};
 use crate::views::{
     PeriodQuery, ReceiptView, ReceiptsQuery, StatementSettlement, StatementView, ValidationRequest,
 };
-
-/// The header that marks an answer replayed from an earlier request with the same key.
-const REPLAYED: HeaderName = HeaderName::from_static("idempotent-replayed");
 
 fn receipt_view(state: &InstantState, receipt: Receipt) -> ReceiptView {
     let game_name = u32::try_from(receipt.game)
@@ -70,14 +67,13 @@ fn receipt_view(state: &InstantState, receipt: Receipt) -> ReceiptView {
     }
 }
 
-/// A claim's answer: 200 with the receipt, marked when it replays an earlier request's.
-type ClaimAnswer = (StatusCode, [(HeaderName, HeaderValue); 1], Json<ReceiptView>);
-
 #[utoipa::path(
     post, path = "/v1/instant/claims", tag = "instant", request_body = ValidationRequest,
     params(("Idempotency-Key" = String, Header, description = "required: a claim retried with the same key is paid once and answers the same receipt")),
-    responses((status = 200, description = "paid at the counter, once: the receipt to print (`Idempotent-Replayed: true` when the key's claim was made before)", body = ReceiptView,
-               headers(("Idempotent-Replayed" = String, description = "`true` on a replay, `false` otherwise"))),
+    responses((status = 201, description = "paid at the counter, once: the receipt to print, at its `Location`", body = ReceiptView,
+               headers(("Location" = String, description = "the receipt"), ("Idempotent-Replayed" = String, description = "`false`"))),
+              (status = 200, description = "a replay: the receipt of the key's earlier claim", body = ReceiptView,
+               headers(("Idempotent-Replayed" = String, description = "`true`"))),
               (status = "4XX", response = Refused)),
     security(("bearer" = []))
 )]
@@ -89,7 +85,7 @@ pub async fn claim(
     caller: Caller,
     key: IdempotencyKey,
     Json(request): Json<ValidationRequest>,
-) -> Result<ClaimAnswer, AppError> {
+) -> Result<Response, AppError> {
     caller.require(&[Role::Retailer])?;
     let retailer = caller.organization().ok_or_else(platform::auth::forbidden)?.to_owned();
     let key = key.required()?.to_owned();
@@ -132,9 +128,9 @@ pub async fn claim(
     Ok(answer(&state, receipt, false))
 }
 
-fn answer(state: &InstantState, receipt: Receipt, replayed: bool) -> ClaimAnswer {
-    let flag = HeaderValue::from_static(if replayed { "true" } else { "false" });
-    (StatusCode::OK, [(REPLAYED, flag)], Json(receipt_view(state, receipt)))
+fn answer(state: &InstantState, receipt: Receipt, replayed: bool) -> Response {
+    let location = format!("/v1/instant/receipts/{}", receipt.id);
+    platform::http::created_or_replayed(receipt_view(state, receipt), !replayed, Some(&location))
 }
 
 fn receipt_not_found(id: Uuid) -> AppError {

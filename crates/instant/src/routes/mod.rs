@@ -210,19 +210,23 @@ pub async fn keys(State(state): State<InstantState>) -> Json<KeysView> {
 }
 
 #[utoipa::path(
-    get, path = "/v1/instant/print-jobs", tag = "instant", params(JobsQuery),
-    responses((status = 200, description = "print jobs, newest first", body = Vec<PrintJobView>), (status = "4XX", response = Refused)),
+    get, path = "/v1/instant/print-jobs", tag = "instant", params(platform::PageParams),
+    responses((status = 200, description = "a page of print jobs, newest first", body = ledger_api::wire::Page<PrintJobView>), (status = "4XX", response = Refused)),
     security(("bearer" = []))
 )]
 /// `GET /v1/instant/print-jobs`: operators, auditors and services.
 pub async fn list_print_jobs(
     State(state): State<InstantState>,
     caller: Caller,
-    Query(query): Query<JobsQuery>,
-) -> Result<Json<Vec<PrintJobView>>, AppError> {
+    Query(page): Query<platform::PageParams>,
+) -> Result<Json<ledger_api::wire::Page<PrintJobView>>, AppError> {
     caller.require(&[Role::Operator, Role::Auditor, Role::Service])?;
-    let limit = platform::PageParams { after: None, limit: query.limit }.limit()?;
-    crate::store::print_jobs::list(&state.pool, limit).await.map(Json)
+    let items = crate::store::print_jobs::list(&state.pool, page.after()?, page.limit()?).await?;
+    let next = page.next_cursor(
+        items.len(),
+        items.last().map(|j| platform::TimeIdCursor { at: j.created_at, id: j.id }),
+    );
+    Ok(Json(ledger_api::wire::Page { items, next }))
 }
 
 fn job_not_found(id: uuid::Uuid) -> AppError {

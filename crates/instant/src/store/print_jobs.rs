@@ -75,14 +75,23 @@ pub async fn get(pool: &PgPool, id: Uuid) -> Result<Option<PrintJobView>, AppErr
 }
 
 /// The newest `limit` jobs.
-pub async fn list(pool: &PgPool, limit: i64) -> Result<Vec<PrintJobView>, AppError> {
-    sqlx::query(&format!("SELECT {COLUMNS} FROM print_jobs ORDER BY created_at DESC LIMIT $1"))
-        .bind(limit)
-        .fetch_all(pool)
-        .await?
-        .iter()
-        .map(job_of)
-        .collect()
+pub async fn list(
+    pool: &PgPool,
+    after: Option<platform::TimeIdCursor>,
+    limit: i64,
+) -> Result<Vec<PrintJobView>, AppError> {
+    sqlx::query(&format!(
+        "SELECT {COLUMNS} FROM print_jobs WHERE ($2::timestamptz IS NULL OR (created_at, id) < ($2, $3))
+          ORDER BY created_at DESC, id DESC LIMIT $1"
+    ))
+    .bind(limit)
+    .bind(after.map(|c| c.at))
+    .bind(after.map(|c| c.id))
+    .fetch_all(pool)
+    .await?
+    .iter()
+    .map(job_of)
+    .collect()
 }
 
 /// Takes job `id` (when given) or the oldest waiting job: queued, or running with its lease run

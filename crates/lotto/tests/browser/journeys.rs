@@ -130,7 +130,7 @@ pub async fn player_keno(ctx: &Context, browser: &Browser) -> Result<(), String>
 
     let token = page_token(browser, "player").await?;
     let tickets = get(ctx, "/v1/keno/tickets", &token).await;
-    let ticket = &tickets[0];
+    let ticket = &tickets["items"][0];
     if ticket["spots"] != json!([3, 11, 19, 41, 80]) || ticket["stake_cents"] != 200 {
         return Err(format!("the API recorded another ticket: {ticket}"));
     }
@@ -320,12 +320,13 @@ pub async fn operator_console(ctx: &Context, browser: &Browser) -> Result<(), St
     browser.wait_text("#panel-draws", "Live: new results").await?;
     // Draws come every 10 s here: one is drawn while the page watches, and its numbers are the API's.
     let newest_before = get(ctx, "/v1/keno/draws?limit=20", "").await;
-    let drawn_before = newest_before.as_array().unwrap().iter().filter(|d| d["numbers"].is_array()).count();
+    let drawn_before =
+        newest_before["items"].as_array().unwrap().iter().filter(|d| d["numbers"].is_array()).count();
     let mut shown = String::new();
     for _ in 0..60 {
         let draws = get(ctx, "/v1/keno/draws?limit=20", "").await;
         let drawn: Vec<&Value> =
-            draws.as_array().unwrap().iter().filter(|d| d["numbers"].is_array()).collect();
+            draws["items"].as_array().unwrap().iter().filter(|d| d["numbers"].is_array()).collect();
         if drawn.len() > drawn_before
             && let Some(newest) = drawn.first()
         {

@@ -70,7 +70,7 @@ pub async fn deal(
     key: IdempotencyKey,
     Path(table): Path<Uuid>,
     Json(request): Json<DealRequest>,
-) -> Result<(StatusCode, Json<RoundView>), AppError> {
+) -> Result<axum::response::Response, AppError> {
     caller.require(&[Role::Player])?;
     let key = key.required()?;
     let (round, created) = saga::place_bets(&state, table, caller.subject(), key, &request.spots).await?;
@@ -78,7 +78,8 @@ pub async fn deal(
         let code = round.refusal.unwrap_or_else(|| "stake_refused".to_owned());
         return Err(AppError::unprocessable(code, "the wagers could not be taken from your wallet"));
     }
-    Ok((if created { StatusCode::CREATED } else { StatusCode::OK }, Json(round_view(&round)?)))
+    let location = format!("/v1/blackjack/rounds/{}", round.id);
+    Ok(platform::http::created_or_replayed(round_view(&round)?, created, Some(&location)))
 }
 
 #[utoipa::path(

@@ -122,17 +122,21 @@ pub async fn get(pool: &PgPool, date: NaiveDate) -> Result<Option<StoredDrawing>
         .transpose()
 }
 
-/// The newest `limit` drawings held before `before` (their results public once they stand).
+/// The newest `limit` drawings held before `before` (their results public once they stand), and
+/// before the day `after` when a page follows another.
 pub async fn list_past(
     pool: &PgPool,
     before: DateTime<Utc>,
+    after: Option<NaiveDate>,
     limit: i64,
 ) -> Result<Vec<StoredDrawing>, AppError> {
     sqlx::query(&format!(
-        "SELECT {COLUMNS} FROM pb_draws WHERE draw_at <= $1 ORDER BY draw_date DESC LIMIT $2"
+        "SELECT {COLUMNS} FROM pb_draws WHERE draw_at <= $1 AND ($3::date IS NULL OR draw_date < $3)
+          ORDER BY draw_date DESC LIMIT $2"
     ))
     .bind(before)
     .bind(limit)
+    .bind(after)
     .fetch_all(pool)
     .await?
     .iter()
