@@ -1956,8 +1956,8 @@ export interface components {
             previous_login_at?: string | null;
         };
         /**
-         * @description The house edge of the main game under basic strategy, as measured by
-         *     `cargo bench -p domain --bench blackjack` (20,000,000 seeded rounds per shoe size).
+         * @description The house edge of the main game under basic strategy, measured by playing seeded rounds
+         *     through the tables' own engine (`cargo run --release -p domain --example main_game_edges`).
          */
         MainGameEdge: {
             /** Format: int32 */
@@ -3066,6 +3066,9 @@ export interface components {
             return_to_player: components["schemas"]["Fraction"];
             /** Format: double */
             return_to_player_decimal: number;
+            long_run_return_to_player?: null | components["schemas"]["Fraction"];
+            /** Format: double */
+            long_run_return_to_player_decimal?: number | null;
         };
         /** @description A spot: its bets, its hands and what it decided about insurance. */
         Spot: {

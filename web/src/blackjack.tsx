@@ -41,7 +41,7 @@ export function BlackjackTable(props: { onMoney: () => void }): JSX.Element {
       const dealt = await must(
         api.player.POST("/v1/blackjack/tables/{id}/rounds", {
           params: { path: { id: open.id }, header: { "Idempotency-Key": newKey() } },
-          body: { spots: [{ wager: cents, trilux: side, blazing_7s: blazing }] },
+          body: { spots: [{ wager: cents, trilux: side, blazing_7s: blazing && decks === 6 }] },
         }),
       );
       setRound(dealt);
@@ -101,9 +101,19 @@ export function BlackjackTable(props: { onMoney: () => void }): JSX.Element {
         <Field id="bj-wager" label="Wager (dollars)" inputMode="decimal" value={wager} onInput={setWager} />
         <Field id="bj-trilux" label="Trilux side wager (dollars)" inputMode="decimal" value={trilux} onInput={setTrilux} />
         <label class="check" for="bj-blazing">
-          <input id="bj-blazing" type="checkbox" checked={blazing} onChange={(e) => setBlazing(e.currentTarget.checked)} />
+          <input
+            id="bj-blazing"
+            type="checkbox"
+            checked={blazing && decks === 6}
+            disabled={decks !== 6}
+            aria-describedby="bj-blazing-hint"
+            onChange={(e) => setBlazing(e.currentTarget.checked)}
+          />
           Blazing 7's
         </label>
+        <p class="hint" id="bj-blazing-hint">
+          {decks === 6 ? "The progressive: a posted wager, paid from the pot on the meter." : "Offered at six-deck tables only."}
+        </p>
         <button type="submit" disabled={act.busy || inPlay}>
           Deal
         </button>

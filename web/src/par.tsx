@@ -75,10 +75,13 @@ export function ParCharts(): JSX.Element {
       </table>
       <BarChart
         title="Side wagers: exact return to player"
-        bars={(blackjack.value?.side_wagers ?? []).map((s) => ({
-          label: `${s.wager.replace(/_/g, " ")} ${s.decks}d`,
-          value: s.return_to_player_decimal,
-        }))}
+        bars={(blackjack.value?.side_wagers ?? []).flatMap((s) => [
+          { label: `${s.wager.replace(/_/g, " ")} ${s.decks}d`, value: s.return_to_player_decimal },
+          // The Blazing 7's: at the seed pot, and in the long run (contribution and re-seeding).
+          ...(s.long_run_return_to_player_decimal != null
+            ? [{ label: `${s.wager.replace(/_/g, " ")} long run`, value: s.long_run_return_to_player_decimal }]
+            : []),
+        ])}
         max={1}
         format={percent}
       />

@@ -11,6 +11,7 @@
 //! - [`strategy`]: basic strategy for these rules and the simulated house edge.
 
 pub mod decisions;
+pub mod main_game_edges;
 pub mod round;
 pub mod side_math;
 pub mod side_wagers;

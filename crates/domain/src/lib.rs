@@ -7,6 +7,7 @@
 pub mod blackjack;
 pub mod cards;
 pub mod eligibility;
+pub mod i_luv_suits;
 pub mod instant;
 pub mod keno;
 pub mod math;

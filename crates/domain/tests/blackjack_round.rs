@@ -251,6 +251,13 @@ fn the_simulated_house_edge_is_small_and_positive() {
     assert!(edge.confidence_95 < 0.006, "{edge:?}");
     assert!(edge.house_edge > -0.01 && edge.house_edge < 0.02, "{edge:?}");
     assert_eq!(run(), edge);
+    // The published figures (generated from a long run of this engine) agree with this short
+    // run within both intervals, and say how long their run was.
+    let (decks, rounds, _, published, half_width) = domain::blackjack::main_game_edges::MAIN_GAME_EDGES[0];
+    assert_eq!(decks, 6);
+    assert!(rounds >= 100_000_000, "the published run is long: {rounds}");
+    let gap = (published / 100.0 - edge.house_edge).abs();
+    assert!(gap < edge.confidence_95 + half_width / 100.0, "published {published}%, this run {edge:?}");
 }
 
 /// Every decision `allowed_actions` lists, and only those, is taken by `act`: checked on each

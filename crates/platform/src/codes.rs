@@ -119,6 +119,7 @@ pub const ALL: &[Code] = &[
     code("action_not_allowed", 422, "the blackjack rules do not allow this decision now"),
     code("amount_exceeds_hold", 422, "a hold posted for more than it holds"),
     code("amount_too_large", 422, "more than one transfer may move"),
+    code("blazing_sevens_need_six_decks", 422, "the Blazing 7's is offered at six-deck tables only"),
     code("claimant_tin_required", 422, "a prize that needs a W-2G needs the claimant's TIN"),
     code("currency_mismatch", 422, "the accounts of a transfer hold different currencies"),
     code("cut_out_of_range", 422, "the cut card is too near either end of the shoe"),

@@ -313,6 +313,7 @@ async fn bad_requests_get_clear_problems_and_move_nothing() {
         (table, json!([]), "no_spots"),
         (table, json!([{"wager": 500, "bonus": 1}]), "invalid_body"),
         (two, json!([{"wager": 500, "royal_match": 100}]), "royal_match_needs_six_decks"),
+        (two, json!([{"wager": 500, "blazing_7s": true}]), "blazing_sevens_need_six_decks"),
         (table, json!([{"wager": 5_000}]), "insufficient_funds"),
     ];
     for (i, (at, spots, code)) in cases.into_iter().enumerate() {

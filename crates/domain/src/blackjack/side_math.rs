@@ -240,6 +240,41 @@ pub fn sevens_counts(shoe: &Composition) -> Vec<(SevensPrize, u128)> {
     counts
 }
 
+/// The Blazing 7's return per unit wagered in the long run, exactly (issue 16): the fixed
+/// prizes, plus the share of every wager added to the pot (`contribution_percent`, 24% by
+/// K.A.R. 111-301-5(j)(6)), plus the house's re-seeding of `seed_cents` after every top prize
+/// ((j)(7)). Everything put into the pot leaves it as prizes over its life, so in the long run
+/// the pot prizes pay, per wager, exactly what flows in: the contribution, and the seed times the
+/// chance of a top prize. What the meter reads today does not enter; the return at a given
+/// meter is [`blazing_sevens`]. (Rounding a split pot up, (j)(5), adds a fraction of a cent now
+/// and then, left out.)
+pub fn blazing_sevens_long_run(
+    shoe: &Composition,
+    seed_cents: i64,
+    wager_cents: i64,
+    contribution_percent: i64,
+) -> Fraction {
+    let counts = sevens_counts(shoe);
+    let n = u128::from(shoe.cards());
+    let total = n.saturating_mul(n.saturating_sub(1)).saturating_mul(n.saturating_sub(2));
+    let (seed, wager) =
+        (u128::try_from(seed_cents).unwrap_or(0), u128::try_from(wager_cents).unwrap_or(1).max(1));
+    // Over a common denominator of total·100·wager, as in `blazing_sevens`.
+    let mut numerator = 0u128;
+    for (prize, ways) in &counts {
+        if let Some(x) = prize.for_one() {
+            numerator = numerator
+                .saturating_add(ways.saturating_mul(u128::from(x)).saturating_mul(100).saturating_mul(wager));
+        }
+        if *prize == SevensPrize::ThreeDiamondSevens {
+            numerator = numerator.saturating_add(ways.saturating_mul(seed).saturating_mul(100));
+        }
+    }
+    let contribution = u128::try_from(contribution_percent).unwrap_or(0);
+    numerator = numerator.saturating_add(contribution.saturating_mul(total).saturating_mul(wager));
+    Fraction::new(numerator, total.saturating_mul(100).saturating_mul(wager))
+}
+
 /// The Blazing 7's with the pot at `pot_cents` and a wager of `wager_cents`.
 pub fn blazing_sevens(shoe: &Composition, pot_cents: i64, wager_cents: i64) -> SideWagerMath {
     let counts = sevens_counts(shoe);

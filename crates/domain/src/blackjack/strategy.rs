@@ -83,9 +83,11 @@ pub struct HouseEdge {
     pub seed: u64,
 }
 
-/// Plays `rounds` one-spot rounds of basic strategy from shoes shuffled by `rng` and cut at
-/// three quarters (the round in play finishes past the cut card; the shoe is shuffled anew
-/// before the next round, 111-301-6(a)), and returns the mean result per unit wagered.
+/// Plays `rounds` one-spot rounds of basic strategy from shoes shuffled by `rng` and cut as
+/// deep as 111-301-6(a) lets the cut card go (`Decks::min_cards_beside_cut` from the end: at
+/// card 260 of 312 with six decks, 78 of 104 with two; the round in play finishes past the cut
+/// card, and the shoe is shuffled anew before the next round), and returns the mean result per
+/// unit wagered.
 pub fn simulate_house_edge(decks: Decks, rounds: u64, seed: u64, rng: &mut impl Rng) -> HouseEdge {
     let rules = TableRules {
         decks,

@@ -165,13 +165,21 @@ pub async fn math(State(state): State<TablesState>) -> Json<MathView> {
         let shoe = Composition::full(decks);
         side_wagers.push(SideWagerView::new(count, side_math::trilux(&shoe)));
         side_wagers.push(SideWagerView::new(count, side_math::trilux_super_3(&shoe)));
+        // Royal Match 21 and the Blazing 7's are offered at six-deck tables only.
         if decks == Decks::Six {
             side_wagers.push(SideWagerView::new(count, side_math::royal_match(&shoe)));
+            let wager = state.limits.progressive_wager_cents;
+            let long_run = side_math::blazing_sevens_long_run(
+                &shoe,
+                BLAZING_SEVENS_SEED_CENTS,
+                wager,
+                domain::blackjack::side_wagers::BLAZING_SEVENS_POT_PERCENT,
+            );
+            side_wagers.push(
+                SideWagerView::new(count, side_math::blazing_sevens(&shoe, BLAZING_SEVENS_SEED_CENTS, wager))
+                    .with_long_run(long_run),
+            );
         }
-        side_wagers.push(SideWagerView::new(
-            count,
-            side_math::blazing_sevens(&shoe, BLAZING_SEVENS_SEED_CENTS, state.limits.progressive_wager_cents),
-        ));
     }
     let main_game = MAIN_GAME_EDGES
         .iter()

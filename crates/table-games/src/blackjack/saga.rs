@@ -44,6 +44,9 @@ pub fn play_error(e: &PlayError) -> AppError {
         PlayError::RoyalMatchNeedsSixDecks => {
             (StatusCode::UNPROCESSABLE_ENTITY, "royal_match_needs_six_decks")
         }
+        PlayError::BlazingSevensNeedSixDecks => {
+            (StatusCode::UNPROCESSABLE_ENTITY, "blazing_sevens_need_six_decks")
+        }
         PlayError::NoSpots => (StatusCode::UNPROCESSABLE_ENTITY, "no_spots"),
         PlayError::TooManySpots { .. } => (StatusCode::UNPROCESSABLE_ENTITY, "too_many_spots"),
         PlayError::OutOfTurn(_) => (StatusCode::CONFLICT, "out_of_turn"),

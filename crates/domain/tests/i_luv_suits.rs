@@ -1,0 +1,132 @@
+//! I Luv Suits' rules (K.A.R. 111-301-74 to -76) and the exact counts of its pay tables, checked
+//! against the card-level rules on seeded random hands.
+
+// Tests stop at the first surprise.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::print_stdout,
+    clippy::indexing_slicing,
+    clippy::arithmetic_side_effects,
+    clippy::cast_precision_loss
+)]
+
+use std::cmp::Ordering;
+
+use domain::cards::Card;
+use domain::i_luv_suits::math::{all_hands, seven_card_counts};
+use domain::i_luv_suits::{
+    PROGRESSIVE_POT_PERCENT, PROGRESSIVE_SEED_CENTS, StraightFlush, best_flush, dealer_qualifies,
+    longest_run, max_play_multiple, straight_flush,
+};
+use domain::math::choose;
+use rand::SeedableRng;
+use rand::seq::SliceRandom;
+use rand_chacha::ChaCha8Rng;
+
+fn hand(text: &str) -> Vec<Card> {
+    text.split_whitespace().map(|c| c.parse().unwrap()).collect()
+}
+
+#[test]
+fn flushes_rank_by_length_then_card_by_card_with_the_ace_only_high() {
+    // 74(d): more cards of a suit win, whatever their ranks.
+    let four_low = best_flush(&hand("2H 3H 4H 6H KS QC 9D"));
+    let three_high = best_flush(&hand("AS KS QS 2H 3C 9D 5D"));
+    assert_eq!((four_low.len(), three_high.len()), (4, 3));
+    assert_eq!(four_low.compare(&three_high), Ordering::Greater);
+    // As many cards: the highest card, then the next.
+    let a = best_flush(&hand("AH 9H 2H 3S 4C 5D 7S"));
+    let b = best_flush(&hand("KD QD JD 3S 4C 5H 7C"));
+    assert_eq!(a.compare(&b), Ordering::Greater, "the ace is high in a flush (74(a))");
+    let c = best_flush(&hand("AS 9S 3S 2H 4C 5D 7C"));
+    assert_eq!(a.compare(&c), Ordering::Less, "A-9-3 beats A-9-2");
+    let d = best_flush(&hand("AD 9D 2D 3S 4C 5H 7C"));
+    assert_eq!(a.compare(&d), Ordering::Equal, "a tie returns both wagers (74(d))");
+    // Of two suits with as many cards, the higher one is the hand.
+    let two_suits = best_flush(&hand("2H 3H 4H AS 5S 6S 9C"));
+    assert_eq!(two_suits.ranks, vec![14, 6, 5]);
+}
+
+#[test]
+fn straight_flushes_take_the_ace_high_or_low_never_around_the_corner() {
+    let bits = |ranks: &[u8]| ranks.iter().fold(0u16, |s, &r| s | 1 << (r - 1));
+    assert_eq!(longest_run(bits(&[1, 2, 3])), StraightFlush { len: 3, with_ace: true });
+    assert_eq!(longest_run(bits(&[12, 13, 1])), StraightFlush { len: 3, with_ace: true });
+    assert_eq!(longest_run(bits(&[13, 1, 2])).len, 2, "K-A-2 is not a straight (74(a), (b))");
+    assert_eq!(longest_run(bits(&[2, 3, 4, 5, 6, 7])), StraightFlush { len: 6, with_ace: false });
+    assert_eq!(longest_run(bits(&[9, 10, 11, 12, 13, 1, 2])), StraightFlush { len: 6, with_ace: true });
+    assert_eq!(longest_run(bits(&[1, 2, 3, 4, 5, 6, 7])).len, 7);
+    // A run is within one suit.
+    assert_eq!(straight_flush(&hand("5H 6H 7S 8H 9H 2C 3D")).len, 2);
+    assert_eq!(straight_flush(&hand("5H 6H 7H 8H 9H 2C 3D")).len, 5);
+}
+
+#[test]
+fn the_dealer_qualifies_with_three_of_a_suit_holding_a_nine_or_better() {
+    assert!(dealer_qualifies(&best_flush(&hand("9H 3H 2H 4S 5C 6D 7S"))));
+    assert!(dealer_qualifies(&best_flush(&hand("AH 3H 2H 4S 5C 6D 7S"))), "the ace is high");
+    assert!(!dealer_qualifies(&best_flush(&hand("8H 3H 2H 4S 5C 6D 7S"))));
+    assert!(!dealer_qualifies(&best_flush(&hand("KH 3H 4S 5S 6C 7C 9D"))), "two-card flushes do not");
+    // The play wager's limits by the player's flush (75(a)(2)).
+    assert_eq!([4, 5, 6, 7].map(max_play_multiple), [1, 2, 3, 3]);
+}
+
+#[test]
+fn every_seven_card_hand_is_counted_once_and_the_returns_are_exact() {
+    let counts = seven_card_counts();
+    assert_eq!(counts.total, all_hands());
+    assert_eq!(counts.total, 133_784_560);
+    // Seven of one suit: 4 · C(13, 7).
+    assert_eq!(counts.count(|f, _| f == 7), 4 * choose(13, 7));
+    // Seven-card straight flushes: 4 suits × 8 runs (A-7 up to 8-A).
+    assert_eq!(counts.count(|_, sf| sf.len == 7), 32);
+    let flush_rush = counts.flush_rush_return();
+    let super_rush = counts.super_flush_rush_return();
+    let at_seed = counts.progressive_return_at(PROGRESSIVE_SEED_CENTS, 500);
+    let long_run_reseeded = counts.progressive_long_run(500, PROGRESSIVE_POT_PERCENT, PROGRESSIVE_SEED_CENTS);
+    let long_run_once = counts.progressive_long_run(500, PROGRESSIVE_POT_PERCENT, 0);
+    println!(
+        "Flush Rush {:.6}, Super Flush Rush {:.6}; progressive ($5) at the $1,000 seed {:.6}, long run {:.6} re-seeded, {:.6} funded once",
+        flush_rush.to_f64(),
+        super_rush.to_f64(),
+        at_seed.to_f64(),
+        long_run_reseeded.to_f64(),
+        long_run_once.to_f64()
+    );
+    for rtp in [flush_rush, super_rush, at_seed, long_run_reseeded, long_run_once] {
+        assert!(rtp.to_f64() > 0.5 && rtp.to_f64() < 1.0, "{rtp}: the house keeps an edge");
+    }
+    assert!(long_run_reseeded.to_f64() > long_run_once.to_f64());
+}
+
+#[test]
+fn the_counts_agree_with_the_card_level_rules_on_seeded_random_hands() {
+    let counts = seven_card_counts();
+    let mut deck: Vec<Card> = Card::deck().collect();
+    let mut rng = ChaCha8Rng::seed_from_u64(74);
+    let deals = 300_000u32;
+    let mut flushes = [0u32; 8];
+    let mut runs = [0u32; 8];
+    for _ in 0..deals {
+        deck.shuffle(&mut rng);
+        let seven = &deck[..7];
+        flushes[best_flush(seven).len()] += 1;
+        runs[usize::from(straight_flush(seven).len)] += 1;
+    }
+    for len in 2..=7u8 {
+        for (observed, exact) in [
+            (flushes[usize::from(len)], counts.count(|f, _| f == len)),
+            (runs[usize::from(len)], counts.count(|_, sf| sf.len == len)),
+        ] {
+            let p = exact as f64 / counts.total as f64;
+            let expected = p * f64::from(deals);
+            let sd = (f64::from(deals) * p * (1.0 - p)).sqrt().max(1.0);
+            assert!(
+                (f64::from(observed) - expected).abs() < 5.0 * sd,
+                "length {len}: {observed} seen, {expected:.1} expected"
+            );
+        }
+    }
+}
