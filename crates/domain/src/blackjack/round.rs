@@ -75,9 +75,7 @@ pub enum PlayError {
     WagerOutOfRange { min: i64, max: i64 },
     #[error("Royal Match 21 is offered only at six-deck tables (K.A.R. 111-301-5(m))")]
     RoyalMatchNeedsSixDecks,
-    #[error(
-        "the Blazing 7's is offered only at six-deck tables: its pot prizes (K.A.R. 111-301-5(j)(5), three 7's of one suit) need three of one card, which two decks do not hold"
-    )]
+    #[error("the Blazing 7's is offered only at six-deck tables, where its pot can be won")]
     BlazingSevensNeedSixDecks,
     #[error("a round needs at least one spot with a wager")]
     NoSpots,
@@ -274,9 +272,8 @@ impl Round {
         Ok(round)
     }
 
-    /// The bets' limits (whole dollars within the table's posted range; side wagers optional;
-    /// Royal Match 21 and the Blazing 7's only with six decks), checked before any money moves or
-    /// card is dealt.
+    /// The bets' limits (whole dollars within the table's range; side wagers optional; Royal
+    /// Match 21 and the Blazing 7's at six decks only), checked before any money or card moves.
     pub fn check_bets(rules: &TableRules, bets: &[SpotBet]) -> Result<(), PlayError> {
         if bets.is_empty() {
             return Err(PlayError::NoSpots);
@@ -293,9 +290,7 @@ impl Round {
             if bet.royal_match > 0 && rules.decks != Decks::Six {
                 return Err(PlayError::RoyalMatchNeedsSixDecks);
             }
-            // Issue 16: at two decks a wager would feed the one shared pot (24%, 111-301-5(j)(6))
-            // with no way to win from it, returning about 48%. Offered where its top prizes can
-            // be won: the house's decision, published in ADR 0004.
+            // Two decks cannot make its pot prizes (5(j)(5)), yet it would feed the pot: ADR 0004.
             if bet.blazing_7s && rules.decks != Decks::Six {
                 return Err(PlayError::BlazingSevensNeedSixDecks);
             }
