@@ -13,7 +13,7 @@ use platform::{AppError, IdempotencyKey, Json, PageParams, Path, Query};
 use uuid::Uuid;
 
 use super::packs::readable_retailer;
-use super::{cursor, period};
+use super::period;
 use crate::InstantState;
 use crate::saga::payment::{Payee, key_used_for_another_claim, move_payment_money, pay_ticket};
 use crate::saga::scan::check_ticket;
@@ -175,16 +175,11 @@ pub async fn list_claims(
     let window = period(query.since, query.until, Duration::days(1))?;
     let page = PageParams { after: query.after, limit: query.limit };
     let limit = page.limit()?;
-    let after = cursor(page.after.as_deref(), |c| {
-        c.split_once('_').and_then(|(at, id)| Some((at.parse().ok()?, id.parse().ok()?)))
-    })?;
+    // The one (time, id) cursor every such list uses.
+    let after = page.after::<platform::TimeIdCursor>()?.map(|c| (c.at, c.id));
     let rows = receipts::list(&state.pool, retailer.as_deref(), window, after, limit).await?;
-    let next = page.next_cursor(
-        rows.len(),
-        rows.last().map(|r| {
-            format!("{}_{}", r.created_at.to_rfc3339_opts(chrono::SecondsFormat::Micros, true), r.id)
-        }),
-    );
+    let next = page
+        .next_cursor(rows.len(), rows.last().map(|r| platform::TimeIdCursor { at: r.created_at, id: r.id }));
     let items = rows.into_iter().map(|r| receipt_view(&state, r)).collect();
     Ok(Json(ledger_api::wire::Page { items, next }))
 }
