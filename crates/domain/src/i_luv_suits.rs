@@ -7,7 +7,10 @@
 //! play wager's limits (75(a)(2)) and the pay tables (76(i)(2), (3), (6)). [`math`] counts the
 //! pay tables' exact returns.
 
+pub mod base_game;
+pub mod base_game_value;
 pub mod math;
+pub mod round;
 
 use std::cmp::Ordering;
 
@@ -73,7 +76,10 @@ pub fn dealer_qualifies(best: &Flush) -> bool {
 /// The longest straight flush in a hand (74(b)): consecutive ranks of one suit, the ace high
 /// (after the king) or low (before the 2), never both in one run ("K-A-2" is not a straight).
 /// Whether the run of that length holds an ace matters to the progressive (76(i)(6)).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
+)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct StraightFlush {
     pub len: u8,
     /// Some run of this length holds an ace.

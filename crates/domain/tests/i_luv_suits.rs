@@ -130,3 +130,65 @@ fn the_counts_agree_with_the_card_level_rules_on_seeded_random_hands() {
         }
     }
 }
+
+/// Four suits' flush bits (bit 0 the 2 ... bit 12 the ace) of some cards.
+fn flush_bits_of(cards: &[Card]) -> [u16; 4] {
+    let mut suits = [0u16; 4];
+    for card in cards {
+        let suit = domain::cards::Suit::ALL.iter().position(|&s| s == card.suit).unwrap();
+        let rank = if card.rank.number() == 1 { 14 } else { card.rank.number() };
+        suits[suit] |= 1 << (rank - 2);
+    }
+    suits
+}
+
+#[test]
+fn the_dealers_hands_counted_by_suit_agree_with_dealing_every_one() {
+    use domain::i_luv_suits::base_game::{DealerOutcomes, Qualifier, dealer_outcomes};
+    let deck: Vec<Card> = Card::deck().collect();
+    let mut rng = ChaCha8Rng::seed_from_u64(76);
+    // Smaller dealer hands than seven, so every one can be dealt; the count is the same code.
+    for (round, dealer_cards) in [4usize; 10].into_iter().chain([5usize; 2]).enumerate() {
+        let mut cards = deck.clone();
+        cards.shuffle(&mut rng);
+        let (player, rest) = cards.split_at(7);
+        let ours = best_flush(player);
+        let mut counted = [DealerOutcomes::default(); 2];
+        let mut dealer = Vec::with_capacity(dealer_cards);
+        each_subset(rest, dealer_cards, &mut dealer, &mut |dealer| {
+            let theirs = best_flush(dealer);
+            // 76(i)(1), read two ways, from the cards themselves.
+            let any_three = domain::cards::Suit::ALL.iter().any(|&suit| {
+                let of_suit: Vec<&Card> = dealer.iter().filter(|c| c.suit == suit).collect();
+                of_suit.len() >= 3 && of_suit.iter().any(|c| c.rank.number() == 1 || c.rank.number() >= 9)
+            });
+            for (tally, qualifies) in counted.iter_mut().zip([dealer_qualifies(&theirs), any_three]) {
+                match (qualifies, ours.compare(&theirs)) {
+                    (false, _) => tally.not_qualifying += 1,
+                    (true, Ordering::Greater) => tally.player_wins += 1,
+                    (true, Ordering::Equal) => tally.ties += 1,
+                    (true, Ordering::Less) => tally.dealer_wins += 1,
+                }
+            }
+        });
+        for (reading, dealt) in Qualifier::ALL.into_iter().zip(counted) {
+            let by_suit =
+                dealer_outcomes(&flush_bits_of(player), u32::try_from(dealer_cards).unwrap(), reading);
+            assert_eq!(by_suit, dealt, "round {round}, {reading:?}, player {player:?}");
+        }
+    }
+}
+
+/// Calls `visit` with every `k`-card subset of `cards`.
+fn each_subset(cards: &[Card], k: usize, chosen: &mut Vec<Card>, visit: &mut impl FnMut(&[Card])) {
+    if chosen.len() == k {
+        visit(chosen);
+        return;
+    }
+    let need = k - chosen.len();
+    for i in 0..=cards.len().saturating_sub(need) {
+        chosen.push(cards[i]);
+        each_subset(&cards[i + 1..], k, chosen, visit);
+        chosen.pop();
+    }
+}
