@@ -1012,6 +1012,108 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/i-luv-suits/rounds": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** `POST /v1/i-luv-suits/rounds`: wagers placed, cards dealt. */
+        post: operations["place_wagers"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/i-luv-suits/rounds/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** `GET /v1/i-luv-suits/rounds/{id}`: the player's own round; operators and auditors see any. */
+        get: operations["get_i_luv_suits_round"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/i-luv-suits/rounds/{id}/decision": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** `POST /v1/i-luv-suits/rounds/{id}/decision`: fold, or play (111-301-75(a)(2)). */
+        post: operations["decide"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/i-luv-suits/recall": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** `GET /v1/i-luv-suits/recall`: game recall, the last 10 rounds. */
+        get: operations["i_luv_suits_recall"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/i-luv-suits/table": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** `GET /v1/i-luv-suits/table`: public. */
+        get: operations["table"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/i-luv-suits/math": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** `GET /v1/i-luv-suits/math`: public; counted once per process. */
+        get: operations["i_luv_suits_math"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/instant/games": {
         parameters: {
             query?: never;
@@ -1529,6 +1631,16 @@ export interface components {
          * @enum {string}
          */
         AllowedActionKind: "hit" | "stand" | "double" | "split" | "insurance" | "decline_insurance" | "even_money";
+        /**
+         * @description One place where the rules' text reads two ways: the reading implemented and why, and what
+         *     each reading does to the math.
+         */
+        Ambiguity: {
+            rule: string;
+            question: string;
+            implemented: string;
+            effect: string;
+        };
         /** @description An account's balances, in minor units. */
         Balance: {
             /**
@@ -1551,6 +1663,33 @@ export interface components {
              * @description What may be spent now: posted minus pending debits.
              */
             available: number;
+        };
+        /**
+         * @description The base game (ante and play) under one reading of the rules, counted over every player hand
+         *     against every dealer hand.
+         */
+        BaseGameView: {
+            qualifier: components["schemas"]["Qualifier"];
+            play_floor: components["schemas"]["PlayFloor"];
+            /** @description The reading these tables play. */
+            implemented: boolean;
+            /** @description Player hands (C(52, 7)) × dealer hands (C(45, 7)) counted. */
+            deals_counted: number;
+            house_edge_per_ante: components["schemas"]["Exact"];
+            /** @description Per unit wagered (ante and play together): the element of risk. */
+            house_edge_per_wager: components["schemas"]["Exact"];
+            /**
+             * Format: double
+             * @description The play wager made on average, in antes.
+             */
+            average_play_antes: number;
+            /** @description How many of the C(52, 7) player hands take each decision, by their flush's length. */
+            decisions: components["schemas"]["DecisionCount"][];
+            /** @description The strategy that takes these decisions. */
+            strategy: string;
+            /** @description The simple rule (three-card flushes from one threshold up, whatever the other cards). */
+            simple_rule: string;
+            simple_rule_house_edge_per_ante: components["schemas"]["Exact"];
         };
         BatchItem: components["schemas"]["Transfer"] & {
             /** @description True when this id had already been applied; nothing was done again. */
@@ -1657,6 +1796,45 @@ export interface components {
              */
             spots: components["schemas"]["SpotBet"][];
         };
+        /** @description What the player does after looking at the cards (75(a)(2)). */
+        Decision: {
+            /** @enum {string} */
+            decision: "fold";
+        } | {
+            /**
+             * Format: int32
+             * @description Play this many times the ante (0 stands for "as little as the table takes", read below).
+             */
+            play_multiple: number;
+            /** @enum {string} */
+            decision: "play";
+        };
+        DecisionCount: {
+            /** Format: int32 */
+            flush_length: number;
+            decision: components["schemas"]["Decision"];
+            hands: number;
+        };
+        /** @enum {string} */
+        DecisionKind: "fold" | "play";
+        /** @description `POST /v1/i-luv-suits/rounds/{id}/decision` (111-301-75(a)(2)). */
+        DecisionRequest: {
+            decision: components["schemas"]["DecisionKind"];
+            /**
+             * Format: int64
+             * @description The play wager in cents: the ante's amount below five cards of a suit; from the ante up
+             *     to twice it with five, three times with six or seven. The ante's amount when absent.
+             */
+            play_cents?: number | null;
+        };
+        /** @description A decision as recorded. */
+        DecisionView: {
+            decision: components["schemas"]["DecisionKind"];
+            /** Format: int64 */
+            play_cents?: number | null;
+            /** @enum {string} */
+            by: "player" | "house";
+        };
         /**
          * @description The games' shoes: six decks, or two ("double deck").
          * @enum {string}
@@ -1761,6 +1939,12 @@ export interface components {
              */
             payout_cents?: number | null;
         };
+        /** @description An exact figure and its decimal. */
+        Exact: {
+            exact: components["schemas"]["Fraction"];
+            /** Format: double */
+            decimal: number;
+        };
         /**
          * @description The self-exclusion periods a player may choose.
          * @enum {string}
@@ -1827,10 +2011,91 @@ export interface components {
             /** @description No more decisions on this hand. */
             finished: boolean;
         };
+        /** @description A hand as the rules read it. */
+        HandView: {
+            cards: string[];
+            /** @description The best flush (111-301-74(c), (d)): its cards, highest first. */
+            flush: string[];
+            flush_length: number;
+            /**
+             * Format: int32
+             * @description The longest straight flush (74(b)), for the Super Flush Rush and the progressive.
+             */
+            straight_flush_length: number;
+        };
         /** @description A transfer in an account's history, seen from that account. */
         HistoryEntry: components["schemas"]["Transfer"] & {
             /** @description `debit` or `credit`: which side of the transfer this account is on. */
             side: string;
+        };
+        /** @description `GET /v1/i-luv-suits/math`. */
+        ILuvSuitsMath: {
+            base_game: components["schemas"]["BaseGameView"][];
+            side_wagers: components["schemas"]["PayTableView"][];
+            progressive: components["schemas"]["ProgressiveMath"];
+            ambiguities: components["schemas"]["Ambiguity"][];
+        };
+        /** @description A round as its player sees it: the dealer's hand only once settled. */
+        ILuvSuitsRound: {
+            /** Format: uuid */
+            id: string;
+            /** @enum {string} */
+            state: "open" | "deciding" | "settling" | "settled" | "refused";
+            wagers: components["schemas"]["Wagers"];
+            player?: null | components["schemas"]["HandView"];
+            dealer?: null | components["schemas"]["HandView"];
+            play?: null | components["schemas"]["PlayRange"];
+            decision?: null | components["schemas"]["DecisionView"];
+            showdown?: null | components["schemas"]["Showdown"];
+            returns?: null | components["schemas"]["Returns"];
+            /**
+             * Format: int64
+             * @description The progressive meter when the cards were dealt (its prizes are paid on it).
+             */
+            pot_at_deal_cents?: number | null;
+            /** Format: int64 */
+            staked_cents?: number | null;
+            /** Format: int64 */
+            returned_cents?: number | null;
+            /** Format: int64 */
+            balance_before_cents?: number | null;
+            /** Format: int64 */
+            balance_after_cents?: number | null;
+            refusal?: string | null;
+            /** Format: date-time */
+            created_at: string;
+        };
+        /** @description `GET /v1/i-luv-suits/table`: the posted limits, the pay tables' odds and the meter. */
+        ILuvSuitsTable: {
+            rules: components["schemas"]["ILuvSuitsTableRules"];
+            /**
+             * Format: int64
+             * @description The progressive pot, a ledger balance: its prizes are paid on it (76(i)(5)).
+             */
+            pot_cents: number;
+            /** Format: int64 */
+            seed_cents: number;
+            /** Format: int64 */
+            contribution_percent: number;
+        };
+        /** @description The limits posted at the table. */
+        ILuvSuitsTableRules: {
+            /** Format: int64 */
+            min_ante_cents: number;
+            /** Format: int64 */
+            max_ante_cents: number;
+            /**
+             * Format: int64
+             * @description Flush Rush and Super Flush Rush, each (75(a)(3)).
+             */
+            min_side_cents: number;
+            /** Format: int64 */
+            max_side_cents: number;
+            /**
+             * Format: int64
+             * @description The progressive wager's one posted amount (75(a)(4)).
+             */
+            progressive_wager_cents: number;
         };
         /** @description The answer of `GET /v1/reports/journal-check`. */
         JournalCheck: {
@@ -2447,6 +2712,13 @@ export interface components {
             p_value: number;
             flagged: boolean;
         };
+        /** @description One line of a pay table: the hand, how many of the C(52, 7) hands make it, what it pays. */
+        PayLine: {
+            hand: string;
+            hands: number;
+            /** @description "n to 1", "n for 1" or "n% of the pot", as 111-301-76(i) writes it. */
+            pays: string;
+        };
         /** @description One option's pay table for the $1 ticket. */
         PayTable: {
             option: components["schemas"]["BetOption"];
@@ -2454,6 +2726,14 @@ export interface components {
             max_spots: number;
             /** @description (spots, hits, cents) for every paying cell; TOP OR BOTTOM lists the smaller half's hits. */
             cells: number[][];
+        };
+        /** @description A side wager's pay table with its exact return. */
+        PayTableView: {
+            /** @description `flush_rush`, `super_flush_rush` or `progressive`. */
+            wager: string;
+            lines: components["schemas"]["PayLine"][];
+            /** @description Per unit wagered, the stake included (for the progressive, at the seed). */
+            return_to_player: components["schemas"]["Exact"];
         };
         /** @description A provider's webhook body. */
         PaymentEvent: {
@@ -2513,6 +2793,36 @@ export interface components {
          * @enum {string}
          */
         Phase: "insurance" | "player_turn" | "settled";
+        /** @description `POST /v1/i-luv-suits/rounds`: the wagers before the deal (K.A.R. 111-301-75(a)). */
+        PlaceWagers: {
+            /**
+             * Format: int64
+             * @description Cents, within the table's ante limits.
+             */
+            ante_cents: number;
+            /**
+             * Format: int64
+             * @description Cents within the side wagers' limits, or absent (or 0) for none.
+             */
+            flush_rush_cents?: number | null;
+            /** Format: int64 */
+            super_flush_rush_cents?: number | null;
+            /** @description The progressive wager at its posted amount. */
+            progressive?: boolean | null;
+        };
+        /**
+         * @description How little a play wager may be with five or more cards of a suit: 75(a)(2)(B) and (C) say
+         *     "any amount up to" two (three) times the ante.
+         * @enum {string}
+         */
+        PlayFloor: "ante" | "any_amount";
+        /** @description The play wagers allowed with the player's hand, in cents. */
+        PlayRange: {
+            /** Format: int64 */
+            min_cents: number;
+            /** Format: int64 */
+            max_cents: number;
+        };
         /** @description `POST /v1/keno/tickets`. */
         PlayRequest: {
             /** @description `bet`, `bet_against`, `hit_all`, `high_roller` or `top_or_bottom`. */
@@ -2836,6 +3146,28 @@ export interface components {
                 [key: string]: unknown;
             } | null;
         };
+        /**
+         * @description The progressive's return per unit wagered as a function of the meter: `at_empty_meter +
+         *     per_meter_dollar × dollars on the meter`, for the posted wager.
+         */
+        ProgressiveMath: {
+            /** Format: int64 */
+            wager_cents: number;
+            at_empty_meter: components["schemas"]["Exact"];
+            per_meter_dollar: components["schemas"]["Exact"];
+            at_seed: components["schemas"]["Exact"];
+            /**
+             * Format: int64
+             * @description The meter at which the wager returns what it takes (return 1).
+             */
+            break_even_meter_cents: number;
+            /**
+             * @description In the long run, every share put in the pot paid out: re-seeded after each top prize (as
+             *     these tables do) and funded once (the other reading of 76(i)(5)).
+             */
+            long_run_reseeded: components["schemas"]["Exact"];
+            long_run_funded_once: components["schemas"]["Exact"];
+        };
         /** @description The Blazing 7's meter. */
         ProgressiveView: {
             /** Format: int64 */
@@ -2847,6 +3179,11 @@ export interface components {
             /** Format: int64 */
             wager_cents: number;
         };
+        /**
+         * @description How 76(i)(1)'s "at least a three card flush containing a 9 or higher ranking card" is read.
+         * @enum {string}
+         */
+        Qualifier: "best_hand" | "any_three_card_flush";
         /**
          * @description The receipt of a prize paid at the counter: what the terminal prints. A claim retried with the
          *     same Idempotency-Key answers the same receipt.
@@ -2950,6 +3287,31 @@ export interface components {
              */
             winner_cents: number;
         };
+        /** @description What each wager returned, stakes included (0 for a lost wager). */
+        Returns: {
+            /** Format: int64 */
+            ante_cents: number;
+            /** Format: int64 */
+            play_cents: number;
+            /** Format: int64 */
+            flush_rush_cents: number;
+            /** Format: int64 */
+            super_flush_rush_cents: number;
+            /**
+             * Format: int64
+             * @description The progressive's fixed prizes ("n for 1"); shares of the pot are in `pot_prize_cents`.
+             */
+            progressive_cents: number;
+            /**
+             * Format: int64
+             * @description Paid from the progressive pot (76(i)(6)).
+             */
+            pot_prize_cents: number;
+            /** @description The pot paid in full: the house funds it again ([`crate::i_luv_suits::PROGRESSIVE_SEED_CENTS`]). */
+            top_prize: boolean;
+            /** @description The Flush Rush and Super Flush Rush winnings cut to 76(i)(4)'s maximum aggregate payout. */
+            capped: boolean;
+        };
         /**
          * @description Who a caller is, which decides every route (DESIGN §7).
          * @enum {string}
@@ -3033,6 +3395,11 @@ export interface components {
         ShipPack: {
             retailer_id: string;
         };
+        /**
+         * @description How the player's hand ended against the dealer's (76(i)(1)).
+         * @enum {string}
+         */
+        Showdown: "folded" | "dealer_does_not_qualify" | "player_wins" | "tie" | "dealer_wins";
         /** @description What each side wager on a spot came to, in cents returned (stake included; 0 when lost). */
         SideResults: {
             /** Format: int64 */
@@ -3392,6 +3759,17 @@ export interface components {
         VendorRunRequest: {
             /** @description The file's name in the vendor inbox (`LOTTO_VENDOR_FILE_DIR`), as the vendor delivered it. */
             file: string;
+        };
+        /** @description The wagers a player places before the deal (75(a)(1), (3), (4)); a side wager of 0 is none. */
+        Wagers: {
+            /** Format: int64 */
+            ante_cents: number;
+            /** Format: int64 */
+            flush_rush_cents?: number;
+            /** Format: int64 */
+            super_flush_rush_cents?: number;
+            /** @description The progressive wager, at the posted amount. */
+            progressive?: boolean;
         };
         /** @description What a webhook did. */
         WebhookReceipt: {
@@ -5099,6 +5477,158 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ChainReport"];
+                };
+            };
+            "4XX": components["responses"]["Refused"];
+        };
+    };
+    place_wagers: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description required: a retry with the same key plays the round once */
+                "Idempotency-Key": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PlaceWagers"];
+            };
+        };
+        responses: {
+            /** @description a replay: this key's round as it stands */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ILuvSuitsRound"];
+                };
+            };
+            /** @description wagers taken, seven cards dealt to the player (the dealer's stay hidden) */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ILuvSuitsRound"];
+                };
+            };
+            "4XX": components["responses"]["Refused"];
+        };
+    };
+    get_i_luv_suits_round: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description round id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the round */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ILuvSuitsRound"];
+                };
+            };
+            "4XX": components["responses"]["Refused"];
+        };
+    };
+    decide: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description round id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DecisionRequest"];
+            };
+        };
+        responses: {
+            /** @description the decision made and the round settled: the dealer's hand shown */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ILuvSuitsRound"];
+                };
+            };
+            "4XX": components["responses"]["Refused"];
+        };
+    };
+    i_luv_suits_recall: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the player's last 10 rounds: every card, decision, wager, and the balance before and after */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ILuvSuitsRound"][];
+                };
+            };
+            "4XX": components["responses"]["Refused"];
+        };
+    };
+    table: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the posted limits and the progressive meter, a ledger balance (public) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ILuvSuitsTable"];
+                };
+            };
+            "4XX": components["responses"]["Refused"];
+        };
+    };
+    i_luv_suits_math: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the base game's house edge under the best decisions (every reading), the side wagers' and the progressive's exact returns, and the ambiguities of the text (public) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ILuvSuitsMath"];
                 };
             };
             "4XX": components["responses"]["Refused"];

@@ -34,7 +34,8 @@ pub struct Options {
     pub instant: InstantSettings,
     /// Castle Keno's and Powerball's settings.
     pub draws: draw_games::DrawSettings,
-    pub blackjack: table_games::blackjack::Limits,
+    /// The table games' posted limits.
+    pub tables: table_games::TableSettings,
     pub gateway: gateway::GatewaySettings,
     /// What the sandbox payment provider signs its webhooks with.
     pub webhook_secret: WebhookSecret,
@@ -68,7 +69,7 @@ impl Options {
                 },
                 clock_offset_seconds: 0,
             },
-            blackjack: table_games::blackjack::Limits::default(),
+            tables: table_games::TableSettings::default(),
             gateway: gateway::GatewaySettings::default(),
             webhook_secret: WebhookSecret::new(TEST_WEBHOOK_SECRET),
             sandbox_delay: Duration::ZERO,
@@ -100,7 +101,7 @@ impl Options {
             instant_games,
             instant: InstantSettings::from_env(false)?,
             draws: draw_games::DrawSettings::from_env()?,
-            blackjack: table_games::blackjack::Limits::from_env()?,
+            tables: table_games::TableSettings::from_env()?,
             gateway: {
                 // `lotto` is local mode: a front end's dev server on this machine may call it.
                 let mut gateway = gateway::GatewaySettings::from_env()?;
@@ -149,7 +150,7 @@ impl Assembly {
             instant_games,
             instant,
             draws: draw_settings,
-            blackjack,
+            tables: table_settings,
             gateway: gateway_settings,
             webhook_secret,
             sandbox_delay,
@@ -163,7 +164,7 @@ impl Assembly {
             .await
             .context("opening the draw games' ledger accounts")?;
         let tables_pool = table_games::connect(url, &config).await.context("starting table-games")?;
-        let tables = TablesState::start(tables_pool, tokens.clone(), blackjack, ledger_upstream())
+        let tables = TablesState::start(tables_pool, tokens.clone(), table_settings, ledger_upstream())
             .await
             .context("opening the table games' ledger accounts")?;
         let instant_pool = instant::connect(url, &config).await.context("starting instant")?;

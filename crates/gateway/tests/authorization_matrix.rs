@@ -78,6 +78,13 @@ const MATRIX: &[(&str, &str, [u16; 7])] = &[
     ("GET", "/v1/blackjack/progressive", [200, 200, 200, 200, 200, 200, 200]),
     ("GET", "/v1/blackjack/math", [200, 200, 200, 200, 200, 200, 200]),
     ("GET", "/v1/tables/audit/verify", [401, 403, 403, 403, 200, 200, 200]),
+    ("POST", "/v1/i-luv-suits/rounds", [401, 201, 201, 403, 403, 403, 403]),
+    // Ann's round, dealt and waiting for her decision: hers, staff's and services' to read.
+    ("GET", "/v1/i-luv-suits/rounds/{id}", [401, 200, 404, 403, 200, 200, 200]),
+    ("POST", "/v1/i-luv-suits/rounds/{id}/decision", [401, 200, 404, 403, 403, 403, 403]),
+    ("GET", "/v1/i-luv-suits/recall", [401, 200, 200, 403, 403, 403, 403]),
+    ("GET", "/v1/i-luv-suits/table", [200, 200, 200, 200, 200, 200, 200]),
+    ("GET", "/v1/i-luv-suits/math", [200, 200, 200, 200, 200, 200, 200]),
     // The instant service's routes, through the gateway.
     ("GET", "/v1/instant/games", [200, 200, 200, 200, 200, 200, 200]),
     ("POST", "/v1/instant/games/{number}/print-runs", [401, 403, 403, 403, 202, 403, 403]),
@@ -144,6 +151,7 @@ struct Fixture {
     /// Ann's table with no round in play, and her round waiting for a decision.
     bj_table: String,
     bj_round: String,
+    ils_round: String,
     /// Ann's deposit.
     payment: String,
     /// Ann's Powerball ticket, bought online.
@@ -173,6 +181,7 @@ fn request_for(fx: &Fixture, method: &str, route: &str, caller: usize) -> (Strin
         .replace("/v1/keno/draws/{number}", &format!("/v1/keno/draws/{}", fx.draw_number))
         .replace("/v1/blackjack/tables/{id}", &format!("/v1/blackjack/tables/{}", fx.bj_table))
         .replace("/v1/blackjack/rounds/{id}", &format!("/v1/blackjack/rounds/{}", fx.bj_round))
+        .replace("/v1/i-luv-suits/rounds/{id}", &format!("/v1/i-luv-suits/rounds/{}", fx.ils_round))
         .replace("/v1/me/payments/{id}", &format!("/v1/me/payments/{}", fx.payment))
         .replace("/v1/instant/games/{number}", "/v1/instant/games/283")
         .replace("/v1/instant/packs/{game}/{book}", "/v1/instant/packs/283/0")
@@ -237,6 +246,8 @@ fn request_for(fx: &Fixture, method: &str, route: &str, caller: usize) -> (Strin
             "claimant": {"name": "Pat Doe", "tin_last4": "1234"}})),
         ("POST", "/v1/blackjack/tables/{id}/rounds") => Some(json!({"spots": [{"wager": 100}]})),
         ("POST", "/v1/blackjack/rounds/{id}/actions") => Some(json!({"step": 0, "action": "stand"})),
+        ("POST", "/v1/i-luv-suits/rounds") => Some(json!({"ante_cents": 500})),
+        ("POST", "/v1/i-luv-suits/rounds/{id}/decision") => Some(json!({"decision": "fold"})),
         ("POST", "/v1/withdrawals") => {
             Some(json!({"id": new_id(), "account_id": fx.player_wallet, "amount": 1, "currency": "USD"}))
         }
@@ -482,6 +493,20 @@ async fn every_route_answers_every_caller_as_the_matrix_says() {
         "{}",
         round.body
     );
+    // I Luv Suits: a round of Ann's, dealt and waiting for her decision.
+    let ils_round = Request::post("/v1/i-luv-suits/rounds")
+        .header("content-type", "application/json")
+        .header("authorization", format!("Bearer {}", player.token))
+        .header("idempotency-key", new_id())
+        .body(Body::from(json!({"ante_cents": 500}).to_string()))
+        .unwrap();
+    let ils_round = gw.send(ils_round).await;
+    assert_eq!(
+        (ils_round.status.as_u16(), ils_round.body["state"].as_str()),
+        (201, Some("deciding")),
+        "{}",
+        ils_round.body
+    );
     // Ann buys a Powerball ticket online; next week's drawing is on record for its public read.
     let powerball = Request::post("/v1/powerball/tickets")
         .header("content-type", "application/json")
@@ -517,6 +542,7 @@ async fn every_route_answers_every_caller_as_the_matrix_says() {
         draw_number: draw_ticket.body["entries"][0]["draw_number"].as_i64().unwrap(),
         bj_table: bj_tables[1].clone(),
         bj_round: round.body["id"].as_str().unwrap().to_owned(),
+        ils_round: ils_round.body["id"].as_str().unwrap().to_owned(),
         payment: payments[0].clone(),
     };
 
@@ -541,6 +567,7 @@ async fn every_route_answers_every_caller_as_the_matrix_says() {
                 || *method == "POST"
                     && (route.starts_with("/v1/keno/")
                         || route.starts_with("/v1/blackjack/tables/")
+                        || *route == "/v1/i-luv-suits/rounds"
                         || route.ends_with("/tickets")
                         || *route == "/v1/instant/claims")
             {

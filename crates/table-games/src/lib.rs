@@ -4,8 +4,11 @@
 //!
 //! - [`blackjack`]: tables, rounds (deal, decisions, settlement as a saga), game recall, the
 //!   progressive meter and the math.
+//! - [`i_luv_suits`]: rounds (wagers, deal, fold or play, settlement as a saga), game recall, the
+//!   progressive meter and the math.
 
 pub mod blackjack;
+pub mod i_luv_suits;
 
 use axum::Router;
 use axum::extract::FromRef;
@@ -49,6 +52,50 @@ pub struct TablesState {
     pub pot_account: Uuid,
     /// Table limits offered to players, and the posted progressive wager.
     pub limits: blackjack::Limits,
+    /// I Luv Suits' accounts and posted limits.
+    pub i_luv_suits: i_luv_suits::Game,
+}
+
+/// The house's settings for every table game, read once at start.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct TableSettings {
+    pub blackjack: blackjack::Limits,
+    pub i_luv_suits: i_luv_suits::Limits,
+}
+
+impl TableSettings {
+    pub fn from_env() -> Result<TableSettings, platform::config::ConfigError> {
+        Ok(TableSettings {
+            blackjack: blackjack::Limits::from_env()?,
+            i_luv_suits: i_luv_suits::Limits::from_env()?,
+        })
+    }
+}
+
+/// Converts a stored or recorded value to JSON (it is always representable).
+pub fn json_of(value: &impl serde::Serialize) -> Result<serde_json::Value, AppError> {
+    serde_json::to_value(value).map_err(AppError::internal)
+}
+
+/// Reads back a value this service stored.
+pub fn from_json<T: serde::de::DeserializeOwned>(value: serde_json::Value) -> Result<T, AppError> {
+    serde_json::from_value(value).map_err(AppError::internal)
+}
+
+/// A round's transfers, `(id, debit, credit, amount)`, as one atomic ledger batch, each tagged
+/// with its game and round.
+pub async fn ledger_batch(
+    state: &TablesState,
+    game: &'static str,
+    round: Uuid,
+    transfers: &[(Uuid, Uuid, Uuid, i64)],
+) -> Result<(), ledger_api::LedgerError> {
+    let metadata = json!({"game": game, "round": round});
+    let transfers: Vec<NewTransfer> = transfers
+        .iter()
+        .map(|&(id, debit, credit, amount)| NewTransfer::new(id, debit, credit, amount, metadata.clone()))
+        .collect();
+    state.ledger.batch(&transfers).await
 }
 
 impl FromRef<TablesState> for TokenKeys {
@@ -58,12 +105,13 @@ impl FromRef<TablesState> for TokenKeys {
 }
 
 impl TablesState {
-    /// Opens the game's accounts in the ledger if they are not there, and seeds the progressive
-    /// pot with $10,000 once (K.A.R. 111-301-5(j)(6)).
+    /// Opens the games' accounts in the ledger if they are not there, and seeds each progressive
+    /// pot once: the Blazing 7's with $10,000 (K.A.R. 111-301-5(j)(6)), I Luv Suits' with $1,000
+    /// (111-301-76(i)(5)).
     pub async fn start(
         pool: PgPool,
         tokens: TokenKeys,
-        limits: blackjack::Limits,
+        settings: TableSettings,
         ledger: Upstream,
     ) -> Result<Self, AppError> {
         let ledger = LedgerClient::new(ledger, tokens.clone(), "table-games");
@@ -73,7 +121,13 @@ impl TablesState {
             escrow_account: id("blackjack/escrow"),
             house_account: id("blackjack/house"),
             pot_account: id("blackjack/blazing-7s-pot"),
-            limits,
+            limits: settings.blackjack,
+            i_luv_suits: i_luv_suits::Game {
+                escrow_account: id("i-luv-suits/escrow"),
+                house_account: id("i-luv-suits/house"),
+                pot_account: id("i-luv-suits/progressive-pot"),
+                limits: settings.i_luv_suits,
+            },
             tokens,
             ledger,
         };
@@ -96,6 +150,7 @@ impl TablesState {
             json!({"game": "blackjack", "progressive": "initial funding"}),
         );
         state.ledger.transfer(&seed).await?;
+        state.i_luv_suits.open_accounts(&state.ledger).await?;
         Ok(state)
     }
 
@@ -120,6 +175,12 @@ pub fn route_table() -> Vec<(Method, &'static str, MethodRouter<TablesState>)> {
         (Method::GET, "/v1/blackjack/progressive", get(blackjack::routes::progressive)),
         (Method::GET, "/v1/blackjack/math", get(blackjack::routes::math)),
         (Method::GET, "/v1/tables/audit/verify", get(blackjack::routes::verify_audit)),
+        (Method::POST, "/v1/i-luv-suits/rounds", post(i_luv_suits::routes::place_wagers)),
+        (Method::GET, "/v1/i-luv-suits/rounds/{id}", get(i_luv_suits::routes::get_round)),
+        (Method::POST, "/v1/i-luv-suits/rounds/{id}/decision", post(i_luv_suits::routes::decide)),
+        (Method::GET, "/v1/i-luv-suits/recall", get(i_luv_suits::routes::recall)),
+        (Method::GET, "/v1/i-luv-suits/table", get(i_luv_suits::routes::table)),
+        (Method::GET, "/v1/i-luv-suits/math", get(i_luv_suits::routes::math)),
     ]
 }
 
@@ -133,7 +194,8 @@ pub fn router(state: TablesState, limits: Limits) -> Router {
     platform::http::app(api_routes(state), readiness, limits)
 }
 
-/// Runs [`blackjack::recover`] and [`blackjack::finish_abandoned`] every `interval`.
+/// Runs every game's recovery ([`blackjack::recover`], [`i_luv_suits::recover`]) and finishing
+/// of abandoned rounds every `interval`.
 pub fn spawn_recovery(state: TablesState, interval: std::time::Duration) -> tokio::task::JoinHandle<()> {
     tokio::spawn(async move {
         let mut ticker = tokio::time::interval(interval);
@@ -149,6 +211,17 @@ pub fn spawn_recovery(state: TablesState, interval: std::time::Duration) -> toki
                 Ok(n) => tracing::info!(finished = n, "finished abandoned blackjack rounds"),
                 Err(e) => tracing::warn!(error = %e, "finishing abandoned rounds failed; will retry"),
             }
+            let game = &state.i_luv_suits;
+            match i_luv_suits::recover(&state, std::time::Duration::from_secs(5)).await {
+                Ok(0) => {}
+                Ok(n) => tracing::info!(finished = n, "recovered I Luv Suits rounds"),
+                Err(e) => tracing::warn!(error = %e, "I Luv Suits recovery failed; will retry"),
+            }
+            match i_luv_suits::finish_abandoned(&state, game.limits.abandoned_after).await {
+                Ok(0) => {}
+                Ok(n) => tracing::info!(folded = n, "folded abandoned I Luv Suits rounds"),
+                Err(e) => tracing::warn!(error = %e, "folding abandoned rounds failed; will retry"),
+            }
         }
     })
 }
@@ -158,10 +231,15 @@ pub fn spawn_recovery(state: TablesState, interval: std::time::Duration) -> toki
 #[openapi(
     paths(
         blackjack::routes::open_table, blackjack::routes::deal, blackjack::routes::get_round, blackjack::routes::act, blackjack::routes::recall,
-        blackjack::routes::progressive, blackjack::routes::math, blackjack::routes::verify_audit
+        blackjack::routes::progressive, blackjack::routes::math, blackjack::routes::verify_audit,
+        i_luv_suits::routes::place_wagers, i_luv_suits::routes::get_round, i_luv_suits::routes::decide,
+        i_luv_suits::routes::recall, i_luv_suits::routes::table, i_luv_suits::routes::math
     ),
     components(schemas(platform::Problem), responses(platform::openapi::Refused)),
     modifiers(&BearerAuth),
-    tags((name = "blackjack", description = "Blackjack (K.A.R. 111-301) with its side wagers and the Blazing 7's progressive"))
+    tags(
+        (name = "blackjack", description = "Blackjack (K.A.R. 111-301) with its side wagers and the Blazing 7's progressive"),
+        (name = "i-luv-suits", description = "I Luv Suits (K.A.R. 111-301-74 to -76) with Flush Rush, Super Flush Rush and the progressive")
+    )
 )]
 pub struct TableGamesApi;

@@ -13,7 +13,7 @@ async fn main() -> anyhow::Result<()> {
     let pool = table_games::connect(&url, &config).await?;
     let ledger = platform::upstream::Upstream::remote("ledger", &ledger_url, config.request_timeout)?;
     let state =
-        table_games::TablesState::start(pool, tokens, table_games::blackjack::Limits::from_env()?, ledger)
+        table_games::TablesState::start(pool, tokens, table_games::TableSettings::from_env()?, ledger)
             .await?;
     table_games::spawn_recovery(state.clone(), std::time::Duration::from_secs(5));
     let app = table_games::router(state, (&config).into());

@@ -9,85 +9,18 @@ use std::time::Duration;
 use axum::body::Body;
 use axum::http::{Request, StatusCode};
 use domain::cards::{Card, Decks, Shoe};
-use platform::auth::{Role, TokenKeys};
+use platform::auth::Role;
 use platform::http::Limits;
 use platform::testing::{Reply, send};
 use platform::upstream::Upstream;
 use serde_json::{Value, json};
-use table_games::TablesState;
 use uuid::Uuid;
 
-struct Casino {
-    router: axum::Router,
-    ledger: axum::Router,
-    state: TablesState,
-    tokens: TokenKeys,
-}
+mod common;
+
+use common::Casino;
 
 impl Casino {
-    async fn new() -> Casino {
-        let platform = assembly::Assembly::for_tests(assembly::Options::for_tests().unwrap()).await.unwrap();
-        let (ledger, state, tokens) = (platform.ledger, platform.tables, platform.tokens);
-        let router = table_games::router(state.clone(), Limits::default());
-        Casino { router, ledger, state, tokens }
-    }
-
-    async fn ledger_call(&self, method: &str, path: &str, body: Option<Value>) -> Reply {
-        let request = Request::builder()
-            .method(method)
-            .uri(path)
-            .header("authorization", format!("Bearer {}", self.tokens.service_token("tests").unwrap()))
-            .header("content-type", "application/json")
-            .body(body.map_or_else(Body::empty, |b| Body::from(b.to_string())))
-            .unwrap();
-        send(&self.ledger, request).await
-    }
-
-    /// A player with a funded wallet: (token, wallet).
-    async fn player(&self, cents: i64) -> (String, Uuid) {
-        let player = Uuid::now_v7().to_string();
-        let wallet = self
-            .ledger_call(
-                "POST",
-                "/v1/accounts",
-                Some(json!({"kind": "player_wallet", "owner": player, "currency": "USD"})),
-            )
-            .await;
-        let wallet: Uuid = wallet.body["id"].as_str().unwrap().parse().unwrap();
-        let deposit = json!({"id": Uuid::now_v7(), "account_id": wallet, "amount": cents, "currency": "USD"});
-        assert_eq!(self.ledger_call("POST", "/v1/deposits", Some(deposit)).await.status, StatusCode::CREATED);
-        (self.tokens.issue(&player, Role::Player, None, Duration::from_secs(600)).unwrap(), wallet)
-    }
-
-    async fn balance(&self, account: Uuid) -> i64 {
-        self.ledger_call("GET", &format!("/v1/accounts/{account}"), None).await.body["balance"]["posted"]
-            .as_i64()
-            .unwrap()
-    }
-
-    async fn call(
-        &self,
-        method: &str,
-        path: &str,
-        token: Option<&str>,
-        key: Option<&str>,
-        body: Option<Value>,
-    ) -> Reply {
-        let mut request =
-            Request::builder().method(method).uri(path).header("content-type", "application/json");
-        if let Some(token) = token {
-            request = request.header("authorization", format!("Bearer {token}"));
-        }
-        if let Some(key) = key {
-            request = request.header("idempotency-key", key);
-        }
-        send(
-            &self.router,
-            request.body(body.map_or_else(Body::empty, |b| Body::from(b.to_string()))).unwrap(),
-        )
-        .await
-    }
-
     /// Opens a six-deck table whose shoe starts with `first` (dealing order), then 2s.
     async fn table(&self, token: &str, first: &str) -> Uuid {
         let table =
@@ -126,12 +59,6 @@ impl Casino {
     async fn act(&self, token: &str, round: &str, body: Value) -> Reply {
         self.call("POST", &format!("/v1/blackjack/rounds/{round}/actions"), Some(token), None, Some(body))
             .await
-    }
-
-    async fn assert_books_balance(&self) {
-        let trial = self.ledger_call("GET", "/v1/reports/trial-balance", None).await;
-        assert_eq!(trial.body["balanced"], true, "{}", trial.body);
-        assert_eq!(self.balance(self.state.escrow_account).await, 0, "no wager left in escrow");
     }
 }
 

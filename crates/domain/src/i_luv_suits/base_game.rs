@@ -507,7 +507,7 @@ pub fn ranks_text(bits: u16) -> String {
 /// against them say ([`dealer_outcomes`]). The generated figures hold the bounds; a test checks
 /// this rule takes the decisions the whole count took.
 pub fn optimal_decision(player: &[u16; 4]) -> Decision {
-    let figures = &super::base_game_value::BASE_GAME_FIGURES[0];
+    let figures = &super::base_game_value::BASE_GAME_FIGURES[BASE_GAME_FIGURES_IMPLEMENTED];
     let ours = best_key(player);
     let ranks = (ours & u32::from(ALL_RANKS)) as u16;
     match ours >> RANKS {
@@ -522,7 +522,7 @@ pub fn optimal_decision(player: &[u16; 4]) -> Decision {
 /// The simple rule: as [`optimal_decision`], but a three-card flush plays from the generated
 /// figures' best single threshold up (T-7-6) whatever the other cards.
 pub fn simple_decision(player: &[u16; 4]) -> Decision {
-    let figures = &super::base_game_value::BASE_GAME_FIGURES[0];
+    let figures = &super::base_game_value::BASE_GAME_FIGURES[BASE_GAME_FIGURES_IMPLEMENTED];
     let ours = best_key(player);
     let ranks = (ours & u32::from(ALL_RANKS)) as u16;
     match ours >> RANKS {
@@ -532,3 +532,7 @@ pub fn simple_decision(player: &[u16; 4]) -> Decision {
         len => Decision::Play(u32::from(super::max_play_multiple(len as usize))),
     }
 }
+
+/// Which of [`super::base_game_value::BASE_GAME_FIGURES`] the tables play: the dealer's best hand
+/// qualifies ([`Qualifier::BestHand`]), the play from the ante up ([`PlayFloor::Ante`]).
+pub const BASE_GAME_FIGURES_IMPLEMENTED: usize = 0;

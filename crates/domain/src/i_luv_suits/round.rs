@@ -16,7 +16,7 @@ use crate::cards::{Card, Rank, Suit};
 
 /// The limits posted at the table.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema), schema(as = ILuvSuitsTableRules))]
 pub struct TableRules {
     pub min_ante_cents: i64,
     pub max_ante_cents: i64,

@@ -3,10 +3,9 @@
 
 use domain::blackjack::round::{Round, SpotBet, TableRules};
 use domain::blackjack::side_wagers::{BLAZING_SEVENS_SEED_CENTS, pot_contribution, pot_share};
-use ledger_api::{LedgerError, NewTransfer};
+use ledger_api::LedgerError;
 use platform::AppError;
 use serde::Serialize;
-use serde_json::json;
 use sqlx::PgConnection;
 use uuid::Uuid;
 
@@ -24,12 +23,7 @@ pub async fn ledger_batch(
     round: Uuid,
     transfers: &[(Uuid, Uuid, Uuid, i64)],
 ) -> Result<(), LedgerError> {
-    let metadata = json!({"game": "blackjack", "round": round});
-    let transfers: Vec<NewTransfer> = transfers
-        .iter()
-        .map(|&(id, debit, credit, amount)| NewTransfer::new(id, debit, credit, amount, metadata.clone()))
-        .collect();
-    state.ledger.batch(&transfers).await
+    crate::ledger_batch(state, "blackjack", round, transfers).await
 }
 
 /// Where a round's wagers went at the deal and after: the escrow holds all but the progressive

@@ -89,13 +89,7 @@ impl StoredRound {
     }
 }
 
-pub fn json_of(value: &impl Serialize) -> Result<Value, AppError> {
-    serde_json::to_value(value).map_err(AppError::internal)
-}
-
-pub fn from_json<T: serde::de::DeserializeOwned>(value: Value) -> Result<T, AppError> {
-    serde_json::from_value(value).map_err(AppError::internal)
-}
+pub use crate::{from_json, json_of};
 
 const ROUND_COLUMNS: &str = "id, table_id, player_id, wallet_account_id, bets, state, step, round, actions, pending,
     pot_at_deal_cents, staked_cents, returned_cents, pot_prize_cents, balance_before_cents, balance_after_cents,

@@ -1,0 +1,61 @@
+//! I Luv Suits over the API (K.A.R. 111-301-74 to -76): a round's wagers, its seven and seven
+//! cards from a freshly shuffled deck, the player's fold or play, the settlement of every wager
+//! through the ledger; game recall, the progressive meter and the math.
+//!
+//! On floors (ADR 0006): [`routes`] the handlers, [`saga`] a round's steps (wagers and deal,
+//! decision, recovery), [`settlement`] its money steps, [`store`] every SQL statement and the
+//! typed round state, [`views`] what a player sees, [`config`] the house's settings. The rules
+//! themselves are `domain::i_luv_suits`.
+
+pub mod config;
+pub mod routes;
+pub mod saga;
+pub mod settlement;
+pub mod store;
+pub mod views;
+
+pub use config::Limits;
+pub use saga::{finish_abandoned, recover};
+
+use domain::i_luv_suits::PROGRESSIVE_SEED_CENTS;
+use ledger_api::{AccountKind, LedgerClient, NewTransfer};
+use platform::AppError;
+use serde_json::json;
+use uuid::Uuid;
+
+/// The game's ledger accounts and the house's posted limits.
+#[derive(Debug, Clone, Copy)]
+pub struct Game {
+    /// The ante, play and side wagers wait here until their round settles.
+    pub escrow_account: Uuid,
+    /// Takes settled wagers and the house's part of each progressive wager; pays wins.
+    pub house_account: Uuid,
+    /// The progressive pot: real money, its balance is the meter (76(i)(5)).
+    pub pot_account: Uuid,
+    pub limits: Limits,
+}
+
+impl Game {
+    /// Opens the accounts if they are not there and funds the pot with $1,000 once (76(i)(5)).
+    pub async fn open_accounts(&self, ledger: &LedgerClient) -> Result<(), AppError> {
+        ledger
+            .open_accounts(
+                "i_luv_suits",
+                &[
+                    (self.escrow_account, AccountKind::GameEscrow),
+                    (self.house_account, AccountKind::HouseRevenue),
+                    (self.pot_account, AccountKind::ProgressivePot),
+                ],
+            )
+            .await?;
+        let seed = NewTransfer::new(
+            Uuid::new_v5(&crate::TABLES_NAMESPACE, b"i-luv-suits/progressive-pot/seed/0"),
+            self.house_account,
+            self.pot_account,
+            PROGRESSIVE_SEED_CENTS,
+            json!({"game": "i_luv_suits", "progressive": "initial funding"}),
+        );
+        ledger.transfer(&seed).await?;
+        Ok(())
+    }
+}

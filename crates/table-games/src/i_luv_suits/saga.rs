@@ -1,0 +1,221 @@
+//! A round's steps (DESIGN §4), none holding a row lock across a call to the ledger (ADR 0004):
+//!
+//! 1. [`place_wagers`]: the wagers checked against the posted limits and recorded `open`;
+//! 2. [`drive_deal`]: the wagers in one ledger batch (key `<round>/stake/*`); refused →
+//!    `refused`, nothing moved; then seven cards each from a deck shuffled by the server's
+//!    CSPRNG, stored with the meter → `deciding`. Cards are stored before anyone sees them, so a
+//!    deal retried after a crash either finds them or deals ones nobody has seen;
+//! 3. [`decide`]: under the round's row lock, a fold is recorded → `settling`; a play is checked
+//!    (75(a)(2)) and recorded as the round's pending decision, which claims it (of two concurrent
+//!    decisions exactly one applies: the other finds the round decided or a decision pending);
+//!    the play wager is then taken with no lock held (key `<round>/play`), and the decision made
+//!    → `settling`; a refused wager clears the claim with nothing moved;
+//! 4. [`super::settlement::settle_round`]: paid in one ledger batch → `settled`, chained.
+//!
+//! [`recover`] finishes any step a crash interrupted with the same keys (so the ledger replays
+//! what it already did) and the same stored cards; [`finish_abandoned`] folds for a player who
+//! never decides (the house never stakes a player's money for them).
+
+use axum::http::StatusCode;
+use domain::i_luv_suits::round::{Choice, Deal, Hands, WagerError, Wagers, check_play};
+use ledger_api::LedgerError;
+use platform::AppError;
+use rand::SeedableRng;
+use rand_chacha::ChaCha20Rng;
+use serde_json::json;
+use uuid::Uuid;
+
+use super::settlement::{ledger_batch, settle_round, stakes_at_deal};
+use super::store::{self, Decided, DecidedBy, RoundState, StoredRound};
+use crate::{TABLES_NAMESPACE, TablesState};
+
+/// A wager or decision the rules refused, as a problem with its stable code.
+pub fn wager_error(e: &WagerError) -> AppError {
+    let code = match e {
+        WagerError::AnteOutOfRange { .. } => "wager_out_of_range",
+        WagerError::SideOutOfRange { .. } => "side_wager_out_of_range",
+        WagerError::PlayOverMultiple { .. } => "play_over_multiple",
+        WagerError::PlayUnderAnte { .. } => "play_under_ante",
+    };
+    AppError::new(StatusCode::UNPROCESSABLE_ENTITY, code, e.to_string())
+}
+
+fn not_found(id: Uuid) -> AppError {
+    AppError::not_found("round_not_found", format!("round {id} does not exist"))
+}
+
+async fn reload(state: &TablesState, id: Uuid) -> Result<StoredRound, AppError> {
+    store::load_round(&mut *state.pool.acquire().await?, id, false).await?.ok_or_else(|| not_found(id))
+}
+
+/// Step 1: a round of `wagers` for `player` under idempotency key `key`, then dealt
+/// ([`drive_deal`]); a replay of the key finishes and answers the same round. Returns the round
+/// and whether this call made it.
+pub async fn place_wagers(
+    state: &TablesState,
+    player: &str,
+    key: &str,
+    wagers: &Wagers,
+) -> Result<(StoredRound, bool), AppError> {
+    let rules = state.i_luv_suits.limits.rules;
+    wagers.check(&rules).map_err(|e| wager_error(&e))?;
+    let id = Uuid::new_v5(&TABLES_NAMESPACE, format!("ils-round/{player}/{key}").as_bytes());
+    let existing = store::load_round(&mut *state.pool.acquire().await?, id, false).await?;
+    let created = match existing {
+        Some(existing) if existing.wagers != *wagers => {
+            return Err(AppError::conflict(
+                "idempotency_conflict",
+                "this key placed a round with other wagers",
+            ));
+        }
+        Some(_) => false,
+        None => {
+            let wallet = state.ledger.wallet_of(player).await?;
+            let before = state.ledger.balance(wallet).await?;
+            store::insert_round(&state.pool, id, player, wallet, wagers, &rules, before).await?
+        }
+    };
+    Ok((drive_deal(state, id).await?, created))
+}
+
+/// Step 2: takes an `open` round's wagers and deals it; safe to run again at any point.
+pub async fn drive_deal(state: &TablesState, id: Uuid) -> Result<StoredRound, AppError> {
+    let stored = reload(state, id).await?;
+    if stored.state != RoundState::Open {
+        return Ok(stored);
+    }
+    match ledger_batch(state, id, &stakes_at_deal(state, stored.wallet, &stored.wagers)).await {
+        Ok(()) => {}
+        Err(LedgerError::Refused(e)) => {
+            store::mark_refused(&state.pool, id, e.code()).await?;
+            return reload(state, id).await;
+        }
+        Err(e) => return Err(e.into()),
+    }
+    // 76(i)(5): prizes are paid on the meter at the time they are won (this deal).
+    let pot = state.ledger.balance(state.i_luv_suits.pot_account).await?;
+    let deal = Deal::shuffled(&mut ChaCha20Rng::from_os_rng());
+    let staked = stored.wagers.staked_at_deal(&stored.rules);
+    store::mark_dealt(&state.pool, id, &deal, pot, staked).await?;
+    reload(state, id).await
+}
+
+/// Step 3: the player's decision (`choice`), or the house's fold for an abandoned round
+/// (`player` and `choice` None); then the settlement.
+pub async fn decide(
+    state: &TablesState,
+    id: Uuid,
+    player: Option<&str>,
+    choice: Option<Choice>,
+) -> Result<StoredRound, AppError> {
+    let mut tx = state.pool.begin().await?;
+    let stored = store::load_round(&mut tx, id, true)
+        .await?
+        .filter(|r| player.is_none_or(|p| r.player_id == p))
+        .ok_or_else(|| not_found(id))?;
+    let by = if player.is_some() { DecidedBy::Player } else { DecidedBy::House };
+    let decided = Decided { choice: choice.unwrap_or(Choice::Fold), by };
+    match (stored.state, &stored.pending) {
+        (RoundState::Settling | RoundState::Settled, _) => {
+            tx.commit().await?;
+            // The same decision sent again (a retry) finds the round it made.
+            if stored.decision.is_some_and(|d| d.choice == decided.choice) {
+                settle_round(state, id).await?;
+                return reload(state, id).await;
+            }
+            return Err(AppError::conflict("round_not_in_play", "this round has been decided"));
+        }
+        (RoundState::Deciding, Some(pending)) => {
+            tx.commit().await?;
+            if pending.choice != decided.choice && choice.is_some() {
+                return Err(AppError::conflict(
+                    "decision_pending",
+                    "another decision waits for its play wager to be taken: send it again to finish it",
+                )
+                .with_context(json!({"pending": pending.choice})));
+            }
+            let pending = *pending;
+            take_play_wager(state, &stored, &pending).await?;
+        }
+        (RoundState::Deciding, None) => {
+            let deal = stored.deal.ok_or_else(|| AppError::internal("a dealt round without cards"))?;
+            match decided.choice {
+                Choice::Fold => {
+                    let staked = stored.staked_cents.unwrap_or(0);
+                    store::mark_decided(&mut tx, id, &decided, staked).await?;
+                    tx.commit().await?;
+                }
+                Choice::Play { play_cents } => {
+                    check_play(&Hands::of(&deal), stored.wagers.ante_cents, play_cents)
+                        .map_err(|e| wager_error(&e))?;
+                    store::set_pending(&mut tx, id, &decided).await?;
+                    tx.commit().await?;
+                    take_play_wager(state, &stored, &decided).await?;
+                }
+            }
+        }
+        _ => return Err(AppError::conflict("round_not_in_play", "this round is not waiting for a decision")),
+    }
+    settle_round(state, id).await?;
+    reload(state, id).await
+}
+
+/// Takes a pending play decision's wager (no lock held), then makes it the round's decision if
+/// it is still pending; a refused wager clears it with nothing moved.
+async fn take_play_wager(
+    state: &TablesState,
+    stored: &StoredRound,
+    pending: &Decided,
+) -> Result<(), AppError> {
+    let Choice::Play { play_cents } = pending.choice else { return Ok(()) };
+    let id = stored.id;
+    let play = [("play", stored.wallet, state.i_luv_suits.escrow_account, play_cents)];
+    match ledger_batch(state, id, &play).await {
+        Ok(()) => {}
+        Err(LedgerError::Refused(e)) => {
+            store::clear_pending(&state.pool, id).await?;
+            return Err(e);
+        }
+        Err(e) => return Err(e.into()),
+    }
+    let mut tx = state.pool.begin().await?;
+    let current = store::load_round(&mut tx, id, true).await?.ok_or_else(|| not_found(id))?;
+    if current.state == RoundState::Deciding && current.pending.as_ref() == Some(pending) {
+        let staked = current.staked_cents.unwrap_or(0).saturating_add(play_cents);
+        store::mark_decided(&mut tx, id, pending, staked).await?;
+    }
+    tx.commit().await?;
+    Ok(())
+}
+
+/// Finishes rounds a crash left between steps for longer than `older_than` (dealt, their play
+/// wager taken, settled); returns how many. A round waiting for its player's decision waits.
+pub async fn recover(state: &TablesState, older_than: std::time::Duration) -> Result<usize, AppError> {
+    platform::recovery::finish_stuck(
+        &state.pool,
+        store::STUCK,
+        older_than,
+        "I Luv Suits round",
+        |id| async move {
+            let stored = drive_deal(state, id).await?;
+            if let (RoundState::Deciding, Some(pending)) = (stored.state, stored.pending) {
+                take_play_wager(state, &stored, &pending).await?;
+            }
+            settle_round(state, id).await
+        },
+    )
+    .await
+}
+
+/// Folds rounds whose player has not decided for `idle` (`LOTTO_ILS_ABANDONED_AFTER_SECONDS`, a
+/// day by default) and settles them, so no wager waits in escrow for ever. Returns how many.
+pub async fn finish_abandoned(state: &TablesState, idle: std::time::Duration) -> Result<usize, AppError> {
+    platform::recovery::finish_stuck(
+        &state.pool,
+        store::ABANDONED,
+        idle,
+        "abandoned I Luv Suits round",
+        |id| decide(state, id, None, None),
+    )
+    .await
+}

@@ -1,0 +1,264 @@
+//! Every SQL statement of I Luv Suits: rounds through their states. Nothing else in the game
+//! writes SQL.
+
+use chrono::{DateTime, Utc};
+use domain::i_luv_suits::round::{Choice, Deal, Returns, Showdown, TableRules, Wagers};
+use platform::{AppError, stored_state};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use sqlx::postgres::PgRow;
+use sqlx::{PgConnection, PgPool, Row};
+use uuid::Uuid;
+
+use crate::{from_json, json_of};
+
+stored_state!(
+    /// Where a round is (see the saga): wagers being taken, dealt and waiting for the player,
+    /// decided and being paid, and how it ended.
+    pub RoundState {
+        Open => "open",
+        Deciding => "deciding",
+        Settling => "settling",
+        Settled => "settled",
+        Refused => "refused",
+    }
+);
+
+/// A decision as recorded: what it was and who made it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Decided {
+    #[serde(flatten)]
+    pub choice: Choice,
+    /// `player`, or `house` for a round its player abandoned (the house folds: it never stakes a
+    /// player's money for them).
+    pub by: DecidedBy,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DecidedBy {
+    Player,
+    House,
+}
+
+/// How a settled round ended, as stored.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Settlement {
+    pub showdown: Showdown,
+    pub returns: Returns,
+}
+
+/// A round as stored.
+#[derive(Debug, Clone)]
+pub struct StoredRound {
+    pub id: Uuid,
+    pub player_id: String,
+    pub wallet: Uuid,
+    pub wagers: Wagers,
+    pub rules: TableRules,
+    pub state: RoundState,
+    pub deal: Option<Deal>,
+    pub pending: Option<Decided>,
+    pub decision: Option<Decided>,
+    pub pot_at_deal_cents: Option<i64>,
+    pub staked_cents: Option<i64>,
+    pub settlement: Option<Settlement>,
+    pub returned_cents: Option<i64>,
+    pub balance_before_cents: Option<i64>,
+    pub balance_after_cents: Option<i64>,
+    pub refusal: Option<String>,
+    pub created_at: DateTime<Utc>,
+}
+
+fn optional<T: serde::de::DeserializeOwned>(row: &PgRow, column: &str) -> Result<Option<T>, AppError> {
+    row.try_get::<Option<Value>, _>(column)?.map(from_json).transpose()
+}
+
+impl StoredRound {
+    fn from_row(row: &PgRow) -> Result<Self, AppError> {
+        Ok(StoredRound {
+            id: row.try_get("id")?,
+            player_id: row.try_get("player_id")?,
+            wallet: row.try_get("wallet_account_id")?,
+            wagers: from_json(row.try_get("wagers")?)?,
+            rules: from_json(row.try_get("rules")?)?,
+            state: RoundState::parse(row.try_get("state")?)?,
+            deal: optional(row, "deal")?,
+            pending: optional(row, "pending")?,
+            decision: optional(row, "decision")?,
+            pot_at_deal_cents: row.try_get("pot_at_deal_cents")?,
+            staked_cents: row.try_get("staked_cents")?,
+            settlement: optional(row, "settlement")?,
+            returned_cents: row.try_get("returned_cents")?,
+            balance_before_cents: row.try_get("balance_before_cents")?,
+            balance_after_cents: row.try_get("balance_after_cents")?,
+            refusal: row.try_get("refusal")?,
+            created_at: row.try_get("created_at")?,
+        })
+    }
+}
+
+const ROUND_COLUMNS: &str = "id, player_id, wallet_account_id, wagers, rules, state, deal, pending, decision,
+    pot_at_deal_cents, staked_cents, settlement, returned_cents, balance_before_cents, balance_after_cents,
+    refusal, created_at";
+
+/// Round `id`, locked for the caller's transaction when `lock`.
+pub async fn load_round(
+    conn: &mut PgConnection,
+    id: Uuid,
+    lock: bool,
+) -> Result<Option<StoredRound>, AppError> {
+    let lock = if lock { " FOR UPDATE" } else { "" };
+    sqlx::query(&format!("SELECT {ROUND_COLUMNS} FROM ils_rounds WHERE id = $1{lock}"))
+        .bind(id)
+        .fetch_optional(conn)
+        .await?
+        .as_ref()
+        .map(StoredRound::from_row)
+        .transpose()
+}
+
+/// The player's last `limit` rounds, newest first.
+pub async fn recent_rounds(pool: &PgPool, player: &str, limit: i64) -> Result<Vec<StoredRound>, AppError> {
+    sqlx::query(&format!(
+        "SELECT {ROUND_COLUMNS} FROM ils_rounds WHERE player_id = $1 ORDER BY created_at DESC LIMIT $2"
+    ))
+    .bind(player)
+    .bind(limit)
+    .fetch_all(pool)
+    .await?
+    .iter()
+    .map(StoredRound::from_row)
+    .collect()
+}
+
+/// A new round with its wagers (`open`); false when its id is already recorded.
+pub async fn insert_round(
+    pool: &PgPool,
+    id: Uuid,
+    player: &str,
+    wallet: Uuid,
+    wagers: &Wagers,
+    rules: &TableRules,
+    balance_before: i64,
+) -> Result<bool, AppError> {
+    let inserted = sqlx::query(
+        "INSERT INTO ils_rounds (id, player_id, wallet_account_id, wagers, rules, state, balance_before_cents)
+         VALUES ($1, $2, $3, $4, $5, 'open', $6) ON CONFLICT (id) DO NOTHING",
+    )
+    .bind(id)
+    .bind(player)
+    .bind(wallet)
+    .bind(json_of(wagers)?)
+    .bind(json_of(rules)?)
+    .bind(balance_before)
+    .execute(pool)
+    .await?;
+    Ok(inserted.rows_affected() == 1)
+}
+
+/// An open round the ledger refused → `refused`.
+pub async fn mark_refused(pool: &PgPool, id: Uuid, code: &str) -> Result<(), AppError> {
+    sqlx::query(
+        "UPDATE ils_rounds SET state = 'refused', refusal = $2, updated_at = now() WHERE id = $1 AND state = 'open'",
+    )
+    .bind(id)
+    .bind(code)
+    .execute(pool)
+    .await?;
+    Ok(())
+}
+
+/// An open round dealt → `deciding`; false when another call dealt it first.
+pub async fn mark_dealt(
+    pool: &PgPool,
+    id: Uuid,
+    deal: &Deal,
+    pot: i64,
+    staked: i64,
+) -> Result<bool, AppError> {
+    Ok(sqlx::query(
+        "UPDATE ils_rounds SET state = 'deciding', deal = $2, pot_at_deal_cents = $3, staked_cents = $4,
+                updated_at = now() WHERE id = $1 AND state = 'open'",
+    )
+    .bind(id)
+    .bind(json_of(deal)?)
+    .bind(pot)
+    .bind(staked)
+    .execute(pool)
+    .await?
+    .rows_affected()
+        == 1)
+}
+
+/// Records a play decision waiting for its wager (it claims the round's one decision).
+pub async fn set_pending(conn: &mut PgConnection, id: Uuid, pending: &Decided) -> Result<(), AppError> {
+    sqlx::query(
+        "UPDATE ils_rounds SET pending = $2, updated_at = now() WHERE id = $1 AND state = 'deciding'",
+    )
+    .bind(id)
+    .bind(json_of(pending)?)
+    .execute(conn)
+    .await?;
+    Ok(())
+}
+
+/// Forgets a pending decision (its wager was refused: nothing moved).
+pub async fn clear_pending(pool: &PgPool, id: Uuid) -> Result<(), AppError> {
+    sqlx::query(
+        "UPDATE ils_rounds SET pending = NULL, updated_at = now() WHERE id = $1 AND state = 'deciding'",
+    )
+    .bind(id)
+    .execute(pool)
+    .await?;
+    Ok(())
+}
+
+/// The decision made → `settling`, with what the round then stakes in all.
+pub async fn mark_decided(
+    conn: &mut PgConnection,
+    id: Uuid,
+    decided: &Decided,
+    staked: i64,
+) -> Result<(), AppError> {
+    sqlx::query(
+        "UPDATE ils_rounds SET state = 'settling', decision = $2, pending = NULL, staked_cents = $3, updated_at = now()
+          WHERE id = $1 AND state = 'deciding'",
+    )
+    .bind(id)
+    .bind(json_of(decided)?)
+    .bind(staked)
+    .execute(conn)
+    .await?;
+    Ok(())
+}
+
+/// `settling` → `settled` with how it ended; false when another call settled it first.
+pub async fn mark_settled(
+    conn: &mut PgConnection,
+    id: Uuid,
+    settlement: &Settlement,
+    balance_after: i64,
+) -> Result<bool, AppError> {
+    Ok(sqlx::query(
+        "UPDATE ils_rounds SET state = 'settled', settlement = $2, returned_cents = $3, balance_after_cents = $4,
+                updated_at = now() WHERE id = $1 AND state = 'settling'",
+    )
+    .bind(id)
+    .bind(json_of(settlement)?)
+    .bind(settlement.returns.total())
+    .bind(balance_after)
+    .execute(conn)
+    .await?
+    .rows_affected()
+        == 1)
+}
+
+/// Rounds left `open`, `settling`, or with a decision pending, for longer than `$1` seconds.
+pub const STUCK: &str = "SELECT id FROM ils_rounds
+  WHERE (state IN ('open', 'settling') OR pending IS NOT NULL) AND updated_at < now() - make_interval(secs => $1)
+  ORDER BY updated_at LIMIT 500";
+
+/// Rounds waiting for their player's decision for longer than `$1` seconds.
+pub const ABANDONED: &str = "SELECT id FROM ils_rounds WHERE state = 'deciding' AND pending IS NULL
+  AND updated_at < now() - make_interval(secs => $1) ORDER BY updated_at LIMIT 500";
