@@ -1,6 +1,7 @@
 // The blackjack table: open a table, place the wager and side wagers on a spot, and play the
 // round with only the decisions the round allows now (the API lists them); the Blazing 7's pot
-// is shown as it grows. Recall lists the last rounds with every card and decision.
+// is shown as it grows. Recall lists the last rounds (blackjack and I Luv Suits) with every card
+// and decision, and the last Keno tickets.
 import type { JSX } from "preact";
 import { useState } from "preact/hooks";
 import { api, centsOf, dollars, must, newKey, publicApi, type Schemas, when } from "./session";
@@ -183,6 +184,7 @@ function RoundLayout(props: { view: Schemas["RoundView"]; round: Schemas["Round"
 export function Recall(): JSX.Element {
   const rounds = useLoad(() => must(api.player.GET("/v1/blackjack/recall")), []);
   const tickets = useLoad(() => must(api.player.GET("/v1/keno/tickets", { params: { query: { limit: 10 } } })), []);
+  const suits = useLoad(() => must(api.player.GET("/v1/i-luv-suits/recall")), []);
   return (
     <div>
       <h2>Game recall</h2>
@@ -201,6 +203,25 @@ export function Recall(): JSX.Element {
                 Dealer {r.round.dealer.join(" ")}; player{" "}
                 {r.round.spots.map((s) => s.hands.map((h) => h.cards.join(" ")).join(" | ")).join("; ")}; decisions{" "}
                 {r.actions.map((a) => a.decision.action).join(", ") || "none"}
+              </p>
+            )}
+          </li>
+        ))}
+      </ol>
+      <h3>I Luv Suits: the last rounds</h3>
+      <ProblemBanner problem={suits.problem} />
+      <ol class="recall">
+        {(suits.value ?? []).map((r) => (
+          <li key={r.id}>
+            <p>
+              {when(r.created_at)} · {r.state} · {r.decision ? r.decision.decision : "undecided"} · staked{" "}
+              {dollars(r.staked_cents ?? 0)}, returned {dollars(r.returned_cents ?? 0)} · balance{" "}
+              {dollars(r.balance_before_cents ?? 0)} → {dollars(r.balance_after_cents ?? 0)}
+            </p>
+            {r.player && (
+              <p>
+                You {r.player.cards.join(" ")}
+                {r.dealer ? `; dealer ${r.dealer.cards.join(" ")}` : ""}
               </p>
             )}
           </li>

@@ -4,6 +4,7 @@
 import type { JSX } from "preact";
 import { useState } from "preact/hooks";
 import { BlackjackTable, Recall } from "./blackjack";
+import { ILuvSuitsTable } from "./i_luv_suits";
 import { KenoWall } from "./keno";
 import { api, centsOf, dollars, must, newKey, publicApi, type Schemas, setToken, when } from "./session";
 import { Field, ProblemBanner, TabPanel, Tabs, useAction, useLoad } from "./ui";
@@ -70,6 +71,7 @@ const PLAYER_TABS = [
   { id: "wallet", title: "Wallet" },
   { id: "keno", title: "Castle Keno" },
   { id: "blackjack", title: "Blackjack" },
+  { id: "i-luv-suits", title: "I Luv Suits" },
   { id: "recall", title: "Recall" },
   { id: "limits", title: "Limits" },
 ] as const;
@@ -102,6 +104,7 @@ export function PlayerScreens(): JSX.Element {
         {tab === "wallet" && <WalletPanel wallet={wallet.value} onChange={refreshWallet} />}
         {tab === "keno" && <KenoWall onMoney={refreshWallet} />}
         {tab === "blackjack" && <BlackjackTable onMoney={refreshWallet} />}
+        {tab === "i-luv-suits" && <ILuvSuitsTable onMoney={refreshWallet} />}
         {tab === "recall" && <Recall />}
         {tab === "limits" && <LimitsPanel />}
       </TabPanel>

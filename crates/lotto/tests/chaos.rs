@@ -1,13 +1,13 @@
 //! Chaos (issue 11): the real `lotto` process under a bounded load of every game (Keno played at
-//! once and in scheduled draws, blackjack rounds, instant prizes claimed at a till), killed with
+//! once and in scheduled draws, blackjack and I Luv Suits rounds, instant prizes claimed at a till), killed with
 //! SIGKILL at random moments and restarted, several times. Every client retries with the same
 //! idempotency key until it gets an answer, as a real one would. After recovery:
 //!
 //! - the ledger balances and every account equals its journal;
 //! - every Keno ticket is settled or refused, charged its stake exactly once and paid its prize
 //!   exactly once; every scheduled ticket is staked once or refused;
-//! - no blackjack round is left `open`, and the blackjack escrow holds exactly the stakes of the
-//!   rounds still waiting for their player, the Keno escrow exactly those of draws not settled;
+//! - no blackjack or I Luv Suits round is left unfinished, each charged its wagers and paid its
+//!   returns exactly once, and no game's escrow holds anything;
 //! - every instant ticket is paid at most once, and every ticket marked paid exactly once;
 //! - every audit chain verifies.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout)]
@@ -183,7 +183,7 @@ async fn killed_at_random_under_load_the_platform_recovers_with_every_cent_in_pl
                     break;
                 }
                 let key = format!("p{n}-{play}");
-                match rng.random_range(0..3) {
+                match rng.random_range(0..4) {
                     0 => {
                         let ticket = json!({"option": "bet", "spots": [1 + play % 70, 20, 33, 47, 61], "tickets": 1 + play % 3});
                         until_answered(&http, &base, reqwest::Method::POST, "/v1/keno/tickets", &token, Some(&key), Some(&ticket)).await;
@@ -191,6 +191,23 @@ async fn killed_at_random_under_load_the_platform_recovers_with_every_cent_in_pl
                     1 => {
                         let ticket = json!({"option": "top_or_bottom", "draws": 1});
                         until_answered(&http, &base, reqwest::Method::POST, "/v1/keno/draw-tickets", &token, Some(&key), Some(&ticket)).await;
+                    }
+                    2 => {
+                        // I Luv Suits: the wagers, then a fold or a play sent until it is answered;
+                        // a play that may have applied before a crash is read back.
+                        let wagers = json!({"ante_cents": 500, "flush_rush_cents": 100});
+                        let (status, round) = until_answered(&http, &base, reqwest::Method::POST, "/v1/i-luv-suits/rounds", &token, Some(&key), Some(&wagers)).await;
+                        if status != 201 && status != 200 {
+                            continue;
+                        }
+                        let decision = if rng.random_bool(0.7) { json!({"decision": "play"}) } else { json!({"decision": "fold"}) };
+                        let path = format!("/v1/i-luv-suits/rounds/{}/decision", round["id"].as_str().unwrap());
+                        for _ in 0..5 {
+                            let (status, _) = until_answered(&http, &base, reqwest::Method::POST, &path, &token, None, Some(&decision)).await;
+                            if status == 200 || status == 409 {
+                                break;
+                            }
+                        }
                     }
                     _ => {
                         let path = format!("/v1/blackjack/tables/{table}/rounds");
@@ -273,6 +290,7 @@ async fn killed_at_random_under_load_the_platform_recovers_with_every_cent_in_pl
             "SELECT (SELECT count(*) FROM draws.keno_tickets WHERE state NOT IN ('settled', 'refused'))
                   + (SELECT count(*) FROM draws.keno_draw_tickets WHERE state = 'open')
                   + (SELECT count(*) FROM tables.bj_rounds WHERE state IN ('open', 'playing', 'settling'))
+                  + (SELECT count(*) FROM tables.ils_rounds WHERE state IN ('open', 'settling') OR pending IS NOT NULL)
                   + (SELECT count(*) FROM draws.keno_entries e JOIN draws.keno_draws d ON d.number = e.draw_number
                       WHERE d.state <> 'settled')",
         )
@@ -358,6 +376,20 @@ async fn killed_at_random_under_load_the_platform_recovers_with_every_cent_in_pl
         println!("blackjack rounds off (id state staked returned pot debited credited): {rows:#?}");
     }
     assert_eq!(wrong, 0, "blackjack rounds charged or paid other than their wagers and returns");
+    // I Luv Suits: the same, for every round a player finished deciding.
+    let wrong = scalar(
+        "SELECT count(*) FROM tables.ils_rounds r
+          WHERE (SELECT coalesce(sum(amount), 0) FROM ledger.transfers t
+                  WHERE t.metadata->>'round' = r.id::text AND t.debit_account_id = r.wallet_account_id)
+                <> coalesce(r.staked_cents, 0)
+             OR (SELECT coalesce(sum(amount), 0) FROM ledger.transfers t
+                  WHERE t.metadata->>'round' = r.id::text AND t.credit_account_id = r.wallet_account_id)
+                <> coalesce(r.returned_cents, 0)",
+    )
+    .await;
+    assert_eq!(wrong, 0, "I Luv Suits rounds charged or paid other than their wagers and returns");
+    let undecided = scalar("SELECT count(*) FROM tables.ils_rounds WHERE state = 'deciding'").await;
+    assert_eq!(undecided, 0, "an I Luv Suits round was left without its decision");
     // Nothing in escrow without a round or draw to hold it for.
     let escrowed = scalar(
         "SELECT coalesce(sum(b.credits_posted - b.debits_posted), 0)::bigint FROM ledger.balances b
@@ -375,16 +407,17 @@ async fn killed_at_random_under_load_the_platform_recovers_with_every_cent_in_pl
     )
     .await;
     assert_eq!(wrong, 0, "instant tickets paid other than once");
-    invariants += 5;
+    invariants += 7;
     let paid = scalar("SELECT count(*) FROM instant.tickets WHERE payment IN ('done', 'confirmed')").await;
     let rounds = scalar("SELECT count(*) FROM tables.bj_rounds").await;
+    let suits = scalar("SELECT count(*) FROM tables.ils_rounds").await;
     let tickets = scalar(
         "SELECT (SELECT count(*) FROM draws.keno_tickets) + (SELECT count(*) FROM draws.keno_draw_tickets)",
     )
     .await;
     let retried = RETRIES.load(std::sync::atomic::Ordering::Relaxed);
     println!(
-        "chaos: {} requests ({retried} sent again after a kill), {kills} kills survived, {tickets} keno tickets, {rounds} blackjack rounds, {paid} instant prizes; {invariants} invariants hold",
+        "chaos: {} requests ({retried} sent again after a kill), {kills} kills survived, {tickets} keno tickets, {rounds} blackjack rounds, {suits} I Luv Suits rounds, {paid} instant prizes; {invariants} invariants hold",
         SENT.load(std::sync::atomic::Ordering::Relaxed)
     );
     assert!(retried > 0, "no request met a kill: the load finished before the chaos began");

@@ -201,6 +201,66 @@ pub async fn player_blackjack(ctx: &Context, browser: &Browser) -> Result<(), St
     Ok(())
 }
 
+/// Logs in, places an ante and a Flush Rush wager at the I Luv Suits table, sees seven cards with
+/// the dealer's face down, plays the most the hand allows (folds a two-card flush), and reads the
+/// dealer's hand and the result: the page's figures are the API's, and the wallet the ledger's.
+pub async fn player_i_luv_suits(ctx: &Context, browser: &Browser) -> Result<(), String> {
+    funded_player(ctx, "ivy@example.com", 10_000).await;
+    log_in_player(ctx, browser, "ivy@example.com").await?;
+    browser.click_button("I Luv Suits").await?;
+    browser.wait_text("[data-testid=ils-meter]", "$1,0").await?;
+    browser.fill("#ils-ante", "10").await?;
+    browser.fill("#ils-flush-rush", "2").await?;
+    browser.click_button("Deal").await?;
+    browser.find("[data-testid=ils-round]").await?;
+    let token = page_token(browser, "player").await?;
+    let dealt = &get(ctx, "/v1/i-luv-suits/recall", &token).await[0];
+    if dealt["state"] != "deciding" || dealt["dealer"] != Value::Null {
+        return Err(format!("the API's round is not waiting with the dealer's cards hidden: {dealt}"));
+    }
+    let flush = browser.wait_text("[data-testid=ils-flush]", "Best flush").await?;
+    let length = dealt["player"]["flush_length"].as_i64().unwrap_or(0);
+    if !flush.contains(&format!("({length} cards)")) {
+        return Err(format!("the page shows {flush:?}; the API's best flush has {length} cards"));
+    }
+    if browser.all("[aria-label=\"Dealer's cards\"] .card.back").await?.len() != 7 {
+        return Err("the dealer's seven cards are not shown face down".to_owned());
+    }
+    shot(ctx, browser, "player-i-luv-suits-table").await?;
+    let decision = if length >= 3 { "play" } else { "fold" };
+    let button = browser.find(&format!("[aria-label=Decision] button[data-action={decision}]")).await?;
+    browser.click(&button).await?;
+    let shown = browser.wait_text("[data-testid=ils-result]", "returned").await?;
+    let round = &get(ctx, "/v1/i-luv-suits/recall", &token).await[0];
+    if round["state"] != "settled" || round["dealer"]["cards"].as_array().map(Vec::len) != Some(7) {
+        return Err(format!("the API's round is not settled with the dealer's hand shown: {round}"));
+    }
+    let (staked, returned) =
+        (round["staked_cents"].as_i64().unwrap_or(0), round["returned_cents"].as_i64().unwrap_or(0));
+    if !shown.contains(&format!("Staked {}, returned {}", dollars(staked), dollars(returned))) {
+        return Err(format!(
+            "the page shows {shown:?}; the API staked {staked} and returned {returned} cents"
+        ));
+    }
+    let expected_stake = if decision == "play" {
+        1_200 + round["decision"]["play_cents"].as_i64().unwrap_or(0)
+    } else {
+        1_200
+    };
+    if staked != expected_stake {
+        return Err(format!("the round staked {staked} cents, not {expected_stake}"));
+    }
+    let balance = get(ctx, "/v1/me/wallet", &token).await["balance"]["available"].as_i64().unwrap();
+    if balance != 10_000 - staked + returned {
+        return Err(format!(
+            "the wallet holds {balance} cents after staking {staked} and getting {returned} back"
+        ));
+    }
+    browser.wait_text("[data-testid=balance]", &dollars(balance)).await?;
+    shot(ctx, browser, "player-i-luv-suits-settled").await?;
+    Ok(())
+}
+
 /// At a phone's width, with the keyboard: logs in (Tab, Enter), moves between the player's tabs
 /// with the arrow keys, sets a deposit limit and reads the recall page; nothing is wider than
 /// the screen.

@@ -41,6 +41,9 @@ const JOURNEYS: &[(&str, u32, u32, Journey)] = &[
     ("player_plays_a_blackjack_round_to_the_end", 1280, 900, |c, b| {
         Box::pin(journeys::player_blackjack(c, b))
     }),
+    ("player_plays_i_luv_suits_to_the_showdown", 1280, 900, |c, b| {
+        Box::pin(journeys::player_i_luv_suits(c, b))
+    }),
     ("player_sets_limits_and_recalls_games_by_keyboard_at_phone_width", 390, 844, |c, b| {
         Box::pin(journeys::player_phone_keyboard(c, b))
     }),
