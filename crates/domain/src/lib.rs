@@ -6,6 +6,7 @@
 
 pub mod blackjack;
 pub mod cards;
+pub mod craps;
 pub mod eligibility;
 pub mod i_luv_suits;
 pub mod instant;

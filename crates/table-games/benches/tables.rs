@@ -1,12 +1,15 @@
-//! Blackjack rounds per second end to end: concurrent players, each at a table of their own,
-//! dealing a round through the gateway on a real socket, deciding by basic strategy (two
-//! decisions, then standing), every wager and win moved by the ledger (all services mounted in
-//! one process, as `lotto` runs them, on a fresh database). Reference, measured in the same run:
-//! the ledger's own single-transfer rate over the same gateway; a round costs at least two ledger
-//! writes (the wagers, the settlement) and a decision that adds a wager one more.
+//! Table-game rounds per second end to end (issue 16's target: at least 0.8x the Keno play-now
+//! rate measured in the same run): concurrent players through the gateway on a real socket, every
+//! wager and win moved by the ledger (all services mounted in one process, as `lotto` runs them,
+//! on a fresh database). Blackjack: each player at a table of their own, deciding by basic
+//! strategy (two decisions, then standing). I Luv Suits: the wagers (ante and Flush Rush), then
+//! the simple strategy's decision (play the most allowed, or fold). References, measured in the
+//! same run in alternating slices: Keno tickets played at once (one $1 ticket, five spots) and the
+//! ledger's own single-transfer rate over the same gateway.
 //!
-//! Run: `cargo bench -p table-games` (env: `BENCH_SECONDS`, default 10; `BENCH_CLIENTS`, default
-//! 32). Simulated rounds per second on one core: `cargo bench -p domain --bench blackjack`.
+//! Run: `cargo bench -p table-games` (env: `BENCH_SECONDS`, default 16; `BENCH_CLIENTS`, default
+//! 32). Simulated rounds per second on one core: `cargo bench -p domain --bench blackjack` and
+//! `--bench i_luv_suits`.
 // A benchmark program stops loudly on any failure, and reports in floating point.
 #![allow(
     clippy::print_stdout,
@@ -22,6 +25,7 @@ use std::time::Duration;
 use domain::blackjack::round::Action;
 use domain::blackjack::strategy::decide;
 use domain::cards::Card;
+use domain::i_luv_suits::base_game::{Decision, simple_decision};
 use platform::auth::Role;
 use platform::client::{Retry, ServiceClient};
 use platform::config::{Config, env_or};
@@ -32,7 +36,7 @@ use uuid::Uuid;
 
 #[tokio::main]
 async fn main() {
-    let seconds: u64 = env_or("BENCH_SECONDS", 10u64).unwrap();
+    let seconds: u64 = env_or("BENCH_SECONDS", 16u64).unwrap();
     let clients: usize = env_or("BENCH_CLIENTS", 32usize).unwrap();
     let url = platform::testing::bench_database("tables").await.unwrap();
     let config = Config::default();
@@ -92,13 +96,14 @@ async fn main() {
     let house = house["id"].as_str().unwrap().to_owned();
 
     let players = Arc::new(players);
-    let half = Duration::from_secs(seconds) / 2;
-    let (mut rounds, mut transfers) = (LoadRun::default(), LoadRun::default());
+    let slice = Duration::from_secs(seconds) / 8;
+    let (mut transfers, mut keno, mut rounds, mut suits) =
+        (LoadRun::default(), LoadRun::default(), LoadRun::default(), LoadRun::default());
     for _ in 0..2 {
         let (p, b, s, h, c) =
             (Arc::clone(&players), base.clone(), service.clone(), house.clone(), http.clone());
         transfers.absorb(
-            closed_loop(clients, half, move |i| {
+            closed_loop(clients, slice, move |i| {
                 let body = json!({"id": Uuid::now_v7(), "debit_account_id": p[i].2, "credit_account_id": h, "amount": 1, "currency": "USD"});
                 let post = c.post(format!("{b}/v1/transfers")).bearer_auth(&s).json(&body);
                 async move {
@@ -110,8 +115,24 @@ async fn main() {
             .await,
         );
         let (p, b, c) = (Arc::clone(&players), base.clone(), http.clone());
+        keno.absorb(
+            closed_loop(clients, slice, move |i| {
+                let ticket = json!({"option": "bet", "spots": [3, 11, 19, 41, 80], "tickets": 1});
+                let post = c
+                    .post(format!("{b}/v1/keno/tickets"))
+                    .bearer_auth(&p[i].0)
+                    .header("idempotency-key", Uuid::now_v7().to_string())
+                    .json(&ticket);
+                async move {
+                    send(post).await;
+                    1
+                }
+            })
+            .await,
+        );
+        let (p, b, c) = (Arc::clone(&players), base.clone(), http.clone());
         rounds.absorb(
-            closed_loop(clients, half, move |i| {
+            closed_loop(clients, slice, move |i| {
                 let (token, table, _) = p[i].clone();
                 let (b, c) = (b.clone(), c.clone());
                 async move {
@@ -121,25 +142,61 @@ async fn main() {
             })
             .await,
         );
+        let (p, b, c) = (Arc::clone(&players), base.clone(), http.clone());
+        suits.absorb(
+            closed_loop(clients, slice, move |i| {
+                let token = p[i].0.clone();
+                let (b, c) = (b.clone(), c.clone());
+                async move {
+                    play_i_luv_suits(&c, &b, &token).await;
+                    1
+                }
+            })
+            .await,
+        );
     }
     println!();
-    println!("{clients} concurrent players, {seconds} s in all (alternating halves)");
+    println!("{clients} concurrent players, {seconds} s in all (alternating slices)");
     println!("{:<46} {:>10} {:>9} {:>9}", "through the gateway", "per s", "p50 ms", "p99 ms");
-    println!(
-        "{:<46} {:>10.0} {:>9.2} {:>9.2}",
-        "ledger single transfers (reference)",
-        transfers.per_second(),
-        transfers.percentile_ms(0.5),
-        transfers.percentile_ms(0.99)
-    );
-    println!(
-        "{:<46} {:>10.0} {:>9.2} {:>9.2}  {:.2}x reference",
-        "blackjack rounds (deal, two decisions, settle)",
-        rounds.per_second(),
-        rounds.percentile_ms(0.5),
-        rounds.percentile_ms(0.99),
-        rounds.per_second() / transfers.per_second()
-    );
+    let row = |name: &str, run: &LoadRun, against: Option<f64>| {
+        let ratio = against.map_or(String::new(), |r| format!("  {:.2}x Keno", run.per_second() / r));
+        println!(
+            "{name:<46} {:>10.0} {:>9.2} {:>9.2}{ratio}",
+            run.per_second(),
+            run.percentile_ms(0.5),
+            run.percentile_ms(0.99)
+        );
+    };
+    row("ledger single transfers (reference)", &transfers, None);
+    row("keno play-now tickets (reference)", &keno, None);
+    row("blackjack rounds (deal, two decisions, settle)", &rounds, Some(keno.per_second()));
+    row("I Luv Suits rounds (wagers, decision, settle)", &suits, Some(keno.per_second()));
+    for (name, run) in [("blackjack", &rounds), ("I Luv Suits", &suits)] {
+        let met = run.per_second() >= 0.8 * keno.per_second();
+        println!("target: {name} at least 0.8x Keno play-now    {}", if met { "met" } else { "MISSED" });
+    }
+}
+
+/// An I Luv Suits round: a $5 ante and a $1 Flush Rush, then the simple strategy's decision.
+async fn play_i_luv_suits(http: &reqwest::Client, base: &str, token: &str) {
+    let round = send(
+        http.post(format!("{base}/v1/i-luv-suits/rounds"))
+            .bearer_auth(token)
+            .header("idempotency-key", Uuid::now_v7().to_string())
+            .json(&json!({"ante_cents": 500, "flush_rush_cents": 100})),
+    )
+    .await;
+    let cards: Vec<Card> = serde_json::from_value(round["player"]["cards"].clone()).unwrap();
+    let decision = match simple_decision(&domain::i_luv_suits::round::suit_bits(&cards)) {
+        Decision::Fold => json!({"decision": "fold"}),
+        Decision::Play(m) => json!({"decision": "play", "play_cents": 500 * i64::from(m)}),
+    };
+    let id = round["id"].as_str().unwrap();
+    let done = send(
+        http.post(format!("{base}/v1/i-luv-suits/rounds/{id}/decision")).bearer_auth(token).json(&decision),
+    )
+    .await;
+    assert_eq!(done["state"], "settled", "{done}");
 }
 
 /// Deals a $1 round and plays it by basic strategy: two decisions, then stands.

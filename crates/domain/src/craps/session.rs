@@ -1,0 +1,725 @@
+//! A craps table session as the tables play it: one player who is also the shooter, the puck, the
+//! bets on the layout working across rolls, the making, working and removal rules of
+//! 111-501-45, and one roll deciding every bet it decides at once.
+//!
+//! [`Session::change`] makes, reduces, removes or turns on/off one bet and says what money that
+//! moves; [`Session::roll`] throws the dice given to it (the service's CSPRNG throws them) and
+//! says what every bet did. The service moves the money through the ledger exactly as these say.
+
+use serde::{Deserialize, Serialize};
+
+use super::{
+    Bet, Odds, PowerTable, Roll, amount_unit, bonus_odds, bonus_totals, commission, hardway_win_odds,
+    hot_shooter_multiple, is_point, lay_odds, place_odds, true_odds, unit_odds,
+};
+
+/// The house's settings for a table (45(g), (s)-(w); 44(c)(47)).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema), schema(as = CrapsTableRules))]
+pub struct TableRules {
+    /// Every wager but the odds (45(g)).
+    pub min_bet_cents: i64,
+    pub max_bet_cents: i64,
+    /// Odds behind pass, come and put bets up to this many times the bet, and laid to win as
+    /// many times a don't bet (45(s)-(u): up to 100).
+    pub odds_multiple: u32,
+    /// Power odds (47), when the house offers them: its pay table and how often they light, in
+    /// rolls per thousand.
+    pub power_odds: Option<PowerOdds>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct PowerOdds {
+    pub table: PowerTable,
+    pub per_thousand_rolls: u32,
+}
+
+/// A bet on the layout.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct Placed {
+    #[serde(flatten)]
+    pub bet: Bet,
+    pub amount_cents: i64,
+    /// A buy or lay bet's commission, paid when it was made.
+    #[serde(default)]
+    pub commission_cents: i64,
+    /// The player's "on" or "off" (45(f)); none follows the rule for the roll.
+    #[serde(default)]
+    pub working: Option<bool>,
+    /// A bonus wager's totals rolled so far (bits by total).
+    #[serde(default)]
+    pub progress: u16,
+    /// A hot shooter wager's rolls so far.
+    #[serde(default)]
+    pub rolls: u32,
+}
+
+/// A change to the layout before a roll.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "change")]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub enum Change {
+    /// Make a bet, or add to one.
+    Place {
+        #[serde(flatten)]
+        bet: Bet,
+        amount_cents: i64,
+    },
+    /// Reduce a bet to `amount_cents`.
+    Reduce {
+        #[serde(flatten)]
+        bet: Bet,
+        amount_cents: i64,
+    },
+    /// Take a bet down.
+    Remove {
+        #[serde(flatten)]
+        bet: Bet,
+    },
+    /// Call a bet "on" or "off" (45(f)).
+    Working {
+        #[serde(flatten)]
+        bet: Bet,
+        on: bool,
+    },
+}
+
+/// A change the rules refuse.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RuleError {
+    #[error("{0}")]
+    InvalidBet(String),
+    #[error("this bet cannot be made now: {0}")]
+    NotNow(&'static str),
+    #[error("a pass, come or put bet cannot be removed or reduced once its point is set (111-501-45(d))")]
+    ContractBet,
+    #[error(
+        "a don't bet removed or reduced cannot be replaced or increased until the next come-out (111-501-45(e))"
+    )]
+    DontLocked,
+    #[error("odds of at most {max_cents} cents on this bet ({multiple}x, 111-501-45(s)-(u))")]
+    OddsOverMultiple { max_cents: i64, multiple: u32 },
+    #[error("a bet must be {min} to {max} cents (111-501-45(g))")]
+    OutOfLimits { min: i64, max: i64 },
+    #[error("this bet is made in multiples of {unit} cents, so that it pays whole cents")]
+    NotInUnits { unit: i64 },
+    #[error("there is no such bet on the layout")]
+    NoSuchBet,
+    #[error("the shooter must have a pass or don't pass bet to throw the come-out roll (111-501-44(a)(8))")]
+    ShooterNeedsLineBet,
+}
+
+/// Money a change moves: into escrow (negative: back to the wallet), and commission to the house
+/// (negative: returned).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct Moved {
+    pub stake_cents: i64,
+    pub commission_cents: i64,
+}
+
+/// What a roll did to a bet.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub enum Result {
+    Won,
+    Lost,
+    /// Void or returned (the bar 12; odds that were off when their bet was decided).
+    Push,
+    /// A come or don't come bet went to its number.
+    Moved,
+}
+
+/// One bet decided (or moved) by a roll.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct Outcome {
+    #[serde(flatten)]
+    pub bet: Bet,
+    pub amount_cents: i64,
+    pub result: Result,
+    /// What the player gets back: the stake with the winnings, the stake alone, or nothing.
+    pub returned_cents: i64,
+}
+
+/// A roll and everything it decided.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct RollReport {
+    pub roll: Roll,
+    pub total: u8,
+    pub point_before: Option<u8>,
+    pub point_after: Option<u8>,
+    /// Power odds were lit for this roll (47).
+    pub power_odds: bool,
+    pub seven_out: bool,
+    pub outcomes: Vec<Outcome>,
+}
+
+impl RollReport {
+    /// Stakes leaving escrow for the wallet (won and pushed bets).
+    pub fn stakes_returned(&self) -> i64 {
+        self.outcomes
+            .iter()
+            .filter(|o| matches!(o.result, Result::Won | Result::Push))
+            .map(|o| o.amount_cents)
+            .fold(0, i64::saturating_add)
+    }
+
+    /// Stakes leaving escrow for the house (lost bets).
+    pub fn stakes_lost(&self) -> i64 {
+        self.outcomes
+            .iter()
+            .filter(|o| o.result == Result::Lost)
+            .map(|o| o.amount_cents)
+            .fold(0, i64::saturating_add)
+    }
+
+    /// Winnings the house pays.
+    pub fn winnings(&self) -> i64 {
+        self.outcomes
+            .iter()
+            .filter(|o| o.result == Result::Won)
+            .map(|o| o.returned_cents.saturating_sub(o.amount_cents))
+            .fold(0, i64::saturating_add)
+    }
+}
+
+/// A player's session at a craps table.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct Session {
+    pub rules: TableRules,
+    /// The puck: the point, or none (off) before a come-out roll.
+    pub point: Option<u8>,
+    /// Rolls by the current shooter (a seven-out brings a new shooter: the player again).
+    pub shooter_rolls: u32,
+    /// The current shooter has set a point (the bonus wagers close, 44(c)(43)-(45)).
+    pub shooter_has_point: bool,
+    /// A don't bet was removed or reduced since the come-out (45(e)).
+    pub dont_locked: bool,
+    pub bets: Vec<Placed>,
+}
+
+fn is_odds(bet: Bet) -> bool {
+    matches!(
+        bet,
+        Bet::PassOdds
+            | Bet::DontPassOdds
+            | Bet::ComeOdds { .. }
+            | Bet::DontComeOdds { .. }
+            | Bet::PutOdds { .. }
+    )
+}
+
+fn is_dont(bet: Bet) -> bool {
+    matches!(bet, Bet::DontPass | Bet::DontCome | Bet::DontComePoint { .. })
+}
+
+impl Session {
+    pub fn new(rules: TableRules) -> Session {
+        Session {
+            rules,
+            point: None,
+            shooter_rolls: 0,
+            shooter_has_point: false,
+            dont_locked: false,
+            bets: Vec::new(),
+        }
+    }
+
+    fn find(&self, bet: Bet) -> Option<&Placed> {
+        self.bets.iter().find(|p| p.bet == bet)
+    }
+
+    fn amount_of(&self, bet: Bet) -> i64 {
+        self.find(bet).map_or(0, |p| p.amount_cents)
+    }
+
+    /// The bet odds sit behind, and the number they work on.
+    fn odds_base(&self, bet: Bet) -> Option<(Bet, u8)> {
+        match bet {
+            Bet::PassOdds => Some((Bet::Pass, self.point?)),
+            Bet::DontPassOdds => Some((Bet::DontPass, self.point?)),
+            Bet::ComeOdds { number } => Some((Bet::ComePoint { number }, number)),
+            Bet::DontComeOdds { number } => Some((Bet::DontComePoint { number }, number)),
+            Bet::PutOdds { number } => Some((Bet::Put { number }, number)),
+            _ => None,
+        }
+    }
+
+    /// Whether `bet` may be made (or added to) now (44(c), 45).
+    fn check_making(&self, bet: Bet) -> std::result::Result<(), RuleError> {
+        let point_on = self.point.is_some();
+        match bet {
+            Bet::Pass | Bet::DontPass if point_on => {
+                Err(RuleError::NotNow("pass and don't pass bets are made before the come-out roll"))
+            }
+            Bet::Come | Bet::DontCome | Bet::Put { .. } if !point_on => {
+                Err(RuleError::NotNow("come, don't come and put bets are made after the come-out roll"))
+            }
+            Bet::DontCome if self.dont_locked => Err(RuleError::DontLocked),
+            Bet::ComePoint { .. } | Bet::DontComePoint { .. } => {
+                Err(RuleError::NotNow("a come bet goes to its number by its first roll; bet come instead"))
+            }
+            Bet::AllSmall | Bet::AllTall | Bet::MakeEmAll if self.shooter_has_point => {
+                Err(RuleError::NotNow("the bonus wagers are made before a new shooter sets a point"))
+            }
+            Bet::HotShooter if self.shooter_rolls > 0 => {
+                Err(RuleError::NotNow("the hot shooter wager is made before a new shooter's first roll"))
+            }
+            odds if is_odds(odds) => match self.odds_base(odds) {
+                Some((base, _)) if self.find(base).is_some() => Ok(()),
+                _ => Err(RuleError::NotNow("odds are taken behind a bet whose point is set")),
+            },
+            _ => Ok(()),
+        }
+    }
+
+    /// 45(s)-(u): the most odds behind their bet.
+    fn odds_limit(&self, bet: Bet) -> Option<i64> {
+        let (base, number) = self.odds_base(bet)?;
+        let behind = self.amount_of(base).saturating_mul(i64::from(self.rules.odds_multiple));
+        Some(match bet {
+            // Laid to win at most the multiple times the don't bet.
+            Bet::DontPassOdds | Bet::DontComeOdds { .. } => {
+                let lay = lay_odds(number);
+                behind.saturating_mul(i64::from(lay.to)).checked_div(i64::from(lay.to_win)).unwrap_or(0)
+            }
+            _ => behind,
+        })
+    }
+
+    /// The commission a buy or lay bet of `amount` pays (16), (17), 45(n): 5% of the wager on a
+    /// buy, of the amount it can win on a lay.
+    pub fn commission_on(bet: Bet, amount: i64) -> i64 {
+        match bet {
+            Bet::Buy { .. } => commission(amount),
+            Bet::Lay { number } => commission(lay_odds(number).winnings(amount)),
+            _ => 0,
+        }
+    }
+
+    fn check_amount(&self, bet: Bet, total: i64) -> std::result::Result<(), RuleError> {
+        let power = self.rules.power_odds.map(|p| p.table);
+        let unit = amount_unit(bet, self.point, power);
+        if total.checked_rem(unit).unwrap_or(0) != 0 {
+            return Err(RuleError::NotInUnits { unit });
+        }
+        if let Some(max) = self.odds_limit(bet) {
+            if total > max || total <= 0 {
+                return Err(RuleError::OddsOverMultiple {
+                    max_cents: max,
+                    multiple: self.rules.odds_multiple,
+                });
+            }
+            return Ok(());
+        }
+        if !(self.rules.min_bet_cents..=self.rules.max_bet_cents).contains(&total) {
+            return Err(RuleError::OutOfLimits {
+                min: self.rules.min_bet_cents,
+                max: self.rules.max_bet_cents,
+            });
+        }
+        Ok(())
+    }
+
+    /// Applies one change to the layout, or refuses it and changes nothing.
+    pub fn change(&mut self, change: Change) -> std::result::Result<Moved, RuleError> {
+        match change {
+            Change::Place { bet, amount_cents } => {
+                bet.check().map_err(|e| RuleError::InvalidBet(e.to_string()))?;
+                self.check_making(bet)?;
+                let before = self.amount_of(bet);
+                let total = before.saturating_add(amount_cents);
+                if amount_cents <= 0 {
+                    return Err(RuleError::OutOfLimits {
+                        min: self.rules.min_bet_cents,
+                        max: self.rules.max_bet_cents,
+                    });
+                }
+                self.check_amount(bet, total)?;
+                let commission = Self::commission_on(bet, total);
+                let paid = self.find(bet).map_or(0, |p| p.commission_cents);
+                match self.bets.iter_mut().find(|p| p.bet == bet) {
+                    Some(placed) => {
+                        placed.amount_cents = total;
+                        placed.commission_cents = commission;
+                    }
+                    None => self.bets.push(Placed {
+                        bet,
+                        amount_cents: total,
+                        commission_cents: commission,
+                        working: None,
+                        progress: 0,
+                        rolls: 0,
+                    }),
+                }
+                Ok(Moved { stake_cents: amount_cents, commission_cents: commission.saturating_sub(paid) })
+            }
+            Change::Reduce { bet, amount_cents } => {
+                let placed = *self.find(bet).ok_or(RuleError::NoSuchBet)?;
+                if amount_cents <= 0 || amount_cents >= placed.amount_cents {
+                    return Err(RuleError::InvalidBet(
+                        "a reduced bet is more than nothing and less than it was".to_owned(),
+                    ));
+                }
+                self.check_removal(bet)?;
+                self.check_amount(bet, amount_cents)?;
+                let commission = Self::commission_on(bet, amount_cents);
+                if let Some(p) = self.bets.iter_mut().find(|p| p.bet == bet) {
+                    p.amount_cents = amount_cents;
+                    p.commission_cents = commission;
+                }
+                self.lock_if_dont(bet);
+                // Odds behind a reduced bet may now be over the multiple: they come down to it.
+                let mut moved = Moved {
+                    stake_cents: amount_cents.saturating_sub(placed.amount_cents),
+                    commission_cents: commission.saturating_sub(placed.commission_cents),
+                };
+                moved.stake_cents = moved.stake_cents.saturating_sub(self.trim_odds_behind(bet));
+                Ok(moved)
+            }
+            Change::Remove { bet } => {
+                let placed = *self.find(bet).ok_or(RuleError::NoSuchBet)?;
+                self.check_removal(bet)?;
+                self.bets.retain(|p| p.bet != bet);
+                self.lock_if_dont(bet);
+                let odds_back = self.trim_odds_behind(bet);
+                Ok(Moved {
+                    stake_cents: placed.amount_cents.saturating_add(odds_back).saturating_neg(),
+                    // 45(q): a lay bet's commission comes back with it (a buy bet's too: the text
+                    // is silent, and the two are alike).
+                    commission_cents: placed.commission_cents.saturating_neg(),
+                })
+            }
+            Change::Working { bet, on } => {
+                let placed = self.bets.iter_mut().find(|p| p.bet == bet).ok_or(RuleError::NoSuchBet)?;
+                placed.working = Some(on);
+                Ok(Moved::default())
+            }
+        }
+    }
+
+    /// 45(d): pass, come (once on its number) and put bets stay until decided.
+    fn check_removal(&self, bet: Bet) -> std::result::Result<(), RuleError> {
+        match bet {
+            Bet::Pass if self.point.is_some() => Err(RuleError::ContractBet),
+            Bet::ComePoint { .. } | Bet::Put { .. } => Err(RuleError::ContractBet),
+            _ => Ok(()),
+        }
+    }
+
+    fn lock_if_dont(&mut self, bet: Bet) {
+        if is_dont(bet) && self.point.is_some() {
+            self.dont_locked = true;
+        }
+    }
+
+    /// Brings the odds behind `base` down to what is allowed behind it now; returns the cents.
+    fn trim_odds_behind(&mut self, base: Bet) -> i64 {
+        let odds = match base {
+            Bet::Pass => Bet::PassOdds,
+            Bet::DontPass => Bet::DontPassOdds,
+            Bet::DontComePoint { number } => Bet::DontComeOdds { number },
+            _ => return 0,
+        };
+        let Some(limit) = self.odds_limit(odds).or(Some(0)) else { return 0 };
+        let power = self.rules.power_odds.map(|p| p.table);
+        let unit = amount_unit(odds, self.point, power).max(1);
+        let allowed = limit.checked_div(unit).unwrap_or(0).saturating_mul(unit);
+        let mut back = 0;
+        for p in self.bets.iter_mut().filter(|p| p.bet == odds) {
+            if p.amount_cents > allowed {
+                back = p.amount_cents.saturating_sub(allowed);
+                p.amount_cents = allowed;
+            }
+        }
+        self.bets.retain(|p| p.amount_cents > 0);
+        back
+    }
+
+    /// Whether a bet works on the next roll (45(f)): place bets, come odds and hardways are off on
+    /// a come-out roll unless called on; every other bet works unless called off; pass, come and
+    /// put bets and their points always work (45(d)).
+    pub fn works(&self, placed: &Placed) -> bool {
+        let contract = matches!(
+            placed.bet,
+            Bet::Pass
+                | Bet::DontPass
+                | Bet::Come
+                | Bet::DontCome
+                | Bet::ComePoint { .. }
+                | Bet::DontComePoint { .. }
+                | Bet::Put { .. }
+        );
+        if contract {
+            return true;
+        }
+        let off_on_come_out =
+            matches!(placed.bet, Bet::Place { .. } | Bet::ComeOdds { .. } | Bet::Hardway { .. });
+        placed.working.unwrap_or(!(off_on_come_out && self.point.is_none()))
+    }
+
+    /// 44(a)(8): the come-out roll needs the shooter's pass or don't pass bet.
+    pub fn check_roll(&self) -> std::result::Result<(), RuleError> {
+        if self.point.is_none() && self.find(Bet::Pass).is_none() && self.find(Bet::DontPass).is_none() {
+            return Err(RuleError::ShooterNeedsLineBet);
+        }
+        Ok(())
+    }
+
+    /// Throws `roll`: decides every working bet it decides, moves come bets to their numbers,
+    /// moves the puck and the shooter on. `power` is whether power odds are lit for this roll.
+    pub fn roll(&mut self, roll: Roll, power: bool) -> RollReport {
+        let total = roll.total();
+        let point_before = self.point;
+        let seven_out = point_before.is_some() && total == 7;
+        let power_table = if power { self.rules.power_odds.map(|p| p.table) } else { None };
+        let mut outcomes = Vec::new();
+        let mut kept = Vec::with_capacity(self.bets.len());
+        let mut travelled = Vec::new();
+        // The bets whose own bet this roll decides, for their odds' sake.
+        let mut decided_bases = Vec::new();
+        let bets = std::mem::take(&mut self.bets);
+        for mut placed in bets.iter().copied() {
+            if is_odds(placed.bet) {
+                kept.push(placed);
+                continue;
+            }
+            let decision = if self.works(&placed) {
+                self.decide(&mut placed, roll, point_before, seven_out, power_table)
+            } else {
+                None
+            };
+            match decision {
+                Some(Decision::Resolved(result, odds)) => {
+                    decided_bases.push(placed.bet);
+                    outcomes.push(outcome(placed, result, odds));
+                }
+                Some(Decision::Paid(result, returned)) => {
+                    outcomes.push(Outcome {
+                        bet: placed.bet,
+                        amount_cents: placed.amount_cents,
+                        result,
+                        returned_cents: returned,
+                    });
+                }
+                Some(Decision::Travel(number)) => {
+                    let to = if placed.bet == Bet::Come {
+                        Bet::ComePoint { number }
+                    } else {
+                        Bet::DontComePoint { number }
+                    };
+                    outcomes.push(Outcome {
+                        bet: placed.bet,
+                        amount_cents: placed.amount_cents,
+                        result: Result::Moved,
+                        returned_cents: 0,
+                    });
+                    travelled.push(Placed { bet: to, ..placed });
+                }
+                None => kept.push(placed),
+            }
+        }
+        // The odds: decided with their bet when working; returned when their bet is decided
+        // while they are off.
+        let mut remaining = Vec::with_capacity(kept.len());
+        for placed in kept {
+            if !is_odds(placed.bet) {
+                remaining.push(placed);
+                continue;
+            }
+            let (base, number) = match placed.bet {
+                Bet::PassOdds => (Bet::Pass, point_before.unwrap_or(0)),
+                Bet::DontPassOdds => (Bet::DontPass, point_before.unwrap_or(0)),
+                Bet::ComeOdds { number } => (Bet::ComePoint { number }, number),
+                Bet::DontComeOdds { number } => (Bet::DontComePoint { number }, number),
+                Bet::PutOdds { number } => (Bet::Put { number }, number),
+                _ => (placed.bet, 0),
+            };
+            let lay = matches!(placed.bet, Bet::DontPassOdds | Bet::DontComeOdds { .. });
+            let result = if !decided_bases.contains(&base) {
+                None
+            } else if !self.works(&placed) {
+                Some((Result::Push, None))
+            } else if (total == number) != lay {
+                Some((Result::Won, Some(if lay { lay_odds(number) } else { true_odds(number) })))
+            } else {
+                Some((Result::Lost, None))
+            };
+            match result {
+                Some((result, odds)) => outcomes.push(outcome(placed, result, odds)),
+                None => remaining.push(placed),
+            }
+        }
+        for moved in travelled {
+            match remaining.iter_mut().find(|p| p.bet == moved.bet) {
+                Some(existing) => {
+                    existing.amount_cents = existing.amount_cents.saturating_add(moved.amount_cents);
+                }
+                None => remaining.push(moved),
+            }
+        }
+        self.bets = remaining;
+        self.shooter_rolls = self.shooter_rolls.saturating_add(1);
+        self.point = match point_before {
+            None if is_point(total) => {
+                self.shooter_has_point = true;
+                Some(total)
+            }
+            Some(p) if total == p || total == 7 => {
+                self.dont_locked = false;
+                None
+            }
+            other => other,
+        };
+        if seven_out {
+            self.shooter_rolls = 0;
+            self.shooter_has_point = false;
+        }
+        RollReport {
+            roll,
+            total,
+            point_before,
+            point_after: self.point,
+            power_odds: power_table.is_some(),
+            seven_out,
+            outcomes,
+        }
+    }
+
+    /// What `roll` does to one working bet (not odds).
+    fn decide(
+        &self,
+        placed: &mut Placed,
+        roll: Roll,
+        point: Option<u8>,
+        seven_out: bool,
+        power: Option<PowerTable>,
+    ) -> Option<Decision> {
+        use Decision::{Resolved, Travel};
+        let total = roll.total();
+        let even = Some(Odds { to_win: 1, to: 1 });
+        let win = |odds: Odds| Some(Resolved(Result::Won, Some(odds)));
+        let lose = Some(Resolved(Result::Lost, None));
+        match placed.bet {
+            Bet::Pass => match (point, total) {
+                (None, 7 | 11) => Some(Resolved(Result::Won, even)),
+                (None, 2 | 3 | 12) => lose,
+                (Some(p), t) if t == p => Some(Resolved(Result::Won, even)),
+                (Some(_), 7) => lose,
+                _ => None,
+            },
+            Bet::DontPass => match (point, total) {
+                (None, 2 | 3) | (Some(_), 7) => Some(Resolved(Result::Won, even)),
+                (None, 12) => Some(Resolved(Result::Push, None)),
+                (None, 7 | 11) => lose,
+                (Some(p), t) if t == p => lose,
+                _ => None,
+            },
+            Bet::Come => match total {
+                7 | 11 => Some(Resolved(Result::Won, even)),
+                2 | 3 | 12 => lose,
+                n => Some(Travel(n)),
+            },
+            Bet::DontCome => match total {
+                2 | 3 => Some(Resolved(Result::Won, even)),
+                12 => Some(Resolved(Result::Push, None)),
+                7 | 11 => lose,
+                n => Some(Travel(n)),
+            },
+            Bet::Big6 | Bet::Big8 => {
+                let number = if placed.bet == Bet::Big6 { 6 } else { 8 };
+                match total {
+                    7 => lose,
+                    t if t == number => Some(Resolved(Result::Won, even)),
+                    _ => None,
+                }
+            }
+            Bet::ComePoint { number } | Bet::Put { number } | Bet::Place { number } | Bet::Buy { number } => {
+                let odds = match placed.bet {
+                    Bet::Place { .. } => place_odds(number),
+                    Bet::Buy { .. } => true_odds(number),
+                    _ => Odds { to_win: 1, to: 1 },
+                };
+                match total {
+                    7 => lose,
+                    t if t == number => win(odds),
+                    _ => None,
+                }
+            }
+            Bet::DontComePoint { number } => match total {
+                7 => Some(Resolved(Result::Won, even)),
+                t if t == number => lose,
+                _ => None,
+            },
+            Bet::Lay { number } => match total {
+                7 => win(lay_odds(number)),
+                t if t == number => lose,
+                _ => None,
+            },
+            Bet::Hardway { number } => match total {
+                7 => lose,
+                t if t == number && roll.is_pair() => win(hardway_win_odds(number, power)),
+                t if t == number => lose,
+                _ => None,
+            },
+            Bet::AllSmall | Bet::AllTall | Bet::MakeEmAll => {
+                if total == 7 {
+                    return lose;
+                }
+                let needed = bonus_totals(placed.bet);
+                placed.progress |= needed & (1 << total);
+                (placed.progress == needed).then(|| Resolved(Result::Won, Some(bonus_odds(placed.bet))))
+            }
+            Bet::HotShooter => {
+                placed.rolls = placed.rolls.saturating_add(1);
+                if seven_out {
+                    // "The number of rolls made prior to a seven out": the seven-out's own roll
+                    // is not counted; n times the wager is returned in all (n for 1).
+                    return Some(match hot_shooter_multiple(placed.rolls.saturating_sub(1)) {
+                        Some(n) => Resolved(Result::Won, Some(Odds { to_win: n.saturating_sub(1), to: 1 })),
+                        None => Resolved(Result::Lost, None),
+                    });
+                }
+                // Fifty rolls without a seven-out: the top prize is certain, so it is paid now.
+                (placed.rolls >= 50).then_some(Resolved(Result::Won, Some(Odds { to_win: 99, to: 1 })))
+            }
+            one_roll => {
+                let units = one_roll.units();
+                let count: u32 = units.iter().map(|(n, _)| n).sum();
+                let per_unit = placed.amount_cents.checked_div(i64::from(count.max(1))).unwrap_or(0);
+                let returned = units
+                    .iter()
+                    .filter_map(|&(n, unit)| {
+                        let odds = unit_odds(one_roll, unit, roll, power)?;
+                        let stake = per_unit.saturating_mul(i64::from(n));
+                        Some(stake.saturating_add(odds.winnings(stake)))
+                    })
+                    .fold(0i64, i64::saturating_add);
+                Some(Decision::Paid(if returned > 0 { Result::Won } else { Result::Lost }, returned))
+            }
+        }
+    }
+}
+
+/// What a roll does to a bet, before it is written as an [`Outcome`].
+enum Decision {
+    Resolved(Result, Option<Odds>),
+    /// A one-roll bet's result with what it returns (its units paid apart).
+    Paid(Result, i64),
+    Travel(u8),
+}
+
+fn outcome(placed: Placed, result: Result, odds: Option<Odds>) -> Outcome {
+    let stake = placed.amount_cents;
+    let returned = match result {
+        Result::Won => stake.saturating_add(odds.map_or(0, |o| o.winnings(stake))),
+        Result::Push => stake,
+        Result::Lost | Result::Moved => 0,
+    };
+    Outcome { bet: placed.bet, amount_cents: stake, result, returned_cents: returned }
+}
