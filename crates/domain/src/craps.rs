@@ -6,6 +6,7 @@
 //! from these same pay tables.
 
 pub mod math;
+mod resolve;
 pub mod session;
 
 use rand::Rng;

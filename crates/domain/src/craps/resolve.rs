@@ -1,0 +1,263 @@
+//! One roll of a craps session: every working bet it decides, decided at once (44(c)(1)-(46)),
+//! the come bets moved to their numbers, the odds decided with their bets, the puck and the
+//! shooter moved on.
+
+use super::session::{Outcome, Placed, Result, RollReport, Session, is_odds};
+use super::{
+    Bet, Odds, PowerTable, Roll, bonus_odds, bonus_totals, hardway_win_odds, hot_shooter_multiple, is_point,
+    lay_odds, place_odds, true_odds, unit_odds,
+};
+
+impl Session {
+    /// Throws `roll`: decides every working bet it decides, moves come bets to their numbers,
+    /// moves the puck and the shooter on. `power` is whether power odds are lit for this roll.
+    pub fn roll(&mut self, roll: Roll, power: bool) -> RollReport {
+        let total = roll.total();
+        let point_before = self.point;
+        let seven_out = point_before.is_some() && total == 7;
+        let power_table = if power { self.rules.power_odds.map(|p| p.table) } else { None };
+        let mut outcomes = Vec::new();
+        let mut kept = Vec::with_capacity(self.bets.len());
+        let mut travelled = Vec::new();
+        // The bets whose own bet this roll decides, for their odds' sake.
+        let mut decided_bases = Vec::new();
+        let bets = std::mem::take(&mut self.bets);
+        for mut placed in bets.iter().copied() {
+            if is_odds(placed.bet) {
+                kept.push(placed);
+                continue;
+            }
+            let decision = if self.works(&placed) {
+                self.decide(&mut placed, roll, point_before, seven_out, power_table)
+            } else {
+                None
+            };
+            match decision {
+                Some(Decision::Resolved(result, odds)) => {
+                    decided_bases.push(placed.bet);
+                    outcomes.push(outcome(placed, result, odds));
+                }
+                Some(Decision::Paid(result, returned)) => {
+                    outcomes.push(Outcome {
+                        bet: placed.bet,
+                        amount_cents: placed.amount_cents,
+                        result,
+                        returned_cents: returned,
+                    });
+                }
+                Some(Decision::Travel(number)) => {
+                    let to = if placed.bet == Bet::Come {
+                        Bet::ComePoint { number }
+                    } else {
+                        Bet::DontComePoint { number }
+                    };
+                    outcomes.push(Outcome {
+                        bet: placed.bet,
+                        amount_cents: placed.amount_cents,
+                        result: Result::Moved,
+                        returned_cents: 0,
+                    });
+                    travelled.push(Placed { bet: to, ..placed });
+                }
+                None => kept.push(placed),
+            }
+        }
+        // The odds: decided with their bet when working; returned when their bet is decided
+        // while they are off.
+        let mut remaining = Vec::with_capacity(kept.len());
+        for placed in kept {
+            if !is_odds(placed.bet) {
+                remaining.push(placed);
+                continue;
+            }
+            let (base, number) = match placed.bet {
+                Bet::PassOdds => (Bet::Pass, point_before.unwrap_or(0)),
+                Bet::DontPassOdds => (Bet::DontPass, point_before.unwrap_or(0)),
+                Bet::ComeOdds { number } => (Bet::ComePoint { number }, number),
+                Bet::DontComeOdds { number } => (Bet::DontComePoint { number }, number),
+                Bet::PutOdds { number } => (Bet::Put { number }, number),
+                _ => (placed.bet, 0),
+            };
+            let lay = matches!(placed.bet, Bet::DontPassOdds | Bet::DontComeOdds { .. });
+            let result = if !decided_bases.contains(&base) {
+                None
+            } else if !self.works(&placed) {
+                Some((Result::Push, None))
+            } else if (total == number) != lay {
+                Some((Result::Won, Some(if lay { lay_odds(number) } else { true_odds(number) })))
+            } else {
+                Some((Result::Lost, None))
+            };
+            match result {
+                Some((result, odds)) => outcomes.push(outcome(placed, result, odds)),
+                None => remaining.push(placed),
+            }
+        }
+        for moved in travelled {
+            match remaining.iter_mut().find(|p| p.bet == moved.bet) {
+                Some(existing) => {
+                    existing.amount_cents = existing.amount_cents.saturating_add(moved.amount_cents);
+                }
+                None => remaining.push(moved),
+            }
+        }
+        self.bets = remaining;
+        self.shooter_rolls = self.shooter_rolls.saturating_add(1);
+        self.point = match point_before {
+            None if is_point(total) => {
+                self.shooter_has_point = true;
+                Some(total)
+            }
+            Some(p) if total == p || total == 7 => {
+                self.dont_locked = false;
+                None
+            }
+            other => other,
+        };
+        if seven_out {
+            self.shooter_rolls = 0;
+            self.shooter_has_point = false;
+        }
+        RollReport {
+            roll,
+            total,
+            point_before,
+            point_after: self.point,
+            power_odds: power_table.is_some(),
+            seven_out,
+            outcomes,
+        }
+    }
+
+    /// What `roll` does to one working bet (not odds).
+    fn decide(
+        &self,
+        placed: &mut Placed,
+        roll: Roll,
+        point: Option<u8>,
+        seven_out: bool,
+        power: Option<PowerTable>,
+    ) -> Option<Decision> {
+        use Decision::{Resolved, Travel};
+        let total = roll.total();
+        let even = Some(Odds { to_win: 1, to: 1 });
+        let win = |odds: Odds| Some(Resolved(Result::Won, Some(odds)));
+        let lose = Some(Resolved(Result::Lost, None));
+        match placed.bet {
+            Bet::Pass => match (point, total) {
+                (None, 7 | 11) => Some(Resolved(Result::Won, even)),
+                (None, 2 | 3 | 12) => lose,
+                (Some(p), t) if t == p => Some(Resolved(Result::Won, even)),
+                (Some(_), 7) => lose,
+                _ => None,
+            },
+            Bet::DontPass => match (point, total) {
+                (None, 2 | 3) | (Some(_), 7) => Some(Resolved(Result::Won, even)),
+                (None, 12) => Some(Resolved(Result::Push, None)),
+                (None, 7 | 11) => lose,
+                (Some(p), t) if t == p => lose,
+                _ => None,
+            },
+            Bet::Come => match total {
+                7 | 11 => Some(Resolved(Result::Won, even)),
+                2 | 3 | 12 => lose,
+                n => Some(Travel(n)),
+            },
+            Bet::DontCome => match total {
+                2 | 3 => Some(Resolved(Result::Won, even)),
+                12 => Some(Resolved(Result::Push, None)),
+                7 | 11 => lose,
+                n => Some(Travel(n)),
+            },
+            Bet::Big6 | Bet::Big8 => {
+                let number = if placed.bet == Bet::Big6 { 6 } else { 8 };
+                match total {
+                    7 => lose,
+                    t if t == number => Some(Resolved(Result::Won, even)),
+                    _ => None,
+                }
+            }
+            Bet::ComePoint { number } | Bet::Put { number } | Bet::Place { number } | Bet::Buy { number } => {
+                let odds = match placed.bet {
+                    Bet::Place { .. } => place_odds(number),
+                    Bet::Buy { .. } => true_odds(number),
+                    _ => Odds { to_win: 1, to: 1 },
+                };
+                match total {
+                    7 => lose,
+                    t if t == number => win(odds),
+                    _ => None,
+                }
+            }
+            Bet::DontComePoint { number } => match total {
+                7 => Some(Resolved(Result::Won, even)),
+                t if t == number => lose,
+                _ => None,
+            },
+            Bet::Lay { number } => match total {
+                7 => win(lay_odds(number)),
+                t if t == number => lose,
+                _ => None,
+            },
+            Bet::Hardway { number } => match total {
+                7 => lose,
+                t if t == number && roll.is_pair() => win(hardway_win_odds(number, power)),
+                t if t == number => lose,
+                _ => None,
+            },
+            Bet::AllSmall | Bet::AllTall | Bet::MakeEmAll => {
+                if total == 7 {
+                    return lose;
+                }
+                let needed = bonus_totals(placed.bet);
+                placed.progress |= needed & (1 << total);
+                (placed.progress == needed).then(|| Resolved(Result::Won, Some(bonus_odds(placed.bet))))
+            }
+            Bet::HotShooter => {
+                placed.rolls = placed.rolls.saturating_add(1);
+                if seven_out {
+                    // "The number of rolls made prior to a seven out": the seven-out's own roll
+                    // is not counted; n times the wager is returned in all (n for 1).
+                    return Some(match hot_shooter_multiple(placed.rolls.saturating_sub(1)) {
+                        Some(n) => Resolved(Result::Won, Some(Odds { to_win: n.saturating_sub(1), to: 1 })),
+                        None => Resolved(Result::Lost, None),
+                    });
+                }
+                // Fifty rolls without a seven-out: the top prize is certain, so it is paid now.
+                (placed.rolls >= 50).then_some(Resolved(Result::Won, Some(Odds { to_win: 99, to: 1 })))
+            }
+            one_roll => {
+                let units = one_roll.units();
+                let count: u32 = units.iter().map(|(n, _)| n).sum();
+                let per_unit = placed.amount_cents.checked_div(i64::from(count.max(1))).unwrap_or(0);
+                let returned = units
+                    .iter()
+                    .filter_map(|&(n, unit)| {
+                        let odds = unit_odds(one_roll, unit, roll, power)?;
+                        let stake = per_unit.saturating_mul(i64::from(n));
+                        Some(stake.saturating_add(odds.winnings(stake)))
+                    })
+                    .fold(0i64, i64::saturating_add);
+                Some(Decision::Paid(if returned > 0 { Result::Won } else { Result::Lost }, returned))
+            }
+        }
+    }
+}
+
+/// What a roll does to a bet, before it is written as an [`Outcome`].
+enum Decision {
+    Resolved(Result, Option<Odds>),
+    /// A one-roll bet's result with what it returns (its units paid apart).
+    Paid(Result, i64),
+    Travel(u8),
+}
+
+fn outcome(placed: Placed, result: Result, odds: Option<Odds>) -> Outcome {
+    let stake = placed.amount_cents;
+    let returned = match result {
+        Result::Won => stake.saturating_add(odds.map_or(0, |o| o.winnings(stake))),
+        Result::Push => stake,
+        Result::Lost | Result::Moved => 0,
+    };
+    Outcome { bet: placed.bet, amount_cents: stake, result, returned_cents: returned }
+}
