@@ -1114,6 +1114,108 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/craps/sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** `POST /v1/craps/sessions`: a player sits down at a table. */
+        post: operations["open_session"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/craps/sessions/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** `GET /v1/craps/sessions/{id}`: the player's own session; operators and auditors see any. */
+        get: operations["get_session"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/craps/sessions/{id}/rolls": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** `POST /v1/craps/sessions/{id}/rolls`: changes to the layout, then one roll. */
+        post: operations["roll"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/craps/sessions/{id}/bets": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** `POST /v1/craps/sessions/{id}/bets`: changes to the layout without a roll. */
+        post: operations["change_bets"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/craps/recall": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** `GET /v1/craps/recall`: game recall, the last 10 rolls. */
+        get: operations["craps_recall"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/craps/math": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** `GET /v1/craps/math`: public; counted once per process. */
+        get: operations["craps_math"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/instant/games": {
         parameters: {
             query?: never;
@@ -1704,10 +1806,167 @@ export interface components {
             transfers: components["schemas"]["BatchItem"][];
         };
         /**
+         * @description Every permissible wager of 111-501-44(c). Numbers are box numbers (4, 5, 6, 8, 9, 10) except
+         *     a horn high's extra unit (2, 3, 11 or 12) and a hop's dice.
+         */
+        Bet: {
+            /** @enum {string} */
+            bet: "pass";
+        } | {
+            /** @enum {string} */
+            bet: "dont_pass";
+        } | {
+            /** @enum {string} */
+            bet: "come";
+        } | {
+            /** @enum {string} */
+            bet: "dont_come";
+        } | {
+            /** Format: int32 */
+            number: number;
+            /** @enum {string} */
+            bet: "come_point";
+        } | {
+            /** Format: int32 */
+            number: number;
+            /** @enum {string} */
+            bet: "dont_come_point";
+        } | {
+            /** @enum {string} */
+            bet: "pass_odds";
+        } | {
+            /** @enum {string} */
+            bet: "dont_pass_odds";
+        } | {
+            /** Format: int32 */
+            number: number;
+            /** @enum {string} */
+            bet: "come_odds";
+        } | {
+            /** Format: int32 */
+            number: number;
+            /** @enum {string} */
+            bet: "dont_come_odds";
+        } | {
+            /** Format: int32 */
+            number: number;
+            /** @enum {string} */
+            bet: "put";
+        } | {
+            /** Format: int32 */
+            number: number;
+            /** @enum {string} */
+            bet: "put_odds";
+        } | {
+            /** Format: int32 */
+            number: number;
+            /** @enum {string} */
+            bet: "place";
+        } | {
+            /** Format: int32 */
+            number: number;
+            /** @enum {string} */
+            bet: "buy";
+        } | {
+            /** Format: int32 */
+            number: number;
+            /** @enum {string} */
+            bet: "lay";
+        } | {
+            /** Format: int32 */
+            number: number;
+            /** @enum {string} */
+            bet: "hardway";
+        } | {
+            /** @enum {string} */
+            bet: "big6";
+        } | {
+            /** @enum {string} */
+            bet: "big8";
+        } | {
+            /** @enum {string} */
+            bet: "field";
+        } | {
+            /** @enum {string} */
+            bet: "any_seven";
+        } | {
+            /** @enum {string} */
+            bet: "any_craps";
+        } | {
+            /** @enum {string} */
+            bet: "two";
+        } | {
+            /** @enum {string} */
+            bet: "three";
+        } | {
+            /** @enum {string} */
+            bet: "twelve";
+        } | {
+            /** @enum {string} */
+            bet: "eleven";
+        } | {
+            /** @enum {string} */
+            bet: "horn";
+        } | {
+            /** Format: int32 */
+            number: number;
+            /** @enum {string} */
+            bet: "horn_high";
+        } | {
+            /** @enum {string} */
+            bet: "world";
+        } | {
+            /** @enum {string} */
+            bet: "three_way_craps";
+        } | {
+            dice: number[];
+            /** @enum {string} */
+            bet: "hop";
+        } | {
+            halves: components["schemas"]["Proposition"][];
+            /** @enum {string} */
+            bet: "split";
+        } | {
+            /** @enum {string} */
+            bet: "c_and_e";
+        } | {
+            /** @enum {string} */
+            bet: "high_low";
+        } | {
+            /** @enum {string} */
+            bet: "ace_deuce_any_craps";
+        } | {
+            /** @enum {string} */
+            bet: "all_small";
+        } | {
+            /** @enum {string} */
+            bet: "all_tall";
+        } | {
+            /** @enum {string} */
+            bet: "make_em_all";
+        } | {
+            /** @enum {string} */
+            bet: "hot_shooter";
+        };
+        /**
          * @description The five ways to bet on a ticket.
          * @enum {string}
          */
         BetOption: "bet" | "bet_against" | "hit_all" | "high_roller" | "top_or_bottom";
+        /** @description A bet on the layout and whether it works on the next roll. */
+        BetView: components["schemas"]["Placed"] & {
+            works: boolean;
+        };
+        /**
+         * @description An exact fraction as it is published: numerator and denominator in decimal digits (they can
+         *     be longer than any integer type), and the value as a decimal.
+         */
+        BigFraction: {
+            numerator: string;
+            denominator: string;
+            /** Format: double */
+            decimal: number;
+        };
         /** @description One board of a slip as the player marks it. */
         BoardRequest: {
             /** @description Five different numbers, 1 to 69. */
@@ -1769,12 +2028,155 @@ export interface components {
             /** @description The hash of the last record (hex): publish it, and the history before it cannot change. */
             head_hash?: string | null;
         };
+        /** @description A change to the layout before a roll. */
+        Change: (components["schemas"]["Bet"] & {
+            /** Format: int64 */
+            amount_cents: number;
+        } & {
+            /** @enum {string} */
+            change: "place";
+        }) | (components["schemas"]["Bet"] & {
+            /** Format: int64 */
+            amount_cents: number;
+        } & {
+            /** @enum {string} */
+            change: "reduce";
+        }) | (components["schemas"]["Bet"] & {
+            /** @enum {string} */
+            change: "remove";
+        }) | (components["schemas"]["Bet"] & {
+            on: boolean;
+        } & {
+            /** @enum {string} */
+            change: "working";
+        });
         /** @description Who is paid, as the office records it. */
         Claimant: {
             name: string;
             address?: string | null;
             /** @description The last four digits of the claimant's taxpayer number: required when a W-2G is made. */
             tin_last4?: string | null;
+        };
+        /**
+         * @description One place where the rules' text reads two ways: the reading implemented and why, and every
+         *     reading's figure, flagged where the player would have the edge.
+         */
+        CrapsAmbiguity: {
+            rule: string;
+            question: string;
+            implemented: string;
+            readings: components["schemas"]["CrapsReading"][];
+        };
+        /** @description `GET /v1/craps/math`. */
+        CrapsMath: {
+            rules: components["schemas"]["CrapsTableRules"];
+            /** @description Every wager: chances, return, house edge per unit wagered and per roll, exactly. */
+            wagers: components["schemas"]["WagerMath"][];
+            /** @description The pass line with the house's full odds behind it, per unit wagered in all. */
+            pass_with_full_odds: components["schemas"]["BigFraction"];
+            power_odds: components["schemas"]["PowerOddsFigures"][];
+            ambiguities: components["schemas"]["CrapsAmbiguity"][];
+        };
+        /** @description The money one request moves, by leg. */
+        CrapsMoney: {
+            /**
+             * Format: int64
+             * @description New bets (and additions) from the wallet into escrow.
+             */
+            staked_cents: number;
+            /**
+             * Format: int64
+             * @description Bets taken down or reduced, back to the wallet.
+             */
+            taken_down_cents: number;
+            /**
+             * Format: int64
+             * @description Buy and lay commissions paid (negative: returned with a bet taken down).
+             */
+            commission_cents: number;
+            /**
+             * Format: int64
+             * @description Stakes of bets the roll won or pushed, back to the wallet.
+             */
+            returned_cents: number;
+            /**
+             * Format: int64
+             * @description Stakes of bets the roll lost, to the house.
+             */
+            lost_cents: number;
+            /**
+             * Format: int64
+             * @description Winnings, from the house.
+             */
+            winnings_cents: number;
+        };
+        /** @description A request's answer: what it did and the session after it. */
+        CrapsPlay: {
+            result: components["schemas"]["CrapsRoll"];
+            session: components["schemas"]["CrapsSession"];
+        };
+        CrapsReading: {
+            reading: string;
+            house_edge: components["schemas"]["BigFraction"];
+            player_has_the_edge: boolean;
+        };
+        /** @description One request as recorded: its changes, its roll with everything decided, its money. */
+        CrapsRoll: {
+            /** Format: uuid */
+            session_id: string;
+            /** Format: int32 */
+            seq: number;
+            changes: components["schemas"]["Change"][];
+            roll?: null | components["schemas"]["RollReport"];
+            money: components["schemas"]["CrapsMoney"];
+            /** Format: int64 */
+            balance_before_cents: number;
+            /** Format: int64 */
+            balance_after_cents: number;
+            /** Format: date-time */
+            created_at: string;
+        };
+        /** @description A session as its player sees it. */
+        CrapsSession: {
+            /** Format: uuid */
+            id: string;
+            rules: components["schemas"]["CrapsTableRules"];
+            /**
+             * Format: int32
+             * @description The puck: the point, or none before a come-out roll.
+             */
+            point?: number | null;
+            /** Format: int32 */
+            rolls: number;
+            /** Format: int32 */
+            shooter_rolls: number;
+            shooter_has_point: boolean;
+            dont_locked: boolean;
+            bets: components["schemas"]["BetView"][];
+            /**
+             * Format: int64
+             * @description Everything on the layout, in cents.
+             */
+            on_layout_cents: number;
+            /** Format: date-time */
+            created_at: string;
+        };
+        /** @description The house's settings for a table (45(g), (s)-(w); 44(c)(47)). */
+        CrapsTableRules: {
+            /**
+             * Format: int64
+             * @description Every wager but the odds (45(g)).
+             */
+            min_bet_cents: number;
+            /** Format: int64 */
+            max_bet_cents: number;
+            /**
+             * Format: int32
+             * @description Odds behind pass, come and put bets up to this many times the bet, and laid to win as
+             *     many times a don't bet (45(s)-(u): up to 100).
+             */
+            odds_multiple: number;
+            power_odds?: null | components["schemas"]["PowerOdds"];
         };
         /** @description Totals of one currency; `balanced` is the double-entry invariant (debits equal credits). */
         CurrencyTotals: {
@@ -2329,6 +2731,15 @@ export interface components {
             /** Format: date-time */
             paid_at: string;
         };
+        /** @description `POST /v1/craps/sessions`. */
+        OpenSession: {
+            /**
+             * Format: int32
+             * @description The table's odds multiple: 1 to the house's (`LOTTO_CRAPS_ODDS_MULTIPLE`); the house's
+             *     when absent.
+             */
+            odds_multiple?: number | null;
+        };
         /** @description `POST /v1/blackjack/tables`. */
         OpenTable: {
             /**
@@ -2355,6 +2766,17 @@ export interface components {
              *     serves); the most allowed when absent.
              */
             max_spots?: number | null;
+        };
+        /** @description One bet decided (or moved) by a roll. */
+        Outcome: components["schemas"]["Bet"] & {
+            /** Format: int64 */
+            amount_cents: number;
+            result: components["schemas"]["Result"];
+            /**
+             * Format: int64
+             * @description What the player gets back: the stake with the winnings, the stake alone, or nothing.
+             */
+            returned_cents: number;
         };
         /** @description One outcome of a side wager: how many deals make it, and what it pays. */
         OutcomeLine: {
@@ -2810,6 +3232,28 @@ export interface components {
             /** @description The progressive wager at its posted amount. */
             progressive?: boolean | null;
         };
+        /** @description A bet on the layout. */
+        Placed: components["schemas"]["Bet"] & {
+            /** Format: int64 */
+            amount_cents: number;
+            /**
+             * Format: int64
+             * @description A buy or lay bet's commission, paid when it was made.
+             */
+            commission_cents?: number;
+            /** @description The player's "on" or "off" (45(f)); none follows the rule for the roll. */
+            working?: boolean | null;
+            /**
+             * Format: int32
+             * @description A bonus wager's totals rolled so far (bits by total).
+             */
+            progress?: number;
+            /**
+             * Format: int32
+             * @description A hot shooter wager's rolls so far.
+             */
+            rolls?: number;
+        };
         /**
          * @description How little a play wager may be with five or more cards of a suit: 75(a)(2)(B) and (C) say
          *     "any amount up to" two (three) times the ante.
@@ -2851,6 +3295,22 @@ export interface components {
             /** Format: date-time */
             created_at: string;
         };
+        PowerOdds: {
+            table: components["schemas"]["PowerTable"];
+            /** Format: int32 */
+            per_thousand_rolls: number;
+        };
+        /**
+         * @description Power odds for one named wager and table: its edge when lit, at the house's rate, and the rate
+         *     above which the player has the edge.
+         */
+        PowerOddsFigures: {
+            wager: string;
+            table: components["schemas"]["PowerTable"];
+            house_edge_when_lit: components["schemas"]["BigFraction"];
+            house_edge_at_house_rate: components["schemas"]["BigFraction"];
+            break_even_share_of_rolls?: null | components["schemas"]["BigFraction"];
+        };
         /**
          * @description The Power Play drum of a drawing.
          * @enum {string}
@@ -2866,6 +3326,11 @@ export interface components {
             /** @description The grand prize at which a play with Power Play pays back its $3, in cents. */
             break_even_grand_prize_cents: components["schemas"]["Fraction"];
         };
+        /**
+         * @description Which power odds pay table the house pre-selected (44(c)(47)).
+         * @enum {string}
+         */
+        PowerTable: "one" | "two";
         /** @description `POST /v1/powerball/retail/claims`: what a terminal scans. */
         PowerballClaimRequest: {
             /** @description The ticket's serial as scanned (19 digits) or typed (with dashes). */
@@ -3180,6 +3645,11 @@ export interface components {
             wager_cents: number;
         };
         /**
+         * @description The one-roll propositions a split bet halves (44(c)(23)-(28)).
+         * @enum {string}
+         */
+        Proposition: "any_seven" | "any_craps" | "two" | "three" | "twelve" | "eleven";
+        /**
          * @description How 76(i)(1)'s "at least a three card flush containing a 9 or higher ranking card" is read.
          * @enum {string}
          */
@@ -3235,6 +3705,11 @@ export interface components {
             /** Format: date */
             date_of_birth: string;
         };
+        /**
+         * @description What a roll did to a bet.
+         * @enum {string}
+         */
+        Result: "won" | "lost" | "push" | "moved";
         /** @description The answer to a results entry. */
         ResultsEntryView: {
             /** @enum {string} */
@@ -3317,6 +3792,27 @@ export interface components {
          * @enum {string}
          */
         Role: "player" | "retailer" | "operator" | "auditor" | "service";
+        /** @description One throw of the two dice. */
+        Roll: {
+            /** Format: int32 */
+            die1: number;
+            /** Format: int32 */
+            die2: number;
+        };
+        /** @description A roll and everything it decided. */
+        RollReport: {
+            roll: components["schemas"]["Roll"];
+            /** Format: int32 */
+            total: number;
+            /** Format: int32 */
+            point_before?: number | null;
+            /** Format: int32 */
+            point_after?: number | null;
+            /** @description Power odds were lit for this roll (47). */
+            power_odds: boolean;
+            seven_out: boolean;
+            outcomes: components["schemas"]["Outcome"][];
+        };
         /** @description A round in play. */
         Round: {
             rules: components["schemas"]["TableRules"];
@@ -3759,6 +4255,25 @@ export interface components {
         VendorRunRequest: {
             /** @description The file's name in the vendor inbox (`LOTTO_VENDOR_FILE_DIR`), as the vendor delivered it. */
             file: string;
+        };
+        /** @description One wager's figures. */
+        WagerMath: {
+            /** @description The wager as the API names it, with its number where it has one. */
+            wager: string;
+            /** @description The paragraph of K.A.R. 111-501-44(c) or -45 it comes from. */
+            rule: string;
+            /** @description "n to d" as paid (or the pay table in words). */
+            pays: string;
+            win: components["schemas"]["BigFraction"];
+            lose: components["schemas"]["BigFraction"];
+            push: components["schemas"]["BigFraction"];
+            /** @description What one unit wagered returns on average, stake and commission counted. */
+            return_per_unit: components["schemas"]["BigFraction"];
+            /** @description Per unit wagered: negative means the player has the edge. */
+            house_edge: components["schemas"]["BigFraction"];
+            /** @description Rolls the wager stays on the layout on average, from when it may be made. */
+            expected_rolls: components["schemas"]["BigFraction"];
+            house_edge_per_roll: components["schemas"]["BigFraction"];
         };
         /** @description The wagers a player places before the deal (75(a)(1), (3), (4)); a side wager of 0 is none. */
         Wagers: {
@@ -5629,6 +6144,177 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ILuvSuitsMath"];
+                };
+            };
+            "4XX": components["responses"]["Refused"];
+        };
+    };
+    open_session: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OpenSession"];
+            };
+        };
+        responses: {
+            /** @description a session at the house's table, the puck off */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CrapsSession"];
+                };
+            };
+            "4XX": components["responses"]["Refused"];
+        };
+    };
+    get_session: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description session id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the layout and the puck */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CrapsSession"];
+                };
+            };
+            "4XX": components["responses"]["Refused"];
+        };
+    };
+    roll: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description required: a retry with the same key answers the same roll */
+                "Idempotency-Key": string;
+            };
+            path: {
+                /** @description session id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PlayRequest"];
+            };
+        };
+        responses: {
+            /** @description a replay: this key's roll */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CrapsPlay"];
+                };
+            };
+            /** @description the changes made, the dice thrown, every bet the roll decided settled in one ledger batch */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CrapsPlay"];
+                };
+            };
+            "4XX": components["responses"]["Refused"];
+        };
+    };
+    change_bets: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description required: a retry with the same key answers the same change */
+                "Idempotency-Key": string;
+            };
+            path: {
+                /** @description session id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PlayRequest"];
+            };
+        };
+        responses: {
+            /** @description a replay: this key's changes */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CrapsPlay"];
+                };
+            };
+            /** @description the changes made (bets made, reduced, taken down, called on or off), no roll */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CrapsPlay"];
+                };
+            };
+            "4XX": components["responses"]["Refused"];
+        };
+    };
+    craps_recall: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the player's last 10 rolls: the dice, every bet decided, the changes, the money and the balance before and after */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CrapsRoll"][];
+                };
+            };
+            "4XX": components["responses"]["Refused"];
+        };
+    };
+    craps_math: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description every wager's house edge per unit and per roll as exact fractions, power odds, and the text's ambiguities with every reading (public) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CrapsMath"];
                 };
             };
             "4XX": components["responses"]["Refused"];

@@ -85,6 +85,13 @@ const MATRIX: &[(&str, &str, [u16; 7])] = &[
     ("GET", "/v1/i-luv-suits/recall", [401, 200, 200, 403, 403, 403, 403]),
     ("GET", "/v1/i-luv-suits/table", [200, 200, 200, 200, 200, 200, 200]),
     ("GET", "/v1/i-luv-suits/math", [200, 200, 200, 200, 200, 200, 200]),
+    ("POST", "/v1/craps/sessions", [401, 201, 201, 403, 403, 403, 403]),
+    // Ann's session: hers, staff's and services' to read; hers alone to play.
+    ("GET", "/v1/craps/sessions/{id}", [401, 200, 404, 403, 200, 200, 200]),
+    ("POST", "/v1/craps/sessions/{id}/rolls", [401, 201, 404, 403, 403, 403, 403]),
+    ("POST", "/v1/craps/sessions/{id}/bets", [401, 201, 404, 403, 403, 403, 403]),
+    ("GET", "/v1/craps/recall", [401, 200, 200, 403, 403, 403, 403]),
+    ("GET", "/v1/craps/math", [200, 200, 200, 200, 200, 200, 200]),
     // The instant service's routes, through the gateway.
     ("GET", "/v1/instant/games", [200, 200, 200, 200, 200, 200, 200]),
     ("POST", "/v1/instant/games/{number}/print-runs", [401, 403, 403, 403, 202, 403, 403]),
@@ -152,6 +159,7 @@ struct Fixture {
     bj_table: String,
     bj_round: String,
     ils_round: String,
+    craps_session: String,
     /// Ann's deposit.
     payment: String,
     /// Ann's Powerball ticket, bought online.
@@ -181,6 +189,7 @@ fn request_for(fx: &Fixture, method: &str, route: &str, caller: usize) -> (Strin
         .replace("/v1/keno/draws/{number}", &format!("/v1/keno/draws/{}", fx.draw_number))
         .replace("/v1/blackjack/tables/{id}", &format!("/v1/blackjack/tables/{}", fx.bj_table))
         .replace("/v1/blackjack/rounds/{id}", &format!("/v1/blackjack/rounds/{}", fx.bj_round))
+        .replace("/v1/craps/sessions/{id}", &format!("/v1/craps/sessions/{}", fx.craps_session))
         .replace("/v1/i-luv-suits/rounds/{id}", &format!("/v1/i-luv-suits/rounds/{}", fx.ils_round))
         .replace("/v1/me/payments/{id}", &format!("/v1/me/payments/{}", fx.payment))
         .replace("/v1/instant/games/{number}", "/v1/instant/games/283")
@@ -247,6 +256,13 @@ fn request_for(fx: &Fixture, method: &str, route: &str, caller: usize) -> (Strin
         ("POST", "/v1/blackjack/tables/{id}/rounds") => Some(json!({"spots": [{"wager": 100}]})),
         ("POST", "/v1/blackjack/rounds/{id}/actions") => Some(json!({"step": 0, "action": "stand"})),
         ("POST", "/v1/i-luv-suits/rounds") => Some(json!({"ante_cents": 500})),
+        ("POST", "/v1/craps/sessions") => Some(json!({})),
+        ("POST", "/v1/craps/sessions/{id}/rolls") => {
+            Some(json!({"changes": [{"change": "place", "bet": "pass", "amount_cents": 100}]}))
+        }
+        ("POST", "/v1/craps/sessions/{id}/bets") => {
+            Some(json!({"changes": [{"change": "place", "bet": "field", "amount_cents": 100}]}))
+        }
         ("POST", "/v1/i-luv-suits/rounds/{id}/decision") => Some(json!({"decision": "fold"})),
         ("POST", "/v1/withdrawals") => {
             Some(json!({"id": new_id(), "account_id": fx.player_wallet, "amount": 1, "currency": "USD"}))
@@ -507,6 +523,14 @@ async fn every_route_answers_every_caller_as_the_matrix_says() {
         "{}",
         ils_round.body
     );
+    // Craps: a session of Ann's.
+    let craps = Request::post("/v1/craps/sessions")
+        .header("content-type", "application/json")
+        .header("authorization", format!("Bearer {}", player.token))
+        .body(Body::from(json!({}).to_string()))
+        .unwrap();
+    let craps = gw.send(craps).await;
+    assert_eq!(craps.status.as_u16(), 201, "{}", craps.body);
     // Ann buys a Powerball ticket online; next week's drawing is on record for its public read.
     let powerball = Request::post("/v1/powerball/tickets")
         .header("content-type", "application/json")
@@ -543,6 +567,7 @@ async fn every_route_answers_every_caller_as_the_matrix_says() {
         bj_table: bj_tables[1].clone(),
         bj_round: round.body["id"].as_str().unwrap().to_owned(),
         ils_round: ils_round.body["id"].as_str().unwrap().to_owned(),
+        craps_session: craps.body["id"].as_str().unwrap().to_owned(),
         payment: payments[0].clone(),
     };
 
@@ -568,6 +593,7 @@ async fn every_route_answers_every_caller_as_the_matrix_says() {
                     && (route.starts_with("/v1/keno/")
                         || route.starts_with("/v1/blackjack/tables/")
                         || *route == "/v1/i-luv-suits/rounds"
+                        || route.starts_with("/v1/craps/sessions/{id}/")
                         || route.ends_with("/tickets")
                         || *route == "/v1/instant/claims")
             {

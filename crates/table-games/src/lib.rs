@@ -4,10 +4,13 @@
 //!
 //! - [`blackjack`]: tables, rounds (deal, decisions, settlement as a saga), game recall, the
 //!   progressive meter and the math.
+//! - [`craps`]: sessions at a table, one roll per request deciding every bet on the layout,
+//!   recall and the math.
 //! - [`i_luv_suits`]: rounds (wagers, deal, fold or play, settlement as a saga), game recall, the
 //!   progressive meter and the math.
 
 pub mod blackjack;
+pub mod craps;
 pub mod i_luv_suits;
 
 use axum::Router;
@@ -54,6 +57,8 @@ pub struct TablesState {
     pub limits: blackjack::Limits,
     /// I Luv Suits' accounts and posted limits.
     pub i_luv_suits: i_luv_suits::Game,
+    /// Craps' accounts and posted limits.
+    pub craps: craps::Game,
 }
 
 /// The house's settings for every table game, read once at start.
@@ -61,6 +66,7 @@ pub struct TablesState {
 pub struct TableSettings {
     pub blackjack: blackjack::Limits,
     pub i_luv_suits: i_luv_suits::Limits,
+    pub craps: craps::Limits,
 }
 
 impl TableSettings {
@@ -68,6 +74,7 @@ impl TableSettings {
         Ok(TableSettings {
             blackjack: blackjack::Limits::from_env()?,
             i_luv_suits: i_luv_suits::Limits::from_env()?,
+            craps: craps::Limits::from_env()?,
         })
     }
 }
@@ -128,6 +135,11 @@ impl TablesState {
                 pot_account: id("i-luv-suits/progressive-pot"),
                 limits: settings.i_luv_suits,
             },
+            craps: craps::Game {
+                escrow_account: id("craps/escrow"),
+                house_account: id("craps/house"),
+                limits: settings.craps,
+            },
             tokens,
             ledger,
         };
@@ -151,6 +163,7 @@ impl TablesState {
         );
         state.ledger.transfer(&seed).await?;
         state.i_luv_suits.open_accounts(&state.ledger).await?;
+        state.craps.open_accounts(&state.ledger).await?;
         Ok(state)
     }
 
@@ -181,6 +194,12 @@ pub fn route_table() -> Vec<(Method, &'static str, MethodRouter<TablesState>)> {
         (Method::GET, "/v1/i-luv-suits/recall", get(i_luv_suits::routes::recall)),
         (Method::GET, "/v1/i-luv-suits/table", get(i_luv_suits::routes::table)),
         (Method::GET, "/v1/i-luv-suits/math", get(i_luv_suits::routes::math)),
+        (Method::POST, "/v1/craps/sessions", post(craps::routes::open_session)),
+        (Method::GET, "/v1/craps/sessions/{id}", get(craps::routes::get_session)),
+        (Method::POST, "/v1/craps/sessions/{id}/rolls", post(craps::routes::roll)),
+        (Method::POST, "/v1/craps/sessions/{id}/bets", post(craps::routes::change_bets)),
+        (Method::GET, "/v1/craps/recall", get(craps::routes::recall)),
+        (Method::GET, "/v1/craps/math", get(craps::routes::math)),
     ]
 }
 
@@ -217,6 +236,11 @@ pub fn spawn_recovery(state: TablesState, interval: std::time::Duration) -> toki
                 Ok(n) => tracing::info!(finished = n, "recovered I Luv Suits rounds"),
                 Err(e) => tracing::warn!(error = %e, "I Luv Suits recovery failed; will retry"),
             }
+            match craps::recover(&state, std::time::Duration::from_secs(5)).await {
+                Ok(0) => {}
+                Ok(n) => tracing::info!(finished = n, "recovered craps requests"),
+                Err(e) => tracing::warn!(error = %e, "craps recovery failed; will retry"),
+            }
             match i_luv_suits::finish_abandoned(&state, game.limits.abandoned_after).await {
                 Ok(0) => {}
                 Ok(n) => tracing::info!(folded = n, "folded abandoned I Luv Suits rounds"),
@@ -233,12 +257,15 @@ pub fn spawn_recovery(state: TablesState, interval: std::time::Duration) -> toki
         blackjack::routes::open_table, blackjack::routes::deal, blackjack::routes::get_round, blackjack::routes::act, blackjack::routes::recall,
         blackjack::routes::progressive, blackjack::routes::math, blackjack::routes::verify_audit,
         i_luv_suits::routes::place_wagers, i_luv_suits::routes::get_round, i_luv_suits::routes::decide,
-        i_luv_suits::routes::recall, i_luv_suits::routes::table, i_luv_suits::routes::math
+        i_luv_suits::routes::recall, i_luv_suits::routes::table, i_luv_suits::routes::math,
+        craps::routes::open_session, craps::routes::get_session, craps::routes::roll, craps::routes::change_bets,
+        craps::routes::recall, craps::routes::math
     ),
     components(schemas(platform::Problem), responses(platform::openapi::Refused)),
     modifiers(&BearerAuth),
     tags(
         (name = "blackjack", description = "Blackjack (K.A.R. 111-301) with its side wagers and the Blazing 7's progressive"),
+        (name = "craps", description = "Craps (K.A.R. 111-501-44, -45) with its whole bet list, the hot shooter and power odds"),
         (name = "i-luv-suits", description = "I Luv Suits (K.A.R. 111-301-74 to -76) with Flush Rush, Super Flush Rush and the progressive")
     )
 )]

@@ -33,7 +33,7 @@ fn qodds(o: Odds) -> Q {
 /// An exact fraction as it is published: numerator and denominator in decimal digits (they can
 /// be longer than any integer type), and the value as a decimal.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema), schema(as = BigFraction))]
 pub struct Exact {
     pub numerator: String,
     pub denominator: String,
@@ -420,4 +420,136 @@ pub fn every_wager(odds_multiple: u32, power: Option<(PowerTable, u32)>) -> Vec<
     ));
     let _ = odds_multiple;
     all
+}
+
+/// Power odds for one named wager and table: its edge when lit, at the house's rate, and the rate
+/// above which the player has the edge.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct PowerOddsFigures {
+    pub wager: String,
+    pub table: PowerTable,
+    pub house_edge_when_lit: Exact,
+    pub house_edge_at_house_rate: Exact,
+    /// Lit on more than this share of rolls, the wager gives the player the edge.
+    pub break_even_share_of_rolls: Option<Exact>,
+}
+
+/// Both pay tables of (47) for the one-roll wagers they name, at `per_thousand` lit rolls.
+pub fn power_odds_figures(per_thousand: u32) -> Vec<PowerOddsFigures> {
+    let chance = q(i64::from(per_thousand), 1_000);
+    let mut all = Vec::new();
+    for table in [PowerTable::One, PowerTable::Two] {
+        for (name, bet) in [
+            ("any_seven", Bet::AnySeven),
+            ("any_craps", Bet::AnyCraps),
+            ("eleven", Bet::Eleven),
+            ("horn", Bet::Horn),
+            ("hop_pair", Bet::Hop { dice: [2, 2] }),
+            ("hop_other", Bet::Hop { dice: [1, 3] }),
+        ] {
+            let (base, lit) = (one_roll(bet, None), one_roll(bet, Some(table)));
+            let (blended, break_even) = power_blend(&base, &lit, &chance);
+            all.push(PowerOddsFigures {
+                wager: name.to_owned(),
+                table,
+                house_edge_when_lit: (&lit.edge()).into(),
+                house_edge_at_house_rate: (&blended).into(),
+                break_even_share_of_rolls: break_even.as_ref().map(Exact::from),
+            });
+        }
+    }
+    all
+}
+
+/// One place where the rules' text reads two ways: the reading implemented and why, and every
+/// reading's figure, flagged where the player would have the edge.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema), schema(as = CrapsAmbiguity))]
+pub struct Ambiguity {
+    pub rule: String,
+    pub question: String,
+    pub implemented: String,
+    pub readings: Vec<Reading>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema), schema(as = CrapsReading))]
+pub struct Reading {
+    pub reading: String,
+    pub house_edge: Exact,
+    pub player_has_the_edge: bool,
+}
+
+fn reading(name: &str, edge: &Q) -> Reading {
+    Reading { reading: name.to_owned(), house_edge: edge.into(), player_has_the_edge: edge.is_negative() }
+}
+
+/// The text's ambiguities that change the math, each with every reading computed.
+pub fn ambiguities() -> Vec<Ambiguity> {
+    let hot = |count, for_one| hot_shooter(count, for_one).edge();
+    let buy25 = |c: i64| buy(4, 2_500, c).edge();
+    // Read literally, "craps pays ten to one" would pay a lit 2 bet 10 to 1 instead of 30.
+    let two_at_ten = Q::one() - q(1, 36) * q(11, 1);
+    let a = |rule: &str, question: &str, implemented: &str, readings: Vec<Reading>| Ambiguity {
+        rule: rule.to_owned(),
+        question: question.to_owned(),
+        implemented: implemented.to_owned(),
+        readings,
+    };
+    vec![
+        a(
+            "K.A.R. 111-501-44(c)(46)",
+            "The hot shooter pays \"one times the wager\" ... \"one-hundred times the wager\": n to 1, or n for 1 (the \
+             wager returned in all)? And are its rolls those \"made prior to a seven out\", or the seven-out's own too?",
+            "n for 1, counting the rolls before the seven-out: the wager wins when eight rolls pass without a seven-out \
+             (\"the next roll and ... at least seven more rolls thereafter\"). Read as n to 1 the wager gives the player the \
+             edge however the rolls are counted, so it could not be offered.",
+            vec![
+                reading(
+                    "n for 1, rolls before the seven-out (implemented)",
+                    &hot(HotShooterCount::BeforeTheSevenOut, true),
+                ),
+                reading(
+                    "n for 1, the seven-out's roll counted",
+                    &hot(HotShooterCount::WithTheSevenOut, true),
+                ),
+                reading(
+                    "n to 1, rolls before the seven-out",
+                    &hot(HotShooterCount::BeforeTheSevenOut, false),
+                ),
+                reading(
+                    "n to 1, the seven-out's roll counted",
+                    &hot(HotShooterCount::WithTheSevenOut, false),
+                ),
+            ],
+        ),
+        a(
+            "K.A.R. 111-501-45(m)",
+            "Commissions \"less than one dollar amounts ... rounded down to the nearest dollar\": every commission to whole \
+             dollars, or only a charge under $1 dropped?",
+            "Every commission rounded down to whole dollars ($1.25 is $1; $0.95 is nothing): buys under $20 and lays to win \
+             under $20 pay none and are fair bets, with no edge either way.",
+            vec![
+                reading("a $25 buy on the 4, $1 commission (implemented)", &buy25(commission(2_500))),
+                reading("a $25 buy on the 4, $1.25 commission", &buy25(commission_other_reading(2_500))),
+                reading("a $19 buy on the 4, no commission (both readings)", &buy(4, 1_900, 0).edge()),
+            ],
+        ),
+        a(
+            "K.A.R. 111-501-44(c)(47)",
+            "Power odds pay \"any craps or craps\" ten (fourteen) to one: are the 2 and 12 bets (30 to 1) and the 3 (15 to 1) \
+             paid less when lit? And how often do power odds light?",
+            "Power odds never lower a payout: a lit wager is paid the higher of its odds. They light on a house-set share of \
+             rolls (LOTTO_CRAPS_POWER_ODDS_PER_THOUSAND), drawn by the CSPRNG after the bets are made; the share at which \
+             each wager turns in the player's favour is published beside it.",
+            vec![
+                reading(
+                    "the 2 bet when lit, table one, the higher odds (implemented)",
+                    &one_roll(Bet::Two, Some(PowerTable::One)).edge(),
+                ),
+                reading("the 2 bet when lit, table one, ten to one", &two_at_ten),
+            ],
+        ),
+    ]
 }

@@ -1,0 +1,44 @@
+//! Craps over the API (K.A.R. 111-501-44, -45): a player's session at a table, bets made, taken
+//! down and called on or off, one roll per request deciding every bet at once through one ledger
+//! batch; game recall and the exact math.
+//!
+//! On floors (ADR 0006): [`routes`] the handlers, [`saga`] a request's steps and recovery,
+//! [`store`] every SQL statement, [`views`] what a player sees, [`config`] the house's settings.
+//! The rules themselves are `domain::craps`.
+
+pub mod config;
+pub mod routes;
+pub mod saga;
+pub mod store;
+pub mod views;
+
+pub use config::Limits;
+pub use saga::recover;
+
+use ledger_api::{AccountKind, LedgerClient};
+use platform::AppError;
+use uuid::Uuid;
+
+/// The game's ledger accounts and the house's posted limits.
+#[derive(Debug, Clone, Copy)]
+pub struct Game {
+    /// Every bet on a layout waits here until a roll decides it or it is taken down.
+    pub escrow_account: Uuid,
+    /// Takes lost bets and commissions; pays winnings.
+    pub house_account: Uuid,
+    pub limits: Limits,
+}
+
+impl Game {
+    pub async fn open_accounts(&self, ledger: &LedgerClient) -> Result<(), AppError> {
+        ledger
+            .open_accounts(
+                "craps",
+                &[
+                    (self.escrow_account, AccountKind::GameEscrow),
+                    (self.house_account, AccountKind::HouseRevenue),
+                ],
+            )
+            .await
+    }
+}

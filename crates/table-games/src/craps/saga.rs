@@ -1,0 +1,261 @@
+//! A craps request's steps (DESIGN §4), none holding a row lock across a call to the ledger:
+//!
+//! 1. under the session's row lock, the changes are applied to a copy of the layout (a rule
+//!    refused changes nothing), the dice thrown by the server's CSPRNG (and power odds lit or
+//!    not), and everything recorded as the session's `pending` request, committed before any
+//!    money moves: a crash resumes with the same roll;
+//! 2. its money in one ledger batch, keys derived from the session and the request's number:
+//!    new stakes and commissions first, then what the roll returns, loses and wins; refused →
+//!    the pending request is forgotten, nothing moved and the roll never shown;
+//! 3. the session moved on, the request recorded, the roll chained in the audit log.
+//!
+//! Requests on one session are taken one at a time: another arriving while one is pending is
+//! told so (`roll_in_progress`); one naming the roll count it expects (`expected_rolls`) is
+//! refused once another roll has been thrown (`stale_step`), so of concurrent rolls sent on the
+//! same view exactly one is thrown. [`recover`] finishes requests a crash left pending.
+
+use axum::http::StatusCode;
+use domain::craps::Roll;
+use domain::craps::session::{Change, RuleError, Session};
+use ledger_api::LedgerError;
+use platform::AppError;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha20Rng;
+use serde::Serialize;
+use uuid::Uuid;
+
+use super::store::{self, Money, Pending, StoredRoll, StoredSession};
+use crate::{TABLES_NAMESPACE, TablesState};
+
+/// A rule the session refused, as a problem with its stable code.
+pub fn rule_error(e: &RuleError) -> AppError {
+    let code = match e {
+        RuleError::InvalidBet(_) => "invalid_bet",
+        RuleError::NotNow(_) => "bet_not_allowed_now",
+        RuleError::ContractBet => "contract_bet",
+        RuleError::DontLocked => "dont_bet_locked",
+        RuleError::OddsOverMultiple { .. } => "odds_over_multiple",
+        RuleError::OutOfLimits { .. } => "wager_out_of_range",
+        RuleError::NotInUnits { .. } => "amount_not_in_units",
+        RuleError::NoSuchBet => "no_such_bet",
+        RuleError::ShooterNeedsLineBet => "shooter_needs_line_bet",
+    };
+    AppError::new(StatusCode::UNPROCESSABLE_ENTITY, code, e.to_string())
+}
+
+fn not_found(id: Uuid) -> AppError {
+    AppError::not_found("session_not_found", format!("craps session {id} does not exist"))
+}
+
+/// Opens a session at the house's table with `odds_multiple` (at most the house's).
+pub async fn open(
+    state: &TablesState,
+    player: &str,
+    odds_multiple: Option<u32>,
+) -> Result<StoredSession, AppError> {
+    let mut rules = state.craps.limits.rules;
+    if let Some(multiple) = odds_multiple {
+        if !(1..=rules.odds_multiple).contains(&multiple) {
+            return Err(AppError::unprocessable(
+                "invalid_odds_multiple",
+                format!("this house's tables allow odds of 1x to {}x", rules.odds_multiple),
+            ));
+        }
+        rules.odds_multiple = multiple;
+    }
+    let wallet = state.ledger.wallet_of(player).await?;
+    let id = Uuid::now_v7();
+    store::insert_session(&state.pool, id, player, wallet, &Session::new(rules)).await?;
+    reload(state, id).await
+}
+
+async fn reload(state: &TablesState, id: Uuid) -> Result<StoredSession, AppError> {
+    store::load_session(&mut *state.pool.acquire().await?, id, false).await?.ok_or_else(|| not_found(id))
+}
+
+/// What a request asks for.
+#[derive(Debug, Clone)]
+pub struct Request {
+    pub changes: Vec<Change>,
+    pub roll: bool,
+    pub expected_rolls: Option<i32>,
+}
+
+/// Applies a request (changes, then a roll when asked) to session `id` of `player` under
+/// idempotency key `key`; a retry of the key answers the same record. Returns the record, the
+/// session after it, and whether this call made it.
+pub async fn play(
+    state: &TablesState,
+    id: Uuid,
+    player: &str,
+    key: &str,
+    request: &Request,
+) -> Result<(StoredRoll, StoredSession, bool), AppError> {
+    if let Some(done) = store::roll_by_key(&state.pool, id, key).await? {
+        return Ok((done, reload(state, id).await?, false));
+    }
+    let before = reload(state, id).await?;
+    if before.player_id != player {
+        return Err(not_found(id));
+    }
+    // Read before the lock (no lock is held across the ledger): the batch checks again.
+    let balance = state.ledger.balance(before.wallet).await?;
+    let mut tx = state.pool.begin().await?;
+    let stored = store::load_session(&mut tx, id, true).await?.ok_or_else(|| not_found(id))?;
+    if let Some(pending) = &stored.pending {
+        tx.commit().await?;
+        if pending.key == key {
+            finish_pending(state, &stored, pending).await?;
+            return finished(state, id, key).await;
+        }
+        return Err(AppError::conflict(
+            "roll_in_progress",
+            "another request on this session is being settled: retry",
+        ));
+    }
+    if request.expected_rolls.is_some_and(|n| n != stored.rolls) {
+        return Err(AppError::conflict(
+            "stale_step",
+            format!("the session has thrown {} rolls; read it and decide again", stored.rolls),
+        ));
+    }
+    let mut next = stored.session.clone();
+    let mut money = Money::default();
+    for change in &request.changes {
+        let moved = next.change(*change).map_err(|e| rule_error(&e))?;
+        if moved.stake_cents >= 0 {
+            money.staked_cents = money.staked_cents.saturating_add(moved.stake_cents);
+        } else {
+            money.taken_down_cents = money.taken_down_cents.saturating_sub(moved.stake_cents);
+        }
+        money.commission_cents = money.commission_cents.saturating_add(moved.commission_cents);
+    }
+    let needed = money.staked_cents.saturating_add(money.commission_cents.max(0));
+    if needed > balance {
+        return Err(AppError::unprocessable("insufficient_funds", "the wallet does not hold these bets"));
+    }
+    let report = if request.roll {
+        next.check_roll().map_err(|e| rule_error(&e))?;
+        let mut rng = ChaCha20Rng::from_os_rng();
+        let dice = Roll::random(&mut rng);
+        let lit = next.rules.power_odds.is_some_and(|p| rng.random_range(0..1_000) < p.per_thousand_rolls);
+        let report = next.roll(dice, lit);
+        money.returned_cents = report.stakes_returned();
+        money.lost_cents = report.stakes_lost();
+        money.winnings_cents = report.winnings();
+        Some(report)
+    } else {
+        None
+    };
+    let pending = Pending {
+        key: key.to_owned(),
+        seq: store::next_seq(&mut tx, id).await?,
+        changes: request.changes.clone(),
+        report,
+        next,
+        money,
+        balance_before_cents: balance,
+    };
+    store::set_pending(&mut tx, id, &pending).await?;
+    tx.commit().await?;
+    finish_pending(state, &stored, &pending).await?;
+    finished(state, id, key).await
+}
+
+async fn finished(
+    state: &TablesState,
+    id: Uuid,
+    key: &str,
+) -> Result<(StoredRoll, StoredSession, bool), AppError> {
+    let done = store::roll_by_key(&state.pool, id, key)
+        .await?
+        .ok_or_else(|| AppError::internal("a finished request vanished"))?;
+    Ok((done, reload(state, id).await?, true))
+}
+
+/// The id of a request's ledger leg: a retry arrives at the same one.
+fn leg(session: Uuid, seq: i32, name: &str) -> Uuid {
+    Uuid::new_v5(&TABLES_NAMESPACE, format!("craps/{session}/{seq}/{name}").as_bytes())
+}
+
+/// A roll as chained in the audit log.
+#[derive(Debug, Serialize)]
+struct RollRecord<'a> {
+    game: &'static str,
+    session: Uuid,
+    seq: i32,
+    player: &'a str,
+    changes: &'a [Change],
+    report: &'a Option<domain::craps::session::RollReport>,
+    money: &'a Money,
+}
+
+/// Steps 2 and 3 of a pending request (safe to run again: the ledger replays its legs).
+async fn finish_pending(
+    state: &TablesState,
+    stored: &StoredSession,
+    pending: &Pending,
+) -> Result<(), AppError> {
+    let (id, seq, wallet, game) = (stored.id, pending.seq, stored.wallet, &state.craps);
+    let m = pending.money;
+    let legs = [
+        ("staked", wallet, game.escrow_account, m.staked_cents),
+        ("commission", wallet, game.house_account, m.commission_cents.max(0)),
+        ("commission-back", game.house_account, wallet, m.commission_cents.min(0).saturating_neg()),
+        ("taken-down", game.escrow_account, wallet, m.taken_down_cents),
+        ("returned", game.escrow_account, wallet, m.returned_cents),
+        ("lost", game.escrow_account, game.house_account, m.lost_cents),
+        ("won", game.house_account, wallet, m.winnings_cents),
+    ];
+    let transfers: Vec<_> = legs
+        .iter()
+        .filter(|l| l.3 > 0)
+        .map(|&(name, debit, credit, amount)| (leg(id, seq, name), debit, credit, amount))
+        .collect();
+    if !transfers.is_empty() {
+        match crate::ledger_batch(state, "craps", id, &transfers).await {
+            Ok(()) => {}
+            Err(LedgerError::Refused(e)) => {
+                store::clear_pending(&state.pool, id, &pending.key).await?;
+                return Err(e);
+            }
+            Err(e) => return Err(e.into()),
+        }
+    }
+    let after = state.ledger.balance(wallet).await?;
+    let mut tx = state.pool.begin().await?;
+    let current = store::load_session(&mut tx, id, true).await?.ok_or_else(|| not_found(id))?;
+    if current.pending.as_ref().is_some_and(|p| p.key == pending.key) {
+        store::finish(&mut tx, &current, pending, after).await?;
+        let record = RollRecord {
+            game: "craps",
+            session: id,
+            seq,
+            player: &current.player_id,
+            changes: &pending.changes,
+            report: &pending.report,
+            money: &pending.money,
+        };
+        platform::audit::append(&mut tx, "craps.roll", id, &record).await?;
+    }
+    tx.commit().await?;
+    Ok(())
+}
+
+/// Finishes requests a crash left pending for longer than `older_than`; returns how many.
+pub async fn recover(state: &TablesState, older_than: std::time::Duration) -> Result<usize, AppError> {
+    platform::recovery::finish_stuck(
+        &state.pool,
+        store::STUCK,
+        older_than,
+        "craps request",
+        |id| async move {
+            let stored = reload(state, id).await?;
+            match &stored.pending {
+                Some(pending) => finish_pending(state, &stored, pending).await,
+                None => Ok(()),
+            }
+        },
+    )
+    .await
+}

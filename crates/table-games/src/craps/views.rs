@@ -1,0 +1,138 @@
+//! What craps' requests carry and its answers show: the layout and the puck, each roll with
+//! everything it decided, the math.
+
+use chrono::{DateTime, Utc};
+use domain::craps::session::{Change, Placed, RollReport, TableRules};
+use serde::{Deserialize, Serialize};
+use uuid::Uuid;
+
+use super::store::{Money, StoredRoll, StoredSession};
+
+/// `POST /v1/craps/sessions`.
+#[derive(Debug, Default, Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct OpenSession {
+    /// The table's odds multiple: 1 to the house's (`LOTTO_CRAPS_ODDS_MULTIPLE`); the house's
+    /// when absent.
+    pub odds_multiple: Option<u32>,
+}
+
+/// `POST /v1/craps/sessions/{id}/rolls` and `/bets`.
+#[derive(Debug, Default, Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PlayRequest {
+    /// Changes to the layout, applied in order before the roll: `{"change": "place", "bet":
+    /// "pass", "amount_cents": 500}`, `reduce`, `remove`, `working` (`"on": true`). A bet on a
+    /// number names it (`"bet": "place", "number": 6`).
+    #[serde(default)]
+    pub changes: Vec<Change>,
+    /// The session's roll count this request was decided on: refused as `stale_step` if another
+    /// roll came first.
+    pub expected_rolls: Option<i32>,
+}
+
+/// A bet on the layout and whether it works on the next roll.
+#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct BetView {
+    #[serde(flatten)]
+    pub placed: Placed,
+    pub works: bool,
+}
+
+/// A session as its player sees it.
+#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
+#[schema(as = CrapsSession)]
+pub struct SessionView {
+    pub id: Uuid,
+    pub rules: TableRules,
+    /// The puck: the point, or none before a come-out roll.
+    pub point: Option<u8>,
+    pub rolls: i32,
+    pub shooter_rolls: u32,
+    pub shooter_has_point: bool,
+    pub dont_locked: bool,
+    pub bets: Vec<BetView>,
+    /// Everything on the layout, in cents.
+    pub on_layout_cents: i64,
+    pub created_at: DateTime<Utc>,
+}
+
+pub fn session_view(stored: &StoredSession) -> SessionView {
+    let s = &stored.session;
+    SessionView {
+        id: stored.id,
+        rules: s.rules,
+        point: s.point,
+        rolls: stored.rolls,
+        shooter_rolls: s.shooter_rolls,
+        shooter_has_point: s.shooter_has_point,
+        dont_locked: s.dont_locked,
+        bets: s.bets.iter().map(|p| BetView { placed: *p, works: s.works(p) }).collect(),
+        on_layout_cents: s.bets.iter().map(|p| p.amount_cents).fold(0, i64::saturating_add),
+        created_at: stored.created_at,
+    }
+}
+
+/// One request as recorded: its changes, its roll with everything decided, its money.
+#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
+#[schema(as = CrapsRoll)]
+pub struct RollView {
+    pub session_id: Uuid,
+    pub seq: i32,
+    pub changes: Vec<Change>,
+    pub roll: Option<RollReport>,
+    pub money: Money,
+    pub balance_before_cents: i64,
+    pub balance_after_cents: i64,
+    pub created_at: DateTime<Utc>,
+}
+
+pub fn roll_view(stored: &StoredRoll) -> RollView {
+    RollView {
+        session_id: stored.session_id,
+        seq: stored.seq,
+        changes: stored.changes.clone(),
+        roll: stored.report.clone(),
+        money: stored.money,
+        balance_before_cents: stored.balance_before_cents,
+        balance_after_cents: stored.balance_after_cents,
+        created_at: stored.created_at,
+    }
+}
+
+/// A request's answer: what it did and the session after it.
+#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
+#[schema(as = CrapsPlay)]
+pub struct PlayView {
+    pub result: RollView,
+    pub session: SessionView,
+}
+
+/// `GET /v1/craps/math`.
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+#[schema(as = CrapsMath)]
+pub struct MathView {
+    pub rules: TableRules,
+    /// Every wager: chances, return, house edge per unit wagered and per roll, exactly.
+    pub wagers: Vec<domain::craps::math::WagerMath>,
+    /// The pass line with the house's full odds behind it, per unit wagered in all.
+    pub pass_with_full_odds: domain::craps::math::Exact,
+    pub power_odds: Vec<domain::craps::math::PowerOddsFigures>,
+    pub ambiguities: Vec<domain::craps::math::Ambiguity>,
+}
+
+/// The math page for this house's table (counted once per process by the route).
+pub fn math_view(rules: TableRules) -> MathView {
+    use domain::craps::math;
+    let per_thousand = rules.power_odds.map_or(0, |p| p.per_thousand_rolls);
+    MathView {
+        rules,
+        wagers: math::every_wager(
+            rules.odds_multiple,
+            rules.power_odds.map(|p| (p.table, p.per_thousand_rolls)),
+        ),
+        pass_with_full_odds: (&math::pass_with_odds(rules.odds_multiple)).into(),
+        power_odds: math::power_odds_figures(per_thousand),
+        ambiguities: math::ambiguities(),
+    }
+}

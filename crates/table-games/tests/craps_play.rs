@@ -1,0 +1,334 @@
+//! Craps played over the API against a real ledger on a real Postgres (K.A.R. 111-501-44, -45):
+//! bets made and taken down, one roll per request settling every bet in one ledger batch, the
+//! dice from the server's CSPRNG, refusals with their codes and nothing moved, concurrent rolls,
+//! a crash mid-roll finished by recovery with the same dice, recall, and the audit chain.
+
+// Tests stop at the first surprise.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::time::Duration;
+
+use axum::body::Body;
+use axum::http::{Request, StatusCode};
+use platform::auth::Role;
+use platform::testing::{Reply, send};
+use serde_json::{Value, json};
+use uuid::Uuid;
+
+mod common;
+
+use common::Casino;
+
+impl Casino {
+    async fn open_craps(&self, token: &str) -> String {
+        let opened = self.call("POST", "/v1/craps/sessions", Some(token), None, Some(json!({}))).await;
+        assert_eq!(opened.status, StatusCode::CREATED, "{}", opened.body);
+        opened.body["id"].as_str().unwrap().to_owned()
+    }
+
+    async fn craps(&self, token: &str, session: &str, what: &str, key: &str, body: Value) -> Reply {
+        self.call("POST", &format!("/v1/craps/sessions/{session}/{what}"), Some(token), Some(key), Some(body))
+            .await
+    }
+
+    async fn craps_escrow(&self) -> i64 {
+        self.balance(self.state.craps.escrow_account).await
+    }
+}
+
+/// Every cent a request moved, by the ledger's own reckoning of the wallet.
+fn wallet_change(play: &Value) -> i64 {
+    play["result"]["balance_after_cents"].as_i64().unwrap()
+        - play["result"]["balance_before_cents"].as_i64().unwrap()
+}
+
+fn expected_change(play: &Value) -> i64 {
+    let m = &play["result"]["money"];
+    let get = |k: &str| m[k].as_i64().unwrap();
+    -get("staked_cents") - get("commission_cents")
+        + get("taken_down_cents")
+        + get("returned_cents")
+        + get("winnings_cents")
+}
+
+#[tokio::test]
+async fn rolls_settle_every_bet_in_one_batch_and_the_books_balance() {
+    let casino = Casino::new().await;
+    let (token, wallet) = casino.player(100_000).await;
+    let session = casino.open_craps(&token).await;
+    let bets = json!({"changes": [
+        {"change": "place", "bet": "pass", "amount_cents": 1_000},
+        {"change": "place", "bet": "field", "amount_cents": 500},
+        {"change": "place", "bet": "horn", "amount_cents": 400},
+        {"change": "place", "bet": "place", "number": 6, "amount_cents": 1_200},
+        {"change": "working", "bet": "place", "number": 6, "on": true},
+        {"change": "place", "bet": "all_small", "amount_cents": 100},
+        {"change": "place", "bet": "hot_shooter", "amount_cents": 100}
+    ], "expected_rolls": 0});
+    let first = casino.craps(&token, &session, "rolls", "r0", bets.clone()).await;
+    assert_eq!(first.status, StatusCode::CREATED, "{}", first.body);
+    assert_eq!(first.body["result"]["money"]["staked_cents"], 3_300);
+    assert_eq!(wallet_change(&first.body), expected_change(&first.body));
+    let dice = &first.body["result"]["roll"]["roll"];
+    let total = dice["die1"].as_i64().unwrap() + dice["die2"].as_i64().unwrap();
+    assert!((2..=12).contains(&total));
+    // The field and the horn are decided by any roll: they are off the layout now.
+    let layout: Vec<&str> = first.body["session"]["bets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b["bet"].as_str().unwrap())
+        .collect();
+    assert!(!layout.contains(&"field") && !layout.contains(&"horn"), "{layout:?}");
+    let replay = casino.craps(&token, &session, "rolls", "r0", bets).await;
+    assert_eq!(replay.status, StatusCode::OK);
+    assert_eq!(replay.body["result"]["roll"], first.body["result"]["roll"], "a retry answers the same roll");
+    // Roll on, adding a pass bet whenever the puck is off, until the layout is empty.
+    let mut rolls = 1;
+    let mut view = first.body;
+    while view["session"]["bets"].as_array().is_some_and(|b| !b.is_empty()) || rolls < 5 {
+        let point_off = view["session"]["point"].is_null();
+        let has_line = view["session"]["bets"].as_array().unwrap().iter().any(|b| b["bet"] == "pass");
+        let changes = if point_off && !has_line && rolls < 5 {
+            json!([{"change": "place", "bet": "pass", "amount_cents": 1_000}])
+        } else {
+            json!([])
+        };
+        if point_off && !has_line && rolls >= 5 {
+            // Nothing left but what cannot be taken down: take the rest down and stop.
+            let down: Vec<Value> = view["session"]["bets"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|b| {
+                    let mut bet = b.clone();
+                    let o = bet.as_object_mut().unwrap();
+                    o.retain(|k, _| k == "bet" || k == "number" || k == "dice" || k == "halves");
+                    o.insert("change".to_owned(), json!("remove"));
+                    bet
+                })
+                .collect();
+            if !down.is_empty() {
+                let taken = casino.craps(&token, &session, "bets", "down", json!({"changes": down})).await;
+                assert_eq!(taken.status, StatusCode::CREATED, "{}", taken.body);
+                assert_eq!(wallet_change(&taken.body), expected_change(&taken.body));
+            }
+            break;
+        }
+        let next =
+            casino.craps(&token, &session, "rolls", &format!("r{rolls}"), json!({"changes": changes})).await;
+        assert_eq!(next.status, StatusCode::CREATED, "{}", next.body);
+        assert_eq!(wallet_change(&next.body), expected_change(&next.body), "{}", next.body);
+        view = next.body;
+        rolls += 1;
+        assert!(rolls < 400, "the layout never emptied");
+    }
+    let on_layout =
+        casino.call("GET", &format!("/v1/craps/sessions/{session}"), Some(&token), None, None).await;
+    assert_eq!(casino.craps_escrow().await, on_layout.body["on_layout_cents"].as_i64().unwrap());
+    let recall = casino.call("GET", "/v1/craps/recall", Some(&token), None, None).await;
+    assert_eq!(recall.body.as_array().unwrap().len(), rolls.min(10));
+    assert!(recall.body[0]["roll"]["outcomes"].is_array());
+    let auditor = casino.tokens.issue("audit", Role::Auditor, None, Duration::from_secs(60)).unwrap();
+    let chain = casino.call("GET", "/v1/tables/audit/verify", Some(&auditor), None, None).await;
+    assert_eq!(chain.body["intact"], true);
+    let trial = casino.ledger_call("GET", "/v1/reports/trial-balance", None).await;
+    assert_eq!(trial.body["balanced"], true);
+    let _ = wallet;
+}
+
+#[tokio::test]
+async fn bad_bets_get_clear_problems_and_move_nothing() {
+    let casino = Casino::new().await;
+    let (token, wallet) = casino.player(5_000).await;
+    let (stranger, _) = casino.player(5_000).await;
+    let session = casino.open_craps(&token).await;
+    let cases = [
+        (json!([]), "shooter_needs_line_bet"),
+        (json!([{"change": "place", "bet": "come", "amount_cents": 500}]), "bet_not_allowed_now"),
+        (json!([{"change": "place", "bet": "pass", "amount_cents": 50}]), "wager_out_of_range"),
+        (
+            json!([{"change": "place", "bet": "place", "number": 6, "amount_cents": 1_000}]),
+            "amount_not_in_units",
+        ),
+        (json!([{"change": "place", "bet": "place", "number": 7, "amount_cents": 1_200}]), "invalid_bet"),
+        (json!([{"change": "place", "bet": "pass_odds", "amount_cents": 1_000}]), "bet_not_allowed_now"),
+        (json!([{"change": "place", "bet": "lucky_seven", "amount_cents": 500}]), "invalid_body"),
+        (json!([{"change": "remove", "bet": "field"}]), "no_such_bet"),
+        (json!([{"change": "place", "bet": "pass", "amount_cents": 6_000}]), "insufficient_funds"),
+    ];
+    for (i, (changes, code)) in cases.into_iter().enumerate() {
+        let reply =
+            casino.craps(&token, &session, "rolls", &format!("k{i}"), json!({"changes": changes})).await;
+        assert_eq!(reply.code(), code, "{changes}: {}", reply.body);
+    }
+    assert_eq!(casino.balance(wallet).await, 5_000, "nothing moved");
+    assert_eq!(
+        casino.craps(&stranger, &session, "rolls", "s", json!({"changes": []})).await.code(),
+        "session_not_found"
+    );
+    let unknown = casino.craps(&token, &Uuid::now_v7().to_string(), "rolls", "u", json!({})).await;
+    assert_eq!(unknown.code(), "session_not_found");
+    let missing_key = casino
+        .call("POST", &format!("/v1/craps/sessions/{session}/rolls"), Some(&token), None, Some(json!({})))
+        .await;
+    assert_eq!(missing_key.code(), "missing_idempotency_key");
+    // Odds over the multiple, once a point is set; the pass bet cannot come down.
+    let mut key = 0;
+    loop {
+        key += 1;
+        let r = casino
+            .craps(
+                &token,
+                &session,
+                "rolls",
+                &format!("p{key}"),
+                json!({"changes": [{"change": "place", "bet": "pass", "amount_cents": 1_000}]}),
+            )
+            .await;
+        if !r.body["session"]["point"].is_null() {
+            break;
+        }
+        assert!(key < 100);
+    }
+    let over = casino
+        .craps(
+            &token,
+            &session,
+            "bets",
+            "o",
+            json!({"changes": [{"change": "place", "bet": "pass_odds", "amount_cents": 20_000}]}),
+        )
+        .await;
+    assert_eq!(over.code(), "odds_over_multiple");
+    let down = casino
+        .craps(&token, &session, "bets", "d", json!({"changes": [{"change": "remove", "bet": "pass"}]}))
+        .await;
+    assert_eq!(down.code(), "contract_bet");
+    let trial = casino.ledger_call("GET", "/v1/reports/trial-balance", None).await;
+    assert_eq!(trial.body["balanced"], true);
+}
+
+#[tokio::test]
+async fn of_concurrent_rolls_on_one_view_exactly_one_is_thrown() {
+    let casino = Casino::new().await;
+    let (token, wallet) = casino.player(100_000).await;
+    let session = casino.open_craps(&token).await;
+    let mut tasks = Vec::new();
+    for i in 0..6 {
+        let router = casino.router.clone();
+        let body = json!({"changes": [{"change": "place", "bet": "pass", "amount_cents": 1_000}], "expected_rolls": 0});
+        let request = Request::post(format!("/v1/craps/sessions/{session}/rolls"))
+            .header("content-type", "application/json")
+            .header("authorization", format!("Bearer {token}"))
+            .header("idempotency-key", format!("c{i}"))
+            .body(Body::from(body.to_string()))
+            .unwrap();
+        tasks.push(tokio::spawn(async move { send(&router, request).await }));
+    }
+    let mut answers = Vec::new();
+    for task in tasks {
+        let reply = task.await.unwrap();
+        answers.push((reply.status, reply.code().to_owned()));
+    }
+    let thrown = answers.iter().filter(|(s, _)| *s == StatusCode::CREATED).count();
+    assert_eq!(thrown, 1, "{answers:?}");
+    assert!(
+        answers
+            .iter()
+            .filter(|(s, _)| *s != StatusCode::CREATED)
+            .all(|(_, c)| c == "stale_step" || c == "roll_in_progress")
+    );
+    let now = casino.call("GET", &format!("/v1/craps/sessions/{session}"), Some(&token), None, None).await;
+    assert_eq!(now.body["rolls"], 1);
+    let on_layout = now.body["on_layout_cents"].as_i64().unwrap();
+    let recall = casino.call("GET", "/v1/craps/recall", Some(&token), None, None).await;
+    let money = &recall.body[0]["money"];
+    let won = money["returned_cents"].as_i64().unwrap() + money["winnings_cents"].as_i64().unwrap();
+    assert_eq!(casino.balance(wallet).await, 100_000 - 1_000 + won, "one pass bet taken, once");
+    assert_eq!(casino.craps_escrow().await, on_layout);
+}
+
+#[tokio::test]
+async fn a_crash_after_the_dice_is_finished_by_recovery_with_the_same_roll_charging_once() {
+    let casino = Casino::new().await;
+    let (token, wallet) = casino.player(10_000).await;
+    let session = casino.open_craps(&token).await;
+    let first = casino
+        .craps(
+            &token,
+            &session,
+            "rolls",
+            "a",
+            json!({"changes": [{"change": "place", "bet": "pass", "amount_cents": 1_000}]}),
+        )
+        .await;
+    assert_eq!(first.status, StatusCode::CREATED, "{}", first.body);
+    // Replay the recorded request as if the process died after its money moved and before the
+    // session moved on: put it back as pending, forget its record.
+    let id: Uuid = session.parse().unwrap();
+    let stored = sqlx::query_as::<_, (Value,)>("SELECT session FROM craps_sessions WHERE id = $1")
+        .bind(id)
+        .fetch_one(&casino.state.pool)
+        .await
+        .unwrap();
+    let pending = json!({
+        "key": "a", "seq": 0,
+        "changes": [{"change": "place", "bet": "pass", "amount_cents": 1_000}],
+        "report": first.body["result"]["roll"], "next": stored.0, "money": first.body["result"]["money"],
+        "balance_before_cents": 10_000
+    });
+    sqlx::query("DELETE FROM craps_rolls WHERE session_id = $1")
+        .bind(id)
+        .execute(&casino.state.pool)
+        .await
+        .unwrap();
+    sqlx::query("UPDATE craps_sessions SET rolls = 0, pending = $2, updated_at = now() - interval '1 minute' WHERE id = $1")
+        .bind(id)
+        .bind(&pending)
+        .execute(&casino.state.pool)
+        .await
+        .unwrap();
+    let blocked = casino.craps(&token, &session, "rolls", "b", json!({})).await;
+    assert_eq!(blocked.code(), "roll_in_progress");
+    assert_eq!(table_games::craps::recover(&casino.state, Duration::ZERO).await.unwrap(), 1);
+    let again = casino
+        .craps(
+            &token,
+            &session,
+            "rolls",
+            "a",
+            json!({"changes": [{"change": "place", "bet": "pass", "amount_cents": 1_000}]}),
+        )
+        .await;
+    assert_eq!(again.status, StatusCode::OK);
+    assert_eq!(again.body["result"]["roll"], first.body["result"]["roll"], "the same dice");
+    assert_eq!(
+        casino.balance(wallet).await,
+        first.body["result"]["balance_after_cents"].as_i64().unwrap(),
+        "charged once"
+    );
+    let trial = casino.ledger_call("GET", "/v1/reports/trial-balance", None).await;
+    assert_eq!(trial.body["balanced"], true);
+}
+
+#[tokio::test]
+async fn the_math_page_computes_every_wager_and_flags_player_edges() {
+    let casino = Casino::new().await;
+    let math = casino.call("GET", "/v1/craps/math", None, None, None).await;
+    assert_eq!(math.status, StatusCode::OK);
+    let wagers = math.body["wagers"].as_array().unwrap();
+    let pass = wagers.iter().find(|w| w["wager"] == "pass").unwrap();
+    assert_eq!(
+        (pass["house_edge"]["numerator"].as_str(), pass["house_edge"]["denominator"].as_str()),
+        (Some("7"), Some("495"))
+    );
+    let hot = &math.body["ambiguities"][0];
+    let flagged: Vec<bool> = hot["readings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["player_has_the_edge"].as_bool().unwrap())
+        .collect();
+    assert_eq!(flagged, [false, false, true, true], "read as n to 1, the hot shooter favours the player");
+}
