@@ -2115,6 +2115,21 @@ export interface components {
             result: components["schemas"]["CrapsRoll"];
             session: components["schemas"]["CrapsSession"];
         };
+        /** @description `POST /v1/craps/sessions/{id}/rolls` and `/bets`. */
+        CrapsPlayRequest: {
+            /**
+             * @description Changes to the layout, applied in order before the roll: `{"change": "place", "bet":
+             *     "pass", "amount_cents": 500}`, `reduce`, `remove`, `working` (`"on": true`). A bet on a
+             *     number names it (`"bet": "place", "number": 6`).
+             */
+            changes?: components["schemas"]["Change"][];
+            /**
+             * Format: int32
+             * @description The session's roll count this request was decided on: refused as `stale_step` if another
+             *     roll came first.
+             */
+            expected_rolls?: number | null;
+        };
         CrapsReading: {
             reading: string;
             house_edge: components["schemas"]["BigFraction"];
@@ -2732,7 +2747,7 @@ export interface components {
             paid_at: string;
         };
         /** @description `POST /v1/craps/sessions`. */
-        OpenSession: {
+        OpenCrapsSession: {
             /**
              * Format: int32
              * @description The table's odds multiple: 1 to the house's (`LOTTO_CRAPS_ODDS_MULTIPLE`); the house's
@@ -6158,7 +6173,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["OpenSession"];
+                "application/json": components["schemas"]["OpenCrapsSession"];
             };
         };
         responses: {
@@ -6213,7 +6228,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["PlayRequest"];
+                "application/json": components["schemas"]["CrapsPlayRequest"];
             };
         };
         responses: {
@@ -6253,7 +6268,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["PlayRequest"];
+                "application/json": components["schemas"]["CrapsPlayRequest"];
             };
         };
         responses: {

@@ -4,6 +4,7 @@
 import type { JSX } from "preact";
 import { useState } from "preact/hooks";
 import { BlackjackTable, Recall } from "./blackjack";
+import { CrapsTable } from "./craps";
 import { ILuvSuitsTable } from "./i_luv_suits";
 import { KenoWall } from "./keno";
 import { api, centsOf, dollars, must, newKey, publicApi, type Schemas, setToken, when } from "./session";
@@ -72,6 +73,7 @@ const PLAYER_TABS = [
   { id: "keno", title: "Castle Keno" },
   { id: "blackjack", title: "Blackjack" },
   { id: "i-luv-suits", title: "I Luv Suits" },
+  { id: "craps", title: "Craps" },
   { id: "recall", title: "Recall" },
   { id: "limits", title: "Limits" },
 ] as const;
@@ -105,6 +107,7 @@ export function PlayerScreens(): JSX.Element {
         {tab === "keno" && <KenoWall onMoney={refreshWallet} />}
         {tab === "blackjack" && <BlackjackTable onMoney={refreshWallet} />}
         {tab === "i-luv-suits" && <ILuvSuitsTable onMoney={refreshWallet} />}
+        {tab === "craps" && <CrapsTable onMoney={refreshWallet} />}
         {tab === "recall" && <Recall />}
         {tab === "limits" && <LimitsPanel />}
       </TabPanel>

@@ -88,3 +88,34 @@ fn path_parameters_are_in_their_paths_and_every_other_one_is_in_the_query() {
     }
     assert!(wrong.is_empty(), "parameters declared in the wrong place: {wrong:?}");
 }
+
+/// Two services' types published under one schema name would silently become one (the second
+/// overwrites the first when the documents merge), and a client would be told the wrong shape:
+/// every name the services share must describe the same schema.
+#[test]
+fn no_two_services_publish_different_schemas_under_one_name() {
+    let docs = [
+        ("gateway", gateway::GatewayApi::openapi()),
+        ("ledger", ledger::LedgerApi::openapi()),
+        ("draw-games", draw_games::DrawGamesApi::openapi()),
+        ("table-games", table_games::TableGamesApi::openapi()),
+        ("instant", instant::InstantApi::openapi()),
+    ];
+    let mut seen: std::collections::BTreeMap<String, (&str, String)> = std::collections::BTreeMap::new();
+    let mut clashes = Vec::new();
+    for (service, doc) in &docs {
+        for (name, schema) in doc.components.iter().flat_map(|c| c.schemas.iter()) {
+            let json = serde_json::to_string(schema).unwrap();
+            match seen.get(name) {
+                Some((other, earlier)) if *earlier != json => {
+                    clashes.push(format!("{name}: {other} and {service}"))
+                }
+                Some(_) => {}
+                None => {
+                    seen.insert(name.clone(), (service, json));
+                }
+            }
+        }
+    }
+    assert!(clashes.is_empty(), "schema names used for different types: {clashes:?}");
+}

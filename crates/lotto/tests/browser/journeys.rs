@@ -261,6 +261,64 @@ pub async fn player_i_luv_suits(ctx: &Context, browser: &Browser) -> Result<(), 
     Ok(())
 }
 
+/// Logs in, sits down at a craps table, makes a pass line bet and a place 6 with the layout's
+/// own controls, and rolls until the pass line is decided: the dice and outcomes the page shows
+/// are the API's, and the balance the ledger's.
+pub async fn player_craps(ctx: &Context, browser: &Browser) -> Result<(), String> {
+    funded_player(ctx, "cal@example.com", 10_000).await;
+    log_in_player(ctx, browser, "cal@example.com").await?;
+    browser.click_button("Craps").await?;
+    browser.click_button("Sit down at a table").await?;
+    browser.wait_text("[data-testid=craps-puck]", "puck off").await?;
+    browser.select("#craps-bet", "pass").await?;
+    browser.fill("#craps-amount", "10").await?;
+    browser.click_button("Place bet").await?;
+    browser.wait_text("[data-testid=craps-layout]", "Pass line: $10.00").await?;
+    browser.select("#craps-bet", "place").await?;
+    browser.select("#craps-number", "6").await?;
+    browser.fill("#craps-amount", "12").await?;
+    browser.click_button("Place bet").await?;
+    browser.wait_text("[data-testid=craps-layout]", "Place to win 6: $12.00").await?;
+    let token = page_token(browser, "player").await?;
+    for roll in 0..200 {
+        let before = get(ctx, "/v1/craps/recall", &token).await[0]["created_at"].clone();
+        let button = browser.find("button[data-action=roll]").await?;
+        browser.click(&button).await?;
+        // The API's newest roll once it is recorded, then the page showing that very roll.
+        let mut recall = get(ctx, "/v1/craps/recall", &token).await;
+        for _ in 0..50 {
+            if recall[0]["created_at"] != before {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+            recall = get(ctx, "/v1/craps/recall", &token).await;
+        }
+        let last = &recall[0]["roll"];
+        let (d1, d2) =
+            (last["roll"]["die1"].as_i64().unwrap_or(0), last["roll"]["die2"].as_i64().unwrap_or(0));
+        browser.wait_text("[data-testid=craps-dice]", &format!("Rolled {d1} and {d2}: {}", d1 + d2)).await?;
+        if roll == 0 {
+            shot(ctx, browser, "player-craps-layout").await?;
+        }
+        let pass_decided = last["outcomes"].as_array().is_some_and(|o| o.iter().any(|o| o["bet"] == "pass"));
+        if pass_decided {
+            let after = recall[0]["balance_after_cents"].as_i64().unwrap_or(-1);
+            let wallet =
+                get(ctx, "/v1/me/wallet", &token).await["balance"]["available"].as_i64().unwrap_or(-2);
+            if after != wallet {
+                return Err(format!(
+                    "the roll says the wallet holds {after} cents; the ledger says {wallet}"
+                ));
+            }
+            browser.wait_text("[data-testid=craps-balance]", &dollars(after)).await?;
+            browser.wait_text("[data-testid=craps-outcomes]", "Pass line $10.00").await?;
+            shot(ctx, browser, "player-craps-decided").await?;
+            return Ok(());
+        }
+    }
+    Err("the pass line was not decided in 200 rolls".to_owned())
+}
+
 /// At a phone's width, with the keyboard: logs in (Tab, Enter), moves between the player's tabs
 /// with the arrow keys, sets a deposit limit and reads the recall page; nothing is wider than
 /// the screen.

@@ -44,6 +44,7 @@ const JOURNEYS: &[(&str, u32, u32, Journey)] = &[
     ("player_plays_i_luv_suits_to_the_showdown", 1280, 900, |c, b| {
         Box::pin(journeys::player_i_luv_suits(c, b))
     }),
+    ("player_bets_and_rolls_at_a_craps_table", 1280, 900, |c, b| Box::pin(journeys::player_craps(c, b))),
     ("player_sets_limits_and_recalls_games_by_keyboard_at_phone_width", 390, 844, |c, b| {
         Box::pin(journeys::player_phone_keyboard(c, b))
     }),

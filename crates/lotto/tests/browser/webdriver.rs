@@ -201,6 +201,12 @@ impl Browser {
         self.type_into(&field, text).await
     }
 
+    /// Chooses the option of value `value` in the select list `css`, by clicking it as a user does.
+    pub async fn select(&self, css: &str, value: &str) -> Result<(), String> {
+        let option = self.find(&format!("{css} option[value=\"{value}\"]")).await?;
+        self.click(&option).await
+    }
+
     /// Keys sent to whatever has the focus (as a scanner or a keyboard user does).
     pub async fn keys(&self, text: &str) -> Result<(), String> {
         let actions: Vec<Value> = text

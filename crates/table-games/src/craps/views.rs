@@ -11,6 +11,7 @@ use super::store::{Money, StoredRoll, StoredSession};
 /// `POST /v1/craps/sessions`.
 #[derive(Debug, Default, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
+#[schema(as = OpenCrapsSession)]
 pub struct OpenSession {
     /// The table's odds multiple: 1 to the house's (`LOTTO_CRAPS_ODDS_MULTIPLE`); the house's
     /// when absent.
@@ -20,6 +21,7 @@ pub struct OpenSession {
 /// `POST /v1/craps/sessions/{id}/rolls` and `/bets`.
 #[derive(Debug, Default, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
+#[schema(as = CrapsPlayRequest)]
 pub struct PlayRequest {
     /// Changes to the layout, applied in order before the roll: `{"change": "place", "bet":
     /// "pass", "amount_cents": 500}`, `reduce`, `remove`, `working` (`"on": true`). A bet on a
