@@ -108,7 +108,7 @@ fn no_two_services_publish_different_schemas_under_one_name() {
             let json = serde_json::to_string(schema).unwrap();
             match seen.get(name) {
                 Some((other, earlier)) if *earlier != json => {
-                    clashes.push(format!("{name}: {other} and {service}"))
+                    clashes.push(format!("{name}: {other} and {service}"));
                 }
                 Some(_) => {}
                 None => {
