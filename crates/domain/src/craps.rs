@@ -293,8 +293,8 @@ impl Bet {
 
     /// The one-roll wagers as units on single outcomes: (units, what the unit is on). A wager's
     /// amount divides evenly among its units, and each unit is paid as a wager of its own
-    /// (45(l); a split's "net payoff", (38)).
-    pub fn units(self) -> Vec<(u32, Unit)> {
+    /// (45(l); a split's "net payoff", (38)). Empty for every other wager.
+    pub fn units(self) -> Units {
         let p = |prop: Proposition| match prop {
             Proposition::AnySeven => Unit::AnySeven,
             Proposition::AnyCraps => Unit::AnyCraps,
@@ -303,35 +303,61 @@ impl Bet {
             Proposition::Twelve => Unit::Total(12),
             Proposition::Eleven => Unit::Total(11),
         };
+        let one = |unit: Unit| Units::of(&[(1, unit)]);
         match self {
-            Bet::Field => vec![(1, Unit::Field)],
-            Bet::AnySeven => vec![(1, Unit::AnySeven)],
-            Bet::AnyCraps => vec![(1, Unit::AnyCraps)],
-            Bet::Two => vec![(1, Unit::Total(2))],
-            Bet::Three => vec![(1, Unit::Total(3))],
-            Bet::Twelve => vec![(1, Unit::Total(12))],
-            Bet::Eleven => vec![(1, Unit::Total(11))],
-            Bet::Horn => [2, 3, 11, 12].map(|t| (1, Unit::Total(t))).to_vec(),
+            Bet::Field => one(Unit::Field),
+            Bet::AnySeven => one(Unit::AnySeven),
+            Bet::AnyCraps => one(Unit::AnyCraps),
+            Bet::Two => one(Unit::Total(2)),
+            Bet::Three => one(Unit::Total(3)),
+            Bet::Twelve => one(Unit::Total(12)),
+            Bet::Eleven => one(Unit::Total(11)),
+            Bet::Horn => Units::of(&[2, 3, 11, 12].map(|t| (1, Unit::Total(t)))),
             Bet::HornHigh { number } => {
-                [2, 3, 11, 12].map(|t| (if t == number { 2 } else { 1 }, Unit::Total(t))).to_vec()
+                Units::of(&[2, 3, 11, 12].map(|t| (if t == number { 2 } else { 1 }, Unit::Total(t))))
             }
-            Bet::World => {
-                vec![
-                    (1, Unit::Total(2)),
-                    (1, Unit::Total(3)),
-                    (1, Unit::AnySeven),
-                    (1, Unit::Total(11)),
-                    (1, Unit::Total(12)),
-                ]
-            }
-            Bet::ThreeWayCraps => [2, 3, 12].map(|t| (1, Unit::Total(t))).to_vec(),
-            Bet::Hop { dice } => vec![(1, Unit::Hop([dice[0].min(dice[1]), dice[0].max(dice[1])]))],
-            Bet::Split { halves: [a, b] } => vec![(1, p(a)), (1, p(b))],
-            Bet::CAndE => vec![(1, Unit::AnyCraps), (1, Unit::Total(11))],
-            Bet::HighLow => vec![(1, Unit::Total(2)), (1, Unit::Total(12))],
-            Bet::AceDeuceAnyCraps => vec![(1, Unit::Total(3)), (1, Unit::AnyCraps)],
-            _ => Vec::new(),
+            Bet::World => Units::of(&[
+                (1, Unit::Total(2)),
+                (1, Unit::Total(3)),
+                (1, Unit::AnySeven),
+                (1, Unit::Total(11)),
+                (1, Unit::Total(12)),
+            ]),
+            Bet::ThreeWayCraps => Units::of(&[2, 3, 12].map(|t| (1, Unit::Total(t)))),
+            Bet::Hop { dice } => one(Unit::Hop([dice[0].min(dice[1]), dice[0].max(dice[1])])),
+            Bet::Split { halves: [a, b] } => Units::of(&[(1, p(a)), (1, p(b))]),
+            Bet::CAndE => Units::of(&[(1, Unit::AnyCraps), (1, Unit::Total(11))]),
+            Bet::HighLow => Units::of(&[(1, Unit::Total(2)), (1, Unit::Total(12))]),
+            Bet::AceDeuceAnyCraps => Units::of(&[(1, Unit::Total(3)), (1, Unit::AnyCraps)]),
+            _ => Units::of(&[]),
         }
+    }
+}
+
+/// A one-roll wager's units (at most five, the world's), kept on the stack: a roll reads them
+/// for every proposition on the layout.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Units {
+    items: [(u32, Unit); 5],
+    len: usize,
+}
+
+impl Units {
+    fn of(units: &[(u32, Unit)]) -> Units {
+        let mut items = [(0, Unit::Field); 5];
+        for (slot, unit) in items.iter_mut().zip(units) {
+            *slot = *unit;
+        }
+        Units { items, len: units.len().min(5) }
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = &(u32, Unit)> {
+        self.items.iter().take(self.len)
+    }
+
+    /// How many units the wager is made of (0 for a wager that is not one-roll).
+    pub fn count(&self) -> u32 {
+        self.iter().map(|(n, _)| n).sum()
     }
 }
 
@@ -493,7 +519,7 @@ pub fn hot_shooter_multiple(rolls_before_seven_out: u32) -> Option<u32> {
 /// cents: the odds' "to" times the number of units (a place 6 pays 7 to 6, so six cents at a
 /// time). `point` is the number the pass line's or don't pass's odds work on.
 pub fn amount_unit(bet: Bet, point: Option<u8>, power: Option<PowerTable>) -> i64 {
-    let units: u32 = bet.units().iter().map(|(n, _)| n).sum();
+    let units = if bet.is_one_roll() { bet.units().count() } else { 1 };
     let to = match (bet, bet.number().or(point)) {
         (Bet::Place { .. }, Some(n)) => place_odds(n).to,
         (Bet::Buy { .. } | Bet::PassOdds | Bet::ComeOdds { .. } | Bet::PutOdds { .. }, Some(n)) => {

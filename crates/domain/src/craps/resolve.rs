@@ -16,26 +16,26 @@ impl Session {
         let point_before = self.point;
         let seven_out = point_before.is_some() && total == 7;
         let power_table = if power { self.rules.power_odds.map(|p| p.table) } else { None };
-        let mut outcomes = Vec::new();
-        let mut kept = Vec::with_capacity(self.bets.len());
-        let mut travelled = Vec::new();
-        // The bets whose own bet this roll decides, for their odds' sake.
-        let mut decided_bases = Vec::new();
-        let bets = std::mem::take(&mut self.bets);
-        for mut placed in bets.iter().copied() {
+        let mut outcomes = Vec::with_capacity(self.bets.len());
+        // At most one come and one don't come bet travel on a roll.
+        let mut travelled: [Option<Placed>; 2] = [None, None];
+        // The bets this roll decides that odds may sit behind, for their odds' sake.
+        let mut decided_bases = 0u32;
+        let working = |placed: &Placed| Session::works_at(point_before, placed);
+        self.bets.retain_mut(|placed| {
             if is_odds(placed.bet) {
-                kept.push(placed);
-                continue;
+                return true;
             }
-            let decision = if self.works(&placed) {
-                self.decide(&mut placed, roll, point_before, seven_out, power_table)
+            let decision = if working(placed) {
+                Session::decide(placed, roll, point_before, seven_out, power_table)
             } else {
                 None
             };
             match decision {
                 Some(Decision::Resolved(result, odds)) => {
-                    decided_bases.push(placed.bet);
-                    outcomes.push(outcome(placed, result, odds));
+                    decided_bases |= base_bit(placed.bet);
+                    outcomes.push(outcome(*placed, result, odds));
+                    false
                 }
                 Some(Decision::Paid(result, returned)) => {
                     outcomes.push(Outcome {
@@ -44,12 +44,13 @@ impl Session {
                         result,
                         returned_cents: returned,
                     });
+                    false
                 }
                 Some(Decision::Travel(number)) => {
-                    let to = if placed.bet == Bet::Come {
-                        Bet::ComePoint { number }
+                    let (to, slot) = if placed.bet == Bet::Come {
+                        (Bet::ComePoint { number }, 0)
                     } else {
-                        Bet::DontComePoint { number }
+                        (Bet::DontComePoint { number }, 1)
                     };
                     outcomes.push(Outcome {
                         bet: placed.bet,
@@ -57,18 +58,19 @@ impl Session {
                         result: Result::Moved,
                         returned_cents: 0,
                     });
-                    travelled.push(Placed { bet: to, ..placed });
+                    if let Some(t) = travelled.get_mut(slot) {
+                        *t = Some(Placed { bet: to, ..*placed });
+                    }
+                    false
                 }
-                None => kept.push(placed),
+                None => true,
             }
-        }
+        });
         // The odds: decided with their bet when working; returned when their bet is decided
         // while they are off.
-        let mut remaining = Vec::with_capacity(kept.len());
-        for placed in kept {
+        self.bets.retain(|placed| {
             if !is_odds(placed.bet) {
-                remaining.push(placed);
-                continue;
+                return true;
             }
             let (base, number) = match placed.bet {
                 Bet::PassOdds => (Bet::Pass, point_before.unwrap_or(0)),
@@ -79,29 +81,21 @@ impl Session {
                 _ => (placed.bet, 0),
             };
             let lay = matches!(placed.bet, Bet::DontPassOdds | Bet::DontComeOdds { .. });
-            let result = if !decided_bases.contains(&base) {
-                None
-            } else if !self.works(&placed) {
-                Some((Result::Push, None))
+            let result = if decided_bases & base_bit(base) == 0 {
+                return true;
+            } else if !working(placed) {
+                (Result::Push, None)
             } else if (total == number) != lay {
-                Some((Result::Won, Some(if lay { lay_odds(number) } else { true_odds(number) })))
+                (Result::Won, Some(if lay { lay_odds(number) } else { true_odds(number) }))
             } else {
-                Some((Result::Lost, None))
+                (Result::Lost, None)
             };
-            match result {
-                Some((result, odds)) => outcomes.push(outcome(placed, result, odds)),
-                None => remaining.push(placed),
-            }
+            outcomes.push(outcome(*placed, result.0, result.1));
+            false
+        });
+        for moved in travelled.into_iter().flatten() {
+            self.put(moved);
         }
-        for moved in travelled {
-            match remaining.iter_mut().find(|p| p.bet == moved.bet) {
-                Some(existing) => {
-                    existing.amount_cents = existing.amount_cents.saturating_add(moved.amount_cents);
-                }
-                None => remaining.push(moved),
-            }
-        }
-        self.bets = remaining;
         self.shooter_rolls = self.shooter_rolls.saturating_add(1);
         self.point = match point_before {
             None if is_point(total) => {
@@ -131,7 +125,6 @@ impl Session {
 
     /// What `roll` does to one working bet (not odds).
     fn decide(
-        &self,
         placed: &mut Placed,
         roll: Roll,
         point: Option<u8>,
@@ -228,7 +221,7 @@ impl Session {
             }
             one_roll => {
                 let units = one_roll.units();
-                let count: u32 = units.iter().map(|(n, _)| n).sum();
+                let count = units.count();
                 let per_unit = placed.amount_cents.checked_div(i64::from(count.max(1))).unwrap_or(0);
                 let returned = units
                     .iter()
@@ -241,6 +234,25 @@ impl Session {
                 Some(Decision::Paid(if returned > 0 { Result::Won } else { Result::Lost }, returned))
             }
         }
+    }
+}
+
+/// A bit for each bet odds can sit behind (the pass, the don't pass, and a come, don't come or
+/// put bet on each number), so a roll can note which it decided without allocating.
+fn base_bit(bet: Bet) -> u32 {
+    let on = |number: u8, first: u32| {
+        super::POINTS
+            .iter()
+            .position(|&n| n == number)
+            .map_or(0, |i| 1u32 << first.saturating_add(u32::try_from(i).unwrap_or(0)))
+    };
+    match bet {
+        Bet::Pass => 1,
+        Bet::DontPass => 2,
+        Bet::ComePoint { number } => on(number, 2),
+        Bet::DontComePoint { number } => on(number, 8),
+        Bet::Put { number } => on(number, 14),
+        _ => 0,
     }
 }
 

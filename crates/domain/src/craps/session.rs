@@ -231,6 +231,16 @@ impl Session {
         self.bets.iter().find(|p| p.bet == bet)
     }
 
+    /// Puts a bet on the layout (or adds to the one there).
+    pub(crate) fn put(&mut self, placed: Placed) {
+        match self.bets.iter_mut().find(|p| p.bet == placed.bet) {
+            Some(existing) => {
+                existing.amount_cents = existing.amount_cents.saturating_add(placed.amount_cents);
+            }
+            None => self.bets.push(placed),
+        }
+    }
+
     fn amount_of(&self, bet: Bet) -> i64 {
         self.find(bet).map_or(0, |p| p.amount_cents)
     }
@@ -329,18 +339,21 @@ impl Session {
             Change::Place { bet, amount_cents } => {
                 bet.check().map_err(|e| RuleError::InvalidBet(e.to_string()))?;
                 self.check_making(bet)?;
-                let before = self.amount_of(bet);
-                let total = before.saturating_add(amount_cents);
                 if amount_cents <= 0 {
                     return Err(RuleError::OutOfLimits {
                         min: self.rules.min_bet_cents,
                         max: self.rules.max_bet_cents,
                     });
                 }
+                // One look along the layout: a roll re-makes several bets, each through here.
+                let index = self.bets.iter().position(|p| p.bet == bet);
+                let (before, paid) = index
+                    .and_then(|i| self.bets.get(i))
+                    .map_or((0, 0), |p| (p.amount_cents, p.commission_cents));
+                let total = before.saturating_add(amount_cents);
                 self.check_amount(bet, total)?;
                 let commission = Self::commission_on(bet, total);
-                let paid = self.find(bet).map_or(0, |p| p.commission_cents);
-                match self.bets.iter_mut().find(|p| p.bet == bet) {
+                match index.and_then(|i| self.bets.get_mut(i)) {
                     Some(placed) => {
                         placed.amount_cents = total;
                         placed.commission_cents = commission;
@@ -442,6 +455,11 @@ impl Session {
     /// a come-out roll unless called on; every other bet works unless called off; pass, come and
     /// put bets and their points always work (45(d)).
     pub fn works(&self, placed: &Placed) -> bool {
+        Session::works_at(self.point, placed)
+    }
+
+    /// [`Session::works`] with the puck at `point`.
+    pub fn works_at(point: Option<u8>, placed: &Placed) -> bool {
         let contract = matches!(
             placed.bet,
             Bet::Pass
@@ -457,7 +475,7 @@ impl Session {
         }
         let off_on_come_out =
             matches!(placed.bet, Bet::Place { .. } | Bet::ComeOdds { .. } | Bet::Hardway { .. });
-        placed.working.unwrap_or(!(off_on_come_out && self.point.is_none()))
+        placed.working.unwrap_or(!(off_on_come_out && point.is_none()))
     }
 
     /// 44(a)(8): the come-out roll needs the shooter's pass or don't pass bet.
