@@ -1,5 +1,5 @@
 //! Chaos (issue 11): the real `lotto` process under a bounded load of every game (Keno played at
-//! once and in scheduled draws, blackjack and I Luv Suits rounds, instant prizes claimed at a till), killed with
+//! once and in scheduled draws, blackjack and I Luv Suits rounds, craps rolls, instant prizes claimed at a till), killed with
 //! SIGKILL at random moments and restarted, several times. Every client retries with the same
 //! idempotency key until it gets an answer, as a real one would. After recovery:
 //!
@@ -7,7 +7,8 @@
 //! - every Keno ticket is settled or refused, charged its stake exactly once and paid its prize
 //!   exactly once; every scheduled ticket is staked once or refused;
 //! - no blackjack or I Luv Suits round is left unfinished, each charged its wagers and paid its
-//!   returns exactly once, and no game's escrow holds anything;
+//!   returns exactly once; every craps request moved exactly its recorded money; escrow holds
+//!   nothing but the bets still on craps layouts;
 //! - every instant ticket is paid at most once, and every ticket marked paid exactly once;
 //! - every audit chain verifies.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout)]
@@ -183,7 +184,7 @@ async fn killed_at_random_under_load_the_platform_recovers_with_every_cent_in_pl
                     break;
                 }
                 let key = format!("p{n}-{play}");
-                match rng.random_range(0..4) {
+                match rng.random_range(0..5) {
                     0 => {
                         let ticket = json!({"option": "bet", "spots": [1 + play % 70, 20, 33, 47, 61], "tickets": 1 + play % 3});
                         until_answered(&http, &base, reqwest::Method::POST, "/v1/keno/tickets", &token, Some(&key), Some(&ticket)).await;
@@ -191,6 +192,14 @@ async fn killed_at_random_under_load_the_platform_recovers_with_every_cent_in_pl
                     1 => {
                         let ticket = json!({"option": "top_or_bottom", "draws": 1});
                         until_answered(&http, &base, reqwest::Method::POST, "/v1/keno/draw-tickets", &token, Some(&key), Some(&ticket)).await;
+                    }
+                    3 => {
+                        // Craps: a session of the player's, a field bet and a pass line bet when
+                        // the puck is off, one roll; the same key again after a kill.
+                        let (_, session) = until_answered(&http, &base, reqwest::Method::POST, "/v1/craps/sessions", &token, None, Some(&json!({}))).await;
+                        let path = format!("/v1/craps/sessions/{}/rolls", session["id"].as_str().unwrap());
+                        let bets = json!({"changes": [{"change": "place", "bet": "pass", "amount_cents": 500}, {"change": "place", "bet": "field", "amount_cents": 100}]});
+                        until_answered(&http, &base, reqwest::Method::POST, &path, &token, Some(&key), Some(&bets)).await;
                     }
                     2 => {
                         // I Luv Suits: the wagers, then a fold or a play sent until it is answered;
@@ -291,6 +300,7 @@ async fn killed_at_random_under_load_the_platform_recovers_with_every_cent_in_pl
                   + (SELECT count(*) FROM draws.keno_draw_tickets WHERE state = 'open')
                   + (SELECT count(*) FROM tables.bj_rounds WHERE state IN ('open', 'playing', 'settling'))
                   + (SELECT count(*) FROM tables.ils_rounds WHERE state IN ('open', 'settling') OR pending IS NOT NULL)
+                  + (SELECT count(*) FROM tables.craps_sessions WHERE pending IS NOT NULL)
                   + (SELECT count(*) FROM draws.keno_entries e JOIN draws.keno_draws d ON d.number = e.draw_number
                       WHERE d.state <> 'settled')",
         )
@@ -388,6 +398,21 @@ async fn killed_at_random_under_load_the_platform_recovers_with_every_cent_in_pl
     )
     .await;
     assert_eq!(wrong, 0, "I Luv Suits rounds charged or paid other than their wagers and returns");
+    // Craps: every recorded request moved exactly its money, and nothing else moved for a session.
+    let wrong = scalar(
+        "SELECT count(*) FROM tables.craps_sessions s
+          WHERE (SELECT coalesce(sum(amount), 0) FROM ledger.transfers t
+                  WHERE t.metadata->>'round' = s.id::text AND t.debit_account_id = s.wallet_account_id)
+                <> (SELECT coalesce(sum((money->>'staked_cents')::bigint + greatest((money->>'commission_cents')::bigint, 0)), 0)
+                      FROM tables.craps_rolls r WHERE r.session_id = s.id)
+             OR (SELECT coalesce(sum(amount), 0) FROM ledger.transfers t
+                  WHERE t.metadata->>'round' = s.id::text AND t.credit_account_id = s.wallet_account_id)
+                <> (SELECT coalesce(sum((money->>'returned_cents')::bigint + (money->>'winnings_cents')::bigint
+                                        + (money->>'taken_down_cents')::bigint + greatest(-(money->>'commission_cents')::bigint, 0)), 0)
+                      FROM tables.craps_rolls r WHERE r.session_id = s.id)",
+    )
+    .await;
+    assert_eq!(wrong, 0, "craps rolls charged or paid other than their records");
     let undecided = scalar("SELECT count(*) FROM tables.ils_rounds WHERE state = 'deciding'").await;
     assert_eq!(undecided, 0, "an I Luv Suits round was left without its decision");
     // Nothing in escrow without a round or draw to hold it for.
@@ -396,7 +421,13 @@ async fn killed_at_random_under_load_the_platform_recovers_with_every_cent_in_pl
            JOIN ledger.accounts a ON a.id = b.account_id WHERE a.kind = 'game_escrow'",
     )
     .await;
-    assert_eq!(escrowed, 0, "stakes left in escrow with every round and draw finished");
+    // Craps bets still on a layout (a pass line waiting for its point) are the only stakes held.
+    let on_layouts = scalar(
+        "SELECT coalesce(sum((b->>'amount_cents')::bigint), 0)::bigint
+           FROM tables.craps_sessions s, jsonb_array_elements(s.session->'bets') b",
+    )
+    .await;
+    assert_eq!(escrowed, on_layouts, "stakes in escrow other than the bets on craps layouts");
     // Instant: no ticket paid twice, every ticket marked paid paid once.
     let wrong = scalar(
         "SELECT count(*) FROM instant.tickets k
@@ -407,17 +438,18 @@ async fn killed_at_random_under_load_the_platform_recovers_with_every_cent_in_pl
     )
     .await;
     assert_eq!(wrong, 0, "instant tickets paid other than once");
-    invariants += 7;
+    invariants += 8;
     let paid = scalar("SELECT count(*) FROM instant.tickets WHERE payment IN ('done', 'confirmed')").await;
     let rounds = scalar("SELECT count(*) FROM tables.bj_rounds").await;
     let suits = scalar("SELECT count(*) FROM tables.ils_rounds").await;
+    let rolls = scalar("SELECT count(*) FROM tables.craps_rolls").await;
     let tickets = scalar(
         "SELECT (SELECT count(*) FROM draws.keno_tickets) + (SELECT count(*) FROM draws.keno_draw_tickets)",
     )
     .await;
     let retried = RETRIES.load(std::sync::atomic::Ordering::Relaxed);
     println!(
-        "chaos: {} requests ({retried} sent again after a kill), {kills} kills survived, {tickets} keno tickets, {rounds} blackjack rounds, {suits} I Luv Suits rounds, {paid} instant prizes; {invariants} invariants hold",
+        "chaos: {} requests ({retried} sent again after a kill), {kills} kills survived, {tickets} keno tickets, {rounds} blackjack rounds, {suits} I Luv Suits rounds, {rolls} craps rolls, {paid} instant prizes; {invariants} invariants hold",
         SENT.load(std::sync::atomic::Ordering::Relaxed)
     );
     assert!(retried > 0, "no request met a kill: the load finished before the chaos began");

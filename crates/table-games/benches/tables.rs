@@ -3,7 +3,8 @@
 //! wager and win moved by the ledger (all services mounted in one process, as `lotto` runs them,
 //! on a fresh database). Blackjack: each player at a table of their own, deciding by basic
 //! strategy (two decisions, then standing). I Luv Suits: the wagers (ante and Flush Rush), then
-//! the simple strategy's decision (play the most allowed, or fold). References, measured in the
+//! the simple strategy's decision (play the most allowed, or fold). Craps: a read of the layout,
+//! then a roll with a field bet (and a pass line bet on a come-out). References, measured in the
 //! same run in alternating slices: Keno tickets played at once (one $1 ticket, five spots) and the
 //! ledger's own single-transfer rate over the same gateway.
 //!
@@ -79,10 +80,21 @@ async fn main() {
             .json()
             .await
             .unwrap();
+        let craps: Value = http
+            .post(format!("{base}/v1/craps/sessions"))
+            .bearer_auth(&token)
+            .json(&json!({}))
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
         players.push((
             token,
             table["id"].as_str().unwrap().to_owned(),
             wallet["id"].as_str().unwrap().to_owned(),
+            craps["id"].as_str().unwrap().to_owned(),
         ));
     }
     let house: Value = setup
@@ -96,9 +108,9 @@ async fn main() {
     let house = house["id"].as_str().unwrap().to_owned();
 
     let players = Arc::new(players);
-    let slice = Duration::from_secs(seconds) / 8;
-    let (mut transfers, mut keno, mut rounds, mut suits) =
-        (LoadRun::default(), LoadRun::default(), LoadRun::default(), LoadRun::default());
+    let slice = Duration::from_secs(seconds) / 10;
+    let (mut transfers, mut keno, mut rounds, mut suits, mut craps) =
+        (LoadRun::default(), LoadRun::default(), LoadRun::default(), LoadRun::default(), LoadRun::default());
     for _ in 0..2 {
         let (p, b, s, h, c) =
             (Arc::clone(&players), base.clone(), service.clone(), house.clone(), http.clone());
@@ -133,7 +145,7 @@ async fn main() {
         let (p, b, c) = (Arc::clone(&players), base.clone(), http.clone());
         rounds.absorb(
             closed_loop(clients, slice, move |i| {
-                let (token, table, _) = p[i].clone();
+                let (token, table, _, _) = p[i].clone();
                 let (b, c) = (b.clone(), c.clone());
                 async move {
                     play_round(&c, &b, &token, &table).await;
@@ -149,6 +161,18 @@ async fn main() {
                 let (b, c) = (b.clone(), c.clone());
                 async move {
                     play_i_luv_suits(&c, &b, &token).await;
+                    1
+                }
+            })
+            .await,
+        );
+        let (p, b, c) = (Arc::clone(&players), base.clone(), http.clone());
+        craps.absorb(
+            closed_loop(clients, slice, move |i| {
+                let (token, session) = (p[i].0.clone(), p[i].3.clone());
+                let (b, c) = (b.clone(), c.clone());
+                async move {
+                    roll_craps(&c, &b, &token, &session).await;
                     1
                 }
             })
@@ -171,10 +195,29 @@ async fn main() {
     row("keno play-now tickets (reference)", &keno, None);
     row("blackjack rounds (deal, two decisions, settle)", &rounds, Some(keno.per_second()));
     row("I Luv Suits rounds (wagers, decision, settle)", &suits, Some(keno.per_second()));
-    for (name, run) in [("blackjack", &rounds), ("I Luv Suits", &suits)] {
+    row("craps rolls (pass line and field, settled)", &craps, Some(keno.per_second()));
+    for (name, run) in [("blackjack", &rounds), ("I Luv Suits", &suits), ("craps", &craps)] {
         let met = run.per_second() >= 0.8 * keno.per_second();
         println!("target: {name} at least 0.8x Keno play-now    {}", if met { "met" } else { "MISSED" });
     }
+}
+
+/// A craps roll: a $1 field bet, and a $1 pass line bet whenever the puck is off and none is up.
+async fn roll_craps(http: &reqwest::Client, base: &str, token: &str, session: &str) {
+    let layout = send(http.get(format!("{base}/v1/craps/sessions/{session}")).bearer_auth(token)).await;
+    let mut changes = vec![json!({"change": "place", "bet": "field", "amount_cents": 100})];
+    let has_pass = layout["bets"].as_array().unwrap().iter().any(|b| b["bet"] == "pass");
+    if layout["point"].is_null() && !has_pass {
+        changes.push(json!({"change": "place", "bet": "pass", "amount_cents": 100}));
+    }
+    let rolled = send(
+        http.post(format!("{base}/v1/craps/sessions/{session}/rolls"))
+            .bearer_auth(token)
+            .header("idempotency-key", Uuid::now_v7().to_string())
+            .json(&json!({"changes": changes})),
+    )
+    .await;
+    assert!(rolled["result"]["roll"]["total"].is_number(), "{rolled}");
 }
 
 /// An I Luv Suits round: a $5 ante and a $1 Flush Rush, then the simple strategy's decision.
