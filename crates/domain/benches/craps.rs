@@ -64,10 +64,12 @@ fn main() {
         let report = session.roll(Roll::random(&mut rng), false);
         returned = returned.wrapping_add(report.stakes_returned()).wrapping_add(report.winnings());
         down.clear();
-        down.extend(report.outcomes.iter().filter_map(|o| match o.bet {
-            Bet::ComePoint { .. } => Some(Bet::Come),
-            bet if layout.contains(&bet) && o.result != domain::craps::session::Result::Moved => Some(bet),
-            _ => None,
+        // Every bet a roll takes down is one of the layout's (a come bet's second life is the
+        // come bet), except a come bet moving to its number.
+        down.extend(report.outcomes.iter().filter_map(|o| match (o.bet, o.result) {
+            (Bet::ComePoint { .. }, _) => Some(Bet::Come),
+            (_, domain::craps::session::Result::Moved) => None,
+            (bet, _) => Some(bet),
         }));
         if session.point.is_none()
             && session.bets.iter().all(|p| p.bet != Bet::Pass)

@@ -78,13 +78,3 @@ pub async fn ensure_database(url: &str) -> Result<(), DbError> {
     conn.close().await?;
     Ok(())
 }
-
-/// Lets the caller's transaction commit without waiting for its write-ahead log to reach disk
-/// (`synchronous_commit = off`, for this transaction only). Only for a saga's last step, whose
-/// every money move is already durable in the ledger under keys derived from the saga: if a crash
-/// loses the commit, the saga's recovery replays the step (the ledger answers the same batch) and
-/// writes it again. It shortens the time a step holds the audit chain's lock, which every game
-/// step of a service takes in turn, from a disk flush to a memory write.
-pub async fn commit_without_waiting_for_disk(conn: &mut sqlx::PgConnection) -> Result<(), sqlx::Error> {
-    sqlx::query("SET LOCAL synchronous_commit = off").execute(conn).await.map(|_| ())
-}

@@ -173,8 +173,6 @@ pub async fn settle_round(state: &TablesState, id: Uuid) -> Result<(), AppError>
     ledger_batch(state, id, &transfers).await?;
     let after = state.ledger.balance(wallet).await?;
     let mut tx = state.pool.begin().await?;
-    // The last step: its money is durable in the ledger; recovery replays it if this is lost.
-    platform::db::commit_without_waiting_for_disk(&mut tx).await?;
     if store::mark_settled(&mut tx, id, returned, pot_prize, after).await? {
         let record = RoundRecord {
             game: "blackjack",

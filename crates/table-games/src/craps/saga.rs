@@ -224,8 +224,6 @@ async fn finish_pending(
     }
     let after = state.ledger.balance(wallet).await?;
     let mut tx = state.pool.begin().await?;
-    // The last step: its money is durable in the ledger; recovery replays it if this is lost.
-    platform::db::commit_without_waiting_for_disk(&mut tx).await?;
     let current = store::load_session(&mut tx, id, true).await?.ok_or_else(|| not_found(id))?;
     if current.pending.as_ref().is_some_and(|p| p.key == pending.key) {
         store::finish(&mut tx, &current, pending, after).await?;

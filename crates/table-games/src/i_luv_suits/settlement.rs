@@ -108,8 +108,6 @@ pub async fn settle_round(state: &TablesState, id: Uuid) -> Result<(), AppError>
     let after = state.ledger.balance(wallet).await?;
     let settlement = Settlement { showdown, returns };
     let mut tx = state.pool.begin().await?;
-    // The last step: its money is durable in the ledger; recovery replays it if this is lost.
-    platform::db::commit_without_waiting_for_disk(&mut tx).await?;
     if store::mark_settled(&mut tx, id, &settlement, after).await? {
         let record = RoundRecord {
             game: "i_luv_suits",
