@@ -56,7 +56,7 @@ fn main() {
     let started = Instant::now();
     let mut returned = 0i64;
     // The player makes every bet, then after each roll makes again the ones it took down.
-    let mut down: Vec<Bet> = layout.clone();
+    let mut down: Vec<Bet> = layout;
     for _ in 0..rolls {
         for &bet in &down {
             let _ = session.change(Change::Place { bet, amount_cents: 600 });
