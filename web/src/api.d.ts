@@ -2045,7 +2045,7 @@ export interface components {
             /** @enum {string} */
             change: "remove";
         }) | (components["schemas"]["Bet"] & {
-            on: boolean;
+            working: boolean;
         } & {
             /** @enum {string} */
             change: "working";
@@ -2119,7 +2119,7 @@ export interface components {
         CrapsPlayRequest: {
             /**
              * @description Changes to the layout, applied in order before the roll: `{"change": "place", "bet":
-             *     "pass", "amount_cents": 500}`, `reduce`, `remove`, `working` (`"on": true`). A bet on a
+             *     "pass", "amount_cents": 500}`, `reduce`, `remove`, `working` (`"working": true` to call it on). A bet on a
              *     number names it (`"bet": "place", "number": 6`).
              */
             changes?: components["schemas"]["Change"][];

@@ -81,7 +81,7 @@ fn place_bets_come_odds_and_hardways_are_off_on_the_come_out_unless_called_on() 
     place(&mut s, Bet::Place { number: 6 }, 1_200);
     place(&mut s, Bet::Place { number: 8 }, 1_200);
     place(&mut s, Bet::Hardway { number: 6 }, 500);
-    s.change(Change::Working { bet: Bet::Place { number: 8 }, on: true }).unwrap();
+    s.change(Change::Working { bet: Bet::Place { number: 8 }, working: true }).unwrap();
     let r = s.roll(roll(4, 3), false);
     assert_eq!(result_of(&r, Bet::Place { number: 6 }), None, "off: not decided");
     assert_eq!(result_of(&r, Bet::Hardway { number: 6 }), None);
@@ -264,7 +264,7 @@ fn a_seeded_full_layout_agrees_with_every_exact_figure_and_the_dice_are_fair() {
         }
         for p in s.bets.clone() {
             if matches!(p.bet, Bet::Place { .. } | Bet::Hardway { .. }) && p.working.is_none() {
-                s.change(Change::Working { bet: p.bet, on: true }).unwrap();
+                s.change(Change::Working { bet: p.bet, working: true }).unwrap();
             }
         }
         let r = Roll::random(&mut rng);

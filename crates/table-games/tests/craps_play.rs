@@ -61,7 +61,7 @@ async fn rolls_settle_every_bet_in_one_batch_and_the_books_balance() {
         {"change": "place", "bet": "field", "amount_cents": 500},
         {"change": "place", "bet": "horn", "amount_cents": 400},
         {"change": "place", "bet": "place", "number": 6, "amount_cents": 1_200},
-        {"change": "working", "bet": "place", "number": 6, "on": true},
+        {"change": "working", "bet": "place", "number": 6, "working": true},
         {"change": "place", "bet": "all_small", "amount_cents": 100},
         {"change": "place", "bet": "hot_shooter", "amount_cents": 100}
     ], "expected_rolls": 0});

@@ -75,11 +75,12 @@ pub enum Change {
         #[serde(flatten)]
         bet: Bet,
     },
-    /// Call a bet "on" or "off" (45(f)).
+    /// Call a bet "on" (`working: true`) or "off" (45(f)). (Not named `on`: YAML 1.1 reads a bare
+    /// `on` as true, and the contract is YAML.)
     Working {
         #[serde(flatten)]
         bet: Bet,
-        on: bool,
+        working: bool,
     },
 }
 
@@ -405,7 +406,7 @@ impl Session {
                     commission_cents: placed.commission_cents.saturating_neg(),
                 })
             }
-            Change::Working { bet, on } => {
+            Change::Working { bet, working: on } => {
                 let placed = self.bets.iter_mut().find(|p| p.bet == bet).ok_or(RuleError::NoSuchBet)?;
                 placed.working = Some(on);
                 Ok(Moved::default())

@@ -24,7 +24,7 @@ pub struct OpenSession {
 #[schema(as = CrapsPlayRequest)]
 pub struct PlayRequest {
     /// Changes to the layout, applied in order before the roll: `{"change": "place", "bet":
-    /// "pass", "amount_cents": 500}`, `reduce`, `remove`, `working` (`"on": true`). A bet on a
+    /// "pass", "amount_cents": 500}`, `reduce`, `remove`, `working` (`"working": true` to call it on). A bet on a
     /// number names it (`"bet": "place", "number": 6`).
     #[serde(default)]
     pub changes: Vec<Change>,
