@@ -11,8 +11,9 @@
 use std::hint::black_box;
 use std::time::Instant;
 
-use domain::i_luv_suits::base_game::{Decision, simple_decision};
+use domain::i_luv_suits::base_game::Decision;
 use domain::i_luv_suits::round::{Choice, Deal, Hands, TableRules, Wagers, settle};
+use domain::i_luv_suits::strategy::simple_decision;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 

@@ -11,6 +11,7 @@ pub mod base_game;
 pub mod base_game_value;
 pub mod math;
 pub mod round;
+pub mod strategy;
 
 use std::cmp::Ordering;
 

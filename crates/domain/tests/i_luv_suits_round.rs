@@ -14,12 +14,13 @@
 )]
 
 use domain::cards::Card;
-use domain::i_luv_suits::base_game::{Decision, optimal_decision, simple_decision};
+use domain::i_luv_suits::base_game::Decision;
 use domain::i_luv_suits::base_game_value::BASE_GAME_FIGURES;
 use domain::i_luv_suits::math::seven_card_counts;
 use domain::i_luv_suits::round::{
     Choice, Deal, Hands, Showdown, TableRules, WagerError, Wagers, check_play, pot_contribution, settle,
 };
+use domain::i_luv_suits::strategy::{optimal_decision, simple_decision};
 use domain::i_luv_suits::{PROGRESSIVE_SEED_CENTS, max_play_multiple};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
