@@ -336,7 +336,7 @@ pub async fn player_phone_keyboard(ctx: &Context, browser: &Browser) -> Result<(
 
     let wallet_tab = browser.find("#tab-wallet").await?;
     browser.click(&wallet_tab).await?;
-    browser.keys("\u{E014}\u{E014}\u{E014}\u{E014}").await?; // ArrowRight four times
+    browser.keys("\u{E014}\u{E014}\u{E014}\u{E014}\u{E014}\u{E014}").await?; // ArrowRight six times
     if browser.focused_id().await? != "tab-limits" {
         return Err("the arrow keys do not move along the tabs".to_owned());
     }
