@@ -332,3 +332,51 @@ async fn the_math_page_computes_every_wager_and_flags_player_edges() {
         .collect();
     assert_eq!(flagged, [false, false, true, true], "read as n to 1, the hot shooter favours the player");
 }
+
+#[tokio::test]
+async fn with_power_odds_lit_on_every_roll_any_seven_pays_thirteen_to_two() {
+    let mut options = assembly::Options::for_tests().unwrap();
+    options.tables.craps.rules.power_odds = Some(domain::craps::session::PowerOdds {
+        table: domain::craps::PowerTable::One,
+        per_thousand_rolls: 1_000,
+    });
+    let casino = Casino::with(options).await;
+    let (token, _) = casino.player(1_000_000).await;
+    let session = casino.open_craps(&token).await;
+    // An odd any seven cannot be paid 13 to 2 in whole cents: refused with its unit.
+    let odd = casino
+        .craps(
+            &token,
+            &session,
+            "bets",
+            "odd",
+            json!({"changes": [{"change": "place", "bet": "any_seven", "amount_cents": 101}]}),
+        )
+        .await;
+    assert_eq!(odd.code(), "amount_not_in_units");
+    for n in 0..200 {
+        let mut changes = vec![json!({"change": "place", "bet": "any_seven", "amount_cents": 200})];
+        let layout =
+            casino.call("GET", &format!("/v1/craps/sessions/{session}"), Some(&token), None, None).await;
+        if layout.body["point"].is_null()
+            && !layout.body["bets"].as_array().unwrap().iter().any(|b| b["bet"] == "pass")
+        {
+            changes.push(json!({"change": "place", "bet": "pass", "amount_cents": 100}));
+        }
+        let r = casino.craps(&token, &session, "rolls", &format!("p{n}"), json!({"changes": changes})).await;
+        assert_eq!(r.status, StatusCode::CREATED, "{}", r.body);
+        let roll = &r.body["result"]["roll"];
+        assert_eq!(roll["power_odds"], true, "lit on every roll at 1000 in 1000");
+        let seven = roll["outcomes"].as_array().unwrap().iter().find(|o| o["bet"] == "any_seven").unwrap();
+        if roll["total"] == 7 {
+            assert_eq!(
+                (seven["result"].as_str(), seven["returned_cents"].as_i64()),
+                (Some("won"), Some(200 + 1_300))
+            );
+            assert_eq!(wallet_change(&r.body), expected_change(&r.body));
+            return;
+        }
+        assert_eq!(seven["result"], "lost");
+    }
+    panic!("no 7 in 200 rolls");
+}

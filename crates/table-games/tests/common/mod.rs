@@ -23,7 +23,12 @@ pub struct Casino {
 
 impl Casino {
     pub async fn new() -> Casino {
-        let platform = assembly::Assembly::for_tests(assembly::Options::for_tests().unwrap()).await.unwrap();
+        Casino::with(assembly::Options::for_tests().unwrap()).await
+    }
+
+    /// A casino whose house settings are `options`'.
+    pub async fn with(options: assembly::Options) -> Casino {
+        let platform = assembly::Assembly::for_tests(options).await.unwrap();
         let (ledger, state, tokens) = (platform.ledger, platform.tables, platform.tokens);
         let router = table_games::router(state.clone(), Limits::default());
         Casino { router, ledger, state, tokens }
