@@ -331,7 +331,7 @@ pub fn power_blend(base: &Figures, lit: &Figures, chance: &Q) -> (Q, Option<Q>) 
 }
 
 /// Every wager of the layout at one table's settings, in the layout's order.
-pub fn every_wager(odds_multiple: u32, power: Option<(PowerTable, u32)>) -> Vec<WagerMath> {
+pub fn every_wager(power: Option<(PowerTable, u32)>) -> Vec<WagerMath> {
     let zero = Q::zero();
     let mut all = Vec::new();
     let show = |o: Odds| format!("{} to {}", o.to_win, o.to);
@@ -418,7 +418,6 @@ pub fn every_wager(odds_multiple: u32, power: Option<(PowerTable, u32)>) -> Vec<
         "111-501-44(c)(46)",
         "(A)-(G): 1, 3, 5, 7, 12, 30, 100 for 1",
     ));
-    let _ = odds_multiple;
     all
 }
 

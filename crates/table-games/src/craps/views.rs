@@ -129,10 +129,7 @@ pub fn math_view(rules: TableRules) -> MathView {
     let per_thousand = rules.power_odds.map_or(0, |p| p.per_thousand_rolls);
     MathView {
         rules,
-        wagers: math::every_wager(
-            rules.odds_multiple,
-            rules.power_odds.map(|p| (p.table, p.per_thousand_rolls)),
-        ),
+        wagers: math::every_wager(rules.power_odds.map(|p| (p.table, p.per_thousand_rolls))),
         pass_with_full_odds: (&math::pass_with_odds(rules.odds_multiple)).into(),
         power_odds: math::power_odds_figures(per_thousand),
         ambiguities: math::ambiguities(),
