@@ -270,11 +270,36 @@ impl LedgerClient {
     /// Posts `transfers` as one atomic batch (all or none; funds checked in order). Transfers of
     /// no amount are left out; an empty batch moves nothing and asks nothing.
     pub async fn batch(&self, transfers: &[NewTransfer]) -> Result<(), LedgerError> {
+        self.batch_reading(transfers, &[]).await.map(|_| ())
+    }
+
+    /// [`LedgerClient::batch`], answering the posted balances of `accounts` (in their order) as
+    /// read just after it: one call where a batch and balance reads would take several. With
+    /// nothing to move, the balances are read alone.
+    pub async fn batch_reading(
+        &self,
+        transfers: &[NewTransfer],
+        accounts: &[Uuid],
+    ) -> Result<Vec<i64>, LedgerError> {
         let wire: Vec<Value> = transfers.iter().filter(|t| t.amount > 0).map(NewTransfer::to_wire).collect();
         if wire.is_empty() {
-            return Ok(());
+            let mut balances = Vec::with_capacity(accounts.len());
+            for &account in accounts {
+                balances.push(self.balance(account).await.map_err(LedgerError::Unavailable)?);
+            }
+            return Ok(balances);
         }
-        self.post("/v1/transfers/batch", &json!({ "transfers": wire })).await
+        let token = self.token().map_err(LedgerError::Unavailable)?;
+        let body = json!({ "transfers": wire, "balances_of": accounts });
+        let answer: wire::BatchResult = self
+            .ledger
+            .call(Method::POST, "/v1/transfers/batch", &token, Some(&body), None)
+            .await
+            .map_err(LedgerError::of)?;
+        if answer.balances.len() != accounts.len() {
+            return Err(LedgerError::Unavailable(AppError::internal("the ledger answered other balances")));
+        }
+        Ok(answer.balances.iter().map(|b| b.posted).collect())
     }
 }
 

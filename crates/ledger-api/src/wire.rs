@@ -100,6 +100,10 @@ pub struct TransferRequest {
 #[serde(deny_unknown_fields)]
 pub struct BatchRequest {
     pub transfers: Vec<TransferRequest>,
+    /// Accounts whose posted balances the answer should carry, read just after the batch: a
+    /// game that records a wallet's balance beside a round needs no second call.
+    #[serde(default)]
+    pub balances_of: Vec<Uuid>,
 }
 
 /// A transfer as stored.
@@ -127,6 +131,17 @@ pub struct Transfer {
 #[derive(Debug, Clone, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct BatchResult {
     pub transfers: Vec<BatchItem>,
+    /// The posted balance of each account named in `balances_of`, in that order, read just after
+    /// the batch (others' transfers committed meanwhile included).
+    #[serde(default)]
+    pub balances: Vec<PostedBalance>,
+}
+
+/// An account's posted balance, in cents.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct PostedBalance {
+    pub account_id: Uuid,
+    pub posted: i64,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, utoipa::ToSchema)]

@@ -11,7 +11,7 @@ use uuid::Uuid;
 
 use crate::LedgerState;
 use crate::model::{
-    Account, BatchRequest, BatchResult, CashRequest, HistoryEntry, MAX_BATCH, NewAccountRequest, Page,
+    Account, BatchRequest, BatchResult, CashRequest, PostedBalance, HistoryEntry, MAX_BATCH, NewAccountRequest, Page,
     Transfer, TransferCommand, TransferRequest, TrialBalance, Validate, ValidateTransfer,
 };
 use crate::store::{self, LEDGER_NAMESPACE};
@@ -192,10 +192,23 @@ pub async fn create_batch(
                 .map_err(|e| e.with_context(serde_json::json!({ "index": index })))
         })
         .collect::<Result<Vec<_>, _>>()?;
+    if request.balances_of.len() > MAX_BATCH {
+        return Err(AppError::unprocessable(
+            "invalid_batch",
+            format!("a batch answers at most {MAX_BATCH} balances"),
+        ));
+    }
     let items = store::create_transfers(&state.pool, &commands, Some(Uuid::now_v7())).await?;
     let created = items.iter().any(|item| !item.replayed);
     let status = if created { StatusCode::CREATED } else { StatusCode::OK };
-    Ok((status, Json(BatchResult { transfers: items })).into_response())
+    let posted = store::posted_balances(&state.pool, &request.balances_of).await?;
+    let balances = request
+        .balances_of
+        .iter()
+        .zip(posted)
+        .map(|(&account_id, posted)| PostedBalance { account_id, posted })
+        .collect();
+    Ok((status, Json(BatchResult { transfers: items, balances })).into_response())
 }
 
 #[utoipa::path(

@@ -293,6 +293,22 @@ pub async fn get_account(pool: &PgPool, id: Uuid) -> Result<Option<Account>, App
     Ok(row.as_ref().map(account_from_row).transpose()?)
 }
 
+/// The posted balances of `accounts`, in their order; an account that does not exist counts 0.
+pub async fn posted_balances(pool: &PgPool, accounts: &[Uuid]) -> Result<Vec<i64>, AppError> {
+    if accounts.is_empty() {
+        return Ok(Vec::new());
+    }
+    let rows: Vec<i64> = sqlx::query_scalar(
+        "SELECT coalesce((SELECT sum(b.credits_posted - b.debits_posted) FROM balances b
+                           WHERE b.account_id = u.id), 0)::bigint
+           FROM UNNEST($1::uuid[]) WITH ORDINALITY AS u(id, n) ORDER BY u.n",
+    )
+    .bind(accounts)
+    .fetch_all(pool)
+    .await?;
+    Ok(rows)
+}
+
 /// An owner's accounts in id order, after the account id `after`.
 pub async fn list_accounts(
     pool: &PgPool,

@@ -3,10 +3,12 @@
 //! wager and win moved by the ledger (all services mounted in one process, as `lotto` runs them,
 //! on a fresh database). Blackjack: each player at a table of their own, deciding by basic
 //! strategy (two decisions, then standing). I Luv Suits: the wagers (ante and Flush Rush), then
-//! the simple strategy's decision (play the most allowed, or fold). Craps: a read of the layout,
-//! then a roll with a field bet (and a pass line bet on a come-out). References, measured in the
-//! same run in alternating slices: Keno tickets played at once (one $1 ticket, five spots) and the
-//! ledger's own single-transfer rate over the same gateway.
+//! the simple strategy's decision (play the most allowed, or fold). Craps: a roll with a field bet
+//! (and a pass line bet on a come-out), decided on the layout the previous roll answered, as the
+//! web client does. References, measured in the same run in alternating slices: Keno tickets
+//! played at once (one $1 ticket, five spots), the ledger's own single-transfer rate over the same
+//! gateway, and the cheapest request a player makes (reading their craps layout): a round needs
+//! one request per step (blackjack three or more, I Luv Suits two), each at most that rate.
 //!
 //! Run: `cargo bench -p table-games` (env: `BENCH_SECONDS`, default 16; `BENCH_CLIENTS`, default
 //! 32). Simulated rounds per second on one core: `cargo bench -p domain --bench blackjack` and
@@ -20,7 +22,7 @@
     clippy::cast_precision_loss
 )]
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use domain::blackjack::round::Action;
@@ -57,7 +59,7 @@ async fn main() {
     let http = reqwest::Client::builder().pool_max_idle_per_host(256).build().unwrap();
     let setup = ServiceClient::new(base.as_str()).unwrap().as_service(tokens.clone(), "bench");
     let service = tokens.service_token("bench").unwrap();
-    let mut players = Vec::new();
+    let (mut players, mut layouts) = (Vec::new(), Vec::new());
     for _ in 0..clients {
         let player = Uuid::now_v7().to_string();
         let wallet: Value = setup
@@ -97,6 +99,7 @@ async fn main() {
             wallet["id"].as_str().unwrap().to_owned(),
             craps["id"].as_str().unwrap().to_owned(),
         ));
+        layouts.push(craps);
     }
     let house: Value = setup
         .post(
@@ -108,10 +111,17 @@ async fn main() {
         .unwrap();
     let house = house["id"].as_str().unwrap().to_owned();
 
+    let layouts: Arc<Vec<Mutex<Value>>> = Arc::new(layouts.into_iter().map(Mutex::new).collect());
     let players = Arc::new(players);
-    let slice = Duration::from_secs(seconds) / 10;
-    let (mut transfers, mut keno, mut rounds, mut suits, mut craps) =
-        (LoadRun::default(), LoadRun::default(), LoadRun::default(), LoadRun::default(), LoadRun::default());
+    let slice = Duration::from_secs(seconds) / 12;
+    let (mut transfers, mut keno, mut rounds, mut suits, mut craps, mut reads) = (
+        LoadRun::default(),
+        LoadRun::default(),
+        LoadRun::default(),
+        LoadRun::default(),
+        LoadRun::default(),
+        LoadRun::default(),
+    );
     for _ in 0..2 {
         let (p, b, s, h, c) =
             (Arc::clone(&players), base.clone(), service.clone(), house.clone(), http.clone());
@@ -167,13 +177,24 @@ async fn main() {
             })
             .await,
         );
-        let (p, b, c) = (Arc::clone(&players), base.clone(), http.clone());
+        let (p, b, c, l) = (Arc::clone(&players), base.clone(), http.clone(), Arc::clone(&layouts));
         craps.absorb(
             closed_loop(clients, slice, move |i| {
                 let (token, session) = (p[i].0.clone(), p[i].3.clone());
-                let (b, c) = (b.clone(), c.clone());
+                let (b, c, l) = (b.clone(), c.clone(), Arc::clone(&l));
                 async move {
-                    roll_craps(&c, &b, &token, &session).await;
+                    roll_craps(&c, &b, &token, &session, &l[i]).await;
+                    1
+                }
+            })
+            .await,
+        );
+        let (p, b, c) = (Arc::clone(&players), base.clone(), http.clone());
+        reads.absorb(
+            closed_loop(clients, slice, move |i| {
+                let get = c.get(format!("{b}/v1/craps/sessions/{}", p[i].3)).bearer_auth(&p[i].0);
+                async move {
+                    send(get).await;
                     1
                 }
             })
@@ -194,6 +215,7 @@ async fn main() {
     };
     row("ledger single transfers (reference)", &transfers, None);
     row("keno play-now tickets (reference)", &keno, None);
+    row("a player's read of a craps layout (reference)", &reads, None);
     row("blackjack rounds (deal, two decisions, settle)", &rounds, Some(keno.per_second()));
     row("I Luv Suits rounds (wagers, decision, settle)", &suits, Some(keno.per_second()));
     row("craps rolls (pass line and field, settled)", &craps, Some(keno.per_second()));
@@ -203,12 +225,14 @@ async fn main() {
     }
 }
 
-/// A craps roll: a $1 field bet, and a $1 pass line bet whenever the puck is off and none is up.
-async fn roll_craps(http: &reqwest::Client, base: &str, token: &str, session: &str) {
-    let layout = send(http.get(format!("{base}/v1/craps/sessions/{session}")).bearer_auth(token)).await;
+/// A craps roll: a $1 field bet, and a $1 pass line bet whenever the puck is off and none is up,
+/// decided on `layout` (the session as the last roll left it), which it then replaces.
+async fn roll_craps(http: &reqwest::Client, base: &str, token: &str, session: &str, layout: &Mutex<Value>) {
+    let layout_now = layout.lock().unwrap().clone();
+    let layout_now = &layout_now;
     let mut changes = vec![json!({"change": "place", "bet": "field", "amount_cents": 100})];
-    let has_pass = layout["bets"].as_array().unwrap().iter().any(|b| b["bet"] == "pass");
-    if layout["point"].is_null() && !has_pass {
+    let has_pass = layout_now["bets"].as_array().unwrap().iter().any(|b| b["bet"] == "pass");
+    if layout_now["point"].is_null() && !has_pass {
         changes.push(json!({"change": "place", "bet": "pass", "amount_cents": 100}));
     }
     let rolled = send(
@@ -219,6 +243,7 @@ async fn roll_craps(http: &reqwest::Client, base: &str, token: &str, session: &s
     )
     .await;
     assert!(rolled["result"]["roll"]["total"].is_number(), "{rolled}");
+    *layout.lock().unwrap() = rolled["session"].clone();
 }
 
 /// An I Luv Suits round: a $5 ante and a $1 Flush Rush, then the simple strategy's decision.

@@ -11,6 +11,7 @@
 
 pub mod blackjack;
 pub mod craps;
+pub mod finishing;
 pub mod i_luv_suits;
 
 use axum::Router;
@@ -23,6 +24,7 @@ use platform::AppError;
 use platform::auth::TokenKeys;
 use platform::config::Config;
 use platform::db::DbError;
+use platform::group_commit::{GroupCommit, InTransaction};
 use platform::http::{Limits, Readiness};
 use platform::openapi::BearerAuth;
 use platform::upstream::Upstream;
@@ -59,6 +61,10 @@ pub struct TablesState {
     pub i_luv_suits: i_luv_suits::Game,
     /// Craps' accounts and posted limits.
     pub craps: craps::Game,
+    /// Every game's ledger batches, many rounds to a call ([`finishing`]).
+    pub ledger_calls: GroupCommit<finishing::LedgerCalls>,
+    /// Every game's last write of a round or roll with its audit record, many to a transaction.
+    pub final_writes: GroupCommit<InTransaction<finishing::FinalWriter>>,
 }
 
 /// The house's settings for every table game, read once at start.
@@ -89,22 +95,6 @@ pub fn from_json<T: serde::de::DeserializeOwned>(value: serde_json::Value) -> Re
     serde_json::from_value(value).map_err(AppError::internal)
 }
 
-/// A round's transfers, `(id, debit, credit, amount)`, as one atomic ledger batch, each tagged
-/// with its game and round.
-pub async fn ledger_batch(
-    state: &TablesState,
-    game: &'static str,
-    round: Uuid,
-    transfers: &[(Uuid, Uuid, Uuid, i64)],
-) -> Result<(), ledger_api::LedgerError> {
-    let metadata = json!({"game": game, "round": round});
-    let transfers: Vec<NewTransfer> = transfers
-        .iter()
-        .map(|&(id, debit, credit, amount)| NewTransfer::new(id, debit, credit, amount, metadata.clone()))
-        .collect();
-    state.ledger.batch(&transfers).await
-}
-
 impl FromRef<TablesState> for TokenKeys {
     fn from_ref(state: &TablesState) -> TokenKeys {
         state.tokens.clone()
@@ -124,7 +114,6 @@ impl TablesState {
         let ledger = LedgerClient::new(ledger, tokens.clone(), "table-games");
         let id = |name: &str| Uuid::new_v5(&TABLES_NAMESPACE, name.as_bytes());
         let state = TablesState {
-            pool,
             escrow_account: id("blackjack/escrow"),
             house_account: id("blackjack/house"),
             pot_account: id("blackjack/blazing-7s-pot"),
@@ -140,6 +129,9 @@ impl TablesState {
                 house_account: id("craps/house"),
                 limits: settings.craps,
             },
+            ledger_calls: GroupCommit::spawn_runner(finishing::LedgerCalls { ledger: ledger.clone() }, 64),
+            final_writes: GroupCommit::spawn(pool.clone(), finishing::FinalWriter, 64),
+            pool,
             tokens,
             ledger,
         };
@@ -165,6 +157,14 @@ impl TablesState {
         state.i_luv_suits.open_accounts(&state.ledger).await?;
         state.craps.open_accounts(&state.ledger).await?;
         Ok(state)
+    }
+
+    /// The same service calling another ledger (a test's unreachable one, say): its ledger
+    /// batches go there too.
+    #[must_use]
+    pub fn with_ledger(&self, ledger: LedgerClient) -> TablesState {
+        let ledger_calls = GroupCommit::spawn_runner(finishing::LedgerCalls { ledger: ledger.clone() }, 64);
+        TablesState { ledger, ledger_calls, ..self.clone() }
     }
 
     pub fn service_token(&self) -> Result<String, AppError> {

@@ -370,9 +370,8 @@ async fn a_decision_waiting_for_the_ledger_is_finished_once_by_the_recovery_pass
     let table = casino.table(&token, "5S 9H 6D 7C 10C").await;
     let dealt = casino.deal(&token, table, "r1", json!([{"wager": 500}])).await;
     let round = dealt.body["id"].as_str().unwrap().to_owned();
-    let mut cut = casino.state.clone();
     let dead = Upstream::remote("ledger", "http://127.0.0.1:9", Duration::from_secs(2)).unwrap();
-    cut.ledger = ledger_api::LedgerClient::new(dead, casino.tokens.clone(), "table-games");
+    let cut = casino.state.with_ledger(ledger_api::LedgerClient::new(dead, casino.tokens.clone(), "table-games"));
     let cut_router = table_games::router(cut, Limits::default());
     let request = Request::post(format!("/v1/blackjack/rounds/{round}/actions"))
         .header("content-type", "application/json")

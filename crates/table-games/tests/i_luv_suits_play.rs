@@ -283,6 +283,7 @@ async fn a_crash_between_steps_is_finished_by_recovery_with_the_same_cards_charg
         &casino.state,
         id,
         &[("play", wallet, casino.state.i_luv_suits.escrow_account, 1_000)],
+        &[],
     )
     .await
     .unwrap();

@@ -92,8 +92,7 @@ pub async fn place_bets(
         Some(_) => false,
         None => {
             let wallet = state.ledger.wallet_of(player).await?;
-            let before = state.ledger.balance(wallet).await?;
-            store::insert_round(&state.pool, id, table, player, wallet, &bets, before).await?
+            store::insert_round(&state.pool, id, table, player, wallet, &bets).await?
         }
     };
     Ok((drive_deal(state, id).await?, created))
@@ -113,17 +112,20 @@ pub async fn drive_deal(state: &TablesState, id: Uuid) -> Result<StoredRound, Ap
         (step_id(id, "stake/pot"), stored.wallet, state.pot_account, stakes.to_pot),
         (step_id(id, "stake/house"), stored.wallet, state.house_account, stakes.to_house),
     ];
-    match ledger_batch(state, id, &transfers).await {
-        Ok(()) => {}
+    // 111-301-5(j)(6): prizes are paid on the meter at the time they are won (this deal): the
+    // pot as the wagers leave it, read back with the wallet.
+    let at_deal = match ledger_batch(state, id, &transfers, &[stored.wallet, state.pot_account]).await {
+        Ok(balances) => match balances[..] {
+            [wallet, pot] => store::AtDeal { pot, balance_before: wallet.saturating_add(stakes.total()) },
+            _ => return Err(AppError::internal("the ledger answered other balances")),
+        },
         Err(LedgerError::Refused(e)) => {
             store::mark_refused(&state.pool, id, e.code()).await?;
             return reload(state, id).await;
         }
         Err(e) => return Err(e.into()),
-    }
-    // 111-301-5(j)(6): prizes are paid on the meter at the time they are won (this deal).
-    let pot = state.ledger.balance(state.pot_account).await?;
-    deal_cards(state, &stored, &bets, pot).await?;
+    };
+    deal_cards(state, &stored, &bets, at_deal).await?;
     settle_round(state, id).await?;
     reload(state, id).await
 }
@@ -137,7 +139,7 @@ async fn deal_cards(
     state: &TablesState,
     stored: &StoredRound,
     bets: &[SpotBet],
-    pot: i64,
+    at_deal: store::AtDeal,
 ) -> Result<(), AppError> {
     let mut tx = state.pool.begin().await?;
     let (rules, mut shoe) = store::lock_table(&mut tx, stored.table_id).await?;
@@ -160,7 +162,7 @@ async fn deal_cards(
         Ok(round) => {
             store::save_shoe(&mut tx, stored.table_id, &shoe, shuffled).await?;
             let staked: i64 = round.spots.iter().map(|s| s.staked(&rules)).sum();
-            store::mark_dealt(&mut tx, stored.id, &round, pot, staked).await?;
+            store::mark_dealt(&mut tx, stored.id, &round, at_deal, staked).await?;
         }
         Err(PlayError::Shoe(_)) => {
             store::save_shoe(&mut tx, stored.table_id, &prepared, shuffled).await?;
@@ -313,8 +315,8 @@ async fn take_pending_wager(
         state.escrow_account,
         pending.added_cents,
     )];
-    match ledger_batch(state, id, &added).await {
-        Ok(()) => {}
+    match ledger_batch(state, id, &added, &[]).await {
+        Ok(_) => {}
         Err(LedgerError::Refused(e)) => {
             store::clear_pending(&state.pool, id, pending.step).await?;
             return Err(e);

@@ -10,6 +10,7 @@ use sqlx::PgConnection;
 use uuid::Uuid;
 
 use super::store::{self, RoundState};
+use crate::finishing::{Final, FinalWrite};
 use crate::{TABLES_NAMESPACE, TablesState};
 
 /// The id of a round's ledger step: a retry of the step arrives at the same one.
@@ -17,13 +18,20 @@ pub fn step_id(round: Uuid, step: &str) -> Uuid {
     Uuid::new_v5(&TABLES_NAMESPACE, format!("bj-round/{round}/{step}").as_bytes())
 }
 
-/// A round's transfers, `(id, debit, credit, amount)`, as one atomic batch.
+/// A round's transfers, `(id, debit, credit, amount)`, as one atomic batch; answers the posted
+/// balances of `balances_of` just after it.
 pub async fn ledger_batch(
     state: &TablesState,
     round: Uuid,
     transfers: &[(Uuid, Uuid, Uuid, i64)],
-) -> Result<(), LedgerError> {
-    crate::ledger_batch(state, "blackjack", round, transfers).await
+    balances_of: &[Uuid],
+) -> Result<Vec<i64>, LedgerError> {
+    crate::finishing::ledger_batch(state, "blackjack", round, transfers, balances_of).await
+}
+
+/// The one balance a batch read back.
+pub fn only_balance(balances: &[i64]) -> Result<i64, AppError> {
+    balances.first().copied().ok_or_else(|| AppError::internal("the ledger answered no balance"))
 }
 
 /// Where a round's wagers went at the deal and after: the escrow holds all but the progressive
@@ -50,6 +58,11 @@ impl Stakes {
             to_pot,
             to_house: progressive.saturating_sub(to_pot),
         }
+    }
+
+    /// Everything the wallet staked.
+    pub fn total(&self) -> i64 {
+        self.escrowed.saturating_add(self.to_pot).saturating_add(self.to_house)
     }
 }
 
@@ -86,8 +99,7 @@ pub async fn void_round(
         (step_id(id, "void/pot"), state.pot_account, wallet, stakes.to_pot),
         (step_id(id, "void/house"), state.house_account, wallet, stakes.to_house),
     ];
-    ledger_batch(state, id, &refunds).await?;
-    let after = state.ledger.balance(wallet).await?;
+    let after = only_balance(&ledger_batch(state, id, &refunds, &[wallet]).await?)?;
     store::mark_voided(tx, id, staked, after).await?;
     let record = VoidRecord {
         game: "blackjack",
@@ -136,7 +148,7 @@ fn pot_prizes(round: &Round, pot_at_deal: i64) -> Result<(i64, bool), AppError> 
 
 /// The settlement (step 5) of a `settling` round, outside any transaction: one ledger batch
 /// under keys derived from the round (a retry is a replay), then `settled` with its sums and
-/// its audit record in one short transaction. Nothing to do for a round in any other state.
+/// its audit record, group-committed with other rounds' ([`crate::finishing`]). Nothing to do for a round in any other state.
 pub async fn settle_round(state: &TablesState, id: Uuid) -> Result<(), AppError> {
     let stored = store::load_round(&mut *state.pool.acquire().await?, id, false)
         .await?
@@ -170,20 +182,17 @@ pub async fn settle_round(state: &TablesState, id: Uuid) -> Result<(), AppError>
             BLAZING_SEVENS_SEED_CENTS,
         ));
     }
-    ledger_batch(state, id, &transfers).await?;
-    let after = state.ledger.balance(wallet).await?;
-    let mut tx = state.pool.begin().await?;
-    if store::mark_settled(&mut tx, id, returned, pot_prize, after).await? {
-        let record = RoundRecord {
-            game: "blackjack",
-            round: id,
-            cards: round,
-            staked_cents: staked,
-            returned_cents: returned,
-            pot_prize_cents: pot_prize,
-        };
-        platform::audit::append(&mut tx, "blackjack.round", id, &record).await?;
-    }
-    tx.commit().await?;
+    let after = only_balance(&ledger_batch(state, id, &transfers, &[wallet]).await?)?;
+    let record = RoundRecord {
+        game: "blackjack",
+        round: id,
+        cards: round,
+        staked_cents: staked,
+        returned_cents: returned,
+        pot_prize_cents: pot_prize,
+    };
+    let settled = store::Settled { id, returned, pot_prize, balance_after: after };
+    let audit = platform::audit::Entry::new("blackjack.round", id, &record)?;
+    state.final_writes.submit(Final { write: FinalWrite::Blackjack(settled), audit }).await?;
     Ok(())
 }

@@ -204,18 +204,16 @@ pub async fn insert_round(
     player: &str,
     wallet: Uuid,
     bets: &Value,
-    balance_before: i64,
 ) -> Result<bool, AppError> {
     let inserted = sqlx::query(
-        "INSERT INTO bj_rounds (id, table_id, player_id, wallet_account_id, bets, state, balance_before_cents)
-         VALUES ($1, $2, $3, $4, $5, 'open', $6) ON CONFLICT (id) DO NOTHING",
+        "INSERT INTO bj_rounds (id, table_id, player_id, wallet_account_id, bets, state)
+         VALUES ($1, $2, $3, $4, $5, 'open') ON CONFLICT (id) DO NOTHING",
     )
     .bind(id)
     .bind(table)
     .bind(player)
     .bind(wallet)
     .bind(bets)
-    .bind(balance_before)
     .execute(pool)
     .await;
     match inserted {
@@ -237,23 +235,32 @@ pub async fn mark_refused(pool: &PgPool, id: Uuid, code: &str) -> Result<(), App
     Ok(())
 }
 
+/// What a round's wagers found at the deal: the pot's meter and the wallet before them.
+#[derive(Debug, Clone, Copy)]
+pub struct AtDeal {
+    pub pot: i64,
+    pub balance_before: i64,
+}
+
 /// A dealt round: `playing`, or `settling` when the deal ended it.
 pub async fn mark_dealt(
     conn: &mut PgConnection,
     id: Uuid,
     round: &Round,
-    pot: i64,
+    at_deal: AtDeal,
     staked: i64,
 ) -> Result<(), AppError> {
     sqlx::query(
-        "UPDATE bj_rounds SET state = $5, round = $2, pot_at_deal_cents = $3, staked_cents = $4, updated_at = now()
+        "UPDATE bj_rounds SET state = $5, round = $2, pot_at_deal_cents = $3, staked_cents = $4,
+                balance_before_cents = $6, updated_at = now()
           WHERE id = $1",
     )
     .bind(id)
     .bind(json_of(round)?)
-    .bind(pot)
+    .bind(at_deal.pot)
     .bind(staked)
     .bind(if round.phase == Phase::Settled { "settling" } else { "playing" })
+    .bind(at_deal.balance_before)
     .execute(conn)
     .await?;
     Ok(())
@@ -307,22 +314,25 @@ pub async fn apply_decision(
     Ok(())
 }
 
-/// `settling` → `settled` with the round's sums; false when another call settled it first.
-pub async fn mark_settled(
-    conn: &mut PgConnection,
-    id: Uuid,
-    returned: i64,
-    pot_prize: i64,
-    balance_after: i64,
-) -> Result<bool, AppError> {
+/// A settling round paid, to be written as settled.
+#[derive(Debug, Clone, Copy)]
+pub struct Settled {
+    pub id: Uuid,
+    pub returned: i64,
+    pub pot_prize: i64,
+    pub balance_after: i64,
+}
+
+/// `settling` → `settled` with its sums; false when another call settled it first.
+pub async fn write_settled(conn: &mut PgConnection, settled: &Settled) -> Result<bool, AppError> {
     Ok(sqlx::query(
         "UPDATE bj_rounds SET state = 'settled', returned_cents = $2, pot_prize_cents = $3, balance_after_cents = $4,
                 updated_at = now() WHERE id = $1 AND state = 'settling'",
     )
-    .bind(id)
-    .bind(returned)
-    .bind(pot_prize)
-    .bind(balance_after)
+    .bind(settled.id)
+    .bind(settled.returned)
+    .bind(settled.pot_prize)
+    .bind(settled.balance_after)
     .execute(conn)
     .await?
     .rows_affected()

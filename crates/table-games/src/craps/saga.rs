@@ -25,6 +25,7 @@ use serde::Serialize;
 use uuid::Uuid;
 
 use super::store::{self, Money, Pending, StoredRoll, StoredSession};
+use crate::finishing::{Final, FinalWrite};
 use crate::{TABLES_NAMESPACE, TablesState};
 
 /// A rule the session refused, as a problem with its stable code.
@@ -94,14 +95,13 @@ pub async fn play(
     if let Some(done) = store::roll_by_key(&state.pool, id, key).await? {
         return Ok((done, reload(state, id).await?, false));
     }
-    let before = reload(state, id).await?;
-    if before.player_id != player {
-        return Err(not_found(id));
-    }
-    // Read before the lock (no lock is held across the ledger): the batch checks again.
-    let balance = state.ledger.balance(before.wallet).await?;
+    // No balance is read first: the request's ledger batch takes its stakes before anything
+    // else and is refused, with nothing moved, when the wallet cannot cover them.
     let mut tx = state.pool.begin().await?;
-    let stored = store::load_session(&mut tx, id, true).await?.ok_or_else(|| not_found(id))?;
+    let stored = store::load_session(&mut tx, id, true)
+        .await?
+        .filter(|s| s.player_id == player)
+        .ok_or_else(|| not_found(id))?;
     if let Some(pending) = &stored.pending {
         tx.commit().await?;
         if pending.key == key {
@@ -130,10 +130,6 @@ pub async fn play(
         }
         money.commission_cents = money.commission_cents.saturating_add(moved.commission_cents);
     }
-    let needed = money.staked_cents.saturating_add(money.commission_cents.max(0));
-    if needed > balance {
-        return Err(AppError::unprocessable("insufficient_funds", "the wallet does not hold these bets"));
-    }
     let report = if request.roll {
         next.check_roll().map_err(|e| rule_error(&e))?;
         let mut rng = ChaCha20Rng::from_os_rng();
@@ -154,7 +150,6 @@ pub async fn play(
         report,
         next,
         money,
-        balance_before_cents: balance,
     };
     store::set_pending(&mut tx, id, &pending).await?;
     tx.commit().await?;
@@ -207,38 +202,32 @@ async fn finish_pending(
         ("lost", game.escrow_account, game.house_account, m.lost_cents),
         ("won", game.house_account, wallet, m.winnings_cents),
     ];
-    let transfers: Vec<_> = legs
-        .iter()
-        .filter(|l| l.3 > 0)
-        .map(|&(name, debit, credit, amount)| (leg(id, seq, name), debit, credit, amount))
-        .collect();
-    if !transfers.is_empty() {
-        match crate::ledger_batch(state, "craps", id, &transfers).await {
-            Ok(()) => {}
-            Err(LedgerError::Refused(e)) => {
-                store::clear_pending(&state.pool, id, &pending.key).await?;
-                return Err(e);
-            }
-            Err(e) => return Err(e.into()),
+    let transfers: Vec<_> =
+        legs.iter().map(|&(name, debit, credit, amount)| (leg(id, seq, name), debit, credit, amount)).collect();
+    let balances = match crate::finishing::ledger_batch(state, "craps", id, &transfers, &[wallet]).await {
+        Ok(balances) => balances,
+        Err(LedgerError::Refused(e)) => {
+            store::clear_pending(&state.pool, id, &pending.key).await?;
+            return Err(e);
         }
-    }
-    let after = state.ledger.balance(wallet).await?;
-    let mut tx = state.pool.begin().await?;
-    let current = store::load_session(&mut tx, id, true).await?.ok_or_else(|| not_found(id))?;
-    if current.pending.as_ref().is_some_and(|p| p.key == pending.key) {
-        store::finish(&mut tx, &current, pending, after).await?;
-        let record = RollRecord {
-            game: "craps",
-            session: id,
-            seq,
-            player: &current.player_id,
-            changes: &pending.changes,
-            report: &pending.report,
-            money: &pending.money,
-        };
-        platform::audit::append(&mut tx, "craps.roll", id, &record).await?;
-    }
-    tx.commit().await?;
+        Err(e) => return Err(e.into()),
+    };
+    let record = RollRecord {
+        game: "craps",
+        session: id,
+        seq,
+        player: &stored.player_id,
+        changes: &pending.changes,
+        report: &pending.report,
+        money: &pending.money,
+    };
+    let write = FinalWrite::Craps(store::Finished {
+        session: id,
+        pending: pending.clone(),
+        balance_after: balances.first().copied().unwrap_or_default(),
+    });
+    let audit = platform::audit::Entry::new("craps.roll", id, &record)?;
+    state.final_writes.submit(Final { write, audit }).await?;
     Ok(())
 }
 

@@ -39,7 +39,17 @@ pub struct Pending {
     pub report: Option<RollReport>,
     pub next: Session,
     pub money: Money,
-    pub balance_before_cents: i64,
+}
+
+impl Money {
+    /// What the request did to the wallet, in all (negative: it took more than it paid).
+    pub fn wallet_change(&self) -> i64 {
+        self.taken_down_cents
+            .saturating_add(self.returned_cents)
+            .saturating_add(self.winnings_cents)
+            .saturating_sub(self.staked_cents)
+            .saturating_sub(self.commission_cents)
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -155,38 +165,48 @@ pub async fn clear_pending(pool: &PgPool, id: Uuid, key: &str) -> Result<(), App
     Ok(())
 }
 
-/// The pending request done: the session moved on and the request recorded.
-pub async fn finish(
-    conn: &mut PgConnection,
-    stored: &StoredSession,
-    pending: &Pending,
-    balance_after: i64,
-) -> Result<(), AppError> {
-    sqlx::query(
-        "UPDATE craps_sessions SET session = $2, rolls = rolls + $3, pending = NULL, updated_at = now() WHERE id = $1",
+/// A pending request whose money has moved, to be written as done.
+#[derive(Debug, Clone)]
+pub struct Finished {
+    pub session: Uuid,
+    pub pending: Pending,
+    /// The wallet just after the request's ledger batch.
+    pub balance_after: i64,
+}
+
+/// The pending request done, if it is still the session's pending one: the session moved on and
+/// the request recorded (the wallet before it is the wallet after, less what it moved). Answers
+/// whether this call did it.
+pub async fn write_finished(conn: &mut PgConnection, finished: &Finished) -> Result<bool, AppError> {
+    let pending = &finished.pending;
+    let player: Option<String> = sqlx::query_scalar(
+        "UPDATE craps_sessions SET session = $2, rolls = rolls + $3, pending = NULL, updated_at = now()
+          WHERE id = $1 AND pending->>'key' = $4 RETURNING player_id",
     )
-    .bind(stored.id)
+    .bind(finished.session)
     .bind(json_of(&pending.next)?)
     .bind(i32::from(pending.report.is_some()))
-    .execute(&mut *conn)
+    .bind(&pending.key)
+    .fetch_optional(&mut *conn)
     .await?;
+    let Some(player) = player else { return Ok(false) };
     sqlx::query(
         "INSERT INTO craps_rolls (session_id, seq, key, player_id, changes, report, money, balance_before_cents,
                                   balance_after_cents)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
     )
-    .bind(stored.id)
+    .bind(finished.session)
     .bind(pending.seq)
     .bind(&pending.key)
-    .bind(&stored.player_id)
+    .bind(&player)
     .bind(json_of(&pending.changes)?)
     .bind(pending.report.as_ref().map(json_of).transpose()?)
     .bind(json_of(&pending.money)?)
-    .bind(pending.balance_before_cents)
-    .bind(balance_after)
+    .bind(finished.balance_after.saturating_sub(pending.money.wallet_change()))
+    .bind(finished.balance_after)
     .execute(conn)
     .await?;
-    Ok(())
+    Ok(true)
 }
 
 /// The request a session recorded under `key`.
@@ -201,13 +221,14 @@ pub async fn roll_by_key(pool: &PgPool, session: Uuid, key: &str) -> Result<Opti
         .transpose()
 }
 
-/// The number of requests a session has recorded (the next one's `seq`).
+/// The next request's `seq` on a session: one past its last (read along the primary key, so it
+/// costs the same after a million rolls as after one).
 pub async fn next_seq(conn: &mut PgConnection, session: Uuid) -> Result<i32, AppError> {
-    let n: i64 = sqlx::query_scalar("SELECT count(*) FROM craps_rolls WHERE session_id = $1")
+    let last: Option<i32> = sqlx::query_scalar("SELECT max(seq) FROM craps_rolls WHERE session_id = $1")
         .bind(session)
         .fetch_one(conn)
         .await?;
-    i32::try_from(n).map_err(AppError::internal)
+    Ok(last.map_or(0, |n| n.saturating_add(1)))
 }
 
 /// The player's last `limit` rolls (requests that threw the dice), newest first.

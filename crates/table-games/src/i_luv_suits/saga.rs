@@ -8,9 +8,9 @@
 //! 3. [`decide`]: under the round's row lock, a fold is recorded → `settling`; a play is checked
 //!    (75(a)(2)) and recorded as the round's pending decision, which claims it (of two concurrent
 //!    decisions exactly one applies: the other finds the round decided or a decision pending);
-//!    the play wager is then taken with no lock held (key `<round>/play`), and the decision made
-//!    → `settling`; a refused wager clears the claim with nothing moved;
-//! 4. [`super::settlement::settle_round`]: paid in one ledger batch → `settled`, chained.
+//! 4. [`super::settlement::settle_round`], with no lock held: one ledger batch takes a pending
+//!    play's wager (key `<round>/play`) ahead of everything the round pays → `settled`, chained;
+//!    a refused play wager clears the claim with nothing moved.
 //!
 //! [`recover`] finishes any step a crash interrupted with the same keys (so the ledger replays
 //! what it already did) and the same stored cards; [`finish_abandoned`] folds for a player who
@@ -71,8 +71,7 @@ pub async fn place_wagers(
         Some(_) => false,
         None => {
             let wallet = state.ledger.wallet_of(player).await?;
-            let before = state.ledger.balance(wallet).await?;
-            store::insert_round(&state.pool, id, player, wallet, wagers, &rules, before).await?
+            store::insert_round(&state.pool, id, player, wallet, wagers, &rules).await?
         }
     };
     Ok((drive_deal(state, id).await?, created))
@@ -84,19 +83,24 @@ pub async fn drive_deal(state: &TablesState, id: Uuid) -> Result<StoredRound, Ap
     if stored.state != RoundState::Open {
         return Ok(stored);
     }
-    match ledger_batch(state, id, &stakes_at_deal(state, stored.wallet, &stored.wagers)).await {
-        Ok(()) => {}
+    let game = &state.i_luv_suits;
+    let stakes = stakes_at_deal(state, stored.wallet, &stored.wagers);
+    // 76(i)(5): prizes are paid on the meter at the time they are won (this deal): the pot as
+    // the batch leaves it, read back with the wallet.
+    let (wallet, pot) = match ledger_batch(state, id, &stakes, &[stored.wallet, game.pot_account]).await {
+        Ok(balances) => match balances[..] {
+            [wallet, pot] => (wallet, pot),
+            _ => return Err(AppError::internal("the ledger answered other balances")),
+        },
         Err(LedgerError::Refused(e)) => {
             store::mark_refused(&state.pool, id, e.code()).await?;
             return reload(state, id).await;
         }
         Err(e) => return Err(e.into()),
-    }
-    // 76(i)(5): prizes are paid on the meter at the time they are won (this deal).
-    let pot = state.ledger.balance(state.i_luv_suits.pot_account).await?;
+    };
     let deal = Deal::shuffled(&mut ChaCha20Rng::from_os_rng());
     let staked = stored.wagers.staked_at_deal(&stored.rules);
-    store::mark_dealt(&state.pool, id, &deal, pot, staked).await?;
+    store::mark_dealt(&state.pool, id, &deal, pot, staked, wallet.saturating_add(staked)).await?;
     reload(state, id).await
 }
 
@@ -115,15 +119,15 @@ pub async fn decide(
         .ok_or_else(|| not_found(id))?;
     let by = if player.is_some() { DecidedBy::Player } else { DecidedBy::House };
     let decided = Decided { choice: choice.unwrap_or(Choice::Fold), by };
-    match (stored.state, &stored.pending) {
+    let decided_round = match (stored.state, &stored.pending) {
         (RoundState::Settling | RoundState::Settled, _) => {
             tx.commit().await?;
             // The same decision sent again (a retry) finds the round it made.
             if stored.decision.is_some_and(|d| d.choice == decided.choice) {
-                settle_round(state, id).await?;
-                return reload(state, id).await;
+                stored
+            } else {
+                return Err(AppError::conflict("round_not_in_play", "this round has been decided"));
             }
-            return Err(AppError::conflict("round_not_in_play", "this round has been decided"));
         }
         (RoundState::Deciding, Some(pending)) => {
             tx.commit().await?;
@@ -134,58 +138,31 @@ pub async fn decide(
                 )
                 .with_context(json!({"pending": pending.choice})));
             }
-            let pending = *pending;
-            take_play_wager(state, &stored, &pending).await?;
+            stored
         }
         (RoundState::Deciding, None) => {
             let deal = stored.deal.ok_or_else(|| AppError::internal("a dealt round without cards"))?;
+            let mut decided_round = stored.clone();
             match decided.choice {
                 Choice::Fold => {
                     let staked = stored.staked_cents.unwrap_or(0);
                     store::mark_decided(&mut tx, id, &decided, staked).await?;
-                    tx.commit().await?;
+                    (decided_round.state, decided_round.decision) = (RoundState::Settling, Some(decided));
                 }
                 Choice::Play { play_cents } => {
                     check_play(&Hands::of(&deal), stored.wagers.ante_cents, play_cents)
                         .map_err(|e| wager_error(&e))?;
                     store::set_pending(&mut tx, id, &decided).await?;
-                    tx.commit().await?;
-                    take_play_wager(state, &stored, &decided).await?;
+                    decided_round.pending = Some(decided);
                 }
             }
+            tx.commit().await?;
+            decided_round
         }
         _ => return Err(AppError::conflict("round_not_in_play", "this round is not waiting for a decision")),
-    }
-    settle_round(state, id).await?;
+    };
+    settle_round(state, &decided_round).await?;
     reload(state, id).await
-}
-
-/// Takes a pending play decision's wager (no lock held), then makes it the round's decision if
-/// it is still pending; a refused wager clears it with nothing moved.
-async fn take_play_wager(
-    state: &TablesState,
-    stored: &StoredRound,
-    pending: &Decided,
-) -> Result<(), AppError> {
-    let Choice::Play { play_cents } = pending.choice else { return Ok(()) };
-    let id = stored.id;
-    let play = [("play", stored.wallet, state.i_luv_suits.escrow_account, play_cents)];
-    match ledger_batch(state, id, &play).await {
-        Ok(()) => {}
-        Err(LedgerError::Refused(e)) => {
-            store::clear_pending(&state.pool, id).await?;
-            return Err(e);
-        }
-        Err(e) => return Err(e.into()),
-    }
-    let mut tx = state.pool.begin().await?;
-    let current = store::load_round(&mut tx, id, true).await?.ok_or_else(|| not_found(id))?;
-    if current.state == RoundState::Deciding && current.pending.as_ref() == Some(pending) {
-        let staked = current.staked_cents.unwrap_or(0).saturating_add(play_cents);
-        store::mark_decided(&mut tx, id, pending, staked).await?;
-    }
-    tx.commit().await?;
-    Ok(())
 }
 
 /// Finishes rounds a crash left between steps for longer than `older_than` (dealt, their play
@@ -198,10 +175,7 @@ pub async fn recover(state: &TablesState, older_than: std::time::Duration) -> Re
         "I Luv Suits round",
         |id| async move {
             let stored = drive_deal(state, id).await?;
-            if let (RoundState::Deciding, Some(pending)) = (stored.state, stored.pending) {
-                take_play_wager(state, &stored, &pending).await?;
-            }
-            settle_round(state, id).await
+            settle_round(state, &stored).await
         },
     )
     .await

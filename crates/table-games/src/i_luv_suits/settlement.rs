@@ -1,15 +1,17 @@
-//! The money steps of a round (DESIGN §4): where its wagers go at the deal, the play wager, and
-//! its settlement, each one ledger batch under keys derived from the round; the settled round
-//! chained in the audit log.
+//! The money steps of a round (DESIGN §4): where its wagers go at the deal, and its settlement
+//! with the play wager, each one ledger batch under keys derived from the round; the settled
+//! round chained in the audit log.
 
 use domain::cards::Card;
 use domain::i_luv_suits::PROGRESSIVE_SEED_CENTS;
 use domain::i_luv_suits::round::{Choice, Returns, Showdown, Wagers, pot_contribution, settle};
+use ledger_api::LedgerError;
 use platform::AppError;
 use serde::Serialize;
 use uuid::Uuid;
 
-use super::store::{self, Decided, RoundState, Settlement};
+use super::store::{self, Decided, RoundState, Settlement, StoredRound};
+use crate::finishing::{Final, FinalWrite};
 use crate::{TABLES_NAMESPACE, TablesState};
 
 /// The id of a round's ledger step: a retry of the step arrives at the same one.
@@ -17,17 +19,19 @@ pub fn step_id(round: Uuid, step: &str) -> Uuid {
     Uuid::new_v5(&TABLES_NAMESPACE, format!("ils-round/{round}/{step}").as_bytes())
 }
 
-/// One atomic batch of a round's transfers, `(step, debit, credit, amount)`.
+/// One atomic batch of a round's transfers, `(step, debit, credit, amount)`; answers the posted
+/// balances of `balances_of` just after it.
 pub async fn ledger_batch(
     state: &TablesState,
     round: Uuid,
     transfers: &[(&str, Uuid, Uuid, i64)],
-) -> Result<(), ledger_api::LedgerError> {
+    balances_of: &[Uuid],
+) -> Result<Vec<i64>, LedgerError> {
     let transfers: Vec<_> = transfers
         .iter()
         .map(|&(step, debit, credit, amount)| (step_id(round, step), debit, credit, amount))
         .collect();
-    crate::ledger_batch(state, "i_luv_suits", round, &transfers).await
+    crate::finishing::ledger_batch(state, "i_luv_suits", round, &transfers, balances_of).await
 }
 
 /// Where a round's wagers go at the deal: the ante and the side wagers into escrow; of the
@@ -66,31 +70,32 @@ struct RoundRecord<'a> {
     returned_cents: i64,
 }
 
-/// The settlement of a `settling` round, outside any transaction: one ledger batch (the escrowed
-/// wagers to the house; the returns from the house, a pot prize from the pot, and the pot funded
-/// again after a top prize), then `settled` with its audit record in one short transaction.
-/// Nothing to do for a round in any other state.
-pub async fn settle_round(state: &TablesState, id: Uuid) -> Result<(), AppError> {
-    let stored = store::load_round(&mut *state.pool.acquire().await?, id, false)
-        .await?
-        .ok_or_else(|| AppError::internal("a settling round vanished"))?;
-    let (RoundState::Settling, Some(deal), Some(decided)) =
-        (stored.state, stored.deal.as_ref(), stored.decision.as_ref())
-    else {
-        return Ok(());
+/// The settlement (step 4) of a decided round, outside any transaction: one ledger batch (a
+/// pending play decision's wager first; then the escrowed wagers to the house, the returns from
+/// the house, a pot prize from the pot, and the pot funded again after a top prize), then
+/// `settled` with its audit record, group-committed. A refused batch (the play wager: the wallet
+/// cannot cover it) forgets the pending decision, nothing moved. Nothing to do for a round that
+/// is not decided or has no decision pending.
+pub async fn settle_round(state: &TablesState, stored: &StoredRound) -> Result<(), AppError> {
+    let decided = match (stored.state, stored.decision, stored.pending) {
+        (RoundState::Settling, Some(decided), _) | (RoundState::Deciding, None, Some(decided)) => decided,
+        _ => return Ok(()),
     };
-    let game = &state.i_luv_suits;
+    let Some(deal) = stored.deal.as_ref() else { return Err(AppError::internal("a decided round without cards")) };
+    let (id, game, wallet) = (stored.id, &state.i_luv_suits, stored.wallet);
     let pot_at_deal = stored.pot_at_deal_cents.unwrap_or(0);
     let (showdown, returns) = settle(&stored.rules, &stored.wagers, deal, decided.choice, pot_at_deal);
     let play = match decided.choice {
         Choice::Fold => 0,
         Choice::Play { play_cents } => play_cents,
     };
+    // A pending play's wager is taken in this batch, ahead of everything it pays.
+    let play_now = if stored.pending.is_some() { play } else { 0 };
     let progressive = if stored.wagers.progressive { stored.rules.progressive_wager_cents } else { 0 };
     let escrowed =
         stored.wagers.staked_at_deal(&stored.rules).saturating_sub(progressive).saturating_add(play);
-    let wallet = stored.wallet;
     let mut transfers = vec![
+        ("play", wallet, game.escrow_account, play_now),
         ("settle/stakes", game.escrow_account, game.house_account, escrowed),
         (
             "settle/returns",
@@ -104,27 +109,37 @@ pub async fn settle_round(state: &TablesState, id: Uuid) -> Result<(), AppError>
         // 76(i)(5) read as these tables read it: the house funds the pot again after a top prize.
         transfers.push(("settle/pot-reseed", game.house_account, game.pot_account, PROGRESSIVE_SEED_CENTS));
     }
-    ledger_batch(state, id, &transfers).await?;
-    let after = state.ledger.balance(wallet).await?;
-    let settlement = Settlement { showdown, returns };
-    let mut tx = state.pool.begin().await?;
-    if store::mark_settled(&mut tx, id, &settlement, after).await? {
-        let record = RoundRecord {
-            game: "i_luv_suits",
-            round: id,
-            player: &stored.player_id,
-            wagers: &stored.wagers,
-            player_cards: &deal.player,
-            dealer_cards: &deal.dealer,
-            decision: decided,
-            showdown,
-            returns: &returns,
-            pot_at_deal_cents: pot_at_deal,
-            staked_cents: stored.staked_cents.unwrap_or(0),
-            returned_cents: returns.total(),
-        };
-        platform::audit::append(&mut tx, "i_luv_suits.round", id, &record).await?;
-    }
-    tx.commit().await?;
+    let after = match ledger_batch(state, id, &transfers, &[wallet]).await {
+        Ok(balances) => balances.first().copied().ok_or_else(|| AppError::internal("no balance answered"))?,
+        Err(LedgerError::Refused(e)) if stored.pending.is_some() => {
+            store::clear_pending(&state.pool, id).await?;
+            return Err(e);
+        }
+        Err(e) => return Err(e.into()),
+    };
+    let staked = stored.staked_cents.unwrap_or(0).saturating_add(play_now);
+    let record = RoundRecord {
+        game: "i_luv_suits",
+        round: id,
+        player: &stored.player_id,
+        wagers: &stored.wagers,
+        player_cards: &deal.player,
+        dealer_cards: &deal.dealer,
+        decision: &decided,
+        showdown,
+        returns: &returns,
+        pot_at_deal_cents: pot_at_deal,
+        staked_cents: staked,
+        returned_cents: returns.total(),
+    };
+    let settled = store::Settled {
+        id,
+        decided,
+        staked,
+        settlement: Settlement { showdown, returns },
+        balance_after: after,
+    };
+    let audit = platform::audit::Entry::new("i_luv_suits.round", id, &record)?;
+    state.final_writes.submit(Final { write: FinalWrite::ILuvSuits(settled), audit }).await?;
     Ok(())
 }

@@ -140,18 +140,16 @@ pub async fn insert_round(
     wallet: Uuid,
     wagers: &Wagers,
     rules: &TableRules,
-    balance_before: i64,
 ) -> Result<bool, AppError> {
     let inserted = sqlx::query(
-        "INSERT INTO ils_rounds (id, player_id, wallet_account_id, wagers, rules, state, balance_before_cents)
-         VALUES ($1, $2, $3, $4, $5, 'open', $6) ON CONFLICT (id) DO NOTHING",
+        "INSERT INTO ils_rounds (id, player_id, wallet_account_id, wagers, rules, state)
+         VALUES ($1, $2, $3, $4, $5, 'open') ON CONFLICT (id) DO NOTHING",
     )
     .bind(id)
     .bind(player)
     .bind(wallet)
     .bind(json_of(wagers)?)
     .bind(json_of(rules)?)
-    .bind(balance_before)
     .execute(pool)
     .await?;
     Ok(inserted.rows_affected() == 1)
@@ -169,22 +167,25 @@ pub async fn mark_refused(pool: &PgPool, id: Uuid, code: &str) -> Result<(), App
     Ok(())
 }
 
-/// An open round dealt → `deciding`; false when another call dealt it first.
+/// An open round dealt → `deciding`, with the wallet before its wagers; false when another
+/// call dealt it first.
 pub async fn mark_dealt(
     pool: &PgPool,
     id: Uuid,
     deal: &Deal,
     pot: i64,
     staked: i64,
+    balance_before: i64,
 ) -> Result<bool, AppError> {
     Ok(sqlx::query(
         "UPDATE ils_rounds SET state = 'deciding', deal = $2, pot_at_deal_cents = $3, staked_cents = $4,
-                updated_at = now() WHERE id = $1 AND state = 'open'",
+                balance_before_cents = $5, updated_at = now() WHERE id = $1 AND state = 'open'",
     )
     .bind(id)
     .bind(json_of(deal)?)
     .bind(pot)
     .bind(staked)
+    .bind(balance_before)
     .execute(pool)
     .await?
     .rows_affected()
@@ -233,21 +234,33 @@ pub async fn mark_decided(
     Ok(())
 }
 
-/// `settling` → `settled` with how it ended; false when another call settled it first.
-pub async fn mark_settled(
-    conn: &mut PgConnection,
-    id: Uuid,
-    settlement: &Settlement,
-    balance_after: i64,
-) -> Result<bool, AppError> {
+/// A decided round paid, to be written as settled.
+#[derive(Debug, Clone)]
+pub struct Settled {
+    pub id: Uuid,
+    /// The round's decision, or the pending play decision its settlement took the wager of.
+    pub decided: Decided,
+    /// What the round staked in all, the play wager included.
+    pub staked: i64,
+    pub settlement: Settlement,
+    pub balance_after: i64,
+}
+
+/// A `settling` round, or one `deciding` with this decision pending, → `settled` with how it
+/// ended; false when another call settled it first.
+pub async fn write_settled(conn: &mut PgConnection, settled: &Settled) -> Result<bool, AppError> {
+    let decided = json_of(&settled.decided)?;
     Ok(sqlx::query(
-        "UPDATE ils_rounds SET state = 'settled', settlement = $2, returned_cents = $3, balance_after_cents = $4,
-                updated_at = now() WHERE id = $1 AND state = 'settling'",
+        "UPDATE ils_rounds SET state = 'settled', decision = $2, pending = NULL, staked_cents = $3, settlement = $4,
+                returned_cents = $5, balance_after_cents = $6, updated_at = now()
+          WHERE id = $1 AND (state = 'settling' OR (state = 'deciding' AND pending = $2))",
     )
-    .bind(id)
-    .bind(json_of(settlement)?)
-    .bind(settlement.returns.total())
-    .bind(balance_after)
+    .bind(settled.id)
+    .bind(decided)
+    .bind(settled.staked)
+    .bind(json_of(&settled.settlement)?)
+    .bind(settled.settlement.returns.total())
+    .bind(settled.balance_after)
     .execute(conn)
     .await?
     .rows_affected()
