@@ -11,7 +11,7 @@
 
 pub mod blackjack;
 pub mod craps;
-pub mod finishing;
+pub mod grouped;
 pub mod i_luv_suits;
 
 use axum::Router;
@@ -61,10 +61,10 @@ pub struct TablesState {
     pub i_luv_suits: i_luv_suits::Game,
     /// Craps' accounts and posted limits.
     pub craps: craps::Game,
-    /// Every game's ledger batches, many rounds to a call ([`finishing`]).
-    pub ledger_calls: GroupCommit<finishing::LedgerCalls>,
+    /// Every game's ledger batches, many rounds to a call ([`grouped`]).
+    pub ledger_calls: GroupCommit<grouped::LedgerCalls>,
     /// Every game's last write of a round or roll with its audit record, many to a transaction.
-    pub final_writes: GroupCommit<InTransaction<finishing::FinalWriter>>,
+    pub writes: GroupCommit<InTransaction<grouped::GroupedWriter>>,
 }
 
 /// The house's settings for every table game, read once at start.
@@ -129,8 +129,8 @@ impl TablesState {
                 house_account: id("craps/house"),
                 limits: settings.craps,
             },
-            ledger_calls: GroupCommit::spawn_runner(finishing::LedgerCalls { ledger: ledger.clone() }, 64),
-            final_writes: GroupCommit::spawn(pool.clone(), finishing::FinalWriter, 64),
+            ledger_calls: GroupCommit::spawn_runner(grouped::LedgerCalls { ledger: ledger.clone() }, 64),
+            writes: GroupCommit::spawn(pool.clone(), grouped::GroupedWriter, 64),
             pool,
             tokens,
             ledger,
@@ -163,7 +163,7 @@ impl TablesState {
     /// batches go there too.
     #[must_use]
     pub fn with_ledger(&self, ledger: LedgerClient) -> TablesState {
-        let ledger_calls = GroupCommit::spawn_runner(finishing::LedgerCalls { ledger: ledger.clone() }, 64);
+        let ledger_calls = GroupCommit::spawn_runner(grouped::LedgerCalls { ledger: ledger.clone() }, 64);
         TablesState { ledger, ledger_calls, ..self.clone() }
     }
 

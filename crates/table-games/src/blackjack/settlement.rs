@@ -10,7 +10,7 @@ use sqlx::PgConnection;
 use uuid::Uuid;
 
 use super::store::{self, RoundState};
-use crate::finishing::{Final, FinalWrite};
+use crate::grouped::{Grouped, GroupedWrite};
 use crate::{TABLES_NAMESPACE, TablesState};
 
 /// The id of a round's ledger step: a retry of the step arrives at the same one.
@@ -26,7 +26,7 @@ pub async fn ledger_batch(
     transfers: &[(Uuid, Uuid, Uuid, i64)],
     balances_of: &[Uuid],
 ) -> Result<Vec<i64>, LedgerError> {
-    crate::finishing::ledger_batch(state, "blackjack", round, transfers, balances_of).await
+    crate::grouped::ledger_batch(state, "blackjack", round, transfers, balances_of).await
 }
 
 /// The one balance a batch read back.
@@ -148,7 +148,7 @@ fn pot_prizes(round: &Round, pot_at_deal: i64) -> Result<(i64, bool), AppError> 
 
 /// The settlement (step 5) of a `settling` round, outside any transaction: one ledger batch
 /// under keys derived from the round (a retry is a replay), then `settled` with its sums and
-/// its audit record, group-committed with other rounds' ([`crate::finishing`]). Nothing to do for a round in any other state.
+/// its audit record, group-committed with other rounds' ([`crate::grouped`]). Nothing to do for a round in any other state.
 pub async fn settle_round(state: &TablesState, id: Uuid) -> Result<(), AppError> {
     let stored = store::load_round(&mut *state.pool.acquire().await?, id, false)
         .await?
@@ -193,6 +193,6 @@ pub async fn settle_round(state: &TablesState, id: Uuid) -> Result<(), AppError>
     };
     let settled = store::Settled { id, returned, pot_prize, balance_after: after };
     let audit = platform::audit::Entry::new("blackjack.round", id, &record)?;
-    state.final_writes.submit(Final { write: FinalWrite::Blackjack(settled), audit }).await?;
+    state.writes.submit(Grouped { write: GroupedWrite::Blackjack(settled), audit: Some(audit) }).await?;
     Ok(())
 }

@@ -1,20 +1,25 @@
 //! A craps request's steps (DESIGN §4), none holding a row lock across a call to the ledger:
 //!
-//! 1. under the session's row lock, the changes are applied to a copy of the layout (a rule
-//!    refused changes nothing), the dice thrown by the server's CSPRNG (and power odds lit or
-//!    not), and everything recorded as the session's `pending` request, committed before any
-//!    money moves: a crash resumes with the same roll;
+//! 1. the session read, the changes applied to a copy of the layout (a rule refused changes
+//!    nothing), the dice thrown by the server's CSPRNG (and power odds lit or not), and all of it
+//!    recorded as the session's `pending` request by one conditional write that claims the
+//!    session only if it is as read (no request pending, none recorded since), committed before
+//!    any money moves: a crash resumes with the same roll;
 //! 2. its money in one ledger batch, keys derived from the session and the request's number:
 //!    new stakes and commissions first, then what the roll returns, loses and wins; refused →
 //!    the pending request is forgotten, nothing moved and the roll never shown;
 //! 3. the session moved on, the request recorded, the roll chained in the audit log.
 //!
-//! Requests on one session are taken one at a time: another arriving while one is pending is
-//! told so (`roll_in_progress`); one naming the roll count it expects (`expected_rolls`) is
-//! refused once another roll has been thrown (`stale_step`), so of concurrent rolls sent on the
-//! same view exactly one is thrown. [`recover`] finishes requests a crash left pending.
+//! The writes of steps 1 and 3 and the ledger batch share their transactions and calls with
+//! other sessions' ([`crate::grouped`]). Requests on one session are taken one at a time: another
+//! arriving while one is pending is told so (`roll_in_progress`); one that read the session
+//! before another request was recorded works itself out again on the session as it is now, and
+//! one naming the roll count it expects (`expected_rolls`) is refused once another roll has been
+//! thrown (`stale_step`), so of concurrent rolls sent on the same view exactly one is thrown.
+//! [`recover`] finishes requests a crash left pending.
 
 use axum::http::StatusCode;
+use chrono::{SubsecRound, Utc};
 use domain::craps::Roll;
 use domain::craps::session::{Change, RuleError, Session};
 use ledger_api::LedgerError;
@@ -25,7 +30,7 @@ use serde::Serialize;
 use uuid::Uuid;
 
 use super::store::{self, Money, Pending, StoredRoll, StoredSession};
-use crate::finishing::{Final, FinalWrite};
+use crate::grouped::{Grouped, GroupedWrite};
 use crate::{TABLES_NAMESPACE, TablesState};
 
 /// A rule the session refused, as a problem with its stable code.
@@ -82,6 +87,10 @@ pub struct Request {
     pub expected_rolls: Option<i32>,
 }
 
+/// How many times a request is worked out again when another request changed the session between
+/// its read and its claim.
+const CLAIM_ATTEMPTS: usize = 3;
+
 /// Applies a request (changes, then a roll when asked) to session `id` of `player` under
 /// idempotency key `key`; a retry of the key answers the same record. Returns the record, the
 /// session after it, and whether this call made it.
@@ -95,30 +104,44 @@ pub async fn play(
     if let Some(done) = store::roll_by_key(&state.pool, id, key).await? {
         return Ok((done, reload(state, id).await?, false));
     }
-    // No balance is read first: the request's ledger batch takes its stakes before anything
-    // else and is refused, with nothing moved, when the wallet cannot cover them.
-    let mut tx = state.pool.begin().await?;
-    let stored = store::load_session(&mut tx, id, true)
-        .await?
-        .filter(|s| s.player_id == player)
-        .ok_or_else(|| not_found(id))?;
-    if let Some(pending) = &stored.pending {
-        tx.commit().await?;
-        if pending.key == key {
-            finish_pending(state, &stored, pending).await?;
-            return finished(state, id, key).await;
+    for _ in 0..CLAIM_ATTEMPTS {
+        let stored = Some(reload(state, id).await?).filter(|s| s.player_id == player).ok_or_else(|| not_found(id))?;
+        if let Some(pending) = &stored.pending {
+            if pending.key == key {
+                finish_pending(state, &stored, pending).await?;
+                return finished(state, id, key).await;
+            }
+            return Err(in_progress());
         }
-        return Err(AppError::conflict(
-            "roll_in_progress",
-            "another request on this session is being settled: retry",
-        ));
+        if request.expected_rolls.is_some_and(|n| n != stored.rolls) {
+            return Err(AppError::conflict(
+                "stale_step",
+                format!("the session has thrown {} rolls; read it and decide again", stored.rolls),
+            ));
+        }
+        // No balance is read first: the request's ledger batch takes its stakes before anything
+        // else and is refused, with nothing moved, when the wallet cannot cover them.
+        let pending = work_out(&stored, key, request)?;
+        // The claim: recorded pending only if the session is as it was read (no request pending
+        // or recorded since), group-committed with other sessions' claims.
+        let claim = Grouped { write: GroupedWrite::CrapsClaim { session: id, pending: pending.clone() }, audit: None };
+        if state.writes.submit(claim).await? {
+            return match finish_pending(state, &stored, &pending).await? {
+                Some((record, session)) => Ok((record, session, true)),
+                None => finished(state, id, key).await,
+            };
+        }
     }
-    if request.expected_rolls.is_some_and(|n| n != stored.rolls) {
-        return Err(AppError::conflict(
-            "stale_step",
-            format!("the session has thrown {} rolls; read it and decide again", stored.rolls),
-        ));
-    }
+    Err(in_progress())
+}
+
+fn in_progress() -> AppError {
+    AppError::conflict("roll_in_progress", "another request on this session is being settled: retry")
+}
+
+/// The request applied to a copy of the session: its changes (a rule refused changes nothing),
+/// then the dice from the server's CSPRNG (and power odds lit or not) when it rolls.
+fn work_out(stored: &StoredSession, key: &str, request: &Request) -> Result<Pending, AppError> {
     let mut next = stored.session.clone();
     let mut money = Money::default();
     for change in &request.changes {
@@ -143,18 +166,7 @@ pub async fn play(
     } else {
         None
     };
-    let pending = Pending {
-        key: key.to_owned(),
-        seq: store::next_seq(&mut tx, id).await?,
-        changes: request.changes.clone(),
-        report,
-        next,
-        money,
-    };
-    store::set_pending(&mut tx, id, &pending).await?;
-    tx.commit().await?;
-    finish_pending(state, &stored, &pending).await?;
-    finished(state, id, key).await
+    Ok(Pending { key: key.to_owned(), seq: stored.requests, changes: request.changes.clone(), report, next, money })
 }
 
 async fn finished(
@@ -185,12 +197,14 @@ struct RollRecord<'a> {
     money: &'a Money,
 }
 
-/// Steps 2 and 3 of a pending request (safe to run again: the ledger replays its legs).
+/// Steps 2 and 3 of a pending request (safe to run again: the ledger replays its legs). Answers
+/// the record and the session after it when this call wrote them (None: another call, a retry or
+/// the recovery pass, had).
 async fn finish_pending(
     state: &TablesState,
     stored: &StoredSession,
     pending: &Pending,
-) -> Result<(), AppError> {
+) -> Result<Option<(StoredRoll, StoredSession)>, AppError> {
     let (id, seq, wallet, game) = (stored.id, pending.seq, stored.wallet, &state.craps);
     let m = pending.money;
     let legs = [
@@ -204,8 +218,8 @@ async fn finish_pending(
     ];
     let transfers: Vec<_> =
         legs.iter().map(|&(name, debit, credit, amount)| (leg(id, seq, name), debit, credit, amount)).collect();
-    let balances = match crate::finishing::ledger_batch(state, "craps", id, &transfers, &[wallet]).await {
-        Ok(balances) => balances,
+    let after = match crate::grouped::ledger_batch(state, "craps", id, &transfers, &[wallet]).await {
+        Ok(balances) => balances.first().copied().ok_or_else(|| AppError::internal("no balance answered"))?,
         Err(LedgerError::Refused(e)) => {
             store::clear_pending(&state.pool, id, &pending.key).await?;
             return Err(e);
@@ -221,14 +235,35 @@ async fn finish_pending(
         report: &pending.report,
         money: &pending.money,
     };
-    let write = FinalWrite::Craps(store::Finished {
+    let finished = store::Finished {
         session: id,
         pending: pending.clone(),
-        balance_after: balances.first().copied().unwrap_or_default(),
-    });
+        balance_after: after,
+        // Postgres keeps microseconds: the answer now and on a replay must be the same.
+        at: Utc::now().trunc_subsecs(6),
+    };
     let audit = platform::audit::Entry::new("craps.roll", id, &record)?;
-    state.final_writes.submit(Final { write, audit }).await?;
-    Ok(())
+    if !state.writes.submit(Grouped { write: GroupedWrite::Craps(finished.clone()), audit: Some(audit) }).await? {
+        return Ok(None);
+    }
+    let roll = StoredRoll {
+        session_id: id,
+        seq,
+        changes: pending.changes.clone(),
+        report: pending.report.clone(),
+        money: pending.money,
+        balance_before_cents: after.saturating_sub(pending.money.wallet_change()),
+        balance_after_cents: after,
+        created_at: finished.at,
+    };
+    let session = StoredSession {
+        session: pending.next.clone(),
+        rolls: stored.rolls.saturating_add(i32::from(pending.report.is_some())),
+        requests: stored.requests.saturating_add(1),
+        pending: None,
+        ..stored.clone()
+    };
+    Ok(Some((roll, session)))
 }
 
 /// Finishes requests a crash left pending for longer than `older_than`; returns how many.
@@ -241,7 +276,7 @@ pub async fn recover(state: &TablesState, older_than: std::time::Duration) -> Re
         |id| async move {
             let stored = reload(state, id).await?;
             match &stored.pending {
-                Some(pending) => finish_pending(state, &stored, pending).await,
+                Some(pending) => finish_pending(state, &stored, pending).await.map(|_| ()),
                 None => Ok(()),
             }
         },

@@ -59,6 +59,8 @@ pub struct StoredSession {
     pub wallet: Uuid,
     pub session: Session,
     pub rolls: i32,
+    /// Requests recorded: the next one's `seq`.
+    pub requests: i32,
     pub pending: Option<Pending>,
     pub created_at: DateTime<Utc>,
 }
@@ -71,6 +73,7 @@ impl StoredSession {
             wallet: row.try_get("wallet_account_id")?,
             session: from_json(row.try_get("session")?)?,
             rolls: row.try_get("rolls")?,
+            requests: row.try_get("requests")?,
             pending: row.try_get::<Option<Value>, _>("pending")?.map(from_json).transpose()?,
             created_at: row.try_get("created_at")?,
         })
@@ -105,7 +108,7 @@ impl StoredRoll {
     }
 }
 
-const SESSION_COLUMNS: &str = "id, player_id, wallet_account_id, session, rolls, pending, created_at";
+const SESSION_COLUMNS: &str = "id, player_id, wallet_account_id, session, rolls, requests, pending, created_at";
 const ROLL_COLUMNS: &str =
     "session_id, seq, changes, report, money, balance_before_cents, balance_after_cents, created_at";
 
@@ -144,13 +147,20 @@ pub async fn load_session(
         .transpose()
 }
 
-pub async fn set_pending(conn: &mut PgConnection, id: Uuid, pending: &Pending) -> Result<(), AppError> {
-    sqlx::query("UPDATE craps_sessions SET pending = $2, updated_at = now() WHERE id = $1")
-        .bind(id)
-        .bind(json_of(pending)?)
-        .execute(conn)
-        .await?;
-    Ok(())
+/// Claims session `id` for `pending`, if no request is pending and none has been recorded since
+/// the session was read (`pending.seq` is the count it read); answers whether it did.
+pub async fn claim(conn: &mut PgConnection, id: Uuid, pending: &Pending) -> Result<bool, AppError> {
+    Ok(sqlx::query(
+        "UPDATE craps_sessions SET pending = $2, updated_at = now()
+          WHERE id = $1 AND pending IS NULL AND requests = $3",
+    )
+    .bind(id)
+    .bind(json_of(pending)?)
+    .bind(pending.seq)
+    .execute(conn)
+    .await?
+    .rows_affected()
+        == 1)
 }
 
 /// Forgets the request pending under `key` (its money was refused: nothing moved).
@@ -172,6 +182,9 @@ pub struct Finished {
     pub pending: Pending,
     /// The wallet just after the request's ledger batch.
     pub balance_after: i64,
+    /// When it is recorded (to the microsecond Postgres keeps, so the answer now and a replay's
+    /// are the same).
+    pub at: DateTime<Utc>,
 }
 
 /// The pending request done, if it is still the session's pending one: the session moved on and
@@ -180,7 +193,8 @@ pub struct Finished {
 pub async fn write_finished(conn: &mut PgConnection, finished: &Finished) -> Result<bool, AppError> {
     let pending = &finished.pending;
     let player: Option<String> = sqlx::query_scalar(
-        "UPDATE craps_sessions SET session = $2, rolls = rolls + $3, pending = NULL, updated_at = now()
+        "UPDATE craps_sessions SET session = $2, rolls = rolls + $3, requests = requests + 1, pending = NULL,
+                updated_at = now()
           WHERE id = $1 AND pending->>'key' = $4 RETURNING player_id",
     )
     .bind(finished.session)
@@ -192,8 +206,8 @@ pub async fn write_finished(conn: &mut PgConnection, finished: &Finished) -> Res
     let Some(player) = player else { return Ok(false) };
     sqlx::query(
         "INSERT INTO craps_rolls (session_id, seq, key, player_id, changes, report, money, balance_before_cents,
-                                  balance_after_cents)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
+                                  balance_after_cents, created_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
     )
     .bind(finished.session)
     .bind(pending.seq)
@@ -204,6 +218,7 @@ pub async fn write_finished(conn: &mut PgConnection, finished: &Finished) -> Res
     .bind(json_of(&pending.money)?)
     .bind(finished.balance_after.saturating_sub(pending.money.wallet_change()))
     .bind(finished.balance_after)
+    .bind(finished.at)
     .execute(conn)
     .await?;
     Ok(true)
@@ -219,16 +234,6 @@ pub async fn roll_by_key(pool: &PgPool, session: Uuid, key: &str) -> Result<Opti
         .as_ref()
         .map(StoredRoll::from_row)
         .transpose()
-}
-
-/// The next request's `seq` on a session: one past its last (read along the primary key, so it
-/// costs the same after a million rolls as after one).
-pub async fn next_seq(conn: &mut PgConnection, session: Uuid) -> Result<i32, AppError> {
-    let last: Option<i32> = sqlx::query_scalar("SELECT max(seq) FROM craps_rolls WHERE session_id = $1")
-        .bind(session)
-        .fetch_one(conn)
-        .await?;
-    Ok(last.map_or(0, |n| n.saturating_add(1)))
 }
 
 /// The player's last `limit` rolls (requests that threw the dice), newest first.

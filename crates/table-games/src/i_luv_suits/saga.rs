@@ -5,9 +5,10 @@
 //!    `refused`, nothing moved; then seven cards each from a deck shuffled by the server's
 //!    CSPRNG, stored with the meter → `deciding`. Cards are stored before anyone sees them, so a
 //!    deal retried after a crash either finds them or deals ones nobody has seen;
-//! 3. [`decide`]: under the round's row lock, a fold is recorded → `settling`; a play is checked
-//!    (75(a)(2)) and recorded as the round's pending decision, which claims it (of two concurrent
-//!    decisions exactly one applies: the other finds the round decided or a decision pending);
+//! 3. [`decide`]: one conditional write claims the round's decision (of two concurrent decisions
+//!    exactly one applies: the other finds the round decided or a decision pending): a fold is
+//!    recorded → `settling`; a play is checked (75(a)(2)) and recorded as the round's pending
+//!    decision;
 //! 4. [`super::settlement::settle_round`], with no lock held: one ledger batch takes a pending
 //!    play's wager (key `<round>/play`) ahead of everything the round pays → `settled`, chained;
 //!    a refused play wager clears the claim with nothing moved.
@@ -26,7 +27,8 @@ use serde_json::json;
 use uuid::Uuid;
 
 use super::settlement::{ledger_batch, settle_round, stakes_at_deal};
-use super::store::{self, Decided, DecidedBy, RoundState, StoredRound};
+use super::store::{self, Claim, Decided, DecidedBy, Dealt, NewRound, RoundState, StoredRound};
+use crate::grouped::{Grouped, GroupedWrite};
 use crate::{TABLES_NAMESPACE, TablesState};
 
 /// A wager or decision the rules refused, as a problem with its stable code.
@@ -71,7 +73,8 @@ pub async fn place_wagers(
         Some(_) => false,
         None => {
             let wallet = state.ledger.wallet_of(player).await?;
-            store::insert_round(&state.pool, id, player, wallet, wagers, &rules).await?
+            let round = NewRound { id, player: player.to_owned(), wallet, wagers: *wagers, rules };
+            state.writes.submit(Grouped { write: GroupedWrite::ILuvSuitsOpened(round), audit: None }).await?
         }
     };
     Ok((drive_deal(state, id).await?, created))
@@ -100,7 +103,8 @@ pub async fn drive_deal(state: &TablesState, id: Uuid) -> Result<StoredRound, Ap
     };
     let deal = Deal::shuffled(&mut ChaCha20Rng::from_os_rng());
     let staked = stored.wagers.staked_at_deal(&stored.rules);
-    store::mark_dealt(&state.pool, id, &deal, pot, staked, wallet.saturating_add(staked)).await?;
+    let dealt = Dealt { id, deal, pot, staked, balance_before: wallet.saturating_add(staked) };
+    state.writes.submit(Grouped { write: GroupedWrite::ILuvSuitsDealt(dealt), audit: None }).await?;
     reload(state, id).await
 }
 
@@ -112,57 +116,64 @@ pub async fn decide(
     player: Option<&str>,
     choice: Option<Choice>,
 ) -> Result<StoredRound, AppError> {
-    let mut tx = state.pool.begin().await?;
-    let stored = store::load_round(&mut tx, id, true)
-        .await?
-        .filter(|r| player.is_none_or(|p| r.player_id == p))
-        .ok_or_else(|| not_found(id))?;
     let by = if player.is_some() { DecidedBy::Player } else { DecidedBy::House };
     let decided = Decided { choice: choice.unwrap_or(Choice::Fold), by };
-    let decided_round = match (stored.state, &stored.pending) {
-        (RoundState::Settling | RoundState::Settled, _) => {
-            tx.commit().await?;
+    // Read, then claimed by one conditional write: a decision that lost the race reads the round
+    // again and finds what won (its own retry's decision, or another: refused).
+    for _ in 0..2 {
+        let stored = Some(reload(state, id).await?)
+            .filter(|r| player.is_none_or(|p| r.player_id == p))
+            .ok_or_else(|| not_found(id))?;
+        let decided_round = match (stored.state, &stored.pending) {
             // The same decision sent again (a retry) finds the round it made.
-            if stored.decision.is_some_and(|d| d.choice == decided.choice) {
+            (RoundState::Settling | RoundState::Settled, _)
+                if stored.decision.is_some_and(|d| d.choice == decided.choice) =>
+            {
                 stored
-            } else {
+            }
+            (RoundState::Settling | RoundState::Settled, _) => {
                 return Err(AppError::conflict("round_not_in_play", "this round has been decided"));
             }
-        }
-        (RoundState::Deciding, Some(pending)) => {
-            tx.commit().await?;
-            if pending.choice != decided.choice && choice.is_some() {
-                return Err(AppError::conflict(
-                    "decision_pending",
-                    "another decision waits for its play wager to be taken: send it again to finish it",
-                )
-                .with_context(json!({"pending": pending.choice})));
-            }
-            stored
-        }
-        (RoundState::Deciding, None) => {
-            let deal = stored.deal.ok_or_else(|| AppError::internal("a dealt round without cards"))?;
-            let mut decided_round = stored.clone();
-            match decided.choice {
-                Choice::Fold => {
-                    let staked = stored.staked_cents.unwrap_or(0);
-                    store::mark_decided(&mut tx, id, &decided, staked).await?;
-                    (decided_round.state, decided_round.decision) = (RoundState::Settling, Some(decided));
+            (RoundState::Deciding, Some(pending)) => {
+                if pending.choice != decided.choice && choice.is_some() {
+                    return Err(AppError::conflict(
+                        "decision_pending",
+                        "another decision waits for its play wager to be taken: send it again to finish it",
+                    )
+                    .with_context(json!({"pending": pending.choice})));
                 }
-                Choice::Play { play_cents } => {
+                stored
+            }
+            (RoundState::Deciding, None) => {
+                let deal = stored.deal.ok_or_else(|| AppError::internal("a dealt round without cards"))?;
+                if let Choice::Play { play_cents } = decided.choice {
                     check_play(&Hands::of(&deal), stored.wagers.ante_cents, play_cents)
                         .map_err(|e| wager_error(&e))?;
-                    store::set_pending(&mut tx, id, &decided).await?;
-                    decided_round.pending = Some(decided);
                 }
+                let claim = Grouped { write: GroupedWrite::ILuvSuitsDecided(Claim { id, decided }), audit: None };
+                if !state.writes.submit(claim).await? {
+                    continue;
+                }
+                let mut decided_round = stored;
+                match decided.choice {
+                    Choice::Fold => {
+                        (decided_round.state, decided_round.decision) = (RoundState::Settling, Some(decided));
+                    }
+                    Choice::Play { .. } => decided_round.pending = Some(decided),
+                }
+                decided_round
             }
-            tx.commit().await?;
-            decided_round
-        }
-        _ => return Err(AppError::conflict("round_not_in_play", "this round is not waiting for a decision")),
-    };
-    settle_round(state, &decided_round).await?;
-    reload(state, id).await
+            _ => {
+                return Err(AppError::conflict(
+                    "round_not_in_play",
+                    "this round is not waiting for a decision",
+                ));
+            }
+        };
+        settle_round(state, &decided_round).await?;
+        return reload(state, id).await;
+    }
+    Err(AppError::conflict("round_not_in_play", "this round was decided meanwhile: read it"))
 }
 
 /// Finishes rounds a crash left between steps for longer than `older_than` (dealt, their play

@@ -11,7 +11,7 @@ use serde::Serialize;
 use uuid::Uuid;
 
 use super::store::{self, Decided, RoundState, Settlement, StoredRound};
-use crate::finishing::{Final, FinalWrite};
+use crate::grouped::{Grouped, GroupedWrite};
 use crate::{TABLES_NAMESPACE, TablesState};
 
 /// The id of a round's ledger step: a retry of the step arrives at the same one.
@@ -31,7 +31,7 @@ pub async fn ledger_batch(
         .iter()
         .map(|&(step, debit, credit, amount)| (step_id(round, step), debit, credit, amount))
         .collect();
-    crate::finishing::ledger_batch(state, "i_luv_suits", round, &transfers, balances_of).await
+    crate::grouped::ledger_batch(state, "i_luv_suits", round, &transfers, balances_of).await
 }
 
 /// Where a round's wagers go at the deal: the ante and the side wagers into escrow; of the
@@ -140,6 +140,6 @@ pub async fn settle_round(state: &TablesState, stored: &StoredRound) -> Result<(
         balance_after: after,
     };
     let audit = platform::audit::Entry::new("i_luv_suits.round", id, &record)?;
-    state.final_writes.submit(Final { write: FinalWrite::ILuvSuits(settled), audit }).await?;
+    state.writes.submit(Grouped { write: GroupedWrite::ILuvSuits(settled), audit: Some(audit) }).await?;
     Ok(())
 }

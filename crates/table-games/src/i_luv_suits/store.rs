@@ -132,25 +132,28 @@ pub async fn recent_rounds(pool: &PgPool, player: &str, limit: i64) -> Result<Ve
     .collect()
 }
 
+/// A new round with its wagers.
+#[derive(Debug, Clone)]
+pub struct NewRound {
+    pub id: Uuid,
+    pub player: String,
+    pub wallet: Uuid,
+    pub wagers: Wagers,
+    pub rules: TableRules,
+}
+
 /// A new round with its wagers (`open`); false when its id is already recorded.
-pub async fn insert_round(
-    pool: &PgPool,
-    id: Uuid,
-    player: &str,
-    wallet: Uuid,
-    wagers: &Wagers,
-    rules: &TableRules,
-) -> Result<bool, AppError> {
+pub async fn insert_round(conn: &mut PgConnection, round: &NewRound) -> Result<bool, AppError> {
     let inserted = sqlx::query(
         "INSERT INTO ils_rounds (id, player_id, wallet_account_id, wagers, rules, state)
          VALUES ($1, $2, $3, $4, $5, 'open') ON CONFLICT (id) DO NOTHING",
     )
-    .bind(id)
-    .bind(player)
-    .bind(wallet)
-    .bind(json_of(wagers)?)
-    .bind(json_of(rules)?)
-    .execute(pool)
+    .bind(round.id)
+    .bind(&round.player)
+    .bind(round.wallet)
+    .bind(json_of(&round.wagers)?)
+    .bind(json_of(&round.rules)?)
+    .execute(conn)
     .await?;
     Ok(inserted.rows_affected() == 1)
 }
@@ -167,41 +170,62 @@ pub async fn mark_refused(pool: &PgPool, id: Uuid, code: &str) -> Result<(), App
     Ok(())
 }
 
+/// An open round's cards and what its wagers found.
+#[derive(Debug, Clone)]
+pub struct Dealt {
+    pub id: Uuid,
+    pub deal: Deal,
+    /// The pot's meter once the wagers were in (76(i)(5)).
+    pub pot: i64,
+    pub staked: i64,
+    pub balance_before: i64,
+}
+
 /// An open round dealt → `deciding`, with the wallet before its wagers; false when another
 /// call dealt it first.
-pub async fn mark_dealt(
-    pool: &PgPool,
-    id: Uuid,
-    deal: &Deal,
-    pot: i64,
-    staked: i64,
-    balance_before: i64,
-) -> Result<bool, AppError> {
+pub async fn mark_dealt(conn: &mut PgConnection, dealt: &Dealt) -> Result<bool, AppError> {
     Ok(sqlx::query(
         "UPDATE ils_rounds SET state = 'deciding', deal = $2, pot_at_deal_cents = $3, staked_cents = $4,
                 balance_before_cents = $5, updated_at = now() WHERE id = $1 AND state = 'open'",
     )
-    .bind(id)
-    .bind(json_of(deal)?)
-    .bind(pot)
-    .bind(staked)
-    .bind(balance_before)
-    .execute(pool)
+    .bind(dealt.id)
+    .bind(json_of(&dealt.deal)?)
+    .bind(dealt.pot)
+    .bind(dealt.staked)
+    .bind(dealt.balance_before)
+    .execute(conn)
     .await?
     .rows_affected()
         == 1)
 }
 
-/// Records a play decision waiting for its wager (it claims the round's one decision).
-pub async fn set_pending(conn: &mut PgConnection, id: Uuid, pending: &Decided) -> Result<(), AppError> {
-    sqlx::query(
-        "UPDATE ils_rounds SET pending = $2, updated_at = now() WHERE id = $1 AND state = 'deciding'",
-    )
-    .bind(id)
-    .bind(json_of(pending)?)
-    .execute(conn)
-    .await?;
-    Ok(())
+/// A decision claiming a round that waits for one.
+#[derive(Debug, Clone, Copy)]
+pub struct Claim {
+    pub id: Uuid,
+    pub decided: Decided,
+}
+
+/// Claims a `deciding` round with no decision pending: a fold is made at once (→ `settling`),
+/// a play is recorded pending until its wager is taken. False when another decision came first.
+pub async fn claim_decision(conn: &mut PgConnection, claim: &Claim) -> Result<bool, AppError> {
+    let statement = match claim.decided.choice {
+        Choice::Fold => {
+            "UPDATE ils_rounds SET state = 'settling', decision = $2, updated_at = now()
+              WHERE id = $1 AND state = 'deciding' AND pending IS NULL"
+        }
+        Choice::Play { .. } => {
+            "UPDATE ils_rounds SET pending = $2, updated_at = now()
+              WHERE id = $1 AND state = 'deciding' AND pending IS NULL"
+        }
+    };
+    Ok(sqlx::query(statement)
+        .bind(claim.id)
+        .bind(json_of(&claim.decided)?)
+        .execute(conn)
+        .await?
+        .rows_affected()
+        == 1)
 }
 
 /// Forgets a pending decision (its wager was refused: nothing moved).
@@ -211,25 +235,6 @@ pub async fn clear_pending(pool: &PgPool, id: Uuid) -> Result<(), AppError> {
     )
     .bind(id)
     .execute(pool)
-    .await?;
-    Ok(())
-}
-
-/// The decision made → `settling`, with what the round then stakes in all.
-pub async fn mark_decided(
-    conn: &mut PgConnection,
-    id: Uuid,
-    decided: &Decided,
-    staked: i64,
-) -> Result<(), AppError> {
-    sqlx::query(
-        "UPDATE ils_rounds SET state = 'settling', decision = $2, pending = NULL, staked_cents = $3, updated_at = now()
-          WHERE id = $1 AND state = 'deciding'",
-    )
-    .bind(id)
-    .bind(json_of(decided)?)
-    .bind(staked)
-    .execute(conn)
     .await?;
     Ok(())
 }

@@ -5,9 +5,11 @@
 //!   the round, a pot's meter), sent to the ledger many rounds to a call. A shared call the
 //!   ledger refuses (one player's empty wallet) is sent again round by round, so one refusal
 //!   never refuses another player's round.
-//! - [`FinalWriter`]: a round's last local write (settled, or a roll recorded) with its audit
-//!   record, many rounds to a transaction: one commit, and one append to the chain, whose lock
-//!   every finishing round would otherwise take in turn.
+//! - [`GroupedWriter`]: a round's local writes (recorded, dealt, a decision or a roll claimed,
+//!   settled or recorded with its audit record), many rounds to a transaction: one commit, and
+//!   one append to the chain, whose lock every finishing round would otherwise take in turn. Each
+//!   write is one conditional statement on its own row (no lock is held between statements), so
+//!   a round's steps keep their order and exclusivity without a transaction of their own.
 //!
 //! Callers still wait for their own call or write to be done before answering.
 
@@ -83,41 +85,57 @@ pub async fn ledger_batch(
     })
 }
 
-/// The last write of a round or roll, by game.
+/// A write of one round or roll that may share its transaction with others'; each answers
+/// whether it applied (false: the row was not as the write expects, so nothing was written).
 #[derive(Debug)]
-pub enum FinalWrite {
+pub enum GroupedWrite {
+    /// A blackjack round paid → `settled`.
     Blackjack(blackjack::store::Settled),
+    /// An I Luv Suits round recorded `open` with its wagers (false: its id was recorded before).
+    ILuvSuitsOpened(i_luv_suits::store::NewRound),
+    /// Its wagers taken → dealt, `deciding`.
+    ILuvSuitsDealt(i_luv_suits::store::Dealt),
+    /// Its player's decision claimed: a fold → `settling`, a play pending its wager.
+    ILuvSuitsDecided(i_luv_suits::store::Claim),
+    /// Paid → `settled`.
     ILuvSuits(i_luv_suits::store::Settled),
+    /// A craps request claiming its session (recorded pending).
+    CrapsClaim { session: Uuid, pending: craps::store::Pending },
+    /// A craps request's money moved → the session moved on, the request recorded.
     Craps(craps::store::Finished),
 }
 
-/// A [`FinalWrite`] and the record it chains when it applies.
+/// A [`GroupedWrite`] and the record it chains when it applies.
 #[derive(Debug)]
-pub struct Final {
-    pub write: FinalWrite,
-    pub audit: Entry,
+pub struct Grouped {
+    pub write: GroupedWrite,
+    pub audit: Option<Entry>,
 }
 
-/// Writes [`Final`]s in one transaction; answers whether each applied (false: another call, a
-/// retry or the recovery pass, had finished it first, and nothing was written or chained).
+/// Writes [`Grouped`] jobs in one transaction, in order, and appends the audit records of those
+/// that applied with one insert.
 #[derive(Debug)]
-pub struct FinalWriter;
+pub struct GroupedWriter;
 
-impl BatchWrite for FinalWriter {
-    type Job = Final;
+impl BatchWrite for GroupedWriter {
+    type Job = Grouped;
     type Output = bool;
 
-    async fn write_batch(&self, conn: &mut PgConnection, jobs: &[Final]) -> Result<Vec<bool>, AppError> {
+    async fn write_batch(&self, conn: &mut PgConnection, jobs: &[Grouped]) -> Result<Vec<bool>, AppError> {
         let mut applied = Vec::with_capacity(jobs.len());
         let mut chained = Vec::new();
         for job in jobs {
             let done = match &job.write {
-                FinalWrite::Blackjack(settled) => blackjack::store::write_settled(conn, settled).await?,
-                FinalWrite::ILuvSuits(settled) => i_luv_suits::store::write_settled(conn, settled).await?,
-                FinalWrite::Craps(finished) => craps::store::write_finished(conn, finished).await?,
+                GroupedWrite::Blackjack(settled) => blackjack::store::write_settled(conn, settled).await?,
+                GroupedWrite::ILuvSuitsOpened(round) => i_luv_suits::store::insert_round(conn, round).await?,
+                GroupedWrite::ILuvSuitsDealt(dealt) => i_luv_suits::store::mark_dealt(conn, dealt).await?,
+                GroupedWrite::ILuvSuitsDecided(claim) => i_luv_suits::store::claim_decision(conn, claim).await?,
+                GroupedWrite::ILuvSuits(settled) => i_luv_suits::store::write_settled(conn, settled).await?,
+                GroupedWrite::CrapsClaim { session, pending } => craps::store::claim(conn, *session, pending).await?,
+                GroupedWrite::Craps(finished) => craps::store::write_finished(conn, finished).await?,
             };
-            if done {
-                chained.push(job.audit.clone());
+            if done && let Some(audit) = &job.audit {
+                chained.push(audit.clone());
             }
             applied.push(done);
         }
