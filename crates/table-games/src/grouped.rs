@@ -121,24 +121,41 @@ impl BatchWrite for GroupedWriter {
     type Job = Grouped;
     type Output = bool;
 
+    /// Craps' claims and finishes, the most frequent, are written a statement for all of their
+    /// kind (their conditions make their order within a batch irrelevant); the others one by one.
     async fn write_batch(&self, conn: &mut PgConnection, jobs: &[Grouped]) -> Result<Vec<bool>, AppError> {
-        let mut applied = Vec::with_capacity(jobs.len());
-        let mut chained = Vec::new();
-        for job in jobs {
-            let done = match &job.write {
+        let mut applied = vec![false; jobs.len()];
+        let (mut claims, mut finishes) = (Vec::new(), Vec::new());
+        for (i, job) in jobs.iter().enumerate() {
+            applied[i] = match &job.write {
                 GroupedWrite::Blackjack(settled) => blackjack::store::write_settled(conn, settled).await?,
                 GroupedWrite::ILuvSuitsOpened(round) => i_luv_suits::store::insert_round(conn, round).await?,
                 GroupedWrite::ILuvSuitsDealt(dealt) => i_luv_suits::store::mark_dealt(conn, dealt).await?,
                 GroupedWrite::ILuvSuitsDecided(claim) => i_luv_suits::store::claim_decision(conn, claim).await?,
                 GroupedWrite::ILuvSuits(settled) => i_luv_suits::store::write_settled(conn, settled).await?,
-                GroupedWrite::CrapsClaim { session, pending } => craps::store::claim(conn, *session, pending).await?,
-                GroupedWrite::Craps(finished) => craps::store::write_finished(conn, finished).await?,
+                GroupedWrite::CrapsClaim { session, pending } => {
+                    claims.push((i, (*session, pending)));
+                    false
+                }
+                GroupedWrite::Craps(finished) => {
+                    finishes.push((i, finished));
+                    false
+                }
             };
-            if done && let Some(audit) = &job.audit {
-                chained.push(audit.clone());
-            }
-            applied.push(done);
         }
+        let claimed = craps::store::claim_all(conn, &claims.iter().map(|c| c.1).collect::<Vec<_>>()).await?;
+        for ((i, _), done) in claims.iter().zip(claimed) {
+            applied[*i] = done;
+        }
+        let finished = craps::store::finish_all(conn, &finishes.iter().map(|f| f.1).collect::<Vec<_>>()).await?;
+        for ((i, _), done) in finishes.iter().zip(finished) {
+            applied[*i] = done;
+        }
+        let chained: Vec<Entry> = jobs
+            .iter()
+            .zip(&applied)
+            .filter_map(|(job, &done)| if done { job.audit.clone() } else { None })
+            .collect();
         platform::audit::append_all(conn, &chained).await?;
         Ok(applied)
     }

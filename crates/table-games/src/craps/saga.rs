@@ -101,11 +101,14 @@ pub async fn play(
     key: &str,
     request: &Request,
 ) -> Result<(StoredRoll, StoredSession, bool), AppError> {
-    if let Some(done) = store::roll_by_key(&state.pool, id, key).await? {
-        return Ok((done, reload(state, id).await?, false));
-    }
     for _ in 0..CLAIM_ATTEMPTS {
-        let stored = Some(reload(state, id).await?).filter(|s| s.player_id == player).ok_or_else(|| not_found(id))?;
+        let (stored, recorded) = store::session_with_request(&state.pool, id, key)
+            .await?
+            .filter(|(s, _)| s.player_id == player)
+            .ok_or_else(|| not_found(id))?;
+        if let Some(done) = recorded {
+            return Ok((done, stored, false));
+        }
         if let Some(pending) = &stored.pending {
             if pending.key == key {
                 finish_pending(state, &stored, pending).await?;

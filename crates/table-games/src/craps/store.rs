@@ -1,6 +1,8 @@
 //! Every SQL statement of craps: sessions (the domain's session as stored, a roll pending) and
 //! the rolls. Nothing else in the game writes SQL.
 
+use std::collections::{HashMap, HashSet};
+
 use chrono::{DateTime, Utc};
 use domain::craps::session::{Change, RollReport, Session};
 use platform::AppError;
@@ -95,15 +97,21 @@ pub struct StoredRoll {
 
 impl StoredRoll {
     fn from_row(row: &PgRow) -> Result<Self, AppError> {
+        StoredRoll::from_columns(row, "")
+    }
+
+    /// From columns named with `prefix` (a roll read beside its session).
+    fn from_columns(row: &PgRow, prefix: &str) -> Result<Self, AppError> {
+        let column = |name: &str| format!("{prefix}{name}");
         Ok(StoredRoll {
-            session_id: row.try_get("session_id")?,
-            seq: row.try_get("seq")?,
-            changes: from_json(row.try_get("changes")?)?,
-            report: row.try_get::<Option<Value>, _>("report")?.map(from_json).transpose()?,
-            money: from_json(row.try_get("money")?)?,
-            balance_before_cents: row.try_get("balance_before_cents")?,
-            balance_after_cents: row.try_get("balance_after_cents")?,
-            created_at: row.try_get("created_at")?,
+            session_id: row.try_get(column("session_id").as_str())?,
+            seq: row.try_get(column("seq").as_str())?,
+            changes: from_json(row.try_get(column("changes").as_str())?)?,
+            report: row.try_get::<Option<Value>, _>(column("report").as_str())?.map(from_json).transpose()?,
+            money: from_json(row.try_get(column("money").as_str())?)?,
+            balance_before_cents: row.try_get(column("balance_before_cents").as_str())?,
+            balance_after_cents: row.try_get(column("balance_after_cents").as_str())?,
+            created_at: row.try_get(column("created_at").as_str())?,
         })
     }
 }
@@ -147,20 +155,48 @@ pub async fn load_session(
         .transpose()
 }
 
-/// Claims session `id` for `pending`, if no request is pending and none has been recorded since
-/// the session was read (`pending.seq` is the count it read); answers whether it did.
-pub async fn claim(conn: &mut PgConnection, id: Uuid, pending: &Pending) -> Result<bool, AppError> {
-    Ok(sqlx::query(
-        "UPDATE craps_sessions SET pending = $2, updated_at = now()
-          WHERE id = $1 AND pending IS NULL AND requests = $3",
-    )
-    .bind(id)
-    .bind(json_of(pending)?)
-    .bind(pending.seq)
-    .execute(conn)
-    .await?
-    .rows_affected()
-        == 1)
+/// Claims each session for its pending request, if no request is pending there and none has been
+/// recorded since the session was read (`pending.seq` is the count it read); answers, per claim,
+/// whether it did. One statement for all (sessions named twice are taken in a later pass, so
+/// each statement changes a session once).
+pub async fn claim_all(conn: &mut PgConnection, claims: &[(Uuid, &Pending)]) -> Result<Vec<bool>, AppError> {
+    let mut applied = vec![false; claims.len()];
+    for pass in distinct_passes(claims.iter().map(|c| c.0)) {
+        let (ids, seqs): (Vec<Uuid>, Vec<i32>) = pass.iter().map(|&i| (claims[i].0, claims[i].1.seq)).unzip();
+        let pendings = pass.iter().map(|&i| json_of(claims[i].1)).collect::<Result<Vec<_>, _>>()?;
+        let claimed: HashSet<Uuid> = sqlx::query_scalar(
+            "UPDATE craps_sessions s SET pending = u.pending, updated_at = now()
+               FROM UNNEST($1::uuid[], $2::jsonb[], $3::int[]) AS u(id, pending, seq)
+              WHERE s.id = u.id AND s.pending IS NULL AND s.requests = u.seq
+             RETURNING s.id",
+        )
+        .bind(&ids)
+        .bind(&pendings)
+        .bind(&seqs)
+        .fetch_all(&mut *conn)
+        .await?
+        .into_iter()
+        .collect();
+        for &i in &pass {
+            applied[i] = claimed.contains(&claims[i].0);
+        }
+    }
+    Ok(applied)
+}
+
+/// Splits jobs naming `ids` into passes in which no id appears twice (in order).
+fn distinct_passes(ids: impl Iterator<Item = Uuid>) -> Vec<Vec<usize>> {
+    let mut passes: Vec<(HashSet<Uuid>, Vec<usize>)> = Vec::new();
+    for (i, id) in ids.enumerate() {
+        match passes.iter_mut().find(|(seen, _)| !seen.contains(&id)) {
+            Some((seen, jobs)) => {
+                seen.insert(id);
+                jobs.push(i);
+            }
+            None => passes.push((HashSet::from([id]), vec![i])),
+        }
+    }
+    passes.into_iter().map(|(_, jobs)| jobs).collect()
 }
 
 /// Forgets the request pending under `key` (its money was refused: nothing moved).
@@ -187,41 +223,101 @@ pub struct Finished {
     pub at: DateTime<Utc>,
 }
 
-/// The pending request done, if it is still the session's pending one: the session moved on and
-/// the request recorded (the wallet before it is the wallet after, less what it moved). Answers
-/// whether this call did it.
-pub async fn write_finished(conn: &mut PgConnection, finished: &Finished) -> Result<bool, AppError> {
-    let pending = &finished.pending;
-    let player: Option<String> = sqlx::query_scalar(
-        "UPDATE craps_sessions SET session = $2, rolls = rolls + $3, requests = requests + 1, pending = NULL,
-                updated_at = now()
-          WHERE id = $1 AND pending->>'key' = $4 RETURNING player_id",
+/// Each pending request done, if it is still its session's pending one: the session moved on
+/// and the request recorded (the wallet before it is the wallet after, less what it moved).
+/// Answers, per request, whether this call did it. Two statements for all.
+pub async fn finish_all(conn: &mut PgConnection, done: &[&Finished]) -> Result<Vec<bool>, AppError> {
+    let mut applied = vec![false; done.len()];
+    for pass in distinct_passes(done.iter().map(|f| f.session)) {
+        let jobs: Vec<&Finished> = pass.iter().map(|&i| done[i]).collect();
+        let ids: Vec<Uuid> = jobs.iter().map(|f| f.session).collect();
+        let sessions = jobs.iter().map(|f| json_of(&f.pending.next)).collect::<Result<Vec<_>, _>>()?;
+        let rolled: Vec<i32> = jobs.iter().map(|f| i32::from(f.pending.report.is_some())).collect();
+        let keys: Vec<&str> = jobs.iter().map(|f| f.pending.key.as_str()).collect();
+        let players: HashMap<Uuid, String> = sqlx::query_as::<_, (Uuid, String)>(
+            "UPDATE craps_sessions s SET session = u.session, rolls = s.rolls + u.rolled, requests = s.requests + 1,
+                    pending = NULL, updated_at = now()
+               FROM UNNEST($1::uuid[], $2::jsonb[], $3::int[], $4::text[]) AS u(id, session, rolled, key)
+              WHERE s.id = u.id AND s.pending->>'key' = u.key
+             RETURNING s.id, s.player_id",
+        )
+        .bind(&ids)
+        .bind(&sessions)
+        .bind(&rolled)
+        .bind(&keys)
+        .fetch_all(&mut *conn)
+        .await?
+        .into_iter()
+        .collect();
+        let recorded: Vec<(usize, &Finished, &String)> = pass
+            .iter()
+            .zip(&jobs)
+            .filter_map(|(&i, f)| players.get(&f.session).map(|p| (i, *f, p)))
+            .collect();
+        if recorded.is_empty() {
+            continue;
+        }
+        let column = |f: &dyn Fn(&Finished) -> Result<Value, AppError>| {
+            recorded.iter().map(|r| f(r.1)).collect::<Result<Vec<_>, AppError>>()
+        };
+        sqlx::query(
+            "INSERT INTO craps_rolls (session_id, seq, key, player_id, changes, report, money, balance_before_cents,
+                                      balance_after_cents, created_at)
+             SELECT * FROM UNNEST($1::uuid[], $2::int[], $3::text[], $4::text[], $5::jsonb[], $6::jsonb[],
+                                  $7::jsonb[], $8::bigint[], $9::bigint[], $10::timestamptz[])",
+        )
+        .bind(recorded.iter().map(|r| r.1.session).collect::<Vec<_>>())
+        .bind(recorded.iter().map(|r| r.1.pending.seq).collect::<Vec<_>>())
+        .bind(recorded.iter().map(|r| r.1.pending.key.as_str()).collect::<Vec<_>>())
+        .bind(recorded.iter().map(|r| r.2.as_str()).collect::<Vec<_>>())
+        .bind(column(&|f| json_of(&f.pending.changes))?)
+        .bind(
+            recorded
+                .iter()
+                .map(|r| r.1.pending.report.as_ref().map(json_of).transpose())
+                .collect::<Result<Vec<_>, _>>()?,
+        )
+        .bind(column(&|f| json_of(&f.pending.money))?)
+        .bind(
+            recorded
+                .iter()
+                .map(|r| r.1.balance_after.saturating_sub(r.1.pending.money.wallet_change()))
+                .collect::<Vec<_>>(),
+        )
+        .bind(recorded.iter().map(|r| r.1.balance_after).collect::<Vec<_>>())
+        .bind(recorded.iter().map(|r| r.1.at).collect::<Vec<_>>())
+        .execute(&mut *conn)
+        .await?;
+        for (i, _, _) in &recorded {
+            applied[*i] = true;
+        }
+    }
+    Ok(applied)
+}
+
+/// Session `id`, with the request it recorded under `key` if there is one: what a request reads
+/// first, in one statement.
+pub async fn session_with_request(
+    pool: &PgPool,
+    id: Uuid,
+    key: &str,
+) -> Result<Option<(StoredSession, Option<StoredRoll>)>, AppError> {
+    let row = sqlx::query(
+        "SELECT s.id, s.player_id, s.wallet_account_id, s.session, s.rolls, s.requests, s.pending, s.created_at,
+                r.session_id AS r_session_id, r.seq AS r_seq, r.changes AS r_changes, r.report AS r_report,
+                r.money AS r_money, r.balance_before_cents AS r_balance_before_cents,
+                r.balance_after_cents AS r_balance_after_cents, r.created_at AS r_created_at
+           FROM craps_sessions s LEFT JOIN craps_rolls r ON r.session_id = s.id AND r.key = $2
+          WHERE s.id = $1",
     )
-    .bind(finished.session)
-    .bind(json_of(&pending.next)?)
-    .bind(i32::from(pending.report.is_some()))
-    .bind(&pending.key)
-    .fetch_optional(&mut *conn)
+    .bind(id)
+    .bind(key)
+    .fetch_optional(pool)
     .await?;
-    let Some(player) = player else { return Ok(false) };
-    sqlx::query(
-        "INSERT INTO craps_rolls (session_id, seq, key, player_id, changes, report, money, balance_before_cents,
-                                  balance_after_cents, created_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
-    )
-    .bind(finished.session)
-    .bind(pending.seq)
-    .bind(&pending.key)
-    .bind(&player)
-    .bind(json_of(&pending.changes)?)
-    .bind(pending.report.as_ref().map(json_of).transpose()?)
-    .bind(json_of(&pending.money)?)
-    .bind(finished.balance_after.saturating_sub(pending.money.wallet_change()))
-    .bind(finished.balance_after)
-    .bind(finished.at)
-    .execute(conn)
-    .await?;
-    Ok(true)
+    let Some(row) = row else { return Ok(None) };
+    let recorded = row.try_get::<Option<i32>, _>("r_seq")?.is_some();
+    let roll = if recorded { Some(StoredRoll::from_columns(&row, "r_")?) } else { None };
+    Ok(Some((StoredSession::from_row(&row)?, roll)))
 }
 
 /// The request a session recorded under `key`.
