@@ -18,6 +18,7 @@
 //! never decides (the house never stakes a player's money for them).
 
 use axum::http::StatusCode;
+use chrono::{SubsecRound, Utc};
 use domain::i_luv_suits::round::{Choice, Deal, Hands, WagerError, Wagers, check_play};
 use ledger_api::LedgerError;
 use platform::AppError;
@@ -62,31 +63,32 @@ pub async fn place_wagers(
     let rules = state.i_luv_suits.limits.rules;
     wagers.check(&rules).map_err(|e| wager_error(&e))?;
     let id = Uuid::new_v5(&TABLES_NAMESPACE, format!("ils-round/{player}/{key}").as_bytes());
-    let existing = store::load_round(&mut *state.pool.acquire().await?, id, false).await?;
-    let created = match existing {
-        Some(existing) if existing.wagers != *wagers => {
-            return Err(AppError::conflict(
-                "idempotency_conflict",
-                "this key placed a round with other wagers",
-            ));
-        }
-        Some(_) => false,
-        None => {
-            let wallet = state.ledger.wallet_of(player).await?;
-            let round = NewRound { id, player: player.to_owned(), wallet, wagers: *wagers, rules };
-            state.writes.submit(Grouped { write: GroupedWrite::ILuvSuitsOpened(round), audit: None }).await?
-        }
-    };
-    Ok((drive_deal(state, id).await?, created))
+    let wallet = state.ledger.wallet_of(player).await?;
+    // Postgres keeps microseconds: the round answered now and read later must be the same.
+    let created_at = Utc::now().trunc_subsecs(6);
+    let round = NewRound { id, player: player.to_owned(), wallet, wagers: *wagers, rules, created_at };
+    let opened = Grouped { write: GroupedWrite::ILuvSuitsOpened(round.clone()), audit: None };
+    if state.writes.submit(opened).await? {
+        return Ok((deal_round(state, round.stored()).await?, true));
+    }
+    let existing = reload(state, id).await?;
+    if existing.wagers != *wagers {
+        return Err(AppError::conflict("idempotency_conflict", "this key placed a round with other wagers"));
+    }
+    Ok((deal_round(state, existing).await?, false))
 }
 
 /// Step 2: takes an `open` round's wagers and deals it; safe to run again at any point.
 pub async fn drive_deal(state: &TablesState, id: Uuid) -> Result<StoredRound, AppError> {
-    let stored = reload(state, id).await?;
+    deal_round(state, reload(state, id).await?).await
+}
+
+/// Step 2 on the round as read (or just recorded); answers the round after it.
+async fn deal_round(state: &TablesState, stored: StoredRound) -> Result<StoredRound, AppError> {
     if stored.state != RoundState::Open {
         return Ok(stored);
     }
-    let game = &state.i_luv_suits;
+    let (id, game) = (stored.id, &state.i_luv_suits);
     let stakes = stakes_at_deal(state, stored.wallet, &stored.wagers);
     // 76(i)(5): prizes are paid on the meter at the time they are won (this deal): the pot as
     // the batch leaves it, read back with the wallet.
@@ -104,8 +106,19 @@ pub async fn drive_deal(state: &TablesState, id: Uuid) -> Result<StoredRound, Ap
     let deal = Deal::shuffled(&mut ChaCha20Rng::from_os_rng());
     let staked = stored.wagers.staked_at_deal(&stored.rules);
     let dealt = Dealt { id, deal, pot, staked, balance_before: wallet.saturating_add(staked) };
-    state.writes.submit(Grouped { write: GroupedWrite::ILuvSuitsDealt(dealt), audit: None }).await?;
-    reload(state, id).await
+    let write = Grouped { write: GroupedWrite::ILuvSuitsDealt(dealt.clone()), audit: None };
+    if !state.writes.submit(write).await? {
+        // Another call (a retry, the recovery pass) dealt it first: its cards stand.
+        return reload(state, id).await;
+    }
+    Ok(StoredRound {
+        state: RoundState::Deciding,
+        deal: Some(dealt.deal),
+        pot_at_deal_cents: Some(pot),
+        staked_cents: Some(staked),
+        balance_before_cents: Some(dealt.balance_before),
+        ..stored
+    })
 }
 
 /// Step 3: the player's decision (`choice`), or the house's fold for an abandoned round
@@ -170,8 +183,10 @@ pub async fn decide(
                 ));
             }
         };
-        settle_round(state, &decided_round).await?;
-        return reload(state, id).await;
+        return match settle_round(state, &decided_round).await? {
+            Some(settled) => Ok(settled),
+            None => reload(state, id).await,
+        };
     }
     Err(AppError::conflict("round_not_in_play", "this round was decided meanwhile: read it"))
 }
@@ -186,7 +201,7 @@ pub async fn recover(state: &TablesState, older_than: std::time::Duration) -> Re
         "I Luv Suits round",
         |id| async move {
             let stored = drive_deal(state, id).await?;
-            settle_round(state, &stored).await
+            settle_round(state, &stored).await.map(|_| ())
         },
     )
     .await

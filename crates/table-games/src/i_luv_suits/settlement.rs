@@ -75,11 +75,12 @@ struct RoundRecord<'a> {
 /// the house, a pot prize from the pot, and the pot funded again after a top prize), then
 /// `settled` with its audit record, group-committed. A refused batch (the play wager: the wallet
 /// cannot cover it) forgets the pending decision, nothing moved. Nothing to do for a round that
-/// is not decided or has no decision pending.
-pub async fn settle_round(state: &TablesState, stored: &StoredRound) -> Result<(), AppError> {
+/// is not decided or has no decision pending. Answers the round settled when this call settled it
+/// (None: nothing to do, or another call settled it first).
+pub async fn settle_round(state: &TablesState, stored: &StoredRound) -> Result<Option<StoredRound>, AppError> {
     let decided = match (stored.state, stored.decision, stored.pending) {
         (RoundState::Settling, Some(decided), _) | (RoundState::Deciding, None, Some(decided)) => decided,
-        _ => return Ok(()),
+        _ => return Ok(None),
     };
     let Some(deal) = stored.deal.as_ref() else { return Err(AppError::internal("a decided round without cards")) };
     let (id, game, wallet) = (stored.id, &state.i_luv_suits, stored.wallet);
@@ -140,6 +141,18 @@ pub async fn settle_round(state: &TablesState, stored: &StoredRound) -> Result<(
         balance_after: after,
     };
     let audit = platform::audit::Entry::new("i_luv_suits.round", id, &record)?;
-    state.writes.submit(Grouped { write: GroupedWrite::ILuvSuits(settled), audit: Some(audit) }).await?;
-    Ok(())
+    let write = Grouped { write: GroupedWrite::ILuvSuits(settled.clone()), audit: Some(audit) };
+    if !state.writes.submit(write).await? {
+        return Ok(None);
+    }
+    Ok(Some(StoredRound {
+        state: RoundState::Settled,
+        pending: None,
+        decision: Some(decided),
+        staked_cents: Some(staked),
+        settlement: Some(settled.settlement),
+        returned_cents: Some(settled.settlement.returns.total()),
+        balance_after_cents: Some(after),
+        ..stored.clone()
+    }))
 }

@@ -140,19 +140,47 @@ pub struct NewRound {
     pub wallet: Uuid,
     pub wagers: Wagers,
     pub rules: TableRules,
+    /// To the microsecond Postgres keeps, so the round answered now and read later are the same.
+    pub created_at: DateTime<Utc>,
+}
+
+impl NewRound {
+    /// The round as stored once recorded.
+    pub fn stored(&self) -> StoredRound {
+        StoredRound {
+            id: self.id,
+            player_id: self.player.clone(),
+            wallet: self.wallet,
+            wagers: self.wagers,
+            rules: self.rules,
+            state: RoundState::Open,
+            deal: None,
+            pending: None,
+            decision: None,
+            pot_at_deal_cents: None,
+            staked_cents: None,
+            settlement: None,
+            returned_cents: None,
+            balance_before_cents: None,
+            balance_after_cents: None,
+            refusal: None,
+            created_at: self.created_at,
+        }
+    }
 }
 
 /// A new round with its wagers (`open`); false when its id is already recorded.
 pub async fn insert_round(conn: &mut PgConnection, round: &NewRound) -> Result<bool, AppError> {
     let inserted = sqlx::query(
-        "INSERT INTO ils_rounds (id, player_id, wallet_account_id, wagers, rules, state)
-         VALUES ($1, $2, $3, $4, $5, 'open') ON CONFLICT (id) DO NOTHING",
+        "INSERT INTO ils_rounds (id, player_id, wallet_account_id, wagers, rules, state, created_at)
+         VALUES ($1, $2, $3, $4, $5, 'open', $6) ON CONFLICT (id) DO NOTHING",
     )
     .bind(round.id)
     .bind(&round.player)
     .bind(round.wallet)
     .bind(json_of(&round.wagers)?)
     .bind(json_of(&round.rules)?)
+    .bind(round.created_at)
     .execute(conn)
     .await?;
     Ok(inserted.rows_affected() == 1)
