@@ -95,7 +95,7 @@ pub async fn place_bets(
             store::insert_round(&state.pool, id, table, player, wallet, &bets).await?
         }
     };
-    Ok((drive_deal(state, id).await?, created))
+    Ok((deal_round(state, reload(state, id).await?, rules).await?, created))
 }
 
 /// Step 2: takes an `open` round's wagers and deals it; safe to run again at any point.
@@ -104,8 +104,17 @@ pub async fn drive_deal(state: &TablesState, id: Uuid) -> Result<StoredRound, Ap
     if stored.state != RoundState::Open {
         return Ok(stored);
     }
-    let bets = stored.spot_bets()?;
     let rules = store::table_rules(&state.pool, stored.table_id, None).await?;
+    deal_round(state, stored, rules).await
+}
+
+/// Step 2 on the round as read, at a table with `rules`.
+async fn deal_round(state: &TablesState, stored: StoredRound, rules: TableRules) -> Result<StoredRound, AppError> {
+    if stored.state != RoundState::Open {
+        return Ok(stored);
+    }
+    let id = stored.id;
+    let bets = stored.spot_bets()?;
     let stakes = Stakes::of(&rules, &bets, Round::stake_at_deal(&rules, &bets));
     let transfers = [
         (step_id(id, "stake/escrow"), stored.wallet, state.escrow_account, stakes.escrowed),
@@ -125,8 +134,10 @@ pub async fn drive_deal(state: &TablesState, id: Uuid) -> Result<StoredRound, Ap
         }
         Err(e) => return Err(e.into()),
     };
-    deal_cards(state, &stored, &bets, at_deal).await?;
-    settle_round(state, id).await?;
+    // (A round the deal leaves in play has nothing to settle: not even read for it.)
+    if deal_cards(state, &stored, &bets, at_deal).await? {
+        settle_round(state, id).await?;
+    }
     reload(state, id).await
 }
 
@@ -134,20 +145,21 @@ pub async fn drive_deal(state: &TablesState, id: Uuid) -> Result<StoredRound, Ap
 /// deal ends the round; a shoe with no card for it voids the round. A shoe past its cut card is
 /// shuffled before it deals; any other has its discards shuffled into the reserve it deals from
 /// if it runs out mid-round. The shuffle and the deal commit together: a deal retried after a
-/// crash before the commit deals from a shoe nobody has seen.
+/// crash before the commit deals from a shoe nobody has seen. Answers whether the deal ended the
+/// round (or found it ended), which is then to be settled.
 async fn deal_cards(
     state: &TablesState,
     stored: &StoredRound,
     bets: &[SpotBet],
     at_deal: store::AtDeal,
-) -> Result<(), AppError> {
+) -> Result<bool, AppError> {
     let mut tx = state.pool.begin().await?;
     let (rules, mut shoe) = store::lock_table(&mut tx, stored.table_id).await?;
     let current = store::load_round(&mut tx, stored.id, true)
         .await?
         .ok_or_else(|| AppError::internal("round vanished"))?;
     if current.state != RoundState::Open {
-        return Ok(());
+        return Ok(current.state == RoundState::Settling);
     }
     let mut rng = ChaCha20Rng::from_os_rng();
     let shuffled = shoe.cut_card_reached();
@@ -158,20 +170,22 @@ async fn deal_cards(
         shoe.reserve_discards(&mut rng);
     }
     let prepared = shoe.clone();
-    match Round::deal(rules, bets.to_vec(), &mut shoe) {
+    let ended = match Round::deal(rules, bets.to_vec(), &mut shoe) {
         Ok(round) => {
             store::save_shoe(&mut tx, stored.table_id, &shoe, shuffled).await?;
             let staked: i64 = round.spots.iter().map(|s| s.staked(&rules)).sum();
             store::mark_dealt(&mut tx, stored.id, &round, at_deal, staked).await?;
+            round.phase == Phase::Settled
         }
         Err(PlayError::Shoe(_)) => {
             store::save_shoe(&mut tx, stored.table_id, &prepared, shuffled).await?;
             void_round(state, &mut tx, stored.id, &rules, bets, None, stored.wallet).await?;
+            false
         }
         Err(e) => return Err(play_error(&e)),
-    }
+    };
     tx.commit().await?;
-    Ok(())
+    Ok(ended)
 }
 
 /// What the house decides for a round its player abandoned: insurance declined, hands stood.
@@ -187,8 +201,8 @@ fn house_decision(round: &Round) -> Action {
 
 /// What one decision found under the round's lock.
 enum Decided {
-    /// Applied (or the round voided); nothing left to do but settle.
-    Done,
+    /// Applied (or the round voided); `ended`: it ended the round, which is now to be settled.
+    Done { ended: bool },
     /// It adds a wager: recorded pending, to be taken and applied.
     Pending(Box<PendingDecision>),
 }
@@ -234,10 +248,17 @@ pub async fn decide(
         None => apply_under_lock(state, &mut tx, &stored, decision).await?,
     };
     tx.commit().await?;
-    if let Decided::Pending(pending) = decided {
-        take_pending_wager(state, &stored, &pending).await?;
+    let ended = match decided {
+        Decided::Done { ended } => ended,
+        Decided::Pending(pending) => {
+            take_pending_wager(state, &stored, &pending).await?;
+            pending.next.phase == Phase::Settled
+        }
+    };
+    // (A round still in play has nothing to settle: not even read for it.)
+    if ended {
+        settle_round(state, id).await?;
     }
-    settle_round(state, id).await?;
     reload(state, id).await
 }
 
@@ -266,7 +287,7 @@ async fn apply_under_lock(
         Err(PlayError::Shoe(_)) => {
             let bets = stored.spot_bets()?;
             void_round(state, tx, stored.id, &round.rules, &bets, Some(&round), stored.wallet).await?;
-            return Ok(Decided::Done);
+            return Ok(Decided::Done { ended: false });
         }
         Err(e) => return Err(play_error(&e)),
     }
@@ -285,7 +306,7 @@ async fn apply_under_lock(
         return Ok(Decided::Pending(Box::new(pending)));
     }
     apply(tx, stored, &pending).await?;
-    Ok(Decided::Done)
+    Ok(Decided::Done { ended: pending.next.phase == Phase::Settled })
 }
 
 /// Writes a decision: the table's shoe and the round moved on one step.
