@@ -11,8 +11,8 @@ use uuid::Uuid;
 
 use crate::LedgerState;
 use crate::model::{
-    Account, BatchRequest, BatchResult, CashRequest, PostedBalance, HistoryEntry, MAX_BATCH, NewAccountRequest, Page,
-    Transfer, TransferCommand, TransferRequest, TrialBalance, Validate, ValidateTransfer,
+    Account, BatchRequest, BatchResult, CashRequest, HistoryEntry, MAX_BATCH, NewAccountRequest, Page,
+    PostedBalance, Transfer, TransferCommand, TransferRequest, TrialBalance, Validate, ValidateTransfer,
 };
 use crate::store::{self, LEDGER_NAMESPACE};
 

@@ -156,7 +156,8 @@ async fn main() {
             })
             .await,
         );
-        let (p, b, c, n) = (Arc::clone(&players), base.clone(), http.clone(), Arc::clone(&blackjack_requests));
+        let (p, b, c, n) =
+            (Arc::clone(&players), base.clone(), http.clone(), Arc::clone(&blackjack_requests));
         rounds.absorb(
             closed_loop(clients, slice, move |i| {
                 let (token, table, _, _) = p[i].clone();

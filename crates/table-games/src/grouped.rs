@@ -131,7 +131,9 @@ impl BatchWrite for GroupedWriter {
                 GroupedWrite::Blackjack(settled) => blackjack::store::write_settled(conn, settled).await?,
                 GroupedWrite::ILuvSuitsOpened(round) => i_luv_suits::store::insert_round(conn, round).await?,
                 GroupedWrite::ILuvSuitsDealt(dealt) => i_luv_suits::store::mark_dealt(conn, dealt).await?,
-                GroupedWrite::ILuvSuitsDecided(claim) => i_luv_suits::store::claim_decision(conn, claim).await?,
+                GroupedWrite::ILuvSuitsDecided(claim) => {
+                    i_luv_suits::store::claim_decision(conn, claim).await?
+                }
                 GroupedWrite::ILuvSuits(settled) => i_luv_suits::store::write_settled(conn, settled).await?,
                 GroupedWrite::CrapsClaim { session, pending } => {
                     claims.push((i, (*session, pending)));
@@ -147,7 +149,8 @@ impl BatchWrite for GroupedWriter {
         for ((i, _), done) in claims.iter().zip(claimed) {
             applied[*i] = done;
         }
-        let finished = craps::store::finish_all(conn, &finishes.iter().map(|f| f.1).collect::<Vec<_>>()).await?;
+        let finished =
+            craps::store::finish_all(conn, &finishes.iter().map(|f| f.1).collect::<Vec<_>>()).await?;
         for ((i, _), done) in finishes.iter().zip(finished) {
             applied[*i] = done;
         }

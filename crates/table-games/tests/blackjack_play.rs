@@ -371,7 +371,8 @@ async fn a_decision_waiting_for_the_ledger_is_finished_once_by_the_recovery_pass
     let dealt = casino.deal(&token, table, "r1", json!([{"wager": 500}])).await;
     let round = dealt.body["id"].as_str().unwrap().to_owned();
     let dead = Upstream::remote("ledger", "http://127.0.0.1:9", Duration::from_secs(2)).unwrap();
-    let cut = casino.state.with_ledger(ledger_api::LedgerClient::new(dead, casino.tokens.clone(), "table-games"));
+    let cut =
+        casino.state.with_ledger(ledger_api::LedgerClient::new(dead, casino.tokens.clone(), "table-games"));
     let cut_router = table_games::router(cut, Limits::default());
     let request = Request::post(format!("/v1/blackjack/rounds/{round}/actions"))
         .header("content-type", "application/json")

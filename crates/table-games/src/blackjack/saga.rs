@@ -109,7 +109,11 @@ pub async fn drive_deal(state: &TablesState, id: Uuid) -> Result<StoredRound, Ap
 }
 
 /// Step 2 on the round as read, at a table with `rules`.
-async fn deal_round(state: &TablesState, stored: StoredRound, rules: TableRules) -> Result<StoredRound, AppError> {
+async fn deal_round(
+    state: &TablesState,
+    stored: StoredRound,
+    rules: TableRules,
+) -> Result<StoredRound, AppError> {
     if stored.state != RoundState::Open {
         return Ok(stored);
     }

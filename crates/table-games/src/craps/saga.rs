@@ -127,7 +127,10 @@ pub async fn play(
         let pending = work_out(&stored, key, request)?;
         // The claim: recorded pending only if the session is as it was read (no request pending
         // or recorded since), group-committed with other sessions' claims.
-        let claim = Grouped { write: GroupedWrite::CrapsClaim { session: id, pending: pending.clone() }, audit: None };
+        let claim = Grouped {
+            write: GroupedWrite::CrapsClaim { session: id, pending: pending.clone() },
+            audit: None,
+        };
         if state.writes.submit(claim).await? {
             return match finish_pending(state, &stored, &pending).await? {
                 Some((record, session)) => Ok((record, session, true)),
@@ -169,7 +172,14 @@ fn work_out(stored: &StoredSession, key: &str, request: &Request) -> Result<Pend
     } else {
         None
     };
-    Ok(Pending { key: key.to_owned(), seq: stored.requests, changes: request.changes.clone(), report, next, money })
+    Ok(Pending {
+        key: key.to_owned(),
+        seq: stored.requests,
+        changes: request.changes.clone(),
+        report,
+        next,
+        money,
+    })
 }
 
 async fn finished(
@@ -219,8 +229,10 @@ async fn finish_pending(
         ("lost", game.escrow_account, game.house_account, m.lost_cents),
         ("won", game.house_account, wallet, m.winnings_cents),
     ];
-    let transfers: Vec<_> =
-        legs.iter().map(|&(name, debit, credit, amount)| (leg(id, seq, name), debit, credit, amount)).collect();
+    let transfers: Vec<_> = legs
+        .iter()
+        .map(|&(name, debit, credit, amount)| (leg(id, seq, name), debit, credit, amount))
+        .collect();
     let after = match crate::grouped::ledger_batch(state, "craps", id, &transfers, &[wallet]).await {
         Ok(balances) => balances.first().copied().ok_or_else(|| AppError::internal("no balance answered"))?,
         Err(LedgerError::Refused(e)) => {
@@ -246,7 +258,11 @@ async fn finish_pending(
         at: Utc::now().trunc_subsecs(6),
     };
     let audit = platform::audit::Entry::new("craps.roll", id, &record)?;
-    if !state.writes.submit(Grouped { write: GroupedWrite::Craps(finished.clone()), audit: Some(audit) }).await? {
+    if !state
+        .writes
+        .submit(Grouped { write: GroupedWrite::Craps(finished.clone()), audit: Some(audit) })
+        .await?
+    {
         return Ok(None);
     }
     let roll = StoredRoll {

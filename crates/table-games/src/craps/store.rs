@@ -116,7 +116,8 @@ impl StoredRoll {
     }
 }
 
-const SESSION_COLUMNS: &str = "id, player_id, wallet_account_id, session, rolls, requests, pending, created_at";
+const SESSION_COLUMNS: &str =
+    "id, player_id, wallet_account_id, session, rolls, requests, pending, created_at";
 const ROLL_COLUMNS: &str =
     "session_id, seq, changes, report, money, balance_before_cents, balance_after_cents, created_at";
 

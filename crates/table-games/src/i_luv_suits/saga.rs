@@ -28,7 +28,7 @@ use serde_json::json;
 use uuid::Uuid;
 
 use super::settlement::{ledger_batch, settle_round, stakes_at_deal};
-use super::store::{self, Claim, Decided, DecidedBy, Dealt, NewRound, RoundState, StoredRound};
+use super::store::{self, Claim, Dealt, Decided, DecidedBy, NewRound, RoundState, StoredRound};
 use crate::grouped::{Grouped, GroupedWrite};
 use crate::{TABLES_NAMESPACE, TablesState};
 
@@ -163,7 +163,8 @@ pub async fn decide(
                     check_play(&Hands::of(&deal), stored.wagers.ante_cents, play_cents)
                         .map_err(|e| wager_error(&e))?;
                 }
-                let claim = Grouped { write: GroupedWrite::ILuvSuitsDecided(Claim { id, decided }), audit: None };
+                let claim =
+                    Grouped { write: GroupedWrite::ILuvSuitsDecided(Claim { id, decided }), audit: None };
                 if !state.writes.submit(claim).await? {
                     continue;
                 }

@@ -77,12 +77,17 @@ struct RoundRecord<'a> {
 /// cannot cover it) forgets the pending decision, nothing moved. Nothing to do for a round that
 /// is not decided or has no decision pending. Answers the round settled when this call settled it
 /// (None: nothing to do, or another call settled it first).
-pub async fn settle_round(state: &TablesState, stored: &StoredRound) -> Result<Option<StoredRound>, AppError> {
+pub async fn settle_round(
+    state: &TablesState,
+    stored: &StoredRound,
+) -> Result<Option<StoredRound>, AppError> {
     let decided = match (stored.state, stored.decision, stored.pending) {
         (RoundState::Settling, Some(decided), _) | (RoundState::Deciding, None, Some(decided)) => decided,
         _ => return Ok(None),
     };
-    let Some(deal) = stored.deal.as_ref() else { return Err(AppError::internal("a decided round without cards")) };
+    let Some(deal) = stored.deal.as_ref() else {
+        return Err(AppError::internal("a decided round without cards"));
+    };
     let (id, game, wallet) = (stored.id, &state.i_luv_suits, stored.wallet);
     let pot_at_deal = stored.pot_at_deal_cents.unwrap_or(0);
     let (showdown, returns) = settle(&stored.rules, &stored.wagers, deal, decided.choice, pot_at_deal);
