@@ -1800,10 +1800,20 @@ export interface components {
         /** @description `POST /v1/transfers/batch`. */
         BatchRequest: {
             transfers: components["schemas"]["TransferRequest"][];
+            /**
+             * @description Accounts whose posted balances the answer should carry, read just after the batch: a
+             *     game that records a wallet's balance beside a round needs no second call.
+             */
+            balances_of?: string[];
         };
         /** @description The answer to a batch: every transfer in request order, each saying whether it was a replay. */
         BatchResult: {
             transfers: components["schemas"]["BatchItem"][];
+            /**
+             * @description The posted balance of each account named in `balances_of`, in that order, read just after
+             *     the batch (others' transfers committed meanwhile included).
+             */
+            balances?: components["schemas"]["PostedBalance"][];
         };
         /**
          * @description Every permissible wager of 111-501-44(c). Numbers are box numbers (4, 5, 6, 8, 9, 10) except
@@ -3309,6 +3319,13 @@ export interface components {
             self_excluded_until?: string | null;
             /** Format: date-time */
             created_at: string;
+        };
+        /** @description An account's posted balance, in cents. */
+        PostedBalance: {
+            /** Format: uuid */
+            account_id: string;
+            /** Format: int64 */
+            posted: number;
         };
         PowerOdds: {
             table: components["schemas"]["PowerTable"];
