@@ -299,6 +299,38 @@ async fn a_batch_checks_funds_in_order() {
 }
 
 #[tokio::test]
+async fn a_batch_answers_the_balances_it_is_asked_for() {
+    let app = TestApp::new().await;
+    let alice = app.funded_wallet("alice", 1_000).await;
+    let house = app.account("house_revenue", "casino").await;
+    let (stake, prize) = (transfer(alice, house, 300), transfer(house, alice, 120));
+    let batch = json!({"transfers": [stake, prize], "balances_of": [alice, house]});
+    let reply = app.post("/v1/transfers/batch", batch.clone()).await;
+    assert_eq!(reply.status, StatusCode::CREATED, "{}", reply.body);
+    assert_eq!(
+        reply.body["balances"],
+        json!([{"account_id": alice, "posted": 820}, {"account_id": house, "posted": 180}])
+    );
+    // A replay moves nothing and answers the balances as they are now.
+    app.post("/v1/transfers/batch", json!({"transfers": [transfer(alice, house, 20)]})).await;
+    let replay = app.post("/v1/transfers/batch", batch).await;
+    assert_eq!(replay.status, StatusCode::OK);
+    assert_eq!(replay.body["balances"][0]["posted"], 800);
+    // None asked for: none answered; an account that does not exist counts nothing.
+    let plain = app.post("/v1/transfers/batch", json!({"transfers": [transfer(alice, house, 1)]})).await;
+    assert_eq!(plain.body["balances"], json!([]));
+    let nobody = Uuid::now_v7();
+    let unknown = app
+        .post(
+            "/v1/transfers/batch",
+            json!({"transfers": [transfer(alice, house, 1)], "balances_of": [nobody]}),
+        )
+        .await;
+    assert_eq!(unknown.body["balances"], json!([{"account_id": nobody, "posted": 0}]));
+    app.assert_ledger_consistent().await;
+}
+
+#[tokio::test]
 async fn a_hold_reserves_funds_and_ends_exactly_once() {
     let app = TestApp::new().await;
     let alice = app.funded_wallet("alice", 1_000).await;

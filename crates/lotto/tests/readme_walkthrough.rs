@@ -90,6 +90,7 @@ async fn the_readme_api_walkthrough_runs_verbatim_and_again() {
         "\"state\":\"settled\"",
         "event: keno_open",
         "idempotent-replayed: true",
+        "{\"transfers\":2,\"balances\":[{\"posted\":",
         "\"balanced\":true",
     ] {
         assert!(out.contains(shown), "the walk-through did not show {shown:?}:\n{out}");
