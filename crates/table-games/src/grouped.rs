@@ -5,8 +5,8 @@
 //!   the round, a pot's meter), sent to the ledger many rounds to a call. A shared call the
 //!   ledger refuses (one player's empty wallet) is sent again round by round, so one refusal
 //!   never refuses another player's round.
-//! - [`GroupedWriter`]: a round's local writes (recorded, dealt, a decision claimed or applied,
-//!   a roll claimed, settled or recorded with its audit record), many rounds to a transaction: one commit, and
+//! - [`GroupedWriter`]: a round's local writes (recorded, dealt, a decision or a roll claimed,
+//!   settled or recorded with its audit record), many rounds to a transaction: one commit, and
 //!   one append to the chain, whose lock every finishing round would otherwise take in turn. Each
 //!   write is one conditional statement on its own row (no lock is held between statements), so
 //!   a round's steps keep their order and exclusivity without a transaction of their own.
@@ -89,10 +89,6 @@ pub async fn ledger_batch(
 /// whether it applied (false: the row was not as the write expects, so nothing was written).
 #[derive(Debug)]
 pub enum GroupedWrite {
-    /// A blackjack decision applied, the round at its step (and the table's shoe saved).
-    BlackjackDecision(blackjack::store::DecisionWrite),
-    /// A blackjack decision that adds a wager, claiming the round's step.
-    BlackjackPending(blackjack::store::PendingClaim),
     /// A blackjack round paid → `settled`.
     Blackjack(blackjack::store::Settled),
     /// An I Luv Suits round recorded `open` with its wagers (false: its id was recorded before).
@@ -132,10 +128,6 @@ impl BatchWrite for GroupedWriter {
         let (mut claims, mut finishes) = (Vec::new(), Vec::new());
         for (i, job) in jobs.iter().enumerate() {
             applied[i] = match &job.write {
-                GroupedWrite::BlackjackDecision(write) => {
-                    blackjack::store::write_decision(conn, write).await?
-                }
-                GroupedWrite::BlackjackPending(claim) => blackjack::store::claim_pending(conn, claim).await?,
                 GroupedWrite::Blackjack(settled) => blackjack::store::write_settled(conn, settled).await?,
                 GroupedWrite::ILuvSuitsOpened(round) => i_luv_suits::store::insert_round(conn, round).await?,
                 GroupedWrite::ILuvSuitsDealt(dealt) => i_luv_suits::store::mark_dealt(conn, dealt).await?,

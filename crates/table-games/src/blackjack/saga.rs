@@ -7,18 +7,15 @@
 //!    `refused`, nothing moved; then dealt from the table's shoe (shuffled first when past its
 //!    cut card), locked, in one short transaction with the round (`playing`, or `settling` when
 //!    the deal ends it);
-//! 3. [`decide`]: each decision names the `step` it acts on and is applied to a copy of the round
-//!    as read, with the table's shoe (only this round deals from it while it is in play): a rule
-//!    error changes nothing, a stale step is refused. A decision that adds no wager is written by
-//!    one conditional update that applies only if the round is still at that step with nothing
-//!    pending, the shoe saved with it (group-committed with other rounds' writes,
-//!    [`crate::grouped`]). One that adds a wager (double, split, insurance) is recorded as the
-//!    round's pending decision the same way, so it holds the step; the wager is then taken from
-//!    the wallet (key `<round>/step/<n>`), and the decision applied if it is still the one
-//!    pending. Of two concurrent decisions exactly one claims the step (the other reads the
-//!    round again and is told it is stale); a refused wager clears the claim with nothing moved;
-//!    a ledger that does not answer leaves it for the same decision sent again, or the recovery
-//!    pass, to finish. A shoe with no card for a decision voids the round under its row lock;
+//! 3. [`decide`]: each decision names the `step` it acts on and is applied to a copy first under
+//!    the round's row lock: a rule error changes nothing, a stale step is refused. A decision
+//!    that adds no wager is applied in that transaction. One that adds a wager (double, split,
+//!    insurance) is recorded as the round's pending decision and committed, so it holds the
+//!    step; the wager is then taken from the wallet (key `<round>/step/<n>`) with no lock held,
+//!    and the decision applied in a second short transaction. Of two concurrent decisions
+//!    exactly one claims the step; a refused wager clears the claim with nothing moved; a
+//!    ledger that does not answer leaves it for the same decision sent again, or the recovery
+//!    pass, to finish;
 //! 4. [`super::settlement::settle_round`]: a `settling` round is paid in one ledger batch and
 //!    marked `settled` with its audit record.
 //!
@@ -33,12 +30,11 @@ use ledger_api::LedgerError;
 use platform::AppError;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha20Rng;
-use serde_json::json;
+use serde_json::{Value, json};
 use uuid::Uuid;
 
 use super::settlement::{Stakes, ledger_batch, settle_round, step_id, void_round};
 use super::store::{self, PendingDecision, RoundState, StoredRound};
-use crate::grouped::{Grouped, GroupedWrite};
 use crate::{TABLES_NAMESPACE, TablesState};
 
 /// A rule the round's engine refused, as a problem with its stable code.
@@ -207,14 +203,12 @@ fn house_decision(round: &Round) -> Action {
     }
 }
 
-/// A decision worked out on the round as read.
-enum Worked {
-    /// It adds no wager: to be written if the round is still at its step.
-    Apply(Box<PendingDecision>),
-    /// It adds a wager: to be recorded pending (claiming the step), its wager taken, then applied.
-    Wager(Box<PendingDecision>),
-    /// The shoe has no card for it: the round is to be voided.
-    Void,
+/// What one decision found under the round's lock.
+enum Decided {
+    /// Applied (or the round voided); `ended`: it ended the round, which is now to be settled.
+    Done { ended: bool },
+    /// It adds a wager: recorded pending, to be taken and applied.
+    Pending(Box<PendingDecision>),
 }
 
 /// Step 3: one decision, the player's on the step they name, or the house's for an abandoned
@@ -226,76 +220,50 @@ pub async fn decide(
     decision: Option<(i32, Action)>,
 ) -> Result<StoredRound, AppError> {
     let not_found = || AppError::not_found("round_not_found", format!("round {id} does not exist"));
-    // Read, worked out, then written only if the round is still at the step it was read at: a
-    // decision that lost the race reads the round again and is answered as it now stands.
-    for _ in 0..2 {
-        let stored = store::load_round(&mut *state.pool.acquire().await?, id, false)
-            .await?
-            .filter(|r| player.is_none_or(|p| r.player_id == p))
-            .ok_or_else(not_found)?;
-        if stored.state == RoundState::Settling {
-            // The decision that ended it was applied; its settlement is finished for whoever asks.
-            settle_round(state, id).await?;
-            return reload(state, id).await;
-        }
-        if stored.state != RoundState::Playing {
-            return Err(AppError::conflict("round_not_in_play", "this round is not waiting for a decision"));
-        }
-        let ended = match stored.pending.clone() {
-            // A decision waiting for its wager: the same one sent again (or the house) finishes
-            // it; another decision on its step is told what waits.
-            Some(pending) if decision.is_none_or(|(step, _)| step == pending.step) => {
-                if let Some((_, action)) = &decision
-                    && Some(&store::json_of(action)?) != pending.record.get("decision")
-                {
-                    return Err(AppError::conflict(
-                        "decision_pending",
-                        "another decision on this step waits for its wager to be taken: send it again to finish it",
-                    )
-                    .with_context(json!({"step": pending.step, "pending": pending.record["decision"]})));
-                }
-                take_pending_wager(state, &stored, &pending).await?;
-                pending.next.phase == Phase::Settled
-            }
-            Some(pending) => return Err(stale(pending.step)),
-            None => match work_out(state, &stored, decision).await? {
-                Worked::Apply(pending) => {
-                    let write = store::DecisionWrite::of(&stored, &pending, false)?;
-                    if !state
-                        .writes
-                        .submit(Grouped { write: GroupedWrite::BlackjackDecision(write), audit: None })
-                        .await?
-                    {
-                        continue;
-                    }
-                    pending.next.phase == Phase::Settled
-                }
-                Worked::Wager(pending) => {
-                    let claim = store::PendingClaim { id, pending: (*pending).clone() };
-                    if !state
-                        .writes
-                        .submit(Grouped { write: GroupedWrite::BlackjackPending(claim), audit: None })
-                        .await?
-                    {
-                        continue;
-                    }
-                    take_pending_wager(state, &stored, &pending).await?;
-                    pending.next.phase == Phase::Settled
-                }
-                Worked::Void => {
-                    void_in_play(state, &stored).await?;
-                    false
-                }
-            },
-        };
-        // (A round still in play has nothing to settle: not even read for it.)
-        if ended {
-            settle_round(state, id).await?;
-        }
+    let mut tx = state.pool.begin().await?;
+    let stored =
+        store::load_round(&mut tx, id, true).await?.filter(|r| player.is_none_or(|p| r.player_id == p));
+    let stored = stored.ok_or_else(not_found)?;
+    if stored.state == RoundState::Settling {
+        // The decision that ended it was applied; its settlement is finished for whoever asks.
+        tx.commit().await?;
+        settle_round(state, id).await?;
         return reload(state, id).await;
     }
-    let now = reload(state, id).await?;
-    Err(stale(now.step))
+    if stored.state != RoundState::Playing {
+        return Err(AppError::conflict("round_not_in_play", "this round is not waiting for a decision"));
+    }
+    let decided = match stored.pending.clone() {
+        // A decision waiting for its wager: the same one sent again (or the house) finishes it;
+        // another decision on its step is told what waits.
+        Some(pending) if decision.is_none_or(|(step, _)| step == pending.step) => {
+            if let Some((_, action)) = &decision
+                && Some(&store::json_of(action)?) != pending.record.get("decision")
+            {
+                return Err(AppError::conflict(
+                    "decision_pending",
+                    "another decision on this step waits for its wager to be taken: send it again to finish it",
+                )
+                .with_context(json!({"step": pending.step, "pending": pending.record["decision"]})));
+            }
+            Decided::Pending(Box::new(pending))
+        }
+        Some(pending) => return Err(stale(pending.step)),
+        None => apply_under_lock(state, &mut tx, &stored, decision).await?,
+    };
+    tx.commit().await?;
+    let ended = match decided {
+        Decided::Done { ended } => ended,
+        Decided::Pending(pending) => {
+            take_pending_wager(state, &stored, &pending).await?;
+            pending.next.phase == Phase::Settled
+        }
+    };
+    // (A round still in play has nothing to settle: not even read for it.)
+    if ended {
+        settle_round(state, id).await?;
+    }
+    reload(state, id).await
 }
 
 fn stale(step: i32) -> AppError {
@@ -303,55 +271,59 @@ fn stale(step: i32) -> AppError {
         .with_context(json!({"step": step}))
 }
 
-/// The decision on the round as read, checked and applied to a copy (a rule error changes
-/// nothing), with the table's shoe as it stands: only this round's steps deal from it while it is
-/// in play (one round in play per table).
-async fn work_out(
+/// The decision on the locked round: checked on a copy, then applied, recorded pending (it adds
+/// a wager), or the round voided (the shoe has no card for it).
+async fn apply_under_lock(
     state: &TablesState,
+    tx: &mut sqlx::PgConnection,
     stored: &StoredRound,
     decision: Option<(i32, Action)>,
-) -> Result<Worked, AppError> {
+) -> Result<Decided, AppError> {
     let round = stored.round.clone().ok_or_else(|| AppError::internal("a round in play without cards"))?;
     let action = match decision {
         Some((named, _)) if named != stored.step => return Err(stale(stored.step)),
         Some((_, action)) => action,
         None => house_decision(&round),
     };
-    let (mut next, mut shoe) =
-        (round.clone(), store::table_shoe(&mut *state.pool.acquire().await?, stored.table_id).await?);
+    let (mut next, mut shoe) = (round.clone(), store::table_shoe(tx, stored.table_id).await?);
     match next.act(action, &mut shoe) {
         Ok(()) => {}
-        Err(PlayError::Shoe(_)) => return Ok(Worked::Void),
+        Err(PlayError::Shoe(_)) => {
+            let bets = stored.spot_bets()?;
+            void_round(state, tx, stored.id, &round.rules, &bets, Some(&round), stored.wallet).await?;
+            return Ok(Decided::Done { ended: false });
+        }
         Err(e) => return Err(play_error(&e)),
     }
     let before: i64 = round.spots.iter().map(|s| s.staked(&round.rules)).sum();
     let after: i64 = next.spots.iter().map(|s| s.staked(&next.rules)).sum();
     let by = if decision.is_some() { "player" } else { "house (round abandoned)" };
-    let pending = Box::new(PendingDecision {
+    let pending = PendingDecision {
         step: stored.step,
         record: json!({"step": stored.step, "decision": action, "by": by}),
         next,
         shoe,
         added_cents: after.saturating_sub(before),
-    });
-    Ok(if pending.added_cents > 0 { Worked::Wager(pending) } else { Worked::Apply(pending) })
+    };
+    if pending.added_cents > 0 {
+        store::set_pending(tx, stored.id, &pending).await?;
+        return Ok(Decided::Pending(Box::new(pending)));
+    }
+    apply(tx, stored, &pending).await?;
+    Ok(Decided::Done { ended: pending.next.phase == Phase::Settled })
 }
 
-/// A round the shoe cannot finish, voided under its row lock if it is still in play at the step
-/// it was read at (so rare a path keeps its ledger call inside the transaction).
-async fn void_in_play(state: &TablesState, stored: &StoredRound) -> Result<(), AppError> {
-    let mut tx = state.pool.begin().await?;
-    let current = store::load_round(&mut tx, stored.id, true)
-        .await?
-        .ok_or_else(|| AppError::internal("round vanished"))?;
-    if current.state != RoundState::Playing || current.step != stored.step || current.pending.is_some() {
-        return Err(stale(current.step));
-    }
-    let round = current.round.clone().ok_or_else(|| AppError::internal("a round in play without cards"))?;
-    let bets = current.spot_bets()?;
-    void_round(state, &mut tx, current.id, &round.rules, &bets, Some(&round), current.wallet).await?;
-    tx.commit().await?;
-    Ok(())
+/// Writes a decision: the table's shoe and the round moved on one step.
+async fn apply(
+    tx: &mut sqlx::PgConnection,
+    stored: &StoredRound,
+    pending: &PendingDecision,
+) -> Result<(), AppError> {
+    let mut actions: Vec<Value> = store::from_json(stored.actions.clone())?;
+    actions.push(pending.record.clone());
+    store::save_shoe(tx, stored.table_id, &pending.shoe, false).await?;
+    let staked: i64 = pending.next.spots.iter().map(|s| s.staked(&pending.next.rules)).sum();
+    store::apply_decision(tx, stored.id, &pending.next, &Value::Array(actions), staked).await
 }
 
 /// Takes a pending decision's wager (no lock held), then applies the decision if it is still the
@@ -376,9 +348,13 @@ async fn take_pending_wager(
         }
         Err(e) => return Err(e.into()),
     }
-    // Applied only if this decision is still the one pending on the round's step.
-    let write = store::DecisionWrite::of(stored, pending, true)?;
-    state.writes.submit(Grouped { write: GroupedWrite::BlackjackDecision(write), audit: None }).await?;
+    let mut tx = state.pool.begin().await?;
+    let current =
+        store::load_round(&mut tx, id, true).await?.ok_or_else(|| AppError::internal("round vanished"))?;
+    if current.pending.as_ref().is_some_and(|p| p.step == pending.step) && current.step == pending.step {
+        apply(&mut tx, &current, pending).await?;
+    }
+    tx.commit().await?;
     Ok(())
 }
 

@@ -266,27 +266,18 @@ pub async fn mark_dealt(
     Ok(())
 }
 
-/// A decision that adds a wager, claiming the round's step.
-#[derive(Debug, Clone)]
-pub struct PendingClaim {
-    pub id: Uuid,
-    pub pending: PendingDecision,
-}
-
-/// Records a decision waiting for its wager if the round is still in play at its step with none
-/// pending (the step is claimed by it); false when another decision came first.
-pub async fn claim_pending(conn: &mut PgConnection, claim: &PendingClaim) -> Result<bool, AppError> {
-    Ok(sqlx::query(
-        "UPDATE bj_rounds SET pending = $2, updated_at = now()
-          WHERE id = $1 AND state = 'playing' AND step = $3 AND pending IS NULL",
-    )
-    .bind(claim.id)
-    .bind(json_of(&claim.pending)?)
-    .bind(claim.pending.step)
-    .execute(conn)
-    .await?
-    .rows_affected()
-        == 1)
+/// Records a decision waiting for its wager (the round's step is claimed by it).
+pub async fn set_pending(
+    conn: &mut PgConnection,
+    id: Uuid,
+    pending: &PendingDecision,
+) -> Result<(), AppError> {
+    sqlx::query("UPDATE bj_rounds SET pending = $2, updated_at = now() WHERE id = $1 AND state = 'playing'")
+        .bind(id)
+        .bind(json_of(pending)?)
+        .execute(conn)
+        .await?;
+    Ok(())
 }
 
 /// Forgets the decision pending on `step` (its wager was refused: nothing moved).
@@ -299,70 +290,28 @@ pub async fn clear_pending(pool: &PgPool, id: Uuid, step: i32) -> Result<(), App
     Ok(())
 }
 
-/// A decision to write: the round moved on one step, its shoe saved.
-#[derive(Debug, Clone)]
-pub struct DecisionWrite {
-    pub id: Uuid,
-    pub table: Uuid,
-    pub step: i32,
-    /// The decision was pending on the step (its wager taken), rather than none.
-    pub was_pending: bool,
-    pub next: Value,
-    pub settling: bool,
-    pub actions: Value,
-    pub staked: i64,
-    pub shoe: Value,
-}
-
-impl DecisionWrite {
-    /// `pending` applied to the round as read (its actions, with this decision's record added).
-    pub fn of(stored: &StoredRound, pending: &PendingDecision, was_pending: bool) -> Result<Self, AppError> {
-        let mut actions: Vec<Value> = from_json(stored.actions.clone())?;
-        actions.push(pending.record.clone());
-        Ok(DecisionWrite {
-            id: stored.id,
-            table: stored.table_id,
-            step: pending.step,
-            was_pending,
-            next: json_of(&pending.next)?,
-            settling: pending.next.phase == Phase::Settled,
-            actions: Value::Array(actions),
-            staked: pending.next.spots.iter().map(|s| s.staked(&pending.next.rules)).sum(),
-            shoe: json_of(&pending.shoe)?,
-        })
-    }
-}
-
-/// Applies a decision if the round is still in play at its step (with that decision pending, or
-/// none, as the write says): the next round, the step moved on, the decision recorded, the
-/// pending decision cleared, `settling` when it ended the round; and the table's shoe as the
-/// decision left it. False (nothing written) when another decision came first.
-pub async fn write_decision(conn: &mut PgConnection, write: &DecisionWrite) -> Result<bool, AppError> {
-    let applied = sqlx::query(
+/// Applies a decision to the locked round: the next round, the step moved on, the decision
+/// recorded, the pending decision cleared; `settling` when the decision ended the round.
+pub async fn apply_decision(
+    conn: &mut PgConnection,
+    id: Uuid,
+    next: &Round,
+    actions: &Value,
+    staked: i64,
+) -> Result<(), AppError> {
+    sqlx::query(
         "UPDATE bj_rounds SET round = $2, step = step + 1, actions = $3, staked_cents = $4, pending = NULL,
                 state = $5, updated_at = now()
-          WHERE id = $1 AND state = 'playing' AND step = $6
-            AND coalesce((pending->>'step')::int, -1) = $7",
+          WHERE id = $1",
     )
-    .bind(write.id)
-    .bind(&write.next)
-    .bind(&write.actions)
-    .bind(write.staked)
-    .bind(if write.settling { "settling" } else { "playing" })
-    .bind(write.step)
-    .bind(if write.was_pending { write.step } else { -1 })
-    .execute(&mut *conn)
-    .await?
-    .rows_affected()
-        == 1;
-    if applied {
-        sqlx::query("UPDATE bj_tables SET shoe = $2 WHERE id = $1")
-            .bind(write.table)
-            .bind(&write.shoe)
-            .execute(conn)
-            .await?;
-    }
-    Ok(applied)
+    .bind(id)
+    .bind(json_of(next)?)
+    .bind(actions)
+    .bind(staked)
+    .bind(if next.phase == Phase::Settled { "settling" } else { "playing" })
+    .execute(conn)
+    .await?;
+    Ok(())
 }
 
 /// A settling round paid, to be written as settled.
