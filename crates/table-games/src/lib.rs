@@ -213,8 +213,8 @@ pub fn router(state: TablesState, limits: Limits) -> Router {
     platform::http::app(api_routes(state), readiness, limits)
 }
 
-/// Runs every game's recovery ([`blackjack::recover`], [`i_luv_suits::recover`]) and finishing
-/// of abandoned rounds every `interval`.
+/// Runs every game's recovery ([`blackjack::recover`], [`i_luv_suits::recover`],
+/// [`craps::recover`]) and finishing of abandoned rounds and sessions every `interval`.
 pub fn spawn_recovery(state: TablesState, interval: std::time::Duration) -> tokio::task::JoinHandle<()> {
     tokio::spawn(async move {
         let mut ticker = tokio::time::interval(interval);
@@ -245,6 +245,11 @@ pub fn spawn_recovery(state: TablesState, interval: std::time::Duration) -> toki
                 Ok(0) => {}
                 Ok(n) => tracing::info!(folded = n, "folded abandoned I Luv Suits rounds"),
                 Err(e) => tracing::warn!(error = %e, "folding abandoned rounds failed; will retry"),
+            }
+            match craps::close_abandoned(&state, state.craps.limits.abandoned_after).await {
+                Ok(0) => {}
+                Ok(n) => tracing::info!(closed = n, "closed abandoned craps sessions"),
+                Err(e) => tracing::warn!(error = %e, "closing abandoned craps sessions failed; will retry"),
             }
         }
     })

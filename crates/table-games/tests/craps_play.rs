@@ -380,3 +380,69 @@ async fn with_power_odds_lit_on_every_roll_any_seven_pays_thirteen_to_two() {
     }
     panic!("no 7 in 200 rolls");
 }
+
+/// A player who leaves bets on the layout and never comes back: the house takes down what may
+/// come down and rolls out the contract bets (45(d)), every step paid through the ledger and
+/// recorded; nothing stays in escrow, and the house makes no bet of its own.
+#[tokio::test]
+async fn the_house_closes_an_abandoned_session_and_nothing_stays_in_escrow() {
+    let casino = Casino::new().await;
+    let (token, wallet) = casino.player(100_000).await;
+    let session = casino.open_craps(&token).await;
+    // A pass line bet until a point is set (a come-out natural or craps decides it at once).
+    let mut rolled = 0;
+    loop {
+        let body = json!({"changes": [{"change": "place", "bet": "pass", "amount_cents": 1_000}]});
+        let play = casino.craps(&token, &session, "rolls", &format!("p{rolled}"), body).await;
+        assert_eq!(play.status, StatusCode::CREATED, "{}", play.body);
+        rolled += 1;
+        if !play.body["session"]["point"].is_null() {
+            break;
+        }
+        assert!(rolled < 200, "no point in 200 come-out rolls");
+    }
+    let more = json!({"changes": [
+        {"change": "place", "bet": "pass_odds", "amount_cents": 2_000},
+        {"change": "place", "bet": "place", "number": 8, "amount_cents": 600},
+        {"change": "place", "bet": "field", "amount_cents": 500},
+    ]});
+    let left = casino.craps(&token, &session, "bets", "left", more).await;
+    assert_eq!(left.status, StatusCode::CREATED, "{}", left.body);
+    assert_eq!(casino.craps_escrow().await, 1_000 + 2_000 + 600 + 500);
+    let id: Uuid = session.parse().unwrap();
+    // Not yet abandoned: left alone.
+    let idle = Duration::from_secs(3_600);
+    assert_eq!(table_games::craps::close_abandoned(&casino.state, idle).await.unwrap(), 0);
+    sqlx::query("UPDATE craps_sessions SET updated_at = now() - interval '2 hours' WHERE id = $1")
+        .bind(id)
+        .execute(&casino.state.pool)
+        .await
+        .unwrap();
+    assert_eq!(table_games::craps::close_abandoned(&casino.state, idle).await.unwrap(), 1);
+
+    let now = casino.call("GET", &format!("/v1/craps/sessions/{session}"), Some(&token), None, None).await;
+    assert_eq!(now.body["bets"], json!([]), "{}", now.body);
+    assert_eq!(casino.craps_escrow().await, 0, "nothing waits in escrow");
+    // The house's requests: the first took down odds, place and field (3,100 back) and rolled;
+    // any after it only rolled. None made a bet.
+    let house: Vec<(String, Value, i64)> = sqlx::query_as(
+        "SELECT key, money, balance_after_cents FROM craps_rolls WHERE session_id = $1 AND key LIKE 'house-close/%'
+          ORDER BY seq",
+    )
+    .bind(id)
+    .fetch_all(&casino.state.pool)
+    .await
+    .unwrap();
+    assert!(!house.is_empty());
+    assert_eq!(house[0].1["taken_down_cents"], 3_100, "{:?}", house[0]);
+    assert!(house.iter().all(|(_, money, _)| money["staked_cents"] == 0));
+    let lost_or_won: i64 = house
+        .iter()
+        .map(|(_, m, _)| m["returned_cents"].as_i64().unwrap() + m["lost_cents"].as_i64().unwrap())
+        .sum();
+    assert_eq!(lost_or_won, 1_000, "the pass line bet was decided by the house's rolls");
+    assert_eq!(casino.balance(wallet).await, house.last().unwrap().2, "the wallet as last recorded");
+    // Closed: nothing left to close.
+    assert_eq!(table_games::craps::close_abandoned(&casino.state, Duration::ZERO).await.unwrap(), 0);
+    casino.assert_books_balance().await;
+}

@@ -201,7 +201,8 @@ pub struct Session {
     pub bets: Vec<Placed>,
 }
 
-pub(crate) fn is_odds(bet: Bet) -> bool {
+/// Whether `bet` is odds behind another bet (taken down with it).
+pub fn is_odds(bet: Bet) -> bool {
     matches!(
         bet,
         Bet::PassOdds
@@ -412,6 +413,11 @@ impl Session {
                 Ok(Moved::default())
             }
         }
+    }
+
+    /// Whether the player may take `bet` down now (45(d): not a contract bet).
+    pub fn may_remove(&self, bet: Bet) -> bool {
+        self.check_removal(bet).is_ok()
     }
 
     /// 45(d): pass, come (once on its number) and put bets stay until decided.

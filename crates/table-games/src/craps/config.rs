@@ -10,10 +10,12 @@ use crate::blackjack::MAX_HOUSE_WAGER_CENTS;
 /// `LOTTO_CRAPS_MAX_BET_CENTS`), the most odds a table may allow (`LOTTO_CRAPS_ODDS_MULTIPLE`, up
 /// to 100, 111-501-45(s)-(u)), and power odds (`LOTTO_CRAPS_POWER_ODDS`: `off`, `one` or `two`,
 /// the pay table the house pre-selects, 44(c)(47); `LOTTO_CRAPS_POWER_ODDS_PER_THOUSAND`: how many
-/// rolls in a thousand they light on).
+/// rolls in a thousand they light on); and when a session with bets on its layout and no
+/// request from its player counts as abandoned (`LOTTO_CRAPS_ABANDONED_AFTER_SECONDS`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Limits {
     pub rules: TableRules,
+    pub abandoned_after: std::time::Duration,
 }
 
 impl Default for Limits {
@@ -25,6 +27,7 @@ impl Default for Limits {
                 odds_multiple: 10,
                 power_odds: None,
             },
+            abandoned_after: std::time::Duration::from_secs(86_400),
         }
     }
 }
@@ -69,7 +72,9 @@ impl Limits {
                 "must be 0 to 1000",
             ));
         }
+        let idle = env_or("LOTTO_CRAPS_ABANDONED_AFTER_SECONDS", 86_400u64)?;
         Ok(Limits {
+            abandoned_after: std::time::Duration::from_secs(idle),
             rules: TableRules {
                 min_bet_cents: min,
                 max_bet_cents: max,

@@ -13,7 +13,7 @@ pub mod store;
 pub mod views;
 
 pub use config::Limits;
-pub use saga::recover;
+pub use saga::{close_abandoned, recover};
 
 use ledger_api::{AccountKind, LedgerClient};
 use platform::AppError;

@@ -62,7 +62,8 @@ async fn play(
 ) -> Result<axum::response::Response, AppError> {
     caller.require(&[Role::Player])?;
     let key = key.required()?;
-    let request = Request { changes: request.changes, roll, expected_rolls: request.expected_rolls };
+    let request =
+        Request { changes: request.changes, roll, expected_rolls: request.expected_rolls, by_house: false };
     let (record, session, created) = saga::play(state, id, caller.subject(), key, &request).await?;
     let view = PlayView { result: roll_view(&record), session: session_view(&session) };
     Ok(platform::http::created_or_replayed(view, created, None))

@@ -85,6 +85,9 @@ pub struct Request {
     pub changes: Vec<Change>,
     pub roll: bool,
     pub expected_rolls: Option<i32>,
+    /// The house's own request closing an abandoned session: its roll needs no line bet (the
+    /// house, not a shooter, throws it to decide the contract bets left).
+    pub by_house: bool,
 }
 
 /// How many times a request is worked out again when another request changed the session between
@@ -160,7 +163,9 @@ fn work_out(stored: &StoredSession, key: &str, request: &Request) -> Result<Pend
         money.commission_cents = money.commission_cents.saturating_add(moved.commission_cents);
     }
     let report = if request.roll {
-        next.check_roll().map_err(|e| rule_error(&e))?;
+        if !request.by_house {
+            next.check_roll().map_err(|e| rule_error(&e))?;
+        }
         let mut rng = ChaCha20Rng::from_os_rng();
         let dice = Roll::random(&mut rng);
         let lit = next.rules.power_odds.is_some_and(|p| rng.random_range(0..1_000) < p.per_thousand_rolls);
@@ -301,4 +306,46 @@ pub async fn recover(state: &TablesState, older_than: std::time::Duration) -> Re
         },
     )
     .await
+}
+
+/// The most requests the house makes to close one session (a contract bet is decided within a
+/// few rolls; this only stops a defect from looping).
+const MOST_CLOSING_REQUESTS: usize = 1_000;
+
+/// Closes sessions whose player has left bets on the layout and made no request for `idle`
+/// (`LOTTO_CRAPS_ABANDONED_AFTER_SECONDS`, a day by default), so no bet waits in escrow for ever:
+/// the house takes down every bet that may come down (back to the wallet), then throws the dice
+/// until the contract bets, which may not (45(d)), are decided. Each step is an ordinary request
+/// (keyed `house-close/<n>`), recorded, chained and paid through the ledger; the house makes no
+/// bet for the player. Returns how many sessions it closed.
+pub async fn close_abandoned(state: &TablesState, idle: std::time::Duration) -> Result<usize, AppError> {
+    platform::recovery::finish_stuck(&state.pool, store::ABANDONED, idle, "abandoned craps session", |id| {
+        close(state, id)
+    })
+    .await
+}
+
+async fn close(state: &TablesState, id: Uuid) -> Result<(), AppError> {
+    for _ in 0..MOST_CLOSING_REQUESTS {
+        let stored = reload(state, id).await?;
+        let session = &stored.session;
+        if session.bets.is_empty() || stored.pending.is_some() {
+            // Closed; or a request pending, which recovery finishes first.
+            return Ok(());
+        }
+        // Odds first: taking a bet down brings its odds down with it.
+        let mut down: Vec<_> =
+            session.bets.iter().map(|p| p.bet).filter(|&b| session.may_remove(b)).collect();
+        down.sort_by_key(|&b| !domain::craps::session::is_odds(b));
+        let contract_left = down.len() < session.bets.len();
+        let request = Request {
+            changes: down.into_iter().map(|bet| Change::Remove { bet }).collect(),
+            roll: contract_left,
+            expected_rolls: Some(stored.rolls),
+            by_house: true,
+        };
+        let key = format!("house-close/{}", stored.requests);
+        play(state, id, &stored.player_id, &key, &request).await?;
+    }
+    Err(AppError::internal("an abandoned craps session did not close"))
 }

@@ -351,3 +351,9 @@ pub async fn recent_rolls(pool: &PgPool, player: &str, limit: i64) -> Result<Vec
 /// Sessions with a request left pending for longer than `$1` seconds.
 pub const STUCK: &str = "SELECT id FROM craps_sessions WHERE pending IS NOT NULL
   AND updated_at < now() - make_interval(secs => $1) ORDER BY updated_at LIMIT 500";
+
+/// Sessions with bets on their layout, nothing pending, and no request for longer than `$1`
+/// seconds.
+pub const ABANDONED: &str = "SELECT id FROM craps_sessions WHERE pending IS NULL
+  AND jsonb_array_length(session->'bets') > 0 AND updated_at < now() - make_interval(secs => $1)
+  ORDER BY updated_at LIMIT 500";
