@@ -13,7 +13,7 @@
 //!
 //! Callers still wait for their own call or write to be done before answering.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use ledger_api::{LedgerClient, NewTransfer};
 use platform::AppError;
@@ -112,6 +112,21 @@ pub struct Grouped {
     pub audit: Option<Entry>,
 }
 
+/// A batch's jobs by kind, each with its place in the batch.
+#[derive(Default)]
+struct Kinds<'a> {
+    opened: Vec<(usize, &'a i_luv_suits::store::NewRound)>,
+    dealt: Vec<(usize, &'a i_luv_suits::store::Dealt)>,
+    decided: Vec<(usize, &'a i_luv_suits::store::Claim)>,
+    settled: Vec<(usize, &'a i_luv_suits::store::Settled)>,
+    claims: Vec<(usize, (Uuid, &'a craps::store::Pending))>,
+    finishes: Vec<(usize, &'a craps::store::Finished)>,
+}
+
+fn unzip<T>(jobs: Vec<(usize, T)>) -> (Vec<usize>, Vec<T>) {
+    jobs.into_iter().unzip()
+}
+
 /// Writes [`Grouped`] jobs in one transaction, in order, and appends the audit records of those
 /// that applied with one insert.
 #[derive(Debug)]
@@ -121,39 +136,42 @@ impl BatchWrite for GroupedWriter {
     type Job = Grouped;
     type Output = bool;
 
-    /// Craps' claims and finishes, the most frequent, are written a statement for all of their
-    /// kind (their conditions make their order within a batch irrelevant); the others one by one.
+    /// Each kind of write is one statement for all the rounds of that kind in the batch (their
+    /// conditions make their order within a batch irrelevant); blackjack's settlements, the least
+    /// frequent, one by one.
     async fn write_batch(&self, conn: &mut PgConnection, jobs: &[Grouped]) -> Result<Vec<bool>, AppError> {
         let mut applied = vec![false; jobs.len()];
-        let (mut claims, mut finishes) = (Vec::new(), Vec::new());
+        let mut kinds = Kinds::default();
         for (i, job) in jobs.iter().enumerate() {
-            applied[i] = match &job.write {
-                GroupedWrite::Blackjack(settled) => blackjack::store::write_settled(conn, settled).await?,
-                GroupedWrite::ILuvSuitsOpened(round) => i_luv_suits::store::insert_round(conn, round).await?,
-                GroupedWrite::ILuvSuitsDealt(dealt) => i_luv_suits::store::mark_dealt(conn, dealt).await?,
-                GroupedWrite::ILuvSuitsDecided(claim) => {
-                    i_luv_suits::store::claim_decision(conn, claim).await?
+            match &job.write {
+                GroupedWrite::Blackjack(settled) => {
+                    applied[i] = blackjack::store::write_settled(conn, settled).await?;
                 }
-                GroupedWrite::ILuvSuits(settled) => i_luv_suits::store::write_settled(conn, settled).await?,
-                GroupedWrite::CrapsClaim { session, pending } => {
-                    claims.push((i, (*session, pending)));
-                    false
-                }
-                GroupedWrite::Craps(finished) => {
-                    finishes.push((i, finished));
-                    false
-                }
-            };
+                GroupedWrite::ILuvSuitsOpened(round) => kinds.opened.push((i, round)),
+                GroupedWrite::ILuvSuitsDealt(dealt) => kinds.dealt.push((i, dealt)),
+                GroupedWrite::ILuvSuitsDecided(claim) => kinds.decided.push((i, claim)),
+                GroupedWrite::ILuvSuits(settled) => kinds.settled.push((i, settled)),
+                GroupedWrite::CrapsClaim { session, pending } => kinds.claims.push((i, (*session, pending))),
+                GroupedWrite::Craps(finished) => kinds.finishes.push((i, finished)),
+            }
         }
-        let claimed = craps::store::claim_all(conn, &claims.iter().map(|c| c.1).collect::<Vec<_>>()).await?;
-        for ((i, _), done) in claims.iter().zip(claimed) {
-            applied[*i] = done;
-        }
-        let finished =
-            craps::store::finish_all(conn, &finishes.iter().map(|f| f.1).collect::<Vec<_>>()).await?;
-        for ((i, _), done) in finishes.iter().zip(finished) {
-            applied[*i] = done;
-        }
+        let mut scatter = |indices: Vec<usize>, done: Vec<bool>| {
+            for (i, done) in indices.into_iter().zip(done) {
+                applied[i] = done;
+            }
+        };
+        let (at, rows) = unzip(kinds.opened);
+        scatter(at, i_luv_suits::store::insert_rounds(conn, &rows).await?);
+        let (at, rows) = unzip(kinds.dealt);
+        scatter(at, i_luv_suits::store::mark_dealt_all(conn, &rows).await?);
+        let (at, rows) = unzip(kinds.decided);
+        scatter(at, i_luv_suits::store::claim_decisions(conn, &rows).await?);
+        let (at, rows) = unzip(kinds.settled);
+        scatter(at, i_luv_suits::store::write_settled_all(conn, &rows).await?);
+        let (at, rows) = unzip(kinds.claims);
+        scatter(at, craps::store::claim_all(conn, &rows).await?);
+        let (at, rows) = unzip(kinds.finishes);
+        scatter(at, craps::store::finish_all(conn, &rows).await?);
         let chained: Vec<Entry> = jobs
             .iter()
             .zip(&applied)
@@ -162,4 +180,19 @@ impl BatchWrite for GroupedWriter {
         platform::audit::append_all(conn, &chained).await?;
         Ok(applied)
     }
+}
+
+/// Splits jobs naming `ids` into passes in which no id appears twice (in order).
+pub fn distinct_passes(ids: impl Iterator<Item = Uuid>) -> Vec<Vec<usize>> {
+    let mut passes: Vec<(HashSet<Uuid>, Vec<usize>)> = Vec::new();
+    for (i, id) in ids.enumerate() {
+        match passes.iter_mut().find(|(seen, _)| !seen.contains(&id)) {
+            Some((seen, jobs)) => {
+                seen.insert(id);
+                jobs.push(i);
+            }
+            None => passes.push((HashSet::from([id]), vec![i])),
+        }
+    }
+    passes.into_iter().map(|(_, jobs)| jobs).collect()
 }

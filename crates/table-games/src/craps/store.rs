@@ -162,7 +162,7 @@ pub async fn load_session(
 /// each statement changes a session once).
 pub async fn claim_all(conn: &mut PgConnection, claims: &[(Uuid, &Pending)]) -> Result<Vec<bool>, AppError> {
     let mut applied = vec![false; claims.len()];
-    for pass in distinct_passes(claims.iter().map(|c| c.0)) {
+    for pass in crate::grouped::distinct_passes(claims.iter().map(|c| c.0)) {
         let (ids, seqs): (Vec<Uuid>, Vec<i32>) = pass.iter().map(|&i| (claims[i].0, claims[i].1.seq)).unzip();
         let pendings = pass.iter().map(|&i| json_of(claims[i].1)).collect::<Result<Vec<_>, _>>()?;
         let claimed: HashSet<Uuid> = sqlx::query_scalar(
@@ -183,21 +183,6 @@ pub async fn claim_all(conn: &mut PgConnection, claims: &[(Uuid, &Pending)]) -> 
         }
     }
     Ok(applied)
-}
-
-/// Splits jobs naming `ids` into passes in which no id appears twice (in order).
-fn distinct_passes(ids: impl Iterator<Item = Uuid>) -> Vec<Vec<usize>> {
-    let mut passes: Vec<(HashSet<Uuid>, Vec<usize>)> = Vec::new();
-    for (i, id) in ids.enumerate() {
-        match passes.iter_mut().find(|(seen, _)| !seen.contains(&id)) {
-            Some((seen, jobs)) => {
-                seen.insert(id);
-                jobs.push(i);
-            }
-            None => passes.push((HashSet::from([id]), vec![i])),
-        }
-    }
-    passes.into_iter().map(|(_, jobs)| jobs).collect()
 }
 
 /// Forgets the request pending under `key` (its money was refused: nothing moved).
@@ -229,7 +214,7 @@ pub struct Finished {
 /// Answers, per request, whether this call did it. Two statements for all.
 pub async fn finish_all(conn: &mut PgConnection, done: &[&Finished]) -> Result<Vec<bool>, AppError> {
     let mut applied = vec![false; done.len()];
-    for pass in distinct_passes(done.iter().map(|f| f.session)) {
+    for pass in crate::grouped::distinct_passes(done.iter().map(|f| f.session)) {
         let jobs: Vec<&Finished> = pass.iter().map(|&i| done[i]).collect();
         let ids: Vec<Uuid> = jobs.iter().map(|f| f.session).collect();
         let sessions = jobs.iter().map(|f| json_of(&f.pending.next)).collect::<Result<Vec<_>, _>>()?;

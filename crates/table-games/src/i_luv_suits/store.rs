@@ -1,6 +1,8 @@
 //! Every SQL statement of I Luv Suits: rounds through their states. Nothing else in the game
 //! writes SQL.
 
+use std::collections::HashSet;
+
 use chrono::{DateTime, Utc};
 use domain::i_luv_suits::round::{Choice, Deal, Returns, Showdown, TableRules, Wagers};
 use platform::{AppError, stored_state};
@@ -169,21 +171,34 @@ impl NewRound {
     }
 }
 
-/// A new round with its wagers (`open`); false when its id is already recorded.
-pub async fn insert_round(conn: &mut PgConnection, round: &NewRound) -> Result<bool, AppError> {
-    let inserted = sqlx::query(
-        "INSERT INTO ils_rounds (id, player_id, wallet_account_id, wagers, rules, state, created_at)
-         VALUES ($1, $2, $3, $4, $5, 'open', $6) ON CONFLICT (id) DO NOTHING",
-    )
-    .bind(round.id)
-    .bind(&round.player)
-    .bind(round.wallet)
-    .bind(json_of(&round.wagers)?)
-    .bind(json_of(&round.rules)?)
-    .bind(round.created_at)
-    .execute(conn)
-    .await?;
-    Ok(inserted.rows_affected() == 1)
+/// New rounds with their wagers (`open`), one statement for all; answers, per round, whether it
+/// is new (false: its id was recorded before).
+pub async fn insert_rounds(conn: &mut PgConnection, rounds: &[&NewRound]) -> Result<Vec<bool>, AppError> {
+    let mut applied = vec![false; rounds.len()];
+    for pass in crate::grouped::distinct_passes(rounds.iter().map(|r| r.id)) {
+        let rows: Vec<&NewRound> = pass.iter().map(|&i| rounds[i]).collect();
+        let inserted: HashSet<Uuid> = sqlx::query_scalar(
+            "INSERT INTO ils_rounds (id, player_id, wallet_account_id, wagers, rules, state, created_at)
+             SELECT u.id, u.player, u.wallet, u.wagers, u.rules, 'open', u.created_at
+               FROM UNNEST($1::uuid[], $2::text[], $3::uuid[], $4::jsonb[], $5::jsonb[], $6::timestamptz[])
+                    AS u(id, player, wallet, wagers, rules, created_at)
+             ON CONFLICT (id) DO NOTHING RETURNING id",
+        )
+        .bind(rows.iter().map(|r| r.id).collect::<Vec<_>>())
+        .bind(rows.iter().map(|r| r.player.as_str()).collect::<Vec<_>>())
+        .bind(rows.iter().map(|r| r.wallet).collect::<Vec<_>>())
+        .bind(rows.iter().map(|r| json_of(&r.wagers)).collect::<Result<Vec<_>, _>>()?)
+        .bind(rows.iter().map(|r| json_of(&r.rules)).collect::<Result<Vec<_>, _>>()?)
+        .bind(rows.iter().map(|r| r.created_at).collect::<Vec<_>>())
+        .fetch_all(&mut *conn)
+        .await?
+        .into_iter()
+        .collect();
+        for (&i, row) in pass.iter().zip(&rows) {
+            applied[i] = inserted.contains(&row.id);
+        }
+    }
+    Ok(applied)
 }
 
 /// An open round the ledger refused → `refused`.
@@ -209,22 +224,33 @@ pub struct Dealt {
     pub balance_before: i64,
 }
 
-/// An open round dealt → `deciding`, with the wallet before its wagers; false when another
-/// call dealt it first.
-pub async fn mark_dealt(conn: &mut PgConnection, dealt: &Dealt) -> Result<bool, AppError> {
-    Ok(sqlx::query(
-        "UPDATE ils_rounds SET state = 'deciding', deal = $2, pot_at_deal_cents = $3, staked_cents = $4,
-                balance_before_cents = $5, updated_at = now() WHERE id = $1 AND state = 'open'",
-    )
-    .bind(dealt.id)
-    .bind(json_of(&dealt.deal)?)
-    .bind(dealt.pot)
-    .bind(dealt.staked)
-    .bind(dealt.balance_before)
-    .execute(conn)
-    .await?
-    .rows_affected()
-        == 1)
+/// Open rounds dealt → `deciding`, with the wallet before their wagers, one statement for all;
+/// answers, per round, whether this call dealt it (false: another call did first).
+pub async fn mark_dealt_all(conn: &mut PgConnection, dealt: &[&Dealt]) -> Result<Vec<bool>, AppError> {
+    let mut applied = vec![false; dealt.len()];
+    for pass in crate::grouped::distinct_passes(dealt.iter().map(|d| d.id)) {
+        let rows: Vec<&Dealt> = pass.iter().map(|&i| dealt[i]).collect();
+        let changed: HashSet<Uuid> = sqlx::query_scalar(
+            "UPDATE ils_rounds r SET state = 'deciding', deal = u.deal, pot_at_deal_cents = u.pot,
+                    staked_cents = u.staked, balance_before_cents = u.before, updated_at = now()
+               FROM UNNEST($1::uuid[], $2::jsonb[], $3::bigint[], $4::bigint[], $5::bigint[])
+                    AS u(id, deal, pot, staked, before)
+              WHERE r.id = u.id AND r.state = 'open' RETURNING r.id",
+        )
+        .bind(rows.iter().map(|d| d.id).collect::<Vec<_>>())
+        .bind(rows.iter().map(|d| json_of(&d.deal)).collect::<Result<Vec<_>, _>>()?)
+        .bind(rows.iter().map(|d| d.pot).collect::<Vec<_>>())
+        .bind(rows.iter().map(|d| d.staked).collect::<Vec<_>>())
+        .bind(rows.iter().map(|d| d.balance_before).collect::<Vec<_>>())
+        .fetch_all(&mut *conn)
+        .await?
+        .into_iter()
+        .collect();
+        for (&i, row) in pass.iter().zip(&rows) {
+            applied[i] = changed.contains(&row.id);
+        }
+    }
+    Ok(applied)
 }
 
 /// A decision claiming a round that waits for one.
@@ -234,26 +260,34 @@ pub struct Claim {
     pub decided: Decided,
 }
 
-/// Claims a `deciding` round with no decision pending: a fold is made at once (→ `settling`),
-/// a play is recorded pending until its wager is taken. False when another decision came first.
-pub async fn claim_decision(conn: &mut PgConnection, claim: &Claim) -> Result<bool, AppError> {
-    let statement = match claim.decided.choice {
-        Choice::Fold => {
-            "UPDATE ils_rounds SET state = 'settling', decision = $2, updated_at = now()
-              WHERE id = $1 AND state = 'deciding' AND pending IS NULL"
-        }
-        Choice::Play { .. } => {
-            "UPDATE ils_rounds SET pending = $2, updated_at = now()
-              WHERE id = $1 AND state = 'deciding' AND pending IS NULL"
-        }
-    };
-    Ok(sqlx::query(statement)
-        .bind(claim.id)
-        .bind(json_of(&claim.decided)?)
-        .execute(conn)
+/// Claims `deciding` rounds with no decision pending, one statement for all: a fold is made at
+/// once (→ `settling`), a play is recorded pending until its wager is taken. Answers, per claim,
+/// whether it applied (false: another decision came first).
+pub async fn claim_decisions(conn: &mut PgConnection, claims: &[&Claim]) -> Result<Vec<bool>, AppError> {
+    let mut applied = vec![false; claims.len()];
+    for pass in crate::grouped::distinct_passes(claims.iter().map(|c| c.id)) {
+        let rows: Vec<&Claim> = pass.iter().map(|&i| claims[i]).collect();
+        let changed: HashSet<Uuid> = sqlx::query_scalar(
+            "UPDATE ils_rounds r
+                SET state = CASE WHEN u.fold THEN 'settling' ELSE r.state END,
+                    decision = CASE WHEN u.fold THEN u.decided ELSE r.decision END,
+                    pending = CASE WHEN u.fold THEN r.pending ELSE u.decided END,
+                    updated_at = now()
+               FROM UNNEST($1::uuid[], $2::jsonb[], $3::bool[]) AS u(id, decided, fold)
+              WHERE r.id = u.id AND r.state = 'deciding' AND r.pending IS NULL RETURNING r.id",
+        )
+        .bind(rows.iter().map(|c| c.id).collect::<Vec<_>>())
+        .bind(rows.iter().map(|c| json_of(&c.decided)).collect::<Result<Vec<_>, _>>()?)
+        .bind(rows.iter().map(|c| c.decided.choice == Choice::Fold).collect::<Vec<_>>())
+        .fetch_all(&mut *conn)
         .await?
-        .rows_affected()
-        == 1)
+        .into_iter()
+        .collect();
+        for (&i, row) in pass.iter().zip(&rows) {
+            applied[i] = changed.contains(&row.id);
+        }
+    }
+    Ok(applied)
 }
 
 /// Forgets a pending decision (its wager was refused: nothing moved).
@@ -279,25 +313,37 @@ pub struct Settled {
     pub balance_after: i64,
 }
 
-/// A `settling` round, or one `deciding` with this decision pending, → `settled` with how it
-/// ended; false when another call settled it first.
-pub async fn write_settled(conn: &mut PgConnection, settled: &Settled) -> Result<bool, AppError> {
-    let decided = json_of(&settled.decided)?;
-    Ok(sqlx::query(
-        "UPDATE ils_rounds SET state = 'settled', decision = $2, pending = NULL, staked_cents = $3, settlement = $4,
-                returned_cents = $5, balance_after_cents = $6, updated_at = now()
-          WHERE id = $1 AND (state = 'settling' OR (state = 'deciding' AND pending = $2))",
-    )
-    .bind(settled.id)
-    .bind(decided)
-    .bind(settled.staked)
-    .bind(json_of(&settled.settlement)?)
-    .bind(settled.settlement.returns.total())
-    .bind(settled.balance_after)
-    .execute(conn)
-    .await?
-    .rows_affected()
-        == 1)
+/// Rounds `settling`, or `deciding` with this decision pending, → `settled` with how they ended,
+/// one statement for all; answers, per round, whether this call settled it (false: another call
+/// did first).
+pub async fn write_settled_all(conn: &mut PgConnection, settled: &[&Settled]) -> Result<Vec<bool>, AppError> {
+    let mut applied = vec![false; settled.len()];
+    for pass in crate::grouped::distinct_passes(settled.iter().map(|s| s.id)) {
+        let rows: Vec<&Settled> = pass.iter().map(|&i| settled[i]).collect();
+        let changed: HashSet<Uuid> = sqlx::query_scalar(
+            "UPDATE ils_rounds r SET state = 'settled', decision = u.decided, pending = NULL, staked_cents = u.staked,
+                    settlement = u.settlement, returned_cents = u.returned, balance_after_cents = u.after,
+                    updated_at = now()
+               FROM UNNEST($1::uuid[], $2::jsonb[], $3::bigint[], $4::jsonb[], $5::bigint[], $6::bigint[])
+                    AS u(id, decided, staked, settlement, returned, after)
+              WHERE r.id = u.id AND (r.state = 'settling' OR (r.state = 'deciding' AND r.pending = u.decided))
+             RETURNING r.id",
+        )
+        .bind(rows.iter().map(|s| s.id).collect::<Vec<_>>())
+        .bind(rows.iter().map(|s| json_of(&s.decided)).collect::<Result<Vec<_>, _>>()?)
+        .bind(rows.iter().map(|s| s.staked).collect::<Vec<_>>())
+        .bind(rows.iter().map(|s| json_of(&s.settlement)).collect::<Result<Vec<_>, _>>()?)
+        .bind(rows.iter().map(|s| s.settlement.returns.total()).collect::<Vec<_>>())
+        .bind(rows.iter().map(|s| s.balance_after).collect::<Vec<_>>())
+        .fetch_all(&mut *conn)
+        .await?
+        .into_iter()
+        .collect();
+        for (&i, row) in pass.iter().zip(&rows) {
+            applied[i] = changed.contains(&row.id);
+        }
+    }
+    Ok(applied)
 }
 
 /// Rounds left `open`, `settling`, or with a decision pending, for longer than `$1` seconds.
