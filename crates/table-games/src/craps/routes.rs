@@ -44,7 +44,7 @@ pub async fn get_session(
     Path(id): Path<Uuid>,
 ) -> Result<Json<SessionView>, AppError> {
     caller.require(&[Role::Player, Role::Operator, Role::Auditor, Role::Service])?;
-    match store::load_session(&mut *state.pool.acquire().await?, id, false).await? {
+    match store::load_session(&state.pool, id).await? {
         Some(s) if caller.role() != Role::Player || s.player_id == caller.subject() => {
             Ok(Json(session_view(&s)))
         }

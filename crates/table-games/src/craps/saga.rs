@@ -76,7 +76,7 @@ pub async fn open(
 }
 
 async fn reload(state: &TablesState, id: Uuid) -> Result<StoredSession, AppError> {
-    store::load_session(&mut *state.pool.acquire().await?, id, false).await?.ok_or_else(|| not_found(id))
+    store::load_session(&state.pool, id).await?.ok_or_else(|| not_found(id))
 }
 
 /// What a request asks for.

@@ -140,16 +140,11 @@ pub async fn insert_session(
     Ok(())
 }
 
-/// Session `id`, locked for the caller's transaction when `lock`.
-pub async fn load_session(
-    conn: &mut PgConnection,
-    id: Uuid,
-    lock: bool,
-) -> Result<Option<StoredSession>, AppError> {
-    let lock = if lock { " FOR UPDATE" } else { "" };
-    sqlx::query(&format!("SELECT {SESSION_COLUMNS} FROM craps_sessions WHERE id = $1{lock}"))
+/// Session `id` as it stands (requests claim it by conditional writes, never a row lock).
+pub async fn load_session(pool: &PgPool, id: Uuid) -> Result<Option<StoredSession>, AppError> {
+    sqlx::query(&format!("SELECT {SESSION_COLUMNS} FROM craps_sessions WHERE id = $1"))
         .bind(id)
-        .fetch_optional(conn)
+        .fetch_optional(pool)
         .await?
         .as_ref()
         .map(StoredSession::from_row)

@@ -58,7 +58,7 @@ pub async fn decide(
     Json(request): Json<DecisionRequest>,
 ) -> Result<Json<RoundView>, AppError> {
     caller.require(&[Role::Player])?;
-    let ante = store::load_round(&mut *state.pool.acquire().await?, id, false)
+    let ante = store::load_round(&state.pool, id)
         .await?
         .filter(|r| r.player_id == caller.subject())
         .ok_or_else(|| AppError::not_found("round_not_found", format!("round {id} does not exist")))?
@@ -81,7 +81,7 @@ pub async fn get_round(
     Path(id): Path<Uuid>,
 ) -> Result<Json<RoundView>, AppError> {
     caller.require(&[Role::Player, Role::Operator, Role::Auditor, Role::Service])?;
-    match store::load_round(&mut *state.pool.acquire().await?, id, false).await? {
+    match store::load_round(&state.pool, id).await? {
         Some(round) if caller.role() != Role::Player || round.player_id == caller.subject() => {
             Ok(Json(round_view(&round)))
         }

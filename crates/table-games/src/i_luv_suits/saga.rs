@@ -48,7 +48,7 @@ fn not_found(id: Uuid) -> AppError {
 }
 
 async fn reload(state: &TablesState, id: Uuid) -> Result<StoredRound, AppError> {
-    store::load_round(&mut *state.pool.acquire().await?, id, false).await?.ok_or_else(|| not_found(id))
+    store::load_round(&state.pool, id).await?.ok_or_else(|| not_found(id))
 }
 
 /// Step 1: a round of `wagers` for `player` under idempotency key `key`, then dealt

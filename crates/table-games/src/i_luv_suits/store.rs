@@ -104,16 +104,11 @@ const ROUND_COLUMNS: &str = "id, player_id, wallet_account_id, wagers, rules, st
     pot_at_deal_cents, staked_cents, settlement, returned_cents, balance_before_cents, balance_after_cents,
     refusal, created_at";
 
-/// Round `id`, locked for the caller's transaction when `lock`.
-pub async fn load_round(
-    conn: &mut PgConnection,
-    id: Uuid,
-    lock: bool,
-) -> Result<Option<StoredRound>, AppError> {
-    let lock = if lock { " FOR UPDATE" } else { "" };
-    sqlx::query(&format!("SELECT {ROUND_COLUMNS} FROM ils_rounds WHERE id = $1{lock}"))
+/// Round `id` as it stands (its steps claim it by conditional writes, never a row lock).
+pub async fn load_round(pool: &PgPool, id: Uuid) -> Result<Option<StoredRound>, AppError> {
+    sqlx::query(&format!("SELECT {ROUND_COLUMNS} FROM ils_rounds WHERE id = $1"))
         .bind(id)
-        .fetch_optional(conn)
+        .fetch_optional(pool)
         .await?
         .as_ref()
         .map(StoredRound::from_row)
