@@ -519,7 +519,11 @@ async fn prizes_are_claimed_once_at_the_counter_and_the_office_and_then_expire()
     let replies = futures_util::future::join_all(claims).await;
     let paid: Vec<&Reply> = replies.iter().filter(|r| r.status == StatusCode::CREATED).collect();
     assert_eq!(paid.len(), 1, "{:?}", replies.iter().map(|r| r.body.to_string()).collect::<Vec<_>>());
-    assert!(replies.iter().filter(|r| r.status != StatusCode::CREATED).all(|r| r.code() == "already_paid"));
+    assert!(
+        replies.iter().filter(|r| r.status != StatusCode::CREATED).all(|r| r.code() == "already_paid"),
+        "{:?}",
+        replies.iter().map(|r| r.body.to_string()).collect::<Vec<_>>()
+    );
     assert_eq!(paid[0].body["paid_cents"], 1_200);
     let credited = (game.balance(shop_a).await - a_before) + (game.balance(shop_b).await - b_before);
     assert_eq!(credited, 1_200, "one retailer credited once");
