@@ -11,7 +11,8 @@
 //! one request per step (blackjack three or more, I Luv Suits two), each at most that rate.
 //!
 //! Run: `cargo bench -p table-games` (env: `BENCH_SECONDS`, default 16; `BENCH_CLIENTS`, default
-//! 32). Simulated rounds per second on one core: `cargo bench -p domain --bench blackjack` and
+//! 32; `BENCH_ONLY`, one of `blackjack`, `i-luv-suits`, `craps`, to load that game alone, for a
+//! profile, with Keno beside it). Simulated rounds per second on one core: `cargo bench -p domain --bench blackjack` and
 //! `--bench i_luv_suits`.
 // A benchmark program stops loudly on any failure, and reports in floating point.
 #![allow(
@@ -43,6 +44,8 @@ use uuid::Uuid;
 async fn main() {
     let seconds: u64 = env_or("BENCH_SECONDS", 16u64).unwrap();
     let clients: usize = env_or("BENCH_CLIENTS", 32usize).unwrap();
+    let only: String = env_or("BENCH_ONLY", String::new()).unwrap();
+    let runs = |game: &str| only.is_empty() || only == game;
     let url = platform::testing::bench_database("tables").await.unwrap();
     let config = Config::default();
     let mut options = assembly::Options::for_tests().unwrap();
@@ -126,20 +129,22 @@ async fn main() {
         LoadRun::default(),
     );
     for _ in 0..2 {
-        let (p, b, s, h, c) =
-            (Arc::clone(&players), base.clone(), service.clone(), house.clone(), http.clone());
-        transfers.absorb(
-            closed_loop(clients, slice, move |i| {
-                let body = json!({"id": Uuid::now_v7(), "debit_account_id": p[i].2, "credit_account_id": h, "amount": 1, "currency": "USD"});
-                let post = c.post(format!("{b}/v1/transfers")).bearer_auth(&s).json(&body);
-                async move {
-                    let response = post.send().await.unwrap();
-                    assert!(response.status().is_success(), "{}", response.text().await.unwrap());
-                    1
-                }
-            })
-            .await,
-        );
+        if runs("reference") {
+            let (p, b, s, h, c) =
+                (Arc::clone(&players), base.clone(), service.clone(), house.clone(), http.clone());
+            transfers.absorb(
+                closed_loop(clients, slice, move |i| {
+                    let body = json!({"id": Uuid::now_v7(), "debit_account_id": p[i].2, "credit_account_id": h, "amount": 1, "currency": "USD"});
+                    let post = c.post(format!("{b}/v1/transfers")).bearer_auth(&s).json(&body);
+                    async move {
+                        let response = post.send().await.unwrap();
+                        assert!(response.status().is_success(), "{}", response.text().await.unwrap());
+                        1
+                    }
+                })
+                .await,
+            );
+        }
         let (p, b, c) = (Arc::clone(&players), base.clone(), http.clone());
         keno.absorb(
             closed_loop(clients, slice, move |i| {
@@ -156,54 +161,62 @@ async fn main() {
             })
             .await,
         );
-        let (p, b, c, n) =
-            (Arc::clone(&players), base.clone(), http.clone(), Arc::clone(&blackjack_requests));
-        rounds.absorb(
-            closed_loop(clients, slice, move |i| {
-                let (token, table, _, _) = p[i].clone();
-                let (b, c, n) = (b.clone(), c.clone(), Arc::clone(&n));
-                async move {
-                    n.fetch_add(play_round(&c, &b, &token, &table).await, Ordering::Relaxed);
-                    1
-                }
-            })
-            .await,
-        );
-        let (p, b, c) = (Arc::clone(&players), base.clone(), http.clone());
-        suits.absorb(
-            closed_loop(clients, slice, move |i| {
-                let token = p[i].0.clone();
-                let (b, c) = (b.clone(), c.clone());
-                async move {
-                    play_i_luv_suits(&c, &b, &token).await;
-                    1
-                }
-            })
-            .await,
-        );
-        let (p, b, c, l) = (Arc::clone(&players), base.clone(), http.clone(), Arc::clone(&layouts));
-        craps.absorb(
-            closed_loop(clients, slice, move |i| {
-                let (token, session) = (p[i].0.clone(), p[i].3.clone());
-                let (b, c, l) = (b.clone(), c.clone(), Arc::clone(&l));
-                async move {
-                    roll_craps(&c, &b, &token, &session, &l[i]).await;
-                    1
-                }
-            })
-            .await,
-        );
-        let (p, b, c) = (Arc::clone(&players), base.clone(), http.clone());
-        reads.absorb(
-            closed_loop(clients, slice, move |i| {
-                let get = c.get(format!("{b}/v1/craps/sessions/{}", p[i].3)).bearer_auth(&p[i].0);
-                async move {
-                    send(get).await;
-                    1
-                }
-            })
-            .await,
-        );
+        if runs("blackjack") {
+            let (p, b, c, n) =
+                (Arc::clone(&players), base.clone(), http.clone(), Arc::clone(&blackjack_requests));
+            rounds.absorb(
+                closed_loop(clients, slice, move |i| {
+                    let (token, table, _, _) = p[i].clone();
+                    let (b, c, n) = (b.clone(), c.clone(), Arc::clone(&n));
+                    async move {
+                        n.fetch_add(play_round(&c, &b, &token, &table).await, Ordering::Relaxed);
+                        1
+                    }
+                })
+                .await,
+            );
+        }
+        if runs("i-luv-suits") {
+            let (p, b, c) = (Arc::clone(&players), base.clone(), http.clone());
+            suits.absorb(
+                closed_loop(clients, slice, move |i| {
+                    let token = p[i].0.clone();
+                    let (b, c) = (b.clone(), c.clone());
+                    async move {
+                        play_i_luv_suits(&c, &b, &token).await;
+                        1
+                    }
+                })
+                .await,
+            );
+        }
+        if runs("craps") {
+            let (p, b, c, l) = (Arc::clone(&players), base.clone(), http.clone(), Arc::clone(&layouts));
+            craps.absorb(
+                closed_loop(clients, slice, move |i| {
+                    let (token, session) = (p[i].0.clone(), p[i].3.clone());
+                    let (b, c, l) = (b.clone(), c.clone(), Arc::clone(&l));
+                    async move {
+                        roll_craps(&c, &b, &token, &session, &l[i]).await;
+                        1
+                    }
+                })
+                .await,
+            );
+        }
+        if runs("reference") {
+            let (p, b, c) = (Arc::clone(&players), base.clone(), http.clone());
+            reads.absorb(
+                closed_loop(clients, slice, move |i| {
+                    let get = c.get(format!("{b}/v1/craps/sessions/{}", p[i].3)).bearer_auth(&p[i].0);
+                    async move {
+                        send(get).await;
+                        1
+                    }
+                })
+                .await,
+            );
+        }
     }
     println!();
     println!("{clients} concurrent players, {seconds} s in all (alternating slices)");
@@ -215,6 +228,9 @@ async fn main() {
     // `requests`: the player's requests per unit (a round needs one per step), so the last
     // column compares the cost of one request with one Keno ticket's.
     let row = |name: &str, run: &LoadRun, requests: Option<f64>| {
+        if run.units == 0 {
+            return;
+        }
         let (ratio, per_request) = requests.map_or((String::new(), String::new()), |n| {
             let rate = run.per_second() * n;
             (format!("{:.2}x", run.per_second() / keno_rate), format!("{rate:.0} ({:.2}x)", rate / keno_rate))
@@ -235,6 +251,9 @@ async fn main() {
     row("craps rolls (pass line and field, settled)", &craps, Some(1.0));
     println!("(a blackjack round made {blackjack_per_round:.2} requests on average)");
     for (name, run) in [("blackjack", &rounds), ("I Luv Suits", &suits), ("craps", &craps)] {
+        if run.units == 0 {
+            continue;
+        }
         let met = run.per_second() >= 0.8 * keno.per_second();
         println!("target: {name} at least 0.8x Keno play-now    {}", if met { "met" } else { "MISSED" });
     }

@@ -5,18 +5,21 @@
 //! 2. [`drive_deal`]: the wagers in one ledger batch (into escrow; of each progressive wager 24%
 //!    into the pot and the rest to the house, K.A.R. 111-301-5(j)(3), (6)); refused →
 //!    `refused`, nothing moved; then dealt from the table's shoe (shuffled first when past its
-//!    cut card), locked, in one short transaction with the round (`playing`, or `settling` when
-//!    the deal ends it);
-//! 3. [`decide`]: each decision names the `step` it acts on and is applied to a copy first under
-//!    the round's row lock: a rule error changes nothing, a stale step is refused. A decision
-//!    that adds no wager is applied in that transaction. One that adds a wager (double, split,
-//!    insurance) is recorded as the round's pending decision and committed, so it holds the
-//!    step; the wager is then taken from the wallet (key `<round>/step/<n>`) with no lock held,
-//!    and the decision applied in a second short transaction. Of two concurrent decisions
-//!    exactly one claims the step; a refused wager clears the claim with nothing moved; a
-//!    ledger that does not answer leaves it for the same decision sent again, or the recovery
-//!    pass, to finish;
-//! 4. [`super::settlement::settle_round`]: a `settling` round is paid in one ledger batch and
+//!    cut card), the round (`playing`, or `settling` when the deal ends it) and the shoe written
+//!    in one statement on the condition that the round is still `open`;
+//! 3. [`decide`]: each decision names the `step` it acts on and is applied to the round and shoe
+//!    as read: a rule error changes nothing, a stale step is refused. A decision that adds no
+//!    wager is written with the shoe in one statement on the condition that the round is still
+//!    at that step with nothing pending. One that adds a wager (double, split, insurance) is
+//!    first recorded as the round's pending decision on that condition, so it holds the step;
+//!    the wager is then taken from the wallet (key `<round>/step/<n>`), and the decision written
+//!    on the condition that it is still the one pending. Of two concurrent decisions exactly
+//!    one is written; a refused wager clears the claim with nothing moved; a ledger that does
+//!    not answer leaves it for the same decision sent again, or the recovery pass, to finish.
+//!    No lock is held between statements: the round in play is the only one dealing from its
+//!    table's shoe, and every write of the shoe is conditioned on that round's state and step
+//!    (see `store::load_round_and_shoe`);
+//! 4. [`super::settlement::settle_stored`]: a `settling` round is paid in one ledger batch and
 //!    marked `settled` with its audit record.
 //!
 //! Every ledger step has a key derived from the round, and the shoe is saved only with the round
@@ -33,7 +36,7 @@ use rand_chacha::ChaCha20Rng;
 use serde_json::{Value, json};
 use uuid::Uuid;
 
-use super::settlement::{Stakes, ledger_batch, settle_round, step_id, void_round};
+use super::settlement::{Stakes, ledger_batch, settle_stored, step_id, void_round};
 use super::store::{self, PendingDecision, RoundState, StoredRound};
 use crate::{TABLES_NAMESPACE, TablesState};
 
@@ -83,19 +86,21 @@ pub async fn place_bets(
     Round::check_bets(&rules, bets).map_err(|e| play_error(&e))?;
     let id = Uuid::new_v5(&TABLES_NAMESPACE, format!("bj-round/{table}/{key}").as_bytes());
     let bets = store::json_of(&bets)?;
-    // (Read apart, so its pooled connection is back before the ledger is called.)
-    let existing = store::load_round(&mut *state.pool.acquire().await?, id, false).await?;
-    let created = match existing {
-        Some(existing) if existing.bets != bets => {
-            return Err(AppError::conflict("idempotency_conflict", "this key dealt a round with other bets"));
-        }
-        Some(_) => false,
+    let wallet = state.ledger.wallet_of(player).await?;
+    let (stored, created) = match store::insert_round(&state.pool, id, table, player, wallet, &bets).await? {
+        Some(inserted) => (inserted, true),
         None => {
-            let wallet = state.ledger.wallet_of(player).await?;
-            store::insert_round(&state.pool, id, table, player, wallet, &bets).await?
+            let existing = reload(state, id).await?;
+            if existing.bets != bets {
+                return Err(AppError::conflict(
+                    "idempotency_conflict",
+                    "this key dealt a round with other bets",
+                ));
+            }
+            (existing, false)
         }
     };
-    Ok((deal_round(state, reload(state, id).await?, rules).await?, created))
+    Ok((deal_round(state, stored, rules).await?, created))
 }
 
 /// Step 2: takes an `open` round's wagers and deals it; safe to run again at any point.
@@ -138,32 +143,30 @@ async fn deal_round(
         }
         Err(e) => return Err(e.into()),
     };
-    // (A round the deal leaves in play has nothing to settle: not even read for it.)
-    if deal_cards(state, &stored, &bets, at_deal).await? {
-        settle_round(state, id).await?;
-    }
-    reload(state, id).await
+    let dealt = deal_cards(state, &stored, &rules, &bets, at_deal).await?;
+    // (A round the deal leaves in play has nothing to settle.)
+    settle_stored(state, dealt).await
 }
 
-/// The cards, from the locked shoe, in one short transaction: `playing`, or `settling` when the
-/// deal ends the round; a shoe with no card for it voids the round. A shoe past its cut card is
-/// shuffled before it deals; any other has its discards shuffled into the reserve it deals from
-/// if it runs out mid-round. The shuffle and the deal commit together: a deal retried after a
-/// crash before the commit deals from a shoe nobody has seen. Answers whether the deal ended the
-/// round (or found it ended), which is then to be settled.
+/// The cards, from the table's shoe: the round `playing`, or `settling` when the deal ends it,
+/// written with the shoe in one statement if the round is still `open` (see
+/// [`store::load_round_and_shoe`] for why no lock is needed); a shoe with no card for it voids
+/// the round. A shoe past its cut card is shuffled before it deals; any other has its discards
+/// shuffled into the reserve it deals from if it runs out mid-round. The shuffle and the deal
+/// are written together: a deal retried after a crash before the write deals from a shoe nobody
+/// has seen. Answers the round as it then stands.
 async fn deal_cards(
     state: &TablesState,
     stored: &StoredRound,
+    rules: &TableRules,
     bets: &[SpotBet],
     at_deal: store::AtDeal,
-) -> Result<bool, AppError> {
-    let mut tx = state.pool.begin().await?;
-    let (rules, mut shoe) = store::lock_table(&mut tx, stored.table_id).await?;
-    let current = store::load_round(&mut tx, stored.id, true)
+) -> Result<StoredRound, AppError> {
+    let (current, mut shoe) = store::load_round_and_shoe(&state.pool, stored.id)
         .await?
         .ok_or_else(|| AppError::internal("round vanished"))?;
     if current.state != RoundState::Open {
-        return Ok(current.state == RoundState::Settling);
+        return Ok(current);
     }
     let mut rng = ChaCha20Rng::from_os_rng();
     let shuffled = shoe.cut_card_reached();
@@ -174,22 +177,44 @@ async fn deal_cards(
         shoe.reserve_discards(&mut rng);
     }
     let prepared = shoe.clone();
-    let ended = match Round::deal(rules, bets.to_vec(), &mut shoe) {
+    match Round::deal(*rules, bets.to_vec(), &mut shoe) {
         Ok(round) => {
-            store::save_shoe(&mut tx, stored.table_id, &shoe, shuffled).await?;
-            let staked: i64 = round.spots.iter().map(|s| s.staked(&rules)).sum();
-            store::mark_dealt(&mut tx, stored.id, &round, at_deal, staked).await?;
-            round.phase == Phase::Settled
+            let staked: i64 = round.spots.iter().map(|s| s.staked(rules)).sum();
+            match store::write_dealt(&state.pool, stored.id, &round, at_deal, staked, &shoe, shuffled).await?
+            {
+                Some(written) => Ok(written),
+                None => reload(state, stored.id).await,
+            }
         }
         Err(PlayError::Shoe(_)) => {
-            store::save_shoe(&mut tx, stored.table_id, &prepared, shuffled).await?;
-            void_round(state, &mut tx, stored.id, &rules, bets, None, stored.wallet).await?;
-            false
+            void_at_deal(state, stored, rules, bets, &prepared, shuffled).await?;
+            reload(state, stored.id).await
         }
-        Err(e) => return Err(play_error(&e)),
-    };
+        Err(e) => Err(play_error(&e)),
+    }
+}
+
+/// A round the shoe cannot deal is voided under its table's and its own locks (so rare a path
+/// keeps the simplest form), the shoe saved as prepared for it.
+async fn void_at_deal(
+    state: &TablesState,
+    stored: &StoredRound,
+    rules: &TableRules,
+    bets: &[SpotBet],
+    prepared: &Shoe,
+    shuffled: bool,
+) -> Result<(), AppError> {
+    let mut tx = state.pool.begin().await?;
+    store::lock_table(&mut tx, stored.table_id).await?;
+    let current = store::load_round(&mut tx, stored.id, true)
+        .await?
+        .ok_or_else(|| AppError::internal("round vanished"))?;
+    if current.state == RoundState::Open {
+        store::save_shoe(&mut tx, stored.table_id, prepared, shuffled).await?;
+        void_round(state, &mut tx, stored.id, rules, bets, None, stored.wallet).await?;
+    }
     tx.commit().await?;
-    Ok(ended)
+    Ok(())
 }
 
 /// What the house decides for a round its player abandoned: insurance declined, hands stood.
@@ -203,96 +228,75 @@ fn house_decision(round: &Round) -> Action {
     }
 }
 
-/// What one decision found under the round's lock.
-enum Decided {
-    /// Applied (or the round voided); `ended`: it ended the round, which is now to be settled.
-    Done { ended: bool },
-    /// It adds a wager: recorded pending, to be taken and applied.
-    Pending(Box<PendingDecision>),
-}
-
 /// Step 3: one decision, the player's on the step they name, or the house's for an abandoned
-/// round (`decision` None); then the settlement if it ended the round.
+/// round (`decision` None); then the settlement if it ended the round. The round and its shoe
+/// are read together and the decision written on the condition that the round is still at the
+/// step read (no lock held): of concurrent decisions exactly one is written; the others read
+/// again and are told the step moved on.
 pub async fn decide(
     state: &TablesState,
     id: Uuid,
     player: Option<&str>,
     decision: Option<(i32, Action)>,
 ) -> Result<StoredRound, AppError> {
+    for _ in 0..3 {
+        match decide_once(state, id, player, decision).await? {
+            Some(round) => return Ok(round),
+            // The house decides for nobody waiting: whoever overtook it acted on the round.
+            None if decision.is_none() => return reload(state, id).await,
+            None => {}
+        }
+    }
+    Err(AppError::conflict("stale_step", "the round moved on while deciding: read it and decide again"))
+}
+
+/// One attempt at a decision: the round as the decision (or whoever was first) left it, or
+/// None when another decision changed the round between the read and the write (read again).
+async fn decide_once(
+    state: &TablesState,
+    id: Uuid,
+    player: Option<&str>,
+    decision: Option<(i32, Action)>,
+) -> Result<Option<StoredRound>, AppError> {
     let not_found = || AppError::not_found("round_not_found", format!("round {id} does not exist"));
-    let mut tx = state.pool.begin().await?;
-    let stored =
-        store::load_round(&mut tx, id, true).await?.filter(|r| player.is_none_or(|p| r.player_id == p));
-    let stored = stored.ok_or_else(not_found)?;
+    let (stored, shoe) = store::load_round_and_shoe(&state.pool, id)
+        .await?
+        .filter(|(r, _)| player.is_none_or(|p| r.player_id == p))
+        .ok_or_else(not_found)?;
     if stored.state == RoundState::Settling {
         // The decision that ended it was applied; its settlement is finished for whoever asks.
-        tx.commit().await?;
-        settle_round(state, id).await?;
-        return reload(state, id).await;
+        return Ok(Some(settle_stored(state, stored).await?));
     }
     if stored.state != RoundState::Playing {
         return Err(AppError::conflict("round_not_in_play", "this round is not waiting for a decision"));
     }
-    let decided = match stored.pending.clone() {
+    if let Some(pending) = stored.pending.clone() {
         // A decision waiting for its wager: the same one sent again (or the house) finishes it;
         // another decision on its step is told what waits.
-        Some(pending) if decision.is_none_or(|(step, _)| step == pending.step) => {
-            if let Some((_, action)) = &decision
-                && Some(&store::json_of(action)?) != pending.record.get("decision")
-            {
-                return Err(AppError::conflict(
-                    "decision_pending",
-                    "another decision on this step waits for its wager to be taken: send it again to finish it",
-                )
-                .with_context(json!({"step": pending.step, "pending": pending.record["decision"]})));
-            }
-            Decided::Pending(Box::new(pending))
+        if decision.as_ref().is_some_and(|(step, _)| *step != pending.step) {
+            return Err(stale(pending.step));
         }
-        Some(pending) => return Err(stale(pending.step)),
-        None => apply_under_lock(state, &mut tx, &stored, decision).await?,
-    };
-    tx.commit().await?;
-    let ended = match decided {
-        Decided::Done { ended } => ended,
-        Decided::Pending(pending) => {
-            take_pending_wager(state, &stored, &pending).await?;
-            pending.next.phase == Phase::Settled
+        if let Some((_, action)) = &decision
+            && Some(&store::json_of(action)?) != pending.record.get("decision")
+        {
+            return Err(AppError::conflict(
+                "decision_pending",
+                "another decision on this step waits for its wager to be taken: send it again to finish it",
+            )
+            .with_context(json!({"step": pending.step, "pending": pending.record["decision"]})));
         }
-    };
-    // (A round still in play has nothing to settle: not even read for it.)
-    if ended {
-        settle_round(state, id).await?;
+        return finish_pending(state, stored, pending).await;
     }
-    reload(state, id).await
-}
-
-fn stale(step: i32) -> AppError {
-    AppError::conflict("stale_step", format!("the round is at step {step}; read it and decide again"))
-        .with_context(json!({"step": step}))
-}
-
-/// The decision on the locked round: checked on a copy, then applied, recorded pending (it adds
-/// a wager), or the round voided (the shoe has no card for it).
-async fn apply_under_lock(
-    state: &TablesState,
-    tx: &mut sqlx::PgConnection,
-    stored: &StoredRound,
-    decision: Option<(i32, Action)>,
-) -> Result<Decided, AppError> {
     let round = stored.round.clone().ok_or_else(|| AppError::internal("a round in play without cards"))?;
     let action = match decision {
         Some((named, _)) if named != stored.step => return Err(stale(stored.step)),
         Some((_, action)) => action,
         None => house_decision(&round),
     };
-    let (mut next, mut shoe) = (round.clone(), store::table_shoe(tx, stored.table_id).await?);
+    let (mut next, mut shoe) = (round.clone(), shoe);
     match next.act(action, &mut shoe) {
         Ok(()) => {}
-        Err(PlayError::Shoe(_)) => {
-            let bets = stored.spot_bets()?;
-            void_round(state, tx, stored.id, &round.rules, &bets, Some(&round), stored.wallet).await?;
-            return Ok(Decided::Done { ended: false });
-        }
+        Err(PlayError::Shoe(_)) => return void_in_play(state, &stored, &round).await,
         Err(e) => return Err(play_error(&e)),
     }
     let before: i64 = round.spots.iter().map(|s| s.staked(&round.rules)).sum();
@@ -306,33 +310,75 @@ async fn apply_under_lock(
         added_cents: after.saturating_sub(before),
     };
     if pending.added_cents > 0 {
-        store::set_pending(tx, stored.id, &pending).await?;
-        return Ok(Decided::Pending(Box::new(pending)));
+        // It adds a wager: recorded first (claiming the step), then the wager, then applied.
+        if !store::set_pending(&state.pool, id, &pending).await? {
+            return Ok(None);
+        }
+        return finish_pending(state, stored, pending).await;
     }
-    apply(tx, stored, &pending).await?;
-    Ok(Decided::Done { ended: pending.next.phase == Phase::Settled })
+    match write(state, &stored, &pending, false).await? {
+        Some(written) => Ok(Some(settle_stored(state, written).await?)),
+        None => Ok(None),
+    }
 }
 
-/// Writes a decision: the table's shoe and the round moved on one step.
-async fn apply(
-    tx: &mut sqlx::PgConnection,
+fn stale(step: i32) -> AppError {
+    AppError::conflict("stale_step", format!("the round is at step {step}; read it and decide again"))
+        .with_context(json!({"step": step}))
+}
+
+/// A round the shoe cannot finish is voided under its row lock if it is still at the step read
+/// (so rare a path keeps the simplest form).
+async fn void_in_play(
+    state: &TablesState,
+    stored: &StoredRound,
+    round: &Round,
+) -> Result<Option<StoredRound>, AppError> {
+    let mut tx = state.pool.begin().await?;
+    let current = store::load_round(&mut tx, stored.id, true)
+        .await?
+        .ok_or_else(|| AppError::internal("round vanished"))?;
+    if current.state != RoundState::Playing || current.step != stored.step || current.pending.is_some() {
+        return Ok(None);
+    }
+    let bets = stored.spot_bets()?;
+    void_round(state, &mut tx, stored.id, &round.rules, &bets, Some(round), stored.wallet).await?;
+    tx.commit().await?;
+    Ok(Some(reload(state, stored.id).await?))
+}
+
+/// Writes a decision (see [`store::write_decision`]): the round moved on one step, the decision
+/// recorded, and the table's shoe; None when the round was no longer where it was read.
+async fn write(
+    state: &TablesState,
     stored: &StoredRound,
     pending: &PendingDecision,
-) -> Result<(), AppError> {
+    was_pending: bool,
+) -> Result<Option<StoredRound>, AppError> {
     let mut actions: Vec<Value> = store::from_json(stored.actions.clone())?;
     actions.push(pending.record.clone());
-    store::save_shoe(tx, stored.table_id, &pending.shoe, false).await?;
-    let staked: i64 = pending.next.spots.iter().map(|s| s.staked(&pending.next.rules)).sum();
-    store::apply_decision(tx, stored.id, &pending.next, &Value::Array(actions), staked).await
+    store::write_decision(&state.pool, stored.id, pending, &Value::Array(actions), was_pending).await
+}
+
+/// A pending decision finished: its wager taken, then applied and, if it ended the round,
+/// settled.
+async fn finish_pending(
+    state: &TablesState,
+    stored: StoredRound,
+    pending: PendingDecision,
+) -> Result<Option<StoredRound>, AppError> {
+    let written = take_pending_wager(state, &stored, &pending).await?;
+    Ok(Some(settle_stored(state, written).await?))
 }
 
 /// Takes a pending decision's wager (no lock held), then applies the decision if it is still the
-/// round's pending one; a refused wager clears it with nothing moved.
+/// round's pending one; a refused wager clears it with nothing moved. Answers the round as it
+/// then stands.
 async fn take_pending_wager(
     state: &TablesState,
     stored: &StoredRound,
     pending: &PendingDecision,
-) -> Result<(), AppError> {
+) -> Result<StoredRound, AppError> {
     let id = stored.id;
     let added = [(
         step_id(id, &format!("step/{}", pending.step)),
@@ -348,14 +394,11 @@ async fn take_pending_wager(
         }
         Err(e) => return Err(e.into()),
     }
-    let mut tx = state.pool.begin().await?;
-    let current =
-        store::load_round(&mut tx, id, true).await?.ok_or_else(|| AppError::internal("round vanished"))?;
-    if current.pending.as_ref().is_some_and(|p| p.step == pending.step) && current.step == pending.step {
-        apply(&mut tx, &current, pending).await?;
+    match write(state, stored, pending, true).await? {
+        Some(written) => Ok(written),
+        // Applied by another call (the same decision sent again, the recovery pass).
+        None => reload(state, id).await,
     }
-    tx.commit().await?;
-    Ok(())
 }
 
 /// Deals rounds left `open` (wagers perhaps taken, cards not dealt), and finishes pending
@@ -384,11 +427,12 @@ pub async fn recover(state: &TablesState, older_than: std::time::Duration) -> Re
 
 /// A pending decision taken and applied, and a settling round paid.
 async fn finish_in_play(state: &TablesState, id: Uuid) -> Result<(), AppError> {
-    let stored = reload(state, id).await?;
-    if let Some(pending) = &stored.pending {
-        take_pending_wager(state, &stored, pending).await?;
+    let mut stored = reload(state, id).await?;
+    if let Some(pending) = stored.pending.clone() {
+        stored = take_pending_wager(state, &stored, &pending).await?;
     }
-    settle_round(state, id).await
+    settle_stored(state, stored).await?;
+    Ok(())
 }
 
 /// Finishes rounds whose player has made no decision for `idle` (`LOTTO_BJ_ABANDONED_AFTER_SECONDS`,

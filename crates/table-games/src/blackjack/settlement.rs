@@ -9,7 +9,7 @@ use serde::Serialize;
 use sqlx::PgConnection;
 use uuid::Uuid;
 
-use super::store::{self, RoundState};
+use super::store::{self, RoundState, StoredRound};
 use crate::grouped::{Grouped, GroupedWrite};
 use crate::{TABLES_NAMESPACE, TablesState};
 
@@ -146,16 +146,25 @@ fn pot_prizes(round: &Round, pot_at_deal: i64) -> Result<(i64, bool), AppError> 
     Ok((pot_prize, top_prize))
 }
 
-/// The settlement (step 5) of a `settling` round, outside any transaction: one ledger batch
-/// under keys derived from the round (a retry is a replay), then `settled` with its sums and
-/// its audit record, group-committed with other rounds' ([`crate::grouped`]). Nothing to do for a round in any other state.
+/// The settlement (step 5) of round `id` if it is `settling` ([`settle_stored`]).
 pub async fn settle_round(state: &TablesState, id: Uuid) -> Result<(), AppError> {
     let stored = store::load_round(&mut *state.pool.acquire().await?, id, false)
         .await?
         .ok_or_else(|| AppError::internal("a settling round vanished"))?;
+    settle_stored(state, stored).await?;
+    Ok(())
+}
+
+/// The settlement (step 5) of a `settling` round as read or written last, outside any
+/// transaction: one ledger batch under keys derived from the round (a retry is a replay), then
+/// `settled` with its sums and its audit record, group-committed with other rounds'
+/// ([`crate::grouped`]). Answers the round as it then stands; a round in any other state as it
+/// is.
+pub async fn settle_stored(state: &TablesState, stored: StoredRound) -> Result<StoredRound, AppError> {
     let (RoundState::Settling, Some(round)) = (stored.state, stored.round.as_ref()) else {
-        return Ok(());
+        return Ok(stored);
     };
+    let id = stored.id;
     let rules = &round.rules;
     let staked: i64 = round.spots.iter().map(|s| s.staked(rules)).sum();
     let returned: i64 = round.spots.iter().map(|s| s.returned.unwrap_or(0)).sum();
@@ -193,6 +202,19 @@ pub async fn settle_round(state: &TablesState, id: Uuid) -> Result<(), AppError>
     };
     let settled = store::Settled { id, returned, pot_prize, balance_after: after };
     let audit = platform::audit::Entry::new("blackjack.round", id, &record)?;
-    state.writes.submit(Grouped { write: GroupedWrite::Blackjack(settled), audit: Some(audit) }).await?;
-    Ok(())
+    let written =
+        state.writes.submit(Grouped { write: GroupedWrite::Blackjack(settled), audit: Some(audit) }).await?;
+    if !written {
+        // Another call (a retry, the recovery pass) settled it first: as it wrote it.
+        return store::load_round(&mut *state.pool.acquire().await?, id, false)
+            .await?
+            .ok_or_else(|| AppError::internal("a settled round vanished"));
+    }
+    Ok(StoredRound {
+        state: RoundState::Settled,
+        returned_cents: Some(returned),
+        pot_prize_cents: Some(pot_prize),
+        balance_after_cents: Some(after),
+        ..stored
+    })
 }

@@ -139,16 +139,6 @@ pub async fn lock_table(conn: &mut PgConnection, id: Uuid) -> Result<(TableRules
     Ok((from_json(row.try_get("rules")?)?, from_json(row.try_get("shoe")?)?))
 }
 
-/// The table's shoe as it stands.
-pub async fn table_shoe(conn: &mut PgConnection, id: Uuid) -> Result<Shoe, AppError> {
-    let shoe: Value = sqlx::query_scalar("SELECT shoe FROM bj_tables WHERE id = $1")
-        .bind(id)
-        .fetch_optional(conn)
-        .await?
-        .ok_or_else(|| table_not_found(id))?;
-    from_json(shoe)
-}
-
 /// Saves the table's shoe, counting a shuffle when `shuffled`.
 pub async fn save_shoe(
     conn: &mut PgConnection,
@@ -181,6 +171,20 @@ pub async fn load_round(
         .transpose()
 }
 
+/// Round `id` and its table's shoe, read together. A round in play is the only one that deals
+/// from its table's shoe (one round open or in play per table, `bj_rounds_one_in_play`), and
+/// every write of the shoe is conditioned on that round's state and step (see
+/// [`write_dealt`], [`write_decision`]): so the shoe read here is the one such a write may
+/// replace.
+pub async fn load_round_and_shoe(pool: &PgPool, id: Uuid) -> Result<Option<(StoredRound, Shoe)>, AppError> {
+    sqlx::query("SELECT r.*, t.shoe FROM bj_rounds r JOIN bj_tables t ON t.id = r.table_id WHERE r.id = $1")
+        .bind(id)
+        .fetch_optional(pool)
+        .await?
+        .map(|row| Ok((StoredRound::from_row(&row)?, from_json(row.try_get("shoe")?)?)))
+        .transpose()
+}
+
 /// The player's last `limit` rounds, newest first.
 pub async fn recent_rounds(pool: &PgPool, player: &str, limit: i64) -> Result<Vec<StoredRound>, AppError> {
     sqlx::query(&format!(
@@ -195,8 +199,8 @@ pub async fn recent_rounds(pool: &PgPool, player: &str, limit: i64) -> Result<Ve
     .collect()
 }
 
-/// A new round with its bets (`open`); false when its id is already recorded. A table with a
-/// round in play answers 409 `round_in_play`.
+/// A new round with its bets (`open`), as recorded; None when its id is already recorded. A
+/// table with a round in play answers 409 `round_in_play`.
 pub async fn insert_round(
     pool: &PgPool,
     id: Uuid,
@@ -204,20 +208,20 @@ pub async fn insert_round(
     player: &str,
     wallet: Uuid,
     bets: &Value,
-) -> Result<bool, AppError> {
-    let inserted = sqlx::query(
+) -> Result<Option<StoredRound>, AppError> {
+    let inserted = sqlx::query(&format!(
         "INSERT INTO bj_rounds (id, table_id, player_id, wallet_account_id, bets, state)
-         VALUES ($1, $2, $3, $4, $5, 'open') ON CONFLICT (id) DO NOTHING",
-    )
+         VALUES ($1, $2, $3, $4, $5, 'open') ON CONFLICT (id) DO NOTHING RETURNING {ROUND_COLUMNS}"
+    ))
     .bind(id)
     .bind(table)
     .bind(player)
     .bind(wallet)
     .bind(bets)
-    .execute(pool)
+    .fetch_optional(pool)
     .await;
     match inserted {
-        Ok(done) => Ok(done.rows_affected() == 1),
+        Ok(row) => row.as_ref().map(StoredRound::from_row).transpose(),
         Err(sqlx::Error::Database(e)) if e.constraint() == Some("bj_rounds_one_in_play") => {
             Err(AppError::conflict("round_in_play", "finish the round in play at this table first"))
         }
@@ -242,42 +246,56 @@ pub struct AtDeal {
     pub balance_before: i64,
 }
 
-/// A dealt round: `playing`, or `settling` when the deal ended it.
-pub async fn mark_dealt(
-    conn: &mut PgConnection,
+/// A round dealt from `shoe` (shuffled first when `shuffled`): `playing`, or `settling` when the
+/// deal ended it; the round and its table's shoe in one statement, if the round is still
+/// `open` (None: another call dealt it first, and the shoe is as it left it).
+pub async fn write_dealt(
+    pool: &PgPool,
     id: Uuid,
     round: &Round,
     at_deal: AtDeal,
     staked: i64,
-) -> Result<(), AppError> {
-    sqlx::query(
-        "UPDATE bj_rounds SET state = $5, round = $2, pot_at_deal_cents = $3, staked_cents = $4,
-                balance_before_cents = $6, updated_at = now()
-          WHERE id = $1",
-    )
+    shoe: &Shoe,
+    shuffled: bool,
+) -> Result<Option<StoredRound>, AppError> {
+    sqlx::query(&format!(
+        "WITH r AS (
+            UPDATE bj_rounds SET state = $5, round = $2, pot_at_deal_cents = $3, staked_cents = $4,
+                   balance_before_cents = $6, updated_at = now()
+             WHERE id = $1 AND state = 'open'
+         RETURNING {ROUND_COLUMNS}),
+         t AS (UPDATE bj_tables SET shoe = $7, shuffles = shuffles + $8 WHERE id = (SELECT table_id FROM r))
+         SELECT {ROUND_COLUMNS} FROM r"
+    ))
     .bind(id)
     .bind(json_of(round)?)
     .bind(at_deal.pot)
     .bind(staked)
     .bind(if round.phase == Phase::Settled { "settling" } else { "playing" })
     .bind(at_deal.balance_before)
-    .execute(conn)
-    .await?;
-    Ok(())
+    .bind(json_of(shoe)?)
+    .bind(i32::from(shuffled))
+    .fetch_optional(pool)
+    .await?
+    .as_ref()
+    .map(StoredRound::from_row)
+    .transpose()
 }
 
-/// Records a decision waiting for its wager (the round's step is claimed by it).
-pub async fn set_pending(
-    conn: &mut PgConnection,
-    id: Uuid,
-    pending: &PendingDecision,
-) -> Result<(), AppError> {
-    sqlx::query("UPDATE bj_rounds SET pending = $2, updated_at = now() WHERE id = $1 AND state = 'playing'")
-        .bind(id)
-        .bind(json_of(pending)?)
-        .execute(conn)
-        .await?;
-    Ok(())
+/// Records a decision waiting for its wager: it claims the round's step, if the round is still
+/// in play at that step with no decision pending (false: another decision was first).
+pub async fn set_pending(pool: &PgPool, id: Uuid, pending: &PendingDecision) -> Result<bool, AppError> {
+    Ok(sqlx::query(
+        "UPDATE bj_rounds SET pending = $2, updated_at = now()
+          WHERE id = $1 AND state = 'playing' AND step = $3 AND pending IS NULL",
+    )
+    .bind(id)
+    .bind(json_of(pending)?)
+    .bind(pending.step)
+    .execute(pool)
+    .await?
+    .rows_affected()
+        == 1)
 }
 
 /// Forgets the decision pending on `step` (its wager was refused: nothing moved).
@@ -290,28 +308,42 @@ pub async fn clear_pending(pool: &PgPool, id: Uuid, step: i32) -> Result<(), App
     Ok(())
 }
 
-/// Applies a decision to the locked round: the next round, the step moved on, the decision
-/// recorded, the pending decision cleared; `settling` when the decision ended the round.
-pub async fn apply_decision(
-    conn: &mut PgConnection,
+/// Applies `pending`'s decision: the round moved on a step with the decision recorded in
+/// `actions` (`settling` when it ended the round) and its table's shoe, in one statement, if the
+/// round is still in play at the decision's step, with no decision pending or, when
+/// `was_pending`, with this one (None: another decision was first, or this one was applied).
+pub async fn write_decision(
+    pool: &PgPool,
     id: Uuid,
-    next: &Round,
+    pending: &PendingDecision,
     actions: &Value,
-    staked: i64,
-) -> Result<(), AppError> {
-    sqlx::query(
-        "UPDATE bj_rounds SET round = $2, step = step + 1, actions = $3, staked_cents = $4, pending = NULL,
-                state = $5, updated_at = now()
-          WHERE id = $1",
-    )
+    was_pending: bool,
+) -> Result<Option<StoredRound>, AppError> {
+    let next = &pending.next;
+    let staked: i64 = next.spots.iter().map(|s| s.staked(&next.rules)).sum();
+    sqlx::query(&format!(
+        "WITH r AS (
+            UPDATE bj_rounds SET round = $2, step = step + 1, actions = $3, staked_cents = $4, pending = NULL,
+                   state = $5, updated_at = now()
+             WHERE id = $1 AND state = 'playing' AND step = $6
+               AND CASE WHEN $7 THEN (pending->>'step')::int = $6 ELSE pending IS NULL END
+         RETURNING {ROUND_COLUMNS}),
+         t AS (UPDATE bj_tables SET shoe = $8 WHERE id = (SELECT table_id FROM r))
+         SELECT {ROUND_COLUMNS} FROM r"
+    ))
     .bind(id)
     .bind(json_of(next)?)
     .bind(actions)
     .bind(staked)
     .bind(if next.phase == Phase::Settled { "settling" } else { "playing" })
-    .execute(conn)
-    .await?;
-    Ok(())
+    .bind(pending.step)
+    .bind(was_pending)
+    .bind(json_of(&pending.shoe)?)
+    .fetch_optional(pool)
+    .await?
+    .as_ref()
+    .map(StoredRound::from_row)
+    .transpose()
 }
 
 /// A settling round paid, to be written as settled.
