@@ -115,6 +115,7 @@ pub struct Grouped {
 /// A batch's jobs by kind, each with its place in the batch.
 #[derive(Default)]
 struct Kinds<'a> {
+    blackjack: Vec<(usize, &'a blackjack::store::Settled)>,
     opened: Vec<(usize, &'a i_luv_suits::store::NewRound)>,
     dealt: Vec<(usize, &'a i_luv_suits::store::Dealt)>,
     decided: Vec<(usize, &'a i_luv_suits::store::Claim)>,
@@ -137,16 +138,13 @@ impl BatchWrite for GroupedWriter {
     type Output = bool;
 
     /// Each kind of write is one statement for all the rounds of that kind in the batch (their
-    /// conditions make their order within a batch irrelevant); blackjack's settlements, the least
-    /// frequent, one by one.
+    /// conditions make their order within a batch irrelevant).
     async fn write_batch(&self, conn: &mut PgConnection, jobs: &[Grouped]) -> Result<Vec<bool>, AppError> {
         let mut applied = vec![false; jobs.len()];
         let mut kinds = Kinds::default();
         for (i, job) in jobs.iter().enumerate() {
             match &job.write {
-                GroupedWrite::Blackjack(settled) => {
-                    applied[i] = blackjack::store::write_settled(conn, settled).await?;
-                }
+                GroupedWrite::Blackjack(settled) => kinds.blackjack.push((i, settled)),
                 GroupedWrite::ILuvSuitsOpened(round) => kinds.opened.push((i, round)),
                 GroupedWrite::ILuvSuitsDealt(dealt) => kinds.dealt.push((i, dealt)),
                 GroupedWrite::ILuvSuitsDecided(claim) => kinds.decided.push((i, claim)),
@@ -160,6 +158,8 @@ impl BatchWrite for GroupedWriter {
                 applied[i] = done;
             }
         };
+        let (at, rows) = unzip(kinds.blackjack);
+        scatter(at, blackjack::store::write_settled_all(conn, &rows).await?);
         let (at, rows) = unzip(kinds.opened);
         scatter(at, i_luv_suits::store::insert_rounds(conn, &rows).await?);
         let (at, rows) = unzip(kinds.dealt);

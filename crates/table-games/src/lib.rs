@@ -57,6 +57,8 @@ pub struct TablesState {
     pub pot_account: Uuid,
     /// Table limits offered to players, and the posted progressive wager.
     pub limits: blackjack::Limits,
+    /// Blackjack tables' players and rules, as read once (they never change).
+    pub blackjack_tables: blackjack::saga::KnownTables,
     /// I Luv Suits' accounts and posted limits.
     pub i_luv_suits: i_luv_suits::Game,
     /// Craps' accounts and posted limits.
@@ -118,6 +120,7 @@ impl TablesState {
             house_account: id("blackjack/house"),
             pot_account: id("blackjack/blazing-7s-pot"),
             limits: settings.blackjack,
+            blackjack_tables: blackjack::saga::KnownTables::default(),
             i_luv_suits: i_luv_suits::Game {
                 escrow_account: id("i-luv-suits/escrow"),
                 house_account: id("i-luv-suits/house"),

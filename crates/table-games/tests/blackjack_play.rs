@@ -560,3 +560,41 @@ fn the_largest_round_at_the_highest_house_limit_is_one_the_ledger_pays() {
     let round = 7 * per_spot;
     assert!(round < domain::Amount::MAX_CENTS, "{round} cents at a {w}-cent limit");
 }
+
+#[tokio::test]
+async fn a_deal_from_a_shoe_written_since_it_was_read_is_refused_and_dealt_again() {
+    use domain::blackjack::round::Round;
+    use table_games::blackjack::store;
+    let casino = Casino::new().await;
+    let (token, wallet) = casino.player(10_000).await;
+    let table = casino.table(&token, "10S 9H 6D 7C 3C 4C").await;
+    let pool = &casino.state.pool;
+    let bets = json!([{"wager": 500}]);
+    let round = Uuid::now_v7();
+    let (recorded, read) =
+        store::insert_round(pool, round, table, "p", wallet, &bets).await.unwrap().expect("recorded");
+    // The round before, finishing just after this round's shoe was read, writes the shoe.
+    sqlx::query("UPDATE bj_tables SET shoe_version = shoe_version + 1 WHERE id = $1")
+        .bind(table)
+        .execute(pool)
+        .await
+        .unwrap();
+    let rules = casino.state.blackjack_tables.rules(pool, table, None).await.unwrap();
+    let mut shoe = read.shoe.clone();
+    let dealt = Round::deal(rules, recorded.spot_bets().unwrap(), &mut shoe).unwrap();
+    let at_deal = store::AtDeal { pot: 0, balance_before: 10_000 };
+    let stale =
+        store::write_dealt(pool, round, &dealt, at_deal, 500, &shoe, false, read.version).await.unwrap();
+    assert!(stale.is_none(), "a deal from an out-of-date shoe is not written");
+    let (still, fresh) = store::load_round_and_shoe(pool, round).await.unwrap().unwrap();
+    assert_eq!((still.state.as_str(), fresh.version), ("open", read.version + 1));
+    let written =
+        store::write_dealt(pool, round, &dealt, at_deal, 500, &shoe, false, fresh.version).await.unwrap();
+    assert_eq!(written.expect("written").state.as_str(), "playing");
+    let (_, after) = store::load_round_and_shoe(pool, round).await.unwrap().unwrap();
+    assert_eq!(after.version, fresh.version + 1, "the deal's write of the shoe is counted");
+    // Written once: the same deal again finds the round dealt.
+    let again =
+        store::write_dealt(pool, round, &dealt, at_deal, 500, &shoe, false, after.version).await.unwrap();
+    assert!(again.is_none());
+}

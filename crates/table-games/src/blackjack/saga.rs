@@ -34,6 +34,9 @@ use platform::AppError;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha20Rng;
 use serde_json::{Value, json};
+use sqlx::PgPool;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
 use uuid::Uuid;
 
 use super::settlement::{Stakes, ledger_batch, settle_stored, step_id, void_round};
@@ -66,6 +69,36 @@ pub fn random_cut(decks: Decks, rng: &mut impl Rng) -> usize {
     rng.random_range(min..=decks.count().saturating_mul(52).saturating_sub(min))
 }
 
+/// Blackjack tables' players and rules as read once: neither ever changes, and every deal
+/// needs both (at most [`KnownTables::MOST`] kept; then forgotten and read again).
+#[derive(Debug, Clone, Default)]
+pub struct KnownTables(Arc<Mutex<HashMap<Uuid, (String, TableRules)>>>);
+
+impl KnownTables {
+    const MOST: usize = 100_000;
+
+    /// Table `id`'s rules, if it exists and, when `player` is given, is theirs.
+    pub async fn rules(&self, pool: &PgPool, id: Uuid, player: Option<&str>) -> Result<TableRules, AppError> {
+        let known = self.0.lock().map_err(AppError::internal)?.get(&id).cloned();
+        let (owner, rules) = match known {
+            Some(known) => known,
+            None => {
+                let read = store::table_owner_and_rules(pool, id).await?;
+                let mut known = self.0.lock().map_err(AppError::internal)?;
+                if known.len() >= Self::MOST {
+                    known.clear();
+                }
+                known.insert(id, read.clone());
+                read
+            }
+        };
+        if player.is_some_and(|p| p != owner) {
+            return Err(AppError::not_found("table_not_found", format!("table {id} does not exist")));
+        }
+        Ok(rules)
+    }
+}
+
 async fn reload(state: &TablesState, id: Uuid) -> Result<StoredRound, AppError> {
     store::load_round(&mut *state.pool.acquire().await?, id, false)
         .await?
@@ -82,25 +115,26 @@ pub async fn place_bets(
     key: &str,
     bets: &[SpotBet],
 ) -> Result<(StoredRound, bool), AppError> {
-    let rules = store::table_rules(&state.pool, table, Some(player)).await?;
+    let rules = state.blackjack_tables.rules(&state.pool, table, Some(player)).await?;
     Round::check_bets(&rules, bets).map_err(|e| play_error(&e))?;
     let id = Uuid::new_v5(&TABLES_NAMESPACE, format!("bj-round/{table}/{key}").as_bytes());
     let bets = store::json_of(&bets)?;
     let wallet = state.ledger.wallet_of(player).await?;
-    let (stored, created) = match store::insert_round(&state.pool, id, table, player, wallet, &bets).await? {
-        Some(inserted) => (inserted, true),
-        None => {
-            let existing = reload(state, id).await?;
-            if existing.bets != bets {
-                return Err(AppError::conflict(
-                    "idempotency_conflict",
-                    "this key dealt a round with other bets",
-                ));
+    let (stored, shoe, created) =
+        match store::insert_round(&state.pool, id, table, player, wallet, &bets).await? {
+            Some((inserted, shoe)) => (inserted, Some(shoe), true),
+            None => {
+                let existing = reload(state, id).await?;
+                if existing.bets != bets {
+                    return Err(AppError::conflict(
+                        "idempotency_conflict",
+                        "this key dealt a round with other bets",
+                    ));
+                }
+                (existing, None, false)
             }
-            (existing, false)
-        }
-    };
-    Ok((deal_round(state, stored, rules).await?, created))
+        };
+    Ok((deal_round(state, stored, rules, shoe).await?, created))
 }
 
 /// Step 2: takes an `open` round's wagers and deals it; safe to run again at any point.
@@ -109,15 +143,17 @@ pub async fn drive_deal(state: &TablesState, id: Uuid) -> Result<StoredRound, Ap
     if stored.state != RoundState::Open {
         return Ok(stored);
     }
-    let rules = store::table_rules(&state.pool, stored.table_id, None).await?;
-    deal_round(state, stored, rules).await
+    let rules = state.blackjack_tables.rules(&state.pool, stored.table_id, None).await?;
+    deal_round(state, stored, rules, None).await
 }
 
-/// Step 2 on the round as read, at a table with `rules`.
+/// Step 2 on the round as read, at a table with `rules`, dealing from `shoe` if it was read as
+/// the round was recorded.
 async fn deal_round(
     state: &TablesState,
     stored: StoredRound,
     rules: TableRules,
+    shoe: Option<store::ReadShoe>,
 ) -> Result<StoredRound, AppError> {
     if stored.state != RoundState::Open {
         return Ok(stored);
@@ -143,55 +179,77 @@ async fn deal_round(
         }
         Err(e) => return Err(e.into()),
     };
-    let dealt = deal_cards(state, &stored, &rules, &bets, at_deal).await?;
+    let dealt = deal_cards(state, &stored, &rules, &bets, at_deal, shoe).await?;
     // (A round the deal leaves in play has nothing to settle.)
     settle_stored(state, dealt).await
 }
 
 /// The cards, from the table's shoe: the round `playing`, or `settling` when the deal ends it,
-/// written with the shoe in one statement if the round is still `open` (see
-/// [`store::load_round_and_shoe`] for why no lock is needed); a shoe with no card for it voids
-/// the round. A shoe past its cut card is shuffled before it deals; any other has its discards
-/// shuffled into the reserve it deals from if it runs out mid-round. The shuffle and the deal
-/// are written together: a deal retried after a crash before the write deals from a shoe nobody
-/// has seen. Answers the round as it then stands.
+/// written with the shoe in one statement if the round is still `open` and the shoe unchanged
+/// since it was read (see [`store::write_dealt`]; no lock is needed); a shoe with no card for
+/// it voids the round. The shoe is the one read as the round was recorded, if given, else read
+/// now, and read again if it changed. A shoe past its cut card is shuffled before it deals; any
+/// other has its discards shuffled into the reserve it deals from if it runs out mid-round. The
+/// shuffle and the deal are written together: a deal retried after a crash before the write
+/// deals from a shoe nobody has seen. Answers the round as it then stands.
 async fn deal_cards(
     state: &TablesState,
     stored: &StoredRound,
     rules: &TableRules,
     bets: &[SpotBet],
     at_deal: store::AtDeal,
+    mut read: Option<store::ReadShoe>,
 ) -> Result<StoredRound, AppError> {
-    let (current, mut shoe) = store::load_round_and_shoe(&state.pool, stored.id)
-        .await?
-        .ok_or_else(|| AppError::internal("round vanished"))?;
-    if current.state != RoundState::Open {
-        return Ok(current);
-    }
-    let mut rng = ChaCha20Rng::from_os_rng();
-    let shuffled = shoe.cut_card_reached();
-    if shuffled {
-        let cut = random_cut(rules.decks, &mut rng);
-        shoe = Shoe::shuffled(rules.decks, cut, &mut rng).map_err(AppError::internal)?;
-    } else {
-        shoe.reserve_discards(&mut rng);
-    }
-    let prepared = shoe.clone();
-    match Round::deal(*rules, bets.to_vec(), &mut shoe) {
-        Ok(round) => {
-            let staked: i64 = round.spots.iter().map(|s| s.staked(rules)).sum();
-            match store::write_dealt(&state.pool, stored.id, &round, at_deal, staked, &shoe, shuffled).await?
-            {
-                Some(written) => Ok(written),
-                None => reload(state, stored.id).await,
+    for _ in 0..3 {
+        let read_shoe = match read.take() {
+            Some(read_shoe) => read_shoe,
+            None => {
+                let (current, read_shoe) = store::load_round_and_shoe(&state.pool, stored.id)
+                    .await?
+                    .ok_or_else(|| AppError::internal("round vanished"))?;
+                if current.state != RoundState::Open {
+                    return Ok(current);
+                }
+                read_shoe
             }
+        };
+        let mut shoe = read_shoe.shoe;
+        let mut rng = ChaCha20Rng::from_os_rng();
+        let shuffled = shoe.cut_card_reached();
+        if shuffled {
+            let cut = random_cut(rules.decks, &mut rng);
+            shoe = Shoe::shuffled(rules.decks, cut, &mut rng).map_err(AppError::internal)?;
+        } else {
+            shoe.reserve_discards(&mut rng);
         }
-        Err(PlayError::Shoe(_)) => {
-            void_at_deal(state, stored, rules, bets, &prepared, shuffled).await?;
-            reload(state, stored.id).await
+        let prepared = shoe.clone();
+        match Round::deal(*rules, bets.to_vec(), &mut shoe) {
+            Ok(round) => {
+                let staked: i64 = round.spots.iter().map(|s| s.staked(rules)).sum();
+                let written = store::write_dealt(
+                    &state.pool,
+                    stored.id,
+                    &round,
+                    at_deal,
+                    staked,
+                    &shoe,
+                    shuffled,
+                    read_shoe.version,
+                )
+                .await?;
+                // (None: dealt by another call, or the shoe changed: read both again.)
+                if let Some(written) = written {
+                    return Ok(written);
+                }
+            }
+            Err(PlayError::Shoe(_)) => {
+                void_at_deal(state, stored, rules, bets, &prepared, shuffled).await?;
+                return reload(state, stored.id).await;
+            }
+            Err(e) => return Err(play_error(&e)),
         }
-        Err(e) => Err(play_error(&e)),
     }
+    Err(AppError::unavailable("the table's shoe kept changing while dealing: send the round again"))
 }
 
 /// A round the shoe cannot deal is voided under its table's and its own locks (so rare a path
@@ -293,7 +351,7 @@ async fn decide_once(
         Some((_, action)) => action,
         None => house_decision(&round),
     };
-    let (mut next, mut shoe) = (round.clone(), shoe);
+    let (mut next, mut shoe) = (round.clone(), shoe.shoe);
     match next.act(action, &mut shoe) {
         Ok(()) => {}
         Err(PlayError::Shoe(_)) => return void_in_play(state, &stored, &round).await,

@@ -116,17 +116,14 @@ pub async fn insert_table(
     Ok(())
 }
 
-/// A table's rules (they never change), if it exists and, when `player` is given, is theirs.
-pub async fn table_rules(pool: &PgPool, id: Uuid, player: Option<&str>) -> Result<TableRules, AppError> {
-    let rules: Value = sqlx::query_scalar(
-        "SELECT rules FROM bj_tables WHERE id = $1 AND ($2::text IS NULL OR player_id = $2)",
-    )
-    .bind(id)
-    .bind(player)
-    .fetch_optional(pool)
-    .await?
-    .ok_or_else(|| table_not_found(id))?;
-    from_json(rules)
+/// A table's player and rules (neither ever changes).
+pub async fn table_owner_and_rules(pool: &PgPool, id: Uuid) -> Result<(String, TableRules), AppError> {
+    let row = sqlx::query("SELECT player_id, rules FROM bj_tables WHERE id = $1")
+        .bind(id)
+        .fetch_optional(pool)
+        .await?
+        .ok_or_else(|| table_not_found(id))?;
+    Ok((row.try_get("player_id")?, from_json(row.try_get("rules")?)?))
 }
 
 /// The table's rules and shoe, locked for the rest of the caller's transaction.
@@ -146,7 +143,7 @@ pub async fn save_shoe(
     shoe: &Shoe,
     shuffled: bool,
 ) -> Result<(), AppError> {
-    sqlx::query("UPDATE bj_tables SET shoe = $2, shuffles = shuffles + $3 WHERE id = $1")
+    sqlx::query("UPDATE bj_tables SET shoe = $2, shuffles = shuffles + $3, shoe_version = shoe_version + 1 WHERE id = $1")
         .bind(id)
         .bind(json_of(shoe)?)
         .bind(i32::from(shuffled))
@@ -176,13 +173,22 @@ pub async fn load_round(
 /// every write of the shoe is conditioned on that round's state and step (see
 /// [`write_dealt`], [`write_decision`]): so the shoe read here is the one such a write may
 /// replace.
-pub async fn load_round_and_shoe(pool: &PgPool, id: Uuid) -> Result<Option<(StoredRound, Shoe)>, AppError> {
-    sqlx::query("SELECT r.*, t.shoe FROM bj_rounds r JOIN bj_tables t ON t.id = r.table_id WHERE r.id = $1")
-        .bind(id)
-        .fetch_optional(pool)
-        .await?
-        .map(|row| Ok((StoredRound::from_row(&row)?, from_json(row.try_get("shoe")?)?)))
-        .transpose()
+pub async fn load_round_and_shoe(
+    pool: &PgPool,
+    id: Uuid,
+) -> Result<Option<(StoredRound, ReadShoe)>, AppError> {
+    sqlx::query(
+        "SELECT r.*, t.shoe, t.shoe_version FROM bj_rounds r JOIN bj_tables t ON t.id = r.table_id WHERE r.id = $1",
+    )
+    .bind(id)
+    .fetch_optional(pool)
+    .await?
+    .map(|row| Ok((StoredRound::from_row(&row)?, read_shoe(&row)?)))
+    .transpose()
+}
+
+fn read_shoe(row: &PgRow) -> Result<ReadShoe, AppError> {
+    Ok(ReadShoe { shoe: from_json(row.try_get("shoe")?)?, version: row.try_get("shoe_version")? })
 }
 
 /// The player's last `limit` rounds, newest first.
@@ -199,8 +205,16 @@ pub async fn recent_rounds(pool: &PgPool, player: &str, limit: i64) -> Result<Ve
     .collect()
 }
 
-/// A new round with its bets (`open`), as recorded; None when its id is already recorded. A
-/// table with a round in play answers 409 `round_in_play`.
+/// A table's shoe as read, with the count of its writes then (see [`write_dealt`]).
+#[derive(Debug, Clone)]
+pub struct ReadShoe {
+    pub shoe: Shoe,
+    pub version: i64,
+}
+
+/// A new round with its bets (`open`), as recorded, and its table's shoe as read by the same
+/// statement; None when its id is already recorded. A table with a round in play answers 409
+/// `round_in_play`.
 pub async fn insert_round(
     pool: &PgPool,
     id: Uuid,
@@ -208,10 +222,12 @@ pub async fn insert_round(
     player: &str,
     wallet: Uuid,
     bets: &Value,
-) -> Result<Option<StoredRound>, AppError> {
+) -> Result<Option<(StoredRound, ReadShoe)>, AppError> {
     let inserted = sqlx::query(&format!(
-        "INSERT INTO bj_rounds (id, table_id, player_id, wallet_account_id, bets, state)
-         VALUES ($1, $2, $3, $4, $5, 'open') ON CONFLICT (id) DO NOTHING RETURNING {ROUND_COLUMNS}"
+        "WITH r AS (
+            INSERT INTO bj_rounds (id, table_id, player_id, wallet_account_id, bets, state)
+            VALUES ($1, $2, $3, $4, $5, 'open') ON CONFLICT (id) DO NOTHING RETURNING {ROUND_COLUMNS})
+         SELECT r.*, t.shoe, t.shoe_version FROM r JOIN bj_tables t ON t.id = r.table_id"
     ))
     .bind(id)
     .bind(table)
@@ -221,7 +237,7 @@ pub async fn insert_round(
     .fetch_optional(pool)
     .await;
     match inserted {
-        Ok(row) => row.as_ref().map(StoredRound::from_row).transpose(),
+        Ok(row) => row.as_ref().map(|row| Ok((StoredRound::from_row(row)?, read_shoe(row)?))).transpose(),
         Err(sqlx::Error::Database(e)) if e.constraint() == Some("bj_rounds_one_in_play") => {
             Err(AppError::conflict("round_in_play", "finish the round in play at this table first"))
         }
@@ -248,7 +264,11 @@ pub struct AtDeal {
 
 /// A round dealt from `shoe` (shuffled first when `shuffled`): `playing`, or `settling` when the
 /// deal ended it; the round and its table's shoe in one statement, if the round is still
-/// `open` (None: another call dealt it first, and the shoe is as it left it).
+/// `open` and the shoe was last written as `read_version` (None: another call dealt it first,
+/// or the shoe it was dealt from is out of date). The round was recorded before this
+/// statement, so no other round of its table writes the shoe after this statement's snapshot
+/// (one open or in play per table): the version this statement reads is the one it replaces.
+#[allow(clippy::too_many_arguments)]
 pub async fn write_dealt(
     pool: &PgPool,
     id: Uuid,
@@ -257,14 +277,17 @@ pub async fn write_dealt(
     staked: i64,
     shoe: &Shoe,
     shuffled: bool,
+    read_version: i64,
 ) -> Result<Option<StoredRound>, AppError> {
     sqlx::query(&format!(
         "WITH r AS (
             UPDATE bj_rounds SET state = $5, round = $2, pot_at_deal_cents = $3, staked_cents = $4,
                    balance_before_cents = $6, updated_at = now()
              WHERE id = $1 AND state = 'open'
+               AND (SELECT shoe_version FROM bj_tables WHERE bj_tables.id = bj_rounds.table_id) = $9
          RETURNING {ROUND_COLUMNS}),
-         t AS (UPDATE bj_tables SET shoe = $7, shuffles = shuffles + $8 WHERE id = (SELECT table_id FROM r))
+         t AS (UPDATE bj_tables SET shoe = $7, shuffles = shuffles + $8, shoe_version = shoe_version + 1
+                WHERE id = (SELECT table_id FROM r))
          SELECT {ROUND_COLUMNS} FROM r"
     ))
     .bind(id)
@@ -275,6 +298,7 @@ pub async fn write_dealt(
     .bind(at_deal.balance_before)
     .bind(json_of(shoe)?)
     .bind(i32::from(shuffled))
+    .bind(read_version)
     .fetch_optional(pool)
     .await?
     .as_ref()
@@ -328,7 +352,7 @@ pub async fn write_decision(
              WHERE id = $1 AND state = 'playing' AND step = $6
                AND CASE WHEN $7 THEN (pending->>'step')::int = $6 ELSE pending IS NULL END
          RETURNING {ROUND_COLUMNS}),
-         t AS (UPDATE bj_tables SET shoe = $8 WHERE id = (SELECT table_id FROM r))
+         t AS (UPDATE bj_tables SET shoe = $8, shoe_version = shoe_version + 1 WHERE id = (SELECT table_id FROM r))
          SELECT {ROUND_COLUMNS} FROM r"
     ))
     .bind(id)
@@ -355,20 +379,33 @@ pub struct Settled {
     pub balance_after: i64,
 }
 
-/// `settling` → `settled` with its sums; false when another call settled it first.
-pub async fn write_settled(conn: &mut PgConnection, settled: &Settled) -> Result<bool, AppError> {
-    Ok(sqlx::query(
-        "UPDATE bj_rounds SET state = 'settled', returned_cents = $2, pot_prize_cents = $3, balance_after_cents = $4,
-                updated_at = now() WHERE id = $1 AND state = 'settling'",
-    )
-    .bind(settled.id)
-    .bind(settled.returned)
-    .bind(settled.pot_prize)
-    .bind(settled.balance_after)
-    .execute(conn)
-    .await?
-    .rows_affected()
-        == 1)
+/// Each `settling` round → `settled` with its sums, one statement for rounds named once (a
+/// round named twice is written in a second pass, where it is no longer `settling`); false for
+/// one another call settled first.
+pub async fn write_settled_all(conn: &mut PgConnection, settled: &[&Settled]) -> Result<Vec<bool>, AppError> {
+    let mut applied = vec![false; settled.len()];
+    for pass in crate::grouped::distinct_passes(settled.iter().map(|s| s.id)) {
+        let rows: Vec<&Settled> = pass.iter().map(|&i| settled[i]).collect();
+        let changed: std::collections::HashSet<Uuid> = sqlx::query_scalar(
+            "UPDATE bj_rounds r SET state = 'settled', returned_cents = u.returned, pot_prize_cents = u.pot_prize,
+                    balance_after_cents = u.after, updated_at = now()
+               FROM UNNEST($1::uuid[], $2::bigint[], $3::bigint[], $4::bigint[]) AS u(id, returned, pot_prize, after)
+              WHERE r.id = u.id AND r.state = 'settling'
+             RETURNING r.id",
+        )
+        .bind(rows.iter().map(|s| s.id).collect::<Vec<_>>())
+        .bind(rows.iter().map(|s| s.returned).collect::<Vec<_>>())
+        .bind(rows.iter().map(|s| s.pot_prize).collect::<Vec<_>>())
+        .bind(rows.iter().map(|s| s.balance_after).collect::<Vec<_>>())
+        .fetch_all(&mut *conn)
+        .await?
+        .into_iter()
+        .collect();
+        for (&i, row) in pass.iter().zip(&rows) {
+            applied[i] = changed.contains(&row.id);
+        }
+    }
+    Ok(applied)
 }
 
 /// → `voided` with every wager returned.
