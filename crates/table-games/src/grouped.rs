@@ -18,8 +18,8 @@ use std::collections::{HashMap, HashSet};
 use ledger_api::{LedgerClient, NewTransfer};
 use platform::AppError;
 use platform::audit::Entry;
-use platform::group_commit::{BatchRun, BatchWrite};
-use sqlx::PgConnection;
+use platform::group_commit::{BatchRun, BatchWrite, GroupCommit, InTransaction};
+use sqlx::{PgConnection, PgPool};
 use uuid::Uuid;
 
 use crate::{TablesState, blackjack, craps, i_luv_suits};
@@ -103,6 +103,32 @@ pub enum GroupedWrite {
     CrapsClaim { session: Uuid, pending: craps::store::Pending },
     /// A craps request's money moved → the session moved on, the request recorded.
     Craps(craps::store::Finished),
+}
+
+/// The writers of [`Grouped`] jobs: those that chain an audit record share one transaction at a
+/// time (the chain is appended in order, under its lock), those that chain none (a round
+/// recorded, dealt, a decision or a craps request claimed) share another, on their own
+/// connection: a claim does not wait for the commit of other rounds' settlements, nor they for
+/// it. Each write is conditional on its own row, so the two may run side by side.
+#[derive(Debug, Clone)]
+pub struct Writers {
+    chained: GroupCommit<InTransaction<GroupedWriter>>,
+    unchained: GroupCommit<InTransaction<GroupedWriter>>,
+}
+
+impl Writers {
+    /// Starts both writers on `pool`, at most 64 jobs to a transaction.
+    pub fn spawn(pool: &PgPool) -> Writers {
+        Writers {
+            chained: GroupCommit::spawn(pool.clone(), GroupedWriter, 64),
+            unchained: GroupCommit::spawn(pool.clone(), GroupedWriter, 64),
+        }
+    }
+
+    /// Writes `job` with others of its kind; answers whether it applied.
+    pub async fn submit(&self, job: Grouped) -> Result<bool, AppError> {
+        if job.audit.is_some() { self.chained.submit(job).await } else { self.unchained.submit(job).await }
+    }
 }
 
 /// A [`GroupedWrite`] and the record it chains when it applies.

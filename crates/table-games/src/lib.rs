@@ -24,7 +24,7 @@ use platform::AppError;
 use platform::auth::TokenKeys;
 use platform::config::Config;
 use platform::db::DbError;
-use platform::group_commit::{GroupCommit, InTransaction};
+use platform::group_commit::GroupCommit;
 use platform::http::{Limits, Readiness};
 use platform::openapi::BearerAuth;
 use platform::upstream::Upstream;
@@ -65,8 +65,8 @@ pub struct TablesState {
     pub craps: craps::Game,
     /// Every game's ledger batches, many rounds to a call ([`grouped`]).
     pub ledger_calls: GroupCommit<grouped::LedgerCalls>,
-    /// Every game's last write of a round or roll with its audit record, many to a transaction.
-    pub writes: GroupCommit<InTransaction<grouped::GroupedWriter>>,
+    /// Every game's per-round writes, many to a transaction ([`grouped::Writers`]).
+    pub writes: grouped::Writers,
 }
 
 /// The house's settings for every table game, read once at start.
@@ -133,7 +133,7 @@ impl TablesState {
                 limits: settings.craps,
             },
             ledger_calls: GroupCommit::spawn_runner(grouped::LedgerCalls { ledger: ledger.clone() }, 64),
-            writes: GroupCommit::spawn(pool.clone(), grouped::GroupedWriter, 64),
+            writes: grouped::Writers::spawn(&pool),
             pool,
             tokens,
             ledger,
