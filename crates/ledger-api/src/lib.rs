@@ -95,15 +95,18 @@ pub enum LedgerError {
     /// The ledger refused (insufficient funds, an account that does not exist, ...): nothing
     /// moved. Its problem carries the stable code.
     Refused(AppError),
-    /// No answer, or a retryable one (503, 429): the transfer may or may not have been applied;
-    /// send it again with the same id.
+    /// No answer, or a retryable one (503, 429, 409 `concurrent_update`): the transfer may or
+    /// may not have been applied; send it again with the same id.
     Unavailable(AppError),
 }
 
 /// True when the ledger refused (its rules said no: nothing moved, and a retry will not change
-/// that), as opposed to not answering or asking to slow down (retry with the same ids).
+/// that), as opposed to not answering, asking to slow down, or losing a race with another call
+/// moving the same transfers (`concurrent_update`: that other call may be moving them now, so
+/// nothing can be concluded; retry with the same ids). Taking a race for a refusal would let a
+/// prize be released, or a round refused, while the other call's transfers land.
 pub fn is_refusal(err: &AppError) -> bool {
-    err.status().is_client_error() && err.code() != "rate_limited"
+    err.status().is_client_error() && !matches!(err.code(), "rate_limited" | "concurrent_update")
 }
 
 impl LedgerError {
@@ -330,5 +333,7 @@ mod tests {
             LedgerError::of(AppError::new(axum::http::StatusCode::TOO_MANY_REQUESTS, "rate_limited", "slow"));
         assert!(matches!(limited, LedgerError::Unavailable(_)));
         assert!(matches!(LedgerError::of(AppError::unavailable("down")), LedgerError::Unavailable(_)));
+        let raced = LedgerError::of(AppError::conflict("concurrent_update", "retry"));
+        assert!(matches!(raced, LedgerError::Unavailable(_)), "a lost race is not a refusal");
     }
 }
