@@ -383,10 +383,8 @@ pub struct Settled {
 /// round named twice is written in a second pass, where it is no longer `settling`); false for
 /// one another call settled first.
 pub async fn write_settled_all(conn: &mut PgConnection, settled: &[&Settled]) -> Result<Vec<bool>, AppError> {
-    let mut applied = vec![false; settled.len()];
-    for pass in crate::grouped::distinct_passes(settled.iter().map(|s| s.id)) {
-        let rows: Vec<&Settled> = pass.iter().map(|&i| settled[i]).collect();
-        let changed: std::collections::HashSet<Uuid> = sqlx::query_scalar(
+    crate::grouped::write_each_once(conn, settled, |s| s.id, |rows| {
+        Ok(sqlx::query_scalar(
             "UPDATE bj_rounds r SET state = 'settled', returned_cents = u.returned, pot_prize_cents = u.pot_prize,
                     balance_after_cents = u.after, updated_at = now()
                FROM UNNEST($1::uuid[], $2::bigint[], $3::bigint[], $4::bigint[]) AS u(id, returned, pot_prize, after)
@@ -396,16 +394,9 @@ pub async fn write_settled_all(conn: &mut PgConnection, settled: &[&Settled]) ->
         .bind(rows.iter().map(|s| s.id).collect::<Vec<_>>())
         .bind(rows.iter().map(|s| s.returned).collect::<Vec<_>>())
         .bind(rows.iter().map(|s| s.pot_prize).collect::<Vec<_>>())
-        .bind(rows.iter().map(|s| s.balance_after).collect::<Vec<_>>())
-        .fetch_all(&mut *conn)
-        .await?
-        .into_iter()
-        .collect();
-        for (&i, row) in pass.iter().zip(&rows) {
-            applied[i] = changed.contains(&row.id);
-        }
-    }
-    Ok(applied)
+        .bind(rows.iter().map(|s| s.balance_after).collect::<Vec<_>>()))
+    })
+    .await
 }
 
 /// → `voided` with every wager returned.

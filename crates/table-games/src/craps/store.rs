@@ -1,7 +1,7 @@
 //! Every SQL statement of craps: sessions (the domain's session as stored, a roll pending) and
 //! the rolls. Nothing else in the game writes SQL.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 use chrono::{DateTime, Utc};
 use domain::craps::session::{Change, RollReport, Session};
@@ -156,28 +156,23 @@ pub async fn load_session(pool: &PgPool, id: Uuid) -> Result<Option<StoredSessio
 /// whether it did. One statement for all (sessions named twice are taken in a later pass, so
 /// each statement changes a session once).
 pub async fn claim_all(conn: &mut PgConnection, claims: &[(Uuid, &Pending)]) -> Result<Vec<bool>, AppError> {
-    let mut applied = vec![false; claims.len()];
-    for pass in crate::grouped::distinct_passes(claims.iter().map(|c| c.0)) {
-        let (ids, seqs): (Vec<Uuid>, Vec<i32>) = pass.iter().map(|&i| (claims[i].0, claims[i].1.seq)).unzip();
-        let pendings = pass.iter().map(|&i| json_of(claims[i].1)).collect::<Result<Vec<_>, _>>()?;
-        let claimed: HashSet<Uuid> = sqlx::query_scalar(
-            "UPDATE craps_sessions s SET pending = u.pending, updated_at = now()
+    crate::grouped::write_each_once(
+        conn,
+        claims,
+        |c| c.0,
+        |rows| {
+            Ok(sqlx::query_scalar(
+                "UPDATE craps_sessions s SET pending = u.pending, updated_at = now()
                FROM UNNEST($1::uuid[], $2::jsonb[], $3::int[]) AS u(id, pending, seq)
               WHERE s.id = u.id AND s.pending IS NULL AND s.requests = u.seq
              RETURNING s.id",
-        )
-        .bind(&ids)
-        .bind(&pendings)
-        .bind(&seqs)
-        .fetch_all(&mut *conn)
-        .await?
-        .into_iter()
-        .collect();
-        for &i in &pass {
-            applied[i] = claimed.contains(&claims[i].0);
-        }
-    }
-    Ok(applied)
+            )
+            .bind(rows.iter().map(|c| c.0).collect::<Vec<_>>())
+            .bind(rows.iter().map(|c| json_of(c.1)).collect::<Result<Vec<_>, _>>()?)
+            .bind(rows.iter().map(|c| c.1.seq).collect::<Vec<_>>()))
+        },
+    )
+    .await
 }
 
 /// Forgets the request pending under `key` (its money was refused: nothing moved).

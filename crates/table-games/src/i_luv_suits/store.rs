@@ -1,8 +1,6 @@
 //! Every SQL statement of I Luv Suits: rounds through their states. Nothing else in the game
 //! writes SQL.
 
-use std::collections::HashSet;
-
 use chrono::{DateTime, Utc};
 use domain::i_luv_suits::round::{Choice, Deal, Returns, Showdown, TableRules, Wagers};
 use platform::{AppError, stored_state};
@@ -169,31 +167,27 @@ impl NewRound {
 /// New rounds with their wagers (`open`), one statement for all; answers, per round, whether it
 /// is new (false: its id was recorded before).
 pub async fn insert_rounds(conn: &mut PgConnection, rounds: &[&NewRound]) -> Result<Vec<bool>, AppError> {
-    let mut applied = vec![false; rounds.len()];
-    for pass in crate::grouped::distinct_passes(rounds.iter().map(|r| r.id)) {
-        let rows: Vec<&NewRound> = pass.iter().map(|&i| rounds[i]).collect();
-        let inserted: HashSet<Uuid> = sqlx::query_scalar(
-            "INSERT INTO ils_rounds (id, player_id, wallet_account_id, wagers, rules, state, created_at)
+    crate::grouped::write_each_once(
+        conn,
+        rounds,
+        |r| r.id,
+        |rows| {
+            Ok(sqlx::query_scalar(
+                "INSERT INTO ils_rounds (id, player_id, wallet_account_id, wagers, rules, state, created_at)
              SELECT u.id, u.player, u.wallet, u.wagers, u.rules, 'open', u.created_at
                FROM UNNEST($1::uuid[], $2::text[], $3::uuid[], $4::jsonb[], $5::jsonb[], $6::timestamptz[])
                     AS u(id, player, wallet, wagers, rules, created_at)
              ON CONFLICT (id) DO NOTHING RETURNING id",
-        )
-        .bind(rows.iter().map(|r| r.id).collect::<Vec<_>>())
-        .bind(rows.iter().map(|r| r.player.as_str()).collect::<Vec<_>>())
-        .bind(rows.iter().map(|r| r.wallet).collect::<Vec<_>>())
-        .bind(rows.iter().map(|r| json_of(&r.wagers)).collect::<Result<Vec<_>, _>>()?)
-        .bind(rows.iter().map(|r| json_of(&r.rules)).collect::<Result<Vec<_>, _>>()?)
-        .bind(rows.iter().map(|r| r.created_at).collect::<Vec<_>>())
-        .fetch_all(&mut *conn)
-        .await?
-        .into_iter()
-        .collect();
-        for (&i, row) in pass.iter().zip(&rows) {
-            applied[i] = inserted.contains(&row.id);
-        }
-    }
-    Ok(applied)
+            )
+            .bind(rows.iter().map(|r| r.id).collect::<Vec<_>>())
+            .bind(rows.iter().map(|r| r.player.as_str()).collect::<Vec<_>>())
+            .bind(rows.iter().map(|r| r.wallet).collect::<Vec<_>>())
+            .bind(rows.iter().map(|r| json_of(&r.wagers)).collect::<Result<Vec<_>, _>>()?)
+            .bind(rows.iter().map(|r| json_of(&r.rules)).collect::<Result<Vec<_>, _>>()?)
+            .bind(rows.iter().map(|r| r.created_at).collect::<Vec<_>>()))
+        },
+    )
+    .await
 }
 
 /// An open round the ledger refused → `refused`.
@@ -222,30 +216,26 @@ pub struct Dealt {
 /// Open rounds dealt → `deciding`, with the wallet before their wagers, one statement for all;
 /// answers, per round, whether this call dealt it (false: another call did first).
 pub async fn mark_dealt_all(conn: &mut PgConnection, dealt: &[&Dealt]) -> Result<Vec<bool>, AppError> {
-    let mut applied = vec![false; dealt.len()];
-    for pass in crate::grouped::distinct_passes(dealt.iter().map(|d| d.id)) {
-        let rows: Vec<&Dealt> = pass.iter().map(|&i| dealt[i]).collect();
-        let changed: HashSet<Uuid> = sqlx::query_scalar(
-            "UPDATE ils_rounds r SET state = 'deciding', deal = u.deal, pot_at_deal_cents = u.pot,
+    crate::grouped::write_each_once(
+        conn,
+        dealt,
+        |d| d.id,
+        |rows| {
+            Ok(sqlx::query_scalar(
+                "UPDATE ils_rounds r SET state = 'deciding', deal = u.deal, pot_at_deal_cents = u.pot,
                     staked_cents = u.staked, balance_before_cents = u.before, updated_at = now()
                FROM UNNEST($1::uuid[], $2::jsonb[], $3::bigint[], $4::bigint[], $5::bigint[])
                     AS u(id, deal, pot, staked, before)
               WHERE r.id = u.id AND r.state = 'open' RETURNING r.id",
-        )
-        .bind(rows.iter().map(|d| d.id).collect::<Vec<_>>())
-        .bind(rows.iter().map(|d| json_of(&d.deal)).collect::<Result<Vec<_>, _>>()?)
-        .bind(rows.iter().map(|d| d.pot).collect::<Vec<_>>())
-        .bind(rows.iter().map(|d| d.staked).collect::<Vec<_>>())
-        .bind(rows.iter().map(|d| d.balance_before).collect::<Vec<_>>())
-        .fetch_all(&mut *conn)
-        .await?
-        .into_iter()
-        .collect();
-        for (&i, row) in pass.iter().zip(&rows) {
-            applied[i] = changed.contains(&row.id);
-        }
-    }
-    Ok(applied)
+            )
+            .bind(rows.iter().map(|d| d.id).collect::<Vec<_>>())
+            .bind(rows.iter().map(|d| json_of(&d.deal)).collect::<Result<Vec<_>, _>>()?)
+            .bind(rows.iter().map(|d| d.pot).collect::<Vec<_>>())
+            .bind(rows.iter().map(|d| d.staked).collect::<Vec<_>>())
+            .bind(rows.iter().map(|d| d.balance_before).collect::<Vec<_>>()))
+        },
+    )
+    .await
 }
 
 /// A decision claiming a round that waits for one.
@@ -259,30 +249,26 @@ pub struct Claim {
 /// once (→ `settling`), a play is recorded pending until its wager is taken. Answers, per claim,
 /// whether it applied (false: another decision came first).
 pub async fn claim_decisions(conn: &mut PgConnection, claims: &[&Claim]) -> Result<Vec<bool>, AppError> {
-    let mut applied = vec![false; claims.len()];
-    for pass in crate::grouped::distinct_passes(claims.iter().map(|c| c.id)) {
-        let rows: Vec<&Claim> = pass.iter().map(|&i| claims[i]).collect();
-        let changed: HashSet<Uuid> = sqlx::query_scalar(
-            "UPDATE ils_rounds r
+    crate::grouped::write_each_once(
+        conn,
+        claims,
+        |c| c.id,
+        |rows| {
+            Ok(sqlx::query_scalar(
+                "UPDATE ils_rounds r
                 SET state = CASE WHEN u.fold THEN 'settling' ELSE r.state END,
                     decision = CASE WHEN u.fold THEN u.decided ELSE r.decision END,
                     pending = CASE WHEN u.fold THEN r.pending ELSE u.decided END,
                     updated_at = now()
                FROM UNNEST($1::uuid[], $2::jsonb[], $3::bool[]) AS u(id, decided, fold)
               WHERE r.id = u.id AND r.state = 'deciding' AND r.pending IS NULL RETURNING r.id",
-        )
-        .bind(rows.iter().map(|c| c.id).collect::<Vec<_>>())
-        .bind(rows.iter().map(|c| json_of(&c.decided)).collect::<Result<Vec<_>, _>>()?)
-        .bind(rows.iter().map(|c| c.decided.choice == Choice::Fold).collect::<Vec<_>>())
-        .fetch_all(&mut *conn)
-        .await?
-        .into_iter()
-        .collect();
-        for (&i, row) in pass.iter().zip(&rows) {
-            applied[i] = changed.contains(&row.id);
-        }
-    }
-    Ok(applied)
+            )
+            .bind(rows.iter().map(|c| c.id).collect::<Vec<_>>())
+            .bind(rows.iter().map(|c| json_of(&c.decided)).collect::<Result<Vec<_>, _>>()?)
+            .bind(rows.iter().map(|c| c.decided.choice == Choice::Fold).collect::<Vec<_>>()))
+        },
+    )
+    .await
 }
 
 /// Forgets a pending decision (its wager was refused: nothing moved).
@@ -312,10 +298,8 @@ pub struct Settled {
 /// one statement for all; answers, per round, whether this call settled it (false: another call
 /// did first).
 pub async fn write_settled_all(conn: &mut PgConnection, settled: &[&Settled]) -> Result<Vec<bool>, AppError> {
-    let mut applied = vec![false; settled.len()];
-    for pass in crate::grouped::distinct_passes(settled.iter().map(|s| s.id)) {
-        let rows: Vec<&Settled> = pass.iter().map(|&i| settled[i]).collect();
-        let changed: HashSet<Uuid> = sqlx::query_scalar(
+    crate::grouped::write_each_once(conn, settled, |s| s.id, |rows| {
+        Ok(sqlx::query_scalar(
             "UPDATE ils_rounds r SET state = 'settled', decision = u.decided, pending = NULL, staked_cents = u.staked,
                     settlement = u.settlement, returned_cents = u.returned, balance_after_cents = u.after,
                     updated_at = now()
@@ -329,16 +313,9 @@ pub async fn write_settled_all(conn: &mut PgConnection, settled: &[&Settled]) ->
         .bind(rows.iter().map(|s| s.staked).collect::<Vec<_>>())
         .bind(rows.iter().map(|s| json_of(&s.settlement)).collect::<Result<Vec<_>, _>>()?)
         .bind(rows.iter().map(|s| s.settlement.returns.total()).collect::<Vec<_>>())
-        .bind(rows.iter().map(|s| s.balance_after).collect::<Vec<_>>())
-        .fetch_all(&mut *conn)
-        .await?
-        .into_iter()
-        .collect();
-        for (&i, row) in pass.iter().zip(&rows) {
-            applied[i] = changed.contains(&row.id);
-        }
-    }
-    Ok(applied)
+        .bind(rows.iter().map(|s| s.balance_after).collect::<Vec<_>>()))
+    })
+    .await
 }
 
 /// Rounds left `open`, `settling`, or with a decision pending, for longer than `$1` seconds.
