@@ -8,11 +8,14 @@
 //!   recall and the math.
 //! - [`i_luv_suits`]: rounds (wagers, deal, fold or play, settlement as a saga), game recall, the
 //!   progressive meter and the math.
+//! - [`grouped`]: every game's ledger batches and per-round writes, many rounds to a call and to
+//!   a commit; [`store`]: what the games' stores share for those writes.
 
 pub mod blackjack;
 pub mod craps;
 pub mod grouped;
 pub mod i_luv_suits;
+pub mod store;
 
 use axum::Router;
 use axum::extract::FromRef;

@@ -70,7 +70,7 @@ pub fn random_cut(decks: Decks, rng: &mut impl Rng) -> usize {
 }
 
 /// Blackjack tables' players and rules as read once: neither ever changes, and every deal
-/// needs both (at most [`KnownTables::MOST`] kept; then forgotten and read again).
+/// needs both (at most 100,000 kept; then forgotten and read again).
 #[derive(Debug, Clone, Default)]
 pub struct KnownTables(Arc<Mutex<HashMap<Uuid, (String, TableRules)>>>);
 

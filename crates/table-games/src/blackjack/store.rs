@@ -383,7 +383,7 @@ pub struct Settled {
 /// round named twice is written in a second pass, where it is no longer `settling`); false for
 /// one another call settled first.
 pub async fn write_settled_all(conn: &mut PgConnection, settled: &[&Settled]) -> Result<Vec<bool>, AppError> {
-    crate::grouped::write_each_once(conn, settled, |s| s.id, |rows| {
+    crate::store::write_each_once(conn, settled, |s| s.id, |rows| {
         Ok(sqlx::query_scalar(
             "UPDATE bj_rounds r SET state = 'settled', returned_cents = u.returned, pot_prize_cents = u.pot_prize,
                     balance_after_cents = u.after, updated_at = now()

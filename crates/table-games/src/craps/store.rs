@@ -156,7 +156,7 @@ pub async fn load_session(pool: &PgPool, id: Uuid) -> Result<Option<StoredSessio
 /// whether it did. One statement for all (sessions named twice are taken in a later pass, so
 /// each statement changes a session once).
 pub async fn claim_all(conn: &mut PgConnection, claims: &[(Uuid, &Pending)]) -> Result<Vec<bool>, AppError> {
-    crate::grouped::write_each_once(
+    crate::store::write_each_once(
         conn,
         claims,
         |c| c.0,
@@ -204,7 +204,7 @@ pub struct Finished {
 /// Answers, per request, whether this call did it. Two statements for all.
 pub async fn finish_all(conn: &mut PgConnection, done: &[&Finished]) -> Result<Vec<bool>, AppError> {
     let mut applied = vec![false; done.len()];
-    for pass in crate::grouped::distinct_passes(done.iter().map(|f| f.session)) {
+    for pass in crate::store::distinct_passes(done.iter().map(|f| f.session)) {
         let jobs: Vec<&Finished> = pass.iter().map(|&i| done[i]).collect();
         let ids: Vec<Uuid> = jobs.iter().map(|f| f.session).collect();
         let sessions = jobs.iter().map(|f| json_of(&f.pending.next)).collect::<Result<Vec<_>, _>>()?;

@@ -167,7 +167,7 @@ impl NewRound {
 /// New rounds with their wagers (`open`), one statement for all; answers, per round, whether it
 /// is new (false: its id was recorded before).
 pub async fn insert_rounds(conn: &mut PgConnection, rounds: &[&NewRound]) -> Result<Vec<bool>, AppError> {
-    crate::grouped::write_each_once(
+    crate::store::write_each_once(
         conn,
         rounds,
         |r| r.id,
@@ -216,7 +216,7 @@ pub struct Dealt {
 /// Open rounds dealt → `deciding`, with the wallet before their wagers, one statement for all;
 /// answers, per round, whether this call dealt it (false: another call did first).
 pub async fn mark_dealt_all(conn: &mut PgConnection, dealt: &[&Dealt]) -> Result<Vec<bool>, AppError> {
-    crate::grouped::write_each_once(
+    crate::store::write_each_once(
         conn,
         dealt,
         |d| d.id,
@@ -249,7 +249,7 @@ pub struct Claim {
 /// once (→ `settling`), a play is recorded pending until its wager is taken. Answers, per claim,
 /// whether it applied (false: another decision came first).
 pub async fn claim_decisions(conn: &mut PgConnection, claims: &[&Claim]) -> Result<Vec<bool>, AppError> {
-    crate::grouped::write_each_once(
+    crate::store::write_each_once(
         conn,
         claims,
         |c| c.id,
@@ -298,7 +298,7 @@ pub struct Settled {
 /// one statement for all; answers, per round, whether this call settled it (false: another call
 /// did first).
 pub async fn write_settled_all(conn: &mut PgConnection, settled: &[&Settled]) -> Result<Vec<bool>, AppError> {
-    crate::grouped::write_each_once(conn, settled, |s| s.id, |rows| {
+    crate::store::write_each_once(conn, settled, |s| s.id, |rows| {
         Ok(sqlx::query_scalar(
             "UPDATE ils_rounds r SET state = 'settled', decision = u.decided, pending = NULL, staked_cents = u.staked,
                     settlement = u.settlement, returned_cents = u.returned, balance_after_cents = u.after,
