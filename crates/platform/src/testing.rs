@@ -158,6 +158,9 @@ pub struct LoadRun {
     pub units: u64,
     /// Wall time of the run, in seconds.
     pub seconds: f64,
+    /// CPU time the whole machine spent busy during the run (every process: the services,
+    /// Postgres, the load itself), in seconds; 0 where `/proc/stat` cannot be read.
+    pub busy_cpu_seconds: f64,
 }
 
 impl LoadRun {
@@ -167,6 +170,15 @@ impl LoadRun {
         self.latencies.sort();
         self.units = self.units.saturating_add(other.units);
         self.seconds += other.seconds;
+        self.busy_cpu_seconds += other.busy_cpu_seconds;
+    }
+
+    /// The machine's busy CPU time per unit of work, in milliseconds: what a unit costs, as
+    /// opposed to how long it waits (a closed loop's rate is bounded by either).
+    pub fn cpu_ms_per_unit(&self) -> f64 {
+        #[allow(clippy::cast_precision_loss)]
+        let units = self.units as f64;
+        self.busy_cpu_seconds * 1000.0 / units.max(1.0)
     }
 
     pub fn per_second(&self) -> f64 {
@@ -200,6 +212,7 @@ where
     use std::sync::{Arc, Mutex};
     let request = Arc::new(request);
     let done: Arc<Mutex<LoadRun>> = Arc::new(Mutex::new(LoadRun::default()));
+    let busy_before = machine_busy_cpu_seconds();
     let started = std::time::Instant::now();
     let mut clients_tasks = Vec::with_capacity(clients);
     for client in 0..clients {
@@ -234,7 +247,23 @@ where
     let mut total = std::mem::take(&mut *done.lock().unwrap_or_else(std::sync::PoisonError::into_inner));
     total.latencies.sort_unstable();
     total.seconds = started.elapsed().as_secs_f64();
+    if let (Some(before), Some(after)) = (busy_before, machine_busy_cpu_seconds()) {
+        total.busy_cpu_seconds = after - before;
+    }
     total
+}
+
+/// The machine's busy CPU time since boot, in seconds (all CPUs, every state but idle and
+/// iowait, from the first line of `/proc/stat`); None where that cannot be read.
+pub fn machine_busy_cpu_seconds() -> Option<f64> {
+    let stat = std::fs::read_to_string("/proc/stat").ok()?;
+    let ticks: Vec<u64> =
+        stat.lines().next()?.split_whitespace().skip(1).map_while(|t| t.parse().ok()).collect();
+    let idle = ticks.get(3)?.saturating_add(ticks.get(4).copied().unwrap_or(0));
+    let busy = ticks.iter().take(8).sum::<u64>().saturating_sub(idle);
+    // The kernel reports in USER_HZ, 100 on every Linux architecture this runs on.
+    #[allow(clippy::cast_precision_loss)]
+    Some(busy as f64 / 100.0)
 }
 
 /// Runs `clients` loops for `duration`, each awaiting `request(client)` again and again; a
@@ -248,6 +277,7 @@ where
     use std::sync::atomic::{AtomicBool, Ordering};
     let request = Arc::new(request);
     let stop = Arc::new(AtomicBool::new(false));
+    let busy_before = machine_busy_cpu_seconds();
     let started = std::time::Instant::now();
     let tasks: Vec<_> = (0..clients)
         .map(|client| {
@@ -273,5 +303,8 @@ where
         }
     }
     total.seconds = started.elapsed().as_secs_f64();
+    if let (Some(before), Some(after)) = (busy_before, machine_busy_cpu_seconds()) {
+        total.busy_cpu_seconds = after - before;
+    }
     total
 }

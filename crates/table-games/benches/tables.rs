@@ -221,8 +221,8 @@ async fn main() {
     println!();
     println!("{clients} concurrent players, {seconds} s in all (alternating slices)");
     println!(
-        "{:<46} {:>10} {:>9} {:>9} {:>11} {:>16}",
-        "through the gateway", "per s", "p50 ms", "p99 ms", "vs Keno", "requests/s (x)"
+        "{:<46} {:>10} {:>9} {:>9} {:>11} {:>16} {:>11}",
+        "through the gateway", "per s", "p50 ms", "p99 ms", "vs Keno", "requests/s (x)", "CPU ms (x)"
     );
     let keno_rate = keno.per_second();
     // `requests`: the player's requests per unit (a round needs one per step), so the last
@@ -235,8 +235,12 @@ async fn main() {
             let rate = run.per_second() * n;
             (format!("{:.2}x", run.per_second() / keno_rate), format!("{rate:.0} ({:.2}x)", rate / keno_rate))
         });
+        // The machine's busy CPU per unit beside a Keno ticket's: what a unit costs, where the
+        // rate also counts how long it waits.
+        let cpu =
+            format!("{:.2} ({:.2}x)", run.cpu_ms_per_unit(), run.cpu_ms_per_unit() / keno.cpu_ms_per_unit());
         println!(
-            "{name:<46} {:>10.0} {:>9.2} {:>9.2} {ratio:>11} {per_request:>16}",
+            "{name:<46} {:>10.0} {:>9.2} {:>9.2} {ratio:>11} {per_request:>16} {cpu:>11}",
             run.per_second(),
             run.percentile_ms(0.5),
             run.percentile_ms(0.99)
@@ -249,7 +253,9 @@ async fn main() {
     row("blackjack rounds (deal, decisions, settle)", &rounds, Some(blackjack_per_round));
     row("I Luv Suits rounds (wagers, decision, settle)", &suits, Some(2.0));
     row("craps rolls (pass line and field, settled)", &craps, Some(1.0));
-    println!("(a blackjack round made {blackjack_per_round:.2} requests on average)");
+    if rounds.units > 0 {
+        println!("(a blackjack round made {blackjack_per_round:.2} requests on average)");
+    }
     for (name, run) in [("blackjack", &rounds), ("I Luv Suits", &suits), ("craps", &craps)] {
         if run.units == 0 {
             continue;

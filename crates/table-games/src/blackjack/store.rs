@@ -126,14 +126,15 @@ pub async fn table_owner_and_rules(pool: &PgPool, id: Uuid) -> Result<(String, T
     Ok((row.try_get("player_id")?, from_json(row.try_get("rules")?)?))
 }
 
-/// The table's rules and shoe, locked for the rest of the caller's transaction.
-pub async fn lock_table(conn: &mut PgConnection, id: Uuid) -> Result<(TableRules, Shoe), AppError> {
-    let row = sqlx::query("SELECT rules, shoe FROM bj_tables WHERE id = $1 FOR UPDATE")
+/// Locks table `id` for the rest of the caller's transaction (its shoe is then the caller's to
+/// write).
+pub async fn lock_table(conn: &mut PgConnection, id: Uuid) -> Result<(), AppError> {
+    sqlx::query("SELECT 1 FROM bj_tables WHERE id = $1 FOR UPDATE")
         .bind(id)
         .fetch_optional(conn)
         .await?
-        .ok_or_else(|| table_not_found(id))?;
-    Ok((from_json(row.try_get("rules")?)?, from_json(row.try_get("shoe")?)?))
+        .map(|_| ())
+        .ok_or_else(|| table_not_found(id))
 }
 
 /// Saves the table's shoe, counting a shuffle when `shuffled`.

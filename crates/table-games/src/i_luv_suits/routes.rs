@@ -58,13 +58,8 @@ pub async fn decide(
     Json(request): Json<DecisionRequest>,
 ) -> Result<Json<RoundView>, AppError> {
     caller.require(&[Role::Player])?;
-    let ante = store::load_round(&state.pool, id)
-        .await?
-        .filter(|r| r.player_id == caller.subject())
-        .ok_or_else(|| AppError::not_found("round_not_found", format!("round {id} does not exist")))?
-        .wagers
-        .ante_cents;
-    let round = saga::decide(&state, id, Some(caller.subject()), Some(request.choice(ante))).await?;
+    let choice = |ante_cents| request.choice(ante_cents);
+    let round = saga::decide(&state, id, Some(caller.subject()), Some(&choice)).await?;
     Ok(Json(round_view(&round)))
 }
 

@@ -121,22 +121,23 @@ async fn deal_round(state: &TablesState, stored: StoredRound) -> Result<StoredRo
     })
 }
 
-/// Step 3: the player's decision (`choice`), or the house's fold for an abandoned round
-/// (`player` and `choice` None); then the settlement.
+/// Step 3: the player's decision (`choice`, given the round's ante: a play names its amount or
+/// is the ante's), or the house's fold for an abandoned round (`player` and `choice` None); then
+/// the settlement.
 pub async fn decide(
     state: &TablesState,
     id: Uuid,
     player: Option<&str>,
-    choice: Option<Choice>,
+    choice: Option<&(dyn Fn(i64) -> Choice + Sync)>,
 ) -> Result<StoredRound, AppError> {
     let by = if player.is_some() { DecidedBy::Player } else { DecidedBy::House };
-    let decided = Decided { choice: choice.unwrap_or(Choice::Fold), by };
     // Read, then claimed by one conditional write: a decision that lost the race reads the round
     // again and finds what won (its own retry's decision, or another: refused).
     for _ in 0..2 {
         let stored = Some(reload(state, id).await?)
             .filter(|r| player.is_none_or(|p| r.player_id == p))
             .ok_or_else(|| not_found(id))?;
+        let decided = Decided { choice: choice.map_or(Choice::Fold, |c| c(stored.wagers.ante_cents)), by };
         let decided_round = match (stored.state, &stored.pending) {
             // The same decision sent again (a retry) finds the round it made.
             (RoundState::Settling | RoundState::Settled, _)
