@@ -214,12 +214,62 @@ fn fisher_yates(cards: &mut [Card], rng: &mut impl Rng) {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Shoe {
     pub decks: Decks,
+    #[serde(with = "card_row")]
     cards: Vec<Card>,
     next: usize,
     cut: usize,
     /// The discards of earlier rounds, shuffled; dealt after `cards` runs out.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty", with = "card_row")]
     reserve: Vec<Card>,
+}
+
+/// A shoe's cards as one string, `"AS 10D 7H"`: a table's shoe is read and written with every
+/// blackjack deal and decision, and 312 cards as one string cost a fraction of 312 strings in a
+/// list, in the service and in the database. The list form (shoes stored before) reads too.
+mod card_row {
+    use std::fmt::{self, Write};
+
+    use serde::de::{self, SeqAccess, Visitor};
+    use serde::{Deserializer, Serializer};
+
+    use super::Card;
+
+    pub fn serialize<S: Serializer>(cards: &[Card], serializer: S) -> Result<S::Ok, S::Error> {
+        let mut text = String::with_capacity(cards.len().saturating_mul(4));
+        for card in cards {
+            if !text.is_empty() {
+                text.push(' ');
+            }
+            write!(text, "{card}").map_err(serde::ser::Error::custom)?;
+        }
+        serializer.serialize_str(&text)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Vec<Card>, D::Error> {
+        deserializer.deserialize_any(CardRow)
+    }
+
+    struct CardRow;
+
+    impl<'de> Visitor<'de> for CardRow {
+        type Value = Vec<Card>;
+
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("cards, as one string (\"AS 10D 7H\") or a list of strings")
+        }
+
+        fn visit_str<E: de::Error>(self, text: &str) -> Result<Vec<Card>, E> {
+            text.split_whitespace().map(|card| card.parse().map_err(E::custom)).collect()
+        }
+
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Vec<Card>, A::Error> {
+            let mut cards = Vec::with_capacity(seq.size_hint().unwrap_or(0));
+            while let Some(card) = seq.next_element::<Card>()? {
+                cards.push(card);
+            }
+            Ok(cards)
+        }
+    }
 }
 
 impl Shoe {

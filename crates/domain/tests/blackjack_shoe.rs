@@ -169,3 +169,28 @@ fn a_shoe_deals_its_discards_once_and_then_is_empty() {
     }
     assert_eq!(shoe.draw(), Err(ShoeError::Empty));
 }
+
+/// A stored shoe keeps its cards as one string (a table's shoe is written with every deal and
+/// decision), its reserve too, and reads back the same shoe; a shoe stored before, with its cards
+/// as a list of strings, still reads.
+#[test]
+fn a_shoe_is_stored_with_its_cards_as_one_string_and_reads_either_form() {
+    let mut rng = ChaCha20Rng::seed_from_u64(11);
+    let mut shoe = Shoe::shuffled_default(Decks::Six, &mut rng);
+    for _ in 0..20 {
+        shoe.draw().unwrap();
+    }
+    shoe.reserve_discards(&mut rng);
+    let stored = serde_json::to_value(&shoe).unwrap();
+    let cards = stored["cards"].as_str().expect("the cards as one string").to_owned();
+    assert_eq!(cards.split(' ').count(), 312);
+    assert_eq!(stored["reserve"].as_str().unwrap().split(' ').count(), 20);
+    assert_eq!(serde_json::from_value::<Shoe>(stored.clone()).unwrap(), shoe);
+
+    let mut listed = stored;
+    listed["cards"] = serde_json::json!(cards.split(' ').collect::<Vec<_>>());
+    assert_eq!(serde_json::from_value::<Shoe>(listed.clone()).unwrap(), shoe, "the list form reads too");
+    listed["cards"] = serde_json::json!("AS 1X");
+    let refused = serde_json::from_value::<Shoe>(listed).unwrap_err().to_string();
+    assert!(refused.contains("not a card"), "{refused}");
+}

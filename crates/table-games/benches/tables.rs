@@ -9,6 +9,8 @@
 //! played at once (one $1 ticket, five spots), the ledger's own single-transfer rate over the same
 //! gateway, and the cheapest request a player makes (reading their craps layout): a round needs
 //! one request per step (blackjack three or more, I Luv Suits two), each at most that rate.
+//! Each row also prints what a unit cost: the machine's busy CPU per unit (every process, from
+//! `/proc/stat`), beside a Keno ticket's; where the machine is nearly busy, rates follow it.
 //!
 //! Run: `cargo bench -p table-games` (env: `BENCH_SECONDS`, default 16; `BENCH_CLIENTS`, default
 //! 32; `BENCH_ONLY`, one of `blackjack`, `i-luv-suits`, `craps`, to load that game alone, for a
