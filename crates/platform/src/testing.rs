@@ -247,9 +247,7 @@ where
     let mut total = std::mem::take(&mut *done.lock().unwrap_or_else(std::sync::PoisonError::into_inner));
     total.latencies.sort_unstable();
     total.seconds = started.elapsed().as_secs_f64();
-    if let (Some(before), Some(after)) = (busy_before, machine_busy_cpu_seconds()) {
-        total.busy_cpu_seconds = after - before;
-    }
+    total.busy_cpu_seconds = busy_cpu_seconds_since(busy_before);
     total
 }
 
@@ -264,6 +262,12 @@ pub fn machine_busy_cpu_seconds() -> Option<f64> {
     // The kernel reports in USER_HZ, 100 on every Linux architecture this runs on.
     #[allow(clippy::cast_precision_loss)]
     Some(busy as f64 / 100.0)
+}
+
+/// The machine's busy CPU time since a reading of [`machine_busy_cpu_seconds`]; 0 where either
+/// reading is missing.
+fn busy_cpu_seconds_since(before: Option<f64>) -> f64 {
+    before.zip(machine_busy_cpu_seconds()).map_or(0.0, |(before, now)| now - before)
 }
 
 /// Runs `clients` loops for `duration`, each awaiting `request(client)` again and again; a
@@ -303,8 +307,6 @@ where
         }
     }
     total.seconds = started.elapsed().as_secs_f64();
-    if let (Some(before), Some(after)) = (busy_before, machine_busy_cpu_seconds()) {
-        total.busy_cpu_seconds = after - before;
-    }
+    total.busy_cpu_seconds = busy_cpu_seconds_since(busy_before);
     total
 }
