@@ -251,17 +251,33 @@ where
     total
 }
 
-/// The machine's busy CPU time since boot, in seconds (all CPUs, every state but idle and
-/// iowait, from the first line of `/proc/stat`); None where that cannot be read.
-pub fn machine_busy_cpu_seconds() -> Option<f64> {
+/// The machine's CPU time since boot, in seconds by state, all CPUs (the first line of
+/// `/proc/stat`: user, nice, system, idle, iowait, irq, softirq, steal, ...); None where it
+/// cannot be read.
+pub fn machine_cpu_reading() -> Option<Vec<f64>> {
     let stat = std::fs::read_to_string("/proc/stat").ok()?;
     let ticks: Vec<u64> =
         stat.lines().next()?.split_whitespace().skip(1).map_while(|t| t.parse().ok()).collect();
-    let idle = ticks.get(3)?.saturating_add(ticks.get(4).copied().unwrap_or(0));
-    let busy = ticks.iter().take(8).sum::<u64>().saturating_sub(idle);
     // The kernel reports in USER_HZ, 100 on every Linux architecture this runs on.
     #[allow(clippy::cast_precision_loss)]
-    Some(busy as f64 / 100.0)
+    Some(ticks.iter().map(|&t| t as f64 / 100.0).collect())
+}
+
+/// The machine's busy CPU time since boot, in seconds (all CPUs: user, nice, system, irq and
+/// softirq; not idle, iowait, nor the time a hypervisor gave this machine's CPUs to others,
+/// which is not work done here); None where that cannot be read.
+pub fn machine_busy_cpu_seconds() -> Option<f64> {
+    let states = machine_cpu_reading()?;
+    Some([0, 1, 2, 5, 6].iter().filter_map(|&i| states.get(i)).sum())
+}
+
+/// The share of the machine's CPU time a hypervisor gave to others since a reading of
+/// [`machine_cpu_reading`] (its `steal`): on a shared host, what makes one run slower than the next.
+pub fn machine_stolen_share_since(before: &Option<Vec<f64>>) -> Option<f64> {
+    let (before, now) = (before.as_ref()?, machine_cpu_reading()?);
+    let total: f64 = now.iter().take(8).zip(before).map(|(n, b)| n - b).sum();
+    let stolen = now.get(7)? - before.get(7)?;
+    (total > 0.0).then(|| stolen / total)
 }
 
 /// The machine's busy CPU time since a reading of [`machine_busy_cpu_seconds`]; 0 where either

@@ -66,6 +66,8 @@ pub struct TablesState {
     pub i_luv_suits: i_luv_suits::Game,
     /// Craps' accounts and posted limits.
     pub craps: craps::Game,
+    /// Craps sessions as this process last left them, so a request need not read its session first.
+    pub craps_sessions: craps::saga::KnownSessions,
     /// Every game's ledger batches, many rounds to a call ([`grouped`]).
     pub ledger_calls: GroupCommit<grouped::LedgerCalls>,
     /// Every game's per-round writes, many to a transaction ([`grouped::Writers`]).
@@ -135,6 +137,7 @@ impl TablesState {
                 house_account: id("craps/house"),
                 limits: settings.craps,
             },
+            craps_sessions: craps::saga::KnownSessions::default(),
             ledger_calls: GroupCommit::spawn_runner(grouped::LedgerCalls { ledger: ledger.clone() }, 64),
             writes: grouped::Writers::spawn(&pool),
             pool,

@@ -249,6 +249,64 @@ async fn of_concurrent_rolls_on_one_view_exactly_one_is_thrown() {
     assert_eq!(casino.craps_escrow().await, on_layout);
 }
 
+/// A process works a request out on the session as it last recorded it, without reading it
+/// first; another process (a second replica: its own memory, the same database and ledger) may
+/// have moved the session on since. Nothing may be thrown on a session behind the database, no
+/// refusal may come from one, and a retried key answers its record.
+#[tokio::test]
+async fn a_process_whose_memory_of_a_session_is_behind_another_s_throws_nothing_twice() {
+    let casino = Casino::new().await;
+    let other = table_games::TablesState { craps_sessions: Default::default(), ..casino.state.clone() };
+    let other = table_games::router(other, platform::http::Limits::default());
+    let (token, wallet) = casino.player(100_000).await;
+    let session = casino.open_craps(&token).await; // this process remembers it, no roll thrown
+    let roll_on = |router: &axum::Router, key: &str, body: Value| {
+        let router = router.clone();
+        let request = Request::post(format!("/v1/craps/sessions/{session}/rolls"))
+            .header("content-type", "application/json")
+            .header("authorization", format!("Bearer {token}"))
+            .header("idempotency-key", key)
+            .body(Body::from(body.to_string()))
+            .unwrap();
+        async move { send(&router, request).await }
+    };
+    let pass = json!({"changes": [{"change": "place", "bet": "pass", "amount_cents": 1_000}]});
+    let field = json!({"changes": [{"change": "place", "bet": "field", "amount_cents": 500}]});
+    let mut answers = Vec::new();
+    for (key, body) in [("b1", pass.clone()), ("b2", field.clone())] {
+        let played = roll_on(&other, key, body).await;
+        assert_eq!(played.status, StatusCode::CREATED, "{}", played.body);
+        answers.push(played.body);
+    }
+    // This process still remembers no roll thrown: a request expecting the two thrown is worked
+    // out again on the session as it is, not refused as stale.
+    let behind = roll_on(&casino.router, "a1", json!({"changes": [], "expected_rolls": 2})).await;
+    assert_eq!(behind.status, StatusCode::CREATED, "{}", behind.body);
+    assert_eq!(behind.body["session"]["rolls"], 3, "{}", behind.body);
+    answers.push(behind.body.clone());
+    let again = roll_on(&casino.router, "a1", json!({"changes": [], "expected_rolls": 2})).await;
+    assert_eq!(again.status, StatusCode::OK, "{}", again.body);
+    assert_eq!(again.body["result"]["roll"], behind.body["result"]["roll"], "a retry answers its record");
+    // The other process now remembers two requests where the database holds three.
+    let stale = roll_on(&other, "b3", field.clone()).await;
+    assert_eq!(stale.status, StatusCode::CREATED, "{}", stale.body);
+    assert_eq!(stale.body["session"]["rolls"], 4, "{}", stale.body);
+    answers.push(stale.body.clone());
+    let first = roll_on(&other, "b1", pass).await;
+    assert_eq!(first.status, StatusCode::OK, "{}", first.body);
+    assert_eq!(first.body["result"]["roll"], answers[0]["result"]["roll"]);
+
+    let recall = casino.call("GET", "/v1/craps/recall", Some(&token), None, None).await;
+    assert_eq!(recall.body.as_array().unwrap().len(), 4, "four rolls thrown, each once");
+    let moved: i64 = answers.iter().map(wallet_change).sum();
+    assert_eq!(answers.iter().map(expected_change).sum::<i64>(), moved);
+    assert_eq!(casino.balance(wallet).await, 100_000 + moved);
+    let now = casino.call("GET", &format!("/v1/craps/sessions/{session}"), Some(&token), None, None).await;
+    assert_eq!(casino.craps_escrow().await, now.body["on_layout_cents"].as_i64().unwrap());
+    let trial = casino.ledger_call("GET", "/v1/reports/trial-balance", None).await;
+    assert_eq!(trial.body["balanced"], true);
+}
+
 #[tokio::test]
 async fn a_crash_after_the_dice_is_finished_by_recovery_with_the_same_roll_charging_once() {
     let casino = Casino::new().await;
@@ -276,7 +334,7 @@ async fn a_crash_after_the_dice_is_finished_by_recovery_with_the_same_roll_charg
         "key": "a", "seq": 0,
         "changes": [{"change": "place", "bet": "pass", "amount_cents": 1_000}],
         "report": first.body["result"]["roll"], "next": stored.0, "money": first.body["result"]["money"],
-        "balance_before_cents": 10_000
+        "legs": "netted", "balance_before_cents": 10_000
     });
     sqlx::query("DELETE FROM craps_rolls WHERE session_id = $1")
         .bind(id)

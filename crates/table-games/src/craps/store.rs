@@ -41,6 +41,29 @@ pub struct Pending {
     pub report: Option<RollReport>,
     pub next: Session,
     pub money: Money,
+    /// How its money is split into ledger transfers, fixed when it is claimed: a request a crash
+    /// left pending across an upgrade is finished with the transfers (and ids) it started with,
+    /// so the ledger replays them instead of moving the money again. Recorded before this field
+    /// existed: [`Legs::EachMovement`].
+    #[serde(default)]
+    pub legs: Legs,
+}
+
+/// How a request's [`Money`] becomes ledger transfers (ADR 0010, "Fewer transfers a roll").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Legs {
+    /// One transfer per movement (staked, commission, taken down, returned, lost, won) between
+    /// the wallet, the escrow and the house: up to seven.
+    #[default]
+    EachMovement,
+    /// At most three: everything the request stakes (with commission) from the wallet to the
+    /// house, everything it pays back (taken down, returned, won, commission back) from the house
+    /// to the wallet, and the escrow moved by the net of the bets left standing. The wallet and
+    /// the house end where [`Legs::EachMovement`] leaves them, the escrow still holds exactly the
+    /// bets on the layouts, and the stake still goes first, so a wallet that cannot cover it
+    /// refuses the request with nothing moved.
+    Netted,
 }
 
 impl Money {
@@ -151,8 +174,9 @@ pub async fn load_session(pool: &PgPool, id: Uuid) -> Result<Option<StoredSessio
         .transpose()
 }
 
-/// Claims each session for its pending request, if no request is pending there and none has been
-/// recorded since the session was read (`pending.seq` is the count it read); answers, per claim,
+/// Claims each session for its pending request, if no request is pending there, none has been
+/// recorded since the session was read (`pending.seq` is the count it read) and none under the
+/// request's key (a session remembered from an earlier request may be behind); answers, per claim,
 /// whether it did. One statement for all (sessions named twice are taken in a later pass, so
 /// each statement changes a session once).
 pub async fn claim_all(conn: &mut PgConnection, claims: &[(Uuid, &Pending)]) -> Result<Vec<bool>, AppError> {
@@ -163,13 +187,15 @@ pub async fn claim_all(conn: &mut PgConnection, claims: &[(Uuid, &Pending)]) -> 
         |rows| {
             Ok(sqlx::query_scalar(
                 "UPDATE craps_sessions s SET pending = u.pending, updated_at = now()
-               FROM UNNEST($1::uuid[], $2::jsonb[], $3::int[]) AS u(id, pending, seq)
+               FROM UNNEST($1::uuid[], $2::jsonb[], $3::int[], $4::text[]) AS u(id, pending, seq, key)
               WHERE s.id = u.id AND s.pending IS NULL AND s.requests = u.seq
+                AND NOT EXISTS (SELECT 1 FROM craps_rolls r WHERE r.session_id = u.id AND r.key = u.key)
              RETURNING s.id",
             )
             .bind(rows.iter().map(|c| c.0).collect::<Vec<_>>())
             .bind(rows.iter().map(|c| json_of(c.1)).collect::<Result<Vec<_>, _>>()?)
-            .bind(rows.iter().map(|c| c.1.seq).collect::<Vec<_>>()))
+            .bind(rows.iter().map(|c| c.1.seq).collect::<Vec<_>>())
+            .bind(rows.iter().map(|c| c.1.key.as_str()).collect::<Vec<_>>()))
         },
     )
     .await
@@ -207,18 +233,17 @@ pub async fn finish_all(conn: &mut PgConnection, done: &[&Finished]) -> Result<V
     for pass in crate::store::distinct_passes(done.iter().map(|f| f.session)) {
         let jobs: Vec<&Finished> = pass.iter().map(|&i| done[i]).collect();
         let ids: Vec<Uuid> = jobs.iter().map(|f| f.session).collect();
-        let sessions = jobs.iter().map(|f| json_of(&f.pending.next)).collect::<Result<Vec<_>, _>>()?;
         let rolled: Vec<i32> = jobs.iter().map(|f| i32::from(f.pending.report.is_some())).collect();
         let keys: Vec<&str> = jobs.iter().map(|f| f.pending.key.as_str()).collect();
         let players: HashMap<Uuid, String> = sqlx::query_as::<_, (Uuid, String)>(
-            "UPDATE craps_sessions s SET session = u.session, rolls = s.rolls + u.rolled, requests = s.requests + 1,
-                    pending = NULL, updated_at = now()
-               FROM UNNEST($1::uuid[], $2::jsonb[], $3::int[], $4::text[]) AS u(id, session, rolled, key)
+            // The session after the request is the one its claim recorded (`pending.next`).
+            "UPDATE craps_sessions s SET session = s.pending->'next', rolls = s.rolls + u.rolled,
+                    requests = s.requests + 1, pending = NULL, updated_at = now()
+               FROM UNNEST($1::uuid[], $2::int[], $3::text[]) AS u(id, rolled, key)
               WHERE s.id = u.id AND s.pending->>'key' = u.key
              RETURNING s.id, s.player_id",
         )
         .bind(&ids)
-        .bind(&sessions)
         .bind(&rolled)
         .bind(&keys)
         .fetch_all(&mut *conn)
