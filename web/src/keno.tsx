@@ -20,14 +20,20 @@ export function KenoWall(props: { onMoney: () => void }): JSX.Element {
   const closesIn = useCountdown(live.open?.sales_close_at);
   const [option, setOption] = useState<Schemas["BetOption"]>("bet");
   const [spots, setSpots] = useState<number[]>([]);
-  const [tickets, setTickets] = useState(1);
-  const [draws, setDraws] = useState(1);
+  // The fields' text as typed: a player who deletes the count to type another must not see it
+  // spring back (a "1" left in front of the "2" they type would buy 12 tickets).
+  const [ticketsText, setTicketsText] = useState("1");
+  const [drawsText, setDrawsText] = useState("1");
+  const tickets = wholeIn(ticketsText, 1, 100);
+  const draws = wholeIn(drawsText, 1, 20);
   const [played, setPlayed] = useState<Schemas["TicketView"] | null>(null);
   const [entered, setEntered] = useState<Schemas["DrawTicketView"] | null>(null);
   const play = useAction();
   const table = tables.value?.find((t) => t.option === option);
   const needsSpots = option !== "top_or_bottom";
-  const allowed = table ? !needsSpots || (spots.length >= table.min_spots && spots.length <= table.max_spots) : false;
+  const allowed =
+    tickets !== null &&
+    (table ? !needsSpots || (spots.length >= table.min_spots && spots.length <= table.max_spots) : false);
   const maxSpots = needsSpots ? (table?.max_spots ?? 15) : 0;
   const drawn = new Set(played?.draw_numbers ?? []);
   const toggle = (n: number) => {
@@ -53,7 +59,7 @@ export function KenoWall(props: { onMoney: () => void }): JSX.Element {
       ))}
     </div>
   );
-  const body = () => ({ option, spots: needsSpots ? spots : [], tickets });
+  const body = () => ({ option, spots: needsSpots ? spots : [], tickets: tickets ?? 1 });
   return (
     <div>
       <h2>Castle Keno</h2>
@@ -98,8 +104,9 @@ export function KenoWall(props: { onMoney: () => void }): JSX.Element {
             type="number"
             min={1}
             max={100}
-            value={tickets}
-            onInput={(e) => setTickets(Number(e.currentTarget.value) || 1)}
+            value={ticketsText}
+            aria-invalid={tickets === null}
+            onInput={(e) => setTicketsText(e.currentTarget.value)}
           />
         </label>
         <label class="field" for="keno-draws">
@@ -109,8 +116,9 @@ export function KenoWall(props: { onMoney: () => void }): JSX.Element {
             type="number"
             min={1}
             max={20}
-            value={draws}
-            onInput={(e) => setDraws(Number(e.currentTarget.value) || 1)}
+            value={drawsText}
+            aria-invalid={draws === null}
+            onInput={(e) => setDrawsText(e.currentTarget.value)}
           />
         </label>
       </div>
@@ -119,6 +127,12 @@ export function KenoWall(props: { onMoney: () => void }): JSX.Element {
           ? `${spots.length} picked${table ? ` (this option takes ${table.min_spots} to ${table.max_spots})` : ""}: ${spots.join(", ") || "none yet"}`
           : "Top or bottom needs no picks: it pays on the 20 drawn numbers' split between the halves."}
       </p>
+      {(tickets === null || draws === null) && (
+        <p class="hint" role="alert" data-testid="keno-count-problem">
+          {tickets === null ? "Tickets: a whole number from 1 to 100. " : ""}
+          {draws === null ? "Scheduled draws: a whole number from 1 to 20." : ""}
+        </p>
+      )}
       <div class="keno-wall">
         {half(1)}
         {half(41)}
@@ -145,14 +159,14 @@ export function KenoWall(props: { onMoney: () => void }): JSX.Element {
         </button>
         <button
           type="button"
-          disabled={!allowed || play.busy}
+          disabled={!allowed || draws === null || play.busy}
           onClick={() =>
             void play.run(async () => {
               setPlayed(null);
               const ticket = await must(
                 api.player.POST("/v1/keno/draw-tickets", {
                   params: { header: { "Idempotency-Key": newKey() } },
-                  body: { ...body(), draws },
+                  body: { ...body(), draws: draws ?? 1 },
                 }),
               );
               setEntered(ticket);
@@ -160,7 +174,7 @@ export function KenoWall(props: { onMoney: () => void }): JSX.Element {
             })
           }
         >
-          Enter the next {draws === 1 ? "draw" : `${draws} draws`}
+          Enter the next {draws === 1 ? "draw" : `${draws ?? ""} draws`}
         </button>
         <button type="button" onClick={() => setSpots([])} disabled={spots.length === 0}>
           Clear
@@ -179,6 +193,13 @@ export function KenoWall(props: { onMoney: () => void }): JSX.Element {
       {entered && <EnteredTicket ticket={entered} drawnNumber={live.drawn?.number} />}
     </div>
   );
+}
+
+/** The whole number `text` holds if it is one from `min` to `max`; null while it is not (empty
+ * while the player types another, a fraction, out of range). */
+function wholeIn(text: string, min: number, max: number): number | null {
+  const n = Number(text.trim());
+  return text.trim() !== "" && Number.isInteger(n) && n >= min && n <= max ? n : null;
 }
 
 /** A ticket in scheduled draws, read again as each of its draws is drawn. */

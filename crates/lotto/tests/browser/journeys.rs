@@ -123,7 +123,16 @@ pub async fn player_keno(ctx: &Context, browser: &Browser) -> Result<(), String>
             return Err(format!("number {n} is not shown as picked"));
         }
     }
-    browser.fill("#keno-tickets", "2").await?;
+    // As a player changes the count: the "1" deleted stays deleted (it once sprang back, and the
+    // "2" typed after it bought 12 tickets), then the new count typed.
+    let count = browser.find("#keno-tickets").await?;
+    browser.click(&count).await?;
+    browser.keys("\u{E010}\u{E003}").await?; // End, Backspace
+    let left = browser.script("return document.querySelector('#keno-tickets').value").await?;
+    if left != json!("") {
+        return Err(format!("the emptied tickets field shows {left}"));
+    }
+    browser.keys("2").await?;
     browser.click_button("Play now").await?;
     let shown = browser.wait_text("[data-testid=keno-result]", "won").await?;
     shot(ctx, browser, "player-keno-wall").await?;
