@@ -120,12 +120,15 @@ pub async fn earliest_unpaid(pool: &PgPool, serial: i64) -> Result<Option<NaiveD
 
 /// Reserves the ticket's prizes in the drawing for `claim.payee` (the claim `pending`, every
 /// unpaid winning board marked paid); false when they were paid, reserved or expired already.
+/// The claim's id is derived from its serial and drawing, so two tills claiming at once collide
+/// on both unique keys: the insert gives way on either (naming only `(serial, draw_date)` let a
+/// collision on the primary key surface as a 500, seen with eight tills on a slow machine).
 pub async fn reserve(conn: &mut PgConnection, claim: &Claim) -> Result<bool, AppError> {
     let inserted = sqlx::query(
         "INSERT INTO pb_claims (id, serial, draw_date, payee, prize_cents, paid_cents, withheld_cents, net_cents, w2g,
                                 election, released_cents, claimant_name, tin_last4, paid_by, state)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, 'pending')
-         ON CONFLICT (serial, draw_date) DO NOTHING",
+         ON CONFLICT DO NOTHING",
     )
     .bind(claim.id)
     .bind(claim.serial)
