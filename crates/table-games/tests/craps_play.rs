@@ -270,29 +270,42 @@ async fn a_process_whose_memory_of_a_session_is_behind_another_s_throws_nothing_
             .unwrap();
         async move { send(&router, request).await }
     };
-    let pass = json!({"changes": [{"change": "place", "bet": "pass", "amount_cents": 1_000}]});
-    let field = json!({"changes": [{"change": "place", "bet": "field", "amount_cents": 500}]});
-    let mut answers = Vec::new();
-    for (key, body) in [("b1", pass.clone()), ("b2", field.clone())] {
-        let played = roll_on(&other, key, body).await;
+    // What the player bets on the layout they were last shown, as the web client does: a field
+    // bet, and a pass line bet when the come-out needs one.
+    let bets_on = |layout: &Value| {
+        let mut changes = vec![json!({"change": "place", "bet": "field", "amount_cents": 500})];
+        let has_pass = layout["bets"].as_array().unwrap().iter().any(|b| b["bet"] == "pass");
+        if layout["point"].is_null() && !has_pass {
+            changes.push(json!({"change": "place", "bet": "pass", "amount_cents": 1_000}));
+        }
+        changes
+    };
+    let opened = casino.call("GET", &format!("/v1/craps/sessions/{session}"), Some(&token), None, None).await;
+    let mut layout = opened.body;
+    let mut answers: Vec<Value> = Vec::new();
+    for key in ["b1", "b2"] {
+        let played = roll_on(&other, key, json!({"changes": bets_on(&layout)})).await;
         assert_eq!(played.status, StatusCode::CREATED, "{}", played.body);
+        layout = played.body["session"].clone();
         answers.push(played.body);
     }
     // This process still remembers no roll thrown: a request expecting the two thrown is worked
     // out again on the session as it is, not refused as stale.
-    let behind = roll_on(&casino.router, "a1", json!({"changes": [], "expected_rolls": 2})).await;
+    let asked = json!({"changes": bets_on(&layout), "expected_rolls": 2});
+    let behind = roll_on(&casino.router, "a1", asked.clone()).await;
     assert_eq!(behind.status, StatusCode::CREATED, "{}", behind.body);
     assert_eq!(behind.body["session"]["rolls"], 3, "{}", behind.body);
+    layout = behind.body["session"].clone();
     answers.push(behind.body.clone());
-    let again = roll_on(&casino.router, "a1", json!({"changes": [], "expected_rolls": 2})).await;
+    let again = roll_on(&casino.router, "a1", asked).await;
     assert_eq!(again.status, StatusCode::OK, "{}", again.body);
     assert_eq!(again.body["result"]["roll"], behind.body["result"]["roll"], "a retry answers its record");
     // The other process now remembers two requests where the database holds three.
-    let stale = roll_on(&other, "b3", field.clone()).await;
+    let stale = roll_on(&other, "b3", json!({"changes": bets_on(&layout)})).await;
     assert_eq!(stale.status, StatusCode::CREATED, "{}", stale.body);
     assert_eq!(stale.body["session"]["rolls"], 4, "{}", stale.body);
     answers.push(stale.body.clone());
-    let first = roll_on(&other, "b1", pass).await;
+    let first = roll_on(&other, "b1", json!({"changes": []})).await;
     assert_eq!(first.status, StatusCode::OK, "{}", first.body);
     assert_eq!(first.body["result"]["roll"], answers[0]["result"]["roll"]);
 
