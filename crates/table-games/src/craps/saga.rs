@@ -333,8 +333,7 @@ async fn finish_pending(
         .into_iter()
         .map(|(name, debit, credit, amount)| (leg(id, seq, name), debit, credit, amount))
         .collect();
-    let wallet = stored.wallet;
-    let after = match crate::grouped::ledger_batch(state, "craps", id, &transfers, &[wallet]).await {
+    let after = match crate::grouped::ledger_batch(state, "craps", id, &transfers, &[stored.wallet]).await {
         Ok(balances) => balances.first().copied().ok_or_else(|| AppError::internal("no balance answered"))?,
         Err(LedgerError::Refused(e)) => {
             store::clear_pending(&state.pool, id, &pending.key).await?;
