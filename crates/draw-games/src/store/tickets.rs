@@ -274,19 +274,21 @@ async fn finish_drawn(
     }
     let changed: Vec<Uuid> = match codes {
         None => {
+            // `... IS TRUE`: each row found by its id, not through a partial index (`platform::group_commit`)
             sqlx::query_scalar(
                 "UPDATE keno_tickets t SET state = 'settled', updated_at = now()
-                   FROM UNNEST($1::uuid[]) AS u(id) WHERE t.id = u.id AND t.state = 'drawn' RETURNING t.id",
+                   FROM UNNEST($1::uuid[]) AS u(id) WHERE t.id = u.id AND (t.state = 'drawn') IS TRUE RETURNING t.id",
             )
             .bind(ids)
             .fetch_all(&mut *conn)
             .await?
         }
         Some(codes) => {
+            // `... IS TRUE`: each row found by its id, not through a partial index (`platform::group_commit`)
             sqlx::query_scalar(
                 "UPDATE keno_tickets t SET state = 'refused', refusal = u.code, updated_at = now()
                    FROM UNNEST($1::uuid[], $2::text[]) AS u(id, code)
-                  WHERE t.id = u.id AND t.state = 'drawn' RETURNING t.id",
+                  WHERE t.id = u.id AND (t.state = 'drawn') IS TRUE RETURNING t.id",
             )
             .bind(ids)
             .bind(codes)

@@ -385,11 +385,12 @@ pub struct Settled {
 /// one another call settled first.
 pub async fn write_settled_all(conn: &mut PgConnection, settled: &[&Settled]) -> Result<Vec<bool>, AppError> {
     crate::store::write_each_once(conn, settled, |s| s.id, |rows| {
+        // `... IS TRUE`: each row found by its id, not through a partial index (`platform::group_commit`)
         Ok(sqlx::query_scalar(
             "UPDATE bj_rounds r SET state = 'settled', returned_cents = u.returned, pot_prize_cents = u.pot_prize,
                     balance_after_cents = u.after, updated_at = now()
                FROM UNNEST($1::uuid[], $2::bigint[], $3::bigint[], $4::bigint[]) AS u(id, returned, pot_prize, after)
-              WHERE r.id = u.id AND r.state = 'settling'
+              WHERE r.id = u.id AND (r.state = 'settling') IS TRUE
              RETURNING r.id",
         )
         .bind(rows.iter().map(|s| s.id).collect::<Vec<_>>())

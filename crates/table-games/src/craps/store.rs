@@ -139,6 +139,9 @@ impl StoredRoll {
     }
 }
 
+// A request is looked up by `session_id::text || '/' || key`, the one value its unique index
+// holds (migration `20261205000001`): a plan cannot walk the session's rolls along the primary
+// key instead.
 const SESSION_COLUMNS: &str =
     "id, player_id, wallet_account_id, session, rolls, requests, pending, created_at";
 const ROLL_COLUMNS: &str =
@@ -189,7 +192,8 @@ pub async fn claim_all(conn: &mut PgConnection, claims: &[(Uuid, &Pending)]) -> 
                 "UPDATE craps_sessions s SET pending = u.pending, updated_at = now()
                FROM UNNEST($1::uuid[], $2::jsonb[], $3::int[], $4::text[]) AS u(id, pending, seq, key)
               WHERE s.id = u.id AND s.pending IS NULL AND s.requests = u.seq
-                AND NOT EXISTS (SELECT 1 FROM craps_rolls r WHERE r.session_id = u.id AND r.key = u.key)
+                AND NOT EXISTS (SELECT 1 FROM craps_rolls r
+                                 WHERE r.session_id::text || '/' || r.key = u.id::text || '/' || u.key)
              RETURNING s.id",
             )
             .bind(rows.iter().map(|c| c.0).collect::<Vec<_>>())
@@ -235,12 +239,13 @@ pub async fn finish_all(conn: &mut PgConnection, done: &[&Finished]) -> Result<V
         let ids: Vec<Uuid> = jobs.iter().map(|f| f.session).collect();
         let rolled: Vec<i32> = jobs.iter().map(|f| i32::from(f.pending.report.is_some())).collect();
         let keys: Vec<&str> = jobs.iter().map(|f| f.pending.key.as_str()).collect();
+        // `... IS TRUE`: each row found by its id, not through a partial index (`platform::group_commit`)
         let players: HashMap<Uuid, String> = sqlx::query_as::<_, (Uuid, String)>(
             // The session after the request is the one its claim recorded (`pending.next`).
             "UPDATE craps_sessions s SET session = s.pending->'next', rolls = s.rolls + u.rolled,
                     requests = s.requests + 1, pending = NULL, updated_at = now()
                FROM UNNEST($1::uuid[], $2::int[], $3::text[]) AS u(id, rolled, key)
-              WHERE s.id = u.id AND s.pending->>'key' = u.key
+              WHERE s.id = u.id AND (s.pending->>'key' = u.key) IS TRUE
              RETURNING s.id, s.player_id",
         )
         .bind(&ids)
@@ -308,7 +313,8 @@ pub async fn session_with_request(
                 r.session_id AS r_session_id, r.seq AS r_seq, r.changes AS r_changes, r.report AS r_report,
                 r.money AS r_money, r.balance_before_cents AS r_balance_before_cents,
                 r.balance_after_cents AS r_balance_after_cents, r.created_at AS r_created_at
-           FROM craps_sessions s LEFT JOIN craps_rolls r ON r.session_id = s.id AND r.key = $2
+           FROM craps_sessions s
+           LEFT JOIN craps_rolls r ON r.session_id::text || '/' || r.key = s.id::text || '/' || $2
           WHERE s.id = $1",
     )
     .bind(id)
@@ -323,7 +329,9 @@ pub async fn session_with_request(
 
 /// The request a session recorded under `key`.
 pub async fn roll_by_key(pool: &PgPool, session: Uuid, key: &str) -> Result<Option<StoredRoll>, AppError> {
-    sqlx::query(&format!("SELECT {ROLL_COLUMNS} FROM craps_rolls WHERE session_id = $1 AND key = $2"))
+    sqlx::query(&format!(
+        "SELECT {ROLL_COLUMNS} FROM craps_rolls WHERE session_id::text || '/' || key = $1::uuid::text || '/' || $2"
+    ))
         .bind(session)
         .bind(key)
         .fetch_optional(pool)

@@ -221,12 +221,13 @@ pub async fn mark_dealt_all(conn: &mut PgConnection, dealt: &[&Dealt]) -> Result
         dealt,
         |d| d.id,
         |rows| {
+            // `... IS TRUE`: each row found by its id, not through a partial index (`platform::group_commit`)
             Ok(sqlx::query_scalar(
                 "UPDATE ils_rounds r SET state = 'deciding', deal = u.deal, pot_at_deal_cents = u.pot,
                     staked_cents = u.staked, balance_before_cents = u.before, updated_at = now()
                FROM UNNEST($1::uuid[], $2::jsonb[], $3::bigint[], $4::bigint[], $5::bigint[])
                     AS u(id, deal, pot, staked, before)
-              WHERE r.id = u.id AND r.state = 'open' RETURNING r.id",
+              WHERE r.id = u.id AND (r.state = 'open') IS TRUE RETURNING r.id",
             )
             .bind(rows.iter().map(|d| d.id).collect::<Vec<_>>())
             .bind(rows.iter().map(|d| json_of(&d.deal)).collect::<Result<Vec<_>, _>>()?)
@@ -254,6 +255,7 @@ pub async fn claim_decisions(conn: &mut PgConnection, claims: &[&Claim]) -> Resu
         claims,
         |c| c.id,
         |rows| {
+            // `... IS TRUE`: each row found by its id, not through a partial index (`platform::group_commit`)
             Ok(sqlx::query_scalar(
                 "UPDATE ils_rounds r
                 SET state = CASE WHEN u.fold THEN 'settling' ELSE r.state END,
@@ -261,7 +263,7 @@ pub async fn claim_decisions(conn: &mut PgConnection, claims: &[&Claim]) -> Resu
                     pending = CASE WHEN u.fold THEN r.pending ELSE u.decided END,
                     updated_at = now()
                FROM UNNEST($1::uuid[], $2::jsonb[], $3::bool[]) AS u(id, decided, fold)
-              WHERE r.id = u.id AND r.state = 'deciding' AND r.pending IS NULL RETURNING r.id",
+              WHERE r.id = u.id AND (r.state = 'deciding' AND r.pending IS NULL) IS TRUE RETURNING r.id",
             )
             .bind(rows.iter().map(|c| c.id).collect::<Vec<_>>())
             .bind(rows.iter().map(|c| json_of(&c.decided)).collect::<Result<Vec<_>, _>>()?)
@@ -299,13 +301,14 @@ pub struct Settled {
 /// did first).
 pub async fn write_settled_all(conn: &mut PgConnection, settled: &[&Settled]) -> Result<Vec<bool>, AppError> {
     crate::store::write_each_once(conn, settled, |s| s.id, |rows| {
+        // `... IS TRUE`: each row found by its id, not through a partial index (`platform::group_commit`)
         Ok(sqlx::query_scalar(
             "UPDATE ils_rounds r SET state = 'settled', decision = u.decided, pending = NULL, staked_cents = u.staked,
                     settlement = u.settlement, returned_cents = u.returned, balance_after_cents = u.after,
                     updated_at = now()
                FROM UNNEST($1::uuid[], $2::jsonb[], $3::bigint[], $4::jsonb[], $5::bigint[], $6::bigint[])
                     AS u(id, decided, staked, settlement, returned, after)
-              WHERE r.id = u.id AND (r.state = 'settling' OR (r.state = 'deciding' AND r.pending = u.decided))
+              WHERE r.id = u.id AND (r.state = 'settling' OR (r.state = 'deciding' AND r.pending = u.decided)) IS TRUE
              RETURNING r.id",
         )
         .bind(rows.iter().map(|s| s.id).collect::<Vec<_>>())
