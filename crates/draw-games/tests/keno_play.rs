@@ -317,3 +317,17 @@ fn the_largest_keno_prize_at_the_default_limit_is_one_the_ledger_pays() {
     let prize = domain::keno::top_prize_cents() * i64::from(draw_games::config::DEFAULT_MAX_TICKETS);
     assert!(prize > 0 && prize < domain::Amount::MAX_CENTS, "{prize}");
 }
+
+/// The play-now writes find each ticket by its id in the plan a fresh database gives them (a
+/// statement is planned once per connection; one planned on an empty table read every
+/// unfinished ticket at each settlement: ADR 0010, session 14).
+#[tokio::test]
+async fn play_now_settlements_read_their_tickets_by_key_on_a_fresh_database() {
+    let game = Game::new().await;
+    for sql in [draw_games::store::tickets::SETTLE_DRAWN, draw_games::store::tickets::REFUSE_DRAWN] {
+        let plan = platform::group_commit::generic_plan(&game.state.pool, sql).await.unwrap();
+        if let Err(e) = platform::testing::reads_by_key(&plan, &["keno_tickets_pkey"]) {
+            panic!("{sql} {e}");
+        }
+    }
+}

@@ -77,6 +77,24 @@ impl<W: BatchWrite> BatchRun for InTransaction<W> {
     }
 }
 
+/// The plan `sql` (a group-committed write) gets when it is planned once for all its runs (a
+/// generic plan) under the settings its transaction runs with, as `EXPLAIN` prints it: for tests
+/// that a write finds its rows by key on a fresh database, where a plan trap is made. Nothing is
+/// written (the statement is only prepared and explained, and the transaction rolled back).
+pub async fn generic_plan(pool: &PgPool, sql: &str) -> Result<Vec<String>, sqlx::Error> {
+    let params = (1..=32).take_while(|n| sql.contains(&format!("${n}"))).count();
+    let mut tx = pool.begin_with(BEGIN_BY_KEY_ONLY).await?;
+    sqlx::raw_sql("SET LOCAL plan_cache_mode = force_generic_plan").execute(&mut *tx).await?;
+    sqlx::raw_sql(&format!("PREPARE generic_plan_probe AS {sql}")).execute(&mut *tx).await?;
+    let nulls = vec!["NULL"; params].join(", ");
+    let plan: Vec<String> = sqlx::query_scalar(&format!("EXPLAIN EXECUTE generic_plan_probe({nulls})"))
+        .fetch_all(&mut *tx)
+        .await?;
+    sqlx::raw_sql("DEALLOCATE generic_plan_probe").execute(&mut *tx).await?;
+    tx.rollback().await?;
+    Ok(plan)
+}
+
 type Reply<O> = oneshot::Sender<Result<O, AppError>>;
 
 /// A handle to the writer task; cheap to clone. The task ends when the last handle is dropped.

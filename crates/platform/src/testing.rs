@@ -326,3 +326,33 @@ where
     total.busy_cpu_seconds = busy_cpu_seconds_since(busy_before);
     total
 }
+
+/// Whether `plan` (from [`crate::group_commit::generic_plan`]) reads its tables only by index
+/// scans on `indexes`, each of them used: no sequential, bitmap or other index scan, no hash or
+/// merge join. The error says what it does instead, with the plan.
+pub fn reads_by_key(plan: &[String], indexes: &[&str]) -> Result<(), String> {
+    let text = plan.join("\n");
+    let mut used = Vec::new();
+    for line in plan {
+        let line = line.trim_start_matches([' ', '-', '>']);
+        // The batch's own arrays, unnested.
+        if line.starts_with("Function Scan on ") || !line.contains(" Scan ") {
+            continue;
+        }
+        let index = line
+            .strip_prefix("Index Scan using ")
+            .or_else(|| line.strip_prefix("Index Only Scan using "))
+            .and_then(|rest| rest.split(' ').next());
+        match index {
+            Some(index) if indexes.contains(&index) => used.push(index.to_owned()),
+            _ => return Err(format!("reads a table otherwise than by key ({line}):\n{text}")),
+        }
+    }
+    if text.contains("Hash") || text.contains("Merge") {
+        return Err(format!("joins by hash or merge:\n{text}"));
+    }
+    match indexes.iter().find(|index| !used.iter().any(|u| u == *index)) {
+        Some(index) => Err(format!("does not use {index}:\n{text}")),
+        None => Ok(()),
+    }
+}

@@ -263,6 +263,18 @@ async fn insert_drawn(
     Ok(ids.into_iter().collect())
 }
 
+/// Drawn play-now tickets → `settled` (a statement of the group commit, checked for its plan by
+/// a test); `(...) IS TRUE` finds each ticket by its id, never through the partial index of
+/// unfinished tickets (`platform::group_commit`).
+pub const SETTLE_DRAWN: &str = "UPDATE keno_tickets t SET state = 'settled', updated_at = now()
+   FROM UNNEST($1::uuid[]) AS u(id) WHERE t.id = u.id AND (t.state = 'drawn') IS TRUE RETURNING t.id";
+
+/// Drawn play-now tickets → `refused` with their codes (as [`SETTLE_DRAWN`]).
+pub const REFUSE_DRAWN: &str =
+    "UPDATE keno_tickets t SET state = 'refused', refusal = u.code, updated_at = now()
+   FROM UNNEST($1::uuid[], $2::text[]) AS u(id, code)
+  WHERE t.id = u.id AND (t.state = 'drawn') IS TRUE RETURNING t.id";
+
 /// Drawn tickets `ids` → `settled`, or with refusal `codes` → `refused`; returns those changed.
 async fn finish_drawn(
     conn: &mut PgConnection,
@@ -273,28 +285,8 @@ async fn finish_drawn(
         return Ok(HashSet::new());
     }
     let changed: Vec<Uuid> = match codes {
-        None => {
-            // `... IS TRUE`: each row found by its id, not through a partial index (`platform::group_commit`)
-            sqlx::query_scalar(
-                "UPDATE keno_tickets t SET state = 'settled', updated_at = now()
-                   FROM UNNEST($1::uuid[]) AS u(id) WHERE t.id = u.id AND (t.state = 'drawn') IS TRUE RETURNING t.id",
-            )
-            .bind(ids)
-            .fetch_all(&mut *conn)
-            .await?
-        }
-        Some(codes) => {
-            // `... IS TRUE`: each row found by its id, not through a partial index (`platform::group_commit`)
-            sqlx::query_scalar(
-                "UPDATE keno_tickets t SET state = 'refused', refusal = u.code, updated_at = now()
-                   FROM UNNEST($1::uuid[], $2::text[]) AS u(id, code)
-                  WHERE t.id = u.id AND (t.state = 'drawn') IS TRUE RETURNING t.id",
-            )
-            .bind(ids)
-            .bind(codes)
-            .fetch_all(&mut *conn)
-            .await?
-        }
+        None => sqlx::query_scalar(SETTLE_DRAWN).bind(ids).fetch_all(&mut *conn).await?,
+        Some(codes) => sqlx::query_scalar(REFUSE_DRAWN).bind(ids).bind(codes).fetch_all(&mut *conn).await?,
     };
     Ok(changed.into_iter().collect())
 }

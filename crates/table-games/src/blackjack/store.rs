@@ -380,24 +380,30 @@ pub struct Settled {
     pub balance_after: i64,
 }
 
+/// The statement of [`write_settled_all`] (checked for its plan by a test);
+/// `(...) IS TRUE` finds each row by its id, never through a partial index (`platform::group_commit`).
+pub const SETTLED: &str = "UPDATE bj_rounds r SET state = 'settled', returned_cents = u.returned, pot_prize_cents = u.pot_prize,
+                    balance_after_cents = u.after, updated_at = now()
+               FROM UNNEST($1::uuid[], $2::bigint[], $3::bigint[], $4::bigint[]) AS u(id, returned, pot_prize, after)
+              WHERE r.id = u.id AND (r.state = 'settling') IS TRUE
+             RETURNING r.id";
+
 /// Each `settling` round → `settled` with its sums, one statement for rounds named once (a
 /// round named twice is written in a second pass, where it is no longer `settling`); false for
 /// one another call settled first.
 pub async fn write_settled_all(conn: &mut PgConnection, settled: &[&Settled]) -> Result<Vec<bool>, AppError> {
-    crate::store::write_each_once(conn, settled, |s| s.id, |rows| {
-        // `... IS TRUE`: each row found by its id, not through a partial index (`platform::group_commit`)
-        Ok(sqlx::query_scalar(
-            "UPDATE bj_rounds r SET state = 'settled', returned_cents = u.returned, pot_prize_cents = u.pot_prize,
-                    balance_after_cents = u.after, updated_at = now()
-               FROM UNNEST($1::uuid[], $2::bigint[], $3::bigint[], $4::bigint[]) AS u(id, returned, pot_prize, after)
-              WHERE r.id = u.id AND (r.state = 'settling') IS TRUE
-             RETURNING r.id",
-        )
-        .bind(rows.iter().map(|s| s.id).collect::<Vec<_>>())
-        .bind(rows.iter().map(|s| s.returned).collect::<Vec<_>>())
-        .bind(rows.iter().map(|s| s.pot_prize).collect::<Vec<_>>())
-        .bind(rows.iter().map(|s| s.balance_after).collect::<Vec<_>>()))
-    })
+    crate::store::write_each_once(
+        conn,
+        settled,
+        |s| s.id,
+        |rows| {
+            Ok(sqlx::query_scalar(SETTLED)
+                .bind(rows.iter().map(|s| s.id).collect::<Vec<_>>())
+                .bind(rows.iter().map(|s| s.returned).collect::<Vec<_>>())
+                .bind(rows.iter().map(|s| s.pot_prize).collect::<Vec<_>>())
+                .bind(rows.iter().map(|s| s.balance_after).collect::<Vec<_>>()))
+        },
+    )
     .await
 }
 

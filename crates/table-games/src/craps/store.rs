@@ -139,9 +139,6 @@ impl StoredRoll {
     }
 }
 
-// A request is looked up by `session_id::text || '/' || key`, the one value its unique index
-// holds (migration `20261205000001`): a plan cannot walk the session's rolls along the primary
-// key instead.
 const SESSION_COLUMNS: &str =
     "id, player_id, wallet_account_id, session, rolls, requests, pending, created_at";
 const ROLL_COLUMNS: &str =
@@ -177,6 +174,16 @@ pub async fn load_session(pool: &PgPool, id: Uuid) -> Result<Option<StoredSessio
         .transpose()
 }
 
+/// The claim of [`claim_all`] (checked for its plan by a test). A request is looked up by
+/// `session_id::text || '/' || key`, the one value its unique index holds (migration
+/// `20261205000001`), so no plan can walk the session's rolls along the primary key instead.
+pub const CLAIM: &str = "UPDATE craps_sessions s SET pending = u.pending, updated_at = now()
+               FROM UNNEST($1::uuid[], $2::jsonb[], $3::int[], $4::text[]) AS u(id, pending, seq, key)
+              WHERE s.id = u.id AND s.pending IS NULL AND s.requests = u.seq
+                AND NOT EXISTS (SELECT 1 FROM craps_rolls r
+                                 WHERE r.session_id::text || '/' || r.key = u.id::text || '/' || u.key)
+             RETURNING s.id";
+
 /// Claims each session for its pending request, if no request is pending there, none has been
 /// recorded since the session was read (`pending.seq` is the count it read) and none under the
 /// request's key (a session remembered from an earlier request may be behind); answers, per claim,
@@ -188,18 +195,11 @@ pub async fn claim_all(conn: &mut PgConnection, claims: &[(Uuid, &Pending)]) -> 
         claims,
         |c| c.0,
         |rows| {
-            Ok(sqlx::query_scalar(
-                "UPDATE craps_sessions s SET pending = u.pending, updated_at = now()
-               FROM UNNEST($1::uuid[], $2::jsonb[], $3::int[], $4::text[]) AS u(id, pending, seq, key)
-              WHERE s.id = u.id AND s.pending IS NULL AND s.requests = u.seq
-                AND NOT EXISTS (SELECT 1 FROM craps_rolls r
-                                 WHERE r.session_id::text || '/' || r.key = u.id::text || '/' || u.key)
-             RETURNING s.id",
-            )
-            .bind(rows.iter().map(|c| c.0).collect::<Vec<_>>())
-            .bind(rows.iter().map(|c| json_of(c.1)).collect::<Result<Vec<_>, _>>()?)
-            .bind(rows.iter().map(|c| c.1.seq).collect::<Vec<_>>())
-            .bind(rows.iter().map(|c| c.1.key.as_str()).collect::<Vec<_>>()))
+            Ok(sqlx::query_scalar(CLAIM)
+                .bind(rows.iter().map(|c| c.0).collect::<Vec<_>>())
+                .bind(rows.iter().map(|c| json_of(c.1)).collect::<Result<Vec<_>, _>>()?)
+                .bind(rows.iter().map(|c| c.1.seq).collect::<Vec<_>>())
+                .bind(rows.iter().map(|c| c.1.key.as_str()).collect::<Vec<_>>()))
         },
     )
     .await
@@ -229,6 +229,15 @@ pub struct Finished {
     pub at: DateTime<Utc>,
 }
 
+/// The session moved on in [`finish_all`] (checked for its plan by a test);
+/// `(...) IS TRUE` finds each row by its id, never through a partial index (`platform::group_commit`).
+pub const FINISH: &str =
+    "UPDATE craps_sessions s SET session = s.pending->'next', rolls = s.rolls + u.rolled,
+                    requests = s.requests + 1, pending = NULL, updated_at = now()
+               FROM UNNEST($1::uuid[], $2::int[], $3::text[]) AS u(id, rolled, key)
+              WHERE s.id = u.id AND (s.pending->>'key' = u.key) IS TRUE
+             RETURNING s.id, s.player_id";
+
 /// Each pending request done, if it is still its session's pending one: the session moved on
 /// and the request recorded (the wallet before it is the wallet after, less what it moved).
 /// Answers, per request, whether this call did it. Two statements for all.
@@ -239,14 +248,9 @@ pub async fn finish_all(conn: &mut PgConnection, done: &[&Finished]) -> Result<V
         let ids: Vec<Uuid> = jobs.iter().map(|f| f.session).collect();
         let rolled: Vec<i32> = jobs.iter().map(|f| i32::from(f.pending.report.is_some())).collect();
         let keys: Vec<&str> = jobs.iter().map(|f| f.pending.key.as_str()).collect();
-        // `... IS TRUE`: each row found by its id, not through a partial index (`platform::group_commit`)
         let players: HashMap<Uuid, String> = sqlx::query_as::<_, (Uuid, String)>(
             // The session after the request is the one its claim recorded (`pending.next`).
-            "UPDATE craps_sessions s SET session = s.pending->'next', rolls = s.rolls + u.rolled,
-                    requests = s.requests + 1, pending = NULL, updated_at = now()
-               FROM UNNEST($1::uuid[], $2::int[], $3::text[]) AS u(id, rolled, key)
-              WHERE s.id = u.id AND (s.pending->>'key' = u.key) IS TRUE
-             RETURNING s.id, s.player_id",
+            FINISH,
         )
         .bind(&ids)
         .bind(&rolled)

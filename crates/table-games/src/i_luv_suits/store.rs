@@ -213,6 +213,15 @@ pub struct Dealt {
     pub balance_before: i64,
 }
 
+/// The statement of [`mark_dealt_all`] (checked for its plan by a test);
+/// `(...) IS TRUE` finds each row by its id, never through a partial index (`platform::group_commit`).
+pub const DEALT: &str =
+    "UPDATE ils_rounds r SET state = 'deciding', deal = u.deal, pot_at_deal_cents = u.pot,
+                    staked_cents = u.staked, balance_before_cents = u.before, updated_at = now()
+               FROM UNNEST($1::uuid[], $2::jsonb[], $3::bigint[], $4::bigint[], $5::bigint[])
+                    AS u(id, deal, pot, staked, before)
+              WHERE r.id = u.id AND (r.state = 'open') IS TRUE RETURNING r.id";
+
 /// Open rounds dealt → `deciding`, with the wallet before their wagers, one statement for all;
 /// answers, per round, whether this call dealt it (false: another call did first).
 pub async fn mark_dealt_all(conn: &mut PgConnection, dealt: &[&Dealt]) -> Result<Vec<bool>, AppError> {
@@ -221,19 +230,12 @@ pub async fn mark_dealt_all(conn: &mut PgConnection, dealt: &[&Dealt]) -> Result
         dealt,
         |d| d.id,
         |rows| {
-            // `... IS TRUE`: each row found by its id, not through a partial index (`platform::group_commit`)
-            Ok(sqlx::query_scalar(
-                "UPDATE ils_rounds r SET state = 'deciding', deal = u.deal, pot_at_deal_cents = u.pot,
-                    staked_cents = u.staked, balance_before_cents = u.before, updated_at = now()
-               FROM UNNEST($1::uuid[], $2::jsonb[], $3::bigint[], $4::bigint[], $5::bigint[])
-                    AS u(id, deal, pot, staked, before)
-              WHERE r.id = u.id AND (r.state = 'open') IS TRUE RETURNING r.id",
-            )
-            .bind(rows.iter().map(|d| d.id).collect::<Vec<_>>())
-            .bind(rows.iter().map(|d| json_of(&d.deal)).collect::<Result<Vec<_>, _>>()?)
-            .bind(rows.iter().map(|d| d.pot).collect::<Vec<_>>())
-            .bind(rows.iter().map(|d| d.staked).collect::<Vec<_>>())
-            .bind(rows.iter().map(|d| d.balance_before).collect::<Vec<_>>()))
+            Ok(sqlx::query_scalar(DEALT)
+                .bind(rows.iter().map(|d| d.id).collect::<Vec<_>>())
+                .bind(rows.iter().map(|d| json_of(&d.deal)).collect::<Result<Vec<_>, _>>()?)
+                .bind(rows.iter().map(|d| d.pot).collect::<Vec<_>>())
+                .bind(rows.iter().map(|d| d.staked).collect::<Vec<_>>())
+                .bind(rows.iter().map(|d| d.balance_before).collect::<Vec<_>>()))
         },
     )
     .await
@@ -246,6 +248,16 @@ pub struct Claim {
     pub decided: Decided,
 }
 
+/// The statement of [`claim_decisions`] (checked for its plan by a test);
+/// `(...) IS TRUE` finds each row by its id, never through a partial index (`platform::group_commit`).
+pub const CLAIM_DECISIONS: &str = "UPDATE ils_rounds r
+                SET state = CASE WHEN u.fold THEN 'settling' ELSE r.state END,
+                    decision = CASE WHEN u.fold THEN u.decided ELSE r.decision END,
+                    pending = CASE WHEN u.fold THEN r.pending ELSE u.decided END,
+                    updated_at = now()
+               FROM UNNEST($1::uuid[], $2::jsonb[], $3::bool[]) AS u(id, decided, fold)
+              WHERE r.id = u.id AND (r.state = 'deciding' AND r.pending IS NULL) IS TRUE RETURNING r.id";
+
 /// Claims `deciding` rounds with no decision pending, one statement for all: a fold is made at
 /// once (→ `settling`), a play is recorded pending until its wager is taken. Answers, per claim,
 /// whether it applied (false: another decision came first).
@@ -255,19 +267,10 @@ pub async fn claim_decisions(conn: &mut PgConnection, claims: &[&Claim]) -> Resu
         claims,
         |c| c.id,
         |rows| {
-            // `... IS TRUE`: each row found by its id, not through a partial index (`platform::group_commit`)
-            Ok(sqlx::query_scalar(
-                "UPDATE ils_rounds r
-                SET state = CASE WHEN u.fold THEN 'settling' ELSE r.state END,
-                    decision = CASE WHEN u.fold THEN u.decided ELSE r.decision END,
-                    pending = CASE WHEN u.fold THEN r.pending ELSE u.decided END,
-                    updated_at = now()
-               FROM UNNEST($1::uuid[], $2::jsonb[], $3::bool[]) AS u(id, decided, fold)
-              WHERE r.id = u.id AND (r.state = 'deciding' AND r.pending IS NULL) IS TRUE RETURNING r.id",
-            )
-            .bind(rows.iter().map(|c| c.id).collect::<Vec<_>>())
-            .bind(rows.iter().map(|c| json_of(&c.decided)).collect::<Result<Vec<_>, _>>()?)
-            .bind(rows.iter().map(|c| c.decided.choice == Choice::Fold).collect::<Vec<_>>()))
+            Ok(sqlx::query_scalar(CLAIM_DECISIONS)
+                .bind(rows.iter().map(|c| c.id).collect::<Vec<_>>())
+                .bind(rows.iter().map(|c| json_of(&c.decided)).collect::<Result<Vec<_>, _>>()?)
+                .bind(rows.iter().map(|c| c.decided.choice == Choice::Fold).collect::<Vec<_>>()))
         },
     )
     .await
@@ -296,28 +299,34 @@ pub struct Settled {
     pub balance_after: i64,
 }
 
-/// Rounds `settling`, or `deciding` with this decision pending, → `settled` with how they ended,
-/// one statement for all; answers, per round, whether this call settled it (false: another call
-/// did first).
-pub async fn write_settled_all(conn: &mut PgConnection, settled: &[&Settled]) -> Result<Vec<bool>, AppError> {
-    crate::store::write_each_once(conn, settled, |s| s.id, |rows| {
-        // `... IS TRUE`: each row found by its id, not through a partial index (`platform::group_commit`)
-        Ok(sqlx::query_scalar(
-            "UPDATE ils_rounds r SET state = 'settled', decision = u.decided, pending = NULL, staked_cents = u.staked,
+/// The statement of [`write_settled_all`] (checked for its plan by a test);
+/// `(...) IS TRUE` finds each row by its id, never through a partial index (`platform::group_commit`).
+pub const SETTLED: &str = "UPDATE ils_rounds r SET state = 'settled', decision = u.decided, pending = NULL, staked_cents = u.staked,
                     settlement = u.settlement, returned_cents = u.returned, balance_after_cents = u.after,
                     updated_at = now()
                FROM UNNEST($1::uuid[], $2::jsonb[], $3::bigint[], $4::jsonb[], $5::bigint[], $6::bigint[])
                     AS u(id, decided, staked, settlement, returned, after)
               WHERE r.id = u.id AND (r.state = 'settling' OR (r.state = 'deciding' AND r.pending = u.decided)) IS TRUE
-             RETURNING r.id",
-        )
-        .bind(rows.iter().map(|s| s.id).collect::<Vec<_>>())
-        .bind(rows.iter().map(|s| json_of(&s.decided)).collect::<Result<Vec<_>, _>>()?)
-        .bind(rows.iter().map(|s| s.staked).collect::<Vec<_>>())
-        .bind(rows.iter().map(|s| json_of(&s.settlement)).collect::<Result<Vec<_>, _>>()?)
-        .bind(rows.iter().map(|s| s.settlement.returns.total()).collect::<Vec<_>>())
-        .bind(rows.iter().map(|s| s.balance_after).collect::<Vec<_>>()))
-    })
+             RETURNING r.id";
+
+/// Rounds `settling`, or `deciding` with this decision pending, → `settled` with how they ended,
+/// one statement for all; answers, per round, whether this call settled it (false: another call
+/// did first).
+pub async fn write_settled_all(conn: &mut PgConnection, settled: &[&Settled]) -> Result<Vec<bool>, AppError> {
+    crate::store::write_each_once(
+        conn,
+        settled,
+        |s| s.id,
+        |rows| {
+            Ok(sqlx::query_scalar(SETTLED)
+                .bind(rows.iter().map(|s| s.id).collect::<Vec<_>>())
+                .bind(rows.iter().map(|s| json_of(&s.decided)).collect::<Result<Vec<_>, _>>()?)
+                .bind(rows.iter().map(|s| s.staked).collect::<Vec<_>>())
+                .bind(rows.iter().map(|s| json_of(&s.settlement)).collect::<Result<Vec<_>, _>>()?)
+                .bind(rows.iter().map(|s| s.settlement.returns.total()).collect::<Vec<_>>())
+                .bind(rows.iter().map(|s| s.balance_after).collect::<Vec<_>>()))
+        },
+    )
     .await
 }
 
