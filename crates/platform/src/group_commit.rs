@@ -62,7 +62,8 @@ pub struct InTransaction<W> {
 /// rows and read that whole index once instead of each row by its key, a plan that costs more
 /// with every unfinished (or dead) row. Such conditions are written `(t.state = 'drawn') IS
 /// TRUE`, the same test in a form no index predicate is proved from.
-/// Sent with the `BEGIN`, in one round trip.
+///
+/// The settings are sent with the `BEGIN`, in one round trip.
 const BEGIN_BY_KEY_ONLY: &str = "BEGIN; SET LOCAL enable_seqscan = off; SET LOCAL enable_hashjoin = off; SET LOCAL enable_mergejoin = off";
 
 impl<W: BatchWrite> BatchRun for InTransaction<W> {

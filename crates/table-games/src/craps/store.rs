@@ -229,8 +229,9 @@ pub struct Finished {
     pub at: DateTime<Utc>,
 }
 
-/// The session moved on in [`finish_all`] (checked for its plan by a test);
-/// `(...) IS TRUE` finds each row by its id, never through a partial index (`platform::group_commit`).
+/// The session moved on in [`finish_all`] (checked for its plan by a test): the session after the
+/// request is the one its claim recorded (`pending.next`); `(...) IS TRUE` finds each row by its
+/// id, never through a partial index (`platform::group_commit`).
 pub const FINISH: &str =
     "UPDATE craps_sessions s SET session = s.pending->'next', rolls = s.rolls + u.rolled,
                     requests = s.requests + 1, pending = NULL, updated_at = now()
@@ -248,17 +249,14 @@ pub async fn finish_all(conn: &mut PgConnection, done: &[&Finished]) -> Result<V
         let ids: Vec<Uuid> = jobs.iter().map(|f| f.session).collect();
         let rolled: Vec<i32> = jobs.iter().map(|f| i32::from(f.pending.report.is_some())).collect();
         let keys: Vec<&str> = jobs.iter().map(|f| f.pending.key.as_str()).collect();
-        let players: HashMap<Uuid, String> = sqlx::query_as::<_, (Uuid, String)>(
-            // The session after the request is the one its claim recorded (`pending.next`).
-            FINISH,
-        )
-        .bind(&ids)
-        .bind(&rolled)
-        .bind(&keys)
-        .fetch_all(&mut *conn)
-        .await?
-        .into_iter()
-        .collect();
+        let players: HashMap<Uuid, String> = sqlx::query_as::<_, (Uuid, String)>(FINISH)
+            .bind(&ids)
+            .bind(&rolled)
+            .bind(&keys)
+            .fetch_all(&mut *conn)
+            .await?
+            .into_iter()
+            .collect();
         let recorded: Vec<(usize, &Finished, &String)> = pass
             .iter()
             .zip(&jobs)
