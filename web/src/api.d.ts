@@ -2385,6 +2385,20 @@ export interface components {
             numerator: number;
             denominator: number;
         };
+        /**
+         * @description A condition on applying a transfer: just before it in its batch (counting the items ahead
+         *     of it, never those after), `account_id`'s available balance is at least `at_least` cents;
+         *     otherwise the batch is refused `insufficient_funds`. A game that nets what a request stakes
+         *     against what it pays back moves one transfer and still refuses a wallet that could not have
+         *     covered the stake. The check is not stored with the transfer, and a replay is not checked
+         *     again.
+         */
+        FundsCheck: {
+            /** Format: uuid */
+            account_id: string;
+            /** Format: int64 */
+            at_least: number;
+        };
         /** @description A game as anyone may see it. */
         GameView: {
             /** Format: int32 */
@@ -4225,6 +4239,7 @@ export interface components {
             metadata?: {
                 [key: string]: unknown;
             } | null;
+            check_funds?: null | components["schemas"]["FundsCheck"];
         };
         /** @description `GET /v1/reports/trial-balance`. */
         TrialBalance: {

@@ -75,17 +75,31 @@ pub struct NewTransfer {
     pub amount: i64,
     /// What the transfer is for (`{"game": ..., "round": ...}`), kept in the journal.
     pub metadata: Value,
+    /// `(account, at_least)`: applied only if the account holds at least that many cents just
+    /// before this transfer in its batch ([`wire::FundsCheck`]).
+    pub funds_check: Option<(Uuid, i64)>,
 }
 
 impl NewTransfer {
     pub fn new(id: Uuid, debit: Uuid, credit: Uuid, amount: i64, metadata: Value) -> NewTransfer {
-        NewTransfer { id, debit, credit, amount, metadata }
+        NewTransfer { id, debit, credit, amount, metadata, funds_check: None }
+    }
+
+    /// The transfer, applied only if `account` holds at least `at_least` cents just before it.
+    #[must_use]
+    pub fn checking_funds(mut self, account: Uuid, at_least: i64) -> NewTransfer {
+        self.funds_check = Some((account, at_least));
+        self
     }
 
     /// The transfer as the ledger's `POST /v1/transfers` takes it.
     pub fn to_wire(&self) -> Value {
-        json!({"id": self.id, "debit_account_id": self.debit, "credit_account_id": self.credit,
-               "amount": self.amount, "currency": "USD", "metadata": self.metadata})
+        let mut wire = json!({"id": self.id, "debit_account_id": self.debit, "credit_account_id": self.credit,
+               "amount": self.amount, "currency": "USD", "metadata": self.metadata});
+        if let Some((account_id, at_least)) = self.funds_check {
+            wire["check_funds"] = json!({"account_id": account_id, "at_least": at_least});
+        }
+        wire
     }
 }
 

@@ -93,6 +93,21 @@ pub struct TransferRequest {
     pub void_pending_id: Option<Uuid>,
     #[schema(value_type = Option<HashMap<String, serde_json::Value>>)]
     pub metadata: Option<Value>,
+    /// Applies the transfer only if an account holds enough just before it.
+    pub check_funds: Option<FundsCheck>,
+}
+
+/// A condition on applying a transfer: just before it in its batch (counting the items ahead
+/// of it, never those after), `account_id`'s available balance is at least `at_least` cents;
+/// otherwise the batch is refused `insufficient_funds`. A game that nets what a request stakes
+/// against what it pays back moves one transfer and still refuses a wallet that could not have
+/// covered the stake. The check is not stored with the transfer, and a replay is not checked
+/// again.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct FundsCheck {
+    pub account_id: Uuid,
+    pub at_least: i64,
 }
 
 /// `POST /v1/transfers/batch`.

@@ -34,6 +34,7 @@ pub async fn expire_due_holds(pool: &PgPool) -> Result<usize, AppError> {
                 id: expiry_id(hold),
                 op: TransferOp::ExpirePending { pending_id: hold },
                 metadata: serde_json::json!({}),
+                funds_check: None,
             })
             .collect();
         if store::create_transfers(pool, &commands, None).await.is_ok() {

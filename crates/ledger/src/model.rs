@@ -119,12 +119,16 @@ pub struct TransferCommand {
     pub id: Uuid,
     pub op: TransferOp,
     pub metadata: Value,
+    /// Applied only if this account holds at least this much just before it (`check_funds`).
+    pub funds_check: Option<(Uuid, Amount)>,
 }
 
 impl ValidateTransfer for TransferRequest {
     /// Checks the request and turns it into a command; `id` must already be resolved.
     fn validate(self, id: Uuid) -> Result<TransferCommand, AppError> {
         let metadata = validate_metadata(self.metadata)?;
+        let funds_check =
+            self.check_funds.map(|c| positive_amount(c.at_least).map(|a| (c.account_id, a))).transpose()?;
         let ends_hold = self.post_pending_id.or(self.void_pending_id);
         if let Some(pending_id) = ends_hold {
             if self.post_pending_id.is_some() && self.void_pending_id.is_some() {
@@ -149,7 +153,7 @@ impl ValidateTransfer for TransferRequest {
             } else {
                 TransferOp::PostPending { pending_id, amount: self.amount.map(positive_amount).transpose()? }
             };
-            return Ok(TransferCommand { id, op, metadata });
+            return Ok(TransferCommand { id, op, metadata, funds_check });
         }
 
         let debit = self.debit_account_id.ok_or_else(|| missing("debit_account_id"))?;
@@ -177,7 +181,7 @@ impl ValidateTransfer for TransferRequest {
             }
             TransferOp::Posted { debit, credit, amount, currency }
         };
-        Ok(TransferCommand { id, op, metadata })
+        Ok(TransferCommand { id, op, metadata, funds_check })
     }
 }
 

@@ -91,6 +91,8 @@ struct TransferColumns {
     pending_ids: Vec<Option<Uuid>>,
     timeouts: Vec<Option<i32>>,
     metadata: Vec<Value>,
+    check_accounts: Vec<Option<Uuid>>,
+    check_amounts: Vec<Option<i64>>,
 }
 
 impl TransferColumns {
@@ -135,6 +137,8 @@ impl TransferColumns {
             c.pending_ids.push(pending_id);
             c.timeouts.push(timeout);
             c.metadata.push(command.metadata.clone());
+            c.check_accounts.push(command.funds_check.map(|(account, _)| account));
+            c.check_amounts.push(command.funds_check.map(|(_, at_least)| at_least.cents()));
         }
         c
     }
@@ -150,19 +154,22 @@ pub async fn create_transfers(
 
     let mut attempt = 0;
     loop {
-        let result = sqlx::query("SELECT * FROM create_transfers($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)")
-            .bind(&c.ids)
-            .bind(&c.debits)
-            .bind(&c.credits)
-            .bind(&c.amounts)
-            .bind(&c.currencies)
-            .bind(&c.kinds)
-            .bind(&c.pending_ids)
-            .bind(&c.timeouts)
-            .bind(&c.metadata)
-            .bind(batch_id)
-            .fetch_all(pool)
-            .await;
+        let result =
+            sqlx::query("SELECT * FROM create_transfers($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)")
+                .bind(&c.ids)
+                .bind(&c.debits)
+                .bind(&c.credits)
+                .bind(&c.amounts)
+                .bind(&c.currencies)
+                .bind(&c.kinds)
+                .bind(&c.pending_ids)
+                .bind(&c.timeouts)
+                .bind(&c.metadata)
+                .bind(batch_id)
+                .bind(&c.check_accounts)
+                .bind(&c.check_amounts)
+                .fetch_all(pool)
+                .await;
         match result {
             Ok(rows) => {
                 return rows

@@ -299,6 +299,55 @@ async fn a_batch_checks_funds_in_order() {
 }
 
 #[tokio::test]
+async fn a_funds_check_refuses_a_transfer_unless_the_account_held_enough_just_before_it() {
+    let app = TestApp::new().await;
+    let bob = app.funded_wallet("bob", 100).await;
+    let house = app.account("house_revenue", "casino").await;
+    let checked = |t: Value, account: Uuid, at_least: i64| {
+        let mut t = t;
+        t["check_funds"] = json!({"account_id": account, "at_least": at_least});
+        t
+    };
+    // A stake of 200 netted against a prize of 600: one credit of 400, refused for a wallet of
+    // 100 as the stake and the prize in two transfers are (`a_batch_checks_funds_in_order`).
+    let net = checked(transfer(house, bob, 400), bob, 200);
+    let reply = app.post("/v1/transfers/batch", json!({"transfers": [net]})).await;
+    assert_eq!(
+        (reply.code(), reply.body["context"]["account_id"].clone(), reply.body["context"]["index"].clone()),
+        ("insufficient_funds", json!(bob), json!(0))
+    );
+    assert_eq!(app.posted(bob).await, 100, "nothing moved");
+    // Counted in order: a credit ahead of the checked transfer counts, one after it does not.
+    let after = json!({"transfers": [checked(transfer(house, bob, 5), bob, 150), transfer(house, bob, 100)]});
+    assert_eq!(app.post("/v1/transfers/batch", after).await.code(), "insufficient_funds");
+    let ahead = json!({"transfers": [transfer(house, bob, 100), checked(transfer(house, bob, 5), bob, 200)]});
+    assert_eq!(app.post("/v1/transfers/batch", ahead).await.status, StatusCode::CREATED);
+    assert_eq!(app.posted(bob).await, 205);
+    // Covered: applied once; a replay is not checked again.
+    let covered = checked(transfer(bob, house, 5), bob, 205);
+    let reply = app.post("/v1/transfers", covered.clone()).await;
+    assert_eq!(reply.status, StatusCode::CREATED, "{}", reply.body);
+    let replay = app.post("/v1/transfers", covered).await;
+    assert_eq!((replay.status, app.posted(bob).await), (StatusCode::OK, 200));
+    // Bad checks: an account that does not exist, an amount that is not positive, a field unknown.
+    let nobody = Uuid::now_v7();
+    let reply = app
+        .post("/v1/transfers/batch", json!({"transfers": [checked(transfer(house, bob, 1), nobody, 1)]}))
+        .await;
+    assert_eq!(
+        (reply.code(), reply.body["context"]["account_id"].clone()),
+        ("account_not_found", json!(nobody))
+    );
+    let reply = app.post("/v1/transfers", checked(transfer(house, bob, 1), bob, 0)).await;
+    assert_eq!(reply.code(), "invalid_amount");
+    let mut odd = transfer(house, bob, 1);
+    odd["check_funds"] = json!({"account_id": bob, "at_least": 1, "or": 2});
+    assert_eq!(app.post("/v1/transfers", odd).await.status.as_u16(), 422);
+    assert_eq!(app.posted(bob).await, 200, "nothing moved");
+    app.assert_ledger_consistent().await;
+}
+
+#[tokio::test]
 async fn a_batch_answers_the_balances_it_is_asked_for() {
     let app = TestApp::new().await;
     let alice = app.funded_wallet("alice", 1_000).await;

@@ -69,12 +69,27 @@ pub async fn ledger_batch(
     transfers: &[(Uuid, Uuid, Uuid, i64)],
     balances_of: &[Uuid],
 ) -> Result<Vec<i64>, ledger_api::LedgerError> {
-    let metadata = serde_json::json!({"game": game, "round": round});
+    let metadata = round_metadata(game, round);
     let transfers: Vec<NewTransfer> = transfers
         .iter()
-        .filter(|t| t.3 > 0)
         .map(|&(id, debit, credit, amount)| NewTransfer::new(id, debit, credit, amount, metadata.clone()))
         .collect();
+    submit_transfers(state, transfers, balances_of).await
+}
+
+/// What every transfer of a round carries in the journal: its game and round.
+pub fn round_metadata(game: &'static str, round: Uuid) -> serde_json::Value {
+    serde_json::json!({"game": game, "round": round})
+}
+
+/// [`ledger_batch`] of transfers already made (those with a funds check, say); those of no
+/// amount are left out.
+pub async fn submit_transfers(
+    state: &TablesState,
+    mut transfers: Vec<NewTransfer>,
+    balances_of: &[Uuid],
+) -> Result<Vec<i64>, ledger_api::LedgerError> {
+    transfers.retain(|t| t.amount > 0);
     let job = LedgerJob { transfers, balances_of: balances_of.to_vec() };
     state.ledger_calls.submit(job).await.map_err(|e| {
         if ledger_api::is_refusal(&e) {

@@ -137,6 +137,27 @@ async fn rolls_settle_every_bet_in_one_batch_and_the_books_balance() {
     let _ = wallet;
 }
 
+/// A roll's stake and what it pays back move as one transfer (ADR 0010, session 15): a wallet
+/// that cannot cover the stake is refused even when the roll would have paid it more (a come-out
+/// 7 or 11 on the pass line, 8 in 36), with nothing moved and no roll shown.
+#[tokio::test]
+async fn a_stake_the_wallet_cannot_cover_is_refused_whatever_the_dice() {
+    let casino = Casino::new().await;
+    let (token, wallet) = casino.player(5_000).await;
+    let session = casino.open_craps(&token).await;
+    for i in 0..40 {
+        let changes = json!([{"change": "place", "bet": "pass", "amount_cents": 6_000}]);
+        let reply =
+            casino.craps(&token, &session, "rolls", &format!("short/{i}"), json!({"changes": changes})).await;
+        assert_eq!(reply.code(), "insufficient_funds", "{}", reply.body);
+    }
+    assert_eq!(casino.balance(wallet).await, 5_000, "nothing moved");
+    let view = casino.call("GET", &format!("/v1/craps/sessions/{session}"), Some(&token), None, None).await;
+    assert_eq!(view.body["rolls"], 0, "{}", view.body);
+    let trial = casino.ledger_call("GET", "/v1/reports/trial-balance", None).await;
+    assert_eq!(trial.body["balanced"], true);
+}
+
 #[tokio::test]
 async fn bad_bets_get_clear_problems_and_move_nothing() {
     let casino = Casino::new().await;
@@ -347,7 +368,7 @@ async fn a_crash_after_the_dice_is_finished_by_recovery_with_the_same_roll_charg
         "key": "a", "seq": 0,
         "changes": [{"change": "place", "bet": "pass", "amount_cents": 1_000}],
         "report": first.body["result"]["roll"], "next": stored.0, "money": first.body["result"]["money"],
-        "legs": "netted", "balance_before_cents": 10_000
+        "legs": "wallet_net", "balance_before_cents": 10_000
     });
     sqlx::query("DELETE FROM craps_rolls WHERE session_id = $1")
         .bind(id)

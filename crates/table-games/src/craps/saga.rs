@@ -7,9 +7,10 @@
 //!    (no request pending, none recorded since), committed before any money moves: a crash
 //!    resumes with the same roll;
 //! 2. its money in one ledger batch, keys derived from the session and the request's number:
-//!    the stakes and commissions first, from the wallet to the house, then what it pays back, then
-//!    the escrow moved by the net of the bets left standing ([`Legs::Netted`]); refused → the
-//!    pending request is forgotten, nothing moved and the roll never shown;
+//!    the wallet's net with the house (what it pays back less what it stakes, with commissions),
+//!    applied only if the wallet held the whole stake just before it, then the escrow moved by
+//!    the net of the bets left standing ([`Legs::WalletNet`]); refused → the pending request is
+//!    forgotten, nothing moved and the roll never shown;
 //! 3. the session moved on, the request recorded, the roll chained in the audit log.
 //!
 //! The writes of steps 1 and 3 and the ledger batch share their transactions and calls with
@@ -27,7 +28,7 @@ use axum::http::StatusCode;
 use chrono::{SubsecRound, Utc};
 use domain::craps::Roll;
 use domain::craps::session::{Change, RuleError, Session};
-use ledger_api::LedgerError;
+use ledger_api::{LedgerError, NewTransfer};
 use platform::AppError;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha20Rng;
@@ -251,7 +252,7 @@ fn work_out(stored: &StoredSession, key: &str, request: &Request) -> Result<Pend
         report,
         next,
         money,
-        legs: Legs::Netted,
+        legs: Legs::WalletNet,
     })
 }
 
@@ -271,39 +272,65 @@ fn leg(session: Uuid, seq: i32, name: &str) -> Uuid {
     Uuid::new_v5(&TABLES_NAMESPACE, format!("craps/{session}/{seq}/{name}").as_bytes())
 }
 
-/// A request's ledger transfers `(name, debit, credit, amount)`, in order, by the scheme it was
-/// claimed with (those of no amount are left out by the ledger call).
-fn transfers_of(pending: &Pending, wallet: Uuid, game: &super::Game) -> Vec<(&'static str, Uuid, Uuid, i64)> {
+/// One of a request's ledger transfers, named for its key.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Leg {
+    name: &'static str,
+    debit: Uuid,
+    credit: Uuid,
+    amount: i64,
+    /// Applied only if the wallet holds at least this much just before it (the stake).
+    wallet_holds: Option<i64>,
+}
+
+impl Leg {
+    fn new(name: &'static str, debit: Uuid, credit: Uuid, amount: i64) -> Leg {
+        Leg { name, debit, credit, amount, wallet_holds: None }
+    }
+}
+
+/// A request's ledger transfers, in order, by the scheme it was claimed with (those of no amount
+/// are left out by the ledger call).
+fn transfers_of(pending: &Pending, wallet: Uuid, game: &super::Game) -> Vec<Leg> {
     let (escrow, house) = (game.escrow_account, game.house_account);
     let m = pending.money;
     let commission = m.commission_cents.max(0);
     let commission_back = m.commission_cents.min(0).saturating_neg();
+    let stake = m.staked_cents.saturating_add(commission);
+    let paid = [m.taken_down_cents, m.returned_cents, m.winnings_cents, commission_back]
+        .iter()
+        .fold(0i64, |sum, &c| sum.saturating_add(c));
+    // What the escrow gains: the stakes now on the layout less those that left it.
+    let standing = m
+        .staked_cents
+        .saturating_sub(m.taken_down_cents)
+        .saturating_sub(m.returned_cents)
+        .saturating_sub(m.lost_cents);
+    let escrow_legs = [
+        Leg::new("to-escrow", house, escrow, standing.max(0)),
+        Leg::new("from-escrow", escrow, house, standing.min(0).saturating_neg()),
+    ];
+    let stake_and_paid = [Leg::new("stake", wallet, house, stake), Leg::new("paid", house, wallet, paid)];
     match pending.legs {
         Legs::EachMovement => vec![
-            ("staked", wallet, escrow, m.staked_cents),
-            ("commission", wallet, house, commission),
-            ("commission-back", house, wallet, commission_back),
-            ("taken-down", escrow, wallet, m.taken_down_cents),
-            ("returned", escrow, wallet, m.returned_cents),
-            ("lost", escrow, house, m.lost_cents),
-            ("won", house, wallet, m.winnings_cents),
+            Leg::new("staked", wallet, escrow, m.staked_cents),
+            Leg::new("commission", wallet, house, commission),
+            Leg::new("commission-back", house, wallet, commission_back),
+            Leg::new("taken-down", escrow, wallet, m.taken_down_cents),
+            Leg::new("returned", escrow, wallet, m.returned_cents),
+            Leg::new("lost", escrow, house, m.lost_cents),
+            Leg::new("won", house, wallet, m.winnings_cents),
         ],
-        Legs::Netted => {
-            let paid = [m.taken_down_cents, m.returned_cents, m.winnings_cents, commission_back]
-                .iter()
-                .fold(0i64, |sum, &c| sum.saturating_add(c));
-            // What the escrow gains: the stakes now on the layout less those that left it.
-            let standing = m
-                .staked_cents
-                .saturating_sub(m.taken_down_cents)
-                .saturating_sub(m.returned_cents)
-                .saturating_sub(m.lost_cents);
-            vec![
-                ("stake", wallet, house, m.staked_cents.saturating_add(commission)),
-                ("paid", house, wallet, paid),
-                ("to-escrow", house, escrow, standing.max(0)),
-                ("from-escrow", escrow, house, standing.min(0).saturating_neg()),
-            ]
+        Legs::Netted => stake_and_paid.into_iter().chain(escrow_legs).collect(),
+        Legs::WalletNet => {
+            let net = paid.saturating_sub(stake);
+            let wallet_legs = match net.signum() {
+                0 => stake_and_paid.to_vec(),
+                1 => vec![Leg::new("net-paid", house, wallet, net)],
+                _ => vec![Leg::new("net-staked", wallet, house, net.saturating_neg())],
+            };
+            let check = (stake > 0 && net != 0).then_some(stake);
+            wallet_legs.into_iter().map(|leg| Leg { wallet_holds: check, ..leg }).chain(escrow_legs).collect()
         }
     }
 }
@@ -329,11 +356,19 @@ async fn finish_pending(
     pending: &Pending,
 ) -> Result<Option<(StoredRoll, StoredSession)>, AppError> {
     let (id, seq) = (stored.id, pending.seq);
-    let transfers: Vec<_> = transfers_of(pending, stored.wallet, &state.craps)
+    let metadata = crate::grouped::round_metadata("craps", id);
+    let transfers: Vec<NewTransfer> = transfers_of(pending, stored.wallet, &state.craps)
         .into_iter()
-        .map(|(name, debit, credit, amount)| (leg(id, seq, name), debit, credit, amount))
+        .map(|l| {
+            let transfer =
+                NewTransfer::new(leg(id, seq, l.name), l.debit, l.credit, l.amount, metadata.clone());
+            match l.wallet_holds {
+                Some(stake) => transfer.checking_funds(stored.wallet, stake),
+                None => transfer,
+            }
+        })
         .collect();
-    let after = match crate::grouped::ledger_batch(state, "craps", id, &transfers, &[stored.wallet]).await {
+    let after = match crate::grouped::submit_transfers(state, transfers, &[stored.wallet]).await {
         Ok(balances) => balances.first().copied().ok_or_else(|| AppError::internal("no balance answered"))?,
         Err(LedgerError::Refused(e)) => {
             store::clear_pending(&state.pool, id, &pending.key).await?;
@@ -465,19 +500,19 @@ mod tests {
     }
 
     /// Each account's change after a request's transfers.
-    fn moved(transfers: &[(&str, Uuid, Uuid, i64)]) -> HashMap<Uuid, i64> {
+    fn moved(transfers: &[Leg]) -> HashMap<Uuid, i64> {
         let mut by_account = HashMap::new();
-        for &(_, debit, credit, amount) in transfers {
-            assert!(amount >= 0, "a transfer never moves a negative amount");
-            *by_account.entry(debit).or_insert(0) -= amount;
-            *by_account.entry(credit).or_insert(0) += amount;
+        for leg in transfers {
+            assert!(leg.amount >= 0, "a transfer never moves a negative amount");
+            *by_account.entry(leg.debit).or_insert(0) -= leg.amount;
+            *by_account.entry(leg.credit).or_insert(0) += leg.amount;
         }
         by_account.retain(|_, v| *v != 0);
         by_account
     }
 
     #[test]
-    fn netted_transfers_leave_every_account_where_one_per_movement_does_and_take_the_stake_first() {
+    fn netted_transfers_leave_every_account_where_one_per_movement_does_and_cover_the_stake_first() {
         let game = Game {
             escrow_account: Uuid::from_u128(1),
             house_account: Uuid::from_u128(2),
@@ -497,16 +532,28 @@ mod tests {
             };
             let each = transfers_of(&pending(money, Legs::EachMovement), wallet, &game);
             let netted = transfers_of(&pending(money, Legs::Netted), wallet, &game);
+            let one = transfers_of(&pending(money, Legs::WalletNet), wallet, &game);
             assert_eq!(moved(&each), moved(&netted), "{money:?}");
+            assert_eq!(moved(&each), moved(&one), "{money:?}");
             assert_eq!(moved(&netted).get(&wallet).copied().unwrap_or(0), money.wallet_change());
+            let stake = money.staked_cents + money.commission_cents.max(0);
             let first = netted[0];
-            assert_eq!((first.1, first.2), (wallet, game.house_account));
-            assert_eq!(
-                first.3,
-                money.staked_cents + money.commission_cents.max(0),
-                "the stake goes first, whole"
-            );
-            assert!(netted.iter().filter(|t| t.3 > 0).count() <= 3, "at most three transfers");
+            assert_eq!((first.debit, first.credit), (wallet, game.house_account));
+            assert_eq!(first.amount, stake, "the stake goes first, whole");
+            assert!(netted.iter().filter(|t| t.amount > 0).count() <= 3, "at most three transfers");
+            // One wallet transfer, applied only if the wallet held the stake just before it; or,
+            // when nothing would move for the wallet, the stake first as above.
+            let wallet_legs: Vec<&Leg> =
+                one.iter().filter(|t| t.amount > 0 && (t.debit == wallet || t.credit == wallet)).collect();
+            if money.wallet_change() == 0 && stake > 0 {
+                assert_eq!((one[0].debit, one[0].amount, one[0].wallet_holds), (wallet, stake, None));
+            } else {
+                assert!(wallet_legs.len() <= 1, "{money:?}");
+                let checked = wallet_legs.first().and_then(|t| t.wallet_holds);
+                assert_eq!(checked, (stake > 0).then_some(stake), "{money:?}");
+                assert!(one.iter().filter(|t| t.amount > 0).count() <= 2, "at most two transfers: {money:?}");
+            }
+            assert!(one.iter().all(|t| t.wallet_holds.is_none() || t.debit == wallet || t.credit == wallet));
         }
     }
 

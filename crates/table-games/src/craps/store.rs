@@ -64,6 +64,13 @@ pub enum Legs {
     /// bets on the layouts, and the stake still goes first, so a wallet that cannot cover it
     /// refuses the request with nothing moved.
     Netted,
+    /// At most two: the wallet's net with the house (what the request pays back less what it
+    /// stakes) as one transfer, applied only if the wallet held the stake (with commission) just
+    /// before it (the ledger's funds check, so a wallet that cannot cover the stake still
+    /// refuses the request with nothing moved), and the escrow moved as [`Legs::Netted`] moves
+    /// it. When the net is nothing although the request stakes, there is no transfer to carry
+    /// the check, and the wallet's legs are [`Legs::Netted`]'s two.
+    WalletNet,
 }
 
 impl Money {
