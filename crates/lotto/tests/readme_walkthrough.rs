@@ -91,6 +91,7 @@ async fn the_readme_api_walkthrough_runs_verbatim_and_again() {
         "event: keno_open",
         "idempotent-replayed: true",
         "{\"transfers\":2,\"balances\":[{\"posted\":",
+        "{\"amount\":300}\n{\"code\":\"insufficient_funds\"}",
         "\"balanced\":true",
     ] {
         assert!(out.contains(shown), "the walk-through did not show {shown:?}:\n{out}");
