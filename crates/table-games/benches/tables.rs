@@ -11,7 +11,8 @@
 //! one request per step (blackjack three or more, I Luv Suits two), each at most that rate.
 //! Each row also prints what a unit cost: the machine's busy CPU per unit (every process, from
 //! `/proc/stat`; not the time a hypervisor gave to others), beside a Keno ticket's; where the
-//! machine is nearly busy, rates follow it.
+//! machine is nearly busy, rates follow it. The last lines count the ledger transfers each unit
+//! moved, from the journal.
 //!
 //! Run: `cargo bench -p table-games` (env: `BENCH_SECONDS`, default 16; `BENCH_CLIENTS`, default
 //! 32; `BENCH_ONLY`, one of `blackjack`, `i-luv-suits`, `craps`, to load that game alone, for a
@@ -267,6 +268,27 @@ async fn main() {
         let met = run.per_second() >= 0.8 * keno.per_second();
         println!("target: {name} at least 0.8x Keno play-now    {}", if met { "met" } else { "MISSED" });
     }
+    // What each unit moved in the ledger, counted in its journal (a transfer is a large share of
+    // a unit's cost): every transfer of a game carries its name in its metadata.
+    let moved: Vec<(String, i64)> = sqlx::query_as(
+        "SELECT metadata->>'game', count(*) FROM transfers WHERE metadata ? 'game' GROUP BY 1 ORDER BY 1",
+    )
+    .fetch_all(&platform.ledger_pool)
+    .await
+    .unwrap();
+    let units = |game: &str| match game {
+        "castle_keno" => keno.units,
+        "blackjack" => rounds.units,
+        "i_luv_suits" => suits.units,
+        "craps" => craps.units,
+        _ => 0,
+    };
+    let per_unit: Vec<String> = moved
+        .iter()
+        .filter(|(game, _)| units(game) > 0)
+        .map(|(game, n)| format!("{game} {:.2}", *n as f64 / units(game) as f64))
+        .collect();
+    println!("(ledger transfers a unit: {})", per_unit.join(", "));
     if let Some(stolen) = platform::testing::machine_stolen_share_since(&cpu_before) {
         // Not counted in any CPU figure above; a shared host's other guests make runs differ.
         println!(
