@@ -151,6 +151,7 @@ pub async fn create_transfers(
     batch_id: Option<Uuid>,
 ) -> Result<Vec<BatchItem>, AppError> {
     let c = TransferColumns::of(commands);
+    let has_checks = c.check_accounts.iter().any(Option::is_some);
 
     let mut attempt = 0;
     loop {
@@ -166,8 +167,9 @@ pub async fn create_transfers(
                 .bind(&c.timeouts)
                 .bind(&c.metadata)
                 .bind(batch_id)
-                .bind(&c.check_accounts)
-                .bind(&c.check_amounts)
+                // No checks: NULL, so the function skips looking their accounts up.
+                .bind(has_checks.then_some(&c.check_accounts))
+                .bind(has_checks.then_some(&c.check_amounts))
                 .fetch_all(pool)
                 .await;
         match result {

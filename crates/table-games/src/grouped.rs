@@ -83,13 +83,12 @@ pub fn round_metadata(game: &'static str, round: Uuid) -> serde_json::Value {
 }
 
 /// [`ledger_batch`] of transfers already made (those with a funds check, say); those of no
-/// amount are left out.
+/// amount are left out by the ledger call.
 pub async fn submit_transfers(
     state: &TablesState,
-    mut transfers: Vec<NewTransfer>,
+    transfers: Vec<NewTransfer>,
     balances_of: &[Uuid],
 ) -> Result<Vec<i64>, ledger_api::LedgerError> {
-    transfers.retain(|t| t.amount > 0);
     let job = LedgerJob { transfers, balances_of: balances_of.to_vec() };
     state.ledger_calls.submit(job).await.map_err(|e| {
         if ledger_api::is_refusal(&e) {
