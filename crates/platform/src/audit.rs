@@ -40,47 +40,36 @@ impl Entry {
     }
 }
 
-/// Appends `entries` in order, inside the caller's transaction, with one insert; returns each
-/// new record's hash (hex). Appends are serialised by a transaction-level advisory lock: the
-/// chain has one head.
+/// Appends `entries` in order, inside the caller's transaction, in one round trip: the schema's
+/// `audit_append` function takes the chain's lock (appends are serialised by a transaction-level
+/// advisory lock: the chain has one head), reads the head and inserts the records hashed as
+/// [`chain_hash`] does. Returns each new record's hash (hex).
 pub async fn append_all(conn: &mut PgConnection, entries: &[Entry]) -> Result<Vec<String>, AppError> {
     if entries.is_empty() {
         return Ok(Vec::new());
     }
-    sqlx::query("SELECT pg_advisory_xact_lock(hashtext(current_schema() || '.audit_log'))")
-        .execute(&mut *conn)
+    let (kinds, subjects, records) = Entry::columns(entries);
+    let hashes: Vec<Vec<u8>> = sqlx::query_scalar(APPEND_ALL)
+        .bind(&kinds)
+        .bind(&subjects)
+        .bind(&records)
+        .fetch_one(&mut *conn)
         .await?;
-    let head = sqlx::query("SELECT seq, hash FROM audit_log ORDER BY seq DESC LIMIT 1")
-        .fetch_optional(&mut *conn)
-        .await?;
-    let (mut seq, mut prev_hash) = match head {
-        Some(row) => (row.try_get::<i64, _>("seq")?.saturating_add(1), row.try_get::<Vec<u8>, _>("hash")?),
-        None => (1, vec![0u8; 32]),
-    };
-    let (mut seqs, mut prevs, mut hashes) = (Vec::new(), Vec::new(), Vec::new());
-    for entry in entries {
-        let hash = chain_hash(&prev_hash, &entry.record);
-        seqs.push(seq);
-        prevs.push(std::mem::replace(&mut prev_hash, hash.clone()));
-        hashes.push(hash);
-        seq = seq.saturating_add(1);
-    }
-    let kinds: Vec<&str> = entries.iter().map(|e| e.kind.as_str()).collect();
-    let subjects: Vec<Uuid> = entries.iter().map(|e| e.subject).collect();
-    let records: Vec<&str> = entries.iter().map(|e| e.record.as_str()).collect();
-    sqlx::query(
-        "INSERT INTO audit_log (seq, kind, subject, record, prev_hash, hash)
-         SELECT * FROM UNNEST($1::bigint[], $2::text[], $3::uuid[], $4::text[], $5::bytea[], $6::bytea[])",
-    )
-    .bind(&seqs)
-    .bind(&kinds)
-    .bind(&subjects)
-    .bind(&records)
-    .bind(&prevs)
-    .bind(&hashes)
-    .execute(&mut *conn)
-    .await?;
     Ok(hashes.iter().map(hex::encode).collect())
+}
+
+/// The call that chains records given as three arrays (`$1` kinds, `$2` subjects, `$3` records),
+/// for a statement that chains what it writes in the same round trip.
+pub const APPEND_ALL: &str = "SELECT audit_append($1::text[], $2::uuid[], $3::text[])";
+
+impl Entry {
+    /// `entries` as the three arrays `audit_append` takes: kinds, subjects, records.
+    pub fn columns(entries: &[Entry]) -> (Vec<&str>, Vec<Uuid>, Vec<&str>) {
+        let kinds = entries.iter().map(|e| e.kind.as_str()).collect();
+        let subjects = entries.iter().map(|e| e.subject).collect();
+        let records = entries.iter().map(|e| e.record.as_str()).collect();
+        (kinds, subjects, records)
+    }
 }
 
 fn chain_hash(prev_hash: &[u8], record: &str) -> Vec<u8> {

@@ -47,7 +47,14 @@ pub async fn connect(
         sqlx::query(&format!("CREATE SCHEMA IF NOT EXISTS \"{schema}\"")).execute(&mut conn).await?;
         conn.close().await?;
     }
-    let pool = PgPoolOptions::new()
+    let pool = pool_options(max_connections).connect_with(options).await.map_err(DbError::Connect)?;
+    migrator.run(&pool).await.map_err(|source| DbError::Migrate { schema: schema.to_owned(), source })?;
+    Ok(pool)
+}
+
+/// How every pool of the platform hands out its connections.
+fn pool_options(max_connections: u32) -> PgPoolOptions {
+    PgPoolOptions::new()
         .max_connections(max_connections)
         .acquire_timeout(Duration::from_secs(5))
         // The driver already tests every connection as it goes back to the pool; testing it
@@ -63,11 +70,20 @@ pub async fn connect(
                 Ok(true)
             })
         })
-        .connect_with(options)
-        .await
-        .map_err(DbError::Connect)?;
-    migrator.run(&pool).await.map_err(|source| DbError::Migrate { schema: schema.to_owned(), source })?;
-    Ok(pool)
+}
+
+/// The settings under which a group-committed write is planned (see
+/// [`crate::group_commit`]): its rows found by key, never by scanning or hashing a table.
+pub const BY_KEY_ONLY: [(&str, &str); 3] =
+    [("enable_seqscan", "off"), ("enable_hashjoin", "off"), ("enable_mergejoin", "off")];
+
+/// A second pool on `pool`'s database and schema, of at most `max_connections`, whose
+/// connections plan every statement under [`BY_KEY_ONLY`] from start-up: for group-committed
+/// writes that are one statement, sent without a transaction (one round trip, where `BEGIN` with
+/// the settings, the statement and `COMMIT` take three). Connects lazily.
+pub fn by_key_pool(pool: &PgPool, max_connections: u32) -> PgPool {
+    let options = (*pool.connect_options()).clone().options(BY_KEY_ONLY);
+    pool_options(max_connections).connect_lazy_with(options)
 }
 
 /// Creates the database named in `url` when it does not exist, connecting to `postgres` to do it.

@@ -78,6 +78,26 @@ impl<W: BatchWrite> BatchRun for InTransaction<W> {
     }
 }
 
+/// A [`BatchWrite`] whose batch is one statement, and so atomic by itself: sent without a
+/// transaction, on a connection of a [`crate::db::by_key_pool`] (planned under the same settings
+/// as [`InTransaction`]'s), in one round trip where a transaction takes three. Its writer must
+/// run exactly one statement per batch: a second would commit apart from the first.
+#[derive(Debug)]
+pub struct OneStatement<W> {
+    by_key: PgPool,
+    writer: W,
+}
+
+impl<W: BatchWrite> BatchRun for OneStatement<W> {
+    type Job = W::Job;
+    type Output = W::Output;
+
+    async fn run_batch(&self, jobs: &[W::Job]) -> Result<Vec<W::Output>, AppError> {
+        let mut conn = self.by_key.acquire().await?;
+        self.writer.write_batch(&mut conn, jobs).await
+    }
+}
+
 /// The plan `sql` (a group-committed write) gets when it is planned once for all its runs (a
 /// generic plan) under the settings its transaction runs with, as `EXPLAIN` prints it: for tests
 /// that a write finds its rows by key on a fresh database, where a plan trap is made. Nothing is
@@ -119,6 +139,14 @@ impl<W: BatchWrite> GroupCommit<InTransaction<W>> {
     /// Starts the writer task; at most `max_batch` jobs share a transaction.
     pub fn spawn(pool: PgPool, writer: W, max_batch: usize) -> Self {
         GroupCommit::spawn_runner(InTransaction { pool, writer }, max_batch)
+    }
+}
+
+impl<W: BatchWrite> GroupCommit<OneStatement<W>> {
+    /// Starts the writer task of a one-statement writer on `by_key` (a
+    /// [`crate::db::by_key_pool`]); at most `max_batch` jobs share its statement.
+    pub fn spawn_one_statement(by_key: PgPool, writer: W, max_batch: usize) -> Self {
+        GroupCommit::spawn_runner(OneStatement { by_key, writer }, max_batch)
     }
 }
 

@@ -335,8 +335,11 @@ pub fn reads_by_key(plan: &[String], indexes: &[&str]) -> Result<(), String> {
     let mut used = Vec::new();
     for line in plan {
         let line = line.trim_start_matches([' ', '-', '>']);
-        // The batch's own arrays, unnested.
-        if line.starts_with("Function Scan on ") || !line.contains(" Scan ") {
+        // The batch's own arrays, unnested, and the statement's own results (`WITH`).
+        if line.starts_with("Function Scan on ")
+            || line.starts_with("CTE Scan on ")
+            || !line.contains(" Scan ")
+        {
             continue;
         }
         let index = line

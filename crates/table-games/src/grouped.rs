@@ -5,11 +5,13 @@
 //!   the round, a pot's meter), sent to the ledger many rounds to a call. A shared call the
 //!   ledger refuses (one player's empty wallet) is sent again round by round, so one refusal
 //!   never refuses another player's round.
-//! - [`GroupedWriter`]: a round's local writes (recorded, dealt, a decision or a roll claimed,
-//!   settled or recorded with its audit record), many rounds to a transaction: one commit, and
-//!   one append to the chain, whose lock every finishing round would otherwise take in turn. Each
-//!   write is one conditional statement on its own row (no lock is held between statements), so
-//!   a round's steps keep their order and exclusivity without a transaction of their own.
+//! - [`GroupedWriter`]: a round's local writes (recorded, dealt, a decision, settled with its
+//!   audit record), many rounds to a transaction: one commit, and one append to the chain, whose
+//!   lock every finishing round would otherwise take in turn. Each write is one conditional
+//!   statement on its own row (no lock is held between statements), so a round's steps keep
+//!   their order and exclusivity without a transaction of their own.
+//! - [`CrapsClaims`] and [`CrapsFinishes`]: a craps request's claim, and its finish with its
+//!   audit record, each one statement for many requests, without a transaction.
 //!
 //! Callers still wait for their own call or write to be done before answering.
 
@@ -18,7 +20,7 @@ use std::collections::HashMap;
 use ledger_api::{LedgerClient, NewTransfer};
 use platform::AppError;
 use platform::audit::Entry;
-use platform::group_commit::{BatchRun, BatchWrite, GroupCommit, InTransaction};
+use platform::group_commit::{BatchRun, BatchWrite, GroupCommit, InTransaction, OneStatement};
 use sqlx::{PgConnection, PgPool};
 use uuid::Uuid;
 
@@ -121,27 +123,74 @@ pub enum GroupedWrite {
 
 /// The writers of [`Grouped`] jobs: those that chain an audit record share one transaction at a
 /// time (the chain is appended in order, under its lock), those that chain none (a round
-/// recorded, dealt, a decision or a craps request claimed) share another, on their own
-/// connection: a claim does not wait for the commit of other rounds' settlements, nor they for
-/// it. Each write is conditional on its own row, so the two may run side by side.
+/// recorded, dealt, a decision) share another, on their own connection: a decision does not
+/// wait for the commit of other rounds' settlements, nor they for it. A craps request's claim
+/// and its finish (with its audit record) are each one statement for a whole batch, written
+/// without a transaction by writers of their own ([`OneStatement`]: one round trip a batch
+/// where a transaction takes three or more). Each write is conditional on its own row, so the
+/// writers may run side by side; the audit chain's lock orders the appends of the two that
+/// chain.
 #[derive(Debug, Clone)]
 pub struct Writers {
     chained: GroupCommit<InTransaction<GroupedWriter>>,
     unchained: GroupCommit<InTransaction<GroupedWriter>>,
+    craps_claims: GroupCommit<OneStatement<CrapsClaims>>,
+    craps_finishes: GroupCommit<OneStatement<CrapsFinishes>>,
 }
 
 impl Writers {
-    /// Starts both writers on `pool`, at most 64 jobs to a transaction.
+    /// Starts the writers on `pool` (the one-statement writers on a pool of their own, planning
+    /// by key), at most 64 jobs to a transaction or statement.
     pub fn spawn(pool: &PgPool) -> Writers {
+        let by_key = platform::db::by_key_pool(pool, 2);
         Writers {
             chained: GroupCommit::spawn(pool.clone(), GroupedWriter, 64),
             unchained: GroupCommit::spawn(pool.clone(), GroupedWriter, 64),
+            craps_claims: GroupCommit::spawn_one_statement(by_key.clone(), CrapsClaims, 64),
+            craps_finishes: GroupCommit::spawn_one_statement(by_key, CrapsFinishes, 64),
         }
     }
 
     /// Writes `job` with others of its kind; answers whether it applied.
     pub async fn submit(&self, job: Grouped) -> Result<bool, AppError> {
-        if job.audit.is_some() { self.chained.submit(job).await } else { self.unchained.submit(job).await }
+        match job.write {
+            GroupedWrite::CrapsClaim { session, pending } => {
+                self.craps_claims.submit((session, pending)).await
+            }
+            GroupedWrite::Craps(finished) => {
+                let audit =
+                    job.audit.ok_or_else(|| AppError::internal("a craps request finished unchained"))?;
+                self.craps_finishes.submit((finished, audit)).await
+            }
+            _ if job.audit.is_some() => self.chained.submit(job).await,
+            _ => self.unchained.submit(job).await,
+        }
+    }
+}
+
+/// Craps claims, a batch in one statement ([`craps::store::claim_all`]).
+#[derive(Debug)]
+pub struct CrapsClaims;
+
+impl BatchWrite for CrapsClaims {
+    type Job = (Uuid, craps::store::Pending);
+    type Output = bool;
+
+    async fn write_batch(&self, conn: &mut PgConnection, jobs: &[Self::Job]) -> Result<Vec<bool>, AppError> {
+        craps::store::claim_all(conn, jobs).await
+    }
+}
+
+/// Craps requests finished and chained, a batch in one statement ([`craps::store::finish_all`]).
+#[derive(Debug)]
+pub struct CrapsFinishes;
+
+impl BatchWrite for CrapsFinishes {
+    type Job = (craps::store::Finished, Entry);
+    type Output = bool;
+
+    async fn write_batch(&self, conn: &mut PgConnection, jobs: &[Self::Job]) -> Result<Vec<bool>, AppError> {
+        craps::store::finish_all(conn, jobs).await
     }
 }
 
@@ -160,8 +209,6 @@ struct Kinds<'a> {
     dealt: Vec<(usize, &'a i_luv_suits::store::Dealt)>,
     decided: Vec<(usize, &'a i_luv_suits::store::Claim)>,
     settled: Vec<(usize, &'a i_luv_suits::store::Settled)>,
-    claims: Vec<(usize, (Uuid, &'a craps::store::Pending))>,
-    finishes: Vec<(usize, &'a craps::store::Finished)>,
 }
 
 fn unzip<T>(jobs: Vec<(usize, T)>) -> (Vec<usize>, Vec<T>) {
@@ -189,8 +236,9 @@ impl BatchWrite for GroupedWriter {
                 GroupedWrite::ILuvSuitsDealt(dealt) => kinds.dealt.push((i, dealt)),
                 GroupedWrite::ILuvSuitsDecided(claim) => kinds.decided.push((i, claim)),
                 GroupedWrite::ILuvSuits(settled) => kinds.settled.push((i, settled)),
-                GroupedWrite::CrapsClaim { session, pending } => kinds.claims.push((i, (*session, pending))),
-                GroupedWrite::Craps(finished) => kinds.finishes.push((i, finished)),
+                GroupedWrite::CrapsClaim { .. } | GroupedWrite::Craps(_) => {
+                    return Err(AppError::internal("a craps write reached the grouped writer"));
+                }
             }
         }
         let mut scatter = |indices: Vec<usize>, done: Vec<bool>| {
@@ -208,10 +256,6 @@ impl BatchWrite for GroupedWriter {
         scatter(at, i_luv_suits::store::claim_decisions(conn, &rows).await?);
         let (at, rows) = unzip(kinds.settled);
         scatter(at, i_luv_suits::store::write_settled_all(conn, &rows).await?);
-        let (at, rows) = unzip(kinds.claims);
-        scatter(at, craps::store::claim_all(conn, &rows).await?);
-        let (at, rows) = unzip(kinds.finishes);
-        scatter(at, craps::store::finish_all(conn, &rows).await?);
         let chained: Vec<Entry> = jobs
             .iter()
             .zip(&applied)

@@ -31,6 +31,14 @@ pub async fn write_each_once<T>(
     Ok(applied)
 }
 
+/// Of jobs naming `ids`, the first to name each (in order), by its place: what a one-statement
+/// write takes (a statement changes a row once). The others are answered as not written, so
+/// their callers read the row again and decide anew.
+pub fn first_of_each(ids: impl Iterator<Item = Uuid>) -> Vec<usize> {
+    let mut seen = HashSet::new();
+    ids.enumerate().filter(|(_, id)| seen.insert(*id)).map(|(i, _)| i).collect()
+}
+
 /// Splits jobs naming `ids` into passes in which no id appears twice (in order).
 pub fn distinct_passes(ids: impl Iterator<Item = Uuid>) -> Vec<Vec<usize>> {
     let mut passes: Vec<(HashSet<Uuid>, Vec<usize>)> = Vec::new();

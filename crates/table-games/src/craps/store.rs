@@ -1,7 +1,7 @@
 //! Every SQL statement of craps: sessions (the domain's session as stored, a roll pending) and
 //! the rolls. Nothing else in the game writes SQL.
 
-use std::collections::HashMap;
+use std::collections::HashSet;
 
 use chrono::{DateTime, Utc};
 use domain::craps::session::{Change, RollReport, Session};
@@ -194,22 +194,26 @@ pub const CLAIM: &str = "UPDATE craps_sessions s SET pending = u.pending, update
 /// Claims each session for its pending request, if no request is pending there, none has been
 /// recorded since the session was read (`pending.seq` is the count it read) and none under the
 /// request's key (a session remembered from an earlier request may be behind); answers, per claim,
-/// whether it did. One statement for all (sessions named twice are taken in a later pass, so
-/// each statement changes a session once).
-pub async fn claim_all(conn: &mut PgConnection, claims: &[(Uuid, &Pending)]) -> Result<Vec<bool>, AppError> {
-    crate::store::write_each_once(
-        conn,
-        claims,
-        |c| c.0,
-        |rows| {
-            Ok(sqlx::query_scalar(CLAIM)
-                .bind(rows.iter().map(|c| c.0).collect::<Vec<_>>())
-                .bind(rows.iter().map(|c| json_of(c.1)).collect::<Result<Vec<_>, _>>()?)
-                .bind(rows.iter().map(|c| c.1.seq).collect::<Vec<_>>())
-                .bind(rows.iter().map(|c| c.1.key.as_str()).collect::<Vec<_>>()))
-        },
-    )
-    .await
+/// whether it did. One statement for all, written without a transaction
+/// ([`platform::group_commit::OneStatement`]): a session named twice is claimed for the first
+/// only (the later request reads the session again, as if it had lost the claim to another).
+pub async fn claim_all(conn: &mut PgConnection, claims: &[(Uuid, Pending)]) -> Result<Vec<bool>, AppError> {
+    let first = crate::store::first_of_each(claims.iter().map(|c| c.0));
+    let rows: Vec<&(Uuid, Pending)> = first.iter().map(|&i| &claims[i]).collect();
+    let claimed: HashSet<Uuid> = sqlx::query_scalar(CLAIM)
+        .bind(rows.iter().map(|c| c.0).collect::<Vec<_>>())
+        .bind(rows.iter().map(|c| json_of(&c.1)).collect::<Result<Vec<_>, _>>()?)
+        .bind(rows.iter().map(|c| c.1.seq).collect::<Vec<_>>())
+        .bind(rows.iter().map(|c| c.1.key.as_str()).collect::<Vec<_>>())
+        .fetch_all(&mut *conn)
+        .await?
+        .into_iter()
+        .collect();
+    let mut applied = vec![false; claims.len()];
+    for i in first {
+        applied[i] = claimed.contains(&claims[i].0);
+    }
+    Ok(applied)
 }
 
 /// Forgets the request pending under `key` (its money was refused: nothing moved).
@@ -236,76 +240,83 @@ pub struct Finished {
     pub at: DateTime<Utc>,
 }
 
-/// The session moved on in [`finish_all`] (checked for its plan by a test): the session after the
-/// request is the one its claim recorded (`pending.next`); `(...) IS TRUE` finds each row by its
-/// id, never through a partial index (`platform::group_commit`).
-pub const FINISH: &str =
-    "UPDATE craps_sessions s SET session = s.pending->'next', rolls = s.rolls + u.rolled,
-                    requests = s.requests + 1, pending = NULL, updated_at = now()
-               FROM UNNEST($1::uuid[], $2::int[], $3::text[]) AS u(id, rolled, key)
-              WHERE s.id = u.id AND (s.pending->>'key' = u.key) IS TRUE
-             RETURNING s.id, s.player_id";
+impl Finished {
+    /// The wallet just before the request: after it, less what it moved.
+    pub fn balance_before(&self) -> i64 {
+        self.balance_after.saturating_sub(self.pending.money.wallet_change())
+    }
+}
 
-/// Each pending request done, if it is still its session's pending one: the session moved on
-/// and the request recorded (the wallet before it is the wallet after, less what it moved).
-/// Answers, per request, whether this call did it. Two statements for all.
-pub async fn finish_all(conn: &mut PgConnection, done: &[&Finished]) -> Result<Vec<bool>, AppError> {
-    let mut applied = vec![false; done.len()];
-    for pass in crate::store::distinct_passes(done.iter().map(|f| f.session)) {
-        let jobs: Vec<&Finished> = pass.iter().map(|&i| done[i]).collect();
-        let ids: Vec<Uuid> = jobs.iter().map(|f| f.session).collect();
-        let rolled: Vec<i32> = jobs.iter().map(|f| i32::from(f.pending.report.is_some())).collect();
-        let keys: Vec<&str> = jobs.iter().map(|f| f.pending.key.as_str()).collect();
-        let players: HashMap<Uuid, String> = sqlx::query_as::<_, (Uuid, String)>(FINISH)
-            .bind(&ids)
-            .bind(&rolled)
-            .bind(&keys)
-            .fetch_all(&mut *conn)
-            .await?
-            .into_iter()
-            .collect();
-        let recorded: Vec<(usize, &Finished, &String)> = pass
-            .iter()
-            .zip(&jobs)
-            .filter_map(|(&i, f)| players.get(&f.session).map(|p| (i, *f, p)))
-            .collect();
-        if recorded.is_empty() {
-            continue;
-        }
-        let column = |f: &dyn Fn(&Finished) -> Result<Value, AppError>| {
-            recorded.iter().map(|r| f(r.1)).collect::<Result<Vec<_>, AppError>>()
-        };
-        sqlx::query(
-            "INSERT INTO craps_rolls (session_id, seq, key, player_id, changes, report, money, balance_before_cents,
-                                      balance_after_cents, created_at)
-             SELECT * FROM UNNEST($1::uuid[], $2::int[], $3::text[], $4::text[], $5::jsonb[], $6::jsonb[],
-                                  $7::jsonb[], $8::bigint[], $9::bigint[], $10::timestamptz[])",
-        )
-        .bind(recorded.iter().map(|r| r.1.session).collect::<Vec<_>>())
-        .bind(recorded.iter().map(|r| r.1.pending.seq).collect::<Vec<_>>())
-        .bind(recorded.iter().map(|r| r.1.pending.key.as_str()).collect::<Vec<_>>())
-        .bind(recorded.iter().map(|r| r.2.as_str()).collect::<Vec<_>>())
+/// [`finish_all`]'s statement (checked for its plan by a test): each session moved on (the
+/// session after the request is the one its claim recorded, `pending.next`) if the request is
+/// still its pending one, the request recorded for each that moved, and their audit records
+/// chained, in their order, by the schema's `audit_append`, all in one statement. `(...) IS
+/// TRUE` finds each row by its id, never through a partial index (`platform::group_commit`).
+pub const FINISH: &str = "WITH u AS (
+        SELECT * FROM UNNEST($1::uuid[], $2::int[], $3::text[], $4::int[], $5::jsonb[], $6::jsonb[],
+                             $7::jsonb[], $8::bigint[], $9::bigint[], $10::timestamptz[], $11::text[],
+                             $12::uuid[], $13::text[])
+               WITH ORDINALITY AS u(id, rolled, key, seq, changes, report, money, before, after, at,
+                                    audit_kind, audit_subject, audit_record, n)),
+     moved AS (
+        UPDATE craps_sessions s SET session = s.pending->'next', rolls = s.rolls + u.rolled,
+               requests = s.requests + 1, pending = NULL, updated_at = now()
+          FROM u
+         WHERE s.id = u.id AND (s.pending->>'key' = u.key) IS TRUE
+        RETURNING s.id, s.player_id),
+     recorded AS (
+        INSERT INTO craps_rolls (session_id, seq, key, player_id, changes, report, money,
+                                 balance_before_cents, balance_after_cents, created_at)
+        SELECT u.id, u.seq, u.key, m.player_id, u.changes, u.report, u.money, u.before, u.after, u.at
+          FROM u JOIN moved m ON m.id = u.id
+        RETURNING session_id),
+     chained AS (
+        SELECT audit_append(array_agg(u.audit_kind ORDER BY u.n), array_agg(u.audit_subject ORDER BY u.n),
+                            array_agg(u.audit_record ORDER BY u.n)) AS hashes
+          FROM u JOIN recorded r ON r.session_id = u.id)
+    SELECT r.session_id FROM recorded r, chained c WHERE c.hashes IS NOT NULL";
+
+/// Each pending request done, if it is still its session's pending one: the session moved on,
+/// the request recorded (the wallet before it is the wallet after, less what it moved) and
+/// `audit`'s record chained. Answers, per request, whether this call did it. One statement for
+/// all, written without a transaction ([`platform::group_commit::OneStatement`]): a session
+/// named twice is done for the first only (the later caller reads what it recorded).
+pub async fn finish_all(
+    conn: &mut PgConnection,
+    done: &[(Finished, platform::audit::Entry)],
+) -> Result<Vec<bool>, AppError> {
+    let first = crate::store::first_of_each(done.iter().map(|d| d.0.session));
+    let jobs: Vec<&Finished> = first.iter().map(|&i| &done[i].0).collect();
+    let entries: Vec<platform::audit::Entry> = first.iter().map(|&i| done[i].1.clone()).collect();
+    let (kinds, subjects, records) = platform::audit::Entry::columns(&entries);
+    let column = |f: &dyn Fn(&Finished) -> Result<Value, AppError>| {
+        jobs.iter().map(|j| f(j)).collect::<Result<Vec<_>, AppError>>()
+    };
+    let recorded: HashSet<Uuid> = sqlx::query_scalar(FINISH)
+        .bind(jobs.iter().map(|f| f.session).collect::<Vec<_>>())
+        .bind(jobs.iter().map(|f| i32::from(f.pending.report.is_some())).collect::<Vec<_>>())
+        .bind(jobs.iter().map(|f| f.pending.key.as_str()).collect::<Vec<_>>())
+        .bind(jobs.iter().map(|f| f.pending.seq).collect::<Vec<_>>())
         .bind(column(&|f| json_of(&f.pending.changes))?)
         .bind(
-            recorded
-                .iter()
-                .map(|r| r.1.pending.report.as_ref().map(json_of).transpose())
+            jobs.iter()
+                .map(|f| f.pending.report.as_ref().map(json_of).transpose())
                 .collect::<Result<Vec<_>, _>>()?,
         )
         .bind(column(&|f| json_of(&f.pending.money))?)
-        .bind(
-            recorded
-                .iter()
-                .map(|r| r.1.balance_after.saturating_sub(r.1.pending.money.wallet_change()))
-                .collect::<Vec<_>>(),
-        )
-        .bind(recorded.iter().map(|r| r.1.balance_after).collect::<Vec<_>>())
-        .bind(recorded.iter().map(|r| r.1.at).collect::<Vec<_>>())
-        .execute(&mut *conn)
-        .await?;
-        for (i, _, _) in &recorded {
-            applied[*i] = true;
-        }
+        .bind(jobs.iter().map(|f| f.balance_before()).collect::<Vec<_>>())
+        .bind(jobs.iter().map(|f| f.balance_after).collect::<Vec<_>>())
+        .bind(jobs.iter().map(|f| f.at).collect::<Vec<_>>())
+        .bind(&kinds)
+        .bind(&subjects)
+        .bind(&records)
+        .fetch_all(&mut *conn)
+        .await?
+        .into_iter()
+        .collect();
+    let mut applied = vec![false; done.len()];
+    for i in first {
+        applied[i] = recorded.contains(&done[i].0.session);
     }
     Ok(applied)
 }
