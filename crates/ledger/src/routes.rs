@@ -198,10 +198,11 @@ pub async fn create_batch(
             format!("a batch answers at most {MAX_BATCH} balances"),
         ));
     }
-    let items = store::create_transfers(&state.pool, &commands, Some(Uuid::now_v7())).await?;
+    let (items, posted) =
+        store::create_transfers_reading(&state.pool, &commands, Some(Uuid::now_v7()), &request.balances_of)
+            .await?;
     let created = items.iter().any(|item| !item.replayed);
     let status = if created { StatusCode::CREATED } else { StatusCode::OK };
-    let posted = store::posted_balances(&state.pool, &request.balances_of).await?;
     let balances = request
         .balances_of
         .iter()

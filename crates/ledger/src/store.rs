@@ -150,41 +150,46 @@ pub async fn create_transfers(
     commands: &[TransferCommand],
     batch_id: Option<Uuid>,
 ) -> Result<Vec<BatchItem>, AppError> {
+    create_transfers_reading(pool, commands, batch_id, &[]).await.map(|(items, _)| items)
+}
+
+/// [`create_transfers`], answering too the posted balances of `accounts` (in their order) just
+/// after the batch, in the same statement (`create_transfers_reading`: one round trip, not two).
+pub async fn create_transfers_reading(
+    pool: &PgPool,
+    commands: &[TransferCommand],
+    batch_id: Option<Uuid>,
+    accounts: &[Uuid],
+) -> Result<(Vec<BatchItem>, Vec<i64>), AppError> {
     let c = TransferColumns::of(commands);
     let has_checks = c.check_accounts.iter().any(Option::is_some);
+    let sql = if accounts.is_empty() {
+        "SELECT *, NULL::bigint[] AS balances FROM create_transfers($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)"
+    } else {
+        "SELECT * FROM create_transfers_reading($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)"
+    };
 
     let mut attempt = 0;
     loop {
-        let result =
-            sqlx::query("SELECT * FROM create_transfers($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)")
-                .bind(&c.ids)
-                .bind(&c.debits)
-                .bind(&c.credits)
-                .bind(&c.amounts)
-                .bind(&c.currencies)
-                .bind(&c.kinds)
-                .bind(&c.pending_ids)
-                .bind(&c.timeouts)
-                .bind(&c.metadata)
-                .bind(batch_id)
-                // No checks: NULL, so the function skips looking their accounts up.
-                .bind(has_checks.then_some(&c.check_accounts))
-                .bind(has_checks.then_some(&c.check_amounts))
-                .fetch_all(pool)
-                .await;
-        match result {
-            Ok(rows) => {
-                return rows
-                    .iter()
-                    .map(|row| {
-                        Ok(BatchItem {
-                            replayed: row.try_get("replayed")?,
-                            transfer: transfer_from_row(row)?,
-                        })
-                    })
-                    .collect::<Result<_, sqlx::Error>>()
-                    .map_err(AppError::from);
-            }
+        let mut query = sqlx::query(sql)
+            .bind(&c.ids)
+            .bind(&c.debits)
+            .bind(&c.credits)
+            .bind(&c.amounts)
+            .bind(&c.currencies)
+            .bind(&c.kinds)
+            .bind(&c.pending_ids)
+            .bind(&c.timeouts)
+            .bind(&c.metadata)
+            .bind(batch_id)
+            // No checks: NULL, so the function skips looking their accounts up.
+            .bind(has_checks.then_some(&c.check_accounts))
+            .bind(has_checks.then_some(&c.check_amounts));
+        if !accounts.is_empty() {
+            query = query.bind(accounts);
+        }
+        match query.fetch_all(pool).await {
+            Ok(rows) => return items_and_balances(&rows, accounts.len()),
             Err(err) => match db_error(err) {
                 Failure::Race if attempt < RACE_RETRIES => attempt += 1,
                 Failure::Race => {
@@ -197,6 +202,23 @@ pub async fn create_transfers(
             },
         }
     }
+}
+
+/// The transfers' rows, and the balances of the one row that carries them (`idx` NULL).
+fn items_and_balances(rows: &[PgRow], accounts: usize) -> Result<(Vec<BatchItem>, Vec<i64>), AppError> {
+    let mut items = Vec::with_capacity(rows.len());
+    let mut balances = Vec::new();
+    for row in rows {
+        if row.try_get::<Option<i32>, _>("idx")?.is_none() {
+            balances = row.try_get::<Vec<i64>, _>("balances")?;
+            continue;
+        }
+        items.push(BatchItem { replayed: row.try_get("replayed")?, transfer: transfer_from_row(row)? });
+    }
+    if balances.len() != accounts {
+        return Err(AppError::internal("the ledger read other balances than it was asked for"));
+    }
+    Ok((items, balances))
 }
 
 fn transfer_from_row(row: &PgRow) -> Result<Transfer, sqlx::Error> {
@@ -300,22 +322,6 @@ pub async fn create_account(pool: &PgPool, new: &NewAccount) -> Result<(Account,
 pub async fn get_account(pool: &PgPool, id: Uuid) -> Result<Option<Account>, AppError> {
     let row = sqlx::query(&format!("{ACCOUNT_SELECT} WHERE a.id = $1")).bind(id).fetch_optional(pool).await?;
     Ok(row.as_ref().map(account_from_row).transpose()?)
-}
-
-/// The posted balances of `accounts`, in their order; an account that does not exist counts 0.
-pub async fn posted_balances(pool: &PgPool, accounts: &[Uuid]) -> Result<Vec<i64>, AppError> {
-    if accounts.is_empty() {
-        return Ok(Vec::new());
-    }
-    let rows: Vec<i64> = sqlx::query_scalar(
-        "SELECT coalesce((SELECT sum(b.credits_posted - b.debits_posted) FROM balances b
-                           WHERE b.account_id = u.id), 0)::bigint
-           FROM UNNEST($1::uuid[]) WITH ORDINALITY AS u(id, n) ORDER BY u.n",
-    )
-    .bind(accounts)
-    .fetch_all(pool)
-    .await?;
-    Ok(rows)
 }
 
 /// An owner's accounts in id order, after the account id `after`.

@@ -24,7 +24,8 @@ async fn appenders_racing_on_many_connections_make_one_chain_that_verifies() {
                 for batch in 0..10 {
                     let entries: Vec<Entry> = (0..3)
                         .map(|i| {
-                            let record = json!({"writer": writer, "batch": batch, "i": i, "note": "mise à €5 — ♣♦"});
+                            let record =
+                                json!({"writer": writer, "batch": batch, "i": i, "note": "mise à €5 — ♣♦"});
                             Entry::new("test.append", Uuid::now_v7(), &record).unwrap()
                         })
                         .collect();
