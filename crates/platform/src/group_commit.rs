@@ -11,7 +11,8 @@
 use std::future::Future;
 use std::sync::Arc;
 
-use sqlx::{PgConnection, PgPool};
+use sqlx::pool::PoolConnection;
+use sqlx::{PgConnection, PgPool, Postgres};
 use tokio::sync::{mpsc, oneshot};
 
 use crate::AppError;
@@ -82,9 +83,14 @@ impl<W: BatchWrite> BatchRun for InTransaction<W> {
 /// transaction, on a connection of a [`crate::db::by_key_pool`] (planned under the same settings
 /// as [`InTransaction`]'s), in one round trip where a transaction takes three. Its writer must
 /// run exactly one statement per batch: a second would commit apart from the first.
+///
+/// The connection is kept from one batch to the next (the writer runs one batch at a time):
+/// given back to a pool, the driver tests it with a round trip of its own. A batch that fails
+/// gives it up, so a connection the server dropped is replaced at the next batch.
 #[derive(Debug)]
 pub struct OneStatement<W> {
     by_key: PgPool,
+    held: tokio::sync::Mutex<Option<PoolConnection<Postgres>>>,
     writer: W,
 }
 
@@ -93,8 +99,14 @@ impl<W: BatchWrite> BatchRun for OneStatement<W> {
     type Output = W::Output;
 
     async fn run_batch(&self, jobs: &[W::Job]) -> Result<Vec<W::Output>, AppError> {
-        let mut conn = self.by_key.acquire().await?;
-        self.writer.write_batch(&mut conn, jobs).await
+        let mut held = self.held.lock().await;
+        let mut conn = match held.take() {
+            Some(conn) => conn,
+            None => self.by_key.acquire().await?,
+        };
+        let outputs = self.writer.write_batch(&mut conn, jobs).await?;
+        *held = Some(conn);
+        Ok(outputs)
     }
 }
 
@@ -146,7 +158,10 @@ impl<W: BatchWrite> GroupCommit<OneStatement<W>> {
     /// Starts the writer task of a one-statement writer on `by_key` (a
     /// [`crate::db::by_key_pool`]); at most `max_batch` jobs share its statement.
     pub fn spawn_one_statement(by_key: PgPool, writer: W, max_batch: usize) -> Self {
-        GroupCommit::spawn_runner(OneStatement { by_key, writer }, max_batch)
+        GroupCommit::spawn_runner(
+            OneStatement { by_key, held: tokio::sync::Mutex::new(None), writer },
+            max_batch,
+        )
     }
 }
 
