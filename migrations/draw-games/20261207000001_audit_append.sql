@@ -6,6 +6,8 @@
 -- transaction-level advisory lock, and the head is read after the lock is held (each statement
 -- of a PL/pgSQL function reads with a snapshot of its own), so two appenders never fork it.
 -- Answers each new record's hash, in order; no records, nothing locked or written.
+-- The same function is created in each schema that keeps a chain (draws, instant, tables): each
+-- service owns its schema and migrates it alone.
 CREATE FUNCTION audit_append(p_kinds text[], p_subjects uuid[], p_records text[])
 RETURNS bytea[] LANGUAGE plpgsql AS $$
 DECLARE

@@ -45,3 +45,19 @@ async fn the_check_catches_a_write_that_reads_the_unfinished_rounds_whole() {
     let refused = reads_by_key(&plan, &["ils_rounds_pkey"]).unwrap_err();
     assert!(refused.contains("ils_rounds_unfinished"), "{refused}");
 }
+
+#[tokio::test]
+async fn a_one_statement_writer_s_connections_plan_by_key_in_the_service_s_schema() {
+    let casino = Casino::new().await;
+    // The craps claim and finish are sent without a transaction, so the settings the writers'
+    // transactions take with `BEGIN` must come with the connection itself.
+    let by_key = platform::db::by_key_pool(&casino.state.pool, 1);
+    let mut conn = by_key.acquire().await.unwrap();
+    for (setting, value) in platform::db::BY_KEY_ONLY {
+        let shown: String =
+            sqlx::query_scalar(&format!("SHOW {setting}")).fetch_one(&mut *conn).await.unwrap();
+        assert_eq!(shown, value, "{setting}");
+    }
+    let schema: String = sqlx::query_scalar("SELECT current_schema()").fetch_one(&mut *conn).await.unwrap();
+    assert_eq!(schema, "tables");
+}
