@@ -38,6 +38,19 @@ impl Entry {
         let record = serde_json::to_string(record).map_err(AppError::internal)?;
         Ok(Entry { kind: kind.to_owned(), subject, record })
     }
+
+    /// `entries` as the three arrays `audit_append` takes: kinds, subjects, records.
+    pub fn columns<'e>(
+        entries: impl IntoIterator<Item = &'e Entry>,
+    ) -> (Vec<&'e str>, Vec<Uuid>, Vec<&'e str>) {
+        let (mut kinds, mut subjects, mut records) = (Vec::new(), Vec::new(), Vec::new());
+        for entry in entries {
+            kinds.push(entry.kind.as_str());
+            subjects.push(entry.subject);
+            records.push(entry.record.as_str());
+        }
+        (kinds, subjects, records)
+    }
 }
 
 /// Appends `entries` in order, inside the caller's transaction, in one round trip: the schema's
@@ -49,27 +62,13 @@ pub async fn append_all(conn: &mut PgConnection, entries: &[Entry]) -> Result<Ve
         return Ok(Vec::new());
     }
     let (kinds, subjects, records) = Entry::columns(entries);
-    let hashes: Vec<Vec<u8>> = sqlx::query_scalar(APPEND_ALL)
+    let hashes: Vec<Vec<u8>> = sqlx::query_scalar("SELECT audit_append($1::text[], $2::uuid[], $3::text[])")
         .bind(&kinds)
         .bind(&subjects)
         .bind(&records)
         .fetch_one(&mut *conn)
         .await?;
     Ok(hashes.iter().map(hex::encode).collect())
-}
-
-/// The call that chains records given as three arrays (`$1` kinds, `$2` subjects, `$3` records),
-/// for a statement that chains what it writes in the same round trip.
-pub const APPEND_ALL: &str = "SELECT audit_append($1::text[], $2::uuid[], $3::text[])";
-
-impl Entry {
-    /// `entries` as the three arrays `audit_append` takes: kinds, subjects, records.
-    pub fn columns(entries: &[Entry]) -> (Vec<&str>, Vec<Uuid>, Vec<&str>) {
-        let kinds = entries.iter().map(|e| e.kind.as_str()).collect();
-        let subjects = entries.iter().map(|e| e.subject).collect();
-        let records = entries.iter().map(|e| e.record.as_str()).collect();
-        (kinds, subjects, records)
-    }
 }
 
 fn chain_hash(prev_hash: &[u8], record: &str) -> Vec<u8> {

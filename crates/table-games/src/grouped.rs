@@ -115,10 +115,6 @@ pub enum GroupedWrite {
     ILuvSuitsDecided(i_luv_suits::store::Claim),
     /// Paid → `settled`.
     ILuvSuits(i_luv_suits::store::Settled),
-    /// A craps request claiming its session (recorded pending).
-    CrapsClaim { session: Uuid, pending: craps::store::Pending },
-    /// A craps request's money moved → the session moved on, the request recorded.
-    Craps(craps::store::Finished),
 }
 
 /// The writers of [`Grouped`] jobs: those that chain an audit record share one transaction at a
@@ -153,18 +149,22 @@ impl Writers {
 
     /// Writes `job` with others of its kind; answers whether it applied.
     pub async fn submit(&self, job: Grouped) -> Result<bool, AppError> {
-        match job.write {
-            GroupedWrite::CrapsClaim { session, pending } => {
-                self.craps_claims.submit((session, pending)).await
-            }
-            GroupedWrite::Craps(finished) => {
-                let audit =
-                    job.audit.ok_or_else(|| AppError::internal("a craps request finished unchained"))?;
-                self.craps_finishes.submit((finished, audit)).await
-            }
-            _ if job.audit.is_some() => self.chained.submit(job).await,
-            _ => self.unchained.submit(job).await,
-        }
+        if job.audit.is_some() { self.chained.submit(job).await } else { self.unchained.submit(job).await }
+    }
+
+    /// Claims `session` for `pending` with other sessions' claims; answers whether it did.
+    pub async fn claim_craps(&self, session: Uuid, pending: craps::store::Pending) -> Result<bool, AppError> {
+        self.craps_claims.submit((session, pending)).await
+    }
+
+    /// Writes a craps request done, with its audit record, with other sessions'; answers whether
+    /// this call did it.
+    pub async fn finish_craps(
+        &self,
+        finished: craps::store::Finished,
+        audit: Entry,
+    ) -> Result<bool, AppError> {
+        self.craps_finishes.submit((finished, audit)).await
     }
 }
 
@@ -236,9 +236,6 @@ impl BatchWrite for GroupedWriter {
                 GroupedWrite::ILuvSuitsDealt(dealt) => kinds.dealt.push((i, dealt)),
                 GroupedWrite::ILuvSuitsDecided(claim) => kinds.decided.push((i, claim)),
                 GroupedWrite::ILuvSuits(settled) => kinds.settled.push((i, settled)),
-                GroupedWrite::CrapsClaim { .. } | GroupedWrite::Craps(_) => {
-                    return Err(AppError::internal("a craps write reached the grouped writer"));
-                }
             }
         }
         let mut scatter = |indices: Vec<usize>, done: Vec<bool>| {

@@ -31,12 +31,25 @@ pub async fn write_each_once<T>(
     Ok(applied)
 }
 
-/// Of jobs naming `ids`, the first to name each (in order), by its place: what a one-statement
-/// write takes (a statement changes a row once). The others are answered as not written, so
-/// their callers read the row again and decide anew.
-pub fn first_of_each(ids: impl Iterator<Item = Uuid>) -> Vec<usize> {
+/// Writes `jobs` with `statement` in one statement (for a
+/// [`platform::group_commit::OneStatement`] writer): only the first job naming each id is
+/// written (a statement changes a row once); the others are answered as not written, so their
+/// callers read the row again and decide anew. Answers, per job, whether its row was written.
+pub async fn write_first_of_each<T>(
+    conn: &mut PgConnection,
+    jobs: &[T],
+    id_of: impl Fn(&T) -> Uuid,
+    statement: impl for<'r> Fn(&'r [&'r T]) -> Result<IdsWritten<'r>, AppError>,
+) -> Result<Vec<bool>, AppError> {
     let mut seen = HashSet::new();
-    ids.enumerate().filter(|(_, id)| seen.insert(*id)).map(|(i, _)| i).collect()
+    let first: Vec<usize> = (0..jobs.len()).filter(|&i| seen.insert(id_of(&jobs[i]))).collect();
+    let rows: Vec<&T> = first.iter().map(|&i| &jobs[i]).collect();
+    let written: HashSet<Uuid> = statement(&rows)?.fetch_all(&mut *conn).await?.into_iter().collect();
+    let mut applied = vec![false; jobs.len()];
+    for i in first {
+        applied[i] = written.contains(&id_of(&jobs[i]));
+    }
+    Ok(applied)
 }
 
 /// Splits jobs naming `ids` into passes in which no id appears twice (in order).

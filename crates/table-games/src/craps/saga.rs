@@ -36,7 +36,6 @@ use serde::Serialize;
 use uuid::Uuid;
 
 use super::store::{self, Legs, Money, Pending, StoredRoll, StoredSession};
-use crate::grouped::{Grouped, GroupedWrite};
 use crate::{TABLES_NAMESPACE, TablesState};
 
 /// A rule the session refused, as a problem with its stable code.
@@ -192,11 +191,7 @@ pub async fn play(
         };
         // The claim: recorded pending only if the session is as it was read (no request pending
         // or recorded since, this key not recorded), group-committed with other sessions' claims.
-        let claim = Grouped {
-            write: GroupedWrite::CrapsClaim { session: id, pending: pending.clone() },
-            audit: None,
-        };
-        if state.writes.submit(claim).await? {
+        if state.writes.claim_craps(id, pending.clone()).await? {
             let (record, session) = match finish_pending(state, &stored, &pending).await? {
                 Some(done) => done,
                 None => {
@@ -393,11 +388,7 @@ async fn finish_pending(
         at: Utc::now().trunc_subsecs(6),
     };
     let audit = platform::audit::Entry::new("craps.roll", id, &record)?;
-    if !state
-        .writes
-        .submit(Grouped { write: GroupedWrite::Craps(finished.clone()), audit: Some(audit) })
-        .await?
-    {
+    if !state.writes.finish_craps(finished.clone(), audit).await? {
         return Ok(None);
     }
     let roll = StoredRoll {
@@ -406,7 +397,7 @@ async fn finish_pending(
         changes: pending.changes.clone(),
         report: pending.report.clone(),
         money: pending.money,
-        balance_before_cents: after.saturating_sub(pending.money.wallet_change()),
+        balance_before_cents: finished.balance_before(),
         balance_after_cents: after,
         created_at: finished.at,
     };

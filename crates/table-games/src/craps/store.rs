@@ -1,8 +1,6 @@
 //! Every SQL statement of craps: sessions (the domain's session as stored, a roll pending) and
 //! the rolls. Nothing else in the game writes SQL.
 
-use std::collections::HashSet;
-
 use chrono::{DateTime, Utc};
 use domain::craps::session::{Change, RollReport, Session};
 use platform::AppError;
@@ -198,22 +196,19 @@ pub const CLAIM: &str = "UPDATE craps_sessions s SET pending = u.pending, update
 /// ([`platform::group_commit::OneStatement`]): a session named twice is claimed for the first
 /// only (the later request reads the session again, as if it had lost the claim to another).
 pub async fn claim_all(conn: &mut PgConnection, claims: &[(Uuid, Pending)]) -> Result<Vec<bool>, AppError> {
-    let first = crate::store::first_of_each(claims.iter().map(|c| c.0));
-    let rows: Vec<&(Uuid, Pending)> = first.iter().map(|&i| &claims[i]).collect();
-    let claimed: HashSet<Uuid> = sqlx::query_scalar(CLAIM)
-        .bind(rows.iter().map(|c| c.0).collect::<Vec<_>>())
-        .bind(rows.iter().map(|c| json_of(&c.1)).collect::<Result<Vec<_>, _>>()?)
-        .bind(rows.iter().map(|c| c.1.seq).collect::<Vec<_>>())
-        .bind(rows.iter().map(|c| c.1.key.as_str()).collect::<Vec<_>>())
-        .fetch_all(&mut *conn)
-        .await?
-        .into_iter()
-        .collect();
-    let mut applied = vec![false; claims.len()];
-    for i in first {
-        applied[i] = claimed.contains(&claims[i].0);
-    }
-    Ok(applied)
+    crate::store::write_first_of_each(
+        conn,
+        claims,
+        |c| c.0,
+        |rows| {
+            Ok(sqlx::query_scalar(CLAIM)
+                .bind(rows.iter().map(|c| c.0).collect::<Vec<_>>())
+                .bind(rows.iter().map(|c| json_of(&c.1)).collect::<Result<Vec<_>, _>>()?)
+                .bind(rows.iter().map(|c| c.1.seq).collect::<Vec<_>>())
+                .bind(rows.iter().map(|c| c.1.key.as_str()).collect::<Vec<_>>()))
+        },
+    )
+    .await
 }
 
 /// Forgets the request pending under `key` (its money was refused: nothing moved).
@@ -285,40 +280,36 @@ pub async fn finish_all(
     conn: &mut PgConnection,
     done: &[(Finished, platform::audit::Entry)],
 ) -> Result<Vec<bool>, AppError> {
-    let first = crate::store::first_of_each(done.iter().map(|d| d.0.session));
-    let jobs: Vec<&Finished> = first.iter().map(|&i| &done[i].0).collect();
-    let entries: Vec<platform::audit::Entry> = first.iter().map(|&i| done[i].1.clone()).collect();
-    let (kinds, subjects, records) = platform::audit::Entry::columns(&entries);
-    let column = |f: &dyn Fn(&Finished) -> Result<Value, AppError>| {
-        jobs.iter().map(|j| f(j)).collect::<Result<Vec<_>, AppError>>()
-    };
-    let recorded: HashSet<Uuid> = sqlx::query_scalar(FINISH)
-        .bind(jobs.iter().map(|f| f.session).collect::<Vec<_>>())
-        .bind(jobs.iter().map(|f| i32::from(f.pending.report.is_some())).collect::<Vec<_>>())
-        .bind(jobs.iter().map(|f| f.pending.key.as_str()).collect::<Vec<_>>())
-        .bind(jobs.iter().map(|f| f.pending.seq).collect::<Vec<_>>())
-        .bind(column(&|f| json_of(&f.pending.changes))?)
-        .bind(
-            jobs.iter()
-                .map(|f| f.pending.report.as_ref().map(json_of).transpose())
-                .collect::<Result<Vec<_>, _>>()?,
-        )
-        .bind(column(&|f| json_of(&f.pending.money))?)
-        .bind(jobs.iter().map(|f| f.balance_before()).collect::<Vec<_>>())
-        .bind(jobs.iter().map(|f| f.balance_after).collect::<Vec<_>>())
-        .bind(jobs.iter().map(|f| f.at).collect::<Vec<_>>())
-        .bind(&kinds)
-        .bind(&subjects)
-        .bind(&records)
-        .fetch_all(&mut *conn)
-        .await?
-        .into_iter()
-        .collect();
-    let mut applied = vec![false; done.len()];
-    for i in first {
-        applied[i] = recorded.contains(&done[i].0.session);
-    }
-    Ok(applied)
+    crate::store::write_first_of_each(
+        conn,
+        done,
+        |d| d.0.session,
+        |rows| {
+            let (kinds, subjects, records) = platform::audit::Entry::columns(rows.iter().map(|d| &d.1));
+            let column = |f: &dyn Fn(&Finished) -> Result<Value, AppError>| {
+                rows.iter().map(|d| f(&d.0)).collect::<Result<Vec<_>, AppError>>()
+            };
+            Ok(sqlx::query_scalar(FINISH)
+                .bind(rows.iter().map(|d| d.0.session).collect::<Vec<_>>())
+                .bind(rows.iter().map(|d| i32::from(d.0.pending.report.is_some())).collect::<Vec<_>>())
+                .bind(rows.iter().map(|d| d.0.pending.key.as_str()).collect::<Vec<_>>())
+                .bind(rows.iter().map(|d| d.0.pending.seq).collect::<Vec<_>>())
+                .bind(column(&|f| json_of(&f.pending.changes))?)
+                .bind(
+                    rows.iter()
+                        .map(|d| d.0.pending.report.as_ref().map(json_of).transpose())
+                        .collect::<Result<Vec<_>, _>>()?,
+                )
+                .bind(column(&|f| json_of(&f.pending.money))?)
+                .bind(rows.iter().map(|d| d.0.balance_before()).collect::<Vec<_>>())
+                .bind(rows.iter().map(|d| d.0.balance_after).collect::<Vec<_>>())
+                .bind(rows.iter().map(|d| d.0.at).collect::<Vec<_>>())
+                .bind(kinds)
+                .bind(subjects)
+                .bind(records))
+        },
+    )
+    .await
 }
 
 /// Session `id`, with the request it recorded under `key` if there is one: what a request reads
