@@ -5,13 +5,12 @@
 //!   the round, a pot's meter), sent to the ledger many rounds to a call. A shared call the
 //!   ledger refuses (one player's empty wallet) is sent again round by round, so one refusal
 //!   never refuses another player's round.
-//! - [`GroupedWriter`]: a round's local writes (recorded, dealt, a decision, settled with its
-//!   audit record), many rounds to a transaction: one commit, and one append to the chain, whose
-//!   lock every finishing round would otherwise take in turn. Each write is one conditional
-//!   statement on its own row (no lock is held between statements), so a round's steps keep
-//!   their order and exclusivity without a transaction of their own.
-//! - [`CrapsClaims`] and [`CrapsFinishes`]: a craps request's claim, and its finish with its
-//!   audit record, each one statement for many requests, without a transaction.
+//! - [`Writers`]: a round's or roll's local writes (recorded, dealt, a decision claimed, settled
+//!   with its audit record), each kind one statement for many rounds, without a transaction: one
+//!   commit, and one append to the chain, whose lock every finishing round would otherwise take
+//!   in turn. Each write is one conditional statement on its own row (no lock is held between
+//!   statements), so a round's steps keep their order and exclusivity without a transaction of
+//!   their own.
 //!
 //! Callers still wait for their own call or write to be done before answering.
 
@@ -20,7 +19,7 @@ use std::collections::HashMap;
 use ledger_api::{LedgerClient, NewTransfer};
 use platform::AppError;
 use platform::audit::Entry;
-use platform::group_commit::{BatchRun, BatchWrite, GroupCommit, InTransaction, OneStatement};
+use platform::group_commit::{BatchRun, BatchWrite, GroupCommit, OneStatement};
 use sqlx::{PgConnection, PgPool};
 use uuid::Uuid;
 
@@ -101,55 +100,44 @@ pub async fn submit_transfers(
     })
 }
 
-/// A write of one round or roll that may share its transaction with others'; each answers
-/// whether it applied (false: the row was not as the write expects, so nothing was written).
-#[derive(Debug)]
-pub enum GroupedWrite {
-    /// A blackjack round paid → `settled`.
-    Blackjack(blackjack::store::Settled),
-    /// An I Luv Suits round recorded `open` with its wagers (false: its id was recorded before).
-    ILuvSuitsOpened(i_luv_suits::store::NewRound),
-    /// Its wagers taken → dealt, `deciding`.
-    ILuvSuitsDealt(i_luv_suits::store::Dealt),
-    /// Its player's decision claimed: a fold → `settling`, a play pending its wager.
-    ILuvSuitsDecided(i_luv_suits::store::Claim),
-    /// Paid → `settled`.
-    ILuvSuits(i_luv_suits::store::Settled),
-}
-
-/// The writers of [`Grouped`] jobs: those that chain an audit record share one transaction at a
-/// time (the chain is appended in order, under its lock), those that chain none (a round
-/// recorded, dealt, a decision) share another, on their own connection: a decision does not
-/// wait for the commit of other rounds' settlements, nor they for it. A craps request's claim
-/// and its finish (with its audit record) are each one statement for a whole batch, written
-/// without a transaction by writers of their own ([`OneStatement`]: one round trip a batch
-/// where a transaction takes three or more). Each write is conditional on its own row, so the
-/// writers may run side by side; the audit chain's lock orders the appends of the two that
-/// chain.
+/// The writers of every round's and roll's steps, one per kind of step: each batch is one
+/// statement, written without a transaction ([`OneStatement`]: one round trip a batch, where a
+/// transaction takes three or more) on a connection of its own, kept from batch to batch. A step
+/// that chains an audit record chains it in the same statement (`audit_append`, under the
+/// chain's lock, which orders the appends of the writers that chain). Each write is conditional
+/// on its own row, so the writers run side by side: a decision does not wait for the commit of
+/// other rounds' settlements, nor they for it. A row named twice in one batch is written for the
+/// first job only; the other is answered as not written and its caller reads the row again.
 #[derive(Debug, Clone)]
 pub struct Writers {
-    chained: GroupCommit<InTransaction<GroupedWriter>>,
-    unchained: GroupCommit<InTransaction<GroupedWriter>>,
     craps_claims: GroupCommit<OneStatement<CrapsClaims>>,
     craps_finishes: GroupCommit<OneStatement<CrapsFinishes>>,
+    ils_opened: GroupCommit<OneStatement<ILuvSuitsOpened>>,
+    ils_dealt: GroupCommit<OneStatement<ILuvSuitsDealt>>,
+    ils_decided: GroupCommit<OneStatement<ILuvSuitsDecided>>,
+    ils_settled: GroupCommit<OneStatement<ILuvSuitsSettled>>,
+    blackjack_settled: GroupCommit<OneStatement<BlackjackSettled>>,
 }
 
 impl Writers {
-    /// Starts the writers on `pool` (the one-statement writers on a pool of their own, planning
-    /// by key), at most 64 jobs to a transaction or statement.
-    pub fn spawn(pool: &PgPool) -> Writers {
-        let by_key = platform::db::by_key_pool(pool, 2);
-        Writers {
-            chained: GroupCommit::spawn(pool.clone(), GroupedWriter, 64),
-            unchained: GroupCommit::spawn(pool.clone(), GroupedWriter, 64),
-            craps_claims: GroupCommit::spawn_one_statement(by_key.clone(), CrapsClaims, 64),
-            craps_finishes: GroupCommit::spawn_one_statement(by_key, CrapsFinishes, 64),
-        }
-    }
+    /// How many writers [`Writers::spawn`] starts, each holding one connection once it has
+    /// written.
+    pub const CONNECTIONS: u32 = 7;
 
-    /// Writes `job` with others of its kind; answers whether it applied.
-    pub async fn submit(&self, job: Grouped) -> Result<bool, AppError> {
-        if job.audit.is_some() { self.chained.submit(job).await } else { self.unchained.submit(job).await }
+    /// Starts the writers on a pool of their own on `pool`'s database, planning by key, at most
+    /// 64 jobs to a statement. A writer connects at its first batch, so a game nobody plays
+    /// holds no connection.
+    pub fn spawn(pool: &PgPool) -> Writers {
+        let by_key = platform::db::by_key_pool(pool, Self::CONNECTIONS);
+        Writers {
+            craps_claims: GroupCommit::spawn_one_statement(by_key.clone(), CrapsClaims, 64),
+            craps_finishes: GroupCommit::spawn_one_statement(by_key.clone(), CrapsFinishes, 64),
+            ils_opened: GroupCommit::spawn_one_statement(by_key.clone(), ILuvSuitsOpened, 64),
+            ils_dealt: GroupCommit::spawn_one_statement(by_key.clone(), ILuvSuitsDealt, 64),
+            ils_decided: GroupCommit::spawn_one_statement(by_key.clone(), ILuvSuitsDecided, 64),
+            ils_settled: GroupCommit::spawn_one_statement(by_key.clone(), ILuvSuitsSettled, 64),
+            blackjack_settled: GroupCommit::spawn_one_statement(by_key, BlackjackSettled, 64),
+        }
     }
 
     /// Claims `session` for `pending` with other sessions' claims; answers whether it did.
@@ -166,99 +154,86 @@ impl Writers {
     ) -> Result<bool, AppError> {
         self.craps_finishes.submit((finished, audit)).await
     }
-}
 
-/// Craps claims, a batch in one statement ([`craps::store::claim_all`]).
-#[derive(Debug)]
-pub struct CrapsClaims;
+    /// Records an I Luv Suits round `open` with its wagers; false: its id was recorded before.
+    pub async fn open_i_luv_suits(&self, round: i_luv_suits::store::NewRound) -> Result<bool, AppError> {
+        self.ils_opened.submit(round).await
+    }
 
-impl BatchWrite for CrapsClaims {
-    type Job = (Uuid, craps::store::Pending);
-    type Output = bool;
+    /// Writes an open I Luv Suits round dealt (`deciding`); false: another call dealt it first.
+    pub async fn deal_i_luv_suits(&self, dealt: i_luv_suits::store::Dealt) -> Result<bool, AppError> {
+        self.ils_dealt.submit(dealt).await
+    }
 
-    async fn write_batch(&self, conn: &mut PgConnection, jobs: &[Self::Job]) -> Result<Vec<bool>, AppError> {
-        craps::store::claim_all(conn, jobs).await
+    /// Claims an I Luv Suits round's decision; false: another decision came first.
+    pub async fn decide_i_luv_suits(&self, claim: i_luv_suits::store::Claim) -> Result<bool, AppError> {
+        self.ils_decided.submit(claim).await
+    }
+
+    /// Writes an I Luv Suits round settled, with its audit record; false: another call settled
+    /// it first.
+    pub async fn settle_i_luv_suits(
+        &self,
+        settled: i_luv_suits::store::Settled,
+        audit: Entry,
+    ) -> Result<bool, AppError> {
+        self.ils_settled.submit((settled, audit)).await
+    }
+
+    /// Writes a blackjack round settled, with its audit record; false: another call settled it
+    /// first.
+    pub async fn settle_blackjack(
+        &self,
+        settled: blackjack::store::Settled,
+        audit: Entry,
+    ) -> Result<bool, AppError> {
+        self.blackjack_settled.submit((settled, audit)).await
     }
 }
 
-/// Craps requests finished and chained, a batch in one statement ([`craps::store::finish_all`]).
-#[derive(Debug)]
-pub struct CrapsFinishes;
+/// A [`BatchWrite`] that is one store function writing a whole batch in one statement.
+macro_rules! one_statement_write {
+    ($(#[$doc:meta])* $name:ident, $job:ty, $write:path) => {
+        $(#[$doc])*
+        #[derive(Debug)]
+        pub struct $name;
 
-impl BatchWrite for CrapsFinishes {
-    type Job = (craps::store::Finished, Entry);
-    type Output = bool;
+        impl BatchWrite for $name {
+            type Job = $job;
+            type Output = bool;
 
-    async fn write_batch(&self, conn: &mut PgConnection, jobs: &[Self::Job]) -> Result<Vec<bool>, AppError> {
-        craps::store::finish_all(conn, jobs).await
-    }
-}
-
-/// A [`GroupedWrite`] and the record it chains when it applies.
-#[derive(Debug)]
-pub struct Grouped {
-    pub write: GroupedWrite,
-    pub audit: Option<Entry>,
-}
-
-/// A batch's jobs by kind, each with its place in the batch.
-#[derive(Default)]
-struct Kinds<'a> {
-    blackjack: Vec<(usize, &'a blackjack::store::Settled)>,
-    opened: Vec<(usize, &'a i_luv_suits::store::NewRound)>,
-    dealt: Vec<(usize, &'a i_luv_suits::store::Dealt)>,
-    decided: Vec<(usize, &'a i_luv_suits::store::Claim)>,
-    settled: Vec<(usize, &'a i_luv_suits::store::Settled)>,
-}
-
-fn unzip<T>(jobs: Vec<(usize, T)>) -> (Vec<usize>, Vec<T>) {
-    jobs.into_iter().unzip()
-}
-
-/// Writes [`Grouped`] jobs in one transaction, in order, and appends the audit records of those
-/// that applied with one insert.
-#[derive(Debug)]
-pub struct GroupedWriter;
-
-impl BatchWrite for GroupedWriter {
-    type Job = Grouped;
-    type Output = bool;
-
-    /// Each kind of write is one statement for all the rounds of that kind in the batch (their
-    /// conditions make their order within a batch irrelevant).
-    async fn write_batch(&self, conn: &mut PgConnection, jobs: &[Grouped]) -> Result<Vec<bool>, AppError> {
-        let mut applied = vec![false; jobs.len()];
-        let mut kinds = Kinds::default();
-        for (i, job) in jobs.iter().enumerate() {
-            match &job.write {
-                GroupedWrite::Blackjack(settled) => kinds.blackjack.push((i, settled)),
-                GroupedWrite::ILuvSuitsOpened(round) => kinds.opened.push((i, round)),
-                GroupedWrite::ILuvSuitsDealt(dealt) => kinds.dealt.push((i, dealt)),
-                GroupedWrite::ILuvSuitsDecided(claim) => kinds.decided.push((i, claim)),
-                GroupedWrite::ILuvSuits(settled) => kinds.settled.push((i, settled)),
+            async fn write_batch(&self, conn: &mut PgConnection, jobs: &[$job]) -> Result<Vec<bool>, AppError> {
+                $write(conn, jobs).await
             }
         }
-        let mut scatter = |indices: Vec<usize>, done: Vec<bool>| {
-            for (i, done) in indices.into_iter().zip(done) {
-                applied[i] = done;
-            }
-        };
-        let (at, rows) = unzip(kinds.blackjack);
-        scatter(at, blackjack::store::write_settled_all(conn, &rows).await?);
-        let (at, rows) = unzip(kinds.opened);
-        scatter(at, i_luv_suits::store::insert_rounds(conn, &rows).await?);
-        let (at, rows) = unzip(kinds.dealt);
-        scatter(at, i_luv_suits::store::mark_dealt_all(conn, &rows).await?);
-        let (at, rows) = unzip(kinds.decided);
-        scatter(at, i_luv_suits::store::claim_decisions(conn, &rows).await?);
-        let (at, rows) = unzip(kinds.settled);
-        scatter(at, i_luv_suits::store::write_settled_all(conn, &rows).await?);
-        let chained: Vec<Entry> = jobs
-            .iter()
-            .zip(&applied)
-            .filter_map(|(job, &done)| if done { job.audit.clone() } else { None })
-            .collect();
-        platform::audit::append_all(conn, &chained).await?;
-        Ok(applied)
-    }
+    };
 }
+
+one_statement_write!(
+    /// Craps claims ([`craps::store::claim_all`]).
+    CrapsClaims, (Uuid, craps::store::Pending), craps::store::claim_all
+);
+one_statement_write!(
+    /// Craps requests finished and chained ([`craps::store::finish_all`]).
+    CrapsFinishes, (craps::store::Finished, Entry), craps::store::finish_all
+);
+one_statement_write!(
+    /// I Luv Suits rounds recorded ([`i_luv_suits::store::insert_rounds`]).
+    ILuvSuitsOpened, i_luv_suits::store::NewRound, i_luv_suits::store::insert_rounds
+);
+one_statement_write!(
+    /// I Luv Suits rounds dealt ([`i_luv_suits::store::mark_dealt_all`]).
+    ILuvSuitsDealt, i_luv_suits::store::Dealt, i_luv_suits::store::mark_dealt_all
+);
+one_statement_write!(
+    /// I Luv Suits decisions claimed ([`i_luv_suits::store::claim_decisions`]).
+    ILuvSuitsDecided, i_luv_suits::store::Claim, i_luv_suits::store::claim_decisions
+);
+one_statement_write!(
+    /// I Luv Suits rounds settled and chained ([`i_luv_suits::store::write_settled_all`]).
+    ILuvSuitsSettled, (i_luv_suits::store::Settled, Entry), i_luv_suits::store::write_settled_all
+);
+one_statement_write!(
+    /// Blackjack rounds settled and chained ([`blackjack::store::write_settled_all`]).
+    BlackjackSettled, (blackjack::store::Settled, Entry), blackjack::store::write_settled_all
+);

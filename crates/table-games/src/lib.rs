@@ -15,6 +15,7 @@ pub mod blackjack;
 pub mod craps;
 pub mod grouped;
 pub mod i_luv_suits;
+pub mod remembered;
 pub mod store;
 
 use axum::Router;
@@ -68,9 +69,11 @@ pub struct TablesState {
     pub craps: craps::Game,
     /// Craps sessions as this process last left them, so a request need not read its session first.
     pub craps_sessions: craps::saga::KnownSessions,
+    /// I Luv Suits rounds this process dealt, so their decision need not read them first.
+    pub i_luv_suits_rounds: i_luv_suits::saga::KnownRounds,
     /// Every game's ledger batches, many rounds to a call ([`grouped`]).
     pub ledger_calls: GroupCommit<grouped::LedgerCalls>,
-    /// Every game's per-round writes, many to a transaction ([`grouped::Writers`]).
+    /// Every game's per-round writes, many to a statement ([`grouped::Writers`]).
     pub writes: grouped::Writers,
 }
 
@@ -138,6 +141,7 @@ impl TablesState {
                 limits: settings.craps,
             },
             craps_sessions: craps::saga::KnownSessions::default(),
+            i_luv_suits_rounds: i_luv_suits::saga::KnownRounds::default(),
             ledger_calls: GroupCommit::spawn_runner(grouped::LedgerCalls { ledger: ledger.clone() }, 64),
             writes: grouped::Writers::spawn(&pool),
             pool,

@@ -1,5 +1,5 @@
 //! What the games' stores share: their grouped writes' one shape (each row once per statement,
-//! the ids written back), for [`crate::grouped`]'s writer. SQL itself stays in each game's
+//! the ids written back), for [`crate::grouped`]'s writers. SQL itself stays in each game's
 //! store; this runs what they build.
 
 use std::collections::HashSet;
@@ -10,26 +10,6 @@ use uuid::Uuid;
 
 /// A statement answering the ids of the rows it wrote.
 pub type IdsWritten<'q> = sqlx::query::QueryScalar<'q, sqlx::Postgres, Uuid, sqlx::postgres::PgArguments>;
-
-/// Writes `jobs` with `statement` (one statement for the rows of many jobs, answering the ids it
-/// wrote), in passes in which no id appears twice ([`distinct_passes`]: a statement changes a row
-/// once); answers, per job, whether its row was written (false: it was not as the write expects).
-pub async fn write_each_once<T>(
-    conn: &mut PgConnection,
-    jobs: &[T],
-    id_of: impl Fn(&T) -> Uuid,
-    statement: impl for<'r> Fn(&'r [&'r T]) -> Result<IdsWritten<'r>, AppError>,
-) -> Result<Vec<bool>, AppError> {
-    let mut applied = vec![false; jobs.len()];
-    for pass in distinct_passes(jobs.iter().map(&id_of)) {
-        let rows: Vec<&T> = pass.iter().map(|&i| &jobs[i]).collect();
-        let written: HashSet<Uuid> = statement(&rows)?.fetch_all(&mut *conn).await?.into_iter().collect();
-        for &i in &pass {
-            applied[i] = written.contains(&id_of(&jobs[i]));
-        }
-    }
-    Ok(applied)
-}
 
 /// Writes `jobs` with `statement` in one statement (for a
 /// [`platform::group_commit::OneStatement`] writer): only the first job naming each id is
@@ -50,19 +30,4 @@ pub async fn write_first_of_each<T>(
         applied[i] = written.contains(&id_of(&jobs[i]));
     }
     Ok(applied)
-}
-
-/// Splits jobs naming `ids` into passes in which no id appears twice (in order).
-pub fn distinct_passes(ids: impl Iterator<Item = Uuid>) -> Vec<Vec<usize>> {
-    let mut passes: Vec<(HashSet<Uuid>, Vec<usize>)> = Vec::new();
-    for (i, id) in ids.enumerate() {
-        match passes.iter_mut().find(|(seen, _)| !seen.contains(&id)) {
-            Some((seen, jobs)) => {
-                seen.insert(id);
-                jobs.push(i);
-            }
-            None => passes.push((HashSet::from([id]), vec![i])),
-        }
-    }
-    passes.into_iter().map(|(_, jobs)| jobs).collect()
 }

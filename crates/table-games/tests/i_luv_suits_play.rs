@@ -49,6 +49,7 @@ impl Casino {
             .await
             .unwrap();
         assert_eq!(done.rows_affected(), 1);
+        self.state.i_luv_suits_rounds.forget(round.parse().unwrap()).unwrap();
     }
 
     async fn audit_records(&self) -> Value {
@@ -369,4 +370,71 @@ async fn the_math_page_publishes_every_reading_with_exact_fractions() {
     let line = progressive["at_empty_meter"]["decimal"].as_f64().unwrap()
         + progressive["per_meter_dollar"]["decimal"].as_f64().unwrap() * 1_000.0;
     assert!((at_seed - line).abs() < 1e-9, "the return is linear in the meter");
+}
+
+/// A process decides a round it dealt without reading it first, from its memory of the deal;
+/// another process (a second replica: its own memory, the same database and ledger) may have
+/// decided it since, and several decisions may race on the remembered round. Exactly one
+/// decision applies, a different one is refused, the same one answers the round as settled, and
+/// nothing is taken twice.
+#[tokio::test]
+async fn a_round_remembered_by_one_process_and_decided_by_another_is_decided_once() {
+    let casino = Casino::new().await;
+    let other = table_games::TablesState { i_luv_suits_rounds: Default::default(), ..casino.state.clone() };
+    let other = table_games::router(other, platform::http::Limits::default());
+    let (token, wallet) = casino.player(10_000).await;
+    let decide_on = |router: &axum::Router, round: &str, decision: Value| {
+        let request = Request::post(format!("/v1/i-luv-suits/rounds/{round}/decision"))
+            .header("content-type", "application/json")
+            .header("authorization", format!("Bearer {token}"))
+            .body(Body::from(decision.to_string()))
+            .unwrap();
+        let router = router.clone();
+        async move { send(&router, request).await }
+    };
+    // Dealt here (remembered), folded there: this process's play is refused, its fold answered.
+    let dealt = casino.place(&token, "a", json!({"ante_cents": 500})).await;
+    let round = dealt.body["id"].as_str().unwrap().to_owned();
+    let folded = decide_on(&other, &round, json!({"decision": "fold"})).await;
+    assert_eq!(folded.body["state"], "settled", "{}", folded.body);
+    let play = decide_on(&casino.router, &round, json!({"decision": "play"})).await;
+    assert_eq!(play.code(), "round_not_in_play", "{}", play.body);
+    let fold = decide_on(&casino.router, &round, json!({"decision": "fold"})).await;
+    assert_eq!((fold.status, fold.body["state"].as_str()), (StatusCode::OK, Some("settled")));
+    assert_eq!(casino.balance(wallet).await, 10_000 - 500, "the ante lost once, no play taken");
+
+    // Dealt here, eight decisions racing on the remembered round, half through the other process.
+    let dealt = casino.place(&token, "b", json!({"ante_cents": 500})).await;
+    let round = dealt.body["id"].as_str().unwrap().to_owned();
+    let mut tasks = Vec::new();
+    for i in 0..8 {
+        let router = if i < 4 { casino.router.clone() } else { other.clone() };
+        let decision = if i % 2 == 0 { json!({"decision": "play"}) } else { json!({"decision": "fold"}) };
+        let answer = decide_on(&router, &round, decision.clone());
+        tasks.push(tokio::spawn(async move { (decision, answer.await) }));
+    }
+    let mut answers = Vec::new();
+    for task in tasks {
+        let (decision, reply) = task.await.unwrap();
+        answers.push((
+            decision["decision"].as_str().unwrap().to_owned(),
+            reply.status,
+            reply.code().to_owned(),
+        ));
+    }
+    let now = casino.call("GET", &format!("/v1/i-luv-suits/rounds/{round}"), Some(&token), None, None).await;
+    assert_eq!(now.body["state"], "settled", "{}", now.body);
+    let applied = now.body["decision"]["decision"].as_str().unwrap().to_owned();
+    for (decision, status, code) in &answers {
+        if *decision == applied {
+            assert_eq!(*status, StatusCode::OK, "{answers:?}");
+        } else {
+            assert!(["round_not_in_play", "decision_pending"].contains(&code.as_str()), "{answers:?}");
+        }
+    }
+    let staked = if applied == "play" { 1_000 } else { 500 };
+    assert_eq!(now.body["staked_cents"], staked, "{}", now.body);
+    let returned = now.body["returned_cents"].as_i64().unwrap();
+    assert_eq!(casino.balance(wallet).await, 10_000 - 500 - staked + returned, "the play taken at most once");
+    casino.assert_books_balance().await;
 }

@@ -35,12 +35,11 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha20Rng;
 use serde_json::{Value, json};
 use sqlx::PgPool;
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
 use uuid::Uuid;
 
 use super::settlement::{Stakes, ledger_batch, settle_stored, step_id, void_round};
 use super::store::{self, PendingDecision, RoundState, StoredRound};
+use crate::remembered::Remembered;
 use crate::{TABLES_NAMESPACE, TablesState};
 
 /// A rule the round's engine refused, as a problem with its stable code.
@@ -70,25 +69,18 @@ pub fn random_cut(decks: Decks, rng: &mut impl Rng) -> usize {
 }
 
 /// Blackjack tables' players and rules as read once: neither ever changes, and every deal
-/// needs both (at most 100,000 kept; then forgotten and read again).
+/// needs both (at most [`Remembered::MOST`] kept; then forgotten and read again).
 #[derive(Debug, Clone, Default)]
-pub struct KnownTables(Arc<Mutex<HashMap<Uuid, (String, TableRules)>>>);
+pub struct KnownTables(Remembered<(String, TableRules)>);
 
 impl KnownTables {
-    const MOST: usize = 100_000;
-
     /// Table `id`'s rules, if it exists and, when `player` is given, is theirs.
     pub async fn rules(&self, pool: &PgPool, id: Uuid, player: Option<&str>) -> Result<TableRules, AppError> {
-        let known = self.0.lock().map_err(AppError::internal)?.get(&id).cloned();
-        let (owner, rules) = match known {
+        let (owner, rules) = match self.0.get(id, |_| true)? {
             Some(known) => known,
             None => {
                 let read = store::table_owner_and_rules(pool, id).await?;
-                let mut known = self.0.lock().map_err(AppError::internal)?;
-                if known.len() >= Self::MOST {
-                    known.clear();
-                }
-                known.insert(id, read.clone());
+                self.0.remember(id, read.clone())?;
                 read
             }
         };

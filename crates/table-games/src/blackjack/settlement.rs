@@ -10,7 +10,6 @@ use sqlx::PgConnection;
 use uuid::Uuid;
 
 use super::store::{self, RoundState, StoredRound};
-use crate::grouped::{Grouped, GroupedWrite};
 use crate::{TABLES_NAMESPACE, TablesState};
 
 /// The id of a round's ledger step: a retry of the step arrives at the same one.
@@ -202,9 +201,7 @@ pub async fn settle_stored(state: &TablesState, stored: StoredRound) -> Result<S
     };
     let settled = store::Settled { id, returned, pot_prize, balance_after: after };
     let audit = platform::audit::Entry::new("blackjack.round", id, &record)?;
-    let written =
-        state.writes.submit(Grouped { write: GroupedWrite::Blackjack(settled), audit: Some(audit) }).await?;
-    if !written {
+    if !state.writes.settle_blackjack(settled, audit).await? {
         // Another call (a retry, the recovery pass) settled it first: as it wrote it.
         return store::load_round(&mut *state.pool.acquire().await?, id, false)
             .await?

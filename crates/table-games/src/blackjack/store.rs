@@ -380,28 +380,46 @@ pub struct Settled {
     pub balance_after: i64,
 }
 
-/// The statement of [`write_settled_all`] (checked for its plan by a test);
+/// The statement of [`write_settled_all`] (checked for its plan by a test): the rounds settled,
+/// and the records of those it settled chained by `audit_append`, in one statement;
 /// `(...) IS TRUE` finds each row by its id, never through a partial index (`platform::group_commit`).
-pub const SETTLED: &str = "UPDATE bj_rounds r SET state = 'settled', returned_cents = u.returned, pot_prize_cents = u.pot_prize,
-                    balance_after_cents = u.after, updated_at = now()
-               FROM UNNEST($1::uuid[], $2::bigint[], $3::bigint[], $4::bigint[]) AS u(id, returned, pot_prize, after)
-              WHERE r.id = u.id AND (r.state = 'settling') IS TRUE
-             RETURNING r.id";
+pub const SETTLED: &str = "WITH u AS (
+        SELECT * FROM UNNEST($1::uuid[], $2::bigint[], $3::bigint[], $4::bigint[], $5::text[], $6::uuid[],
+                             $7::text[])
+               WITH ORDINALITY AS u(id, returned, pot_prize, after, audit_kind, audit_subject, audit_record, n)),
+     settled AS (
+        UPDATE bj_rounds r SET state = 'settled', returned_cents = u.returned, pot_prize_cents = u.pot_prize,
+               balance_after_cents = u.after, updated_at = now()
+          FROM u
+         WHERE r.id = u.id AND (r.state = 'settling') IS TRUE
+        RETURNING r.id),
+     chained AS (
+        SELECT audit_append(array_agg(u.audit_kind ORDER BY u.n), array_agg(u.audit_subject ORDER BY u.n),
+                            array_agg(u.audit_record ORDER BY u.n)) AS hashes
+          FROM u JOIN settled s ON s.id = u.id)
+    SELECT s.id FROM settled s, chained c WHERE c.hashes IS NOT NULL";
 
-/// Each `settling` round → `settled` with its sums, one statement for rounds named once (a
-/// round named twice is written in a second pass, where it is no longer `settling`); false for
-/// one another call settled first.
-pub async fn write_settled_all(conn: &mut PgConnection, settled: &[&Settled]) -> Result<Vec<bool>, AppError> {
-    crate::store::write_each_once(
+/// Each `settling` round → `settled` with its sums and its audit record chained, one statement
+/// for all (a [`platform::group_commit::OneStatement`] batch); false for one another call settled
+/// first (or an earlier job of the batch named).
+pub async fn write_settled_all(
+    conn: &mut PgConnection,
+    settled: &[(Settled, platform::audit::Entry)],
+) -> Result<Vec<bool>, AppError> {
+    crate::store::write_first_of_each(
         conn,
         settled,
-        |s| s.id,
+        |s| s.0.id,
         |rows| {
+            let (kinds, subjects, records) = platform::audit::Entry::columns(rows.iter().map(|s| &s.1));
             Ok(sqlx::query_scalar(SETTLED)
-                .bind(rows.iter().map(|s| s.id).collect::<Vec<_>>())
-                .bind(rows.iter().map(|s| s.returned).collect::<Vec<_>>())
-                .bind(rows.iter().map(|s| s.pot_prize).collect::<Vec<_>>())
-                .bind(rows.iter().map(|s| s.balance_after).collect::<Vec<_>>()))
+                .bind(rows.iter().map(|s| s.0.id).collect::<Vec<_>>())
+                .bind(rows.iter().map(|s| s.0.returned).collect::<Vec<_>>())
+                .bind(rows.iter().map(|s| s.0.pot_prize).collect::<Vec<_>>())
+                .bind(rows.iter().map(|s| s.0.balance_after).collect::<Vec<_>>())
+                .bind(kinds)
+                .bind(subjects)
+                .bind(records))
         },
     )
     .await

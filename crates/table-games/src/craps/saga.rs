@@ -21,9 +21,6 @@
 //! thrown (`stale_step`), so of concurrent rolls sent on the same view exactly one is thrown.
 //! [`recover`] finishes requests a crash left pending.
 
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
-
 use axum::http::StatusCode;
 use chrono::{SubsecRound, Utc};
 use domain::craps::Roll;
@@ -36,6 +33,7 @@ use serde::Serialize;
 use uuid::Uuid;
 
 use super::store::{self, Legs, Money, Pending, StoredRoll, StoredSession};
+use crate::remembered::Remembered;
 use crate::{TABLES_NAMESPACE, TablesState};
 
 /// A rule the session refused, as a problem with its stable code.
@@ -109,29 +107,19 @@ const CLAIM_ATTEMPTS: usize = 3;
 /// is answered with a refusal only after a fresh read; otherwise the session is read as if it
 /// had never been remembered.
 #[derive(Debug, Clone, Default)]
-pub struct KnownSessions(Arc<Mutex<HashMap<Uuid, StoredSession>>>);
+pub struct KnownSessions(Remembered<StoredSession>);
 
 impl KnownSessions {
-    /// At most this many sessions are remembered; past it, the memory starts again.
-    const MOST: usize = 20_000;
-
     fn get(&self, id: Uuid, player: &str) -> Result<Option<StoredSession>, AppError> {
-        let known = self.0.lock().map_err(AppError::internal)?;
-        Ok(known.get(&id).filter(|s| s.player_id == player && s.pending.is_none()).cloned())
+        self.0.get(id, |s| s.player_id == player && s.pending.is_none())
     }
 
     fn remember(&self, session: &StoredSession) -> Result<(), AppError> {
-        let mut known = self.0.lock().map_err(AppError::internal)?;
-        if known.len() >= Self::MOST {
-            known.clear();
-        }
-        known.insert(session.id, session.clone());
-        Ok(())
+        self.0.remember(session.id, session.clone())
     }
 
     fn forget(&self, id: Uuid) -> Result<(), AppError> {
-        self.0.lock().map_err(AppError::internal)?.remove(&id);
-        Ok(())
+        self.0.forget(id)
     }
 }
 

@@ -29,7 +29,7 @@ use uuid::Uuid;
 
 use super::settlement::{ledger_batch, settle_round, stakes_at_deal};
 use super::store::{self, Claim, Dealt, Decided, DecidedBy, NewRound, RoundState, StoredRound};
-use crate::grouped::{Grouped, GroupedWrite};
+use crate::remembered::Remembered;
 use crate::{TABLES_NAMESPACE, TablesState};
 
 /// A wager or decision the rules refused, as a problem with its stable code.
@@ -51,6 +51,22 @@ async fn reload(state: &TablesState, id: Uuid) -> Result<StoredRound, AppError> 
     store::load_round(&state.pool, id).await?.ok_or_else(|| not_found(id))
 }
 
+/// Rounds this process dealt, as it wrote them, so that their decision is worked out without
+/// reading the round first (a read is a round trip). Safe with many processes: a dealt round's
+/// cards, wagers and player never change, and a decision made on a remembered round is claimed
+/// only if the round still waits for one with none pending; a claim that fails reads the round
+/// again as if it had never been remembered.
+#[derive(Debug, Clone, Default)]
+pub struct KnownRounds(Remembered<StoredRound>);
+
+impl KnownRounds {
+    /// Forgets round `id`: its row was changed outside this process's steps (a test's stacked
+    /// deck, say), so its next decision reads it.
+    pub fn forget(&self, id: Uuid) -> Result<(), AppError> {
+        self.0.forget(id)
+    }
+}
+
 /// Step 1: a round of `wagers` for `player` under idempotency key `key`, then dealt
 /// ([`drive_deal`]); a replay of the key finishes and answers the same round. Returns the round
 /// and whether this call made it.
@@ -67,8 +83,7 @@ pub async fn place_wagers(
     // Postgres keeps microseconds: the round answered now and read later must be the same.
     let created_at = Utc::now().trunc_subsecs(6);
     let round = NewRound { id, player: player.to_owned(), wallet, wagers: *wagers, rules, created_at };
-    let opened = Grouped { write: GroupedWrite::ILuvSuitsOpened(round.clone()), audit: None };
-    if state.writes.submit(opened).await? {
+    if state.writes.open_i_luv_suits(round.clone()).await? {
         return Ok((deal_round(state, round.stored()).await?, true));
     }
     let existing = reload(state, id).await?;
@@ -106,19 +121,20 @@ async fn deal_round(state: &TablesState, stored: StoredRound) -> Result<StoredRo
     let deal = Deal::shuffled(&mut ChaCha20Rng::from_os_rng());
     let staked = stored.wagers.staked_at_deal(&stored.rules);
     let dealt = Dealt { id, deal, pot, staked, balance_before: wallet.saturating_add(staked) };
-    let write = Grouped { write: GroupedWrite::ILuvSuitsDealt(dealt.clone()), audit: None };
-    if !state.writes.submit(write).await? {
+    if !state.writes.deal_i_luv_suits(dealt.clone()).await? {
         // Another call (a retry, the recovery pass) dealt it first: its cards stand.
         return reload(state, id).await;
     }
-    Ok(StoredRound {
+    let dealt_round = StoredRound {
         state: RoundState::Deciding,
         deal: Some(dealt.deal),
         pot_at_deal_cents: Some(pot),
         staked_cents: Some(staked),
         balance_before_cents: Some(dealt.balance_before),
         ..stored
-    })
+    };
+    state.i_luv_suits_rounds.0.remember(id, dealt_round.clone())?;
+    Ok(dealt_round)
 }
 
 /// Step 3: the player's decision (`choice`, given the round's ante: a play names its amount or
@@ -131,12 +147,16 @@ pub async fn decide(
     choice: Option<&(dyn Fn(i64) -> Choice + Sync)>,
 ) -> Result<StoredRound, AppError> {
     let by = if player.is_some() { DecidedBy::Player } else { DecidedBy::House };
-    // Read, then claimed by one conditional write: a decision that lost the race reads the round
-    // again and finds what won (its own retry's decision, or another: refused).
-    for _ in 0..2 {
-        let stored = Some(reload(state, id).await?)
-            .filter(|r| player.is_none_or(|p| r.player_id == p))
-            .ok_or_else(|| not_found(id))?;
+    // Read (or remembered), then claimed by one conditional write: a decision that lost the race
+    // reads the round again and finds what won (its own retry's decision, or another: refused).
+    for attempt in 0..2 {
+        let remembered = if attempt == 0 { state.i_luv_suits_rounds.0.get(id, |_| true)? } else { None };
+        let read = match remembered {
+            Some(round) => round,
+            None => reload(state, id).await?,
+        };
+        let stored =
+            Some(read).filter(|r| player.is_none_or(|p| r.player_id == p)).ok_or_else(|| not_found(id))?;
         let decided = Decided { choice: choice.map_or(Choice::Fold, |c| c(stored.wagers.ante_cents)), by };
         let decided_round = match (stored.state, &stored.pending) {
             // The same decision sent again (a retry) finds the round it made.
@@ -164,9 +184,10 @@ pub async fn decide(
                     check_play(&Hands::of(&deal), stored.wagers.ante_cents, play_cents)
                         .map_err(|e| wager_error(&e))?;
                 }
-                let claim =
-                    Grouped { write: GroupedWrite::ILuvSuitsDecided(Claim { id, decided }), audit: None };
-                if !state.writes.submit(claim).await? {
+                let claimed = state.writes.decide_i_luv_suits(Claim { id, decided }).await?;
+                // Decided or not, the round is no longer as remembered.
+                state.i_luv_suits_rounds.forget(id)?;
+                if !claimed {
                     continue;
                 }
                 let mut decided_round = stored;

@@ -11,7 +11,6 @@ use serde::Serialize;
 use uuid::Uuid;
 
 use super::store::{self, Decided, RoundState, Settlement, StoredRound};
-use crate::grouped::{Grouped, GroupedWrite};
 use crate::{TABLES_NAMESPACE, TablesState};
 
 /// The id of a round's ledger step: a retry of the step arrives at the same one.
@@ -146,8 +145,7 @@ pub async fn settle_round(
         balance_after: after,
     };
     let audit = platform::audit::Entry::new("i_luv_suits.round", id, &record)?;
-    let write = Grouped { write: GroupedWrite::ILuvSuits(settled.clone()), audit: Some(audit) };
-    if !state.writes.submit(write).await? {
+    if !state.writes.settle_i_luv_suits(settled.clone(), audit).await? {
         return Ok(None);
     }
     Ok(Some(StoredRound {

@@ -164,10 +164,11 @@ impl NewRound {
     }
 }
 
-/// New rounds with their wagers (`open`), one statement for all; answers, per round, whether it
-/// is new (false: its id was recorded before).
-pub async fn insert_rounds(conn: &mut PgConnection, rounds: &[&NewRound]) -> Result<Vec<bool>, AppError> {
-    crate::store::write_each_once(
+/// New rounds with their wagers (`open`), one statement for all (a
+/// [`platform::group_commit::OneStatement`] batch); answers, per round, whether it is new (false:
+/// its id was recorded before, or by an earlier job of the batch).
+pub async fn insert_rounds(conn: &mut PgConnection, rounds: &[NewRound]) -> Result<Vec<bool>, AppError> {
+    crate::store::write_first_of_each(
         conn,
         rounds,
         |r| r.id,
@@ -224,8 +225,8 @@ pub const DEALT: &str =
 
 /// Open rounds dealt → `deciding`, with the wallet before their wagers, one statement for all;
 /// answers, per round, whether this call dealt it (false: another call did first).
-pub async fn mark_dealt_all(conn: &mut PgConnection, dealt: &[&Dealt]) -> Result<Vec<bool>, AppError> {
-    crate::store::write_each_once(
+pub async fn mark_dealt_all(conn: &mut PgConnection, dealt: &[Dealt]) -> Result<Vec<bool>, AppError> {
+    crate::store::write_first_of_each(
         conn,
         dealt,
         |d| d.id,
@@ -261,8 +262,8 @@ pub const CLAIM_DECISIONS: &str = "UPDATE ils_rounds r
 /// Claims `deciding` rounds with no decision pending, one statement for all: a fold is made at
 /// once (→ `settling`), a play is recorded pending until its wager is taken. Answers, per claim,
 /// whether it applied (false: another decision came first).
-pub async fn claim_decisions(conn: &mut PgConnection, claims: &[&Claim]) -> Result<Vec<bool>, AppError> {
-    crate::store::write_each_once(
+pub async fn claim_decisions(conn: &mut PgConnection, claims: &[Claim]) -> Result<Vec<bool>, AppError> {
+    crate::store::write_first_of_each(
         conn,
         claims,
         |c| c.id,
@@ -299,32 +300,51 @@ pub struct Settled {
     pub balance_after: i64,
 }
 
-/// The statement of [`write_settled_all`] (checked for its plan by a test);
+/// The statement of [`write_settled_all`] (checked for its plan by a test): the rounds settled,
+/// and the records of those it settled chained by `audit_append`, in one statement;
 /// `(...) IS TRUE` finds each row by its id, never through a partial index (`platform::group_commit`).
-pub const SETTLED: &str = "UPDATE ils_rounds r SET state = 'settled', decision = u.decided, pending = NULL, staked_cents = u.staked,
-                    settlement = u.settlement, returned_cents = u.returned, balance_after_cents = u.after,
-                    updated_at = now()
-               FROM UNNEST($1::uuid[], $2::jsonb[], $3::bigint[], $4::jsonb[], $5::bigint[], $6::bigint[])
-                    AS u(id, decided, staked, settlement, returned, after)
-              WHERE r.id = u.id AND (r.state = 'settling' OR (r.state = 'deciding' AND r.pending = u.decided)) IS TRUE
-             RETURNING r.id";
+pub const SETTLED: &str = "WITH u AS (
+        SELECT * FROM UNNEST($1::uuid[], $2::jsonb[], $3::bigint[], $4::jsonb[], $5::bigint[], $6::bigint[],
+                             $7::text[], $8::uuid[], $9::text[])
+               WITH ORDINALITY AS u(id, decided, staked, settlement, returned, after,
+                                    audit_kind, audit_subject, audit_record, n)),
+     settled AS (
+        UPDATE ils_rounds r SET state = 'settled', decision = u.decided, pending = NULL, staked_cents = u.staked,
+               settlement = u.settlement, returned_cents = u.returned, balance_after_cents = u.after,
+               updated_at = now()
+          FROM u
+         WHERE r.id = u.id AND (r.state = 'settling' OR (r.state = 'deciding' AND r.pending = u.decided)) IS TRUE
+        RETURNING r.id),
+     chained AS (
+        SELECT audit_append(array_agg(u.audit_kind ORDER BY u.n), array_agg(u.audit_subject ORDER BY u.n),
+                            array_agg(u.audit_record ORDER BY u.n)) AS hashes
+          FROM u JOIN settled s ON s.id = u.id)
+    SELECT s.id FROM settled s, chained c WHERE c.hashes IS NOT NULL";
 
 /// Rounds `settling`, or `deciding` with this decision pending, → `settled` with how they ended,
-/// one statement for all; answers, per round, whether this call settled it (false: another call
-/// did first).
-pub async fn write_settled_all(conn: &mut PgConnection, settled: &[&Settled]) -> Result<Vec<bool>, AppError> {
-    crate::store::write_each_once(
+/// each with its audit record chained, one statement for all (a
+/// [`platform::group_commit::OneStatement`] batch); answers, per round, whether this call settled
+/// it (false: another call did first, or an earlier job of the batch named it).
+pub async fn write_settled_all(
+    conn: &mut PgConnection,
+    settled: &[(Settled, platform::audit::Entry)],
+) -> Result<Vec<bool>, AppError> {
+    crate::store::write_first_of_each(
         conn,
         settled,
-        |s| s.id,
+        |s| s.0.id,
         |rows| {
+            let (kinds, subjects, records) = platform::audit::Entry::columns(rows.iter().map(|s| &s.1));
             Ok(sqlx::query_scalar(SETTLED)
-                .bind(rows.iter().map(|s| s.id).collect::<Vec<_>>())
-                .bind(rows.iter().map(|s| json_of(&s.decided)).collect::<Result<Vec<_>, _>>()?)
-                .bind(rows.iter().map(|s| s.staked).collect::<Vec<_>>())
-                .bind(rows.iter().map(|s| json_of(&s.settlement)).collect::<Result<Vec<_>, _>>()?)
-                .bind(rows.iter().map(|s| s.settlement.returns.total()).collect::<Vec<_>>())
-                .bind(rows.iter().map(|s| s.balance_after).collect::<Vec<_>>()))
+                .bind(rows.iter().map(|s| s.0.id).collect::<Vec<_>>())
+                .bind(rows.iter().map(|s| json_of(&s.0.decided)).collect::<Result<Vec<_>, _>>()?)
+                .bind(rows.iter().map(|s| s.0.staked).collect::<Vec<_>>())
+                .bind(rows.iter().map(|s| json_of(&s.0.settlement)).collect::<Result<Vec<_>, _>>()?)
+                .bind(rows.iter().map(|s| s.0.settlement.returns.total()).collect::<Vec<_>>())
+                .bind(rows.iter().map(|s| s.0.balance_after).collect::<Vec<_>>())
+                .bind(kinds)
+                .bind(subjects)
+                .bind(records))
         },
     )
     .await
