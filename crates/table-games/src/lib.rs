@@ -63,6 +63,9 @@ pub struct TablesState {
     pub limits: blackjack::Limits,
     /// Blackjack tables' players and rules, as read once (they never change).
     pub blackjack_tables: blackjack::saga::KnownTables,
+    /// Blackjack rounds in play as this process last wrote them, with their shoe, so a decision
+    /// need not read them first.
+    pub blackjack_rounds: blackjack::saga::KnownRounds,
     /// I Luv Suits' accounts and posted limits.
     pub i_luv_suits: i_luv_suits::Game,
     /// Craps' accounts and posted limits.
@@ -129,6 +132,7 @@ impl TablesState {
             pot_account: id("blackjack/blazing-7s-pot"),
             limits: settings.blackjack,
             blackjack_tables: blackjack::saga::KnownTables::default(),
+            blackjack_rounds: blackjack::saga::KnownRounds::default(),
             i_luv_suits: i_luv_suits::Game {
                 escrow_account: id("i-luv-suits/escrow"),
                 house_account: id("i-luv-suits/house"),

@@ -598,3 +598,37 @@ async fn a_deal_from_a_shoe_written_since_it_was_read_is_refused_and_dealt_again
         store::write_dealt(pool, round, &dealt, at_deal, 500, &shoe, false, after.version).await.unwrap();
     assert!(again.is_none());
 }
+
+/// A process works a decision out on the round and shoe as it last wrote them, without reading
+/// them first; another process (a second replica: its own memory, the same database and ledger)
+/// may have moved the round on since. A decision on the step the database is at is made, not
+/// refused as stale from the memory; one on the step the memory is at is refused; every card is
+/// drawn once.
+#[tokio::test]
+async fn a_process_whose_memory_of_a_round_is_behind_another_s_decides_on_the_round_as_it_is() {
+    let casino = Casino::new().await;
+    let other = table_games::TablesState { blackjack_rounds: Default::default(), ..casino.state.clone() };
+    let other = table_games::router(other, platform::http::Limits::default());
+    let (token, wallet) = casino.player(10_000).await;
+    // Player 10 6 against the dealer's 9 (hole 7); a hit brings a 2 (18); the dealer's 16 draws
+    // a 3 (19).
+    let table = casino.table(&token, "10S 9H 6D 7C 2C 3C").await;
+    let dealt = casino.deal(&token, table, "r1", json!([{"wager": 500}])).await; // remembered here
+    let round = dealt.body["id"].as_str().unwrap().to_owned();
+    let request = Request::post(format!("/v1/blackjack/rounds/{round}/actions"))
+        .header("content-type", "application/json")
+        .header("authorization", format!("Bearer {token}"))
+        .body(Body::from(json!({"step": 0, "action": "hit"}).to_string()))
+        .unwrap();
+    let hit = send(&other, request).await;
+    assert_eq!((hit.status, hit.body["step"].as_i64()), (StatusCode::OK, Some(1)), "{}", hit.body);
+    let behind = casino.act(&token, &round, json!({"step": 0, "action": "stand"})).await;
+    assert_eq!(behind.code(), "stale_step", "{}", behind.body);
+    let stood = casino.act(&token, &round, json!({"step": 1, "action": "stand"})).await;
+    assert_eq!(stood.status, StatusCode::OK, "{}", stood.body);
+    assert_eq!(stood.body["state"], "settled");
+    assert_eq!(stood.body["round"]["spots"][0]["hands"][0]["cards"], json!(["10S", "6D", "2C"]));
+    assert_eq!(stood.body["round"]["dealer"], json!(["9H", "7C", "3C"]));
+    assert_eq!(casino.balance(wallet).await, 9_500, "18 loses to 19: the wager taken once");
+    casino.assert_books_balance().await;
+}

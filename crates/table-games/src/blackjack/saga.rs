@@ -91,6 +91,31 @@ impl KnownTables {
     }
 }
 
+/// Rounds in play as this process last wrote them, with their table's shoe as written with
+/// them, so that a decision is worked out without reading either first (a read is a round trip,
+/// and the shoe's 312 cards to decode). Safe with many processes: only the round in play at a
+/// table writes its shoe (one open or in play per table), and a decision worked out on a
+/// remembered round is written only if the round is still in play at the remembered step with
+/// no decision pending; a write that fails reads both again as if nothing had been remembered.
+#[derive(Debug, Clone, Default)]
+pub struct KnownRounds(Remembered<(StoredRound, Shoe)>);
+
+impl KnownRounds {
+    /// Keeps `round` as written with `shoe` if a decision may follow; forgets it otherwise.
+    fn written(&self, round: &StoredRound, shoe: &Shoe) -> Result<(), AppError> {
+        if round.state == RoundState::Playing && round.pending.is_none() {
+            self.0.remember(round.id, (round.clone(), shoe.clone()))
+        } else {
+            self.0.forget(round.id)
+        }
+    }
+
+    /// Forgets round `id`: its row or its table's shoe was changed outside this process's steps.
+    pub fn forget(&self, id: Uuid) -> Result<(), AppError> {
+        self.0.forget(id)
+    }
+}
+
 async fn reload(state: &TablesState, id: Uuid) -> Result<StoredRound, AppError> {
     store::load_round(&mut *state.pool.acquire().await?, id, false)
         .await?
@@ -231,6 +256,7 @@ async fn deal_cards(
                 .await?;
                 // (None: dealt by another call, or the shoe changed: read both again.)
                 if let Some(written) = written {
+                    state.blackjack_rounds.written(&written, &shoe)?;
                     return Ok(written);
                 }
             }
@@ -289,8 +315,15 @@ pub async fn decide(
     player: Option<&str>,
     decision: Option<(i32, Action)>,
 ) -> Result<StoredRound, AppError> {
-    for _ in 0..3 {
-        match decide_once(state, id, player, decision).await? {
+    for attempt in 0..3 {
+        // The first attempt may work on the round as this process last wrote it; a retry reads.
+        // (Never the house's: its decision is for a round nobody has touched for a long time.)
+        let remembered = if attempt == 0 && decision.is_some() {
+            state.blackjack_rounds.0.get(id, |_| true)?
+        } else {
+            None
+        };
+        match decide_once(state, id, player, decision, remembered).await? {
             Some(round) => return Ok(round),
             // The house decides for nobody waiting: whoever overtook it acted on the round.
             None if decision.is_none() => return reload(state, id).await,
@@ -307,12 +340,18 @@ async fn decide_once(
     id: Uuid,
     player: Option<&str>,
     decision: Option<(i32, Action)>,
+    remembered: Option<(StoredRound, Shoe)>,
 ) -> Result<Option<StoredRound>, AppError> {
     let not_found = || AppError::not_found("round_not_found", format!("round {id} does not exist"));
-    let (stored, shoe) = store::load_round_and_shoe(&state.pool, id)
-        .await?
-        .filter(|(r, _)| player.is_none_or(|p| r.player_id == p))
-        .ok_or_else(not_found)?;
+    // A refusal is only ever made on the round as read: one worked out on a remembered round
+    // (perhaps behind the database) reads it again instead (None).
+    let from_memory = remembered.is_some();
+    let read = match remembered {
+        Some(known) => Some(known),
+        None => store::load_round_and_shoe(&state.pool, id).await?.map(|(round, read)| (round, read.shoe)),
+    };
+    let (stored, shoe) =
+        read.filter(|(r, _)| player.is_none_or(|p| r.player_id == p)).ok_or_else(not_found)?;
     if stored.state == RoundState::Settling {
         // The decision that ended it was applied; its settlement is finished for whoever asks.
         return Ok(Some(settle_stored(state, stored).await?));
@@ -339,13 +378,15 @@ async fn decide_once(
     }
     let round = stored.round.clone().ok_or_else(|| AppError::internal("a round in play without cards"))?;
     let action = match decision {
+        Some((named, _)) if named != stored.step && from_memory => return Ok(None),
         Some((named, _)) if named != stored.step => return Err(stale(stored.step)),
         Some((_, action)) => action,
         None => house_decision(&round),
     };
-    let (mut next, mut shoe) = (round.clone(), shoe.shoe);
+    let (mut next, mut shoe) = (round.clone(), shoe);
     match next.act(action, &mut shoe) {
         Ok(()) => {}
+        Err(_) if from_memory => return Ok(None),
         Err(PlayError::Shoe(_)) => return void_in_play(state, &stored, &round).await,
         Err(e) => return Err(play_error(&e)),
     }
@@ -362,6 +403,7 @@ async fn decide_once(
     if pending.added_cents > 0 {
         // It adds a wager: recorded first (claiming the step), then the wager, then applied.
         if !store::set_pending(&state.pool, id, &pending).await? {
+            state.blackjack_rounds.forget(id)?;
             return Ok(None);
         }
         return finish_pending(state, stored, pending).await;
@@ -407,7 +449,14 @@ async fn write(
 ) -> Result<Option<StoredRound>, AppError> {
     let mut actions: Vec<Value> = store::from_json(stored.actions.clone())?;
     actions.push(pending.record.clone());
-    store::write_decision(&state.pool, stored.id, pending, &Value::Array(actions), was_pending).await
+    let written =
+        store::write_decision(&state.pool, stored.id, pending, &Value::Array(actions), was_pending).await?;
+    match &written {
+        Some(round) => state.blackjack_rounds.written(round, &pending.shoe)?,
+        // Not as remembered (or read): whatever moved it on, the next decision reads it.
+        None => state.blackjack_rounds.forget(stored.id)?,
+    }
+    Ok(written)
 }
 
 /// A pending decision finished: its wager taken, then applied and, if it ended the round,
