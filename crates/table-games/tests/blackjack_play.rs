@@ -608,7 +608,7 @@ async fn a_deal_from_a_shoe_written_since_it_was_read_is_refused_and_dealt_again
 async fn a_process_whose_memory_of_a_round_is_behind_another_s_decides_on_the_round_as_it_is() {
     let casino = Casino::new().await;
     let other = table_games::TablesState { blackjack_rounds: Default::default(), ..casino.state.clone() };
-    let other = table_games::router(other, platform::http::Limits::default());
+    let other = table_games::router(other, Limits::default());
     let (token, wallet) = casino.player(10_000).await;
     // Player 10 6 against the dealer's 9 (hole 7); a hit brings a 2 (18); the dealer's 16 draws
     // a 3 (19).
