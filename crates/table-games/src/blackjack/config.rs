@@ -1,5 +1,8 @@
 //! The house's blackjack settings, read once at start.
 
+use domain::blackjack::round::TableRules;
+use domain::cards::Decks;
+use platform::AppError;
 use platform::config::{ConfigError, env_or};
 
 /// The limits posted at every table (`LOTTO_BJ_MIN_WAGER_CENTS`, `LOTTO_BJ_MAX_WAGER_CENTS`,
@@ -66,6 +69,49 @@ impl Limits {
             abandoned_after: std::time::Duration::from_secs(
                 u64::try_from(get("LOTTO_BJ_ABANDONED_AFTER_SECONDS", 86_400)?).unwrap_or(86_400),
             ),
+        })
+    }
+
+    /// A new table's rules checked against these, the house's: whole-dollar limits within the
+    /// house's, and a number of spots the shoe always serves.
+    pub fn table_rules(
+        &self,
+        decks: Decks,
+        min_wager_cents: Option<i64>,
+        max_wager_cents: Option<i64>,
+        max_spots: Option<usize>,
+    ) -> Result<TableRules, AppError> {
+        let house = self;
+        let min = min_wager_cents.unwrap_or(house.min_wager_cents);
+        let max = max_wager_cents.unwrap_or(house.max_wager_cents);
+        if min < house.min_wager_cents
+            || max > house.max_wager_cents
+            || min > max
+            || min % 100 != 0
+            || max % 100 != 0
+        {
+            return Err(AppError::unprocessable(
+                "invalid_limits",
+                format!(
+                    "table limits are whole dollars within the house's, {} to {} cents",
+                    house.min_wager_cents, house.max_wager_cents
+                ),
+            ));
+        }
+        let most_spots = house.max_spots.min(domain::blackjack::max_spots_served(decks));
+        let max_spots = max_spots.unwrap_or(most_spots);
+        if !(1..=most_spots).contains(&max_spots) {
+            return Err(AppError::unprocessable(
+                "invalid_max_spots",
+                format!("a {}-deck table plays 1 to {most_spots} spots a round", decks.count()),
+            ));
+        }
+        Ok(TableRules {
+            decks,
+            min_wager_cents: min,
+            max_wager_cents: max,
+            progressive_wager_cents: house.progressive_wager_cents,
+            max_spots,
         })
     }
 }

@@ -40,8 +40,7 @@ pub async fn open_table(
     let cut = request.cut.unwrap_or_else(|| random_cut(decks, &mut rng));
     let shoe = Shoe::shuffled(decks, cut, &mut rng)
         .map_err(|e| AppError::unprocessable("cut_out_of_range", e.to_string()))?;
-    let rules = saga::table_rules(
-        &state,
+    let rules = state.limits.table_rules(
         decks,
         request.min_wager_cents,
         request.max_wager_cents,
