@@ -5,8 +5,8 @@
 //!   the round, a pot's meter), sent to the ledger many rounds to a call. A shared call the
 //!   ledger refuses (one player's empty wallet) is sent again round by round, so one refusal
 //!   never refuses another player's round.
-//! - [`Writers`]: a round's or roll's local writes (recorded, dealt, a decision claimed, settled
-//!   with its audit record), each kind one statement for many rounds, without a transaction: one
+//! - [`Writers`]: a round's or roll's local writes (recorded, dealt, a decision claimed or
+//!   applied, settled with its audit record), each kind one statement for many rounds, without a transaction: one
 //!   commit, and one append to the chain, whose lock every finishing round would otherwise take
 //!   in turn. Each write is one conditional statement on its own row (no lock is held between
 //!   statements), so a round's steps keep their order and exclusivity without a transaction of
@@ -116,13 +116,15 @@ pub struct Writers {
     ils_dealt: GroupCommit<OneStatement<ILuvSuitsDealt>>,
     ils_decided: GroupCommit<OneStatement<ILuvSuitsDecided>>,
     ils_settled: GroupCommit<OneStatement<ILuvSuitsSettled>>,
+    blackjack_dealt: GroupCommit<OneStatement<BlackjackDealt>>,
+    blackjack_decided: GroupCommit<OneStatement<BlackjackDecided>>,
     blackjack_settled: GroupCommit<OneStatement<BlackjackSettled>>,
 }
 
 impl Writers {
     /// How many writers [`Writers::spawn`] starts, each holding one connection once it has
     /// written.
-    pub const CONNECTIONS: u32 = 7;
+    pub const CONNECTIONS: u32 = 9;
 
     /// Starts the writers on a pool of their own on `pool`'s database, planning by key, at most
     /// 64 jobs to a statement. A writer connects at its first batch, so a game nobody plays
@@ -136,6 +138,8 @@ impl Writers {
             ils_dealt: GroupCommit::spawn_one_statement(by_key.clone(), ILuvSuitsDealt, 64),
             ils_decided: GroupCommit::spawn_one_statement(by_key.clone(), ILuvSuitsDecided, 64),
             ils_settled: GroupCommit::spawn_one_statement(by_key.clone(), ILuvSuitsSettled, 64),
+            blackjack_dealt: GroupCommit::spawn_one_statement(by_key.clone(), BlackjackDealt, 64),
+            blackjack_decided: GroupCommit::spawn_one_statement(by_key.clone(), BlackjackDecided, 64),
             blackjack_settled: GroupCommit::spawn_one_statement(by_key, BlackjackSettled, 64),
         }
     }
@@ -178,6 +182,18 @@ impl Writers {
         audit: Entry,
     ) -> Result<bool, AppError> {
         self.ils_settled.submit((settled, audit)).await
+    }
+
+    /// Writes a blackjack round dealt with its table's shoe; false: another call dealt it first,
+    /// or the shoe was written since it was read.
+    pub async fn deal_blackjack(&self, dealt: blackjack::store::Dealt) -> Result<bool, AppError> {
+        self.blackjack_dealt.submit(dealt).await
+    }
+
+    /// Writes a blackjack decision with its table's shoe; false: the round was no longer where
+    /// the decision was worked out.
+    pub async fn decide_blackjack(&self, decision: blackjack::store::Decision) -> Result<bool, AppError> {
+        self.blackjack_decided.submit(decision).await
     }
 
     /// Writes a blackjack round settled, with its audit record; false: another call settled it
@@ -232,6 +248,14 @@ one_statement_write!(
 one_statement_write!(
     /// I Luv Suits rounds settled and chained ([`i_luv_suits::store::write_settled_all`]).
     ILuvSuitsSettled, (i_luv_suits::store::Settled, Entry), i_luv_suits::store::write_settled_all
+);
+one_statement_write!(
+    /// Blackjack rounds dealt with their tables' shoes ([`blackjack::store::write_dealt_all`]).
+    BlackjackDealt, blackjack::store::Dealt, blackjack::store::write_dealt_all
+);
+one_statement_write!(
+    /// Blackjack decisions applied with their tables' shoes ([`blackjack::store::write_decisions`]).
+    BlackjackDecided, blackjack::store::Decision, blackjack::store::write_decisions
 );
 one_statement_write!(
     /// Blackjack rounds settled and chained ([`blackjack::store::write_settled_all`]).

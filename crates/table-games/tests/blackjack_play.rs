@@ -583,20 +583,29 @@ async fn a_deal_from_a_shoe_written_since_it_was_read_is_refused_and_dealt_again
     let mut shoe = read.shoe.clone();
     let dealt = Round::deal(rules, recorded.spot_bets().unwrap(), &mut shoe).unwrap();
     let at_deal = store::AtDeal { pot: 0, balance_before: 10_000 };
-    let stale =
-        store::write_dealt(pool, round, &dealt, at_deal, 500, &shoe, false, read.version).await.unwrap();
-    assert!(stale.is_none(), "a deal from an out-of-date shoe is not written");
+    let deal = |read_version| store::Dealt {
+        id: round,
+        round: dealt.clone(),
+        at_deal,
+        staked: 500,
+        shoe: shoe.clone(),
+        shuffled: false,
+        read_version,
+    };
+    let mut conn = pool.acquire().await.unwrap();
+    let stale = store::write_dealt_all(&mut conn, &[deal(read.version)]).await.unwrap();
+    assert_eq!(stale, [false], "a deal from an out-of-date shoe is not written");
     let (still, fresh) = store::load_round_and_shoe(pool, round).await.unwrap().unwrap();
     assert_eq!((still.state.as_str(), fresh.version), ("open", read.version + 1));
-    let written =
-        store::write_dealt(pool, round, &dealt, at_deal, 500, &shoe, false, fresh.version).await.unwrap();
-    assert_eq!(written.expect("written").state.as_str(), "playing");
-    let (_, after) = store::load_round_and_shoe(pool, round).await.unwrap().unwrap();
+    let written = store::write_dealt_all(&mut conn, &[deal(fresh.version)]).await.unwrap();
+    assert_eq!(written, [true]);
+    let (now, after) = store::load_round_and_shoe(pool, round).await.unwrap().unwrap();
+    assert_eq!(now.state.as_str(), "playing");
     assert_eq!(after.version, fresh.version + 1, "the deal's write of the shoe is counted");
+    assert_eq!(after.shoe, shoe, "the shoe is written as the deal left it");
     // Written once: the same deal again finds the round dealt.
-    let again =
-        store::write_dealt(pool, round, &dealt, at_deal, 500, &shoe, false, after.version).await.unwrap();
-    assert!(again.is_none());
+    let again = store::write_dealt_all(&mut conn, &[deal(after.version)]).await.unwrap();
+    assert_eq!(again, [false]);
 }
 
 /// A process works a decision out on the round and shoe as it last wrote them, without reading
@@ -630,5 +639,41 @@ async fn a_process_whose_memory_of_a_round_is_behind_another_s_decides_on_the_ro
     assert_eq!(stood.body["round"]["spots"][0]["hands"][0]["cards"], json!(["10S", "6D", "2C"]));
     assert_eq!(stood.body["round"]["dealer"], json!(["9H", "7C", "3C"]));
     assert_eq!(casino.balance(wallet).await, 9_500, "18 loses to 19: the wager taken once");
+    casino.assert_books_balance().await;
+}
+
+/// The deal and each decision are written without reading the round back (one statement for
+/// many rounds): what a step answers, and what the process remembers for the next decision, is
+/// built from what it wrote, so it must be the round exactly as stored. A hit (no wager added),
+/// a stand that ends the round, and at the next round a double (its wager taken, then applied).
+#[tokio::test]
+async fn each_step_answers_the_round_exactly_as_it_is_stored() {
+    use domain::blackjack::round::{Action, SpotBet};
+    use table_games::blackjack::{saga, store};
+    let casino = Casino::new().await;
+    let (token, _) = casino.player(10_000).await;
+    let player = casino.tokens.verify(&token).unwrap().sub;
+    let table = casino.table(&token, "5S 9H 3D 7C 2C 4C 6S 10H 5D 7H 10D 2H").await;
+    let state = &casino.state;
+    let pool = &casino.state.pool;
+    let as_stored = |id: Uuid| async move {
+        let mut conn = pool.acquire().await.unwrap();
+        format!("{:?}", store::load_round(&mut conn, id, false).await.unwrap().unwrap())
+    };
+    let bets: Vec<SpotBet> = serde_json::from_value(json!([{"wager": 500}])).unwrap();
+    let (first, _) = saga::place_bets(state, table, &player, "r1", &bets).await.unwrap();
+    assert_eq!(format!("{first:?}"), as_stored(first.id).await, "dealt");
+    let hit = saga::decide(state, first.id, Some(&player), Some((0, Action::Hit))).await.unwrap();
+    assert_eq!((hit.state.as_str(), hit.step), ("playing", 1));
+    assert_eq!(format!("{hit:?}"), as_stored(first.id).await, "hit");
+    let stood = saga::decide(state, first.id, Some(&player), Some((1, Action::Stand))).await.unwrap();
+    assert_eq!(stood.state.as_str(), "settled");
+    assert_eq!(format!("{stood:?}"), as_stored(first.id).await, "stood");
+    let (second, _) = saga::place_bets(state, table, &player, "r2", &bets).await.unwrap();
+    assert_eq!(format!("{second:?}"), as_stored(second.id).await, "dealt again");
+    let double = Some((0, Action::Double { amount: None }));
+    let doubled = saga::decide(state, second.id, Some(&player), double).await.unwrap();
+    assert_eq!((doubled.state.as_str(), doubled.staked_cents), ("settled", Some(1_000)));
+    assert_eq!(format!("{doubled:?}"), as_stored(second.id).await, "doubled");
     casino.assert_books_balance().await;
 }

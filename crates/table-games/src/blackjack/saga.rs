@@ -6,19 +6,20 @@
 //!    into the pot and the rest to the house, K.A.R. 111-301-5(j)(3), (6)); refused →
 //!    `refused`, nothing moved; then dealt from the table's shoe (shuffled first when past its
 //!    cut card), the round (`playing`, or `settling` when the deal ends it) and the shoe written
-//!    in one statement on the condition that the round is still `open`;
+//!    in one statement on the condition that the round is still `open` (one statement for the
+//!    deals of many tables, `grouped::Writers`);
 //! 3. [`decide`]: each decision names the `step` it acts on and is applied to the round and shoe
 //!    as read: a rule error changes nothing, a stale step is refused. A decision that adds no
-//!    wager is written with the shoe in one statement on the condition that the round is still
-//!    at that step with nothing pending. One that adds a wager (double, split, insurance) is
-//!    first recorded as the round's pending decision on that condition, so it holds the step;
-//!    the wager is then taken from the wallet (key `<round>/step/<n>`), and the decision written
-//!    on the condition that it is still the one pending. Of two concurrent decisions exactly
-//!    one is written; a refused wager clears the claim with nothing moved; a ledger that does
-//!    not answer leaves it for the same decision sent again, or the recovery pass, to finish.
-//!    No lock is held between statements: the round in play is the only one dealing from its
-//!    table's shoe, and every write of the shoe is conditioned on that round's state and step
-//!    (see `store::load_round_and_shoe`);
+//!    wager is written with the shoe in one statement (many rounds' decisions to one) on the
+//!    condition that the round is still at that step with nothing pending. One that adds a
+//!    wager (double, split, insurance) is first recorded as the round's pending decision on that
+//!    condition, so it holds the step; the wager is then taken from the wallet (key
+//!    `<round>/step/<n>`), and the decision written on the condition that it is still the one
+//!    pending. Of two concurrent decisions exactly one is written; a refused wager clears the
+//!    claim with nothing moved; a ledger that does not answer leaves it for the same decision
+//!    sent again, or the recovery pass, to finish. No lock is held between statements: the
+//!    round in play is the only one dealing from its table's shoe, and every write of the shoe
+//!    is conditioned on that round's state and step (see `store::load_round_and_shoe`);
 //! 4. [`super::settlement::settle_stored`]: a `settling` round is paid in one ledger batch and
 //!    marked `settled` with its audit record.
 //!
@@ -203,7 +204,7 @@ async fn deal_round(
 
 /// The cards, from the table's shoe: the round `playing`, or `settling` when the deal ends it,
 /// written with the shoe in one statement if the round is still `open` and the shoe unchanged
-/// since it was read (see [`store::write_dealt`]; no lock is needed); a shoe with no card for
+/// since it was read (see [`store::DEALT`]; no lock is needed); a shoe with no card for
 /// it voids the round. The shoe is the one read as the round was recorded, if given, else read
 /// now, and read again if it changed. A shoe past its cut card is shuffled before it deals; any
 /// other has its discards shuffled into the reserve it deals from if it runs out mid-round. The
@@ -243,19 +244,18 @@ async fn deal_cards(
         match Round::deal(*rules, bets.to_vec(), &mut shoe) {
             Ok(round) => {
                 let staked: i64 = round.spots.iter().map(|s| s.staked(rules)).sum();
-                let written = store::write_dealt(
-                    &state.pool,
-                    stored.id,
-                    &round,
+                let dealt = store::Dealt {
+                    id: stored.id,
+                    round,
                     at_deal,
                     staked,
-                    &shoe,
+                    shoe,
                     shuffled,
-                    read_shoe.version,
-                )
-                .await?;
-                // (None: dealt by another call, or the shoe changed: read both again.)
-                if let Some(written) = written {
+                    read_version: read_shoe.version,
+                };
+                let (written, shoe) = (dealt.applied_to(stored), dealt.shoe.clone());
+                // (Not written: dealt by another call, or the shoe changed: read both again.)
+                if state.writes.deal_blackjack(dealt).await? {
                     state.blackjack_rounds.written(&written, &shoe)?;
                     return Ok(written);
                 }
@@ -439,8 +439,8 @@ async fn void_in_play(
     Ok(Some(reload(state, stored.id).await?))
 }
 
-/// Writes a decision (see [`store::write_decision`]): the round moved on one step, the decision
-/// recorded, and the table's shoe; None when the round was no longer where it was read.
+/// Writes a decision (see [`store::DECIDED`], group-committed): the round moved on one step, the
+/// decision recorded, and the table's shoe; None when the round was no longer where it was read.
 async fn write(
     state: &TablesState,
     stored: &StoredRound,
@@ -449,14 +449,20 @@ async fn write(
 ) -> Result<Option<StoredRound>, AppError> {
     let mut actions: Vec<Value> = store::from_json(stored.actions.clone())?;
     actions.push(pending.record.clone());
-    let written =
-        store::write_decision(&state.pool, stored.id, pending, &Value::Array(actions), was_pending).await?;
-    match &written {
-        Some(round) => state.blackjack_rounds.written(round, &pending.shoe)?,
+    let decision = store::Decision {
+        id: stored.id,
+        pending: pending.clone(),
+        actions: Value::Array(actions),
+        was_pending,
+    };
+    let written = decision.applied_to(stored);
+    if !state.writes.decide_blackjack(decision).await? {
         // Not as remembered (or read): whatever moved it on, the next decision reads it.
-        None => state.blackjack_rounds.forget(stored.id)?,
+        state.blackjack_rounds.forget(stored.id)?;
+        return Ok(None);
     }
-    Ok(written)
+    state.blackjack_rounds.written(&written, &pending.shoe)?;
+    Ok(Some(written))
 }
 
 /// A pending decision finished: its wager taken, then applied and, if it ended the round,

@@ -172,7 +172,7 @@ pub async fn load_round(
 /// Round `id` and its table's shoe, read together. A round in play is the only one that deals
 /// from its table's shoe (one round open or in play per table, `bj_rounds_one_in_play`), and
 /// every write of the shoe is conditioned on that round's state and step (see
-/// [`write_dealt`], [`write_decision`]): so the shoe read here is the one such a write may
+/// [`DEALT`], [`DECIDED`]): so the shoe read here is the one such a write may
 /// replace.
 pub async fn load_round_and_shoe(
     pool: &PgPool,
@@ -206,7 +206,7 @@ pub async fn recent_rounds(pool: &PgPool, player: &str, limit: i64) -> Result<Ve
     .collect()
 }
 
-/// A table's shoe as read, with the count of its writes then (see [`write_dealt`]).
+/// A table's shoe as read, with the count of its writes then (see [`DEALT`]).
 #[derive(Debug, Clone)]
 pub struct ReadShoe {
     pub shoe: Shoe,
@@ -263,48 +263,82 @@ pub struct AtDeal {
     pub balance_before: i64,
 }
 
-/// A round dealt from `shoe` (shuffled first when `shuffled`): `playing`, or `settling` when the
-/// deal ended it; the round and its table's shoe in one statement, if the round is still
-/// `open` and the shoe was last written as `read_version` (None: another call dealt it first,
-/// or the shoe it was dealt from is out of date). The round was recorded before this
-/// statement, so no other round of its table writes the shoe after this statement's snapshot
-/// (one open or in play per table): the version this statement reads is the one it replaces.
-#[allow(clippy::too_many_arguments)]
-pub async fn write_dealt(
-    pool: &PgPool,
-    id: Uuid,
-    round: &Round,
-    at_deal: AtDeal,
-    staked: i64,
-    shoe: &Shoe,
-    shuffled: bool,
-    read_version: i64,
-) -> Result<Option<StoredRound>, AppError> {
-    sqlx::query(&format!(
-        "WITH r AS (
-            UPDATE bj_rounds SET state = $5, round = $2, pot_at_deal_cents = $3, staked_cents = $4,
-                   balance_before_cents = $6, updated_at = now()
-             WHERE id = $1 AND state = 'open'
-               AND (SELECT shoe_version FROM bj_tables WHERE bj_tables.id = bj_rounds.table_id) = $9
-         RETURNING {ROUND_COLUMNS}),
-         t AS (UPDATE bj_tables SET shoe = $7, shuffles = shuffles + $8, shoe_version = shoe_version + 1
-                WHERE id = (SELECT table_id FROM r))
-         SELECT {ROUND_COLUMNS} FROM r"
-    ))
-    .bind(id)
-    .bind(json_of(round)?)
-    .bind(at_deal.pot)
-    .bind(staked)
-    .bind(if round.phase == Phase::Settled { "settling" } else { "playing" })
-    .bind(at_deal.balance_before)
-    .bind(json_of(shoe)?)
-    .bind(i32::from(shuffled))
-    .bind(read_version)
-    .fetch_optional(pool)
-    .await?
-    .as_ref()
-    .map(StoredRound::from_row)
-    .transpose()
+/// A round dealt from `shoe` (shuffled first when `shuffled`), to be written by [`write_dealt_all`].
+#[derive(Debug, Clone)]
+pub struct Dealt {
+    pub id: Uuid,
+    pub round: Round,
+    pub at_deal: AtDeal,
+    pub staked: i64,
+    pub shoe: Shoe,
+    pub shuffled: bool,
+    /// The count of the shoe's writes when it was read.
+    pub read_version: i64,
+}
+
+impl Dealt {
+    /// Where the deal leaves the round: `settling` when it ended it, else `playing`.
+    pub fn state(&self) -> RoundState {
+        if self.round.phase == Phase::Settled { RoundState::Settling } else { RoundState::Playing }
+    }
+
+    /// `open` as read, once this deal is written.
+    pub fn applied_to(&self, open: &StoredRound) -> StoredRound {
+        StoredRound {
+            state: self.state(),
+            round: Some(self.round.clone()),
+            pot_at_deal_cents: Some(self.at_deal.pot),
+            staked_cents: Some(self.staked),
+            balance_before_cents: Some(self.at_deal.balance_before),
+            ..open.clone()
+        }
+    }
+}
+
+/// The statement of [`write_dealt_all`] (checked for its plan by a test): each round and its
+/// table's shoe, if the round is still `open` and the shoe was last written as it was read. The
+/// round was recorded before this statement, so no other round of its table writes the shoe
+/// after this statement's snapshot (one open or in play per table): the version it reads is the
+/// one it replaces, and no table is named twice in a batch.
+pub const DEALT: &str = "WITH u AS (
+        SELECT * FROM UNNEST($1::uuid[], $2::jsonb[], $3::text[], $4::bigint[], $5::bigint[], $6::bigint[],
+                             $7::jsonb[], $8::int[], $9::bigint[])
+               AS u(id, round, state, pot, staked, before, shoe, shuffled, read_version)),
+     r AS (
+        UPDATE bj_rounds r SET state = u.state, round = u.round, pot_at_deal_cents = u.pot,
+               staked_cents = u.staked, balance_before_cents = u.before, updated_at = now()
+          FROM u
+         WHERE r.id = u.id AND (r.state = 'open') IS TRUE
+           AND (SELECT t.shoe_version FROM bj_tables t WHERE t.id = r.table_id) = u.read_version
+        RETURNING r.id, r.table_id),
+     t AS (
+        UPDATE bj_tables t SET shoe = u.shoe, shuffles = t.shuffles + u.shuffled, shoe_version = t.shoe_version + 1
+          FROM r JOIN u ON u.id = r.id
+         WHERE t.id = r.table_id)
+    SELECT id FROM r";
+
+/// Each round dealt with its table's shoe, one statement for all (a
+/// [`platform::group_commit::OneStatement`] batch); false for one another call dealt first, or
+/// whose shoe was written since it was read (read both again).
+pub async fn write_dealt_all(conn: &mut PgConnection, dealt: &[Dealt]) -> Result<Vec<bool>, AppError> {
+    crate::store::write_first_of_each(
+        conn,
+        dealt,
+        |d| d.id,
+        |rows| {
+            Ok(sqlx::query_scalar(DEALT)
+                .bind(rows.iter().map(|d| d.id).collect::<Vec<_>>())
+                .bind(rows.iter().map(|d| json_of(&d.round)).collect::<Result<Vec<_>, _>>()?)
+                .bind(rows.iter().map(|d| d.state().as_str()).collect::<Vec<_>>())
+                .bind(rows.iter().map(|d| d.at_deal.pot).collect::<Vec<_>>())
+                .bind(rows.iter().map(|d| d.staked).collect::<Vec<_>>())
+                .bind(rows.iter().map(|d| d.at_deal.balance_before).collect::<Vec<_>>())
+                .bind(rows.iter().map(|d| json_of(&d.shoe)).collect::<Result<Vec<_>, _>>()?)
+                .bind(rows.iter().map(|d| i32::from(d.shuffled)).collect::<Vec<_>>())
+                .bind(rows.iter().map(|d| d.read_version).collect::<Vec<_>>()))
+        },
+    )
+    .await
 }
 
 /// Records a decision waiting for its wager: it claims the round's step, if the round is still
@@ -333,42 +367,82 @@ pub async fn clear_pending(pool: &PgPool, id: Uuid, step: i32) -> Result<(), App
     Ok(())
 }
 
-/// Applies `pending`'s decision: the round moved on a step with the decision recorded in
-/// `actions` (`settling` when it ended the round) and its table's shoe, in one statement, if the
-/// round is still in play at the decision's step, with no decision pending or, when
-/// `was_pending`, with this one (None: another decision was first, or this one was applied).
-pub async fn write_decision(
-    pool: &PgPool,
-    id: Uuid,
-    pending: &PendingDecision,
-    actions: &Value,
-    was_pending: bool,
-) -> Result<Option<StoredRound>, AppError> {
-    let next = &pending.next;
-    let staked: i64 = next.spots.iter().map(|s| s.staked(&next.rules)).sum();
-    sqlx::query(&format!(
-        "WITH r AS (
-            UPDATE bj_rounds SET round = $2, step = step + 1, actions = $3, staked_cents = $4, pending = NULL,
-                   state = $5, updated_at = now()
-             WHERE id = $1 AND state = 'playing' AND step = $6
-               AND CASE WHEN $7 THEN (pending->>'step')::int = $6 ELSE pending IS NULL END
-         RETURNING {ROUND_COLUMNS}),
-         t AS (UPDATE bj_tables SET shoe = $8, shoe_version = shoe_version + 1 WHERE id = (SELECT table_id FROM r))
-         SELECT {ROUND_COLUMNS} FROM r"
-    ))
-    .bind(id)
-    .bind(json_of(next)?)
-    .bind(actions)
-    .bind(staked)
-    .bind(if next.phase == Phase::Settled { "settling" } else { "playing" })
-    .bind(pending.step)
-    .bind(was_pending)
-    .bind(json_of(&pending.shoe)?)
-    .fetch_optional(pool)
-    .await?
-    .as_ref()
-    .map(StoredRound::from_row)
-    .transpose()
+/// A decision to apply (see the saga): the round moved on from `pending.step` with the decision
+/// recorded in `actions` (`settling` when it ended the round), and its table's shoe.
+#[derive(Debug, Clone)]
+pub struct Decision {
+    pub id: Uuid,
+    pub pending: PendingDecision,
+    pub actions: Value,
+    /// Applied as the round's pending decision (its wager taken), not as one with none pending.
+    pub was_pending: bool,
+}
+
+impl Decision {
+    fn staked(&self) -> i64 {
+        let next = &self.pending.next;
+        next.spots.iter().map(|s| s.staked(&next.rules)).sum()
+    }
+
+    fn state(&self) -> RoundState {
+        if self.pending.next.phase == Phase::Settled { RoundState::Settling } else { RoundState::Playing }
+    }
+
+    /// `before` as read, once this decision is written.
+    pub fn applied_to(&self, before: &StoredRound) -> StoredRound {
+        StoredRound {
+            state: self.state(),
+            step: self.pending.step.saturating_add(1),
+            round: Some(self.pending.next.clone()),
+            actions: self.actions.clone(),
+            pending: None,
+            staked_cents: Some(self.staked()),
+            ..before.clone()
+        }
+    }
+}
+
+/// The statement of [`write_decisions`] (checked for its plan by a test): each round moved on a
+/// step and its table's shoe, if the round is still in play at the decision's step, with no
+/// decision pending or, for one applied as pending, with this one.
+pub const DECIDED: &str = "WITH u AS (
+        SELECT * FROM UNNEST($1::uuid[], $2::jsonb[], $3::jsonb[], $4::bigint[], $5::text[], $6::int[],
+                             $7::bool[], $8::jsonb[])
+               AS u(id, round, actions, staked, state, step, was_pending, shoe)),
+     r AS (
+        UPDATE bj_rounds r SET round = u.round, step = r.step + 1, actions = u.actions, staked_cents = u.staked,
+               pending = NULL, state = u.state, updated_at = now()
+          FROM u
+         WHERE r.id = u.id AND (r.state = 'playing' AND r.step = u.step) IS TRUE
+           AND CASE WHEN u.was_pending THEN (r.pending->>'step')::int = u.step ELSE r.pending IS NULL END
+        RETURNING r.id, r.table_id),
+     t AS (
+        UPDATE bj_tables t SET shoe = u.shoe, shoe_version = t.shoe_version + 1
+          FROM r JOIN u ON u.id = r.id
+         WHERE t.id = r.table_id)
+    SELECT id FROM r";
+
+/// Each decision applied with its table's shoe, one statement for all (a
+/// [`platform::group_commit::OneStatement`] batch); false for one whose round was no longer
+/// where it was read (another decision was first, or this one was applied).
+pub async fn write_decisions(conn: &mut PgConnection, decisions: &[Decision]) -> Result<Vec<bool>, AppError> {
+    crate::store::write_first_of_each(
+        conn,
+        decisions,
+        |d| d.id,
+        |rows| {
+            Ok(sqlx::query_scalar(DECIDED)
+                .bind(rows.iter().map(|d| d.id).collect::<Vec<_>>())
+                .bind(rows.iter().map(|d| json_of(&d.pending.next)).collect::<Result<Vec<_>, _>>()?)
+                .bind(rows.iter().map(|d| d.actions.clone()).collect::<Vec<_>>())
+                .bind(rows.iter().map(|d| d.staked()).collect::<Vec<_>>())
+                .bind(rows.iter().map(|d| d.state().as_str()).collect::<Vec<_>>())
+                .bind(rows.iter().map(|d| d.pending.step).collect::<Vec<_>>())
+                .bind(rows.iter().map(|d| d.was_pending).collect::<Vec<_>>())
+                .bind(rows.iter().map(|d| json_of(&d.pending.shoe)).collect::<Result<Vec<_>, _>>()?))
+        },
+    )
+    .await
 }
 
 /// A settling round paid, to be written as settled.
