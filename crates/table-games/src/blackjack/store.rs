@@ -276,10 +276,18 @@ pub struct Dealt {
     pub read_version: i64,
 }
 
+impl RoundState {
+    /// Where a step that left the cards as `round` leaves the round: `settling` when it ended
+    /// the round, else `playing`.
+    fn after_step(round: &Round) -> RoundState {
+        if round.phase == Phase::Settled { RoundState::Settling } else { RoundState::Playing }
+    }
+}
+
 impl Dealt {
-    /// Where the deal leaves the round: `settling` when it ended it, else `playing`.
+    /// Where the deal leaves the round.
     pub fn state(&self) -> RoundState {
-        if self.round.phase == Phase::Settled { RoundState::Settling } else { RoundState::Playing }
+        RoundState::after_step(&self.round)
     }
 
     /// `open` as read, once this deal is written.
@@ -385,7 +393,7 @@ impl Decision {
     }
 
     fn state(&self) -> RoundState {
-        if self.pending.next.phase == Phase::Settled { RoundState::Settling } else { RoundState::Playing }
+        RoundState::after_step(&self.pending.next)
     }
 
     /// `before` as read, once this decision is written.
