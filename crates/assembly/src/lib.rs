@@ -19,6 +19,7 @@ use instant::{InstantSettings, InstantState};
 use platform::auth::TokenKeys;
 use platform::config::{Config, Secret};
 use platform::http::Readiness;
+use platform::secrets::KeptSecrets;
 use platform::upstream::Upstream;
 use platform::webhook::WebhookSecret;
 use sqlx::PgPool;
@@ -82,12 +83,14 @@ impl Options {
         Ok(self)
     }
 
-    /// `lotto`: the settings of the environment, each service's read once here, at start.
-    pub fn from_env(config: Config, tokens: TokenKeys) -> anyhow::Result<Options> {
-        let webhook_secret = match Secret::from_env("LOTTO_PAYMENTS_WEBHOOK_SECRET")? {
-            Some(secret) => WebhookSecret::new(secret.expose().to_vec()),
-            None => WebhookSecret::random(),
-        };
+    /// `lotto`: the settings of the environment, each service's read once here, at start; the
+    /// secrets it does not give come from `kept` (made once, then the same at every start).
+    pub fn from_env(config: Config, kept: &KeptSecrets) -> anyhow::Result<Options> {
+        let tokens = TokenKeys::from_secret(kept.secret("LOTTO_TOKEN_SECRET", "token-secret")?.expose())
+            .map_err(|reason| anyhow::anyhow!("LOTTO_TOKEN_SECRET: {reason}"))?;
+        let webhook_secret = WebhookSecret::new(
+            kept.secret("LOTTO_PAYMENTS_WEBHOOK_SECRET", "payments-webhook-secret")?.expose().to_vec(),
+        );
         // A demonstration's smaller runs: pools of 300,000 tickets become a `scale`-th of that,
         // each prize row a `scale`-th of its winners (at least one).
         let scale: u64 = platform::config::env_or("LOTTO_INSTANT_SCALE", 1u64)?;
@@ -99,7 +102,7 @@ impl Options {
         .context("a carried instant game is malformed")?;
         Ok(Options {
             instant_games,
-            instant: InstantSettings::from_env(false)?,
+            instant: InstantSettings::from_env(kept)?,
             draws: draw_games::DrawSettings::from_env()?,
             tables: table_games::TableSettings::from_env()?,
             gateway: {

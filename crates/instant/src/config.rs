@@ -4,7 +4,7 @@
 //!
 //! | variable                             | default      | meaning                                   |
 //! |--------------------------------------|--------------|-------------------------------------------|
-//! | `LOTTO_VIRN_KEY`                     | (random; required by the `instant` binary) | VIRNs are stored only as their HMAC under it |
+//! | `LOTTO_VIRN_KEY`                     | (required; `lotto` keeps its own) | VIRNs are stored only as their HMAC under it |
 //! | `LOTTO_RETAILER_PAY_LIMIT_CENTS`     | `59900`      | the largest prize a retailer pays         |
 //! | `LOTTO_W2G_THRESHOLD_CENTS`          | `60000`      | a W-2G for a prize at least this ...      |
 //! | `LOTTO_W2G_PRICE_MULTIPLE`           | `300`        | ... and at least this many times the price |
@@ -13,12 +13,16 @@
 //! | `LOTTO_RETAILER_COMMISSION_BPS`      | `500`        | the retailer's commission on a pack (5%)  |
 //! | `LOTTO_PACK_SETTLE_AFTER_SECONDS`    | `2592000`    | an active pack is settled after 30 days   |
 //! | `LOTTO_PRINTER_RECIPIENT`            | (a demo key) | the printer's `age` public key printer's files are encrypted to |
-//! | `LOTTO_SIGNING_KEY`                  | (random)     | the lottery's Ed25519 key (hex seed) signing them |
+//! | `LOTTO_SIGNING_KEY`                  | (required; `lotto` keeps its own) | the lottery's Ed25519 key (hex seed) signing them |
 //! | `LOTTO_PRINTER_FILE_DIR`             | `.lotto/printer-files` | where printer's files wait for their one download |
 //! | `LOTTO_LOTTERY_IDENTITY`             | (a demo key) | the lottery's `age` secret key vendors' validation files are encrypted to |
 //! | `LOTTO_VENDOR_FILE_DIR`              | `.lotto/vendor-files` | the inbox vendors' validation files are delivered to |
+//!
+//! The demonstration keys (the printer's without `LOTTO_PRINTER_RECIPIENT`, the lottery's
+//! without `LOTTO_LOTTERY_IDENTITY`) are kept in `LOTTO_SECRETS_DIR` (`platform::secrets`), never
+//! inside the directory whose files they protect.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Duration;
 
 use ed25519_dalek::SigningKey;
@@ -26,6 +30,7 @@ use ed25519_dalek::SigningKey;
 use domain::prizes::PrizeRules;
 use hmac::{Hmac, Mac};
 use platform::config::{ConfigError, Secret, env_or};
+use platform::secrets::KeptSecrets;
 use sha2::Sha256;
 
 use crate::printer_file::PrinterKeys;
@@ -107,27 +112,10 @@ impl InstantSettings {
         }
     }
 
-    /// The defaults overridden by the environment. Without `LOTTO_VIRN_KEY` a random key is made
-    /// (with a warning) unless `key_required`: tickets printed by this process then validate
-    /// only in it, which a demonstration can live with and production cannot.
-    pub fn from_env(key_required: bool) -> Result<Self, ConfigError> {
-        let key = match Secret::from_env("LOTTO_VIRN_KEY")? {
-            Some(key) => key,
-            None if key_required => {
-                return Err(ConfigError {
-                    name: "LOTTO_VIRN_KEY",
-                    value: String::new(),
-                    reason: "must be set (32 bytes or more): tickets are validated long after printing"
-                        .to_owned(),
-                });
-            }
-            None => {
-                tracing::warn!(
-                    "LOTTO_VIRN_KEY is not set: tickets printed now validate only in this process"
-                );
-                Secret::random()
-            }
-        };
+    /// The defaults overridden by the environment; the secrets it does not give come from
+    /// `kept` (made and kept by `lotto`, refused for the `instant` binary).
+    pub fn from_env(kept: &KeptSecrets) -> Result<Self, ConfigError> {
+        let key = kept.secret("LOTTO_VIRN_KEY", "virn-key")?;
         let d = InstantSettings::with_key(key);
         let printer_file_dir: PathBuf =
             env_or("LOTTO_PRINTER_FILE_DIR", PathBuf::from(".lotto/printer-files"))?;
@@ -140,11 +128,10 @@ impl InstantSettings {
                 })?
             }
             _ => {
-                let demo =
-                    demo_identity(&printer_file_dir, "printer-identity.txt", "LOTTO_PRINTER_FILE_DIR")?;
+                let demo = demo_identity(kept, PRINTER_IDENTITY, "LOTTO_PRINTER_RECIPIENT")?;
                 tracing::warn!(
-                    identity = %printer_file_dir.join("printer-identity.txt").display(),
-                    "LOTTO_PRINTER_RECIPIENT is not set: printer's files are encrypted to a demonstration key kept beside them"
+                    identity = %kept.dir().join(PRINTER_IDENTITY).display(),
+                    "LOTTO_PRINTER_RECIPIENT is not set: printer's files are encrypted to a demonstration printer's key"
                 );
                 demo.to_public()
             }
@@ -160,30 +147,21 @@ impl InstantSettings {
                     reason: format!("not an age secret key (AGE-SECRET-KEY-...): {e}"),
                 })?,
             None => {
-                let demo = demo_identity(&vendor_file_dir, "lottery-identity.txt", "LOTTO_VENDOR_FILE_DIR")?;
+                let demo = demo_identity(kept, LOTTERY_IDENTITY, "LOTTO_LOTTERY_IDENTITY")?;
                 tracing::warn!(
-                    identity = %vendor_file_dir.join("lottery-identity.txt").display(),
-                    "LOTTO_LOTTERY_IDENTITY is not set: vendors' files are decrypted with a demonstration key kept beside them"
+                    identity = %kept.dir().join(LOTTERY_IDENTITY).display(),
+                    "LOTTO_LOTTERY_IDENTITY is not set: vendors' files are decrypted with a demonstration key"
                 );
                 demo
             }
         };
-        let signing = match Secret::from_env("LOTTO_SIGNING_KEY")? {
-            Some(seed) => {
-                let bytes = hex::decode(seed.expose()).ok().and_then(|b| <[u8; 32]>::try_from(b).ok());
-                SigningKey::from_bytes(&bytes.ok_or_else(|| ConfigError {
-                    name: "LOTTO_SIGNING_KEY",
-                    value: String::new(),
-                    reason: "64 hex digits (an Ed25519 seed)".to_owned(),
-                })?)
-            }
-            None => {
-                tracing::warn!(
-                    "LOTTO_SIGNING_KEY is not set: printer's files are signed with a key that dies with this process"
-                );
-                random_signing_key()
-            }
-        };
+        let seed = kept.secret("LOTTO_SIGNING_KEY", "signing-key")?;
+        let seed = hex::decode(seed.expose()).ok().and_then(|b| <[u8; 32]>::try_from(b).ok());
+        let signing = SigningKey::from_bytes(&seed.ok_or_else(|| ConfigError {
+            name: "LOTTO_SIGNING_KEY",
+            value: String::new(),
+            reason: "64 hex digits (an Ed25519 seed)".to_owned(),
+        })?);
         Ok(InstantSettings {
             prizes: PrizeRules::from_settings(env_or)?,
             commission_bps: env_or("LOTTO_RETAILER_COMMISSION_BPS", d.commission_bps)?,
@@ -201,35 +179,28 @@ impl InstantSettings {
     }
 }
 
+/// The file the demonstration printer's key is kept in (`lotto printer-file` reads it).
+pub const PRINTER_IDENTITY: &str = "printer-identity.txt";
+/// The file the demonstration lottery's key is kept in.
+pub const LOTTERY_IDENTITY: &str = "lottery-identity.txt";
+
 /// A demonstration's `age` key (the printer's without `LOTTO_PRINTER_RECIPIENT`, the lottery's
-/// without `LOTTO_LOTTERY_IDENTITY`): made once and kept in `dir` as `file`, readable by its
-/// owner only, so a newcomer can decrypt a printer's file with `lotto printer-file` or encrypt a
-/// vendor's file to the lottery. Real keys are kept by their owners.
+/// without `LOTTO_LOTTERY_IDENTITY`): made once and kept with the process's other secrets, so a
+/// newcomer can decrypt a printer's file with `lotto printer-file` or encrypt a vendor's file to
+/// the lottery. It is kept apart from the files it protects: a key beside the file it encrypts
+/// protects nothing. Real keys are kept by their owners.
 fn demo_identity(
-    dir: &Path,
+    kept: &KeptSecrets,
     file: &str,
     setting: &'static str,
 ) -> Result<age::x25519::Identity, ConfigError> {
     use age::secrecy::ExposeSecret;
-    let failed = |reason: String| ConfigError { name: setting, value: dir.display().to_string(), reason };
-    let path = dir.join(file);
-    match std::fs::read_to_string(&path) {
-        Ok(text) => text
-            .trim()
-            .parse::<age::x25519::Identity>()
-            .map_err(|e| failed(format!("{}: {e}", path.display()))),
-        Err(_) => {
-            std::fs::create_dir_all(dir).map_err(|e| failed(e.to_string()))?;
-            let identity = age::x25519::Identity::generate();
-            std::fs::write(&path, format!("{}\n", identity.to_string().expose_secret()))
-                .map_err(|e| failed(e.to_string()))?;
-            #[cfg(unix)]
-            {
-                use std::os::unix::fs::PermissionsExt;
-                std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600))
-                    .map_err(|e| failed(e.to_string()))?;
-            }
-            Ok(identity)
-        }
-    }
+    let text = kept.demonstration(setting, file, || {
+        age::x25519::Identity::generate().to_string().expose_secret().to_owned()
+    })?;
+    text.trim().parse::<age::x25519::Identity>().map_err(|e| ConfigError {
+        name: setting,
+        value: String::new(),
+        reason: format!("{}: {e}", kept.dir().join(file).display()),
+    })
 }

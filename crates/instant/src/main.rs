@@ -1,5 +1,5 @@
-//! The instant service alone: `DATABASE_URL`, `LOTTO_TOKEN_SECRET`, `LOTTO_VIRN_KEY` and
-//! `LOTTO_LEDGER_URL` (and the settings of `instant::config`).
+//! The instant service alone: `DATABASE_URL`, `LOTTO_TOKEN_SECRET`, `LOTTO_VIRN_KEY`,
+//! `LOTTO_SIGNING_KEY` and `LOTTO_LEDGER_URL` (and the settings of `instant::config`).
 
 use anyhow::Context;
 use platform::config::Config;
@@ -8,8 +8,9 @@ use platform::config::Config;
 async fn main() -> anyhow::Result<()> {
     platform::telemetry::init_tracing();
     let config = Config::from_env()?;
-    // In production the VIRN key must outlive the process: tickets are validated long after printing.
-    let settings = instant::InstantSettings::from_env(true)?;
+    // In production the keys must outlive the process (tickets are validated long after
+    // printing) and be every replica's: they are given, never made here.
+    let settings = instant::InstantSettings::from_env(&platform::secrets::KeptSecrets::service_from_env()?)?;
     let url = config.database_url.clone().context("DATABASE_URL must be set to run instant alone")?;
     let tokens = config.token_keys()?;
     let pool = instant::connect(&url, &config).await?;

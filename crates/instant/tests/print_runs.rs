@@ -578,6 +578,7 @@ async fn a_ticket_from_the_printers_file_is_paid_at_the_counter_exactly_once() {
     };
     let response = download(operator.clone()).await.unwrap();
     assert_eq!(response.status(), StatusCode::OK);
+    assert_eq!(response.headers()["cache-control"], "no-store", "the one copy is cached nowhere");
     let signature: [u8; 64] =
         hex::decode(response.headers()["x-lotto-signature"].to_str().unwrap()).unwrap().try_into().unwrap();
     let bytes = axum::body::to_bytes(response.into_body(), usize::MAX).await.unwrap();

@@ -175,8 +175,16 @@ async fn a_vendors_file_is_imported_whole_and_its_ticket_paid_once_or_refused_wh
     assert!(again["error"].as_str().unwrap().contains("are printed already"), "{again}");
     assert_eq!(packs(&state).await, (books, held));
 
+    // A link in the inbox is not followed, even to a good file: whoever writes there must not
+    // make the service read what lies elsewhere.
+    let elsewhere = platform::config::scratch_dir("elsewhere");
+    std::fs::create_dir_all(&elsewhere).unwrap();
+    std::fs::copy(state.settings.vendor_file_dir.join("vendor-283.age"), elsewhere.join("v.age")).unwrap();
+    #[cfg(unix)]
+    std::os::unix::fs::symlink(elsewhere.join("v.age"), state.settings.vendor_file_dir.join("linked.age"))
+        .unwrap();
     // Names outside the inbox, or not there, are refused before any job.
-    for name in ["../vendor-283.age", "nothing-here.age", ""] {
+    for name in ["../vendor-283.age", "nothing-here.age", "", "linked.age"] {
         let no = post(&router, "/v1/instant/games/283/vendor-runs", &operator, json!({"file": name})).await;
         assert_eq!(no.code(), "vendor_file_not_found", "{name}");
     }

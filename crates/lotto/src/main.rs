@@ -8,9 +8,10 @@ mod postgres;
 
 use anyhow::Context;
 use gateway::payments::sandbox::Sandbox;
-use platform::auth::{Role, TokenKeys};
+use platform::auth::Role;
 use platform::config::Config;
 use platform::http::Readiness;
+use platform::secrets::KeptSecrets;
 use platform::webhook::WebhookSecret;
 
 const USAGE: &str = "usage: lotto [serve]
@@ -34,7 +35,7 @@ print-run starts an instant game's print run through a running lotto (LOTTO_URL,
 http://127.0.0.1:8080) as operator LOTTO_OPERATOR (default ops, the password as for admin) and
 shows its progress; Ctrl-C cancels it, leaving nothing of the run.
 printer-file is the printer's side: it decrypts a downloaded printer's file with the printer's
-age identity (default: the demonstration key LOTTO_PRINTER_FILE_DIR/printer-identity.txt),
+age identity (default: the demonstration key LOTTO_SECRETS_DIR/printer-identity.txt),
 checks the lottery's signature when the download's X-Lotto-Signature and the key of
 /v1/instant/keys are given, and prints each ticket as a person sees it.
 Configuration is by environment variable; see README.md (Configuration).";
@@ -276,11 +277,7 @@ fn printer_file(file: &str, identity: Option<&str>, signed: Option<(&str, &str)>
     }
     let identity_path = match identity {
         Some(identity) => std::path::PathBuf::from(identity),
-        None => platform::config::env_or(
-            "LOTTO_PRINTER_FILE_DIR",
-            std::path::PathBuf::from(".lotto/printer-files"),
-        )?
-        .join("printer-identity.txt"),
+        None => KeptSecrets::lotto_from_env()?.dir().join(instant::config::PRINTER_IDENTITY),
     };
     let text = std::fs::read_to_string(&identity_path)
         .with_context(|| format!("cannot read the printer's identity {}", identity_path.display()))?;
@@ -352,21 +349,10 @@ async fn payments_sandbox() -> anyhow::Result<()> {
     Ok(())
 }
 
-/// The token keys: from `LOTTO_TOKEN_SECRET`, or random for this process only.
-fn token_keys(config: &Config) -> anyhow::Result<TokenKeys> {
-    Ok(match config.token_secret {
-        Some(_) => config.token_keys()?,
-        None => {
-            tracing::warn!(
-                "LOTTO_TOKEN_SECRET is not set: tokens are signed with a random key that dies with this process"
-            );
-            TokenKeys::random()
-        }
-    })
-}
-
 async fn run_services(config: &Config, database: &postgres::Database) -> anyhow::Result<()> {
-    let options = assembly::Options::from_env(config.clone(), token_keys(config)?)?;
+    // What the environment does not give is made once and kept: a restart forgets no key.
+    let kept = KeptSecrets::lotto_from_env()?;
+    let options = assembly::Options::from_env(config.clone(), &kept)?;
     // Every service is mounted behind the gateway in this process: it calls them without a socket.
     let platform = assembly::Assembly::start(&database.url, options).await?;
     platform.spawn_workers();
@@ -382,6 +368,10 @@ async fn run_services(config: &Config, database: &postgres::Database) -> anyhow:
         .with_context(|| format!("cannot listen on {} (set LOTTO_LISTEN)", config.listen))?;
     let addr = listener.local_addr()?;
     say(&format!("lotto: database: {}", database.source));
+    say(&format!(
+        "lotto: secrets not set in the environment are kept in {} (readable by this user only; keep them: printed tickets validate only with them)",
+        std::path::absolute(kept.dir()).unwrap_or_else(|_| kept.dir().to_owned()).display()
+    ));
     say("lotto: services: gateway, ledger, draw-games, table-games, instant");
     say(&format!("lotto listening on http://{addr}"));
     say(&format!(

@@ -146,7 +146,7 @@ async fn the_readme_instant_walkthrough_runs_verbatim() {
     let script = with_this_lotto(&walkthrough(&readme, "<!-- walkthrough: instant -->"));
 
     // A fresh machine: a database of its own, and a directory of its own for the files the
-    // walk-through and lotto write (.lotto/printer-files, run.age, tickets.txt).
+    // walk-through and lotto write (.lotto/printer-files, .lotto/secrets, run.age, tickets.txt).
     let url = platform::testing::fresh_database().await.unwrap();
     let dir = platform::config::scratch_dir("readme-walkthrough");
     std::fs::create_dir_all(&dir).unwrap();
@@ -156,6 +156,7 @@ async fn the_readme_instant_walkthrough_runs_verbatim() {
             ("LOTTO_INSTANT_SCALE", "100".to_owned()),
             ("LOTTO_PRINTER_FILE_DIR", dir.join(".lotto/printer-files").display().to_string()),
             ("LOTTO_VENDOR_FILE_DIR", dir.join(".lotto/vendor-files").display().to_string()),
+            ("LOTTO_SECRETS_DIR", dir.join(".lotto/secrets").display().to_string()),
         ],
         Duration::from_secs(60),
     );

@@ -8,7 +8,8 @@
 //! | `LOTTO_BODY_LIMIT_BYTES`     | `1048576`          | largest request body accepted (413 above)    |
 //! | `LOTTO_REQUEST_TIMEOUT_MS`   | `10000`            | a request still running after this gets 503  |
 //! | `LOTTO_HOLD_SWEEP_MS`        | `1000`             | how often expired ledger holds are voided    |
-//! | `LOTTO_TOKEN_SECRET`         | (random per process) | signs access tokens; 32+ bytes, shared by all services |
+//! | `LOTTO_TOKEN_SECRET`         | (required; `lotto` keeps its own) | signs access tokens; 32+ bytes, shared by all services |
+//! | `LOTTO_SECRETS_DIR`          | `.lotto/secrets`   | where `lotto` keeps the secrets it made ([`crate::secrets`]) |
 //! | `LOTTO_ACCESS_TOKEN_TTL_S`   | `900`              | lifetime of an access token                  |
 //! | `LOTTO_METRICS_LISTEN`       | (none)             | where Prometheus `/metrics` is served        |
 //! | `LOTTO_LOG`                  | `info`             | `tracing` filter (`RUST_LOG` syntax)         |

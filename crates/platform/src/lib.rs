@@ -4,6 +4,7 @@
 //! - [`auth`]: signed access tokens, roles, and the [`auth::Caller`] extractor;
 //! - [`clock`]: the time a service acts on, movable by tests;
 //! - [`config`]: settings from environment variables, with local defaults;
+//! - [`secrets`]: secrets the environment does not give, made once and kept in files;
 //! - [`telemetry`]: `tracing` setup;
 //! - [`error`]: [`AppError`], the one error type, rendered as RFC 9457 problem+json;
 //! - [`extract`]: JSON, path and query extractors whose rejections are problems too;
@@ -33,6 +34,7 @@ pub mod group_commit;
 pub mod http;
 pub mod openapi;
 pub mod recovery;
+pub mod secrets;
 pub mod state;
 pub mod telemetry;
 #[cfg(feature = "testing")]

@@ -189,6 +189,8 @@ pub async fn download_printer_file(
         .status(StatusCode::OK)
         .header(axum::http::header::CONTENT_TYPE, "application/octet-stream")
         .header(axum::http::header::CONTENT_DISPOSITION, format!("attachment; filename=\"{name}\""))
+        // The one copy of a run's tickets: no cache on the way may keep another.
+        .header(axum::http::header::CACHE_CONTROL, "no-store")
         .header("x-lotto-sha256", hex::encode(sha256))
         .header("x-lotto-signature", hex::encode(signature))
         .body(body)

@@ -34,14 +34,16 @@ const CHUNK: usize = 50_000;
 /// The code a refused file ends its job with.
 pub const REFUSED: &str = "vendor_file_refused";
 
-/// `name` as a file of the inbox: a plain name (no directory, no `..`) of a file that is there.
+/// `name` as a file of the inbox: a plain name (no directory, no `..`) of a plain file that is
+/// there. A link is not followed: whoever may write into the inbox must not make the service
+/// read a file elsewhere (a key, another run) as a vendor's.
 pub fn inbox_file(state: &InstantState, name: &str) -> Result<PathBuf, AppError> {
     let plain = !name.is_empty()
         && name.len() <= 200
         && name.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_'))
         && !name.starts_with('.');
     let path = state.settings.vendor_file_dir.join(name);
-    if !plain || !path.is_file() {
+    if !plain || !std::fs::symlink_metadata(&path).is_ok_and(|m| m.file_type().is_file()) {
         return Err(AppError::unprocessable(
             "vendor_file_not_found",
             format!("no file {name:?} in the vendor inbox (a plain file name, delivered there first)"),

@@ -538,7 +538,7 @@ async fn printed_winner(ctx: &Context, op: &str) -> Winner {
     let path = ctx.dir.join("run.age");
     std::fs::write(&path, file.bytes().await.unwrap()).unwrap();
     let signer = get(ctx, "/v1/instant/keys", "").await["signing_key"].as_str().unwrap().to_owned();
-    let identity = ctx.dir.join(".lotto/printer-files/printer-identity.txt");
+    let identity = ctx.dir.join(".lotto/secrets/printer-identity.txt");
     let read = std::process::Command::new(env!("CARGO_BIN_EXE_lotto"))
         .arg("printer-file")
         .arg(&path)

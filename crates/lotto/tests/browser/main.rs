@@ -69,6 +69,7 @@ async fn main() {
             ("LOTTO_KENO_DRAW_INTERVAL_SECONDS", "10".to_owned()),
             ("LOTTO_PRINTER_FILE_DIR", dir.join(".lotto/printer-files").display().to_string()),
             ("LOTTO_VENDOR_FILE_DIR", dir.join(".lotto/vendor-files").display().to_string()),
+            ("LOTTO_SECRETS_DIR", dir.join(".lotto/secrets").display().to_string()),
             ("LOTTO_ADMIN_PASSWORD", journeys::STAFF_PASSWORD.to_owned()),
         ],
         Duration::from_secs(60),

@@ -11,6 +11,8 @@ use std::time::Duration;
 pub struct Lotto {
     child: Child,
     pub base_url: String,
+    /// What it printed before it said where it listens.
+    pub banner: Vec<String>,
     stdout: mpsc::Receiver<String>,
 }
 
@@ -25,6 +27,8 @@ impl Lotto {
             .env("LOTTO_LISTEN", "127.0.0.1:0")
             .env("LOTTO_LOG", "warn")
             .env("LOTTO_TOKEN_SECRET", SECRET)
+            // The secrets lotto keeps go to a directory of this start's unless a test names one.
+            .env("LOTTO_SECRETS_DIR", platform::config::scratch_dir("lotto-secrets"))
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit());
         for (key, value) in env {
@@ -40,12 +44,14 @@ impl Lotto {
                 }
             }
         });
+        let mut banner = Vec::new();
         loop {
             match stdout.recv_timeout(wait) {
                 Ok(line) => {
                     if let Some(url) = line.strip_prefix("lotto listening on ") {
-                        return Lotto { child, base_url: url.to_owned(), stdout };
+                        return Lotto { child, base_url: url.to_owned(), banner, stdout };
                     }
+                    banner.push(line);
                 }
                 Err(e) => {
                     let _ = child.kill();
