@@ -4,7 +4,10 @@
 //! it (the secrets given as the files say to make them, hosts mapped to ports on 127.0.0.1, the
 //! Postgres being the tests' own), in the order of compose's `depends_on` (Kubernetes has none:
 //! its pods are started together and restarted until they are ready, and so are these); once
-//! each answers its health check, one flow of every game is played through the gateway.
+//! each answers its health check, one flow of every game is played through the gateway. Each
+//! process runs as its container runs it (issue 32): as the image's user 10001 when the test runs
+//! as root, in the working directory `/`, which it cannot write; the directories it writes are
+//! the files' volumes, each a directory of the test's owned by that user.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod common;
@@ -26,7 +29,19 @@ struct Service {
     environment: BTreeMap<String, String>,
     depends_on: Vec<String>,
     health_path: String,
+    /// Where its volumes are mounted: the only places it may write.
+    volumes: Vec<String>,
 }
+
+/// The directories each binary writes, by the variable that names each: every one must be set
+/// and lie on a volume (the containers' root file system is read-only, or not theirs).
+const WRITES: [(&str, &[&str]); 2] = [
+    ("instant", &["LOTTO_PRINTER_FILE_DIR", "LOTTO_VENDOR_FILE_DIR", "LOTTO_SECRETS_DIR"]),
+    ("draw-games", &["LOTTO_POWERBALL_EXPORT_DIR"]),
+];
+
+/// The user the image runs as (the Dockerfile's `USER`, the manifests' `runAsUser`).
+const IMAGE_USER: u32 = 10001;
 
 /// `${NAME:?message}` and `${NAME:-default}` as compose resolves them, from `given`.
 fn interpolate(value: &str, given: &BTreeMap<&str, String>) -> String {
@@ -91,7 +106,11 @@ fn services(given: &BTreeMap<&str, String>) -> Vec<Service> {
             .collect();
         let url = test.last().unwrap();
         let health_path = url[url.find("8080").unwrap() + 4..].to_owned();
-        out.push(Service { name, command, environment, depends_on, health_path });
+        let volumes = service["volumes"]
+            .as_sequence()
+            .map(|v| v.iter().map(|m| m.as_str().unwrap().split(':').nth(1).unwrap().to_owned()).collect())
+            .unwrap_or_default();
+        out.push(Service { name, command, environment, depends_on, health_path, volumes });
     }
     out
 }
@@ -141,7 +160,11 @@ fn deployments(given: &BTreeMap<&str, String>) -> Vec<Service> {
                 environment.insert(key, value);
             }
             let health_path = container["readinessProbe"]["httpGet"]["path"].as_str().unwrap().to_owned();
-            out.push(Service { name, command, environment, depends_on: Vec::new(), health_path });
+            let volumes = container["volumeMounts"]
+                .as_sequence()
+                .map(|v| v.iter().map(|m| m["mountPath"].as_str().unwrap().to_owned()).collect())
+                .unwrap_or_default();
+            out.push(Service { name, command, environment, depends_on: Vec::new(), health_path, volumes });
         }
     }
     out
@@ -154,8 +177,9 @@ fn binaries() -> PathBuf {
     Path::new(env!("CARGO_BIN_EXE_lotto")).parent().unwrap().to_path_buf()
 }
 
-/// The processes of the deployment, killed when the test ends, however it ends.
-struct Processes(Vec<(String, Child)>);
+/// The processes of the deployment, killed when the test ends, however it ends, and the
+/// directory of their volumes, removed then.
+struct Processes(Vec<(String, Child)>, PathBuf);
 
 impl Drop for Processes {
     fn drop(&mut self) {
@@ -163,6 +187,7 @@ impl Drop for Processes {
             let _ = child.kill();
             let _ = child.wait();
         }
+        let _ = std::fs::remove_dir_all(&self.1);
     }
 }
 
@@ -198,17 +223,84 @@ async fn get(http: &reqwest::Client, url: String, token: &str) -> (u16, Value) {
     (status, response.json().await.unwrap_or(Value::Null))
 }
 
+/// Whether this test runs as root, and so may start the services as the image's user.
+fn running_as_root() -> bool {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::metadata("/proc/self").is_ok_and(|m| m.uid() == 0)
+}
+
+/// A directory for each volume of `services`, owned by the image's user as a volume mounted on
+/// the image's `/var/lib/lotto` is (Kubernetes: `fsGroup`); the volume's mount path in a
+/// variable becomes this directory.
+fn volume_dirs(services: &[Service]) -> (PathBuf, BTreeMap<(String, String), PathBuf>) {
+    use std::os::unix::fs::PermissionsExt;
+    let root = std::env::temp_dir().join(format!("lotto-volumes-{}", uuid::Uuid::new_v4()));
+    std::fs::create_dir_all(&root).unwrap();
+    std::fs::set_permissions(&root, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let mut dirs = BTreeMap::new();
+    for service in services {
+        for (i, mount) in service.volumes.iter().enumerate() {
+            let dir = root.join(format!("{}-{i}", service.name));
+            std::fs::create_dir(&dir).unwrap();
+            if running_as_root() {
+                std::os::unix::fs::chown(&dir, Some(IMAGE_USER), Some(IMAGE_USER)).unwrap();
+            }
+            dirs.insert((service.name.clone(), mount.clone()), dir);
+        }
+    }
+    (root, dirs)
+}
+
+/// Every directory a service writes is named and on one of its volumes.
+fn assert_writes_go_to_volumes(services: &[Service]) {
+    for (binary, variables) in WRITES {
+        for service in services.iter().filter(|s| s.command[0] == binary) {
+            for variable in variables.iter() {
+                let path = service.environment.get(*variable).unwrap_or_else(|| {
+                    panic!(
+                        "{}: {variable} is not set, so it writes under the working directory /",
+                        service.name
+                    )
+                });
+                assert!(
+                    service.volumes.iter().any(|v| Path::new(path).starts_with(v)),
+                    "{}: {variable}={path} is on none of its volumes {:?}",
+                    service.name,
+                    service.volumes
+                );
+            }
+        }
+    }
+}
+
 /// Starts `services` (in `depends_on` order; a process that exits while its dependencies come up
-/// is started again, as Kubernetes restarts a pod) and waits until each is healthy. Returns the
-/// processes and each service's port.
-async fn start(services: &[Service], database: &str, bin: &Path) -> (Processes, BTreeMap<String, u16>) {
+/// is started again, as Kubernetes restarts a pod) and waits until each is healthy. Each runs as
+/// the containers run it: as the image's unprivileged user (when the test may switch to it), in
+/// the image's working directory `/`, able to write only its volumes. Returns the processes, each
+/// service's port and the volumes' directories.
+async fn start(
+    services: &[Service],
+    database: &str,
+    bin: &Path,
+) -> (Processes, BTreeMap<String, u16>, BTreeMap<(String, String), PathBuf>) {
+    use std::os::unix::process::CommandExt;
+    assert_writes_go_to_volumes(services);
     let ports: BTreeMap<String, u16> =
         services.iter().map(|s| (s.name.clone(), common::free_port())).collect();
+    let (volumes_root, volumes) = volume_dirs(services);
     let http = reqwest::Client::new();
-    let mut processes = Processes(Vec::new());
+    let mut processes = Processes(Vec::new(), volumes_root);
     let spawn = |service: &Service| {
         let mut command = Command::new(bin.join(&service.command[0]));
-        command.args(&service.command[1..]).env_clear().stdout(Stdio::null()).stderr(Stdio::inherit());
+        command
+            .args(&service.command[1..])
+            .env_clear()
+            .current_dir("/")
+            .stdout(Stdio::null())
+            .stderr(Stdio::inherit());
+        if running_as_root() {
+            command.uid(IMAGE_USER).gid(IMAGE_USER);
+        }
         for (key, value) in &service.environment {
             let mut value = value.clone();
             if key == "DATABASE_URL" {
@@ -222,6 +314,11 @@ async fn start(services: &[Service], database: &str, bin: &Path) -> (Processes, 
             }
             for (host, port) in &ports {
                 value = value.replace(&format!("http://{host}:8080"), &format!("http://127.0.0.1:{port}"));
+            }
+            for ((name, mount), dir) in &volumes {
+                if name == &service.name && Path::new(&value).starts_with(mount) {
+                    value = dir.join(Path::new(&value).strip_prefix(mount).unwrap()).display().to_string();
+                }
             }
             command.env(key, value);
         }
@@ -278,21 +375,28 @@ async fn start(services: &[Service], database: &str, bin: &Path) -> (Processes, 
         let url = format!("http://127.0.0.1:{port}{}", service.health_path);
         assert!(http.get(&url).send().await.is_ok_and(|r| r.status().is_success()), "{name} is not healthy");
     }
-    (processes, ports)
+    (processes, ports, volumes)
 }
 
 fn secrets() -> BTreeMap<&'static str, String> {
+    use age::secrecy::ExposeSecret;
     let random = || hex::encode(platform::auth::random_bytes::<32>());
-    let (token, virn, payments) = (random(), random(), random());
+    let (token, virn, payments, signing) = (random(), random(), random(), random());
+    let printer = age::x25519::Identity::generate().to_public().to_string();
+    let lottery = age::x25519::Identity::generate().to_string().expose_secret().to_owned();
     [
         // As docker-compose.yml's header exports them.
         ("LOTTO_TOKEN_SECRET", token.clone()),
         ("LOTTO_VIRN_KEY", virn.clone()),
         ("LOTTO_PAYMENTS_WEBHOOK_SECRET", payments.clone()),
+        ("LOTTO_SIGNING_KEY", signing.clone()),
         // As deploy/README.md creates them.
         ("lotto-secrets/token-secret", token),
         ("lotto-secrets/virn-key", virn),
         ("lotto-secrets/payments-webhook-secret", payments),
+        ("lotto-secrets/signing-key", signing),
+        ("lotto-secrets/printer-recipient", printer),
+        ("lotto-secrets/lottery-identity", lottery),
         // The database's own secret (CloudNativePG makes it); replaced by the test's database.
         ("lotto-db-app/uri", "postgres://from-the-operator".to_owned()),
     ]
@@ -305,7 +409,7 @@ async fn every_service_of_the_compose_file_starts_apart_and_plays_through_the_ga
     let database = platform::testing::fresh_database().await.unwrap();
     let services = services(&secrets());
     let bin = binaries();
-    let (processes, ports) = start(&services, &database, &bin).await;
+    let (processes, ports, volumes) = start(&services, &database, &bin).await;
     let names: Vec<&str> = services.iter().map(|s| s.name.as_str()).collect();
     assert!(
         ["ledger", "draw-games", "table-games", "instant", "payments", "gateway"]
@@ -314,6 +418,9 @@ async fn every_service_of_the_compose_file_starts_apart_and_plays_through_the_ga
         "{names:?}"
     );
     play_every_game(&format!("http://127.0.0.1:{}", ports["gateway"]), &bin, &database).await;
+    // instant, without the printer's and the lottery's keys, kept demonstration keys on its volume.
+    let instant = &volumes[&("instant".to_owned(), "/var/lib/lotto".to_owned())];
+    assert!(instant.join("secrets/printer-identity.txt").is_file(), "{}", instant.display());
     drop(processes);
 }
 
@@ -322,7 +429,7 @@ async fn every_deployment_of_the_kubernetes_manifests_starts_apart_and_plays_thr
     let database = platform::testing::fresh_database().await.unwrap();
     let services = deployments(&secrets());
     let bin = binaries();
-    let (processes, ports) = start(&services, &database, &bin).await;
+    let (processes, ports, _) = start(&services, &database, &bin).await;
     play_every_game(&format!("http://127.0.0.1:{}", ports["gateway"]), &bin, &database).await;
     drop(processes);
 }

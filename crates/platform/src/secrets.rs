@@ -159,15 +159,25 @@ fn read_private(path: &Path) -> Result<Option<String>, String> {
     Ok(Some(text.trim().to_owned()))
 }
 
+/// `dir` made 0700; the directories above it, when missing, as any other (a recursive builder
+/// would make them all 0700, shutting out, say, the private cluster's `postgres` user beside it).
 fn make_private_dir(dir: &Path) -> std::io::Result<()> {
+    if dir.is_dir() {
+        return Ok(());
+    }
+    if let Some(parent) = dir.parent().filter(|p| !p.as_os_str().is_empty()) {
+        std::fs::create_dir_all(parent)?;
+    }
     let mut builder = std::fs::DirBuilder::new();
-    builder.recursive(true);
     #[cfg(unix)]
     {
         use std::os::unix::fs::DirBuilderExt;
         builder.mode(0o700);
     }
-    builder.create(dir)
+    match builder.create(dir) {
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(()),
+        other => other,
+    }
 }
 
 fn private_file(path: &Path) -> std::io::Result<std::fs::File> {
@@ -202,6 +212,7 @@ mod tests {
             use std::os::unix::fs::PermissionsExt;
             let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
             assert_eq!(mode(&dir), 0o700);
+            assert_ne!(mode(dir.parent().unwrap()) & 0o077, 0, "only the secrets' own directory is closed");
             assert_eq!(mode(&dir.join("a")), 0o600);
         }
         let other = KeptSecrets::made_and_kept_in(&dir).secret("LOTTO_TEST_UNSET_A", "b").unwrap();
