@@ -1775,6 +1775,8 @@ export interface components {
             play_floor: components["schemas"]["PlayFloor"];
             /** @description The reading these tables play. */
             implemented: boolean;
+            /** @description The share of all C(52, 7) dealer hands that qualify under this reading. */
+            dealer_qualifies: components["schemas"]["Exact"];
             /** @description Player hands (C(52, 7)) × dealer hands (C(45, 7)) counted. */
             deals_counted: number;
             house_edge_per_ante: components["schemas"]["Exact"];
@@ -3699,7 +3701,7 @@ export interface components {
          * @description How 76(i)(1)'s "at least a three card flush containing a 9 or higher ranking card" is read.
          * @enum {string}
          */
-        Qualifier: "best_hand" | "any_three_card_flush";
+        Qualifier: "at_least_nine_high_three_card_flush" | "best_hand" | "any_three_card_flush";
         /**
          * @description The receipt of a prize paid at the counter: what the terminal prints. A claim retried with the
          *     same Idempotency-Key answers the same receipt.

@@ -12,7 +12,7 @@ use domain::i_luv_suits::base_game::{BaseGameTally, Decision, PlayFloor, Qualifi
 fn main() {
     let shards = 2;
     let runs: Vec<_> = (0..shards).map(|s| std::thread::spawn(move || tally_shard(s, shards))).collect();
-    let mut totals: [BaseGameTally; 4] = Default::default();
+    let mut totals: [BaseGameTally; 6] = Default::default();
     for run in runs {
         let part = run.join().unwrap();
         for (total, part) in totals.iter_mut().zip(part.iter()) {
@@ -26,7 +26,7 @@ fn main() {
     println!();
     println!("use super::base_game::{{BaseGameFigures, Decision, PlayFloor, Qualifier}};");
     println!();
-    println!("pub const BASE_GAME_FIGURES: [BaseGameFigures; 4] = [");
+    println!("pub const BASE_GAME_FIGURES: [BaseGameFigures; 6] = [");
     let readings = Qualifier::ALL.into_iter().flat_map(|q| [(q, PlayFloor::Ante), (q, PlayFloor::AnyAmount)]);
     for ((qualifier, floor), tally) in readings.zip(&totals) {
         // Three-card flushes every one of whose hands folds (plays), from the bottom (top) up (down).

@@ -66,12 +66,14 @@ pub fn best_flush(cards: &[Card]) -> Flush {
 }
 
 /// 76(i)(1): the dealer plays for both wagers only with "at least a three card flush containing a
-/// 9 or higher ranking card". Read on the dealer's best hand (the hand 76(e) has the dealer
-/// determine): a best flush of three or more cards, one of them a 9 or higher (the ace high).
-/// The other reading (any three-card flush of the dealer's with a 9 or higher, even when the best
-/// flush is another suit's) is counted in [`math`] beside this one.
+/// 9 or higher ranking card". "At least" is read as a rank (74(c), (d)): the dealer's best hand
+/// must rank at or above a three-card 9-high flush, so any flush of four cards or more qualifies,
+/// and a three-card flush qualifies when its highest card is a 9 or higher (the ace high). The
+/// other readings (a best flush holding a 9 or higher, whatever its length; any three cards of a
+/// suit with a 9 or higher) are counted in [`math`] beside this one
+/// ([`base_game::Qualifier`]).
 pub fn dealer_qualifies(best: &Flush) -> bool {
-    best.len() >= 3 && best.ranks.first().is_some_and(|&high| high >= 9)
+    best.len() >= 4 || (best.len() == 3 && best.ranks.first().is_some_and(|&high| high >= 9))
 }
 
 /// The longest straight flush in a hand (74(b)): consecutive ranks of one suit, the ace high

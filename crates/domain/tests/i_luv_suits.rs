@@ -69,6 +69,11 @@ fn the_dealer_qualifies_with_three_of_a_suit_holding_a_nine_or_better() {
     assert!(dealer_qualifies(&best_flush(&hand("AH 3H 2H 4S 5C 6D 7S"))), "the ace is high");
     assert!(!dealer_qualifies(&best_flush(&hand("8H 3H 2H 4S 5C 6D 7S"))));
     assert!(!dealer_qualifies(&best_flush(&hand("KH 3H 4S 5S 6C 7C 9D"))), "two-card flushes do not");
+    // "At least" a three-card 9-high flush, as a rank: every four-card flush is above it, low
+    // cards or not, while a three-card king-high flush qualifies too (issue 32).
+    assert!(dealer_qualifies(&best_flush(&hand("8H 6H 4H 2H 5C 7D 3S"))), "a low four-card flush");
+    assert!(dealer_qualifies(&best_flush(&hand("7S 6S 5S 4S 3S 2C 2D"))), "a low five-card flush");
+    assert!(dealer_qualifies(&best_flush(&hand("KH 3H 2H 4S 5C 6D 7S"))));
     // The play wager's limits by the player's flush (75(a)(2)).
     assert_eq!([4, 5, 6, 7].map(max_play_multiple), [1, 2, 3, 3]);
 }
@@ -153,16 +158,21 @@ fn the_dealers_hands_counted_by_suit_agree_with_dealing_every_one() {
         cards.shuffle(&mut rng);
         let (player, rest) = cards.split_at(7);
         let ours = best_flush(player);
-        let mut counted = [DealerOutcomes::default(); 2];
+        let mut counted = [DealerOutcomes::default(); 3];
         let mut dealer = Vec::with_capacity(dealer_cards);
         each_subset(rest, dealer_cards, &mut dealer, &mut |dealer| {
             let theirs = best_flush(dealer);
-            // 76(i)(1), read two ways, from the cards themselves.
+            // 76(i)(1), read three ways, from the cards themselves: at least 9-3-2 as a rank
+            // (`dealer_qualifies`), a best flush of three or more holding a 9 or higher, any
+            // three of a suit with a 9 or higher.
+            let best_holds_nine = theirs.len() >= 3 && theirs.ranks.iter().any(|&r| r >= 9);
             let any_three = domain::cards::Suit::ALL.iter().any(|&suit| {
                 let of_suit: Vec<&Card> = dealer.iter().filter(|c| c.suit == suit).collect();
                 of_suit.len() >= 3 && of_suit.iter().any(|c| c.rank.number() == 1 || c.rank.number() >= 9)
             });
-            for (tally, qualifies) in counted.iter_mut().zip([dealer_qualifies(&theirs), any_three]) {
+            for (tally, qualifies) in
+                counted.iter_mut().zip([dealer_qualifies(&theirs), best_holds_nine, any_three])
+            {
                 match (qualifies, ours.compare(&theirs)) {
                     (false, _) => tally.not_qualifying += 1,
                     (true, Ordering::Greater) => tally.player_wins += 1,

@@ -355,11 +355,23 @@ async fn the_math_page_publishes_every_reading_with_exact_fractions() {
     let math = casino.call("GET", "/v1/i-luv-suits/math", None, None, None).await;
     assert_eq!(math.status, StatusCode::OK);
     let readings = math.body["base_game"].as_array().unwrap();
-    assert_eq!(readings.len(), 4);
+    // Three readings of 76(i)(1), two of 75(a)(2)'s floor.
+    assert_eq!(readings.len(), 6);
     let implemented: Vec<&Value> = readings.iter().filter(|r| r["implemented"] == true).collect();
     assert_eq!(implemented.len(), 1);
+    assert_eq!(implemented[0]["qualifier"], "at_least_nine_high_three_card_flush");
     let edge = implemented[0]["house_edge_per_ante"]["decimal"].as_f64().unwrap();
-    assert!((0.0145..0.0147).contains(&edge), "{edge}");
+    assert!((0.0266..0.0267).contains(&edge), "{edge}");
+    // Both other readings qualify more dealer hands than a best flush holding a 9: a rank adds
+    // every low four-card flush, any suit adds a shorter suit's three with a 9.
+    let share = |qualifier: &str| {
+        readings.iter().find(|r| r["qualifier"] == qualifier).unwrap()["dealer_qualifies"]["decimal"]
+            .as_f64()
+            .unwrap()
+    };
+    let (rank, best, any) =
+        (share("at_least_nine_high_three_card_flush"), share("best_hand"), share("any_three_card_flush"));
+    assert!(best < rank && best < any && best > 0.5 && rank < 1.0 && any < 1.0, "{best} {rank} {any}");
     assert!(readings.iter().all(|r| r["house_edge_per_ante"]["decimal"].as_f64().unwrap() > 0.0));
     let sides = math.body["side_wagers"].as_array().unwrap();
     let lines: u64 = sides[0]["lines"].as_array().unwrap().iter().map(|l| l["hands"].as_u64().unwrap()).sum();

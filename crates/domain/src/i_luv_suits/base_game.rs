@@ -62,27 +62,47 @@ pub fn flush_of(key: FlushKey, suit: Suit) -> Flush {
 #[serde(rename_all = "snake_case")]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub enum Qualifier {
+    /// "At least" as a rank: the dealer's best hand ranks at or above a three-card 9-high flush
+    /// (74(c), (d)), so every flush of four cards or more qualifies, and a three-card flush
+    /// qualifies when its highest card is a 9 or higher. The reading of the game's published
+    /// rules and of its usual analyses. Implemented.
+    AtLeastNineHighThreeCardFlush,
     /// The dealer's best hand (the one 76(e) has the dealer determine) is a flush of three or more
-    /// cards holding a 9 or higher. Implemented.
+    /// cards holding a 9 or higher: a four-card flush of low cards does not qualify.
     BestHand,
     /// Any suit of the dealer's holds three or more cards, one a 9 or higher, even when the best
     /// flush is another, longer suit's.
     AnyThreeCardFlush,
 }
 
+/// The lowest qualifying hand under [`Qualifier::AtLeastNineHighThreeCardFlush`]: the flush 9-3-2.
+const NINE_THREE_TWO: FlushKey = (3 << RANKS) | 0x83;
+
 impl Qualifier {
-    pub const ALL: [Qualifier; 2] = [Qualifier::BestHand, Qualifier::AnyThreeCardFlush];
+    /// Every reading, the implemented one first.
+    pub const ALL: [Qualifier; 3] =
+        [Qualifier::AtLeastNineHighThreeCardFlush, Qualifier::BestHand, Qualifier::AnyThreeCardFlush];
+
+    /// The reading the tables play (and [`BASE_GAME_FIGURES_IMPLEMENTED`] counts).
+    pub const IMPLEMENTED: Qualifier = Qualifier::AtLeastNineHighThreeCardFlush;
 
     /// Whether a dealer hand of four suits' flush bits qualifies under this reading.
     pub fn qualifies(self, dealer: &[u16; 4]) -> bool {
         let qualifying = |s: u16| s.count_ones() >= 3 && s & !BELOW_NINE != 0;
         match self {
+            Qualifier::AtLeastNineHighThreeCardFlush => best_key(dealer) >= NINE_THREE_TWO,
             Qualifier::BestHand => {
                 let best = best_key(dealer);
                 best >> RANKS >= 3 && best & u32::from(!BELOW_NINE & ALL_RANKS) != 0
             }
             Qualifier::AnyThreeCardFlush => dealer.iter().any(|&s| qualifying(s)),
         }
+    }
+
+    /// The share of all C(52, 7) dealer hands that qualify under this reading (exact).
+    pub fn share_of_dealer_hands_qualifying(self) -> crate::math::Fraction {
+        let outcomes = dealer_outcomes(&[0; 4], 7, self);
+        crate::math::Fraction::new(outcomes.total() - outcomes.not_qualifying, outcomes.total())
     }
 }
 
@@ -196,6 +216,19 @@ pub fn dealer_outcomes(player: &[u16; 4], n: u32, reading: Qualifier) -> DealerO
     let ours = best_key(player);
     let (lower, up_to) = (below(ours), below(ours + 1));
     match reading {
+        Qualifier::AtLeastNineHighThreeCardFlush => {
+            // The hands that do not qualify are one interval of keys: every one below 9-3-2.
+            let not_qualifying = below(NINE_THREE_TWO);
+            let ours_qualifies = ours >= NINE_THREE_TWO;
+            let player_wins = if ours_qualifies { lower - not_qualifying } else { 0 };
+            let ties = if ours_qualifies { up_to - lower } else { 0 };
+            DealerOutcomes {
+                not_qualifying,
+                player_wins,
+                ties,
+                dealer_wins: total - not_qualifying - player_wins - ties,
+            }
+        }
         Qualifier::BestHand => {
             // The best hands that do not qualify: two cards or fewer, or three to seven all
             // below a 9; in key order, one interval per length.
@@ -431,10 +464,10 @@ impl BaseGameTally {
     }
 }
 
-/// The four tallies (two readings of the qualifier, two of the play's floor) over one shard of
+/// The six tallies (three readings of the qualifier, two of the play's floor) over one shard of
 /// the player hands, in [`Qualifier::ALL`] × [`PlayFloor::Ante`, `PlayFloor::AnyAmount`] order.
-pub fn tally_shard(shard: usize, shards: usize) -> [BaseGameTally; 4] {
-    let mut tallies: [BaseGameTally; 4] = Default::default();
+pub fn tally_shard(shard: usize, shards: usize) -> [BaseGameTally; 6] {
+    let mut tallies: [BaseGameTally; 6] = Default::default();
     each_player_hand(shard, shards, |hand, weight| {
         let ours = best_key(hand);
         for (r, reading) in Qualifier::ALL.into_iter().enumerate() {
@@ -502,6 +535,7 @@ pub fn ranks_text(bits: u16) -> String {
         .collect()
 }
 
-/// Which of [`super::base_game_value::BASE_GAME_FIGURES`] the tables play: the dealer's best hand
-/// qualifies ([`Qualifier::BestHand`]), the play from the ante up ([`PlayFloor::Ante`]).
+/// Which of [`super::base_game_value::BASE_GAME_FIGURES`] the tables play: the dealer qualifies
+/// with a three-card 9-high flush or better ([`Qualifier::IMPLEMENTED`]), the play from the ante
+/// up ([`PlayFloor::Ante`]).
 pub const BASE_GAME_FIGURES_IMPLEMENTED: usize = 0;

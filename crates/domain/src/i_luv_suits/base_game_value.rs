@@ -3,7 +3,49 @@
 
 use super::base_game::{BaseGameFigures, Decision, PlayFloor, Qualifier};
 
-pub const BASE_GAME_FIGURES: [BaseGameFigures; 4] = [
+pub const BASE_GAME_FIGURES: [BaseGameFigures; 6] = [
+    BaseGameFigures {
+        qualifier: Qualifier::AtLeastNineHighThreeCardFlush,
+        play_floor: PlayFloor::Ante,
+        hands: 133784560,
+        dealer_hands: 45379620,
+        player_result: -161766105078360,
+        play_wagered: 95154172,
+        decisions: &[
+            (2, Decision::Fold, 24676704),
+            (3, Decision::Fold, 18317472),
+            (3, Decision::Play(1), 60563616),
+            (4, Decision::Play(1), 26137540),
+            (5, Decision::Play(2), 3814668),
+            (6, Decision::Play(3), 267696),
+            (7, Decision::Play(3), 6864),
+        ],
+        three_card_always_folds_to: 0x00e0,
+        three_card_always_plays_from: 0x0203,
+        simple_threshold: 0x0150,
+        simple_player_result: -164610512571096,
+    },
+    BaseGameFigures {
+        qualifier: Qualifier::AtLeastNineHighThreeCardFlush,
+        play_floor: PlayFloor::AnyAmount,
+        hands: 133784560,
+        dealer_hands: 45379620,
+        player_result: -161766105078360,
+        play_wagered: 95154172,
+        decisions: &[
+            (2, Decision::Fold, 24676704),
+            (3, Decision::Fold, 18317472),
+            (3, Decision::Play(1), 60563616),
+            (4, Decision::Play(1), 26137540),
+            (5, Decision::Play(2), 3814668),
+            (6, Decision::Play(3), 267696),
+            (7, Decision::Play(3), 6864),
+        ],
+        three_card_always_folds_to: 0x00e0,
+        three_card_always_plays_from: 0x0203,
+        simple_threshold: 0x0150,
+        simple_player_result: -164610512571096,
+    },
     BaseGameFigures {
         qualifier: Qualifier::BestHand,
         play_floor: PlayFloor::Ante,

@@ -238,7 +238,7 @@ pub fn settle(
             let theirs = base_game::best_key(&hands.dealer);
             // 76(i)(1): both wagers win 1 to 1 against a qualifying dealer with a lower hand;
             // against a dealer who does not qualify the ante wins and the play wager ties.
-            let (showdown, ante_back, play_back) = if !Qualifier::BestHand.qualifies(&hands.dealer) {
+            let (showdown, ante_back, play_back) = if !Qualifier::IMPLEMENTED.qualifies(&hands.dealer) {
                 (Showdown::DealerDoesNotQualify, doubled(ante), play_cents)
             } else {
                 match ours.cmp(&theirs) {

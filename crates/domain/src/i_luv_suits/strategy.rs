@@ -24,7 +24,7 @@ pub fn optimal_decision(player: &[u16; 4]) -> Decision {
         0..=2 => Decision::Fold,
         3 if ranks <= figures.three_card_always_folds_to => Decision::Fold,
         3 if ranks >= figures.three_card_always_plays_from => Decision::Play(1),
-        3 => best_decision(&dealer_outcomes(player, 7, Qualifier::BestHand), 3, PlayFloor::Ante).0,
+        3 => best_decision(&dealer_outcomes(player, 7, Qualifier::IMPLEMENTED), 3, PlayFloor::Ante).0,
         len => Decision::Play(u32::from(super::max_play_multiple(len as usize))),
     }
 }

@@ -205,6 +205,8 @@ pub struct BaseGameView {
     pub play_floor: domain::i_luv_suits::base_game::PlayFloor,
     /// The reading these tables play.
     pub implemented: bool,
+    /// The share of all C(52, 7) dealer hands that qualify under this reading.
+    pub dealer_qualifies: Exact,
     /// Player hands (C(52, 7)) × dealer hands (C(45, 7)) counted.
     pub deals_counted: u128,
     pub house_edge_per_ante: Exact,
@@ -301,6 +303,7 @@ pub fn math_view(progressive_wager_cents: i64) -> MathView {
             qualifier: f.qualifier,
             play_floor: f.play_floor,
             implemented: i == BASE_GAME_FIGURES_IMPLEMENTED,
+            dealer_qualifies: f.qualifier.share_of_dealer_hands_qualifying().into(),
             deals_counted: f.hands.saturating_mul(f.dealer_hands),
             house_edge_per_ante: f.edge_per_ante().into(),
             house_edge_per_wager: f.edge_per_wager().into(),
@@ -410,6 +413,11 @@ pub fn math_view(progressive_wager_cents: i64) -> MathView {
 fn ambiguities() -> Vec<Ambiguity> {
     use domain::i_luv_suits::base_game_value::BASE_GAME_FIGURES;
     let edge = |i: usize| BASE_GAME_FIGURES.get(i).map_or(0.0, |f| f.edge_per_ante().to_f64() * 100.0);
+    let share = |i: usize| {
+        BASE_GAME_FIGURES
+            .get(i)
+            .map_or(0.0, |f| f.qualifier.share_of_dealer_hands_qualifying().to_f64() * 100.0)
+    };
     let a = |rule: &str, question: &str, implemented: &str, effect: String| Ambiguity {
         rule: rule.to_owned(),
         question: question.to_owned(),
@@ -419,15 +427,23 @@ fn ambiguities() -> Vec<Ambiguity> {
     vec![
         a(
             "K.A.R. 111-301-76(i)(1)",
-            "\"At least a three card flush containing a 9 or higher ranking card\": on the dealer's best hand, \
-             or any three cards of a suit the dealer holds?",
-            "The dealer's best hand (the hand 76(e) has the dealer determine) must be a flush of three or more \
-             cards holding a 9 or higher.",
+            "\"At least a three card flush containing a 9 or higher ranking card\": at least that hand as a rank \
+             (so every four-card flush qualifies), a best flush of three or more cards holding a 9 or higher \
+             (so a four-card flush of low cards does not), or any three cards of a suit the dealer holds with a \
+             9 or higher?",
+            "As a rank (the reading of the game's published rules and its usual analyses): the dealer's best \
+             hand must rank at or above a three-card 9-high flush; every flush of four or more cards qualifies, \
+             and a three-card flush when its highest card is a 9 or higher.",
             format!(
-                "House edge per ante {:.6}% as implemented, {:.6}% under the other reading; the player has the \
-                 edge under neither.",
+                "House edge per ante {:.6}% as implemented ({:.4}% of dealer hands qualify); {:.6}% on the best \
+                 flush holding a 9 ({:.4}% qualify); {:.6}% on any three of a suit with a 9 ({:.4}% qualify). \
+                 The player has the edge under none.",
                 edge(0),
-                edge(2)
+                share(0),
+                edge(2),
+                share(2),
+                edge(4),
+                share(4)
             ),
         ),
         a(
