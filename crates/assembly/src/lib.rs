@@ -236,12 +236,12 @@ impl Assembly {
     }
 
     /// Every service's background work: the ledger's hold sweeper, the draw scheduler and
-    /// recoveries, the instant workers, the blackjack recovery, the gateway's session refresher.
+    /// recoveries, the instant workers, the blackjack recovery, the gateway's session workers.
     pub fn spawn_workers(&self) {
         ledger::holds::spawn_hold_sweeper(self.ledger_pool.clone(), self.config.hold_sweep_interval);
         draw_games::spawn_workers(self.draws.clone());
         instant::spawn_workers(self.instant.clone());
         table_games::spawn_recovery(self.tables.clone(), Duration::from_secs(5));
-        self.gateway.ended_sessions.spawn_refresher(self.gateway.pool.clone(), Duration::from_secs(1));
+        self.gateway.spawn_workers();
     }
 }

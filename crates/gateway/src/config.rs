@@ -8,6 +8,8 @@
 //! | `LOTTO_PAYMENTS_TOLERANCE_SECONDS` | `300`     | how old a signed webhook may be                |
 //! | `LOTTO_PAYMENTS_HOLD_SECONDS`      | `604800`  | how long a withdrawal's hold waits for the provider |
 //! | `LOTTO_CORS_ORIGINS`               | none (`local` in `lotto`) | origins a browser may call the API from (see `crate::cors`) |
+//! | `LOTTO_IDLE_TIMEOUT_S`             | `900`     | a player's or staff member's session ends after this long without a request |
+//! | `LOTTO_SESSION_MAX_S`              | `43200`   | any session ends this long after its login  |
 
 use platform::config::{ConfigError, Secret, env_or};
 
@@ -19,6 +21,11 @@ pub struct GatewaySettings {
     pub payments: PaymentSettings,
     /// The origins a browser may call the API from.
     pub cors: crate::cors::CorsOrigins,
+    /// A player's or staff member's session ends after this long without a request
+    /// (`crate::renewal`; 15 minutes: the New Jersey and Pennsylvania rules).
+    pub idle_timeout: std::time::Duration,
+    /// Any session ends this long after its login.
+    pub session_lifetime: std::time::Duration,
 }
 
 /// How the gateway deals with its payment provider.
@@ -40,6 +47,8 @@ impl Default for GatewaySettings {
                 hold_seconds: 7 * 24 * 3600,
             },
             cors: crate::cors::CorsOrigins::None,
+            idle_timeout: std::time::Duration::from_secs(900),
+            session_lifetime: std::time::Duration::from_secs(12 * 3600),
         }
     }
 }
@@ -67,6 +76,26 @@ impl GatewaySettings {
                 })?,
                 Err(_) => d.cors,
             },
+            idle_timeout: std::time::Duration::from_secs(positive(
+                "LOTTO_IDLE_TIMEOUT_S",
+                env_or("LOTTO_IDLE_TIMEOUT_S", d.idle_timeout.as_secs())?,
+            )?),
+            session_lifetime: std::time::Duration::from_secs(positive(
+                "LOTTO_SESSION_MAX_S",
+                env_or("LOTTO_SESSION_MAX_S", d.session_lifetime.as_secs())?,
+            )?),
         })
     }
+}
+
+/// A number of seconds that must be at least one.
+fn positive(name: &'static str, seconds: u64) -> Result<u64, ConfigError> {
+    if seconds == 0 {
+        return Err(ConfigError {
+            name,
+            value: "0".to_owned(),
+            reason: "must be at least 1 second".to_owned(),
+        });
+    }
+    Ok(seconds)
 }

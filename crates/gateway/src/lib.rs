@@ -22,6 +22,7 @@ pub mod credentials;
 pub mod payments;
 pub mod players;
 pub mod rate_limit;
+pub mod renewal;
 pub mod sessions;
 pub mod web_client;
 
@@ -78,10 +79,13 @@ pub struct GatewayState {
     /// The instant service (instant and pull-tab tickets); `None` answers its routes with 503.
     pub instant: Option<Upstream>,
     pub ended_sessions: EndedSessions,
+    /// The requests each session made through this replica, not yet written (idle timeouts).
+    pub activity: renewal::Activity,
     /// The payment provider: deposits and withdrawals.
     pub payments: payments::Payments,
     pub limiter: Arc<RateLimiter>,
-    pub access_token_ttl: Duration,
+    /// How long sessions and their tokens last.
+    pub sessions: renewal::SessionPolicy,
     pub body_limit: usize,
     /// The origins a browser may call the API from.
     pub cors: cors::CorsOrigins,
@@ -112,12 +116,17 @@ impl GatewayState {
             tables: None,
             instant: None,
             ended_sessions: EndedSessions::default(),
+            activity: renewal::Activity::default(),
             payments: payments::Payments::none(),
             limiter: Arc::new(RateLimiter::new(
                 Quota { per_minute: per_identity, burst: per_identity.div_ceil(4).max(10) },
                 Quota { per_minute: per_address, burst: per_address.div_ceil(4).max(10) },
             )),
-            access_token_ttl: config.access_token_ttl,
+            sessions: renewal::SessionPolicy {
+                access_ttl: config.access_token_ttl,
+                idle_timeout: settings.idle_timeout,
+                lifetime: settings.session_lifetime,
+            },
             body_limit: config.body_limit_bytes,
             cors: settings.cors.clone(),
         }
@@ -160,6 +169,13 @@ impl GatewayState {
         self
     }
 
+    /// The gateway's background work: the ended sessions read every second, the sessions' last
+    /// requests written every second (the idle timeout judges on them).
+    pub fn spawn_workers(&self) {
+        self.ended_sessions.spawn_refresher(self.pool.clone(), Duration::from_secs(1));
+        self.activity.spawn_flusher(self.pool.clone(), Duration::from_secs(1));
+    }
+
     /// The gateway's own token for calling services.
     pub fn service_token(&self) -> Result<String, AppError> {
         self.tokens.service_token("gateway")
@@ -178,6 +194,7 @@ pub fn route_table() -> Vec<(Method, &'static str, MethodRouter<GatewayState>)> 
         (Method::POST, "/v1/players", post(players::register)),
         (Method::GET, "/v1/players/{id}", get(players::get_player)),
         (Method::POST, "/v1/sessions", post(sessions::login)),
+        (Method::POST, "/v1/sessions/refresh", post(renewal::refresh)),
         (Method::DELETE, "/v1/sessions/current", delete(sessions::logout)),
         (Method::GET, "/v1/me", get(players::me)),
         (Method::GET, "/v1/me/wallet", get(players::wallet)),
@@ -281,7 +298,7 @@ async fn openapi_yaml() -> impl IntoResponse {
 #[derive(Debug, utoipa::OpenApi)]
 #[openapi(
     paths(
-        players::register, players::get_player, sessions::login, sessions::logout, players::me,
+        players::register, players::get_player, sessions::login, renewal::refresh, sessions::logout, players::me,
         players::wallet, players::wallet_history, payments::deposit, payments::withdraw,
         payments::get_payment, payments::webhook, players::get_limits, players::set_limit,
         players::self_exclude, admin::add_staff, admin::list_staff, admin::add_retailer, admin::list_retailers,

@@ -52,7 +52,7 @@ async fn main() -> anyhow::Result<()> {
             &settings.payments,
         ));
     }
-    state.ended_sessions.spawn_refresher(pool, std::time::Duration::from_secs(1));
+    state.spawn_workers();
     let app = gateway::router(state, (&config).into());
     platform::http::spawn_metrics(&config).await?;
     let listener = tokio::net::TcpListener::bind(config.listen).await?;

@@ -1,6 +1,7 @@
 //! Logging in and out, and the session check every gateway request passes.
 //!
-//! A login opens a session row and returns a short-lived token that names it (`sid`). Logging
+//! A login opens a session row and returns a short-lived token that names it (`sid`), and a
+//! refresh token that renews it (`crate::renewal`, which also ends idle sessions). Logging
 //! out, self-excluding or revoking a terminal ends sessions; the gateway then refuses their
 //! tokens at once. Every replica keeps the ended sessions whose tokens could still be valid in
 //! memory, refreshed from the database every second, so the check costs a hash lookup.
@@ -23,6 +24,7 @@ use uuid::Uuid;
 use crate::GatewayState;
 use crate::credentials::{api_key_prefix, digest_api_key, digests_equal, verify_password};
 use crate::rate_limit::VerifiedClaims;
+use crate::renewal::{self, Issued};
 
 /// Failed logins in a row that lock an account.
 pub const LOCKOUT_AFTER_FAILURES: i32 = 5;
@@ -115,6 +117,9 @@ impl FromRequestParts<GatewayState> for Authenticated {
             None => Caller::from_request_parts(parts, state).await?.0,
         };
         check_session(state, &claims)?;
+        if let Some(sid) = claims.sid {
+            state.activity.seen(sid);
+        }
         Ok(Authenticated(claims))
     }
 }
@@ -157,11 +162,37 @@ pub enum LoginRequest {
 pub struct LoginResponse {
     pub access_token: String,
     pub token_type: String,
+    /// Seconds the access token lives: at most `LOTTO_ACCESS_TOKEN_TTL_S`, and never past the
+    /// idle window (the last request plus `idle_timeout_seconds`) or the session's end.
     pub expires_in: u64,
+    /// Trades for the next access token at `POST /v1/sessions/refresh`, once (opaque; keep it
+    /// as safe as a password).
+    pub refresh_token: String,
+    /// When the session ends however it is used (then log in again).
+    pub session_expires_at: DateTime<Utc>,
+    /// The session ends after this many seconds without a request; `null` for a terminal.
+    pub idle_timeout_seconds: Option<u64>,
     pub role: Role,
     pub subject: String,
-    /// When this identity last logged in before now; `null` on a first login.
+    /// When this identity last logged in before now; `null` on a first login and on a renewal.
     pub previous_login_at: Option<DateTime<Utc>>,
+}
+
+impl LoginResponse {
+    /// The answer carrying `issued`.
+    pub fn of(issued: Issued, role: Role, subject: String, previous_login_at: Option<DateTime<Utc>>) -> Self {
+        LoginResponse {
+            access_token: issued.access_token,
+            token_type: "Bearer".to_owned(),
+            expires_in: issued.expires_in,
+            refresh_token: issued.refresh_token,
+            session_expires_at: issued.session_expires_at,
+            idle_timeout_seconds: issued.idle_timeout_seconds,
+            role,
+            subject,
+            previous_login_at,
+        }
+    }
 }
 
 fn bad_credentials() -> AppError {
@@ -199,28 +230,12 @@ pub async fn login(
         }
         LoginRequest::Terminal { api_key } => terminal_login(&state, &api_key).await?,
     };
-    let ttl = state.access_token_ttl;
-    let sid = Uuid::now_v7();
-    sqlx::query("INSERT INTO sessions (id, subject, role, expires_at) VALUES ($1, $2, $3, now() + $4)")
-        .bind(sid)
-        .bind(&subject)
-        .bind(role.as_str())
-        .bind(ttl)
-        .execute(&state.pool)
-        .await?;
     // A terminal's token names its retailer, so services know whose counter it is.
-    let access_token = state.tokens.issue_for(&subject, role, Some(sid), org.as_deref(), ttl)?;
+    let issued = renewal::open(&state, &subject, role, org.as_deref()).await?;
     Ok((
         StatusCode::CREATED,
         platform::http::no_store(),
-        Json(LoginResponse {
-            access_token,
-            token_type: "Bearer".to_owned(),
-            expires_in: ttl.as_secs(),
-            role,
-            subject,
-            previous_login_at: previous,
-        }),
+        Json(LoginResponse::of(issued, role, subject, previous)),
     ))
 }
 

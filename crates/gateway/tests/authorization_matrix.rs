@@ -25,6 +25,8 @@ const MATRIX: &[(&str, &str, [u16; 7])] = &[
     ("POST", "/v1/players", [201, 201, 201, 201, 201, 201, 201]),
     ("GET", "/v1/players/{id}", [401, 403, 403, 403, 200, 200, 403]),
     ("POST", "/v1/sessions", [201, 201, 201, 201, 201, 201, 201]),
+    // A refresh token is the credential, whoever else calls: one never issued is refused.
+    ("POST", "/v1/sessions/refresh", [401, 401, 401, 401, 401, 401, 401]),
     ("GET", "/v1/me", [401, 200, 200, 200, 200, 200, 200]),
     ("GET", "/v1/me/wallet", [401, 200, 200, 403, 403, 403, 403]),
     ("GET", "/v1/me/wallet/transfers", [401, 200, 200, 403, 403, 403, 403]),
@@ -208,6 +210,7 @@ fn request_for(fx: &Fixture, method: &str, route: &str, caller: usize) -> (Strin
             json!({"email": format!("{}@example.com", new_id()), "password": PASSWORD, "date_of_birth": "1980-01-01"}),
         ),
         ("POST", "/v1/sessions") => Some(json!({"email": "ann@example.com", "password": PASSWORD})),
+        ("POST", "/v1/sessions/refresh") => Some(json!({"refresh_token": "rt_never_issued"})),
         ("POST", "/v1/me/deposits" | "/v1/me/withdrawals") => Some(json!({"amount": 100, "currency": "USD"})),
         ("POST", "/v1/payments/webhook") => Some(json!({"id": new_id(), "type": "payment.succeeded",
             "payment_id": fx.payment, "amount": 10_000, "currency": "USD"})),

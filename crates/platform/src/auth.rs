@@ -44,6 +44,11 @@ impl Role {
             Role::Service => "service",
         }
     }
+
+    /// The role [`Role::as_str`] names.
+    pub fn parse(text: &str) -> Option<Role> {
+        Role::ALL.into_iter().find(|r| r.as_str() == text)
+    }
 }
 
 /// What a token says.

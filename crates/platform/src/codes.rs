@@ -33,10 +33,18 @@ pub const ALL: &[Code] = &[
     code("unreadable_body", 400, "the body could not be read"),
     // 401: who is calling is not established.
     code("invalid_credentials", 401, "wrong username, email, password or API key"),
+    code("invalid_refresh_token", 401, "a refresh token the platform never issued"),
     code("invalid_signature", 401, "a webhook whose signature or timestamp does not verify"),
     code("invalid_token", 401, "an access token that does not verify"),
     code("key_revoked", 401, "a terminal API key that has been revoked"),
+    code(
+        "refresh_token_reused",
+        401,
+        "a refresh token used a second time: its session is ended (theft detection)",
+    ),
     code("session_ended", 401, "the session was ended (logout, self-exclusion, a new password)"),
+    code("session_expired", 401, "the session reached its end (LOTTO_SESSION_MAX_S after its login)"),
+    code("session_idle", 401, "the session ended after the idle timeout without a request"),
     code("token_expired", 401, "the access token has expired"),
     code("unauthenticated", 401, "no access token"),
     // 403: established, and not allowed.
