@@ -58,6 +58,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/sessions/refresh": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * `POST /v1/sessions/refresh`: a refresh token traded for a new access token and the next
+         *     refresh token. Refused with `session_idle` after the idle timeout without a request,
+         *     `session_expired` at the session's end, `session_ended` after a logout or an exclusion, and
+         *     `refresh_token_reused` (ending the session) when the token was used before.
+         */
+        post: operations["refresh"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/sessions/current": {
         parameters: {
             query?: never;
@@ -1216,6 +1238,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/tables/in-play": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** `GET /v1/tables/in-play`: players, their own. */
+        get: operations["in_play"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/instant/games": {
         parameters: {
             query?: never;
@@ -1979,6 +2018,17 @@ export interface components {
             /** Format: double */
             decimal: number;
         };
+        /** @description A blackjack round in play, with what the page needs to go on dealing at its table. */
+        BlackjackInPlay: {
+            /** Format: uuid */
+            table_id: string;
+            /**
+             * Format: int32
+             * @description The table's decks (6 or 2).
+             */
+            decks: number;
+            round: components["schemas"]["RoundView"];
+        };
         /** @description One board of a slip as the player marks it. */
         BoardRequest: {
             /** @description Five different numbers, 1 to 69. */
@@ -2540,6 +2590,15 @@ export interface components {
              */
             progressive_wager_cents: number;
         };
+        /** @description `GET /v1/tables/in-play`: every unfinished round and session of the caller, oldest first. */
+        InPlayView: {
+            /** @description Blackjack rounds open, playing or settling. */
+            blackjack: components["schemas"]["BlackjackInPlay"][];
+            /** @description I Luv Suits rounds open, deciding or settling. */
+            i_luv_suits: components["schemas"]["ILuvSuitsRound"][];
+            /** @description Craps sessions with bets on the layout (or a roll under way). */
+            craps: components["schemas"]["CrapsSession"][];
+        };
         /** @description The answer of `GET /v1/reports/journal-check`. */
         JournalCheck: {
             /** @description True when every account's counters equal the sum of its transfers. */
@@ -2653,13 +2712,32 @@ export interface components {
         LoginResponse: {
             access_token: string;
             token_type: string;
-            /** Format: int64 */
+            /**
+             * Format: int64
+             * @description Seconds the access token lives: at most `LOTTO_ACCESS_TOKEN_TTL_S`, and never past the
+             *     idle window (the last request plus `idle_timeout_seconds`) or the session's end.
+             */
             expires_in: number;
+            /**
+             * @description Trades for the next access token at `POST /v1/sessions/refresh`, once (opaque; keep it
+             *     as safe as a password).
+             */
+            refresh_token: string;
+            /**
+             * Format: date-time
+             * @description When the session ends however it is used (then log in again).
+             */
+            session_expires_at: string;
+            /**
+             * Format: int64
+             * @description The session ends after this many seconds without a request; `null` for a terminal.
+             */
+            idle_timeout_seconds?: number | null;
             role: components["schemas"]["Role"];
             subject: string;
             /**
              * Format: date-time
-             * @description When this identity last logged in before now; `null` on a first login.
+             * @description When this identity last logged in before now; `null` on a first login and on a renewal.
              */
             previous_login_at?: string | null;
         };
@@ -3747,6 +3825,11 @@ export interface components {
             /** @enum {string} */
             by: "player" | "house";
         };
+        /** @description `POST /v1/sessions/refresh`'s body. */
+        RefreshRequest: {
+            /** @description The refresh token the last login or renewal answered (each is good once). */
+            refresh_token: string;
+        };
         Registration: {
             email: string;
             password: string;
@@ -4432,6 +4515,31 @@ export interface operations {
         };
         responses: {
             /** @description logged in */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LoginResponse"];
+                };
+            };
+            "4XX": components["responses"]["Refused"];
+        };
+    };
+    refresh: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RefreshRequest"];
+            };
+        };
+        responses: {
+            /** @description renewed: a new access token and the next refresh token (the one sent is used up) */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -5889,7 +5997,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description a replay: this key's round as it stands */
+            /** @description a replay: this key's round as it stands (`Idempotent-Replayed: true`); or the table's round still in play, answered instead of dealing another, nothing staked (`Idempotent-Replayed: false`, `Content-Location` the round) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -6364,6 +6472,27 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["CrapsMath"];
+                };
+            };
+            "4XX": components["responses"]["Refused"];
+        };
+    };
+    in_play: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the caller's unfinished rounds and sessions, every table game */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InPlayView"];
                 };
             };
             "4XX": components["responses"]["Refused"];

@@ -258,6 +258,7 @@ pub fn route_table() -> Vec<(Method, &'static str, MethodRouter<GatewayState>)> 
         (Method::POST, "/v1/craps/sessions/{id}/bets", post(for_players::<TABLES>)),
         (Method::GET, "/v1/craps/recall", get(for_players::<TABLES>)),
         (Method::GET, "/v1/craps/math", get(for_anyone::<TABLES>)),
+        (Method::GET, "/v1/tables/in-play", get(for_players::<TABLES>)),
         (Method::GET, "/v1/instant/games", get(for_anyone::<INSTANT>)),
         (Method::POST, "/v1/instant/games/{number}/print-runs", post(for_operators::<INSTANT>)),
         (Method::POST, "/v1/instant/games/{number}/vendor-runs", post(for_operators::<INSTANT>)),

@@ -94,6 +94,7 @@ const MATRIX: &[(&str, &str, [u16; 7])] = &[
     ("POST", "/v1/craps/sessions/{id}/bets", [401, 201, 404, 403, 403, 403, 403]),
     ("GET", "/v1/craps/recall", [401, 200, 200, 403, 403, 403, 403]),
     ("GET", "/v1/craps/math", [200, 200, 200, 200, 200, 200, 200]),
+    ("GET", "/v1/tables/in-play", [401, 200, 200, 403, 403, 403, 403]),
     // The instant service's routes, through the gateway.
     ("GET", "/v1/instant/games", [200, 200, 200, 200, 200, 200, 200]),
     ("POST", "/v1/instant/games/{number}/print-runs", [401, 403, 403, 403, 202, 403, 403]),

@@ -8,6 +8,7 @@
 //!   recall and the math.
 //! - [`i_luv_suits`]: rounds (wagers, deal, fold or play, settlement as a saga), game recall, the
 //!   progressive meter and the math.
+//! - [`in_play`]: a player's unfinished rounds and sessions, every game together.
 //! - [`grouped`]: every game's ledger batches and per-round writes, many rounds to a call and to
 //!   a commit; [`store`]: what the games' stores share for those writes.
 
@@ -15,6 +16,7 @@ pub mod blackjack;
 pub mod craps;
 pub mod grouped;
 pub mod i_luv_suits;
+pub mod in_play;
 pub mod remembered;
 pub mod store;
 
@@ -217,6 +219,7 @@ pub fn route_table() -> Vec<(Method, &'static str, MethodRouter<TablesState>)> {
         (Method::POST, "/v1/craps/sessions/{id}/bets", post(craps::routes::change_bets)),
         (Method::GET, "/v1/craps/recall", get(craps::routes::recall)),
         (Method::GET, "/v1/craps/math", get(craps::routes::math)),
+        (Method::GET, "/v1/tables/in-play", get(in_play::in_play)),
     ]
 }
 
@@ -281,11 +284,12 @@ pub fn spawn_recovery(state: TablesState, interval: std::time::Duration) -> toki
         i_luv_suits::routes::place_wagers, i_luv_suits::routes::get_round, i_luv_suits::routes::decide,
         i_luv_suits::routes::recall, i_luv_suits::routes::table, i_luv_suits::routes::math,
         craps::routes::open_session, craps::routes::get_session, craps::routes::roll, craps::routes::change_bets,
-        craps::routes::recall, craps::routes::math
+        craps::routes::recall, craps::routes::math, in_play::in_play
     ),
     components(schemas(platform::Problem), responses(platform::openapi::Refused)),
     modifiers(&BearerAuth),
     tags(
+        (name = "tables", description = "Every table game together: a player's unfinished rounds and sessions"),
         (name = "blackjack", description = "Blackjack (K.A.R. 111-301) with its side wagers and the Blazing 7's progressive"),
         (name = "craps", description = "Craps (K.A.R. 111-501-44, -45) with its whole bet list, the hot shooter and power odds"),
         (name = "i-luv-suits", description = "I Luv Suits (K.A.R. 111-301-74 to -76) with Flush Rush, Super Flush Rush and the progressive")

@@ -262,7 +262,19 @@ async fn bad_requests_get_clear_problems_and_move_nothing() {
 
     let dealt = casino.deal(&token, table, "ok", json!([{"wager": 100}])).await;
     let round = dealt.body["id"].as_str().unwrap().to_owned();
-    assert_eq!(casino.deal(&token, table, "second", json!([{"wager": 100}])).await.code(), "round_in_play");
+    // Dealing again while the round is in play answers that round, nothing staked (a player
+    // who lost the page finds the hand where it was).
+    let staked = casino.balance(wallet).await;
+    let again = casino.deal(&token, table, "second", json!([{"wager": 100}])).await;
+    assert_eq!(
+        (again.status, again.body["id"].as_str()),
+        (StatusCode::OK, Some(round.as_str())),
+        "{}",
+        again.body
+    );
+    assert_eq!(again.headers["idempotent-replayed"], "false");
+    assert_eq!(again.headers["content-location"], format!("/v1/blackjack/rounds/{round}").as_str());
+    assert_eq!(casino.balance(wallet).await, staked, "nothing more staked");
     assert_eq!(casino.act(&token, &round, json!({"step": 3, "action": "hit"})).await.code(), "stale_step");
     assert_eq!(
         casino.act(&token, &round, json!({"step": 0, "action": "split"})).await.code(),

@@ -2,7 +2,7 @@
 //! the [`super::saga`] or [`super::store`], and answers a view.
 
 use axum::extract::State;
-use axum::http::StatusCode;
+use axum::http::{HeaderValue, StatusCode};
 use domain::blackjack::side_math::{self, Composition};
 use domain::blackjack::side_wagers::BLAZING_SEVENS_SEED_CENTS;
 use domain::cards::{Decks, Shoe};
@@ -57,7 +57,7 @@ pub async fn open_table(
            ("Idempotency-Key" = String, Header, description = "required: a retry with the same key deals the round once")),
     responses(
         (status = 201, description = "wagers taken, cards dealt (and settled, when the deal ends the round)", body = RoundView),
-        (status = 200, description = "a replay: this key's round as it stands", body = RoundView),
+        (status = 200, description = "a replay: this key's round as it stands (`Idempotent-Replayed: true`); or the table's round still in play, answered instead of dealing another, nothing staked (`Idempotent-Replayed: false`, `Content-Location` the round)", body = RoundView),
         (status = "4XX", response = Refused),
     ),
     security(("bearer" = []))
@@ -72,13 +72,25 @@ pub async fn deal(
 ) -> Result<axum::response::Response, AppError> {
     caller.require(&[Role::Player])?;
     let key = key.required()?;
-    let (round, created) = saga::place_bets(&state, table, caller.subject(), key, &request.spots).await?;
+    let (round, placed) = saga::place_bets(&state, table, caller.subject(), key, &request.spots).await?;
     if round.state == RoundState::Refused {
         let code = round.refusal.unwrap_or_else(|| "stake_refused".to_owned());
         return Err(AppError::unprocessable(code, "the wagers could not be taken from your wallet"));
     }
     let location = format!("/v1/blackjack/rounds/{}", round.id);
-    Ok(platform::http::created_or_replayed(round_view(&round)?, created, Some(&location)))
+    let mut response = platform::http::created_or_replayed(
+        round_view(&round)?,
+        placed == saga::Placed::Dealt,
+        Some(&location),
+    );
+    if placed == saga::Placed::InPlay {
+        // Not a replay of this key: the round in play, where it stands.
+        response.headers_mut().insert(platform::http::IDEMPOTENT_REPLAYED, HeaderValue::from_static("false"));
+        if let Ok(at) = HeaderValue::from_str(&location) {
+            response.headers_mut().insert(axum::http::header::CONTENT_LOCATION, at);
+        }
+    }
+    Ok(response)
 }
 
 #[utoipa::path(

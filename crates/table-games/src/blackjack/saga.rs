@@ -123,36 +123,56 @@ async fn reload(state: &TablesState, id: Uuid) -> Result<StoredRound, AppError> 
         .ok_or_else(|| AppError::not_found("round_not_found", format!("round {id} does not exist")))
 }
 
+/// What a deal request answers with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Placed {
+    /// A round dealt by this request.
+    Dealt,
+    /// The round this key dealt before.
+    Replayed,
+    /// The table's round still in play, answered instead of a new one (nothing staked): a player
+    /// who lost the page finds the hand where it was.
+    InPlay,
+}
+
 /// Step 1: a round of `bets` at `table` for `player` under idempotency key `key`, then dealt
-/// ([`drive_deal`]); a replay of the key finishes and answers the same round. Returns the round
-/// and whether this call made it.
+/// ([`drive_deal`]); a replay of the key finishes and answers the same round, and a table whose
+/// round is still in play answers that round. Returns the round and which it is.
 pub async fn place_bets(
     state: &TablesState,
     table: Uuid,
     player: &str,
     key: &str,
     bets: &[SpotBet],
-) -> Result<(StoredRound, bool), AppError> {
+) -> Result<(StoredRound, Placed), AppError> {
     let rules = state.blackjack_tables.rules(&state.pool, table, Some(player)).await?;
     Round::check_bets(&rules, bets).map_err(|e| play_error(&e))?;
     let id = Uuid::new_v5(&TABLES_NAMESPACE, format!("bj-round/{table}/{key}").as_bytes());
     let bets = store::json_of(&bets)?;
     let wallet = state.ledger.wallet_of(player).await?;
-    let (stored, shoe, created) =
-        match store::insert_round(&state.pool, id, table, player, wallet, &bets).await? {
-            Some((inserted, shoe)) => (inserted, Some(shoe), true),
-            None => {
-                let existing = reload(state, id).await?;
-                if existing.bets != bets {
-                    return Err(AppError::conflict(
-                        "idempotency_conflict",
-                        "this key dealt a round with other bets",
-                    ));
-                }
-                (existing, None, false)
+    let inserted = match store::insert_round(&state.pool, id, table, player, wallet, &bets).await {
+        Err(e) if e.code() == "round_in_play" => {
+            // The table's owner was checked with its rules: the round in play is this player's.
+            let Some(in_play) = store::round_in_play_at(&state.pool, table).await? else { return Err(e) };
+            return Ok((in_play, Placed::InPlay));
+        }
+        other => other?,
+    };
+    let (stored, shoe, created) = match inserted {
+        Some((inserted, shoe)) => (inserted, Some(shoe), true),
+        None => {
+            let existing = reload(state, id).await?;
+            if existing.bets != bets {
+                return Err(AppError::conflict(
+                    "idempotency_conflict",
+                    "this key dealt a round with other bets",
+                ));
             }
-        };
-    Ok((deal_round(state, stored, rules, shoe).await?, created))
+            (existing, None, false)
+        }
+    };
+    let placed = if created { Placed::Dealt } else { Placed::Replayed };
+    Ok((deal_round(state, stored, rules, shoe).await?, placed))
 }
 
 /// Step 2: takes an `open` round's wagers and deals it; safe to run again at any point.

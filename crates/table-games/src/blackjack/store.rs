@@ -206,6 +206,34 @@ pub async fn recent_rounds(pool: &PgPool, player: &str, limit: i64) -> Result<Ve
     .collect()
 }
 
+/// The player's rounds not yet settled (open, playing or settling), oldest first: what a player
+/// coming back finds in play.
+pub async fn rounds_in_play(pool: &PgPool, player: &str) -> Result<Vec<StoredRound>, AppError> {
+    sqlx::query(&format!(
+        "SELECT {ROUND_COLUMNS} FROM bj_rounds WHERE player_id = $1 AND state IN ('open', 'playing', 'settling')
+          ORDER BY created_at"
+    ))
+    .bind(player)
+    .fetch_all(pool)
+    .await?
+    .iter()
+    .map(StoredRound::from_row)
+    .collect()
+}
+
+/// The round in play at `table` (at most one: `bj_rounds_one_in_play`).
+pub async fn round_in_play_at(pool: &PgPool, table: Uuid) -> Result<Option<StoredRound>, AppError> {
+    sqlx::query(&format!(
+        "SELECT {ROUND_COLUMNS} FROM bj_rounds WHERE table_id = $1 AND state IN ('open', 'playing', 'settling')"
+    ))
+    .bind(table)
+    .fetch_optional(pool)
+    .await?
+    .as_ref()
+    .map(StoredRound::from_row)
+    .transpose()
+}
+
 /// A table's shoe as read, with the count of its writes then (see [`DEALT`]).
 #[derive(Debug, Clone)]
 pub struct ReadShoe {

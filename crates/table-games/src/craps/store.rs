@@ -179,6 +179,21 @@ pub async fn load_session(pool: &PgPool, id: Uuid) -> Result<Option<StoredSessio
         .transpose()
 }
 
+/// The player's sessions with bets on the layout (or a request under way), oldest first.
+pub async fn sessions_in_play(pool: &PgPool, player: &str) -> Result<Vec<StoredSession>, AppError> {
+    sqlx::query(&format!(
+        "SELECT {SESSION_COLUMNS} FROM craps_sessions
+          WHERE player_id = $1 AND (pending IS NOT NULL OR jsonb_array_length(session->'bets') > 0)
+          ORDER BY created_at"
+    ))
+    .bind(player)
+    .fetch_all(pool)
+    .await?
+    .iter()
+    .map(StoredSession::from_row)
+    .collect()
+}
+
 /// The claim of [`claim_all`] (checked for its plan by a test). A request is looked up by
 /// `session_id::text || '/' || key`, the one value its unique index holds (migration
 /// `20261205000001`), so no plan can walk the session's rolls along the primary key instead.

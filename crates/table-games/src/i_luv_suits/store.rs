@@ -127,6 +127,20 @@ pub async fn recent_rounds(pool: &PgPool, player: &str, limit: i64) -> Result<Ve
     .collect()
 }
 
+/// The player's rounds not yet settled (open, deciding or settling), oldest first.
+pub async fn rounds_in_play(pool: &PgPool, player: &str) -> Result<Vec<StoredRound>, AppError> {
+    sqlx::query(&format!(
+        "SELECT {ROUND_COLUMNS} FROM ils_rounds WHERE player_id = $1 AND state IN ('open', 'deciding', 'settling')
+          ORDER BY created_at"
+    ))
+    .bind(player)
+    .fetch_all(pool)
+    .await?
+    .iter()
+    .map(StoredRound::from_row)
+    .collect()
+}
+
 /// A new round with its wagers.
 #[derive(Debug, Clone)]
 pub struct NewRound {
