@@ -20,13 +20,14 @@ const ACTION_NAMES: Record<Schemas["AllowedActionKind"], string> = {
   even_money: "Even money",
 };
 
-export function BlackjackTable(props: { onMoney: () => void }): JSX.Element {
-  const [decks, setDecks] = useState(6);
-  const [table, setTable] = useState<Schemas["TableView"] | null>(null);
+export function BlackjackTable(props: { onMoney: () => void; resume?: Schemas["BlackjackInPlay"] | undefined }): JSX.Element {
+  const [decks, setDecks] = useState(props.resume?.decks ?? 6);
+  // A hand left in play is shown where it stands, at its own table.
+  const [table, setTable] = useState<{ id: string } | null>(props.resume ? { id: props.resume.table_id } : null);
   const [wager, setWager] = useState("10");
   const [trilux, setTrilux] = useState("0");
   const [blazing, setBlazing] = useState(false);
-  const [round, setRound] = useState<Schemas["RoundView"] | null>(null);
+  const [round, setRound] = useState<Schemas["RoundView"] | null>(props.resume?.round ?? null);
   const meter = useLoad(() => must(publicApi.GET("/v1/blackjack/progressive")), [round?.state]);
   const act = useAction();
   const deal = () =>
@@ -151,7 +152,7 @@ function RoundLayout(props: { view: Schemas["RoundView"]; round: Schemas["Round"
   const { round } = props;
   const turn = round.turn ?? null;
   return (
-    <div class="felt" data-testid="bj-round">
+    <div class="felt" data-testid="bj-round" data-round={props.view.id}>
       <div aria-label="Dealer's cards" role="group">
         <h3>Dealer</h3>
         {round.dealer.map((c, i) => (

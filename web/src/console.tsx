@@ -4,8 +4,8 @@
 import type { JSX } from "preact";
 import { useState } from "preact/hooks";
 import { ParCharts } from "./par";
-import { api, dollars, must, publicApi, type Schemas, setToken, when } from "./session";
-import { Field, ProblemBanner, TabPanel, Tabs, useAction, useLiveDraws, useLoad } from "./ui";
+import { api, dollars, must, publicApi, type Schemas, signIn, signOut, when } from "./session";
+import { EndedNotice, Field, ProblemBanner, TabPanel, Tabs, useAction, useLiveDraws, useLoad } from "./ui";
 
 export function StaffEntry(): JSX.Element {
   const [username, setUsername] = useState("");
@@ -19,11 +19,12 @@ export function StaffEntry(): JSX.Element {
         e.preventDefault();
         void login.run(async () => {
           const session = await must(publicApi.POST("/v1/sessions", { body: { username, password } }));
-          setToken("staff", session.access_token);
+          signIn("staff", session);
         });
       }}
     >
       <h2 id="staff-login-title">Operator console</h2>
+      <EndedNotice area="staff" />
       <Field id="staff-username" label="Username" autoComplete="username" value={username} onInput={setUsername} />
       <Field
         id="staff-password"
@@ -60,7 +61,7 @@ export function ConsoleScreens(): JSX.Element {
         <button
           type="button"
           onClick={() => {
-            void api.staff.DELETE("/v1/sessions/current").finally(() => setToken("staff", null));
+            void api.staff.DELETE("/v1/sessions/current").finally(() => signOut("staff"));
           }}
         >
           Log out

@@ -59,8 +59,9 @@ function betName(bet: Bet): string {
   return "number" in bet ? `${label} ${bet.number}` : label;
 }
 
-export function CrapsTable(props: { onMoney: () => void }): JSX.Element {
-  const [session, setSession] = useState<Session | null>(null);
+export function CrapsTable(props: { onMoney: () => void; resume?: Session | undefined }): JSX.Element {
+  // A session left with bets on the layout is taken up where it stands.
+  const [session, setSession] = useState<Session | null>(props.resume ?? null);
   const [last, setLast] = useState<Play["result"] | null>(null);
   const [kind, setKind] = useState("pass");
   const [number, setNumber] = useState(6);

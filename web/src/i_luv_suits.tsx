@@ -17,13 +17,14 @@ const SHOWDOWNS: Record<Schemas["Showdown"], string> = {
   dealer_wins: "The dealer's flush wins",
 };
 
-export function ILuvSuitsTable(props: { onMoney: () => void }): JSX.Element {
+export function ILuvSuitsTable(props: { onMoney: () => void; resume?: Round | undefined }): JSX.Element {
   const [ante, setAnte] = useState("5");
   const [flushRush, setFlushRush] = useState("0");
   const [superRush, setSuperRush] = useState("0");
   const [progressive, setProgressive] = useState(false);
-  const [play, setPlay] = useState("");
-  const [round, setRound] = useState<Round | null>(null);
+  // A hand left in play is shown where it stands.
+  const [play, setPlay] = useState(props.resume?.play ? (props.resume.play.max_cents / 100).toFixed(2) : "");
+  const [round, setRound] = useState<Round | null>(props.resume ?? null);
   const table = useLoad(() => must(publicApi.GET("/v1/i-luv-suits/table")), [round?.state]);
   const act = useAction();
   const deal = () =>

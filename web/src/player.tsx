@@ -7,8 +7,8 @@ import { BlackjackTable, Recall } from "./blackjack";
 import { CrapsTable } from "./craps";
 import { ILuvSuitsTable } from "./i_luv_suits";
 import { KenoWall } from "./keno";
-import { api, centsOf, dollars, must, newKey, publicApi, type Schemas, setToken, when } from "./session";
-import { Field, ProblemBanner, TabPanel, Tabs, useAction, useLoad } from "./ui";
+import { api, centsOf, dollars, must, newKey, publicApi, type Schemas, signIn, signOut, when } from "./session";
+import { EndedNotice, Field, ProblemBanner, TabPanel, Tabs, useAction, useLoad } from "./ui";
 
 export function PlayerEntry(): JSX.Element {
   const [email, setEmail] = useState("");
@@ -18,7 +18,7 @@ export function PlayerEntry(): JSX.Element {
   const register = useAction();
   const logIn = async () => {
     const session = await must(publicApi.POST("/v1/sessions", { body: { email, password } }));
-    setToken("player", session.access_token);
+    signIn("player", session);
   };
   return (
     <div class="columns">
@@ -31,6 +31,7 @@ export function PlayerEntry(): JSX.Element {
         }}
       >
         <h2 id="login-title">Log in</h2>
+        <EndedNotice area="player" />
         <Field id="login-email" label="Email" type="email" autoComplete="email" value={email} onInput={setEmail} />
         <Field
           id="login-password"
@@ -79,12 +80,47 @@ const PLAYER_TABS = [
 ] as const;
 type PlayerTab = (typeof PLAYER_TABS)[number]["id"];
 
+// The tab the player was on, kept for this browser tab: logging in again comes back to it.
+const TAB_KEY = "lotto.player.tab";
+
+function savedTab(): PlayerTab {
+  try {
+    const saved = sessionStorage.getItem(TAB_KEY);
+    return PLAYER_TABS.find((t) => t.id === saved)?.id ?? "wallet";
+  } catch {
+    return "wallet";
+  }
+}
+
+const GAME_TABS: Record<"blackjack" | "i_luv_suits" | "craps", { tab: PlayerTab; words: string }> = {
+  blackjack: { tab: "blackjack", words: "a blackjack hand" },
+  i_luv_suits: { tab: "i-luv-suits", words: "an I Luv Suits hand" },
+  craps: { tab: "craps", words: "craps bets on the layout" },
+};
+
 export function PlayerScreens(): JSX.Element {
-  const [tab, setTab] = useState<PlayerTab>("wallet");
+  const [tab, setTabState] = useState<PlayerTab>(savedTab);
+  const setTab = (next: PlayerTab) => {
+    setTabState(next);
+    try {
+      sessionStorage.setItem(TAB_KEY, next);
+    } catch {
+      // Without storage the tab is simply not remembered.
+    }
+  };
   const [walletRound, setWalletRound] = useState(0);
   const refreshWallet = () => setWalletRound((r) => r + 1);
   const me = useLoad(() => must(api.player.GET("/v1/me")), []);
   const wallet = useLoad(() => must(api.player.GET("/v1/me/wallet")), [walletRound]);
+  // What the player left in play (a logout, an idle timeout, a closed tab): shown at once, each
+  // game's table opening on it.
+  const inPlay = useLoad(() => must(api.player.GET("/v1/tables/in-play")), [walletRound]);
+  // The tables open once it is known what waits at them (read again when money moves).
+  const [found, setFound] = useState(false);
+  if ((inPlay.value || inPlay.problem) && !found) setFound(true);
+  const waiting = inPlay.value
+    ? (Object.keys(GAME_TABS) as (keyof typeof GAME_TABS)[]).filter((game) => inPlay.value?.[game].length)
+    : [];
   return (
     <div>
       <div class="bar">
@@ -95,19 +131,35 @@ export function PlayerScreens(): JSX.Element {
         <button
           type="button"
           onClick={() => {
-            void api.player.DELETE("/v1/sessions/current").finally(() => setToken("player", null));
+            void api.player.DELETE("/v1/sessions/current").finally(() => signOut("player"));
           }}
         >
           Log out
         </button>
       </div>
+      {waiting.length > 0 && (
+        <div class="notice" role="status" data-testid="in-play">
+          <p>You have play in progress, kept as you left it:</p>
+          <ul>
+            {waiting.map((game) => (
+              <li key={game}>
+                <button type="button" onClick={() => setTab(GAME_TABS[game].tab)}>
+                  Go back to {GAME_TABS[game].words}
+                </button>
+              </li>
+            ))}
+          </ul>
+        </div>
+      )}
       <Tabs label="Player" tabs={PLAYER_TABS} current={tab} onSelect={setTab} />
       <TabPanel id={tab}>
         {tab === "wallet" && <WalletPanel wallet={wallet.value} onChange={refreshWallet} />}
         {tab === "keno" && <KenoWall onMoney={refreshWallet} />}
-        {tab === "blackjack" && <BlackjackTable onMoney={refreshWallet} />}
-        {tab === "i-luv-suits" && <ILuvSuitsTable onMoney={refreshWallet} />}
-        {tab === "craps" && <CrapsTable onMoney={refreshWallet} />}
+        {tab === "blackjack" && found && <BlackjackTable onMoney={refreshWallet} resume={inPlay.value?.blackjack[0]} />}
+        {tab === "i-luv-suits" && found && (
+          <ILuvSuitsTable onMoney={refreshWallet} resume={inPlay.value?.i_luv_suits[0]} />
+        )}
+        {tab === "craps" && found && <CrapsTable onMoney={refreshWallet} resume={inPlay.value?.craps[0]} />}
         {tab === "recall" && <Recall />}
         {tab === "limits" && <LimitsPanel />}
       </TabPanel>
@@ -285,7 +337,7 @@ function LimitsPanel(): JSX.Element {
               onClick={() =>
                 void exclude.run(async () => {
                   await must(api.player.POST("/v1/me/self-exclusion", { body: { period: exclusion } }));
-                  setToken("player", null);
+                  signOut("player");
                 })
               }
             >

@@ -18,37 +18,119 @@ export class Problem extends Error {
   }
 }
 
-const storageKey = (area: Area) => `lotto.${area}.token`;
+// A session as the page holds it: the access token sent with each request, the refresh token
+// that renews it (each good once), and when the access token expires. Kept in sessionStorage (this
+// tab only), so a reload keeps the session and closing the tab forgets it.
+interface Held {
+  access: string;
+  refresh: string | null;
+  /** Milliseconds since the epoch. */
+  expiresAt: number;
+}
 
-function readToken(area: Area): string | null {
+type Login = Schemas["LoginResponse"];
+
+const storageKey = (area: Area) => `lotto.${area}.session`;
+const noticeKey = (area: Area) => `lotto.${area}.ended`;
+
+function read<T>(key: string): T | null {
   try {
-    return sessionStorage.getItem(storageKey(area));
+    const text = sessionStorage.getItem(key);
+    return text ? (JSON.parse(text) as T) : null;
   } catch {
     return null;
   }
 }
 
-const tokens: Record<Area, string | null> = {
-  player: readToken("player"),
-  till: readToken("till"),
-  staff: readToken("staff"),
+function write(key: string, value: unknown): void {
+  try {
+    if (value === null) sessionStorage.removeItem(key);
+    else sessionStorage.setItem(key, JSON.stringify(value));
+  } catch {
+    // Private windows may refuse storage: the session then lasts as long as the page.
+  }
+}
+
+const held: Record<Area, Held | null> = {
+  player: read<Held>(storageKey("player")),
+  till: read<Held>(storageKey("till")),
+  staff: read<Held>(storageKey("staff")),
 };
+const timers: Partial<Record<Area, number>> = {};
+const renewing: Partial<Record<Area, Promise<boolean>>> = {};
 
 const listeners = new Set<() => void>();
 
 export function tokenOf(area: Area): string | null {
-  return tokens[area];
+  return held[area]?.access ?? null;
 }
 
-export function setToken(area: Area, token: string | null): void {
-  tokens[area] = token;
-  try {
-    if (token) sessionStorage.setItem(storageKey(area), token);
-    else sessionStorage.removeItem(storageKey(area));
-  } catch {
-    // Private windows may refuse storage: the session then lasts as long as the page.
-  }
+/** Why the last session of `area` ended, in words for the login form; null after a logout. */
+export function endedNotice(area: Area): string | null {
+  return read<string>(noticeKey(area));
+}
+
+function keep(area: Area, session: Held | null, notice: string | null): void {
+  held[area] = session;
+  write(storageKey(area), session);
+  write(noticeKey(area), notice);
+  if (timers[area] !== undefined) window.clearTimeout(timers[area]);
+  delete timers[area];
+  if (session) schedule(area, session);
   listeners.forEach((listener) => listener());
+}
+
+/** A login's (or a renewal's) tokens become `area`'s session. */
+export function signIn(area: Area, login: Login): void {
+  keep(area, { access: login.access_token, refresh: login.refresh_token, expiresAt: Date.now() + login.expires_in * 1000 }, null);
+}
+
+/** Forgets `area`'s session: a logout (no notice), or an ending the page explains (`notice`). */
+export function signOut(area: Area, notice: string | null = null): void {
+  keep(area, null, notice);
+}
+
+// The access token is renewed a little before it expires, so no request meets an expired one.
+// Renewing is not using: the server ends a session left idle past its timeout whatever the page
+// does, and the renewal that finds it ended brings the reason to the login form.
+function schedule(area: Area, session: Held): void {
+  const lifetime = session.expiresAt - Date.now();
+  const margin = Math.min(30_000, lifetime / 4);
+  timers[area] = window.setTimeout(() => void renew(area), Math.max(500, lifetime - margin));
+}
+
+/** Renews `area`'s session once (concurrent callers share the one renewal); false if it ended. */
+export function renew(area: Area): Promise<boolean> {
+  const pending = renewing[area];
+  if (pending) return pending;
+  const run = (async () => {
+    const refresh = held[area]?.refresh;
+    if (!refresh) return false;
+    try {
+      const response = await fetch(`${location.origin}/v1/sessions/refresh`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ refresh_token: refresh }),
+      });
+      const body = (await response.json().catch(() => ({}))) as Partial<Login> & { detail?: string };
+      if (response.ok && body.access_token) {
+        signIn(area, body as Login);
+        return true;
+      }
+      if (response.status === 401) {
+        signOut(area, body.detail ?? "Your session has ended; log in again.");
+        return false;
+      }
+    } catch {
+      // Offline for a moment: the next request tries again.
+    }
+    if (held[area]) timers[area] = window.setTimeout(() => void renew(area), 5_000);
+    return held[area] !== null;
+  })().finally(() => {
+    delete renewing[area];
+  });
+  renewing[area] = run;
+  return run;
 }
 
 export function onSessionChange(listener: () => void): () => void {
@@ -59,18 +141,30 @@ export function onSessionChange(listener: () => void): () => void {
 function clientFor(area: Area): Client<paths> {
   const client = createClient<paths>({ baseUrl: location.origin });
   client.use({
-    onRequest({ request }) {
-      const token = tokens[area];
+    async onRequest({ request }) {
+      // A token about to expire (a laptop woken from sleep) is renewed before it is sent.
+      const session = held[area];
+      if (session && session.expiresAt - Date.now() < 2_000) await renew(area);
+      const token = tokenOf(area);
       if (token) request.headers.set("Authorization", `Bearer ${token}`);
       return request;
     },
-    onResponse({ response }) {
-      // An expired or ended session sends the user back to the login form.
-      if (response.status === 401 && tokens[area]) setToken(area, null);
+    async onResponse({ response }) {
+      // An ended session sends the user back to the login form, saying why.
+      if (response.status === 401 && held[area]) {
+        const problem = (await response.clone().json().catch(() => ({}))) as { detail?: string };
+        signOut(area, problem.detail ?? "Your session has ended; log in again.");
+      }
       return response;
     },
   });
   return client;
+}
+
+// A session kept from before a reload is renewed on its schedule.
+for (const area of ["player", "till", "staff"] as const) {
+  const session = held[area];
+  if (session) schedule(area, session);
 }
 
 export const api: Record<Area, Client<paths>> = {

@@ -3,8 +3,8 @@
 // packs to receive, activate and settle.
 import type { JSX } from "preact";
 import { useRef, useState } from "preact/hooks";
-import { api, dollars, must, newKey, publicApi, type Schemas, setToken, when } from "./session";
-import { Field, ProblemBanner, TabPanel, Tabs, useAction, useLoad } from "./ui";
+import { api, dollars, must, newKey, publicApi, type Schemas, signIn, signOut, when } from "./session";
+import { EndedNotice, Field, ProblemBanner, TabPanel, Tabs, useAction, useLoad } from "./ui";
 
 export function TillEntry(): JSX.Element {
   const [key, setKey] = useState("");
@@ -17,11 +17,12 @@ export function TillEntry(): JSX.Element {
         e.preventDefault();
         void login.run(async () => {
           const session = await must(publicApi.POST("/v1/sessions", { body: { api_key: key.trim() } }));
-          setToken("till", session.access_token);
+          signIn("till", session);
         });
       }}
     >
       <h2 id="till-login-title">Retailer terminal</h2>
+      <EndedNotice area="till" />
       <Field id="till-key" label="Terminal API key" type="password" autoComplete="off" value={key} onInput={setKey} />
       <button type="submit" disabled={login.busy}>
         Start the till
@@ -44,7 +45,7 @@ export function TillScreens(): JSX.Element {
     <div>
       <div class="bar">
         <p>Till</p>
-        <button type="button" onClick={() => setToken("till", null)}>
+        <button type="button" onClick={() => void api.till.DELETE("/v1/sessions/current").finally(() => signOut("till"))}>
           Close the till
         </button>
       </div>

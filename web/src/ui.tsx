@@ -2,7 +2,7 @@
 // and a screen reader can use, playing cards, bar charts, and the live-results subscription.
 import type { ComponentChildren, JSX } from "preact";
 import { useEffect, useRef, useState } from "preact/hooks";
-import { Problem, type Schemas } from "./session";
+import { type Area, endedNotice, Problem, type Schemas } from "./session";
 
 export function Field(props: {
   label: string;
@@ -53,6 +53,17 @@ export function ProblemBanner(props: { problem: unknown }): JSX.Element | null {
   return (
     <p class="problem" role="alert" data-code={problem instanceof Problem ? problem.code : undefined}>
       {text}
+    </p>
+  );
+}
+
+/** Why the last session ended (idle, expired, ended elsewhere), above a login form; nothing after a logout. */
+export function EndedNotice(props: { area: Area }): JSX.Element | null {
+  const notice = endedNotice(props.area);
+  if (!notice) return null;
+  return (
+    <p class="notice" role="alert" data-testid="session-ended">
+      {notice.charAt(0).toUpperCase() + notice.slice(1)}
     </p>
   );
 }

@@ -282,16 +282,18 @@ pub async fn refresh(
         last_seen_at: row.try_get("last_seen_at")?,
     };
     let now = Utc::now();
-    let idle_since = state
-        .sessions
-        .idle_timeout_of(session.role)
-        .filter(|idle| session.last_seen_at + *idle <= now)
-        .map(|idle| idle.as_secs() / 60);
+    let idle_since =
+        state.sessions.idle_timeout_of(session.role).filter(|idle| session.last_seen_at + *idle <= now).map(
+            |idle| match idle.as_secs() {
+                s if s >= 120 => format!("{} minutes", s / 60),
+                s => format!("{s} seconds"),
+            },
+        );
     let refused = if session.ended_at.is_some() {
         Some(unauthenticated("session_ended", "this session has ended; log in again"))
     } else if session.expires_at <= now {
         Some(unauthenticated("session_expired", "this session has reached its end; log in again"))
-    } else if let Some(minutes) = idle_since {
+    } else if let Some(idle) = idle_since {
         sqlx::query("UPDATE sessions SET ended_at = now(), end_reason = 'idle' WHERE id = $1")
             .bind(sid)
             .execute(&mut *tx)
@@ -299,7 +301,7 @@ pub async fn refresh(
         Some(unauthenticated(
             "session_idle",
             &format!(
-                "you were logged out after {minutes} minutes without activity; log in again to continue where you left off"
+                "you were logged out after {idle} without activity; log in again to continue where you left off"
             ),
         ))
     } else {

@@ -44,7 +44,9 @@ async fn shot(ctx: &Context, browser: &Browser, screen: &str) -> Result<(), Stri
 /// The page's own session token for `area` (what the page sends), to check its work by the API.
 async fn page_token(browser: &Browser, area: &str) -> Result<String, String> {
     browser
-        .script(&format!("return sessionStorage.getItem('lotto.{area}.token')"))
+        .script(&format!(
+            "return (JSON.parse(sessionStorage.getItem('lotto.{area}.session') || 'null') || {{}}).access"
+        ))
         .await?
         .as_str()
         .map(str::to_owned)
@@ -556,4 +558,117 @@ async fn printed_winner(ctx: &Context, op: &str) -> Winner {
         scan: fields[6].trim_matches(|c| c == '(' || c == ')').to_owned(),
         virn: format!("{}{}{}", fields[8], fields[9], fields[10]),
     }
+}
+
+/// Deals at the blackjack tab until a round waits for a decision; answers the round's id.
+async fn deal_until_in_play(browser: &Browser) -> Result<String, String> {
+    for _ in 0..20 {
+        browser.fill("#bj-wager", "5").await?;
+        browser.click_button("Deal").await?;
+        browser.find("[data-testid=bj-round]").await?;
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        if !browser.all("[aria-label=Decisions] button").await?.is_empty() {
+            let id = browser
+                .script("return document.querySelector('[data-testid=bj-round]').dataset.round")
+                .await?;
+            return id.as_str().map(str::to_owned).ok_or_else(|| "the round shows no id".to_owned());
+        }
+    }
+    Err("twenty deals and none left a decision".to_owned())
+}
+
+/// Presses the decision that ends the hand soonest (stand, or no insurance first) until the
+/// round is over.
+async fn stand_to_the_end(browser: &Browser) -> Result<String, String> {
+    for _ in 0..20 {
+        if !browser.all("[data-testid=bj-result]").await?.is_empty() {
+            break;
+        }
+        for preferred in ["decline_insurance", "even_money", "stand"] {
+            let buttons =
+                browser.all(&format!("[aria-label=Decisions] button[data-action={preferred}]")).await?;
+            if let Some(button) = buttons.first() {
+                if browser.enabled(button).await? {
+                    browser.click(button).await?;
+                }
+                break;
+            }
+        }
+        tokio::time::sleep(Duration::from_millis(300)).await;
+    }
+    browser.wait_text("[data-testid=bj-result]", "Round over").await
+}
+
+/// With access tokens of 4 seconds and an idle timeout of 12 (a `lotto` of its own): a hand dealt,
+/// the token left to expire twice over, then Stand plays on (the page renewed it unseen); a hand
+/// dealt and left past the idle timeout: the page says in words that the player was logged out
+/// for inactivity; logged in again, the hand is shown where it was, at its own table, and played
+/// to the end (issue 32 §2).
+pub async fn player_session_survives_renewal_and_idle_timeout(
+    ctx: &Context,
+    browser: &Browser,
+) -> Result<(), String> {
+    let url = platform::testing::fresh_database().await.map_err(|e| e.to_string())?;
+    let lotto = crate::common::Lotto::start(
+        &[
+            ("DATABASE_URL", url.clone()),
+            ("LOTTO_ACCESS_TOKEN_TTL_S", "4".to_owned()),
+            ("LOTTO_IDLE_TIMEOUT_S", "12".to_owned()),
+        ],
+        Duration::from_secs(60),
+    );
+    let here = Context {
+        base: lotto.base_url.clone(),
+        http: ctx.http.clone(),
+        database_url: url.clone(),
+        dir: ctx.dir.clone(),
+        screenshots: ctx.screenshots.clone(),
+    };
+    funded_player(&here, "ned@example.com", 10_000).await;
+    log_in_player(&here, browser, "ned@example.com").await?;
+    browser.click_button("Blackjack").await?;
+    deal_until_in_play(browser).await?;
+    // Past two lifetimes of the access token, with no request: Stand still plays.
+    tokio::time::sleep(Duration::from_secs(9)).await;
+    stand_to_the_end(browser).await?;
+    if !browser.all("#login-email").await?.is_empty() {
+        return Err("the player was sent to the login form while playing".to_owned());
+    }
+
+    // A hand left alone past the idle timeout.
+    let left = deal_until_in_play(browser).await?;
+    let notice = browser.wait_text("[data-testid=session-ended]", "without activity").await?;
+    if !notice.contains("log in again to continue where you left off") {
+        return Err(format!("the page said {notice:?}"));
+    }
+    shot(&here, browser, "player-logged-out-idle").await?;
+    // The one error the browser logs is the renewal the server refused (401, said in words).
+    let logged = browser.console_errors().await?;
+    if logged.iter().any(|e| !(e.contains("/v1/sessions/refresh") && e.contains("401"))) {
+        return Err(format!("the page logged console errors: {logged:#?}"));
+    }
+
+    // Back again: the hand is shown where it was and finished at its own table.
+    log_in_player(&here, browser, "ned@example.com").await?;
+    browser.wait_text("[data-testid=in-play]", "a blackjack hand").await?;
+    let shown =
+        browser.script("return document.querySelector('[data-testid=bj-round]')?.dataset.round").await?;
+    if shown.as_str() != Some(left.as_str()) {
+        return Err(format!("the page shows round {shown}, not the one left in play ({left})"));
+    }
+    stand_to_the_end(browser).await?;
+    let pool = sqlx::PgPool::connect(&url).await.map_err(|e| e.to_string())?;
+    let (tables, unsettled): (i64, i64) = sqlx::query_as(
+        "SELECT (SELECT count(*) FROM tables.bj_tables), (SELECT count(*) FROM tables.bj_rounds WHERE state <> 'settled')",
+    )
+    .fetch_one(&pool)
+    .await
+    .map_err(|e| e.to_string())?;
+    if (tables, unsettled) != (1, 0) {
+        return Err(format!(
+            "{tables} tables and {unsettled} unsettled rounds: the hand was not taken up at its table"
+        ));
+    }
+    lotto.terminate();
+    Ok(())
 }

@@ -45,6 +45,9 @@ const JOURNEYS: &[(&str, u32, u32, Journey)] = &[
         Box::pin(journeys::player_i_luv_suits(c, b))
     }),
     ("player_bets_and_rolls_at_a_craps_table", 1280, 900, |c, b| Box::pin(journeys::player_craps(c, b))),
+    ("player_keeps_a_hand_through_renewals_and_finds_it_after_an_idle_logout", 1280, 900, |c, b| {
+        Box::pin(journeys::player_session_survives_renewal_and_idle_timeout(c, b))
+    }),
     ("player_sets_limits_and_recalls_games_by_keyboard_at_phone_width", 390, 844, |c, b| {
         Box::pin(journeys::player_phone_keyboard(c, b))
     }),
