@@ -124,6 +124,10 @@ impl Options {
     }
 }
 
+/// How the process's connection budget is shared among the pools, in the order ledger,
+/// draw-games, table-games, instant, gateway (after the connections they hold apart).
+pub const POOL_WEIGHTS: [u32; 5] = [4, 3, 3, 2, 2];
+
 /// Every service of the platform, started on one database.
 #[derive(Debug, Clone)]
 pub struct Assembly {
@@ -158,24 +162,31 @@ impl Assembly {
             webhook_secret,
             sandbox_delay,
         } = options;
-        let ledger_pool = ledger::connect(url, &config).await.context("starting the ledger")?;
+        // One budget for the whole process: what the services hold apart from their pools
+        // first, the rest shared by weight (the ledger takes part in every money move).
+        platform::db::check_budget(url, config.db_max_connections).await?;
+        let held_apart = table_games::HELD_APART + draw_games::HELD_APART + instant::HELD_APART;
+        let shares = platform::db::split_budget(config.db_max_connections, held_apart, &POOL_WEIGHTS)
+            .map_err(|reason| anyhow::anyhow!("LOTTO_DB_MAX_CONNECTIONS: {reason}"))?;
+        let share = |i: usize| config.with_pool(shares.get(i).copied().unwrap_or(1));
+        let ledger_pool = ledger::connect(url, &share(0)).await.context("starting the ledger")?;
         let ledger =
             ledger::api_routes(ledger::LedgerState { pool: ledger_pool.clone(), tokens: tokens.clone() });
         let ledger_upstream = || Upstream::local("ledger", ledger.clone());
-        let draws_pool = draw_games::connect(url, &config).await.context("starting draw-games")?;
+        let draws_pool = draw_games::connect(url, &share(1)).await.context("starting draw-games")?;
         let draws = DrawsState::start(draws_pool, tokens.clone(), draw_settings, ledger_upstream())
             .await
             .context("opening the draw games' ledger accounts")?;
-        let tables_pool = table_games::connect(url, &config).await.context("starting table-games")?;
+        let tables_pool = table_games::connect(url, &share(2)).await.context("starting table-games")?;
         let tables = TablesState::start(tables_pool, tokens.clone(), table_settings, ledger_upstream())
             .await
             .context("opening the table games' ledger accounts")?;
-        let instant_pool = instant::connect(url, &config).await.context("starting instant")?;
+        let instant_pool = instant::connect(url, &share(3)).await.context("starting instant")?;
         let instant =
             InstantState::start(instant_pool, tokens.clone(), instant_games, instant, ledger_upstream())
                 .await
                 .context("opening the instant games' ledger accounts")?;
-        let gateway_pool = gateway::connect(url, &config).await.context("starting the gateway")?;
+        let gateway_pool = gateway::connect(url, &share(4)).await.context("starting the gateway")?;
         // Deposits and withdrawals go to the sandbox payment provider, in this process; it
         // confirms each after `sandbox_delay` through the gateway's signed webhook.
         let sandbox = Sandbox::new(webhook_secret.clone(), sandbox_delay);
@@ -225,6 +236,18 @@ impl Assembly {
         api
     }
 
+    /// Every pool of the process, by name, for the gauges of its connections.
+    pub fn pools(&self) -> Vec<(&'static str, PgPool)> {
+        vec![
+            (gateway::SCHEMA, self.gateway.pool.clone()),
+            (ledger::SCHEMA, self.ledger_pool.clone()),
+            (draw_games::SCHEMA, self.draws.pool.clone()),
+            (table_games::SCHEMA, self.tables.pool.clone()),
+            ("tables/writers", self.tables.writes.pool().clone()),
+            (instant::SCHEMA, self.instant.pool.clone()),
+        ]
+    }
+
     /// Every service's database, for `/readyz`.
     pub fn readiness(&self) -> Readiness {
         Readiness::default()
@@ -243,5 +266,6 @@ impl Assembly {
         instant::spawn_workers(self.instant.clone());
         table_games::spawn_recovery(self.tables.clone(), Duration::from_secs(5));
         self.gateway.spawn_workers();
+        platform::db::spawn_pool_gauges(self.pools(), Duration::from_secs(5));
     }
 }

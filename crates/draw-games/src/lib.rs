@@ -43,6 +43,10 @@ use uuid::Uuid;
 /// The Postgres schema this service owns.
 pub const SCHEMA: &str = "draws";
 
+/// Connections the service holds apart from its pool: the draw scheduler's leadership lock, on a
+/// connection taken out of the pool. Counted in the process's budget.
+pub const HELD_APART: u32 = 1;
+
 /// The service's migrations, from `migrations/draw-games/`.
 pub static MIGRATOR: Migrator = sqlx::migrate!("../../migrations/draw-games");
 

@@ -11,11 +11,14 @@ async fn main() -> anyhow::Result<()> {
     let url = config.database_url.clone().context("DATABASE_URL must be set to run draw-games alone")?;
     let ledger_url = std::env::var("LOTTO_LEDGER_URL").context("LOTTO_LEDGER_URL must name the ledger")?;
     let tokens = config.token_keys()?;
-    let pool = draw_games::connect(&url, &config).await?;
+    platform::db::check_budget(&url, config.db_max_connections).await?;
+    let pool = draw_games::connect(&url, &config.alone(draw_games::HELD_APART)?).await?;
+    let gauged = pool.clone();
     let ledger = platform::upstream::Upstream::remote("ledger", &ledger_url, config.request_timeout)?;
     let state = draw_games::DrawsState::start(pool, tokens, settings, ledger).await?;
     draw_games::spawn_workers(state.clone());
     let app = draw_games::router(state, (&config).into());
+    platform::db::spawn_pool_gauges(vec![(draw_games::SCHEMA, gauged)], std::time::Duration::from_secs(5));
     platform::http::spawn_metrics(&config).await?;
     let listener = tokio::net::TcpListener::bind(config.listen).await?;
     tracing::info!(addr = %listener.local_addr()?, "draw-games listening");

@@ -14,7 +14,9 @@ async fn main() -> anyhow::Result<()> {
     let url = config.database_url.clone().context("DATABASE_URL must be set to run the gateway alone")?;
     let ledger_url = std::env::var("LOTTO_LEDGER_URL").context("LOTTO_LEDGER_URL must name the ledger")?;
     let tokens = config.token_keys()?;
-    let pool = gateway::connect(&url, &config).await?;
+    platform::db::check_budget(&url, config.db_max_connections).await?;
+    let pool = gateway::connect(&url, &config.alone(0)?).await?;
+    let gauged = pool.clone();
     let ledger = platform::upstream::Upstream::remote("ledger", &ledger_url, config.request_timeout)?;
     let mut state = gateway::GatewayState::new(pool.clone(), tokens, ledger, &config, &settings);
     if let Ok(url) = std::env::var("LOTTO_DRAWS_URL") {
@@ -54,6 +56,7 @@ async fn main() -> anyhow::Result<()> {
     }
     state.spawn_workers();
     let app = gateway::router(state, (&config).into());
+    platform::db::spawn_pool_gauges(vec![(gateway::SCHEMA, gauged)], std::time::Duration::from_secs(5));
     platform::http::spawn_metrics(&config).await?;
     let listener = tokio::net::TcpListener::bind(config.listen).await?;
     tracing::info!(addr = %listener.local_addr()?, "gateway listening");

@@ -42,6 +42,10 @@ pub use config::InstantSettings;
 /// The Postgres schema this service owns.
 pub const SCHEMA: &str = "instant";
 
+/// Connections the service holds apart from its pool: a print job's progress line, on a
+/// connection of its own while a run is printed. Counted in the process's budget.
+pub const HELD_APART: u32 = 1;
+
 /// The service's migrations, from `migrations/instant/`.
 pub static MIGRATOR: Migrator = sqlx::migrate!("../../migrations/instant");
 

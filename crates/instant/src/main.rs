@@ -13,13 +13,16 @@ async fn main() -> anyhow::Result<()> {
     let settings = instant::InstantSettings::from_env(&platform::secrets::KeptSecrets::service_from_env()?)?;
     let url = config.database_url.clone().context("DATABASE_URL must be set to run instant alone")?;
     let tokens = config.token_keys()?;
-    let pool = instant::connect(&url, &config).await?;
+    platform::db::check_budget(&url, config.db_max_connections).await?;
+    let pool = instant::connect(&url, &config.alone(instant::HELD_APART)?).await?;
+    let gauged = pool.clone();
     let games = instant::games::carried().context("a game definition is malformed")?;
     let ledger_url = std::env::var("LOTTO_LEDGER_URL").context("LOTTO_LEDGER_URL must name the ledger")?;
     let ledger = platform::upstream::Upstream::remote("ledger", &ledger_url, config.request_timeout)?;
     let state = instant::InstantState::start(pool, tokens, games, settings, ledger).await?;
     instant::spawn_workers(state.clone());
     let app = instant::router(state, (&config).into());
+    platform::db::spawn_pool_gauges(vec![(instant::SCHEMA, gauged)], std::time::Duration::from_secs(5));
     platform::http::spawn_metrics(&config).await?;
     let listener = tokio::net::TcpListener::bind(config.listen).await?;
     tracing::info!(addr = %listener.local_addr()?, "instant listening");

@@ -9,9 +9,12 @@ async fn main() -> anyhow::Result<()> {
     let config = Config::from_env()?;
     let url = config.database_url.clone().context("DATABASE_URL must be set to run the ledger alone")?;
     let tokens = config.token_keys()?;
-    let pool = ledger::connect(&url, &config).await?;
+    platform::db::check_budget(&url, config.db_max_connections).await?;
+    let pool = ledger::connect(&url, &config.alone(0)?).await?;
+    let gauged = pool.clone();
     ledger::holds::spawn_hold_sweeper(pool.clone(), config.hold_sweep_interval);
     let app = ledger::router(ledger::LedgerState { pool, tokens }, (&config).into());
+    platform::db::spawn_pool_gauges(vec![(ledger::SCHEMA, gauged)], std::time::Duration::from_secs(5));
     platform::http::spawn_metrics(&config).await?;
     let listener = tokio::net::TcpListener::bind(config.listen).await?;
     tracing::info!(addr = %listener.local_addr()?, "ledger listening");

@@ -372,3 +372,99 @@ async fn lotto_printer_file_prints_the_tickets_of_a_signed_file() {
     assert!(String::from_utf8_lossy(&refused.stderr).contains("signature does not verify"));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A connection budget the server could never hold is refused at start, saying which setting to
+/// change (issue 32 §4).
+#[tokio::test]
+async fn lotto_refuses_a_connection_budget_the_server_cannot_hold() {
+    let url = platform::testing::fresh_database().await.unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_lotto"))
+        .env("DATABASE_URL", &url)
+        .env("LOTTO_LISTEN", "127.0.0.1:0")
+        .env("LOTTO_SECRETS_DIR", platform::config::scratch_dir("budget-secrets"))
+        .env("LOTTO_DB_MAX_CONNECTIONS", "5000")
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("LOTTO_DB_MAX_CONNECTIONS=5000 cannot fit") && stderr.contains("max_connections"),
+        "{stderr}"
+    );
+}
+
+/// The whole process holds no more connections than its budget, under load as when idle, and
+/// its metrics show each pool's connections in use and idle.
+#[tokio::test]
+async fn lotto_holds_no_more_connections_than_its_budget_and_shows_each_pool() {
+    let url = platform::testing::fresh_database().await.unwrap();
+    let metrics_port = common::free_port();
+    let lotto = Lotto::start(
+        &[
+            ("DATABASE_URL", url.clone()),
+            ("LOTTO_DB_MAX_CONNECTIONS", "16".to_owned()),
+            ("LOTTO_METRICS_LISTEN", format!("127.0.0.1:{metrics_port}")),
+        ],
+        Duration::from_secs(60),
+    );
+    let http = reqwest::Client::new();
+    let base = lotto.base_url.clone();
+    // Forty players at once: registration, a login, a deposit intent and a Keno play each.
+    let plays = (0..40).map(|i| {
+        let (http, base) = (http.clone(), base.clone());
+        async move {
+            let token =
+                common::player(&http, &base, &format!("p{i}@example.com"), "correct horse battery").await;
+            let _ = http
+                .post(format!("{base}/v1/me/deposits"))
+                .bearer_auth(&token)
+                .header("idempotency-key", format!("d{i}"))
+                .json(&json!({"amount": 1_000, "currency": "USD"}))
+                .send()
+                .await
+                .unwrap();
+            http.get(format!("{base}/v1/keno/draws")).send().await.unwrap().status()
+        }
+    });
+    let pool = sqlx::PgPool::connect(&url).await.unwrap();
+    let database: String = sqlx::query_scalar("SELECT current_database()").fetch_one(&pool).await.unwrap();
+    let watch = async {
+        let mut most = 0i64;
+        for _ in 0..40 {
+            let held: i64 = sqlx::query_scalar(
+                "SELECT count(*) FROM pg_stat_activity WHERE datname = $1 AND application_name LIKE 'lotto/%'",
+            )
+            .bind(&database)
+            .fetch_one(&pool)
+            .await
+            .unwrap();
+            most = most.max(held);
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        most
+    };
+    let (_, most) = tokio::join!(futures_util::future::join_all(plays), watch);
+    assert!(most > 0 && most <= 16, "{most} connections held by a process with a budget of 16");
+    let text = http
+        .get(format!("http://127.0.0.1:{metrics_port}/metrics"))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    for pool in ["gateway", "ledger", "draws", "tables", "tables/writers", "instant"] {
+        assert!(
+            text.contains(&format!("db_pool_connections{{pool=\"{pool}\",state=\"in_use\"}}")),
+            "no gauge for {pool}:\n{text}"
+        );
+    }
+    let max: f64 = text
+        .lines()
+        .filter(|l| l.starts_with("db_pool_max_connections{"))
+        .filter_map(|l| l.rsplit(' ').next()?.parse::<f64>().ok())
+        .sum();
+    assert!(max <= 16.0, "the pools' sizes add up to {max}, over the budget of 16");
+    println!("most connections held under load: {most} (budget 16; the pools' sizes add up to {max})");
+    lotto.terminate();
+}

@@ -4,7 +4,7 @@
 //! |------------------------------|--------------------|----------------------------------------------|
 //! | `DATABASE_URL`               | (found or started) | Postgres to use; see the `lotto` command     |
 //! | `LOTTO_LISTEN`               | `127.0.0.1:8080`   | address the HTTP server binds                |
-//! | `LOTTO_DB_MAX_CONNECTIONS`   | `8`                | pool size per service (a few per core)       |
+//! | `LOTTO_DB_MAX_CONNECTIONS`   | 12 per core (24 on two) | the process's connections to Postgres, every pool and writer together ([`crate::db::split_budget`]) |
 //! | `LOTTO_BODY_LIMIT_BYTES`     | `1048576`          | largest request body accepted (413 above)    |
 //! | `LOTTO_REQUEST_TIMEOUT_MS`   | `10000`            | a request still running after this gets 503  |
 //! | `LOTTO_HOLD_SWEEP_MS`        | `1000`             | how often expired ledger holds are voided    |
@@ -119,6 +119,8 @@ pub struct Config {
     /// `DATABASE_URL`, when set.
     pub database_url: Option<String>,
     pub listen: SocketAddr,
+    /// The process's connection budget (`LOTTO_DB_MAX_CONNECTIONS`); a service's pool is given
+    /// its share by [`Config::with_pool`] or [`Config::alone`].
     pub db_max_connections: u32,
     pub body_limit_bytes: usize,
     pub request_timeout: Duration,
@@ -135,8 +137,9 @@ impl Default for Config {
         Config {
             database_url: None,
             listen: SocketAddr::from(([127, 0, 0, 1], 8080)),
-            // A few per core: measured on 2 cores, more connections only queue inside Postgres.
-            db_max_connections: 8,
+            // The process's budget: a few per core for each service (measured on 2 cores, more
+            // connections only queue inside Postgres).
+            db_max_connections: crate::db::default_budget(),
             body_limit_bytes: 1 << 20,
             request_timeout: Duration::from_secs(10),
             hold_sweep_interval: Duration::from_secs(1),
@@ -165,6 +168,25 @@ impl Config {
                 _ => None,
             },
         })
+    }
+
+    /// The same settings with a pool of `size` connections (one service's share of the budget).
+    #[must_use]
+    pub fn with_pool(&self, size: u32) -> Config {
+        Config { db_max_connections: size, ..self.clone() }
+    }
+
+    /// The settings of a service run alone: its pool is the whole budget less the
+    /// `held_apart` connections it keeps outside its pool (writers, a lock).
+    pub fn alone(&self, held_apart: u32) -> Result<Config, ConfigError> {
+        let pool = crate::db::split_budget(self.db_max_connections, held_apart, &[1]).map_err(|reason| {
+            ConfigError {
+                name: "LOTTO_DB_MAX_CONNECTIONS",
+                value: self.db_max_connections.to_string(),
+                reason,
+            }
+        })?;
+        Ok(self.with_pool(pool.first().copied().unwrap_or(1)))
     }
 
     /// The token keys from `LOTTO_TOKEN_SECRET`; a service run on its own cannot do without them,

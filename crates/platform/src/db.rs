@@ -21,6 +21,8 @@ pub enum DbError {
     #[error("migrating schema {schema} failed: {source}")]
     Migrate { schema: String, source: sqlx::migrate::MigrateError },
     #[error("{0}")]
+    Budget(String),
+    #[error("{0}")]
     Sql(#[from] sqlx::Error),
 }
 
@@ -33,6 +35,110 @@ pub fn parse_url(url: &str) -> Result<PgConnectOptions, DbError> {
 /// How long a pooled connection may sit idle before it is tested again on its way out.
 const IDLE_BEFORE_TEST: Duration = Duration::from_secs(2);
 
+/// How long an idle pooled connection is kept: an idle process gives its connections back to
+/// the server within a minute, so replicas, consoles and migrations find room.
+const IDLE_CLOSED_AFTER: Duration = Duration::from_secs(60);
+
+/// The default connection budget of a process: a few connections per core (more only queue
+/// inside Postgres, measured on two cores), twelve per core in all (24 on two cores), its pools
+/// and its writers together.
+pub fn default_budget() -> u32 {
+    let cores = std::thread::available_parallelism().map_or(2, std::num::NonZeroUsize::get);
+    u32::try_from(cores).unwrap_or(u32::MAX).saturating_mul(12).max(16)
+}
+
+/// Splits what is left of `budget` after `reserved` (connections held apart from the pools: the
+/// one-statement writers, a scheduler's lock) among pools in proportion to `weights`, each at
+/// least one; refused, saying why, when it cannot give each pool one.
+pub fn split_budget(budget: u32, reserved: u32, weights: &[u32]) -> Result<Vec<u32>, String> {
+    let pools = u32::try_from(weights.len()).unwrap_or(u32::MAX);
+    let left = budget.checked_sub(reserved).filter(|left| *left >= pools).ok_or_else(|| {
+        format!(
+            "a budget of {budget} connections is too small: {reserved} are held apart from the pools and each of the \
+             {pools} pools needs one (at least {})",
+            reserved.saturating_add(pools)
+        )
+    })?;
+    let total: u32 = weights.iter().sum::<u32>().max(1);
+    let mut shares: Vec<u32> = weights
+        .iter()
+        .map(|w| u32::try_from(u64::from(left) * u64::from(*w) / u64::from(total)).unwrap_or(left).max(1))
+        .collect();
+    // What rounding left over goes one each to the pools in order; what the floor of one
+    // overdrew comes off the largest.
+    let (mut next, count) = (0, shares.len().max(1));
+    while shares.iter().sum::<u32>() < left {
+        if let Some(share) = shares.get_mut(next % count) {
+            *share += 1;
+        }
+        next += 1;
+    }
+    while shares.iter().sum::<u32>() > left {
+        if let Some(largest) = shares.iter_mut().max() {
+            *largest -= 1;
+        }
+    }
+    Ok(shares)
+}
+
+/// Checks `budget` against the server at `url`: refused when it could never fit
+/// (`max_connections` less those reserved for superusers), with a warning when the connections
+/// other clients hold now leave less room than it.
+pub async fn check_budget(url: &str, budget: u32) -> Result<(), DbError> {
+    let mut conn = PgConnection::connect_with(&parse_url(url)?).await.map_err(DbError::Connect)?;
+    let (max, reserved, in_use): (i32, i32, i64) = sqlx::query_as(
+        "SELECT current_setting('max_connections')::int, current_setting('superuser_reserved_connections')::int,
+                (SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'client backend')",
+    )
+    .fetch_one(&mut conn)
+    .await?;
+    conn.close().await?;
+    let room = i64::from(max - reserved);
+    if i64::from(budget) > room {
+        return Err(DbError::Budget(format!(
+            "LOTTO_DB_MAX_CONNECTIONS={budget} cannot fit: the server takes {max} connections, {reserved} of them \
+             reserved for superusers, so {room} for clients; lower LOTTO_DB_MAX_CONNECTIONS or raise the server's \
+             max_connections"
+        )));
+    }
+    // This check's own connection is among those counted.
+    let free = room - (in_use - 1);
+    if i64::from(budget) > free {
+        tracing::warn!(
+            budget,
+            free,
+            max_connections = max,
+            "the connection budget is more than the server has free now: other clients hold {}",
+            in_use - 1
+        );
+    }
+    Ok(())
+}
+
+/// Every `interval`, each pool's connections in use and idle, and its most, as the gauges
+/// `db_pool_connections{pool, state}` and `db_pool_max_connections{pool}`.
+pub fn spawn_pool_gauges(
+    pools: Vec<(&'static str, PgPool)>,
+    interval: Duration,
+) -> tokio::task::JoinHandle<()> {
+    crate::http::ensure_metrics_recorder();
+    tokio::spawn(async move {
+        let mut ticker = tokio::time::interval(interval);
+        loop {
+            ticker.tick().await;
+            for (name, pool) in &pools {
+                let (size, idle) = (pool.size(), u32::try_from(pool.num_idle()).unwrap_or(u32::MAX));
+                metrics::gauge!("db_pool_connections", "pool" => *name, "state" => "in_use")
+                    .set(f64::from(size.saturating_sub(idle)));
+                metrics::gauge!("db_pool_connections", "pool" => *name, "state" => "idle")
+                    .set(f64::from(idle));
+                metrics::gauge!("db_pool_max_connections", "pool" => *name)
+                    .set(f64::from(pool.options().get_max_connections()));
+            }
+        }
+    })
+}
+
 /// Connects a pool bound to `schema` and runs `migrator` in it.
 pub async fn connect(
     url: &str,
@@ -40,7 +146,9 @@ pub async fn connect(
     migrator: &Migrator,
     max_connections: u32,
 ) -> Result<PgPool, DbError> {
-    let options = parse_url(url)?.options([("search_path", schema)]);
+    // Named for its service, so the server's view (pg_stat_activity) says whose it is.
+    let options =
+        parse_url(url)?.options([("search_path", schema)]).application_name(&format!("lotto/{schema}"));
     {
         let mut conn = PgConnection::connect_with(&options).await.map_err(DbError::Connect)?;
         // Quoted so the schema name is an identifier, never SQL.
@@ -57,6 +165,7 @@ fn pool_options(max_connections: u32) -> PgPoolOptions {
     PgPoolOptions::new()
         .max_connections(max_connections)
         .acquire_timeout(Duration::from_secs(5))
+        .idle_timeout(IDLE_CLOSED_AFTER)
         // The driver already tests every connection as it goes back to the pool; testing it
         // again as it comes out cost a round trip to Postgres per query (a sixth of a busy
         // service's time). Only a connection that sat idle (whose server may have gone away
@@ -82,7 +191,8 @@ pub const BY_KEY_ONLY: [(&str, &str); 3] =
 /// writes that are one statement, sent without a transaction (one round trip, where `BEGIN` with
 /// the settings, the statement and `COMMIT` take three). Connects lazily.
 pub fn by_key_pool(pool: &PgPool, max_connections: u32) -> PgPool {
-    let options = (*pool.connect_options()).clone().options(BY_KEY_ONLY);
+    let name = format!("{}/writers", pool.connect_options().get_application_name().unwrap_or("lotto"));
+    let options = (*pool.connect_options()).clone().options(BY_KEY_ONLY).application_name(&name);
     pool_options(max_connections).connect_lazy_with(options)
 }
 
@@ -109,4 +219,22 @@ pub async fn ensure_database(url: &str) -> Result<(), DbError> {
     }
     conn.close().await?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    #[test]
+    fn a_budget_is_split_by_weight_and_never_overdrawn() {
+        let shares = split_budget(24, 11, &[3, 2, 2, 2, 1]).unwrap();
+        assert_eq!(shares.iter().sum::<u32>(), 13);
+        assert!(shares.iter().all(|s| *s >= 1), "{shares:?}");
+        assert!(shares[0] >= shares[4], "{shares:?}");
+        assert_eq!(split_budget(16, 11, &[3, 2, 2, 2, 1]).unwrap(), vec![1, 1, 1, 1, 1]);
+        let refused = split_budget(15, 11, &[3, 2, 2, 2, 1]).unwrap_err();
+        assert!(refused.contains("at least 16"), "{refused}");
+        assert_eq!(split_budget(10, 0, &[1]).unwrap(), vec![10]);
+    }
 }

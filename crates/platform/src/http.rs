@@ -199,6 +199,12 @@ async fn readyz(State(readiness): State<Readiness>) -> Result<&'static str, AppE
     Ok("ready")
 }
 
+/// Installs the process-wide recorder now, so what is recorded before the metrics listener
+/// starts (a gauge set at start) is kept.
+pub fn ensure_metrics_recorder() {
+    let _ = prometheus();
+}
+
 /// The process-wide Prometheus recorder, installed on first use.
 fn prometheus() -> Option<&'static PrometheusHandle> {
     static HANDLE: OnceLock<Option<PrometheusHandle>> = OnceLock::new();

@@ -119,6 +119,8 @@ pub struct Writers {
     blackjack_dealt: GroupCommit<OneStatement<BlackjackDealt>>,
     blackjack_decided: GroupCommit<OneStatement<BlackjackDecided>>,
     blackjack_settled: GroupCommit<OneStatement<BlackjackSettled>>,
+    /// The writers' own pool (for its gauges).
+    by_key: PgPool,
 }
 
 impl Writers {
@@ -140,8 +142,14 @@ impl Writers {
             ils_settled: GroupCommit::spawn_one_statement(by_key.clone(), ILuvSuitsSettled, 64),
             blackjack_dealt: GroupCommit::spawn_one_statement(by_key.clone(), BlackjackDealt, 64),
             blackjack_decided: GroupCommit::spawn_one_statement(by_key.clone(), BlackjackDecided, 64),
-            blackjack_settled: GroupCommit::spawn_one_statement(by_key, BlackjackSettled, 64),
+            blackjack_settled: GroupCommit::spawn_one_statement(by_key.clone(), BlackjackSettled, 64),
+            by_key,
         }
+    }
+
+    /// The pool the writers' connections come from.
+    pub fn pool(&self) -> &PgPool {
+        &self.by_key
     }
 
     /// Claims `session` for `pending` with other sessions' claims; answers whether it did.

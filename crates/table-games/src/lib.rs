@@ -42,6 +42,10 @@ use uuid::Uuid;
 /// The Postgres schema this service owns.
 pub const SCHEMA: &str = "tables";
 
+/// Connections the service holds apart from its pool: one per one-statement writer, once used
+/// ([`grouped::Writers::CONNECTIONS`]). Counted in the process's budget.
+pub const HELD_APART: u32 = grouped::Writers::CONNECTIONS;
+
 /// The service's migrations, from `migrations/table-games/`.
 pub static MIGRATOR: Migrator = sqlx::migrate!("../../migrations/table-games");
 

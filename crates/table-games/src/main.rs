@@ -10,13 +10,20 @@ async fn main() -> anyhow::Result<()> {
     let url = config.database_url.clone().context("DATABASE_URL must be set to run table-games alone")?;
     let ledger_url = std::env::var("LOTTO_LEDGER_URL").context("LOTTO_LEDGER_URL must name the ledger")?;
     let tokens = config.token_keys()?;
-    let pool = table_games::connect(&url, &config).await?;
+    platform::db::check_budget(&url, config.db_max_connections).await?;
+    let pool = table_games::connect(&url, &config.alone(table_games::HELD_APART)?).await?;
+    let gauged = pool.clone();
     let ledger = platform::upstream::Upstream::remote("ledger", &ledger_url, config.request_timeout)?;
     let state =
         table_games::TablesState::start(pool, tokens, table_games::TableSettings::from_env()?, ledger)
             .await?;
     table_games::spawn_recovery(state.clone(), std::time::Duration::from_secs(5));
+    let writers = state.writes.pool().clone();
     let app = table_games::router(state, (&config).into());
+    platform::db::spawn_pool_gauges(
+        vec![(table_games::SCHEMA, gauged), ("tables/writers", writers)],
+        std::time::Duration::from_secs(5),
+    );
     platform::http::spawn_metrics(&config).await?;
     let listener = tokio::net::TcpListener::bind(config.listen).await?;
     tracing::info!(addr = %listener.local_addr()?, "table-games listening");
