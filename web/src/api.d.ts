@@ -686,7 +686,10 @@ export interface paths {
         get?: never;
         /**
          * `PUT /v1/powerball/draws/{date}/grand-prize`: operators set a drawing's advertised grand prize
-         *     and its cash value until its sales close (111-5-24(a)).
+         *     and its cash value (111-5-24(a)), before its close or, when it was not set by then, until the
+         *     drawing is settled: a drawing without one waits for it (no draw, no settlement, no
+         *     certification). An amount that would take the 10x out of a drum results already came from is
+         *     refused.
          */
         put: operations["set_powerball_grand_prize"];
         post?: never;
@@ -2432,6 +2435,13 @@ export interface components {
         ExclusionRequest: {
             period: components["schemas"]["ExclusionPeriod"];
         };
+        /** @description One rule the math rests on, and where it is written. */
+        FigureSource: {
+            rule: string;
+            /** @description `kansas_regulations` (the seed, cited) or `multi_state_prize_chart`. */
+            source: string;
+            citation: string;
+        };
         /** @description A non-negative fraction in lowest terms. */
         Fraction: {
             numerator: number;
@@ -3575,6 +3585,11 @@ export interface components {
             /** @description The grand prize at which a $2 play pays back its price, in cents. */
             break_even_grand_prize_cents: components["schemas"]["Fraction"];
             power_play: components["schemas"]["PowerPlayMath"][];
+            /**
+             * @description Where each rule these figures rest on comes from: the Kansas regulations of the seed
+             *     (111-5-22, -24), or the multi-state game's prize chart, which the seed does not carry.
+             */
+            sources: components["schemas"]["FigureSource"][];
         };
         /** @description `POST /v1/powerball/office-claims`. */
         PowerballOfficeClaimRequest: {

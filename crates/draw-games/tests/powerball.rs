@@ -20,6 +20,24 @@ async fn the_math_is_public_and_exact() {
         math.body["power_play"].as_array().unwrap().iter().map(|d| d["balls"].as_str().unwrap()).collect();
     assert_eq!(drums, ["with_ten_x", "without_ten_x"]);
     assert_eq!(math.body["power_play"][0]["expected_multiplier"]["numerator"], 119);
+    // Which rules the seed's paragraphs give, and which the multi-state prize chart (issue 32 §6).
+    let sources = math.body["sources"].as_array().unwrap();
+    let from = |words: &str| {
+        sources.iter().find(|s| s["rule"].as_str().unwrap().contains(words)).unwrap()["source"]
+            .as_str()
+            .unwrap()
+    };
+    assert_eq!(from("69"), "kansas_regulations");
+    assert_eq!(from("$2; Power Play"), "kansas_regulations");
+    for chart in ["nine prize tiers", "drum", "$150 million", "$2,000,000"] {
+        assert_eq!(from(chart), "multi_state_prize_chart", "{chart}");
+    }
+    assert!(
+        sources
+            .iter()
+            .filter(|s| s["source"] == "kansas_regulations")
+            .all(|s| s["citation"].as_str().unwrap().starts_with("K.A.R. 111-5-"))
+    );
 }
 
 /// The next drawing follows the clock through a draw day in central time; an operator sets a

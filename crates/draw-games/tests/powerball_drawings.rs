@@ -293,6 +293,7 @@ async fn a_drawing_runs_from_the_till_to_certified_prizes() {
 #[tokio::test]
 async fn a_disagreeing_recount_stops_the_drawing() {
     let game = game_at("2026-11-30T18:00:00Z").await;
+    advertise_twenty_million(&game).await;
     let (player, wallet) = game.player(10_000).await;
     let token = game.token(&player, Role::Player);
     let slip = json!({"boards": [{"whites": [1, 2, 3, 4, 6], "powerball": 10}]});
@@ -334,6 +335,7 @@ async fn a_disagreeing_recount_stops_the_drawing() {
 #[tokio::test]
 async fn a_drawn_drawing_is_drawn_by_the_service_at_its_time() {
     let game = game_at("2026-11-30T18:00:00Z").await;
+    advertise_twenty_million(&game).await;
     let operator = game.token("olga", Role::Operator);
     let mode = put(
         &game,
@@ -619,6 +621,7 @@ async fn prizes_are_claimed_once_at_the_counter_and_the_office_and_then_expire()
 #[tokio::test]
 async fn a_crash_between_the_close_and_the_certification_settles_once() {
     let game = game_at("2026-11-30T18:00:00Z").await;
+    advertise_twenty_million(&game).await;
     let (player, wallet) = game.player(10_000).await;
     let token = game.token(&player, Role::Player);
     // Four online tickets matching the Powerball alone ($4 each) and one that wins nothing.
@@ -755,4 +758,89 @@ async fn the_leader_follows_the_start_of_daylight_time() {
     assert_eq!((monday["state"].as_str(), monday["plays"].as_i64()), (Some("closed"), Some(2)));
     let closes = audit_kinds(&game).await.iter().filter(|k| *k == "powerball.close").count();
     assert_eq!(closes, 2);
+}
+
+/// A drawing whose grand prize nobody set by its close (issue 32 §6): it closes and its results
+/// stand, but it does not settle (no grand prize of one cent is recorded) and so cannot be
+/// certified; the grand prize may still be set, and then it settles with it. Once settled it
+/// stands; an amount that takes the 10x out of the drum results came from is refused.
+#[tokio::test]
+async fn a_drawing_without_its_grand_prize_waits_for_it_and_then_settles_with_it() {
+    let game = game_at("2026-11-30T18:00:00Z").await;
+    let till = terminal(&game, "shop-g");
+    // The exact numbers of RESULTS: a grand prize winner.
+    let slip = json!({"boards": [{"whites": [5, 15, 25, 35, 45], "powerball": 10}]});
+    let sold = game.post("/v1/powerball/retail/tickets", &till, "sale-g", slip).await;
+    assert_eq!(sold.status, StatusCode::CREATED, "{}", sold.body);
+    let serial = sold.body["serial"].as_str().unwrap().to_owned();
+    game.state.clock.set(at("2026-12-01T02:59:00Z"));
+    pass(&game).await;
+    assert_eq!(drawing(&game, "2026-11-30").await["state"], "closed");
+    game.state.clock.set(at("2026-12-01T03:05:00Z"));
+    results_stand(&game).await;
+
+    // Drawn, and it waits: passes move nothing, no winner is recorded, the recount is refused.
+    assert_eq!(pass(&game).await, 0, "a drawing waiting for its grand prize moves no step");
+    assert_eq!(drawing(&game, "2026-11-30").await["state"], "drawn");
+    let date: NaiveDate = "2026-11-30".parse().unwrap();
+    let winners: i64 = sqlx::query_scalar("SELECT count(*) FROM pb_winners WHERE draw_date = $1")
+        .bind(date)
+        .fetch_one(&game.state.pool)
+        .await
+        .unwrap();
+    assert_eq!(winners, 0, "no grand prize recorded before it is set");
+    let stored = draw_games::store::powerball::drawings::get(&game.state.pool, date).await.unwrap().unwrap();
+    let recount = draw_games::export::recount(
+        std::path::Path::new(stored.export_file.as_ref().unwrap()),
+        stored.results.as_ref().unwrap(),
+        0,
+    )
+    .unwrap();
+    let refused =
+        powerball_draws::certify(&game.state.pool, date, recount.sha256, recount.plays, &recount.prize_table)
+            .await;
+    assert_eq!(refused.unwrap_err().code(), "drawing_not_settled");
+
+    // Set after the close: it settles with it, and certifies.
+    let operator = game.token("olga", Role::Operator);
+    let grand_prize = json!({"advertised_cents": 2_000_000_000i64, "cash_value_cents": 950_000_000i64});
+    let set = put(&game, "/v1/powerball/draws/2026-11-30/grand-prize", &operator, grand_prize.clone()).await;
+    assert_eq!(set.status, StatusCode::OK, "{}", set.body);
+    assert!(pass(&game).await > 0);
+    let ticket = game.get(&format!("/v1/powerball/tickets/{serial}"), Some(&till)).await;
+    let won = &ticket.body["drawings"][0]["winnings"][0];
+    assert_eq!(
+        (won["tier"].as_str(), won["prize_cents"].as_i64()),
+        (Some("grand_prize"), Some(2_000_000_000)),
+        "{}",
+        ticket.body
+    );
+    assert_eq!(verify(&game, "2026-11-30").await.state, "certified");
+    let again = put(&game, "/v1/powerball/draws/2026-11-30/grand-prize", &operator, grand_prize).await;
+    assert_eq!((again.status, again.code()), (StatusCode::CONFLICT, "drawing_settled"));
+}
+
+/// Results drawn with the 10x (the drum of a drawing without its grand prize) refuse a grand
+/// prize over $150 million, which takes the 10x out of the drum.
+#[tokio::test]
+async fn a_grand_prize_set_late_must_agree_with_the_drum_the_results_came_from() {
+    let game = game_at("2026-11-30T18:00:00Z").await;
+    pass(&game).await;
+    game.state.clock.set(at("2026-12-01T03:05:00Z"));
+    pass(&game).await;
+    let ten_x = json!({"whites": [5, 15, 25, 35, 45], "powerball": 10, "multiplier": 10});
+    assert_eq!(enter(&game, "2026-11-30", "olga", ten_x.clone()).await.status, StatusCode::ACCEPTED);
+    assert_eq!(enter(&game, "2026-11-30", "oscar", ten_x).await.status, StatusCode::OK);
+    let operator = game.token("olga", Role::Operator);
+    let big = json!({"advertised_cents": 20_000_000_000i64, "cash_value_cents": 9_000_000_000i64});
+    let refused = put(&game, "/v1/powerball/draws/2026-11-30/grand-prize", &operator, big).await;
+    assert_eq!(
+        (refused.status, refused.code()),
+        (StatusCode::UNPROCESSABLE_ENTITY, "multiplier_not_in_drum")
+    );
+    let small = json!({"advertised_cents": 2_000_000_000i64, "cash_value_cents": 950_000_000i64});
+    assert_eq!(
+        put(&game, "/v1/powerball/draws/2026-11-30/grand-prize", &operator, small).await.status,
+        StatusCode::OK
+    );
 }

@@ -110,6 +110,16 @@ async fn killed_between_the_close_and_the_certification_the_drawing_settles_and_
     }
     let till =
         keys.issue_for("till-pb", Role::Retailer, None, Some("shop-pb"), Duration::from_secs(7200)).unwrap();
+    // The operator advertises the grand prize before the close (a drawing without one waits).
+    let operator = keys.issue("ops-pb", Role::Operator, None, Duration::from_secs(7200)).unwrap();
+    let advertised = http
+        .put(format!("{base}/v1/powerball/draws/{date}/grand-prize"))
+        .bearer_auth(&operator)
+        .json(&json!({"advertised_cents": 2_000_000_000i64, "cash_value_cents": 950_000_000i64}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(advertised.status(), 200, "{}", advertised.text().await.unwrap());
 
     // Sales until three seconds before the close: slips of ten quick picks with Power Play.
     let (mut sold_terminal, mut sold_online) = (0, 0);

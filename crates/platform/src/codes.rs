@@ -93,6 +93,7 @@ pub const ALL: &[Code] = &[
     code("drawing_not_certified", 409, "a Powerball drawing's prizes are payable once it is certified"),
     code("drawing_not_closed", 409, "a Powerball drawing's results follow its close and frozen wager set"),
     code("drawing_not_settled", 409, "only a settled Powerball drawing is certified"),
+    code("drawing_settled", 409, "a settled Powerball drawing's grand prize stands"),
     code("email_taken", 409, "an account with this email exists"),
     code("hold_already_ended", 409, "the hold was posted or voided already"),
     code("idempotency_conflict", 409, "this key was used for a different request"),

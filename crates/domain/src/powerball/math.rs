@@ -86,6 +86,43 @@ pub struct PowerballMath {
     /// The grand prize at which a $2 play pays back its price, in cents.
     pub break_even_grand_prize_cents: Fraction,
     pub power_play: Vec<PowerPlayMath>,
+    /// Where each rule these figures rest on comes from: the Kansas regulations of the seed
+    /// (111-5-22, -24), or the multi-state game's prize chart, which the seed does not carry.
+    pub sources: Vec<FigureSource>,
+}
+
+/// One rule the math rests on, and where it is written.
+#[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct FigureSource {
+    pub rule: &'static str,
+    /// `kansas_regulations` (the seed, cited) or `multi_state_prize_chart`.
+    pub source: &'static str,
+    pub citation: &'static str,
+}
+
+/// The rules behind [`PowerballMath`], by source.
+pub fn figure_sources() -> Vec<FigureSource> {
+    let kansas = |rule, citation| FigureSource { rule, source: "kansas_regulations", citation };
+    let chart = |rule| FigureSource {
+        rule,
+        source: "multi_state_prize_chart",
+        citation: "the Powerball game rules' prize chart (multi-state; not in the Kansas regulations)",
+    };
+    vec![
+        kansas("five white balls of 69 and one Powerball of 26", "K.A.R. 111-5-24(a)"),
+        kansas("a play costs $2; Power Play $1 more on each board of the slip", "K.A.R. 111-5-24(b), (d)"),
+        kansas("the grand prize is pari-mutuel, paid as an annuity or as cash", "K.A.R. 111-5-24(a)"),
+        kansas(
+            "drawings on Mondays, Wednesdays and Saturdays at about 9:58 p.m. CT; sales close at about 8:59 and resume at about 9:05",
+            "K.A.R. 111-5-22, 111-5-24(g), (h)",
+        ),
+        kansas("the Power Play multiplier is drawn at the drawing", "K.A.R. 111-5-24(a)"),
+        chart("the nine prize tiers and their fixed prizes ($1,000,000 down to $4)"),
+        chart("Power Play's drum: 2x 24 balls, 3x 13, 4x 3, 5x 2, and 10x 1"),
+        chart("the 10x ball is in the drum only while the advertised grand prize is $150 million or less"),
+        chart("match 5 with Power Play pays $2,000,000, whatever the multiplier"),
+    ]
 }
 
 /// Σ over the fixed tiers of outcomes × prize, in cents (without Power Play).
@@ -172,5 +209,6 @@ pub fn powerball_math() -> PowerballMath {
         break_even_grand_prize_cents: Fraction::new(price.saturating_mul(total).saturating_sub(fixed), 1),
         tiers,
         power_play,
+        sources: figure_sources(),
     }
 }

@@ -160,7 +160,10 @@ pub async fn get_powerball_draw(
     security(("bearer" = []))
 )]
 /// `PUT /v1/powerball/draws/{date}/grand-prize`: operators set a drawing's advertised grand prize
-/// and its cash value until its sales close (111-5-24(a)).
+/// and its cash value (111-5-24(a)), before its close or, when it was not set by then, until the
+/// drawing is settled: a drawing without one waits for it (no draw, no settlement, no
+/// certification). An amount that would take the 10x out of a drum results already came from is
+/// refused.
 pub async fn set_powerball_grand_prize(
     State(state): State<DrawsState>,
     caller: Caller,
@@ -177,12 +180,31 @@ pub async fn set_powerball_grand_prize(
         ));
     }
     let drawing = state.powerball.drawing_on(date);
-    let closed = || sales_closed_for(date, drawing.sales_close, "its grand prize stands");
-    if state.clock.now() >= drawing.sales_close {
-        return Err(closed());
-    }
+    let settled = || {
+        AppError::conflict(
+            "drawing_settled",
+            format!("the {date} drawing is settled: its grand prize stands"),
+        )
+    };
     drawings::ensure(&state.pool, &drawing, state.settings.powerball.results).await?;
-    let stored = drawings::set_grand_prize(&state.pool, date, advertised, cash).await?.ok_or_else(closed)?;
+    let now = drawings::get(&state.pool, date).await?.ok_or_else(settled)?;
+    if !matches!(
+        now.state,
+        PowerballDrawState::Scheduled | PowerballDrawState::Closed | PowerballDrawState::Drawn
+    ) {
+        return Err(settled());
+    }
+    if now.advertised_cents.is_some() && state.clock.now() >= drawing.sales_close {
+        return Err(sales_closed_for(date, drawing.sales_close, "its grand prize stands"));
+    }
+    let drum = domain::powerball::PowerPlayBalls::for_grand_prize(advertised);
+    if now.results.as_ref().is_some_and(|r| !drum.balls().iter().any(|&(m, _)| m == r.multiplier)) {
+        return Err(AppError::unprocessable(
+            "multiplier_not_in_drum",
+            "the results stand with the 10x, which a grand prize over $150 million takes out of the drum",
+        ));
+    }
+    let stored = drawings::set_grand_prize(&state.pool, date, advertised, cash).await?.ok_or_else(settled)?;
     Ok(Json(drawing_view(&state, &stored, None).await?))
 }
 

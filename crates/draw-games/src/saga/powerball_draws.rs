@@ -66,12 +66,10 @@ pub async fn run_due_drawings(state: &DrawsState) -> Result<usize, AppError> {
             PowerballDrawState::Closed
                 if drawing.results_mode == ResultsMode::Drawn && now >= drawing.draw_at =>
             {
-                draw_results(state, date).await?;
-                moved += 1;
+                moved += usize::from(draw_results(state, date).await?);
             }
             PowerballDrawState::Drawn => {
-                settle_drawing(state, date).await?;
-                moved += 1;
+                moved += usize::from(settle_drawing(state, date).await?);
             }
             _ => {}
         }
@@ -139,14 +137,34 @@ struct ResultsRecord<'a> {
 }
 
 /// The drum of a drawing: with the 10x while its advertised grand prize is at most $150
-/// million (a drawing without one advertised is read as the smallest, so with the 10x).
+/// million (a drawing without one advertised is read as the smallest, so with the 10x: the
+/// service draws none before one is set, and entered results are checked again when it is).
 pub fn drum_of(drawing: &StoredDrawing) -> PowerPlayBalls {
     PowerPlayBalls::for_grand_prize(drawing.advertised_cents.unwrap_or(0))
 }
 
+/// A drawing waits for its grand prize: no drum is known, and no grand prize recorded, before an
+/// operator sets it (`PUT /v1/powerball/draws/{date}/grand-prize`, which stays open until the
+/// drawing is settled). Said once a pass, as a warning: the drawing is late.
+fn waits_for_grand_prize(drawing: &StoredDrawing, step: &str) -> bool {
+    if drawing.advertised_cents.is_some() {
+        return false;
+    }
+    tracing::warn!(
+        draw_date = %drawing.date,
+        step,
+        "the Powerball drawing's grand prize is not set: it waits (set it with PUT /v1/powerball/draws/{{date}}/grand-prize)"
+    );
+    true
+}
+
 /// `closed` → `drawn` by the service's generator: the only place Powerball results are drawn.
-pub async fn draw_results(state: &DrawsState, date: NaiveDate) -> Result<(), AppError> {
-    let Some(drawing) = drawings::get(&state.pool, date).await? else { return Ok(()) };
+/// Answers whether it drew (not before the grand prize is set).
+pub async fn draw_results(state: &DrawsState, date: NaiveDate) -> Result<bool, AppError> {
+    let Some(drawing) = drawings::get(&state.pool, date).await? else { return Ok(false) };
+    if waits_for_grand_prize(&drawing, "draw") {
+        return Ok(false);
+    }
     // A fresh generator seeded by the operating system; the seed is never kept.
     let results = Results::draw(&mut ChaCha20Rng::from_os_rng(), drum_of(&drawing));
     let mut tx = state.pool.begin().await?;
@@ -161,7 +179,7 @@ pub async fn draw_results(state: &DrawsState, date: NaiveDate) -> Result<(), App
         platform::audit::append(&mut tx, "powerball.results", subject(date), &record).await?;
     }
     tx.commit().await?;
-    Ok(())
+    Ok(true)
 }
 
 /// What an operator's entry of official results did.
@@ -280,11 +298,13 @@ struct SettleRecord<'a> {
     prize_table: &'a [TierResult],
 }
 
-/// `drawn` → `settled`: the wagers to the house, every winner found. Safe to run again.
-pub async fn settle_drawing(state: &DrawsState, date: NaiveDate) -> Result<(), AppError> {
-    let Some(drawing) = drawings::get(&state.pool, date).await? else { return Ok(()) };
-    if drawing.state != PowerballDrawState::Drawn {
-        return Ok(());
+/// `drawn` → `settled`: the wagers to the house, every winner found. Safe to run again. Answers
+/// whether it settled: a drawing whose grand prize is not set waits (its grand prize would be
+/// recorded as nothing), and so its certification.
+pub async fn settle_drawing(state: &DrawsState, date: NaiveDate) -> Result<bool, AppError> {
+    let Some(drawing) = drawings::get(&state.pool, date).await? else { return Ok(false) };
+    if drawing.state != PowerballDrawState::Drawn || waits_for_grand_prize(&drawing, "settle") {
+        return Ok(false);
     }
     let wagers = drawing.wagers_cents.unwrap_or(0);
     if wagers > 0 {
@@ -303,7 +323,7 @@ pub async fn settle_drawing(state: &DrawsState, date: NaiveDate) -> Result<(), A
         platform::audit::append(&mut tx, "powerball.settle", subject(date), &record).await?;
     }
     tx.commit().await?;
-    Ok(())
+    Ok(true)
 }
 
 /// What a verification found.

@@ -144,8 +144,9 @@ pub async fn list_past(
     .collect()
 }
 
-/// Sets the drawing's advertised grand prize and its cash value while it is still `scheduled`,
-/// and returns it; none when it is not (closed or later).
+/// Sets the drawing's advertised grand prize and its cash value until it is settled (a drawing
+/// whose grand prize was not set by its close waits for it), and returns it; none when it is
+/// settled or later.
 pub async fn set_grand_prize(
     pool: &PgPool,
     date: NaiveDate,
@@ -154,7 +155,7 @@ pub async fn set_grand_prize(
 ) -> Result<Option<StoredDrawing>, AppError> {
     sqlx::query(&format!(
         "UPDATE pb_draws SET advertised_cents = $2, cash_value_cents = $3, updated_at = now()
-          WHERE draw_date = $1 AND state = 'scheduled' RETURNING {COLUMNS}"
+          WHERE draw_date = $1 AND state IN ('scheduled', 'closed', 'drawn') RETURNING {COLUMNS}"
     ))
     .bind(date)
     .bind(advertised)
