@@ -2767,9 +2767,35 @@ export interface components {
             /** Format: double */
             confidence_95_percent: number;
         };
+        /** @description A reading of the rules' text that changes the main game's edge, with the figure of each. */
+        MainGameReading: {
+            /** Format: int32 */
+            decks: number;
+            rule: string;
+            question: string;
+            implemented: string;
+            /**
+             * Format: double
+             * @description The main game's house edge as the tables play (simulated: `main_game`).
+             */
+            house_edge_percent: number;
+            /**
+             * Format: double
+             * @description What the other reading adds, counted exactly over the shoe
+             *     (`domain::blackjack::split_protection`).
+             */
+            other_reading_adds_percent: number;
+            /**
+             * Format: double
+             * @description The main game's house edge under the other reading.
+             */
+            house_edge_other_reading_percent: number;
+        };
         /** @description `GET /v1/blackjack/math`. */
         MathView: {
             main_game: components["schemas"]["MainGameEdge"][];
+            /** @description The readings of the text the main game's edge depends on. */
+            readings: components["schemas"]["MainGameReading"][];
             /** @description Each side wager's exact outcomes and return, for a full six-deck and two-deck shoe. */
             side_wagers: components["schemas"]["SideWagerView"][];
         };
@@ -4421,6 +4447,7 @@ export interface components {
             /** @description Rolls the wager stays on the layout on average, from when it may be made. */
             expected_rolls: components["schemas"]["BigFraction"];
             house_edge_per_roll: components["schemas"]["BigFraction"];
+            house_edge_per_total_wagered?: null | components["schemas"]["BigFraction"];
         };
         /** @description The wagers a player places before the deal (75(a)(1), (3), (4)); a side wager of 0 is none. */
         Wagers: {

@@ -15,6 +15,7 @@ pub mod main_game_edges;
 pub mod round;
 pub mod side_math;
 pub mod side_wagers;
+pub mod split_protection;
 pub mod strategy;
 
 use serde::{Deserialize, Serialize};

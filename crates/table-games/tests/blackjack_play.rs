@@ -314,6 +314,19 @@ async fn the_math_and_the_meter_are_public() {
         .unwrap();
     let rtp = trilux["return_to_player_decimal"].as_f64().unwrap();
     assert!((rtp - 0.9676).abs() < 0.0001, "{rtp}");
+    // The split hands' protection against a dealer blackjack found at the end is a reading:
+    // published with what losing every split hand would add (a few hundredths of a percent).
+    for reading in math.body["readings"].as_array().unwrap() {
+        assert_eq!(reading["rule"], "K.A.R. 111-301-6(g)(3)");
+        let (edge, adds, other) = (
+            reading["house_edge_percent"].as_f64().unwrap(),
+            reading["other_reading_adds_percent"].as_f64().unwrap(),
+            reading["house_edge_other_reading_percent"].as_f64().unwrap(),
+        );
+        assert!(adds > 0.01 && adds < 0.05, "{reading}");
+        assert!((other - edge - adds).abs() < 1e-12, "{reading}");
+    }
+    assert_eq!(math.body["readings"].as_array().unwrap().len(), 2, "six and two decks");
     let meter = casino.call("GET", "/v1/blackjack/progressive", None, None, None).await;
     assert_eq!(
         (meter.body["pot_cents"].as_i64(), meter.body["contribution_percent"].as_i64()),

@@ -423,6 +423,46 @@ async fn the_math_page_computes_every_wager_and_flags_player_edges() {
         .map(|r| r["player_has_the_edge"].as_bool().unwrap())
         .collect();
     assert_eq!(flagged, [false, false, true, true], "read as n to 1, the hot shooter favours the player");
+    // The seven-out on exactly the eighth roll, which neither sentence covers, named with its chance.
+    let question = hot["question"].as_str().unwrap();
+    assert!(question.contains("exactly the eighth roll") && question.contains('%'), "{question}");
+
+    // Buys and lays: the edge per unit of the bet and, smaller, per unit of bet and commission.
+    for wager in ["buy_4_at_20_dollars", "lay_4_to_win_20_dollars"] {
+        let w = wagers.iter().find(|w| w["wager"] == wager).unwrap();
+        let (per_bet, per_total) = (
+            w["house_edge"]["decimal"].as_f64().unwrap(),
+            w["house_edge_per_total_wagered"]["decimal"].as_f64().unwrap(),
+        );
+        assert!(0.0 < per_total && per_total < per_bet, "{wager}: {per_total} vs {per_bet}");
+    }
+    // A $20 buy on the 4 pays a $1 commission: 1/21 of bet and commission, 1/20 of the bet.
+    let buy4 = wagers.iter().find(|w| w["wager"] == "buy_4_at_20_dollars").unwrap();
+    assert_eq!(
+        buy4["house_edge"]["numerator"].as_str().zip(buy4["house_edge"]["denominator"].as_str()),
+        Some(("1", "20"))
+    );
+    assert_eq!(
+        buy4["house_edge_per_total_wagered"]["numerator"]
+            .as_str()
+            .zip(buy4["house_edge_per_total_wagered"]["denominator"].as_str()),
+        Some(("1", "21"))
+    );
+    assert!(
+        wagers.iter().filter(|w| w["wager"] == "pass").all(|w| w["house_edge_per_total_wagered"].is_null())
+    );
+
+    // The hardways under both power odds pay tables, lit and at the house's rate.
+    let power = math.body["power_odds"].as_array().unwrap();
+    for n in [4, 6, 8, 10] {
+        let lit: Vec<&Value> = power.iter().filter(|p| p["wager"] == format!("hardway_{n}")).collect();
+        assert_eq!(lit.len(), 2, "hardway {n} under tables one and two");
+        let plain =
+            wagers.iter().find(|w| w["wager"] == format!("hardway_{n}")).unwrap()["house_edge"]["decimal"]
+                .as_f64()
+                .unwrap();
+        assert!(lit.iter().all(|p| p["house_edge_when_lit"]["decimal"].as_f64().unwrap() < plain), "{lit:?}");
+    }
 }
 
 #[tokio::test]

@@ -70,6 +70,9 @@ pub struct WagerMath {
     /// Rolls the wager stays on the layout on average, from when it may be made.
     pub expected_rolls: Exact,
     pub house_edge_per_roll: Exact,
+    /// For a buy or a lay, whose commission is paid beside the bet: the house edge per unit of
+    /// the bet and its commission together (`house_edge` is per unit of the bet alone).
+    pub house_edge_per_total_wagered: Option<Exact>,
 }
 
 /// The raw figures before they are published.
@@ -100,8 +103,22 @@ impl Figures {
             return_per_unit: (&self.back).into(),
             house_edge: (&edge).into(),
             expected_rolls: (&self.rolls).into(),
-            house_edge_per_roll: (&(edge / &self.rolls)).into(),
+            house_edge_per_roll: (&(&edge / &self.rolls)).into(),
+            house_edge_per_total_wagered: None,
         }
+    }
+
+    /// [`Figures::publish`] for a wager whose `commission` (a share of the bet) is paid beside it.
+    fn publish_with_commission(
+        &self,
+        wager: impl Into<String>,
+        rule: &str,
+        pays: impl Into<String>,
+        commission: &Q,
+    ) -> WagerMath {
+        let mut published = self.publish(wager, rule, pays);
+        published.house_edge_per_total_wagered = Some((&(self.edge() / (Q::one() + commission))).into());
+        published
     }
 }
 
@@ -352,16 +369,23 @@ pub fn every_wager(power: Option<(PowerTable, u32)>) -> Vec<WagerMath> {
         // Buy and lay at their smallest amount that pays a commission ($20, or to win $20).
         let buy_amount = 2_000;
         let b = buy(n, buy_amount, commission(buy_amount));
-        all.push(b.publish(format!("buy_{n}_at_20_dollars"), "111-501-44(c)(16), 45(m)", show(true_odds(n))));
+        all.push(b.publish_with_commission(
+            format!("buy_{n}_at_20_dollars"),
+            "111-501-44(c)(16), 45(m)",
+            show(true_odds(n)),
+            &q(commission(buy_amount), buy_amount),
+        ));
         let lay_amount = 2_000i64
             .saturating_mul(i64::from(lay_odds(n).to))
             .checked_div(i64::from(lay_odds(n).to_win))
             .unwrap_or(0);
-        let l = lay(n, lay_amount, commission(lay_odds(n).winnings(lay_amount)));
-        all.push(l.publish(
+        let lay_commission = commission(lay_odds(n).winnings(lay_amount));
+        let l = lay(n, lay_amount, lay_commission);
+        all.push(l.publish_with_commission(
             format!("lay_{n}_to_win_20_dollars"),
             "111-501-44(c)(17), 45(n)-(r)",
             show(lay_odds(n)),
+            &q(lay_commission, lay_amount.max(1)),
         ));
     }
     for n in [4u8, 6, 8, 10] {
@@ -457,6 +481,20 @@ pub fn power_odds_figures(per_thousand: u32) -> Vec<PowerOddsFigures> {
                 break_even_share_of_rolls: break_even.as_ref().map(Exact::from),
             });
         }
+        // The hardways stay up over several rolls, each lit apart: "when lit" is lit on every
+        // roll (the most the table could pay); the edge is linear in the share of lit rolls.
+        for n in [4u8, 6, 8, 10] {
+            let (base, lit) = (hardway(n, None).edge(), hardway(n, Some(&(table, Q::one()))).edge());
+            let at_rate = hardway(n, Some(&(table, chance.clone()))).edge();
+            let break_even = (lit.is_negative()).then(|| &base / (&base - &lit));
+            all.push(PowerOddsFigures {
+                wager: format!("hardway_{n}"),
+                table,
+                house_edge_when_lit: (&lit).into(),
+                house_edge_at_house_rate: (&at_rate).into(),
+                break_even_share_of_rolls: break_even.as_ref().map(Exact::from),
+            });
+        }
     }
     all
 }
@@ -490,6 +528,10 @@ pub fn ambiguities() -> Vec<Ambiguity> {
     let buy25 = |c: i64| buy(4, 2_500, c).edge();
     // Read literally, "craps pays ten to one" would pay a lit 2 bet 10 to 1 instead of 30.
     let two_at_ten = Q::one() - q(1, 36) * q(11, 1);
+    let eighth = seven_out_on_roll(8).get(7).map(Exact::from);
+    let eighth = eighth.map_or_else(String::new, |e| {
+        format!("{}/{} ({:.4}%)", e.numerator, e.denominator, e.decimal * 100.0)
+    });
     let a = |rule: &str, question: &str, implemented: &str, readings: Vec<Reading>| Ambiguity {
         rule: rule.to_owned(),
         question: question.to_owned(),
@@ -499,8 +541,14 @@ pub fn ambiguities() -> Vec<Ambiguity> {
     vec![
         a(
             "K.A.R. 111-501-44(c)(46)",
-            "The hot shooter pays \"one times the wager\" ... \"one-hundred times the wager\": n to 1, or n for 1 (the \
-             wager returned in all)? And are its rolls those \"made prior to a seven out\", or the seven-out's own too?",
+            &format!(
+                "The hot shooter pays \"one times the wager\" ... \"one-hundred times the wager\": n to 1, or n for 1 (the \
+             wager returned in all)? And are its rolls those \"made prior to a seven out\", or the seven-out's own too? \
+             The two readings part on a seven-out on exactly the eighth roll (seven rolls before it): neither the win \
+             sentence (eight rolls without a seven-out) nor the lose sentence (a seven-out in seven or fewer) covers it. \
+             Read before the seven-out it loses; counted with it, it pays (A). A shooter sevens out on exactly the \
+             eighth roll with chance {eighth}."
+            ),
             "n for 1, counting the rolls before the seven-out: the wager wins when eight rolls pass without a seven-out \
              (\"the next roll and ... at least seven more rolls thereafter\"). Read as n to 1 the wager gives the player the \
              edge however the rolls are counted, so it could not be offered.",

@@ -202,7 +202,26 @@ pub async fn math(State(state): State<TablesState>) -> Json<MathView> {
             confidence_95_percent: ci,
         })
         .collect();
-    Json(MathView { main_game, side_wagers })
+    let readings = MAIN_GAME_EDGES
+        .iter()
+        .map(|&(decks, _, _, edge, _)| {
+            let adds = domain::blackjack::split_protection::split_protection_worth(decks) * 100.0;
+            MainGameReading {
+                decks,
+                rule: "K.A.R. 111-301-6(g)(3)".to_owned(),
+                question: "A dealer blackjack shown after the players' decisions takes only the original wager of a spot \
+                           that doubled; the text is silent on a spot that split. Does it lose every split hand?"
+                    .to_owned(),
+                implemented: "No: a spot that split loses its original wager and the wagers split off are returned, as \
+                              for doubling (the dealer's unchecked hole card induced the split)."
+                    .to_owned(),
+                house_edge_percent: edge,
+                other_reading_adds_percent: adds,
+                house_edge_other_reading_percent: edge + adds,
+            }
+        })
+        .collect();
+    Json(MathView { main_game, readings, side_wagers })
 }
 
 #[utoipa::path(

@@ -209,10 +209,28 @@ pub struct MainGameEdge {
 /// build and check it lies within the published interval.
 pub use domain::blackjack::main_game_edges::MAIN_GAME_EDGES;
 
+/// A reading of the rules' text that changes the main game's edge, with the figure of each.
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+pub struct MainGameReading {
+    pub decks: u8,
+    pub rule: String,
+    pub question: String,
+    pub implemented: String,
+    /// The main game's house edge as the tables play (simulated: `main_game`).
+    pub house_edge_percent: f64,
+    /// What the other reading adds, counted exactly over the shoe
+    /// (`domain::blackjack::split_protection`).
+    pub other_reading_adds_percent: f64,
+    /// The main game's house edge under the other reading.
+    pub house_edge_other_reading_percent: f64,
+}
+
 /// `GET /v1/blackjack/math`.
 #[derive(Debug, Serialize, utoipa::ToSchema)]
 pub struct MathView {
     pub main_game: Vec<MainGameEdge>,
+    /// The readings of the text the main game's edge depends on.
+    pub readings: Vec<MainGameReading>,
     /// Each side wager's exact outcomes and return, for a full six-deck and two-deck shoe.
     pub side_wagers: Vec<SideWagerView>,
 }
