@@ -4,7 +4,7 @@
 import type { JSX } from "preact";
 import { useState } from "preact/hooks";
 import { ParCharts } from "./par";
-import { api, dollars, must, publicApi, type Schemas, signIn, signOut, when } from "./session";
+import { api, dollars, must, publicApi, type Schemas, signIn, signOut, whenCentral } from "./session";
 import { EndedNotice, Field, ProblemBanner, TabPanel, Tabs, useAction, useLiveDraws, useLoad } from "./ui";
 
 export function StaffEntry(): JSX.Element {
@@ -37,7 +37,7 @@ export function StaffEntry(): JSX.Element {
       <button type="submit" disabled={login.busy}>
         Log in
       </button>
-      <ProblemBanner problem={login.problem} />
+      <ProblemBanner staff problem={login.problem} />
     </form>
   );
 }
@@ -93,7 +93,7 @@ function Draws(): JSX.Element {
       <p class="hint" aria-live="polite">
         {live.connected ? "Live: new results appear as they are drawn." : "Connecting to live results…"}
       </p>
-      <ProblemBanner problem={keno.problem} />
+      <ProblemBanner staff problem={keno.problem} />
       <table data-testid="keno-draws">
         <thead>
           <tr>
@@ -113,7 +113,7 @@ function Draws(): JSX.Element {
           {(keno.value?.items ?? []).map((d) => (
             <tr key={d.number}>
               <td>{d.number}</td>
-              <td>{when(d.sales_close_at)}</td>
+              <td>{whenCentral(d.sales_close_at)}</td>
               <td>{d.state}</td>
               <td class="num">{d.entries ?? "—"}</td>
               <td class="num">{d.wagers_cents == null ? "—" : dollars(d.wagers_cents)}</td>
@@ -123,11 +123,11 @@ function Draws(): JSX.Element {
         </tbody>
       </table>
       <h2>Powerball</h2>
-      <ProblemBanner problem={next.problem} />
+      <ProblemBanner staff problem={next.problem} />
       {next.value && (
         <p>
-          Next drawing {next.value.draw_date}: sales close {when(next.value.sales_close_at)}, drawn{" "}
-          {when(next.value.draw_at)}; grand prize{" "}
+          Next drawing {next.value.draw_date}: sales close {whenCentral(next.value.sales_close_at)}, drawn{" "}
+          {whenCentral(next.value.draw_at)}; grand prize{" "}
           {next.value.advertised_cents == null ? "not set" : dollars(next.value.advertised_cents)}.
         </p>
       )}
@@ -160,7 +160,7 @@ function PrintRuns(): JSX.Element {
   return (
     <div>
       <h2>Print runs</h2>
-      <ProblemBanner problem={games.problem ?? act.problem} />
+      <ProblemBanner staff problem={games.problem ?? act.problem} />
       {job && (
         <div class="box" role="status" data-testid="print-job">
           <p>
@@ -208,7 +208,7 @@ function PrintRuns(): JSX.Element {
       <ul>
         {(jobs.value?.items ?? []).map((j) => (
           <li key={j.id}>
-            {when(j.created_at)} · game {j.game} · {j.state} · {j.tickets_stored.toLocaleString()} tickets
+            {whenCentral(j.created_at)} · game {j.game} · {j.state} · {j.tickets_stored.toLocaleString()} tickets
           </li>
         ))}
       </ul>
@@ -221,7 +221,7 @@ function Liability(): JSX.Element {
   return (
     <div>
       <h2>Instant prize liability</h2>
-      <ProblemBanner problem={rows.problem} />
+      <ProblemBanner staff problem={rows.problem} />
       <table>
         <thead>
           <tr>
@@ -264,7 +264,7 @@ function Validations(): JSX.Element {
   return (
     <div>
       <h2>Validations by retailer</h2>
-      <ProblemBanner problem={rows.problem ?? unusual.problem} />
+      <ProblemBanner staff problem={rows.problem ?? unusual.problem} />
       <table>
         <thead>
           <tr>
@@ -316,7 +316,7 @@ function Audit(): JSX.Element {
       <button type="button" disabled={act.busy} onClick={() => void verify()}>
         Verify the audit chains
       </button>
-      <ProblemBanner problem={act.problem} />
+      <ProblemBanner staff problem={act.problem} />
       <ul role="status" data-testid="audit">
         {reports.map(({ chain, report }) => (
           <li key={chain}>

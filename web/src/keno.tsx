@@ -212,7 +212,8 @@ function EnteredTicket(props: { ticket: Schemas["DrawTicketView"]; drawnNumber: 
   return (
     <div class="result" role="status" data-testid="keno-entered">
       <p>
-        Entered {ticket.draws} draw{ticket.draws === 1 ? "" : "s"} for {dollars(ticket.stake_cents)}.
+        Entered {ticket.draws} draw{ticket.draws === 1 ? "" : "s"} at {dollars(ticket.stake_cents)} a draw:{" "}
+        {dollars(ticket.stake_cents * ticket.draws)} taken from your wallet.
       </p>
       <ul>
         {ticket.entries.map((e) => (

@@ -13,6 +13,8 @@ export class Problem extends Error {
     readonly status: number,
     readonly code: string,
     detail: string,
+    /** What the problem says beyond its words (`attempts_left` after a wrong VIRN, ...). */
+    readonly context: Record<string, unknown> = {},
   ) {
     super(detail);
   }
@@ -186,11 +188,12 @@ interface Answer<T> {
 export async function must<T>(call: Promise<Answer<T>>): Promise<T> {
   const { data, error, response } = await call;
   if (response.ok) return data as T;
-  const problem = (error ?? {}) as { code?: unknown; detail?: unknown; title?: unknown };
+  const problem = (error ?? {}) as { code?: unknown; detail?: unknown; title?: unknown; context?: unknown };
   throw new Problem(
     response.status,
     typeof problem.code === "string" ? problem.code : `http_${response.status}`,
     typeof problem.detail === "string" ? problem.detail : String(problem.title ?? response.statusText),
+    typeof problem.context === "object" && problem.context !== null ? (problem.context as Record<string, unknown>) : {},
   );
 }
 
@@ -217,4 +220,11 @@ export function centsOf(text: string): number | null {
 
 export function when(iso: string | null | undefined): string {
   return iso ? new Date(iso).toLocaleString() : "—";
+}
+
+/** A time as the games keep it: central time, labelled (the operator's console). */
+export function whenCentral(iso: string | null | undefined): string {
+  if (!iso) return "—";
+  const text = new Date(iso).toLocaleString("en-US", { timeZone: "America/Chicago", dateStyle: "medium", timeStyle: "short" });
+  return `${text} CT`;
 }

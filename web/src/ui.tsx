@@ -41,19 +41,28 @@ export function Field(props: {
 }
 
 /** What went wrong, read out by screen readers as it appears. */
-export function ProblemBanner(props: { problem: unknown }): JSX.Element | null {
+// A rule's number in a problem's words ("(K.A.R. 111-301-76(i)(4))", "(111-501-45(m))"): for staff,
+// not for the person at the counter or the table.
+const CITATION = /\s*\((?:K\.A\.R\.\s*)?\d{3}-\d+-\d+[^)]*\)+/g;
+
+/** A refusal in words: the problem's detail, without codes or rule numbers, unless `staff`
+ * (the console), who also see the code; and what it adds (the attempts a terminal has left). */
+export function ProblemBanner(props: { problem: unknown; staff?: boolean }): JSX.Element | null {
   if (!props.problem) return null;
   const problem = props.problem;
-  const text =
-    problem instanceof Problem
-      ? `${problem.message} (${problem.code})`
-      : problem instanceof Error
-        ? problem.message
-        : String(problem);
+  const words = problem instanceof Error ? problem.message : String(problem);
+  const shown = props.staff ? words : words.replace(CITATION, "");
+  const text = shown.charAt(0).toUpperCase() + shown.slice(1);
+  const attempts = problem instanceof Problem ? problem.context["attempts_left"] : undefined;
   return (
-    <p class="problem" role="alert" data-code={problem instanceof Problem ? problem.code : undefined}>
-      {text}
-    </p>
+    <div class="problem" role="alert" data-code={problem instanceof Problem ? problem.code : undefined}>
+      <p>
+        {text}
+        {typeof attempts === "number" &&
+          ` ${attempts} attempt${attempts === 1 ? "" : "s"} left before this terminal is locked.`}
+      </p>
+      {props.staff && problem instanceof Problem && <p class="hint">Code: {problem.code}</p>}
+    </div>
   );
 }
 

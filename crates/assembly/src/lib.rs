@@ -266,6 +266,6 @@ impl Assembly {
         instant::spawn_workers(self.instant.clone());
         table_games::spawn_recovery(self.tables.clone(), Duration::from_secs(5));
         self.gateway.spawn_workers();
-        platform::db::spawn_pool_gauges(self.pools(), Duration::from_secs(5));
+        platform::http::spawn_pool_gauges(self.pools(), Duration::from_secs(5));
     }
 }

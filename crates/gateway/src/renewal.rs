@@ -26,13 +26,12 @@ use chrono::{DateTime, Utc};
 use platform::auth::{Role, unauthenticated};
 use platform::openapi::Refused;
 use platform::{AppError, Json};
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use sqlx::{PgConnection, Row};
 use uuid::Uuid;
 
 use crate::GatewayState;
-use crate::sessions::{LoginResponse, end_sessions};
 
 /// How long sessions and their tokens last.
 #[derive(Debug, Clone, Copy)]
@@ -116,6 +115,43 @@ pub struct Issued {
     pub refresh_token: String,
     pub session_expires_at: DateTime<Utc>,
     pub idle_timeout_seconds: Option<u64>,
+}
+
+#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct LoginResponse {
+    pub access_token: String,
+    pub token_type: String,
+    /// Seconds the access token lives: at most `LOTTO_ACCESS_TOKEN_TTL_S`, and never past the
+    /// idle window (the last request plus `idle_timeout_seconds`) or the session's end.
+    pub expires_in: u64,
+    /// Trades for the next access token at `POST /v1/sessions/refresh`, once (opaque; keep it
+    /// as safe as a password).
+    pub refresh_token: String,
+    /// When the session ends however it is used (then log in again).
+    pub session_expires_at: DateTime<Utc>,
+    /// The session ends after this many seconds without a request; `null` for a terminal.
+    pub idle_timeout_seconds: Option<u64>,
+    pub role: Role,
+    pub subject: String,
+    /// When this identity last logged in before now; `null` on a first login and on a renewal.
+    pub previous_login_at: Option<DateTime<Utc>>,
+}
+
+impl LoginResponse {
+    /// The answer carrying `issued`.
+    pub fn of(issued: Issued, role: Role, subject: String, previous_login_at: Option<DateTime<Utc>>) -> Self {
+        LoginResponse {
+            access_token: issued.access_token,
+            token_type: "Bearer".to_owned(),
+            expires_in: issued.expires_in,
+            refresh_token: issued.refresh_token,
+            session_expires_at: issued.session_expires_at,
+            idle_timeout_seconds: issued.idle_timeout_seconds,
+            role,
+            subject,
+            previous_login_at,
+        }
+    }
 }
 
 /// The session's row, as a renewal reads it.
@@ -256,7 +292,7 @@ pub async fn refresh(
         tx.rollback().await?;
         return Err(match reused {
             Some((sid, subject)) => {
-                end_sessions(&state, &subject, Some(sid), "refresh_token_reused").await?;
+                end_session(&state, &subject, sid, "refresh_token_reused").await?;
                 tracing::warn!(session = %sid, "a refresh token was used twice: its session is ended");
                 unauthenticated(
                     "refresh_token_reused",
@@ -319,4 +355,19 @@ pub async fn refresh(
         platform::http::no_store(),
         Json(LoginResponse::of(issued, session.role, session.subject, None)),
     ))
+}
+
+/// Ends session `sid` of `subject` and refuses its tokens at once (this replica at once, the
+/// others within a second, as every ended session).
+async fn end_session(state: &GatewayState, subject: &str, sid: Uuid, reason: &str) -> Result<(), AppError> {
+    let ended: Vec<Uuid> = sqlx::query_scalar(
+        "UPDATE sessions SET ended_at = now(), end_reason = $3 WHERE subject = $1 AND id = $2 AND ended_at IS NULL RETURNING id",
+    )
+    .bind(subject)
+    .bind(sid)
+    .bind(reason)
+    .fetch_all(&state.pool)
+    .await?;
+    state.ended_sessions.insert_all(&ended);
+    Ok(())
 }

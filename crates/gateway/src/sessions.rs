@@ -17,14 +17,14 @@ use chrono::{DateTime, Utc};
 use platform::auth::{Caller, Claims, Role, unauthenticated};
 use platform::openapi::Refused;
 use platform::{AppError, Json};
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 use sqlx::{PgPool, Row};
 use uuid::Uuid;
 
 use crate::GatewayState;
 use crate::credentials::{api_key_prefix, digest_api_key, digests_equal, verify_password};
 use crate::rate_limit::VerifiedClaims;
-use crate::renewal::{self, Issued};
+use crate::renewal::{self, LoginResponse};
 
 /// Failed logins in a row that lock an account.
 pub const LOCKOUT_AFTER_FAILURES: i32 = 5;
@@ -40,7 +40,7 @@ impl EndedSessions {
         self.0.read().map(|set| set.contains(sid)).unwrap_or(true)
     }
 
-    fn insert_all(&self, sids: &[Uuid]) {
+    pub(crate) fn insert_all(&self, sids: &[Uuid]) {
         if let Ok(mut set) = self.0.write() {
             set.extend(sids.iter().copied());
         }
@@ -156,43 +156,6 @@ pub enum LoginRequest {
     Player { email: String, password: String },
     Staff { username: String, password: String },
     Terminal { api_key: String },
-}
-
-#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
-pub struct LoginResponse {
-    pub access_token: String,
-    pub token_type: String,
-    /// Seconds the access token lives: at most `LOTTO_ACCESS_TOKEN_TTL_S`, and never past the
-    /// idle window (the last request plus `idle_timeout_seconds`) or the session's end.
-    pub expires_in: u64,
-    /// Trades for the next access token at `POST /v1/sessions/refresh`, once (opaque; keep it
-    /// as safe as a password).
-    pub refresh_token: String,
-    /// When the session ends however it is used (then log in again).
-    pub session_expires_at: DateTime<Utc>,
-    /// The session ends after this many seconds without a request; `null` for a terminal.
-    pub idle_timeout_seconds: Option<u64>,
-    pub role: Role,
-    pub subject: String,
-    /// When this identity last logged in before now; `null` on a first login and on a renewal.
-    pub previous_login_at: Option<DateTime<Utc>>,
-}
-
-impl LoginResponse {
-    /// The answer carrying `issued`.
-    pub fn of(issued: Issued, role: Role, subject: String, previous_login_at: Option<DateTime<Utc>>) -> Self {
-        LoginResponse {
-            access_token: issued.access_token,
-            token_type: "Bearer".to_owned(),
-            expires_in: issued.expires_in,
-            refresh_token: issued.refresh_token,
-            session_expires_at: issued.session_expires_at,
-            idle_timeout_seconds: issued.idle_timeout_seconds,
-            role,
-            subject,
-            previous_login_at,
-        }
-    }
 }
 
 fn bad_credentials() -> AppError {

@@ -14,7 +14,7 @@ async fn main() -> anyhow::Result<()> {
     let gauged = pool.clone();
     ledger::holds::spawn_hold_sweeper(pool.clone(), config.hold_sweep_interval);
     let app = ledger::router(ledger::LedgerState { pool, tokens }, (&config).into());
-    platform::db::spawn_pool_gauges(vec![(ledger::SCHEMA, gauged)], std::time::Duration::from_secs(5));
+    platform::http::spawn_pool_gauges(vec![(ledger::SCHEMA, gauged)], std::time::Duration::from_secs(5));
     platform::http::spawn_metrics(&config).await?;
     let listener = tokio::net::TcpListener::bind(config.listen).await?;
     tracing::info!(addr = %listener.local_addr()?, "ledger listening");

@@ -115,30 +115,6 @@ pub async fn check_budget(url: &str, budget: u32) -> Result<(), DbError> {
     Ok(())
 }
 
-/// Every `interval`, each pool's connections in use and idle, and its most, as the gauges
-/// `db_pool_connections{pool, state}` and `db_pool_max_connections{pool}`.
-pub fn spawn_pool_gauges(
-    pools: Vec<(&'static str, PgPool)>,
-    interval: Duration,
-) -> tokio::task::JoinHandle<()> {
-    crate::http::ensure_metrics_recorder();
-    tokio::spawn(async move {
-        let mut ticker = tokio::time::interval(interval);
-        loop {
-            ticker.tick().await;
-            for (name, pool) in &pools {
-                let (size, idle) = (pool.size(), u32::try_from(pool.num_idle()).unwrap_or(u32::MAX));
-                metrics::gauge!("db_pool_connections", "pool" => *name, "state" => "in_use")
-                    .set(f64::from(size.saturating_sub(idle)));
-                metrics::gauge!("db_pool_connections", "pool" => *name, "state" => "idle")
-                    .set(f64::from(idle));
-                metrics::gauge!("db_pool_max_connections", "pool" => *name)
-                    .set(f64::from(pool.options().get_max_connections()));
-            }
-        }
-    })
-}
-
 /// Connects a pool bound to `schema` and runs `migrator` in it.
 pub async fn connect(
     url: &str,

@@ -199,6 +199,30 @@ async fn readyz(State(readiness): State<Readiness>) -> Result<&'static str, AppE
     Ok("ready")
 }
 
+/// Every `interval`, each pool's connections in use and idle, and its most, as the gauges
+/// `db_pool_connections{pool, state}` and `db_pool_max_connections{pool}`.
+pub fn spawn_pool_gauges(
+    pools: Vec<(&'static str, PgPool)>,
+    interval: Duration,
+) -> tokio::task::JoinHandle<()> {
+    ensure_metrics_recorder();
+    tokio::spawn(async move {
+        let mut ticker = tokio::time::interval(interval);
+        loop {
+            ticker.tick().await;
+            for (name, pool) in &pools {
+                let (size, idle) = (pool.size(), u32::try_from(pool.num_idle()).unwrap_or(u32::MAX));
+                metrics::gauge!("db_pool_connections", "pool" => *name, "state" => "in_use")
+                    .set(f64::from(size.saturating_sub(idle)));
+                metrics::gauge!("db_pool_connections", "pool" => *name, "state" => "idle")
+                    .set(f64::from(idle));
+                metrics::gauge!("db_pool_max_connections", "pool" => *name)
+                    .set(f64::from(pool.options().get_max_connections()));
+            }
+        }
+    })
+}
+
 /// Installs the process-wide recorder now, so what is recorded before the metrics listener
 /// starts (a gauge set at start) is kept.
 pub fn ensure_metrics_recorder() {

@@ -1,9 +1,11 @@
 //! Test support: every test gets a database of its own on the real local Postgres.
 //!
 //! `TEST_DATABASE_URL` names the server (default `postgres://postgres@127.0.0.1:5432/postgres`).
-//! Databases are named `lotto_test_<unix seconds>_<random>`. Tests leave theirs behind (a failed
-//! one is worth a look); any older than 30 minutes, longer than a whole test run takes, is dropped
-//! when a new one is made.
+//! Databases are named `lotto_test_<unix seconds>_<process id>_<random>`. A test process keeps
+//! its databases while it runs (a failed test's is worth a look then); the first database a
+//! process makes drops every one whose process has ended (another test binary of the run, or an
+//! interrupted run) and any older than 30 minutes. So a run of the whole suite leaves only its
+//! last binary's, and the next run drops those: ten runs do not fill the disk.
 
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -22,8 +24,11 @@ pub async fn fresh_database() -> Result<String, DbError> {
     let admin = parse_url(&server_url())?;
     let mut conn = PgConnection::connect_with(&admin).await.map_err(DbError::Connect)?;
     let now = SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0);
-    drop_stale_databases(&mut conn, now).await?;
-    let name = format!("lotto_test_{now}_{}", uuid::Uuid::new_v4().simple());
+    static SWEPT: std::sync::OnceLock<()> = std::sync::OnceLock::new();
+    if SWEPT.set(()).is_ok() {
+        drop_stale_databases(&mut conn, now).await?;
+    }
+    let name = format!("lotto_test_{now}_{}_{}", std::process::id(), uuid::Uuid::new_v4().simple());
     sqlx::query(&format!("CREATE DATABASE \"{name}\"")).execute(&mut conn).await?;
     conn.close().await?;
     let mut url = server_url();
@@ -52,8 +57,13 @@ async fn drop_stale_databases(conn: &mut PgConnection, now: u64) -> Result<(), D
             .fetch_all(&mut *conn)
             .await?;
     for name in names {
-        let created = name.split('_').nth(2).and_then(|s| s.parse::<u64>().ok()).unwrap_or(now);
-        if now.saturating_sub(created) > 30 * 60 {
+        let mut parts = name.split('_').skip(2);
+        let created = parts.next().and_then(|s| s.parse::<u64>().ok()).unwrap_or(now);
+        // Databases named before the process id was part of the name have none: judged by age.
+        let ended = parts.next().and_then(|s| s.parse::<u32>().ok()).is_some_and(|pid| {
+            pid != std::process::id() && !std::path::Path::new(&format!("/proc/{pid}")).exists()
+        });
+        if ended || now.saturating_sub(created) > 30 * 60 {
             // Best effort: another run may be dropping it at the same moment.
             let _ = sqlx::query(&format!("DROP DATABASE IF EXISTS \"{name}\" WITH (FORCE)"))
                 .execute(&mut *conn)

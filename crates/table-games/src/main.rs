@@ -20,7 +20,7 @@ async fn main() -> anyhow::Result<()> {
     table_games::spawn_recovery(state.clone(), std::time::Duration::from_secs(5));
     let writers = state.writes.pool().clone();
     let app = table_games::router(state, (&config).into());
-    platform::db::spawn_pool_gauges(
+    platform::http::spawn_pool_gauges(
         vec![(table_games::SCHEMA, gauged), ("tables/writers", writers)],
         std::time::Duration::from_secs(5),
     );

@@ -14,6 +14,10 @@
 //! over the shoe's cards with each removal (the first four cards, then every card a split hand
 //! draws). Doubles after a split are returned under both readings (6(g)(3) says so of doubling),
 //! so they do not enter.
+//!
+//! Counting code, not money: its counts are a shoe's cards (at most 416) and hands (at most
+//! four), checked before each step, and its chances floating point.
+#![allow(clippy::arithmetic_side_effects)]
 
 use std::collections::HashMap;
 

@@ -197,7 +197,7 @@ pub async fn set_powerball_grand_prize(
     if now.advertised_cents.is_some() && state.clock.now() >= drawing.sales_close {
         return Err(sales_closed_for(date, drawing.sales_close, "its grand prize stands"));
     }
-    let drum = domain::powerball::PowerPlayBalls::for_grand_prize(advertised);
+    let drum = PowerPlayBalls::for_grand_prize(advertised);
     if now.results.as_ref().is_some_and(|r| !drum.balls().iter().any(|&(m, _)| m == r.multiplier)) {
         return Err(AppError::unprocessable(
             "multiplier_not_in_drum",

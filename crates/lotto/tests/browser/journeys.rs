@@ -411,6 +411,15 @@ pub async fn retailer_pays(ctx: &Context, browser: &Browser) -> Result<(), Strin
     shot(ctx, browser, "till-packs").await?;
 
     browser.click_button("Counter").await?;
+    // A mistyped VIRN first: refused in words (no code), with the attempts the terminal has left.
+    browser.fill("#scan", &winner.scan).await?;
+    browser.fill("#virn", &format!("000000000000{ENTER}")).await?;
+    let refused = browser.wait_text("[role=alert]", "attempts left before this terminal is locked").await?;
+    if refused.contains("wrong_virn") || refused.contains("111-") {
+        return Err(format!("the till shows a code or a rule number: {refused:?}"));
+    }
+    browser.fill("#scan", "").await?;
+    browser.fill("#virn", "").await?;
     let scan = browser.find("#scan").await?;
     browser.click(&scan).await?;
     browser.keys(&format!("{}{ENTER}", winner.scan)).await?;
