@@ -838,7 +838,8 @@ export interface paths {
         put?: never;
         /**
          * `POST /v1/powerball/retail/claims`: a retailer's terminal pays a terminal ticket's prizes in a
-         *     certified drawing, up to the retailer limit; of concurrent claims exactly one is paid.
+         *     certified drawing, up to the retailer limit; of concurrent claims exactly one is paid, and a
+         *     till that lost the answer sends its key again for the same receipt.
          */
         post: operations["claim_powerball_at_terminal"];
         delete?: never;
@@ -5903,7 +5904,10 @@ export interface operations {
     claim_powerball_at_terminal: {
         parameters: {
             query?: never;
-            header?: never;
+            header: {
+                /** @description required: the same terminal sending the same key again is answered the same receipt (`Idempotent-Replayed: true`) */
+                "Idempotency-Key": string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -5913,6 +5917,15 @@ export interface operations {
             };
         };
         responses: {
+            /** @description a replay: the receipt this terminal's claim under this key made */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PowerballClaimView"];
+                };
+            };
             /** @description paid at the counter, once: the retailer's settlement account is credited */
             201: {
                 headers: {

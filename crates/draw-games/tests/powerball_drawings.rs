@@ -516,7 +516,8 @@ async fn prizes_are_claimed_once_at_the_counter_and_the_office_and_then_expire()
         let till = if i % 2 == 0 { till_a.clone() } else { till_b.clone() };
         let serial = small.clone();
         let game = &game;
-        async move { claim_at(game, "/v1/powerball/retail/claims", &till, json!({"serial": serial})).await }
+        let key = format!("claim-{i}");
+        async move { game.post("/v1/powerball/retail/claims", &till, &key, json!({"serial": serial})).await }
     });
     let mut replies = futures_util::future::join_all(claims).await;
     // A till whose claim lost a race in the ledger with another till of its retailer paying the
@@ -524,7 +525,8 @@ async fn prizes_are_claimed_once_at_the_counter_and_the_office_and_then_expire()
     for (i, reply) in replies.iter_mut().enumerate() {
         if reply.status == StatusCode::SERVICE_UNAVAILABLE {
             let till = if i % 2 == 0 { &till_a } else { &till_b };
-            *reply = claim_at(&game, "/v1/powerball/retail/claims", till, json!({"serial": small})).await;
+            let key = format!("claim-{i}");
+            *reply = game.post("/v1/powerball/retail/claims", till, &key, json!({"serial": small})).await;
         }
     }
     let paid: Vec<&Reply> = replies.iter().filter(|r| r.status == StatusCode::CREATED).collect();
@@ -537,6 +539,25 @@ async fn prizes_are_claimed_once_at_the_counter_and_the_office_and_then_expire()
     assert_eq!(paid[0].body["paid_cents"], 1_200);
     let credited = (game.balance(shop_a).await - a_before) + (game.balance(shop_b).await - b_before);
     assert_eq!(credited, 1_200, "one retailer credited once");
+    // The till whose claim was recorded lost the answer and sends it again, with its key: the
+    // same receipt, replayed, nothing paid again (issue 32 §5); another key is told it is paid.
+    // (Which of the eight recorded it is the race's: another till of its retailer may have
+    // finished paying it, so the key is read from the claim.)
+    let recorded: String =
+        sqlx::query_scalar("SELECT request_key FROM pb_claims WHERE payee IN ('shop-a', 'shop-b')")
+            .fetch_one(&game.state.pool)
+            .await
+            .unwrap();
+    let (terminal, key) = recorded.rsplit_once('/').unwrap();
+    let till = if terminal.starts_with("shop-a") { &till_a } else { &till_b };
+    let again = game.post("/v1/powerball/retail/claims", till, key, json!({"serial": small})).await;
+    let replayed = again.headers.get("idempotent-replayed").map(|v| v.to_str().unwrap().to_owned());
+    assert_eq!((again.status, replayed.as_deref()), (StatusCode::OK, Some("true")), "{}", again.body);
+    assert_eq!(again.body, paid[0].body, "the same receipt");
+    let other = game.post("/v1/powerball/retail/claims", till, "another", json!({"serial": small})).await;
+    assert_eq!(other.code(), "already_paid");
+    let (after_a, after_b) = (game.balance(shop_a).await, game.balance(shop_b).await);
+    assert_eq!((after_a - a_before) + (after_b - b_before), 1_200, "still credited once");
 
     // $150,000 is the office's: a W-2G needs the claimant's TIN; 24% is withheld.
     let counter = claim_at(&game, "/v1/powerball/retail/claims", &till_a, json!({"serial": large})).await;

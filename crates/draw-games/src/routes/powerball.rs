@@ -444,22 +444,28 @@ fn claim_view(claim: &crate::store::powerball::claims::Claim) -> Result<Powerbal
 
 #[utoipa::path(
     post, path = "/v1/powerball/retail/claims", tag = "powerball", request_body = PowerballClaimRequest,
+    params(("Idempotency-Key" = String, Header, description = "required: the same terminal sending the same key again is answered the same receipt (`Idempotent-Replayed: true`)")),
     responses((status = 201, description = "paid at the counter, once: the retailer's settlement account is credited", body = PowerballClaimView),
+              (status = 200, description = "a replay: the receipt this terminal's claim under this key made", body = PowerballClaimView),
               (status = "4XX", response = Refused)),
     security(("bearer" = []))
 )]
 /// `POST /v1/powerball/retail/claims`: a retailer's terminal pays a terminal ticket's prizes in a
-/// certified drawing, up to the retailer limit; of concurrent claims exactly one is paid.
+/// certified drawing, up to the retailer limit; of concurrent claims exactly one is paid, and a
+/// till that lost the answer sends its key again for the same receipt.
 pub async fn claim_powerball_at_terminal(
     State(state): State<DrawsState>,
     caller: Caller,
+    key: IdempotencyKey,
     Json(request): Json<PowerballClaimRequest>,
-) -> Result<(StatusCode, Json<PowerballClaimView>), AppError> {
+) -> Result<axum::response::Response, AppError> {
     caller.require(&[Role::Retailer])?;
+    let key = key.required()?;
     let retailer = caller.organization().ok_or_else(platform::auth::forbidden)?.to_owned();
     let counter = Counter::Terminal { retailer, terminal: caller.subject().to_owned() };
-    let claim = powerball_claims::claim(&state, &request.serial, request.draw_date, &counter).await?;
-    Ok((StatusCode::CREATED, Json(claim_view(&claim)?)))
+    let (claim, replayed) =
+        powerball_claims::claim(&state, &request.serial, request.draw_date, &counter, Some(key)).await?;
+    Ok(platform::http::created_or_replayed(claim_view(&claim)?, !replayed, None))
 }
 
 #[utoipa::path(
@@ -481,6 +487,7 @@ pub async fn claim_powerball_at_office(
         claimant: Claimant { name: request.claimant.name, tin_last4: request.claimant.tin_last4 },
         election: request.election,
     };
-    let claim = powerball_claims::claim(&state, &request.serial, request.draw_date, &counter).await?;
+    let (claim, _) =
+        powerball_claims::claim(&state, &request.serial, request.draw_date, &counter, None).await?;
     Ok((StatusCode::CREATED, Json(claim_view(&claim)?)))
 }

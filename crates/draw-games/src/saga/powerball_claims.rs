@@ -52,13 +52,16 @@ pub fn claim_deadline(state: &DrawsState, date: NaiveDate) -> NaiveDate {
 }
 
 /// Claims ticket `serial`'s prizes in drawing `date` (or its earliest certified drawing with a
-/// prize unpaid) at `counter`; returns the claim, paid.
+/// prize unpaid) at `counter`; returns the claim, paid, and whether it is a replay: the same
+/// terminal (or operator) sending the same Idempotency-Key `key` again is answered the claim it
+/// made, where any other claim of a paid ticket is `already_paid`.
 pub async fn claim(
     state: &DrawsState,
     serial: &str,
     date: Option<NaiveDate>,
     counter: &Counter,
-) -> Result<Claim, AppError> {
+    key: Option<&str>,
+) -> Result<(Claim, bool), AppError> {
     let serial =
         TicketSerial::parse(serial).map_err(|e| AppError::unprocessable("invalid_serial", e.to_string()))?;
     let ticket = tickets::load_by_serial(&state.pool, serial)
@@ -90,10 +93,19 @@ pub async fn claim(
         Counter::Office { .. } => OFFICE,
     };
     let id = claim_id(serial.body(), date);
-    // A claim this payee began (and the ledger has not finished) is resumed as first recorded.
+    let sender = match counter {
+        Counter::Terminal { terminal, .. } => terminal.as_str(),
+        Counter::Office { operator, .. } => operator.as_str(),
+    };
+    let request_key = key.map(|key| format!("{sender}/{key}"));
+    // A claim this payee began (and the ledger has not finished) is resumed as first recorded;
+    // one this sender made under this key is answered again.
     if let Some(existing) = claims::get(&state.pool, id).await? {
         if existing.payee == payee && existing.state != "confirmed" {
-            return pay(state, &existing).await;
+            return Ok((pay(state, &existing).await?, false));
+        }
+        if request_key.is_some() && existing.request_key == request_key {
+            return Ok((existing, true));
         }
         return Err(payout::already_paid());
     }
@@ -145,6 +157,7 @@ pub async fn claim(
                 claimant_name: None,
                 tin_last4: None,
                 paid_by: terminal.clone(),
+                request_key: request_key.clone(),
                 state: "pending".to_owned(),
                 created_at: state.clock.now(),
                 grand_cents: None,
@@ -183,6 +196,7 @@ pub async fn claim(
                 claimant_name: Some(claimant.name.trim().to_owned()),
                 tin_last4: claimant.tin_last4.clone(),
                 paid_by: operator.clone(),
+                request_key: request_key.clone(),
                 state: "pending".to_owned(),
                 created_at: state.clock.now(),
                 grand_cents: None,
@@ -200,7 +214,8 @@ pub async fn claim(
         Ok(if pending.as_deref() == Some(payee) { Reservation::Resumed } else { Reservation::Taken })
     };
     payout::pay_once(reserve, move_claim_money(state, id), claims::confirm(&state.pool, id)).await?;
-    claims::get(&state.pool, id).await?.ok_or_else(|| AppError::internal("a claim vanished"))
+    let paid = claims::get(&state.pool, id).await?.ok_or_else(|| AppError::internal("a claim vanished"))?;
+    Ok((paid, false))
 }
 
 /// Finishes a claim this payee began.

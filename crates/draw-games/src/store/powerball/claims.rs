@@ -26,6 +26,8 @@ pub struct Claim {
     pub claimant_name: Option<String>,
     pub tin_last4: Option<String>,
     pub paid_by: String,
+    /// The request that made it: who sent it and its Idempotency-Key (`<paid_by>/<key>`).
+    pub request_key: Option<String>,
     pub state: String,
     pub created_at: DateTime<Utc>,
     /// The grand prize shares among the prizes claimed (read with the claim).
@@ -37,7 +39,7 @@ pub const OFFICE: &str = "office";
 
 const COLUMNS: &str =
     "id, serial, draw_date, payee, prize_cents, paid_cents, withheld_cents, net_cents, w2g, election,
-    released_cents, claimant_name, tin_last4, paid_by, state, created_at,
+    released_cents, claimant_name, tin_last4, paid_by, request_key, state, created_at,
     (SELECT sum(w.prize_cents)::bigint FROM pb_winners w
       WHERE w.serial = c.serial AND w.draw_date = c.draw_date AND w.tier = 'grand_prize') AS grand_cents";
 
@@ -62,6 +64,7 @@ fn claim_of(row: &PgRow) -> Result<Claim, AppError> {
         claimant_name: row.try_get("claimant_name")?,
         tin_last4: row.try_get("tin_last4")?,
         paid_by: row.try_get("paid_by")?,
+        request_key: row.try_get("request_key")?,
         state: row.try_get("state")?,
         created_at: row.try_get("created_at")?,
         grand_cents: row.try_get("grand_cents")?,
@@ -126,8 +129,8 @@ pub async fn earliest_unpaid(pool: &PgPool, serial: i64) -> Result<Option<NaiveD
 pub async fn reserve(conn: &mut PgConnection, claim: &Claim) -> Result<bool, AppError> {
     let inserted = sqlx::query(
         "INSERT INTO pb_claims (id, serial, draw_date, payee, prize_cents, paid_cents, withheld_cents, net_cents, w2g,
-                                election, released_cents, claimant_name, tin_last4, paid_by, state)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, 'pending')
+                                election, released_cents, claimant_name, tin_last4, paid_by, request_key, state)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, 'pending')
          ON CONFLICT DO NOTHING",
     )
     .bind(claim.id)
@@ -147,6 +150,7 @@ pub async fn reserve(conn: &mut PgConnection, claim: &Claim) -> Result<bool, App
     .bind(claim.claimant_name.as_deref())
     .bind(claim.tin_last4.as_deref())
     .bind(&claim.paid_by)
+    .bind(claim.request_key.as_deref())
     .execute(&mut *conn)
     .await?
     .rows_affected();
