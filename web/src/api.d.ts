@@ -892,7 +892,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** `GET /v1/draws/live`: public; live results as Server-Sent Events. */
+        /**
+         * `GET /v1/draws/live`: public; live results as Server-Sent Events. At most
+         *     `LOTTO_MAX_STREAMS` at once per process (503 with `Retry-After` beyond: each holds a
+         *     connection and a file handle); when the process shuts down every stream ends at once with a
+         *     `retry` hint, so a client reconnects (to another replica) and the process exits.
+         */
         get: operations["live_draws"];
         put?: never;
         post?: never;

@@ -69,6 +69,7 @@ impl Options {
                     ..draw_games::PowerballSettings::default()
                 },
                 clock_offset_seconds: 0,
+                max_streams: draw_games::config::DEFAULT_MAX_STREAMS,
             },
             tables: table_games::TableSettings::default(),
             gateway: gateway::GatewaySettings::default(),

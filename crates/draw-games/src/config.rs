@@ -14,6 +14,7 @@
 //! | `LOTTO_POWERBALL_CLAIM_DAYS`        | `365`   | days after a drawing that its prizes may be claimed |
 //! | `LOTTO_RETAILER_PAY_LIMIT_CENTS` and the tax settings | as instant's | `domain::prizes::PrizeRules` |
 //! | `LOTTO_CLOCK_OFFSET_SECONDS`        | `0`     | demonstrations and process tests only: the draws' clock runs this far ahead of the system's |
+//! | `LOTTO_MAX_STREAMS`                 | `2000`  | live-results streams open at once in this process (each a connection and a file handle) |
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -184,7 +185,13 @@ pub struct DrawSettings {
     /// How far the draws' clock runs ahead of the system clock: 0 in production; a
     /// demonstration or a process test sets it to meet a drawing's close without waiting for it.
     pub clock_offset_seconds: i64,
+    /// Live-results streams open at once in this process (`LOTTO_MAX_STREAMS`).
+    pub max_streams: usize,
 }
+
+/// The live streams a process keeps open at most by default: well under the file handles a
+/// process is given (20,000 here), leaving room for the connections that do work.
+pub const DEFAULT_MAX_STREAMS: usize = 2_000;
 
 impl DrawSettings {
     pub fn from_env() -> Result<Self, ConfigError> {
@@ -207,6 +214,7 @@ impl DrawSettings {
             keno: KenoSettings::from_env()?,
             powerball: PowerballSettings::from_env()?,
             clock_offset_seconds,
+            max_streams: env_or("LOTTO_MAX_STREAMS", DEFAULT_MAX_STREAMS)?,
         })
     }
 }

@@ -85,6 +85,8 @@ pub struct DrawsState {
     pub powerball_accounts: PowerballAccounts,
     /// Live results for watching screens: one poller per process, started by the first.
     pub live: routes::LiveFeed,
+    /// A permit for each live-results stream open (`LOTTO_MAX_STREAMS`).
+    pub live_streams: std::sync::Arc<tokio::sync::Semaphore>,
 }
 
 /// Powerball's accounts: sales wait in escrow until their drawing settles; the house takes the
@@ -144,6 +146,7 @@ impl DrawsState {
             saga::play_now::LedgerBatches { ledger: ledger.clone() },
             LEDGER_BATCH_TICKETS,
         );
+        let live_streams = std::sync::Arc::new(tokio::sync::Semaphore::new(settings.max_streams));
         let clock = Clock::shifted(chrono::Duration::seconds(settings.clock_offset_seconds));
         let state = DrawsState {
             pool,
@@ -159,6 +162,7 @@ impl DrawsState {
             powerball: domain::powerball::schedule::Timetable::default(),
             powerball_accounts: PowerballAccounts::derived(),
             live: routes::LiveFeed::default(),
+            live_streams,
         };
         state
             .ledger

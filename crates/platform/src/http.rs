@@ -310,6 +310,24 @@ pub async fn shutdown_signal() {
 /// Handlers can see the client's address as `ConnectInfo<SocketAddr>` (the gateway's
 /// per-address rate limit uses it). HTTP/1.1 and HTTP/2; a connection that does not send a
 /// request's headers within [`HEADER_READ_TIMEOUT`] is closed.
+/// Whether this process is shutting down: set when [`serve`]'s shutdown fires, so that answers
+/// that would never end by themselves (event streams) end, and the process can.
+fn drain_flag() -> &'static tokio::sync::watch::Sender<bool> {
+    static DRAINING: OnceLock<tokio::sync::watch::Sender<bool>> = OnceLock::new();
+    DRAINING.get_or_init(|| tokio::sync::watch::channel(false).0)
+}
+
+/// Resolves once the process has begun to shut down (at once if it has).
+pub async fn draining() {
+    let mut flag = drain_flag().subscribe();
+    // The sender lives in a static, so it is never dropped: `wait_for` ends only when set.
+    let _ = flag.wait_for(|draining| *draining).await;
+}
+
+/// How long a shutdown waits for the requests in flight before the process exits regardless:
+/// below Kubernetes' 30 s grace period, above the longest request (`LOTTO_REQUEST_TIMEOUT_MS`).
+const DRAIN_DEADLINE: Duration = Duration::from_secs(20);
+
 pub async fn serve(
     listener: tokio::net::TcpListener,
     app: Router,
@@ -357,7 +375,14 @@ pub async fn serve(
             }
         });
     }
-    graceful.shutdown().await;
+    // Streams end now (each with a hint to reconnect elsewhere); requests in flight finish.
+    drain_flag().send_replace(true);
+    if tokio::time::timeout(DRAIN_DEADLINE, graceful.shutdown()).await.is_err() {
+        tracing::warn!(
+            seconds = DRAIN_DEADLINE.as_secs(),
+            "connections still open after the drain deadline; exiting"
+        );
+    }
     Ok(())
 }
 

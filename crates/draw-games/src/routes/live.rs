@@ -16,6 +16,7 @@ use axum::extract::State;
 use axum::http::HeaderMap;
 use axum::response::sse::{Event, KeepAlive, Sse};
 use futures_util::Stream;
+use platform::AppError;
 use tokio::sync::watch;
 
 use crate::DrawsState;
@@ -76,7 +77,7 @@ async fn poll(state: DrawsState, sender: watch::Sender<Arc<Snapshot>>) {
     }
 }
 
-async fn read_snapshot(state: &DrawsState) -> Result<Snapshot, platform::AppError> {
+async fn read_snapshot(state: &DrawsState) -> Result<Snapshot, AppError> {
     let next = state.schedule.next_after(state.clock.now());
     let mut keno = crate::store::keno_draws::list(&state.pool, next, KENO_WINDOW).await?;
     // The draw on sale has its row once something touches it (a sale, the scheduler); a screen
@@ -158,11 +159,18 @@ fn json_event<T: serde::Serialize>(name: &str, value: &T) -> Event {
                content_type = "text/event-stream", body = String),
               (status = "4XX", response = platform::openapi::Refused))
 )]
-/// `GET /v1/draws/live`: public; live results as Server-Sent Events.
+/// `GET /v1/draws/live`: public; live results as Server-Sent Events. At most
+/// `LOTTO_MAX_STREAMS` at once per process (503 with `Retry-After` beyond: each holds a
+/// connection and a file handle); when the process shuts down every stream ends at once with a
+/// `retry` hint, so a client reconnects (to another replica) and the process exits.
 pub async fn live_draws(
     State(state): State<DrawsState>,
     headers: HeaderMap,
-) -> Sse<impl Stream<Item = Result<Event, Infallible>>> {
+) -> Result<Sse<impl Stream<Item = Result<Event, Infallible>>>, AppError> {
+    let permit = state.live_streams.clone().try_acquire_owned().map_err(|_| {
+        AppError::unavailable("too many live streams are open on this server; retry shortly")
+            .with_header(axum::http::header::RETRY_AFTER, axum::http::HeaderValue::from_static("5"))
+    })?;
     let last_seen =
         headers.get("last-event-id").and_then(|v| v.to_str().ok()).and_then(|v| v.trim().parse::<i64>().ok());
     let mut receiver = state.live.subscribe(&state);
@@ -170,12 +178,12 @@ pub async fn live_draws(
     // poller's first read.
     receiver.mark_changed();
     let sent = Sent { open: None, drawn: last_seen, powerball: None };
-    let stream = futures_util::stream::unfold(
-        (receiver, sent, VecDeque::<Event>::new()),
-        |(mut receiver, mut sent, mut queue)| async move {
+    let events = futures_util::stream::unfold(
+        (receiver, sent, VecDeque::<Event>::new(), permit),
+        |(mut receiver, mut sent, mut queue, permit)| async move {
             loop {
                 if let Some(event) = queue.pop_front() {
-                    return Some((Ok(event), (receiver, sent, queue)));
+                    return Some((Ok(event), (receiver, sent, queue, permit)));
                 }
                 // The poller stops only with the process.
                 receiver.changed().await.ok()?;
@@ -184,5 +192,16 @@ pub async fn live_draws(
             }
         },
     );
-    Sse::new(stream).keep_alive(KeepAlive::new().interval(Duration::from_secs(15)))
+    // A shutting-down process ends the stream with a last event telling the client to come back
+    // in a second (EventSource reconnects by itself, to whichever replica answers).
+    let goodbye = futures_util::stream::once(async {
+        Ok::<_, Infallible>(
+            Event::default().event("reconnect").retry(Duration::from_secs(1)).data("shutting down"),
+        )
+    });
+    let stream = futures_util::StreamExt::chain(
+        futures_util::StreamExt::take_until(events, platform::http::draining()),
+        goodbye,
+    );
+    Ok(Sse::new(stream).keep_alive(KeepAlive::new().interval(Duration::from_secs(15))))
 }
