@@ -129,7 +129,9 @@ pub const MAX_URI_BYTES: usize = 8 * 1024;
 pub const HEADER_READ_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// 413 on a declared body above the limit and 414 on an over-long URI, before anything waits
-/// for the body or routes the path.
+/// for the body or routes the path. A refusal that a request with a body may get before its
+/// body is read (401, 403, 429) closes the connection (`Connection: close`): the unread body
+/// would otherwise be taken for the next request, or keep the client sending into nothing.
 async fn refuse_oversized(req: Request, next: Next, body_limit: usize) -> Response {
     let declared = req
         .headers()
@@ -153,7 +155,16 @@ async fn refuse_oversized(req: Request, next: Next, body_limit: usize) -> Respon
         )
         .into_response();
     }
-    next.run(req).await
+    let has_body = declared.is_some_and(|n| n > 0) || req.headers().contains_key(header::TRANSFER_ENCODING);
+    let mut response = next.run(req).await;
+    let refused_early = matches!(
+        response.status(),
+        StatusCode::UNAUTHORIZED | StatusCode::FORBIDDEN | StatusCode::TOO_MANY_REQUESTS
+    );
+    if has_body && refused_early {
+        response.headers_mut().insert(header::CONNECTION, HeaderValue::from_static("close"));
+    }
+    response
 }
 
 /// Prometheus `/metrics`, for the metrics listener only.

@@ -63,7 +63,14 @@ fn echo_router() -> Router {
     async fn query(platform::Query(q): platform::Query<std::collections::HashMap<String, String>>) -> String {
         q.len().to_string()
     }
-    Router::new().route("/body", post(body)).route("/path/{name}", get(path)).route("/query", get(query))
+    async fn guarded() -> platform::AppError {
+        platform::auth::unauthenticated("unauthenticated", "send a token")
+    }
+    Router::new()
+        .route("/body", post(body))
+        .route("/path/{name}", get(path))
+        .route("/query", get(query))
+        .route("/guarded", post(guarded))
 }
 
 async fn status_and_code(request: Request<Body>) -> (StatusCode, String) {
@@ -152,6 +159,15 @@ async fn slow_and_oversized_requests_are_cut_off_before_any_handler() {
     // A long URI: 414 as a problem.
     let long = exchange(format!("GET /path/{} HTTP/1.1\r\nhost: x\r\n\r\n", "a".repeat(20_000))).await;
     assert!(long.starts_with("HTTP/1.1 414") && long.contains("uri_too_long"), "{long}");
+    // Refused before its body is read: the answer closes the connection, so the unsent body is
+    // never read as the next request (issue 32 §5).
+    let early = exchange(
+        "POST /guarded HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ncontent-length: 100\r\n\r\n"
+            .into(),
+    )
+    .await;
+    assert!(early.starts_with("HTTP/1.1 401"), "{early}");
+    assert!(early.to_lowercase().contains("connection: close"), "{early}");
     let fine = exchange("GET /healthz HTTP/1.1\r\nhost: x\r\n\r\n".into()).await;
     assert!(
         fine.starts_with("HTTP/1.1 200") && fine.to_lowercase().contains("x-content-type-options: nosniff"),
