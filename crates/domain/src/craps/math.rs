@@ -109,16 +109,12 @@ impl Figures {
     }
 
     /// [`Figures::publish`] for a wager whose `commission` (a share of the bet) is paid beside it.
-    fn publish_with_commission(
-        &self,
-        wager: impl Into<String>,
-        rule: &str,
-        pays: impl Into<String>,
-        commission: &Q,
-    ) -> WagerMath {
-        let mut published = self.publish(wager, rule, pays);
-        published.house_edge_per_total_wagered = Some((&(self.edge() / (Q::one() + commission))).into());
-        published
+    fn publish_with_commission(&self, wager: String, rule: &str, pays: String, commission: &Q) -> WagerMath {
+        let per_total = self.edge() / (Q::one() + commission);
+        WagerMath {
+            house_edge_per_total_wagered: Some((&per_total).into()),
+            ..self.publish(wager, rule, pays)
+        }
     }
 }
 
