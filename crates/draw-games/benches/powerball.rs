@@ -326,10 +326,16 @@ async fn settle_a_drawing(draws: &draw_games::DrawsState, plays: u64) {
             .unwrap()
             .unwrap();
     let recounted = recount_started.elapsed();
-    let verification =
-        powerball_draws::certify(pool, drawing.date, recount.sha256, recount.plays, &recount.prize_table)
-            .await
-            .unwrap();
+    let verification = powerball_draws::certify(
+        pool,
+        drawing.date,
+        recount.sha256,
+        recount.plays,
+        &recount.prize_table,
+        Utc::now(),
+    )
+    .await
+    .unwrap();
     assert_eq!(verification.state, "certified", "{verification:?}");
     let certified = started.elapsed();
     let stored = draw_games::store::powerball::drawings::get(pool, drawing.date).await.unwrap().unwrap();

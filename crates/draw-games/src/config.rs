@@ -217,4 +217,10 @@ impl DrawSettings {
             max_streams: env_or("LOTTO_MAX_STREAMS", DEFAULT_MAX_STREAMS)?,
         })
     }
+
+    /// The clock the draws run on: the system's, shifted by `clock_offset_seconds`. Every time a
+    /// draw records comes from it (the `lotto verify-draw` command's certification too).
+    pub fn clock(&self) -> platform::clock::Clock {
+        platform::clock::Clock::shifted(chrono::Duration::seconds(self.clock_offset_seconds))
+    }
 }

@@ -147,7 +147,7 @@ impl DrawsState {
             LEDGER_BATCH_TICKETS,
         );
         let live_streams = std::sync::Arc::new(tokio::sync::Semaphore::new(settings.max_streams));
-        let clock = Clock::shifted(chrono::Duration::seconds(settings.clock_offset_seconds));
+        let clock = settings.clock();
         let state = DrawsState {
             pool,
             tokens,

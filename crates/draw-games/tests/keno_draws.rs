@@ -282,3 +282,29 @@ async fn two_schedulers_at_once_run_each_draw_once() {
     }
     game.assert_books_balance().await;
 }
+
+/// Every time a draw records is the service's clock's, as its schedule is: with the clock three
+/// days ahead (a demonstration's offset), a draw is not closed, drawn or settled three days before
+/// its own sales closed (issue 32 §5; they came from the database's `now()`).
+#[tokio::test]
+async fn a_draws_times_come_from_the_clock_its_schedule_runs_on() {
+    let mut game = Game::new().await;
+    let schedule = game.state.schedule;
+    let ahead = Utc::now() + Duration::days(3);
+    let number = schedule.next_after(ahead);
+    let close = schedule.sales_close_at(number);
+    game.state.clock = Clock::manual(close - Duration::seconds(100));
+    assert_eq!(run_due_draws(&game.state).await.unwrap(), 0);
+    let done_at = close + Duration::seconds(1);
+    game.state.clock.set(done_at);
+    assert_eq!(run_due_draws(&game.state).await.unwrap(), 1);
+    let (closed_at, drawn_at, settled_at): (DateTime<Utc>, DateTime<Utc>, DateTime<Utc>) =
+        sqlx::query_as("SELECT closed_at, drawn_at, settled_at FROM keno_draws WHERE number = $1")
+            .bind(number)
+            .fetch_one(&game.state.pool)
+            .await
+            .unwrap();
+    assert_eq!([closed_at, drawn_at, settled_at], [done_at; 3], "draw {number}, sales closed at {close}");
+    let shown = game.get(&format!("/v1/keno/draws/{number}"), None).await.body;
+    assert_eq!(shown["drawn_at"].as_str().map(|t| t.parse::<DateTime<Utc>>().unwrap()), Some(done_at));
+}

@@ -80,9 +80,16 @@ async fn verify(game: &common::Game, date: &str) -> powerball_draws::Verificatio
     let recount =
         draw_games::export::recount(&path, &stored.results.unwrap(), stored.advertised_cents.unwrap_or(0))
             .unwrap();
-    powerball_draws::certify(&game.state.pool, date, recount.sha256, recount.plays, &recount.prize_table)
-        .await
-        .unwrap()
+    powerball_draws::certify(
+        &game.state.pool,
+        date,
+        recount.sha256,
+        recount.plays,
+        &recount.prize_table,
+        game.state.clock.now(),
+    )
+    .await
+    .unwrap()
 }
 
 /// An operator advertises a $20,000,000 grand prize ($9,500,000 cash) for Monday, November 30,
@@ -324,8 +331,15 @@ async fn a_disagreeing_recount_stops_the_drawing() {
     pass(&game).await;
     assert_eq!(game.balance(wallet).await, before, "a disputed drawing pays nothing");
     assert!(audit_kinds(&game).await.contains(&"powerball.dispute".to_owned()));
-    let again =
-        powerball_draws::certify(&game.state.pool, "2026-11-30".parse().unwrap(), [0; 32], 0, &[]).await;
+    let again = powerball_draws::certify(
+        &game.state.pool,
+        "2026-11-30".parse().unwrap(),
+        [0; 32],
+        0,
+        &[],
+        game.state.clock.now(),
+    )
+    .await;
     assert_eq!(again.unwrap_err().code(), "drawing_not_settled", "it stays stopped");
     game.assert_books_balance().await;
 }
@@ -370,6 +384,14 @@ async fn a_drawn_drawing_is_drawn_by_the_service_at_its_time() {
     pass(&game).await;
     assert_eq!(drawing(&game, "2026-11-30").await["state"], "settled");
     assert!(audit_kinds(&game).await.contains(&"powerball.results".to_owned()));
+    // Its times are the service's clock's, as its schedule is, not the database's (issue 32 §5).
+    let times: (DateTime<Utc>, DateTime<Utc>, DateTime<Utc>) = sqlx::query_as(
+        "SELECT closed_at, results_at, settled_at FROM pb_draws WHERE draw_date = '2026-11-30'",
+    )
+    .fetch_one(&game.state.pool)
+    .await
+    .unwrap();
+    assert_eq!(times, (at("2026-12-01T03:00:00Z"), at("2026-12-01T03:58:00Z"), at("2026-12-01T03:58:00Z")));
 }
 
 /// Bad slips, a wallet short of funds and online sales switched off are refused with their own
@@ -659,7 +681,9 @@ async fn a_crash_between_the_close_and_the_certification_settles_once() {
     game.state.clock.set(at("2026-12-01T03:00:00Z"));
 
     // Crash 1: the close committed, the export never written (and a partial file left behind).
-    draw_games::store::powerball::drawings::close(&game.state.pool, date).await.unwrap();
+    draw_games::store::powerball::drawings::close(&game.state.pool, date, game.state.clock.now())
+        .await
+        .unwrap();
     std::fs::create_dir_all(&game.state.settings.powerball.export_dir).unwrap();
     std::fs::write(
         game.state.settings.powerball.export_dir.join("powerball-2026-11-30.psv.partial"),
@@ -817,9 +841,15 @@ async fn a_drawing_without_its_grand_prize_waits_for_it_and_then_settles_with_it
         0,
     )
     .unwrap();
-    let refused =
-        powerball_draws::certify(&game.state.pool, date, recount.sha256, recount.plays, &recount.prize_table)
-            .await;
+    let refused = powerball_draws::certify(
+        &game.state.pool,
+        date,
+        recount.sha256,
+        recount.plays,
+        &recount.prize_table,
+        game.state.clock.now(),
+    )
+    .await;
     assert_eq!(refused.unwrap_err().code(), "drawing_not_settled");
 
     // Set after the close: it settles with it, and certifies.

@@ -151,6 +151,7 @@ async fn verify_draw(date: &str, file: Option<&str>) -> anyhow::Result<()> {
             recount.sha256,
             recount.plays,
             &recount.prize_table,
+            draw_games::config::DrawSettings::from_env()?.clock().now(),
         )
         .await
         .map_err(|e| anyhow::anyhow!("{}", e.detail()))?;

@@ -6,7 +6,7 @@
 //! | `LOTTO_LISTEN`               | `127.0.0.1:8080`   | address the HTTP server binds                |
 //! | `LOTTO_DB_MAX_CONNECTIONS`   | 12 per core (24 on two) | the process's connections to Postgres, every pool and writer together ([`crate::db::split_budget`]) |
 //! | `LOTTO_BODY_LIMIT_BYTES`     | `1048576`          | largest request body accepted (413 above)    |
-//! | `LOTTO_REQUEST_TIMEOUT_MS`   | `10000`            | a request still running after this gets 503  |
+//! | `LOTTO_REQUEST_TIMEOUT_MS`   | `10000`            | a request still running after this gets 503 (408 when its body has not all arrived) |
 //! | `LOTTO_HOLD_SWEEP_MS`        | `1000`             | how often expired ledger holds are voided    |
 //! | `LOTTO_TOKEN_SECRET`         | (required; `lotto` keeps its own) | signs access tokens; 32+ bytes, shared by all services |
 //! | `LOTTO_SECRETS_DIR`          | `.lotto/secrets`   | where `lotto` keeps the secrets it made ([`crate::secrets`]) |

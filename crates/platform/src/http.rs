@@ -13,16 +13,19 @@
 //! in the `lotto` process) into the router that is served.
 
 use std::any::Any;
-use std::sync::OnceLock;
+use std::pin::Pin;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
 use axum::Router;
-use axum::error_handling::HandleErrorLayer;
+use axum::body::{Body, Bytes, HttpBody};
 use axum::extract::{DefaultBodyLimit, MatchedPath, Request, State};
 use axum::http::{HeaderName, HeaderValue, StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
+use hyper::body::{Frame, SizeHint};
 use metrics_exporter_prometheus::{PrometheusBuilder, PrometheusHandle};
 use sqlx::PgPool;
 use tower::ServiceBuilder;
@@ -76,18 +79,13 @@ pub fn app(api: Router, readiness: Readiness, limits: Limits) -> Router {
     let ops =
         Router::new().route("/healthz", get(healthz)).route("/readyz", get(readyz)).with_state(readiness);
     let body_limit = limits.body_limit_bytes;
+    let timeout = limits.request_timeout;
 
     let api = api
         .fallback(unknown_route)
         .method_not_allowed_fallback(method_not_allowed)
         .layer(DefaultBodyLimit::max(limits.body_limit_bytes))
-        .layer(
-            ServiceBuilder::new()
-                .layer(HandleErrorLayer::new(|_: tower::BoxError| async {
-                    AppError::unavailable("the request took too long and was abandoned; retrying it is safe")
-                }))
-                .timeout(limits.request_timeout),
-        );
+        .layer(middleware::from_fn(move |req: Request, next: Next| deadline(req, next, timeout)));
 
     ops.merge(api).layer(
         ServiceBuilder::new()
@@ -165,6 +163,68 @@ async fn refuse_oversized(req: Request, next: Next, body_limit: usize) -> Respon
         response.headers_mut().insert(header::CONNECTION, HeaderValue::from_static("close"));
     }
     response
+}
+
+/// The request's deadline (`LOTTO_REQUEST_TIMEOUT_MS`). Past it the request is abandoned: 408
+/// `body_timeout` (closing the connection) when its declared body had not all arrived, since the
+/// client was the slow one (issue 32 §5: it was a 503, which tells a client the server is at
+/// fault); otherwise 503 `unavailable`, which a retry may clear (every write is idempotent).
+async fn deadline(req: Request, next: Next, timeout: Duration) -> Response {
+    let declares_body = req
+        .headers()
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.trim() != "0")
+        || req.headers().contains_key(header::TRANSFER_ENCODING);
+    let arrived = Arc::new(AtomicBool::new(!declares_body));
+    let req = if declares_body {
+        let (parts, body) = req.into_parts();
+        Request::from_parts(parts, Body::new(WatchedBody { inner: body, arrived: Arc::clone(&arrived) }))
+    } else {
+        req
+    };
+    match tokio::time::timeout(timeout, next.run(req)).await {
+        Ok(response) => response,
+        Err(_) if !arrived.load(Ordering::Acquire) => AppError::new(
+            StatusCode::REQUEST_TIMEOUT,
+            "body_timeout",
+            format!("the request's body did not arrive within {} ms", timeout.as_millis()),
+        )
+        .with_header(header::CONNECTION, HeaderValue::from_static("close"))
+        .into_response(),
+        Err(_) => AppError::unavailable("the request took too long and was abandoned; retrying it is safe")
+            .into_response(),
+    }
+}
+
+/// A request body that says, through `arrived`, when its last byte has been read.
+struct WatchedBody {
+    inner: Body,
+    arrived: Arc<AtomicBool>,
+}
+
+impl HttpBody for WatchedBody {
+    type Data = Bytes;
+    type Error = axum::Error;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Option<Result<Frame<Bytes>, axum::Error>>> {
+        let polled = Pin::new(&mut self.inner).poll_frame(cx);
+        if matches!(polled, std::task::Poll::Ready(None)) || self.inner.is_end_stream() {
+            self.arrived.store(true, Ordering::Release);
+        }
+        polled
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.inner.is_end_stream()
+    }
+
+    fn size_hint(&self) -> SizeHint {
+        self.inner.size_hint()
+    }
 }
 
 /// Prometheus `/metrics`, for the metrics listener only.
@@ -317,10 +377,6 @@ pub async fn shutdown_signal() {
     tracing::info!("shutdown requested; finishing requests in flight");
 }
 
-/// Serves `app` on `listener` until `shutdown` resolves, then lets the requests in flight finish.
-/// Handlers can see the client's address as `ConnectInfo<SocketAddr>` (the gateway's
-/// per-address rate limit uses it). HTTP/1.1 and HTTP/2; a connection that does not send a
-/// request's headers within [`HEADER_READ_TIMEOUT`] is closed.
 /// Whether this process is shutting down: set when [`serve`]'s shutdown fires, so that answers
 /// that would never end by themselves (event streams) end, and the process can.
 fn drain_flag() -> &'static tokio::sync::watch::Sender<bool> {
@@ -339,6 +395,10 @@ pub async fn draining() {
 /// below Kubernetes' 30 s grace period, above the longest request (`LOTTO_REQUEST_TIMEOUT_MS`).
 const DRAIN_DEADLINE: Duration = Duration::from_secs(20);
 
+/// Serves `app` on `listener` until `shutdown` resolves, then lets the requests in flight finish.
+/// Handlers can see the client's address as `ConnectInfo<SocketAddr>` (the gateway's
+/// per-address rate limit uses it). HTTP/1.1 and HTTP/2; a connection that does not send a
+/// request's headers within [`HEADER_READ_TIMEOUT`] is closed.
 pub async fn serve(
     listener: tokio::net::TcpListener,
     app: Router,

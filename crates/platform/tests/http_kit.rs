@@ -195,3 +195,48 @@ async fn slow_and_oversized_requests_are_cut_off_before_any_handler() {
         started.elapsed()
     );
 }
+
+/// A body that never finishes arriving is the client's delay, not the server's: 408 with a
+/// problem and `Connection: close`, where it was 503 (issue 32 §5). A slow handler whose body has
+/// all arrived is still 503.
+#[tokio::test]
+async fn a_body_that_never_finishes_gets_408_and_a_slow_handler_503() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    async fn slow_after_body(platform::Json(_): platform::Json<serde_json::Value>) -> &'static str {
+        tokio::time::sleep(Duration::from_secs(5)).await;
+        "late"
+    }
+    let api = echo_router().route("/slow-body", axum::routing::post(slow_after_body));
+    let limits = Limits { request_timeout: Duration::from_millis(300), ..Limits::default() };
+    let base = platform::testing::serve_on_loopback(platform::http::app(api, Readiness::default(), limits))
+        .await
+        .unwrap();
+    let addr = base.trim_start_matches("http://").to_owned();
+    let exchange = |raw: &'static str| {
+        let addr = addr.clone();
+        async move {
+            let mut stream = tokio::net::TcpStream::connect(&addr).await.unwrap();
+            stream.write_all(raw.as_bytes()).await.unwrap();
+            let mut answer = vec![0u8; 4096];
+            let n = tokio::time::timeout(Duration::from_secs(3), stream.read(&mut answer))
+                .await
+                .expect("no answer within 3 s")
+                .unwrap();
+            String::from_utf8_lossy(&answer[..n]).into_owned()
+        }
+    };
+    // 100 bytes declared, 10 sent, then nothing.
+    let stalled = exchange(
+        "POST /body HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ncontent-length: 100\r\n\r\n{\"a\": 1, ",
+    )
+    .await;
+    assert!(stalled.starts_with("HTTP/1.1 408"), "{stalled}");
+    assert!(stalled.contains("application/problem+json") && stalled.contains("body_timeout"), "{stalled}");
+    assert!(stalled.to_lowercase().contains("connection: close"), "{stalled}");
+    // The whole body sent, the handler slow: the server's delay.
+    let slow = exchange(
+        "POST /slow-body HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ncontent-length: 2\r\n\r\n{}",
+    )
+    .await;
+    assert!(slow.starts_with("HTTP/1.1 503") && slow.contains("\"unavailable\""), "{slow}");
+}

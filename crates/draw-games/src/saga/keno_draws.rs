@@ -50,7 +50,7 @@ pub async fn run_due_draws(state: &DrawsState) -> Result<usize, AppError> {
 
 /// `scheduled`/`open` → `closed`, with the wager set frozen; a no-op on any later state.
 pub async fn close_draw(state: &DrawsState, number: i64) -> Result<(), AppError> {
-    draws::close(&state.pool, number).await
+    draws::close(&state.pool, number, state.clock.now()).await
 }
 
 /// A draw as chained in the audit log.
@@ -71,7 +71,7 @@ pub async fn draw_numbers(state: &DrawsState, number: i64) -> Result<(), AppErro
     let draw = Draw::random(&mut ChaCha20Rng::from_os_rng());
     let numbers: Vec<i16> = draw.numbers.iter().map(|&n| i16::from(n)).collect();
     let mut tx = state.pool.begin().await?;
-    if let Some(closed) = draws::mark_drawn(&mut tx, number, &numbers).await? {
+    if let Some(closed) = draws::mark_drawn(&mut tx, number, &numbers, state.clock.now()).await? {
         let record = DrawRecord {
             game: GAME,
             draw: number,
@@ -146,7 +146,7 @@ pub async fn settle_draw(state: &DrawsState, number: i64) -> Result<(), AppError
         state.ledger.batch(&prizes).await?;
         draws::mark_paid(&state.pool, number, &paid).await?;
     }
-    draws::mark_settled(&state.pool, number).await
+    draws::mark_settled(&state.pool, number, state.clock.now()).await
 }
 
 /// What `entry` won in `drawn`: (hits, cents).

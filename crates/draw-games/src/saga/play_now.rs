@@ -17,7 +17,7 @@
 
 use std::time::Duration;
 
-use chrono::{SubsecRound, Utc};
+use chrono::SubsecRound;
 use domain::keno::{Draw, Ticket, settle};
 use ledger_api::NewTransfer;
 use platform::AppError;
@@ -98,7 +98,7 @@ pub async fn play(
         payout_cents: outcome.payout_cents,
         refusal: None,
         // Postgres keeps microseconds: the answer now and on a replay must be the same.
-        created_at: Utc::now().trunc_subsecs(6),
+        created_at: state.clock.now().trunc_subsecs(6),
     };
     let created = state.ticket_writes.submit(TicketWrite::Record(recorded.clone())).await?;
     if created {

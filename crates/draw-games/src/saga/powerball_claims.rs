@@ -344,7 +344,7 @@ pub async fn expire_unclaimed(state: &DrawsState) -> Result<usize, AppError> {
             );
             state.ledger.transfer(&transfer).await?;
         }
-        claims::mark_expired(&state.pool, date).await?;
+        claims::mark_expired(&state.pool, date, state.clock.now()).await?;
     }
     Ok(due.len())
 }

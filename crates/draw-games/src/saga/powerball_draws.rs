@@ -84,7 +84,7 @@ pub async fn run_due_drawings(state: &DrawsState) -> Result<usize, AppError> {
 
 /// `scheduled` → `closed` and the wager set exported; no-ops on later states.
 pub async fn close_drawing(state: &DrawsState, date: NaiveDate) -> Result<(), AppError> {
-    drawings::close(&state.pool, date).await?;
+    drawings::close(&state.pool, date, state.clock.now()).await?;
     export_wager_set(state, date).await
 }
 
@@ -168,7 +168,7 @@ pub async fn draw_results(state: &DrawsState, date: NaiveDate) -> Result<bool, A
     // A fresh generator seeded by the operating system; the seed is never kept.
     let results = Results::draw(&mut ChaCha20Rng::from_os_rng(), drum_of(&drawing));
     let mut tx = state.pool.begin().await?;
-    if drawings::record_results(&mut tx, date, &results).await?.is_some() {
+    if drawings::record_results(&mut tx, date, &results, state.clock.now()).await?.is_some() {
         let record = ResultsRecord {
             game: "powerball",
             draw_date: date,
@@ -275,7 +275,7 @@ pub async fn enter_results(
             "the two entries of the results disagree: both are discarded and logged; enter them again",
         ));
     }
-    let stood = drawings::record_results(&mut tx, date, &results)
+    let stood = drawings::record_results(&mut tx, date, &results, state.clock.now())
         .await?
         .ok_or_else(|| AppError::internal("a closed drawing refused its results"))?;
     let record = ResultsRecord {
@@ -318,7 +318,7 @@ pub async fn settle_drawing(state: &DrawsState, date: NaiveDate) -> Result<bool,
         state.ledger.transfer(&stakes).await?;
     }
     let mut tx = state.pool.begin().await?;
-    if let Some(table) = drawings::settle(&mut tx, date).await? {
+    if let Some(table) = drawings::settle(&mut tx, date, state.clock.now()).await? {
         let record = SettleRecord { game: "powerball", draw_date: date, prize_table: &table };
         platform::audit::append(&mut tx, "powerball.settle", subject(date), &record).await?;
     }
@@ -350,12 +350,14 @@ struct CertifyRecord<'a> {
 /// is `sha256`) with the settled drawing: an exact agreement certifies it; anything else
 /// stops it as `disputed`, saying what disagreed. Either is chained in the audit log. A drawing
 /// certified already is compared again and left as it is (the differences, if any, returned).
+/// `at` is the draws' clock's time (`DrawSettings::clock`).
 pub async fn certify(
     pool: &sqlx::PgPool,
     date: NaiveDate,
     sha256: [u8; 32],
     plays: u64,
     verified: &[TierResult],
+    at: chrono::DateTime<chrono::Utc>,
 ) -> Result<Verification, AppError> {
     let drawing = drawings::get(pool, date)
         .await?
@@ -409,7 +411,7 @@ pub async fn certify(
     }
     let dispute = (!disagreements.is_empty()).then(|| disagreements.join("; "));
     let mut tx = pool.begin().await?;
-    if drawings::finish_verification(&mut tx, date, dispute.as_deref()).await? {
+    if drawings::finish_verification(&mut tx, date, dispute.as_deref(), at).await? {
         let record = CertifyRecord {
             game: "powerball",
             draw_date: date,
@@ -474,7 +476,7 @@ pub async fn pay_certified(state: &DrawsState, drawing: &StoredDrawing) -> Resul
             .collect();
         state.ledger.batch(&prizes).await?;
         let serials: Vec<i64> = due.iter().map(|p| p.serial).collect();
-        drawings::mark_prizes_paid(&state.pool, date, &serials).await?;
+        drawings::mark_prizes_paid(&state.pool, date, &serials, state.clock.now()).await?;
     }
-    drawings::mark_online_paid(&state.pool, date).await
+    drawings::mark_online_paid(&state.pool, date, state.clock.now()).await
 }

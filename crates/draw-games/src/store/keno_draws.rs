@@ -112,8 +112,9 @@ pub async fn open_and_find_due(
 
 /// `scheduled`/`open` → `closed`, freezing the wager set (count, total, SHA-256 of the entries);
 /// a no-op on any later state. Locking the draw waits for purchases holding it `FOR SHARE`; the
-/// freeze (a later snapshot) sees them all.
-pub async fn close(pool: &PgPool, number: i64) -> Result<(), AppError> {
+/// freeze (a later snapshot) sees them all. `at` is the service's clock (a shifted clock's time,
+/// as every other time of the draw), not the database's.
+pub async fn close(pool: &PgPool, number: i64, at: DateTime<Utc>) -> Result<(), AppError> {
     let mut tx = pool.begin().await?;
     let current: Option<String> =
         sqlx::query_scalar("SELECT state FROM keno_draws WHERE number = $1 FOR UPDATE")
@@ -123,7 +124,7 @@ pub async fn close(pool: &PgPool, number: i64) -> Result<(), AppError> {
     let current = current.as_deref().map(DrawState::parse).transpose()?;
     if matches!(current, Some(DrawState::Scheduled | DrawState::Open)) {
         sqlx::query(
-            "UPDATE keno_draws d SET state = 'closed', closed_at = now(), entries = w.n, wagers_cents = w.total,
+            "UPDATE keno_draws d SET state = 'closed', closed_at = $2, entries = w.n, wagers_cents = w.total,
                     wager_set_hash = w.hash
                FROM (SELECT count(*)::int AS n, coalesce(sum(e.stake_cents), 0)::bigint AS total,
                             sha256(convert_to(coalesce(string_agg(
@@ -133,6 +134,7 @@ pub async fn close(pool: &PgPool, number: i64) -> Result<(), AppError> {
               WHERE d.number = $1",
         )
         .bind(number)
+        .bind(at)
         .execute(&mut *tx)
         .await?;
     }
@@ -149,19 +151,21 @@ pub struct Closed {
     pub wager_set_hash: Vec<u8>,
 }
 
-/// `closed` → `drawn` with `numbers`, in the caller's transaction; `None` when the draw was not
-/// closed (drawn already, or not yet closed).
+/// `closed` → `drawn` with `numbers` at `at`, in the caller's transaction; `None` when the draw
+/// was not closed (drawn already, or not yet closed).
 pub async fn mark_drawn(
     conn: &mut PgConnection,
     number: i64,
     numbers: &[i16],
+    at: DateTime<Utc>,
 ) -> Result<Option<Closed>, AppError> {
     let Some(row) = sqlx::query(
-        "UPDATE keno_draws SET state = 'drawn', numbers = $2, drawn_at = now() WHERE number = $1 AND state = 'closed'
+        "UPDATE keno_draws SET state = 'drawn', numbers = $2, drawn_at = $3 WHERE number = $1 AND state = 'closed'
          RETURNING sales_close_at, entries, wagers_cents, wager_set_hash",
     )
     .bind(number)
     .bind(numbers)
+    .bind(at)
     .fetch_optional(&mut *conn)
     .await?
     else {
@@ -256,12 +260,13 @@ pub async fn mark_paid(pool: &PgPool, number: i64, paid: &[(Uuid, i32, i64)]) ->
     Ok(())
 }
 
-/// `drawn` → `settled`.
-pub async fn mark_settled(pool: &PgPool, number: i64) -> Result<(), AppError> {
+/// `drawn` → `settled` at `at`.
+pub async fn mark_settled(pool: &PgPool, number: i64, at: DateTime<Utc>) -> Result<(), AppError> {
     sqlx::query(
-        "UPDATE keno_draws SET state = 'settled', settled_at = now() WHERE number = $1 AND state = 'drawn'",
+        "UPDATE keno_draws SET state = 'settled', settled_at = $2 WHERE number = $1 AND state = 'drawn'",
     )
     .bind(number)
+    .bind(at)
     .execute(pool)
     .await?;
     Ok(())

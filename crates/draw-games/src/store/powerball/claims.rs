@@ -160,12 +160,13 @@ pub async fn reserve(conn: &mut PgConnection, claim: &Claim) -> Result<bool, App
     // The boards as priced when the claim was made; if any was paid or expired meanwhile, the
     // caller rolls back.
     let marked: Option<i64> = sqlx::query_scalar(
-        "WITH paid AS (UPDATE pb_winners SET paid_at = now() WHERE serial = $1 AND draw_date = $2 AND paid_at IS NULL
+        "WITH paid AS (UPDATE pb_winners SET paid_at = $3 WHERE serial = $1 AND draw_date = $2 AND paid_at IS NULL
                        AND NOT expired RETURNING prize_cents)
          SELECT sum(prize_cents)::bigint FROM paid",
     )
     .bind(claim.serial)
     .bind(claim.draw_date)
+    .bind(claim.created_at)
     .fetch_one(&mut *conn)
     .await?;
     Ok(marked == Some(claim.prize_cents))
@@ -284,10 +285,11 @@ pub async fn expire(pool: &PgPool, date: NaiveDate) -> Result<i64, AppError> {
     Ok(cents)
 }
 
-/// Records that drawing `date`'s expired prizes have moved to the unclaimed account.
-pub async fn mark_expired(pool: &PgPool, date: NaiveDate) -> Result<(), AppError> {
-    sqlx::query("UPDATE pb_draws SET expired_at = now(), updated_at = now() WHERE draw_date = $1")
+/// Records that drawing `date`'s expired prizes have moved to the unclaimed account, at `at`.
+pub async fn mark_expired(pool: &PgPool, date: NaiveDate, at: DateTime<Utc>) -> Result<(), AppError> {
+    sqlx::query("UPDATE pb_draws SET expired_at = $2, updated_at = now() WHERE draw_date = $1")
         .bind(date)
+        .bind(at)
         .execute(pool)
         .await?;
     Ok(())

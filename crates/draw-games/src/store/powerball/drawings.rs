@@ -203,7 +203,9 @@ pub async fn due(pool: &PgPool, now: DateTime<Utc>) -> Result<Vec<StoredDrawing>
 
 /// `scheduled` → `closed`: waits for every sale holding the drawing (`FOR SHARE`), then records
 /// the frozen wager set's counts; a sale after this finds the drawing closed. A no-op later.
-pub async fn close(pool: &PgPool, date: NaiveDate) -> Result<(), AppError> {
+/// Every time of a drawing is the service's clock's (`at`; a shifted clock's in a demonstration),
+/// never the database's.
+pub async fn close(pool: &PgPool, date: NaiveDate, at: DateTime<Utc>) -> Result<(), AppError> {
     let mut tx = pool.begin().await?;
     let state: Option<String> =
         sqlx::query_scalar("SELECT state FROM pb_draws WHERE draw_date = $1 FOR UPDATE")
@@ -224,13 +226,14 @@ pub async fn close(pool: &PgPool, date: NaiveDate) -> Result<(), AppError> {
             .saturating_mul(plays)
             .saturating_add(domain::powerball::POWER_PLAY_CENTS.saturating_mul(power_plays));
         sqlx::query(
-            "UPDATE pb_draws SET state = 'closed', closed_at = now(), tickets = $2, plays = $3, wagers_cents = $4,
+            "UPDATE pb_draws SET state = 'closed', closed_at = $5, tickets = $2, plays = $3, wagers_cents = $4,
                     updated_at = now() WHERE draw_date = $1",
         )
         .bind(date)
         .bind(row.try_get::<i64, _>("tickets")?)
         .bind(plays)
         .bind(wagers)
+        .bind(at)
         .execute(&mut *tx)
         .await?;
     }
@@ -319,16 +322,18 @@ pub async fn record_results(
     conn: &mut PgConnection,
     date: NaiveDate,
     results: &Results,
+    at: DateTime<Utc>,
 ) -> Result<Option<StoredDrawing>, AppError> {
     let (whites, powerball, multiplier) = results_columns(results);
     sqlx::query(&format!(
-        "UPDATE pb_draws SET state = 'drawn', whites = $2, powerball = $3, multiplier = $4, results_at = now(), updated_at = now()
+        "UPDATE pb_draws SET state = 'drawn', whites = $2, powerball = $3, multiplier = $4, results_at = $5, updated_at = now()
           WHERE draw_date = $1 AND state = 'closed' AND export_sha256 IS NOT NULL RETURNING {COLUMNS}"
     ))
     .bind(date)
     .bind(&whites)
     .bind(powerball)
     .bind(multiplier)
+    .bind(at)
     .fetch_optional(&mut *conn)
     .await?
     .as_ref()
@@ -340,7 +345,11 @@ pub async fn record_results(
 /// (a play's matches counted in SQL and joined to the tier table `domain` gives), the grand
 /// prize shared among its winners, and the prize table stored. Returns the prize table, or none
 /// when the drawing was not `drawn` (settled already).
-pub async fn settle(tx: &mut PgConnection, date: NaiveDate) -> Result<Option<Vec<TierResult>>, AppError> {
+pub async fn settle(
+    tx: &mut PgConnection,
+    date: NaiveDate,
+    at: DateTime<Utc>,
+) -> Result<Option<Vec<TierResult>>, AppError> {
     let drawing = sqlx::query(&format!("SELECT {COLUMNS} FROM pb_draws WHERE draw_date = $1 FOR UPDATE"))
         .bind(date)
         .fetch_optional(&mut *tx)
@@ -432,9 +441,10 @@ pub async fn settle(tx: &mut PgConnection, date: NaiveDate) -> Result<Option<Vec
         .await?;
     }
     sqlx::query(
-        "UPDATE pb_draws SET state = 'settled', settled_at = now(), updated_at = now() WHERE draw_date = $1",
+        "UPDATE pb_draws SET state = 'settled', settled_at = $2, updated_at = now() WHERE draw_date = $1",
     )
     .bind(date)
+    .bind(at)
     .execute(&mut *tx)
     .await?;
     Ok(Some(table))
@@ -467,15 +477,18 @@ pub async fn finish_verification(
     conn: &mut PgConnection,
     date: NaiveDate,
     dispute: Option<&str>,
+    at: DateTime<Utc>,
 ) -> Result<bool, AppError> {
-    let (state, certified) = if dispute.is_some() { ("disputed", "NULL") } else { ("certified", "now()") };
-    Ok(sqlx::query(&format!(
-        "UPDATE pb_draws SET state = $2, dispute = $3, certified_at = {certified}, updated_at = now()
-          WHERE draw_date = $1 AND state = 'settled'"
-    ))
+    let state = if dispute.is_some() { "disputed" } else { "certified" };
+    Ok(sqlx::query(
+        "UPDATE pb_draws SET state = $2, dispute = $3, certified_at = CASE WHEN $3 IS NULL THEN $4 END,
+                updated_at = now()
+          WHERE draw_date = $1 AND state = 'settled'",
+    )
     .bind(date)
     .bind(state)
     .bind(dispute)
+    .bind(at)
     .execute(&mut *conn)
     .await?
     .rows_affected()
@@ -546,22 +559,29 @@ pub async fn unpaid_online(
     .collect()
 }
 
-/// Marks tickets `serials`' prizes of `date` paid.
-pub async fn mark_prizes_paid(pool: &PgPool, date: NaiveDate, serials: &[i64]) -> Result<(), AppError> {
+/// Marks tickets `serials`' prizes of `date` paid at `at`.
+pub async fn mark_prizes_paid(
+    pool: &PgPool,
+    date: NaiveDate,
+    serials: &[i64],
+    at: DateTime<Utc>,
+) -> Result<(), AppError> {
     sqlx::query(
-        "UPDATE pb_winners SET paid_at = now() WHERE draw_date = $1 AND serial = ANY($2) AND paid_at IS NULL",
+        "UPDATE pb_winners SET paid_at = $3 WHERE draw_date = $1 AND serial = ANY($2) AND paid_at IS NULL",
     )
     .bind(date)
     .bind(serials)
+    .bind(at)
     .execute(pool)
     .await?;
     Ok(())
 }
 
-/// Records that every online prize of `date` up to the limit is paid.
-pub async fn mark_online_paid(pool: &PgPool, date: NaiveDate) -> Result<(), AppError> {
-    sqlx::query("UPDATE pb_draws SET online_paid_at = now(), updated_at = now() WHERE draw_date = $1")
+/// Records that every online prize of `date` up to the limit is paid, at `at`.
+pub async fn mark_online_paid(pool: &PgPool, date: NaiveDate, at: DateTime<Utc>) -> Result<(), AppError> {
+    sqlx::query("UPDATE pb_draws SET online_paid_at = $2, updated_at = now() WHERE draw_date = $1")
         .bind(date)
+        .bind(at)
         .execute(pool)
         .await?;
     Ok(())
