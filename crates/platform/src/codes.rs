@@ -28,6 +28,11 @@ pub const ALL: &[Code] = &[
     code("invalid_path", 400, "a path parameter of the wrong form"),
     code("invalid_query", 400, "a query parameter of the wrong form, or an unknown one"),
     code("malformed_json", 400, "the body is not JSON"),
+    code(
+        "malformed_request",
+        400,
+        "the request line or a header breaks HTTP's syntax (a control character in a header value)",
+    ),
     code("missing_idempotency_key", 400, "a request that moves money or deals needs an Idempotency-Key"),
     code("no_session", 400, "a logout without a session"),
     code("unreadable_body", 400, "the body could not be read"),
@@ -79,6 +84,7 @@ pub const ALL: &[Code] = &[
     code("unknown_game", 404, "a scanned barcode of a game this service does not run"),
     // 405, 409, 410, 413, 414, 415.
     code("method_not_allowed", 405, "the route does not take this method"),
+    code("body_timeout", 408, "the request's body did not all arrive before the request's deadline"),
     code("already_paid", 409, "the ticket's prize has been paid"),
     code("append_only", 409, "the journal is append-only: a transfer is never changed"),
     code("claim_at_office", 409, "the prize is above the retailer limit: claimed at the lottery office"),
@@ -244,6 +250,7 @@ pub const ALL: &[Code] = &[
     code("white_out_of_range", 422, "a Powerball white number outside 1 to 69"),
     code("wrong_virn", 422, "the VIRN does not match the ticket (counts toward the lockout)"),
     code("rate_limited", 429, "too many requests: see Retry-After"),
+    code("headers_too_large", 431, "the request's headers are larger than the server reads"),
     // 5xx: ours, or a dependency's; retrying later is safe.
     code("internal", 500, "a fault of ours; it has been logged"),
     code("unavailable", 503, "the database or a service is unavailable: retry with the same key"),

@@ -37,6 +37,8 @@ use tower_http::trace::TraceLayer;
 use crate::AppError;
 use crate::config::Config;
 
+mod bare_refusals;
+
 /// The header that carries a request's id across services.
 pub const REQUEST_ID_HEADER: HeaderName = HeaderName::from_static("x-request-id");
 
@@ -437,8 +439,10 @@ pub async fn serve(
                 request.extensions_mut().insert(ConnectInfo(remote));
                 request
             });
-        let connection =
-            builder.serve_connection_with_upgrades(TokioIo::new(stream), TowerToHyperService::new(service));
+        let connection = builder.serve_connection_with_upgrades(
+            TokioIo::new(bare_refusals::ProblemRefusals::new(stream)),
+            TowerToHyperService::new(service),
+        );
         let connection = graceful.watch(connection.into_owned());
         tokio::spawn(async move {
             if let Err(e) = connection.await {

@@ -240,3 +240,46 @@ async fn a_body_that_never_finishes_gets_408_and_a_slow_handler_503() {
     .await;
     assert!(slow.starts_with("HTTP/1.1 503") && slow.contains("\"unavailable\""), "{slow}");
 }
+
+/// What hyper's parser refuses before any layer of ours runs (a control character in a header
+/// value, a path of 64 KiB or more, a header block past its buffer) is answered with a problem
+/// too, not a bare head (issue 32 §5), and the connection still closes.
+#[tokio::test]
+async fn requests_hyper_refuses_before_they_exist_are_answered_with_problems() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let app = platform::http::app(echo_router(), Readiness::default(), Limits::default());
+    let base = platform::testing::serve_on_loopback(app).await.unwrap();
+    let addr = base.trim_start_matches("http://").to_owned();
+    for (raw, status, code) in [
+        (
+            b"POST /body HTTP/1.1\r\nhost: x\r\nidempotency-key: a\x01b\r\ncontent-length: 2\r\n\r\n{}"
+                .to_vec(),
+            400,
+            "malformed_request",
+        ),
+        (
+            [b"GET /path/".as_slice(), &[b'a'; 70_000], b" HTTP/1.1\r\nhost: x\r\n\r\n"].concat(),
+            414,
+            "uri_too_long",
+        ),
+        (
+            [b"GET /healthz HTTP/1.1\r\nhost: x\r\nx-big: ".as_slice(), &[b'a'; 500_000], b"\r\n\r\n"]
+                .concat(),
+            431,
+            "headers_too_large",
+        ),
+    ] {
+        let mut stream = tokio::net::TcpStream::connect(&addr).await.unwrap();
+        // The server may answer and close before all of a large request is written.
+        let _ = stream.write_all(&raw).await;
+        let mut answer = Vec::new();
+        let _ = tokio::time::timeout(Duration::from_secs(5), stream.read_to_end(&mut answer)).await;
+        let answer = String::from_utf8_lossy(&answer).into_owned();
+        assert!(answer.starts_with(&format!("HTTP/1.1 {status} ")), "{answer}");
+        let (head, body) = answer.split_once("\r\n\r\n").unwrap();
+        assert!(head.contains("content-type: application/problem+json"), "{answer}");
+        let problem: Problem = serde_json::from_str(body).unwrap();
+        assert_eq!((problem.status, problem.code.as_str()), (status, code), "{answer}");
+        assert!(head.contains("connection: close"), "{answer}");
+    }
+}
