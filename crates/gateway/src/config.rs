@@ -10,6 +10,7 @@
 //! | `LOTTO_CORS_ORIGINS`               | none (`local` in `lotto`) | origins a browser may call the API from (see `crate::cors`) |
 //! | `LOTTO_IDLE_TIMEOUT_S`             | `900`     | a player's or staff member's session ends after this long without a request |
 //! | `LOTTO_SESSION_MAX_S`              | `43200`   | any session ends this long after its login  |
+//! | `LOTTO_MAX_STREAMS_PER_ADDRESS`    | `20`      | live-results streams one client address may hold open through a replica |
 
 use platform::config::{ConfigError, Secret, env_or};
 
@@ -26,6 +27,9 @@ pub struct GatewaySettings {
     pub idle_timeout: std::time::Duration,
     /// Any session ends this long after its login.
     pub session_lifetime: std::time::Duration,
+    /// Live-results streams one client address may hold open through this replica (a shop's
+    /// screens or a household behind one address share it).
+    pub max_streams_per_address: usize,
 }
 
 /// How the gateway deals with its payment provider.
@@ -49,6 +53,7 @@ impl Default for GatewaySettings {
             cors: crate::cors::CorsOrigins::None,
             idle_timeout: std::time::Duration::from_secs(900),
             session_lifetime: std::time::Duration::from_secs(12 * 3600),
+            max_streams_per_address: 20,
         }
     }
 }
@@ -84,6 +89,7 @@ impl GatewaySettings {
                 "LOTTO_SESSION_MAX_S",
                 env_or("LOTTO_SESSION_MAX_S", d.session_lifetime.as_secs())?,
             )?),
+            max_streams_per_address: env_or("LOTTO_MAX_STREAMS_PER_ADDRESS", d.max_streams_per_address)?,
         })
     }
 }

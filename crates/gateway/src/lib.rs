@@ -45,7 +45,7 @@ use sqlx::PgPool;
 use sqlx::migrate::Migrator;
 
 pub use crate::config::GatewaySettings;
-use crate::rate_limit::{Quota, RateLimiter};
+use crate::rate_limit::{Quota, RateLimiter, StreamsPerAddress};
 use crate::sessions::{Authenticated, EndedSessions};
 use platform::upstream::Upstream;
 
@@ -84,6 +84,8 @@ pub struct GatewayState {
     /// The payment provider: deposits and withdrawals.
     pub payments: payments::Payments,
     pub limiter: Arc<RateLimiter>,
+    /// The live streams each client address holds open through this replica.
+    pub streams: Arc<StreamsPerAddress>,
     /// How long sessions and their tokens last.
     pub sessions: renewal::SessionPolicy,
     pub body_limit: usize,
@@ -122,6 +124,7 @@ impl GatewayState {
                 Quota { per_minute: per_identity, burst: per_identity.div_ceil(4).max(10) },
                 Quota { per_minute: per_address, burst: per_address.div_ceil(4).max(10) },
             )),
+            streams: StreamsPerAddress::new(settings.max_streams_per_address),
             sessions: renewal::SessionPolicy {
                 access_ttl: config.access_token_ttl,
                 idle_timeout: settings.idle_timeout,
@@ -237,7 +240,7 @@ pub fn route_table() -> Vec<(Method, &'static str, MethodRouter<GatewayState>)> 
         (Method::POST, "/v1/powerball/retail/claims", post(for_retailers::<DRAWS>)),
         (Method::POST, "/v1/powerball/office-claims", post(for_operators::<DRAWS>)),
         (Method::GET, "/v1/draws/audit/verify", get(for_staff::<DRAWS>)),
-        (Method::GET, "/v1/draws/live", get(for_anyone::<DRAWS>)),
+        (Method::GET, "/v1/draws/live", get(live_stream)),
         (Method::POST, "/v1/blackjack/tables", post(for_players::<TABLES>)),
         (Method::POST, "/v1/blackjack/tables/{id}/rounds", post(for_players::<TABLES>)),
         (Method::GET, "/v1/blackjack/rounds/{id}", get(for_readers::<TABLES>)),
@@ -450,6 +453,38 @@ async fn for_counter_readers<const S: u8>(
 /// Draws, pay tables, meters and the math: public.
 async fn for_anyone<const S: u8>(State(state): State<GatewayState>, request: Request) -> Response {
     to_service::<S>(&state, request).await
+}
+
+/// Live results: public, at most `LOTTO_MAX_STREAMS_PER_ADDRESS` streams open from one client
+/// address (429 `too_many_streams` beyond), each counted until its answer's body is dropped,
+/// which is when the client goes or the stream ends.
+async fn live_stream(State(state): State<GatewayState>, request: Request) -> Response {
+    let permit = match rate_limit::client_address(&request) {
+        Some(address) => match state.streams.open(address) {
+            Some(permit) => Some(permit),
+            None => {
+                return AppError::new(
+                    axum::http::StatusCode::TOO_MANY_REQUESTS,
+                    "too_many_streams",
+                    format!(
+                        "this address has {} live streams open, the most it may; close one first",
+                        state.streams.per_address
+                    ),
+                )
+                .with_header(axum::http::header::RETRY_AFTER, axum::http::HeaderValue::from_static("15"))
+                .into_response();
+            }
+        },
+        // Not over a socket (a test's in-process call): nothing to count by.
+        None => None,
+    };
+    let response = to_service::<DRAWS>(&state, request).await;
+    response.map(|body| {
+        axum::body::Body::new(http_body_util::BodyExt::map_frame(body, move |frame| {
+            let _held = &permit;
+            frame
+        }))
+    })
 }
 
 /// Running the games (print runs): operators.

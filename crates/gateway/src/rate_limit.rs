@@ -1,4 +1,5 @@
-//! Rate limits per identity and per client address: token buckets kept in memory.
+//! Rate limits per identity and per client address: token buckets kept in memory; and the live
+//! streams a client address may hold open at once ([`StreamsPerAddress`]).
 //!
 //! Each replica limits on its own, so a deployment of N gateways admits up to N times the rate;
 //! the figures are set per replica. A refused request gets 429 with `Retry-After`. Every answer
@@ -7,8 +8,8 @@
 //! identity when the request carries a valid token, else for the client address.
 
 use std::collections::HashMap;
-use std::net::SocketAddr;
-use std::sync::Mutex;
+use std::net::{IpAddr, SocketAddr};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use axum::extract::{ConnectInfo, Request, State};
@@ -118,10 +119,7 @@ fn too_many(wait: Duration, whose: &str, quota: Quota) -> Response {
 /// request carries a valid token.
 /// Verified claims are left in the request's extensions, so the handler does not verify again.
 pub async fn limit(State(state): State<GatewayState>, mut request: Request, next: Next) -> Response {
-    let address = request
-        .extensions()
-        .get::<ConnectInfo<SocketAddr>>()
-        .map_or_else(|| "unknown".to_owned(), |ConnectInfo(addr)| addr.ip().to_string());
+    let address = client_address(&request).map_or_else(|| "unknown".to_owned(), |ip| ip.to_string());
     let per_address = state.limiter.per_address;
     let mut standing = match state.limiter.take(&format!("addr:{address}"), per_address) {
         Ok(standing) => standing,
@@ -142,9 +140,84 @@ pub async fn limit(State(state): State<GatewayState>, mut request: Request, next
     response
 }
 
+/// The live-results streams each client address holds open through this replica, at most
+/// `per_address` (`LOTTO_MAX_STREAMS_PER_ADDRESS`): a stream holds a connection and a file
+/// handle for as long as its client likes, so one address must not take a process's share
+/// (1,500 anonymous streams from one address were accepted before, issue 32 §5). The count lives
+/// with the stream's answer ([`StreamPermit`]): it falls when the client goes.
+#[derive(Debug)]
+pub struct StreamsPerAddress {
+    pub per_address: usize,
+    open: Mutex<HashMap<IpAddr, usize>>,
+}
+
+impl StreamsPerAddress {
+    pub fn new(per_address: usize) -> Arc<Self> {
+        Arc::new(StreamsPerAddress { per_address, open: Mutex::new(HashMap::new()) })
+    }
+
+    /// A permit for one more stream from `address`, or none when it holds its share.
+    pub fn open(self: &Arc<Self>, address: IpAddr) -> Option<StreamPermit> {
+        let mut open = self.open.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let count = open.entry(address).or_insert(0);
+        if *count >= self.per_address {
+            return None;
+        }
+        *count += 1;
+        Some(StreamPermit { streams: Arc::clone(self), address })
+    }
+
+    /// The streams `address` holds open now.
+    pub fn open_from(&self, address: IpAddr) -> usize {
+        self.open
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .get(&address)
+            .copied()
+            .unwrap_or(0)
+    }
+}
+
+/// One open stream of an address; dropped with the stream's answer.
+#[derive(Debug)]
+pub struct StreamPermit {
+    streams: Arc<StreamsPerAddress>,
+    address: IpAddr,
+}
+
+impl Drop for StreamPermit {
+    fn drop(&mut self) {
+        let mut open = self.streams.open.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(count) = open.get_mut(&self.address) {
+            *count = count.saturating_sub(1);
+            if *count == 0 {
+                open.remove(&self.address);
+            }
+        }
+    }
+}
+
+/// The client's address, as the server saw the connection.
+pub fn client_address(request: &Request) -> Option<IpAddr> {
+    request.extensions().get::<ConnectInfo<SocketAddr>>().map(|ConnectInfo(addr)| addr.ip())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_address_holds_its_share_of_streams_until_one_ends() {
+        let streams = StreamsPerAddress::new(2);
+        let (a, b): (IpAddr, IpAddr) = ("10.0.0.1".parse().unwrap(), "10.0.0.2".parse().unwrap());
+        let first = streams.open(a).unwrap();
+        let _second = streams.open(a).unwrap();
+        assert!(streams.open(a).is_none(), "a third from one address");
+        assert!(streams.open(b).is_some(), "another address has its own share");
+        drop(first);
+        assert_eq!(streams.open_from(a), 1);
+        assert!(streams.open(a).is_some(), "a stream ended frees its place");
+    }
 
     #[test]
     fn a_bucket_allows_its_burst_then_refuses_with_a_wait() {

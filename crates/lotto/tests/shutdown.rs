@@ -1,6 +1,7 @@
 //! Shutting down with streams open (issue 32 §5): `lotto`, with a thousand live-results streams
 //! open, ends them with a hint to reconnect and exits within five seconds of SIGTERM (the
-//! Kubernetes grace period is 30); a stream past the process's cap is refused, not held.
+//! Kubernetes grace period is 30); a stream past the process's cap, or past a client address's
+//! share, is refused, not held.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout)]
 
 mod common;
@@ -32,7 +33,12 @@ async fn open_stream(addr: &str) -> (TcpStream, String) {
 async fn sigterm_ends_a_thousand_streams_with_a_retry_hint_and_exits_within_five_seconds() {
     let url = platform::testing::fresh_database().await.unwrap();
     let lotto = Lotto::start(
-        &[("DATABASE_URL", url), ("LOTTO_MAX_STREAMS", "1000".to_owned())],
+        &[
+            ("DATABASE_URL", url),
+            ("LOTTO_MAX_STREAMS", "1000".to_owned()),
+            // This test's thousand streams come from one address.
+            ("LOTTO_MAX_STREAMS_PER_ADDRESS", "2000".to_owned()),
+        ],
         Duration::from_secs(60),
     );
     let addr = lotto.base_url.trim_start_matches("http://").to_owned();
@@ -61,4 +67,46 @@ async fn sigterm_ends_a_thousand_streams_with_a_retry_hint_and_exits_within_five
         let text = String::from_utf8_lossy(&rest);
         assert!(text.contains("event: reconnect") && text.contains("retry: 1000"), "{text}");
     }
+}
+
+/// One client address holds at most its share of streams (`LOTTO_MAX_STREAMS_PER_ADDRESS`): the
+/// next is refused with 429 and a problem, and a stream its client closes gives its place back
+/// (issue 32 §5: 1,500 anonymous streams from one address were accepted).
+#[tokio::test]
+async fn one_address_holds_at_most_its_share_of_streams() {
+    let url = platform::testing::fresh_database().await.unwrap();
+    let lotto = Lotto::start(
+        &[("DATABASE_URL", url), ("LOTTO_MAX_STREAMS_PER_ADDRESS", "3".to_owned())],
+        Duration::from_secs(60),
+    );
+    let addr = lotto.base_url.trim_start_matches("http://").to_owned();
+    let mut streams = Vec::new();
+    for _ in 0..3 {
+        let (stream, status) = open_stream(&addr).await;
+        assert!(status.contains(" 200 "), "{status}");
+        streams.push(stream);
+    }
+    let (mut refused, status) = open_stream(&addr).await;
+    assert!(status.contains(" 429 "), "{status}");
+    let mut body = Vec::new();
+    let _ = tokio::time::timeout(Duration::from_secs(2), refused.read_to_end(&mut body)).await;
+    assert!(
+        String::from_utf8_lossy(&body).contains("too_many_streams"),
+        "{}",
+        String::from_utf8_lossy(&body)
+    );
+    // A client that leaves frees its place once the server sees it gone.
+    drop(streams.pop());
+    let mut reopened = None;
+    for _ in 0..50 {
+        let (stream, status) = open_stream(&addr).await;
+        if status.contains(" 200 ") {
+            reopened = Some(stream);
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert!(reopened.is_some(), "the place of a closed stream was not given back within 5 s");
+    drop(streams);
+    drop(lotto);
 }

@@ -250,6 +250,7 @@ pub const ALL: &[Code] = &[
     code("white_out_of_range", 422, "a Powerball white number outside 1 to 69"),
     code("wrong_virn", 422, "the VIRN does not match the ticket (counts toward the lockout)"),
     code("rate_limited", 429, "too many requests: see Retry-After"),
+    code("too_many_streams", 429, "this address holds as many live streams open as it may: close one"),
     code("headers_too_large", 431, "the request's headers are larger than the server reads"),
     // 5xx: ours, or a dependency's; retrying later is safe.
     code("internal", 500, "a fault of ours; it has been logged"),
