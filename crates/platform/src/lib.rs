@@ -35,6 +35,7 @@ pub mod http;
 pub mod openapi;
 pub mod recovery;
 pub mod secrets;
+pub mod single_flight;
 pub mod state;
 pub mod telemetry;
 #[cfg(feature = "testing")]

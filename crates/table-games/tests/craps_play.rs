@@ -578,3 +578,43 @@ async fn the_house_closes_an_abandoned_session_and_nothing_stays_in_escrow() {
     assert_eq!(table_games::craps::close_abandoned(&casino.state, Duration::ZERO).await.unwrap(), 0);
     casino.assert_books_balance().await;
 }
+
+/// Fifteen copies of one roll's key sent at once (a client retrying an answer it lost, on a
+/// connection budget of the default's size for one core): one roll is thrown, every copy is
+/// answered with it, and none waits out the pool or the deadline (issue 32 §5: all fifteen got
+/// 503 after 5 to 10 s, each holding a connection while it waited).
+#[tokio::test]
+async fn copies_of_one_key_sent_at_once_wait_for_its_one_roll() {
+    let mut options = assembly::Options::for_tests().unwrap();
+    options.config.db_max_connections = 16;
+    options.config.request_timeout = Duration::from_secs(4);
+    let casino = Casino::with(options).await;
+    let (token, wallet) = casino.player(100_000).await;
+    let session = casino.open_craps(&token).await;
+    let body = json!({"changes": [{"change": "place", "bet": "pass", "amount_cents": 1_000}]});
+    let copies: Vec<_> = (0..15)
+        .map(|_| {
+            let router = casino.router.clone();
+            let request = Request::post(format!("/v1/craps/sessions/{session}/rolls"))
+                .header("content-type", "application/json")
+                .header("authorization", format!("Bearer {token}"))
+                .header("idempotency-key", "the-one-roll")
+                .body(Body::from(body.to_string()))
+                .unwrap();
+            tokio::spawn(async move { send(&router, request).await })
+        })
+        .collect();
+    let mut answers = Vec::new();
+    for copy in copies {
+        answers.push(copy.await.unwrap());
+    }
+    let statuses: Vec<u16> = answers.iter().map(|a| a.status.as_u16()).collect();
+    assert_eq!(statuses.iter().filter(|&&s| s == 201).count(), 1, "{statuses:?}");
+    assert_eq!(statuses.iter().filter(|&&s| s == 200).count(), 14, "{statuses:?}");
+    let dice: Vec<&Value> = answers.iter().map(|a| &a.body["result"]["roll"]).collect();
+    assert!(dice.iter().all(|d| *d == dice[0]), "one roll answered to every copy: {dice:?}");
+    let now = casino.call("GET", &format!("/v1/craps/sessions/{session}"), Some(&token), None, None).await;
+    assert_eq!(now.body["rolls"], 1);
+    assert_eq!(casino.balance(wallet).await, 100_000 + wallet_change(&answers[0].body));
+    casino.assert_books_balance().await;
+}

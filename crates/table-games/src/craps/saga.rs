@@ -35,6 +35,7 @@ use uuid::Uuid;
 use super::store::{self, Legs, Money, Pending, StoredRoll, StoredSession};
 use crate::remembered::Remembered;
 use crate::{TABLES_NAMESPACE, TablesState};
+use platform::single_flight::SingleFlight;
 
 /// A rule the session refused, as a problem with its stable code.
 pub fn rule_error(e: &RuleError) -> AppError {
@@ -105,34 +106,58 @@ const CLAIM_ATTEMPTS: usize = 3;
 /// session is claimed only if the session still counts the requests it did with none pending and
 /// the request's key unrecorded (the only writes that change a session count its requests), and
 /// is answered with a refusal only after a fresh read; otherwise the session is read as if it
-/// had never been remembered.
+/// had never been remembered. The requests this process is working on are known too, so a copy
+/// of one (the same session, player and key) waits for its answer instead of working it again.
 #[derive(Debug, Clone, Default)]
-pub struct KnownSessions(Remembered<StoredSession>);
+pub struct KnownSessions {
+    sessions: Remembered<StoredSession>,
+    in_flight: SingleFlight<(Uuid, String, String), Result<Played, AppError>>,
+}
+
+/// A request's record, the session after it, and whether this request made it.
+type Played = (StoredRoll, StoredSession, bool);
 
 impl KnownSessions {
     fn get(&self, id: Uuid, player: &str) -> Result<Option<StoredSession>, AppError> {
-        self.0.get(id, |s| s.player_id == player && s.pending.is_none())
+        self.sessions.get(id, |s| s.player_id == player && s.pending.is_none())
     }
 
     fn remember(&self, session: &StoredSession) -> Result<(), AppError> {
-        self.0.remember(session.id, session.clone())
+        self.sessions.remember(session.id, session.clone())
     }
 
     fn forget(&self, id: Uuid) -> Result<(), AppError> {
-        self.0.forget(id)
+        self.sessions.forget(id)
     }
 }
 
 /// Applies a request (changes, then a roll when asked) to session `id` of `player` under
 /// idempotency key `key`; a retry of the key answers the same record. Returns the record, the
-/// session after it, and whether this call made it.
+/// session after it, and whether this call made it. Copies of a request arriving while it is
+/// worked on in this process wait for its answer, holding no connection (issue 32 §5: fifteen
+/// copies each held one and ran the pool dry); one worked on elsewhere is waited for in
+/// [`wait_for_pending`].
 pub async fn play(
     state: &TablesState,
     id: Uuid,
     player: &str,
     key: &str,
     request: &Request,
-) -> Result<(StoredRoll, StoredSession, bool), AppError> {
+) -> Result<Played, AppError> {
+    let flight = (id, player.to_owned(), key.to_owned());
+    let (answer, this_call) =
+        state.craps_sessions.in_flight.run(flight, || play_once(state, id, player, key, request)).await;
+    let (record, session, made) = answer?;
+    Ok((record, session, made && this_call))
+}
+
+async fn play_once(
+    state: &TablesState,
+    id: Uuid,
+    player: &str,
+    key: &str,
+    request: &Request,
+) -> Result<Played, AppError> {
     let mut remembered = state.craps_sessions.get(id, player)?;
     let mut claims = 0;
     while claims < CLAIM_ATTEMPTS {
@@ -150,8 +175,7 @@ pub async fn play(
                 }
                 if let Some(pending) = &stored.pending {
                     if pending.key == key {
-                        finish_pending(state, &stored, pending).await?;
-                        return finished(state, id, key).await;
+                        return wait_for_pending(state, &stored, pending).await;
                     }
                     return Err(in_progress());
                 }
@@ -193,6 +217,31 @@ pub async fn play(
         state.craps_sessions.forget(id)?;
     }
     Err(in_progress())
+}
+
+/// How long a copy of a request that another process is working on waits for its record before
+/// finishing it itself (the other process may have died), and how often it looks.
+const COPY_WAITS: std::time::Duration = std::time::Duration::from_secs(1);
+const COPY_LOOKS_EVERY: std::time::Duration = std::time::Duration::from_millis(50);
+
+/// A copy of a request found pending (claimed by another request with this key, here before a
+/// restart or in another process): waits for its record, a connection taken only for each look,
+/// then finishes it itself if it is still pending. Answered as a replay either way.
+async fn wait_for_pending(
+    state: &TablesState,
+    stored: &StoredSession,
+    pending: &Pending,
+) -> Result<Played, AppError> {
+    let started = std::time::Instant::now();
+    while started.elapsed() < COPY_WAITS {
+        tokio::time::sleep(COPY_LOOKS_EVERY).await;
+        if let Some(done) = store::roll_by_key(&state.pool, stored.id, &pending.key).await? {
+            return Ok((done, reload(state, stored.id).await?, false));
+        }
+    }
+    finish_pending(state, stored, pending).await?;
+    let (record, session, _) = finished(state, stored.id, &pending.key).await?;
+    Ok((record, session, false))
 }
 
 fn in_progress() -> AppError {
@@ -239,11 +288,7 @@ fn work_out(stored: &StoredSession, key: &str, request: &Request) -> Result<Pend
     })
 }
 
-async fn finished(
-    state: &TablesState,
-    id: Uuid,
-    key: &str,
-) -> Result<(StoredRoll, StoredSession, bool), AppError> {
+async fn finished(state: &TablesState, id: Uuid, key: &str) -> Result<Played, AppError> {
     let done = store::roll_by_key(&state.pool, id, key)
         .await?
         .ok_or_else(|| AppError::internal("a finished request vanished"))?;
