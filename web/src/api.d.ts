@@ -2756,6 +2756,7 @@ export interface components {
              * @description When this identity last logged in before now; `null` on a first login and on a renewal.
              */
             previous_login_at?: string | null;
+            place?: null | components["schemas"]["Place"];
         };
         /**
          * @description The house edge of the main game under basic strategy, measured by playing seeded rounds
@@ -2837,6 +2838,8 @@ export interface components {
         };
         NewRetailer: {
             name: string;
+            /** @description The shop's address, printed under its name on its tills' receipts (1 to 300 characters). */
+            address?: string | null;
         };
         NewStaff: {
             username: string;
@@ -3192,8 +3195,17 @@ export interface components {
                 paid_cents: number;
                 free_ticket: boolean;
                 retailer_id: string;
+                /**
+                 * @description The shop's name as the receipt printed it (none on receipts printed before names were
+                 *     kept: the receipt printed the ids).
+                 */
+                shop?: string | null;
+                /** @description The shop's address, when the operator gave one. */
+                shop_address?: string | null;
                 /** @description The terminal that paid it. */
                 terminal_id: string;
+                /** @description The terminal's label as the receipt printed it. */
+                terminal_label?: string | null;
                 /** Format: date-time */
                 paid_at: string;
                 /** @enum {string} */
@@ -3209,6 +3221,7 @@ export interface components {
                 /** Format: uuid */
                 id: string;
                 name: string;
+                address?: string | null;
                 /** Format: date-time */
                 created_at: string;
             }[];
@@ -3376,6 +3389,18 @@ export interface components {
          * @enum {string}
          */
         Phase: "insurance" | "player_turn" | "settled";
+        /**
+         * @description A terminal's shop and the terminal itself, as the operator named them (the gateway's
+         *     retailers and terminals): what a till shows and what its receipts print, instead of ids.
+         */
+        Place: {
+            /** @description The shop's name. */
+            shop: string;
+            /** @description The shop's address, when the operator gave one. */
+            address?: string | null;
+            /** @description The terminal's label. */
+            terminal: string;
+        };
         /** @description `POST /v1/i-luv-suits/rounds`: the wagers before the deal (K.A.R. 111-301-75(a)). */
         PlaceWagers: {
             /**
@@ -3852,8 +3877,17 @@ export interface components {
             paid_cents: number;
             free_ticket: boolean;
             retailer_id: string;
+            /**
+             * @description The shop's name as the receipt printed it (none on receipts printed before names were
+             *     kept: the receipt printed the ids).
+             */
+            shop?: string | null;
+            /** @description The shop's address, when the operator gave one. */
+            shop_address?: string | null;
             /** @description The terminal that paid it. */
             terminal_id: string;
+            /** @description The terminal's label as the receipt printed it. */
+            terminal_label?: string | null;
             /** Format: date-time */
             paid_at: string;
             /** @enum {string} */
@@ -3918,6 +3952,7 @@ export interface components {
             /** Format: uuid */
             id: string;
             name: string;
+            address?: string | null;
             /** Format: date-time */
             created_at: string;
         };

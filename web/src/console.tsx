@@ -261,6 +261,9 @@ function Liability(): JSX.Element {
 function Validations(): JSX.Element {
   const rows = useLoad(() => must(api.staff.GET("/v1/instant/validations/by-retailer")), []);
   const unusual = useLoad(() => must(api.staff.GET("/v1/instant/reports/unusual-validations")), []);
+  // Shops by the names the operator gave them; the id stays in the cell's title.
+  const retailers = useLoad(() => must(api.staff.GET("/v1/retailers")), []);
+  const shopName = (id: string) => retailers.value?.items.find((r) => r.id === id)?.name ?? id;
   return (
     <div>
       <h2>Validations by retailer</h2>
@@ -284,7 +287,7 @@ function Validations(): JSX.Element {
         <tbody>
           {(rows.value ?? []).map((r) => (
             <tr key={r.retailer_id}>
-              <td>{r.retailer_id}</td>
+              <td title={r.retailer_id}>{shopName(r.retailer_id)}</td>
               <td class="num">{r.scans}</td>
               <td class="num">{r.winners}</td>
               <td class="num">{dollars(r.winner_cents)}</td>

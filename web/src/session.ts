@@ -28,6 +28,8 @@ interface Held {
   refresh: string | null;
   /** Milliseconds since the epoch. */
   expiresAt: number;
+  /** A till's shop and label, for its header. */
+  place?: Schemas["Place"] | null;
 }
 
 type Login = Schemas["LoginResponse"];
@@ -67,6 +69,11 @@ export function tokenOf(area: Area): string | null {
   return held[area]?.access ?? null;
 }
 
+/** The shop and till `area`'s session stands at (a till's), as its login named them. */
+export function placeOf(area: Area): Schemas["Place"] | null {
+  return held[area]?.place ?? null;
+}
+
 /** Why the last session of `area` ended, in words for the login form; null after a logout. */
 export function endedNotice(area: Area): string | null {
   return read<string>(noticeKey(area));
@@ -84,7 +91,11 @@ function keep(area: Area, session: Held | null, notice: string | null): void {
 
 /** A login's (or a renewal's) tokens become `area`'s session. */
 export function signIn(area: Area, login: Login): void {
-  keep(area, { access: login.access_token, refresh: login.refresh_token, expiresAt: Date.now() + login.expires_in * 1000 }, null);
+  keep(
+    area,
+    { access: login.access_token, refresh: login.refresh_token, expiresAt: Date.now() + login.expires_in * 1000, place: login.place ?? null },
+    null,
+  );
 }
 
 /** Forgets `area`'s session: a logout (no notice), or an ending the page explains (`notice`). */

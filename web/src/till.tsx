@@ -3,7 +3,7 @@
 // packs to receive, activate and settle.
 import type { JSX } from "preact";
 import { useRef, useState } from "preact/hooks";
-import { api, dollars, must, newKey, publicApi, type Schemas, signIn, signOut, when } from "./session";
+import { api, dollars, must, newKey, placeOf, publicApi, type Schemas, signIn, signOut, when } from "./session";
 import { EndedNotice, Field, ProblemBanner, TabPanel, Tabs, useAction, useLoad } from "./ui";
 
 export function TillEntry(): JSX.Element {
@@ -41,10 +41,20 @@ type TillTab = (typeof TILL_TABS)[number]["id"];
 
 export function TillScreens(): JSX.Element {
   const [tab, setTab] = useState<TillTab>("counter");
+  const place = placeOf("till");
   return (
     <div>
       <div class="bar">
-        <p>Till</p>
+        <p class="till-place">
+          {place ? (
+            <>
+              <strong>{place.shop}</strong>
+              {place.address ? ` · ${place.address}` : ""} — <strong>{place.terminal}</strong>
+            </>
+          ) : (
+            "Till"
+          )}
+        </p>
         <button type="button" onClick={() => void api.till.DELETE("/v1/sessions/current").finally(() => signOut("till"))}>
           Close the till
         </button>

@@ -158,13 +158,29 @@ pub async fn list_staff(
 #[serde(deny_unknown_fields)]
 pub struct NewRetailer {
     pub name: String,
+    /// The shop's address, printed under its name on its tills' receipts (1 to 300 characters).
+    #[serde(default)]
+    #[schema(min_length = 1, max_length = 300)]
+    pub address: Option<String>,
 }
 
 #[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct Retailer {
     pub id: Uuid,
     pub name: String,
+    pub address: Option<String>,
     pub created_at: DateTime<Utc>,
+}
+
+impl Retailer {
+    fn from_row(row: &sqlx::postgres::PgRow) -> Result<Retailer, sqlx::Error> {
+        Ok(Retailer {
+            id: row.try_get("id")?,
+            name: row.try_get("name")?,
+            address: row.try_get("address")?,
+            created_at: row.try_get("created_at")?,
+        })
+    }
 }
 
 #[utoipa::path(
@@ -182,17 +198,19 @@ pub async fn add_retailer(
     if name.is_empty() || name.len() > 200 {
         return Err(AppError::unprocessable("invalid_name", "a name is 1 to 200 characters"));
     }
-    let row = sqlx::query("INSERT INTO retailers (id, name) VALUES ($1, $2) RETURNING id, name, created_at")
-        .bind(Uuid::now_v7())
-        .bind(name)
-        .fetch_one(&state.pool)
-        .await?;
-    let retailer = Retailer {
-        id: row.try_get("id")?,
-        name: row.try_get("name")?,
-        created_at: row.try_get("created_at")?,
-    };
-    Ok((StatusCode::CREATED, Json(retailer)))
+    let address = request.address.as_deref().map(str::trim);
+    if address.is_some_and(|a| a.is_empty() || a.chars().count() > 300) {
+        return Err(AppError::unprocessable("invalid_address", "an address is 1 to 300 characters"));
+    }
+    let row = sqlx::query(
+        "INSERT INTO retailers (id, name, address) VALUES ($1, $2, $3) RETURNING id, name, address, created_at",
+    )
+    .bind(Uuid::now_v7())
+    .bind(name)
+    .bind(address)
+    .fetch_one(&state.pool)
+    .await?;
+    Ok((StatusCode::CREATED, Json(Retailer::from_row(&row)?)))
 }
 
 #[utoipa::path(
@@ -205,19 +223,10 @@ pub async fn list_retailers(
     caller: Authenticated,
 ) -> Result<Json<Page<Retailer>>, AppError> {
     caller.require(READERS)?;
-    let rows = sqlx::query("SELECT id, name, created_at FROM retailers ORDER BY created_at")
+    let rows = sqlx::query("SELECT id, name, address, created_at FROM retailers ORDER BY created_at")
         .fetch_all(&state.pool)
         .await?;
-    let items: Vec<Retailer> = rows
-        .iter()
-        .map(|r| {
-            Ok(Retailer {
-                id: r.try_get("id")?,
-                name: r.try_get("name")?,
-                created_at: r.try_get("created_at")?,
-            })
-        })
-        .collect::<Result<_, sqlx::Error>>()?;
+    let items: Vec<Retailer> = rows.iter().map(Retailer::from_row).collect::<Result<_, sqlx::Error>>()?;
     Ok(Json(Page { items, next: None }))
 }
 

@@ -23,7 +23,7 @@ use std::time::Duration;
 use axum::extract::State;
 use axum::http::{HeaderName, HeaderValue, StatusCode};
 use chrono::{DateTime, Utc};
-use platform::auth::{Role, unauthenticated};
+use platform::auth::{Place, Role, unauthenticated};
 use platform::openapi::Refused;
 use platform::{AppError, Json};
 use serde::{Deserialize, Serialize};
@@ -115,6 +115,8 @@ pub struct Issued {
     pub refresh_token: String,
     pub session_expires_at: DateTime<Utc>,
     pub idle_timeout_seconds: Option<u64>,
+    /// A terminal's shop and label, as its tokens carry them.
+    pub place: Option<Place>,
 }
 
 #[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
@@ -135,6 +137,9 @@ pub struct LoginResponse {
     pub subject: String,
     /// When this identity last logged in before now; `null` on a first login and on a renewal.
     pub previous_login_at: Option<DateTime<Utc>>,
+    /// A terminal's shop (name and address) and its own label, for the till's header; `null`
+    /// for players and staff.
+    pub place: Option<Place>,
 }
 
 impl LoginResponse {
@@ -150,6 +155,7 @@ impl LoginResponse {
             role,
             subject,
             previous_login_at,
+            place: issued.place,
         }
     }
 }
@@ -159,6 +165,9 @@ struct SessionRow {
     subject: String,
     role: Role,
     org: Option<String>,
+    /// A terminal's names, read at each login and renewal (a shop renamed is named so within
+    /// an access token's life).
+    place: Option<Place>,
     expires_at: DateTime<Utc>,
     ended_at: Option<DateTime<Utc>>,
     last_seen_at: DateTime<Utc>,
@@ -194,14 +203,21 @@ fn access_token(
         ends = ends.min(session.last_seen_at + idle);
     }
     let ttl = (ends - now).to_std().unwrap_or(Duration::ZERO).max(Duration::from_secs(1));
-    let access_token =
-        state.tokens.issue_for(&session.subject, session.role, Some(sid), session.org.as_deref(), ttl)?;
+    let access_token = state.tokens.issue_at(
+        &session.subject,
+        session.role,
+        Some(sid),
+        session.org.as_deref(),
+        session.place.as_ref(),
+        ttl,
+    )?;
     Ok(Issued {
         access_token,
         expires_in: ttl.as_secs(),
         refresh_token,
         session_expires_at: session.expires_at,
         idle_timeout_seconds: idle.map(|d| d.as_secs()),
+        place: session.place.clone(),
     })
 }
 
@@ -211,6 +227,7 @@ pub async fn open(
     subject: &str,
     role: Role,
     org: Option<&str>,
+    place: Option<Place>,
 ) -> Result<Issued, AppError> {
     let sid = Uuid::now_v7();
     let mut tx = state.pool.begin().await?;
@@ -231,6 +248,7 @@ pub async fn open(
         subject: subject.to_owned(),
         role,
         org: org.map(str::to_owned),
+        place,
         expires_at,
         ended_at: None,
         last_seen_at,
@@ -313,6 +331,7 @@ pub async fn refresh(
         subject: row.try_get("subject")?,
         role: Role::parse(&role).ok_or_else(|| AppError::internal(format!("a session of role {role}")))?,
         org: row.try_get("org")?,
+        place: None,
         expires_at: row.try_get("expires_at")?,
         ended_at: row.try_get("ended_at")?,
         last_seen_at: row.try_get("last_seen_at")?,
@@ -349,6 +368,11 @@ pub async fn refresh(
     }
     let next = new_refresh_token(&mut tx, sid).await?;
     tx.commit().await?;
+    let place = match session.role {
+        Role::Retailer => crate::sessions::terminal_place(&state.pool, &session.subject).await?,
+        _ => None,
+    };
+    let session = SessionRow { place, ..session };
     let issued = access_token(&state, sid, &session, next)?;
     Ok((
         StatusCode::CREATED,

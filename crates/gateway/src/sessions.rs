@@ -14,7 +14,7 @@ use axum::extract::{FromRequestParts, State};
 use axum::http::request::Parts;
 use axum::http::{HeaderName, HeaderValue, StatusCode, header};
 use chrono::{DateTime, Utc};
-use platform::auth::{Caller, Claims, Role, unauthenticated};
+use platform::auth::{Caller, Claims, Place, Role, unauthenticated};
 use platform::openapi::Refused;
 use platform::{AppError, Json};
 use serde::Deserialize;
@@ -182,19 +182,24 @@ pub async fn login(
     State(state): State<GatewayState>,
     Json(request): Json<LoginRequest>,
 ) -> Result<(StatusCode, [(HeaderName, HeaderValue); 2], Json<LoginResponse>), AppError> {
-    let (subject, role, previous, org) = match request {
+    let (subject, role, previous, org, place) = match request {
         LoginRequest::Player { email, password } => {
             let (subject, role, previous) = password_login(&state, "players", &email, password).await?;
-            (subject, role, previous, None)
+            (subject, role, previous, None, None)
         }
         LoginRequest::Staff { username, password } => {
             let (subject, role, previous) = password_login(&state, "staff", &username, password).await?;
-            (subject, role, previous, None)
+            (subject, role, previous, None, None)
         }
-        LoginRequest::Terminal { api_key } => terminal_login(&state, &api_key).await?,
+        LoginRequest::Terminal { api_key } => {
+            let (subject, previous, retailer) = terminal_login(&state, &api_key).await?;
+            let place = terminal_place(&state.pool, &subject).await?;
+            (subject, Role::Retailer, previous, Some(retailer), place)
+        }
     };
-    // A terminal's token names its retailer, so services know whose counter it is.
-    let issued = renewal::open(&state, &subject, role, org.as_deref()).await?;
+    // A terminal's token names its retailer, so services know whose counter it is, and its
+    // shop and label by name, so its receipts print them.
+    let issued = renewal::open(&state, &subject, role, org.as_deref(), place).await?;
     Ok((
         StatusCode::CREATED,
         platform::http::no_store(),
@@ -272,10 +277,30 @@ async fn password_login(
     Ok((id.to_string(), role, previous))
 }
 
+/// A terminal's shop (name and address) and label, by the terminal's id.
+pub async fn terminal_place(pool: &PgPool, terminal: &str) -> Result<Option<Place>, AppError> {
+    let Ok(id) = terminal.parse::<Uuid>() else { return Ok(None) };
+    let row = sqlx::query(
+        "SELECT r.name, r.address, t.label FROM terminals t JOIN retailers r ON r.id = t.retailer_id WHERE t.id = $1",
+    )
+    .bind(id)
+    .fetch_optional(pool)
+    .await?;
+    row.map(|row| {
+        Ok(Place {
+            shop: row.try_get("name")?,
+            address: row.try_get("address")?,
+            terminal: row.try_get("label")?,
+        })
+    })
+    .transpose()
+}
+
+/// A terminal's API key checked: its id, when it last logged in, and its retailer.
 async fn terminal_login(
     state: &GatewayState,
     api_key: &str,
-) -> Result<(String, Role, Option<DateTime<Utc>>, Option<String>), AppError> {
+) -> Result<(String, Option<DateTime<Utc>>, String), AppError> {
     let prefix = api_key_prefix(api_key).ok_or_else(bad_credentials)?;
     let row =
         sqlx::query("SELECT id, retailer_id, key_hash, revoked_at FROM terminals WHERE key_prefix = $1")
@@ -297,7 +322,7 @@ async fn terminal_login(
             .fetch_one(&state.pool)
             .await?;
     let retailer: Uuid = row.try_get("retailer_id")?;
-    Ok((id.to_string(), Role::Retailer, previous, Some(retailer.to_string())))
+    Ok((id.to_string(), previous, retailer.to_string()))
 }
 
 /// `DELETE /v1/sessions/current`: logs out the session of the token presented.

@@ -118,6 +118,24 @@ async fn logout_ends_the_refresh_token_and_a_terminal_is_not_idle_limited() {
     );
     assert!(first.org.is_some());
     assert_eq!(first.org, second.org);
+    // Both name the shop and the till, and the login says so for the till's header (issue 32 §7).
+    let place = platform::auth::Place {
+        shop: "Corner Store".to_owned(),
+        address: Some("12 Main St, Topeka KS".to_owned()),
+        terminal: "till 1".to_owned(),
+    };
+    assert_eq!((first.place.as_ref(), second.place.as_ref()), (Some(&place), Some(&place)));
+    assert_eq!(
+        till.body["place"],
+        json!({"shop": "Corner Store", "address": "12 Main St, Topeka KS", "terminal": "till 1"})
+    );
+    assert_eq!(renewed.body["place"], till.body["place"]);
+    // A player's has none; an address out of bounds is refused.
+    assert_eq!(login.body["place"], Value::Null);
+    let bad = gw
+        .call("POST", "/v1/retailers", Some(&operator.token), Some(json!({"name": "X", "address": " "})))
+        .await;
+    assert_eq!((bad.status, bad.code()), (StatusCode::UNPROCESSABLE_ENTITY, "invalid_address"));
 }
 
 #[tokio::test]

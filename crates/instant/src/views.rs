@@ -45,8 +45,15 @@ pub struct ReceiptView {
     pub paid_cents: i64,
     pub free_ticket: bool,
     pub retailer_id: String,
+    /// The shop's name as the receipt printed it (none on receipts printed before names were
+    /// kept: the receipt printed the ids).
+    pub shop: Option<String>,
+    /// The shop's address, when the operator gave one.
+    pub shop_address: Option<String>,
     /// The terminal that paid it.
     pub terminal_id: String,
+    /// The terminal's label as the receipt printed it.
+    pub terminal_label: Option<String>,
     pub paid_at: DateTime<Utc>,
     /// `paid`, or `pending` while the ledger has not moved the money yet (claim again with the
     /// same key to finish it; nobody else can claim the ticket meanwhile).

@@ -225,8 +225,27 @@ async fn a_claim_leaves_a_receipt_and_a_retry_with_its_key_answers_the_same_rece
     assert_eq!(claim(&router, &other_shop, "k-1", &scan(winners[0])).await.code(), "already_paid");
     // A loser leaves no receipt.
     assert_eq!(claim(&router, &shop, "k-3", &scan(loser)).await.code(), "not_a_winner");
-    let second = claim(&router, &shop, "k-4", &scan(winners[1])).await;
+    // A till whose token names its shop and itself prints the names, not the ids (issue 32 §7);
+    // the first receipt, from a till named by id only, printed the ids.
+    let place = platform::auth::Place {
+        shop: "Corner Market".to_owned(),
+        address: Some("12 Main St, Topeka KS".to_owned()),
+        terminal: "Front counter".to_owned(),
+    };
+    let named = common::named_till(&tokens, "till-3", "shop-rc-a", &place);
+    let second = claim(&router, &named, "k-4", &scan(winners[1])).await;
     assert_eq!(second.status, StatusCode::CREATED, "{}", second.body);
+    let printed: Vec<&str> =
+        second.body["lines"].as_array().unwrap().iter().map(|l| l.as_str().unwrap()).collect();
+    for line in ["Retailer  Corner Market", "          12 Main St, Topeka KS", "Terminal  Front counter"] {
+        assert!(printed.contains(&line), "{printed:?}");
+    }
+    assert!(!printed.iter().any(|l| l.contains("shop-rc-a") || l.contains("till-3")), "{printed:?}");
+    assert_eq!(
+        (second.body["shop"].as_str(), second.body["terminal_label"].as_str()),
+        (Some("Corner Market"), Some("Front counter"))
+    );
+    assert!(lines.contains(&"Retailer  shop-rc-a") && lines.contains(&"Terminal  till-1"), "{lines:?}");
 
     // Receipts read again: the shop's own, and staff's; another shop's is not found.
     let id = receipt["receipt_id"].as_str().unwrap();

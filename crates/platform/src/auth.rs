@@ -63,9 +63,25 @@ pub struct Claims {
     /// The organisation the subject acts for: a terminal's retailer.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub org: Option<String>,
+    /// Where a terminal stands, by the names people read (its receipts print them).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub place: Option<Place>,
     pub iat: i64,
     pub exp: i64,
     pub iss: String,
+}
+
+/// A terminal's shop and the terminal itself, as the operator named them (the gateway's
+/// retailers and terminals): what a till shows and what its receipts print, instead of ids.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct Place {
+    /// The shop's name.
+    pub shop: String,
+    /// The shop's address, when the operator gave one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub address: Option<String>,
+    /// The terminal's label.
+    pub terminal: String,
 }
 
 const ISSUER: &str = "lotto";
@@ -128,6 +144,19 @@ impl TokenKeys {
         org: Option<&str>,
         ttl: Duration,
     ) -> Result<String, AppError> {
+        self.issue_at(sub, role, sid, org, None, ttl)
+    }
+
+    /// Signs a token for `sub` acting for `org` at `place` (a terminal, by its names).
+    pub fn issue_at(
+        &self,
+        sub: &str,
+        role: Role,
+        sid: Option<Uuid>,
+        org: Option<&str>,
+        place: Option<&Place>,
+        ttl: Duration,
+    ) -> Result<String, AppError> {
         let now = chrono::Utc::now().timestamp();
         let ttl = i64::try_from(ttl.as_secs()).unwrap_or(i64::MAX);
         let claims = Claims {
@@ -135,6 +164,7 @@ impl TokenKeys {
             role,
             sid,
             org: org.map(str::to_owned),
+            place: place.cloned(),
             iat: now,
             exp: now.saturating_add(ttl),
             iss: ISSUER.to_owned(),
@@ -203,6 +233,11 @@ impl Caller {
     /// The organisation the caller acts for (a terminal's retailer), if any.
     pub fn organization(&self) -> Option<&str> {
         self.0.org.as_deref()
+    }
+
+    /// Where the caller stands (a terminal's shop and label), if its token says.
+    pub fn place(&self) -> Option<&Place> {
+        self.0.place.as_ref()
     }
 
     /// 403 unless the caller has one of `roles`.
@@ -305,6 +340,7 @@ mod tests {
             role: Role::Player,
             sid: None,
             org: None,
+            place: None,
             iat: now - 120,
             exp: now - 60,
             iss: ISSUER.into(),

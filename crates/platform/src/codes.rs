@@ -170,6 +170,7 @@ pub const ALL: &[Code] = &[
     code("hold_not_expired", 422, "a hold expired by the sweeper before its time"),
     code("hold_not_found", 422, "no such hold"),
     code("insufficient_funds", 422, "the balance does not cover it"),
+    code("invalid_address", 422, "a retailer's address of the wrong length"),
     code("invalid_amount", 422, "an amount that is not a positive number of cents"),
     code("invalid_barcode", 422, "a barcode not well formed, or its check digit wrong"),
     code("invalid_batch", 422, "a batch that is empty or too large"),

@@ -163,7 +163,12 @@ impl TestGateway {
     /// A retailer with one terminal, logged in with its API key.
     pub async fn terminal(&self, operator: &Login) -> (Login, String) {
         let retailer = self
-            .call("POST", "/v1/retailers", Some(&operator.token), Some(json!({"name": "Corner Store"})))
+            .call(
+                "POST",
+                "/v1/retailers",
+                Some(&operator.token),
+                Some(json!({"name": "Corner Store", "address": "12 Main St, Topeka KS"})),
+            )
             .await;
         assert_eq!(retailer.status, StatusCode::CREATED, "{}", retailer.body);
         let path = format!("/v1/retailers/{}/terminals", retailer.body["id"].as_str().unwrap());

@@ -39,18 +39,21 @@ fn receipt_view(state: &InstantState, receipt: Receipt) -> ReceiptView {
     } else {
         format!("Paid      {}", dollars(receipt.paid_cents))
     };
-    let lines = vec![
+    let mut lines = vec![
         "INSTANT PRIZE PAID".to_owned(),
         format!("Receipt   {}", receipt.id),
         format!("Ticket    {printed}"),
         format!("Game      {} {game_name}", receipt.game),
         format!("Prize     {}", dollars(receipt.prize_cents)),
         paid_line,
-        format!("Retailer  {}", receipt.retailer_id),
-        format!("Terminal  {}", receipt.terminal_id),
+        format!("Retailer  {}", receipt.shop.as_deref().unwrap_or(&receipt.retailer_id)),
+    ];
+    lines.extend(receipt.shop_address.iter().map(|address| format!("          {address}")));
+    lines.extend([
+        format!("Terminal  {}", receipt.terminal_label.as_deref().unwrap_or(&receipt.terminal_id)),
         format!("Time      {}", receipt.created_at.format("%Y-%m-%d %H:%M:%S UTC")),
         format!("Status    {}", payment.to_uppercase()),
-    ];
+    ]);
     ReceiptView {
         receipt_id: receipt.id,
         barcode: printed,
@@ -60,7 +63,10 @@ fn receipt_view(state: &InstantState, receipt: Receipt) -> ReceiptView {
         paid_cents: receipt.paid_cents,
         free_ticket: receipt.free_ticket,
         retailer_id: receipt.retailer_id,
+        shop: receipt.shop,
+        shop_address: receipt.shop_address,
         terminal_id: receipt.terminal_id,
+        terminal_label: receipt.terminal_label,
         paid_at: receipt.created_at,
         payment: payment.to_owned(),
         lines,
@@ -120,6 +126,7 @@ pub async fn claim(
         retailer_id: retailer,
         terminal_id: caller.subject().to_owned(),
         idempotency_key: key,
+        place: caller.place().cloned(),
     });
     let id = pay_ticket(&state, &checked, &payee, amount).await?;
     let receipt = receipts::get(&state.pool, id)

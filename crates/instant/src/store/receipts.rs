@@ -15,6 +15,8 @@ pub struct CounterClaim {
     pub retailer_id: String,
     pub terminal_id: String,
     pub idempotency_key: String,
+    /// The shop and till by name, as the terminal's token names them, kept on the receipt.
+    pub place: Option<platform::auth::Place>,
 }
 
 /// A receipt as stored.
@@ -31,6 +33,11 @@ pub struct Receipt {
     pub paid_cents: i64,
     pub free_ticket: bool,
     pub created_at: DateTime<Utc>,
+    /// The shop's name, its address and the till's label when it was printed (none on receipts
+    /// printed before names were kept).
+    pub shop: Option<String>,
+    pub shop_address: Option<String>,
+    pub terminal_label: Option<String>,
     /// The payment's state: `pending`, `done` or `confirmed`.
     pub payment: Option<String>,
 }
@@ -58,8 +65,8 @@ pub async fn insert(
 ) -> Result<bool, AppError> {
     let written = sqlx::query(
         "INSERT INTO claim_receipts (id, retailer_id, idempotency_key, terminal_id, game, book, ticket,
-                                     prize_cents, paid_cents, free_ticket)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT DO NOTHING",
+                                     prize_cents, paid_cents, free_ticket, shop, shop_address, terminal_label)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) ON CONFLICT DO NOTHING",
     )
     .bind(id)
     .bind(&claim.retailer_id)
@@ -71,6 +78,9 @@ pub async fn insert(
     .bind(prize_cents)
     .bind(paid_cents)
     .bind(free_ticket)
+    .bind(claim.place.as_ref().map(|p| &p.shop))
+    .bind(claim.place.as_ref().and_then(|p| p.address.as_ref()))
+    .bind(claim.place.as_ref().map(|p| &p.terminal))
     .execute(&mut *conn)
     .await?
     .rows_affected();

@@ -141,6 +141,21 @@ pub fn till(tokens: &TokenKeys, terminal: &str, shop: &str) -> String {
         .unwrap()
 }
 
+/// A terminal's access token, for shop `shop`, naming the shop and the till as the gateway's
+/// tokens do.
+pub fn named_till(tokens: &TokenKeys, terminal: &str, shop: &str, place: &platform::auth::Place) -> String {
+    tokens
+        .issue_at(
+            terminal,
+            platform::auth::Role::Retailer,
+            None,
+            Some(shop),
+            Some(place),
+            std::time::Duration::from_secs(300),
+        )
+        .unwrap()
+}
+
 /// What a terminal sends for a printed ticket: its barcode and VIRN.
 pub fn scan(t: &PrintedTicket) -> serde_json::Value {
     serde_json::json!({"barcode": t.barcode, "virn": t.virn})

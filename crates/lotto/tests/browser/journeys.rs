@@ -383,7 +383,9 @@ pub async fn player_phone_keyboard(ctx: &Context, browser: &Browser) -> Result<(
 /// VIRN), the ticket is validated and paid, and the receipt printed; the API holds one claim.
 pub async fn retailer_pays(ctx: &Context, browser: &Browser) -> Result<(), String> {
     let op = operator(ctx, "till-desk").await;
-    let retailer = post(ctx, "/v1/retailers", &op, json!({"name": "Browser Corner"})).await;
+    let retailer =
+        post(ctx, "/v1/retailers", &op, json!({"name": "Browser Corner", "address": "9 Elm St, Wichita KS"}))
+            .await;
     let retailer = retailer["id"].as_str().unwrap().to_owned();
     let terminal =
         post(ctx, &format!("/v1/retailers/{retailer}/terminals"), &op, json!({"label": "till 1"})).await;
@@ -404,6 +406,11 @@ pub async fn retailer_pays(ctx: &Context, browser: &Browser) -> Result<(), Strin
     browser.fill("#till-key", &api_key).await?;
     shot(ctx, browser, "till-login").await?;
     browser.click_button("Start the till").await?;
+    // The till names its shop and itself, not their ids.
+    let header = browser.wait_text(".till-place", "Browser Corner").await?;
+    if !header.contains("9 Elm St, Wichita KS") || !header.contains("till 1") || header.contains(&retailer) {
+        return Err(format!("the till's header does not name the shop and the till: {header:?}"));
+    }
     browser.click_button("Packs").await?;
     browser.click_button(&format!("Receive pack {}", winner.book)).await?;
     browser.click_button(&format!("Activate pack {}", winner.book)).await?;
@@ -437,6 +444,12 @@ pub async fn retailer_pays(ctx: &Context, browser: &Browser) -> Result<(), Strin
     let receipt = browser.wait_text("[data-testid=receipt]", "PAID").await?;
     if !receipt.contains("INSTANT PRIZE PAID") {
         return Err(format!("the receipt does not say what it paid: {receipt:?}"));
+    }
+    // The receipt handed to the player names the shop, its address and the till (issue 32 §7).
+    if !["Browser Corner", "9 Elm St, Wichita KS", "Terminal  till 1"].iter().all(|n| receipt.contains(n))
+        || receipt.contains(&retailer)
+    {
+        return Err(format!("the receipt does not name the shop and the till: {receipt:?}"));
     }
     shot(ctx, browser, "till-counter-receipt").await?;
     let till = page_token(browser, "till").await?;
