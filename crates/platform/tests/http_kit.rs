@@ -128,6 +128,19 @@ async fn text_holding_a_nul_is_refused_at_the_edge_wherever_it_comes() {
     assert_eq!(status_and_code(vendor).await.0, StatusCode::OK);
 }
 
+/// Sends `raw` on a connection of its own and answers what the server first writes back.
+async fn exchange(addr: String, raw: String) -> String {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut stream = tokio::net::TcpStream::connect(&addr).await.unwrap();
+    stream.write_all(raw.as_bytes()).await.unwrap();
+    let mut answer = vec![0u8; 4096];
+    let n = tokio::time::timeout(Duration::from_secs(3), stream.read(&mut answer))
+        .await
+        .expect("no answer within 3 s")
+        .unwrap();
+    String::from_utf8_lossy(&answer[..n]).into_owned()
+}
+
 /// Slow and oversized requests are cut off early over a real socket (issue 11, defect 8), and
 /// every answer says `nosniff` (defect 9).
 #[tokio::test]
@@ -136,19 +149,7 @@ async fn slow_and_oversized_requests_are_cut_off_before_any_handler() {
     let app = platform::http::app(echo_router(), Readiness::default(), Limits::default());
     let base = platform::testing::serve_on_loopback(app).await.unwrap();
     let addr = base.trim_start_matches("http://").to_owned();
-    let exchange = |raw: String| {
-        let addr = addr.clone();
-        async move {
-            let mut stream = tokio::net::TcpStream::connect(&addr).await.unwrap();
-            stream.write_all(raw.as_bytes()).await.unwrap();
-            let mut answer = vec![0u8; 4096];
-            let n = tokio::time::timeout(Duration::from_secs(3), stream.read(&mut answer))
-                .await
-                .unwrap()
-                .unwrap();
-            String::from_utf8_lossy(&answer[..n]).into_owned()
-        }
-    };
+    let exchange = |raw: String| exchange(addr.clone(), raw);
     // A declared 10 GB body: 413 at once, without a byte of it sent.
     let big = exchange(
         "POST /body HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ncontent-length: 10000000000\r\n\r\n".into(),
@@ -201,7 +202,6 @@ async fn slow_and_oversized_requests_are_cut_off_before_any_handler() {
 /// all arrived is still 503.
 #[tokio::test]
 async fn a_body_that_never_finishes_gets_408_and_a_slow_handler_503() {
-    use tokio::io::{AsyncReadExt, AsyncWriteExt};
     async fn slow_after_body(platform::Json(_): platform::Json<serde_json::Value>) -> &'static str {
         tokio::time::sleep(Duration::from_secs(5)).await;
         "late"
@@ -212,19 +212,7 @@ async fn a_body_that_never_finishes_gets_408_and_a_slow_handler_503() {
         .await
         .unwrap();
     let addr = base.trim_start_matches("http://").to_owned();
-    let exchange = |raw: &'static str| {
-        let addr = addr.clone();
-        async move {
-            let mut stream = tokio::net::TcpStream::connect(&addr).await.unwrap();
-            stream.write_all(raw.as_bytes()).await.unwrap();
-            let mut answer = vec![0u8; 4096];
-            let n = tokio::time::timeout(Duration::from_secs(3), stream.read(&mut answer))
-                .await
-                .expect("no answer within 3 s")
-                .unwrap();
-            String::from_utf8_lossy(&answer[..n]).into_owned()
-        }
-    };
+    let exchange = |raw: &'static str| exchange(addr.clone(), raw.to_owned());
     // 100 bytes declared, 10 sent, then nothing.
     let stalled = exchange(
         "POST /body HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ncontent-length: 100\r\n\r\n{\"a\": 1, ",

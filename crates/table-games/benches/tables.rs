@@ -15,7 +15,7 @@
 //! moved, from the journal.
 //!
 //! Run: `cargo bench -p table-games` (env: `BENCH_SECONDS`, default 16; `BENCH_CLIENTS`, default
-//! 32; `BENCH_ONLY`, one of `blackjack`, `i-luv-suits`, `craps`, to load that game alone, for a
+//! 32; `BENCH_POOL`, the connection budget, default the platform's; `BENCH_ONLY`, one of `blackjack`, `i-luv-suits`, `craps`, to load that game alone, for a
 //! profile, with Keno beside it). Simulated rounds per second on one core: `cargo bench -p domain --bench blackjack` and
 //! `--bench i_luv_suits`.
 // A benchmark program stops loudly on any failure, and reports in floating point.
@@ -51,7 +51,11 @@ async fn main() {
     let only: String = env_or("BENCH_ONLY", String::new()).unwrap();
     let runs = |game: &str| only.is_empty() || only == game;
     let url = platform::testing::bench_database("tables").await.unwrap();
-    let config = Config::default();
+    // `BENCH_POOL`: the process's connection budget (default the platform's own).
+    let config = Config {
+        db_max_connections: env_or("BENCH_POOL", Config::default().db_max_connections).unwrap(),
+        ..Config::default()
+    };
     let mut options = assembly::Options::for_tests().unwrap();
     options.config = config;
     let platform = assembly::Assembly::start(&url, options).await.unwrap();

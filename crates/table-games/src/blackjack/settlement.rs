@@ -145,15 +145,6 @@ fn pot_prizes(round: &Round, pot_at_deal: i64) -> Result<(i64, bool), AppError> 
     Ok((pot_prize, top_prize))
 }
 
-/// The settlement (step 5) of round `id` if it is `settling` ([`settle_stored`]).
-pub async fn settle_round(state: &TablesState, id: Uuid) -> Result<(), AppError> {
-    let stored = store::load_round(&mut *state.pool.acquire().await?, id, false)
-        .await?
-        .ok_or_else(|| AppError::internal("a settling round vanished"))?;
-    settle_stored(state, stored).await?;
-    Ok(())
-}
-
 /// The settlement (step 5) of a `settling` round as read or written last, outside any
 /// transaction: one ledger batch under keys derived from the round (a retry is a replay), then
 /// `settled` with its sums and its audit record, group-committed with other rounds'
