@@ -28,7 +28,7 @@ use platform::openapi::Refused;
 use platform::{AppError, Json};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
-use sqlx::{PgConnection, Row};
+use sqlx::{PgConnection, PgPool, Row};
 use uuid::Uuid;
 
 use crate::GatewayState;
@@ -221,6 +221,25 @@ fn access_token(
     })
 }
 
+/// A terminal's shop (name and address) and label, by the terminal's id.
+pub async fn terminal_place(pool: &PgPool, terminal: &str) -> Result<Option<Place>, AppError> {
+    let Ok(id) = terminal.parse::<Uuid>() else { return Ok(None) };
+    let row = sqlx::query(
+        "SELECT r.name, r.address, t.label FROM terminals t JOIN retailers r ON r.id = t.retailer_id WHERE t.id = $1",
+    )
+    .bind(id)
+    .fetch_optional(pool)
+    .await?;
+    row.map(|row| {
+        Ok(Place {
+            shop: row.try_get("name")?,
+            address: row.try_get("address")?,
+            terminal: row.try_get("label")?,
+        })
+    })
+    .transpose()
+}
+
 /// Opens a session for a login that passed, and answers its first tokens.
 pub async fn open(
     state: &GatewayState,
@@ -369,7 +388,7 @@ pub async fn refresh(
     let next = new_refresh_token(&mut tx, sid).await?;
     tx.commit().await?;
     let place = match session.role {
-        Role::Retailer => crate::sessions::terminal_place(&state.pool, &session.subject).await?,
+        Role::Retailer => terminal_place(&state.pool, &session.subject).await?,
         _ => None,
     };
     let session = SessionRow { place, ..session };

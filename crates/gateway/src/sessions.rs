@@ -14,7 +14,7 @@ use axum::extract::{FromRequestParts, State};
 use axum::http::request::Parts;
 use axum::http::{HeaderName, HeaderValue, StatusCode, header};
 use chrono::{DateTime, Utc};
-use platform::auth::{Caller, Claims, Place, Role, unauthenticated};
+use platform::auth::{Caller, Claims, Role, unauthenticated};
 use platform::openapi::Refused;
 use platform::{AppError, Json};
 use serde::Deserialize;
@@ -193,7 +193,7 @@ pub async fn login(
         }
         LoginRequest::Terminal { api_key } => {
             let (subject, previous, retailer) = terminal_login(&state, &api_key).await?;
-            let place = terminal_place(&state.pool, &subject).await?;
+            let place = renewal::terminal_place(&state.pool, &subject).await?;
             (subject, Role::Retailer, previous, Some(retailer), place)
         }
     };
@@ -275,25 +275,6 @@ async fn password_login(
         other => return Err(AppError::internal(format!("unknown staff role {other}"))),
     };
     Ok((id.to_string(), role, previous))
-}
-
-/// A terminal's shop (name and address) and label, by the terminal's id.
-pub async fn terminal_place(pool: &PgPool, terminal: &str) -> Result<Option<Place>, AppError> {
-    let Ok(id) = terminal.parse::<Uuid>() else { return Ok(None) };
-    let row = sqlx::query(
-        "SELECT r.name, r.address, t.label FROM terminals t JOIN retailers r ON r.id = t.retailer_id WHERE t.id = $1",
-    )
-    .bind(id)
-    .fetch_optional(pool)
-    .await?;
-    row.map(|row| {
-        Ok(Place {
-            shop: row.try_get("name")?,
-            address: row.try_get("address")?,
-            terminal: row.try_get("label")?,
-        })
-    })
-    .transpose()
 }
 
 /// A terminal's API key checked: its id, when it last logged in, and its retailer.
