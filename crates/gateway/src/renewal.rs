@@ -64,7 +64,7 @@ impl Activity {
     }
 
     /// Writes the notes to the sessions' rows (a note is put back if the write fails).
-    pub async fn flush(&self, pool: &sqlx::PgPool) -> Result<(), sqlx::Error> {
+    pub async fn flush(&self, pool: &PgPool) -> Result<(), sqlx::Error> {
         let taken: Vec<(Uuid, DateTime<Utc>)> = match self.0.lock() {
             Ok(mut seen) => seen.drain().collect(),
             Err(_) => return Ok(()),
@@ -93,7 +93,7 @@ impl Activity {
     }
 
     /// Flushes every `interval` until the process ends.
-    pub fn spawn_flusher(&self, pool: sqlx::PgPool, interval: Duration) -> tokio::task::JoinHandle<()> {
+    pub fn spawn_flusher(&self, pool: PgPool, interval: Duration) -> tokio::task::JoinHandle<()> {
         let this = self.clone();
         tokio::spawn(async move {
             let mut ticker = tokio::time::interval(interval);
