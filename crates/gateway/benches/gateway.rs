@@ -76,7 +76,11 @@ async fn main() {
         tokens: tokens.clone(),
     });
     let embedded_state = gateway::GatewayState {
-        ledger: platform::upstream::Upstream::local("ledger", ledger_routes),
+        ledger: ledger_api::LedgerClient::new(
+            platform::upstream::Upstream::local("ledger", ledger_routes),
+            tokens.clone(),
+            "gateway",
+        ),
         ..state
     };
     let embedded_url = serve_on_loopback(gateway::router(embedded_state, Limits::default())).await.unwrap();

@@ -67,11 +67,9 @@ const LEDGER_ROLES: &[Role] = &[Role::Operator, Role::Auditor, Role::Service];
 pub struct GatewayState {
     pub pool: PgPool,
     pub tokens: TokenKeys,
-    /// The ledger, for passing requests through and for reading a player's own wallet with the
-    /// player's token.
-    pub ledger: Upstream,
-    /// The ledger as the gateway's own client: wallets opened, payments moved.
-    pub money: ledger_api::LedgerClient,
+    /// The ledger: wallets opened, payments moved, a player's own wallet read with the player's
+    /// token, and staff's requests passed through ([`ledger_api::LedgerClient::upstream`]).
+    pub ledger: ledger_api::LedgerClient,
     /// The draw-games service (Castle Keno); `None` answers its routes with 503.
     pub draws: Option<Upstream>,
     /// The table-games service (blackjack); `None` answers its routes with 503.
@@ -111,9 +109,8 @@ impl GatewayState {
         let (per_identity, per_address) = (settings.rate_per_identity, settings.rate_per_address);
         GatewayState {
             pool,
-            money: ledger_api::LedgerClient::new(ledger.clone(), tokens.clone(), "gateway"),
+            ledger: ledger_api::LedgerClient::new(ledger, tokens.clone(), "gateway"),
             tokens,
-            ledger,
             draws: None,
             tables: None,
             instant: None,
@@ -173,10 +170,23 @@ impl GatewayState {
     }
 
     /// The gateway's background work: the ended sessions read every second, the sessions' last
-    /// requests written every second (the idle timeout judges on them).
+    /// requests written every second (the idle timeout judges on them), and every 5 s the
+    /// payments a webhook left settling finished ([`payments::finish_settling`]).
     pub fn spawn_workers(&self) {
         self.ended_sessions.spawn_refresher(self.pool.clone(), Duration::from_secs(1));
         self.activity.spawn_flusher(self.pool.clone(), Duration::from_secs(1));
+        let state = self.clone();
+        tokio::spawn(async move {
+            let mut ticker = tokio::time::interval(Duration::from_secs(5));
+            loop {
+                ticker.tick().await;
+                match payments::finish_settling(&state, Duration::from_secs(5)).await {
+                    Ok(0) => {}
+                    Ok(n) => tracing::info!(finished = n, "finished payments left settling"),
+                    Err(e) => tracing::warn!(error = %e, "finishing settling payments failed; will retry"),
+                }
+            }
+        });
     }
 
     /// The gateway's own token for calling services.
@@ -567,5 +577,5 @@ async fn pass_to_ledger(
     request: Request,
 ) -> Result<Response, AppError> {
     caller.require(LEDGER_ROLES)?;
-    Ok(state.ledger.forward(request, state.body_limit).await.into_response())
+    Ok(state.ledger.upstream().forward(request, state.body_limit).await.into_response())
 }

@@ -14,6 +14,14 @@
 //! the provider, which is how an intent survives a provider that was away), a webhook by the
 //! provider's event id, and every ledger transfer by an id derived from the intent.
 //!
+//! No row lock is held across a call to the ledger (issue 33 §2). A deposit intent locks its
+//! player only to count it against the limits (no money moves then); a withdrawal's hold is
+//! refused by the ledger itself when the wallet cannot cover it, so it takes no lock. A webhook
+//! claims the pending payment as `settling` with the provider's outcome and commits before the
+//! ledger moves the money; the payment then becomes the outcome. A payment left `settling` (the
+//! ledger was away, the process died) is finished by the provider's next delivery of any of its
+//! events, or by [`finish_settling`], which the gateway runs every few seconds.
+//!
 //! [`sandbox`] is a provider for local use that `lotto` runs in-process.
 
 pub mod sandbox;
@@ -247,10 +255,10 @@ async fn insert_intent(
     kind: PaymentKind,
     request: &PaymentRequest,
     method: &str,
-) -> Result<PaymentView, AppError> {
+) -> Result<Option<PaymentView>, AppError> {
     let row = sqlx::query(&format!(
         "INSERT INTO payments (id, player_id, kind, amount, currency, payment_method, state)
-         VALUES ($1, $2, $3, $4, $5, $6, 'pending') RETURNING {PAYMENT_COLUMNS}"
+         VALUES ($1, $2, $3, $4, $5, $6, 'pending') ON CONFLICT (id) DO NOTHING RETURNING {PAYMENT_COLUMNS}"
     ))
     .bind(id)
     .bind(player)
@@ -258,9 +266,9 @@ async fn insert_intent(
     .bind(request.amount)
     .bind(&request.currency)
     .bind(method)
-    .fetch_one(conn)
+    .fetch_optional(conn)
     .await?;
-    payment_view(&row)
+    row.as_ref().map(payment_view).transpose()
 }
 
 /// Asks the provider to make the payment (again, on a retry: the provider keys it by our id).
@@ -355,25 +363,89 @@ async fn make_intent(
     }
     let id = intent_id(kind, player.id, key);
     let method = request.payment_method.clone().unwrap_or_else(|| "sandbox_card".to_owned());
-    let limits = crate::players::limits(state, player.id).await?;
-    let mut tx = state.pool.begin().await?;
-    // One intent at a time per player, so two cannot both fit under the same limit or balance.
-    sqlx::query("SELECT 1 FROM players WHERE id = $1 FOR UPDATE").bind(player.id).execute(&mut *tx).await?;
-    let (created, view) = match existing_intent(&mut tx, id, amount, currency).await? {
-        Some(view) => (false, view),
-        None => {
-            match kind {
-                PaymentKind::Deposit => within_limits(&mut tx, &player, amount, &limits).await?,
-                PaymentKind::Withdrawal => hold_for_withdrawal(state, &player, id, amount).await?,
-            }
-            (true, insert_intent(&mut tx, id, player.id, kind, request, &method).await?)
+    let (created, view) = match kind {
+        PaymentKind::Deposit => {
+            deposit_intent(state, &player, id, amount, currency, request, &method).await?
+        }
+        PaymentKind::Withdrawal => {
+            withdrawal_intent(state, &player, id, amount, currency, request, &method).await?
         }
     };
-    tx.commit().await?;
     if view.state == PaymentState::Pending {
         send_to_provider(state, &view, &method).await?;
     }
     Ok(answer(created, view))
+}
+
+/// A deposit intent, recorded once: the player locked meanwhile (no money moves), so two intents
+/// cannot both fit under the same limit.
+async fn deposit_intent(
+    state: &GatewayState,
+    player: &Player,
+    id: Uuid,
+    amount: Amount,
+    currency: Currency,
+    request: &PaymentRequest,
+    method: &str,
+) -> Result<(bool, PaymentView), AppError> {
+    let limits = crate::players::limits(state, player.id).await?;
+    let mut tx = state.pool.begin().await?;
+    sqlx::query("SELECT 1 FROM players WHERE id = $1 FOR UPDATE").bind(player.id).execute(&mut *tx).await?;
+    let answer = match existing_intent(&mut tx, id, amount, currency).await? {
+        Some(view) => (false, view),
+        None => {
+            within_limits(&mut tx, player, amount, &limits).await?;
+            let inserted =
+                insert_intent(&mut tx, id, player.id, PaymentKind::Deposit, request, method).await?;
+            (true, inserted.ok_or_else(|| AppError::internal("a deposit intent collided under its lock"))?)
+        }
+    };
+    tx.commit().await?;
+    Ok(answer)
+}
+
+/// A withdrawal intent, recorded once, without a lock: the hold comes first (keyed by the
+/// intent, so a retry or a racing copy is the same hold) and the ledger refuses it, with nothing
+/// recorded, when the wallet cannot cover it. A hold whose intent could not be recorded is voided.
+async fn withdrawal_intent(
+    state: &GatewayState,
+    player: &Player,
+    id: Uuid,
+    amount: Amount,
+    currency: Currency,
+    request: &PaymentRequest,
+    method: &str,
+) -> Result<(bool, PaymentView), AppError> {
+    if let Some(view) = existing_intent(&mut *state.pool.acquire().await?, id, amount, currency).await? {
+        return Ok((false, view));
+    }
+    hold_for_withdrawal(state, player, id, amount).await?;
+    let recorded = insert_intent(
+        &mut *state.pool.acquire().await?,
+        id,
+        player.id,
+        PaymentKind::Withdrawal,
+        request,
+        method,
+    )
+    .await;
+    match recorded {
+        Ok(Some(view)) => Ok((true, view)),
+        // A copy with the same key recorded it first: its intent, this same hold.
+        Ok(None) => existing_intent(&mut *state.pool.acquire().await?, id, amount, currency)
+            .await?
+            .map(|view| (false, view))
+            .ok_or_else(|| AppError::internal("a withdrawal intent vanished")),
+        Err(e) => {
+            let void = Uuid::new_v5(&GATEWAY_NAMESPACE, format!("payment/{id}/unrecorded").as_bytes());
+            if let Err(voided) =
+                state.ledger.void_hold(void, id, json!({"payment": id, "unrecorded": true})).await
+            {
+                tracing::warn!(payment = %id, error = voided.code(), "the hold of an unrecorded withdrawal waits for its expiry");
+            }
+            Err(e)
+        }
+    }
 }
 
 /// Refuses a deposit that would pass one of the player's limits. Intents still pending count: a
@@ -387,7 +459,8 @@ async fn within_limits(
     for limit in limits.iter().filter(|l| l.amount.is_some()) {
         let used: i64 = sqlx::query_scalar(
             "SELECT coalesce(sum(amount), 0)::bigint FROM payments
-              WHERE player_id = $1 AND kind = 'deposit' AND state IN ('pending', 'succeeded')
+              WHERE player_id = $1 AND kind = 'deposit'
+                AND (state IN ('pending', 'succeeded') OR (state = 'settling' AND outcome = 'succeeded'))
                 AND created_at > now() - make_interval(days => $2)",
         )
         .bind(player.id)
@@ -415,7 +488,7 @@ async fn hold_for_withdrawal(
 ) -> Result<(), AppError> {
     let metadata = json!({"player_id": player.id, "payment": "withdrawal"});
     let hold = Some(state.payments.hold_seconds);
-    Ok(state.money.withdraw(id, player.wallet_account_id, amount.cents(), metadata, hold).await?)
+    Ok(state.ledger.withdraw(id, player.wallet_account_id, amount.cents(), metadata, hold).await?)
 }
 
 /// `GET /v1/me/payments/{id}`: one of the player's deposits or withdrawals.
@@ -500,15 +573,22 @@ pub async fn webhook(
     body: Bytes,
 ) -> Result<Json<WebhookReceipt>, AppError> {
     let (event, succeeded) = verified_event(&state, &headers, &body)?;
+    // The claim: the event recorded and, for a pending payment, its outcome, in one short
+    // transaction; the money moves after it commits.
     let mut tx = state.pool.begin().await?;
-    let row = sqlx::query(&format!("SELECT {PAYMENT_COLUMNS} FROM payments WHERE id = $1 FOR UPDATE"))
-        .bind(event.payment_id)
-        .fetch_optional(&mut *tx)
-        .await?
-        .ok_or_else(|| {
-            AppError::not_found("payment_not_found", format!("payment {} does not exist", event.payment_id))
-        })?;
+    let row =
+        sqlx::query(&format!("SELECT {PAYMENT_COLUMNS}, outcome FROM payments WHERE id = $1 FOR UPDATE"))
+            .bind(event.payment_id)
+            .fetch_optional(&mut *tx)
+            .await?
+            .ok_or_else(|| {
+                AppError::not_found(
+                    "payment_not_found",
+                    format!("payment {} does not exist", event.payment_id),
+                )
+            })?;
     let view = payment_view(&row)?;
+    let stored_state: String = row.try_get("state")?;
     let fresh = sqlx::query(
         "INSERT INTO payment_events (event_id, payment_id, type) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING",
     )
@@ -519,37 +599,73 @@ pub async fn webhook(
     .await?
     .rows_affected()
         == 1;
-    if !fresh {
-        return Ok(Json(WebhookReceipt { replayed: true, state: view.state }));
-    }
-    if (event.amount, event.currency.as_str()) != (view.amount, view.currency.as_str()) {
+    if fresh && (event.amount, event.currency.as_str()) != (view.amount, view.currency.as_str()) {
         return Err(AppError::unprocessable(
             "event_mismatch",
             "the event's amount or currency is not the payment's",
         ));
     }
-    if view.state != PaymentState::Pending {
-        // A second outcome for a settled payment changes nothing; it is recorded and answered.
-        tx.commit().await?;
-        return Ok(Json(WebhookReceipt { replayed: false, state: view.state }));
-    }
-    let player: Uuid = row.try_get("player_id")?;
-    let wallet: Uuid = sqlx::query_scalar("SELECT wallet_account_id FROM players WHERE id = $1")
-        .bind(player)
-        .fetch_one(&mut *tx)
-        .await?;
-    apply_outcome(&state, &view, wallet, succeeded).await?;
-    let new_state = if succeeded { "succeeded" } else { "failed" };
-    let failure = (!succeeded).then(|| event.reason.clone().unwrap_or_else(|| "declined".to_owned()));
-    sqlx::query("UPDATE payments SET state = $2, failure = $3, updated_at = now() WHERE id = $1")
-        .bind(view.id)
-        .bind(new_state)
-        .bind(failure)
-        .execute(&mut *tx)
-        .await?;
+    let settling = match stored_state.as_str() {
+        "pending" if fresh => {
+            let failure = (!succeeded).then(|| event.reason.clone().unwrap_or_else(|| "declined".to_owned()));
+            sqlx::query(
+                "UPDATE payments SET state = 'settling', outcome = $2, failure = $3, updated_at = now() WHERE id = $1",
+            )
+            .bind(view.id)
+            .bind(if succeeded { "succeeded" } else { "failed" })
+            .bind(failure)
+            .execute(&mut *tx)
+            .await?;
+            true
+        }
+        // Claimed by an earlier delivery that did not finish: finished now, by its outcome.
+        "settling" => true,
+        _ => false,
+    };
     tx.commit().await?;
-    let state = if succeeded { PaymentState::Succeeded } else { PaymentState::Failed };
-    Ok(Json(WebhookReceipt { replayed: false, state }))
+    if !settling {
+        // A replay, or a second outcome for a settled payment: recorded, nothing changes.
+        return Ok(Json(WebhookReceipt { replayed: !fresh, state: view.state }));
+    }
+    let state_now = finish(&state, view.id).await?;
+    Ok(Json(WebhookReceipt { replayed: !fresh, state: state_now }))
+}
+
+/// Finishes a `settling` payment: its outcome's money moved (a replay if it had moved), then the
+/// payment marked with the outcome. Answers the payment's state after it.
+async fn finish(state: &GatewayState, id: Uuid) -> Result<PaymentState, AppError> {
+    let row = sqlx::query(&format!(
+        "SELECT {PAYMENT_COLUMNS}, outcome, (SELECT wallet_account_id FROM players WHERE players.id = payments.player_id) AS wallet
+           FROM payments WHERE id = $1"
+    ))
+    .bind(id)
+    .fetch_one(&state.pool)
+    .await?;
+    let view = payment_view(&row)?;
+    if row.try_get::<String, _>("state")? != "settling" {
+        return Ok(view.state);
+    }
+    let succeeded = row.try_get::<Option<String>, _>("outcome")?.as_deref() == Some("succeeded");
+    apply_outcome(state, &view, row.try_get("wallet")?, succeeded).await?;
+    sqlx::query(
+        "UPDATE payments SET state = outcome, updated_at = now() WHERE id = $1 AND state = 'settling'",
+    )
+    .bind(id)
+    .execute(&state.pool)
+    .await?;
+    Ok(if succeeded { PaymentState::Succeeded } else { PaymentState::Failed })
+}
+
+/// Finishes every payment left `settling` for longer than `older_than` (its webhook's process
+/// died, or the ledger was away, and the provider has not delivered again). Returns how many.
+pub async fn finish_settling(
+    state: &GatewayState,
+    older_than: std::time::Duration,
+) -> Result<usize, AppError> {
+    const SETTLING: &str = "SELECT id FROM payments WHERE state = 'settling'
+        AND updated_at < now() - make_interval(secs => $1) ORDER BY updated_at LIMIT 100";
+    platform::recovery::finish_stuck(&state.pool, SETTLING, older_than, "payment", |id| finish(state, id))
+        .await
 }
 
 /// The ledger side of an outcome; each transfer's id comes from the payment, so a webhook
@@ -566,22 +682,22 @@ async fn apply_outcome(
     // A hold that ran out (or ended) before its outcome arrived.
     let hold_over = |e: &LedgerError| matches!(e.code(), "hold_expired" | "hold_already_ended");
     match (view.kind, succeeded) {
-        (PaymentKind::Deposit, true) => state.money.deposit(view.id, wallet, view.amount, metadata).await?,
+        (PaymentKind::Deposit, true) => state.ledger.deposit(view.id, wallet, view.amount, metadata).await?,
         (PaymentKind::Deposit, false) => {}
         (PaymentKind::Withdrawal, true) => {
-            match state.money.post_hold(derived("post"), view.id, metadata.clone()).await {
+            match state.ledger.post_hold(derived("post"), view.id, metadata.clone()).await {
                 Ok(()) => {}
                 // The hold ran out before the provider paid: the money has left all the same, so it
                 // is taken from the wallet now.
                 Err(e) if hold_over(&e) => {
                     tracing::warn!(payment = %view.id, "a withdrawal was paid after its hold ended");
-                    state.money.withdraw(derived("late"), wallet, view.amount, metadata, None).await?;
+                    state.ledger.withdraw(derived("late"), wallet, view.amount, metadata, None).await?;
                 }
                 Err(e) => return Err(e.into()),
             }
         }
         (PaymentKind::Withdrawal, false) => {
-            match state.money.void_hold(derived("void"), view.id, metadata).await {
+            match state.ledger.void_hold(derived("void"), view.id, metadata).await {
                 // An expired hold has already given the money back.
                 Err(e) if !hold_over(&e) => return Err(e.into()),
                 _ => {}

@@ -3,7 +3,6 @@
 //! [`crate::payments`]).
 
 use axum::extract::State;
-use axum::http::Method;
 use chrono::{DateTime, Months, NaiveDate, Utc};
 use domain::eligibility::{MAXIMUM_AGE_YEARS, MINIMUM_AGE_YEARS, is_of_playing_age, is_plausible_birth_date};
 use platform::auth::Role;
@@ -106,7 +105,7 @@ pub async fn register(
         return Err(email_taken());
     }
     let opened = state
-        .money
+        .ledger
         .open_accounts(&id.to_string(), &[(wallet_id, ledger_api::AccountKind::PlayerWallet)])
         .await;
     if let Err(e) = opened {
@@ -188,9 +187,8 @@ pub async fn wallet(
     caller: Authenticated,
 ) -> Result<Json<ledger_api::wire::Account>, AppError> {
     let player = the_player(&state, &caller).await?;
-    let path = format!("/v1/accounts/{}", player.wallet_account_id);
     let token = bearer_of(&caller, &state)?;
-    Ok(Json(state.ledger.call::<(), _>(Method::GET, &path, &token, None, None).await?))
+    Ok(Json(state.ledger.account_as(&token, player.wallet_account_id).await?))
 }
 
 /// `GET /v1/me/wallet/transfers?after=&limit=`.
@@ -204,12 +202,9 @@ pub async fn wallet_history(
     Query(page): Query<PageParams>,
 ) -> Result<Json<ledger_api::wire::Page<ledger_api::wire::HistoryEntry>>, AppError> {
     let player = the_player(&state, &caller).await?;
-    let mut path = format!("/v1/accounts/{}/transfers?limit={}", player.wallet_account_id, page.limit()?);
-    if let Some(after) = page.after::<i64>()? {
-        path.push_str(&format!("&after={after}"));
-    }
+    let (after, limit) = (page.after::<i64>()?, page.limit()?);
     let token = bearer_of(&caller, &state)?;
-    Ok(Json(state.ledger.call::<(), _>(Method::GET, &path, &token, None, None).await?))
+    Ok(Json(state.ledger.history_as(&token, player.wallet_account_id, after, limit).await?))
 }
 
 /// A token for the caller to present downstream (a fresh one, same subject and role).

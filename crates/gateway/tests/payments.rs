@@ -244,3 +244,125 @@ async fn a_withdrawal_holds_the_money_until_the_provider_pays_or_fails_it() {
     assert_eq!(wallet(&gw, &ann.token).await, (6_000, 6_000));
     gw.assert_ledger_balanced().await;
 }
+
+/// No row lock is held while the ledger moves a payment's money (issue 33 §2): at every ledger
+/// call of a withdrawal's hold, its webhook, and a deposit's webhook, the gateway's players and
+/// payments can be locked by another connection at once. Before, the withdrawal's hold was taken
+/// with its player locked and each webhook's money moved with its payment locked. A payment
+/// claimed by a webhook whose money has not moved is finished by the next delivery or the
+/// recovery pass.
+#[tokio::test]
+async fn no_row_lock_is_held_while_the_ledger_moves_a_payments_money() {
+    use std::sync::{Arc, Mutex};
+    let gw = TestGateway::new().await;
+    let ann = gw.player("ann@example.com").await;
+    gw.fund(&ann.token, 5_000).await;
+
+    // The ledger behind a probe: before each write it tries the gateway's rows with NOWAIT.
+    let probe_pool = sqlx::PgPool::connect(&gw.url).await.unwrap();
+    let seen: Arc<Mutex<Vec<String>>> = Arc::default();
+    let ledger = gw.state.ledger.upstream().clone();
+    let (pool, log) = (probe_pool.clone(), Arc::clone(&seen));
+    let probe = axum::Router::new().fallback(move |request: axum::extract::Request| {
+        let (ledger, pool, log) = (ledger.clone(), pool.clone(), Arc::clone(&log));
+        async move {
+            if request.method() == axum::http::Method::POST {
+                for table in ["gateway.players", "gateway.payments"] {
+                    let mut tx = pool.begin().await.unwrap();
+                    let tried = sqlx::query(&format!("SELECT 1 FROM {table} FOR UPDATE NOWAIT"))
+                        .execute(&mut *tx)
+                        .await;
+                    log.lock().unwrap().push(match tried {
+                        Ok(_) => format!("{} {table}: free", request.uri().path()),
+                        Err(e) => format!("{} {table}: LOCKED ({e})", request.uri().path()),
+                    });
+                    tx.rollback().await.unwrap();
+                }
+            }
+            ledger.forward(request, usize::MAX).await
+        }
+    });
+    let mut probed = gw.state.clone();
+    probed.ledger = ledger_api::LedgerClient::new(
+        platform::upstream::Upstream::local("ledger", probe),
+        gw.tokens.clone(),
+        "gateway",
+    );
+    probed.payments.provider = None;
+    let router = gateway::router(probed, platform::http::Limits::default());
+    let send = |path: &'static str, key: &'static str, body: Value| {
+        let request = Request::post(path)
+            .header("content-type", "application/json")
+            .header("authorization", format!("Bearer {}", ann.token))
+            .header("idempotency-key", key)
+            .body(Body::from(body.to_string()))
+            .unwrap();
+        platform::testing::send(&router, request)
+    };
+    let signed = |event: &Value| {
+        let bytes = event.to_string();
+        Request::post("/v1/payments/webhook")
+            .header("content-type", "application/json")
+            .header(
+                "lotto-signature",
+                WebhookSecret::new(WEBHOOK_SECRET).sign(chrono::Utc::now().timestamp(), bytes.as_bytes()),
+            )
+            .body(Body::from(bytes))
+            .unwrap()
+    };
+
+    // A withdrawal (its hold) and a deposit, recorded with the provider away; then their webhooks.
+    let out = send("/v1/me/withdrawals", "w-1", json!({"amount": 1_200, "currency": "USD"})).await;
+    let deposit = send("/v1/me/deposits", "d-1", json!({"amount": 700, "currency": "USD"})).await;
+    assert_eq!(
+        (out.status, deposit.status),
+        (StatusCode::SERVICE_UNAVAILABLE, StatusCode::SERVICE_UNAVAILABLE)
+    );
+    let ids: Vec<(String, String)> =
+        sqlx::query_as("SELECT id::text, kind FROM payments WHERE state = 'pending' ORDER BY kind")
+            .fetch_all(&gw.state.pool)
+            .await
+            .unwrap();
+    assert_eq!(ids.len(), 2, "{ids:?}");
+    for (n, (id, kind)) in ids.iter().enumerate() {
+        let amount = if kind == "deposit" { 700 } else { 1_200 };
+        let event = json!({"id": format!("evt-{n}"), "type": "payment.succeeded", "payment_id": id, "amount": amount, "currency": "USD"});
+        let applied = platform::testing::send(&router, signed(&event)).await;
+        assert_eq!(
+            (applied.status, applied.body["state"].as_str()),
+            (StatusCode::OK, Some("succeeded")),
+            "{}",
+            applied.body
+        );
+    }
+    let seen = seen.lock().unwrap().clone();
+    assert_eq!(seen.len(), 6, "a hold, a posting and a deposit, each probed on two tables: {seen:?}");
+    assert!(seen.iter().all(|s| s.ends_with("free")), "{seen:#?}");
+    assert_eq!(wallet(&gw, &ann.token).await, (5_000 - 1_200 + 700, 5_000 - 1_200 + 700));
+
+    // A payment claimed as settling whose money never moved (its process died): the recovery
+    // pass finishes it, once.
+    let stuck = gw.deposit(&ann.token, "d-2", json!({"amount": 300, "currency": "USD"})).await;
+    let id = stuck.body["id"].as_str().unwrap().to_owned();
+    gw.settled_payment(&ann.token, &id).await;
+    let before = wallet(&gw, &ann.token).await.0;
+    sqlx::query("UPDATE payments SET state = 'settling', outcome = 'succeeded', updated_at = now() - interval '1 minute' WHERE id = $1::uuid")
+        .bind(&id)
+        .execute(&gw.state.pool)
+        .await
+        .unwrap();
+    let finished =
+        gateway::payments::finish_settling(&gw.state, std::time::Duration::from_secs(5)).await.unwrap();
+    assert_eq!(finished, 1);
+    let state: String = sqlx::query_scalar("SELECT state FROM payments WHERE id = $1::uuid")
+        .bind(&id)
+        .fetch_one(&gw.state.pool)
+        .await
+        .unwrap();
+    assert_eq!(
+        (state.as_str(), wallet(&gw, &ann.token).await.0),
+        ("succeeded", before),
+        "credited once, not again"
+    );
+    gw.assert_ledger_balanced().await;
+}

@@ -220,6 +220,28 @@ impl LedgerClient {
         Ok(())
     }
 
+    /// Account `id` read with `bearer`, the caller's own token, so the ledger itself checks the
+    /// account is theirs (a player's wallet).
+    pub async fn account_as(&self, bearer: &str, id: Uuid) -> Result<wire::Account, AppError> {
+        self.ledger.call::<(), _>(Method::GET, &format!("/v1/accounts/{id}"), bearer, None, None).await
+    }
+
+    /// A page of account `id`'s transfers in journal order after entry `after`, read with the
+    /// caller's own token.
+    pub async fn history_as(
+        &self,
+        bearer: &str,
+        id: Uuid,
+        after: Option<i64>,
+        limit: i64,
+    ) -> Result<wire::Page<wire::HistoryEntry>, AppError> {
+        let mut path = format!("/v1/accounts/{id}/transfers?limit={limit}");
+        if let Some(after) = after {
+            path.push_str(&format!("&after={after}"));
+        }
+        self.ledger.call::<(), _>(Method::GET, &path, bearer, None, None).await
+    }
+
     /// An account's posted balance, in cents.
     pub async fn balance(&self, account: Uuid) -> Result<i64, AppError> {
         let path = format!("/v1/accounts/{account}");
