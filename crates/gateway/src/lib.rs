@@ -24,6 +24,7 @@ pub mod players;
 pub mod rate_limit;
 pub mod renewal;
 pub mod sessions;
+pub mod store;
 pub mod web_client;
 
 use std::sync::Arc;

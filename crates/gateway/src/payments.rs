@@ -38,13 +38,14 @@ use platform::webhook::{SIGNATURE_HEADER, WebhookSecret};
 use platform::{AppError, IdempotencyKey, Json, Path};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
-use sqlx::{PgConnection, Row};
+use sqlx::PgConnection;
 use uuid::Uuid;
 
 use crate::GatewayState;
 use crate::config::PaymentSettings;
 use crate::players::{GATEWAY_NAMESPACE, Player, the_player};
 use crate::sessions::PlayerSession;
+use crate::store::payments::{self as store, NewPayment, PaymentRow, Stage};
 
 /// How the gateway reaches its payment provider, and how it checks the provider's callbacks.
 #[derive(Debug, Clone)]
@@ -87,22 +88,7 @@ impl Payments {
     }
 }
 
-/// Deposit or withdrawal.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum PaymentKind {
-    Deposit,
-    Withdrawal,
-}
-
-impl PaymentKind {
-    fn as_str(self) -> &'static str {
-        match self {
-            PaymentKind::Deposit => "deposit",
-            PaymentKind::Withdrawal => "withdrawal",
-        }
-    }
-}
+pub use crate::store::payments::PaymentKind;
 
 /// Where a payment stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
@@ -166,26 +152,24 @@ pub struct PaymentEvent {
     pub reason: Option<String>,
 }
 
-const PAYMENT_COLUMNS: &str =
-    "id, player_id, kind, amount, currency, payment_method, state, failure, created_at, updated_at";
-
-fn payment_view(row: &sqlx::postgres::PgRow) -> Result<PaymentView, AppError> {
-    let kind: String = row.try_get("kind")?;
-    let state: String = row.try_get("state")?;
-    Ok(PaymentView {
-        id: row.try_get("id")?,
-        kind: if kind == "deposit" { PaymentKind::Deposit } else { PaymentKind::Withdrawal },
-        amount: row.try_get("amount")?,
-        currency: row.try_get("currency")?,
-        state: match state.as_str() {
-            "succeeded" => PaymentState::Succeeded,
-            "failed" => PaymentState::Failed,
-            _ => PaymentState::Pending,
-        },
-        failure: row.try_get("failure")?,
-        created_at: row.try_get("created_at")?,
-        updated_at: row.try_get("updated_at")?,
-    })
+impl From<&PaymentRow> for PaymentView {
+    fn from(row: &PaymentRow) -> Self {
+        PaymentView {
+            id: row.id,
+            kind: row.kind,
+            amount: row.amount,
+            currency: row.currency.clone(),
+            // A payment settling is still pending to its player until its money has moved.
+            state: match row.stage {
+                Stage::Pending | Stage::Settling { .. } => PaymentState::Pending,
+                Stage::Succeeded => PaymentState::Succeeded,
+                Stage::Failed => PaymentState::Failed,
+            },
+            failure: row.failure.clone(),
+            created_at: row.created_at,
+            updated_at: row.updated_at,
+        }
+    }
 }
 
 /// Checks a request's amount and currency before anything is recorded.
@@ -234,14 +218,10 @@ async fn existing_intent(
     amount: Amount,
     currency: Currency,
 ) -> Result<Option<PaymentView>, AppError> {
-    let Some(row) = sqlx::query(&format!("SELECT {PAYMENT_COLUMNS} FROM payments WHERE id = $1"))
-        .bind(id)
-        .fetch_optional(conn)
-        .await?
-    else {
+    let Some(row) = store::get(conn, id).await? else {
         return Ok(None);
     };
-    let view = payment_view(&row)?;
+    let view = PaymentView::from(&row);
     if view.amount != amount.cents() || view.currency != currency.as_str() {
         return Err(AppError::conflict("idempotency_conflict", "this key made a payment of another amount"));
     }
@@ -256,19 +236,9 @@ async fn insert_intent(
     request: &PaymentRequest,
     method: &str,
 ) -> Result<Option<PaymentView>, AppError> {
-    let row = sqlx::query(&format!(
-        "INSERT INTO payments (id, player_id, kind, amount, currency, payment_method, state)
-         VALUES ($1, $2, $3, $4, $5, $6, 'pending') ON CONFLICT (id) DO NOTHING RETURNING {PAYMENT_COLUMNS}"
-    ))
-    .bind(id)
-    .bind(player)
-    .bind(kind.as_str())
-    .bind(request.amount)
-    .bind(&request.currency)
-    .bind(method)
-    .fetch_optional(conn)
-    .await?;
-    row.as_ref().map(payment_view).transpose()
+    let payment =
+        NewPayment { id, player, kind, amount: request.amount, currency: &request.currency, method };
+    Ok(store::insert_pending(conn, &payment).await?.as_ref().map(PaymentView::from))
 }
 
 /// Asks the provider to make the payment (again, on a retry: the provider keys it by our id).
@@ -390,7 +360,7 @@ async fn deposit_intent(
 ) -> Result<(bool, PaymentView), AppError> {
     let limits = crate::players::limits(state, player.id).await?;
     let mut tx = state.pool.begin().await?;
-    sqlx::query("SELECT 1 FROM players WHERE id = $1 FOR UPDATE").bind(player.id).execute(&mut *tx).await?;
+    store::lock_player(&mut tx, player.id).await?;
     let answer = match existing_intent(&mut tx, id, amount, currency).await? {
         Some(view) => (false, view),
         None => {
@@ -457,16 +427,7 @@ async fn within_limits(
     limits: &[crate::players::DepositLimit],
 ) -> Result<(), AppError> {
     for limit in limits.iter().filter(|l| l.amount.is_some()) {
-        let used: i64 = sqlx::query_scalar(
-            "SELECT coalesce(sum(amount), 0)::bigint FROM payments
-              WHERE player_id = $1 AND kind = 'deposit'
-                AND (state IN ('pending', 'succeeded') OR (state = 'settling' AND outcome = 'succeeded'))
-                AND created_at > now() - make_interval(days => $2)",
-        )
-        .bind(player.id)
-        .bind(limit.period.window_days())
-        .fetch_one(&mut *tx)
-        .await?;
+        let used = store::deposited_within(&mut *tx, player.id, limit.period.window_days()).await?;
         let cap = limit.amount.unwrap_or(i64::MAX);
         if used.saturating_add(amount.cents()) > cap {
             return Err(AppError::unprocessable(
@@ -503,16 +464,10 @@ pub async fn get_payment(
     Path(id): Path<Uuid>,
 ) -> Result<Json<PaymentView>, AppError> {
     let player = the_player(&state, &caller).await?;
-    let row =
-        sqlx::query(&format!("SELECT {PAYMENT_COLUMNS} FROM payments WHERE id = $1 AND player_id = $2"))
-            .bind(id)
-            .bind(player.id)
-            .fetch_optional(&state.pool)
-            .await?
-            .ok_or_else(|| {
-                AppError::not_found("payment_not_found", format!("payment {id} does not exist"))
-            })?;
-    Ok(Json(payment_view(&row)?))
+    let row = store::get_of_player(&state.pool, id, player.id)
+        .await?
+        .ok_or_else(|| AppError::not_found("payment_not_found", format!("payment {id} does not exist")))?;
+    Ok(Json(PaymentView::from(&row)))
 }
 
 /// What a webhook did.
@@ -576,50 +531,25 @@ pub async fn webhook(
     // The claim: the event recorded and, for a pending payment, its outcome, in one short
     // transaction; the money moves after it commits.
     let mut tx = state.pool.begin().await?;
-    let row =
-        sqlx::query(&format!("SELECT {PAYMENT_COLUMNS}, outcome FROM payments WHERE id = $1 FOR UPDATE"))
-            .bind(event.payment_id)
-            .fetch_optional(&mut *tx)
-            .await?
-            .ok_or_else(|| {
-                AppError::not_found(
-                    "payment_not_found",
-                    format!("payment {} does not exist", event.payment_id),
-                )
-            })?;
-    let view = payment_view(&row)?;
-    let stored_state: String = row.try_get("state")?;
-    let fresh = sqlx::query(
-        "INSERT INTO payment_events (event_id, payment_id, type) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING",
-    )
-    .bind(&event.id)
-    .bind(event.payment_id)
-    .bind(&event.kind)
-    .execute(&mut *tx)
-    .await?
-    .rows_affected()
-        == 1;
+    let row = store::lock(&mut tx, event.payment_id).await?.ok_or_else(|| {
+        AppError::not_found("payment_not_found", format!("payment {} does not exist", event.payment_id))
+    })?;
+    let view = PaymentView::from(&row);
+    let fresh = store::record_event(&mut tx, &event.id, event.payment_id, &event.kind).await?;
     if fresh && (event.amount, event.currency.as_str()) != (view.amount, view.currency.as_str()) {
         return Err(AppError::unprocessable(
             "event_mismatch",
             "the event's amount or currency is not the payment's",
         ));
     }
-    let settling = match stored_state.as_str() {
-        "pending" if fresh => {
+    let settling = match row.stage {
+        Stage::Pending if fresh => {
             let failure = (!succeeded).then(|| event.reason.clone().unwrap_or_else(|| "declined".to_owned()));
-            sqlx::query(
-                "UPDATE payments SET state = 'settling', outcome = $2, failure = $3, updated_at = now() WHERE id = $1",
-            )
-            .bind(view.id)
-            .bind(if succeeded { "succeeded" } else { "failed" })
-            .bind(failure)
-            .execute(&mut *tx)
-            .await?;
+            store::claim_settling(&mut tx, view.id, succeeded, failure.as_deref()).await?;
             true
         }
         // Claimed by an earlier delivery that did not finish: finished now, by its outcome.
-        "settling" => true,
+        Stage::Settling { .. } => true,
         _ => false,
     };
     tx.commit().await?;
@@ -634,25 +564,13 @@ pub async fn webhook(
 /// Finishes a `settling` payment: its outcome's money moved (a replay if it had moved), then the
 /// payment marked with the outcome. Answers the payment's state after it.
 async fn finish(state: &GatewayState, id: Uuid) -> Result<PaymentState, AppError> {
-    let row = sqlx::query(&format!(
-        "SELECT {PAYMENT_COLUMNS}, outcome, (SELECT wallet_account_id FROM players WHERE players.id = payments.player_id) AS wallet
-           FROM payments WHERE id = $1"
-    ))
-    .bind(id)
-    .fetch_one(&state.pool)
-    .await?;
-    let view = payment_view(&row)?;
-    if row.try_get::<String, _>("state")? != "settling" {
-        return Ok(view.state);
-    }
-    let succeeded = row.try_get::<Option<String>, _>("outcome")?.as_deref() == Some("succeeded");
-    apply_outcome(state, &view, row.try_get("wallet")?, succeeded).await?;
-    sqlx::query(
-        "UPDATE payments SET state = outcome, updated_at = now() WHERE id = $1 AND state = 'settling'",
-    )
-    .bind(id)
-    .execute(&state.pool)
-    .await?;
+    let (row, wallet) = store::with_wallet(&state.pool, id)
+        .await?
+        .ok_or_else(|| AppError::internal(format!("payment {id} vanished")))?;
+    let view = PaymentView::from(&row);
+    let Stage::Settling { succeeded } = row.stage else { return Ok(view.state) };
+    apply_outcome(state, &view, wallet, succeeded).await?;
+    store::settle(&state.pool, id).await?;
     Ok(if succeeded { PaymentState::Succeeded } else { PaymentState::Failed })
 }
 
@@ -662,10 +580,10 @@ pub async fn finish_settling(
     state: &GatewayState,
     older_than: std::time::Duration,
 ) -> Result<usize, AppError> {
-    const SETTLING: &str = "SELECT id FROM payments WHERE state = 'settling'
-        AND updated_at < now() - make_interval(secs => $1) ORDER BY updated_at LIMIT 100";
-    platform::recovery::finish_stuck(&state.pool, SETTLING, older_than, "payment", |id| finish(state, id))
-        .await
+    platform::recovery::finish_stuck(&state.pool, store::SETTLING, older_than, "payment", |id| {
+        finish(state, id)
+    })
+    .await
 }
 
 /// The ledger side of an outcome; each transfer's id comes from the payment, so a webhook
