@@ -10,7 +10,7 @@ use platform::openapi::Refused;
 use platform::{AppError, Json, PageParams, Path, Query};
 use serde::{Deserialize, Serialize};
 
-use sqlx::Row;
+use crate::store::players::{self as store, NewPlayer};
 use uuid::Uuid;
 
 use crate::GatewayState;
@@ -77,11 +77,7 @@ pub async fn register(
             format!("players must be {MINIMUM_AGE_YEARS} or older (K.A.R. 111-5-24(c))"),
         ));
     }
-    let taken: bool = sqlx::query_scalar("SELECT EXISTS (SELECT 1 FROM players WHERE email = $1)")
-        .bind(&email)
-        .fetch_one(&state.pool)
-        .await?;
-    if taken {
+    if store::email_taken(&state.pool, &email).await? {
         return Err(email_taken());
     }
     let id = Uuid::now_v7();
@@ -90,18 +86,14 @@ pub async fn register(
     // The player first, then the wallet: of concurrent registrations of one email only the one
     // whose row went in opens a wallet, and a wallet that cannot be opened takes its player back
     // out, so there is never a wallet without a player nor a player without a wallet.
-    let inserted = sqlx::query(
-        "INSERT INTO players (id, email, password_hash, date_of_birth, wallet_account_id)
-         VALUES ($1, $2, $3, $4, $5) ON CONFLICT (email) DO NOTHING",
-    )
-    .bind(id)
-    .bind(&email)
-    .bind(&password_hash)
-    .bind(request.date_of_birth)
-    .bind(wallet_id)
-    .execute(&state.pool)
-    .await?;
-    if inserted.rows_affected() == 0 {
+    let new = NewPlayer {
+        id,
+        email: &email,
+        password_hash: &password_hash,
+        date_of_birth: request.date_of_birth,
+        wallet: wallet_id,
+    };
+    if !store::insert(&state.pool, &new).await? {
         return Err(email_taken());
     }
     let opened = state
@@ -109,7 +101,7 @@ pub async fn register(
         .open_accounts(&id.to_string(), &[(wallet_id, ledger_api::AccountKind::PlayerWallet)])
         .await;
     if let Err(e) = opened {
-        sqlx::query("DELETE FROM players WHERE id = $1").bind(id).execute(&state.pool).await?;
+        store::delete(&state.pool, id).await?;
         return Err(e);
     }
     let location = format!("/v1/players/{id}");
@@ -121,22 +113,17 @@ fn email_taken() -> AppError {
 }
 
 pub async fn load_player(state: &GatewayState, id: Uuid) -> Result<Player, AppError> {
-    let row = sqlx::query(
-        "SELECT id, email, date_of_birth, wallet_account_id, last_login_at, self_excluded_until, created_at
-           FROM players WHERE id = $1",
-    )
-    .bind(id)
-    .fetch_optional(&state.pool)
-    .await?
-    .ok_or_else(|| AppError::not_found("player_not_found", format!("player {id} does not exist")))?;
+    let row = store::get(&state.pool, id)
+        .await?
+        .ok_or_else(|| AppError::not_found("player_not_found", format!("player {id} does not exist")))?;
     Ok(Player {
-        id: row.try_get("id")?,
-        email: row.try_get("email")?,
-        date_of_birth: row.try_get("date_of_birth")?,
-        wallet_account_id: row.try_get("wallet_account_id")?,
-        last_login_at: row.try_get("last_login_at")?,
-        self_excluded_until: row.try_get("self_excluded_until")?,
-        created_at: row.try_get("created_at")?,
+        id: row.id,
+        email: row.email,
+        date_of_birth: row.date_of_birth,
+        wallet_account_id: row.wallet_account_id,
+        last_login_at: row.last_login_at,
+        self_excluded_until: row.self_excluded_until,
+        created_at: row.created_at,
     })
 }
 
@@ -265,30 +252,16 @@ pub struct DepositLimit {
 
 /// The limits of a player, with raises whose delay has passed already applied.
 pub(crate) async fn limits(state: &GatewayState, player: Uuid) -> Result<Vec<DepositLimit>, AppError> {
-    sqlx::query(
-        "UPDATE deposit_limits SET amount = CASE WHEN pending_none THEN NULL ELSE pending_amount END,
-                pending_amount = NULL, pending_none = false, pending_from = NULL
-          WHERE player_id = $1 AND pending_from <= now()",
-    )
-    .bind(player)
-    .execute(&state.pool)
-    .await?;
-    let rows = sqlx::query(
-        "SELECT period, amount, pending_amount, pending_none, pending_from FROM deposit_limits WHERE player_id = $1",
-    )
-    .bind(player)
-    .fetch_all(&state.pool)
-    .await?;
-    let mut out = Vec::new();
-    for period in LimitPeriod::ALL {
-        let row = rows.iter().find(|r| r.try_get::<String, _>("period").is_ok_and(|p| p == period.as_str()));
-        out.push(match row {
+    let rows = store::deposit_limits(&state.pool, player).await?;
+    Ok(LimitPeriod::ALL
+        .into_iter()
+        .map(|period| match rows.iter().find(|r| r.period == period.as_str()) {
             Some(r) => DepositLimit {
                 period,
-                amount: r.try_get("amount")?,
-                pending_amount: r.try_get("pending_amount")?,
-                pending_removal: r.try_get("pending_none")?,
-                pending_from: r.try_get("pending_from")?,
+                amount: r.amount,
+                pending_amount: r.pending_amount,
+                pending_removal: r.pending_none,
+                pending_from: r.pending_from,
             },
             None => DepositLimit {
                 period,
@@ -297,9 +270,8 @@ pub(crate) async fn limits(state: &GatewayState, player: Uuid) -> Result<Vec<Dep
                 pending_removal: false,
                 pending_from: None,
             },
-        });
-    }
-    Ok(out)
+        })
+        .collect())
 }
 
 #[utoipa::path(
@@ -336,24 +308,16 @@ pub async fn set_limit(
         (None, Some(_)) => true,
         (Some(old), Some(new)) => new <= old,
     };
-    let sql = if lowers {
+    match request.amount {
         // In force now, and it cancels any raise that was waiting.
-        "INSERT INTO deposit_limits (player_id, period, amount) VALUES ($1, $2, $3)
-         ON CONFLICT (player_id, period) DO UPDATE
-            SET amount = $3, pending_amount = NULL, pending_none = false, pending_from = NULL"
-    } else {
-        "INSERT INTO deposit_limits (player_id, period, amount, pending_amount, pending_none, pending_from)
-         VALUES ($1, $2, NULL, $3, $3 IS NULL, now() + make_interval(hours => $4))
-         ON CONFLICT (player_id, period) DO UPDATE
-            SET pending_amount = $3, pending_none = $3 IS NULL, pending_from = now() + make_interval(hours => $4)"
-    };
-    sqlx::query(sql)
-        .bind(player.id)
-        .bind(request.period.as_str())
-        .bind(request.amount)
-        .bind(i32::try_from(LIMIT_RAISE_DELAY_HOURS).unwrap_or(24))
-        .execute(&state.pool)
-        .await?;
+        Some(amount) if lowers => {
+            store::lower_limit(&state.pool, player.id, request.period.as_str(), amount).await?;
+        }
+        amount => {
+            let delay = i32::try_from(LIMIT_RAISE_DELAY_HOURS).unwrap_or(24);
+            store::raise_limit(&state.pool, player.id, request.period.as_str(), amount, delay).await?;
+        }
+    }
     Ok(Json(limits(&state, player.id).await?))
 }
 
@@ -399,14 +363,7 @@ pub async fn self_exclude(
         .checked_add_months(Months::new(request.period.months()))
         .ok_or_else(|| AppError::internal("date overflow"))?;
     // Never shortens an exclusion already in force.
-    let until: DateTime<Utc> = sqlx::query_scalar(
-        "UPDATE players SET self_excluded_until = greatest(coalesce(self_excluded_until, $2), $2)
-          WHERE id = $1 RETURNING self_excluded_until",
-    )
-    .bind(player.id)
-    .bind(until)
-    .fetch_one(&state.pool)
-    .await?;
+    let until = store::exclude_until(&state.pool, player.id, until).await?;
     end_sessions(&state, &player.id.to_string(), None, "self_exclusion").await?;
     Ok(Json(SelfExclusion { self_excluded_until: until }))
 }

@@ -1,3 +1,4 @@
 //! The gateway's store floor (DESIGN §1): every SQL statement of the gateway, by what it keeps.
 
 pub mod payments;
+pub mod players;
