@@ -605,6 +605,9 @@ async fn apply_outcome(
         (PaymentKind::Withdrawal, true) => {
             match state.ledger.post_hold(derived("post"), view.id, metadata.clone()).await {
                 Ok(()) => {}
+                // Ended by this posting, made by another delivery finishing the same payment at
+                // the same moment: nothing more to do.
+                Err(e) if hold_over(&e) && state.ledger.transfer_exists(derived("post")).await? => {}
                 // The hold ran out before the provider paid: the money has left all the same, so it
                 // is taken from the wallet now.
                 Err(e) if hold_over(&e) => {

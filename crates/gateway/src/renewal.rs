@@ -28,10 +28,11 @@ use platform::openapi::Refused;
 use platform::{AppError, Json};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
-use sqlx::{PgConnection, PgPool, Row};
+use sqlx::{PgConnection, PgPool};
 use uuid::Uuid;
 
 use crate::GatewayState;
+use crate::store::sessions as store;
 
 /// How long sessions and their tokens last.
 #[derive(Debug, Clone, Copy)]
@@ -73,14 +74,7 @@ impl Activity {
             return Ok(());
         }
         let (ids, at): (Vec<Uuid>, Vec<DateTime<Utc>>) = taken.iter().copied().unzip();
-        let written = sqlx::query(
-            "UPDATE sessions SET last_seen_at = greatest(last_seen_at, v.at)
-               FROM unnest($1::uuid[], $2::timestamptz[]) AS v(id, at) WHERE sessions.id = v.id",
-        )
-        .bind(&ids)
-        .bind(&at)
-        .execute(pool)
-        .await;
+        let written = store::note_last_seen(pool, &ids, &at).await;
         if written.is_err()
             && let Ok(mut seen) = self.0.lock()
         {
@@ -180,11 +174,7 @@ fn digest(token: &str) -> Vec<u8> {
 /// A new refresh token of `session`, stored as its hash; the text is shown once.
 async fn new_refresh_token(conn: &mut PgConnection, session: Uuid) -> Result<String, AppError> {
     let token = format!("rt_{}", hex::encode(platform::auth::random_bytes::<32>()));
-    sqlx::query("INSERT INTO refresh_tokens (token_hash, session_id) VALUES ($1, $2)")
-        .bind(digest(&token))
-        .bind(session)
-        .execute(conn)
-        .await?;
+    store::keep_refresh_token(conn, &digest(&token), session).await?;
     Ok(token)
 }
 
@@ -224,20 +214,7 @@ fn access_token(
 /// A terminal's shop (name and address) and label, by the terminal's id.
 pub async fn terminal_place(pool: &PgPool, terminal: &str) -> Result<Option<Place>, AppError> {
     let Ok(id) = terminal.parse::<Uuid>() else { return Ok(None) };
-    let row = sqlx::query(
-        "SELECT r.name, r.address, t.label FROM terminals t JOIN retailers r ON r.id = t.retailer_id WHERE t.id = $1",
-    )
-    .bind(id)
-    .fetch_optional(pool)
-    .await?;
-    row.map(|row| {
-        Ok(Place {
-            shop: row.try_get("name")?,
-            address: row.try_get("address")?,
-            terminal: row.try_get("label")?,
-        })
-    })
-    .transpose()
+    store::terminal_place(pool, id).await
 }
 
 /// Opens a session for a login that passed, and answers its first tokens.
@@ -250,17 +227,8 @@ pub async fn open(
 ) -> Result<Issued, AppError> {
     let sid = Uuid::now_v7();
     let mut tx = state.pool.begin().await?;
-    let (expires_at, last_seen_at): (DateTime<Utc>, DateTime<Utc>) = sqlx::query_as(
-        "INSERT INTO sessions (id, subject, role, org, expires_at) VALUES ($1, $2, $3, $4, now() + $5)
-         RETURNING expires_at, last_seen_at",
-    )
-    .bind(sid)
-    .bind(subject)
-    .bind(role.as_str())
-    .bind(org)
-    .bind(state.sessions.lifetime)
-    .fetch_one(&mut *tx)
-    .await?;
+    let (expires_at, last_seen_at) =
+        store::open(&mut tx, sid, subject, role.as_str(), org, state.sessions.lifetime).await?;
     let refresh = new_refresh_token(&mut tx, sid).await?;
     tx.commit().await?;
     let row = SessionRow {
@@ -313,19 +281,9 @@ pub async fn refresh(
     }
     let hash = digest(&request.refresh_token);
     let mut tx = state.pool.begin().await?;
-    let claimed: Option<Uuid> = sqlx::query_scalar(
-        "UPDATE refresh_tokens SET used_at = now() WHERE token_hash = $1 AND used_at IS NULL RETURNING session_id",
-    )
-    .bind(&hash)
-    .fetch_optional(&mut *tx)
-    .await?;
+    let claimed = store::use_refresh_token(&mut tx, &hash).await?;
     let Some(sid) = claimed else {
-        let reused: Option<(Uuid, String)> = sqlx::query_as(
-            "SELECT s.id, s.subject FROM refresh_tokens t JOIN sessions s ON s.id = t.session_id WHERE t.token_hash = $1",
-        )
-        .bind(&hash)
-        .fetch_optional(&mut *tx)
-        .await?;
+        let reused = store::refresh_token_session(&mut tx, &hash).await?;
         tx.rollback().await?;
         return Err(match reused {
             Some((sid, subject)) => {
@@ -339,21 +297,16 @@ pub async fn refresh(
             None => invalid_refresh_token(),
         });
     };
-    let row = sqlx::query(
-        "SELECT subject, role, org, expires_at, ended_at, last_seen_at FROM sessions WHERE id = $1 FOR UPDATE",
-    )
-    .bind(sid)
-    .fetch_one(&mut *tx)
-    .await?;
-    let role: String = row.try_get("role")?;
+    let row = store::lock(&mut tx, sid).await?;
     let session = SessionRow {
-        subject: row.try_get("subject")?,
-        role: Role::parse(&role).ok_or_else(|| AppError::internal(format!("a session of role {role}")))?,
-        org: row.try_get("org")?,
+        role: Role::parse(&row.role)
+            .ok_or_else(|| AppError::internal(format!("a session of role {}", row.role)))?,
+        subject: row.subject,
+        org: row.org,
         place: None,
-        expires_at: row.try_get("expires_at")?,
-        ended_at: row.try_get("ended_at")?,
-        last_seen_at: row.try_get("last_seen_at")?,
+        expires_at: row.expires_at,
+        ended_at: row.ended_at,
+        last_seen_at: row.last_seen_at,
     };
     let now = Utc::now();
     let idle_since =
@@ -368,10 +321,7 @@ pub async fn refresh(
     } else if session.expires_at <= now {
         Some(unauthenticated("session_expired", "this session has reached its end; log in again"))
     } else if let Some(idle) = idle_since {
-        sqlx::query("UPDATE sessions SET ended_at = now(), end_reason = 'idle' WHERE id = $1")
-            .bind(sid)
-            .execute(&mut *tx)
-            .await?;
+        store::end_idle(&mut tx, sid).await?;
         Some(unauthenticated(
             "session_idle",
             &format!(
@@ -403,14 +353,7 @@ pub async fn refresh(
 /// Ends session `sid` of `subject` and refuses its tokens at once (this replica at once, the
 /// others within a second, as every ended session).
 async fn end_session(state: &GatewayState, subject: &str, sid: Uuid, reason: &str) -> Result<(), AppError> {
-    let ended: Vec<Uuid> = sqlx::query_scalar(
-        "UPDATE sessions SET ended_at = now(), end_reason = $3 WHERE subject = $1 AND id = $2 AND ended_at IS NULL RETURNING id",
-    )
-    .bind(subject)
-    .bind(sid)
-    .bind(reason)
-    .fetch_all(&state.pool)
-    .await?;
+    let ended = store::end(&state.pool, subject, Some(sid), reason).await?;
     state.ended_sessions.insert_all(&ended);
     Ok(())
 }

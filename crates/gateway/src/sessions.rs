@@ -18,13 +18,14 @@ use platform::auth::{Caller, Claims, Role, unauthenticated};
 use platform::openapi::Refused;
 use platform::{AppError, Json};
 use serde::Deserialize;
-use sqlx::{PgPool, Row};
+use sqlx::PgPool;
 use uuid::Uuid;
 
 use crate::GatewayState;
 use crate::credentials::{api_key_prefix, digest_api_key, digests_equal, verify_password};
 use crate::rate_limit::VerifiedClaims;
 use crate::renewal::{self, LoginResponse};
+use crate::store::sessions::{self as store, Credentials};
 
 /// Failed logins in a row that lock an account.
 pub const LOCKOUT_AFTER_FAILURES: i32 = 5;
@@ -48,10 +49,7 @@ impl EndedSessions {
 
     /// Reloads the set from the database.
     pub async fn refresh(&self, pool: &PgPool) -> Result<(), sqlx::Error> {
-        let ended: Vec<Uuid> =
-            sqlx::query_scalar("SELECT id FROM sessions WHERE ended_at IS NOT NULL AND expires_at > now()")
-                .fetch_all(pool)
-                .await?;
+        let ended = store::ended_ids(pool).await?;
         if let Ok(mut set) = self.0.write() {
             *set = ended.into_iter().collect();
         }
@@ -80,15 +78,7 @@ pub async fn end_sessions(
     only: Option<Uuid>,
     reason: &str,
 ) -> Result<(), AppError> {
-    let ended: Vec<Uuid> = sqlx::query_scalar(
-        "UPDATE sessions SET ended_at = now(), end_reason = $3
-          WHERE subject = $1 AND ended_at IS NULL AND ($2::uuid IS NULL OR id = $2) RETURNING id",
-    )
-    .bind(subject)
-    .bind(only)
-    .bind(reason)
-    .fetch_all(&state.pool)
-    .await?;
+    let ended = store::end(&state.pool, subject, only, reason).await?;
     state.ended_sessions.insert_all(&ended);
     Ok(())
 }
@@ -184,11 +174,13 @@ pub async fn login(
 ) -> Result<(StatusCode, [(HeaderName, HeaderValue); 2], Json<LoginResponse>), AppError> {
     let (subject, role, previous, org, place) = match request {
         LoginRequest::Player { email, password } => {
-            let (subject, role, previous) = password_login(&state, "players", &email, password).await?;
+            let (subject, role, previous) =
+                password_login(&state, Credentials::Players, &email, password).await?;
             (subject, role, previous, None, None)
         }
         LoginRequest::Staff { username, password } => {
-            let (subject, role, previous) = password_login(&state, "staff", &username, password).await?;
+            let (subject, role, previous) =
+                password_login(&state, Credentials::Staff, &username, password).await?;
             (subject, role, previous, None, None)
         }
         LoginRequest::Terminal { api_key } => {
@@ -210,71 +202,41 @@ pub async fn login(
 /// Checks a player's or staff member's password, with lockout after repeated failures.
 async fn password_login(
     state: &GatewayState,
-    table: &'static str,
+    whose: Credentials,
     login: &str,
     password: String,
 ) -> Result<(String, Role, Option<DateTime<Utc>>), AppError> {
-    let column = if table == "players" { "email" } else { "username" };
-    let role_sql = if table == "players" { "'player'" } else { "role" };
-    let extra = if table == "players" {
-        ", self_excluded_until"
-    } else {
-        ", NULL::timestamptz AS self_excluded_until"
-    };
-    let row = sqlx::query(&format!(
-        "SELECT id, password_hash, locked_until, last_login_at, {role_sql} AS role {extra}
-           FROM {table} WHERE {column} = lower($1)"
-    ))
-    .bind(login.trim())
-    .fetch_optional(&state.pool)
-    .await?;
-    let hash = row.as_ref().map(|r| r.try_get::<String, _>("password_hash")).transpose()?;
-    let matches = verify_password(password, hash).await?;
+    let row = store::credentials(&state.pool, whose, login.trim()).await?;
+    // The hash is checked even without a row, so an unknown login takes as long as a known one.
+    let matches = verify_password(password, row.as_ref().map(|r| r.password_hash.clone())).await?;
     let Some(row) = row else { return Err(bad_credentials()) };
-    let id: Uuid = row.try_get("id")?;
-    if let Some(until) = row.try_get::<Option<DateTime<Utc>>, _>("locked_until")?.filter(|u| *u > Utc::now())
-    {
+    if let Some(until) = row.locked_until.filter(|u| *u > Utc::now()) {
         return Err(locked(until));
     }
     if !matches {
-        let locked_until: Option<DateTime<Utc>> = sqlx::query_scalar(&format!(
-            "UPDATE {table} SET failed_logins = failed_logins + 1,
-                    locked_until = CASE WHEN failed_logins + 1 >= $2 THEN now() + make_interval(mins => $3) END
-              WHERE id = $1 RETURNING locked_until"
-        ))
-        .bind(id)
-        .bind(LOCKOUT_AFTER_FAILURES)
-        .bind(i32::try_from(LOCKOUT_MINUTES).unwrap_or(15))
-        .fetch_one(&state.pool)
-        .await?;
-        return Err(match locked_until {
-            Some(until) => locked(until),
-            None => bad_credentials(),
-        });
+        let minutes = i32::try_from(LOCKOUT_MINUTES).unwrap_or(15);
+        return Err(
+            match store::failed_login(&state.pool, whose, row.id, LOCKOUT_AFTER_FAILURES, minutes).await? {
+                Some(until) => locked(until),
+                None => bad_credentials(),
+            },
+        );
     }
-    if let Some(until) =
-        row.try_get::<Option<DateTime<Utc>>, _>("self_excluded_until")?.filter(|u| *u > Utc::now())
-    {
+    if let Some(until) = row.self_excluded_until.filter(|u| *u > Utc::now()) {
         return Err(AppError::new(
             StatusCode::FORBIDDEN,
             "self_excluded",
             format!("this account is self-excluded until {}", until.to_rfc3339()),
         ));
     }
-    let previous: Option<DateTime<Utc>> = row.try_get("last_login_at")?;
-    sqlx::query(&format!(
-        "UPDATE {table} SET failed_logins = 0, locked_until = NULL, last_login_at = now() WHERE id = $1"
-    ))
-    .bind(id)
-    .execute(&state.pool)
-    .await?;
-    let role = match row.try_get::<String, _>("role")?.as_str() {
+    store::logged_in(&state.pool, whose, row.id).await?;
+    let role = match row.role.as_str() {
         "player" => Role::Player,
         "operator" => Role::Operator,
         "auditor" => Role::Auditor,
         other => return Err(AppError::internal(format!("unknown staff role {other}"))),
     };
-    Ok((id.to_string(), role, previous))
+    Ok((row.id.to_string(), role, row.last_login_at))
 }
 
 /// A terminal's API key checked: its id, when it last logged in, and its retailer.
@@ -283,27 +245,15 @@ async fn terminal_login(
     api_key: &str,
 ) -> Result<(String, Option<DateTime<Utc>>, String), AppError> {
     let prefix = api_key_prefix(api_key).ok_or_else(bad_credentials)?;
-    let row =
-        sqlx::query("SELECT id, retailer_id, key_hash, revoked_at FROM terminals WHERE key_prefix = $1")
-            .bind(prefix)
-            .fetch_optional(&state.pool)
-            .await?
-            .ok_or_else(bad_credentials)?;
-    let stored: Vec<u8> = row.try_get("key_hash")?;
-    if !digests_equal(&digest_api_key(api_key), &stored) {
+    let key = store::terminal_key(&state.pool, prefix).await?.ok_or_else(bad_credentials)?;
+    if !digests_equal(&digest_api_key(api_key), &key.key_hash) {
         return Err(bad_credentials());
     }
-    if row.try_get::<Option<DateTime<Utc>>, _>("revoked_at")?.is_some() {
+    if key.revoked_at.is_some() {
         return Err(AppError::new(StatusCode::UNAUTHORIZED, "key_revoked", "this API key has been revoked"));
     }
-    let id: Uuid = row.try_get("id")?;
-    let previous: Option<DateTime<Utc>> =
-        sqlx::query_scalar("SELECT max(created_at) FROM sessions WHERE subject = $1")
-            .bind(id.to_string())
-            .fetch_one(&state.pool)
-            .await?;
-    let retailer: Uuid = row.try_get("retailer_id")?;
-    Ok((id.to_string(), previous, retailer.to_string()))
+    let previous = store::last_session_of(&state.pool, &key.id.to_string()).await?;
+    Ok((key.id.to_string(), previous, key.retailer_id.to_string()))
 }
 
 /// `DELETE /v1/sessions/current`: logs out the session of the token presented.

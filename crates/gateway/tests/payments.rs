@@ -366,3 +366,41 @@ async fn no_row_lock_is_held_while_the_ledger_moves_a_payments_money() {
     );
     gw.assert_ledger_balanced().await;
 }
+
+/// Deliveries of a withdrawal's outcome that arrive together (the provider sends two events, or
+/// sends one again before the first is answered) pay it out once: the second finds the hold
+/// ended by the first's posting and takes nothing more from the wallet.
+#[tokio::test]
+async fn outcomes_delivered_at_once_pay_a_withdrawal_out_once() {
+    let gw = TestGateway::new().await;
+    let ann = gw.player("ann@example.com").await;
+    gw.fund(&ann.token, 10_000).await;
+    for round in 0..5 {
+        let key = format!("together-{round}");
+        let held = with_provider_away(
+            &gw,
+            "/v1/me/withdrawals",
+            &ann.token,
+            &key,
+            json!({"amount": 500, "currency": "USD"}),
+        )
+        .await;
+        assert_eq!(held.status, StatusCode::SERVICE_UNAVAILABLE, "{}", held.body);
+        let id: String = sqlx::query_scalar(
+            "SELECT id::text FROM payments WHERE state = 'pending' AND kind = 'withdrawal'",
+        )
+        .fetch_one(&gw.state.pool)
+        .await
+        .unwrap();
+        let event = |n: u32| json!({"id": format!("{key}-{n}"), "type": "payment.succeeded", "payment_id": id, "amount": 500, "currency": "USD"});
+        let (one, two) = (event(1), event(2));
+        let (first, second, third) =
+            tokio::join!(webhook(&gw, &one, None), webhook(&gw, &two, None), webhook(&gw, &one, None));
+        for reply in [&first, &second, &third] {
+            assert_eq!(reply.status, StatusCode::OK, "{}", reply.body);
+        }
+        let paid_out = 500 * (i64::from(round) + 1);
+        assert_eq!(wallet(&gw, &ann.token).await, (10_000 - paid_out, 10_000 - paid_out), "round {round}");
+    }
+    gw.assert_ledger_balanced().await;
+}

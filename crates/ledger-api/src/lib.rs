@@ -242,6 +242,16 @@ impl LedgerClient {
         self.ledger.call::<(), _>(Method::GET, &path, bearer, None, None).await
     }
 
+    /// Whether transfer `id` is in the journal.
+    pub async fn transfer_exists(&self, id: Uuid) -> Result<bool, AppError> {
+        let path = format!("/v1/transfers/{id}");
+        match self.ledger.call::<(), wire::Transfer>(Method::GET, &path, &self.token()?, None, None).await {
+            Ok(_) => Ok(true),
+            Err(e) if e.code() == "transfer_not_found" => Ok(false),
+            Err(e) => Err(e),
+        }
+    }
+
     /// An account's posted balance, in cents.
     pub async fn balance(&self, account: Uuid) -> Result<i64, AppError> {
         let path = format!("/v1/accounts/{account}");

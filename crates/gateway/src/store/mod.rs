@@ -2,3 +2,4 @@
 
 pub mod payments;
 pub mod players;
+pub mod sessions;

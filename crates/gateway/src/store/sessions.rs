@@ -1,0 +1,289 @@
+//! Logins, sessions and refresh tokens as stored (`players` and `staff` credentials,
+//! `terminals`, `sessions`, `refresh_tokens`): every statement of [`crate::sessions`] and
+//! [`crate::renewal`].
+
+use chrono::{DateTime, Utc};
+use platform::AppError;
+use platform::auth::Place;
+use sqlx::{PgConnection, PgPool, Row};
+use uuid::Uuid;
+
+/// Whose password a login checks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Credentials {
+    /// Players, by email.
+    Players,
+    /// Operators and auditors, by username.
+    Staff,
+}
+
+impl Credentials {
+    fn table(self) -> &'static str {
+        match self {
+            Credentials::Players => "players",
+            Credentials::Staff => "staff",
+        }
+    }
+}
+
+/// What a password login reads.
+#[derive(Debug, Clone)]
+pub struct CredentialRow {
+    pub id: Uuid,
+    pub password_hash: String,
+    pub locked_until: Option<DateTime<Utc>>,
+    pub last_login_at: Option<DateTime<Utc>>,
+    /// `player`, `operator` or `auditor`.
+    pub role: String,
+    pub self_excluded_until: Option<DateTime<Utc>>,
+}
+
+/// The credentials of the player with `login` as email, or the staff member with it as username.
+// The table and column are one of two fixed pairs, so the statement is built from them.
+pub async fn credentials(
+    pool: &PgPool,
+    whose: Credentials,
+    login: &str,
+) -> Result<Option<CredentialRow>, AppError> {
+    let (column, role, excluded) = match whose {
+        Credentials::Players => ("email", "'player'", "self_excluded_until"),
+        Credentials::Staff => ("username", "role", "NULL::timestamptz AS self_excluded_until"),
+    };
+    let Some(row) = sqlx::query(&format!(
+        "SELECT id, password_hash, locked_until, last_login_at, {role} AS role, {excluded}
+           FROM {} WHERE {column} = lower($1)",
+        whose.table()
+    ))
+    .bind(login)
+    .fetch_optional(pool)
+    .await?
+    else {
+        return Ok(None);
+    };
+    Ok(Some(CredentialRow {
+        id: row.try_get("id")?,
+        password_hash: row.try_get("password_hash")?,
+        locked_until: row.try_get("locked_until")?,
+        last_login_at: row.try_get("last_login_at")?,
+        role: row.try_get("role")?,
+        self_excluded_until: row.try_get("self_excluded_until")?,
+    }))
+}
+
+/// Counts a failed login of `id`, locking it for `minutes` from the `after`th in a row; answers
+/// until when it is locked, if it is.
+pub async fn failed_login(
+    pool: &PgPool,
+    whose: Credentials,
+    id: Uuid,
+    after: i32,
+    minutes: i32,
+) -> Result<Option<DateTime<Utc>>, AppError> {
+    Ok(sqlx::query_scalar(&format!(
+        "UPDATE {} SET failed_logins = failed_logins + 1,
+                locked_until = CASE WHEN failed_logins + 1 >= $2 THEN now() + make_interval(mins => $3) END
+          WHERE id = $1 RETURNING locked_until",
+        whose.table()
+    ))
+    .bind(id)
+    .bind(after)
+    .bind(minutes)
+    .fetch_one(pool)
+    .await?)
+}
+
+/// A login of `id` that passed: its failures forgotten, its time kept.
+pub async fn logged_in(pool: &PgPool, whose: Credentials, id: Uuid) -> Result<(), AppError> {
+    sqlx::query(&format!(
+        "UPDATE {} SET failed_logins = 0, locked_until = NULL, last_login_at = now() WHERE id = $1",
+        whose.table()
+    ))
+    .bind(id)
+    .execute(pool)
+    .await?;
+    Ok(())
+}
+
+/// A terminal's key as stored, found by its prefix.
+#[derive(Debug, Clone)]
+pub struct TerminalKey {
+    pub id: Uuid,
+    pub retailer_id: Uuid,
+    pub key_hash: Vec<u8>,
+    pub revoked_at: Option<DateTime<Utc>>,
+}
+
+pub async fn terminal_key(pool: &PgPool, prefix: &str) -> Result<Option<TerminalKey>, AppError> {
+    let Some(row) =
+        sqlx::query("SELECT id, retailer_id, key_hash, revoked_at FROM terminals WHERE key_prefix = $1")
+            .bind(prefix)
+            .fetch_optional(pool)
+            .await?
+    else {
+        return Ok(None);
+    };
+    Ok(Some(TerminalKey {
+        id: row.try_get("id")?,
+        retailer_id: row.try_get("retailer_id")?,
+        key_hash: row.try_get("key_hash")?,
+        revoked_at: row.try_get("revoked_at")?,
+    }))
+}
+
+/// A terminal's shop (name and address) and label, by the terminal's id.
+pub async fn terminal_place(pool: &PgPool, terminal: Uuid) -> Result<Option<Place>, AppError> {
+    let row = sqlx::query(
+        "SELECT r.name, r.address, t.label FROM terminals t JOIN retailers r ON r.id = t.retailer_id WHERE t.id = $1",
+    )
+    .bind(terminal)
+    .fetch_optional(pool)
+    .await?;
+    row.map(|row| {
+        Ok(Place {
+            shop: row.try_get("name")?,
+            address: row.try_get("address")?,
+            terminal: row.try_get("label")?,
+        })
+    })
+    .transpose()
+}
+
+/// When `subject` last opened a session.
+pub async fn last_session_of(pool: &PgPool, subject: &str) -> Result<Option<DateTime<Utc>>, AppError> {
+    Ok(sqlx::query_scalar("SELECT max(created_at) FROM sessions WHERE subject = $1")
+        .bind(subject)
+        .fetch_one(pool)
+        .await?)
+}
+
+/// The sessions ended before their end (each replica refuses their tokens).
+pub async fn ended_ids(pool: &PgPool) -> Result<Vec<Uuid>, sqlx::Error> {
+    sqlx::query_scalar("SELECT id FROM sessions WHERE ended_at IS NOT NULL AND expires_at > now()")
+        .fetch_all(pool)
+        .await
+}
+
+/// Ends `subject`'s sessions (only session `only`, when given) for `reason`; answers those ended.
+pub async fn end(
+    pool: &PgPool,
+    subject: &str,
+    only: Option<Uuid>,
+    reason: &str,
+) -> Result<Vec<Uuid>, AppError> {
+    Ok(sqlx::query_scalar(
+        "UPDATE sessions SET ended_at = now(), end_reason = $3
+          WHERE subject = $1 AND ended_at IS NULL AND ($2::uuid IS NULL OR id = $2) RETURNING id",
+    )
+    .bind(subject)
+    .bind(only)
+    .bind(reason)
+    .fetch_all(pool)
+    .await?)
+}
+
+/// Ends session `sid` for having been idle, in the caller's transaction.
+pub async fn end_idle(conn: &mut PgConnection, sid: Uuid) -> Result<(), AppError> {
+    sqlx::query("UPDATE sessions SET ended_at = now(), end_reason = 'idle' WHERE id = $1")
+        .bind(sid)
+        .execute(conn)
+        .await?;
+    Ok(())
+}
+
+/// Writes the sessions' last requests (`ids[i]` seen at `at[i]`), never moving one back.
+pub async fn note_last_seen(pool: &PgPool, ids: &[Uuid], at: &[DateTime<Utc>]) -> Result<(), sqlx::Error> {
+    sqlx::query(
+        "UPDATE sessions SET last_seen_at = greatest(last_seen_at, v.at)
+           FROM unnest($1::uuid[], $2::timestamptz[]) AS v(id, at) WHERE sessions.id = v.id",
+    )
+    .bind(ids)
+    .bind(at)
+    .execute(pool)
+    .await?;
+    Ok(())
+}
+
+/// A new session of `subject` in `role` (for `org`), ending `lifetime` from now; answers when it
+/// ends and its first last-seen time.
+pub async fn open(
+    conn: &mut PgConnection,
+    sid: Uuid,
+    subject: &str,
+    role: &str,
+    org: Option<&str>,
+    lifetime: std::time::Duration,
+) -> Result<(DateTime<Utc>, DateTime<Utc>), AppError> {
+    Ok(sqlx::query_as(
+        "INSERT INTO sessions (id, subject, role, org, expires_at) VALUES ($1, $2, $3, $4, now() + $5)
+         RETURNING expires_at, last_seen_at",
+    )
+    .bind(sid)
+    .bind(subject)
+    .bind(role)
+    .bind(org)
+    .bind(lifetime)
+    .fetch_one(conn)
+    .await?)
+}
+
+/// A session as a renewal reads it.
+#[derive(Debug, Clone)]
+pub struct SessionRow {
+    pub subject: String,
+    pub role: String,
+    pub org: Option<String>,
+    pub expires_at: DateTime<Utc>,
+    pub ended_at: Option<DateTime<Utc>>,
+    pub last_seen_at: DateTime<Utc>,
+}
+
+/// Session `sid`, locked until the caller's transaction ends.
+pub async fn lock(conn: &mut PgConnection, sid: Uuid) -> Result<SessionRow, AppError> {
+    let row = sqlx::query(
+        "SELECT subject, role, org, expires_at, ended_at, last_seen_at FROM sessions WHERE id = $1 FOR UPDATE",
+    )
+    .bind(sid)
+    .fetch_one(conn)
+    .await?;
+    Ok(SessionRow {
+        subject: row.try_get("subject")?,
+        role: row.try_get("role")?,
+        org: row.try_get("org")?,
+        expires_at: row.try_get("expires_at")?,
+        ended_at: row.try_get("ended_at")?,
+        last_seen_at: row.try_get("last_seen_at")?,
+    })
+}
+
+/// Keeps a refresh token of `session` by its hash.
+pub async fn keep_refresh_token(conn: &mut PgConnection, hash: &[u8], session: Uuid) -> Result<(), AppError> {
+    sqlx::query("INSERT INTO refresh_tokens (token_hash, session_id) VALUES ($1, $2)")
+        .bind(hash)
+        .bind(session)
+        .execute(conn)
+        .await?;
+    Ok(())
+}
+
+/// Uses the refresh token with `hash` up, if it was unused; answers its session.
+pub async fn use_refresh_token(conn: &mut PgConnection, hash: &[u8]) -> Result<Option<Uuid>, AppError> {
+    Ok(sqlx::query_scalar(
+        "UPDATE refresh_tokens SET used_at = now() WHERE token_hash = $1 AND used_at IS NULL RETURNING session_id",
+    )
+    .bind(hash)
+    .fetch_optional(conn)
+    .await?)
+}
+
+/// The session (id and subject) of the refresh token with `hash`, used or not.
+pub async fn refresh_token_session(
+    conn: &mut PgConnection,
+    hash: &[u8],
+) -> Result<Option<(Uuid, String)>, AppError> {
+    Ok(sqlx::query_as(
+        "SELECT s.id, s.subject FROM refresh_tokens t JOIN sessions s ON s.id = t.session_id WHERE t.token_hash = $1",
+    )
+    .bind(hash)
+    .fetch_optional(conn)
+    .await?)
+}
