@@ -9,12 +9,13 @@ use platform::auth::Role;
 use platform::openapi::Refused;
 use platform::{AppError, Json, Path};
 use serde::{Deserialize, Serialize};
-use sqlx::{PgPool, Row};
+use sqlx::PgPool;
 use uuid::Uuid;
 
 use crate::GatewayState;
 use crate::credentials::{hash_password, new_api_key, validate_password};
 use crate::sessions::{Authenticated, end_sessions};
+use crate::store::staff as store;
 
 const READERS: &[Role] = &[Role::Operator, Role::Auditor];
 const WRITERS: &[Role] = &[Role::Operator];
@@ -50,18 +51,7 @@ pub async fn create_staff(
     validate_password(&password, &username)?;
     let hash = hash_password(password).await?;
     let id = Uuid::now_v7();
-    let inserted = sqlx::query(
-        "INSERT INTO staff (id, username, password_hash, role, created_by) VALUES ($1, $2, $3, $4, $5)
-         ON CONFLICT (username) DO NOTHING",
-    )
-    .bind(id)
-    .bind(&username)
-    .bind(hash)
-    .bind(role.as_str())
-    .bind(created_by)
-    .execute(pool)
-    .await?;
-    if inserted.rows_affected() == 0 {
+    if !store::insert_staff(pool, id, &username, &hash, role.as_str(), created_by).await? {
         return Err(AppError::conflict("username_taken", "that username is taken"));
     }
     Ok(id)
@@ -131,23 +121,17 @@ pub async fn list_staff(
     caller: Authenticated,
 ) -> Result<Json<Page<StaffMember>>, AppError> {
     caller.require(READERS)?;
-    let rows =
-        sqlx::query("SELECT id, username, role, last_login_at, created_at FROM staff ORDER BY username")
-            .fetch_all(&state.pool)
-            .await?;
-    let items = rows
-        .iter()
+    let items = store::list_staff(&state.pool)
+        .await?
+        .into_iter()
         .map(|r| {
-            let role: String = r.try_get("role")?;
             Ok(StaffMember {
-                id: r.try_get("id")?,
-                username: r.try_get("username")?,
-                role: Role::ALL
-                    .into_iter()
-                    .find(|r| r.as_str() == role)
-                    .ok_or_else(|| AppError::internal(format!("a stored role {role:?}")))?,
-                last_login_at: r.try_get("last_login_at")?,
-                created_at: r.try_get("created_at")?,
+                role: Role::parse(&r.role)
+                    .ok_or_else(|| AppError::internal(format!("a stored role {:?}", r.role)))?,
+                id: r.id,
+                username: r.username,
+                last_login_at: r.last_login_at,
+                created_at: r.created_at,
             })
         })
         .collect::<Result<_, AppError>>()?;
@@ -172,14 +156,9 @@ pub struct Retailer {
     pub created_at: DateTime<Utc>,
 }
 
-impl Retailer {
-    fn from_row(row: &sqlx::postgres::PgRow) -> Result<Retailer, sqlx::Error> {
-        Ok(Retailer {
-            id: row.try_get("id")?,
-            name: row.try_get("name")?,
-            address: row.try_get("address")?,
-            created_at: row.try_get("created_at")?,
-        })
+impl From<store::RetailerRow> for Retailer {
+    fn from(row: store::RetailerRow) -> Self {
+        Retailer { id: row.id, name: row.name, address: row.address, created_at: row.created_at }
     }
 }
 
@@ -202,15 +181,8 @@ pub async fn add_retailer(
     if address.is_some_and(|a| a.is_empty() || a.chars().count() > 300) {
         return Err(AppError::unprocessable("invalid_address", "an address is 1 to 300 characters"));
     }
-    let row = sqlx::query(
-        "INSERT INTO retailers (id, name, address) VALUES ($1, $2, $3) RETURNING id, name, address, created_at",
-    )
-    .bind(Uuid::now_v7())
-    .bind(name)
-    .bind(address)
-    .fetch_one(&state.pool)
-    .await?;
-    Ok((StatusCode::CREATED, Json(Retailer::from_row(&row)?)))
+    let row = store::insert_retailer(&state.pool, Uuid::now_v7(), name, address).await?;
+    Ok((StatusCode::CREATED, Json(Retailer::from(row))))
 }
 
 #[utoipa::path(
@@ -223,10 +195,8 @@ pub async fn list_retailers(
     caller: Authenticated,
 ) -> Result<Json<Page<Retailer>>, AppError> {
     caller.require(READERS)?;
-    let rows = sqlx::query("SELECT id, name, address, created_at FROM retailers ORDER BY created_at")
-        .fetch_all(&state.pool)
-        .await?;
-    let items: Vec<Retailer> = rows.iter().map(Retailer::from_row).collect::<Result<_, sqlx::Error>>()?;
+    let items: Vec<Retailer> =
+        store::list_retailers(&state.pool).await?.into_iter().map(Retailer::from).collect();
     Ok(Json(Page { items, next: None }))
 }
 
@@ -253,25 +223,12 @@ pub async fn add_terminal(
     if label.is_empty() || label.len() > 200 {
         return Err(AppError::unprocessable("invalid_label", "a label is 1 to 200 characters"));
     }
-    let exists: bool = sqlx::query_scalar("SELECT EXISTS (SELECT 1 FROM retailers WHERE id = $1)")
-        .bind(retailer)
-        .fetch_one(&state.pool)
-        .await?;
-    if !exists {
+    if !store::retailer_exists(&state.pool, retailer).await? {
         return Err(AppError::not_found("retailer_not_found", format!("retailer {retailer} does not exist")));
     }
     let (api_key, prefix, digest) = new_api_key();
     let id = Uuid::now_v7();
-    sqlx::query(
-        "INSERT INTO terminals (id, retailer_id, label, key_prefix, key_hash) VALUES ($1, $2, $3, $4, $5)",
-    )
-    .bind(id)
-    .bind(retailer)
-    .bind(label)
-    .bind(&prefix)
-    .bind(digest)
-    .execute(&state.pool)
-    .await?;
+    store::insert_terminal(&state.pool, id, retailer, label, &prefix, &digest).await?;
     Ok((
         StatusCode::CREATED,
         platform::http::no_store(),
@@ -296,11 +253,7 @@ pub async fn revoke_terminal(
     Path(id): Path<Uuid>,
 ) -> Result<StatusCode, AppError> {
     caller.require(WRITERS)?;
-    let found = sqlx::query("UPDATE terminals SET revoked_at = coalesce(revoked_at, now()) WHERE id = $1")
-        .bind(id)
-        .execute(&state.pool)
-        .await?;
-    if found.rows_affected() == 0 {
+    if !store::revoke_terminal(&state.pool, id).await? {
         return Err(AppError::not_found("terminal_not_found", format!("terminal {id} does not exist")));
     }
     end_sessions(&state, &id.to_string(), None, "key_revoked").await?;

@@ -525,12 +525,7 @@ async fn ship_pack(
         .and_then(|body| body.get("retailer_id").and_then(|r| r.as_str()).map(str::to_owned))
     {
         let known = match retailer.parse::<uuid::Uuid>() {
-            Ok(id) => {
-                sqlx::query_scalar("SELECT EXISTS (SELECT 1 FROM retailers WHERE id = $1)")
-                    .bind(id)
-                    .fetch_one(&state.pool)
-                    .await?
-            }
+            Ok(id) => store::staff::retailer_exists(&state.pool, id).await?,
             Err(_) => false,
         };
         if !known {

@@ -3,3 +3,4 @@
 pub mod payments;
 pub mod players;
 pub mod sessions;
+pub mod staff;
