@@ -214,15 +214,13 @@ fn refuse_excluded(player: &Player) -> Result<(), AppError> {
 /// same, a conflict when it is not.
 async fn existing_intent(
     conn: &mut PgConnection,
-    id: Uuid,
-    amount: Amount,
-    currency: Currency,
+    intent: &Intent<'_>,
 ) -> Result<Option<PaymentView>, AppError> {
-    let Some(row) = store::get(conn, id).await? else {
+    let Some(row) = store::get(conn, intent.id).await? else {
         return Ok(None);
     };
     let view = PaymentView::from(&row);
-    if view.amount != amount.cents() || view.currency != currency.as_str() {
+    if view.amount != intent.amount.cents() || view.currency != intent.currency.as_str() {
         return Err(AppError::conflict("idempotency_conflict", "this key made a payment of another amount"));
     }
     Ok(Some(view))
@@ -230,14 +228,17 @@ async fn existing_intent(
 
 async fn insert_intent(
     conn: &mut PgConnection,
-    id: Uuid,
-    player: Uuid,
+    intent: &Intent<'_>,
     kind: PaymentKind,
-    request: &PaymentRequest,
-    method: &str,
 ) -> Result<Option<PaymentView>, AppError> {
-    let payment =
-        NewPayment { id, player, kind, amount: request.amount, currency: &request.currency, method };
+    let payment = NewPayment {
+        id: intent.id,
+        player: intent.player.id,
+        kind,
+        amount: intent.request.amount,
+        currency: &intent.request.currency,
+        method: intent.method,
+    };
     Ok(store::insert_pending(conn, &payment).await?.as_ref().map(PaymentView::from))
 }
 
@@ -333,13 +334,10 @@ async fn make_intent(
     }
     let id = intent_id(kind, player.id, key);
     let method = request.payment_method.clone().unwrap_or_else(|| "sandbox_card".to_owned());
+    let intent = Intent { id, player: &player, amount, currency, request, method: &method };
     let (created, view) = match kind {
-        PaymentKind::Deposit => {
-            deposit_intent(state, &player, id, amount, currency, request, &method).await?
-        }
-        PaymentKind::Withdrawal => {
-            withdrawal_intent(state, &player, id, amount, currency, request, &method).await?
-        }
+        PaymentKind::Deposit => deposit_intent(state, &intent).await?,
+        PaymentKind::Withdrawal => withdrawal_intent(state, &intent).await?,
     };
     if view.state == PaymentState::Pending {
         send_to_provider(state, &view, &method).await?;
@@ -347,26 +345,27 @@ async fn make_intent(
     Ok(answer(created, view))
 }
 
-/// A deposit intent, recorded once: the player locked meanwhile (no money moves), so two intents
-/// cannot both fit under the same limit.
-async fn deposit_intent(
-    state: &GatewayState,
-    player: &Player,
+/// A payment a player asks for, checked, with the id its key gives it.
+struct Intent<'a> {
     id: Uuid,
+    player: &'a Player,
     amount: Amount,
     currency: Currency,
-    request: &PaymentRequest,
-    method: &str,
-) -> Result<(bool, PaymentView), AppError> {
-    let limits = crate::players::limits(state, player.id).await?;
+    request: &'a PaymentRequest,
+    method: &'a str,
+}
+
+/// A deposit intent, recorded once: the player locked meanwhile (no money moves), so two intents
+/// cannot both fit under the same limit.
+async fn deposit_intent(state: &GatewayState, intent: &Intent<'_>) -> Result<(bool, PaymentView), AppError> {
+    let limits = crate::players::limits(state, intent.player.id).await?;
     let mut tx = state.pool.begin().await?;
-    store::lock_player(&mut tx, player.id).await?;
-    let answer = match existing_intent(&mut tx, id, amount, currency).await? {
+    store::lock_player(&mut tx, intent.player.id).await?;
+    let answer = match existing_intent(&mut tx, intent).await? {
         Some(view) => (false, view),
         None => {
-            within_limits(&mut tx, player, amount, &limits).await?;
-            let inserted =
-                insert_intent(&mut tx, id, player.id, PaymentKind::Deposit, request, method).await?;
+            within_limits(&mut tx, intent.player, intent.amount, &limits).await?;
+            let inserted = insert_intent(&mut tx, intent, PaymentKind::Deposit).await?;
             (true, inserted.ok_or_else(|| AppError::internal("a deposit intent collided under its lock"))?)
         }
     };
@@ -379,30 +378,18 @@ async fn deposit_intent(
 /// recorded, when the wallet cannot cover it. A hold whose intent could not be recorded is voided.
 async fn withdrawal_intent(
     state: &GatewayState,
-    player: &Player,
-    id: Uuid,
-    amount: Amount,
-    currency: Currency,
-    request: &PaymentRequest,
-    method: &str,
+    intent: &Intent<'_>,
 ) -> Result<(bool, PaymentView), AppError> {
-    if let Some(view) = existing_intent(&mut *state.pool.acquire().await?, id, amount, currency).await? {
+    if let Some(view) = existing_intent(&mut *state.pool.acquire().await?, intent).await? {
         return Ok((false, view));
     }
-    hold_for_withdrawal(state, player, id, amount).await?;
-    let recorded = insert_intent(
-        &mut *state.pool.acquire().await?,
-        id,
-        player.id,
-        PaymentKind::Withdrawal,
-        request,
-        method,
-    )
-    .await;
+    let id = intent.id;
+    hold_for_withdrawal(state, intent.player, id, intent.amount).await?;
+    let recorded = insert_intent(&mut *state.pool.acquire().await?, intent, PaymentKind::Withdrawal).await;
     match recorded {
         Ok(Some(view)) => Ok((true, view)),
         // A copy with the same key recorded it first: its intent, this same hold.
-        Ok(None) => existing_intent(&mut *state.pool.acquire().await?, id, amount, currency)
+        Ok(None) => existing_intent(&mut *state.pool.acquire().await?, intent)
             .await?
             .map(|view| (false, view))
             .ok_or_else(|| AppError::internal("a withdrawal intent vanished")),
