@@ -658,3 +658,33 @@ async fn a_balance_that_would_overflow_is_refused_not_wrapped() {
     assert_eq!(app.posted(wallet).await, domain::Amount::MAX_ROW_TOTAL_CENTS);
     app.assert_ledger_consistent().await;
 }
+
+/// Two postings of one hold sent at once under one id (a service finishing the same payment
+/// twice at the same moment) are one posting: each answers it, neither is told the hold ended,
+/// and the money moves once. Repeated, so the two overlap in the database.
+#[tokio::test]
+async fn concurrent_postings_of_a_hold_under_one_id_are_one_posting() {
+    let app = TestApp::new().await;
+    let alice = app.funded_wallet("alice", 100_000).await;
+    let escrow = app.account("game_escrow", "payments").await;
+    for round in 0..20 {
+        let mut hold = transfer(alice, escrow, 100);
+        hold["pending"] = json!(true);
+        hold["timeout_seconds"] = json!(60);
+        let hold_id = hold["id"].clone();
+        assert_eq!(app.post("/v1/transfers", hold).await.status, StatusCode::CREATED);
+        let post = json!({"id": Uuid::now_v7(), "post_pending_id": hold_id});
+        let (a, b, c) = tokio::join!(
+            app.post("/v1/transfers", post.clone()),
+            app.post("/v1/transfers", post.clone()),
+            app.post("/v1/transfers", post.clone())
+        );
+        let answers = [
+            (a.status, a.code().to_owned()),
+            (b.status, b.code().to_owned()),
+            (c.status, c.code().to_owned()),
+        ];
+        assert!(answers.iter().all(|(s, _)| s.is_success()), "round {round}: {answers:?}");
+        assert_eq!(app.posted(escrow).await, 100 * (round + 1), "round {round}");
+    }
+}
