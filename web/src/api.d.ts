@@ -293,6 +293,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/retailers/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * `PATCH /v1/retailers/{id}`: operators rename a shop or change its address (receipts printed
+         *     before keep the names they printed).
+         */
+        patch: operations["change_retailer"];
+        trace?: never;
+    };
     "/v1/retailers/{id}/terminals": {
         parameters: {
             query?: never;
@@ -3956,6 +3976,12 @@ export interface components {
             /** Format: date-time */
             created_at: string;
         };
+        /** @description `PATCH /v1/retailers/{id}`: what changes; a field left out stays as it is. */
+        RetailerChange: {
+            name?: string | null;
+            /** @description The new address; `null` takes the address away. */
+            address?: string | null;
+        };
         /** @description One retailer's validations in the window. */
         RetailerValidations: {
             retailer_id: string;
@@ -5000,6 +5026,34 @@ export interface operations {
         responses: {
             /** @description created */
             201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Retailer"];
+                };
+            };
+            "4XX": components["responses"]["Refused"];
+        };
+    };
+    change_retailer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description retailer id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RetailerChange"];
+            };
+        };
+        responses: {
+            /** @description the retailer as it now stands; its tills' tokens name it so from their next renewal */
+            200: {
                 headers: {
                     [name: string]: unknown;
                 };

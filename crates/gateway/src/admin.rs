@@ -200,6 +200,53 @@ pub async fn list_retailers(
     Ok(Json(Page { items, next: None }))
 }
 
+/// `PATCH /v1/retailers/{id}`: what changes; a field left out stays as it is.
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RetailerChange {
+    #[schema(min_length = 1, max_length = 200)]
+    pub name: Option<String>,
+    /// The new address; `null` takes the address away.
+    #[serde(default, deserialize_with = "present")]
+    #[schema(value_type = Option<String>, min_length = 1, max_length = 300)]
+    pub address: Option<Option<String>>,
+}
+
+/// A field that is present, even as `null`, is `Some`: `null` means "no address" here.
+fn present<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Option<Option<String>>, D::Error> {
+    Option::<String>::deserialize(deserializer).map(Some)
+}
+
+#[utoipa::path(
+    patch, path = "/v1/retailers/{id}", tag = "administration", request_body = RetailerChange,
+    params(("id" = Uuid, Path, description = "retailer id")),
+    responses((status = 200, description = "the retailer as it now stands; its tills' tokens name it so from their next renewal", body = Retailer),
+              (status = "4XX", response = Refused)),
+    security(("bearer" = []))
+)]
+/// `PATCH /v1/retailers/{id}`: operators rename a shop or change its address (receipts printed
+/// before keep the names they printed).
+pub async fn change_retailer(
+    State(state): State<GatewayState>,
+    caller: Authenticated,
+    Path(id): Path<Uuid>,
+    Json(change): Json<RetailerChange>,
+) -> Result<Json<Retailer>, AppError> {
+    caller.require(WRITERS)?;
+    let name = change.name.as_deref().map(str::trim);
+    if name.is_some_and(|n| n.is_empty() || n.chars().count() > 200) {
+        return Err(AppError::unprocessable("invalid_name", "a name is 1 to 200 characters"));
+    }
+    let address = change.address.as_ref().map(|a| a.as_deref().map(str::trim));
+    if address.flatten().is_some_and(|a| a.is_empty() || a.chars().count() > 300) {
+        return Err(AppError::unprocessable("invalid_address", "an address is 1 to 300 characters"));
+    }
+    let row = store::change_retailer(&state.pool, id, name, address)
+        .await?
+        .ok_or_else(|| AppError::not_found("retailer_not_found", format!("retailer {id} does not exist")))?;
+    Ok(Json(Retailer::from(row)))
+}
+
 #[derive(Debug, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct NewTerminal {

@@ -35,7 +35,7 @@ use axum::extract::{FromRef, Request, State};
 use axum::http::Method;
 use axum::middleware;
 use axum::response::{IntoResponse, Response};
-use axum::routing::{MethodRouter, any, delete, get, post, put};
+use axum::routing::{MethodRouter, any, delete, get, patch, post, put};
 use platform::AppError;
 use platform::auth::{Role, TokenKeys};
 use platform::config::Config;
@@ -224,6 +224,7 @@ pub fn route_table() -> Vec<(Method, &'static str, MethodRouter<GatewayState>)> 
         (Method::GET, "/v1/staff", get(admin::list_staff)),
         (Method::POST, "/v1/retailers", post(admin::add_retailer)),
         (Method::GET, "/v1/retailers", get(admin::list_retailers)),
+        (Method::PATCH, "/v1/retailers/{id}", patch(admin::change_retailer)),
         (Method::POST, "/v1/retailers/{id}/terminals", post(admin::add_terminal)),
         (Method::DELETE, "/v1/terminals/{id}", delete(admin::revoke_terminal)),
         (Method::GET, "/openapi.yaml", get(openapi_yaml)),
@@ -317,6 +318,7 @@ async fn openapi_yaml() -> impl IntoResponse {
         players::wallet, players::wallet_history, payments::deposit, payments::withdraw,
         payments::get_payment, payments::webhook, players::get_limits, players::set_limit,
         players::self_exclude, admin::add_staff, admin::list_staff, admin::add_retailer, admin::list_retailers,
+        admin::change_retailer,
         admin::add_terminal, admin::revoke_terminal,
     ),
     components(schemas(platform::Problem), responses(platform::openapi::Refused)),

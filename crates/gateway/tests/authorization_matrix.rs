@@ -40,6 +40,7 @@ const MATRIX: &[(&str, &str, [u16; 7])] = &[
     ("GET", "/v1/staff", [401, 403, 403, 403, 200, 200, 403]),
     ("POST", "/v1/retailers", [401, 403, 403, 403, 201, 403, 403]),
     ("GET", "/v1/retailers", [401, 403, 403, 403, 200, 200, 403]),
+    ("PATCH", "/v1/retailers/{id}", [401, 403, 403, 403, 200, 403, 403]),
     ("POST", "/v1/retailers/{id}/terminals", [401, 403, 403, 403, 201, 403, 403]),
     ("DELETE", "/v1/terminals/{id}", [401, 403, 403, 403, 204, 403, 403]),
     ("GET", "/openapi.yaml", [200, 200, 200, 200, 200, 200, 200]),
@@ -235,6 +236,7 @@ fn request_for(fx: &Fixture, method: &str, route: &str, caller: usize) -> (Strin
             json!({"username": format!("s{}", &new_id()[24..]), "password": PASSWORD, "role": "auditor"}),
         ),
         ("POST", "/v1/retailers") => Some(json!({"name": "Shop"})),
+        ("PATCH", "/v1/retailers/{id}") => Some(json!({"address": "1 Side St"})),
         ("POST", "/v1/retailers/{id}/terminals") => Some(json!({"label": "till"})),
         ("POST", "/v1/accounts") => {
             Some(json!({"kind": "house_revenue", "owner": "casino", "currency": "USD"}))

@@ -136,6 +136,44 @@ async fn logout_ends_the_refresh_token_and_a_terminal_is_not_idle_limited() {
         .call("POST", "/v1/retailers", Some(&operator.token), Some(json!({"name": "X", "address": " "})))
         .await;
     assert_eq!((bad.status, bad.code()), (StatusCode::UNPROCESSABLE_ENTITY, "invalid_address"));
+    // The shop renamed and moved: the till's next renewal names it so; a null takes the address away.
+    let shop = first.org.clone().unwrap();
+    let path = format!("/v1/retailers/{shop}");
+    let moved = gw
+        .call(
+            "PATCH",
+            &path,
+            Some(&operator.token),
+            Some(json!({"name": "Corner Market", "address": "9 Elm St"})),
+        )
+        .await;
+    assert_eq!(
+        (moved.status, moved.body["name"].as_str()),
+        (StatusCode::OK, Some("Corner Market")),
+        "{}",
+        moved.body
+    );
+    let after = renew(&gw, &renewed.body["refresh_token"]).await;
+    assert_eq!(
+        after.body["place"],
+        json!({"shop": "Corner Market", "address": "9 Elm St", "terminal": "till 1"})
+    );
+    let cleared = gw.call("PATCH", &path, Some(&operator.token), Some(json!({"address": null}))).await;
+    assert_eq!(
+        (cleared.body["name"].as_str(), &cleared.body["address"]),
+        (Some("Corner Market"), &Value::Null)
+    );
+    let nowhere = gw
+        .call(
+            "PATCH",
+            &format!("/v1/retailers/{}", uuid::Uuid::now_v7()),
+            Some(&operator.token),
+            Some(json!({"name": "Y"})),
+        )
+        .await;
+    assert_eq!(nowhere.code(), "retailer_not_found");
+    let empty = gw.call("PATCH", &path, Some(&operator.token), Some(json!({"name": ""}))).await;
+    assert_eq!(empty.code(), "invalid_name");
 }
 
 #[tokio::test]

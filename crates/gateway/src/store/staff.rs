@@ -94,6 +94,29 @@ pub async fn insert_retailer(
     retailer_of(&row)
 }
 
+/// Renames retailer `id` and/or gives it a new address (`Some(None)` takes the address away);
+/// none when it does not exist.
+pub async fn change_retailer(
+    pool: &PgPool,
+    id: Uuid,
+    name: Option<&str>,
+    address: Option<Option<&str>>,
+) -> Result<Option<RetailerRow>, AppError> {
+    sqlx::query(
+        "UPDATE retailers SET name = coalesce($2, name), address = CASE WHEN $3 THEN $4 ELSE address END
+          WHERE id = $1 RETURNING id, name, address, created_at",
+    )
+    .bind(id)
+    .bind(name)
+    .bind(address.is_some())
+    .bind(address.flatten())
+    .fetch_optional(pool)
+    .await?
+    .as_ref()
+    .map(retailer_of)
+    .transpose()
+}
+
 /// Every retailer, oldest first.
 pub async fn list_retailers(pool: &PgPool) -> Result<Vec<RetailerRow>, AppError> {
     sqlx::query("SELECT id, name, address, created_at FROM retailers ORDER BY created_at")
