@@ -25,18 +25,20 @@
 //! [`sandbox`] is a provider for local use that `lotto` runs in-process.
 
 pub mod sandbox;
+pub mod views;
+
+pub use views::{PaymentEvent, PaymentRequest, PaymentState, PaymentView, ProviderPayment, WebhookReceipt};
 
 use axum::body::Bytes;
 use axum::extract::State;
 use axum::http::{HeaderMap, Method, StatusCode};
-use chrono::{DateTime, Utc};
+use chrono::Utc;
 use domain::{Amount, Currency};
 use ledger_api::LedgerError;
 use platform::openapi::Refused;
 use platform::upstream::Upstream;
 use platform::webhook::{SIGNATURE_HEADER, WebhookSecret};
 use platform::{AppError, IdempotencyKey, Json, Path};
-use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use sqlx::PgConnection;
 use uuid::Uuid;
@@ -45,7 +47,7 @@ use crate::GatewayState;
 use crate::config::PaymentSettings;
 use crate::players::{GATEWAY_NAMESPACE, Player, the_player};
 use crate::sessions::PlayerSession;
-use crate::store::payments::{self as store, NewPayment, PaymentRow, Stage};
+use crate::store::payments::{self as store, NewPayment, Stage};
 
 /// How the gateway reaches its payment provider, and how it checks the provider's callbacks.
 #[derive(Debug, Clone)]
@@ -89,88 +91,6 @@ impl Payments {
 }
 
 pub use crate::store::payments::PaymentKind;
-
-/// Where a payment stands.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum PaymentState {
-    /// Waiting for the provider.
-    Pending,
-    /// The provider confirmed it: a deposit is in the wallet, a withdrawal has left it.
-    Succeeded,
-    /// The provider refused it: a deposit never arrived, a withdrawal's hold was released.
-    Failed,
-}
-
-/// `POST /v1/me/deposits` and `POST /v1/me/withdrawals`.
-#[derive(Debug, Deserialize, utoipa::ToSchema)]
-#[serde(deny_unknown_fields)]
-pub struct PaymentRequest {
-    /// Cents, more than zero.
-    pub amount: i64,
-    pub currency: String,
-    /// The provider's token for the card or account to use (the sandbox declines
-    /// `sandbox_decline`); `sandbox_card` when absent.
-    pub payment_method: Option<String>,
-}
-
-/// A payment as its player sees it.
-#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
-pub struct PaymentView {
-    pub id: Uuid,
-    pub kind: PaymentKind,
-    pub amount: i64,
-    pub currency: String,
-    pub state: PaymentState,
-    /// Why the provider refused it.
-    pub failure: Option<String>,
-    pub created_at: DateTime<Utc>,
-    pub updated_at: DateTime<Utc>,
-}
-
-/// The payment the gateway asks its provider to make (the provider's API, ADR 0007).
-#[derive(Debug, Serialize, Deserialize)]
-pub struct ProviderPayment {
-    pub id: Uuid,
-    pub kind: PaymentKind,
-    pub amount: i64,
-    pub currency: String,
-    pub payment_method: String,
-}
-
-/// A provider's webhook body.
-#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
-pub struct PaymentEvent {
-    /// The provider's event id: each is applied once.
-    pub id: String,
-    /// `payment.succeeded` or `payment.failed`.
-    #[serde(rename = "type")]
-    pub kind: String,
-    pub payment_id: Uuid,
-    pub amount: i64,
-    pub currency: String,
-    pub reason: Option<String>,
-}
-
-impl From<&PaymentRow> for PaymentView {
-    fn from(row: &PaymentRow) -> Self {
-        PaymentView {
-            id: row.id,
-            kind: row.kind,
-            amount: row.amount,
-            currency: row.currency.clone(),
-            // A payment settling is still pending to its player until its money has moved.
-            state: match row.stage {
-                Stage::Pending | Stage::Settling { .. } => PaymentState::Pending,
-                Stage::Succeeded => PaymentState::Succeeded,
-                Stage::Failed => PaymentState::Failed,
-            },
-            failure: row.failure.clone(),
-            created_at: row.created_at,
-            updated_at: row.updated_at,
-        }
-    }
-}
 
 /// Checks a request's amount and currency before anything is recorded.
 fn checked(request: &PaymentRequest) -> Result<(Amount, Currency), AppError> {
@@ -455,15 +375,6 @@ pub async fn get_payment(
         .await?
         .ok_or_else(|| AppError::not_found("payment_not_found", format!("payment {id} does not exist")))?;
     Ok(Json(PaymentView::from(&row)))
-}
-
-/// What a webhook did.
-#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
-pub struct WebhookReceipt {
-    /// True when this event id had been applied before (nothing done now).
-    pub replayed: bool,
-    /// The payment's state after the event.
-    pub state: PaymentState,
 }
 
 /// The provider's event, its signature checked (HMAC over `t.body`, in the replay window) and
