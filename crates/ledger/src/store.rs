@@ -198,6 +198,21 @@ pub async fn create_transfers_reading(
                         "too many concurrent attempts; retry",
                     ));
                 }
+                // Two requests with one id ending the same hold at once: the second can find
+                // the hold ended by the first (its own transfer, committed meanwhile). Run
+                // again, it is answered as the replay it is.
+                Failure::Refused(e)
+                    if e.code() == "hold_already_ended"
+                        && attempt < RACE_RETRIES
+                        && sqlx::query_scalar::<_, bool>(
+                            "SELECT EXISTS (SELECT 1 FROM transfers WHERE id = ANY($1))",
+                        )
+                        .bind(&c.ids)
+                        .fetch_one(pool)
+                        .await? =>
+                {
+                    attempt += 1;
+                }
                 Failure::Refused(e) => return Err(e),
             },
         }
