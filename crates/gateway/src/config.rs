@@ -12,7 +12,12 @@
 //! | `LOTTO_SESSION_MAX_S`              | `43200`   | any session ends this long after its login  |
 //! | `LOTTO_MAX_STREAMS_PER_ADDRESS`    | `20`      | live-results streams one client address may hold open through a replica |
 
+use std::time::Duration;
+
+use platform::auth::Role;
 use platform::config::{ConfigError, Secret, env_or};
+use platform::upstream::Upstream;
+use platform::webhook::WebhookSecret;
 
 /// Everything the gateway is configured with (beside `platform::config::Config`).
 #[derive(Debug, Clone)]
@@ -23,10 +28,10 @@ pub struct GatewaySettings {
     /// The origins a browser may call the API from.
     pub cors: crate::cors::CorsOrigins,
     /// A player's or staff member's session ends after this long without a request
-    /// (`crate::renewal`; 15 minutes: the New Jersey and Pennsylvania rules).
-    pub idle_timeout: std::time::Duration,
+    /// (`crate::saga::sessions`; 15 minutes: the New Jersey and Pennsylvania rules).
+    pub idle_timeout: Duration,
     /// Any session ends this long after its login.
-    pub session_lifetime: std::time::Duration,
+    pub session_lifetime: Duration,
     /// Live-results streams one client address may hold open through this replica (a shop's
     /// screens or a household behind one address share it).
     pub max_streams_per_address: usize,
@@ -51,8 +56,8 @@ impl Default for GatewaySettings {
                 hold_seconds: 7 * 24 * 3600,
             },
             cors: crate::cors::CorsOrigins::None,
-            idle_timeout: std::time::Duration::from_secs(900),
-            session_lifetime: std::time::Duration::from_secs(12 * 3600),
+            idle_timeout: Duration::from_secs(900),
+            session_lifetime: Duration::from_secs(12 * 3600),
             max_streams_per_address: 20,
         }
     }
@@ -81,11 +86,11 @@ impl GatewaySettings {
                 })?,
                 Err(_) => d.cors,
             },
-            idle_timeout: std::time::Duration::from_secs(positive(
+            idle_timeout: Duration::from_secs(positive(
                 "LOTTO_IDLE_TIMEOUT_S",
                 env_or("LOTTO_IDLE_TIMEOUT_S", d.idle_timeout.as_secs())?,
             )?),
-            session_lifetime: std::time::Duration::from_secs(positive(
+            session_lifetime: Duration::from_secs(positive(
                 "LOTTO_SESSION_MAX_S",
                 env_or("LOTTO_SESSION_MAX_S", d.session_lifetime.as_secs())?,
             )?),
@@ -104,4 +109,63 @@ fn positive(name: &'static str, seconds: u64) -> Result<u64, ConfigError> {
         });
     }
     Ok(seconds)
+}
+
+/// How the gateway reaches its payment provider, and how it checks the provider's callbacks.
+#[derive(Debug, Clone)]
+pub struct Payments {
+    /// The provider's API (`LOTTO_PAYMENTS_URL`); `None` answers deposits and withdrawals 503.
+    pub provider: Option<Upstream>,
+    /// What the gateway presents to the provider (`LOTTO_PAYMENTS_API_KEY`).
+    pub api_key: String,
+    /// The secret the provider signs webhooks with (`LOTTO_PAYMENTS_WEBHOOK_SECRET`).
+    pub webhook_secret: WebhookSecret,
+    /// How far a webhook's timestamp may be from now (`LOTTO_PAYMENTS_TOLERANCE_SECONDS`, 300).
+    pub tolerance_seconds: i64,
+    /// How long a withdrawal's hold waits for the provider (`LOTTO_PAYMENTS_HOLD_SECONDS`, a
+    /// week, the ledger's longest hold).
+    pub hold_seconds: i32,
+}
+
+impl Payments {
+    /// No provider: deposits and withdrawals answer 503 until one is configured.
+    pub fn none() -> Payments {
+        Payments {
+            provider: None,
+            api_key: String::new(),
+            webhook_secret: WebhookSecret::random(),
+            tolerance_seconds: 300,
+            hold_seconds: 7 * 24 * 3600,
+        }
+    }
+
+    /// The provider at `provider`, whose webhooks are signed with `secret`, dealt with as
+    /// `settings` say.
+    pub fn with_provider(provider: Upstream, secret: WebhookSecret, settings: &PaymentSettings) -> Payments {
+        Payments {
+            provider: Some(provider),
+            api_key: String::from_utf8_lossy(settings.api_key.expose()).into_owned(),
+            webhook_secret: secret,
+            tolerance_seconds: settings.tolerance_seconds,
+            hold_seconds: settings.hold_seconds,
+        }
+    }
+}
+
+/// How long sessions and their tokens last.
+#[derive(Debug, Clone, Copy)]
+pub struct SessionPolicy {
+    /// An access token's longest life (`LOTTO_ACCESS_TOKEN_TTL_S`).
+    pub access_ttl: Duration,
+    /// A player's or staff member's session ends after this long without a request.
+    pub idle_timeout: Duration,
+    /// Any session ends this long after its login, however used (a new login starts another).
+    pub lifetime: Duration,
+}
+
+impl SessionPolicy {
+    /// The idle timeout of a session of `role`: none for terminals and services.
+    pub fn idle_timeout_of(&self, role: Role) -> Option<Duration> {
+        matches!(role, Role::Player | Role::Operator | Role::Auditor).then_some(self.idle_timeout)
+    }
 }

@@ -48,11 +48,7 @@ async fn main() -> anyhow::Result<()> {
             "LOTTO_PAYMENTS_WEBHOOK_SECRET",
             &secret,
         )?);
-        state = state.with_payments(gateway::payments::Payments::with_provider(
-            provider,
-            secret,
-            &settings.payments,
-        ));
+        state = state.with_payments(gateway::Payments::with_provider(provider, secret, &settings.payments));
     }
     state.spawn_workers();
     let app = gateway::router(state, (&config).into());

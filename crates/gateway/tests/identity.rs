@@ -102,7 +102,7 @@ async fn login_shows_the_previous_login_and_logout_ends_the_session() {
     let other = first.body["access_token"].as_str().unwrap();
     assert_eq!(gw.call("GET", "/v1/me", Some(other), None).await.status, StatusCode::OK);
     // Another replica learns of the ended session from the database.
-    let fresh = gateway::sessions::EndedSessions::default();
+    let fresh = gateway::auth::EndedSessions::default();
     fresh.refresh(&gw.state.pool).await.unwrap();
     let claims = gw.tokens.verify(token).unwrap();
     assert!(fresh.contains(&claims.sid.unwrap()));

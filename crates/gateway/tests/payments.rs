@@ -351,8 +351,7 @@ async fn no_row_lock_is_held_while_the_ledger_moves_a_payments_money() {
         .execute(&gw.state.pool)
         .await
         .unwrap();
-    let finished =
-        gateway::payments::finish_settling(&gw.state, std::time::Duration::from_secs(5)).await.unwrap();
+    let finished = gw.state.finish_settling_payments(std::time::Duration::from_secs(5)).await.unwrap();
     assert_eq!(finished, 1);
     let state: String = sqlx::query_scalar("SELECT state FROM payments WHERE id = $1::uuid")
         .bind(&id)

@@ -25,6 +25,10 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use uuid::Uuid;
 
+/// The path prefixes the ledger serves: what a gateway passes through to it.
+pub const PATH_PREFIXES: [&str; 5] =
+    ["/v1/accounts", "/v1/transfers", "/v1/deposits", "/v1/withdrawals", "/v1/reports"];
+
 /// What an account is for (DESIGN §3).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "snake_case")]

@@ -7,7 +7,7 @@
 mod postgres;
 
 use anyhow::Context;
-use gateway::payments::sandbox::Sandbox;
+use gateway::sandbox::Sandbox;
 use platform::auth::Role;
 use platform::config::Config;
 use platform::http::Readiness;
@@ -91,7 +91,7 @@ async fn create_operator(username: &str) -> anyhow::Result<()> {
     let database = postgres::locate(config.database_url.as_deref()).await?;
     let result = async {
         let pool = gateway::connect(&database.url, &config).await?;
-        let id = gateway::admin::create_staff(&pool, username, password, Role::Operator, None)
+        let id = gateway::create_staff(&pool, username, password, Role::Operator, None)
             .await
             .map_err(|e| anyhow::anyhow!("{}", e.detail()))?;
         say(&format!("operator {username} created with id {id}"));

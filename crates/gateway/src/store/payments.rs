@@ -38,19 +38,16 @@ pub enum Stage {
 #[derive(Debug, Clone)]
 pub struct PaymentRow {
     pub id: Uuid,
-    pub player_id: Uuid,
     pub kind: PaymentKind,
     pub amount: i64,
     pub currency: String,
-    pub payment_method: String,
     pub stage: Stage,
     pub failure: Option<String>,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
 }
 
-const COLUMNS: &str =
-    "id, player_id, kind, amount, currency, payment_method, state, outcome, failure, created_at, updated_at";
+const COLUMNS: &str = "id, kind, amount, currency, state, outcome, failure, created_at, updated_at";
 
 fn row_of(row: &PgRow) -> Result<PaymentRow, AppError> {
     let kind: String = row.try_get("kind")?;
@@ -58,7 +55,6 @@ fn row_of(row: &PgRow) -> Result<PaymentRow, AppError> {
     let outcome: Option<String> = row.try_get("outcome")?;
     Ok(PaymentRow {
         id: row.try_get("id")?,
-        player_id: row.try_get("player_id")?,
         kind: match kind.as_str() {
             "deposit" => PaymentKind::Deposit,
             "withdrawal" => PaymentKind::Withdrawal,
@@ -66,7 +62,6 @@ fn row_of(row: &PgRow) -> Result<PaymentRow, AppError> {
         },
         amount: row.try_get("amount")?,
         currency: row.try_get("currency")?,
-        payment_method: row.try_get("payment_method")?,
         stage: match state.as_str() {
             "pending" => Stage::Pending,
             "settling" => Stage::Settling { succeeded: outcome.as_deref() == Some("succeeded") },

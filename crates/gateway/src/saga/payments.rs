@@ -22,75 +22,27 @@
 //! ledger was away, the process died) is finished by the provider's next delivery of any of its
 //! events, or by [`finish_settling`], which the gateway runs every few seconds.
 //!
-//! [`sandbox`] is a provider for local use that `lotto` runs in-process.
-
-pub mod sandbox;
-pub mod views;
-
-pub use views::{PaymentEvent, PaymentRequest, PaymentState, PaymentView, ProviderPayment, WebhookReceipt};
+//! [`crate::sandbox`] is a provider for local use that `lotto` runs in-process.
 
 use axum::body::Bytes;
-use axum::extract::State;
 use axum::http::{HeaderMap, Method, StatusCode};
 use chrono::Utc;
 use domain::{Amount, Currency};
 use ledger_api::LedgerError;
-use platform::openapi::Refused;
-use platform::upstream::Upstream;
-use platform::webhook::{SIGNATURE_HEADER, WebhookSecret};
-use platform::{AppError, IdempotencyKey, Json, Path};
+use platform::webhook::SIGNATURE_HEADER;
+use platform::{AppError, IdempotencyKey};
 use serde_json::{Value, json};
 use sqlx::PgConnection;
 use uuid::Uuid;
 
-use crate::GatewayState;
-use crate::config::PaymentSettings;
-use crate::players::{GATEWAY_NAMESPACE, Player, the_player};
-use crate::sessions::PlayerSession;
-use crate::store::payments::{self as store, NewPayment, Stage};
-
-/// How the gateway reaches its payment provider, and how it checks the provider's callbacks.
-#[derive(Debug, Clone)]
-pub struct Payments {
-    /// The provider's API (`LOTTO_PAYMENTS_URL`); `None` answers deposits and withdrawals 503.
-    pub provider: Option<Upstream>,
-    /// What the gateway presents to the provider (`LOTTO_PAYMENTS_API_KEY`).
-    pub api_key: String,
-    /// The secret the provider signs webhooks with (`LOTTO_PAYMENTS_WEBHOOK_SECRET`).
-    pub webhook_secret: WebhookSecret,
-    /// How far a webhook's timestamp may be from now (`LOTTO_PAYMENTS_TOLERANCE_SECONDS`, 300).
-    pub tolerance_seconds: i64,
-    /// How long a withdrawal's hold waits for the provider (`LOTTO_PAYMENTS_HOLD_SECONDS`, a
-    /// week, the ledger's longest hold).
-    pub hold_seconds: i32,
-}
-
-impl Payments {
-    /// No provider: deposits and withdrawals answer 503 until one is configured.
-    pub fn none() -> Payments {
-        Payments {
-            provider: None,
-            api_key: String::new(),
-            webhook_secret: WebhookSecret::random(),
-            tolerance_seconds: 300,
-            hold_seconds: 7 * 24 * 3600,
-        }
-    }
-
-    /// The provider at `provider`, whose webhooks are signed with `secret`, dealt with as
-    /// `settings` say.
-    pub fn with_provider(provider: Upstream, secret: WebhookSecret, settings: &PaymentSettings) -> Payments {
-        Payments {
-            provider: Some(provider),
-            api_key: String::from_utf8_lossy(settings.api_key.expose()).into_owned(),
-            webhook_secret: secret,
-            tolerance_seconds: settings.tolerance_seconds,
-            hold_seconds: settings.hold_seconds,
-        }
-    }
-}
-
-pub use crate::store::payments::PaymentKind;
+use crate::auth::Authenticated;
+use crate::saga::players::the_player;
+use crate::store::payments::{self as store, NewPayment, PaymentKind, Stage};
+use crate::views::payments::{
+    PaymentEvent, PaymentRequest, PaymentState, PaymentView, ProviderPayment, WebhookReceipt,
+};
+use crate::views::players::{DepositLimit, Player};
+use crate::{GATEWAY_NAMESPACE, GatewayState};
 
 /// Checks a request's amount and currency before anything is recorded.
 fn checked(request: &PaymentRequest) -> Result<(Amount, Currency), AppError> {
@@ -194,58 +146,17 @@ fn intent_id(kind: PaymentKind, player: Uuid, key: &str) -> Uuid {
     Uuid::new_v5(&GATEWAY_NAMESPACE, format!("{}/{player}/{key}", kind.as_str()).as_bytes())
 }
 
-/// 202 with the payment's `Location` when taken in now, 200 when the key took it before.
-fn answer(created: bool, view: PaymentView) -> axum::response::Response {
-    let location = format!("/v1/me/payments/{}", view.id);
-    platform::http::accepted_or_replayed(view, created, Some(&location))
-}
-
-/// `POST /v1/me/deposits` (Idempotency-Key required): a deposit intent, within the player's limits.
-#[utoipa::path(
-    post, path = "/v1/me/deposits", tag = "players", operation_id = "deposit_to_wallet", request_body = PaymentRequest,
-    params(("Idempotency-Key" = String, Header, description = "required: a retry with the same key is the same deposit")),
-    responses((status = 202, description = "recorded and sent to the payment provider; the wallet is credited when the provider confirms it", body = PaymentView),
-              (status = 200, description = "a replay: the deposit as it stands", body = PaymentView),
-              (status = "4XX", response = Refused)),
-    security(("bearer" = []))
-)]
-pub async fn deposit(
-    State(state): State<GatewayState>,
-    PlayerSession(caller): PlayerSession,
-    key: IdempotencyKey,
-    Json(request): Json<PaymentRequest>,
-) -> Result<axum::response::Response, AppError> {
-    make_intent(&state, &caller, key, &request, PaymentKind::Deposit).await
-}
-
-/// `POST /v1/me/withdrawals` (Idempotency-Key required): cash out, held until the provider pays.
-#[utoipa::path(
-    post, path = "/v1/me/withdrawals", tag = "players", operation_id = "withdraw_from_wallet", request_body = PaymentRequest,
-    params(("Idempotency-Key" = String, Header, description = "required: a retry with the same key is the same withdrawal")),
-    responses((status = 202, description = "held in the wallet and sent to the payment provider", body = PaymentView),
-              (status = 200, description = "a replay: the withdrawal as it stands", body = PaymentView),
-              (status = "4XX", response = Refused)),
-    security(("bearer" = []))
-)]
-pub async fn withdraw(
-    State(state): State<GatewayState>,
-    PlayerSession(caller): PlayerSession,
-    key: IdempotencyKey,
-    Json(request): Json<PaymentRequest>,
-) -> Result<axum::response::Response, AppError> {
-    make_intent(&state, &caller, key, &request, PaymentKind::Withdrawal).await
-}
-
 /// A deposit or withdrawal intent: recorded once per key (a replay answers it as it stands and
 /// sends it to the provider again while it is pending), with its kind's own step first — a
 /// deposit within the limits, a withdrawal's hold on the wallet — and then sent to the provider.
-async fn make_intent(
+/// Answers whether it was made now, and the payment as it stands.
+pub(crate) async fn make_intent(
     state: &GatewayState,
-    caller: &crate::sessions::Authenticated,
+    caller: &Authenticated,
     key: IdempotencyKey,
     request: &PaymentRequest,
     kind: PaymentKind,
-) -> Result<axum::response::Response, AppError> {
+) -> Result<(bool, PaymentView), AppError> {
     let player = the_player(state, caller).await?;
     let key = key.required()?;
     let (amount, currency) = checked(request)?;
@@ -262,7 +173,7 @@ async fn make_intent(
     if view.state == PaymentState::Pending {
         send_to_provider(state, &view, &method).await?;
     }
-    Ok(answer(created, view))
+    Ok((created, view))
 }
 
 /// A payment a player asks for, checked, with the id its key gives it.
@@ -278,7 +189,7 @@ struct Intent<'a> {
 /// A deposit intent, recorded once: the player locked meanwhile (no money moves), so two intents
 /// cannot both fit under the same limit.
 async fn deposit_intent(state: &GatewayState, intent: &Intent<'_>) -> Result<(bool, PaymentView), AppError> {
-    let limits = crate::players::limits(state, intent.player.id).await?;
+    let limits = crate::saga::players::limits(state, intent.player.id).await?;
     let mut tx = state.pool.begin().await?;
     store::lock_player(&mut tx, intent.player.id).await?;
     let answer = match existing_intent(&mut tx, intent).await? {
@@ -331,7 +242,7 @@ async fn within_limits(
     tx: &mut PgConnection,
     player: &Player,
     amount: Amount,
-    limits: &[crate::players::DepositLimit],
+    limits: &[DepositLimit],
 ) -> Result<(), AppError> {
     for limit in limits.iter().filter(|l| l.amount.is_some()) {
         let used = store::deposited_within(&mut *tx, player.id, limit.period.window_days()).await?;
@@ -357,24 +268,6 @@ async fn hold_for_withdrawal(
     let metadata = json!({"player_id": player.id, "payment": "withdrawal"});
     let hold = Some(state.payments.hold_seconds);
     Ok(state.ledger.withdraw(id, player.wallet_account_id, amount.cents(), metadata, hold).await?)
-}
-
-/// `GET /v1/me/payments/{id}`: one of the player's deposits or withdrawals.
-#[utoipa::path(
-    get, path = "/v1/me/payments/{id}", tag = "players", params(("id" = Uuid, Path, description = "payment id")),
-    responses((status = 200, description = "the payment", body = PaymentView), (status = "4XX", response = Refused)),
-    security(("bearer" = []))
-)]
-pub async fn get_payment(
-    State(state): State<GatewayState>,
-    caller: crate::sessions::Authenticated,
-    Path(id): Path<Uuid>,
-) -> Result<Json<PaymentView>, AppError> {
-    let player = the_player(&state, &caller).await?;
-    let row = store::get_of_player(&state.pool, id, player.id)
-        .await?
-        .ok_or_else(|| AppError::not_found("payment_not_found", format!("payment {id} does not exist")))?;
-    Ok(Json(PaymentView::from(&row)))
 }
 
 /// The provider's event, its signature checked (HMAC over `t.body`, in the replay window) and
@@ -411,23 +304,27 @@ fn verified_event(
     Ok((event, succeeded))
 }
 
-#[utoipa::path(
-    post, path = "/v1/payments/webhook", tag = "players", request_body = PaymentEvent,
-    params(("Lotto-Signature" = String, Header, description = "t=<unix seconds>,v1=<hex HMAC-SHA256 of \"<t>.<body>\">")),
-    responses((status = 200, description = "applied, or a replay of an event already applied", body = WebhookReceipt),
-              (status = "4XX", response = Refused)),
-    security(())
-)]
-/// `POST /v1/payments/webhook`: the provider reports a payment's outcome. Authenticated by its
-/// signature, not a token: the HMAC-SHA256 of `"<t>.<body>"` in `Lotto-Signature`.
-pub async fn webhook(
-    State(state): State<GatewayState>,
-    headers: HeaderMap,
-    body: Bytes,
-) -> Result<Json<WebhookReceipt>, AppError> {
-    let (event, succeeded) = verified_event(&state, &headers, &body)?;
-    // The claim: the event recorded and, for a pending payment, its outcome, in one short
-    // transaction; the money moves after it commits.
+/// One of the caller's own payments.
+pub(crate) async fn payment_of(
+    state: &GatewayState,
+    caller: &Authenticated,
+    id: Uuid,
+) -> Result<PaymentView, AppError> {
+    let player = the_player(state, caller).await?;
+    let row = store::get_of_player(&state.pool, id, player.id)
+        .await?
+        .ok_or_else(|| AppError::not_found("payment_not_found", format!("payment {id} does not exist")))?;
+    Ok(PaymentView::from(&row))
+}
+
+/// The provider's event applied once: the event recorded and, for a pending payment, its
+/// outcome claimed (`settling`) in one short transaction; the money moves after it commits.
+pub(crate) async fn take_event(
+    state: &GatewayState,
+    headers: &HeaderMap,
+    body: &Bytes,
+) -> Result<WebhookReceipt, AppError> {
+    let (event, succeeded) = verified_event(state, headers, body)?;
     let mut tx = state.pool.begin().await?;
     let row = store::lock(&mut tx, event.payment_id).await?.ok_or_else(|| {
         AppError::not_found("payment_not_found", format!("payment {} does not exist", event.payment_id))
@@ -453,10 +350,10 @@ pub async fn webhook(
     tx.commit().await?;
     if !settling {
         // A replay, or a second outcome for a settled payment: recorded, nothing changes.
-        return Ok(Json(WebhookReceipt { replayed: !fresh, state: view.state }));
+        return Ok(WebhookReceipt { replayed: !fresh, state: view.state });
     }
-    let state_now = finish(&state, view.id).await?;
-    Ok(Json(WebhookReceipt { replayed: !fresh, state: state_now }))
+    let state_now = finish(state, view.id).await?;
+    Ok(WebhookReceipt { replayed: !fresh, state: state_now })
 }
 
 /// Finishes a `settling` payment: its outcome's money moved (a replay if it had moved), then the
@@ -474,7 +371,7 @@ async fn finish(state: &GatewayState, id: Uuid) -> Result<PaymentState, AppError
 
 /// Finishes every payment left `settling` for longer than `older_than` (its webhook's process
 /// died, or the ledger was away, and the provider has not delivered again). Returns how many.
-pub async fn finish_settling(
+pub(crate) async fn finish_settling(
     state: &GatewayState,
     older_than: std::time::Duration,
 ) -> Result<usize, AppError> {

@@ -18,7 +18,7 @@ use platform::{AppError, Json};
 use serde_json::{Value, json};
 use uuid::Uuid;
 
-use super::views::{PaymentEvent, ProviderPayment};
+use crate::views::payments::{PaymentEvent, ProviderPayment};
 
 /// The method the sandbox declines.
 pub const DECLINE: &str = "sandbox_decline";

@@ -1,5 +1,5 @@
 //! What a payment looks like on the wire: the player's request and view, the provider's payment
-//! and webhook event, and what a webhook did ([`super`] the flows).
+//! and webhook event, and what a webhook did (the flows are [`crate::saga::payments`]).
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};

@@ -1,0 +1,186 @@
+//! The services' routes, passed through once the caller's role may use them (each service
+//! checks the token again itself), and the live-results streams counted per address.
+
+use axum::extract::{Request, State};
+use axum::response::{IntoResponse, Response};
+use platform::AppError;
+use platform::auth::Role;
+
+use crate::GatewayState;
+use crate::auth::Authenticated;
+use crate::{LEDGER_ROLES, rate_limit, store};
+
+/// The game services the gateway routes to, as const parameters of the handlers below.
+pub(super) const DRAWS: u8 = 0;
+pub(super) const TABLES: u8 = 1;
+pub(super) const INSTANT: u8 = 2;
+
+/// Passes a request to game service `S`.
+pub(super) async fn to_service<const S: u8>(state: &GatewayState, request: Request) -> Response {
+    let (upstream, name) = match S {
+        DRAWS => (&state.draws, "draw-games"),
+        TABLES => (&state.tables, "table-games"),
+        _ => (&state.instant, "instant"),
+    };
+    match upstream {
+        Some(service) => service.forward(request, state.body_limit).await,
+        None => AppError::unavailable(format!("the {name} service is not configured here")).into_response(),
+    }
+}
+
+/// Playing, and listing one's own tickets or rounds: players.
+pub(super) async fn for_players<const S: u8>(
+    State(state): State<GatewayState>,
+    caller: Authenticated,
+    request: Request,
+) -> Result<Response, AppError> {
+    caller.require(&[Role::Player])?;
+    Ok(to_service::<S>(&state, request).await)
+}
+
+/// One ticket or round: its player (the service checks it is theirs), staff and services.
+pub(super) async fn for_readers<const S: u8>(
+    State(state): State<GatewayState>,
+    caller: Authenticated,
+    request: Request,
+) -> Result<Response, AppError> {
+    caller.require(&[Role::Player, Role::Operator, Role::Auditor, Role::Service])?;
+    Ok(to_service::<S>(&state, request).await)
+}
+
+/// A ticket read by its serial: its online player, the retailer whose terminal sold it (the
+/// service checks either), staff and services.
+pub(super) async fn for_ticket_holders<const S: u8>(
+    State(state): State<GatewayState>,
+    caller: Authenticated,
+    request: Request,
+) -> Result<Response, AppError> {
+    caller.require(&[Role::Player, Role::Retailer, Role::Operator, Role::Auditor, Role::Service])?;
+    Ok(to_service::<S>(&state, request).await)
+}
+
+/// A retailer's records (packs, receipts, statement): its own terminals (the service keeps each
+/// to its own retailer's), staff and services.
+pub(super) async fn for_counter_readers<const S: u8>(
+    State(state): State<GatewayState>,
+    caller: Authenticated,
+    request: Request,
+) -> Result<Response, AppError> {
+    caller.require(&[Role::Retailer, Role::Operator, Role::Auditor, Role::Service])?;
+    Ok(to_service::<S>(&state, request).await)
+}
+
+/// Draws, pay tables, meters and the math: public.
+pub(super) async fn for_anyone<const S: u8>(State(state): State<GatewayState>, request: Request) -> Response {
+    to_service::<S>(&state, request).await
+}
+
+/// Live results: public, at most `LOTTO_MAX_STREAMS_PER_ADDRESS` streams open from one client
+/// address (429 `too_many_streams` beyond), each counted until its answer's body is dropped,
+/// which is when the client goes or the stream ends.
+pub(super) async fn live_stream(State(state): State<GatewayState>, request: Request) -> Response {
+    let permit = match rate_limit::client_address(&request) {
+        Some(address) => match state.streams.open(address) {
+            Some(permit) => Some(permit),
+            None => {
+                return AppError::new(
+                    axum::http::StatusCode::TOO_MANY_REQUESTS,
+                    "too_many_streams",
+                    format!(
+                        "this address has {} live streams open, the most it may; close one first",
+                        state.streams.per_address
+                    ),
+                )
+                .with_header(axum::http::header::RETRY_AFTER, axum::http::HeaderValue::from_static("15"))
+                .into_response();
+            }
+        },
+        // Not over a socket (a test's in-process call): nothing to count by.
+        None => None,
+    };
+    let response = to_service::<DRAWS>(&state, request).await;
+    response.map(|body| {
+        axum::body::Body::new(http_body_util::BodyExt::map_frame(body, move |frame| {
+            let _held = &permit;
+            frame
+        }))
+    })
+}
+
+/// Running the games (print runs): operators.
+pub(super) async fn for_operators<const S: u8>(
+    State(state): State<GatewayState>,
+    caller: Authenticated,
+    request: Request,
+) -> Result<Response, AppError> {
+    caller.require(&[Role::Operator])?;
+    Ok(to_service::<S>(&state, request).await)
+}
+
+/// A pack shipped: operators, to a retailer that exists (retailers are the gateway's).
+pub(super) async fn ship_pack(
+    State(state): State<GatewayState>,
+    caller: Authenticated,
+    request: Request,
+) -> Result<Response, AppError> {
+    caller.require(&[Role::Operator])?;
+    let (parts, body) = request.into_parts();
+    let bytes = axum::body::to_bytes(body, state.body_limit).await.map_err(|_| {
+        AppError::new(axum::http::StatusCode::PAYLOAD_TOO_LARGE, "body_too_large", "the body is too large")
+    })?;
+    // A body that is not an assignment is the service's to refuse, with its own problem.
+    if let Some(retailer) = serde_json::from_slice::<serde_json::Value>(&bytes)
+        .ok()
+        .and_then(|body| body.get("retailer_id").and_then(|r| r.as_str()).map(str::to_owned))
+    {
+        let known = match retailer.parse::<uuid::Uuid>() {
+            Ok(id) => store::staff::retailer_exists(&state.pool, id).await?,
+            Err(_) => false,
+        };
+        if !known {
+            return Err(AppError::unprocessable("retailer_not_found", "no retailer has that id"));
+        }
+    }
+    let request = Request::from_parts(parts, axum::body::Body::from(bytes));
+    Ok(to_service::<INSTANT>(&state, request).await)
+}
+
+/// The counter (packs, validation): retailers' terminals.
+pub(super) async fn for_retailers<const S: u8>(
+    State(state): State<GatewayState>,
+    caller: Authenticated,
+    request: Request,
+) -> Result<Response, AppError> {
+    caller.require(&[Role::Retailer])?;
+    Ok(to_service::<S>(&state, request).await)
+}
+
+/// A pack's settlement: its retailer's terminal (the service checks it is theirs) or operators.
+pub(super) async fn for_pack_holders<const S: u8>(
+    State(state): State<GatewayState>,
+    caller: Authenticated,
+    request: Request,
+) -> Result<Response, AppError> {
+    caller.require(&[Role::Retailer, Role::Operator])?;
+    Ok(to_service::<S>(&state, request).await)
+}
+
+/// The audit chains and the operators' reports: operators, auditors and services.
+pub(super) async fn for_staff<const S: u8>(
+    State(state): State<GatewayState>,
+    caller: Authenticated,
+    request: Request,
+) -> Result<Response, AppError> {
+    caller.require(&[Role::Operator, Role::Auditor, Role::Service])?;
+    Ok(to_service::<S>(&state, request).await)
+}
+
+/// Passes a request to the ledger once its caller is known and allowed there.
+pub(crate) async fn pass_to_ledger(
+    State(state): State<GatewayState>,
+    caller: Authenticated,
+    request: Request,
+) -> Result<Response, AppError> {
+    caller.require(LEDGER_ROLES)?;
+    Ok(state.ledger.upstream().forward(request, state.body_limit).await.into_response())
+}

@@ -1,0 +1,135 @@
+//! Players: registration, their own profile, wallet and history, deposit limits and
+//! self-exclusion ([`crate::saga::players`]).
+
+use axum::extract::State;
+use axum::response::Response;
+use ledger_api::wire::{Account, HistoryEntry, Page};
+use platform::auth::Role;
+use platform::openapi::Refused;
+use platform::{AppError, Json, PageParams, Path, Query};
+use uuid::Uuid;
+
+use crate::GatewayState;
+use crate::auth::{Authenticated, PlayerSession};
+use crate::saga::players as saga;
+use crate::views::players::{
+    DepositLimit, ExclusionRequest, LimitRequest, Me, Player, Registration, SelfExclusion,
+};
+
+/// `POST /v1/players`: anyone may register; K.A.R. 111-5-24(c) refuses those under 18.
+#[utoipa::path(
+    post, path = "/v1/players", tag = "players", request_body = Registration,
+    responses((status = 201, description = "registered, with a wallet", body = Player), (status = "4XX", response = Refused))
+)]
+pub async fn register(
+    State(state): State<GatewayState>,
+    Json(request): Json<Registration>,
+) -> Result<Response, AppError> {
+    let player = saga::register(&state, request).await?;
+    let location = format!("/v1/players/{}", player.id);
+    Ok(platform::http::created(player, &location))
+}
+
+/// `GET /v1/me`: who the caller is; a player also gets their profile.
+#[utoipa::path(
+    get, path = "/v1/me", tag = "players",
+    responses((status = 200, description = "the caller's subject and role; a player's profile under `player`", body = Me), (status = "4XX", response = Refused)), security(("bearer" = []))
+)]
+pub async fn me(State(state): State<GatewayState>, caller: Authenticated) -> Result<Json<Me>, AppError> {
+    let player = match caller.0.role {
+        Role::Player => Some(saga::the_player(&state, &caller).await?),
+        _ => None,
+    };
+    Ok(Json(Me { subject: caller.0.sub.clone(), role: caller.0.role, player }))
+}
+
+/// A token for the caller to present downstream (a fresh one, same subject and role), so the
+/// ledger itself checks the wallet is theirs.
+fn bearer_of(caller: &Authenticated, state: &GatewayState) -> Result<String, AppError> {
+    state.tokens.issue(&caller.0.sub, caller.0.role, caller.0.sid, std::time::Duration::from_secs(60))
+}
+
+/// `GET /v1/me/wallet`: the ledger account, read with the player's own token, so the ledger
+/// itself checks the wallet is theirs.
+#[utoipa::path(
+    get, path = "/v1/me/wallet", tag = "players",
+    responses((status = 200, description = "the player's ledger account", body = Account), (status = "4XX", response = Refused)), security(("bearer" = []))
+)]
+pub async fn wallet(
+    State(state): State<GatewayState>,
+    caller: Authenticated,
+) -> Result<Json<Account>, AppError> {
+    let player = saga::the_player(&state, &caller).await?;
+    let token = bearer_of(&caller, &state)?;
+    Ok(Json(state.ledger.account_as(&token, player.wallet_account_id).await?))
+}
+
+/// `GET /v1/me/wallet/transfers?after=&limit=`.
+#[utoipa::path(
+    get, path = "/v1/me/wallet/transfers", tag = "players", params(PageParams),
+    responses((status = 200, description = "a page of the wallet's transfers, in journal order", body = Page<HistoryEntry>), (status = "4XX", response = Refused)), security(("bearer" = []))
+)]
+pub async fn wallet_history(
+    State(state): State<GatewayState>,
+    caller: Authenticated,
+    Query(page): Query<PageParams>,
+) -> Result<Json<Page<HistoryEntry>>, AppError> {
+    let player = saga::the_player(&state, &caller).await?;
+    let (after, limit) = (page.after::<i64>()?, page.limit()?);
+    let token = bearer_of(&caller, &state)?;
+    Ok(Json(state.ledger.history_as(&token, player.wallet_account_id, after, limit).await?))
+}
+
+#[utoipa::path(
+    get, path = "/v1/me/deposit-limits", tag = "responsible gaming",
+    responses((status = 200, description = "daily, weekly and monthly limits", body = Vec<DepositLimit>), (status = "4XX", response = Refused)), security(("bearer" = []))
+)]
+/// `GET /v1/me/deposit-limits`: the player's own deposit limits, with any raise still waiting.
+pub async fn get_limits(
+    State(state): State<GatewayState>,
+    caller: Authenticated,
+) -> Result<Json<Vec<DepositLimit>>, AppError> {
+    let player = saga::the_player(&state, &caller).await?;
+    Ok(Json(saga::limits(&state, player.id).await?))
+}
+
+/// `PUT /v1/me/deposit-limits`: lowering applies at once; raising or removing after 24 hours.
+#[utoipa::path(
+    put, path = "/v1/me/deposit-limits", tag = "responsible gaming", request_body = LimitRequest,
+    responses((status = 200, description = "the limits now: lowering applies at once, raising after 24 hours", body = Vec<DepositLimit>), (status = "4XX", response = Refused)), security(("bearer" = []))
+)]
+pub async fn set_limit(
+    State(state): State<GatewayState>,
+    PlayerSession(caller): PlayerSession,
+    Json(request): Json<LimitRequest>,
+) -> Result<Json<Vec<DepositLimit>>, AppError> {
+    Ok(Json(saga::set_limit(&state, &caller, request).await?))
+}
+
+/// `POST /v1/me/self-exclusion`: at once, every session ends and logins are refused until the end.
+#[utoipa::path(
+    post, path = "/v1/me/self-exclusion", tag = "responsible gaming", request_body = ExclusionRequest,
+    responses((status = 200, description = "excluded until `self_excluded_until`; every session has ended", body = SelfExclusion), (status = "4XX", response = Refused)), security(("bearer" = []))
+)]
+pub async fn self_exclude(
+    State(state): State<GatewayState>,
+    PlayerSession(caller): PlayerSession,
+    Json(request): Json<ExclusionRequest>,
+) -> Result<Json<SelfExclusion>, AppError> {
+    let until = saga::self_exclude(&state, &caller, request.period).await?;
+    Ok(Json(SelfExclusion { self_excluded_until: until }))
+}
+
+/// `GET /v1/players/{id}`: operators and auditors look a player up.
+#[utoipa::path(
+    get, path = "/v1/players/{id}", tag = "players", params(("id" = Uuid, Path, description = "player id")),
+    responses((status = 200, description = "the player", body = Player), (status = "4XX", response = Refused)), security(("bearer" = []))
+)]
+pub async fn get_player(
+    State(state): State<GatewayState>,
+    caller: Authenticated,
+    Path(id): Path<Uuid>,
+) -> Result<Json<Player>, AppError> {
+    caller.require(&[Role::Operator, Role::Auditor])?;
+    Ok(Json(saga::load_player(&state, id).await?))
+}

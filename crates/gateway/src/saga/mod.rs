@@ -1,0 +1,13 @@
+//! The gateway's steps that move money and state, on typed values: the handlers in
+//! [`crate::routes`] call these, and these call [`crate::store`] for rows and `ledger_api` for
+//! money.
+//!
+//! - [`players`]: registration with a wallet, deposit limits, self-exclusion;
+//! - [`payments`]: deposits and withdrawals through the provider, settled by its webhook;
+//! - [`sessions`]: logins, renewals and the idle timeout;
+//! - [`staff`]: staff, retailers and terminal keys.
+
+pub mod payments;
+pub mod players;
+pub mod sessions;
+pub mod staff;

@@ -1,0 +1,150 @@
+//! Players: registration (18 or older, with a wallet opened in the ledger), deposit limits and
+//! self-exclusion. Deposits themselves are [`super::payments`].
+
+use chrono::{DateTime, Months, Utc};
+use domain::eligibility::{MAXIMUM_AGE_YEARS, MINIMUM_AGE_YEARS, is_of_playing_age, is_plausible_birth_date};
+use platform::AppError;
+use platform::auth::Role;
+use uuid::Uuid;
+
+use crate::GatewayState;
+use crate::auth::{Authenticated, end_sessions};
+use crate::credentials::{hash_password, validate_password};
+use crate::store::players::{self as store, NewPlayer};
+use crate::views::players::{DepositLimit, ExclusionPeriod, LimitPeriod, LimitRequest, Player, Registration};
+
+/// How long a raised (or removed) limit waits before it applies.
+pub const LIMIT_RAISE_DELAY_HOURS: i64 = 24;
+
+fn valid_email(email: &str) -> bool {
+    let Some((local, domain)) = email.split_once('@') else { return false };
+    !local.is_empty()
+        && domain.contains('.')
+        && !domain.starts_with('.')
+        && !domain.ends_with('.')
+        && email.len() <= 254
+        && !email.chars().any(char::is_whitespace)
+}
+
+fn email_taken() -> AppError {
+    AppError::conflict("email_taken", "an account with that email already exists")
+}
+
+/// Registers a player with a wallet; K.A.R. 111-5-24(c) refuses those under 18.
+pub(crate) async fn register(state: &GatewayState, request: Registration) -> Result<Player, AppError> {
+    let email = request.email.trim().to_lowercase();
+    if !valid_email(&email) {
+        return Err(AppError::unprocessable("invalid_email", "that is not an email address"));
+    }
+    validate_password(&request.password, &email)?;
+    let today = Utc::now().date_naive();
+    if !is_plausible_birth_date(request.date_of_birth, today) {
+        return Err(AppError::unprocessable(
+            "invalid_date_of_birth",
+            format!("a date of birth is in the past and at most {MAXIMUM_AGE_YEARS} years ago"),
+        ));
+    }
+    if !is_of_playing_age(request.date_of_birth, today) {
+        return Err(AppError::unprocessable(
+            "under_age",
+            format!("players must be {MINIMUM_AGE_YEARS} or older (K.A.R. 111-5-24(c))"),
+        ));
+    }
+    if store::email_taken(&state.pool, &email).await? {
+        return Err(email_taken());
+    }
+    let id = Uuid::now_v7();
+    let wallet_id = Uuid::now_v7();
+    let password_hash = hash_password(request.password).await?;
+    // The player first, then the wallet: of concurrent registrations of one email only the one
+    // whose row went in opens a wallet, and a wallet that cannot be opened takes its player back
+    // out, so there is never a wallet without a player nor a player without a wallet.
+    let new = NewPlayer {
+        id,
+        email: &email,
+        password_hash: &password_hash,
+        date_of_birth: request.date_of_birth,
+        wallet: wallet_id,
+    };
+    if !store::insert(&state.pool, &new).await? {
+        return Err(email_taken());
+    }
+    let opened = state
+        .ledger
+        .open_accounts(&id.to_string(), &[(wallet_id, ledger_api::AccountKind::PlayerWallet)])
+        .await;
+    if let Err(e) = opened {
+        store::delete(&state.pool, id).await?;
+        return Err(e);
+    }
+    load_player(state, id).await
+}
+
+/// Player `id`, or 404.
+pub(crate) async fn load_player(state: &GatewayState, id: Uuid) -> Result<Player, AppError> {
+    store::get(&state.pool, id)
+        .await?
+        .map(Player::from)
+        .ok_or_else(|| AppError::not_found("player_not_found", format!("player {id} does not exist")))
+}
+
+/// The caller as a player, or 403.
+pub(crate) async fn the_player(state: &GatewayState, caller: &Authenticated) -> Result<Player, AppError> {
+    caller.require(&[Role::Player])?;
+    load_player(state, caller.subject_id()?).await
+}
+
+/// The limits of a player, with raises whose delay has passed already applied.
+pub(crate) async fn limits(state: &GatewayState, player: Uuid) -> Result<Vec<DepositLimit>, AppError> {
+    let rows = store::deposit_limits(&state.pool, player).await?;
+    Ok(LimitPeriod::ALL
+        .into_iter()
+        .map(|period| DepositLimit::of(period, rows.iter().find(|r| r.period == period.as_str())))
+        .collect())
+}
+
+/// Sets one of the caller's deposit limits: lowering applies at once (and cancels a raise
+/// waiting), raising or removing after [`LIMIT_RAISE_DELAY_HOURS`]. Answers the limits now.
+pub(crate) async fn set_limit(
+    state: &GatewayState,
+    caller: &Authenticated,
+    request: LimitRequest,
+) -> Result<Vec<DepositLimit>, AppError> {
+    let player = the_player(state, caller).await?;
+    if request.amount.is_some_and(|a| a <= 0) {
+        return Err(AppError::unprocessable("invalid_amount", "a limit is a positive number of cents"));
+    }
+    let current = limits(state, player.id).await?;
+    let now = current.iter().find(|l| l.period == request.period).and_then(|l| l.amount);
+    let lowers = match (now, request.amount) {
+        (_, None) => false,
+        (None, Some(_)) => true,
+        (Some(old), Some(new)) => new <= old,
+    };
+    match request.amount {
+        Some(amount) if lowers => {
+            store::lower_limit(&state.pool, player.id, request.period.as_str(), amount).await?;
+        }
+        amount => {
+            let delay = i32::try_from(LIMIT_RAISE_DELAY_HOURS).unwrap_or(24);
+            store::raise_limit(&state.pool, player.id, request.period.as_str(), amount, delay).await?;
+        }
+    }
+    limits(state, player.id).await
+}
+
+/// Excludes the caller for `period` (never shortening an exclusion in force) and ends every
+/// one of their sessions at once. Answers when the exclusion ends.
+pub(crate) async fn self_exclude(
+    state: &GatewayState,
+    caller: &Authenticated,
+    period: ExclusionPeriod,
+) -> Result<DateTime<Utc>, AppError> {
+    let player = the_player(state, caller).await?;
+    let until = Utc::now()
+        .checked_add_months(Months::new(period.months()))
+        .ok_or_else(|| AppError::internal("date overflow"))?;
+    let until = store::exclude_until(&state.pool, player.id, until).await?;
+    end_sessions(state, &player.id.to_string(), None, "self_exclusion").await?;
+    Ok(until)
+}

@@ -1,0 +1,335 @@
+//! Sessions that last as long as their user plays, and no longer (DESIGN §7, issue 32 §2).
+//!
+//! A login (a player's or staff member's password, with a lockout after repeated failures, or
+//! a terminal's API key) opens a session and answers two tokens: a short access token (signed,
+//! verified by every service, naming its session as `sid`) and an opaque refresh token, kept
+//! here only as its SHA-256. A renewal trades a refresh token for a new pair; each refresh token
+//! is good once, and one presented a second time means two holders, one of them a thief: the
+//! whole session ends (theft detection).
+//!
+//! **Idle sessions end.** A player's or staff member's session ends after `idle_timeout` without a
+//! request (900 s by default: the New Jersey and Pennsylvania rules). Every request through the
+//! gateway is noted ([`crate::auth::Activity`]) and written to the session's row every second or
+//! so; a renewal writes this replica's notes first. An access token never outlives the idle
+//! window as known when it is issued: its expiry is the earliest of its own lifetime, the last
+//! request plus the idle timeout, and the session's end. So a session nobody uses cannot be kept
+//! alive by renewing it: renewals do not count as requests, and a renewal after the idle window
+//! ends the session (`session_idle`). Another replica's notes may be up to a flush late, so a
+//! session may end that much early, never late. A terminal at a till is not idle-limited (a
+//! shop waits for customers); its key can be revoked.
+
+use std::time::Duration;
+
+use axum::http::{HeaderValue, StatusCode, header};
+use chrono::{DateTime, Utc};
+use platform::AppError;
+use platform::auth::{Place, Role, unauthenticated};
+use sha2::{Digest, Sha256};
+use sqlx::{PgConnection, PgPool};
+use uuid::Uuid;
+
+use crate::GatewayState;
+use crate::credentials::{api_key_prefix, digest_api_key, digests_equal, verify_password};
+use crate::store::sessions::{self as store, Credentials};
+use crate::views::sessions::LoginRequest;
+
+/// Failed logins in a row that lock an account.
+pub const LOCKOUT_AFTER_FAILURES: i32 = 5;
+/// How long a locked account stays locked.
+pub const LOCKOUT_MINUTES: i64 = 15;
+
+/// A session's tokens, as a login or a renewal answers them.
+#[derive(Debug)]
+pub struct Issued {
+    pub access_token: String,
+    pub expires_in: u64,
+    pub refresh_token: String,
+    pub session_expires_at: DateTime<Utc>,
+    pub idle_timeout_seconds: Option<u64>,
+    pub role: Role,
+    pub subject: String,
+    /// When this identity logged in before this login; `None` on a renewal.
+    pub previous_login_at: Option<DateTime<Utc>>,
+    /// A terminal's shop and label, as its tokens carry them.
+    pub place: Option<Place>,
+}
+
+/// The session, as its tokens are cut from it.
+struct Session {
+    subject: String,
+    role: Role,
+    org: Option<String>,
+    /// A terminal's names, read at each login and renewal (a shop renamed is named so within
+    /// an access token's life).
+    place: Option<Place>,
+    expires_at: DateTime<Utc>,
+    ended_at: Option<DateTime<Utc>>,
+    last_seen_at: DateTime<Utc>,
+}
+
+fn bad_credentials() -> AppError {
+    AppError::new(StatusCode::UNAUTHORIZED, "invalid_credentials", "those credentials are not valid")
+}
+
+fn locked(until: DateTime<Utc>) -> AppError {
+    let seconds = (until - Utc::now()).num_seconds().max(1);
+    AppError::new(
+        StatusCode::FORBIDDEN,
+        "account_locked",
+        format!("too many failed logins; try again after {}", until.to_rfc3339()),
+    )
+    .with_header(header::RETRY_AFTER, HeaderValue::from(seconds))
+}
+
+fn invalid_refresh_token() -> AppError {
+    unauthenticated(
+        "invalid_refresh_token",
+        "this refresh token is not one the platform issued; log in again",
+    )
+}
+
+/// Logs in a player, a staff member or a terminal, and opens its session.
+pub(crate) async fn login(state: &GatewayState, request: LoginRequest) -> Result<Issued, AppError> {
+    let (subject, role, previous, org, place) = match request {
+        LoginRequest::Player { email, password } => {
+            let (subject, role, previous) =
+                password_login(state, Credentials::Players, &email, password).await?;
+            (subject, role, previous, None, None)
+        }
+        LoginRequest::Staff { username, password } => {
+            let (subject, role, previous) =
+                password_login(state, Credentials::Staff, &username, password).await?;
+            (subject, role, previous, None, None)
+        }
+        LoginRequest::Terminal { api_key } => {
+            let (subject, previous, retailer) = terminal_login(state, &api_key).await?;
+            let place = terminal_place(&state.pool, &subject).await?;
+            (subject, Role::Retailer, previous, Some(retailer), place)
+        }
+    };
+    // A terminal's token names its retailer, so services know whose counter it is, and its
+    // shop and label by name, so its receipts print them.
+    let issued = open(state, &subject, role, org.as_deref(), place).await?;
+    Ok(Issued { previous_login_at: previous, ..issued })
+}
+
+/// Checks a player's or staff member's password, with lockout after repeated failures.
+async fn password_login(
+    state: &GatewayState,
+    whose: Credentials,
+    login: &str,
+    password: String,
+) -> Result<(String, Role, Option<DateTime<Utc>>), AppError> {
+    let row = store::credentials(&state.pool, whose, login.trim()).await?;
+    // The hash is checked even without a row, so an unknown login takes as long as a known one.
+    let matches = verify_password(password, row.as_ref().map(|r| r.password_hash.clone())).await?;
+    let Some(row) = row else { return Err(bad_credentials()) };
+    if let Some(until) = row.locked_until.filter(|u| *u > Utc::now()) {
+        return Err(locked(until));
+    }
+    if !matches {
+        let minutes = i32::try_from(LOCKOUT_MINUTES).unwrap_or(15);
+        return Err(
+            match store::failed_login(&state.pool, whose, row.id, LOCKOUT_AFTER_FAILURES, minutes).await? {
+                Some(until) => locked(until),
+                None => bad_credentials(),
+            },
+        );
+    }
+    if let Some(until) = row.self_excluded_until.filter(|u| *u > Utc::now()) {
+        return Err(AppError::new(
+            StatusCode::FORBIDDEN,
+            "self_excluded",
+            format!("this account is self-excluded until {}", until.to_rfc3339()),
+        ));
+    }
+    store::logged_in(&state.pool, whose, row.id).await?;
+    let role = match row.role.as_str() {
+        "player" => Role::Player,
+        "operator" => Role::Operator,
+        "auditor" => Role::Auditor,
+        other => return Err(AppError::internal(format!("unknown staff role {other}"))),
+    };
+    Ok((row.id.to_string(), role, row.last_login_at))
+}
+
+/// A terminal's API key checked: its id, when it last logged in, and its retailer.
+async fn terminal_login(
+    state: &GatewayState,
+    api_key: &str,
+) -> Result<(String, Option<DateTime<Utc>>, String), AppError> {
+    let prefix = api_key_prefix(api_key).ok_or_else(bad_credentials)?;
+    let key = store::terminal_key(&state.pool, prefix).await?.ok_or_else(bad_credentials)?;
+    if !digests_equal(&digest_api_key(api_key), &key.key_hash) {
+        return Err(bad_credentials());
+    }
+    if key.revoked_at.is_some() {
+        return Err(AppError::new(StatusCode::UNAUTHORIZED, "key_revoked", "this API key has been revoked"));
+    }
+    let previous = store::last_session_of(&state.pool, &key.id.to_string()).await?;
+    Ok((key.id.to_string(), previous, key.retailer_id.to_string()))
+}
+
+fn digest(token: &str) -> Vec<u8> {
+    Sha256::digest(token.as_bytes()).to_vec()
+}
+
+/// A new refresh token of `session`, stored as its hash; the text is shown once.
+async fn new_refresh_token(conn: &mut PgConnection, session: Uuid) -> Result<String, AppError> {
+    let token = format!("rt_{}", hex::encode(platform::auth::random_bytes::<32>()));
+    store::keep_refresh_token(conn, &digest(&token), session).await?;
+    Ok(token)
+}
+
+/// The access token of session `sid`, its life cut to the idle window and the session's end.
+fn access_token(
+    state: &GatewayState,
+    sid: Uuid,
+    session: Session,
+    refresh_token: String,
+) -> Result<Issued, AppError> {
+    let policy = &state.sessions;
+    let now = Utc::now();
+    let idle = policy.idle_timeout_of(session.role);
+    let mut ends = session.expires_at.min(now + policy.access_ttl);
+    if let Some(idle) = idle {
+        ends = ends.min(session.last_seen_at + idle);
+    }
+    let ttl = (ends - now).to_std().unwrap_or(Duration::ZERO).max(Duration::from_secs(1));
+    let access_token = state.tokens.issue_at(
+        &session.subject,
+        session.role,
+        Some(sid),
+        session.org.as_deref(),
+        session.place.as_ref(),
+        ttl,
+    )?;
+    Ok(Issued {
+        access_token,
+        expires_in: ttl.as_secs(),
+        refresh_token,
+        session_expires_at: session.expires_at,
+        idle_timeout_seconds: idle.map(|d| d.as_secs()),
+        role: session.role,
+        subject: session.subject,
+        previous_login_at: None,
+        place: session.place,
+    })
+}
+
+/// A terminal's shop (name and address) and label, by the terminal's id.
+async fn terminal_place(pool: &PgPool, terminal: &str) -> Result<Option<Place>, AppError> {
+    let Ok(id) = terminal.parse::<Uuid>() else { return Ok(None) };
+    store::terminal_place(pool, id).await
+}
+
+/// Opens a session for a login that passed, and answers its first tokens.
+async fn open(
+    state: &GatewayState,
+    subject: &str,
+    role: Role,
+    org: Option<&str>,
+    place: Option<Place>,
+) -> Result<Issued, AppError> {
+    let sid = Uuid::now_v7();
+    let mut tx = state.pool.begin().await?;
+    let (expires_at, last_seen_at) =
+        store::open(&mut tx, sid, subject, role.as_str(), org, state.sessions.lifetime).await?;
+    let refresh = new_refresh_token(&mut tx, sid).await?;
+    tx.commit().await?;
+    let session = Session {
+        subject: subject.to_owned(),
+        role,
+        org: org.map(str::to_owned),
+        place,
+        expires_at,
+        ended_at: None,
+        last_seen_at,
+    };
+    access_token(state, sid, session, refresh)
+}
+
+/// A refresh token traded for a new access token and the next refresh token. Refused with
+/// `session_idle` after the idle timeout without a request, `session_expired` at the session's
+/// end, `session_ended` after a logout or an exclusion, and `refresh_token_reused` (ending the
+/// session) when the token was used before.
+pub(crate) async fn renew(state: &GatewayState, refresh_token: &str) -> Result<Issued, AppError> {
+    if refresh_token.len() > 200 {
+        return Err(invalid_refresh_token());
+    }
+    // This replica's notes of requests first: the idle window is judged on them.
+    if let Err(e) = state.activity.flush(&state.pool).await {
+        tracing::warn!(error = %e, "could not write the sessions' last requests before a renewal");
+    }
+    let hash = digest(refresh_token);
+    let mut tx = state.pool.begin().await?;
+    let Some(sid) = store::use_refresh_token(&mut tx, &hash).await? else {
+        let reused = store::refresh_token_session(&mut tx, &hash).await?;
+        tx.rollback().await?;
+        return Err(match reused {
+            Some((sid, subject)) => {
+                crate::auth::end_sessions(state, &subject, Some(sid), "refresh_token_reused").await?;
+                tracing::warn!(session = %sid, "a refresh token was used twice: its session is ended");
+                unauthenticated(
+                    "refresh_token_reused",
+                    "this refresh token was used before, so another may hold it: the session is ended; log in again",
+                )
+            }
+            None => invalid_refresh_token(),
+        });
+    };
+    let row = store::lock(&mut tx, sid).await?;
+    let session = Session {
+        role: Role::parse(&row.role)
+            .ok_or_else(|| AppError::internal(format!("a session of role {}", row.role)))?,
+        subject: row.subject,
+        org: row.org,
+        place: None,
+        expires_at: row.expires_at,
+        ended_at: row.ended_at,
+        last_seen_at: row.last_seen_at,
+    };
+    if let Some(refused) = refusal(state, &mut tx, sid, &session).await? {
+        tx.commit().await?;
+        return Err(refused);
+    }
+    let next = new_refresh_token(&mut tx, sid).await?;
+    tx.commit().await?;
+    let place = match session.role {
+        Role::Retailer => terminal_place(&state.pool, &session.subject).await?,
+        _ => None,
+    };
+    access_token(state, sid, Session { place, ..session }, next)
+}
+
+/// Why session `sid` may not be renewed, if it may not: ended, at its end, or idle (which ends it).
+async fn refusal(
+    state: &GatewayState,
+    tx: &mut PgConnection,
+    sid: Uuid,
+    session: &Session,
+) -> Result<Option<AppError>, AppError> {
+    let now = Utc::now();
+    let idle_since =
+        state.sessions.idle_timeout_of(session.role).filter(|idle| session.last_seen_at + *idle <= now).map(
+            |idle| match idle.as_secs() {
+                s if s >= 120 => format!("{} minutes", s / 60),
+                s => format!("{s} seconds"),
+            },
+        );
+    Ok(if session.ended_at.is_some() {
+        Some(unauthenticated("session_ended", "this session has ended; log in again"))
+    } else if session.expires_at <= now {
+        Some(unauthenticated("session_expired", "this session has reached its end; log in again"))
+    } else if let Some(idle) = idle_since {
+        store::end_idle(tx, sid).await?;
+        Some(unauthenticated(
+            "session_idle",
+            &format!(
+                "you were logged out after {idle} without activity; log in again to continue where you left off"
+            ),
+        ))
+    } else {
+        None
+    })
+}

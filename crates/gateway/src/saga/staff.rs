@@ -1,0 +1,130 @@
+//! Operators' work: staff accounts, retailers and their terminals' API keys.
+
+use platform::AppError;
+use platform::auth::Role;
+use sqlx::PgPool;
+use uuid::Uuid;
+
+use crate::GatewayState;
+use crate::auth::end_sessions;
+use crate::credentials::{hash_password, new_api_key, validate_password};
+use crate::store::staff as store;
+use crate::views::staff::{NewTerminalView, Retailer, RetailerChange, StaffMember};
+
+/// Creates an operator or auditor; `created_by` is None only for the first, made by `lotto admin`.
+pub async fn create_staff(
+    pool: &PgPool,
+    username: &str,
+    password: String,
+    role: Role,
+    created_by: Option<Uuid>,
+) -> Result<Uuid, AppError> {
+    let username = username.trim().to_lowercase();
+    let valid = (3..=64).contains(&username.len())
+        && username.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_'));
+    if !valid {
+        return Err(AppError::unprocessable(
+            "invalid_username",
+            "a username is 3 to 64 of a-z, 0-9, '.', '-', '_'",
+        ));
+    }
+    if !matches!(role, Role::Operator | Role::Auditor) {
+        return Err(AppError::unprocessable("invalid_role", "staff are operators or auditors"));
+    }
+    validate_password(&password, &username)?;
+    let hash = hash_password(password).await?;
+    let id = Uuid::now_v7();
+    if !store::insert_staff(pool, id, &username, &hash, role.as_str(), created_by).await? {
+        return Err(AppError::conflict("username_taken", "that username is taken"));
+    }
+    Ok(id)
+}
+
+/// Every operator and auditor.
+pub(crate) async fn list_staff(pool: &PgPool) -> Result<Vec<StaffMember>, AppError> {
+    store::list_staff(pool)
+        .await?
+        .into_iter()
+        .map(|r| {
+            Ok(StaffMember {
+                role: Role::parse(&r.role)
+                    .ok_or_else(|| AppError::internal(format!("a stored role {:?}", r.role)))?,
+                id: r.id,
+                username: r.username,
+                last_login_at: r.last_login_at,
+                created_at: r.created_at,
+            })
+        })
+        .collect()
+}
+
+/// A shop's name: 1 to 200 characters once trimmed.
+fn checked_name(name: &str) -> Result<&str, AppError> {
+    let name = name.trim();
+    if name.is_empty() || name.chars().count() > 200 {
+        return Err(AppError::unprocessable("invalid_name", "a name is 1 to 200 characters"));
+    }
+    Ok(name)
+}
+
+/// A shop's address: 1 to 300 characters once trimmed.
+fn checked_address(address: &str) -> Result<&str, AppError> {
+    let address = address.trim();
+    if address.is_empty() || address.chars().count() > 300 {
+        return Err(AppError::unprocessable("invalid_address", "an address is 1 to 300 characters"));
+    }
+    Ok(address)
+}
+
+/// A new retailer.
+pub(crate) async fn add_retailer(
+    pool: &PgPool,
+    name: &str,
+    address: Option<&str>,
+) -> Result<Retailer, AppError> {
+    let name = checked_name(name)?;
+    let address = address.map(checked_address).transpose()?;
+    Ok(Retailer::from(store::insert_retailer(pool, Uuid::now_v7(), name, address).await?))
+}
+
+/// Renames retailer `id` or changes its address (receipts printed before keep their names).
+pub(crate) async fn change_retailer(
+    pool: &PgPool,
+    id: Uuid,
+    change: &RetailerChange,
+) -> Result<Retailer, AppError> {
+    let name = change.name.as_deref().map(checked_name).transpose()?;
+    let address =
+        change.address.as_ref().map(|a| a.as_deref().map(checked_address).transpose()).transpose()?;
+    let row = store::change_retailer(pool, id, name, address)
+        .await?
+        .ok_or_else(|| AppError::not_found("retailer_not_found", format!("retailer {id} does not exist")))?;
+    Ok(Retailer::from(row))
+}
+
+/// A new terminal of `retailer`, with its API key (kept here only as its digest).
+pub(crate) async fn add_terminal(
+    pool: &PgPool,
+    retailer: Uuid,
+    label: &str,
+) -> Result<NewTerminalView, AppError> {
+    let label = label.trim();
+    if label.is_empty() || label.len() > 200 {
+        return Err(AppError::unprocessable("invalid_label", "a label is 1 to 200 characters"));
+    }
+    if !store::retailer_exists(pool, retailer).await? {
+        return Err(AppError::not_found("retailer_not_found", format!("retailer {retailer} does not exist")));
+    }
+    let (api_key, prefix, digest) = new_api_key();
+    let id = Uuid::now_v7();
+    store::insert_terminal(pool, id, retailer, label, &prefix, &digest).await?;
+    Ok(NewTerminalView { id, retailer_id: retailer, label: label.to_owned(), key_prefix: prefix, api_key })
+}
+
+/// Revokes terminal `id`'s key and ends its sessions now.
+pub(crate) async fn revoke_terminal(state: &GatewayState, id: Uuid) -> Result<(), AppError> {
+    if !store::revoke_terminal(&state.pool, id).await? {
+        return Err(AppError::not_found("terminal_not_found", format!("terminal {id} does not exist")));
+    }
+    end_sessions(state, &id.to_string(), None, "key_revoked").await
+}

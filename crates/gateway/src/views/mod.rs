@@ -1,0 +1,7 @@
+//! The gateway's wire types (DESIGN §1): what its handlers take and answer, built from the
+//! store's rows, never read from the database by name.
+
+pub mod payments;
+pub mod players;
+pub mod sessions;
+pub mod staff;

@@ -1,0 +1,160 @@
+//! What a player, their limits and their exclusion look like on the wire.
+
+use chrono::{DateTime, NaiveDate, Utc};
+use platform::auth::Role;
+use serde::{Deserialize, Serialize};
+use uuid::Uuid;
+
+use crate::store::players::{LimitRow, PlayerRow};
+
+// `POST /v1/players`.
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Registration {
+    pub email: String,
+    pub password: String,
+    pub date_of_birth: NaiveDate,
+}
+
+/// A player as they (and operators) see themselves.
+#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct Player {
+    pub id: Uuid,
+    pub email: String,
+    pub date_of_birth: NaiveDate,
+    pub wallet_account_id: Uuid,
+    pub last_login_at: Option<DateTime<Utc>>,
+    pub self_excluded_until: Option<DateTime<Utc>>,
+    pub created_at: DateTime<Utc>,
+}
+
+impl From<PlayerRow> for Player {
+    fn from(row: PlayerRow) -> Self {
+        Player {
+            id: row.id,
+            email: row.email,
+            date_of_birth: row.date_of_birth,
+            wallet_account_id: row.wallet_account_id,
+            last_login_at: row.last_login_at,
+            self_excluded_until: row.self_excluded_until,
+            created_at: row.created_at,
+        }
+    }
+}
+
+/// Who the caller is.
+#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct Me {
+    /// A player id, terminal id, staff id or service name.
+    pub subject: String,
+    pub role: Role,
+    /// A player's own profile.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub player: Option<Player>,
+}
+
+/// A self-exclusion in force.
+#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct SelfExclusion {
+    pub self_excluded_until: DateTime<Utc>,
+}
+
+/// The periods a deposit limit can cover; windows are rolling (the last 24 hours, 7 days, 30 days).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum LimitPeriod {
+    Daily,
+    Weekly,
+    Monthly,
+}
+
+impl LimitPeriod {
+    pub(crate) const ALL: [LimitPeriod; 3] = [LimitPeriod::Daily, LimitPeriod::Weekly, LimitPeriod::Monthly];
+
+    pub(crate) fn as_str(self) -> &'static str {
+        match self {
+            LimitPeriod::Daily => "daily",
+            LimitPeriod::Weekly => "weekly",
+            LimitPeriod::Monthly => "monthly",
+        }
+    }
+
+    pub(crate) fn window_days(self) -> i32 {
+        match self {
+            LimitPeriod::Daily => 1,
+            LimitPeriod::Weekly => 7,
+            LimitPeriod::Monthly => 30,
+        }
+    }
+}
+
+// `PUT /v1/me/deposit-limits`.
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct LimitRequest {
+    pub period: LimitPeriod,
+    /// Cents; `null` removes the limit (after the delay, as a raise).
+    pub amount: Option<i64>,
+}
+
+// One of a player's deposit limits.
+#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct DepositLimit {
+    pub period: LimitPeriod,
+    /// The limit in force now (`null`: none).
+    pub amount: Option<i64>,
+    /// A raise waiting to apply, and when.
+    pub pending_amount: Option<i64>,
+    pub pending_removal: bool,
+    pub pending_from: Option<DateTime<Utc>>,
+}
+
+impl DepositLimit {
+    /// The limit of `period` as stored, or none when nothing is stored for it.
+    pub(crate) fn of(period: LimitPeriod, row: Option<&LimitRow>) -> Self {
+        match row {
+            Some(r) => DepositLimit {
+                period,
+                amount: r.amount,
+                pending_amount: r.pending_amount,
+                pending_removal: r.pending_none,
+                pending_from: r.pending_from,
+            },
+            None => DepositLimit {
+                period,
+                amount: None,
+                pending_amount: None,
+                pending_removal: false,
+                pending_from: None,
+            },
+        }
+    }
+}
+
+/// The self-exclusion periods a player may choose.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, utoipa::ToSchema)]
+pub enum ExclusionPeriod {
+    #[serde(rename = "6_months")]
+    SixMonths,
+    #[serde(rename = "1_year")]
+    OneYear,
+    #[serde(rename = "5_years")]
+    FiveYears,
+}
+
+impl ExclusionPeriod {
+    pub(crate) fn months(self) -> u32 {
+        match self {
+            ExclusionPeriod::SixMonths => 6,
+            ExclusionPeriod::OneYear => 12,
+            ExclusionPeriod::FiveYears => 60,
+        }
+    }
+}
+
+// `POST /v1/me/self-exclusion`.
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ExclusionRequest {
+    pub period: ExclusionPeriod,
+}

@@ -1,0 +1,47 @@
+//! What logging in and renewing a session look like on the wire.
+
+use chrono::{DateTime, Utc};
+use platform::auth::{Place, Role};
+use serde::{Deserialize, Serialize};
+
+/// `POST /v1/sessions`: one of three ways to log in.
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
+#[serde(untagged)]
+pub enum LoginRequest {
+    Player { email: String, password: String },
+    Staff { username: String, password: String },
+    Terminal { api_key: String },
+}
+
+// A session's tokens, answered by a login and by each renewal.
+#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct LoginResponse {
+    pub access_token: String,
+    pub token_type: String,
+    /// Seconds the access token lives: at most `LOTTO_ACCESS_TOKEN_TTL_S`, and never past the
+    /// idle window (the last request plus `idle_timeout_seconds`) or the session's end.
+    pub expires_in: u64,
+    /// Trades for the next access token at `POST /v1/sessions/refresh`, once (opaque; keep it
+    /// as safe as a password).
+    pub refresh_token: String,
+    /// When the session ends however it is used (then log in again).
+    pub session_expires_at: DateTime<Utc>,
+    /// The session ends after this many seconds without a request; `null` for a terminal.
+    pub idle_timeout_seconds: Option<u64>,
+    pub role: Role,
+    pub subject: String,
+    /// When this identity last logged in before now; `null` on a first login and on a renewal.
+    pub previous_login_at: Option<DateTime<Utc>>,
+    /// A terminal's shop (name and address) and its own label, for the till's header; `null`
+    /// for players and staff.
+    pub place: Option<Place>,
+}
+
+/// `POST /v1/sessions/refresh`'s body.
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RefreshRequest {
+    /// The refresh token the last login or renewal answered (each is good once).
+    #[schema(max_length = 200)]
+    pub refresh_token: String,
+}
