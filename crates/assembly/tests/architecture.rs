@@ -156,6 +156,57 @@ fn every_service_writes_sql_only_in_its_store() {
     assert!(outside.is_empty(), "SQL outside a store floor: {outside:?}");
 }
 
+/// No transaction is open across a call to the ledger: a row lock held while the ledger works
+/// makes every request for that row wait on it (issue 33 §2). Read from the text: from each
+/// `.begin()` to the `commit` or `rollback` after it, nothing calls the ledger.
+#[test]
+fn no_transaction_is_open_across_a_ledger_call() {
+    let mut held = Vec::new();
+    for service in ["gateway", "draw-games", "table-games", "instant"] {
+        let src = crates_dir().join(service).join("src");
+        for file in rust_files(&src) {
+            let text = std::fs::read_to_string(&file).unwrap();
+            let mut from = 0;
+            while let Some(start) = text[from..].find(".begin()").map(|at| from + at) {
+                let rest = &text[start..];
+                let end = ["commit()", "rollback()"]
+                    .iter()
+                    .filter_map(|e| rest.find(e))
+                    .min()
+                    .unwrap_or(rest.len());
+                if rest[..end].contains("ledger.") || rest[..end].contains("ledger_api::") {
+                    let line = text[..start].lines().count();
+                    held.push(format!("{}:{line}", file.display()));
+                }
+                from = start + 1;
+            }
+        }
+    }
+    assert!(held.is_empty(), "a transaction open across a ledger call: {held:?}");
+}
+
+/// The ledger's paths are written in `ledger-api` alone: a service calls the ledger through its
+/// typed client, never by a path it builds (issue 33 §2).
+#[test]
+fn no_service_builds_a_ledger_path() {
+    let ledger_paths = ledger_api::PATH_PREFIXES.map(|prefix| format!("\"{prefix}"));
+    let mut by_hand = Vec::new();
+    for krate in std::fs::read_dir(crates_dir()).unwrap() {
+        let dir = krate.unwrap().path();
+        let name = dir.file_name().unwrap().to_string_lossy().into_owned();
+        if matches!(name.as_str(), "ledger" | "ledger-api") || !dir.join("src").is_dir() {
+            continue;
+        }
+        for file in rust_files(&dir.join("src")) {
+            let text = std::fs::read_to_string(&file).unwrap();
+            if ledger_paths.iter().any(|path| text.contains(path.as_str())) {
+                by_hand.push(file.display().to_string());
+            }
+        }
+    }
+    assert!(by_hand.is_empty(), "ledger paths written outside ledger-api: {by_hand:?}");
+}
+
 #[test]
 fn no_service_builds_a_transfer_by_hand() {
     let mut by_hand = Vec::new();

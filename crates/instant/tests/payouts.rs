@@ -180,6 +180,47 @@ async fn a_pack_settles_for_its_price_less_commission_on_request_or_after_its_ti
 }
 
 #[tokio::test]
+async fn a_pack_settled_while_the_ledger_is_away_is_posted_once_when_it_is_back() {
+    let (router, state, tokens) = service().await;
+    printed(&state, 283, 2).await;
+    let operator = staff(&tokens, "olga", Role::Operator);
+    let shop = till(&tokens, "till-a", "shop-a");
+    for book in [0, 1] {
+        open_pack(&router, &operator, &shop, "shop-a", 283, book).await;
+    }
+    // The same service with its ledger gone: nothing answers on the discard port.
+    let gone =
+        platform::upstream::Upstream::remote("ledger", "http://127.0.0.1:9", Duration::from_secs(2)).unwrap();
+    let away = instant::InstantState {
+        ledger: ledger_api::LedgerClient::new(gone, tokens.clone(), "instant"),
+        ..state.clone()
+    };
+    let away = instant::router(away, platform::http::Limits::default());
+    for book in [0, 1] {
+        let refused =
+            post(&away, &format!("/v1/instant/packs/283/{book}/settle"), &operator, json!(null)).await;
+        assert_eq!(refused.status, StatusCode::SERVICE_UNAVAILABLE, "{}", refused.body);
+    }
+    let shop_account = ledger_api::retailer_account("shop-a");
+    assert_eq!(balance(&state, shop_account).await, 0, "no money has moved");
+
+    // Asked again with the ledger back, pack 0's money moves, once.
+    let settled = post(&router, "/v1/instant/packs/283/0/settle", &shop, json!(null)).await;
+    assert_eq!(settled.status, StatusCode::OK, "{}", settled.body);
+    let owed = settled.body["settlement"]["owed_cents"].as_i64().unwrap();
+    assert!(owed > 0);
+    assert_eq!(balance(&state, shop_account).await, -owed);
+    post(&router, "/v1/instant/packs/283/0/settle", &shop, json!(null)).await;
+    assert_eq!(balance(&state, shop_account).await, -owed);
+    // Pack 1 nobody asks for again: the settlement pass moves it (it is not yet due by its
+    // age, but its settlement is recorded), once.
+    assert_eq!(instant::saga::packs::settle_due_packs(&state).await.unwrap(), 1);
+    assert_eq!(instant::saga::packs::settle_due_packs(&state).await.unwrap(), 0);
+    assert_eq!(balance(&state, shop_account).await, -2 * owed);
+    assert_eq!(ledger_get(&state, "/v1/reports/trial-balance").await["balanced"], true);
+}
+
+#[tokio::test]
 async fn operators_read_liability_that_agrees_with_the_ledger_and_scans_per_retailer() {
     let (router, state, tokens) = service().await;
     let tickets = printed(&state, 283, 9).await;

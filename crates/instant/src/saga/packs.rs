@@ -112,7 +112,9 @@ pub async fn move_pack(
 }
 
 /// Settles one active pack (see the module); `owner`, when given, must be its retailer. Asking
-/// again for a settled pack answers its settlement.
+/// again for a settled pack answers its settlement (and moves its money, if that had not
+/// happened). The settlement is recorded under the pack's lock and committed before the ledger
+/// moves the money, keyed by the pack, so no lock waits on the ledger and a retry moves it once.
 pub async fn settle_pack_now(
     state: &InstantState,
     game: i32,
@@ -122,26 +124,45 @@ pub async fn settle_pack_now(
     let definition = state.game(u32::try_from(game).map_err(|_| pack_not_found(game, book))?)?.clone();
     let mut tx = state.pool.begin().await?;
     let pack = lock_pack(&mut tx, game, book, owner).await?;
-    match pack.state {
-        PackState::Settled => return Ok(view(game, book, pack)),
-        PackState::Active => {}
+    let pack = match pack.state {
+        PackState::Settled => pack,
+        PackState::Active => {
+            let owed = settle_pack(
+                definition.ticket_numbers.tickets_per_book(),
+                definition.price_cents,
+                state.settings.commission_bps,
+            );
+            let settled_at = packs::mark_settled(&mut tx, game, book, &owed).await?;
+            let settlement = SettlementView {
+                sales_cents: owed.sales_cents,
+                commission_cents: owed.commission_cents,
+                owed_cents: owed.owed_cents,
+                settled_at,
+            };
+            Pack { state: PackState::Settled, settlement: Some(settlement), settlement_posted: false, ..pack }
+        }
         other => {
             return Err(AppError::conflict(
                 "pack_not_active",
                 format!("the pack is {}; only an active pack is settled", other.as_str()),
             ));
         }
+    };
+    tx.commit().await?;
+    if !pack.settlement_posted {
+        post_settlement(state, game, book, &pack).await?;
     }
-    let retailer_id =
-        pack.retailer_id.clone().ok_or_else(|| AppError::internal("an active pack without a retailer"))?;
-    let owed = settle_pack(
-        definition.ticket_numbers.tickets_per_book(),
-        definition.price_cents,
-        state.settings.commission_bps,
-    );
-    let settled_at = packs::mark_settled(&mut tx, game, book, &owed).await?;
-    let account = ledger_api::retailer_account(&retailer_id);
-    state.ledger.open_accounts(&retailer_id, &[(account, AccountKind::RetailerSettlement)]).await?;
+    Ok(view(game, book, pack))
+}
+
+/// A settled pack's money moved: what its retailer owes, from the retailer's settlement account
+/// to the house, under an id derived from the pack (a repeat is a replay); then noted.
+async fn post_settlement(state: &InstantState, game: i32, book: i32, pack: &Pack) -> Result<(), AppError> {
+    let (Some(retailer_id), Some(owed)) = (pack.retailer_id.as_deref(), pack.settlement.as_ref()) else {
+        return Err(AppError::internal("a settled pack without a retailer or a settlement"));
+    };
+    let account = ledger_api::retailer_account(retailer_id);
+    state.ledger.open_accounts(retailer_id, &[(account, AccountKind::RetailerSettlement)]).await?;
     let id = uuid::Uuid::new_v5(
         &crate::INSTANT_NAMESPACE,
         format!("instant/pack/{game}-{book}/settled").as_bytes(),
@@ -151,22 +172,12 @@ pub async fn settle_pack_now(
         .ledger
         .batch(&[NewTransfer::new(id, account, state.accounts.house, owed.owed_cents, metadata)])
         .await?;
-    tx.commit().await?;
-    let settlement = SettlementView {
-        sales_cents: owed.sales_cents,
-        commission_cents: owed.commission_cents,
-        owed_cents: owed.owed_cents,
-        settled_at,
-    };
-    Ok(view(
-        game,
-        book,
-        Pack { state: PackState::Settled, retailer_id: pack.retailer_id, settlement: Some(settlement) },
-    ))
+    packs::mark_settlement_posted(&state.pool, game, book).await
 }
 
-/// Settles every pack active for longer than the service's `settle_after`; returns how many.
-/// Each is settled on its own, so one that fails (the ledger away) is retried on the next pass.
+/// Settles every pack active for longer than the service's `settle_after`, and moves the money
+/// of any settled pack whose money did not move (the ledger away, the process killed); returns
+/// how many. Each is settled on its own, so one that fails is retried on the next pass.
 pub async fn settle_due_packs(state: &InstantState) -> Result<usize, AppError> {
     let mut settled = 0usize;
     for (game, book) in packs::due_for_settlement(&state.pool, state.settings.settle_after).await? {

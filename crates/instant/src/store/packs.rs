@@ -15,6 +15,8 @@ pub struct Pack {
     pub retailer_id: Option<String>,
     /// Once settled.
     pub settlement: Option<SettlementView>,
+    /// Whether a settled pack's money has moved in the ledger.
+    pub settlement_posted: bool,
 }
 
 /// Locks pack `game`-`book` in the caller's transaction and reads it.
@@ -37,7 +39,12 @@ pub async fn lock(conn: &mut PgConnection, game: i32, book: i32) -> Result<Optio
         }),
         _ => None,
     };
-    Ok(Some(Pack { state, retailer_id: row.try_get("retailer_id")?, settlement }))
+    Ok(Some(Pack {
+        state,
+        retailer_id: row.try_get("retailer_id")?,
+        settlement,
+        settlement_posted: row.try_get::<Option<DateTime<Utc>>, _>("settlement_posted_at")?.is_some(),
+    }))
 }
 
 /// Moves the locked pack to `to` (shipping it to `ship_to` when given), stamping the move; `by`
@@ -72,6 +79,7 @@ pub async fn set_state(
         state: PackState::parse(row.try_get("state")?)?,
         retailer_id: row.try_get("retailer_id")?,
         settlement: None,
+        settlement_posted: false,
     })
 }
 
@@ -95,15 +103,31 @@ pub async fn mark_settled(
     .await?)
 }
 
-/// Packs active for longer than `after`, oldest first (at most 1,000).
+/// Notes that settled pack `game`-`book`'s money has moved in the ledger.
+pub async fn mark_settlement_posted(pool: &PgPool, game: i32, book: i32) -> Result<(), AppError> {
+    sqlx::query(
+        "UPDATE packs SET settlement_posted_at = now()
+          WHERE game = $1 AND book = $2 AND settlement_posted_at IS NULL",
+    )
+    .bind(game)
+    .bind(book)
+    .execute(pool)
+    .await?;
+    Ok(())
+}
+
+/// Packs to settle, oldest first (at most 1,000): those active for longer than `after`, and
+/// those settled whose money has not moved (the ledger was away, or the process died between
+/// the two; one a request is posting now is posted twice under one id, which is once).
 pub async fn due_for_settlement(
     pool: &PgPool,
     after: std::time::Duration,
 ) -> Result<Vec<(i32, i32)>, AppError> {
     Ok(sqlx::query_as(
         "SELECT game, book FROM packs
-          WHERE state = 'active' AND activated_at < now() - make_interval(secs => $1)
-          ORDER BY activated_at LIMIT 1000",
+          WHERE (state = 'active' AND activated_at < now() - make_interval(secs => $1))
+             OR (state = 'settled' AND settlement_posted_at IS NULL)
+          ORDER BY coalesce(settled_at, activated_at) LIMIT 1000",
     )
     .bind(after.as_secs_f64())
     .fetch_all(pool)
