@@ -47,7 +47,9 @@ pub async fn list_staff(
     caller: Authenticated,
 ) -> Result<Json<Page<StaffMember>>, AppError> {
     caller.require(READERS)?;
-    Ok(Json(Page { items: saga::list_staff(&state.pool).await?, next: None }))
+    let items =
+        crate::store::staff::list_staff(&state.pool).await?.into_iter().map(StaffMember::from).collect();
+    Ok(Json(Page { items, next: None }))
 }
 
 #[utoipa::path(

@@ -9,7 +9,7 @@ use crate::GatewayState;
 use crate::auth::end_sessions;
 use crate::credentials::{hash_password, new_api_key, validate_password};
 use crate::store::staff as store;
-use crate::views::staff::{NewTerminalView, Retailer, RetailerChange, StaffMember};
+use crate::views::staff::{NewTerminalView, Retailer, RetailerChange};
 
 /// Creates an operator or auditor; `created_by` is None only for the first, made by `lotto admin`.
 pub async fn create_staff(
@@ -34,28 +34,10 @@ pub async fn create_staff(
     validate_password(&password, &username)?;
     let hash = hash_password(password).await?;
     let id = Uuid::now_v7();
-    if !store::insert_staff(pool, id, &username, &hash, role.as_str(), created_by).await? {
+    if !store::insert_staff(pool, id, &username, &hash, role, created_by).await? {
         return Err(AppError::conflict("username_taken", "that username is taken"));
     }
     Ok(id)
-}
-
-/// Every operator and auditor.
-pub(crate) async fn list_staff(pool: &PgPool) -> Result<Vec<StaffMember>, AppError> {
-    store::list_staff(pool)
-        .await?
-        .into_iter()
-        .map(|r| {
-            Ok(StaffMember {
-                role: Role::parse(&r.role)
-                    .ok_or_else(|| AppError::internal(format!("a stored role {:?}", r.role)))?,
-                id: r.id,
-                username: r.username,
-                last_login_at: r.last_login_at,
-                created_at: r.created_at,
-            })
-        })
-        .collect()
 }
 
 /// A shop's name: 1 to 200 characters once trimmed.

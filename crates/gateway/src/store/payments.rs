@@ -1,15 +1,17 @@
 //! Deposits and withdrawals as stored (`payments`, `payment_events`): every statement the
-//! payment flows run ([`crate::payments`]).
+//! payment flows run ([`crate::saga::payments`]), checked against the schema at build time.
 
 use chrono::{DateTime, Utc};
 use platform::AppError;
-use sqlx::postgres::PgRow;
-use sqlx::{PgConnection, PgPool, Row};
+use sqlx::{PgConnection, PgPool};
 use uuid::Uuid;
 
 /// Deposit or withdrawal.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize, utoipa::ToSchema)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize, utoipa::ToSchema, sqlx::Type,
+)]
 #[serde(rename_all = "snake_case")]
+#[sqlx(type_name = "text", rename_all = "snake_case")]
 pub enum PaymentKind {
     Deposit,
     Withdrawal,
@@ -47,71 +49,91 @@ pub struct PaymentRow {
     pub updated_at: DateTime<Utc>,
 }
 
-const COLUMNS: &str = "id, kind, amount, currency, state, outcome, failure, created_at, updated_at";
+/// The columns as stored: `state` and `outcome` become a [`Stage`].
+struct Stored {
+    id: Uuid,
+    kind: PaymentKind,
+    amount: i64,
+    currency: String,
+    state: String,
+    outcome: Option<String>,
+    failure: Option<String>,
+    created_at: DateTime<Utc>,
+    updated_at: DateTime<Utc>,
+}
 
-fn row_of(row: &PgRow) -> Result<PaymentRow, AppError> {
-    let kind: String = row.try_get("kind")?;
-    let state: String = row.try_get("state")?;
-    let outcome: Option<String> = row.try_get("outcome")?;
-    Ok(PaymentRow {
-        id: row.try_get("id")?,
-        kind: match kind.as_str() {
-            "deposit" => PaymentKind::Deposit,
-            "withdrawal" => PaymentKind::Withdrawal,
-            other => return Err(AppError::internal(format!("a stored payment of kind {other:?}"))),
-        },
-        amount: row.try_get("amount")?,
-        currency: row.try_get("currency")?,
-        stage: match state.as_str() {
+impl TryFrom<Stored> for PaymentRow {
+    type Error = AppError;
+
+    fn try_from(row: Stored) -> Result<Self, AppError> {
+        let stage = match row.state.as_str() {
             "pending" => Stage::Pending,
-            "settling" => Stage::Settling { succeeded: outcome.as_deref() == Some("succeeded") },
+            "settling" => Stage::Settling { succeeded: row.outcome.as_deref() == Some("succeeded") },
             "succeeded" => Stage::Succeeded,
             "failed" => Stage::Failed,
             other => return Err(AppError::internal(format!("a stored payment in state {other:?}"))),
-        },
-        failure: row.try_get("failure")?,
-        created_at: row.try_get("created_at")?,
-        updated_at: row.try_get("updated_at")?,
-    })
+        };
+        Ok(PaymentRow {
+            id: row.id,
+            kind: row.kind,
+            amount: row.amount,
+            currency: row.currency,
+            stage,
+            failure: row.failure,
+            created_at: row.created_at,
+            updated_at: row.updated_at,
+        })
+    }
 }
 
 /// Payment `id`.
 pub async fn get(conn: &mut PgConnection, id: Uuid) -> Result<Option<PaymentRow>, AppError> {
-    sqlx::query(&format!("SELECT {COLUMNS} FROM payments WHERE id = $1"))
-        .bind(id)
-        .fetch_optional(conn)
-        .await?
-        .as_ref()
-        .map(row_of)
-        .transpose()
+    sqlx::query_as!(
+        Stored,
+        r#"SELECT id, kind AS "kind: PaymentKind", amount, currency, state, outcome, failure, created_at, updated_at
+             FROM payments WHERE id = $1"#,
+        id
+    )
+    .fetch_optional(conn)
+    .await?
+    .map(PaymentRow::try_from)
+    .transpose()
 }
 
 /// Payment `id` if it is `player`'s.
 pub async fn get_of_player(pool: &PgPool, id: Uuid, player: Uuid) -> Result<Option<PaymentRow>, AppError> {
-    sqlx::query(&format!("SELECT {COLUMNS} FROM payments WHERE id = $1 AND player_id = $2"))
-        .bind(id)
-        .bind(player)
-        .fetch_optional(pool)
-        .await?
-        .as_ref()
-        .map(row_of)
-        .transpose()
+    sqlx::query_as!(
+        Stored,
+        r#"SELECT id, kind AS "kind: PaymentKind", amount, currency, state, outcome, failure, created_at, updated_at
+             FROM payments WHERE id = $1 AND player_id = $2"#,
+        id,
+        player
+    )
+    .fetch_optional(pool)
+    .await?
+    .map(PaymentRow::try_from)
+    .transpose()
 }
 
 /// Payment `id`, locked until the caller's transaction ends (never across a ledger call).
 pub async fn lock(conn: &mut PgConnection, id: Uuid) -> Result<Option<PaymentRow>, AppError> {
-    sqlx::query(&format!("SELECT {COLUMNS} FROM payments WHERE id = $1 FOR UPDATE"))
-        .bind(id)
-        .fetch_optional(conn)
-        .await?
-        .as_ref()
-        .map(row_of)
-        .transpose()
+    sqlx::query_as!(
+        Stored,
+        r#"SELECT id, kind AS "kind: PaymentKind", amount, currency, state, outcome, failure, created_at, updated_at
+             FROM payments WHERE id = $1 FOR UPDATE"#,
+        id
+    )
+    .fetch_optional(conn)
+    .await?
+    .map(PaymentRow::try_from)
+    .transpose()
 }
 
 /// Locks player `player` until the caller's transaction ends: one deposit intent at a time each.
 pub async fn lock_player(conn: &mut PgConnection, player: Uuid) -> Result<(), AppError> {
-    sqlx::query("SELECT 1 FROM players WHERE id = $1 FOR UPDATE").bind(player).execute(conn).await?;
+    sqlx::query!("SELECT 1 AS locked FROM players WHERE id = $1 FOR UPDATE", player)
+        .fetch_optional(conn)
+        .await?;
     Ok(())
 }
 
@@ -131,34 +153,35 @@ pub async fn insert_pending(
     conn: &mut PgConnection,
     payment: &NewPayment<'_>,
 ) -> Result<Option<PaymentRow>, AppError> {
-    sqlx::query(&format!(
-        "INSERT INTO payments (id, player_id, kind, amount, currency, payment_method, state)
-         VALUES ($1, $2, $3, $4, $5, $6, 'pending') ON CONFLICT (id) DO NOTHING RETURNING {COLUMNS}"
-    ))
-    .bind(payment.id)
-    .bind(payment.player)
-    .bind(payment.kind.as_str())
-    .bind(payment.amount)
-    .bind(payment.currency)
-    .bind(payment.method)
+    sqlx::query_as!(
+        Stored,
+        r#"INSERT INTO payments (id, player_id, kind, amount, currency, payment_method, state)
+           VALUES ($1, $2, $3, $4, $5, $6, 'pending') ON CONFLICT (id) DO NOTHING
+           RETURNING id, kind AS "kind: PaymentKind", amount, currency, state, outcome, failure, created_at, updated_at"#,
+        payment.id,
+        payment.player,
+        payment.kind as PaymentKind,
+        payment.amount,
+        payment.currency,
+        payment.method
+    )
     .fetch_optional(conn)
     .await?
-    .as_ref()
-    .map(row_of)
+    .map(PaymentRow::try_from)
     .transpose()
 }
 
 /// What `player` has deposited in the last `days` days, counting intents still pending and those
 /// settling as succeeded.
 pub async fn deposited_within(conn: &mut PgConnection, player: Uuid, days: i32) -> Result<i64, AppError> {
-    Ok(sqlx::query_scalar(
-        "SELECT coalesce(sum(amount), 0)::bigint FROM payments
-          WHERE player_id = $1 AND kind = 'deposit'
-            AND (state IN ('pending', 'succeeded') OR (state = 'settling' AND outcome = 'succeeded'))
-            AND created_at > now() - make_interval(days => $2)",
+    Ok(sqlx::query_scalar!(
+        r#"SELECT coalesce(sum(amount), 0)::bigint AS "deposited!" FROM payments
+            WHERE player_id = $1 AND kind = 'deposit'
+              AND (state IN ('pending', 'succeeded') OR (state = 'settling' AND outcome = 'succeeded'))
+              AND created_at > now() - make_interval(days => $2)"#,
+        player,
+        days
     )
-    .bind(player)
-    .bind(days)
     .fetch_one(conn)
     .await?)
 }
@@ -171,12 +194,12 @@ pub async fn record_event(
     payment: Uuid,
     kind: &str,
 ) -> Result<bool, AppError> {
-    Ok(sqlx::query(
+    Ok(sqlx::query!(
         "INSERT INTO payment_events (event_id, payment_id, type) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING",
+        event_id,
+        payment,
+        kind
     )
-    .bind(event_id)
-    .bind(payment)
-    .bind(kind)
     .execute(conn)
     .await?
     .rows_affected()
@@ -190,13 +213,13 @@ pub async fn claim_settling(
     succeeded: bool,
     failure: Option<&str>,
 ) -> Result<(), AppError> {
-    sqlx::query(
+    sqlx::query!(
         "UPDATE payments SET state = 'settling', outcome = $2, failure = $3, updated_at = now()
           WHERE id = $1 AND state = 'pending'",
+        id,
+        if succeeded { "succeeded" } else { "failed" },
+        failure
     )
-    .bind(id)
-    .bind(if succeeded { "succeeded" } else { "failed" })
-    .bind(failure)
     .execute(conn)
     .await?;
     Ok(())
@@ -204,30 +227,44 @@ pub async fn claim_settling(
 
 /// Payment `id` and its player's wallet.
 pub async fn with_wallet(pool: &PgPool, id: Uuid) -> Result<Option<(PaymentRow, Uuid)>, AppError> {
-    let Some(row) = sqlx::query(&format!(
-        "SELECT {COLUMNS}, (SELECT wallet_account_id FROM players WHERE players.id = payments.player_id) AS wallet
-           FROM payments WHERE id = $1"
-    ))
-    .bind(id)
+    let Some(row) = sqlx::query!(
+        r#"SELECT p.id, p.kind AS "kind: PaymentKind", p.amount, p.currency, p.state, p.outcome, p.failure,
+                  p.created_at, p.updated_at, w.wallet_account_id
+             FROM payments p JOIN players w ON w.id = p.player_id WHERE p.id = $1"#,
+        id
+    )
     .fetch_optional(pool)
     .await?
     else {
         return Ok(None);
     };
-    Ok(Some((row_of(&row)?, row.try_get("wallet")?)))
+    let wallet = row.wallet_account_id;
+    let stored = Stored {
+        id: row.id,
+        kind: row.kind,
+        amount: row.amount,
+        currency: row.currency,
+        state: row.state,
+        outcome: row.outcome,
+        failure: row.failure,
+        created_at: row.created_at,
+        updated_at: row.updated_at,
+    };
+    Ok(Some((PaymentRow::try_from(stored)?, wallet)))
 }
 
 /// A settling payment `id` becomes its outcome (its money has moved).
 pub async fn settle(pool: &PgPool, id: Uuid) -> Result<(), AppError> {
-    sqlx::query(
+    sqlx::query!(
         "UPDATE payments SET state = outcome, updated_at = now() WHERE id = $1 AND state = 'settling'",
+        id
     )
-    .bind(id)
     .execute(pool)
     .await?;
     Ok(())
 }
 
-/// The payments settling for longer than `$1` seconds, oldest first (the recovery pass's).
+/// The payments settling for longer than `$1` seconds, oldest first (the recovery pass's; run
+/// by `platform::recovery`, which binds the age, so a string here).
 pub const SETTLING: &str = "SELECT id FROM payments WHERE state = 'settling'
     AND updated_at < now() - make_interval(secs => $1) ORDER BY updated_at LIMIT 100";

@@ -1,9 +1,9 @@
 //! Players as stored (`players`, `deposit_limits`): registration, the profile, self-exclusion
-//! and deposit limits ([`crate::players`]).
+//! and deposit limits ([`crate::saga::players`]), checked against the schema at build time.
 
 use chrono::{DateTime, NaiveDate, Utc};
 use platform::AppError;
-use sqlx::{PgPool, Row};
+use sqlx::PgPool;
 use uuid::Uuid;
 
 /// A player's row.
@@ -30,23 +30,22 @@ pub struct NewPlayer<'a> {
 
 /// Whether a player has `email` (lower-cased by the caller).
 pub async fn email_taken(pool: &PgPool, email: &str) -> Result<bool, AppError> {
-    Ok(sqlx::query_scalar("SELECT EXISTS (SELECT 1 FROM players WHERE email = $1)")
-        .bind(email)
+    Ok(sqlx::query_scalar!(r#"SELECT EXISTS (SELECT 1 FROM players WHERE email = $1) AS "taken!""#, email)
         .fetch_one(pool)
         .await?)
 }
 
 /// Records `player`; false when another took its email first.
 pub async fn insert(pool: &PgPool, player: &NewPlayer<'_>) -> Result<bool, AppError> {
-    Ok(sqlx::query(
+    Ok(sqlx::query!(
         "INSERT INTO players (id, email, password_hash, date_of_birth, wallet_account_id)
          VALUES ($1, $2, $3, $4, $5) ON CONFLICT (email) DO NOTHING",
+        player.id,
+        player.email,
+        player.password_hash,
+        player.date_of_birth,
+        player.wallet
     )
-    .bind(player.id)
-    .bind(player.email)
-    .bind(player.password_hash)
-    .bind(player.date_of_birth)
-    .bind(player.wallet)
     .execute(pool)
     .await?
     .rows_affected()
@@ -55,41 +54,30 @@ pub async fn insert(pool: &PgPool, player: &NewPlayer<'_>) -> Result<bool, AppEr
 
 /// Takes a player whose wallet could not be opened back out.
 pub async fn delete(pool: &PgPool, id: Uuid) -> Result<(), AppError> {
-    sqlx::query("DELETE FROM players WHERE id = $1").bind(id).execute(pool).await?;
+    sqlx::query!("DELETE FROM players WHERE id = $1", id).execute(pool).await?;
     Ok(())
 }
 
 /// Player `id`.
 pub async fn get(pool: &PgPool, id: Uuid) -> Result<Option<PlayerRow>, AppError> {
-    let Some(row) = sqlx::query(
+    Ok(sqlx::query_as!(
+        PlayerRow,
         "SELECT id, email, date_of_birth, wallet_account_id, last_login_at, self_excluded_until, created_at
            FROM players WHERE id = $1",
+        id
     )
-    .bind(id)
     .fetch_optional(pool)
-    .await?
-    else {
-        return Ok(None);
-    };
-    Ok(Some(PlayerRow {
-        id: row.try_get("id")?,
-        email: row.try_get("email")?,
-        date_of_birth: row.try_get("date_of_birth")?,
-        wallet_account_id: row.try_get("wallet_account_id")?,
-        last_login_at: row.try_get("last_login_at")?,
-        self_excluded_until: row.try_get("self_excluded_until")?,
-        created_at: row.try_get("created_at")?,
-    }))
+    .await?)
 }
 
 /// Excludes player `id` until `until`, never shortening an exclusion in force; answers the end.
 pub async fn exclude_until(pool: &PgPool, id: Uuid, until: DateTime<Utc>) -> Result<DateTime<Utc>, AppError> {
-    Ok(sqlx::query_scalar(
-        "UPDATE players SET self_excluded_until = greatest(coalesce(self_excluded_until, $2), $2)
-          WHERE id = $1 RETURNING self_excluded_until",
+    Ok(sqlx::query_scalar!(
+        r#"UPDATE players SET self_excluded_until = greatest(coalesce(self_excluded_until, $2), $2)
+            WHERE id = $1 RETURNING self_excluded_until AS "until!""#,
+        id,
+        until
     )
-    .bind(id)
-    .bind(until)
     .fetch_one(pool)
     .await?)
 }
@@ -106,43 +94,33 @@ pub struct LimitRow {
 
 /// A player's deposit limits, raises whose delay has passed applied first.
 pub async fn deposit_limits(pool: &PgPool, player: Uuid) -> Result<Vec<LimitRow>, AppError> {
-    sqlx::query(
+    sqlx::query!(
         "UPDATE deposit_limits SET amount = CASE WHEN pending_none THEN NULL ELSE pending_amount END,
                 pending_amount = NULL, pending_none = false, pending_from = NULL
           WHERE player_id = $1 AND pending_from <= now()",
+        player
     )
-    .bind(player)
     .execute(pool)
     .await?;
-    sqlx::query(
+    Ok(sqlx::query_as!(
+        LimitRow,
         "SELECT period, amount, pending_amount, pending_none, pending_from FROM deposit_limits WHERE player_id = $1",
+        player
     )
-    .bind(player)
     .fetch_all(pool)
-    .await?
-    .iter()
-    .map(|r| {
-        Ok(LimitRow {
-            period: r.try_get("period")?,
-            amount: r.try_get("amount")?,
-            pending_amount: r.try_get("pending_amount")?,
-            pending_none: r.try_get("pending_none")?,
-            pending_from: r.try_get("pending_from")?,
-        })
-    })
-    .collect()
+    .await?)
 }
 
 /// Sets `player`'s `period` limit to `amount` now, cancelling any raise that was waiting.
 pub async fn lower_limit(pool: &PgPool, player: Uuid, period: &str, amount: i64) -> Result<(), AppError> {
-    sqlx::query(
+    sqlx::query!(
         "INSERT INTO deposit_limits (player_id, period, amount) VALUES ($1, $2, $3)
          ON CONFLICT (player_id, period) DO UPDATE
             SET amount = $3, pending_amount = NULL, pending_none = false, pending_from = NULL",
+        player,
+        period,
+        amount
     )
-    .bind(player)
-    .bind(period)
-    .bind(amount)
     .execute(pool)
     .await?;
     Ok(())
@@ -156,16 +134,16 @@ pub async fn raise_limit(
     amount: Option<i64>,
     delay_hours: i32,
 ) -> Result<(), AppError> {
-    sqlx::query(
+    sqlx::query!(
         "INSERT INTO deposit_limits (player_id, period, amount, pending_amount, pending_none, pending_from)
-         VALUES ($1, $2, NULL, $3, $3 IS NULL, now() + make_interval(hours => $4))
+         VALUES ($1, $2, NULL, $3::bigint, $3::bigint IS NULL, now() + make_interval(hours => $4))
          ON CONFLICT (player_id, period) DO UPDATE
-            SET pending_amount = $3, pending_none = $3 IS NULL, pending_from = now() + make_interval(hours => $4)",
+            SET pending_amount = $3::bigint, pending_none = $3::bigint IS NULL, pending_from = now() + make_interval(hours => $4)",
+        player,
+        period,
+        amount,
+        delay_hours
     )
-    .bind(player)
-    .bind(period)
-    .bind(amount)
-    .bind(delay_hours)
     .execute(pool)
     .await?;
     Ok(())

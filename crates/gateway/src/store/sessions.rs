@@ -1,11 +1,11 @@
 //! Logins, sessions and refresh tokens as stored (`players` and `staff` credentials,
-//! `terminals`, `sessions`, `refresh_tokens`): every statement of [`crate::sessions`] and
-//! [`crate::renewal`].
+//! `terminals`, `sessions`, `refresh_tokens`): every statement of [`crate::saga::sessions`] and
+//! [`crate::auth`], checked against the schema at build time.
 
 use chrono::{DateTime, Utc};
 use platform::AppError;
-use platform::auth::Place;
-use sqlx::{PgConnection, PgPool, Row};
+use platform::auth::{Place, Role};
+use sqlx::{PgConnection, PgPool};
 use uuid::Uuid;
 
 /// Whose password a login checks.
@@ -17,15 +17,6 @@ pub enum Credentials {
     Staff,
 }
 
-impl Credentials {
-    fn table(self) -> &'static str {
-        match self {
-            Credentials::Players => "players",
-            Credentials::Staff => "staff",
-        }
-    }
-}
-
 /// What a password login reads.
 #[derive(Debug, Clone)]
 pub struct CredentialRow {
@@ -33,41 +24,45 @@ pub struct CredentialRow {
     pub password_hash: String,
     pub locked_until: Option<DateTime<Utc>>,
     pub last_login_at: Option<DateTime<Utc>>,
-    /// `player`, `operator` or `auditor`.
-    pub role: String,
+    /// A player, an operator or an auditor.
+    pub role: Role,
     pub self_excluded_until: Option<DateTime<Utc>>,
 }
 
 /// The credentials of the player with `login` as email, or the staff member with it as username.
-// The table and column are one of two fixed pairs, so the statement is built from them.
 pub async fn credentials(
     pool: &PgPool,
     whose: Credentials,
     login: &str,
 ) -> Result<Option<CredentialRow>, AppError> {
-    let (column, role, excluded) = match whose {
-        Credentials::Players => ("email", "'player'", "self_excluded_until"),
-        Credentials::Staff => ("username", "role", "NULL::timestamptz AS self_excluded_until"),
+    let row = match whose {
+        Credentials::Players => sqlx::query!(
+            "SELECT id, password_hash, locked_until, last_login_at, self_excluded_until
+               FROM players WHERE email = lower($1)",
+            login
+        )
+        .fetch_optional(pool)
+        .await?
+        .map(|r| (r.id, r.password_hash, r.locked_until, r.last_login_at, "player".to_owned(), r.self_excluded_until)),
+        Credentials::Staff => sqlx::query!(
+            "SELECT id, password_hash, locked_until, last_login_at, role FROM staff WHERE username = lower($1)",
+            login
+        )
+        .fetch_optional(pool)
+        .await?
+        .map(|r| (r.id, r.password_hash, r.locked_until, r.last_login_at, r.role, None)),
     };
-    let Some(row) = sqlx::query(&format!(
-        "SELECT id, password_hash, locked_until, last_login_at, {role} AS role, {excluded}
-           FROM {} WHERE {column} = lower($1)",
-        whose.table()
-    ))
-    .bind(login)
-    .fetch_optional(pool)
-    .await?
-    else {
-        return Ok(None);
-    };
-    Ok(Some(CredentialRow {
-        id: row.try_get("id")?,
-        password_hash: row.try_get("password_hash")?,
-        locked_until: row.try_get("locked_until")?,
-        last_login_at: row.try_get("last_login_at")?,
-        role: row.try_get("role")?,
-        self_excluded_until: row.try_get("self_excluded_until")?,
-    }))
+    row.map(|(id, password_hash, locked_until, last_login_at, role, self_excluded_until)| {
+        Ok(CredentialRow {
+            id,
+            password_hash,
+            locked_until,
+            last_login_at,
+            role: Role::parse(&role).ok_or_else(|| AppError::internal(format!("a stored role {role:?}")))?,
+            self_excluded_until,
+        })
+    })
+    .transpose()
 }
 
 /// Counts a failed login of `id`, locking it for `minutes` from the `after`th in a row; answers
@@ -79,28 +74,50 @@ pub async fn failed_login(
     after: i32,
     minutes: i32,
 ) -> Result<Option<DateTime<Utc>>, AppError> {
-    Ok(sqlx::query_scalar(&format!(
-        "UPDATE {} SET failed_logins = failed_logins + 1,
-                locked_until = CASE WHEN failed_logins + 1 >= $2 THEN now() + make_interval(mins => $3) END
-          WHERE id = $1 RETURNING locked_until",
-        whose.table()
-    ))
-    .bind(id)
-    .bind(after)
-    .bind(minutes)
-    .fetch_one(pool)
-    .await?)
+    Ok(match whose {
+        Credentials::Players => {
+            sqlx::query_scalar!(
+                "UPDATE players SET failed_logins = failed_logins + 1,
+                        locked_until = CASE WHEN failed_logins + 1 >= $2 THEN now() + make_interval(mins => $3) END
+                  WHERE id = $1 RETURNING locked_until",
+                id,
+                after,
+                minutes
+            )
+            .fetch_one(pool)
+            .await?
+        }
+        Credentials::Staff => {
+            sqlx::query_scalar!(
+                "UPDATE staff SET failed_logins = failed_logins + 1,
+                        locked_until = CASE WHEN failed_logins + 1 >= $2 THEN now() + make_interval(mins => $3) END
+                  WHERE id = $1 RETURNING locked_until",
+                id,
+                after,
+                minutes
+            )
+            .fetch_one(pool)
+            .await?
+        }
+    })
 }
 
 /// A login of `id` that passed: its failures forgotten, its time kept.
 pub async fn logged_in(pool: &PgPool, whose: Credentials, id: Uuid) -> Result<(), AppError> {
-    sqlx::query(&format!(
-        "UPDATE {} SET failed_logins = 0, locked_until = NULL, last_login_at = now() WHERE id = $1",
-        whose.table()
-    ))
-    .bind(id)
-    .execute(pool)
-    .await?;
+    match whose {
+        Credentials::Players => sqlx::query!(
+            "UPDATE players SET failed_logins = 0, locked_until = NULL, last_login_at = now() WHERE id = $1",
+            id
+        )
+        .execute(pool)
+        .await?,
+        Credentials::Staff => sqlx::query!(
+            "UPDATE staff SET failed_logins = 0, locked_until = NULL, last_login_at = now() WHERE id = $1",
+            id
+        )
+        .execute(pool)
+        .await?,
+    };
     Ok(())
 }
 
@@ -113,52 +130,39 @@ pub struct TerminalKey {
     pub revoked_at: Option<DateTime<Utc>>,
 }
 
+/// The terminal whose key begins with `prefix`.
 pub async fn terminal_key(pool: &PgPool, prefix: &str) -> Result<Option<TerminalKey>, AppError> {
-    let Some(row) =
-        sqlx::query("SELECT id, retailer_id, key_hash, revoked_at FROM terminals WHERE key_prefix = $1")
-            .bind(prefix)
-            .fetch_optional(pool)
-            .await?
-    else {
-        return Ok(None);
-    };
-    Ok(Some(TerminalKey {
-        id: row.try_get("id")?,
-        retailer_id: row.try_get("retailer_id")?,
-        key_hash: row.try_get("key_hash")?,
-        revoked_at: row.try_get("revoked_at")?,
-    }))
+    Ok(sqlx::query_as!(
+        TerminalKey,
+        "SELECT id, retailer_id, key_hash, revoked_at FROM terminals WHERE key_prefix = $1",
+        prefix
+    )
+    .fetch_optional(pool)
+    .await?)
 }
 
 /// A terminal's shop (name and address) and label, by the terminal's id.
 pub async fn terminal_place(pool: &PgPool, terminal: Uuid) -> Result<Option<Place>, AppError> {
-    let row = sqlx::query(
-        "SELECT r.name, r.address, t.label FROM terminals t JOIN retailers r ON r.id = t.retailer_id WHERE t.id = $1",
+    Ok(sqlx::query_as!(
+        Place,
+        r#"SELECT r.name AS shop, r.address, t.label AS terminal
+             FROM terminals t JOIN retailers r ON r.id = t.retailer_id WHERE t.id = $1"#,
+        terminal
     )
-    .bind(terminal)
     .fetch_optional(pool)
-    .await?;
-    row.map(|row| {
-        Ok(Place {
-            shop: row.try_get("name")?,
-            address: row.try_get("address")?,
-            terminal: row.try_get("label")?,
-        })
-    })
-    .transpose()
+    .await?)
 }
 
 /// When `subject` last opened a session.
 pub async fn last_session_of(pool: &PgPool, subject: &str) -> Result<Option<DateTime<Utc>>, AppError> {
-    Ok(sqlx::query_scalar("SELECT max(created_at) FROM sessions WHERE subject = $1")
-        .bind(subject)
+    Ok(sqlx::query_scalar!("SELECT max(created_at) FROM sessions WHERE subject = $1", subject)
         .fetch_one(pool)
         .await?)
 }
 
 /// The sessions ended before their end (each replica refuses their tokens).
 pub async fn ended_ids(pool: &PgPool) -> Result<Vec<Uuid>, sqlx::Error> {
-    sqlx::query_scalar("SELECT id FROM sessions WHERE ended_at IS NOT NULL AND expires_at > now()")
+    sqlx::query_scalar!("SELECT id FROM sessions WHERE ended_at IS NOT NULL AND expires_at > now()")
         .fetch_all(pool)
         .await
 }
@@ -170,21 +174,20 @@ pub async fn end(
     only: Option<Uuid>,
     reason: &str,
 ) -> Result<Vec<Uuid>, AppError> {
-    Ok(sqlx::query_scalar(
+    Ok(sqlx::query_scalar!(
         "UPDATE sessions SET ended_at = now(), end_reason = $3
           WHERE subject = $1 AND ended_at IS NULL AND ($2::uuid IS NULL OR id = $2) RETURNING id",
+        subject,
+        only,
+        reason
     )
-    .bind(subject)
-    .bind(only)
-    .bind(reason)
     .fetch_all(pool)
     .await?)
 }
 
 /// Ends session `sid` for having been idle, in the caller's transaction.
 pub async fn end_idle(conn: &mut PgConnection, sid: Uuid) -> Result<(), AppError> {
-    sqlx::query("UPDATE sessions SET ended_at = now(), end_reason = 'idle' WHERE id = $1")
-        .bind(sid)
+    sqlx::query!("UPDATE sessions SET ended_at = now(), end_reason = 'idle' WHERE id = $1", sid)
         .execute(conn)
         .await?;
     Ok(())
@@ -192,12 +195,12 @@ pub async fn end_idle(conn: &mut PgConnection, sid: Uuid) -> Result<(), AppError
 
 /// Writes the sessions' last requests (`ids[i]` seen at `at[i]`), never moving one back.
 pub async fn note_last_seen(pool: &PgPool, ids: &[Uuid], at: &[DateTime<Utc>]) -> Result<(), sqlx::Error> {
-    sqlx::query(
+    sqlx::query!(
         "UPDATE sessions SET last_seen_at = greatest(last_seen_at, v.at)
            FROM unnest($1::uuid[], $2::timestamptz[]) AS v(id, at) WHERE sessions.id = v.id",
+        ids,
+        at
     )
-    .bind(ids)
-    .bind(at)
     .execute(pool)
     .await?;
     Ok(())
@@ -209,28 +212,30 @@ pub async fn open(
     conn: &mut PgConnection,
     sid: Uuid,
     subject: &str,
-    role: &str,
+    role: Role,
     org: Option<&str>,
     lifetime: std::time::Duration,
 ) -> Result<(DateTime<Utc>, DateTime<Utc>), AppError> {
-    Ok(sqlx::query_as(
-        "INSERT INTO sessions (id, subject, role, org, expires_at) VALUES ($1, $2, $3, $4, now() + $5)
+    let row = sqlx::query!(
+        "INSERT INTO sessions (id, subject, role, org, expires_at)
+         VALUES ($1, $2, $3, $4, now() + make_interval(secs => $5))
          RETURNING expires_at, last_seen_at",
+        sid,
+        subject,
+        role.as_str(),
+        org,
+        lifetime.as_secs_f64()
     )
-    .bind(sid)
-    .bind(subject)
-    .bind(role)
-    .bind(org)
-    .bind(lifetime)
     .fetch_one(conn)
-    .await?)
+    .await?;
+    Ok((row.expires_at, row.last_seen_at))
 }
 
 /// A session as a renewal reads it.
 #[derive(Debug, Clone)]
 pub struct SessionRow {
     pub subject: String,
-    pub role: String,
+    pub role: Role,
     pub org: Option<String>,
     pub expires_at: DateTime<Utc>,
     pub ended_at: Option<DateTime<Utc>>,
@@ -239,27 +244,26 @@ pub struct SessionRow {
 
 /// Session `sid`, locked until the caller's transaction ends.
 pub async fn lock(conn: &mut PgConnection, sid: Uuid) -> Result<SessionRow, AppError> {
-    let row = sqlx::query(
+    let row = sqlx::query!(
         "SELECT subject, role, org, expires_at, ended_at, last_seen_at FROM sessions WHERE id = $1 FOR UPDATE",
+        sid
     )
-    .bind(sid)
     .fetch_one(conn)
     .await?;
     Ok(SessionRow {
-        subject: row.try_get("subject")?,
-        role: row.try_get("role")?,
-        org: row.try_get("org")?,
-        expires_at: row.try_get("expires_at")?,
-        ended_at: row.try_get("ended_at")?,
-        last_seen_at: row.try_get("last_seen_at")?,
+        role: Role::parse(&row.role)
+            .ok_or_else(|| AppError::internal(format!("a session of role {}", row.role)))?,
+        subject: row.subject,
+        org: row.org,
+        expires_at: row.expires_at,
+        ended_at: row.ended_at,
+        last_seen_at: row.last_seen_at,
     })
 }
 
 /// Keeps a refresh token of `session` by its hash.
 pub async fn keep_refresh_token(conn: &mut PgConnection, hash: &[u8], session: Uuid) -> Result<(), AppError> {
-    sqlx::query("INSERT INTO refresh_tokens (token_hash, session_id) VALUES ($1, $2)")
-        .bind(hash)
-        .bind(session)
+    sqlx::query!("INSERT INTO refresh_tokens (token_hash, session_id) VALUES ($1, $2)", hash, session)
         .execute(conn)
         .await?;
     Ok(())
@@ -267,10 +271,10 @@ pub async fn keep_refresh_token(conn: &mut PgConnection, hash: &[u8], session: U
 
 /// Uses the refresh token with `hash` up, if it was unused; answers its session.
 pub async fn use_refresh_token(conn: &mut PgConnection, hash: &[u8]) -> Result<Option<Uuid>, AppError> {
-    Ok(sqlx::query_scalar(
+    Ok(sqlx::query_scalar!(
         "UPDATE refresh_tokens SET used_at = now() WHERE token_hash = $1 AND used_at IS NULL RETURNING session_id",
+        hash
     )
-    .bind(hash)
     .fetch_optional(conn)
     .await?)
 }
@@ -280,10 +284,11 @@ pub async fn refresh_token_session(
     conn: &mut PgConnection,
     hash: &[u8],
 ) -> Result<Option<(Uuid, String)>, AppError> {
-    Ok(sqlx::query_as(
+    Ok(sqlx::query!(
         "SELECT s.id, s.subject FROM refresh_tokens t JOIN sessions s ON s.id = t.session_id WHERE t.token_hash = $1",
+        hash
     )
-    .bind(hash)
     .fetch_optional(conn)
-    .await?)
+    .await?
+    .map(|r| (r.id, r.subject)))
 }

@@ -5,7 +5,7 @@ use platform::auth::Role;
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
-use crate::store::staff::RetailerRow;
+use crate::store::staff::{RetailerRow, StaffRow};
 
 // `POST /v1/staff`.
 #[derive(Debug, Deserialize, utoipa::ToSchema)]
@@ -32,6 +32,18 @@ pub struct StaffMember {
     pub role: Role,
     pub last_login_at: Option<DateTime<Utc>>,
     pub created_at: DateTime<Utc>,
+}
+
+impl From<StaffRow> for StaffMember {
+    fn from(row: StaffRow) -> Self {
+        StaffMember {
+            id: row.id,
+            username: row.username,
+            role: row.role,
+            last_login_at: row.last_login_at,
+            created_at: row.created_at,
+        }
+    }
 }
 
 // `POST /v1/retailers`.
