@@ -135,7 +135,7 @@ async fn vendor_import(state: &instant::InstantState, bare: f64) {
     instant::saga::jobs::run_waiting_job(state, Some(job.id)).await.unwrap();
     let seconds = started.elapsed().as_secs_f64();
     let done = instant::store::print_jobs::get(&state.pool, job.id).await.unwrap().unwrap();
-    assert_eq!(done.state, "succeeded", "{:?}", done.error);
+    assert_eq!(done.state, instant::store::JobState::Succeeded, "{:?}", done.error);
     println!();
     println!(
         "a vendor's run imported from its validation file (checked, hashed, stored in one transaction):"

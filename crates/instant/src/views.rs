@@ -298,6 +298,32 @@ pub struct PrintJobView {
     pub vendor_file: Option<String>,
 }
 
+impl TryFrom<crate::store::print_jobs::PrintJobRow> for PrintJobView {
+    type Error = platform::AppError;
+
+    fn try_from(row: crate::store::print_jobs::PrintJobRow) -> Result<Self, platform::AppError> {
+        Ok(PrintJobView {
+            id: row.id,
+            game: u32::try_from(row.game).map_err(platform::AppError::internal)?,
+            state: row.state.as_str().to_owned(),
+            tickets_total: row.tickets_total,
+            tickets_generated: row.tickets_generated,
+            tickets_stored: row.tickets_stored,
+            file_written: row.file_written,
+            attempts: row.attempts,
+            cancel_requested: row.cancel_requested,
+            print_run: row.print_run,
+            error: row.error,
+            created_by: row.created_by,
+            created_at: row.created_at,
+            started_at: row.started_at,
+            finished_at: row.finished_at,
+            source: row.source.as_str().to_owned(),
+            vendor_file: row.vendor_file,
+        })
+    }
+}
+
 /// `POST /v1/instant/games/{number}/vendor-runs`: a vendor's validation file to import.
 #[derive(Debug, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
@@ -450,10 +476,10 @@ fn receipt_payments() -> platform::openapi::SchemaObject {
 
 /// Where a print job is.
 fn job_states() -> platform::openapi::SchemaObject {
-    platform::openapi::one_of_texts(&["queued", "running", "succeeded", "failed", "cancelled"])
+    crate::store::JobState::schema()
 }
 
 /// Where a print job's run comes from.
 fn job_sources() -> platform::openapi::SchemaObject {
-    platform::openapi::one_of_texts(&["generated", "vendor_file"])
+    crate::store::JobSource::schema()
 }

@@ -214,13 +214,19 @@ async fn a_cancelled_or_crashed_print_job_leaves_no_partial_run() {
     // Queued, then cancelled: never taken.
     let queued =
         print_jobs::insert(&state.pool, uuid::Uuid::now_v7(), 283, 24_000, "olga", None).await.unwrap();
-    assert_eq!(print_jobs::request_cancel(&state.pool, queued.id).await.unwrap().unwrap().state, "cancelled");
+    assert_eq!(
+        print_jobs::request_cancel(&state.pool, queued.id).await.unwrap().unwrap().state,
+        instant::store::JobState::Cancelled
+    );
     assert!(!run_waiting_job(&state, Some(queued.id)).await.unwrap());
     // Running, cancelled before its first pool is reported: it stops there.
     let running =
         print_jobs::insert(&state.pool, uuid::Uuid::now_v7(), 283, 24_000, "olga", None).await.unwrap();
     let taken = print_jobs::take(&state.pool, Some(running.id)).await.unwrap().unwrap();
-    assert_eq!(print_jobs::request_cancel(&state.pool, running.id).await.unwrap().unwrap().state, "running");
+    assert_eq!(
+        print_jobs::request_cancel(&state.pool, running.id).await.unwrap().unwrap().state,
+        instant::store::JobState::Running
+    );
     run_job(&state, &taken).await.unwrap();
     let cancelled = print_jobs::get(&state.pool, running.id).await.unwrap().unwrap();
     assert_eq!((cancelled.state.as_str(), cancelled.print_run), ("cancelled", None));

@@ -44,4 +44,8 @@ pub mod upstream;
 pub mod webhook;
 
 pub use error::{AppError, Problem};
+
 pub use extract::{IdempotencyKey, Json, PageParams, Path, Query, TimeIdCursor};
+/// sqlx, as `stored_state!` names it in the crates that use the macro.
+#[doc(hidden)]
+pub use sqlx as __sqlx;

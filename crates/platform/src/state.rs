@@ -2,7 +2,9 @@
 //! every service's typed states read the same way (ADR 0006).
 
 /// Defines a state enum stored as text: `as_str` gives its stored name, `parse` reads one back
-/// (an unknown name is an internal error: the database holds only what the service wrote).
+/// (an unknown name is an internal error: the database holds only what the service wrote). The
+/// enum is a Postgres `text` to sqlx, so a compile-checked query reads a column as the state
+/// itself (`state AS "state: PackState"`) and binds one as its name.
 #[macro_export]
 macro_rules! stored_state {
     ($(#[$doc:meta])* $vis:vis $name:ident { $($variant:ident => $text:literal),+ $(,)? }) => {
@@ -31,6 +33,34 @@ macro_rules! stored_state {
                         other
                     ))),
                 }
+            }
+        }
+
+        impl $crate::__sqlx::Type<$crate::__sqlx::Postgres> for $name {
+            fn type_info() -> $crate::__sqlx::postgres::PgTypeInfo {
+                <&str as $crate::__sqlx::Type<$crate::__sqlx::Postgres>>::type_info()
+            }
+
+            fn compatible(ty: &$crate::__sqlx::postgres::PgTypeInfo) -> bool {
+                <&str as $crate::__sqlx::Type<$crate::__sqlx::Postgres>>::compatible(ty)
+            }
+        }
+
+        impl<'r> $crate::__sqlx::Decode<'r, $crate::__sqlx::Postgres> for $name {
+            fn decode(
+                value: $crate::__sqlx::postgres::PgValueRef<'r>,
+            ) -> Result<Self, $crate::__sqlx::error::BoxDynError> {
+                let text = <&str as $crate::__sqlx::Decode<$crate::__sqlx::Postgres>>::decode(value)?;
+                $name::parse(text).map_err(|e| e.to_string().into())
+            }
+        }
+
+        impl $crate::__sqlx::Encode<'_, $crate::__sqlx::Postgres> for $name {
+            fn encode_by_ref(
+                &self,
+                buf: &mut $crate::__sqlx::postgres::PgArgumentBuffer,
+            ) -> Result<$crate::__sqlx::encode::IsNull, $crate::__sqlx::error::BoxDynError> {
+                <&str as $crate::__sqlx::Encode<$crate::__sqlx::Postgres>>::encode_by_ref(&self.as_str(), buf)
             }
         }
     };

@@ -18,7 +18,7 @@ use crate::InstantState;
 use crate::saga::payment::{Payee, key_used_for_another_claim, move_payment_money, pay_ticket};
 use crate::saga::scan::check_ticket;
 use crate::store::receipts::{self, CounterClaim, Receipt};
-use crate::store::{packs, tickets};
+use crate::store::{PaymentState, packs, tickets};
 use crate::views::{
     PeriodQuery, ReceiptView, ReceiptsQuery, StatementSettlement, StatementView, ValidationRequest,
 };
@@ -33,7 +33,7 @@ fn receipt_view(state: &InstantState, receipt: Receipt) -> ReceiptView {
         u32::try_from(receipt.book).unwrap_or_default(),
         u32::try_from(receipt.ticket).unwrap_or_default(),
     );
-    let payment = if receipt.payment.as_deref() == Some("pending") { "pending" } else { "paid" };
+    let payment = if receipt.payment == Some(PaymentState::Pending) { "pending" } else { "paid" };
     let paid_line = if receipt.free_ticket {
         format!("Free ticket: hand over one {} ticket of this game", dollars(receipt.paid_cents))
     } else {
@@ -105,7 +105,7 @@ pub async fn claim(
             return Err(key_used_for_another_claim());
         }
         // A payment the ledger had not made yet when the first answer was lost: made now.
-        if receipt.payment.as_deref() == Some("pending") {
+        if receipt.payment == Some(PaymentState::Pending) {
             move_payment_money(&state, receipt.id).await?;
             tickets::confirm(&state.pool, receipt.id).await?;
         }
@@ -242,6 +242,10 @@ pub async fn statement(
         prizes_paid_cents,
         net_owed_cents: owed_cents.saturating_sub(prizes_paid_cents),
         balance_owed_cents: balance.saturating_neg(),
-        packs: packs::count_by_state(&state.pool, &retailer).await?.into_iter().collect(),
+        packs: packs::count_by_state(&state.pool, &retailer)
+            .await?
+            .into_iter()
+            .map(|(s, n)| (s.as_str().to_owned(), n))
+            .collect(),
     }))
 }

@@ -115,7 +115,8 @@ pub async fn create_print_run(
 ) -> Result<(StatusCode, [(axum::http::HeaderName, String); 1], Json<PrintJobView>), AppError> {
     caller.require(&[Role::Operator])?;
     let game = state.game(number)?.clone();
-    let job = crate::saga::jobs::start_print_job(&state, &game, caller.subject()).await?;
+    let job =
+        PrintJobView::try_from(crate::saga::jobs::start_print_job(&state, &game, caller.subject()).await?)?;
     let location = format!("/v1/instant/print-jobs/{}", job.id);
     Ok((StatusCode::ACCEPTED, [(axum::http::header::LOCATION, location)], Json(job)))
 }
@@ -140,6 +141,7 @@ pub async fn import_vendor_run(
     caller.require(&[Role::Operator])?;
     let game = state.game(number)?.clone();
     let job = crate::saga::jobs::start_vendor_import(&state, &game, &request.file, caller.subject()).await?;
+    let job = PrintJobView::try_from(job)?;
     let location = format!("/v1/instant/print-jobs/{}", job.id);
     Ok((StatusCode::ACCEPTED, [(axum::http::header::LOCATION, location)], Json(job)))
 }
@@ -223,7 +225,11 @@ pub async fn list_print_jobs(
     Query(page): Query<platform::PageParams>,
 ) -> Result<Json<ledger_api::wire::Page<PrintJobView>>, AppError> {
     caller.require(&[Role::Operator, Role::Auditor, Role::Service])?;
-    let items = crate::store::print_jobs::list(&state.pool, page.after()?, page.limit()?).await?;
+    let items = crate::store::print_jobs::list(&state.pool, page.after()?, page.limit()?)
+        .await?
+        .into_iter()
+        .map(PrintJobView::try_from)
+        .collect::<Result<Vec<_>, _>>()?;
     let next = page.next_cursor(
         items.len(),
         items.last().map(|j| platform::TimeIdCursor { at: j.created_at, id: j.id }),
@@ -248,7 +254,8 @@ pub async fn get_print_job(
     Path(id): Path<uuid::Uuid>,
 ) -> Result<Json<PrintJobView>, AppError> {
     caller.require(&[Role::Operator, Role::Auditor, Role::Service])?;
-    crate::store::print_jobs::get(&state.pool, id).await?.map(Json).ok_or_else(|| job_not_found(id))
+    let job = crate::store::print_jobs::get(&state.pool, id).await?.ok_or_else(|| job_not_found(id))?;
+    Ok(Json(PrintJobView::try_from(job)?))
 }
 
 #[utoipa::path(
@@ -267,13 +274,13 @@ pub async fn cancel_print_job(
     caller.require(&[Role::Operator])?;
     let job =
         crate::store::print_jobs::request_cancel(&state.pool, id).await?.ok_or_else(|| job_not_found(id))?;
-    if matches!(job.state.as_str(), "succeeded" | "failed") {
+    if matches!(job.state, crate::store::JobState::Succeeded | crate::store::JobState::Failed) {
         return Err(AppError::conflict(
             "print_job_finished",
-            format!("the job has {}: nothing to cancel", job.state),
+            format!("the job has {}: nothing to cancel", job.state.as_str()),
         ));
     }
-    Ok((StatusCode::ACCEPTED, Json(job)))
+    Ok((StatusCode::ACCEPTED, Json(PrintJobView::try_from(job)?)))
 }
 
 #[utoipa::path(

@@ -186,7 +186,7 @@ pub async fn list_packs(
         .map(|p| ListedPackView {
             game: p.game,
             book: p.book,
-            state: p.state,
+            state: p.state.as_str().to_owned(),
             retailer_id: p.retailer_id,
             shipped_at: p.shipped_at,
             received_at: p.received_at,

@@ -12,7 +12,8 @@ use uuid::Uuid;
 use super::{print_run, vendor_run};
 use crate::InstantState;
 use crate::store::print_jobs;
-use crate::views::PrintJobView;
+use crate::store::print_jobs::PrintJobRow;
+use crate::store::{JobSource, JobState};
 
 /// Queues a print run of `game` for `created_by` and starts it in the background at once; the
 /// job is answered before the run is printed.
@@ -20,7 +21,7 @@ pub async fn start_print_job(
     state: &InstantState,
     game: &GameDefinition,
     created_by: &str,
-) -> Result<PrintJobView, AppError> {
+) -> Result<PrintJobRow, AppError> {
     let number = i32::try_from(game.number).map_err(AppError::internal)?;
     let tickets = i64::try_from(game.tickets_ordered).map_err(AppError::internal)?;
     let job = print_jobs::insert(&state.pool, Uuid::now_v7(), number, tickets, created_by, None).await?;
@@ -42,9 +43,10 @@ pub async fn run_waiting_job(state: &InstantState, id: Option<Uuid>) -> Result<b
 
 /// Prints job `job` (taken, `running`), or imports its vendor's file, and records how it ended: succeeded with its run,
 /// cancelled, or failed with its error (nothing of the run kept either way).
-pub async fn run_job(state: &InstantState, job: &PrintJobView) -> Result<(), AppError> {
-    let outcome = match state.game(job.game) {
-        Ok(game) if job.source == "vendor_file" => {
+pub async fn run_job(state: &InstantState, job: &PrintJobRow) -> Result<(), AppError> {
+    let number = u32::try_from(job.game).map_err(AppError::internal)?;
+    let outcome = match state.game(number) {
+        Ok(game) if job.source == JobSource::VendorFile => {
             let game = game.clone();
             vendor_run::import(state, &game, job).await
         }
@@ -55,13 +57,13 @@ pub async fn run_job(state: &InstantState, job: &PrintJobView) -> Result<(), App
         Err(e) => Err(e),
     };
     match outcome {
-        Ok(run) => print_jobs::finish(&state.pool, job.id, "succeeded", Some(run.id), None).await,
+        Ok(run) => print_jobs::finish(&state.pool, job.id, JobState::Succeeded, Some(run.id), None).await,
         Err(e) if e.code() == print_run::CANCELLED => {
-            print_jobs::finish(&state.pool, job.id, "cancelled", None, None).await
+            print_jobs::finish(&state.pool, job.id, JobState::Cancelled, None, None).await
         }
         Err(e) => {
             tracing::warn!(job = %job.id, error = %e, "a print job failed; nothing of its run was kept");
-            print_jobs::finish(&state.pool, job.id, "failed", None, Some(e.detail())).await
+            print_jobs::finish(&state.pool, job.id, JobState::Failed, None, Some(e.detail())).await
         }
     }
 }
@@ -93,7 +95,7 @@ pub async fn start_vendor_import(
     game: &GameDefinition,
     file: &str,
     created_by: &str,
-) -> Result<PrintJobView, AppError> {
+) -> Result<PrintJobRow, AppError> {
     vendor_run::inbox_file(state, file)?;
     let number = i32::try_from(game.number).map_err(AppError::internal)?;
     let tickets = i64::try_from(game.tickets_ordered).map_err(AppError::internal)?;

@@ -22,8 +22,9 @@ use uuid::Uuid;
 
 use crate::InstantState;
 use crate::store::print_jobs;
+use crate::store::print_jobs::PrintJobRow;
 use crate::store::print_runs::{self, RunRecord};
-use crate::views::{PrintJobView, PrintRunView};
+use crate::views::PrintRunView;
 
 /// The first line of a vendor's file, in the clear.
 pub const HEADER: &str = "lotto vendor validation file v1";
@@ -133,7 +134,7 @@ fn read_vendor_file(
 pub async fn import(
     state: &InstantState,
     game: &GameDefinition,
-    job: &PrintJobView,
+    job: &PrintJobRow,
 ) -> Result<PrintRunView, AppError> {
     let started = Instant::now();
     let name =

@@ -37,6 +37,19 @@ stored_state!(
     pub PaymentState { Pending => "pending", Done => "done", Confirmed => "confirmed" }
 );
 
+stored_state!(
+    /// Where a print job is (see `saga::jobs`): waiting, being printed under a lease, or ended.
+    pub JobState {
+        Queued => "queued", Running => "running", Succeeded => "succeeded", Failed => "failed",
+        Cancelled => "cancelled"
+    }
+);
+
+stored_state!(
+    /// Where a print job's run comes from: generated here, or imported from a vendor's file.
+    pub JobSource { Generated => "generated", VendorFile => "vendor_file" }
+);
+
 /// A ticket's place: game, book and ticket number, as its rows key it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct TicketPlace {

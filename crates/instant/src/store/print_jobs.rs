@@ -3,39 +3,34 @@
 
 use chrono::{DateTime, Utc};
 use platform::AppError;
-use sqlx::postgres::PgRow;
-use sqlx::{Connection, PgConnection, PgPool, Row};
+use sqlx::{Connection, PgConnection, PgPool};
 use uuid::Uuid;
 
-use crate::views::PrintJobView;
+use super::{JobSource, JobState};
 
 /// How long a running job's lease lasts without progress before another worker takes it up.
 pub const LEASE_SECONDS: f64 = 120.0;
 
-const COLUMNS: &str =
-    "id, game, state, tickets_total, tickets_generated, tickets_stored, file_written, attempts,
-    cancel_requested, print_run, error, created_by, created_at, started_at, finished_at, source, vendor_file";
-
-fn job_of(row: &PgRow) -> Result<PrintJobView, AppError> {
-    Ok(PrintJobView {
-        id: row.try_get("id")?,
-        game: u32::try_from(row.try_get::<i32, _>("game")?).map_err(AppError::internal)?,
-        state: row.try_get("state")?,
-        tickets_total: row.try_get("tickets_total")?,
-        tickets_generated: row.try_get("tickets_generated")?,
-        tickets_stored: row.try_get("tickets_stored")?,
-        file_written: row.try_get("file_written")?,
-        attempts: row.try_get("attempts")?,
-        cancel_requested: row.try_get("cancel_requested")?,
-        print_run: row.try_get("print_run")?,
-        error: row.try_get("error")?,
-        created_by: row.try_get("created_by")?,
-        created_at: row.try_get("created_at")?,
-        started_at: row.try_get::<Option<DateTime<Utc>>, _>("started_at")?,
-        finished_at: row.try_get::<Option<DateTime<Utc>>, _>("finished_at")?,
-        source: row.try_get("source")?,
-        vendor_file: row.try_get("vendor_file")?,
-    })
+/// A print job's row.
+#[derive(Debug, Clone)]
+pub struct PrintJobRow {
+    pub id: Uuid,
+    pub game: i32,
+    pub state: JobState,
+    pub tickets_total: i64,
+    pub tickets_generated: i64,
+    pub tickets_stored: i64,
+    pub file_written: bool,
+    pub attempts: i32,
+    pub cancel_requested: bool,
+    pub print_run: Option<Uuid>,
+    pub error: Option<String>,
+    pub created_by: String,
+    pub created_at: DateTime<Utc>,
+    pub started_at: Option<DateTime<Utc>>,
+    pub finished_at: Option<DateTime<Utc>>,
+    pub source: JobSource,
+    pub vendor_file: Option<String>,
 }
 
 /// Queues a job for `game`'s whole order of `tickets`: generated, or imported from the vendor's
@@ -47,31 +42,36 @@ pub async fn insert(
     tickets: i64,
     created_by: &str,
     vendor_file: Option<&str>,
-) -> Result<PrintJobView, AppError> {
-    sqlx::query(&format!(
-        "INSERT INTO print_jobs (id, game, state, tickets_total, created_by, source, vendor_file)
-         VALUES ($1, $2, 'queued', $3, $4, CASE WHEN $5::text IS NULL THEN 'generated' ELSE 'vendor_file' END, $5)
-         RETURNING {COLUMNS}"
-    ))
-    .bind(id)
-    .bind(game)
-    .bind(tickets)
-    .bind(created_by)
-    .bind(vendor_file)
+) -> Result<PrintJobRow, AppError> {
+    Ok(sqlx::query_as!(
+        PrintJobRow,
+        r#"INSERT INTO print_jobs (id, game, state, tickets_total, created_by, source, vendor_file)
+           VALUES ($1, $2, 'queued', $3, $4, CASE WHEN $5::text IS NULL THEN 'generated' ELSE 'vendor_file' END, $5)
+           RETURNING id, game, state AS "state: JobState", tickets_total, tickets_generated, tickets_stored,
+                     file_written, attempts, cancel_requested, print_run, error, created_by, created_at, started_at,
+                     finished_at, source AS "source: JobSource", vendor_file"#,
+        id,
+        game,
+        tickets,
+        created_by,
+        vendor_file
+    )
     .fetch_one(pool)
-    .await
-    .map_err(AppError::from)
-    .and_then(|row| job_of(&row))
+    .await?)
 }
 
-pub async fn get(pool: &PgPool, id: Uuid) -> Result<Option<PrintJobView>, AppError> {
-    sqlx::query(&format!("SELECT {COLUMNS} FROM print_jobs WHERE id = $1"))
-        .bind(id)
-        .fetch_optional(pool)
-        .await?
-        .as_ref()
-        .map(job_of)
-        .transpose()
+/// Job `id`.
+pub async fn get(pool: &PgPool, id: Uuid) -> Result<Option<PrintJobRow>, AppError> {
+    Ok(sqlx::query_as!(
+        PrintJobRow,
+        r#"SELECT id, game, state AS "state: JobState", tickets_total, tickets_generated, tickets_stored,
+                  file_written, attempts, cancel_requested, print_run, error, created_by, created_at, started_at,
+                  finished_at, source AS "source: JobSource", vendor_file
+             FROM print_jobs WHERE id = $1"#,
+        id
+    )
+    .fetch_optional(pool)
+    .await?)
 }
 
 /// The newest `limit` jobs.
@@ -79,40 +79,41 @@ pub async fn list(
     pool: &PgPool,
     after: Option<platform::TimeIdCursor>,
     limit: i64,
-) -> Result<Vec<PrintJobView>, AppError> {
-    sqlx::query(&format!(
-        "SELECT {COLUMNS} FROM print_jobs WHERE ($2::timestamptz IS NULL OR (created_at, id) < ($2, $3))
-          ORDER BY created_at DESC, id DESC LIMIT $1"
-    ))
-    .bind(limit)
-    .bind(after.map(|c| c.at))
-    .bind(after.map(|c| c.id))
+) -> Result<Vec<PrintJobRow>, AppError> {
+    Ok(sqlx::query_as!(
+        PrintJobRow,
+        r#"SELECT id, game, state AS "state: JobState", tickets_total, tickets_generated, tickets_stored,
+                  file_written, attempts, cancel_requested, print_run, error, created_by, created_at, started_at,
+                  finished_at, source AS "source: JobSource", vendor_file
+             FROM print_jobs WHERE ($2::timestamptz IS NULL OR (created_at, id) < ($2, $3))
+            ORDER BY created_at DESC, id DESC LIMIT $1"#,
+        limit,
+        after.map(|c| c.at),
+        after.map(|c| c.id)
+    )
     .fetch_all(pool)
-    .await?
-    .iter()
-    .map(job_of)
-    .collect()
+    .await?)
 }
 
 /// Takes job `id` (when given) or the oldest waiting job: queued, or running with its lease run
 /// out (its worker died; its transaction died with it). Starts it again from nothing.
-pub async fn take(pool: &PgPool, id: Option<Uuid>) -> Result<Option<PrintJobView>, AppError> {
-    sqlx::query(&format!(
-        "UPDATE print_jobs SET state = 'running', attempts = attempts + 1, tickets_generated = 0, tickets_stored = 0,
-                lease_until = now() + make_interval(secs => $2), started_at = now()
-          WHERE id = (SELECT id FROM print_jobs
-                       WHERE (state = 'queued' OR (state = 'running' AND lease_until < now()))
-                         AND ($1::uuid IS NULL OR id = $1)
-                       ORDER BY created_at LIMIT 1 FOR UPDATE SKIP LOCKED)
-          RETURNING {COLUMNS}"
-    ))
-    .bind(id)
-    .bind(LEASE_SECONDS)
+pub async fn take(pool: &PgPool, id: Option<Uuid>) -> Result<Option<PrintJobRow>, AppError> {
+    Ok(sqlx::query_as!(
+        PrintJobRow,
+        r#"UPDATE print_jobs SET state = 'running', attempts = attempts + 1, tickets_generated = 0, tickets_stored = 0,
+                  lease_until = now() + make_interval(secs => $2), started_at = now()
+            WHERE id = (SELECT id FROM print_jobs
+                         WHERE (state = 'queued' OR (state = 'running' AND lease_until < now()))
+                           AND ($1::uuid IS NULL OR id = $1)
+                         ORDER BY created_at LIMIT 1 FOR UPDATE SKIP LOCKED)
+            RETURNING id, game, state AS "state: JobState", tickets_total, tickets_generated, tickets_stored,
+                      file_written, attempts, cancel_requested, print_run, error, created_by, created_at, started_at,
+                      finished_at, source AS "source: JobSource", vendor_file"#,
+        id,
+        LEASE_SECONDS
+    )
     .fetch_optional(pool)
-    .await?
-    .as_ref()
-    .map(job_of)
-    .transpose()
+    .await?)
 }
 
 /// A connection of its own for a running job's progress, outside the pool: the run's transaction
@@ -132,14 +133,14 @@ impl ProgressLine {
 }
 
 async fn progress(conn: &mut PgConnection, id: Uuid, generated: i64, stored: i64) -> Result<bool, AppError> {
-    let cancel: Option<bool> = sqlx::query_scalar(
+    let cancel = sqlx::query_scalar!(
         "UPDATE print_jobs SET tickets_generated = $2, tickets_stored = $3, lease_until = now() + make_interval(secs => $4)
           WHERE id = $1 AND state = 'running' RETURNING cancel_requested",
+        id,
+        generated,
+        stored,
+        LEASE_SECONDS
     )
-    .bind(id)
-    .bind(generated)
-    .bind(stored)
-    .bind(LEASE_SECONDS)
     .fetch_optional(&mut *conn)
     .await?;
     Ok(cancel.unwrap_or(true))
@@ -149,20 +150,20 @@ async fn progress(conn: &mut PgConnection, id: Uuid, generated: i64, stored: i64
 pub async fn finish(
     pool: &PgPool,
     id: Uuid,
-    state: &str,
+    state: JobState,
     print_run: Option<Uuid>,
     error: Option<&str>,
 ) -> Result<(), AppError> {
-    sqlx::query(
+    sqlx::query!(
         "UPDATE print_jobs SET state = $2, print_run = $3, error = $4, finished_at = now(), lease_until = NULL,
                 file_written = ($2 = 'succeeded'),
                 tickets_stored = CASE WHEN $2 = 'succeeded' THEN tickets_total ELSE tickets_stored END
           WHERE id = $1 AND state = 'running'",
+        id,
+        state as JobState,
+        print_run,
+        error
     )
-    .bind(id)
-    .bind(state)
-    .bind(print_run)
-    .bind(error)
     .execute(pool)
     .await?;
     Ok(())
@@ -170,14 +171,14 @@ pub async fn finish(
 
 /// Asks job `id` to stop: a queued job is cancelled at once, a running one at its next pool.
 /// Returns the job as it stands; none when there is no such job.
-pub async fn request_cancel(pool: &PgPool, id: Uuid) -> Result<Option<PrintJobView>, AppError> {
-    sqlx::query(
+pub async fn request_cancel(pool: &PgPool, id: Uuid) -> Result<Option<PrintJobRow>, AppError> {
+    sqlx::query!(
         "UPDATE print_jobs SET cancel_requested = true,
                 state = CASE WHEN state = 'queued' THEN 'cancelled' ELSE state END,
                 finished_at = CASE WHEN state = 'queued' THEN now() ELSE finished_at END
           WHERE id = $1 AND state IN ('queued', 'running')",
+        id
     )
-    .bind(id)
     .execute(pool)
     .await?;
     get(pool, id).await

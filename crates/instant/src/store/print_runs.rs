@@ -1,5 +1,6 @@
 //! A print run's rows, in the transaction the run is stored in: the run, its tickets (COPY, a
-//! pool at a time, each VIRN only as its keyed hash), its packs and its prize counts.
+//! pool at a time, each VIRN only as its keyed hash), its packs and its prize counts. Checked
+//! against the schema at build time, but COPY, which sqlx's macros do not take.
 
 use std::fmt::Write as _;
 
@@ -26,27 +27,29 @@ pub struct RunRecord<'a> {
 /// Takes the game's print-run lock for the transaction (one run of a game at a time: the books
 /// follow on from the last run's) and returns the next book number.
 pub async fn lock_next_book(conn: &mut PgConnection, game: i32) -> Result<i32, AppError> {
-    sqlx::query("SELECT pg_advisory_xact_lock(hashtext('instant.print_run'), $1)")
-        .bind(game)
-        .execute(&mut *conn)
-        .await?;
-    Ok(sqlx::query_scalar("SELECT coalesce(max(book) + 1, 0) FROM packs WHERE game = $1")
-        .bind(game)
+    sqlx::query!("SELECT pg_advisory_xact_lock(hashtext('instant.print_run'), $1)", game)
         .fetch_one(&mut *conn)
-        .await?)
+        .await?;
+    Ok(sqlx::query_scalar!(
+        r#"SELECT coalesce(max(book) + 1, 0) AS "next!" FROM packs WHERE game = $1"#,
+        game
+    )
+    .fetch_one(&mut *conn)
+    .await?)
 }
 
+/// Records the run.
 pub async fn insert_run(conn: &mut PgConnection, run: &RunRecord<'_>) -> Result<(), AppError> {
-    sqlx::query(
+    sqlx::query!(
         "INSERT INTO print_runs (id, game, tickets, pools, first_book, last_book, created_by) VALUES ($1, $2, $3, $4, $5, $6, $7)",
+        run.id,
+        run.game,
+        run.tickets,
+        run.pools,
+        run.first_book,
+        run.last_book,
+        run.created_by
     )
-    .bind(run.id)
-    .bind(run.game)
-    .bind(run.tickets)
-    .bind(run.pools)
-    .bind(run.first_book)
-    .bind(run.last_book)
-    .bind(run.created_by)
     .execute(&mut *conn)
     .await?;
     Ok(())
@@ -90,25 +93,25 @@ pub async fn insert_packs_and_counts(
     game: &GameDefinition,
     run: &RunRecord<'_>,
 ) -> Result<(), AppError> {
-    sqlx::query(
+    sqlx::query!(
         "INSERT INTO packs (game, book, print_run, state) SELECT $1, b, $2, 'printed' FROM generate_series($3::int, $4::int) b",
+        run.game,
+        run.id,
+        run.first_book,
+        run.last_book
     )
-    .bind(run.game)
-    .bind(run.id)
-    .bind(run.first_book)
-    .bind(run.last_book)
     .execute(&mut *conn)
     .await?;
     let rows: Vec<i16> = (0..game.prizes.len()).filter_map(|r| i16::try_from(r).ok()).collect();
     let printed: Vec<i64> = game.prizes.iter().map(|p| i64::try_from(p.count).unwrap_or(i64::MAX)).collect();
-    sqlx::query(
+    sqlx::query!(
         "INSERT INTO prize_counts (game, prize_row, printed)
          SELECT $1, r, n FROM UNNEST($2::smallint[], $3::bigint[]) AS u(r, n)
          ON CONFLICT (game, prize_row) DO UPDATE SET printed = prize_counts.printed + EXCLUDED.printed",
+        run.game,
+        &rows,
+        &printed
     )
-    .bind(run.game)
-    .bind(&rows)
-    .bind(&printed)
     .execute(&mut *conn)
     .await?;
     Ok(())
@@ -123,13 +126,13 @@ pub async fn record_printer_file(
     sha256: &[u8],
     signature: &[u8],
 ) -> Result<(), AppError> {
-    sqlx::query(
+    sqlx::query!(
         "UPDATE print_runs SET printer_file = $2, printer_file_sha256 = $3, printer_file_signature = $4 WHERE id = $1",
+        run,
+        path,
+        sha256,
+        signature
     )
-    .bind(run)
-    .bind(path)
-    .bind(sha256)
-    .bind(signature)
     .execute(&mut *conn)
     .await?;
     Ok(())
@@ -153,42 +156,32 @@ pub async fn take_printer_file(
     run: Uuid,
     by: &str,
 ) -> Result<PrinterFileTaken, AppError> {
-    use sqlx::Row;
     let mut tx = pool.begin().await?;
-    let taken = sqlx::query(
-        "UPDATE print_runs SET printer_file_downloaded_at = now(), printer_file_downloaded_by = $2
-          WHERE id = $1 AND printer_file IS NOT NULL AND printer_file_downloaded_at IS NULL
-          RETURNING printer_file, printer_file_sha256, printer_file_signature",
+    let taken = sqlx::query!(
+        r#"UPDATE print_runs SET printer_file_downloaded_at = now(), printer_file_downloaded_by = $2
+            WHERE id = $1 AND printer_file IS NOT NULL AND printer_file_downloaded_at IS NULL
+            RETURNING printer_file AS "printer_file!", printer_file_sha256 AS "sha256!",
+                      printer_file_signature AS "signature!""#,
+        run,
+        by
     )
-    .bind(run)
-    .bind(by)
     .fetch_optional(&mut *tx)
     .await?;
     let found = match taken {
-        Some(row) => PrinterFileTaken::Now {
-            path: row.try_get("printer_file")?,
-            sha256: row.try_get("printer_file_sha256")?,
-            signature: row.try_get("printer_file_signature")?,
-        },
+        Some(row) => {
+            PrinterFileTaken::Now { path: row.printer_file, sha256: row.sha256, signature: row.signature }
+        }
         None => {
-            let before = sqlx::query(
+            let before = sqlx::query!(
                 "SELECT printer_file_downloaded_at, printer_file_downloaded_by FROM print_runs WHERE id = $1",
+                run
             )
-            .bind(run)
             .fetch_optional(&mut *tx)
             .await?;
-            match before {
-                Some(row) => match row
-                    .try_get::<Option<chrono::DateTime<chrono::Utc>>, _>("printer_file_downloaded_at")?
-                {
-                    Some(at) => PrinterFileTaken::Gone {
-                        at,
-                        by: row
-                            .try_get::<Option<String>, _>("printer_file_downloaded_by")?
-                            .unwrap_or_default(),
-                    },
-                    None => PrinterFileTaken::NoRun,
-                },
+            match before
+                .and_then(|row| row.printer_file_downloaded_at.map(|at| (at, row.printer_file_downloaded_by)))
+            {
+                Some((at, by)) => PrinterFileTaken::Gone { at, by: by.unwrap_or_default() },
                 None => PrinterFileTaken::NoRun,
             }
         }
@@ -211,10 +204,12 @@ pub async fn take_printer_file(
 
 /// Marks run `run` as imported from a vendor's file with SHA-256 `sha256`, in its transaction.
 pub async fn mark_vendor_run(conn: &mut PgConnection, run: Uuid, sha256: &[u8]) -> Result<(), AppError> {
-    sqlx::query("UPDATE print_runs SET source = 'vendor_file', vendor_file_sha256 = $2 WHERE id = $1")
-        .bind(run)
-        .bind(sha256)
-        .execute(&mut *conn)
-        .await?;
+    sqlx::query!(
+        "UPDATE print_runs SET source = 'vendor_file', vendor_file_sha256 = $2 WHERE id = $1",
+        run,
+        sha256
+    )
+    .execute(&mut *conn)
+    .await?;
     Ok(())
 }

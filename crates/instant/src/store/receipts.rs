@@ -1,13 +1,14 @@
 //! The counter's receipt of a prize it paid: written in the transaction that reserves the ticket
 //! (so a payment never exists without one), found again by the claim's idempotency key, removed
-//! with the reservation if the ledger refuses the payment.
+//! with the reservation if the ledger refuses the payment. Checked against the schema at build
+//! time.
 
 use chrono::{DateTime, Utc};
 use platform::AppError;
 use sqlx::{PgConnection, PgPool};
 use uuid::Uuid;
 
-use super::TicketPlace;
+use super::{PaymentState, TicketPlace};
 
 /// Who paid a prize at the counter, and under which key.
 #[derive(Debug, Clone)]
@@ -20,7 +21,7 @@ pub struct CounterClaim {
 }
 
 /// A receipt as stored.
-#[derive(Debug, Clone, sqlx::FromRow)]
+#[derive(Debug, Clone)]
 pub struct Receipt {
     pub id: Uuid,
     pub retailer_id: String,
@@ -38,8 +39,8 @@ pub struct Receipt {
     pub shop: Option<String>,
     pub shop_address: Option<String>,
     pub terminal_label: Option<String>,
-    /// The payment's state: `pending`, `done` or `confirmed`.
-    pub payment: Option<String>,
+    /// The payment's state (none once the ledger refused it and it was released).
+    pub payment: Option<PaymentState>,
 }
 
 impl Receipt {
@@ -47,9 +48,6 @@ impl Receipt {
         TicketPlace { game: self.game, book: self.book, ticket: self.ticket }
     }
 }
-
-const SELECT: &str = "SELECT r.*, t.payment FROM claim_receipts r
-  LEFT JOIN tickets t ON t.game = r.game AND t.book = r.book AND t.ticket = r.ticket AND t.payment_id = r.id";
 
 /// Writes payment `id`'s receipt. False when the retailer used this key for another claim
 /// already (the unique key refuses it and nothing is written).
@@ -63,24 +61,24 @@ pub async fn insert(
     paid_cents: i64,
     free_ticket: bool,
 ) -> Result<bool, AppError> {
-    let written = sqlx::query(
+    let written = sqlx::query!(
         "INSERT INTO claim_receipts (id, retailer_id, idempotency_key, terminal_id, game, book, ticket,
                                      prize_cents, paid_cents, free_ticket, shop, shop_address, terminal_label)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) ON CONFLICT DO NOTHING",
+        id,
+        &claim.retailer_id,
+        &claim.idempotency_key,
+        &claim.terminal_id,
+        place.game,
+        place.book,
+        place.ticket,
+        prize_cents,
+        paid_cents,
+        free_ticket,
+        claim.place.as_ref().map(|p| p.shop.as_str()),
+        claim.place.as_ref().and_then(|p| p.address.as_deref()),
+        claim.place.as_ref().map(|p| p.terminal.as_str())
     )
-    .bind(id)
-    .bind(&claim.retailer_id)
-    .bind(&claim.idempotency_key)
-    .bind(&claim.terminal_id)
-    .bind(place.game)
-    .bind(place.book)
-    .bind(place.ticket)
-    .bind(prize_cents)
-    .bind(paid_cents)
-    .bind(free_ticket)
-    .bind(claim.place.as_ref().map(|p| &p.shop))
-    .bind(claim.place.as_ref().and_then(|p| p.address.as_ref()))
-    .bind(claim.place.as_ref().map(|p| &p.terminal))
     .execute(&mut *conn)
     .await?
     .rows_affected();
@@ -89,16 +87,35 @@ pub async fn insert(
 
 /// The receipt a retailer's claim with `key` left, if any.
 pub async fn by_key(pool: &PgPool, retailer: &str, key: &str) -> Result<Option<Receipt>, AppError> {
-    Ok(sqlx::query_as(&format!("{SELECT} WHERE r.retailer_id = $1 AND r.idempotency_key = $2"))
-        .bind(retailer)
-        .bind(key)
-        .fetch_optional(pool)
-        .await?)
+    Ok(sqlx::query_as!(
+        Receipt,
+        r#"SELECT r.id, r.retailer_id, r.idempotency_key, r.terminal_id, r.game, r.book, r.ticket, r.prize_cents,
+                  r.paid_cents, r.free_ticket, r.created_at, r.shop, r.shop_address, r.terminal_label,
+                  t.payment AS "payment?: PaymentState"
+             FROM claim_receipts r
+             LEFT JOIN tickets t ON t.game = r.game AND t.book = r.book AND t.ticket = r.ticket AND t.payment_id = r.id
+            WHERE r.retailer_id = $1 AND r.idempotency_key = $2"#,
+        retailer,
+        key
+    )
+    .fetch_optional(pool)
+    .await?)
 }
 
 /// Receipt `id`.
 pub async fn get(pool: &PgPool, id: Uuid) -> Result<Option<Receipt>, AppError> {
-    Ok(sqlx::query_as(&format!("{SELECT} WHERE r.id = $1")).bind(id).fetch_optional(pool).await?)
+    Ok(sqlx::query_as!(
+        Receipt,
+        r#"SELECT r.id, r.retailer_id, r.idempotency_key, r.terminal_id, r.game, r.book, r.ticket, r.prize_cents,
+                  r.paid_cents, r.free_ticket, r.created_at, r.shop, r.shop_address, r.terminal_label,
+                  t.payment AS "payment?: PaymentState"
+             FROM claim_receipts r
+             LEFT JOIN tickets t ON t.game = r.game AND t.book = r.book AND t.ticket = r.ticket AND t.payment_id = r.id
+            WHERE r.id = $1"#,
+        id
+    )
+    .fetch_optional(pool)
+    .await?)
 }
 
 /// A retailer's receipts in `[since, until)`, oldest first, after receipt `after` (a page).
@@ -110,17 +127,23 @@ pub async fn list(
     limit: i64,
 ) -> Result<Vec<Receipt>, AppError> {
     let (after_at, after_id) = after.unwrap_or((since, Uuid::nil()));
-    Ok(sqlx::query_as(&format!(
-        "{SELECT} WHERE ($1::text IS NULL OR r.retailer_id = $1) AND r.created_at >= $2 AND r.created_at < $3
-            AND (r.created_at, r.id) > ($4, $5)
-          ORDER BY r.created_at, r.id LIMIT $6"
-    ))
-    .bind(retailer)
-    .bind(since)
-    .bind(until)
-    .bind(after_at)
-    .bind(after_id)
-    .bind(limit)
+    Ok(sqlx::query_as!(
+        Receipt,
+        r#"SELECT r.id, r.retailer_id, r.idempotency_key, r.terminal_id, r.game, r.book, r.ticket, r.prize_cents,
+                  r.paid_cents, r.free_ticket, r.created_at, r.shop, r.shop_address, r.terminal_label,
+                  t.payment AS "payment?: PaymentState"
+             FROM claim_receipts r
+             LEFT JOIN tickets t ON t.game = r.game AND t.book = r.book AND t.ticket = r.ticket AND t.payment_id = r.id
+            WHERE ($1::text IS NULL OR r.retailer_id = $1) AND r.created_at >= $2 AND r.created_at < $3
+              AND (r.created_at, r.id) > ($4, $5)
+            ORDER BY r.created_at, r.id LIMIT $6"#,
+        retailer,
+        since,
+        until,
+        after_at,
+        after_id,
+        limit
+    )
     .fetch_all(pool)
     .await?)
 }
@@ -133,15 +156,16 @@ pub async fn paid_in(
     since: DateTime<Utc>,
     until: DateTime<Utc>,
 ) -> Result<(i64, i64), AppError> {
-    Ok(sqlx::query_as(
-        "SELECT count(*), coalesce(sum(r.paid_cents), 0)::bigint FROM claim_receipts r
-           JOIN tickets t ON t.game = r.game AND t.book = r.book AND t.ticket = r.ticket AND t.payment_id = r.id
-          WHERE r.retailer_id = $1 AND r.created_at >= $2 AND r.created_at < $3
-            AND t.payment IN ('done', 'confirmed')",
+    let row = sqlx::query!(
+        r#"SELECT count(*) AS "count!", coalesce(sum(r.paid_cents), 0)::bigint AS "cents!" FROM claim_receipts r
+             JOIN tickets t ON t.game = r.game AND t.book = r.book AND t.ticket = r.ticket AND t.payment_id = r.id
+            WHERE r.retailer_id = $1 AND r.created_at >= $2 AND r.created_at < $3
+              AND t.payment IN ('done', 'confirmed')"#,
+        retailer,
+        since,
+        until
     )
-    .bind(retailer)
-    .bind(since)
-    .bind(until)
     .fetch_one(pool)
-    .await?)
+    .await?;
+    Ok((row.count, row.cents))
 }

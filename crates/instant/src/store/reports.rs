@@ -1,11 +1,12 @@
-//! The reads behind the operators' reports and the public game list.
+//! The reads behind the operators' reports and the public game list; checked against the schema
+//! at build time.
 
 use chrono::{DateTime, Utc};
 use platform::AppError;
 use sqlx::PgPool;
 
 /// One prize row of one game: printed so far, and paid.
-#[derive(Debug, sqlx::FromRow)]
+#[derive(Debug)]
 pub struct PrizeCount {
     pub game: i32,
     pub prize_row: i16,
@@ -13,18 +14,25 @@ pub struct PrizeCount {
     pub paid: i64,
 }
 
+/// Every game's prize rows, printed and paid.
 pub async fn prize_counts(pool: &PgPool) -> Result<Vec<PrizeCount>, AppError> {
-    Ok(sqlx::query_as("SELECT game, prize_row, printed, paid FROM prize_counts").fetch_all(pool).await?)
+    Ok(sqlx::query_as!(PrizeCount, "SELECT game, prize_row, printed, paid FROM prize_counts")
+        .fetch_all(pool)
+        .await?)
 }
 
 /// Per game: payments pending, and done but unconfirmed.
 pub async fn open_payments(pool: &PgPool) -> Result<Vec<(i32, i64, i64)>, AppError> {
-    Ok(sqlx::query_as(
-        "SELECT game, count(*) FILTER (WHERE payment = 'pending'), count(*) FILTER (WHERE payment = 'done')
-           FROM tickets WHERE payment IN ('pending', 'done') GROUP BY game",
+    Ok(sqlx::query!(
+        r#"SELECT game, count(*) FILTER (WHERE payment = 'pending') AS "pending!",
+                  count(*) FILTER (WHERE payment = 'done') AS "done!"
+             FROM tickets WHERE payment IN ('pending', 'done') GROUP BY game"#
     )
     .fetch_all(pool)
-    .await?)
+    .await?
+    .into_iter()
+    .map(|r| (r.game, r.pending, r.done))
+    .collect())
 }
 
 /// Scans in `[since, until)` by retailer and result: (retailer, result, count, prize cents),
@@ -35,16 +43,20 @@ pub async fn validations_by_retailer(
     until: DateTime<Utc>,
     retailer: Option<&str>,
 ) -> Result<Vec<(String, String, i64, i64)>, AppError> {
-    Ok(sqlx::query_as(
-        "SELECT retailer_id, result, count(*) AS n, sum(prize_cents)::bigint AS cents FROM validations
-          WHERE retailer_id IS NOT NULL AND at >= $1 AND at < $2 AND ($3::text IS NULL OR retailer_id = $3)
-          GROUP BY retailer_id, result ORDER BY retailer_id, result",
+    Ok(sqlx::query!(
+        r#"SELECT retailer_id AS "retailer_id!", result, count(*) AS "n!", sum(prize_cents)::bigint AS "cents!"
+             FROM validations
+            WHERE retailer_id IS NOT NULL AND at >= $1 AND at < $2 AND ($3::text IS NULL OR retailer_id = $3)
+            GROUP BY retailer_id, result ORDER BY retailer_id, result"#,
+        since,
+        until,
+        retailer
     )
-    .bind(since)
-    .bind(until)
-    .bind(retailer)
     .fetch_all(pool)
-    .await?)
+    .await?
+    .into_iter()
+    .map(|r| (r.retailer_id, r.result, r.n, r.cents))
+    .collect())
 }
 
 /// Distinct winning tickets validated in `[since, until)`, by retailer, game and prize:
@@ -54,14 +66,18 @@ pub async fn winners_by_retailer(
     since: DateTime<Utc>,
     until: DateTime<Utc>,
 ) -> Result<Vec<(String, i32, i64, i64)>, AppError> {
-    Ok(sqlx::query_as(
-        "SELECT retailer_id, substr(barcode, 1, 3)::int AS game, prize_cents, count(DISTINCT barcode) AS n
-           FROM validations
-          WHERE retailer_id IS NOT NULL AND result = 'winner' AND at >= $1 AND at < $2
-          GROUP BY 1, 2, 3 ORDER BY 1, 2, 3",
+    Ok(sqlx::query!(
+        r#"SELECT retailer_id AS "retailer_id!", substr(barcode, 1, 3)::int AS "game!", prize_cents,
+                  count(DISTINCT barcode) AS "n!"
+             FROM validations
+            WHERE retailer_id IS NOT NULL AND result = 'winner' AND at >= $1 AND at < $2
+            GROUP BY 1, 2, 3 ORDER BY 1, 2, 3"#,
+        since,
+        until
     )
-    .bind(since)
-    .bind(until)
     .fetch_all(pool)
-    .await?)
+    .await?
+    .into_iter()
+    .map(|r| (r.retailer_id, r.game, r.prize_cents, r.n))
+    .collect())
 }

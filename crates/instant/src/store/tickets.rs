@@ -1,9 +1,9 @@
 //! A ticket's rows: the scan that reads it under the terminal's and retailer's guards, and the
-//! steps of its prize payment.
+//! steps of its prize payment; checked against the schema at build time.
 
 use chrono::{DateTime, Utc};
 use platform::AppError;
-use sqlx::{PgConnection, PgPool, Row};
+use sqlx::{PgConnection, PgPool};
 use uuid::Uuid;
 
 use super::{PackState, PaymentState, TicketPlace};
@@ -44,42 +44,35 @@ pub async fn scan(
     virn_hash: &[u8],
     limits: ScanLimits,
 ) -> Result<Scanned, AppError> {
-    let row = sqlx::query(
-        "SELECT locked_until, printed, pack_state, virn_ok, attempts_left, prize_row, prize_cents, paid_at,
-                payment, paid_to
-           FROM scan_ticket($1, $2, $3, $4, $5, $6, $7, $8, make_interval(mins => $9), make_interval(mins => $10))",
+    let row = sqlx::query!(
+        r#"SELECT locked_until, printed AS "printed!", pack_state AS "pack_state: PackState", virn_ok AS "virn_ok!",
+                  attempts_left AS "attempts_left!", prize_row, prize_cents, paid_at, payment AS "payment: PaymentState",
+                  paid_to
+             FROM scan_ticket($1, $2, $3, $4, $5, $6, $7, $8, make_interval(mins => $9), make_interval(mins => $10))"#,
+        terminal,
+        retailer,
+        place.game,
+        place.book,
+        place.ticket,
+        virn_hash,
+        limits.per_terminal,
+        limits.per_retailer,
+        limits.window_minutes,
+        limits.lock_minutes
     )
-    .bind(terminal)
-    .bind(retailer)
-    .bind(place.game)
-    .bind(place.book)
-    .bind(place.ticket)
-    .bind(virn_hash)
-    .bind(limits.per_terminal)
-    .bind(limits.per_retailer)
-    .bind(limits.window_minutes)
-    .bind(limits.lock_minutes)
     .fetch_one(pool)
     .await?;
     Ok(Scanned {
-        locked_until: row.try_get("locked_until")?,
-        printed: row.try_get("printed")?,
-        pack_state: row
-            .try_get::<Option<String>, _>("pack_state")?
-            .as_deref()
-            .map(PackState::parse)
-            .transpose()?,
-        virn_ok: row.try_get("virn_ok")?,
-        attempts_left: row.try_get("attempts_left")?,
-        prize_row: row.try_get("prize_row")?,
-        prize_cents: row.try_get("prize_cents")?,
-        paid_at: row.try_get("paid_at")?,
-        payment: row
-            .try_get::<Option<String>, _>("payment")?
-            .as_deref()
-            .map(PaymentState::parse)
-            .transpose()?,
-        paid_to: row.try_get("paid_to")?,
+        locked_until: row.locked_until,
+        printed: row.printed,
+        pack_state: row.pack_state,
+        virn_ok: row.virn_ok,
+        attempts_left: row.attempts_left,
+        prize_row: row.prize_row,
+        prize_cents: row.prize_cents,
+        paid_at: row.paid_at,
+        payment: row.payment,
+        paid_to: row.paid_to,
     })
 }
 
@@ -102,25 +95,27 @@ pub async fn reserve(
     paid_to: &str,
     paid_cents: i64,
 ) -> Result<bool, AppError> {
-    let reserved = sqlx::query(
+    let reserved = sqlx::query!(
         "UPDATE tickets SET paid_at = now(), payment_id = $4, paid_to = $5, paid_cents = $6, payment = 'pending'
           WHERE game = $1 AND book = $2 AND ticket = $3 AND paid_at IS NULL",
+        place.game,
+        place.book,
+        place.ticket,
+        id,
+        paid_to,
+        paid_cents
     )
-    .bind(place.game)
-    .bind(place.book)
-    .bind(place.ticket)
-    .bind(id)
-    .bind(paid_to)
-    .bind(paid_cents)
     .execute(&mut *conn)
     .await?
     .rows_affected();
     if reserved == 1 {
-        sqlx::query("UPDATE prize_counts SET paid = paid + 1 WHERE game = $1 AND prize_row = $2")
-            .bind(place.game)
-            .bind(prize_row)
-            .execute(&mut *conn)
-            .await?;
+        sqlx::query!(
+            "UPDATE prize_counts SET paid = paid + 1 WHERE game = $1 AND prize_row = $2",
+            place.game,
+            prize_row
+        )
+        .execute(&mut *conn)
+        .await?;
     }
     Ok(reserved == 1)
 }
@@ -130,43 +125,37 @@ pub async fn unconfirmed_payee(
     conn: &mut PgConnection,
     place: TicketPlace,
 ) -> Result<Option<String>, AppError> {
-    Ok(sqlx::query_scalar(
+    Ok(sqlx::query_scalar!(
         "SELECT paid_to FROM tickets
           WHERE game = $1 AND book = $2 AND ticket = $3 AND payment IN ('pending', 'done')",
+        place.game,
+        place.book,
+        place.ticket
     )
-    .bind(place.game)
-    .bind(place.book)
-    .bind(place.ticket)
     .fetch_optional(&mut *conn)
-    .await?)
+    .await?
+    .flatten())
 }
 
 /// Payment `id`, when it is still pending.
 pub async fn pending_payment(pool: &PgPool, id: Uuid) -> Result<Option<PendingPayment>, AppError> {
-    let Some(row) = sqlx::query(
-        "SELECT game, book, ticket, paid_to, paid_cents FROM tickets WHERE payment_id = $1 AND payment = 'pending'",
+    let row = sqlx::query!(
+        r#"SELECT game, book, ticket, paid_to AS "paid_to!", paid_cents AS "paid_cents!"
+             FROM tickets WHERE payment_id = $1 AND payment = 'pending'"#,
+        id
     )
-    .bind(id)
     .fetch_optional(pool)
-    .await?
-    else {
-        return Ok(None);
-    };
-    Ok(Some(PendingPayment {
-        place: TicketPlace {
-            game: row.try_get("game")?,
-            book: row.try_get("book")?,
-            ticket: row.try_get("ticket")?,
-        },
-        paid_to: row.try_get("paid_to")?,
-        paid_cents: row.try_get("paid_cents")?,
+    .await?;
+    Ok(row.map(|row| PendingPayment {
+        place: TicketPlace { game: row.game, book: row.book, ticket: row.ticket },
+        paid_to: row.paid_to,
+        paid_cents: row.paid_cents,
     }))
 }
 
 /// Pending → done: the ledger moved the money.
 pub async fn mark_done(pool: &PgPool, id: Uuid) -> Result<(), AppError> {
-    sqlx::query("UPDATE tickets SET payment = 'done' WHERE payment_id = $1 AND payment = 'pending'")
-        .bind(id)
+    sqlx::query!("UPDATE tickets SET payment = 'done' WHERE payment_id = $1 AND payment = 'pending'", id)
         .execute(pool)
         .await?;
     Ok(())
@@ -174,12 +163,13 @@ pub async fn mark_done(pool: &PgPool, id: Uuid) -> Result<(), AppError> {
 
 /// Done → confirmed; true for the one request that does it.
 pub async fn confirm(pool: &PgPool, id: Uuid) -> Result<bool, AppError> {
-    let confirmed =
-        sqlx::query("UPDATE tickets SET payment = 'confirmed' WHERE payment_id = $1 AND payment = 'done'")
-            .bind(id)
-            .execute(pool)
-            .await?
-            .rows_affected();
+    let confirmed = sqlx::query!(
+        "UPDATE tickets SET payment = 'confirmed' WHERE payment_id = $1 AND payment = 'done'",
+        id
+    )
+    .execute(pool)
+    .await?
+    .rows_affected();
     Ok(confirmed == 1)
 }
 
@@ -187,21 +177,23 @@ pub async fn confirm(pool: &PgPool, id: Uuid) -> Result<bool, AppError> {
 /// row and any counter receipt as before, in one transaction.
 pub async fn release(pool: &PgPool, id: Uuid) -> Result<(), AppError> {
     let mut tx = pool.begin().await?;
-    let released: Option<(i32, Option<i16>)> = sqlx::query_as(
+    let released = sqlx::query!(
         "UPDATE tickets SET paid_at = NULL, payment_id = NULL, paid_to = NULL, paid_cents = NULL, payment = NULL
           WHERE payment_id = $1 AND payment = 'pending' RETURNING game, prize_row",
+        id
     )
-    .bind(id)
     .fetch_optional(&mut *tx)
     .await?;
-    if let Some((game, prize_row)) = released {
-        sqlx::query("UPDATE prize_counts SET paid = paid - 1 WHERE game = $1 AND prize_row = $2")
-            .bind(game)
-            .bind(prize_row)
-            .execute(&mut *tx)
-            .await?;
-        sqlx::query("DELETE FROM office_claims WHERE id = $1").bind(id).execute(&mut *tx).await?;
-        sqlx::query("DELETE FROM claim_receipts WHERE id = $1").bind(id).execute(&mut *tx).await?;
+    if let Some(released) = released {
+        sqlx::query!(
+            "UPDATE prize_counts SET paid = paid - 1 WHERE game = $1 AND prize_row = $2",
+            released.game,
+            released.prize_row
+        )
+        .execute(&mut *tx)
+        .await?;
+        sqlx::query!("DELETE FROM office_claims WHERE id = $1", id).execute(&mut *tx).await?;
+        sqlx::query!("DELETE FROM claim_receipts WHERE id = $1", id).execute(&mut *tx).await?;
     }
     tx.commit().await?;
     Ok(())

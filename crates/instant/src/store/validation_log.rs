@@ -33,16 +33,18 @@ impl BatchWrite for ValidationLog {
         // The scan log commits asynchronously (ADR 0005): nothing a scan answers depends on it, and
         // only a crash of Postgres itself, not of this service, can lose its last fraction of a
         // second. Payments, lockouts and pack moves commit synchronously as everything else does.
-        sqlx::query("SET LOCAL synchronous_commit = off").execute(&mut *conn).await?;
-        sqlx::query(
+        sqlx::query!("SET LOCAL synchronous_commit = off").execute(&mut *conn).await?;
+        // The retailers' array holds NULLs (a terminal without one), which the macro's own
+        // check of a text[] parameter does not allow for, so that one is bound unchecked.
+        sqlx::query!(
             "INSERT INTO validations (terminal_id, retailer_id, barcode, result, prize_cents)
              SELECT * FROM UNNEST($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[])",
+            &terminals as &[&str],
+            &retailers as _,
+            &barcodes as &[&str],
+            &results as &[&str],
+            &prizes
         )
-        .bind(&terminals)
-        .bind(&retailers)
-        .bind(&barcodes)
-        .bind(&results)
-        .bind(&prizes)
         .execute(&mut *conn)
         .await?;
         Ok(vec![(); jobs.len()])
