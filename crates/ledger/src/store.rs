@@ -1,4 +1,5 @@
-//! The ledger's Postgres access: every query of the service is here.
+//! The ledger's Postgres access: every query of the service is here, checked against the schema
+//! at build time (sqlx's macros).
 //!
 //! Transfers go through one stored function, `create_transfers` (see the migration), so a
 //! transfer or a whole batch is one round trip and one atomic statement. Its refusals arrive as
@@ -8,8 +9,7 @@ use chrono::{DateTime, Utc};
 use domain::Currency;
 use platform::AppError;
 use serde_json::Value;
-use sqlx::postgres::PgRow;
-use sqlx::{PgPool, Row};
+use sqlx::PgPool;
 use uuid::Uuid;
 
 use crate::model::{
@@ -162,34 +162,60 @@ pub async fn create_transfers_reading(
     accounts: &[Uuid],
 ) -> Result<(Vec<BatchItem>, Vec<i64>), AppError> {
     let c = TransferColumns::of(commands);
+    // No checks: NULL, so the function skips looking their accounts up.
     let has_checks = c.check_accounts.iter().any(Option::is_some);
-    let sql = if accounts.is_empty() {
-        "SELECT *, NULL::bigint[] AS balances FROM create_transfers($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)"
-    } else {
-        "SELECT * FROM create_transfers_reading($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)"
-    };
-
+    let (check_accounts, check_amounts) =
+        (has_checks.then_some(&c.check_accounts), has_checks.then_some(&c.check_amounts));
     let mut attempt = 0;
     loop {
-        let mut query = sqlx::query(sql)
-            .bind(&c.ids)
-            .bind(&c.debits)
-            .bind(&c.credits)
-            .bind(&c.amounts)
-            .bind(&c.currencies)
-            .bind(&c.kinds)
-            .bind(&c.pending_ids)
-            .bind(&c.timeouts)
-            .bind(&c.metadata)
-            .bind(batch_id)
-            // No checks: NULL, so the function skips looking their accounts up.
-            .bind(has_checks.then_some(&c.check_accounts))
-            .bind(has_checks.then_some(&c.check_amounts));
-        if !accounts.is_empty() {
-            query = query.bind(accounts);
-        }
-        match query.fetch_all(pool).await {
-            Ok(rows) => return items_and_balances(&rows, accounts.len()),
+        // The arrays hold NULLs (a hold's end names no accounts), which the macros' own check of
+        // an array parameter does not allow for: those are bound unchecked (`as _`).
+        let rows = if accounts.is_empty() {
+            sqlx::query_as!(
+                Applied,
+                r#"SELECT idx, replayed, id, debit_account_id, credit_account_id, amount, currency, kind, pending_id,
+                          timeout_seconds, expires_at, batch_id, metadata, created_at, NULL::bigint[] AS balances
+                     FROM create_transfers($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)"#,
+                &c.ids,
+                &c.debits as _,
+                &c.credits as _,
+                &c.amounts as _,
+                &c.currencies as _,
+                &c.kinds as &[&str],
+                &c.pending_ids as _,
+                &c.timeouts as _,
+                &c.metadata,
+                batch_id,
+                check_accounts as _,
+                check_amounts as _
+            )
+            .fetch_all(pool)
+            .await
+        } else {
+            sqlx::query_as!(
+                Applied,
+                r#"SELECT idx, replayed, id, debit_account_id, credit_account_id, amount, currency, kind, pending_id,
+                          timeout_seconds, expires_at, batch_id, metadata, created_at, balances
+                     FROM create_transfers_reading($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)"#,
+                &c.ids,
+                &c.debits as _,
+                &c.credits as _,
+                &c.amounts as _,
+                &c.currencies as _,
+                &c.kinds as &[&str],
+                &c.pending_ids as _,
+                &c.timeouts as _,
+                &c.metadata,
+                batch_id,
+                check_accounts as _,
+                check_amounts as _,
+                accounts
+            )
+            .fetch_all(pool)
+            .await
+        };
+        match rows {
+            Ok(rows) => return items_and_balances(rows, accounts.len()),
             Err(err) => match db_error(err) {
                 Failure::Race if attempt < RACE_RETRIES => attempt += 1,
                 Failure::Race => {
@@ -198,16 +224,15 @@ pub async fn create_transfers_reading(
                         "too many concurrent attempts; retry",
                     ));
                 }
-                // Two requests with one id ending the same hold at once: the second can find
-                // the hold ended by the first (its own transfer, committed meanwhile). Run
-                // again, it is answered as the replay it is.
+                // A same-id request ended the hold meanwhile: this batch is its replay, and
+                // running it again answers it so (issue 33 §2).
                 Failure::Refused(e)
                     if e.code() == "hold_already_ended"
                         && attempt < RACE_RETRIES
-                        && sqlx::query_scalar::<_, bool>(
-                            "SELECT EXISTS (SELECT 1 FROM transfers WHERE id = ANY($1))",
+                        && sqlx::query_scalar!(
+                            r#"SELECT EXISTS (SELECT 1 FROM transfers WHERE id = ANY($1)) AS "exists!""#,
+                            &c.ids
                         )
-                        .bind(&c.ids)
                         .fetch_one(pool)
                         .await? =>
                 {
@@ -219,16 +244,59 @@ pub async fn create_transfers_reading(
     }
 }
 
+/// A row `create_transfers` answers: a transfer applied (or replayed), or, with `idx` NULL, the
+/// balances read after the batch. The function's columns carry no NOT NULL, so every one is an
+/// option here, read back into a [`Transfer`] by [`Applied::transfer`].
+struct Applied {
+    idx: Option<i32>,
+    replayed: Option<bool>,
+    id: Option<Uuid>,
+    debit_account_id: Option<Uuid>,
+    credit_account_id: Option<Uuid>,
+    amount: Option<i64>,
+    currency: Option<String>,
+    kind: Option<String>,
+    pending_id: Option<Uuid>,
+    timeout_seconds: Option<i32>,
+    expires_at: Option<DateTime<Utc>>,
+    batch_id: Option<Uuid>,
+    metadata: Option<Value>,
+    created_at: Option<DateTime<Utc>>,
+    balances: Option<Vec<i64>>,
+}
+
+impl Applied {
+    fn transfer(self) -> Result<Transfer, AppError> {
+        let missing =
+            || AppError::internal("create_transfers answered a transfer without a column it always has");
+        Ok(Transfer {
+            id: self.id.ok_or_else(missing)?,
+            debit_account_id: self.debit_account_id.ok_or_else(missing)?,
+            credit_account_id: self.credit_account_id.ok_or_else(missing)?,
+            amount: self.amount.ok_or_else(missing)?,
+            currency: currency_from(self.currency.as_deref().ok_or_else(missing)?)?,
+            kind: self.kind.ok_or_else(missing)?,
+            pending_id: self.pending_id,
+            timeout_seconds: self.timeout_seconds,
+            expires_at: self.expires_at,
+            batch_id: self.batch_id,
+            metadata: self.metadata.ok_or_else(missing)?,
+            created_at: self.created_at.ok_or_else(missing)?,
+        })
+    }
+}
+
 /// The transfers' rows, and the balances of the one row that carries them (`idx` NULL).
-fn items_and_balances(rows: &[PgRow], accounts: usize) -> Result<(Vec<BatchItem>, Vec<i64>), AppError> {
+fn items_and_balances(rows: Vec<Applied>, accounts: usize) -> Result<(Vec<BatchItem>, Vec<i64>), AppError> {
     let mut items = Vec::with_capacity(rows.len());
     let mut balances = Vec::new();
     for row in rows {
-        if row.try_get::<Option<i32>, _>("idx")?.is_none() {
-            balances = row.try_get::<Vec<i64>, _>("balances")?;
+        if row.idx.is_none() {
+            balances = row.balances.unwrap_or_default();
             continue;
         }
-        items.push(BatchItem { replayed: row.try_get("replayed")?, transfer: transfer_from_row(row)? });
+        let replayed = row.replayed.unwrap_or(false);
+        items.push(BatchItem { replayed, transfer: row.transfer()? });
     }
     if balances.len() != accounts {
         return Err(AppError::internal("the ledger read other balances than it was asked for"));
@@ -236,83 +304,110 @@ fn items_and_balances(rows: &[PgRow], accounts: usize) -> Result<(Vec<BatchItem>
     Ok((items, balances))
 }
 
-fn transfer_from_row(row: &PgRow) -> Result<Transfer, sqlx::Error> {
-    Ok(Transfer {
-        id: row.try_get("id")?,
-        debit_account_id: row.try_get("debit_account_id")?,
-        credit_account_id: row.try_get("credit_account_id")?,
-        amount: row.try_get("amount")?,
-        currency: currency_from(row.try_get::<&str, _>("currency")?)?,
-        kind: row.try_get("kind")?,
-        pending_id: row.try_get("pending_id")?,
-        timeout_seconds: row.try_get("timeout_seconds")?,
-        expires_at: row.try_get("expires_at")?,
-        batch_id: row.try_get("batch_id")?,
-        metadata: row.try_get("metadata")?,
-        created_at: row.try_get("created_at")?,
-    })
+/// A `transfers` row as stored.
+struct StoredTransfer {
+    id: Uuid,
+    debit_account_id: Uuid,
+    credit_account_id: Uuid,
+    amount: i64,
+    currency: String,
+    kind: String,
+    pending_id: Option<Uuid>,
+    timeout_seconds: Option<i32>,
+    expires_at: Option<DateTime<Utc>>,
+    batch_id: Option<Uuid>,
+    metadata: Value,
+    created_at: DateTime<Utc>,
 }
 
-fn currency_from(code: &str) -> Result<Currency, sqlx::Error> {
-    code.parse().map_err(|e: domain::MoneyError| sqlx::Error::Decode(Box::new(e)))
+impl TryFrom<StoredTransfer> for Transfer {
+    type Error = AppError;
+
+    fn try_from(row: StoredTransfer) -> Result<Self, AppError> {
+        Ok(Transfer {
+            id: row.id,
+            debit_account_id: row.debit_account_id,
+            credit_account_id: row.credit_account_id,
+            amount: row.amount,
+            currency: currency_from(&row.currency)?,
+            kind: row.kind,
+            pending_id: row.pending_id,
+            timeout_seconds: row.timeout_seconds,
+            expires_at: row.expires_at,
+            batch_id: row.batch_id,
+            metadata: row.metadata,
+            created_at: row.created_at,
+        })
+    }
 }
 
-/// An account with its balance summed over its shards; callers append `WHERE ...`.
-const ACCOUNT_SELECT: &str = "SELECT a.id, a.kind, a.owner, a.currency, a.no_negative, a.shards, a.metadata, a.created_at,
-        coalesce(s.posted, 0)::bigint AS posted, coalesce(s.pending_debits, 0)::bigint AS pending_debits,
-        coalesce(s.pending_credits, 0)::bigint AS pending_credits
-   FROM accounts a
-  CROSS JOIN LATERAL (SELECT sum(b.credits_posted - b.debits_posted) AS posted,
-                             sum(b.debits_pending) AS pending_debits, sum(b.credits_pending) AS pending_credits
-                        FROM balances b WHERE b.account_id = a.id) s";
+fn currency_from(code: &str) -> Result<Currency, AppError> {
+    code.parse().map_err(|e: domain::MoneyError| AppError::internal(format!("a stored currency: {e}")))
+}
 
-fn account_from_row(row: &PgRow) -> Result<Account, sqlx::Error> {
-    let kind: String = row.try_get("kind")?;
-    let shards: i16 = row.try_get("shards")?;
-    let posted: i64 = row.try_get("posted")?;
-    let pending_debits: i64 = row.try_get("pending_debits")?;
-    Ok(Account {
-        id: row.try_get("id")?,
-        kind: AccountKind::parse(&kind).ok_or_else(|| sqlx::Error::Decode(format!("kind {kind}").into()))?,
-        owner: row.try_get("owner")?,
-        currency: currency_from(row.try_get::<&str, _>("currency")?)?,
-        flags: AccountFlags { no_negative_balance: row.try_get("no_negative")?, hot: shards > 1 },
-        metadata: row.try_get("metadata")?,
-        created_at: row.try_get::<DateTime<Utc>, _>("created_at")?,
-        balance: Balance {
-            posted,
-            pending_debits,
-            pending_credits: row.try_get("pending_credits")?,
-            available: posted.saturating_sub(pending_debits),
-        },
-    })
+/// An account with its balance summed over its shards.
+struct StoredAccount {
+    id: Uuid,
+    kind: String,
+    owner: String,
+    currency: String,
+    no_negative: bool,
+    shards: i16,
+    metadata: Value,
+    created_at: DateTime<Utc>,
+    posted: i64,
+    pending_debits: i64,
+    pending_credits: i64,
+}
+
+impl TryFrom<StoredAccount> for Account {
+    type Error = AppError;
+
+    fn try_from(row: StoredAccount) -> Result<Self, AppError> {
+        Ok(Account {
+            id: row.id,
+            kind: AccountKind::parse(&row.kind)
+                .ok_or_else(|| AppError::internal(format!("a stored account kind {:?}", row.kind)))?,
+            owner: row.owner,
+            currency: currency_from(&row.currency)?,
+            flags: AccountFlags { no_negative_balance: row.no_negative, hot: row.shards > 1 },
+            metadata: row.metadata,
+            created_at: row.created_at,
+            balance: Balance {
+                posted: row.posted,
+                pending_debits: row.pending_debits,
+                pending_credits: row.pending_credits,
+                available: row.posted.saturating_sub(row.pending_debits),
+            },
+        })
+    }
 }
 
 /// Creates an account, or returns the existing one when the same id was created with the same fields.
 /// Returns whether it was created now.
 pub async fn create_account(pool: &PgPool, new: &NewAccount) -> Result<(Account, bool), AppError> {
     let mut tx = pool.begin().await?;
-    let inserted = sqlx::query(
+    let inserted = sqlx::query!(
         "INSERT INTO accounts (id, kind, owner, currency, no_negative, shards, metadata)
          VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (id) DO NOTHING",
+        new.id,
+        new.kind.as_str(),
+        &new.owner,
+        new.currency.as_str(),
+        new.flags.no_negative_balance,
+        new.shards(),
+        &new.metadata
     )
-    .bind(new.id)
-    .bind(new.kind.as_str())
-    .bind(&new.owner)
-    .bind(new.currency.as_str())
-    .bind(new.flags.no_negative_balance)
-    .bind(new.shards())
-    .bind(&new.metadata)
     .execute(&mut *tx)
     .await?
     .rows_affected()
         == 1;
     if inserted {
-        sqlx::query(
+        sqlx::query!(
             "INSERT INTO balances (account_id, shard) SELECT $1, s FROM generate_series(0, $2 - 1) s",
+            new.id,
+            i32::from(new.shards())
         )
-        .bind(new.id)
-        .bind(i32::from(new.shards()))
         .execute(&mut *tx)
         .await?;
     }
@@ -334,9 +429,24 @@ pub async fn create_account(pool: &PgPool, new: &NewAccount) -> Result<(Account,
     Ok((account, inserted))
 }
 
+/// Account `id`, with its balance summed over its shards.
 pub async fn get_account(pool: &PgPool, id: Uuid) -> Result<Option<Account>, AppError> {
-    let row = sqlx::query(&format!("{ACCOUNT_SELECT} WHERE a.id = $1")).bind(id).fetch_optional(pool).await?;
-    Ok(row.as_ref().map(account_from_row).transpose()?)
+    sqlx::query_as!(
+        StoredAccount,
+        r#"SELECT a.id, a.kind, a.owner, a.currency, a.no_negative, a.shards, a.metadata, a.created_at,
+                  coalesce(s.posted, 0)::bigint AS "posted!", coalesce(s.pending_debits, 0)::bigint AS "pending_debits!",
+                  coalesce(s.pending_credits, 0)::bigint AS "pending_credits!"
+             FROM accounts a
+            CROSS JOIN LATERAL (SELECT sum(b.credits_posted - b.debits_posted) AS posted,
+                                       sum(b.debits_pending) AS pending_debits, sum(b.credits_pending) AS pending_credits
+                                  FROM balances b WHERE b.account_id = a.id) s
+            WHERE a.id = $1"#,
+        id
+    )
+    .fetch_optional(pool)
+    .await?
+    .map(Account::try_from)
+    .transpose()
 }
 
 /// An owner's accounts in id order, after the account id `after`.
@@ -346,21 +456,41 @@ pub async fn list_accounts(
     after: Option<Uuid>,
     limit: i64,
 ) -> Result<Vec<Account>, AppError> {
-    let rows = sqlx::query(&format!(
-        "{ACCOUNT_SELECT} WHERE a.owner = $1 AND ($2::uuid IS NULL OR a.id > $2)
-         ORDER BY a.id LIMIT $3"
-    ))
-    .bind(owner)
-    .bind(after)
-    .bind(limit)
+    sqlx::query_as!(
+        StoredAccount,
+        r#"SELECT a.id, a.kind, a.owner, a.currency, a.no_negative, a.shards, a.metadata, a.created_at,
+                  coalesce(s.posted, 0)::bigint AS "posted!", coalesce(s.pending_debits, 0)::bigint AS "pending_debits!",
+                  coalesce(s.pending_credits, 0)::bigint AS "pending_credits!"
+             FROM accounts a
+            CROSS JOIN LATERAL (SELECT sum(b.credits_posted - b.debits_posted) AS posted,
+                                       sum(b.debits_pending) AS pending_debits, sum(b.credits_pending) AS pending_credits
+                                  FROM balances b WHERE b.account_id = a.id) s
+            WHERE a.owner = $1 AND ($2::uuid IS NULL OR a.id > $2)
+            ORDER BY a.id LIMIT $3"#,
+        owner,
+        after,
+        limit
+    )
     .fetch_all(pool)
-    .await?;
-    Ok(rows.iter().map(account_from_row).collect::<Result<_, _>>()?)
+    .await?
+    .into_iter()
+    .map(Account::try_from)
+    .collect()
 }
 
+/// Transfer `id`.
 pub async fn get_transfer(pool: &PgPool, id: Uuid) -> Result<Option<Transfer>, AppError> {
-    let row = sqlx::query("SELECT * FROM transfers WHERE id = $1").bind(id).fetch_optional(pool).await?;
-    Ok(row.as_ref().map(transfer_from_row).transpose()?)
+    sqlx::query_as!(
+        StoredTransfer,
+        "SELECT id, debit_account_id, credit_account_id, amount, currency, kind, pending_id, timeout_seconds,
+                expires_at, batch_id, metadata, created_at
+           FROM transfers WHERE id = $1",
+        id
+    )
+    .fetch_optional(pool)
+    .await?
+    .map(Transfer::try_from)
+    .transpose()
 }
 
 /// An account's transfers in the order they were applied, after journal position `after`.
@@ -372,26 +502,42 @@ pub async fn history(
     limit: i64,
 ) -> Result<Vec<(i64, HistoryEntry)>, AppError> {
     // Two index range scans merged, rather than one OR that cannot use either index in order.
-    let rows = sqlx::query(
-        "(SELECT *, 'debit' AS side FROM transfers WHERE debit_account_id = $1 AND seq > $2 ORDER BY seq LIMIT $3)
-         UNION ALL
-         (SELECT *, 'credit' AS side FROM transfers WHERE credit_account_id = $1 AND seq > $2 ORDER BY seq LIMIT $3)
-         ORDER BY seq LIMIT $3",
+    let rows = sqlx::query!(
+        r#"(SELECT seq, id, debit_account_id, credit_account_id, amount, currency, kind, pending_id, timeout_seconds,
+                   expires_at, batch_id, metadata, created_at, 'debit' AS side
+              FROM transfers WHERE debit_account_id = $1 AND seq > $2 ORDER BY seq LIMIT $3)
+           UNION ALL
+           (SELECT seq, id, debit_account_id, credit_account_id, amount, currency, kind, pending_id, timeout_seconds,
+                   expires_at, batch_id, metadata, created_at, 'credit' AS side
+              FROM transfers WHERE credit_account_id = $1 AND seq > $2 ORDER BY seq LIMIT $3)
+           ORDER BY seq LIMIT $3"#,
+        account_id,
+        after,
+        limit
     )
-    .bind(account_id)
-    .bind(after)
-    .bind(limit)
     .fetch_all(pool)
     .await?;
-    rows.iter()
-        .map(|row| {
-            Ok((
-                row.try_get("seq")?,
-                HistoryEntry { side: row.try_get("side")?, transfer: transfer_from_row(row)? },
-            ))
+    rows.into_iter()
+        .map(|r| {
+            let missing = || AppError::internal("a transfer's history row without a column it always has");
+            let stored = StoredTransfer {
+                id: r.id.ok_or_else(missing)?,
+                debit_account_id: r.debit_account_id.ok_or_else(missing)?,
+                credit_account_id: r.credit_account_id.ok_or_else(missing)?,
+                amount: r.amount.ok_or_else(missing)?,
+                currency: r.currency.ok_or_else(missing)?,
+                kind: r.kind.ok_or_else(missing)?,
+                pending_id: r.pending_id,
+                timeout_seconds: r.timeout_seconds,
+                expires_at: r.expires_at,
+                batch_id: r.batch_id,
+                metadata: r.metadata.ok_or_else(missing)?,
+                created_at: r.created_at.ok_or_else(missing)?,
+            };
+            let side = r.side.ok_or_else(missing)?;
+            Ok((r.seq.ok_or_else(missing)?, HistoryEntry { side, transfer: Transfer::try_from(stored)? }))
         })
-        .collect::<Result<_, sqlx::Error>>()
-        .map_err(AppError::from)
+        .collect()
 }
 
 /// The cash-clearing account of a currency: the other side of every deposit and withdrawal.
@@ -399,10 +545,10 @@ pub async fn history(
 pub async fn cash_clearing_account(pool: &PgPool, currency: Currency) -> Result<Uuid, AppError> {
     let id = Uuid::new_v5(&LEDGER_NAMESPACE, format!("cash_clearing/{currency}").as_bytes());
     // Every deposit and withdrawal asks; a key lookup, not a balance sum, answers it.
-    let exists: bool = sqlx::query_scalar("SELECT EXISTS (SELECT 1 FROM accounts WHERE id = $1)")
-        .bind(id)
-        .fetch_one(pool)
-        .await?;
+    let exists =
+        sqlx::query_scalar!(r#"SELECT EXISTS (SELECT 1 FROM accounts WHERE id = $1) AS "exists!""#, id)
+            .fetch_one(pool)
+            .await?;
     if !exists {
         let new = NewAccount {
             id,
@@ -419,36 +565,33 @@ pub async fn cash_clearing_account(pool: &PgPool, currency: Currency) -> Result<
 
 /// Holds whose timeout has passed, oldest first.
 pub async fn expired_holds(pool: &PgPool, limit: i64) -> Result<Vec<Uuid>, AppError> {
-    Ok(sqlx::query_scalar(
+    Ok(sqlx::query_scalar!(
         "SELECT transfer_id FROM open_holds WHERE expires_at <= now() ORDER BY expires_at LIMIT $1",
+        limit
     )
-    .bind(limit)
     .fetch_all(pool)
     .await?)
 }
 
 /// Debits, credits and the double-entry check per currency.
 pub async fn trial_balance(pool: &PgPool) -> Result<TrialBalance, AppError> {
-    let rows = sqlx::query(
-        "SELECT a.currency, a.kind, count(DISTINCT a.id) AS accounts,
-                sum(b.debits_posted)::text AS dp, sum(b.credits_posted)::text AS cp,
-                sum(b.debits_pending)::text AS dpe, sum(b.credits_pending)::text AS cpe
-           FROM accounts a JOIN balances b ON b.account_id = a.id
-          GROUP BY a.currency, a.kind ORDER BY a.currency, a.kind",
+    let rows = sqlx::query!(
+        r#"SELECT a.currency, a.kind, count(DISTINCT a.id) AS "accounts!",
+                  sum(b.debits_posted)::text AS "dp!", sum(b.credits_posted)::text AS "cp!",
+                  sum(b.debits_pending)::text AS "dpe!", sum(b.credits_pending)::text AS "cpe!"
+             FROM accounts a JOIN balances b ON b.account_id = a.id
+            GROUP BY a.currency, a.kind ORDER BY a.currency, a.kind"#
     )
     .fetch_all(pool)
     .await?;
     let mut currencies: Vec<CurrencyTotals> = Vec::new();
-    for row in &rows {
-        let currency = currency_from(row.try_get::<&str, _>("currency")?)?;
-        let kind: String = row.try_get("kind")?;
+    for row in rows {
+        let currency = currency_from(&row.currency)?;
+        let kind = row.kind;
         // Summed as numeric and read as i128: a currency's totals add up every account's, which
         // no limit on one account keeps inside 64 bits.
-        let total = |column: &str| -> Result<i128, AppError> {
-            let text: String = row.try_get(column)?;
-            text.parse().map_err(AppError::internal)
-        };
-        let (dp, cp, dpe, cpe) = (total("dp")?, total("cp")?, total("dpe")?, total("cpe")?);
+        let total = |text: &str| -> Result<i128, AppError> { text.parse().map_err(AppError::internal) };
+        let (dp, cp, dpe, cpe) = (total(&row.dp)?, total(&row.cp)?, total(&row.dpe)?, total(&row.cpe)?);
         if currencies.last().is_none_or(|c| c.currency != currency) {
             currencies.push(CurrencyTotals {
                 currency,
@@ -469,7 +612,7 @@ pub async fn trial_balance(pool: &PgPool) -> Result<TrialBalance, AppError> {
         totals.credits_pending = totals.credits_pending.saturating_add(cpe);
         totals.by_kind.push(KindTotals {
             kind: AccountKind::parse(&kind).ok_or_else(|| AppError::internal(format!("kind {kind}")))?,
-            accounts: row.try_get("accounts")?,
+            accounts: row.accounts,
             posted: cp.saturating_sub(dp),
         });
     }
@@ -483,8 +626,8 @@ pub async fn trial_balance(pool: &PgPool) -> Result<TrialBalance, AppError> {
 /// Accounts whose balance counters disagree with a replay of the journal: an audit that the
 /// counters are exactly the sum of the transfers. Empty when all is well.
 pub async fn journal_mismatches(pool: &PgPool) -> Result<Vec<Uuid>, AppError> {
-    Ok(sqlx::query_scalar(
-        "WITH legs AS (
+    Ok(sqlx::query_scalar!(
+        r#"WITH legs AS (
             SELECT t.debit_account_id AS account_id,
                    CASE WHEN t.kind IN ('posted', 'post_pending') THEN t.amount ELSE 0 END AS dp, 0::bigint AS cp,
                    CASE WHEN t.kind = 'pending' THEN t.amount WHEN t.pending_id IS NOT NULL
@@ -500,9 +643,9 @@ pub async fn journal_mismatches(pool: &PgPool) -> Result<Vec<Uuid>, AppError> {
          journal AS (SELECT account_id, sum(dp) dp, sum(cp) cp, sum(dpe) dpe, sum(cpe) cpe FROM legs GROUP BY 1),
          counters AS (SELECT account_id, sum(debits_posted) dp, sum(credits_posted) cp, sum(debits_pending) dpe,
                              sum(credits_pending) cpe FROM balances GROUP BY 1)
-         SELECT c.account_id FROM counters c LEFT JOIN journal j USING (account_id)
+         SELECT c.account_id AS "account_id!" FROM counters c LEFT JOIN journal j USING (account_id)
           WHERE (c.dp, c.cp, c.dpe, c.cpe) IS DISTINCT FROM
-                (coalesce(j.dp, 0), coalesce(j.cp, 0), coalesce(j.dpe, 0), coalesce(j.cpe, 0))",
+                (coalesce(j.dp, 0), coalesce(j.cp, 0), coalesce(j.dpe, 0), coalesce(j.cpe, 0))"#
     )
     .fetch_all(pool)
     .await?)
