@@ -103,6 +103,21 @@ pub struct DrawView {
     pub drawn_at: Option<DateTime<Utc>>,
 }
 
+impl From<crate::store::keno_draws::DrawRow> for DrawView {
+    fn from(row: crate::store::keno_draws::DrawRow) -> Self {
+        DrawView {
+            number: row.number,
+            sales_close_at: row.sales_close_at,
+            state: row.state.as_str().to_owned(),
+            entries: row.entries,
+            wagers_cents: row.wagers_cents,
+            wager_set_hash: row.wager_set_hash.map(hex::encode),
+            numbers: row.numbers,
+            drawn_at: row.drawn_at,
+        }
+    }
+}
+
 /// One option's pay table for the $1 ticket.
 #[derive(Debug, Serialize, utoipa::ToSchema)]
 pub struct PayTable {

@@ -79,7 +79,11 @@ async fn poll(state: DrawsState, sender: watch::Sender<Arc<Snapshot>>) {
 
 async fn read_snapshot(state: &DrawsState) -> Result<Snapshot, AppError> {
     let next = state.schedule.next_after(state.clock.now());
-    let mut keno = crate::store::keno_draws::list(&state.pool, next, KENO_WINDOW).await?;
+    let mut keno: Vec<DrawView> = crate::store::keno_draws::list(&state.pool, next, KENO_WINDOW)
+        .await?
+        .into_iter()
+        .map(DrawView::from)
+        .collect();
     // The draw on sale has its row once something touches it (a sale, the scheduler); a screen
     // is told of it from the schedule before that.
     if keno.first().is_none_or(|newest| newest.number < next) {

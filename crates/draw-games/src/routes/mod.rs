@@ -234,7 +234,11 @@ pub async fn list_draws(
     let on_sale = state.schedule.next_after(state.clock.now());
     // The cursor is the last draw number shown; the next page starts below it.
     let up_to = page.after::<i64>()?.map_or(on_sale, |last| last.saturating_sub(1).min(on_sale));
-    let items = crate::store::keno_draws::list(&state.pool, up_to, page.limit()?).await?;
+    let items: Vec<DrawView> = crate::store::keno_draws::list(&state.pool, up_to, page.limit()?)
+        .await?
+        .into_iter()
+        .map(DrawView::from)
+        .collect();
     let next = page.next_cursor(items.len(), items.last().map(|d| d.number));
     Ok(Json(Page { items, next }))
 }
@@ -251,7 +255,7 @@ pub async fn get_draw(
 ) -> Result<Json<DrawView>, AppError> {
     crate::store::keno_draws::get(&state.pool, number)
         .await?
-        .map(Json)
+        .map(|row| Json(DrawView::from(row)))
         .ok_or_else(|| AppError::not_found("draw_not_found", format!("draw {number} does not exist")))
 }
 

@@ -28,7 +28,7 @@ use platform::AppError;
 use uuid::Uuid;
 
 use crate::DrawsState;
-use crate::store::tickets::{StoredTicket, stuck};
+use crate::store::tickets::StoredTicket;
 
 /// Finishes tickets of kind `T` left unfinished for longer than `older_than` with the kind's own
 /// `drive`; returns how many.
@@ -42,5 +42,5 @@ where
     F: Fn(Uuid) -> Fut,
     Fut: Future<Output = Result<V, AppError>>,
 {
-    platform::recovery::finish_stuck(&state.pool, &stuck::<T>(), older_than, T::WHAT, drive).await
+    Ok(platform::recovery::finish_each(T::stuck(&state.pool, older_than).await?, T::WHAT, drive).await)
 }

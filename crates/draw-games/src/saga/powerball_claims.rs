@@ -20,10 +20,10 @@ use platform::AppError;
 use serde_json::json;
 use uuid::Uuid;
 
-use crate::store::PowerballDrawState;
 use crate::store::powerball::claims::{self, Claim, OFFICE};
 use crate::store::powerball::drawings;
 use crate::store::powerball::tickets::{self, Channel};
+use crate::store::{ClaimState, PowerballDrawState};
 use crate::{DRAWS_NAMESPACE, DrawsState};
 
 /// Who pays a claim.
@@ -101,7 +101,7 @@ pub async fn claim(
     // A claim this payee began (and the ledger has not finished) is resumed as first recorded;
     // one this sender made under this key is answered again.
     if let Some(existing) = claims::get(&state.pool, id).await? {
-        if existing.payee == payee && existing.state != "confirmed" {
+        if existing.payee == payee && existing.state != ClaimState::Confirmed {
             return Ok((pay(state, &existing).await?, false));
         }
         if request_key.is_some() && existing.request_key == request_key {
@@ -158,7 +158,7 @@ pub async fn claim(
                 tin_last4: None,
                 paid_by: terminal.clone(),
                 request_key: request_key.clone(),
-                state: "pending".to_owned(),
+                state: ClaimState::Pending,
                 created_at: state.clock.now(),
                 grand_cents: None,
             }
@@ -197,7 +197,7 @@ pub async fn claim(
                 tin_last4: claimant.tin_last4.clone(),
                 paid_by: operator.clone(),
                 request_key: request_key.clone(),
-                state: "pending".to_owned(),
+                state: ClaimState::Pending,
                 created_at: state.clock.now(),
                 grand_cents: None,
             }
@@ -317,10 +317,8 @@ pub async fn finish_pending_claims(
     state: &DrawsState,
     older_than: std::time::Duration,
 ) -> Result<usize, AppError> {
-    platform::recovery::finish_stuck(&state.pool, claims::STUCK, older_than, "powerball claims", |id| {
-        move_claim_money(state, id)
-    })
-    .await
+    let stuck = claims::stuck(&state.pool, older_than).await?;
+    Ok(platform::recovery::finish_each(stuck, "powerball claims", |id| move_claim_money(state, id)).await)
 }
 
 /// Expires the unclaimed prizes of every certified drawing whose claim period has ended: their

@@ -233,8 +233,6 @@ pub async fn view(state: &DrawsState, ticket: &PowerballTicket) -> Result<Powerb
 
 /// Finishes sales left `open` for longer than `older_than`; returns how many.
 pub async fn recover(state: &DrawsState, older_than: Duration) -> Result<usize, AppError> {
-    platform::recovery::finish_stuck(&state.pool, tickets::STUCK, older_than, "powerball tickets", |id| {
-        drive(state, id)
-    })
-    .await
+    let stuck = tickets::stuck(&state.pool, older_than).await?;
+    Ok(platform::recovery::finish_each(stuck, "powerball tickets", |id| drive(state, id)).await)
 }

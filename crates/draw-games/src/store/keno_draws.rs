@@ -1,16 +1,14 @@
 //! Castle Keno's scheduled draws as stored: the timetable, each draw's row through its states
-//! and its entries.
+//! and its entries; checked against the schema at build time.
 
 use std::time::Duration;
 
 use chrono::{DateTime, Utc};
 use platform::AppError;
-use sqlx::postgres::PgRow;
-use sqlx::{PgConnection, PgPool, Row};
+use sqlx::{PgConnection, PgPool};
 use uuid::Uuid;
 
 use super::DrawState;
-use crate::views::DrawView;
 
 /// The name the schedule is kept under.
 pub const GAME: &str = "castle_keno";
@@ -39,19 +37,18 @@ impl Schedule {
     /// later is ignored with a warning: the numbering of draws already sold must not move.
     pub async fn load_or_create(conn: &mut PgConnection, interval: Duration) -> Result<Schedule, AppError> {
         let seconds = i32::try_from(interval.as_secs().max(1)).map_err(AppError::internal)?;
-        sqlx::query(
+        sqlx::query!(
             "INSERT INTO keno_schedule (game, anchor, interval_seconds) VALUES ($1, 'epoch', $2)
              ON CONFLICT (game) DO NOTHING",
+            GAME,
+            seconds
         )
-        .bind(GAME)
-        .bind(seconds)
         .execute(&mut *conn)
         .await?;
-        let row = sqlx::query("SELECT anchor, interval_seconds FROM keno_schedule WHERE game = $1")
-            .bind(GAME)
+        let row = sqlx::query!("SELECT anchor, interval_seconds FROM keno_schedule WHERE game = $1", GAME)
             .fetch_one(&mut *conn)
             .await?;
-        let stored: i32 = row.try_get("interval_seconds")?;
+        let stored = row.interval_seconds;
         if stored != seconds {
             tracing::warn!(
                 stored,
@@ -59,25 +56,22 @@ impl Schedule {
                 "keno draw interval differs from the stored schedule; keeping it"
             );
         }
-        Ok(Schedule {
-            anchor: row.try_get("anchor")?,
-            interval: chrono::Duration::seconds(i64::from(stored)),
-        })
+        Ok(Schedule { anchor: row.anchor, interval: chrono::Duration::seconds(i64::from(stored)) })
     }
 
     /// Makes sure draws `from..=to` exist (as `scheduled`). Two passes racing insert the same
     /// rows, and the one that waits may meet the other's on either unique key (the number or its
     /// close instant, which follows from it): any conflict means the row is there.
     pub async fn ensure_draws(&self, conn: &mut PgConnection, from: i64, to: i64) -> Result<(), AppError> {
-        sqlx::query(
+        sqlx::query!(
             "INSERT INTO keno_draws (number, sales_close_at, state)
              SELECT n, $3::timestamptz + n * make_interval(secs => $4), 'scheduled' FROM generate_series($1::bigint, $2::bigint) n
              ON CONFLICT DO NOTHING",
+            from,
+            to,
+            self.anchor,
+            self.interval.num_seconds() as f64
         )
-        .bind(from)
-        .bind(to)
-        .bind(self.anchor)
-        .bind(self.interval.num_seconds() as f64)
         .execute(&mut *conn)
         .await?;
         Ok(())
@@ -94,18 +88,16 @@ pub async fn open_and_find_due(
     now: DateTime<Utc>,
 ) -> Result<Vec<i64>, AppError> {
     let mut conn = pool.acquire().await?;
-    let last: Option<i64> =
-        sqlx::query_scalar("SELECT max(number) FROM keno_draws").fetch_one(&mut *conn).await?;
+    let last = sqlx::query_scalar!("SELECT max(number) FROM keno_draws").fetch_one(&mut *conn).await?;
     let from = last.map_or(next, |last| last.saturating_add(1).min(next));
     schedule.ensure_draws(&mut conn, from, next).await?;
-    sqlx::query("UPDATE keno_draws SET state = 'open' WHERE number = $1 AND state = 'scheduled'")
-        .bind(next)
+    sqlx::query!("UPDATE keno_draws SET state = 'open' WHERE number = $1 AND state = 'scheduled'", next)
         .execute(&mut *conn)
         .await?;
-    Ok(sqlx::query_scalar(
+    Ok(sqlx::query_scalar!(
         "SELECT number FROM keno_draws WHERE state <> 'settled' AND sales_close_at <= $1 ORDER BY number",
+        now
     )
-    .bind(now)
     .fetch_all(&mut *conn)
     .await?)
 }
@@ -116,14 +108,14 @@ pub async fn open_and_find_due(
 /// as every other time of the draw), not the database's.
 pub async fn close(pool: &PgPool, number: i64, at: DateTime<Utc>) -> Result<(), AppError> {
     let mut tx = pool.begin().await?;
-    let current: Option<String> =
-        sqlx::query_scalar("SELECT state FROM keno_draws WHERE number = $1 FOR UPDATE")
-            .bind(number)
-            .fetch_optional(&mut *tx)
-            .await?;
-    let current = current.as_deref().map(DrawState::parse).transpose()?;
+    let current = sqlx::query_scalar!(
+        r#"SELECT state AS "state: DrawState" FROM keno_draws WHERE number = $1 FOR UPDATE"#,
+        number
+    )
+    .fetch_optional(&mut *tx)
+    .await?;
     if matches!(current, Some(DrawState::Scheduled | DrawState::Open)) {
-        sqlx::query(
+        sqlx::query!(
             "UPDATE keno_draws d SET state = 'closed', closed_at = $2, entries = w.n, wagers_cents = w.total,
                     wager_set_hash = w.hash
                FROM (SELECT count(*)::int AS n, coalesce(sum(e.stake_cents), 0)::bigint AS total,
@@ -132,9 +124,9 @@ pub async fn close(pool: &PgPool, number: i64, at: DateTime<Utc>) -> Result<(), 
                                 E'\n' ORDER BY e.ticket_id), ''), 'UTF8')) AS hash
                        FROM keno_entries e WHERE e.draw_number = $1) w
               WHERE d.number = $1",
+            number,
+            at
         )
-        .bind(number)
-        .bind(at)
         .execute(&mut *tx)
         .await?;
     }
@@ -159,24 +151,18 @@ pub async fn mark_drawn(
     numbers: &[i16],
     at: DateTime<Utc>,
 ) -> Result<Option<Closed>, AppError> {
-    let Some(row) = sqlx::query(
-        "UPDATE keno_draws SET state = 'drawn', numbers = $2, drawn_at = $3 WHERE number = $1 AND state = 'closed'
-         RETURNING sales_close_at, entries, wagers_cents, wager_set_hash",
+    // A closed draw has its frozen counts (the close sets them with the state).
+    Ok(sqlx::query_as!(
+        Closed,
+        r#"UPDATE keno_draws SET state = 'drawn', numbers = $2, drawn_at = $3 WHERE number = $1 AND state = 'closed'
+           RETURNING sales_close_at, entries AS "entries!", wagers_cents AS "wagers_cents!",
+                     wager_set_hash AS "wager_set_hash!""#,
+        number,
+        numbers,
+        at
     )
-    .bind(number)
-    .bind(numbers)
-    .bind(at)
     .fetch_optional(&mut *conn)
-    .await?
-    else {
-        return Ok(None);
-    };
-    Ok(Some(Closed {
-        sales_close_at: row.try_get("sales_close_at")?,
-        entries: row.try_get("entries")?,
-        wagers_cents: row.try_get("wagers_cents")?,
-        wager_set_hash: row.try_get("wager_set_hash")?,
-    }))
+    .await?)
 }
 
 /// A draw's state, numbers and total staked.
@@ -187,18 +173,18 @@ pub struct DrawOutcome {
     pub wagers_cents: i64,
 }
 
+/// Draw `number`'s state, numbers and total staked.
 pub async fn outcome(pool: &PgPool, number: i64) -> Result<Option<DrawOutcome>, AppError> {
-    let Some(row) = sqlx::query("SELECT state, numbers, wagers_cents FROM keno_draws WHERE number = $1")
-        .bind(number)
-        .fetch_optional(pool)
-        .await?
-    else {
-        return Ok(None);
-    };
-    Ok(Some(DrawOutcome {
-        state: DrawState::parse(row.try_get("state")?)?,
-        numbers: row.try_get::<Option<Vec<i16>>, _>("numbers")?.unwrap_or_default(),
-        wagers_cents: row.try_get::<Option<i64>, _>("wagers_cents")?.unwrap_or(0),
+    let row = sqlx::query!(
+        r#"SELECT state AS "state: DrawState", numbers, wagers_cents FROM keno_draws WHERE number = $1"#,
+        number
+    )
+    .fetch_optional(pool)
+    .await?;
+    Ok(row.map(|row| DrawOutcome {
+        state: row.state,
+        numbers: row.numbers.unwrap_or_default(),
+        wagers_cents: row.wagers_cents.unwrap_or(0),
     }))
 }
 
@@ -219,26 +205,16 @@ pub async fn unpaid_entries(
     after: Uuid,
     limit: i64,
 ) -> Result<Vec<Entry>, AppError> {
-    sqlx::query(
-        "SELECT ticket_id, wallet_account_id, option, spots, tickets FROM keno_entries
-          WHERE draw_number = $1 AND ticket_id > $2 AND NOT paid ORDER BY ticket_id LIMIT $3",
+    Ok(sqlx::query_as!(
+        Entry,
+        r#"SELECT ticket_id, wallet_account_id AS wallet, option, spots, tickets FROM keno_entries
+            WHERE draw_number = $1 AND ticket_id > $2 AND NOT paid ORDER BY ticket_id LIMIT $3"#,
+        number,
+        after,
+        limit
     )
-    .bind(number)
-    .bind(after)
-    .bind(limit)
     .fetch_all(pool)
-    .await?
-    .iter()
-    .map(|row| {
-        Ok(Entry {
-            ticket_id: row.try_get("ticket_id")?,
-            wallet: row.try_get("wallet_account_id")?,
-            option: row.try_get("option")?,
-            spots: row.try_get("spots")?,
-            tickets: row.try_get("tickets")?,
-        })
-    })
-    .collect()
+    .await?)
 }
 
 /// Marks entries of draw `number` paid, each with its (ticket, hits, payout).
@@ -246,15 +222,15 @@ pub async fn mark_paid(pool: &PgPool, number: i64, paid: &[(Uuid, i32, i64)]) ->
     let ids: Vec<Uuid> = paid.iter().map(|p| p.0).collect();
     let hits: Vec<i32> = paid.iter().map(|p| p.1).collect();
     let payouts: Vec<i64> = paid.iter().map(|p| p.2).collect();
-    sqlx::query(
+    sqlx::query!(
         "UPDATE keno_entries e SET hits = u.hits, payout_cents = u.payout, paid = true
            FROM UNNEST($2::uuid[], $3::int[], $4::bigint[]) AS u(ticket_id, hits, payout)
           WHERE e.draw_number = $1 AND e.ticket_id = u.ticket_id",
+        number,
+        &ids,
+        &hits,
+        &payouts
     )
-    .bind(number)
-    .bind(&ids)
-    .bind(&hits)
-    .bind(&payouts)
     .execute(pool)
     .await?;
     Ok(())
@@ -262,52 +238,52 @@ pub async fn mark_paid(pool: &PgPool, number: i64, paid: &[(Uuid, i32, i64)]) ->
 
 /// `drawn` → `settled` at `at`.
 pub async fn mark_settled(pool: &PgPool, number: i64, at: DateTime<Utc>) -> Result<(), AppError> {
-    sqlx::query(
+    sqlx::query!(
         "UPDATE keno_draws SET state = 'settled', settled_at = $2 WHERE number = $1 AND state = 'drawn'",
+        number,
+        at
     )
-    .bind(number)
-    .bind(at)
     .execute(pool)
     .await?;
     Ok(())
 }
 
-const DRAW_COLUMNS: &str =
-    "number, sales_close_at, state, entries, wagers_cents, wager_set_hash, numbers, drawn_at";
-
-fn draw_view(row: &PgRow) -> Result<DrawView, AppError> {
-    Ok(DrawView {
-        number: row.try_get("number")?,
-        sales_close_at: row.try_get("sales_close_at")?,
-        state: row.try_get("state")?,
-        entries: row.try_get("entries")?,
-        wagers_cents: row.try_get("wagers_cents")?,
-        wager_set_hash: row.try_get::<Option<Vec<u8>>, _>("wager_set_hash")?.map(hex::encode),
-        numbers: row.try_get("numbers")?,
-        drawn_at: row.try_get("drawn_at")?,
-    })
+/// A draw's row.
+#[derive(Debug, Clone)]
+pub struct DrawRow {
+    pub number: i64,
+    pub sales_close_at: DateTime<Utc>,
+    pub state: DrawState,
+    pub entries: Option<i32>,
+    pub wagers_cents: Option<i64>,
+    pub wager_set_hash: Option<Vec<u8>>,
+    pub numbers: Option<Vec<i16>>,
+    pub drawn_at: Option<DateTime<Utc>>,
 }
 
 /// The newest `limit` draws up to number `up_to`.
-pub async fn list(pool: &PgPool, up_to: i64, limit: i64) -> Result<Vec<DrawView>, AppError> {
-    sqlx::query(&format!(
-        "SELECT {DRAW_COLUMNS} FROM keno_draws WHERE number <= $1 ORDER BY number DESC LIMIT $2"
-    ))
-    .bind(up_to)
-    .bind(limit)
+pub async fn list(pool: &PgPool, up_to: i64, limit: i64) -> Result<Vec<DrawRow>, AppError> {
+    Ok(sqlx::query_as!(
+        DrawRow,
+        r#"SELECT number, sales_close_at, state AS "state: DrawState", entries, wagers_cents, wager_set_hash, numbers,
+                  drawn_at
+             FROM keno_draws WHERE number <= $1 ORDER BY number DESC LIMIT $2"#,
+        up_to,
+        limit
+    )
     .fetch_all(pool)
-    .await?
-    .iter()
-    .map(draw_view)
-    .collect()
+    .await?)
 }
 
-pub async fn get(pool: &PgPool, number: i64) -> Result<Option<DrawView>, AppError> {
-    sqlx::query(&format!("SELECT {DRAW_COLUMNS} FROM keno_draws WHERE number = $1"))
-        .bind(number)
-        .fetch_optional(pool)
-        .await?
-        .as_ref()
-        .map(draw_view)
-        .transpose()
+/// Draw `number`.
+pub async fn get(pool: &PgPool, number: i64) -> Result<Option<DrawRow>, AppError> {
+    Ok(sqlx::query_as!(
+        DrawRow,
+        r#"SELECT number, sales_close_at, state AS "state: DrawState", entries, wagers_cents, wager_set_hash, numbers,
+                  drawn_at
+             FROM keno_draws WHERE number = $1"#,
+        number
+    )
+    .fetch_optional(pool)
+    .await?)
 }

@@ -36,6 +36,12 @@ stored_state!(
 );
 
 stored_state!(
+    /// A Powerball claim: reserved for its payee (`pending`), its money moved (`done`), then
+    /// answered "paid" to its payee (`confirmed`).
+    pub ClaimState { Pending => "pending", Done => "done", Confirmed => "confirmed" }
+);
+
+stored_state!(
     /// A Powerball ticket: open (recorded), then sold (its plays in their drawings) or refused.
     pub PowerballTicketState { Open => "open", Sold => "sold", Refused => "refused" }
 );

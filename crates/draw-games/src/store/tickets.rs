@@ -1,41 +1,44 @@
 //! Keno tickets as stored: the play-now kind (`keno_tickets`) and the kind for scheduled draws
-//! (`keno_draw_tickets`), read, listed and found stuck by one generic path.
+//! (`keno_draw_tickets`), read, listed and found stuck through one trait; checked against the
+//! schema at build time.
 
 use std::collections::HashSet;
+use std::future::Future;
+use std::time::Duration;
 
 use chrono::{DateTime, Utc};
 use platform::AppError;
 use platform::group_commit::BatchWrite;
-use sqlx::postgres::PgRow;
-use sqlx::{PgConnection, PgPool, Row};
+use sqlx::{PgConnection, PgPool};
 use uuid::Uuid;
 
 use super::keno_draws::Schedule;
-use super::{DrawTicketState, PlayNowState};
+use super::{DrawState, DrawTicketState, PlayNowState};
 use crate::views::EntryView;
 
-/// A kind of ticket: its table and columns, the state a crash can leave it in, and how a row
-/// reads. [`load`], [`list_for_player`] and [`stuck`] serve every kind.
+/// A kind of ticket: how one is loaded, a player's listed, and those a crash left between
+/// steps found. [`load`], [`list_for_player`] and the recovery pass serve every kind.
 pub trait StoredTicket: Sized + Send {
-    const TABLE: &'static str;
-    const COLUMNS: &'static str;
-    /// The state a purchase waits in between its steps; the recovery pass finishes these.
-    const UNFINISHED: &'static str;
     /// What the recovery pass calls it in its logs.
     const WHAT: &'static str;
-    fn from_row(row: &PgRow) -> Result<Self, AppError>;
     fn player(&self) -> &str;
+    /// Ticket `id`.
+    fn load(pool: &PgPool, id: Uuid) -> impl Future<Output = Result<Option<Self>, AppError>> + Send;
+    /// `player`'s newest `limit` tickets, after the cursor.
+    fn list_for_player(
+        pool: &PgPool,
+        player: &str,
+        after: Option<platform::TimeIdCursor>,
+        limit: i64,
+    ) -> impl Future<Output = Result<Vec<Self>, AppError>> + Send;
+    /// Tickets left between their purchase's steps for longer than `older_than`, oldest first.
+    fn stuck(pool: &PgPool, older_than: Duration)
+    -> impl Future<Output = Result<Vec<Uuid>, AppError>> + Send;
 }
 
 /// Ticket `id`.
 pub async fn load<T: StoredTicket>(pool: &PgPool, id: Uuid) -> Result<Option<T>, AppError> {
-    sqlx::query(&format!("SELECT {} FROM {} WHERE id = $1", T::COLUMNS, T::TABLE))
-        .bind(id)
-        .fetch_optional(pool)
-        .await?
-        .as_ref()
-        .map(T::from_row)
-        .transpose()
+    T::load(pool, id).await
 }
 
 /// `player`'s newest `limit` tickets.
@@ -45,32 +48,7 @@ pub async fn list_for_player<T: StoredTicket>(
     after: Option<platform::TimeIdCursor>,
     limit: i64,
 ) -> Result<Vec<T>, AppError> {
-    sqlx::query(&format!(
-        "SELECT {} FROM {} WHERE player_id = $1
-            AND ($3::timestamptz IS NULL OR (created_at, id) < ($3, $4))
-          ORDER BY created_at DESC, id DESC LIMIT $2",
-        T::COLUMNS,
-        T::TABLE
-    ))
-    .bind(player)
-    .bind(limit)
-    .bind(after.map(|c| c.at))
-    .bind(after.map(|c| c.id))
-    .fetch_all(pool)
-    .await?
-    .iter()
-    .map(T::from_row)
-    .collect()
-}
-
-/// The query of tickets left unfinished for longer than `$1` seconds, oldest first (for
-/// `platform::recovery::finish_stuck`).
-pub fn stuck<T: StoredTicket>() -> String {
-    format!(
-        "SELECT id FROM {} WHERE state = '{}' AND updated_at < now() - make_interval(secs => $1) ORDER BY updated_at LIMIT 500",
-        T::TABLE,
-        T::UNFINISHED
-    )
+    T::list_for_player(pool, player, after, limit).await
 }
 
 /// A play-now ticket as stored.
@@ -91,34 +69,96 @@ pub struct PlayNowTicket {
     pub created_at: DateTime<Utc>,
 }
 
-impl StoredTicket for PlayNowTicket {
-    const TABLE: &'static str = "keno_tickets";
-    const COLUMNS: &'static str =
-        "id, player_id, wallet_account_id, option, spots, tickets, stake_cents, state,
-        draw_numbers, hits, payout_cents, refusal, created_at";
-    const UNFINISHED: &'static str = "drawn";
-    const WHAT: &'static str = "keno play-now ticket";
+/// A play-now ticket's columns as stored (its outcome absent until drawn).
+struct PlayNowRow {
+    id: Uuid,
+    player_id: String,
+    wallet_account_id: Uuid,
+    option: String,
+    spots: Vec<i16>,
+    tickets: i32,
+    stake_cents: i64,
+    state: PlayNowState,
+    draw_numbers: Option<Vec<i16>>,
+    hits: Option<i32>,
+    payout_cents: Option<i64>,
+    refusal: Option<String>,
+    created_at: DateTime<Utc>,
+}
 
-    fn from_row(row: &PgRow) -> Result<Self, AppError> {
-        Ok(PlayNowTicket {
-            id: row.try_get("id")?,
-            player: row.try_get("player_id")?,
-            wallet: row.try_get("wallet_account_id")?,
-            option: row.try_get("option")?,
-            spots: row.try_get("spots")?,
-            tickets: row.try_get("tickets")?,
-            stake_cents: row.try_get("stake_cents")?,
-            state: PlayNowState::parse(row.try_get("state")?)?,
-            numbers: row.try_get::<Option<Vec<i16>>, _>("draw_numbers")?.unwrap_or_default(),
-            hits: row.try_get::<Option<i32>, _>("hits")?.unwrap_or(0),
-            payout_cents: row.try_get::<Option<i64>, _>("payout_cents")?.unwrap_or(0),
-            refusal: row.try_get("refusal")?,
-            created_at: row.try_get("created_at")?,
-        })
+impl From<PlayNowRow> for PlayNowTicket {
+    fn from(row: PlayNowRow) -> Self {
+        PlayNowTicket {
+            id: row.id,
+            player: row.player_id,
+            wallet: row.wallet_account_id,
+            option: row.option,
+            spots: row.spots,
+            tickets: row.tickets,
+            stake_cents: row.stake_cents,
+            state: row.state,
+            numbers: row.draw_numbers.unwrap_or_default(),
+            hits: row.hits.unwrap_or(0),
+            payout_cents: row.payout_cents.unwrap_or(0),
+            refusal: row.refusal,
+            created_at: row.created_at,
+        }
     }
+}
+
+impl StoredTicket for PlayNowTicket {
+    const WHAT: &'static str = "keno play-now ticket";
 
     fn player(&self) -> &str {
         &self.player
+    }
+
+    async fn load(pool: &PgPool, id: Uuid) -> Result<Option<Self>, AppError> {
+        Ok(sqlx::query_as!(
+            PlayNowRow,
+            r#"SELECT id, player_id, wallet_account_id, option, spots, tickets, stake_cents,
+                      state AS "state: PlayNowState", draw_numbers, hits, payout_cents, refusal, created_at
+                 FROM keno_tickets WHERE id = $1"#,
+            id
+        )
+        .fetch_optional(pool)
+        .await?
+        .map(PlayNowTicket::from))
+    }
+
+    async fn list_for_player(
+        pool: &PgPool,
+        player: &str,
+        after: Option<platform::TimeIdCursor>,
+        limit: i64,
+    ) -> Result<Vec<Self>, AppError> {
+        Ok(sqlx::query_as!(
+            PlayNowRow,
+            r#"SELECT id, player_id, wallet_account_id, option, spots, tickets, stake_cents,
+                      state AS "state: PlayNowState", draw_numbers, hits, payout_cents, refusal, created_at
+                 FROM keno_tickets WHERE player_id = $1
+                  AND ($3::timestamptz IS NULL OR (created_at, id) < ($3, $4))
+                ORDER BY created_at DESC, id DESC LIMIT $2"#,
+            player,
+            limit,
+            after.map(|c| c.at),
+            after.map(|c| c.id)
+        )
+        .fetch_all(pool)
+        .await?
+        .into_iter()
+        .map(PlayNowTicket::from)
+        .collect())
+    }
+
+    async fn stuck(pool: &PgPool, older_than: Duration) -> Result<Vec<Uuid>, AppError> {
+        Ok(sqlx::query_scalar!(
+            "SELECT id FROM keno_tickets WHERE state = 'drawn' AND updated_at < now() - make_interval(secs => $1)
+              ORDER BY updated_at LIMIT 500",
+            older_than.as_secs_f64()
+        )
+        .fetch_all(pool)
+        .await?)
     }
 }
 
@@ -140,29 +180,54 @@ pub struct DrawTicket {
 }
 
 impl StoredTicket for DrawTicket {
-    const TABLE: &'static str = "keno_draw_tickets";
-    const COLUMNS: &'static str = "id, player_id, wallet_account_id, option, spots, tickets, stake_cents, draws, state, refusal, created_at";
-    const UNFINISHED: &'static str = "open";
     const WHAT: &'static str = "keno draw ticket";
-
-    fn from_row(row: &PgRow) -> Result<Self, AppError> {
-        Ok(DrawTicket {
-            id: row.try_get("id")?,
-            player: row.try_get("player_id")?,
-            wallet: row.try_get("wallet_account_id")?,
-            option: row.try_get("option")?,
-            spots: row.try_get("spots")?,
-            tickets: row.try_get("tickets")?,
-            stake_cents: row.try_get("stake_cents")?,
-            draws: row.try_get("draws")?,
-            state: DrawTicketState::parse(row.try_get("state")?)?,
-            refusal: row.try_get("refusal")?,
-            created_at: row.try_get("created_at")?,
-        })
-    }
 
     fn player(&self) -> &str {
         &self.player
+    }
+
+    async fn load(pool: &PgPool, id: Uuid) -> Result<Option<Self>, AppError> {
+        Ok(sqlx::query_as!(
+            DrawTicket,
+            r#"SELECT id, player_id AS player, wallet_account_id AS wallet, option, spots, tickets, stake_cents, draws,
+                      state AS "state: DrawTicketState", refusal, created_at
+                 FROM keno_draw_tickets WHERE id = $1"#,
+            id
+        )
+        .fetch_optional(pool)
+        .await?)
+    }
+
+    async fn list_for_player(
+        pool: &PgPool,
+        player: &str,
+        after: Option<platform::TimeIdCursor>,
+        limit: i64,
+    ) -> Result<Vec<Self>, AppError> {
+        Ok(sqlx::query_as!(
+            DrawTicket,
+            r#"SELECT id, player_id AS player, wallet_account_id AS wallet, option, spots, tickets, stake_cents, draws,
+                      state AS "state: DrawTicketState", refusal, created_at
+                 FROM keno_draw_tickets WHERE player_id = $1
+                  AND ($3::timestamptz IS NULL OR (created_at, id) < ($3, $4))
+                ORDER BY created_at DESC, id DESC LIMIT $2"#,
+            player,
+            limit,
+            after.map(|c| c.at),
+            after.map(|c| c.id)
+        )
+        .fetch_all(pool)
+        .await?)
+    }
+
+    async fn stuck(pool: &PgPool, older_than: Duration) -> Result<Vec<Uuid>, AppError> {
+        Ok(sqlx::query_scalar!(
+            "SELECT id FROM keno_draw_tickets WHERE state = 'open' AND updated_at < now() - make_interval(secs => $1)
+              ORDER BY updated_at LIMIT 500",
+            older_than.as_secs_f64()
+        )
+        .fetch_all(pool)
+        .await?)
     }
 }
 
@@ -237,7 +302,7 @@ async fn insert_drawn(
         return Ok(HashSet::new());
     }
     let text = |v: &[i16]| format!("{{{}}}", v.iter().map(i16::to_string).collect::<Vec<_>>().join(","));
-    let ids: Vec<Uuid> = sqlx::query_scalar(
+    let ids = sqlx::query_scalar!(
         "INSERT INTO keno_tickets (id, player_id, wallet_account_id, option, spots, tickets, stake_cents,
             state, draw_numbers, hits, payout_cents, created_at)
          SELECT u.id, u.player, u.wallet, u.option, u.spots::smallint[], u.tickets, u.stake, 'drawn',
@@ -246,18 +311,18 @@ async fn insert_drawn(
                        $8::text[], $9::int[], $10::bigint[], $11::timestamptz[])
                 AS u(id, player, wallet, option, spots, tickets, stake, numbers, hits, payout, created_at)
          ON CONFLICT (id) DO NOTHING RETURNING id",
+        &records.iter().map(|t| t.id).collect::<Vec<_>>(),
+        &records.iter().map(|t| t.player.as_str()).collect::<Vec<_>>() as &[&str],
+        &records.iter().map(|t| t.wallet).collect::<Vec<_>>(),
+        &records.iter().map(|t| t.option.as_str()).collect::<Vec<_>>() as &[&str],
+        &records.iter().map(|t| text(&t.spots)).collect::<Vec<_>>(),
+        &records.iter().map(|t| t.tickets).collect::<Vec<_>>(),
+        &records.iter().map(|t| t.stake_cents).collect::<Vec<_>>(),
+        &records.iter().map(|t| text(&t.numbers)).collect::<Vec<_>>(),
+        &records.iter().map(|t| t.hits).collect::<Vec<_>>(),
+        &records.iter().map(|t| t.payout_cents).collect::<Vec<_>>(),
+        &records.iter().map(|t| t.created_at).collect::<Vec<_>>()
     )
-    .bind(records.iter().map(|t| t.id).collect::<Vec<_>>())
-    .bind(records.iter().map(|t| t.player.as_str()).collect::<Vec<_>>())
-    .bind(records.iter().map(|t| t.wallet).collect::<Vec<_>>())
-    .bind(records.iter().map(|t| t.option.as_str()).collect::<Vec<_>>())
-    .bind(records.iter().map(|t| text(&t.spots)).collect::<Vec<_>>())
-    .bind(records.iter().map(|t| t.tickets).collect::<Vec<_>>())
-    .bind(records.iter().map(|t| t.stake_cents).collect::<Vec<_>>())
-    .bind(records.iter().map(|t| text(&t.numbers)).collect::<Vec<_>>())
-    .bind(records.iter().map(|t| t.hits).collect::<Vec<_>>())
-    .bind(records.iter().map(|t| t.payout_cents).collect::<Vec<_>>())
-    .bind(records.iter().map(|t| t.created_at).collect::<Vec<_>>())
     .fetch_all(&mut *conn)
     .await?;
     Ok(ids.into_iter().collect())
@@ -265,7 +330,8 @@ async fn insert_drawn(
 
 /// Drawn play-now tickets → `settled` (a statement of the group commit, checked for its plan by
 /// a test); `(...) IS TRUE` finds each ticket by its id, never through the partial index of
-/// unfinished tickets (`platform::group_commit`).
+/// unfinished tickets (`platform::group_commit`). A string, not a macro, because the plan test
+/// explains this very text; the tests run it against the schema.
 pub const SETTLE_DRAWN: &str = "UPDATE keno_tickets t SET state = 'settled', updated_at = now()
    FROM UNNEST($1::uuid[]) AS u(id) WHERE t.id = u.id AND (t.state = 'drawn') IS TRUE RETURNING t.id";
 
@@ -293,20 +359,20 @@ async fn finish_drawn(
 
 /// Records a ticket for scheduled draws (`open`); false when its id is already recorded.
 pub async fn insert_open(pool: &PgPool, ticket: &DrawTicket) -> Result<bool, AppError> {
-    Ok(sqlx::query(
+    Ok(sqlx::query!(
         "INSERT INTO keno_draw_tickets (id, player_id, wallet_account_id, option, spots, tickets, stake_cents,
             draws, state, created_at)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'open', $9) ON CONFLICT (id) DO NOTHING",
+        ticket.id,
+        &ticket.player,
+        ticket.wallet,
+        &ticket.option,
+        &ticket.spots,
+        ticket.tickets,
+        ticket.stake_cents,
+        ticket.draws,
+        ticket.created_at
     )
-    .bind(ticket.id)
-    .bind(&ticket.player)
-    .bind(ticket.wallet)
-    .bind(&ticket.option)
-    .bind(&ticket.spots)
-    .bind(ticket.tickets)
-    .bind(ticket.stake_cents)
-    .bind(ticket.draws)
-    .bind(ticket.created_at)
     .execute(pool)
     .await?
     .rows_affected()
@@ -315,12 +381,12 @@ pub async fn insert_open(pool: &PgPool, ticket: &DrawTicket) -> Result<bool, App
 
 /// An open ticket the ledger refused → `refused`, with the ledger's code.
 pub async fn refuse_open(pool: &PgPool, id: Uuid, code: &str) -> Result<(), AppError> {
-    sqlx::query(
+    sqlx::query!(
         "UPDATE keno_draw_tickets SET state = 'refused', refusal = $2, updated_at = now()
           WHERE id = $1 AND state = 'open'",
+        id,
+        code
     )
-    .bind(id)
-    .bind(code)
     .execute(pool)
     .await?;
     Ok(())
@@ -337,24 +403,26 @@ pub async fn join_draws(
     id: Uuid,
 ) -> Result<(), AppError> {
     let mut tx = pool.begin().await?;
-    let ticket = sqlx::query("SELECT state, draws FROM keno_draw_tickets WHERE id = $1 FOR UPDATE")
-        .bind(id)
-        .fetch_one(&mut *tx)
-        .await?;
-    if DrawTicketState::parse(ticket.try_get("state")?)? != DrawTicketState::Open {
+    let ticket = sqlx::query!(
+        r#"SELECT state AS "state: DrawTicketState", draws FROM keno_draw_tickets WHERE id = $1 FOR UPDATE"#,
+        id
+    )
+    .fetch_one(&mut *tx)
+    .await?;
+    if ticket.state != DrawTicketState::Open {
         return Ok(());
     }
-    let draws = i64::from(ticket.try_get::<i32, _>("draws")?);
+    let draws = i64::from(ticket.draws);
     let mut first = schedule.next_after(now);
     loop {
         let last = first.saturating_add(draws).saturating_sub(1);
         schedule.ensure_draws(&mut tx, first, last).await?;
-        let taken: Option<i64> = sqlx::query_scalar(
+        let taken = sqlx::query_scalar!(
             "SELECT max(number) FROM (SELECT number, state FROM keno_draws WHERE number BETWEEN $1 AND $2
                 ORDER BY number FOR SHARE) d WHERE d.state NOT IN ('scheduled', 'open')",
+            first,
+            last
         )
-        .bind(first)
-        .bind(last)
         .fetch_one(&mut *tx)
         .await?;
         match taken {
@@ -363,20 +431,20 @@ pub async fn join_draws(
             None => break,
         }
     }
-    sqlx::query(
+    sqlx::query!(
         "INSERT INTO keno_entries (draw_number, ticket_id, wallet_account_id, option, spots, tickets, stake_cents)
          SELECT n, t.id, t.wallet_account_id, t.option, t.spots, t.tickets, t.stake_cents
            FROM keno_draw_tickets t, generate_series($2::bigint, $2::bigint + t.draws - 1) n WHERE t.id = $1",
+        id,
+        first
     )
-    .bind(id)
-    .bind(first)
     .execute(&mut *tx)
     .await?;
-    sqlx::query(
+    sqlx::query!(
         "UPDATE keno_draw_tickets SET state = 'staked', first_draw = $2, updated_at = now() WHERE id = $1",
+        id,
+        first
     )
-    .bind(id)
-    .bind(first)
     .execute(&mut *tx)
     .await?;
     tx.commit().await?;
@@ -385,25 +453,23 @@ pub async fn join_draws(
 
 /// The draws ticket `id` is in, with each entry's outcome once paid.
 pub async fn entries_of(pool: &PgPool, id: Uuid) -> Result<Vec<EntryView>, AppError> {
-    sqlx::query(
-        "SELECT e.draw_number, d.sales_close_at, d.state, d.numbers, e.hits, e.payout_cents, e.paid
-           FROM keno_entries e JOIN keno_draws d ON d.number = e.draw_number
-          WHERE e.ticket_id = $1 ORDER BY e.draw_number",
+    Ok(sqlx::query!(
+        r#"SELECT e.draw_number, d.sales_close_at, d.state AS "state: DrawState", d.numbers, e.hits, e.payout_cents,
+                  e.paid
+             FROM keno_entries e JOIN keno_draws d ON d.number = e.draw_number
+            WHERE e.ticket_id = $1 ORDER BY e.draw_number"#,
+        id
     )
-    .bind(id)
     .fetch_all(pool)
     .await?
-    .iter()
-    .map(|e| {
-        let paid: bool = e.try_get("paid")?;
-        Ok(EntryView {
-            draw_number: e.try_get("draw_number")?,
-            sales_close_at: e.try_get("sales_close_at")?,
-            draw_state: e.try_get("state")?,
-            numbers: e.try_get("numbers")?,
-            hits: if paid { e.try_get("hits")? } else { None },
-            payout_cents: if paid { e.try_get("payout_cents")? } else { None },
-        })
+    .into_iter()
+    .map(|e| EntryView {
+        draw_number: e.draw_number,
+        sales_close_at: e.sales_close_at,
+        draw_state: e.state.as_str().to_owned(),
+        numbers: e.numbers,
+        hits: if e.paid { e.hits } else { None },
+        payout_cents: if e.paid { e.payout_cents } else { None },
     })
-    .collect()
+    .collect())
 }

@@ -375,10 +375,8 @@ pub(crate) async fn finish_settling(
     state: &GatewayState,
     older_than: std::time::Duration,
 ) -> Result<usize, AppError> {
-    platform::recovery::finish_stuck(&state.pool, store::SETTLING, older_than, "payment", |id| {
-        finish(state, id)
-    })
-    .await
+    let settling = store::settling(&state.pool, older_than).await?;
+    Ok(platform::recovery::finish_each(settling, "payment", |id| finish(state, id)).await)
 }
 
 /// The ledger side of an outcome; each transfer's id comes from the payment, so a webhook

@@ -264,7 +264,13 @@ pub async fn settle(pool: &PgPool, id: Uuid) -> Result<(), AppError> {
     Ok(())
 }
 
-/// The payments settling for longer than `$1` seconds, oldest first (the recovery pass's; run
-/// by `platform::recovery`, which binds the age, so a string here).
-pub const SETTLING: &str = "SELECT id FROM payments WHERE state = 'settling'
-    AND updated_at < now() - make_interval(secs => $1) ORDER BY updated_at LIMIT 100";
+/// The payments settling for longer than `older_than`, oldest first (the recovery pass's).
+pub async fn settling(pool: &PgPool, older_than: std::time::Duration) -> Result<Vec<Uuid>, AppError> {
+    Ok(sqlx::query_scalar!(
+        "SELECT id FROM payments WHERE state = 'settling'
+            AND updated_at < now() - make_interval(secs => $1) ORDER BY updated_at LIMIT 100",
+        older_than.as_secs_f64()
+    )
+    .fetch_all(pool)
+    .await?)
+}

@@ -140,12 +140,7 @@ pub async fn finish_pending_payments(
     state: &InstantState,
     older_than: std::time::Duration,
 ) -> Result<usize, AppError> {
-    platform::recovery::finish_stuck(
-        &state.pool,
-        tickets::STUCK_PAYMENTS,
-        older_than,
-        "instant prize payments",
-        |id| move_payment_money(state, id),
-    )
-    .await
+    let stuck = tickets::stuck_payments(&state.pool, older_than).await?;
+    Ok(platform::recovery::finish_each(stuck, "instant prize payments", |id| move_payment_money(state, id))
+        .await)
 }

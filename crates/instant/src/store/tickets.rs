@@ -199,7 +199,14 @@ pub async fn release(pool: &PgPool, id: Uuid) -> Result<(), AppError> {
     Ok(())
 }
 
-/// Payments pending for longer than `$1` seconds, oldest first, for the recovery pass.
-pub const STUCK_PAYMENTS: &str = "SELECT payment_id FROM tickets
-  WHERE payment = 'pending' AND paid_at < now() - make_interval(secs => $1)
-  ORDER BY paid_at LIMIT 500";
+/// Payments pending for longer than `older_than`, oldest first, for the recovery pass.
+pub async fn stuck_payments(pool: &PgPool, older_than: std::time::Duration) -> Result<Vec<Uuid>, AppError> {
+    Ok(sqlx::query_scalar!(
+        r#"SELECT payment_id AS "payment_id!" FROM tickets
+            WHERE payment = 'pending' AND paid_at < now() - make_interval(secs => $1)
+            ORDER BY paid_at LIMIT 500"#,
+        older_than.as_secs_f64()
+    )
+    .fetch_all(pool)
+    .await?)
+}

@@ -1,12 +1,14 @@
 //! Powerball claims as stored: a ticket's prizes in one drawing reserved for one payee, paid
-//! and confirmed once (the rows of `ledger_api::payout`'s saga), and unclaimed prizes expired.
+//! and confirmed once (the rows of `ledger_api::payout`'s saga), and unclaimed prizes expired;
+//! checked against the schema at build time.
 
 use chrono::{DateTime, NaiveDate, Utc};
 use domain::powerball::grand_prize::Election;
 use platform::AppError;
-use sqlx::postgres::PgRow;
-use sqlx::{PgConnection, PgPool, Row};
+use sqlx::{PgConnection, PgPool};
 use uuid::Uuid;
+
+use crate::store::ClaimState;
 
 /// What a claim records.
 #[derive(Debug, Clone)]
@@ -28,7 +30,7 @@ pub struct Claim {
     pub paid_by: String,
     /// The request that made it: who sent it and its Idempotency-Key (`<paid_by>/<key>`).
     pub request_key: Option<String>,
-    pub state: String,
+    pub state: ClaimState,
     pub created_at: DateTime<Utc>,
     /// The grand prize shares among the prizes claimed (read with the claim).
     pub grand_cents: Option<i64>,
@@ -37,38 +39,56 @@ pub struct Claim {
 /// How the office is recorded as a claim's payee.
 pub const OFFICE: &str = "office";
 
-const COLUMNS: &str =
-    "id, serial, draw_date, payee, prize_cents, paid_cents, withheld_cents, net_cents, w2g, election,
-    released_cents, claimant_name, tin_last4, paid_by, request_key, state, created_at,
-    (SELECT sum(w.prize_cents)::bigint FROM pb_winners w
-      WHERE w.serial = c.serial AND w.draw_date = c.draw_date AND w.tier = 'grand_prize') AS grand_cents";
+/// A claim's columns as stored: the election as text.
+struct ClaimRow {
+    id: Uuid,
+    serial: i64,
+    draw_date: NaiveDate,
+    payee: String,
+    prize_cents: i64,
+    paid_cents: i64,
+    withheld_cents: i64,
+    net_cents: i64,
+    w2g: bool,
+    election: Option<String>,
+    released_cents: i64,
+    claimant_name: Option<String>,
+    tin_last4: Option<String>,
+    paid_by: String,
+    request_key: Option<String>,
+    state: ClaimState,
+    created_at: DateTime<Utc>,
+    grand_cents: Option<i64>,
+}
 
-fn claim_of(row: &PgRow) -> Result<Claim, AppError> {
-    let election = match row.try_get::<Option<&str>, _>("election")? {
-        Some("cash") => Some(Election::Cash),
-        Some(_) => Some(Election::Annuity),
-        None => None,
-    };
-    Ok(Claim {
-        id: row.try_get("id")?,
-        serial: row.try_get("serial")?,
-        draw_date: row.try_get("draw_date")?,
-        payee: row.try_get("payee")?,
-        prize_cents: row.try_get("prize_cents")?,
-        paid_cents: row.try_get("paid_cents")?,
-        withheld_cents: row.try_get("withheld_cents")?,
-        net_cents: row.try_get("net_cents")?,
-        w2g: row.try_get("w2g")?,
-        election,
-        released_cents: row.try_get("released_cents")?,
-        claimant_name: row.try_get("claimant_name")?,
-        tin_last4: row.try_get("tin_last4")?,
-        paid_by: row.try_get("paid_by")?,
-        request_key: row.try_get("request_key")?,
-        state: row.try_get("state")?,
-        created_at: row.try_get("created_at")?,
-        grand_cents: row.try_get("grand_cents")?,
-    })
+impl From<ClaimRow> for Claim {
+    fn from(row: ClaimRow) -> Self {
+        let election = match row.election.as_deref() {
+            Some("cash") => Some(Election::Cash),
+            Some(_) => Some(Election::Annuity),
+            None => None,
+        };
+        Claim {
+            id: row.id,
+            serial: row.serial,
+            draw_date: row.draw_date,
+            payee: row.payee,
+            prize_cents: row.prize_cents,
+            paid_cents: row.paid_cents,
+            withheld_cents: row.withheld_cents,
+            net_cents: row.net_cents,
+            w2g: row.w2g,
+            election,
+            released_cents: row.released_cents,
+            claimant_name: row.claimant_name,
+            tin_last4: row.tin_last4,
+            paid_by: row.paid_by,
+            request_key: row.request_key,
+            state: row.state,
+            created_at: row.created_at,
+            grand_cents: row.grand_cents,
+        }
+    }
 }
 
 /// One winning board of a ticket in a drawing.
@@ -88,35 +108,24 @@ pub async fn winning_boards(
     serial: i64,
     date: NaiveDate,
 ) -> Result<Vec<WinningBoard>, AppError> {
-    sqlx::query(
-        "SELECT board, tier, power_play, prize_cents, paid_at IS NOT NULL AS paid, expired FROM pb_winners
-          WHERE serial = $1 AND draw_date = $2 ORDER BY board",
+    Ok(sqlx::query_as!(
+        WinningBoard,
+        r#"SELECT board, tier, power_play, prize_cents, paid_at IS NOT NULL AS "paid!", expired FROM pb_winners
+            WHERE serial = $1 AND draw_date = $2 ORDER BY board"#,
+        serial,
+        date
     )
-    .bind(serial)
-    .bind(date)
     .fetch_all(pool)
-    .await?
-    .iter()
-    .map(|row| {
-        Ok(WinningBoard {
-            board: row.try_get("board")?,
-            tier: row.try_get("tier")?,
-            power_play: row.try_get("power_play")?,
-            prize_cents: row.try_get("prize_cents")?,
-            paid: row.try_get("paid")?,
-            expired: row.try_get("expired")?,
-        })
-    })
-    .collect()
+    .await?)
 }
 
 /// The earliest certified drawing in which ticket `serial` has a prize not paid nor expired.
 pub async fn earliest_unpaid(pool: &PgPool, serial: i64) -> Result<Option<NaiveDate>, AppError> {
-    Ok(sqlx::query_scalar(
+    Ok(sqlx::query_scalar!(
         "SELECT min(w.draw_date) FROM pb_winners w JOIN pb_draws d ON d.draw_date = w.draw_date
           WHERE w.serial = $1 AND w.paid_at IS NULL AND NOT w.expired AND d.state = 'certified'",
+        serial
     )
-    .bind(serial)
     .fetch_one(pool)
     .await?)
 }
@@ -127,30 +136,31 @@ pub async fn earliest_unpaid(pool: &PgPool, serial: i64) -> Result<Option<NaiveD
 /// on both unique keys: the insert gives way on either (naming only `(serial, draw_date)` let a
 /// collision on the primary key surface as a 500, seen with eight tills on a slow machine).
 pub async fn reserve(conn: &mut PgConnection, claim: &Claim) -> Result<bool, AppError> {
-    let inserted = sqlx::query(
+    let election = claim.election.map(|e| match e {
+        Election::Annuity => "annuity",
+        Election::Cash => "cash",
+    });
+    let inserted = sqlx::query!(
         "INSERT INTO pb_claims (id, serial, draw_date, payee, prize_cents, paid_cents, withheld_cents, net_cents, w2g,
                                 election, released_cents, claimant_name, tin_last4, paid_by, request_key, state)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, 'pending')
          ON CONFLICT DO NOTHING",
+        claim.id,
+        claim.serial,
+        claim.draw_date,
+        &claim.payee,
+        claim.prize_cents,
+        claim.paid_cents,
+        claim.withheld_cents,
+        claim.net_cents,
+        claim.w2g,
+        election,
+        claim.released_cents,
+        claim.claimant_name.as_deref(),
+        claim.tin_last4.as_deref(),
+        &claim.paid_by,
+        claim.request_key.as_deref()
     )
-    .bind(claim.id)
-    .bind(claim.serial)
-    .bind(claim.draw_date)
-    .bind(&claim.payee)
-    .bind(claim.prize_cents)
-    .bind(claim.paid_cents)
-    .bind(claim.withheld_cents)
-    .bind(claim.net_cents)
-    .bind(claim.w2g)
-    .bind(claim.election.map(|e| match e {
-        Election::Annuity => "annuity",
-        Election::Cash => "cash",
-    }))
-    .bind(claim.released_cents)
-    .bind(claim.claimant_name.as_deref())
-    .bind(claim.tin_last4.as_deref())
-    .bind(&claim.paid_by)
-    .bind(claim.request_key.as_deref())
     .execute(&mut *conn)
     .await?
     .rows_affected();
@@ -159,14 +169,14 @@ pub async fn reserve(conn: &mut PgConnection, claim: &Claim) -> Result<bool, App
     }
     // The boards as priced when the claim was made; if any was paid or expired meanwhile, the
     // caller rolls back.
-    let marked: Option<i64> = sqlx::query_scalar(
+    let marked = sqlx::query_scalar!(
         "WITH paid AS (UPDATE pb_winners SET paid_at = $3 WHERE serial = $1 AND draw_date = $2 AND paid_at IS NULL
                        AND NOT expired RETURNING prize_cents)
          SELECT sum(prize_cents)::bigint FROM paid",
+        claim.serial,
+        claim.draw_date,
+        claim.created_at
     )
-    .bind(claim.serial)
-    .bind(claim.draw_date)
-    .bind(claim.created_at)
     .fetch_one(&mut *conn)
     .await?;
     Ok(marked == Some(claim.prize_cents))
@@ -178,34 +188,40 @@ pub async fn unconfirmed_payee(
     serial: i64,
     date: NaiveDate,
 ) -> Result<Option<String>, AppError> {
-    Ok(sqlx::query_scalar(
+    Ok(sqlx::query_scalar!(
         "SELECT payee FROM pb_claims WHERE serial = $1 AND draw_date = $2 AND state IN ('pending', 'done')",
+        serial,
+        date
     )
-    .bind(serial)
-    .bind(date)
     .fetch_optional(&mut *conn)
     .await?)
 }
 
+/// Claim `id`, with the grand prize shares among its prizes.
 pub async fn get(pool: &PgPool, id: Uuid) -> Result<Option<Claim>, AppError> {
-    sqlx::query(&format!("SELECT {COLUMNS} FROM pb_claims c WHERE id = $1"))
-        .bind(id)
-        .fetch_optional(pool)
-        .await?
-        .as_ref()
-        .map(claim_of)
-        .transpose()
+    Ok(sqlx::query_as!(
+        ClaimRow,
+        r#"SELECT id, serial, draw_date, payee, prize_cents, paid_cents, withheld_cents, net_cents, w2g, election,
+                  released_cents, claimant_name, tin_last4, paid_by, request_key, state AS "state: ClaimState",
+                  created_at,
+                  (SELECT sum(w.prize_cents)::bigint FROM pb_winners w
+                    WHERE w.serial = c.serial AND w.draw_date = c.draw_date AND w.tier = 'grand_prize') AS grand_cents
+             FROM pb_claims c WHERE id = $1"#,
+        id
+    )
+    .fetch_optional(pool)
+    .await?
+    .map(Claim::from))
 }
 
 /// Claim `id` while its money has not moved.
 pub async fn pending(pool: &PgPool, id: Uuid) -> Result<Option<Claim>, AppError> {
-    Ok(get(pool, id).await?.filter(|c| c.state == "pending"))
+    Ok(get(pool, id).await?.filter(|c| c.state == ClaimState::Pending))
 }
 
 /// Pending → done: the ledger moved the money.
 pub async fn mark_done(pool: &PgPool, id: Uuid) -> Result<(), AppError> {
-    sqlx::query("UPDATE pb_claims SET state = 'done' WHERE id = $1 AND state = 'pending'")
-        .bind(id)
+    sqlx::query!("UPDATE pb_claims SET state = 'done' WHERE id = $1 AND state = 'pending'", id)
         .execute(pool)
         .await?;
     Ok(())
@@ -213,8 +229,7 @@ pub async fn mark_done(pool: &PgPool, id: Uuid) -> Result<(), AppError> {
 
 /// Done → confirmed; true for the one request that does it.
 pub async fn confirm(pool: &PgPool, id: Uuid) -> Result<bool, AppError> {
-    Ok(sqlx::query("UPDATE pb_claims SET state = 'confirmed' WHERE id = $1 AND state = 'done'")
-        .bind(id)
+    Ok(sqlx::query!("UPDATE pb_claims SET state = 'confirmed' WHERE id = $1 AND state = 'done'", id)
         .execute(pool)
         .await?
         .rows_affected()
@@ -224,35 +239,43 @@ pub async fn confirm(pool: &PgPool, id: Uuid) -> Result<bool, AppError> {
 /// Undoes pending claim `id`: its boards unpaid again, the claim gone, in one transaction.
 pub async fn release(pool: &PgPool, id: Uuid) -> Result<(), AppError> {
     let mut tx = pool.begin().await?;
-    let released: Option<(i64, NaiveDate)> = sqlx::query_as(
+    let released = sqlx::query!(
         "DELETE FROM pb_claims WHERE id = $1 AND state = 'pending' RETURNING serial, draw_date",
+        id
     )
-    .bind(id)
     .fetch_optional(&mut *tx)
     .await?;
-    if let Some((serial, date)) = released {
-        sqlx::query("UPDATE pb_winners SET paid_at = NULL WHERE serial = $1 AND draw_date = $2")
-            .bind(serial)
-            .bind(date)
-            .execute(&mut *tx)
-            .await?;
+    if let Some(released) = released {
+        sqlx::query!(
+            "UPDATE pb_winners SET paid_at = NULL WHERE serial = $1 AND draw_date = $2",
+            released.serial,
+            released.draw_date
+        )
+        .execute(&mut *tx)
+        .await?;
     }
     tx.commit().await?;
     Ok(())
 }
 
-/// Claims pending for longer than `$1` seconds, for the recovery pass.
-pub const STUCK: &str =
-    "SELECT id FROM pb_claims WHERE state = 'pending' AND created_at < now() - make_interval(secs => $1)
-    ORDER BY created_at LIMIT 500";
+/// Claims pending for longer than `older_than`, oldest first, for the recovery pass.
+pub async fn stuck(pool: &PgPool, older_than: std::time::Duration) -> Result<Vec<Uuid>, AppError> {
+    Ok(sqlx::query_scalar!(
+        "SELECT id FROM pb_claims WHERE state = 'pending' AND created_at < now() - make_interval(secs => $1)
+          ORDER BY created_at LIMIT 500",
+        older_than.as_secs_f64()
+    )
+    .fetch_all(pool)
+    .await?)
+}
 
 /// Certified drawings held before `before` whose unclaimed prizes have not been expired.
 pub async fn expirable(pool: &PgPool, before: DateTime<Utc>) -> Result<Vec<NaiveDate>, AppError> {
-    Ok(sqlx::query_scalar(
+    Ok(sqlx::query_scalar!(
         "SELECT draw_date FROM pb_draws WHERE state = 'certified' AND online_paid_at IS NOT NULL AND expired_at IS NULL
             AND draw_at < $1 ORDER BY draw_date",
+        before
     )
-    .bind(before)
     .fetch_all(pool)
     .await?)
 }
@@ -260,36 +283,35 @@ pub async fn expirable(pool: &PgPool, before: DateTime<Utc>) -> Result<Vec<Naive
 /// Marks drawing `date`'s unpaid prizes expired (once) and returns their total, as recorded.
 pub async fn expire(pool: &PgPool, date: NaiveDate) -> Result<i64, AppError> {
     let mut tx = pool.begin().await?;
-    let recorded: Option<i64> =
-        sqlx::query_scalar("SELECT expired_cents FROM pb_draws WHERE draw_date = $1 FOR UPDATE")
-            .bind(date)
+    let recorded =
+        sqlx::query_scalar!("SELECT expired_cents FROM pb_draws WHERE draw_date = $1 FOR UPDATE", date)
             .fetch_one(&mut *tx)
             .await?;
     if let Some(cents) = recorded {
         return Ok(cents);
     }
-    let cents: i64 = sqlx::query_scalar(
-        "WITH gone AS (UPDATE pb_winners SET expired = true WHERE draw_date = $1 AND paid_at IS NULL AND NOT expired
-                       RETURNING prize_cents)
-         SELECT coalesce(sum(prize_cents), 0)::bigint FROM gone",
+    let cents = sqlx::query_scalar!(
+        r#"WITH gone AS (UPDATE pb_winners SET expired = true WHERE draw_date = $1 AND paid_at IS NULL AND NOT expired
+                         RETURNING prize_cents)
+           SELECT coalesce(sum(prize_cents), 0)::bigint AS "cents!" FROM gone"#,
+        date
     )
-    .bind(date)
     .fetch_one(&mut *tx)
     .await?;
-    sqlx::query("UPDATE pb_draws SET expired_cents = $2, updated_at = now() WHERE draw_date = $1")
-        .bind(date)
-        .bind(cents)
-        .execute(&mut *tx)
-        .await?;
+    sqlx::query!(
+        "UPDATE pb_draws SET expired_cents = $2, updated_at = now() WHERE draw_date = $1",
+        date,
+        cents
+    )
+    .execute(&mut *tx)
+    .await?;
     tx.commit().await?;
     Ok(cents)
 }
 
 /// Records that drawing `date`'s expired prizes have moved to the unclaimed account, at `at`.
 pub async fn mark_expired(pool: &PgPool, date: NaiveDate, at: DateTime<Utc>) -> Result<(), AppError> {
-    sqlx::query("UPDATE pb_draws SET expired_at = $2, updated_at = now() WHERE draw_date = $1")
-        .bind(date)
-        .bind(at)
+    sqlx::query!("UPDATE pb_draws SET expired_at = $2, updated_at = now() WHERE draw_date = $1", date, at)
         .execute(pool)
         .await?;
     Ok(())

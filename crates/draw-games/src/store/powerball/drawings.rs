@@ -1,7 +1,8 @@
 //! Powerball drawings as stored: the timetable's instants, the advertised grand prize, and each
 //! drawing's steps: the close that freezes and exports its wager set, its results (entered under
 //! dual control, see [`super::result_entries`], or drawn), and the set-based settlement that
-//! finds its winners.
+//! finds its winners. Checked against the schema at build time, but for the statements whose
+//! text is made from a date (a drawing's partition, and its export's COPY), said beside them.
 
 use std::path::{Path, PathBuf};
 
@@ -12,8 +13,7 @@ use domain::powerball::{Board, Tier};
 use futures_util::StreamExt;
 use platform::AppError;
 use sha2::{Digest, Sha256};
-use sqlx::postgres::PgRow;
-use sqlx::{PgConnection, PgPool, Row};
+use sqlx::{PgConnection, PgPool};
 use tokio::io::AsyncWriteExt;
 
 use crate::config::ResultsMode;
@@ -39,39 +39,63 @@ pub struct StoredDrawing {
     pub dispute: Option<String>,
 }
 
-pub(super) const COLUMNS: &str = "draw_date, sales_close_at, sales_resume_at, draw_at, advertised_cents, cash_value_cents, state,
-    results_mode, tickets, plays, wagers_cents, export_file, export_sha256, whites, powerball, multiplier, dispute";
+/// A drawing's columns as stored: the results in three columns, the mode as text.
+pub(super) struct DrawingRow {
+    draw_date: NaiveDate,
+    sales_close_at: DateTime<Utc>,
+    sales_resume_at: DateTime<Utc>,
+    draw_at: DateTime<Utc>,
+    advertised_cents: Option<i64>,
+    cash_value_cents: Option<i64>,
+    state: PowerballDrawState,
+    results_mode: String,
+    tickets: Option<i64>,
+    plays: Option<i64>,
+    wagers_cents: Option<i64>,
+    export_file: Option<String>,
+    export_sha256: Option<Vec<u8>>,
+    whites: Option<Vec<i16>>,
+    powerball: Option<i16>,
+    multiplier: Option<i16>,
+    dispute: Option<String>,
+}
 
-pub(super) fn drawing_of(row: &PgRow) -> Result<StoredDrawing, AppError> {
-    let whites: Option<Vec<i16>> = row.try_get("whites")?;
-    let powerball: Option<i16> = row.try_get("powerball")?;
-    let multiplier: Option<i16> = row.try_get("multiplier")?;
-    let results = match (whites, powerball, multiplier) {
-        (Some(whites), Some(pb), Some(m)) => {
-            let whites: Vec<u8> = whites.iter().filter_map(|&n| u8::try_from(n).ok()).collect();
-            let numbers = Board::new(&whites, u8::try_from(pb).unwrap_or(0))
-                .map_err(|e| AppError::internal(format!("stored results break the rules: {e}")))?;
-            Some(Results { numbers, multiplier: u8::try_from(m).unwrap_or(0) })
-        }
-        _ => None,
-    };
-    Ok(StoredDrawing {
-        date: row.try_get("draw_date")?,
-        sales_close_at: row.try_get("sales_close_at")?,
-        sales_resume_at: row.try_get("sales_resume_at")?,
-        draw_at: row.try_get("draw_at")?,
-        advertised_cents: row.try_get("advertised_cents")?,
-        cash_value_cents: row.try_get("cash_value_cents")?,
-        state: PowerballDrawState::parse(row.try_get("state")?)?,
-        results_mode: row.try_get::<&str, _>("results_mode")?.parse().map_err(AppError::internal)?,
-        tickets: row.try_get("tickets")?,
-        plays: row.try_get("plays")?,
-        wagers_cents: row.try_get("wagers_cents")?,
-        export_file: row.try_get("export_file")?,
-        export_sha256: row.try_get("export_sha256")?,
-        results,
-        dispute: row.try_get("dispute")?,
-    })
+impl TryFrom<DrawingRow> for StoredDrawing {
+    type Error = AppError;
+
+    fn try_from(row: DrawingRow) -> Result<Self, AppError> {
+        let results = match (row.whites, row.powerball, row.multiplier) {
+            (Some(whites), Some(pb), Some(m)) => {
+                let whites: Vec<u8> = whites.iter().filter_map(|&n| u8::try_from(n).ok()).collect();
+                let numbers = Board::new(&whites, u8::try_from(pb).unwrap_or(0))
+                    .map_err(|e| AppError::internal(format!("stored results break the rules: {e}")))?;
+                Some(Results { numbers, multiplier: u8::try_from(m).unwrap_or(0) })
+            }
+            _ => None,
+        };
+        Ok(StoredDrawing {
+            date: row.draw_date,
+            sales_close_at: row.sales_close_at,
+            sales_resume_at: row.sales_resume_at,
+            draw_at: row.draw_at,
+            advertised_cents: row.advertised_cents,
+            cash_value_cents: row.cash_value_cents,
+            state: row.state,
+            results_mode: row.results_mode.parse().map_err(AppError::internal)?,
+            tickets: row.tickets,
+            plays: row.plays,
+            wagers_cents: row.wagers_cents,
+            export_file: row.export_file,
+            export_sha256: row.export_sha256,
+            results,
+            dispute: row.dispute,
+        })
+    }
+}
+
+/// Rows read into drawings.
+fn drawings(rows: Vec<DrawingRow>) -> Result<Vec<StoredDrawing>, AppError> {
+    rows.into_iter().map(StoredDrawing::try_from).collect()
 }
 
 /// The name of a drawing's partition of `pb_plays`.
@@ -86,20 +110,21 @@ pub async fn ensure(pool: &PgPool, drawing: &Drawing, mode: ResultsMode) -> Resu
         return Ok(found);
     }
     let mut tx = pool.begin().await?;
-    let inserted: Option<NaiveDate> = sqlx::query_scalar(
+    let inserted = sqlx::query_scalar!(
         "INSERT INTO pb_draws (draw_date, sales_close_at, sales_resume_at, draw_at, results_mode) VALUES ($1, $2, $3, $4, $5)
          ON CONFLICT (draw_date) DO NOTHING RETURNING draw_date",
+        drawing.date,
+        drawing.sales_close,
+        drawing.sales_resume,
+        drawing.drawing,
+        mode.as_str()
     )
-    .bind(drawing.date)
-    .bind(drawing.sales_close)
-    .bind(drawing.sales_resume)
-    .bind(drawing.drawing)
-    .bind(mode.as_str())
     .fetch_optional(&mut *tx)
     .await?;
     if inserted.is_some() {
         // Only the transaction that made the row makes the partition (a concurrent one waited
-        // on the row's key and found it there).
+        // on the row's key and found it there). DDL naming a table made from the date: a
+        // string, which the macros cannot take.
         let date = drawing.date.format("%Y-%m-%d");
         sqlx::query(&format!(
             "CREATE TABLE {} PARTITION OF pb_plays FOR VALUES IN ('{date}')",
@@ -112,14 +137,39 @@ pub async fn ensure(pool: &PgPool, drawing: &Drawing, mode: ResultsMode) -> Resu
     get(pool, drawing.date).await?.ok_or_else(|| AppError::internal("a drawing vanished"))
 }
 
+/// Drawing `date`.
 pub async fn get(pool: &PgPool, date: NaiveDate) -> Result<Option<StoredDrawing>, AppError> {
-    sqlx::query(&format!("SELECT {COLUMNS} FROM pb_draws WHERE draw_date = $1"))
-        .bind(date)
-        .fetch_optional(pool)
-        .await?
-        .as_ref()
-        .map(drawing_of)
-        .transpose()
+    sqlx::query_as!(
+        DrawingRow,
+        r#"SELECT draw_date, sales_close_at, sales_resume_at, draw_at, advertised_cents, cash_value_cents,
+                  state AS "state: PowerballDrawState", results_mode, tickets, plays, wagers_cents, export_file,
+                  export_sha256, whites, powerball, multiplier, dispute
+             FROM pb_draws WHERE draw_date = $1"#,
+        date
+    )
+    .fetch_optional(pool)
+    .await?
+    .map(StoredDrawing::try_from)
+    .transpose()
+}
+
+/// Drawing `date`, locked until the caller's transaction ends.
+pub(super) async fn lock(
+    conn: &mut PgConnection,
+    date: NaiveDate,
+) -> Result<Option<StoredDrawing>, AppError> {
+    sqlx::query_as!(
+        DrawingRow,
+        r#"SELECT draw_date, sales_close_at, sales_resume_at, draw_at, advertised_cents, cash_value_cents,
+                  state AS "state: PowerballDrawState", results_mode, tickets, plays, wagers_cents, export_file,
+                  export_sha256, whites, powerball, multiplier, dispute
+             FROM pb_draws WHERE draw_date = $1 FOR UPDATE"#,
+        date
+    )
+    .fetch_optional(&mut *conn)
+    .await?
+    .map(StoredDrawing::try_from)
+    .transpose()
 }
 
 /// The newest `limit` drawings held before `before` (their results public once they stand), and
@@ -130,18 +180,21 @@ pub async fn list_past(
     after: Option<NaiveDate>,
     limit: i64,
 ) -> Result<Vec<StoredDrawing>, AppError> {
-    sqlx::query(&format!(
-        "SELECT {COLUMNS} FROM pb_draws WHERE draw_at <= $1 AND ($3::date IS NULL OR draw_date < $3)
-          ORDER BY draw_date DESC LIMIT $2"
-    ))
-    .bind(before)
-    .bind(limit)
-    .bind(after)
-    .fetch_all(pool)
-    .await?
-    .iter()
-    .map(drawing_of)
-    .collect()
+    drawings(
+        sqlx::query_as!(
+            DrawingRow,
+            r#"SELECT draw_date, sales_close_at, sales_resume_at, draw_at, advertised_cents, cash_value_cents,
+                      state AS "state: PowerballDrawState", results_mode, tickets, plays, wagers_cents, export_file,
+                      export_sha256, whites, powerball, multiplier, dispute
+                 FROM pb_draws WHERE draw_at <= $1 AND ($3::date IS NULL OR draw_date < $3)
+                ORDER BY draw_date DESC LIMIT $2"#,
+            before,
+            limit,
+            after
+        )
+        .fetch_all(pool)
+        .await?,
+    )
 }
 
 /// Sets the drawing's advertised grand prize and its cash value until it is settled (a drawing
@@ -153,17 +206,20 @@ pub async fn set_grand_prize(
     advertised: i64,
     cash: i64,
 ) -> Result<Option<StoredDrawing>, AppError> {
-    sqlx::query(&format!(
-        "UPDATE pb_draws SET advertised_cents = $2, cash_value_cents = $3, updated_at = now()
-          WHERE draw_date = $1 AND state IN ('scheduled', 'closed', 'drawn') RETURNING {COLUMNS}"
-    ))
-    .bind(date)
-    .bind(advertised)
-    .bind(cash)
+    sqlx::query_as!(
+        DrawingRow,
+        r#"UPDATE pb_draws SET advertised_cents = $2, cash_value_cents = $3, updated_at = now()
+            WHERE draw_date = $1 AND state IN ('scheduled', 'closed', 'drawn')
+            RETURNING draw_date, sales_close_at, sales_resume_at, draw_at, advertised_cents, cash_value_cents,
+                      state AS "state: PowerballDrawState", results_mode, tickets, plays, wagers_cents, export_file,
+                      export_sha256, whites, powerball, multiplier, dispute"#,
+        date,
+        advertised,
+        cash
+    )
     .fetch_optional(pool)
     .await?
-    .as_ref()
-    .map(drawing_of)
+    .map(StoredDrawing::try_from)
     .transpose()
 }
 
@@ -173,32 +229,38 @@ pub async fn set_results_mode(
     date: NaiveDate,
     mode: ResultsMode,
 ) -> Result<Option<StoredDrawing>, AppError> {
-    sqlx::query(&format!(
-        "UPDATE pb_draws SET results_mode = $2, updated_at = now()
-          WHERE draw_date = $1 AND state = 'scheduled' RETURNING {COLUMNS}"
-    ))
-    .bind(date)
-    .bind(mode.as_str())
+    sqlx::query_as!(
+        DrawingRow,
+        r#"UPDATE pb_draws SET results_mode = $2, updated_at = now()
+            WHERE draw_date = $1 AND state = 'scheduled'
+            RETURNING draw_date, sales_close_at, sales_resume_at, draw_at, advertised_cents, cash_value_cents,
+                      state AS "state: PowerballDrawState", results_mode, tickets, plays, wagers_cents, export_file,
+                      export_sha256, whites, powerball, multiplier, dispute"#,
+        date,
+        mode.as_str()
+    )
     .fetch_optional(pool)
     .await?
-    .as_ref()
-    .map(drawing_of)
+    .map(StoredDrawing::try_from)
     .transpose()
 }
 
 /// Drawings whose sales have closed by `now` and that are not finished (certified or stopped),
 /// oldest first.
 pub async fn due(pool: &PgPool, now: DateTime<Utc>) -> Result<Vec<StoredDrawing>, AppError> {
-    sqlx::query(&format!(
-        "SELECT {COLUMNS} FROM pb_draws WHERE state IN ('scheduled', 'closed', 'drawn') AND sales_close_at <= $1
-          ORDER BY draw_date"
-    ))
-    .bind(now)
-    .fetch_all(pool)
-    .await?
-    .iter()
-    .map(drawing_of)
-    .collect()
+    drawings(
+        sqlx::query_as!(
+            DrawingRow,
+            r#"SELECT draw_date, sales_close_at, sales_resume_at, draw_at, advertised_cents, cash_value_cents,
+                      state AS "state: PowerballDrawState", results_mode, tickets, plays, wagers_cents, export_file,
+                      export_sha256, whites, powerball, multiplier, dispute
+                 FROM pb_draws WHERE state IN ('scheduled', 'closed', 'drawn') AND sales_close_at <= $1
+                ORDER BY draw_date"#,
+            now
+        )
+        .fetch_all(pool)
+        .await?,
+    )
 }
 
 /// `scheduled` → `closed`: waits for every sale holding the drawing (`FOR SHARE`), then records
@@ -207,33 +269,33 @@ pub async fn due(pool: &PgPool, now: DateTime<Utc>) -> Result<Vec<StoredDrawing>
 /// never the database's.
 pub async fn close(pool: &PgPool, date: NaiveDate, at: DateTime<Utc>) -> Result<(), AppError> {
     let mut tx = pool.begin().await?;
-    let state: Option<String> =
-        sqlx::query_scalar("SELECT state FROM pb_draws WHERE draw_date = $1 FOR UPDATE")
-            .bind(date)
-            .fetch_optional(&mut *tx)
-            .await?;
-    if state.as_deref() == Some("scheduled") {
-        let row = sqlx::query(
-            "SELECT count(DISTINCT serial) AS tickets, count(*) AS plays, count(*) FILTER (WHERE power_play) AS power_plays
-               FROM pb_plays WHERE draw_date = $1",
+    let state = sqlx::query_scalar!(
+        r#"SELECT state AS "state: PowerballDrawState" FROM pb_draws WHERE draw_date = $1 FOR UPDATE"#,
+        date
+    )
+    .fetch_optional(&mut *tx)
+    .await?;
+    if state == Some(PowerballDrawState::Scheduled) {
+        let row = sqlx::query!(
+            r#"SELECT count(DISTINCT serial) AS "tickets!", count(*) AS "plays!",
+                      count(*) FILTER (WHERE power_play) AS "power_plays!"
+                 FROM pb_plays WHERE draw_date = $1"#,
+            date
         )
-        .bind(date)
         .fetch_one(&mut *tx)
         .await?;
-        let plays: i64 = row.try_get("plays")?;
-        let power_plays: i64 = row.try_get("power_plays")?;
         let wagers = domain::powerball::PLAY_CENTS
-            .saturating_mul(plays)
-            .saturating_add(domain::powerball::POWER_PLAY_CENTS.saturating_mul(power_plays));
-        sqlx::query(
+            .saturating_mul(row.plays)
+            .saturating_add(domain::powerball::POWER_PLAY_CENTS.saturating_mul(row.power_plays));
+        sqlx::query!(
             "UPDATE pb_draws SET state = 'closed', closed_at = $5, tickets = $2, plays = $3, wagers_cents = $4,
                     updated_at = now() WHERE draw_date = $1",
+            date,
+            row.tickets,
+            row.plays,
+            wagers,
+            at
         )
-        .bind(date)
-        .bind(row.try_get::<i64, _>("tickets")?)
-        .bind(plays)
-        .bind(wagers)
-        .bind(at)
         .execute(&mut *tx)
         .await?;
     }
@@ -266,7 +328,8 @@ pub async fn write_export(
     hash.update(header.as_bytes());
     file.write_all(header.as_bytes()).await.map_err(AppError::internal)?;
     let mut conn = pool.acquire().await?;
-    // The date is a NaiveDate, formatted: nothing from outside reaches the statement's text.
+    // The date is a NaiveDate, formatted: nothing from outside reaches the statement's text
+    // (COPY, which the macros cannot take).
     let copy = format!(
         "COPY (SELECT serial, board, w1, w2, w3, w4, w5, powerball, power_play::int, online::int
                  FROM pb_plays WHERE draw_date = '{}' ORDER BY serial, board)
@@ -295,13 +358,13 @@ pub async fn record_export(
     file: &str,
     sha256: &[u8],
 ) -> Result<bool, AppError> {
-    Ok(sqlx::query(
+    Ok(sqlx::query!(
         "UPDATE pb_draws SET export_file = $2, export_sha256 = $3, updated_at = now()
           WHERE draw_date = $1 AND state = 'closed' AND export_sha256 IS NULL",
+        date,
+        file,
+        sha256
     )
-    .bind(date)
-    .bind(file)
-    .bind(sha256)
     .execute(&mut *conn)
     .await?
     .rows_affected()
@@ -325,19 +388,23 @@ pub async fn record_results(
     at: DateTime<Utc>,
 ) -> Result<Option<StoredDrawing>, AppError> {
     let (whites, powerball, multiplier) = results_columns(results);
-    sqlx::query(&format!(
-        "UPDATE pb_draws SET state = 'drawn', whites = $2, powerball = $3, multiplier = $4, results_at = $5, updated_at = now()
-          WHERE draw_date = $1 AND state = 'closed' AND export_sha256 IS NOT NULL RETURNING {COLUMNS}"
-    ))
-    .bind(date)
-    .bind(&whites)
-    .bind(powerball)
-    .bind(multiplier)
-    .bind(at)
+    sqlx::query_as!(
+        DrawingRow,
+        r#"UPDATE pb_draws SET state = 'drawn', whites = $2, powerball = $3, multiplier = $4, results_at = $5,
+                  updated_at = now()
+            WHERE draw_date = $1 AND state = 'closed' AND export_sha256 IS NOT NULL
+            RETURNING draw_date, sales_close_at, sales_resume_at, draw_at, advertised_cents, cash_value_cents,
+                      state AS "state: PowerballDrawState", results_mode, tickets, plays, wagers_cents, export_file,
+                      export_sha256, whites, powerball, multiplier, dispute"#,
+        date,
+        &whites,
+        powerball,
+        multiplier,
+        at
+    )
     .fetch_optional(&mut *conn)
     .await?
-    .as_ref()
-    .map(drawing_of)
+    .map(StoredDrawing::try_from)
     .transpose()
 }
 
@@ -350,20 +417,66 @@ pub async fn settle(
     date: NaiveDate,
     at: DateTime<Utc>,
 ) -> Result<Option<Vec<TierResult>>, AppError> {
-    let drawing = sqlx::query(&format!("SELECT {COLUMNS} FROM pb_draws WHERE draw_date = $1 FOR UPDATE"))
-        .bind(date)
-        .fetch_optional(&mut *tx)
-        .await?
-        .as_ref()
-        .map(drawing_of)
-        .transpose()?;
-    let Some(drawing) = drawing.filter(|d| d.state == PowerballDrawState::Drawn) else {
+    let Some(drawing) = lock(tx, date).await?.filter(|d| d.state == PowerballDrawState::Drawn) else {
         return Ok(None);
     };
     let results = drawing.results.ok_or_else(|| AppError::internal("a drawn drawing without results"))?;
     let pool_cents = drawing.advertised_cents.unwrap_or(0);
-    // The tier table: matches → tier and fixed prize (the grand prize's rows get the whole
-    // pool for now, and their share once its winners are counted).
+    insert_winners(tx, date, &results, pool_cents).await?;
+    let mut tally = Tally::default();
+    for row in sqlx::query!(
+        r#"SELECT tier, power_play, count(*) AS "winners!" FROM pb_winners WHERE draw_date = $1 GROUP BY 1, 2"#,
+        date
+    )
+    .fetch_all(&mut *tx)
+    .await?
+    {
+        let winners = u64::try_from(row.winners).unwrap_or(0);
+        tally.add_winners(tier_named(&row.tier)?, row.power_play, winners);
+    }
+    let table = tally.prize_table(&results, pool_cents);
+    if let Some(grand) = table.iter().find(|l| l.tier == Tier::GrandPrize && l.winners > 0) {
+        sqlx::query!(
+            "UPDATE pb_winners SET prize_cents = $2 WHERE draw_date = $1 AND tier = 'grand_prize'",
+            date,
+            grand.prize_cents.max(1)
+        )
+        .execute(&mut *tx)
+        .await?;
+    }
+    for line in &table {
+        sqlx::query!(
+            "INSERT INTO pb_prize_tables (draw_date, tier, power_play, winners, prize_cents, total_cents)
+             VALUES ($1, $2, $3, $4, $5, $6)",
+            date,
+            tier_name(line.tier),
+            line.power_play,
+            i64::try_from(line.winners).unwrap_or(i64::MAX),
+            line.prize_cents,
+            line.total_cents
+        )
+        .execute(&mut *tx)
+        .await?;
+    }
+    sqlx::query!(
+        "UPDATE pb_draws SET state = 'settled', settled_at = $2, updated_at = now() WHERE draw_date = $1",
+        date,
+        at
+    )
+    .execute(&mut *tx)
+    .await?;
+    Ok(Some(table))
+}
+
+/// Every winning play of drawing `date`, found by one statement: a play's matches counted in SQL
+/// and joined to the tier table (matches → tier and fixed prize; the grand prize's rows get the
+/// whole pool for now, and their share once its winners are counted).
+async fn insert_winners(
+    tx: &mut PgConnection,
+    date: NaiveDate,
+    results: &Results,
+    pool_cents: i64,
+) -> Result<(), AppError> {
     let (mut whites, mut pbs, mut tiers, mut power_plays, mut prizes) =
         (vec![], vec![], vec![], vec![], vec![]);
     for tier in Tier::ALL {
@@ -385,7 +498,7 @@ pub async fn settle(
         }
     }
     let drawn: Vec<i16> = results.numbers.whites.iter().map(|&n| i16::from(n)).collect();
-    sqlx::query(
+    sqlx::query!(
         "INSERT INTO pb_winners (draw_date, serial, board, tier, power_play, online, prize_cents)
          SELECT $1, p.serial, p.board, t.tier, p.power_play, p.online, t.prize
            FROM (SELECT serial, board, power_play, online, powerball = $3 AS pb,
@@ -395,78 +508,39 @@ pub async fn settle(
              ON t.whites = p.whites AND t.pb = p.pb AND t.power_play = p.power_play
           WHERE p.pb OR p.whites >= 3
          ON CONFLICT DO NOTHING",
+        date,
+        &drawn,
+        i16::from(results.numbers.powerball),
+        &whites,
+        &pbs,
+        &tiers,
+        &power_plays,
+        &prizes
     )
-    .bind(date)
-    .bind(&drawn)
-    .bind(i16::from(results.numbers.powerball))
-    .bind(&whites)
-    .bind(&pbs)
-    .bind(&tiers)
-    .bind(&power_plays)
-    .bind(&prizes)
     .execute(&mut *tx)
     .await?;
-    let mut tally = Tally::default();
-    for row in sqlx::query(
-        "SELECT tier, power_play, count(*) AS winners FROM pb_winners WHERE draw_date = $1 GROUP BY 1, 2",
-    )
-    .bind(date)
-    .fetch_all(&mut *tx)
-    .await?
-    {
-        let tier = tier_named(row.try_get("tier")?)?;
-        let winners = u64::try_from(row.try_get::<i64, _>("winners")?).unwrap_or(0);
-        tally.add_winners(tier, row.try_get("power_play")?, winners);
-    }
-    let table = tally.prize_table(&results, pool_cents);
-    if let Some(grand) = table.iter().find(|l| l.tier == Tier::GrandPrize && l.winners > 0) {
-        sqlx::query("UPDATE pb_winners SET prize_cents = $2 WHERE draw_date = $1 AND tier = 'grand_prize'")
-            .bind(date)
-            .bind(grand.prize_cents.max(1))
-            .execute(&mut *tx)
-            .await?;
-    }
-    for line in &table {
-        sqlx::query(
-            "INSERT INTO pb_prize_tables (draw_date, tier, power_play, winners, prize_cents, total_cents)
-             VALUES ($1, $2, $3, $4, $5, $6)",
-        )
-        .bind(date)
-        .bind(tier_name(line.tier))
-        .bind(line.power_play)
-        .bind(i64::try_from(line.winners).unwrap_or(i64::MAX))
-        .bind(line.prize_cents)
-        .bind(line.total_cents)
-        .execute(&mut *tx)
-        .await?;
-    }
-    sqlx::query(
-        "UPDATE pb_draws SET state = 'settled', settled_at = $2, updated_at = now() WHERE draw_date = $1",
-    )
-    .bind(date)
-    .bind(at)
-    .execute(&mut *tx)
-    .await?;
-    Ok(Some(table))
+    Ok(())
 }
 
 /// A settled drawing's prize table, in the chart's order.
 pub async fn prize_table(pool: &PgPool, date: NaiveDate) -> Result<Vec<TierResult>, AppError> {
-    let mut table = sqlx::query("SELECT tier, power_play, winners, prize_cents, total_cents FROM pb_prize_tables WHERE draw_date = $1")
-        .bind(date)
-        .fetch_all(pool)
-        .await?
-        .iter()
-        .map(|row| {
-            Ok(TierResult {
-                tier: tier_named(row.try_get("tier")?)?,
-                power_play: row.try_get("power_play")?,
-                winners: u64::try_from(row.try_get::<i64, _>("winners")?).unwrap_or(0),
-                prize_cents: row.try_get("prize_cents")?,
-                total_cents: row.try_get("total_cents")?,
-            })
+    let mut table = sqlx::query!(
+        "SELECT tier, power_play, winners, prize_cents, total_cents FROM pb_prize_tables WHERE draw_date = $1",
+        date
+    )
+    .fetch_all(pool)
+    .await?
+    .into_iter()
+    .map(|row| {
+        Ok(TierResult {
+            tier: tier_named(&row.tier)?,
+            power_play: row.power_play,
+            winners: u64::try_from(row.winners).unwrap_or(0),
+            prize_cents: row.prize_cents,
+            total_cents: row.total_cents,
         })
-        .collect::<Result<Vec<_>, AppError>>()?;
+    })
+    .collect::<Result<Vec<_>, AppError>>()?;
     table.sort_by_key(|l| (Tier::ALL.iter().position(|&t| t == l.tier), l.power_play));
     Ok(table)
 }
@@ -479,16 +553,16 @@ pub async fn finish_verification(
     dispute: Option<&str>,
     at: DateTime<Utc>,
 ) -> Result<bool, AppError> {
-    let state = if dispute.is_some() { "disputed" } else { "certified" };
-    Ok(sqlx::query(
-        "UPDATE pb_draws SET state = $2, dispute = $3, certified_at = CASE WHEN $3 IS NULL THEN $4 END,
+    let state = if dispute.is_some() { PowerballDrawState::Disputed } else { PowerballDrawState::Certified };
+    Ok(sqlx::query!(
+        "UPDATE pb_draws SET state = $2, dispute = $3, certified_at = CASE WHEN $3::text IS NULL THEN $4::timestamptz END,
                 updated_at = now()
           WHERE draw_date = $1 AND state = 'settled'",
+        date,
+        state as PowerballDrawState,
+        dispute,
+        at
     )
-    .bind(date)
-    .bind(state)
-    .bind(dispute)
-    .bind(at)
     .execute(&mut *conn)
     .await?
     .rows_affected()
@@ -507,14 +581,17 @@ fn tier_named(name: &str) -> Result<Tier, AppError> {
 
 /// Certified drawings whose online prizes are not all paid yet, oldest first.
 pub async fn certified_unpaid(pool: &PgPool) -> Result<Vec<StoredDrawing>, AppError> {
-    sqlx::query(&format!(
-        "SELECT {COLUMNS} FROM pb_draws WHERE state = 'certified' AND online_paid_at IS NULL ORDER BY draw_date"
-    ))
-    .fetch_all(pool)
-    .await?
-    .iter()
-    .map(drawing_of)
-    .collect()
+    drawings(
+        sqlx::query_as!(
+            DrawingRow,
+            r#"SELECT draw_date, sales_close_at, sales_resume_at, draw_at, advertised_cents, cash_value_cents,
+                      state AS "state: PowerballDrawState", results_mode, tickets, plays, wagers_cents, export_file,
+                      export_sha256, whites, powerball, multiplier, dispute
+                 FROM pb_draws WHERE state = 'certified' AND online_paid_at IS NULL ORDER BY draw_date"#
+        )
+        .fetch_all(pool)
+        .await?,
+    )
 }
 
 /// An online ticket's unpaid prizes in a drawing, up to the retailer limit each (paid to the
@@ -535,28 +612,20 @@ pub async fn unpaid_online(
     after: i64,
     limit: i64,
 ) -> Result<Vec<OnlinePrize>, AppError> {
-    sqlx::query(
-        "SELECT w.serial, t.debit_account, sum(w.prize_cents)::bigint AS prize
-           FROM pb_winners w JOIN pb_tickets t ON t.serial = w.serial
-          WHERE w.draw_date = $1 AND w.online AND w.paid_at IS NULL AND w.serial > $3
-          GROUP BY w.serial, t.debit_account HAVING sum(w.prize_cents) <= $2
-          ORDER BY w.serial LIMIT $4",
+    Ok(sqlx::query_as!(
+        OnlinePrize,
+        r#"SELECT w.serial, t.debit_account AS wallet, sum(w.prize_cents)::bigint AS "prize_cents!"
+             FROM pb_winners w JOIN pb_tickets t ON t.serial = w.serial
+            WHERE w.draw_date = $1 AND w.online AND w.paid_at IS NULL AND w.serial > $3
+            GROUP BY w.serial, t.debit_account HAVING sum(w.prize_cents) <= $2::bigint
+            ORDER BY w.serial LIMIT $4"#,
+        date,
+        up_to_cents,
+        after,
+        limit
     )
-    .bind(date)
-    .bind(up_to_cents)
-    .bind(after)
-    .bind(limit)
     .fetch_all(pool)
-    .await?
-    .iter()
-    .map(|row| {
-        Ok(OnlinePrize {
-            serial: row.try_get("serial")?,
-            wallet: row.try_get("debit_account")?,
-            prize_cents: row.try_get("prize")?,
-        })
-    })
-    .collect()
+    .await?)
 }
 
 /// Marks tickets `serials`' prizes of `date` paid at `at`.
@@ -566,12 +635,12 @@ pub async fn mark_prizes_paid(
     serials: &[i64],
     at: DateTime<Utc>,
 ) -> Result<(), AppError> {
-    sqlx::query(
+    sqlx::query!(
         "UPDATE pb_winners SET paid_at = $3 WHERE draw_date = $1 AND serial = ANY($2) AND paid_at IS NULL",
+        date,
+        serials,
+        at
     )
-    .bind(date)
-    .bind(serials)
-    .bind(at)
     .execute(pool)
     .await?;
     Ok(())
@@ -579,10 +648,12 @@ pub async fn mark_prizes_paid(
 
 /// Records that every online prize of `date` up to the limit is paid, at `at`.
 pub async fn mark_online_paid(pool: &PgPool, date: NaiveDate, at: DateTime<Utc>) -> Result<(), AppError> {
-    sqlx::query("UPDATE pb_draws SET online_paid_at = $2, updated_at = now() WHERE draw_date = $1")
-        .bind(date)
-        .bind(at)
-        .execute(pool)
-        .await?;
+    sqlx::query!(
+        "UPDATE pb_draws SET online_paid_at = $2, updated_at = now() WHERE draw_date = $1",
+        date,
+        at
+    )
+    .execute(pool)
+    .await?;
     Ok(())
 }

@@ -1,13 +1,14 @@
 //! The operators' entries of a drawing's official results (dual control): each kept until a
-//! different operator enters the same, and forgotten after a mismatch.
+//! different operator enters the same, and forgotten after a mismatch. Checked against the schema
+//! at build time.
 
 use chrono::NaiveDate;
 use domain::powerball::Board;
 use domain::powerball::drawing::Results;
 use platform::AppError;
-use sqlx::{PgConnection, Row};
+use sqlx::PgConnection;
 
-use super::drawings::{COLUMNS, StoredDrawing, drawing_of, results_columns};
+use super::drawings::{StoredDrawing, lock, results_columns};
 
 /// An operator's entry of a drawing's official results.
 #[derive(Debug, Clone)]
@@ -21,33 +22,23 @@ pub async fn lock_for_entry(
     conn: &mut PgConnection,
     date: NaiveDate,
 ) -> Result<Option<(StoredDrawing, Vec<ResultEntry>)>, AppError> {
-    let Some(drawing) =
-        sqlx::query(&format!("SELECT {COLUMNS} FROM pb_draws WHERE draw_date = $1 FOR UPDATE"))
-            .bind(date)
-            .fetch_optional(&mut *conn)
-            .await?
-    else {
+    let Some(drawing) = lock(conn, date).await? else {
         return Ok(None);
     };
-    let drawing = drawing_of(&drawing)?;
-    let entries = sqlx::query(
+    let entries = sqlx::query!(
         "SELECT entered_by, whites, powerball, multiplier FROM pb_result_entries WHERE draw_date = $1",
+        date
     )
-    .bind(date)
     .fetch_all(&mut *conn)
     .await?
-    .iter()
+    .into_iter()
     .map(|row| {
-        let whites: Vec<i16> = row.try_get("whites")?;
-        let whites: Vec<u8> = whites.iter().filter_map(|&n| u8::try_from(n).ok()).collect();
-        let numbers = Board::new(&whites, u8::try_from(row.try_get::<i16, _>("powerball")?).unwrap_or(0))
+        let whites: Vec<u8> = row.whites.iter().filter_map(|&n| u8::try_from(n).ok()).collect();
+        let numbers = Board::new(&whites, u8::try_from(row.powerball).unwrap_or(0))
             .map_err(|e| AppError::internal(e.to_string()))?;
         Ok(ResultEntry {
-            entered_by: row.try_get("entered_by")?,
-            results: Results {
-                numbers,
-                multiplier: u8::try_from(row.try_get::<i16, _>("multiplier")?).unwrap_or(0),
-            },
+            entered_by: row.entered_by,
+            results: Results { numbers, multiplier: u8::try_from(row.multiplier).unwrap_or(0) },
         })
     })
     .collect::<Result<Vec<_>, AppError>>()?;
@@ -61,19 +52,21 @@ pub async fn add_entry(
     entry: &ResultEntry,
 ) -> Result<(), AppError> {
     let (whites, powerball, multiplier) = results_columns(&entry.results);
-    sqlx::query("INSERT INTO pb_result_entries (draw_date, entered_by, whites, powerball, multiplier) VALUES ($1, $2, $3, $4, $5)")
-        .bind(date)
-        .bind(&entry.entered_by)
-        .bind(&whites)
-        .bind(powerball)
-        .bind(multiplier)
-        .execute(&mut *conn)
+    sqlx::query!(
+        "INSERT INTO pb_result_entries (draw_date, entered_by, whites, powerball, multiplier) VALUES ($1, $2, $3, $4, $5)",
+        date,
+        &entry.entered_by,
+        &whites,
+        powerball,
+        multiplier
+    )
+    .execute(&mut *conn)
         .await?;
     Ok(())
 }
 
 /// Forgets the drawing's entries (after a mismatch, both are entered again).
 pub async fn clear_entries(conn: &mut PgConnection, date: NaiveDate) -> Result<(), AppError> {
-    sqlx::query("DELETE FROM pb_result_entries WHERE draw_date = $1").bind(date).execute(&mut *conn).await?;
+    sqlx::query!("DELETE FROM pb_result_entries WHERE draw_date = $1", date).execute(&mut *conn).await?;
     Ok(())
 }

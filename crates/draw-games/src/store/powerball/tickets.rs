@@ -1,15 +1,15 @@
 //! Powerball tickets as stored: a sale's row from `open` to `sold` (its plays placed in their
-//! drawings' partitions) or `refused`, found by id or by the serial printed on it.
+//! drawings' partitions) or `refused`, found by id or by the serial printed on it; checked
+//! against the schema at build time.
 
 use chrono::{DateTime, NaiveDate, Utc};
 use domain::powerball::Board;
 use domain::serial::TicketSerial;
 use platform::AppError;
-use sqlx::postgres::PgRow;
-use sqlx::{PgPool, Row};
+use sqlx::PgPool;
 use uuid::Uuid;
 
-use crate::store::PowerballTicketState;
+use crate::store::{PowerballDrawState, PowerballTicketState};
 
 /// Where a ticket was sold.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -52,43 +52,58 @@ pub struct PowerballTicket {
     pub created_at: DateTime<Utc>,
 }
 
-const COLUMNS: &str =
-    "id, serial, channel, seller, sold_by, debit_account, whites, powerballs, quick_picks, power_play,
-    draws, cost_cents, first_draw, state, refusal, created_at";
+/// A ticket's columns as stored: its boards in two arrays, its serial as the number it is.
+struct TicketRow {
+    id: Uuid,
+    serial: i64,
+    channel: String,
+    seller: String,
+    sold_by: String,
+    debit_account: Uuid,
+    whites: Vec<i16>,
+    powerballs: Vec<i16>,
+    quick_picks: i16,
+    power_play: bool,
+    draws: i16,
+    cost_cents: i64,
+    first_draw: Option<NaiveDate>,
+    state: PowerballTicketState,
+    refusal: Option<String>,
+    created_at: DateTime<Utc>,
+}
 
-fn ticket_of(row: &PgRow) -> Result<PowerballTicket, AppError> {
-    let whites: Vec<i16> = row.try_get("whites")?;
-    let powerballs: Vec<i16> = row.try_get("powerballs")?;
-    let boards = whites
-        .chunks(5)
-        .zip(&powerballs)
-        .map(|(w, &pb)| {
-            let w: Vec<u8> = w.iter().filter_map(|&n| u8::try_from(n).ok()).collect();
-            Board::new(&w, u8::try_from(pb).unwrap_or(0)).map_err(|e| AppError::internal(e.to_string()))
+impl TryFrom<TicketRow> for PowerballTicket {
+    type Error = AppError;
+
+    fn try_from(row: TicketRow) -> Result<Self, AppError> {
+        let boards = row
+            .whites
+            .chunks(5)
+            .zip(&row.powerballs)
+            .map(|(w, &pb)| {
+                let w: Vec<u8> = w.iter().filter_map(|&n| u8::try_from(n).ok()).collect();
+                Board::new(&w, u8::try_from(pb).unwrap_or(0)).map_err(|e| AppError::internal(e.to_string()))
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(PowerballTicket {
+            id: row.id,
+            serial: TicketSerial::from_body(row.serial)
+                .ok_or_else(|| AppError::internal("a stored serial out of range"))?,
+            channel: if row.channel == "online" { Channel::Online } else { Channel::Terminal },
+            seller: row.seller,
+            sold_by: row.sold_by,
+            debit_account: row.debit_account,
+            boards,
+            quick_picks: row.quick_picks,
+            power_play: row.power_play,
+            draws: row.draws,
+            cost_cents: row.cost_cents,
+            first_draw: row.first_draw,
+            state: row.state,
+            refusal: row.refusal,
+            created_at: row.created_at,
         })
-        .collect::<Result<Vec<_>, _>>()?;
-    Ok(PowerballTicket {
-        id: row.try_get("id")?,
-        serial: TicketSerial::from_body(row.try_get("serial")?)
-            .ok_or_else(|| AppError::internal("a stored serial out of range"))?,
-        channel: if row.try_get::<&str, _>("channel")? == "online" {
-            Channel::Online
-        } else {
-            Channel::Terminal
-        },
-        seller: row.try_get("seller")?,
-        sold_by: row.try_get("sold_by")?,
-        debit_account: row.try_get("debit_account")?,
-        boards,
-        quick_picks: row.try_get("quick_picks")?,
-        power_play: row.try_get("power_play")?,
-        draws: row.try_get("draws")?,
-        cost_cents: row.try_get("cost_cents")?,
-        first_draw: row.try_get("first_draw")?,
-        state: PowerballTicketState::parse(row.try_get("state")?)?,
-        refusal: row.try_get("refusal")?,
-        created_at: row.try_get("created_at")?,
-    })
+    }
 }
 
 /// What recording a new ticket did.
@@ -106,25 +121,25 @@ pub enum Recorded {
 pub async fn insert_open(pool: &PgPool, ticket: &PowerballTicket) -> Result<Recorded, AppError> {
     let whites: Vec<i16> = ticket.boards.iter().flat_map(|b| b.whites.map(i16::from)).collect();
     let powerballs: Vec<i16> = ticket.boards.iter().map(|b| i16::from(b.powerball)).collect();
-    let inserted = sqlx::query(
+    let inserted = sqlx::query!(
         "INSERT INTO pb_tickets (id, serial, channel, seller, sold_by, debit_account, whites, powerballs, quick_picks,
                                  power_play, draws, cost_cents, state, created_at)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, 'open', $13)
          ON CONFLICT (id) DO NOTHING",
+        ticket.id,
+        ticket.serial.body(),
+        ticket.channel.as_str(),
+        &ticket.seller,
+        &ticket.sold_by,
+        ticket.debit_account,
+        &whites,
+        &powerballs,
+        ticket.quick_picks,
+        ticket.power_play,
+        ticket.draws,
+        ticket.cost_cents,
+        ticket.created_at
     )
-    .bind(ticket.id)
-    .bind(ticket.serial.body())
-    .bind(ticket.channel.as_str())
-    .bind(&ticket.seller)
-    .bind(&ticket.sold_by)
-    .bind(ticket.debit_account)
-    .bind(&whites)
-    .bind(&powerballs)
-    .bind(ticket.quick_picks)
-    .bind(ticket.power_play)
-    .bind(ticket.draws)
-    .bind(ticket.cost_cents)
-    .bind(ticket.created_at)
     .execute(pool)
     .await;
     match inserted {
@@ -137,35 +152,47 @@ pub async fn insert_open(pool: &PgPool, ticket: &PowerballTicket) -> Result<Reco
     }
 }
 
+/// Ticket `id`.
 pub async fn load(pool: &PgPool, id: Uuid) -> Result<Option<PowerballTicket>, AppError> {
-    sqlx::query(&format!("SELECT {COLUMNS} FROM pb_tickets WHERE id = $1"))
-        .bind(id)
-        .fetch_optional(pool)
-        .await?
-        .as_ref()
-        .map(ticket_of)
-        .transpose()
+    sqlx::query_as!(
+        TicketRow,
+        r#"SELECT id, serial, channel, seller, sold_by, debit_account, whites, powerballs, quick_picks, power_play,
+                  draws, cost_cents, first_draw, state AS "state: PowerballTicketState", refusal, created_at
+             FROM pb_tickets WHERE id = $1"#,
+        id
+    )
+    .fetch_optional(pool)
+    .await?
+    .map(PowerballTicket::try_from)
+    .transpose()
 }
 
+/// The ticket printed with `serial`.
 pub async fn load_by_serial(
     pool: &PgPool,
     serial: TicketSerial,
 ) -> Result<Option<PowerballTicket>, AppError> {
-    sqlx::query(&format!("SELECT {COLUMNS} FROM pb_tickets WHERE serial = $1"))
-        .bind(serial.body())
-        .fetch_optional(pool)
-        .await?
-        .as_ref()
-        .map(ticket_of)
-        .transpose()
+    sqlx::query_as!(
+        TicketRow,
+        r#"SELECT id, serial, channel, seller, sold_by, debit_account, whites, powerballs, quick_picks, power_play,
+                  draws, cost_cents, first_draw, state AS "state: PowerballTicketState", refusal, created_at
+             FROM pb_tickets WHERE serial = $1"#,
+        serial.body()
+    )
+    .fetch_optional(pool)
+    .await?
+    .map(PowerballTicket::try_from)
+    .transpose()
 }
 
 /// `open` → `refused` with the ledger's `code`; nothing was charged.
 pub async fn refuse_open(pool: &PgPool, id: Uuid, code: &str) -> Result<(), AppError> {
-    sqlx::query("UPDATE pb_tickets SET state = 'refused', refusal = $2, updated_at = now() WHERE id = $1 AND state = 'open'")
-        .bind(id)
-        .bind(code)
-        .execute(pool)
+    sqlx::query!(
+        "UPDATE pb_tickets SET state = 'refused', refusal = $2, updated_at = now() WHERE id = $1 AND state = 'open'",
+        id,
+        code
+    )
+    .execute(pool)
         .await?;
     Ok(())
 }
@@ -184,53 +211,63 @@ pub enum Placed {
 /// locks) freezes a wager set no sale joins afterwards.
 pub async fn place_plays(pool: &PgPool, id: Uuid, dates: &[NaiveDate]) -> Result<Placed, AppError> {
     let mut tx = pool.begin().await?;
-    let state: String = sqlx::query_scalar("SELECT state FROM pb_tickets WHERE id = $1 FOR UPDATE")
-        .bind(id)
-        .fetch_one(&mut *tx)
-        .await?;
-    if PowerballTicketState::parse(&state)? != PowerballTicketState::Open {
+    let state = sqlx::query_scalar!(
+        r#"SELECT state AS "state: PowerballTicketState" FROM pb_tickets WHERE id = $1 FOR UPDATE"#,
+        id
+    )
+    .fetch_one(&mut *tx)
+    .await?;
+    if state != PowerballTicketState::Open {
         return Ok(Placed::Done);
     }
-    let closed: Option<NaiveDate> = sqlx::query_scalar(
+    let closed = sqlx::query_scalar!(
         "SELECT max(draw_date) FROM (SELECT draw_date, state FROM pb_draws WHERE draw_date = ANY($1)
             ORDER BY draw_date FOR SHARE) d WHERE d.state <> 'scheduled'",
+        dates
     )
-    .bind(dates)
     .fetch_one(&mut *tx)
     .await?;
     if let Some(closed) = closed {
         return Ok(Placed::Closed(closed));
     }
-    sqlx::query(
+    sqlx::query!(
         "INSERT INTO pb_plays (draw_date, serial, board, w1, w2, w3, w4, w5, powerball, power_play, online)
          SELECT d, t.serial, b, t.whites[b * 5 - 4], t.whites[b * 5 - 3], t.whites[b * 5 - 2], t.whites[b * 5 - 1],
                 t.whites[b * 5], t.powerballs[b], t.power_play, t.channel = 'online'
            FROM pb_tickets t, unnest($2::date[]) d, generate_series(1, cardinality(t.powerballs)) b
           WHERE t.id = $1",
+        id,
+        dates
     )
-    .bind(id)
-    .bind(dates)
     .execute(&mut *tx)
     .await?;
-    sqlx::query("UPDATE pb_tickets SET state = 'sold', first_draw = $2, updated_at = now() WHERE id = $1")
-        .bind(id)
-        .bind(dates.first())
-        .execute(&mut *tx)
-        .await?;
+    sqlx::query!(
+        "UPDATE pb_tickets SET state = 'sold', first_draw = $2, updated_at = now() WHERE id = $1",
+        id,
+        dates.first()
+    )
+    .execute(&mut *tx)
+    .await?;
     tx.commit().await?;
     Ok(Placed::Done)
 }
 
-/// The query of tickets left `open` for longer than `$1` seconds (for the recovery pass).
-pub const STUCK: &str =
-    "SELECT id FROM pb_tickets WHERE state = 'open' AND updated_at < now() - make_interval(secs => $1)
-    ORDER BY updated_at LIMIT 500";
+/// Tickets left `open` for longer than `older_than`, oldest first (for the recovery pass).
+pub async fn stuck(pool: &PgPool, older_than: std::time::Duration) -> Result<Vec<Uuid>, AppError> {
+    Ok(sqlx::query_scalar!(
+        "SELECT id FROM pb_tickets WHERE state = 'open' AND updated_at < now() - make_interval(secs => $1)
+          ORDER BY updated_at LIMIT 500",
+        older_than.as_secs_f64()
+    )
+    .fetch_all(pool)
+    .await?)
+}
 
 /// A ticket's drawings with each one's state and what the ticket won in it.
 #[derive(Debug, Clone)]
 pub struct TicketDrawing {
     pub date: NaiveDate,
-    pub state: crate::store::PowerballDrawState,
+    pub state: PowerballDrawState,
     pub winning_boards: Vec<(i16, String, i64)>,
 }
 
@@ -240,35 +277,33 @@ pub async fn drawings_of(
     serial: TicketSerial,
     dates: &[NaiveDate],
 ) -> Result<Vec<TicketDrawing>, AppError> {
-    let rows = sqlx::query(
-        "SELECT d.draw_date, d.state,
-                coalesce(array_agg(w.board ORDER BY w.board) FILTER (WHERE w.board IS NOT NULL), '{}') AS boards,
-                coalesce(array_agg(w.tier ORDER BY w.board) FILTER (WHERE w.board IS NOT NULL), '{}') AS tiers,
-                coalesce(array_agg(w.prize_cents ORDER BY w.board) FILTER (WHERE w.board IS NOT NULL), '{}') AS prizes
-           FROM pb_draws d
-           LEFT JOIN pb_winners w ON w.draw_date = d.draw_date AND w.serial = $1 AND d.state IN ('settled', 'certified')
-          WHERE d.draw_date = ANY($2)
-          GROUP BY d.draw_date, d.state ORDER BY d.draw_date",
+    let rows = sqlx::query!(
+        r#"SELECT d.draw_date, d.state AS "state: PowerballDrawState",
+                  coalesce(array_agg(w.board ORDER BY w.board) FILTER (WHERE w.board IS NOT NULL), '{}') AS "boards!",
+                  coalesce(array_agg(w.tier ORDER BY w.board) FILTER (WHERE w.board IS NOT NULL), '{}') AS "tiers!",
+                  coalesce(array_agg(w.prize_cents ORDER BY w.board) FILTER (WHERE w.board IS NOT NULL), '{}')
+                      AS "prizes!"
+             FROM pb_draws d
+             LEFT JOIN pb_winners w ON w.draw_date = d.draw_date AND w.serial = $1 AND d.state IN ('settled', 'certified')
+            WHERE d.draw_date = ANY($2)
+            GROUP BY d.draw_date, d.state ORDER BY d.draw_date"#,
+        serial.body(),
+        dates
     )
-    .bind(serial.body())
-    .bind(dates)
     .fetch_all(pool)
     .await?;
-    rows.iter()
-        .map(|row| {
-            let boards: Vec<i16> = row.try_get("boards")?;
-            let tiers: Vec<String> = row.try_get("tiers")?;
-            let prizes: Vec<i64> = row.try_get("prizes")?;
-            Ok(TicketDrawing {
-                date: row.try_get("draw_date")?,
-                state: crate::store::PowerballDrawState::parse(row.try_get("state")?)?,
-                winning_boards: boards
-                    .into_iter()
-                    .zip(tiers)
-                    .zip(prizes)
-                    .map(|((b, t), p)| (b, t, p))
-                    .collect(),
-            })
+    Ok(rows
+        .into_iter()
+        .map(|row| TicketDrawing {
+            date: row.draw_date,
+            state: row.state,
+            winning_boards: row
+                .boards
+                .into_iter()
+                .zip(row.tiers)
+                .zip(row.prizes)
+                .map(|((b, t), p)| (b, t, p))
+                .collect(),
         })
-        .collect()
+        .collect())
 }
