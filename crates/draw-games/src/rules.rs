@@ -4,6 +4,7 @@
 
 use domain::keno::{BetOption, MAX_SPOTS, RuleError, pay_cents};
 use platform::AppError;
+use platform::codes;
 use serde_json::Value;
 
 use crate::views::PayTable;
@@ -11,10 +12,10 @@ use crate::views::PayTable;
 /// A rule broken by a ticket, as a 422 problem with a stable code.
 pub fn rule_error(e: &RuleError) -> AppError {
     let code = match e {
-        RuleError::SpotOutOfRange { .. } => "spot_out_of_range",
-        RuleError::DuplicateSpot { .. } => "duplicate_spot",
-        RuleError::SpotsNotAllowed { .. } => "spots_not_allowed",
-        RuleError::StakeOutOfRange { .. } => "stake_out_of_range",
+        RuleError::SpotOutOfRange { .. } => codes::SPOT_OUT_OF_RANGE,
+        RuleError::DuplicateSpot { .. } => codes::DUPLICATE_SPOT,
+        RuleError::SpotsNotAllowed { .. } => codes::SPOTS_NOT_ALLOWED,
+        RuleError::StakeOutOfRange { .. } => codes::STAKE_OUT_OF_RANGE,
     };
     AppError::unprocessable(code, e.to_string())
 }
@@ -61,11 +62,11 @@ pub fn pay_tables() -> Vec<PayTable> {
 pub fn powerball_rule_error(e: &domain::powerball::RuleError) -> AppError {
     use domain::powerball::RuleError as Pb;
     let code = match e {
-        Pb::WhiteCount(_) => "white_count",
-        Pb::WhiteOutOfRange(_) => "white_out_of_range",
-        Pb::DuplicateWhite(_) => "duplicate_white",
-        Pb::PowerballOutOfRange(_) => "powerball_out_of_range",
-        Pb::MultiplierNotInDrum(_) => "multiplier_not_in_drum",
+        Pb::WhiteCount(_) => codes::WHITE_COUNT,
+        Pb::WhiteOutOfRange(_) => codes::WHITE_OUT_OF_RANGE,
+        Pb::DuplicateWhite(_) => codes::DUPLICATE_WHITE,
+        Pb::PowerballOutOfRange(_) => codes::POWERBALL_OUT_OF_RANGE,
+        Pb::MultiplierNotInDrum(_) => codes::MULTIPLIER_NOT_IN_DRUM,
     };
     AppError::unprocessable(code, e.to_string())
 }

@@ -17,6 +17,7 @@ use axum::http::request::Parts;
 use chrono::{DateTime, Utc};
 use platform::AppError;
 use platform::auth::{Caller, Claims, Role, unauthenticated};
+use platform::codes;
 use sqlx::PgPool;
 use uuid::Uuid;
 
@@ -125,7 +126,7 @@ impl FromRequestParts<GatewayState> for PlayerSession {
 pub fn check_session(state: &GatewayState, claims: &Claims) -> Result<(), AppError> {
     match claims.sid {
         Some(sid) if state.ended_sessions.contains(&sid) => {
-            Err(unauthenticated("session_ended", "this session has ended; log in again"))
+            Err(unauthenticated(codes::SESSION_ENDED, "this session has ended; log in again"))
         }
         _ => Ok(()),
     }

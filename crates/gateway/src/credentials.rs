@@ -8,6 +8,7 @@ use argon2::Argon2;
 use argon2::password_hash::rand_core::OsRng;
 use argon2::password_hash::{PasswordHash, PasswordHasher, PasswordVerifier, SaltString};
 use platform::AppError;
+use platform::codes;
 use sha2::{Digest, Sha256};
 
 /// The shortest password accepted.
@@ -24,7 +25,7 @@ pub const MIN_PASSWORD_SCORE: zxcvbn::Score = zxcvbn::Score::Three;
 /// a username, nor an email's part before the `@`), and its strength by the estimator, told the
 /// login so that variations of it count as guessable.
 pub fn validate_password(password: &str, login: &str) -> Result<(), AppError> {
-    let weak = |why: String| AppError::unprocessable("weak_password", why);
+    let weak = |why: String| AppError::unprocessable(codes::WEAK_PASSWORD, why);
     let n = password.chars().count();
     if !(MIN_PASSWORD_CHARS..=MAX_PASSWORD_CHARS).contains(&n) {
         return Err(weak(format!("a password has {MIN_PASSWORD_CHARS} to {MAX_PASSWORD_CHARS} characters")));

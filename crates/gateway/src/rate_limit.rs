@@ -17,6 +17,7 @@ use axum::http::{HeaderValue, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use platform::AppError;
+use platform::codes;
 
 use crate::GatewayState;
 
@@ -106,7 +107,7 @@ fn too_many(wait: Duration, whose: &str, quota: Quota) -> Response {
     let seconds = wait.as_secs().saturating_add(1);
     let mut response = AppError::new(
         StatusCode::TOO_MANY_REQUESTS,
-        "rate_limited",
+        codes::RATE_LIMITED,
         format!("too many requests from this {whose}; slow down"),
     )
     .with_header(header::RETRY_AFTER, HeaderValue::from(seconds))

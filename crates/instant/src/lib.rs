@@ -28,6 +28,7 @@ use domain::instant::{GameDefinition, Report};
 use ledger_api::{AccountKind, LedgerClient};
 use platform::AppError;
 use platform::auth::TokenKeys;
+use platform::codes;
 use platform::config::Config;
 use platform::db::DbError;
 use platform::group_commit::{GroupCommit, InTransaction};
@@ -133,7 +134,7 @@ impl InstantState {
             .iter()
             .map(|(g, _)| g)
             .find(|g| g.number == number)
-            .ok_or_else(|| AppError::not_found("game_not_found", format!("no instant game {number}")))
+            .ok_or_else(|| AppError::not_found(codes::GAME_NOT_FOUND, format!("no instant game {number}")))
     }
 }
 

@@ -20,6 +20,7 @@ use std::sync::{Arc, Mutex};
 use axum::http::Method;
 use platform::AppError;
 use platform::auth::TokenKeys;
+use platform::codes;
 use platform::upstream::Upstream;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
@@ -196,7 +197,9 @@ impl LedgerClient {
             .iter()
             .find(|a| a.kind == AccountKind::PlayerWallet && a.currency.as_str() == "USD")
             .map(|a| a.id)
-            .ok_or_else(|| AppError::unprocessable("wallet_not_found", "this player has no USD wallet"))?;
+            .ok_or_else(|| {
+                AppError::unprocessable(codes::WALLET_NOT_FOUND, "this player has no USD wallet")
+            })?;
         let mut known = self.known.lock().map_err(AppError::internal)?;
         if known.len() >= CACHE_SIZE {
             known.clear();
@@ -376,14 +379,17 @@ mod tests {
 
     #[test]
     fn a_refusal_is_told_apart_from_an_unavailable_ledger() {
-        let refused = LedgerError::of(AppError::unprocessable("insufficient_funds", "no"));
+        let refused = LedgerError::of(AppError::unprocessable(codes::INSUFFICIENT_FUNDS, "no"));
         assert!(matches!(refused, LedgerError::Refused(_)));
         assert_eq!(refused.code(), "insufficient_funds");
-        let limited =
-            LedgerError::of(AppError::new(axum::http::StatusCode::TOO_MANY_REQUESTS, "rate_limited", "slow"));
+        let limited = LedgerError::of(AppError::new(
+            axum::http::StatusCode::TOO_MANY_REQUESTS,
+            codes::RATE_LIMITED,
+            "slow",
+        ));
         assert!(matches!(limited, LedgerError::Unavailable(_)));
         assert!(matches!(LedgerError::of(AppError::unavailable("down")), LedgerError::Unavailable(_)));
-        let raced = LedgerError::of(AppError::conflict("concurrent_update", "retry"));
+        let raced = LedgerError::of(AppError::conflict(codes::CONCURRENT_UPDATE, "retry"));
         assert!(matches!(raced, LedgerError::Unavailable(_)), "a lost race is not a refusal");
     }
 }

@@ -13,6 +13,7 @@
 use std::future::Future;
 
 use platform::AppError;
+use platform::codes;
 
 use crate::{LedgerClient, LedgerError, NewTransfer};
 
@@ -29,7 +30,7 @@ pub enum Reservation {
 
 /// The answer to every claim of a prize that is paid (or being paid to someone else).
 pub fn already_paid() -> AppError {
-    AppError::conflict("already_paid", "this ticket's prize has been paid")
+    AppError::conflict(codes::ALREADY_PAID, "this ticket's prize has been paid")
 }
 
 /// Runs the saga: `reserve`, then `move_money`, then `confirm` (true for the one request that

@@ -5,6 +5,7 @@
 
 use domain::{Amount, Currency};
 use platform::AppError;
+use platform::codes;
 use serde_json::Value;
 use uuid::Uuid;
 
@@ -61,7 +62,7 @@ impl Validate for NewAccountRequest {
     fn validate(self) -> Result<NewAccount, AppError> {
         let owner = self.owner.trim().to_owned();
         if owner.is_empty() || owner.len() > 200 {
-            return Err(AppError::unprocessable("invalid_owner", "owner must be 1 to 200 characters"));
+            return Err(AppError::unprocessable(codes::INVALID_OWNER, "owner must be 1 to 200 characters"));
         }
         let flags = AccountFlags {
             no_negative_balance: self.flags.no_negative_balance.unwrap_or(default_no_negative(self.kind)),
@@ -161,13 +162,16 @@ impl ValidateTransfer for TransferRequest {
         let amount = positive_amount(self.amount.ok_or_else(|| missing("amount"))?)?;
         let currency = parse_currency(self.currency.as_deref().ok_or_else(|| missing("currency"))?)?;
         if debit == credit {
-            return Err(AppError::unprocessable("same_account", "debit and credit accounts must differ"));
+            return Err(AppError::unprocessable(
+                codes::SAME_ACCOUNT,
+                "debit and credit accounts must differ",
+            ));
         }
         let op = if self.pending {
             let timeout_seconds = self.timeout_seconds.unwrap_or(DEFAULT_HOLD_TIMEOUT_SECONDS);
             if !(1..=MAX_HOLD_TIMEOUT_SECONDS).contains(&timeout_seconds) {
                 return Err(AppError::unprocessable(
-                    "invalid_timeout",
+                    codes::INVALID_TIMEOUT,
                     format!("timeout_seconds must be 1 to {MAX_HOLD_TIMEOUT_SECONDS}"),
                 ));
             }
@@ -175,7 +179,7 @@ impl ValidateTransfer for TransferRequest {
         } else {
             if self.timeout_seconds.is_some() {
                 return Err(AppError::unprocessable(
-                    "invalid_timeout",
+                    codes::INVALID_TIMEOUT,
                     "only a pending transfer has a timeout",
                 ));
             }
@@ -186,22 +190,23 @@ impl ValidateTransfer for TransferRequest {
 }
 
 fn invalid_transfer(detail: &str) -> AppError {
-    AppError::unprocessable("invalid_transfer", detail)
+    AppError::unprocessable(codes::INVALID_TRANSFER, detail)
 }
 
 fn missing(field: &str) -> AppError {
-    AppError::unprocessable("missing_field", format!("`{field}` is required"))
+    AppError::unprocessable(codes::MISSING_FIELD, format!("`{field}` is required"))
 }
 
 fn positive_amount(cents: i64) -> Result<Amount, AppError> {
     Amount::new(cents).map_err(|e| match e {
-        domain::MoneyError::TooLarge(_) => AppError::unprocessable("amount_too_large", e.to_string()),
-        _ => AppError::unprocessable("invalid_amount", e.to_string()),
+        domain::MoneyError::TooLarge(_) => AppError::unprocessable(codes::AMOUNT_TOO_LARGE, e.to_string()),
+        _ => AppError::unprocessable(codes::INVALID_AMOUNT, e.to_string()),
     })
 }
 
 fn parse_currency(code: &str) -> Result<Currency, AppError> {
-    code.parse().map_err(|e: domain::MoneyError| AppError::unprocessable("invalid_currency", e.to_string()))
+    code.parse()
+        .map_err(|e: domain::MoneyError| AppError::unprocessable(codes::INVALID_CURRENCY, e.to_string()))
 }
 
 fn validate_metadata(metadata: Option<Value>) -> Result<Value, AppError> {
@@ -209,12 +214,12 @@ fn validate_metadata(metadata: Option<Value>) -> Result<Value, AppError> {
         None | Some(Value::Null) => return Ok(Value::Object(Default::default())),
         Some(m @ Value::Object(_)) => m,
         Some(_) => {
-            return Err(AppError::unprocessable("invalid_metadata", "metadata must be a JSON object"));
+            return Err(AppError::unprocessable(codes::INVALID_METADATA, "metadata must be a JSON object"));
         }
     };
     if metadata.to_string().len() > MAX_METADATA_BYTES {
         return Err(AppError::unprocessable(
-            "invalid_metadata",
+            codes::INVALID_METADATA,
             format!("metadata must serialize to at most {MAX_METADATA_BYTES} bytes"),
         ));
     }

@@ -4,6 +4,7 @@ use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use platform::auth::{Allowed, Caller, Role, RoleSet};
+use platform::codes;
 use platform::openapi::Refused;
 use platform::{AppError, IdempotencyKey, Json, PageParams, Path, Query};
 use serde::Deserialize;
@@ -39,7 +40,7 @@ fn may_see(caller: &Caller, owner: &str) -> bool {
 }
 
 fn account_not_found(id: Uuid) -> AppError {
-    AppError::not_found("account_not_found", format!("account {id} does not exist"))
+    AppError::not_found(codes::ACCOUNT_NOT_FOUND, format!("account {id} does not exist"))
 }
 
 #[utoipa::path(
@@ -178,7 +179,7 @@ pub async fn create_batch(
 ) -> Result<Response, AppError> {
     if request.transfers.is_empty() || request.transfers.len() > MAX_BATCH {
         return Err(AppError::unprocessable(
-            "invalid_batch",
+            codes::INVALID_BATCH,
             format!("a batch holds 1 to {MAX_BATCH} transfers"),
         ));
     }
@@ -194,7 +195,7 @@ pub async fn create_batch(
         .collect::<Result<Vec<_>, _>>()?;
     if request.balances_of.len() > MAX_BATCH {
         return Err(AppError::unprocessable(
-            "invalid_batch",
+            codes::INVALID_BATCH,
             format!("a batch answers at most {MAX_BATCH} balances"),
         ));
     }
@@ -224,10 +225,9 @@ pub async fn get_transfer(
     Path(id): Path<Uuid>,
 ) -> Result<Json<Transfer>, AppError> {
     caller.require(READERS)?;
-    store::get_transfer(&state.pool, id)
-        .await?
-        .map(Json)
-        .ok_or_else(|| AppError::not_found("transfer_not_found", format!("transfer {id} does not exist")))
+    store::get_transfer(&state.pool, id).await?.map(Json).ok_or_else(|| {
+        AppError::not_found(codes::TRANSFER_NOT_FOUND, format!("transfer {id} does not exist"))
+    })
 }
 
 /// Money in from the outside world: cash clearing → the account.
@@ -275,18 +275,18 @@ async fn cash_movement(
     let currency = request
         .currency
         .parse()
-        .map_err(|e: domain::MoneyError| AppError::unprocessable("invalid_currency", e.to_string()))?;
+        .map_err(|e: domain::MoneyError| AppError::unprocessable(codes::INVALID_CURRENCY, e.to_string()))?;
     let clearing = store::cash_clearing_account(&state.pool, currency).await?;
     if request.account_id == clearing {
         return Err(AppError::unprocessable(
-            "same_account",
+            codes::SAME_ACCOUNT,
             "cannot deposit to or withdraw from cash clearing",
         ));
     }
     let (debit, credit) = match direction {
         Direction::In if request.pending || request.timeout_seconds.is_some() => {
             return Err(AppError::unprocessable(
-                "invalid_transfer",
+                codes::INVALID_TRANSFER,
                 "a deposit is posted when the money has arrived; only a withdrawal may be held",
             ));
         }

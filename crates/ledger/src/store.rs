@@ -5,9 +5,11 @@
 //! transfer or a whole batch is one round trip and one atomic statement. Its refusals arrive as
 //! `P0001` errors whose message is the stable code; [`db_error`] turns them into problems.
 
+use axum::http::StatusCode;
 use chrono::{DateTime, Utc};
 use domain::Currency;
 use platform::AppError;
+use platform::codes;
 use serde_json::Value;
 use sqlx::PgPool;
 use uuid::Uuid;
@@ -40,7 +42,7 @@ fn db_error(err: sqlx::Error) -> Failure {
             // one account may count (`Amount::MAX_ROW_TOTAL_CENTS`, ADR 0001).
             Some("22003" | "23514") => {
                 return Failure::Refused(AppError::unprocessable(
-                    "account_limit_reached",
+                    codes::ACCOUNT_LIMIT_REACHED,
                     "the transfer would take an account past the most it may hold or move",
                 ));
             }
@@ -61,7 +63,9 @@ fn refusal(pg: &sqlx::postgres::PgDatabaseError) -> AppError {
     let detail = pg.detail().unwrap_or("refused").to_owned();
     let context = pg.hint().and_then(|h| serde_json::from_str::<Value>(h).ok());
     let err = match code.as_str() {
-        "idempotency_conflict" | "hold_already_ended" | "append_only" => AppError::conflict(code, detail),
+        "idempotency_conflict" | "hold_already_ended" | "append_only" => {
+            AppError::relayed(StatusCode::CONFLICT, code, detail)
+        }
         "account_not_found"
         | "hold_not_found"
         | "duplicate_transfer_id"
@@ -70,7 +74,7 @@ fn refusal(pg: &sqlx::postgres::PgDatabaseError) -> AppError {
         | "insufficient_funds"
         | "amount_exceeds_hold"
         | "hold_expired"
-        | "hold_not_expired" => AppError::unprocessable(code, detail),
+        | "hold_not_expired" => AppError::relayed(StatusCode::UNPROCESSABLE_ENTITY, code, detail),
         _ => return AppError::internal(format!("unexpected ledger refusal {code}: {detail}")),
     };
     match context {
@@ -220,7 +224,7 @@ pub async fn create_transfers_reading(
                 Failure::Race if attempt < RACE_RETRIES => attempt += 1,
                 Failure::Race => {
                     return Err(AppError::conflict(
-                        "concurrent_update",
+                        codes::CONCURRENT_UPDATE,
                         "too many concurrent attempts; retry",
                     ));
                 }
@@ -421,7 +425,7 @@ pub async fn create_account(pool: &PgPool, new: &NewAccount) -> Result<(Account,
             && account.metadata == new.metadata;
         if !same {
             return Err(AppError::conflict(
-                "idempotency_conflict",
+                codes::IDEMPOTENCY_CONFLICT,
                 format!("account {} already exists with different fields", new.id),
             ));
         }

@@ -182,10 +182,10 @@ impl TokenKeys {
     pub fn verify(&self, token: &str) -> Result<Claims, AppError> {
         match jsonwebtoken::decode::<Claims>(token, &self.0.decoding, &self.0.validation) {
             Ok(data) => Ok(data.claims),
-            Err(e) if matches!(e.kind(), jsonwebtoken::errors::ErrorKind::ExpiredSignature) => {
-                Err(unauthenticated("token_expired", "the access token has expired; log in again"))
-            }
-            Err(_) => Err(unauthenticated("invalid_token", "the access token is not valid")),
+            Err(e) if matches!(e.kind(), jsonwebtoken::errors::ErrorKind::ExpiredSignature) => Err(
+                unauthenticated(crate::codes::TOKEN_EXPIRED, "the access token has expired; log in again"),
+            ),
+            Err(_) => Err(unauthenticated(crate::codes::INVALID_TOKEN, "the access token is not valid")),
         }
     }
 }
@@ -212,7 +212,7 @@ pub fn random_bytes<const N: usize>() -> [u8; N] {
 }
 
 /// A 401 with the `WWW-Authenticate` challenge RFC 9110 asks for.
-pub fn unauthenticated(code: &'static str, detail: &str) -> AppError {
+pub fn unauthenticated(code: crate::codes::CodeName, detail: &str) -> AppError {
     AppError::new(StatusCode::UNAUTHORIZED, code, detail)
         .with_header(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"))
 }
@@ -248,7 +248,7 @@ impl Caller {
 
 /// The 403 every refused role gets.
 pub fn forbidden() -> AppError {
-    AppError::new(StatusCode::FORBIDDEN, "forbidden", "your role may not do this")
+    AppError::new(StatusCode::FORBIDDEN, crate::codes::FORBIDDEN, "your role may not do this")
 }
 
 /// The bearer token of a request, if it carries one: the one parser of the `Authorization`
@@ -268,7 +268,7 @@ where
 
     async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
         let token = bearer_token(&parts.headers).ok_or_else(|| {
-            unauthenticated("unauthenticated", "send `Authorization: Bearer <access token>`")
+            unauthenticated(crate::codes::UNAUTHENTICATED, "send `Authorization: Bearer <access token>`")
         })?;
         TokenKeys::from_ref(state).verify(token).map(Caller)
     }

@@ -13,6 +13,8 @@ use axum::http::{HeaderName, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde::{Deserialize, Serialize};
 
+use crate::codes::{self, CodeName};
+
 /// The media type of every error body.
 pub const PROBLEM_JSON: &str = "application/problem+json";
 
@@ -52,8 +54,19 @@ pub struct AppError {
 pub struct ErrorCause(pub String);
 
 impl AppError {
-    /// An error with an explicit status and code.
-    pub fn new(status: StatusCode, code: impl Into<Cow<'static, str>>, detail: impl Into<String>) -> Self {
+    /// An error with an explicit status and a code of the catalogue.
+    pub fn new(status: StatusCode, code: CodeName, detail: impl Into<String>) -> Self {
+        Self::relayed(status, code.as_str(), detail)
+    }
+
+    /// An error whose code arrived as text: another service's problem passed on, or a rule's
+    /// refusal named by `domain`. Every code is still the catalogue's (the tests check each
+    /// problem they meet against it, `crate::testing::send`).
+    pub fn relayed(
+        status: StatusCode,
+        code: impl Into<Cow<'static, str>>,
+        detail: impl Into<String>,
+    ) -> Self {
         AppError {
             status,
             code: code.into(),
@@ -65,22 +78,22 @@ impl AppError {
     }
 
     /// 400: the request is malformed or a value is out of range.
-    pub fn bad_request(code: impl Into<Cow<'static, str>>, detail: impl Into<String>) -> Self {
+    pub fn bad_request(code: CodeName, detail: impl Into<String>) -> Self {
         Self::new(StatusCode::BAD_REQUEST, code, detail)
     }
 
     /// 404: the named thing does not exist.
-    pub fn not_found(code: impl Into<Cow<'static, str>>, detail: impl Into<String>) -> Self {
+    pub fn not_found(code: CodeName, detail: impl Into<String>) -> Self {
         Self::new(StatusCode::NOT_FOUND, code, detail)
     }
 
     /// 409: the request conflicts with what already happened.
-    pub fn conflict(code: impl Into<Cow<'static, str>>, detail: impl Into<String>) -> Self {
+    pub fn conflict(code: CodeName, detail: impl Into<String>) -> Self {
         Self::new(StatusCode::CONFLICT, code, detail)
     }
 
     /// 422: well-formed, but the rules refuse it (insufficient funds, currency mismatch, ...).
-    pub fn unprocessable(code: impl Into<Cow<'static, str>>, detail: impl Into<String>) -> Self {
+    pub fn unprocessable(code: CodeName, detail: impl Into<String>) -> Self {
         Self::new(StatusCode::UNPROCESSABLE_ENTITY, code, detail)
     }
 
@@ -88,7 +101,7 @@ impl AppError {
     pub fn internal(cause: impl std::fmt::Display) -> Self {
         Self::new(
             StatusCode::INTERNAL_SERVER_ERROR,
-            "internal",
+            codes::INTERNAL,
             "an internal error occurred; it has been logged",
         )
         .with_cause(cause)
@@ -108,7 +121,7 @@ impl AppError {
 
     /// 503: a dependency (the database, another service) is unavailable; retrying later is safe.
     pub fn unavailable(detail: impl Into<String>) -> Self {
-        Self::new(StatusCode::SERVICE_UNAVAILABLE, "unavailable", detail)
+        Self::new(StatusCode::SERVICE_UNAVAILABLE, codes::UNAVAILABLE, detail)
     }
 
     /// Attaches machine-readable facts about the failure.
@@ -226,7 +239,7 @@ mod tests {
 
     #[tokio::test]
     async fn renders_problem_json_with_stable_code() {
-        let response = AppError::unprocessable("insufficient_funds", "balance 5 is below 10")
+        let response = AppError::unprocessable(codes::INSUFFICIENT_FUNDS, "balance 5 is below 10")
             .with_context(serde_json::json!({"index": 3}))
             .into_response();
         assert_eq!(response.status(), StatusCode::UNPROCESSABLE_ENTITY);

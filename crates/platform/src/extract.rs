@@ -54,22 +54,22 @@ fn is_json(headers: &HeaderMap) -> bool {
 fn unsupported_media_type() -> AppError {
     AppError::new(
         StatusCode::UNSUPPORTED_MEDIA_TYPE,
-        "unsupported_media_type",
+        crate::codes::UNSUPPORTED_MEDIA_TYPE,
         "the body must be JSON with `Content-Type: application/json`",
     )
 }
 
 fn bytes_rejection(rejection: &BytesRejection) -> AppError {
     if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE {
-        AppError::new(StatusCode::PAYLOAD_TOO_LARGE, "body_too_large", rejection.body_text())
+        AppError::new(StatusCode::PAYLOAD_TOO_LARGE, crate::codes::BODY_TOO_LARGE, rejection.body_text())
     } else {
-        AppError::bad_request("unreadable_body", rejection.body_text())
+        AppError::bad_request(crate::codes::UNREADABLE_BODY, rejection.body_text())
     }
 }
 
 /// The one refusal of text holding U+0000.
 pub fn nul_in_text() -> AppError {
-    AppError::unprocessable("nul_in_text", "text may not contain the NUL character (U+0000)")
+    AppError::unprocessable(crate::codes::NUL_IN_TEXT, "text may not contain the NUL character (U+0000)")
 }
 
 /// True when a JSON text holds the escape `\u0000` (a NUL in a string or key; a raw NUL byte is
@@ -96,12 +96,14 @@ impl<T: Serialize> IntoResponse for Json<T> {
 fn json_rejection(rejection: &JsonRejection) -> AppError {
     match rejection {
         JsonRejection::JsonDataError(e) => {
-            AppError::new(StatusCode::UNPROCESSABLE_ENTITY, "invalid_body", e.body_text())
+            AppError::new(StatusCode::UNPROCESSABLE_ENTITY, crate::codes::INVALID_BODY, e.body_text())
         }
-        JsonRejection::JsonSyntaxError(e) => AppError::bad_request("malformed_json", e.body_text()),
+        JsonRejection::JsonSyntaxError(e) => {
+            AppError::bad_request(crate::codes::MALFORMED_JSON, e.body_text())
+        }
         JsonRejection::MissingJsonContentType(_) => unsupported_media_type(),
         JsonRejection::BytesRejection(e) => bytes_rejection(e),
-        other => AppError::bad_request("unreadable_body", other.body_text()),
+        other => AppError::bad_request(crate::codes::UNREADABLE_BODY, other.body_text()),
     }
 }
 
@@ -126,7 +128,7 @@ impl<T: DeserializeOwned + Send, S: Send + Sync> FromRequestParts<S> for Path<T>
 fn path_rejection(rejection: &PathRejection) -> AppError {
     match rejection {
         PathRejection::FailedToDeserializePathParams(e) => {
-            AppError::bad_request("invalid_path", e.body_text())
+            AppError::bad_request(crate::codes::INVALID_PATH, e.body_text())
         }
         other => AppError::internal(other.body_text()),
     }
@@ -151,7 +153,7 @@ impl<T: DeserializeOwned, S: Send + Sync> FromRequestParts<S> for Query<T> {
 }
 
 fn query_rejection(rejection: &QueryRejection) -> AppError {
-    AppError::bad_request("invalid_query", rejection.body_text())
+    AppError::bad_request(crate::codes::INVALID_QUERY, rejection.body_text())
 }
 
 /// The optional `Idempotency-Key` header of a POST that moves money (DESIGN §8).
@@ -178,7 +180,7 @@ impl<S: Send + Sync> FromRequestParts<S> for IdempotencyKey {
         match key {
             Some(key) => Ok(IdempotencyKey(Some(key.to_owned()))),
             None => Err(AppError::bad_request(
-                "invalid_idempotency_key",
+                crate::codes::INVALID_IDEMPOTENCY_KEY,
                 "Idempotency-Key must be 1 to 255 visible ASCII characters",
             )),
         }
@@ -189,9 +191,9 @@ impl IdempotencyKey {
     /// The key, which this request must carry (a purchase, a deal: anything a retry could
     /// otherwise make twice); 400 `missing_idempotency_key` without it.
     pub fn required(&self) -> Result<&str, AppError> {
-        self.0
-            .as_deref()
-            .ok_or_else(|| AppError::bad_request("missing_idempotency_key", "send an Idempotency-Key header"))
+        self.0.as_deref().ok_or_else(|| {
+            AppError::bad_request(crate::codes::MISSING_IDEMPOTENCY_KEY, "send an Idempotency-Key header")
+        })
     }
 
     /// The id a request is known by: the body's `id`, else one derived from the header (the key
@@ -208,12 +210,12 @@ impl IdempotencyKey {
             .map(|key| key.parse().unwrap_or_else(|_| uuid::Uuid::new_v5(namespace, key.as_bytes())));
         match (body_id, from_header) {
             (Some(a), Some(b)) if a != b => Err(AppError::bad_request(
-                "idempotency_key_mismatch",
+                crate::codes::IDEMPOTENCY_KEY_MISMATCH,
                 "the body's id and the Idempotency-Key header name different requests",
             )),
             (Some(id), _) | (None, Some(id)) => Ok(id),
             (None, None) => Err(AppError::bad_request(
-                "missing_idempotency_key",
+                crate::codes::MISSING_IDEMPOTENCY_KEY,
                 "send an Idempotency-Key header or an `id` in the body, so a retry cannot apply twice",
             )),
         }
@@ -234,7 +236,7 @@ impl IdempotencyKey {
             (Some(id), _) => Ok(id),
             (None, Some(key)) => Ok(uuid::Uuid::new_v5(namespace, format!("{key}#{index}").as_bytes())),
             (None, None) => Err(AppError::unprocessable(
-                "missing_field",
+                crate::codes::MISSING_FIELD,
                 "every transfer of a batch needs its own `id`, or the batch an Idempotency-Key header",
             )),
         }
@@ -261,9 +263,10 @@ impl PageParams {
         match self.limit {
             None => Ok(Self::DEFAULT_LIMIT),
             Some(n) if (1..=Self::MAX_LIMIT).contains(&n) => Ok(n),
-            Some(_) => {
-                Err(AppError::bad_request("invalid_limit", format!("limit must be 1 to {}", Self::MAX_LIMIT)))
-            }
+            Some(_) => Err(AppError::bad_request(
+                crate::codes::INVALID_LIMIT,
+                format!("limit must be 1 to {}", Self::MAX_LIMIT),
+            )),
         }
     }
 
@@ -279,7 +282,10 @@ impl PageParams {
             .as_deref()
             .map(|s| {
                 s.parse().map_err(|_| {
-                    AppError::bad_request("invalid_cursor", "`after` is not a cursor this listing gave")
+                    AppError::bad_request(
+                        crate::codes::INVALID_CURSOR,
+                        "`after` is not a cursor this listing gave",
+                    )
                 })
             })
             .transpose()

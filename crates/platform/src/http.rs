@@ -141,7 +141,7 @@ async fn refuse_oversized(req: Request, next: Next, body_limit: usize) -> Respon
     if declared.is_some_and(|n| n > u64::try_from(body_limit).unwrap_or(u64::MAX)) {
         return AppError::new(
             StatusCode::PAYLOAD_TOO_LARGE,
-            "body_too_large",
+            crate::codes::BODY_TOO_LARGE,
             format!("a request body may be at most {body_limit} bytes"),
         )
         .with_header(header::CONNECTION, HeaderValue::from_static("close"))
@@ -150,7 +150,7 @@ async fn refuse_oversized(req: Request, next: Next, body_limit: usize) -> Respon
     if req.uri().path_and_query().map_or(0, |pq| pq.as_str().len()) > MAX_URI_BYTES {
         return AppError::new(
             StatusCode::URI_TOO_LONG,
-            "uri_too_long",
+            crate::codes::URI_TOO_LONG,
             format!("a path and query may be at most {MAX_URI_BYTES} bytes"),
         )
         .into_response();
@@ -189,7 +189,7 @@ async fn deadline(req: Request, next: Next, timeout: Duration) -> Response {
         Ok(response) => response,
         Err(_) if !arrived.load(Ordering::Acquire) => AppError::new(
             StatusCode::REQUEST_TIMEOUT,
-            "body_timeout",
+            crate::codes::BODY_TIMEOUT,
             format!("the request's body did not arrive within {} ms", timeout.as_millis()),
         )
         .with_header(header::CONNECTION, HeaderValue::from_static("close"))
@@ -335,13 +335,13 @@ async fn record_metrics(req: Request, next: Next) -> Response {
 }
 
 async fn unknown_route() -> AppError {
-    AppError::not_found("route_not_found", "no such route")
+    AppError::not_found(crate::codes::ROUTE_NOT_FOUND, "no such route")
 }
 
 async fn method_not_allowed() -> AppError {
     AppError::new(
         StatusCode::METHOD_NOT_ALLOWED,
-        "method_not_allowed",
+        crate::codes::METHOD_NOT_ALLOWED,
         "this route does not take that method",
     )
 }

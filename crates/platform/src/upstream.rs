@@ -69,7 +69,7 @@ impl Upstream {
     fn unavailable(&self) -> AppError {
         AppError::new(
             StatusCode::SERVICE_UNAVAILABLE,
-            "upstream_unavailable",
+            crate::codes::UPSTREAM_UNAVAILABLE,
             format!("the {} service is not answering; retry later", self.name()),
         )
         .with_header(header::RETRY_AFTER, HeaderValue::from_static("1"))
@@ -127,7 +127,7 @@ impl Upstream {
         }
         match serde_json::from_slice::<Problem>(&bytes) {
             Ok(problem) => {
-                let err = AppError::new(status, problem.code, problem.detail);
+                let err = AppError::relayed(status, problem.code, problem.detail);
                 Err(match problem.context {
                     Some(context) => err.with_context(context),
                     None => err,

@@ -20,7 +20,7 @@ async fn flaky(State(calls): State<Arc<AtomicUsize>>) -> Result<platform::Json<V
 }
 
 async fn refuse() -> AppError {
-    AppError::unprocessable("insufficient_funds", "balance too low")
+    AppError::unprocessable(platform::codes::INSUFFICIENT_FUNDS, "balance too low")
 }
 
 async fn serve(calls: Arc<AtomicUsize>) -> String {

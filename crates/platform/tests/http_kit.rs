@@ -64,7 +64,7 @@ fn echo_router() -> Router {
         q.len().to_string()
     }
     async fn guarded() -> platform::AppError {
-        platform::auth::unauthenticated("unauthenticated", "send a token")
+        platform::auth::unauthenticated(platform::codes::UNAUTHENTICATED, "send a token")
     }
     Router::new()
         .route("/body", post(body))

@@ -6,6 +6,7 @@ use axum::response::Response;
 use domain::keno::Ticket;
 use domain::keno::math::{ParRow, par_sheet};
 use platform::auth::{Caller, Role};
+use platform::codes;
 use platform::openapi::Refused;
 use platform::{AppError, IdempotencyKey, Json, PageParams, Path, Query};
 use uuid::Uuid;
@@ -39,14 +40,15 @@ async fn visible<T: StoredTicket>(state: &DrawsState, caller: &Caller, id: Uuid)
     caller.require(&[Role::Player, Role::Operator, Role::Auditor, Role::Service])?;
     match tickets::load::<T>(&state.pool, id).await? {
         Some(ticket) if caller.role() != Role::Player || ticket.player() == caller.subject() => Ok(ticket),
-        _ => Err(AppError::not_found("ticket_not_found", format!("ticket {id} does not exist"))),
+        _ => Err(AppError::not_found(codes::TICKET_NOT_FOUND, format!("ticket {id} does not exist"))),
     }
 }
 
 /// A refused stake as the buyer hears it.
 fn stake_refused(refusal: Option<String>) -> AppError {
-    AppError::unprocessable(
-        refusal.unwrap_or_else(|| "stake_refused".to_owned()),
+    AppError::relayed(
+        axum::http::StatusCode::UNPROCESSABLE_ENTITY,
+        refusal.unwrap_or_else(|| codes::STAKE_REFUSED.as_str().to_owned()),
         "the stake could not be taken from your wallet",
     )
 }
@@ -165,7 +167,7 @@ pub async fn buy(
     let draws = request.draws.unwrap_or(1);
     if !(1..=state.settings.keno.max_draws).contains(&draws) {
         return Err(AppError::unprocessable(
-            "draws_out_of_range",
+            codes::DRAWS_OUT_OF_RANGE,
             format!("a ticket joins 1 to {} consecutive draws", state.settings.keno.max_draws),
         ));
     }
@@ -256,7 +258,7 @@ pub async fn get_draw(
     crate::store::keno_draws::get(&state.pool, number)
         .await?
         .map(|row| Json(DrawView::from(row)))
-        .ok_or_else(|| AppError::not_found("draw_not_found", format!("draw {number} does not exist")))
+        .ok_or_else(|| AppError::not_found(codes::DRAW_NOT_FOUND, format!("draw {number} does not exist")))
 }
 
 #[utoipa::path(

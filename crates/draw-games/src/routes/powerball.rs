@@ -8,6 +8,7 @@ use domain::powerball::schedule::SaleWindow;
 use domain::powerball::{Board, PowerPlayBalls};
 use domain::serial::TicketSerial;
 use platform::auth::{Caller, Role};
+use platform::codes;
 use platform::openapi::Refused;
 use platform::{AppError, IdempotencyKey, Json, PageParams, Path, Query};
 
@@ -128,7 +129,7 @@ fn draw_day(date: NaiveDate) -> Result<NaiveDate, AppError> {
         Ok(date)
     } else {
         Err(AppError::unprocessable(
-            "not_a_draw_day",
+            codes::NOT_A_DRAW_DAY,
             format!("{date} has no Powerball drawing (Monday, Wednesday and Saturday do)"),
         ))
     }
@@ -147,7 +148,7 @@ pub async fn get_powerball_draw(
 ) -> Result<Json<PowerballDrawView>, AppError> {
     let date = draw_day(date)?;
     let stored = drawings::get(&state.pool, date).await?.ok_or_else(|| {
-        AppError::not_found("drawing_not_found", format!("no Powerball drawing on {date} is on record"))
+        AppError::not_found(codes::DRAWING_NOT_FOUND, format!("no Powerball drawing on {date} is on record"))
     })?;
     Ok(Json(drawing_view(&state, &stored, None).await?))
 }
@@ -175,14 +176,14 @@ pub async fn set_powerball_grand_prize(
     let (advertised, cash) = (request.advertised_cents, request.cash_value_cents);
     if !(1..=domain::Amount::MAX_CENTS).contains(&advertised) || !(1..=advertised).contains(&cash) {
         return Err(AppError::unprocessable(
-            "invalid_grand_prize",
+            codes::INVALID_GRAND_PRIZE,
             "the advertised grand prize is positive, and its cash value positive and at most it",
         ));
     }
     let drawing = state.powerball.drawing_on(date);
     let settled = || {
         AppError::conflict(
-            "drawing_settled",
+            codes::DRAWING_SETTLED,
             format!("the {date} drawing is settled: its grand prize stands"),
         )
     };
@@ -200,7 +201,7 @@ pub async fn set_powerball_grand_prize(
     let drum = PowerPlayBalls::for_grand_prize(advertised);
     if now.results.as_ref().is_some_and(|r| !drum.balls().iter().any(|&(m, _)| m == r.multiplier)) {
         return Err(AppError::unprocessable(
-            "multiplier_not_in_drum",
+            codes::MULTIPLIER_NOT_IN_DRUM,
             "the results stand with the 10x, which a grand prize over $150 million takes out of the drum",
         ));
     }
@@ -210,7 +211,7 @@ pub async fn set_powerball_grand_prize(
 
 fn sales_closed_for(date: NaiveDate, closed_at: DateTime<Utc>, what: &str) -> AppError {
     AppError::conflict(
-        "sales_closed",
+        codes::SALES_CLOSED,
         format!("sales for {date} closed at {}: {what}", closed_at.to_rfc3339()),
     )
 }
@@ -300,14 +301,14 @@ fn slip_of(state: &DrawsState, request: &PowerballSaleRequest) -> Result<Slip, A
     let boards = u32::try_from(chosen.len()).unwrap_or(u32::MAX).saturating_add(request.quick_picks);
     if !(1..=settings.max_boards).contains(&boards) {
         return Err(AppError::unprocessable(
-            "invalid_board_count",
+            codes::INVALID_BOARD_COUNT,
             format!("a slip has 1 to {} boards, marked or quick picks", settings.max_boards),
         ));
     }
     let draws = request.draws.unwrap_or(1);
     if !(1..=settings.max_draws).contains(&draws) {
         return Err(AppError::unprocessable(
-            "draws_out_of_range",
+            codes::DRAWS_OUT_OF_RANGE,
             format!("a ticket enters 1 to {} consecutive drawings", settings.max_draws),
         ));
     }
@@ -334,7 +335,7 @@ pub async fn buy_powerball_online(
     if !state.settings.powerball.online_sales {
         return Err(AppError::new(
             StatusCode::FORBIDDEN,
-            "online_sales_off",
+            codes::ONLINE_SALES_OFF,
             "this lottery sells Powerball at retailers' terminals only",
         ));
     }
@@ -343,8 +344,9 @@ pub async fn buy_powerball_online(
     let seller = Seller::Online { player: caller.subject().to_owned() };
     let (view, created) = powerball_sales::sell(&state, &seller, key, &slip).await?;
     if view.state == "refused" {
-        return Err(AppError::unprocessable(
-            view.refusal.unwrap_or_else(|| "stake_refused".to_owned()),
+        return Err(AppError::relayed(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            view.refusal.unwrap_or_else(|| codes::STAKE_REFUSED.as_str().to_owned()),
             "the ticket's cost could not be taken from your wallet",
         ));
     }
@@ -392,9 +394,9 @@ pub async fn get_powerball_ticket(
     Path(serial): Path<String>,
 ) -> Result<Json<PowerballTicketView>, AppError> {
     caller.require(&[Role::Player, Role::Retailer, Role::Operator, Role::Auditor, Role::Service])?;
-    let serial =
-        TicketSerial::parse(&serial).map_err(|e| AppError::unprocessable("invalid_serial", e.to_string()))?;
-    let not_found = || AppError::not_found("ticket_not_found", "no ticket has this serial");
+    let serial = TicketSerial::parse(&serial)
+        .map_err(|e| AppError::unprocessable(codes::INVALID_SERIAL, e.to_string()))?;
+    let not_found = || AppError::not_found(codes::TICKET_NOT_FOUND, "no ticket has this serial");
     let ticket = tickets::load_by_serial(&state.pool, serial).await?.ok_or_else(not_found)?;
     let visible = match caller.role() {
         Role::Player => ticket.channel == tickets::Channel::Online && ticket.seller == caller.subject(),

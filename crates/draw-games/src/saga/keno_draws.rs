@@ -20,6 +20,7 @@ use chrono::{DateTime, Utc};
 use domain::keno::{Draw, Ticket, settle};
 use ledger_api::NewTransfer;
 use platform::AppError;
+use platform::codes;
 use rand::SeedableRng;
 use rand_chacha::ChaCha20Rng;
 use serde::Serialize;
@@ -101,7 +102,7 @@ fn draw_step_id(number: i64, step: &str) -> Uuid {
 pub async fn settle_draw(state: &DrawsState, number: i64) -> Result<(), AppError> {
     let outcome = draws::outcome(&state.pool, number)
         .await?
-        .ok_or_else(|| AppError::not_found("draw_not_found", format!("no draw {number}")))?;
+        .ok_or_else(|| AppError::not_found(codes::DRAW_NOT_FOUND, format!("no draw {number}")))?;
     if outcome.state != DrawState::Drawn {
         return Ok(());
     }

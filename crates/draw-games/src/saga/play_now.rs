@@ -21,6 +21,7 @@ use chrono::SubsecRound;
 use domain::keno::{Draw, Ticket, settle};
 use ledger_api::NewTransfer;
 use platform::AppError;
+use platform::codes;
 use platform::group_commit::BatchRun;
 use rand::SeedableRng;
 use rand_chacha::ChaCha20Rng;
@@ -110,7 +111,7 @@ pub async fn play(
     if (&existing.option, &existing.spots, existing.tickets)
         != (&recorded.option, &recorded.spots, recorded.tickets)
     {
-        return Err(AppError::conflict("idempotency_conflict", "this key bought a different ticket"));
+        return Err(AppError::conflict(codes::IDEMPOTENCY_CONFLICT, "this key bought a different ticket"));
     }
     Ok((settle_recorded(state, existing).await?, false))
 }
@@ -133,7 +134,7 @@ struct OutcomeRecord<'a> {
 pub async fn drive(state: &DrawsState, id: Uuid) -> Result<TicketView, AppError> {
     let ticket = tickets::load::<PlayNowTicket>(&state.pool, id)
         .await?
-        .ok_or_else(|| AppError::not_found("ticket_not_found", "no such ticket"))?;
+        .ok_or_else(|| AppError::not_found(codes::TICKET_NOT_FOUND, "no such ticket"))?;
     settle_recorded(state, ticket).await
 }
 

@@ -17,6 +17,7 @@ use domain::serial::TicketSerial;
 use ledger_api::payout::{self, Reservation};
 use ledger_api::{AccountKind, NewTransfer};
 use platform::AppError;
+use platform::codes;
 use serde_json::json;
 use uuid::Uuid;
 
@@ -62,26 +63,26 @@ pub async fn claim(
     counter: &Counter,
     key: Option<&str>,
 ) -> Result<(Claim, bool), AppError> {
-    let serial =
-        TicketSerial::parse(serial).map_err(|e| AppError::unprocessable("invalid_serial", e.to_string()))?;
+    let serial = TicketSerial::parse(serial)
+        .map_err(|e| AppError::unprocessable(codes::INVALID_SERIAL, e.to_string()))?;
     let ticket = tickets::load_by_serial(&state.pool, serial)
         .await?
-        .ok_or_else(|| AppError::not_found("ticket_not_found", "no ticket has this serial"))?;
+        .ok_or_else(|| AppError::not_found(codes::TICKET_NOT_FOUND, "no ticket has this serial"))?;
     let date = match date {
         Some(date) => date,
         None => match claims::earliest_unpaid(&state.pool, serial.body()).await? {
             Some(date) => date,
             None => ticket
                 .first_draw
-                .ok_or_else(|| AppError::unprocessable("not_a_winner", "this ticket wins nothing"))?,
+                .ok_or_else(|| AppError::unprocessable(codes::NOT_A_WINNER, "this ticket wins nothing"))?,
         },
     };
     let drawing = drawings::get(&state.pool, date).await?.ok_or_else(|| {
-        AppError::not_found("drawing_not_found", format!("no Powerball drawing on {date} is on record"))
+        AppError::not_found(codes::DRAWING_NOT_FOUND, format!("no Powerball drawing on {date} is on record"))
     })?;
     if drawing.state != PowerballDrawState::Certified {
         return Err(AppError::conflict(
-            "drawing_not_certified",
+            codes::DRAWING_NOT_CERTIFIED,
             format!(
                 "the {date} drawing is {}: prizes are payable once it is certified",
                 drawing.state.as_str()
@@ -112,7 +113,7 @@ pub async fn claim(
     let boards = claims::winning_boards(&state.pool, serial.body(), date).await?;
     if boards.is_empty() {
         return Err(AppError::unprocessable(
-            "not_a_winner",
+            codes::NOT_A_WINNER,
             format!("this ticket wins nothing in the {date} drawing"),
         ));
     }
@@ -121,7 +122,7 @@ pub async fn claim(
     }
     if state.clock.now().date_naive() > claim_deadline(state, date) || boards.iter().any(|b| b.expired) {
         return Err(AppError::conflict(
-            "claim_expired",
+            codes::CLAIM_EXPIRED,
             format!("prizes of the {date} drawing could be claimed until {}", claim_deadline(state, date)),
         ));
     }
@@ -132,13 +133,13 @@ pub async fn claim(
         Counter::Terminal { terminal, .. } => {
             if ticket.channel == Channel::Online {
                 return Err(AppError::conflict(
-                    "paid_to_wallet",
+                    codes::PAID_TO_WALLET,
                     "an online ticket's prizes are paid to its wallet (from $600, at the lottery office)",
                 ));
             }
             if prize > limit {
                 return Err(AppError::conflict(
-                    "claim_at_office",
+                    codes::CLAIM_AT_OFFICE,
                     format!("a prize above ${} is claimed at the lottery office", limit / 100),
                 ));
             }
@@ -174,9 +175,9 @@ pub async fn claim(
             domain::prizes::check_claimant(&claimant.name, claimant.tin_last4.as_deref(), tax.w2g).map_err(
                 |e| {
                     let code = if e == domain::prizes::ClaimantError::TinRequired {
-                        "claimant_tin_required"
+                        codes::CLAIMANT_TIN_REQUIRED
                     } else {
-                        "invalid_claimant"
+                        codes::INVALID_CLAIMANT
                     };
                     AppError::unprocessable(code, e.to_string())
                 },

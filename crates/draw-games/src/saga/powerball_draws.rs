@@ -22,6 +22,7 @@ use domain::powerball::PowerPlayBalls;
 use domain::powerball::drawing::{Results, TierResult};
 use ledger_api::NewTransfer;
 use platform::AppError;
+use platform::codes;
 use rand::SeedableRng;
 use rand_chacha::ChaCha20Rng;
 use serde::Serialize;
@@ -213,18 +214,18 @@ pub async fn enter_results(
 ) -> Result<Entry, AppError> {
     let mut tx = state.pool.begin().await?;
     let Some((drawing, entries)) = result_entries::lock_for_entry(&mut tx, date).await? else {
-        return Err(AppError::not_found("drawing_not_found", format!("no Powerball drawing on {date}")));
+        return Err(AppError::not_found(codes::DRAWING_NOT_FOUND, format!("no Powerball drawing on {date}")));
     };
     if drawing.results_mode != ResultsMode::Entered {
         return Err(AppError::conflict(
-            "results_are_drawn",
+            codes::RESULTS_ARE_DRAWN,
             format!("the {date} drawing's results are drawn by the service"),
         ));
     }
     match drawing.state {
         PowerballDrawState::Scheduled => {
             return Err(AppError::conflict(
-                "drawing_not_closed",
+                codes::DRAWING_NOT_CLOSED,
                 format!(
                     "the {date} drawing's sales close at {}; results follow the close",
                     drawing.sales_close_at.to_rfc3339()
@@ -233,14 +234,14 @@ pub async fn enter_results(
         }
         PowerballDrawState::Closed if drawing.export_sha256.is_none() => {
             return Err(AppError::conflict(
-                "drawing_not_closed",
+                codes::DRAWING_NOT_CLOSED,
                 format!("the {date} drawing's wager set is still being frozen"),
             ));
         }
         PowerballDrawState::Closed => {}
         _ => {
             return Err(AppError::conflict(
-                "results_stand",
+                codes::RESULTS_STAND,
                 format!("the {date} drawing's results already stand"),
             ));
         }
@@ -255,7 +256,7 @@ pub async fn enter_results(
     };
     if first.entered_by == operator {
         return Err(AppError::conflict(
-            "second_operator_required",
+            codes::SECOND_OPERATOR_REQUIRED,
             "these results wait for a different operator's entry (dual control)",
         ));
     }
@@ -271,7 +272,7 @@ pub async fn enter_results(
         tx.commit().await?;
         tracing::warn!(%date, first = %first.entered_by, second = operator, "Powerball results entries disagree");
         return Err(AppError::conflict(
-            "results_mismatch",
+            codes::RESULTS_MISMATCH,
             "the two entries of the results disagree: both are discarded and logged; enter them again",
         ));
     }
@@ -359,15 +360,15 @@ pub async fn certify(
     verified: &[TierResult],
     at: chrono::DateTime<chrono::Utc>,
 ) -> Result<Verification, AppError> {
-    let drawing = drawings::get(pool, date)
-        .await?
-        .ok_or_else(|| AppError::not_found("drawing_not_found", format!("no Powerball drawing on {date}")))?;
+    let drawing = drawings::get(pool, date).await?.ok_or_else(|| {
+        AppError::not_found(codes::DRAWING_NOT_FOUND, format!("no Powerball drawing on {date}"))
+    })?;
     // A certified drawing is checked again without a change (a repeated command, an auditor's
     // later check); anything else but a settled one has nothing to compare yet, or is stopped.
     let recheck = drawing.state == PowerballDrawState::Certified;
     if drawing.state != PowerballDrawState::Settled && !recheck {
         return Err(AppError::conflict(
-            "drawing_not_settled",
+            codes::DRAWING_NOT_SETTLED,
             format!("the {date} drawing is {}: only a settled drawing is certified", drawing.state.as_str()),
         ));
     }

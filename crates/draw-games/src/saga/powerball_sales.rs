@@ -22,6 +22,7 @@ use domain::powerball::{Board, slip_cents};
 use domain::serial::TicketSerial;
 use ledger_api::{AccountKind, LedgerError, NewTransfer};
 use platform::AppError;
+use platform::codes;
 use rand::SeedableRng;
 use rand_chacha::ChaCha20Rng;
 use serde_json::json;
@@ -71,7 +72,7 @@ pub async fn sell(
             && existing.power_play == slip.power_play
             && u32::try_from(existing.draws).ok() == Some(slip.draws);
         if !same {
-            return Err(AppError::conflict("idempotency_conflict", "this key sold a different slip"));
+            return Err(AppError::conflict(codes::IDEMPOTENCY_CONFLICT, "this key sold a different slip"));
         }
         return Ok((drive(state, id).await?, false));
     }
@@ -79,7 +80,7 @@ pub async fn sell(
     let now = state.clock.now();
     if let SaleWindow::Closed { closing, resumes_at } = state.powerball.sale_window(now) {
         return Err(AppError::conflict(
-            "sales_closed",
+            codes::SALES_CLOSED,
             format!(
                 "Powerball sales closed at {} for the {} drawing; they resume at {}",
                 closing.sales_close.to_rfc3339(),
@@ -134,7 +135,7 @@ pub async fn sell(
 pub async fn drive(state: &DrawsState, id: Uuid) -> Result<PowerballTicketView, AppError> {
     let ticket = tickets::load(&state.pool, id)
         .await?
-        .ok_or_else(|| AppError::not_found("ticket_not_found", "no such ticket"))?;
+        .ok_or_else(|| AppError::not_found(codes::TICKET_NOT_FOUND, "no such ticket"))?;
     if ticket.state == PowerballTicketState::Open {
         let cost = NewTransfer::new(
             Uuid::new_v5(&DRAWS_NAMESPACE, format!("powerball-ticket/{id}/cost").as_bytes()),

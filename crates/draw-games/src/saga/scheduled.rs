@@ -19,6 +19,7 @@ use chrono::SubsecRound;
 use domain::keno::Ticket;
 use ledger_api::{LedgerError, NewTransfer};
 use platform::AppError;
+use platform::codes;
 use serde_json::json;
 use uuid::Uuid;
 
@@ -64,7 +65,10 @@ pub async fn buy(
             if (&existing.option, &existing.spots, existing.tickets, existing.draws)
                 != (&option, &spots, count, draws)
             {
-                return Err(AppError::conflict("idempotency_conflict", "this key bought a different ticket"));
+                return Err(AppError::conflict(
+                    codes::IDEMPOTENCY_CONFLICT,
+                    "this key bought a different ticket",
+                ));
             }
             false
         }
@@ -92,7 +96,7 @@ pub async fn buy(
 pub async fn drive(state: &DrawsState, id: Uuid) -> Result<DrawTicketView, AppError> {
     let ticket = tickets::load::<DrawTicket>(&state.pool, id)
         .await?
-        .ok_or_else(|| AppError::not_found("ticket_not_found", "no such ticket"))?;
+        .ok_or_else(|| AppError::not_found(codes::TICKET_NOT_FOUND, "no such ticket"))?;
     if ticket.state == DrawTicketState::Open {
         let stake = NewTransfer::new(
             Uuid::new_v5(&DRAWS_NAMESPACE, format!("keno-draw-ticket/{id}/stake").as_bytes()),

@@ -5,6 +5,7 @@ use axum::extract::{Request, State};
 use axum::response::{IntoResponse, Response};
 use platform::AppError;
 use platform::auth::Role;
+use platform::codes;
 
 use crate::GatewayState;
 use crate::auth::Authenticated;
@@ -85,7 +86,7 @@ pub(super) async fn live_stream(State(state): State<GatewayState>, request: Requ
             None => {
                 return AppError::new(
                     axum::http::StatusCode::TOO_MANY_REQUESTS,
-                    "too_many_streams",
+                    codes::TOO_MANY_STREAMS,
                     format!(
                         "this address has {} live streams open, the most it may; close one first",
                         state.streams.per_address
@@ -126,7 +127,11 @@ pub(super) async fn ship_pack(
     caller.require(&[Role::Operator])?;
     let (parts, body) = request.into_parts();
     let bytes = axum::body::to_bytes(body, state.body_limit).await.map_err(|_| {
-        AppError::new(axum::http::StatusCode::PAYLOAD_TOO_LARGE, "body_too_large", "the body is too large")
+        AppError::new(
+            axum::http::StatusCode::PAYLOAD_TOO_LARGE,
+            codes::BODY_TOO_LARGE,
+            "the body is too large",
+        )
     })?;
     // A body that is not an assignment is the service's to refuse, with its own problem.
     if let Some(retailer) = serde_json::from_slice::<serde_json::Value>(&bytes)
@@ -138,7 +143,7 @@ pub(super) async fn ship_pack(
             Err(_) => false,
         };
         if !known {
-            return Err(AppError::unprocessable("retailer_not_found", "no retailer has that id"));
+            return Err(AppError::unprocessable(codes::RETAILER_NOT_FOUND, "no retailer has that id"));
         }
     }
     let request = Request::from_parts(parts, axum::body::Body::from(bytes));

@@ -2,6 +2,7 @@
 
 use axum::extract::State;
 use axum::http::{HeaderName, HeaderValue, StatusCode};
+use platform::codes;
 use platform::openapi::Refused;
 use platform::{AppError, Json};
 
@@ -67,7 +68,8 @@ pub async fn logout(
     State(state): State<GatewayState>,
     caller: Authenticated,
 ) -> Result<StatusCode, AppError> {
-    let sid = caller.0.sid.ok_or_else(|| AppError::bad_request("no_session", "this token has no session"))?;
+    let sid =
+        caller.0.sid.ok_or_else(|| AppError::bad_request(codes::NO_SESSION, "this token has no session"))?;
     end_sessions(&state, &caller.0.sub, Some(sid), "logout").await?;
     Ok(StatusCode::NO_CONTENT)
 }

@@ -29,6 +29,7 @@ use axum::http::{HeaderMap, Method, StatusCode};
 use chrono::Utc;
 use domain::{Amount, Currency};
 use ledger_api::LedgerError;
+use platform::codes;
 use platform::webhook::SIGNATURE_HEADER;
 use platform::{AppError, IdempotencyKey};
 use serde_json::{Value, json};
@@ -47,22 +48,22 @@ use crate::{GATEWAY_NAMESPACE, GatewayState};
 /// Checks a request's amount and currency before anything is recorded.
 fn checked(request: &PaymentRequest) -> Result<(Amount, Currency), AppError> {
     let amount = Amount::new(request.amount).map_err(|e| match e {
-        domain::MoneyError::TooLarge(_) => AppError::unprocessable("amount_too_large", e.to_string()),
-        _ => AppError::unprocessable("invalid_amount", "amount must be greater than zero"),
+        domain::MoneyError::TooLarge(_) => AppError::unprocessable(codes::AMOUNT_TOO_LARGE, e.to_string()),
+        _ => AppError::unprocessable(codes::INVALID_AMOUNT, "amount must be greater than zero"),
     })?;
     let currency: Currency = request
         .currency
         .parse()
-        .map_err(|e: domain::MoneyError| AppError::unprocessable("invalid_currency", e.to_string()))?;
+        .map_err(|e: domain::MoneyError| AppError::unprocessable(codes::INVALID_CURRENCY, e.to_string()))?;
     // Wallets are in US dollars.
     if currency != Currency::USD {
-        return Err(AppError::unprocessable("unsupported_currency", "payments are in USD"));
+        return Err(AppError::unprocessable(codes::UNSUPPORTED_CURRENCY, "payments are in USD"));
     }
     if let Some(method) = &request.payment_method
         && !(1..=200).contains(&method.len())
     {
         return Err(AppError::unprocessable(
-            "invalid_payment_method",
+            codes::INVALID_PAYMENT_METHOD,
             "payment_method is 1 to 200 characters",
         ));
     }
@@ -75,7 +76,7 @@ fn refuse_excluded(player: &Player) -> Result<(), AppError> {
     match player.self_excluded_until {
         Some(until) if until > Utc::now() => Err(AppError::new(
             StatusCode::FORBIDDEN,
-            "self_excluded",
+            codes::SELF_EXCLUDED,
             format!("you are excluded from play until {until}"),
         )),
         _ => Ok(()),
@@ -93,7 +94,10 @@ async fn existing_intent(
     };
     let view = PaymentView::from(&row);
     if view.amount != intent.amount.cents() || view.currency != intent.currency.as_str() {
-        return Err(AppError::conflict("idempotency_conflict", "this key made a payment of another amount"));
+        return Err(AppError::conflict(
+            codes::IDEMPOTENCY_CONFLICT,
+            "this key made a payment of another amount",
+        ));
     }
     Ok(Some(view))
 }
@@ -249,7 +253,7 @@ async fn within_limits(
         let cap = limit.amount.unwrap_or(i64::MAX);
         if used.saturating_add(amount.cents()) > cap {
             return Err(AppError::unprocessable(
-                "deposit_limit_exceeded",
+                codes::DEPOSIT_LIMIT_EXCEEDED,
                 format!("this deposit would pass your {} limit", limit.period.as_str()),
             )
             .with_context(json!({"period": limit.period, "limit": cap, "used": used})));
@@ -282,24 +286,24 @@ fn verified_event(
         .payments
         .webhook_secret
         .verify(signature, body, Utc::now().timestamp(), state.payments.tolerance_seconds)
-        .map_err(|e| AppError::new(StatusCode::UNAUTHORIZED, "invalid_signature", e.to_string()))?;
+        .map_err(|e| AppError::new(StatusCode::UNAUTHORIZED, codes::INVALID_SIGNATURE, e.to_string()))?;
     if platform::extract::has_escaped_nul(body) {
         return Err(platform::extract::nul_in_text());
     }
     let event: PaymentEvent = serde_json::from_slice(body)
-        .map_err(|e| AppError::unprocessable("invalid_body", format!("not a payment event: {e}")))?;
+        .map_err(|e| AppError::unprocessable(codes::INVALID_BODY, format!("not a payment event: {e}")))?;
     let succeeded = match event.kind.as_str() {
         "payment.succeeded" => true,
         "payment.failed" => false,
         other => {
             return Err(AppError::unprocessable(
-                "unknown_event",
+                codes::UNKNOWN_EVENT,
                 format!("event type {other:?} is not one we handle"),
             ));
         }
     };
     if !(1..=200).contains(&event.id.len()) {
-        return Err(AppError::unprocessable("invalid_body", "an event id is 1 to 200 characters"));
+        return Err(AppError::unprocessable(codes::INVALID_BODY, "an event id is 1 to 200 characters"));
     }
     Ok((event, succeeded))
 }
@@ -311,9 +315,9 @@ pub(crate) async fn payment_of(
     id: Uuid,
 ) -> Result<PaymentView, AppError> {
     let player = the_player(state, caller).await?;
-    let row = store::get_of_player(&state.pool, id, player.id)
-        .await?
-        .ok_or_else(|| AppError::not_found("payment_not_found", format!("payment {id} does not exist")))?;
+    let row = store::get_of_player(&state.pool, id, player.id).await?.ok_or_else(|| {
+        AppError::not_found(codes::PAYMENT_NOT_FOUND, format!("payment {id} does not exist"))
+    })?;
     Ok(PaymentView::from(&row))
 }
 
@@ -327,13 +331,13 @@ pub(crate) async fn take_event(
     let (event, succeeded) = verified_event(state, headers, body)?;
     let mut tx = state.pool.begin().await?;
     let row = store::lock(&mut tx, event.payment_id).await?.ok_or_else(|| {
-        AppError::not_found("payment_not_found", format!("payment {} does not exist", event.payment_id))
+        AppError::not_found(codes::PAYMENT_NOT_FOUND, format!("payment {} does not exist", event.payment_id))
     })?;
     let view = PaymentView::from(&row);
     let fresh = store::record_event(&mut tx, &event.id, event.payment_id, &event.kind).await?;
     if fresh && (event.amount, event.currency.as_str()) != (view.amount, view.currency.as_str()) {
         return Err(AppError::unprocessable(
-            "event_mismatch",
+            codes::EVENT_MISMATCH,
             "the event's amount or currency is not the payment's",
         ));
     }

@@ -5,6 +5,7 @@ use chrono::{DateTime, Months, Utc};
 use domain::eligibility::{MAXIMUM_AGE_YEARS, MINIMUM_AGE_YEARS, is_of_playing_age, is_plausible_birth_date};
 use platform::AppError;
 use platform::auth::Role;
+use platform::codes;
 use uuid::Uuid;
 
 use crate::GatewayState;
@@ -27,26 +28,26 @@ fn valid_email(email: &str) -> bool {
 }
 
 fn email_taken() -> AppError {
-    AppError::conflict("email_taken", "an account with that email already exists")
+    AppError::conflict(codes::EMAIL_TAKEN, "an account with that email already exists")
 }
 
 /// Registers a player with a wallet; K.A.R. 111-5-24(c) refuses those under 18.
 pub(crate) async fn register(state: &GatewayState, request: Registration) -> Result<Player, AppError> {
     let email = request.email.trim().to_lowercase();
     if !valid_email(&email) {
-        return Err(AppError::unprocessable("invalid_email", "that is not an email address"));
+        return Err(AppError::unprocessable(codes::INVALID_EMAIL, "that is not an email address"));
     }
     validate_password(&request.password, &email)?;
     let today = Utc::now().date_naive();
     if !is_plausible_birth_date(request.date_of_birth, today) {
         return Err(AppError::unprocessable(
-            "invalid_date_of_birth",
+            codes::INVALID_DATE_OF_BIRTH,
             format!("a date of birth is in the past and at most {MAXIMUM_AGE_YEARS} years ago"),
         ));
     }
     if !is_of_playing_age(request.date_of_birth, today) {
         return Err(AppError::unprocessable(
-            "under_age",
+            codes::UNDER_AGE,
             format!("players must be {MINIMUM_AGE_YEARS} or older (K.A.R. 111-5-24(c))"),
         ));
     }
@@ -85,7 +86,7 @@ pub(crate) async fn load_player(state: &GatewayState, id: Uuid) -> Result<Player
     store::get(&state.pool, id)
         .await?
         .map(Player::from)
-        .ok_or_else(|| AppError::not_found("player_not_found", format!("player {id} does not exist")))
+        .ok_or_else(|| AppError::not_found(codes::PLAYER_NOT_FOUND, format!("player {id} does not exist")))
 }
 
 /// The caller as a player, or 403.
@@ -112,7 +113,7 @@ pub(crate) async fn set_limit(
 ) -> Result<Vec<DepositLimit>, AppError> {
     let player = the_player(state, caller).await?;
     if request.amount.is_some_and(|a| a <= 0) {
-        return Err(AppError::unprocessable("invalid_amount", "a limit is a positive number of cents"));
+        return Err(AppError::unprocessable(codes::INVALID_AMOUNT, "a limit is a positive number of cents"));
     }
     let current = limits(state, player.id).await?;
     let now = current.iter().find(|l| l.period == request.period).and_then(|l| l.amount);

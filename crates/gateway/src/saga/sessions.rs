@@ -24,6 +24,7 @@ use axum::http::{HeaderValue, StatusCode, header};
 use chrono::{DateTime, Utc};
 use platform::AppError;
 use platform::auth::{Place, Role, unauthenticated};
+use platform::codes;
 use sha2::{Digest, Sha256};
 use sqlx::{PgConnection, PgPool};
 use uuid::Uuid;
@@ -68,14 +69,14 @@ struct Session {
 }
 
 fn bad_credentials() -> AppError {
-    AppError::new(StatusCode::UNAUTHORIZED, "invalid_credentials", "those credentials are not valid")
+    AppError::new(StatusCode::UNAUTHORIZED, codes::INVALID_CREDENTIALS, "those credentials are not valid")
 }
 
 fn locked(until: DateTime<Utc>) -> AppError {
     let seconds = (until - Utc::now()).num_seconds().max(1);
     AppError::new(
         StatusCode::FORBIDDEN,
-        "account_locked",
+        codes::ACCOUNT_LOCKED,
         format!("too many failed logins; try again after {}", until.to_rfc3339()),
     )
     .with_header(header::RETRY_AFTER, HeaderValue::from(seconds))
@@ -83,7 +84,7 @@ fn locked(until: DateTime<Utc>) -> AppError {
 
 fn invalid_refresh_token() -> AppError {
     unauthenticated(
-        "invalid_refresh_token",
+        codes::INVALID_REFRESH_TOKEN,
         "this refresh token is not one the platform issued; log in again",
     )
 }
@@ -139,7 +140,7 @@ async fn password_login(
     if let Some(until) = row.self_excluded_until.filter(|u| *u > Utc::now()) {
         return Err(AppError::new(
             StatusCode::FORBIDDEN,
-            "self_excluded",
+            codes::SELF_EXCLUDED,
             format!("this account is self-excluded until {}", until.to_rfc3339()),
         ));
     }
@@ -158,7 +159,11 @@ async fn terminal_login(
         return Err(bad_credentials());
     }
     if key.revoked_at.is_some() {
-        return Err(AppError::new(StatusCode::UNAUTHORIZED, "key_revoked", "this API key has been revoked"));
+        return Err(AppError::new(
+            StatusCode::UNAUTHORIZED,
+            codes::KEY_REVOKED,
+            "this API key has been revoked",
+        ));
     }
     let previous = store::last_session_of(&state.pool, &key.id.to_string()).await?;
     Ok((key.id.to_string(), previous, key.retailer_id.to_string()))
@@ -265,7 +270,7 @@ pub(crate) async fn renew(state: &GatewayState, refresh_token: &str) -> Result<I
                 crate::auth::end_sessions(state, &subject, Some(sid), "refresh_token_reused").await?;
                 tracing::warn!(session = %sid, "a refresh token was used twice: its session is ended");
                 unauthenticated(
-                    "refresh_token_reused",
+                    codes::REFRESH_TOKEN_REUSED,
                     "this refresh token was used before, so another may hold it: the session is ended; log in again",
                 )
             }
@@ -311,13 +316,13 @@ async fn refusal(
             },
         );
     Ok(if session.ended_at.is_some() {
-        Some(unauthenticated("session_ended", "this session has ended; log in again"))
+        Some(unauthenticated(codes::SESSION_ENDED, "this session has ended; log in again"))
     } else if session.expires_at <= now {
-        Some(unauthenticated("session_expired", "this session has reached its end; log in again"))
+        Some(unauthenticated(codes::SESSION_EXPIRED, "this session has reached its end; log in again"))
     } else if let Some(idle) = idle_since {
         store::end_idle(tx, sid).await?;
         Some(unauthenticated(
-            "session_idle",
+            codes::SESSION_IDLE,
             &format!(
                 "you were logged out after {idle} without activity; log in again to continue where you left off"
             ),

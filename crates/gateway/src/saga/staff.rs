@@ -2,6 +2,7 @@
 
 use platform::AppError;
 use platform::auth::Role;
+use platform::codes;
 use sqlx::PgPool;
 use uuid::Uuid;
 
@@ -24,18 +25,18 @@ pub async fn create_staff(
         && username.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_'));
     if !valid {
         return Err(AppError::unprocessable(
-            "invalid_username",
+            codes::INVALID_USERNAME,
             "a username is 3 to 64 of a-z, 0-9, '.', '-', '_'",
         ));
     }
     if !matches!(role, Role::Operator | Role::Auditor) {
-        return Err(AppError::unprocessable("invalid_role", "staff are operators or auditors"));
+        return Err(AppError::unprocessable(codes::INVALID_ROLE, "staff are operators or auditors"));
     }
     validate_password(&password, &username)?;
     let hash = hash_password(password).await?;
     let id = Uuid::now_v7();
     if !store::insert_staff(pool, id, &username, &hash, role, created_by).await? {
-        return Err(AppError::conflict("username_taken", "that username is taken"));
+        return Err(AppError::conflict(codes::USERNAME_TAKEN, "that username is taken"));
     }
     Ok(id)
 }
@@ -44,7 +45,7 @@ pub async fn create_staff(
 fn checked_name(name: &str) -> Result<&str, AppError> {
     let name = name.trim();
     if name.is_empty() || name.chars().count() > 200 {
-        return Err(AppError::unprocessable("invalid_name", "a name is 1 to 200 characters"));
+        return Err(AppError::unprocessable(codes::INVALID_NAME, "a name is 1 to 200 characters"));
     }
     Ok(name)
 }
@@ -53,7 +54,7 @@ fn checked_name(name: &str) -> Result<&str, AppError> {
 fn checked_address(address: &str) -> Result<&str, AppError> {
     let address = address.trim();
     if address.is_empty() || address.chars().count() > 300 {
-        return Err(AppError::unprocessable("invalid_address", "an address is 1 to 300 characters"));
+        return Err(AppError::unprocessable(codes::INVALID_ADDRESS, "an address is 1 to 300 characters"));
     }
     Ok(address)
 }
@@ -78,9 +79,9 @@ pub(crate) async fn change_retailer(
     let name = change.name.as_deref().map(checked_name).transpose()?;
     let address =
         change.address.as_ref().map(|a| a.as_deref().map(checked_address).transpose()).transpose()?;
-    let row = store::change_retailer(pool, id, name, address)
-        .await?
-        .ok_or_else(|| AppError::not_found("retailer_not_found", format!("retailer {id} does not exist")))?;
+    let row = store::change_retailer(pool, id, name, address).await?.ok_or_else(|| {
+        AppError::not_found(codes::RETAILER_NOT_FOUND, format!("retailer {id} does not exist"))
+    })?;
     Ok(Retailer::from(row))
 }
 
@@ -92,10 +93,13 @@ pub(crate) async fn add_terminal(
 ) -> Result<NewTerminalView, AppError> {
     let label = label.trim();
     if label.is_empty() || label.len() > 200 {
-        return Err(AppError::unprocessable("invalid_label", "a label is 1 to 200 characters"));
+        return Err(AppError::unprocessable(codes::INVALID_LABEL, "a label is 1 to 200 characters"));
     }
     if !store::retailer_exists(pool, retailer).await? {
-        return Err(AppError::not_found("retailer_not_found", format!("retailer {retailer} does not exist")));
+        return Err(AppError::not_found(
+            codes::RETAILER_NOT_FOUND,
+            format!("retailer {retailer} does not exist"),
+        ));
     }
     let (api_key, prefix, digest) = new_api_key();
     let id = Uuid::now_v7();
@@ -106,7 +110,7 @@ pub(crate) async fn add_terminal(
 /// Revokes terminal `id`'s key and ends its sessions now.
 pub(crate) async fn revoke_terminal(state: &GatewayState, id: Uuid) -> Result<(), AppError> {
     if !store::revoke_terminal(&state.pool, id).await? {
-        return Err(AppError::not_found("terminal_not_found", format!("terminal {id} does not exist")));
+        return Err(AppError::not_found(codes::TERMINAL_NOT_FOUND, format!("terminal {id} does not exist")));
     }
     end_sessions(state, &id.to_string(), None, "key_revoked").await
 }

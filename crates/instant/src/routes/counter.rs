@@ -8,6 +8,7 @@ use chrono::Duration;
 use domain::instant::print_run::{barcode, barcode_is_valid};
 use domain::money::dollars;
 use platform::auth::{Caller, Role};
+use platform::codes;
 use platform::openapi::Refused;
 use platform::{AppError, IdempotencyKey, Json, PageParams, Path, Query};
 use uuid::Uuid;
@@ -110,16 +111,22 @@ pub async fn claim(
             tickets::confirm(&state.pool, receipt.id).await?;
         }
         let receipt = receipts::get(&state.pool, receipt.id).await?.ok_or_else(|| {
-            AppError::conflict("claim_released", "the ledger refused this payment; claim the ticket again")
+            AppError::conflict(
+                codes::CLAIM_RELEASED,
+                "the ledger refused this payment; claim the ticket again",
+            )
         })?;
         return Ok(answer(&state, receipt, true));
     }
     let checked = check_ticket(&state, &caller, &request, Some(&retailer)).await?;
     if checked.prize_row.is_none() {
-        return Err(AppError::unprocessable("not_a_winner", "this ticket wins nothing"));
+        return Err(AppError::unprocessable(codes::NOT_A_WINNER, "this ticket wins nothing"));
     }
     if checked.prize_cents > state.settings.prizes.retailer_limit_cents {
-        return Err(AppError::conflict("claim_at_office", "this prize is claimed at the lottery office"));
+        return Err(AppError::conflict(
+            codes::CLAIM_AT_OFFICE,
+            "this prize is claimed at the lottery office",
+        ));
     }
     let amount = checked.amount_cents();
     let payee = Payee::Retailer(CounterClaim {
@@ -141,7 +148,7 @@ fn answer(state: &InstantState, receipt: Receipt, replayed: bool) -> Response {
 }
 
 fn receipt_not_found(id: Uuid) -> AppError {
-    AppError::not_found("receipt_not_found", format!("no receipt {id}"))
+    AppError::not_found(codes::RECEIPT_NOT_FOUND, format!("no receipt {id}"))
 }
 
 #[utoipa::path(

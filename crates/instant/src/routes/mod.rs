@@ -22,7 +22,7 @@ pub(crate) fn period(
     let until = until.unwrap_or_else(chrono::Utc::now);
     let since = since.unwrap_or(until - default);
     if since >= until {
-        return Err(AppError::unprocessable("invalid_window", "`since` must be before `until`"));
+        return Err(AppError::unprocessable(codes::INVALID_WINDOW, "`since` must be before `until`"));
     }
     Ok((since, until))
 }
@@ -35,7 +35,7 @@ pub(crate) fn cursor<T>(
     after
         .map(|c| {
             parse(c).ok_or_else(|| {
-                AppError::bad_request("invalid_cursor", "`after` is not a cursor this listing gave")
+                AppError::bad_request(codes::INVALID_CURSOR, "`after` is not a cursor this listing gave")
             })
         })
         .transpose()
@@ -45,6 +45,7 @@ use axum::extract::State;
 use axum::http::StatusCode;
 use domain::prizes::TaxAssessment;
 use platform::auth::{Caller, Role};
+use platform::codes;
 use platform::openapi::Refused;
 use platform::{AppError, Json, Path, Query};
 
@@ -167,7 +168,7 @@ pub async fn download_printer_file(
         PrinterFileTaken::Gone { at, by } => {
             return Err(AppError::new(
                 StatusCode::GONE,
-                "printer_file_gone",
+                codes::PRINTER_FILE_GONE,
                 format!(
                     "this run's printer's file was downloaded by {by} at {}; it is not kept",
                     at.to_rfc3339()
@@ -176,7 +177,7 @@ pub async fn download_printer_file(
         }
         PrinterFileTaken::NoRun => {
             return Err(AppError::not_found(
-                "print_run_not_found",
+                codes::PRINT_RUN_NOT_FOUND,
                 format!("no print run {id} with a printer's file"),
             ));
         }
@@ -238,7 +239,7 @@ pub async fn list_print_jobs(
 }
 
 fn job_not_found(id: uuid::Uuid) -> AppError {
-    AppError::not_found("print_job_not_found", format!("no print job {id}"))
+    AppError::not_found(codes::PRINT_JOB_NOT_FOUND, format!("no print job {id}"))
 }
 
 #[utoipa::path(
@@ -276,7 +277,7 @@ pub async fn cancel_print_job(
         crate::store::print_jobs::request_cancel(&state.pool, id).await?.ok_or_else(|| job_not_found(id))?;
     if matches!(job.state, crate::store::JobState::Succeeded | crate::store::JobState::Failed) {
         return Err(AppError::conflict(
-            "print_job_finished",
+            codes::PRINT_JOB_FINISHED,
             format!("the job has {}: nothing to cancel", job.state.as_str()),
         ));
     }
@@ -316,9 +317,9 @@ pub async fn validate(
 fn check_claimant(claimant: &Claimant, w2g: bool) -> Result<(), AppError> {
     domain::prizes::check_claimant(&claimant.name, claimant.tin_last4.as_deref(), w2g).map_err(|e| {
         let code = if e == domain::prizes::ClaimantError::TinRequired {
-            "claimant_tin_required"
+            codes::CLAIMANT_TIN_REQUIRED
         } else {
-            "invalid_claimant"
+            codes::INVALID_CLAIMANT
         };
         AppError::unprocessable(code, e.to_string())
     })
@@ -344,7 +345,7 @@ pub async fn create_office_claim(
     let scan = ValidationRequest { barcode: request.barcode.clone(), virn: request.virn.clone() };
     let checked = check_ticket(&state, &caller, &scan, Some(OFFICE)).await?;
     if checked.prize_row.is_none() {
-        return Err(AppError::unprocessable("not_a_winner", "this ticket wins nothing"));
+        return Err(AppError::unprocessable(codes::NOT_A_WINNER, "this ticket wins nothing"));
     }
     let amount = checked.amount_cents();
     // A free ticket is a ticket, not winnings: nothing to report or withhold.

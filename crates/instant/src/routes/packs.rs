@@ -4,6 +4,7 @@
 
 use axum::extract::State;
 use platform::auth::{Caller, Role};
+use platform::codes;
 use platform::openapi::Refused;
 use platform::{AppError, Json, PageParams, Path, Query};
 
@@ -28,7 +29,7 @@ pub fn readable_retailer(caller: &Caller, asked: Option<&str>) -> Result<Option<
     match asked {
         Some(other) if other != own => Err(AppError::new(
             axum::http::StatusCode::FORBIDDEN,
-            "forbidden",
+            codes::FORBIDDEN,
             "a terminal reads its own retailer's records only",
         )),
         _ => Ok(Some(own.to_owned())),
@@ -53,7 +54,10 @@ pub async fn ship(
     // an id is at most 64 visible characters, so no request can brick a pack with a junk owner.
     let id = &request.retailer_id;
     if !(1..=64).contains(&id.len()) || !id.chars().all(|c| c.is_ascii_graphic()) {
-        return Err(AppError::unprocessable("invalid_retailer", "retailer_id is 1 to 64 visible characters"));
+        return Err(AppError::unprocessable(
+            codes::INVALID_RETAILER,
+            "retailer_id is 1 to 64 visible characters",
+        ));
     }
     move_pack(&state, pack, PackMove::Ship, Some(id), None, caller.subject()).await.map(Json)
 }
@@ -167,7 +171,7 @@ pub async fn list_packs(
         .map(|s| {
             PackState::parse(s).map_err(|_| {
                 AppError::bad_request(
-                    "invalid_query",
+                    codes::INVALID_QUERY,
                     "state is printed, shipped, received, active, settled, returned or stolen",
                 )
             })

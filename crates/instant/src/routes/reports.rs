@@ -3,6 +3,7 @@
 
 use axum::extract::State;
 use platform::auth::{Caller, Role};
+use platform::codes;
 use platform::openapi::Refused;
 use platform::{AppError, Json, Query};
 
@@ -124,7 +125,7 @@ pub async fn unusual_validations(
     let alpha = query.alpha.unwrap_or(0.001);
     if high_from <= 0 || !(1..=limit).contains(&near_from) || !(alpha > 0.0 && alpha < 1.0) {
         return Err(AppError::bad_request(
-            "invalid_query",
+            codes::INVALID_QUERY,
             "high_tier_cents is positive, near_limit_from_cents 1 to the retailer limit, alpha between 0 and 1",
         ));
     }

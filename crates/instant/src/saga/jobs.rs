@@ -58,7 +58,7 @@ pub async fn run_job(state: &InstantState, job: &PrintJobRow) -> Result<(), AppE
     };
     match outcome {
         Ok(run) => print_jobs::finish(&state.pool, job.id, JobState::Succeeded, Some(run.id), None).await,
-        Err(e) if e.code() == print_run::CANCELLED => {
+        Err(e) if e.code() == print_run::CANCELLED.as_str() => {
             print_jobs::finish(&state.pool, job.id, JobState::Cancelled, None, None).await
         }
         Err(e) => {

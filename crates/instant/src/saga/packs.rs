@@ -15,6 +15,7 @@
 use domain::instant::payout::settle_pack;
 use ledger_api::{AccountKind, NewTransfer};
 use platform::AppError;
+use platform::codes;
 use sqlx::PgConnection;
 
 use crate::InstantState;
@@ -23,7 +24,7 @@ use crate::store::packs::{self, Pack};
 use crate::views::{PackView, SettlementView};
 
 fn pack_not_found(game: i32, book: i32) -> AppError {
-    AppError::not_found("pack_not_found", format!("no pack {game:03}-{book:06}"))
+    AppError::not_found(codes::PACK_NOT_FOUND, format!("no pack {game:03}-{book:06}"))
 }
 
 fn view(game: i32, book: i32, pack: Pack) -> PackView {
@@ -68,14 +69,14 @@ pub enum PackMove {
 
 impl PackMove {
     /// The states the move starts from, where it ends, and the code of a pack elsewhere.
-    pub fn rule(self) -> (&'static [PackState], PackState, &'static str) {
+    pub fn rule(self) -> (&'static [PackState], PackState, codes::CodeName) {
         use PackState::*;
         match self {
-            PackMove::Ship => (&[Printed], Shipped, "pack_not_printed"),
-            PackMove::Receive => (&[Shipped], Received, "pack_not_shipped"),
-            PackMove::Activate => (&[Shipped, Received], Active, "pack_not_shipped"),
-            PackMove::Return => (&[Shipped, Received], Returned, "pack_not_returnable"),
-            PackMove::ReportStolen => (&[Shipped, Received, Active], Stolen, "pack_not_at_retailer"),
+            PackMove::Ship => (&[Printed], Shipped, codes::PACK_NOT_PRINTED),
+            PackMove::Receive => (&[Shipped], Received, codes::PACK_NOT_SHIPPED),
+            PackMove::Activate => (&[Shipped, Received], Active, codes::PACK_NOT_SHIPPED),
+            PackMove::Return => (&[Shipped, Received], Returned, codes::PACK_NOT_RETURNABLE),
+            PackMove::ReportStolen => (&[Shipped, Received, Active], Stolen, codes::PACK_NOT_AT_RETAILER),
         }
     }
 }
@@ -143,7 +144,7 @@ pub async fn settle_pack_now(
         }
         other => {
             return Err(AppError::conflict(
-                "pack_not_active",
+                codes::PACK_NOT_ACTIVE,
                 format!("the pack is {}; only an active pack is settled", other.as_str()),
             ));
         }

@@ -14,6 +14,7 @@
 use ledger_api::payout::{self, Reservation};
 use ledger_api::{AccountKind, NewTransfer};
 use platform::AppError;
+use platform::codes;
 use uuid::Uuid;
 
 use crate::InstantState;
@@ -92,7 +93,10 @@ pub async fn pay_ticket(
 
 /// The refusal of a claim whose idempotency key the retailer used for another ticket.
 pub fn key_used_for_another_claim() -> AppError {
-    AppError::conflict("idempotency_conflict", "this Idempotency-Key was used for a claim of another ticket")
+    AppError::conflict(
+        codes::IDEMPOTENCY_CONFLICT,
+        "this Idempotency-Key was used for a claim of another ticket",
+    )
 }
 
 /// Moves the money of pending payment `id` and marks it done; nothing to do when it is not

@@ -43,7 +43,7 @@ pub async fn store_print_run_with(
 }
 
 /// The code a cancelled run ends with.
-pub const CANCELLED: &str = "print_run_cancelled";
+pub const CANCELLED: platform::codes::CodeName = platform::codes::PRINT_RUN_CANCELLED;
 
 /// The run, reporting each pool's progress to job `job` (and stopping when it is cancelled).
 pub(super) async fn print(

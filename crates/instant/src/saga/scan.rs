@@ -21,6 +21,7 @@ use chrono::{DateTime, Utc};
 use domain::instant::print_run::{barcode, barcode_is_valid, virn_digits};
 use platform::AppError;
 use platform::auth::Caller;
+use platform::codes::{self, CodeName};
 
 use crate::InstantState;
 use crate::store::tickets::{ScanLimits, Scanned};
@@ -75,7 +76,7 @@ fn locked(until: DateTime<Utc>) -> AppError {
     let seconds = (until - Utc::now()).num_seconds().max(1);
     AppError::new(
         StatusCode::FORBIDDEN,
-        "terminal_locked",
+        codes::TERMINAL_LOCKED,
         format!("too many wrong VIRNs; try again after {}", until.to_rfc3339()),
     )
     .with_header(header::RETRY_AFTER, HeaderValue::from(seconds))
@@ -103,7 +104,7 @@ pub async fn check_ticket(
     // neither reads a ticket nor counts toward the terminal's lock.
     let Some(virn) = virn_digits(&request.virn) else {
         return Err(AppError::unprocessable(
-            "invalid_virn",
+            codes::INVALID_VIRN,
             "a VIRN is twelve digits (spaces or dashes between them are ignored)",
         ));
     };
@@ -134,17 +135,17 @@ pub async fn check_ticket(
     };
     let refusal = match (place, definition) {
         (None, _) => Some(refuse(
-            "invalid_barcode",
+            codes::INVALID_BARCODE,
             AppError::unprocessable,
             "the barcode is not well formed or its check digit is wrong".to_owned(),
         )),
         (Some(_), None) => {
-            Some(refuse("unknown_game", AppError::not_found, format!("no instant game {game}")))
+            Some(refuse(codes::UNKNOWN_GAME, AppError::not_found, format!("no instant game {game}")))
         }
         (Some(_), Some(_)) => refusal_of(&scanned, resuming),
     };
     if let Some((code, refused)) = refusal {
-        log(code, 0).await?;
+        log(code.as_str(), 0).await?;
         return Err(refused);
     }
     let definition = definition.ok_or_else(|| AppError::internal("a checked ticket without its game"))?;
@@ -164,9 +165,9 @@ pub async fn check_ticket(
 }
 
 /// A refusal as logged (its code) and as answered.
-type Refusal = (&'static str, AppError);
+type Refusal = (CodeName, AppError);
 
-fn refuse(code: &'static str, status: fn(&'static str, String) -> AppError, detail: String) -> Refusal {
+fn refuse(code: CodeName, status: fn(CodeName, String) -> AppError, detail: String) -> Refusal {
     (code, status(code, detail))
 }
 
@@ -175,14 +176,14 @@ fn refuse(code: &'static str, status: fn(&'static str, String) -> AppError, deta
 fn refusal_of(scanned: &Scanned, resuming: Option<&str>) -> Option<Refusal> {
     if !scanned.printed {
         return Some(refuse(
-            "ticket_not_found",
+            codes::TICKET_NOT_FOUND,
             AppError::not_found,
             "no such ticket was printed".to_owned(),
         ));
     }
     if scanned.pack_state == Some(PackState::Stolen) {
         return Some(refuse(
-            "pack_stolen",
+            codes::PACK_STOLEN,
             AppError::conflict,
             "this ticket's pack was reported stolen: do not pay it; keep the ticket and call the lottery"
                 .to_owned(),
@@ -190,14 +191,14 @@ fn refusal_of(scanned: &Scanned, resuming: Option<&str>) -> Option<Refusal> {
     }
     if !matches!(scanned.pack_state, Some(PackState::Active | PackState::Settled)) {
         return Some(refuse(
-            "pack_not_active",
+            codes::PACK_NOT_ACTIVE,
             AppError::conflict,
             "this ticket's pack has not been activated".to_owned(),
         ));
     }
     if !scanned.virn_ok {
         let (code, refused) = refuse(
-            "wrong_virn",
+            codes::WRONG_VIRN,
             AppError::unprocessable,
             "the validation number does not match this ticket".to_owned(),
         );
@@ -210,7 +211,7 @@ fn refusal_of(scanned: &Scanned, resuming: Option<&str>) -> Option<Refusal> {
         && resuming.is_some()
         && scanned.paid_to.as_deref() == resuming;
     if scanned.paid_at.is_some() && !resumable {
-        return Some(("already_paid", ledger_api::payout::already_paid()));
+        return Some((codes::ALREADY_PAID, ledger_api::payout::already_paid()));
     }
     None
 }

@@ -17,6 +17,7 @@ use domain::instant::GameDefinition;
 use domain::instant::print_run::PrintedTicket;
 use domain::instant::vendor_file::{VendorRun, VendorRunCheck, VendorTicket};
 use platform::AppError;
+use platform::codes;
 use sha2::{Digest, Sha256};
 use uuid::Uuid;
 
@@ -33,7 +34,7 @@ pub const HEADER: &str = "lotto vendor validation file v1";
 const CHUNK: usize = 50_000;
 
 /// The code a refused file ends its job with.
-pub const REFUSED: &str = "vendor_file_refused";
+pub const REFUSED: codes::CodeName = codes::VENDOR_FILE_REFUSED;
 
 /// `name` as a file of the inbox: a plain name (no directory, no `..`) of a plain file that is
 /// there. A link is not followed: whoever may write into the inbox must not make the service
@@ -46,7 +47,7 @@ pub fn inbox_file(state: &InstantState, name: &str) -> Result<PathBuf, AppError>
     let path = state.settings.vendor_file_dir.join(name);
     if !plain || !std::fs::symlink_metadata(&path).is_ok_and(|m| m.file_type().is_file()) {
         return Err(AppError::unprocessable(
-            "vendor_file_not_found",
+            codes::VENDOR_FILE_NOT_FOUND,
             format!("no file {name:?} in the vendor inbox (a plain file name, delivered there first)"),
         ));
     }

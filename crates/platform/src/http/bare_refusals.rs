@@ -46,14 +46,15 @@ fn replacement(written: &[u8]) -> Option<Vec<u8>> {
     }
     let status = StatusCode::from_u16(status).ok()?;
     let (code, detail) = match status {
-        StatusCode::URI_TOO_LONG => {
-            ("uri_too_long", format!("a path and query may be at most {} bytes", super::MAX_URI_BYTES))
-        }
+        StatusCode::URI_TOO_LONG => (
+            crate::codes::URI_TOO_LONG,
+            format!("a path and query may be at most {} bytes", super::MAX_URI_BYTES),
+        ),
         StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE => {
-            ("headers_too_large", "the request's headers are too large".to_owned())
+            (crate::codes::HEADERS_TOO_LARGE, "the request's headers are too large".to_owned())
         }
         _ => (
-            "malformed_request",
+            crate::codes::MALFORMED_REQUEST,
             "the request line or a header breaks HTTP's syntax (a control character in a header value, \
              say); nothing of it was read"
                 .to_owned(),

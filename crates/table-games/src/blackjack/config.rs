@@ -3,6 +3,7 @@
 use domain::blackjack::round::TableRules;
 use domain::cards::Decks;
 use platform::AppError;
+use platform::codes;
 use platform::config::{ConfigError, env_or};
 
 /// The limits posted at every table (`LOTTO_BJ_MIN_WAGER_CENTS`, `LOTTO_BJ_MAX_WAGER_CENTS`,
@@ -91,7 +92,7 @@ impl Limits {
             || max % 100 != 0
         {
             return Err(AppError::unprocessable(
-                "invalid_limits",
+                codes::INVALID_LIMITS,
                 format!(
                     "table limits are whole dollars within the house's, {} to {} cents",
                     house.min_wager_cents, house.max_wager_cents
@@ -102,7 +103,7 @@ impl Limits {
         let max_spots = max_spots.unwrap_or(most_spots);
         if !(1..=most_spots).contains(&max_spots) {
             return Err(AppError::unprocessable(
-                "invalid_max_spots",
+                codes::INVALID_MAX_SPOTS,
                 format!("a {}-deck table plays 1 to {most_spots} spots a round", decks.count()),
             ));
         }

@@ -7,6 +7,7 @@ use domain::blackjack::side_math::{self, Composition};
 use domain::blackjack::side_wagers::BLAZING_SEVENS_SEED_CENTS;
 use domain::cards::{Decks, Shoe};
 use platform::auth::{Caller, Role};
+use platform::codes;
 use platform::openapi::Refused;
 use platform::{AppError, IdempotencyKey, Json, Path};
 use rand::SeedableRng;
@@ -34,12 +35,12 @@ pub async fn open_table(
     let decks = match request.decks.unwrap_or(6) {
         6 => Decks::Six,
         2 => Decks::Two,
-        _ => return Err(AppError::unprocessable("invalid_decks", "a table deals from 6 decks or 2")),
+        _ => return Err(AppError::unprocessable(codes::INVALID_DECKS, "a table deals from 6 decks or 2")),
     };
     let mut rng = ChaCha20Rng::from_os_rng();
     let cut = request.cut.unwrap_or_else(|| random_cut(decks, &mut rng));
     let shoe = Shoe::shuffled(decks, cut, &mut rng)
-        .map_err(|e| AppError::unprocessable("cut_out_of_range", e.to_string()))?;
+        .map_err(|e| AppError::unprocessable(codes::CUT_OUT_OF_RANGE, e.to_string()))?;
     let rules = state.limits.table_rules(
         decks,
         request.min_wager_cents,
@@ -74,8 +75,10 @@ pub async fn deal(
     let key = key.required()?;
     let (round, placed) = saga::place_bets(&state, table, caller.subject(), key, &request.spots).await?;
     if round.state == RoundState::Refused {
-        let code = round.refusal.unwrap_or_else(|| "stake_refused".to_owned());
-        return Err(AppError::unprocessable(code, "the wagers could not be taken from your wallet"));
+        // The ledger's own refusal, kept with the round.
+        let code = round.refusal.unwrap_or_else(|| codes::STAKE_REFUSED.as_str().to_owned());
+        let detail = "the wagers could not be taken from your wallet";
+        return Err(AppError::relayed(StatusCode::UNPROCESSABLE_ENTITY, code, detail));
     }
     let location = format!("/v1/blackjack/rounds/{}", round.id);
     let mut response = platform::http::created_or_replayed(
@@ -129,7 +132,7 @@ pub async fn get_round(
         Some(round) if caller.role() != Role::Player || round.player_id == caller.subject() => {
             Ok(Json(round_view(&round)?))
         }
-        _ => Err(AppError::not_found("round_not_found", format!("round {id} does not exist"))),
+        _ => Err(AppError::not_found(codes::ROUND_NOT_FOUND, format!("round {id} does not exist"))),
     }
 }
 

@@ -32,6 +32,7 @@ use domain::blackjack::round::{Action, Phase, PlayError, Round, SpotBet, TableRu
 use domain::cards::{Decks, Shoe};
 use ledger_api::LedgerError;
 use platform::AppError;
+use platform::codes;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha20Rng;
 use serde_json::{Value, json};
@@ -46,18 +47,18 @@ use crate::{TABLES_NAMESPACE, TablesState};
 /// A rule the round's engine refused, as a problem with its stable code.
 pub fn play_error(e: &PlayError) -> AppError {
     let (status, code) = match e {
-        PlayError::WagerOutOfRange { .. } => (StatusCode::UNPROCESSABLE_ENTITY, "wager_out_of_range"),
+        PlayError::WagerOutOfRange { .. } => (StatusCode::UNPROCESSABLE_ENTITY, codes::WAGER_OUT_OF_RANGE),
         PlayError::RoyalMatchNeedsSixDecks => {
-            (StatusCode::UNPROCESSABLE_ENTITY, "royal_match_needs_six_decks")
+            (StatusCode::UNPROCESSABLE_ENTITY, codes::ROYAL_MATCH_NEEDS_SIX_DECKS)
         }
         PlayError::BlazingSevensNeedSixDecks => {
-            (StatusCode::UNPROCESSABLE_ENTITY, "blazing_sevens_need_six_decks")
+            (StatusCode::UNPROCESSABLE_ENTITY, codes::BLAZING_SEVENS_NEED_SIX_DECKS)
         }
-        PlayError::NoSpots => (StatusCode::UNPROCESSABLE_ENTITY, "no_spots"),
-        PlayError::TooManySpots { .. } => (StatusCode::UNPROCESSABLE_ENTITY, "too_many_spots"),
-        PlayError::OutOfTurn(_) => (StatusCode::CONFLICT, "out_of_turn"),
-        PlayError::NoSuchSpot => (StatusCode::UNPROCESSABLE_ENTITY, "no_such_spot"),
-        PlayError::NotAllowed(_) => (StatusCode::UNPROCESSABLE_ENTITY, "action_not_allowed"),
+        PlayError::NoSpots => (StatusCode::UNPROCESSABLE_ENTITY, codes::NO_SPOTS),
+        PlayError::TooManySpots { .. } => (StatusCode::UNPROCESSABLE_ENTITY, codes::TOO_MANY_SPOTS),
+        PlayError::OutOfTurn(_) => (StatusCode::CONFLICT, codes::OUT_OF_TURN),
+        PlayError::NoSuchSpot => (StatusCode::UNPROCESSABLE_ENTITY, codes::NO_SUCH_SPOT),
+        PlayError::NotAllowed(_) => (StatusCode::UNPROCESSABLE_ENTITY, codes::ACTION_NOT_ALLOWED),
         PlayError::Shoe(e) => return AppError::internal(e),
     };
     AppError::new(status, code, e.to_string())
@@ -86,7 +87,7 @@ impl KnownTables {
             }
         };
         if player.is_some_and(|p| p != owner) {
-            return Err(AppError::not_found("table_not_found", format!("table {id} does not exist")));
+            return Err(AppError::not_found(codes::TABLE_NOT_FOUND, format!("table {id} does not exist")));
         }
         Ok(rules)
     }
@@ -120,7 +121,7 @@ impl KnownRounds {
 async fn reload(state: &TablesState, id: Uuid) -> Result<StoredRound, AppError> {
     store::load_round(&mut *state.pool.acquire().await?, id, false)
         .await?
-        .ok_or_else(|| AppError::not_found("round_not_found", format!("round {id} does not exist")))
+        .ok_or_else(|| AppError::not_found(codes::ROUND_NOT_FOUND, format!("round {id} does not exist")))
 }
 
 /// What a deal request answers with.
@@ -164,7 +165,7 @@ pub async fn place_bets(
             let existing = reload(state, id).await?;
             if existing.bets != bets {
                 return Err(AppError::conflict(
-                    "idempotency_conflict",
+                    codes::IDEMPOTENCY_CONFLICT,
                     "this key dealt a round with other bets",
                 ));
             }
@@ -350,7 +351,7 @@ pub async fn decide(
             None => {}
         }
     }
-    Err(AppError::conflict("stale_step", "the round moved on while deciding: read it and decide again"))
+    Err(AppError::conflict(codes::STALE_STEP, "the round moved on while deciding: read it and decide again"))
 }
 
 /// One attempt at a decision: the round as the decision (or whoever was first) left it, or
@@ -362,7 +363,7 @@ async fn decide_once(
     decision: Option<(i32, Action)>,
     remembered: Option<(StoredRound, Shoe)>,
 ) -> Result<Option<StoredRound>, AppError> {
-    let not_found = || AppError::not_found("round_not_found", format!("round {id} does not exist"));
+    let not_found = || AppError::not_found(codes::ROUND_NOT_FOUND, format!("round {id} does not exist"));
     // A refusal is only ever made on the round as read: one worked out on a remembered round
     // (perhaps behind the database) reads it again instead (None).
     let from_memory = remembered.is_some();
@@ -377,7 +378,7 @@ async fn decide_once(
         return Ok(Some(settle_stored(state, stored).await?));
     }
     if stored.state != RoundState::Playing {
-        return Err(AppError::conflict("round_not_in_play", "this round is not waiting for a decision"));
+        return Err(AppError::conflict(codes::ROUND_NOT_IN_PLAY, "this round is not waiting for a decision"));
     }
     if let Some(pending) = stored.pending.clone() {
         // A decision waiting for its wager: the same one sent again (or the house) finishes it;
@@ -389,7 +390,7 @@ async fn decide_once(
             && Some(&store::json_of(action)?) != pending.record.get("decision")
         {
             return Err(AppError::conflict(
-                "decision_pending",
+                codes::DECISION_PENDING,
                 "another decision on this step waits for its wager to be taken: send it again to finish it",
             )
             .with_context(json!({"step": pending.step, "pending": pending.record["decision"]})));
@@ -435,7 +436,7 @@ async fn decide_once(
 }
 
 fn stale(step: i32) -> AppError {
-    AppError::conflict("stale_step", format!("the round is at step {step}; read it and decide again"))
+    AppError::conflict(codes::STALE_STEP, format!("the round is at step {step}; read it and decide again"))
         .with_context(json!({"step": step}))
 }
 

@@ -4,6 +4,7 @@
 use chrono::{DateTime, Utc};
 use domain::blackjack::round::{Phase, Round, SpotBet, TableRules};
 use domain::cards::Shoe;
+use platform::codes;
 use platform::{AppError, stored_state};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -96,7 +97,7 @@ const ROUND_COLUMNS: &str = "id, table_id, player_id, wallet_account_id, bets, s
     refusal, created_at";
 
 fn table_not_found(id: Uuid) -> AppError {
-    AppError::not_found("table_not_found", format!("table {id} does not exist"))
+    AppError::not_found(codes::TABLE_NOT_FOUND, format!("table {id} does not exist"))
 }
 
 pub async fn insert_table(
@@ -268,7 +269,7 @@ pub async fn insert_round(
     match inserted {
         Ok(row) => row.as_ref().map(|row| Ok((StoredRound::from_row(row)?, read_shoe(row)?))).transpose(),
         Err(sqlx::Error::Database(e)) if e.constraint() == Some("bj_rounds_one_in_play") => {
-            Err(AppError::conflict("round_in_play", "finish the round in play at this table first"))
+            Err(AppError::conflict(codes::ROUND_IN_PLAY, "finish the round in play at this table first"))
         }
         Err(e) => Err(e.into()),
     }

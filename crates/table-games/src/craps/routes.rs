@@ -6,6 +6,7 @@ use std::sync::OnceLock;
 use axum::extract::State;
 use axum::http::StatusCode;
 use platform::auth::{Caller, Role};
+use platform::codes;
 use platform::openapi::Refused;
 use platform::{AppError, IdempotencyKey, Json, Path};
 use uuid::Uuid;
@@ -48,7 +49,7 @@ pub async fn get_session(
         Some(s) if caller.role() != Role::Player || s.player_id == caller.subject() => {
             Ok(Json(session_view(&s)))
         }
-        _ => Err(AppError::not_found("session_not_found", format!("craps session {id} does not exist"))),
+        _ => Err(AppError::not_found(codes::SESSION_NOT_FOUND, format!("craps session {id} does not exist"))),
     }
 }
 

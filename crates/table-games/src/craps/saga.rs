@@ -27,6 +27,7 @@ use domain::craps::Roll;
 use domain::craps::session::{Change, RuleError, Session};
 use ledger_api::{LedgerError, NewTransfer};
 use platform::AppError;
+use platform::codes;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha20Rng;
 use serde::Serialize;
@@ -40,21 +41,21 @@ use platform::single_flight::SingleFlight;
 /// A rule the session refused, as a problem with its stable code.
 pub fn rule_error(e: &RuleError) -> AppError {
     let code = match e {
-        RuleError::InvalidBet(_) => "invalid_bet",
-        RuleError::NotNow(_) => "bet_not_allowed_now",
-        RuleError::ContractBet => "contract_bet",
-        RuleError::DontLocked => "dont_bet_locked",
-        RuleError::OddsOverMultiple { .. } => "odds_over_multiple",
-        RuleError::OutOfLimits { .. } => "wager_out_of_range",
-        RuleError::NotInUnits { .. } => "amount_not_in_units",
-        RuleError::NoSuchBet => "no_such_bet",
-        RuleError::ShooterNeedsLineBet => "shooter_needs_line_bet",
+        RuleError::InvalidBet(_) => codes::INVALID_BET,
+        RuleError::NotNow(_) => codes::BET_NOT_ALLOWED_NOW,
+        RuleError::ContractBet => codes::CONTRACT_BET,
+        RuleError::DontLocked => codes::DONT_BET_LOCKED,
+        RuleError::OddsOverMultiple { .. } => codes::ODDS_OVER_MULTIPLE,
+        RuleError::OutOfLimits { .. } => codes::WAGER_OUT_OF_RANGE,
+        RuleError::NotInUnits { .. } => codes::AMOUNT_NOT_IN_UNITS,
+        RuleError::NoSuchBet => codes::NO_SUCH_BET,
+        RuleError::ShooterNeedsLineBet => codes::SHOOTER_NEEDS_LINE_BET,
     };
     AppError::new(StatusCode::UNPROCESSABLE_ENTITY, code, e.to_string())
 }
 
 fn not_found(id: Uuid) -> AppError {
-    AppError::not_found("session_not_found", format!("craps session {id} does not exist"))
+    AppError::not_found(codes::SESSION_NOT_FOUND, format!("craps session {id} does not exist"))
 }
 
 /// Opens a session at the house's table with `odds_multiple` (at most the house's).
@@ -67,7 +68,7 @@ pub async fn open(
     if let Some(multiple) = odds_multiple {
         if !(1..=rules.odds_multiple).contains(&multiple) {
             return Err(AppError::unprocessable(
-                "invalid_odds_multiple",
+                codes::INVALID_ODDS_MULTIPLE,
                 format!("this house's tables allow odds of 1x to {}x", rules.odds_multiple),
             ));
         }
@@ -184,7 +185,7 @@ async fn play_once(
         };
         let worked_out = if request.expected_rolls.is_some_and(|n| n != stored.rolls) {
             Err(AppError::conflict(
-                "stale_step",
+                codes::STALE_STEP,
                 format!("the session has thrown {} rolls; read it and decide again", stored.rolls),
             ))
         } else {
@@ -245,7 +246,7 @@ async fn wait_for_pending(
 }
 
 fn in_progress() -> AppError {
-    AppError::conflict("roll_in_progress", "another request on this session is being settled: retry")
+    AppError::conflict(codes::ROLL_IN_PROGRESS, "another request on this session is being settled: retry")
 }
 
 /// The request applied to a copy of the session: its changes (a rule refused changes nothing),

@@ -6,6 +6,7 @@ use std::sync::OnceLock;
 use axum::extract::State;
 use domain::i_luv_suits::{PROGRESSIVE_POT_PERCENT, PROGRESSIVE_SEED_CENTS};
 use platform::auth::{Caller, Role};
+use platform::codes;
 use platform::openapi::Refused;
 use platform::{AppError, IdempotencyKey, Json, Path};
 use uuid::Uuid;
@@ -36,8 +37,10 @@ pub async fn place_wagers(
     let key = key.required()?;
     let (round, created) = saga::place_wagers(&state, caller.subject(), key, &request.wagers()).await?;
     if round.state == RoundState::Refused {
-        let code = round.refusal.unwrap_or_else(|| "stake_refused".to_owned());
-        return Err(AppError::unprocessable(code, "the wagers could not be taken from your wallet"));
+        // The ledger's own refusal, kept with the round.
+        let code = round.refusal.unwrap_or_else(|| codes::STAKE_REFUSED.as_str().to_owned());
+        let detail = "the wagers could not be taken from your wallet";
+        return Err(AppError::relayed(axum::http::StatusCode::UNPROCESSABLE_ENTITY, code, detail));
     }
     let location = format!("/v1/i-luv-suits/rounds/{}", round.id);
     Ok(platform::http::created_or_replayed(round_view(&round), created, Some(&location)))
@@ -80,7 +83,7 @@ pub async fn get_round(
         Some(round) if caller.role() != Role::Player || round.player_id == caller.subject() => {
             Ok(Json(round_view(&round)))
         }
-        _ => Err(AppError::not_found("round_not_found", format!("round {id} does not exist"))),
+        _ => Err(AppError::not_found(codes::ROUND_NOT_FOUND, format!("round {id} does not exist"))),
     }
 }
 

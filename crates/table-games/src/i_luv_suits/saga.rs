@@ -22,6 +22,7 @@ use chrono::{SubsecRound, Utc};
 use domain::i_luv_suits::round::{Choice, Deal, Hands, WagerError, Wagers, check_play};
 use ledger_api::LedgerError;
 use platform::AppError;
+use platform::codes;
 use rand::SeedableRng;
 use rand_chacha::ChaCha20Rng;
 use serde_json::json;
@@ -35,16 +36,16 @@ use crate::{TABLES_NAMESPACE, TablesState};
 /// A wager or decision the rules refused, as a problem with its stable code.
 pub fn wager_error(e: &WagerError) -> AppError {
     let code = match e {
-        WagerError::AnteOutOfRange { .. } => "wager_out_of_range",
-        WagerError::SideOutOfRange { .. } => "side_wager_out_of_range",
-        WagerError::PlayOverMultiple { .. } => "play_over_multiple",
-        WagerError::PlayUnderAnte { .. } => "play_under_ante",
+        WagerError::AnteOutOfRange { .. } => codes::WAGER_OUT_OF_RANGE,
+        WagerError::SideOutOfRange { .. } => codes::SIDE_WAGER_OUT_OF_RANGE,
+        WagerError::PlayOverMultiple { .. } => codes::PLAY_OVER_MULTIPLE,
+        WagerError::PlayUnderAnte { .. } => codes::PLAY_UNDER_ANTE,
     };
     AppError::new(StatusCode::UNPROCESSABLE_ENTITY, code, e.to_string())
 }
 
 fn not_found(id: Uuid) -> AppError {
-    AppError::not_found("round_not_found", format!("round {id} does not exist"))
+    AppError::not_found(codes::ROUND_NOT_FOUND, format!("round {id} does not exist"))
 }
 
 async fn reload(state: &TablesState, id: Uuid) -> Result<StoredRound, AppError> {
@@ -88,7 +89,10 @@ pub async fn place_wagers(
     }
     let existing = reload(state, id).await?;
     if existing.wagers != *wagers {
-        return Err(AppError::conflict("idempotency_conflict", "this key placed a round with other wagers"));
+        return Err(AppError::conflict(
+            codes::IDEMPOTENCY_CONFLICT,
+            "this key placed a round with other wagers",
+        ));
     }
     Ok((deal_round(state, existing).await?, false))
 }
@@ -166,12 +170,12 @@ pub async fn decide(
                 stored
             }
             (RoundState::Settling | RoundState::Settled, _) => {
-                return Err(AppError::conflict("round_not_in_play", "this round has been decided"));
+                return Err(AppError::conflict(codes::ROUND_NOT_IN_PLAY, "this round has been decided"));
             }
             (RoundState::Deciding, Some(pending)) => {
                 if pending.choice != decided.choice && choice.is_some() {
                     return Err(AppError::conflict(
-                        "decision_pending",
+                        codes::DECISION_PENDING,
                         "another decision waits for its play wager to be taken: send it again to finish it",
                     )
                     .with_context(json!({"pending": pending.choice})));
@@ -201,7 +205,7 @@ pub async fn decide(
             }
             _ => {
                 return Err(AppError::conflict(
-                    "round_not_in_play",
+                    codes::ROUND_NOT_IN_PLAY,
                     "this round is not waiting for a decision",
                 ));
             }
@@ -211,7 +215,7 @@ pub async fn decide(
             None => reload(state, id).await,
         };
     }
-    Err(AppError::conflict("round_not_in_play", "this round was decided meanwhile: read it"))
+    Err(AppError::conflict(codes::ROUND_NOT_IN_PLAY, "this round was decided meanwhile: read it"))
 }
 
 /// Finishes rounds a crash left between steps for longer than `older_than` (dealt, their play
