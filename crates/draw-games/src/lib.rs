@@ -47,7 +47,8 @@ pub const SCHEMA: &str = "draws";
 /// connection taken out of the pool. Counted in the process's budget.
 pub const HELD_APART: u32 = 1;
 
-/// The service's migrations, from `migrations/draw-games/`.
+/// The service's migrations, from `migrations/draw-games/` (run with the audit chain's own,
+/// `platform::audit::with_chain`).
 pub static MIGRATOR: Migrator = sqlx::migrate!("../../migrations/draw-games");
 
 /// Namespace of the ids this service derives (ticket ids, ledger transfer ids, its accounts).
@@ -196,7 +197,7 @@ impl DrawsState {
 
 /// Connects to `database_url`, in the `draws` schema, migrated.
 pub async fn connect(database_url: &str, config: &Config) -> Result<PgPool, DbError> {
-    platform::db::connect(database_url, SCHEMA, &MIGRATOR, config.db_max_connections).await
+    platform::db::connect_keeping_chain(database_url, SCHEMA, &MIGRATOR, config.db_max_connections).await
 }
 
 /// Every route of the service (see the ledger's `route_table` for why a table).

@@ -47,7 +47,8 @@ pub const SCHEMA: &str = "instant";
 /// connection of its own while a run is printed. Counted in the process's budget.
 pub const HELD_APART: u32 = 1;
 
-/// The service's migrations, from `migrations/instant/`.
+/// The service's migrations, from `migrations/instant/` (run with the audit chain's own,
+/// `platform::audit::with_chain`).
 pub static MIGRATOR: Migrator = sqlx::migrate!("../../migrations/instant");
 
 /// What every handler shares.
@@ -140,7 +141,7 @@ impl InstantState {
 
 /// Connects to `database_url`, in the `instant` schema, migrated.
 pub async fn connect(database_url: &str, config: &Config) -> Result<PgPool, DbError> {
-    platform::db::connect(database_url, SCHEMA, &MIGRATOR, config.db_max_connections).await
+    platform::db::connect_keeping_chain(database_url, SCHEMA, &MIGRATOR, config.db_max_connections).await
 }
 
 /// Every route of the service (see the ledger's `route_table` for why a table).

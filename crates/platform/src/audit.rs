@@ -5,13 +5,47 @@
 //! and the first `prev_hash` 32 zero bytes. Changing, removing or reordering any record breaks
 //! every hash after it, which [`verify`] finds. Each service has its own `audit_log` table (see
 //! its migrations), with triggers refusing updates and deletes.
+//!
+//! The chain's append function, `audit_append`, has one definition: `migrations/audit-chain/`,
+//! migrated into every schema that keeps a chain beside the schema's own migrations
+//! ([`with_chain`]). (The `audit_log` table itself is created by each schema's first migration:
+//! history, which cannot change, since sqlx checks every applied migration's checksum.)
+
+use std::future::Future;
+use std::pin::Pin;
 
 use serde::Serialize;
 use sha2::{Digest, Sha256};
+use sqlx::error::BoxDynError;
+use sqlx::migrate::{MigrateError, Migration, MigrationSource, Migrator};
 use sqlx::{PgConnection, PgPool, Row};
 use uuid::Uuid;
 
 use crate::AppError;
+
+/// The chain's own migrations: its append function, one definition for every schema.
+static CHAIN_MIGRATIONS: Migrator = sqlx::migrate!("../../migrations/audit-chain");
+
+/// A service's migrations with the chain's, in version order: what a schema that keeps a chain
+/// migrates. A schema migrated before the chain's file was shared finds it applied already (the
+/// same version and the same bytes, so the same checksum).
+pub async fn with_chain(service: &'static Migrator) -> Result<Migrator, MigrateError> {
+    Migrator::new(WithChain(service)).await
+}
+
+/// A service's migrations and the chain's, as one source.
+#[derive(Debug)]
+struct WithChain(&'static Migrator);
+
+impl MigrationSource<'static> for WithChain {
+    fn resolve(self) -> Pin<Box<dyn Future<Output = Result<Vec<Migration>, BoxDynError>> + Send + 'static>> {
+        Box::pin(async move {
+            let mut all: Vec<Migration> = self.0.iter().chain(CHAIN_MIGRATIONS.iter()).cloned().collect();
+            all.sort_by_key(|m| m.version);
+            Ok(all)
+        })
+    }
+}
 
 /// Appends a record to the chain, inside the caller's transaction (which must commit it).
 pub async fn append(

@@ -136,6 +136,20 @@ pub async fn connect(
     Ok(pool)
 }
 
+/// [`connect`] for a service that keeps an audit chain: its migrations with the chain's
+/// ([`crate::audit::with_chain`]).
+pub async fn connect_keeping_chain(
+    url: &str,
+    schema: &'static str,
+    migrator: &'static Migrator,
+    max_connections: u32,
+) -> Result<PgPool, DbError> {
+    let migrator = crate::audit::with_chain(migrator)
+        .await
+        .map_err(|source| DbError::Migrate { schema: schema.to_owned(), source })?;
+    connect(url, schema, &migrator, max_connections).await
+}
+
 /// How every pool of the platform hands out its connections.
 fn pool_options(max_connections: u32) -> PgPoolOptions {
     PgPoolOptions::new()

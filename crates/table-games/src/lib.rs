@@ -46,7 +46,8 @@ pub const SCHEMA: &str = "tables";
 /// ([`grouped::Writers::CONNECTIONS`]). Counted in the process's budget.
 pub const HELD_APART: u32 = grouped::Writers::CONNECTIONS;
 
-/// The service's migrations, from `migrations/table-games/`.
+/// The service's migrations, from `migrations/table-games/` (run with the audit chain's own,
+/// `platform::audit::with_chain`).
 pub static MIGRATOR: Migrator = sqlx::migrate!("../../migrations/table-games");
 
 /// Namespace of the ids this service derives (rounds, ledger transfers, its accounts).
@@ -197,7 +198,7 @@ impl TablesState {
 
 /// Connects to `database_url`, in the `tables` schema, migrated.
 pub async fn connect(database_url: &str, config: &Config) -> Result<PgPool, DbError> {
-    platform::db::connect(database_url, SCHEMA, &MIGRATOR, config.db_max_connections).await
+    platform::db::connect_keeping_chain(database_url, SCHEMA, &MIGRATOR, config.db_max_connections).await
 }
 
 /// Every route of the service (see the ledger's `route_table` for why a table).
