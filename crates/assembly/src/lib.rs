@@ -244,7 +244,7 @@ impl Assembly {
             (ledger::SCHEMA, self.ledger_pool.clone()),
             (draw_games::SCHEMA, self.draws.pool.clone()),
             (table_games::SCHEMA, self.tables.pool.clone()),
-            ("tables/writers", self.tables.writes.pool().clone()),
+            ("tables/writers", self.tables.kit.writers_pool().clone()),
             (instant::SCHEMA, self.instant.pool.clone()),
         ]
     }

@@ -44,7 +44,7 @@ pub async fn in_play(State(state): State<TablesState>, caller: Caller) -> Result
     let player = caller.subject();
     let mut blackjack = Vec::new();
     for round in blackjack::store::rounds_in_play(&state.pool, player).await? {
-        let rules = state.blackjack_tables.rules(&state.pool, round.table_id, Some(player)).await?;
+        let rules = state.blackjack.repository.table_rules(round.table_id, Some(player)).await?;
         blackjack.push(BlackjackInPlay {
             table_id: round.table_id,
             decks: u8::try_from(rules.decks.count()).unwrap_or(0),

@@ -9,32 +9,29 @@
 //! - [`i_luv_suits`]: rounds (wagers, deal, fold or play, settlement as a saga), game recall, the
 //!   progressive meter and the math.
 //! - [`in_play`]: a player's unfinished rounds and sessions, every game together.
-//! - [`grouped`]: every game's ledger batches and per-round writes, many rounds to a call and to
-//!   a commit; [`store`]: what the games' stores share for those writes.
+//! - [`kit`]: what every game shares, naming none (ledger batches many rounds to a call,
+//!   one-statement writers, remembered rows, the house's limits). Each game owns its state
+//!   (`Game`: its accounts, limits and repository) and one repository module, the door its saga
+//!   writes through.
 
 pub mod blackjack;
 pub mod craps;
-pub mod grouped;
 pub mod i_luv_suits;
 pub mod in_play;
-pub mod remembered;
-pub mod store;
+pub mod kit;
 
 use axum::Router;
 use axum::extract::FromRef;
 use axum::http::Method;
 use axum::routing::{MethodRouter, get, post};
-use domain::blackjack::side_wagers::BLAZING_SEVENS_SEED_CENTS;
-use ledger_api::{AccountKind, LedgerClient, NewTransfer};
+use ledger_api::LedgerClient;
 use platform::AppError;
 use platform::auth::TokenKeys;
 use platform::config::Config;
 use platform::db::DbError;
-use platform::group_commit::GroupCommit;
 use platform::http::{Limits, Readiness};
 use platform::openapi::BearerAuth;
 use platform::upstream::Upstream;
-use serde_json::json;
 use sqlx::PgPool;
 use sqlx::migrate::Migrator;
 use uuid::Uuid;
@@ -42,9 +39,11 @@ use uuid::Uuid;
 /// The Postgres schema this service owns.
 pub const SCHEMA: &str = "tables";
 
-/// Connections the service holds apart from its pool: one per one-statement writer, once used
-/// ([`grouped::Writers::CONNECTIONS`]). Counted in the process's budget.
-pub const HELD_APART: u32 = grouped::Writers::CONNECTIONS;
+/// Connections the service holds apart from its pool: one per one-statement writer of every
+/// game, once used. Counted in the process's budget.
+pub const HELD_APART: u32 = blackjack::repository::Repository::WRITERS
+    + i_luv_suits::repository::Repository::WRITERS
+    + craps::repository::Repository::WRITERS;
 
 /// The service's migrations, from `migrations/table-games/` (run with the audit chain's own,
 /// `platform::audit::with_chain`).
@@ -53,43 +52,24 @@ pub static MIGRATOR: Migrator = sqlx::migrate!("../../migrations/table-games");
 /// Namespace of the ids this service derives (rounds, ledger transfers, its accounts).
 pub const TABLES_NAMESPACE: Uuid = Uuid::from_u128(0x7461_626c_6573_4000_8000_6c6f_7474_6f21);
 
-/// What every handler shares.
+/// What every handler shares: the service's own parts and each game's.
 #[derive(Debug, Clone)]
 pub struct TablesState {
     pub pool: PgPool,
     pub tokens: TokenKeys,
-    /// The ledger: players' wallets, the game's accounts, every transfer.
+    /// The ledger: players' wallets, the games' accounts.
     pub ledger: LedgerClient,
-    /// Wagers wait here until their round settles.
-    pub escrow_account: Uuid,
-    /// Takes settled wagers and pays wins.
-    pub house_account: Uuid,
-    /// The Blazing 7's progressive pot: real money, its balance is the meter.
-    pub pot_account: Uuid,
-    /// Table limits offered to players, and the posted progressive wager.
-    pub limits: blackjack::Limits,
-    /// Blackjack tables' players and rules, as read once (they never change).
-    pub blackjack_tables: blackjack::saga::KnownTables,
-    /// Blackjack rounds in play as this process last wrote them, with their shoe, so a decision
-    /// need not read them first.
-    pub blackjack_rounds: blackjack::saga::KnownRounds,
-    /// I Luv Suits' accounts and posted limits.
+    /// What the games share: ledger batches, writers (`kit`).
+    pub kit: kit::Kit,
+    pub blackjack: blackjack::Game,
     pub i_luv_suits: i_luv_suits::Game,
-    /// Craps' accounts and posted limits.
     pub craps: craps::Game,
-    /// Craps sessions as this process last left them, so a request need not read its session first.
-    pub craps_sessions: craps::saga::KnownSessions,
-    /// I Luv Suits rounds this process dealt, so their decision need not read them first.
-    pub i_luv_suits_rounds: i_luv_suits::saga::KnownRounds,
-    /// Every game's ledger batches, many rounds to a call ([`grouped`]).
-    pub ledger_calls: GroupCommit<grouped::LedgerCalls>,
-    /// Every game's per-round writes, many to a statement ([`grouped::Writers`]).
-    pub writes: grouped::Writers,
 }
 
 /// The house's settings for every table game, read once at start.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct TableSettings {
+    pub house: kit::house::HouseLimits,
     pub blackjack: blackjack::Limits,
     pub i_luv_suits: i_luv_suits::Limits,
     pub craps: craps::Limits,
@@ -97,10 +77,12 @@ pub struct TableSettings {
 
 impl TableSettings {
     pub fn from_env() -> Result<TableSettings, platform::config::ConfigError> {
+        let house = kit::house::HouseLimits::from_env()?;
         Ok(TableSettings {
-            blackjack: blackjack::Limits::from_env()?,
-            i_luv_suits: i_luv_suits::Limits::from_env()?,
-            craps: craps::Limits::from_env()?,
+            house,
+            blackjack: blackjack::Limits::from_env(&house)?,
+            i_luv_suits: i_luv_suits::Limits::from_env(&house)?,
+            craps: craps::Limits::from_env(&house)?,
         })
     }
 }
@@ -133,51 +115,34 @@ impl TablesState {
     ) -> Result<Self, AppError> {
         let ledger = LedgerClient::new(ledger, tokens.clone(), "table-games");
         let id = |name: &str| Uuid::new_v5(&TABLES_NAMESPACE, name.as_bytes());
+        let kit = kit::Kit::spawn(&pool, ledger.clone(), HELD_APART);
         let state = TablesState {
-            escrow_account: id("blackjack/escrow"),
-            house_account: id("blackjack/house"),
-            pot_account: id("blackjack/blazing-7s-pot"),
-            limits: settings.blackjack,
-            blackjack_tables: blackjack::saga::KnownTables::default(),
-            blackjack_rounds: blackjack::saga::KnownRounds::default(),
+            blackjack: blackjack::Game {
+                escrow_account: id("blackjack/escrow"),
+                house_account: id("blackjack/house"),
+                pot_account: id("blackjack/blazing-7s-pot"),
+                limits: settings.blackjack,
+                repository: blackjack::repository::Repository::spawn(&kit),
+            },
             i_luv_suits: i_luv_suits::Game {
                 escrow_account: id("i-luv-suits/escrow"),
                 house_account: id("i-luv-suits/house"),
                 pot_account: id("i-luv-suits/progressive-pot"),
                 limits: settings.i_luv_suits,
+                repository: i_luv_suits::repository::Repository::spawn(&kit),
             },
             craps: craps::Game {
                 escrow_account: id("craps/escrow"),
                 house_account: id("craps/house"),
                 limits: settings.craps,
+                repository: craps::repository::Repository::spawn(&kit),
             },
-            craps_sessions: craps::saga::KnownSessions::default(),
-            i_luv_suits_rounds: i_luv_suits::saga::KnownRounds::default(),
-            ledger_calls: GroupCommit::spawn_runner(grouped::LedgerCalls { ledger: ledger.clone() }, 64),
-            writes: grouped::Writers::spawn(&pool),
+            kit,
             pool,
             tokens,
             ledger,
         };
-        state
-            .ledger
-            .open_accounts(
-                "blackjack",
-                &[
-                    (state.escrow_account, AccountKind::GameEscrow),
-                    (state.house_account, AccountKind::HouseRevenue),
-                    (state.pot_account, AccountKind::ProgressivePot),
-                ],
-            )
-            .await?;
-        let seed = NewTransfer::new(
-            id("blackjack/blazing-7s-pot/seed/0"),
-            state.house_account,
-            state.pot_account,
-            BLAZING_SEVENS_SEED_CENTS,
-            json!({"game": "blackjack", "progressive": "initial funding"}),
-        );
-        state.ledger.transfer(&seed).await?;
+        state.blackjack.open_accounts(&state.ledger).await?;
         state.i_luv_suits.open_accounts(&state.ledger).await?;
         state.craps.open_accounts(&state.ledger).await?;
         Ok(state)
@@ -187,8 +152,18 @@ impl TablesState {
     /// batches go there too.
     #[must_use]
     pub fn with_ledger(&self, ledger: LedgerClient) -> TablesState {
-        let ledger_calls = GroupCommit::spawn_runner(grouped::LedgerCalls { ledger: ledger.clone() }, 64);
-        TablesState { ledger, ledger_calls, ..self.clone() }
+        TablesState { kit: self.kit.with_ledger(ledger.clone()), ledger, ..self.clone() }
+    }
+
+    /// The same service with nothing remembered and no request in flight, writing through the
+    /// same writers: as another process serving the same tables would be.
+    #[must_use]
+    pub fn as_another_process(&self) -> TablesState {
+        let mut other = self.clone();
+        other.blackjack.repository = self.blackjack.repository.with_fresh_memory();
+        other.i_luv_suits.repository = self.i_luv_suits.repository.with_fresh_memory();
+        other.craps.repository = self.craps.repository.with_fresh_memory();
+        other
     }
 
     pub fn service_token(&self) -> Result<String, AppError> {
@@ -250,7 +225,7 @@ pub fn spawn_recovery(state: TablesState, interval: std::time::Duration) -> toki
                 Ok(n) => tracing::info!(dealt = n, "recovered blackjack rounds"),
                 Err(e) => tracing::warn!(error = %e, "blackjack recovery failed; will retry"),
             }
-            match blackjack::finish_abandoned(&state, state.limits.abandoned_after).await {
+            match blackjack::finish_abandoned(&state, state.blackjack.limits.abandoned_after).await {
                 Ok(0) => {}
                 Ok(n) => tracing::info!(finished = n, "finished abandoned blackjack rounds"),
                 Err(e) => tracing::warn!(error = %e, "finishing abandoned rounds failed; will retry"),

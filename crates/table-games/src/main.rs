@@ -18,7 +18,7 @@ async fn main() -> anyhow::Result<()> {
         table_games::TablesState::start(pool, tokens, table_games::TableSettings::from_env()?, ledger)
             .await?;
     table_games::spawn_recovery(state.clone(), std::time::Duration::from_secs(5));
-    let writers = state.writes.pool().clone();
+    let writers = state.kit.writers_pool().clone();
     let app = table_games::router(state, (&config).into());
     platform::http::spawn_pool_gauges(
         vec![(table_games::SCHEMA, gauged), ("tables/writers", writers)],

@@ -180,7 +180,7 @@ async fn doubles_and_splits_take_their_wager_from_the_wallet_or_are_refused() {
 async fn three_sevens_of_diamonds_win_the_pot_and_it_is_funded_again() {
     let casino = Casino::new().await;
     let (token, wallet) = casino.player(10_000).await;
-    let pot = casino.state.pot_account;
+    let pot = casino.state.blackjack.pot_account;
     assert_eq!(casino.balance(pot).await, 1_000_000, "seeded at $10,000 (K.A.R. 111-301-5(j)(6))");
     // Player 7D 7D, the dealer's 7D up and 10C in the hole: 14 against 17.
     let table = casino.table(&token, "7D 7D 7D 10C").await;
@@ -358,7 +358,7 @@ async fn a_round_cut_short_by_a_crash_resumes_with_the_same_cards_and_charges_on
     .unwrap();
     let stake_id =
         Uuid::new_v5(&table_games::TABLES_NAMESPACE, format!("bj-round/{id}/stake/escrow").as_bytes());
-    let stake = json!({"id": stake_id, "debit_account_id": wallet, "credit_account_id": casino.state.escrow_account,
+    let stake = json!({"id": stake_id, "debit_account_id": wallet, "credit_account_id": casino.state.blackjack.escrow_account,
                        "amount": 500, "currency": "USD", "metadata": {"game": "blackjack", "round": id}});
     assert_eq!(casino.ledger_call("POST", "/v1/transfers", Some(stake)).await.status, StatusCode::CREATED);
     assert_eq!(table_games::blackjack::recover(&casino.state, Duration::ZERO).await.unwrap(), 1);
@@ -370,7 +370,7 @@ async fn a_round_cut_short_by_a_crash_resumes_with_the_same_cards_and_charges_on
     // A crash after a double's wager left the wallet, before the round moved on: the decision,
     // sent again on the same step, draws the same card and replays in the ledger.
     let double_id = Uuid::new_v5(&table_games::TABLES_NAMESPACE, format!("bj-round/{id}/step/0").as_bytes());
-    let double = json!({"id": double_id, "debit_account_id": wallet, "credit_account_id": casino.state.escrow_account,
+    let double = json!({"id": double_id, "debit_account_id": wallet, "credit_account_id": casino.state.blackjack.escrow_account,
                         "amount": 500, "currency": "USD", "metadata": {"game": "blackjack", "round": id}});
     assert_eq!(
         casino.ledger_call("POST", "/v1/transfers/batch", Some(json!({"transfers": [double]}))).await.status,
@@ -537,7 +537,7 @@ async fn a_round_the_shoe_cannot_finish_is_voided_with_every_wager_returned() {
     assert_eq!((hit.status, hit.body["state"].as_str()), (StatusCode::OK, Some("voided")), "{}", hit.body);
     assert_eq!(casino.balance(wallet).await, 10_000);
     assert_eq!(
-        casino.balance(casino.state.pot_account).await,
+        casino.balance(casino.state.blackjack.pot_account).await,
         1_000_000,
         "the pot gave back its contribution"
     );
@@ -577,7 +577,7 @@ fn the_largest_round_at_the_highest_house_limit_is_one_the_ledger_pays() {
             }
         }
     }
-    let w = table_games::blackjack::MAX_HOUSE_WAGER_CENTS;
+    let w = table_games::kit::house::HouseLimits::MOST_CENTS;
     // A spot: four hands, each doubled and paid 3 to 2 at most on both parts; three side wagers at
     // their best odds; insurance at 2 to 1; the progressive's fixed prize on the posted wager
     // (its pot prize is a separate transfer from the pot, bounded by the pot).
@@ -604,7 +604,7 @@ async fn a_deal_from_a_shoe_written_since_it_was_read_is_refused_and_dealt_again
         .execute(pool)
         .await
         .unwrap();
-    let rules = casino.state.blackjack_tables.rules(pool, table, None).await.unwrap();
+    let rules = casino.state.blackjack.repository.table_rules(table, None).await.unwrap();
     let mut shoe = read.shoe.clone();
     let dealt = Round::deal(rules, recorded.spot_bets().unwrap(), &mut shoe).unwrap();
     let at_deal = store::AtDeal { pot: 0, balance_before: 10_000 };
@@ -641,7 +641,7 @@ async fn a_deal_from_a_shoe_written_since_it_was_read_is_refused_and_dealt_again
 #[tokio::test]
 async fn a_process_whose_memory_of_a_round_is_behind_another_s_decides_on_the_round_as_it_is() {
     let casino = Casino::new().await;
-    let other = table_games::TablesState { blackjack_rounds: Default::default(), ..casino.state.clone() };
+    let other = casino.state.as_another_process();
     let other = table_games::router(other, Limits::default());
     let (token, wallet) = casino.player(10_000).await;
     // Player 10 6 against the dealer's 9 (hole 7); a hit brings a 2 (18); the dealer's 16 draws

@@ -277,7 +277,7 @@ async fn of_concurrent_rolls_on_one_view_exactly_one_is_thrown() {
 #[tokio::test]
 async fn a_process_whose_memory_of_a_session_is_behind_another_s_throws_nothing_twice() {
     let casino = Casino::new().await;
-    let other = table_games::TablesState { craps_sessions: Default::default(), ..casino.state.clone() };
+    let other = casino.state.as_another_process();
     let other = table_games::router(other, platform::http::Limits::default());
     let (token, wallet) = casino.player(100_000).await;
     let session = casino.open_craps(&token).await; // this process remembers it, no roll thrown

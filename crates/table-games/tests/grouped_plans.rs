@@ -16,17 +16,14 @@ use platform::testing::reads_by_key;
 #[tokio::test]
 async fn every_grouped_write_reads_its_rows_by_key_on_a_fresh_database() {
     let casino = Casino::new().await;
-    let statements: [(&str, &str, &[&str]); 8] = [
-        ("craps claim", table_games::craps::store::CLAIM, &["craps_sessions_pkey", "craps_rolls_by_request"]),
-        ("craps finish", table_games::craps::store::FINISH, &["craps_sessions_pkey"]),
-        ("I Luv Suits dealt", table_games::i_luv_suits::store::DEALT, &["ils_rounds_pkey"]),
-        ("I Luv Suits decision", table_games::i_luv_suits::store::CLAIM_DECISIONS, &["ils_rounds_pkey"]),
-        ("I Luv Suits settled", table_games::i_luv_suits::store::SETTLED, &["ils_rounds_pkey"]),
-        ("blackjack dealt", table_games::blackjack::store::DEALT, &["bj_rounds_pkey", "bj_tables_pkey"]),
-        ("blackjack decision", table_games::blackjack::store::DECIDED, &["bj_rounds_pkey", "bj_tables_pkey"]),
-        ("blackjack settled", table_games::blackjack::store::SETTLED, &["bj_rounds_pkey"]),
+    // Every game's grouped statements, as its repository lists them beside its writers.
+    let statements = [
+        table_games::blackjack::repository::Repository::GROUPED_STATEMENTS,
+        table_games::i_luv_suits::repository::Repository::GROUPED_STATEMENTS,
+        table_games::craps::repository::Repository::GROUPED_STATEMENTS,
     ];
-    for (name, sql, indexes) in statements {
+    assert_eq!(statements.iter().map(|s| s.len()).sum::<usize>(), 8, "eight grouped statements read rows");
+    for &(name, sql, indexes) in statements.into_iter().flatten() {
         let plan = generic_plan(&casino.state.pool, sql).await.unwrap();
         if let Err(e) = reads_by_key(&plan, indexes) {
             panic!("{name} {e}");

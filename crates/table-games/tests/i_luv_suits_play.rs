@@ -49,7 +49,7 @@ impl Casino {
             .await
             .unwrap();
         assert_eq!(done.rows_affected(), 1);
-        self.state.i_luv_suits_rounds.forget(round.parse().unwrap()).unwrap();
+        self.state.i_luv_suits.repository.forget(round.parse().unwrap()).unwrap();
     }
 
     async fn audit_records(&self) -> Value {
@@ -392,7 +392,7 @@ async fn the_math_page_publishes_every_reading_with_exact_fractions() {
 #[tokio::test]
 async fn a_round_remembered_by_one_process_and_decided_by_another_is_decided_once() {
     let casino = Casino::new().await;
-    let other = table_games::TablesState { i_luv_suits_rounds: Default::default(), ..casino.state.clone() };
+    let other = casino.state.as_another_process();
     let other = table_games::router(other, platform::http::Limits::default());
     let (token, wallet) = casino.player(10_000).await;
     let decide_on = |router: &axum::Router, round: &str, decision: Value| {

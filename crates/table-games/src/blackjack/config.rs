@@ -6,6 +6,8 @@ use platform::AppError;
 use platform::codes;
 use platform::config::{ConfigError, env_or};
 
+use crate::kit::house::HouseLimits;
+
 /// The limits posted at every table (`LOTTO_BJ_MIN_WAGER_CENTS`, `LOTTO_BJ_MAX_WAGER_CENTS`,
 /// `LOTTO_BJ_PROGRESSIVE_WAGER_CENTS`, `LOTTO_BJ_MAX_SPOTS`), and when a round counts as
 /// abandoned (`LOTTO_BJ_ABANDONED_AFTER_SECONDS`).
@@ -20,9 +22,6 @@ pub struct Limits {
     /// How long a round may wait for its player before the house finishes it.
     pub abandoned_after: std::time::Duration,
 }
-
-/// The highest table limit a house may post: $100,000 a wager.
-pub const MAX_HOUSE_WAGER_CENTS: i64 = 10_000_000;
 
 impl Default for Limits {
     fn default() -> Self {
@@ -39,7 +38,7 @@ impl Default for Limits {
 impl Limits {
     /// The defaults overridden by the environment, read once at start; a value out of range is
     /// an error there.
-    pub fn from_env() -> Result<Limits, ConfigError> {
+    pub fn from_env(house: &HouseLimits) -> Result<Limits, ConfigError> {
         let get = |name: &'static str, default: i64| env_or(name, default);
         let refuse = |name: &'static str, value: i64, reason: String| ConfigError {
             name,
@@ -48,14 +47,14 @@ impl Limits {
         };
         let max_wager_cents = get("LOTTO_BJ_MAX_WAGER_CENTS", 100_000)?;
         let progressive_wager_cents = get("LOTTO_BJ_PROGRESSIVE_WAGER_CENTS", 100)?;
-        // Seven spots of four doubled hands and three side wagers at this limit still return
-        // less than one ledger transfer may move, so no round can be staked and then not paid.
+        // Within the house's limit, which keeps a round's payout inside one ledger transfer.
+        let house = house.max_wager_cents;
         for (name, cents) in [
             ("LOTTO_BJ_MAX_WAGER_CENTS", max_wager_cents),
             ("LOTTO_BJ_PROGRESSIVE_WAGER_CENTS", progressive_wager_cents),
         ] {
-            if !(100..=MAX_HOUSE_WAGER_CENTS).contains(&cents) {
-                return Err(refuse(name, cents, format!("must be 100 to {MAX_HOUSE_WAGER_CENTS}")));
+            if !(100..=house).contains(&cents) {
+                return Err(refuse(name, cents, format!("must be 100 to {house} (the house's limit)")));
             }
         }
         let spots = get("LOTTO_BJ_MAX_SPOTS", 7)?;

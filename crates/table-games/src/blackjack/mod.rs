@@ -2,16 +2,63 @@
 //! game recall, the Blazing 7's meter, and the math.
 //!
 //! On floors (ADR 0006): [`routes`] the handlers, [`saga`] a round's steps (deal, decisions,
-//! recovery), [`settlement`] its money steps (stakes, settlement, voiding), [`store`] every SQL
-//! statement and the typed round state, [`views`] what a player sees, [`config`] the house's
-//! settings. See [`saga`] for the round's steps and why no step holds a lock across the ledger.
+//! recovery), [`settlement`] its money steps (stakes, settlement, voiding), [`repository`] the
+//! door its grouped writes and its memory go through, [`store`] every SQL statement and the
+//! typed round state, [`views`] what a player sees, [`config`] the house's settings. See
+//! [`saga`] for the round's steps and why no step holds a lock across the ledger.
 
 pub mod config;
+pub mod repository;
 pub mod routes;
 pub mod saga;
 pub mod settlement;
 pub mod store;
 pub mod views;
 
-pub use config::{Limits, MAX_HOUSE_WAGER_CENTS};
+pub use config::Limits;
 pub use saga::{finish_abandoned, recover};
+
+use ledger_api::{AccountKind, LedgerClient, NewTransfer};
+use platform::AppError;
+use serde_json::json;
+use uuid::Uuid;
+
+/// The game's ledger accounts, the house's posted limits, and its repository.
+#[derive(Debug, Clone)]
+pub struct Game {
+    /// Wagers wait here until their round settles.
+    pub escrow_account: Uuid,
+    /// Takes settled wagers and pays wins.
+    pub house_account: Uuid,
+    /// The Blazing 7's progressive pot: real money, its balance is the meter.
+    pub pot_account: Uuid,
+    /// Table limits offered to players, and the posted progressive wager.
+    pub limits: Limits,
+    pub repository: repository::Repository,
+}
+
+impl Game {
+    /// Opens the accounts if they are not there and seeds the Blazing 7's pot with $10,000 once
+    /// (K.A.R. 111-301-5(j)(6)).
+    pub async fn open_accounts(&self, ledger: &LedgerClient) -> Result<(), AppError> {
+        ledger
+            .open_accounts(
+                "blackjack",
+                &[
+                    (self.escrow_account, AccountKind::GameEscrow),
+                    (self.house_account, AccountKind::HouseRevenue),
+                    (self.pot_account, AccountKind::ProgressivePot),
+                ],
+            )
+            .await?;
+        let seed = NewTransfer::new(
+            Uuid::new_v5(&crate::TABLES_NAMESPACE, b"blackjack/blazing-7s-pot/seed/0"),
+            self.house_account,
+            self.pot_account,
+            domain::blackjack::side_wagers::BLAZING_SEVENS_SEED_CENTS,
+            json!({"game": "blackjack", "progressive": "initial funding"}),
+        );
+        ledger.transfer(&seed).await?;
+        Ok(())
+    }
+}

@@ -41,7 +41,7 @@ pub async fn open_table(
     let cut = request.cut.unwrap_or_else(|| random_cut(decks, &mut rng));
     let shoe = Shoe::shuffled(decks, cut, &mut rng)
         .map_err(|e| AppError::unprocessable(codes::CUT_OUT_OF_RANGE, e.to_string()))?;
-    let rules = state.limits.table_rules(
+    let rules = state.blackjack.limits.table_rules(
         decks,
         request.min_wager_cents,
         request.max_wager_cents,
@@ -160,10 +160,10 @@ pub async fn recall(
 /// `GET /v1/blackjack/progressive`: public.
 pub async fn progressive(State(state): State<TablesState>) -> Result<Json<ProgressiveView>, AppError> {
     Ok(Json(ProgressiveView {
-        pot_cents: state.ledger.balance(state.pot_account).await?,
+        pot_cents: state.ledger.balance(state.blackjack.pot_account).await?,
         seed_cents: BLAZING_SEVENS_SEED_CENTS,
         contribution_percent: domain::blackjack::side_wagers::BLAZING_SEVENS_POT_PERCENT,
-        wager_cents: state.limits.progressive_wager_cents,
+        wager_cents: state.blackjack.limits.progressive_wager_cents,
     }))
 }
 
@@ -182,7 +182,7 @@ pub async fn math(State(state): State<TablesState>) -> Json<MathView> {
         // Royal Match 21 and the Blazing 7's are offered at six-deck tables only.
         if decks == Decks::Six {
             side_wagers.push(SideWagerView::new(count, side_math::royal_match(&shoe)));
-            let wager = state.limits.progressive_wager_cents;
+            let wager = state.blackjack.limits.progressive_wager_cents;
             let long_run = side_math::blazing_sevens_long_run(
                 &shoe,
                 BLAZING_SEVENS_SEED_CENTS,

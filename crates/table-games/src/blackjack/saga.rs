@@ -7,7 +7,7 @@
 //!    `refused`, nothing moved; then dealt from the table's shoe (shuffled first when past its
 //!    cut card), the round (`playing`, or `settling` when the deal ends it) and the shoe written
 //!    in one statement on the condition that the round is still `open` (one statement for the
-//!    deals of many tables, `grouped::Writers`);
+//!    deals of many tables, written through [`super::repository`]);
 //! 3. [`decide`]: each decision names the `step` it acts on and is applied to the round and shoe
 //!    as read: a rule error changes nothing, a stale step is refused. A decision that adds no
 //!    wager is written with the shoe in one statement (many rounds' decisions to one) on the
@@ -36,12 +36,10 @@ use platform::codes;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha20Rng;
 use serde_json::{Value, json};
-use sqlx::PgPool;
 use uuid::Uuid;
 
 use super::settlement::{Stakes, ledger_batch, settle_stored, step_id, void_round};
 use super::store::{self, PendingDecision, RoundState, StoredRound};
-use crate::remembered::Remembered;
 use crate::{TABLES_NAMESPACE, TablesState};
 
 /// A rule the round's engine refused, as a problem with its stable code.
@@ -68,54 +66,6 @@ pub fn play_error(e: &PlayError) -> AppError {
 pub fn random_cut(decks: Decks, rng: &mut impl Rng) -> usize {
     let min = decks.min_cards_beside_cut();
     rng.random_range(min..=decks.count().saturating_mul(52).saturating_sub(min))
-}
-
-/// Blackjack tables' players and rules as read once: neither ever changes, and every deal
-/// needs both (at most [`Remembered::MOST`] kept; then forgotten and read again).
-#[derive(Debug, Clone, Default)]
-pub struct KnownTables(Remembered<(String, TableRules)>);
-
-impl KnownTables {
-    /// Table `id`'s rules, if it exists and, when `player` is given, is theirs.
-    pub async fn rules(&self, pool: &PgPool, id: Uuid, player: Option<&str>) -> Result<TableRules, AppError> {
-        let (owner, rules) = match self.0.get(id, |_| true)? {
-            Some(known) => known,
-            None => {
-                let read = store::table_owner_and_rules(pool, id).await?;
-                self.0.remember(id, read.clone())?;
-                read
-            }
-        };
-        if player.is_some_and(|p| p != owner) {
-            return Err(AppError::not_found(codes::TABLE_NOT_FOUND, format!("table {id} does not exist")));
-        }
-        Ok(rules)
-    }
-}
-
-/// Rounds in play as this process last wrote them, with their table's shoe as written with
-/// them, so that a decision is worked out without reading either first (a read is a round trip,
-/// and the shoe's 312 cards to decode). Safe with many processes: only the round in play at a
-/// table writes its shoe (one open or in play per table), and a decision worked out on a
-/// remembered round is written only if the round is still in play at the remembered step with
-/// no decision pending; a write that fails reads both again as if nothing had been remembered.
-#[derive(Debug, Clone, Default)]
-pub struct KnownRounds(Remembered<(StoredRound, Shoe)>);
-
-impl KnownRounds {
-    /// Keeps `round` as written with `shoe` if a decision may follow; forgets it otherwise.
-    fn written(&self, round: &StoredRound, shoe: &Shoe) -> Result<(), AppError> {
-        if round.state == RoundState::Playing && round.pending.is_none() {
-            self.0.remember(round.id, (round.clone(), shoe.clone()))
-        } else {
-            self.0.forget(round.id)
-        }
-    }
-
-    /// Forgets round `id`: its row or its table's shoe was changed outside this process's steps.
-    pub fn forget(&self, id: Uuid) -> Result<(), AppError> {
-        self.0.forget(id)
-    }
 }
 
 async fn reload(state: &TablesState, id: Uuid) -> Result<StoredRound, AppError> {
@@ -146,7 +96,7 @@ pub async fn place_bets(
     key: &str,
     bets: &[SpotBet],
 ) -> Result<(StoredRound, Placed), AppError> {
-    let rules = state.blackjack_tables.rules(&state.pool, table, Some(player)).await?;
+    let rules = state.blackjack.repository.table_rules(table, Some(player)).await?;
     Round::check_bets(&rules, bets).map_err(|e| play_error(&e))?;
     let id = Uuid::new_v5(&TABLES_NAMESPACE, format!("bj-round/{table}/{key}").as_bytes());
     let bets = store::json_of(&bets)?;
@@ -182,7 +132,7 @@ pub async fn drive_deal(state: &TablesState, id: Uuid) -> Result<StoredRound, Ap
     if stored.state != RoundState::Open {
         return Ok(stored);
     }
-    let rules = state.blackjack_tables.rules(&state.pool, stored.table_id, None).await?;
+    let rules = state.blackjack.repository.table_rules(stored.table_id, None).await?;
     deal_round(state, stored, rules, None).await
 }
 
@@ -201,23 +151,24 @@ async fn deal_round(
     let bets = stored.spot_bets()?;
     let stakes = Stakes::of(&rules, &bets, Round::stake_at_deal(&rules, &bets));
     let transfers = [
-        (step_id(id, "stake/escrow"), stored.wallet, state.escrow_account, stakes.escrowed),
-        (step_id(id, "stake/pot"), stored.wallet, state.pot_account, stakes.to_pot),
-        (step_id(id, "stake/house"), stored.wallet, state.house_account, stakes.to_house),
+        (step_id(id, "stake/escrow"), stored.wallet, state.blackjack.escrow_account, stakes.escrowed),
+        (step_id(id, "stake/pot"), stored.wallet, state.blackjack.pot_account, stakes.to_pot),
+        (step_id(id, "stake/house"), stored.wallet, state.blackjack.house_account, stakes.to_house),
     ];
     // 111-301-5(j)(6): prizes are paid on the meter at the time they are won (this deal): the
     // pot as the wagers leave it, read back with the wallet.
-    let at_deal = match ledger_batch(state, id, &transfers, &[stored.wallet, state.pot_account]).await {
-        Ok(balances) => match balances[..] {
-            [wallet, pot] => store::AtDeal { pot, balance_before: wallet.saturating_add(stakes.total()) },
-            _ => return Err(AppError::internal("the ledger answered other balances")),
-        },
-        Err(LedgerError::Refused(e)) => {
-            store::mark_refused(&state.pool, id, e.code()).await?;
-            return reload(state, id).await;
-        }
-        Err(e) => return Err(e.into()),
-    };
+    let at_deal =
+        match ledger_batch(state, id, &transfers, &[stored.wallet, state.blackjack.pot_account]).await {
+            Ok(balances) => match balances[..] {
+                [wallet, pot] => store::AtDeal { pot, balance_before: wallet.saturating_add(stakes.total()) },
+                _ => return Err(AppError::internal("the ledger answered other balances")),
+            },
+            Err(LedgerError::Refused(e)) => {
+                store::mark_refused(&state.pool, id, e.code()).await?;
+                return reload(state, id).await;
+            }
+            Err(e) => return Err(e.into()),
+        };
     let dealt = deal_cards(state, &stored, &rules, &bets, at_deal, shoe).await?;
     // (A round the deal leaves in play has nothing to settle.)
     settle_stored(state, dealt).await
@@ -274,10 +225,8 @@ async fn deal_cards(
                     shuffled,
                     read_version: read_shoe.version,
                 };
-                let (written, shoe) = (dealt.applied_to(stored), dealt.shoe.clone());
                 // (Not written: dealt by another call, or the shoe changed: read both again.)
-                if state.writes.deal_blackjack(dealt).await? {
-                    state.blackjack_rounds.written(&written, &shoe)?;
+                if let Some(written) = state.blackjack.repository.deal(stored, dealt).await? {
                     return Ok(written);
                 }
             }
@@ -340,7 +289,7 @@ pub async fn decide(
         // The first attempt may work on the round as this process last wrote it; a retry reads.
         // (Never the house's: its decision is for a round nobody has touched for a long time.)
         let remembered = if attempt == 0 && decision.is_some() {
-            state.blackjack_rounds.0.get(id, |_| true)?
+            state.blackjack.repository.remembered_round(id)?
         } else {
             None
         };
@@ -423,8 +372,7 @@ async fn decide_once(
     };
     if pending.added_cents > 0 {
         // It adds a wager: recorded first (claiming the step), then the wager, then applied.
-        if !store::set_pending(&state.pool, id, &pending).await? {
-            state.blackjack_rounds.forget(id)?;
+        if !state.blackjack.repository.set_pending(id, &pending).await? {
             return Ok(None);
         }
         return finish_pending(state, stored, pending).await;
@@ -476,14 +424,8 @@ async fn write(
         actions: Value::Array(actions),
         was_pending,
     };
-    let written = decision.applied_to(stored);
-    if !state.writes.decide_blackjack(decision).await? {
-        // Not as remembered (or read): whatever moved it on, the next decision reads it.
-        state.blackjack_rounds.forget(stored.id)?;
-        return Ok(None);
-    }
-    state.blackjack_rounds.written(&written, &pending.shoe)?;
-    Ok(Some(written))
+    // None: not as remembered (or read); whatever moved it on, the next decision reads it.
+    state.blackjack.repository.decide(stored, decision).await
 }
 
 /// A pending decision finished: its wager taken, then applied and, if it ended the round,
@@ -509,7 +451,7 @@ async fn take_pending_wager(
     let added = [(
         step_id(id, &format!("step/{}", pending.step)),
         stored.wallet,
-        state.escrow_account,
+        state.blackjack.escrow_account,
         pending.added_cents,
     )];
     match ledger_batch(state, id, &added, &[]).await {

@@ -25,7 +25,7 @@ pub async fn ledger_batch(
     transfers: &[(Uuid, Uuid, Uuid, i64)],
     balances_of: &[Uuid],
 ) -> Result<Vec<i64>, LedgerError> {
-    crate::grouped::ledger_batch(state, "blackjack", round, transfers, balances_of).await
+    crate::kit::ledger::ledger_batch(&state.kit, "blackjack", round, transfers, balances_of).await
 }
 
 /// The one balance a batch read back.
@@ -94,9 +94,9 @@ pub async fn void_round(
         .map_or_else(|| Round::stake_at_deal(rules, bets), |r| r.spots.iter().map(|s| s.staked(rules)).sum());
     let stakes = Stakes::of(rules, bets, staked);
     let refunds = [
-        (step_id(id, "void/escrow"), state.escrow_account, wallet, stakes.escrowed),
-        (step_id(id, "void/pot"), state.pot_account, wallet, stakes.to_pot),
-        (step_id(id, "void/house"), state.house_account, wallet, stakes.to_house),
+        (step_id(id, "void/escrow"), state.blackjack.escrow_account, wallet, stakes.escrowed),
+        (step_id(id, "void/pot"), state.blackjack.pot_account, wallet, stakes.to_pot),
+        (step_id(id, "void/house"), state.blackjack.house_account, wallet, stakes.to_house),
     ];
     let after = only_balance(&ledger_batch(state, id, &refunds, &[wallet]).await?)?;
     store::mark_voided(tx, id, staked, after).await?;
@@ -165,19 +165,19 @@ pub async fn settle_stored(state: &TablesState, stored: StoredRound) -> Result<S
     let mut transfers = vec![
         (
             step_id(id, "settle/stakes"),
-            state.escrow_account,
-            state.house_account,
+            state.blackjack.escrow_account,
+            state.blackjack.house_account,
             staked.saturating_sub(progressive),
         ),
-        (step_id(id, "settle/returns"), state.house_account, wallet, returned),
-        (step_id(id, "settle/pot-prize"), state.pot_account, wallet, pot_prize),
+        (step_id(id, "settle/returns"), state.blackjack.house_account, wallet, returned),
+        (step_id(id, "settle/pot-prize"), state.blackjack.pot_account, wallet, pot_prize),
     ];
     if top_prize {
         // 111-301-5(j)(7): after the top prize the pot is funded again with $10,000.
         transfers.push((
             step_id(id, "settle/pot-reseed"),
-            state.house_account,
-            state.pot_account,
+            state.blackjack.house_account,
+            state.blackjack.pot_account,
             BLAZING_SEVENS_SEED_CENTS,
         ));
     }
@@ -192,7 +192,7 @@ pub async fn settle_stored(state: &TablesState, stored: StoredRound) -> Result<S
     };
     let settled = store::Settled { id, returned, pot_prize, balance_after: after };
     let audit = platform::audit::Entry::new("blackjack.round", id, &record)?;
-    if !state.writes.settle_blackjack(settled, audit).await? {
+    if !state.blackjack.repository.settle(settled, audit).await? {
         // Another call (a retry, the recovery pass) settled it first: as it wrote it.
         return store::load_round(&mut *state.pool.acquire().await?, id, false)
             .await?

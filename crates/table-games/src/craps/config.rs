@@ -4,7 +4,7 @@ use domain::craps::PowerTable;
 use domain::craps::session::{PowerOdds, TableRules};
 use platform::config::{ConfigError, env_or};
 
-use crate::blackjack::MAX_HOUSE_WAGER_CENTS;
+use crate::kit::house::HouseLimits;
 
 /// The limits posted at the house's craps tables (`LOTTO_CRAPS_MIN_BET_CENTS`,
 /// `LOTTO_CRAPS_MAX_BET_CENTS`), the most odds a table may allow (`LOTTO_CRAPS_ODDS_MULTIPLE`, up
@@ -33,7 +33,7 @@ impl Default for Limits {
 }
 
 impl Limits {
-    pub fn from_env() -> Result<Limits, ConfigError> {
+    pub fn from_env(house: &HouseLimits) -> Result<Limits, ConfigError> {
         let defaults = Limits::default().rules;
         let refuse = |name: &'static str, value: String, reason: &str| ConfigError {
             name,
@@ -42,11 +42,14 @@ impl Limits {
         };
         let min = env_or("LOTTO_CRAPS_MIN_BET_CENTS", defaults.min_bet_cents)?;
         let max = env_or("LOTTO_CRAPS_MAX_BET_CENTS", defaults.max_bet_cents)?;
-        if !(1..=max).contains(&min) || max > MAX_HOUSE_WAGER_CENTS {
+        if !(1..=max).contains(&min) || max > house.max_wager_cents {
             return Err(refuse(
                 "LOTTO_CRAPS_MAX_BET_CENTS",
                 max.to_string(),
-                "must be at least the minimum and at most 10000000",
+                &format!(
+                    "must be at least the minimum and at most {} (the house's limit)",
+                    house.max_wager_cents
+                ),
             ));
         }
         let multiple = env_or("LOTTO_CRAPS_ODDS_MULTIPLE", defaults.odds_multiple)?;

@@ -3,10 +3,13 @@
 //! batch; game recall and the exact math.
 //!
 //! On floors (ADR 0006): [`routes`] the handlers, [`saga`] a request's steps and recovery,
-//! [`store`] every SQL statement, [`views`] what a player sees, [`config`] the house's settings.
+//! [`repository`] the one door the steps write and read through (its writers, the sessions it
+//! remembers, the requests in flight), [`store`] every SQL statement, [`views`] what a player
+//! sees, [`config`] the house's settings.
 //! The rules themselves are `domain::craps`.
 
 pub mod config;
+pub mod repository;
 pub mod routes;
 pub mod saga;
 pub mod store;
@@ -19,14 +22,15 @@ use ledger_api::{AccountKind, LedgerClient};
 use platform::AppError;
 use uuid::Uuid;
 
-/// The game's ledger accounts and the house's posted limits.
-#[derive(Debug, Clone, Copy)]
+/// The game's ledger accounts, the house's posted limits, and its repository.
+#[derive(Debug, Clone)]
 pub struct Game {
     /// Every bet on a layout waits here until a roll decides it or it is taken down.
     pub escrow_account: Uuid,
     /// Takes lost bets and commissions; pays winnings.
     pub house_account: Uuid,
     pub limits: Limits,
+    pub repository: repository::Repository,
 }
 
 impl Game {

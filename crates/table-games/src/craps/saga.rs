@@ -33,10 +33,9 @@ use rand_chacha::ChaCha20Rng;
 use serde::Serialize;
 use uuid::Uuid;
 
+use super::repository::Played;
 use super::store::{self, Legs, Money, Pending, StoredRoll, StoredSession};
-use crate::remembered::Remembered;
 use crate::{TABLES_NAMESPACE, TablesState};
-use platform::single_flight::SingleFlight;
 
 /// A rule the session refused, as a problem with its stable code.
 pub fn rule_error(e: &RuleError) -> AppError {
@@ -76,14 +75,11 @@ pub async fn open(
     }
     let wallet = state.ledger.wallet_of(player).await?;
     let id = Uuid::now_v7();
-    store::insert_session(&state.pool, id, player, wallet, &Session::new(rules)).await?;
-    let opened = reload(state, id).await?;
-    state.craps_sessions.remember(&opened)?;
-    Ok(opened)
+    state.craps.repository.open(id, player, wallet, &Session::new(rules)).await?.ok_or_else(|| not_found(id))
 }
 
 async fn reload(state: &TablesState, id: Uuid) -> Result<StoredSession, AppError> {
-    store::load_session(&state.pool, id).await?.ok_or_else(|| not_found(id))
+    state.craps.repository.load(id).await?.ok_or_else(|| not_found(id))
 }
 
 /// What a request asks for.
@@ -101,37 +97,6 @@ pub struct Request {
 /// its read and its claim.
 const CLAIM_ATTEMPTS: usize = 3;
 
-/// Craps sessions as this process last recorded them, so that a player's next request is worked
-/// out without reading its session first (a read is a round trip; on a busy machine, about a
-/// twentieth of a roll's cost). Safe with many processes: a request worked out on a remembered
-/// session is claimed only if the session still counts the requests it did with none pending and
-/// the request's key unrecorded (the only writes that change a session count its requests), and
-/// is answered with a refusal only after a fresh read; otherwise the session is read as if it
-/// had never been remembered. The requests this process is working on are known too, so a copy
-/// of one (the same session, player and key) waits for its answer instead of working it again.
-#[derive(Debug, Clone, Default)]
-pub struct KnownSessions {
-    sessions: Remembered<StoredSession>,
-    in_flight: SingleFlight<(Uuid, String, String), Result<Played, AppError>>,
-}
-
-/// A request's record, the session after it, and whether this request made it.
-type Played = (StoredRoll, StoredSession, bool);
-
-impl KnownSessions {
-    fn get(&self, id: Uuid, player: &str) -> Result<Option<StoredSession>, AppError> {
-        self.sessions.get(id, |s| s.player_id == player && s.pending.is_none())
-    }
-
-    fn remember(&self, session: &StoredSession) -> Result<(), AppError> {
-        self.sessions.remember(session.id, session.clone())
-    }
-
-    fn forget(&self, id: Uuid) -> Result<(), AppError> {
-        self.sessions.forget(id)
-    }
-}
-
 /// Applies a request (changes, then a roll when asked) to session `id` of `player` under
 /// idempotency key `key`; a retry of the key answers the same record. Returns the record, the
 /// session after it, and whether this call made it. Copies of a request arriving while it is
@@ -147,7 +112,7 @@ pub async fn play(
 ) -> Result<Played, AppError> {
     let flight = (id, player.to_owned(), key.to_owned());
     let (answer, this_call) =
-        state.craps_sessions.in_flight.run(flight, || play_once(state, id, player, key, request)).await;
+        state.craps.repository.once(flight, || play_once(state, id, player, key, request)).await;
     let (record, session, made) = answer?;
     Ok((record, session, made && this_call))
 }
@@ -159,7 +124,8 @@ async fn play_once(
     key: &str,
     request: &Request,
 ) -> Result<Played, AppError> {
-    let mut remembered = state.craps_sessions.get(id, player)?;
+    let repository = &state.craps.repository;
+    let mut remembered = repository.remembered(id, player)?;
     let mut claims = 0;
     while claims < CLAIM_ATTEMPTS {
         let from_memory = remembered.is_some();
@@ -167,7 +133,8 @@ async fn play_once(
             Some(stored) => stored,
             None => {
                 claims += 1;
-                let (stored, recorded) = store::session_with_request(&state.pool, id, key)
+                let (stored, recorded) = repository
+                    .with_request(id, key)
                     .await?
                     .filter(|(s, _)| s.player_id == player)
                     .ok_or_else(|| not_found(id))?;
@@ -197,14 +164,14 @@ async fn play_once(
             Ok(pending) => pending,
             // A remembered session may be behind another process's: refuse only on a fresh read.
             Err(_) if from_memory => {
-                state.craps_sessions.forget(id)?;
+                repository.forget(id)?;
                 continue;
             }
             Err(e) => return Err(e),
         };
         // The claim: recorded pending only if the session is as it was read (no request pending
         // or recorded since, this key not recorded), group-committed with other sessions' claims.
-        if state.writes.claim_craps(id, pending.clone()).await? {
+        if repository.claim(id, pending.clone()).await? {
             let (record, session) = match finish_pending(state, &stored, &pending).await? {
                 Some(done) => done,
                 None => {
@@ -212,10 +179,9 @@ async fn play_once(
                     (record, session)
                 }
             };
-            state.craps_sessions.remember(&session)?;
+            repository.remember(&session)?;
             return Ok((record, session, true));
         }
-        state.craps_sessions.forget(id)?;
     }
     Err(in_progress())
 }
@@ -236,7 +202,7 @@ async fn wait_for_pending(
     let started = std::time::Instant::now();
     while started.elapsed() < COPY_WAITS {
         tokio::time::sleep(COPY_LOOKS_EVERY).await;
-        if let Some(done) = store::roll_by_key(&state.pool, stored.id, &pending.key).await? {
+        if let Some(done) = state.craps.repository.record_of(stored.id, &pending.key).await? {
             return Ok((done, reload(state, stored.id).await?, false));
         }
     }
@@ -290,7 +256,10 @@ fn work_out(stored: &StoredSession, key: &str, request: &Request) -> Result<Pend
 }
 
 async fn finished(state: &TablesState, id: Uuid, key: &str) -> Result<Played, AppError> {
-    let done = store::roll_by_key(&state.pool, id, key)
+    let done = state
+        .craps
+        .repository
+        .record_of(id, key)
         .await?
         .ok_or_else(|| AppError::internal("a finished request vanished"))?;
     Ok((done, reload(state, id).await?, true))
@@ -320,8 +289,7 @@ impl Leg {
 
 /// A request's ledger transfers, in order, by the scheme it was claimed with (those of no amount
 /// are left out by the ledger call).
-fn transfers_of(pending: &Pending, wallet: Uuid, game: &super::Game) -> Vec<Leg> {
-    let (escrow, house) = (game.escrow_account, game.house_account);
+fn transfers_of(pending: &Pending, wallet: Uuid, (escrow, house): (Uuid, Uuid)) -> Vec<Leg> {
     let m = pending.money;
     let commission = m.commission_cents.max(0);
     let commission_back = m.commission_cents.min(0).saturating_neg();
@@ -385,22 +353,23 @@ async fn finish_pending(
     pending: &Pending,
 ) -> Result<Option<(StoredRoll, StoredSession)>, AppError> {
     let (id, seq) = (stored.id, pending.seq);
-    let metadata = crate::grouped::round_metadata("craps", id);
-    let transfers: Vec<NewTransfer> = transfers_of(pending, stored.wallet, &state.craps)
-        .into_iter()
-        .map(|l| {
-            let transfer =
-                NewTransfer::new(leg(id, seq, l.name), l.debit, l.credit, l.amount, metadata.clone());
-            match l.wallet_holds {
-                Some(stake) => transfer.checking_funds(stored.wallet, stake),
-                None => transfer,
-            }
-        })
-        .collect();
-    let after = match crate::grouped::submit_transfers(state, transfers, &[stored.wallet]).await {
+    let metadata = crate::kit::ledger::round_metadata("craps", id);
+    let transfers: Vec<NewTransfer> =
+        transfers_of(pending, stored.wallet, (state.craps.escrow_account, state.craps.house_account))
+            .into_iter()
+            .map(|l| {
+                let transfer =
+                    NewTransfer::new(leg(id, seq, l.name), l.debit, l.credit, l.amount, metadata.clone());
+                match l.wallet_holds {
+                    Some(stake) => transfer.checking_funds(stored.wallet, stake),
+                    None => transfer,
+                }
+            })
+            .collect();
+    let after = match crate::kit::ledger::submit_transfers(&state.kit, transfers, &[stored.wallet]).await {
         Ok(balances) => balances.first().copied().ok_or_else(|| AppError::internal("no balance answered"))?,
         Err(LedgerError::Refused(e)) => {
-            store::clear_pending(&state.pool, id, &pending.key).await?;
+            state.craps.repository.clear_pending(id, &pending.key).await?;
             return Err(e);
         }
         Err(e) => return Err(e.into()),
@@ -422,45 +391,20 @@ async fn finish_pending(
         at: Utc::now().trunc_subsecs(6),
     };
     let audit = platform::audit::Entry::new("craps.roll", id, &record)?;
-    if !state.writes.finish_craps(finished.clone(), audit).await? {
-        return Ok(None);
-    }
-    let roll = StoredRoll {
-        session_id: id,
-        seq,
-        changes: pending.changes.clone(),
-        report: pending.report.clone(),
-        money: pending.money,
-        balance_before_cents: finished.balance_before(),
-        balance_after_cents: after,
-        created_at: finished.at,
-    };
-    let session = StoredSession {
-        session: pending.next.clone(),
-        rolls: stored.rolls.saturating_add(i32::from(pending.report.is_some())),
-        requests: stored.requests.saturating_add(1),
-        pending: None,
-        ..stored.clone()
-    };
-    Ok(Some((roll, session)))
+    state.craps.repository.finish(stored, finished, audit).await
 }
 
 /// Finishes requests a crash left pending for longer than `older_than`; returns how many.
 pub async fn recover(state: &TablesState, older_than: std::time::Duration) -> Result<usize, AppError> {
-    platform::recovery::finish_stuck(
-        &state.pool,
-        store::STUCK,
-        older_than,
-        "craps request",
-        |id| async move {
-            let stored = reload(state, id).await?;
-            match &stored.pending {
-                Some(pending) => finish_pending(state, &stored, pending).await.map(|_| ()),
-                None => Ok(()),
-            }
-        },
-    )
-    .await
+    let stuck = state.craps.repository.stuck(older_than).await?;
+    Ok(platform::recovery::finish_each(stuck, "craps request", |id| async move {
+        let stored = reload(state, id).await?;
+        match &stored.pending {
+            Some(pending) => finish_pending(state, &stored, pending).await.map(|_| ()),
+            None => Ok(()),
+        }
+    })
+    .await)
 }
 
 /// The most requests the house makes to close one session (a contract bet is decided within a
@@ -474,10 +418,8 @@ const MOST_CLOSING_REQUESTS: usize = 1_000;
 /// (keyed `house-close/<n>`), recorded, chained and paid through the ledger; the house makes no
 /// bet for the player. Returns how many sessions it closed.
 pub async fn close_abandoned(state: &TablesState, idle: std::time::Duration) -> Result<usize, AppError> {
-    platform::recovery::finish_stuck(&state.pool, store::ABANDONED, idle, "abandoned craps session", |id| {
-        close(state, id)
-    })
-    .await
+    let abandoned = state.craps.repository.abandoned(idle).await?;
+    Ok(platform::recovery::finish_each(abandoned, "abandoned craps session", |id| close(state, id)).await)
 }
 
 async fn close(state: &TablesState, id: Uuid) -> Result<(), AppError> {
@@ -510,7 +452,7 @@ mod tests {
     use std::collections::HashMap;
 
     use super::*;
-    use crate::craps::{Game, Limits};
+    use crate::craps::Limits;
 
     fn pending(money: Money, legs: Legs) -> Pending {
         Pending {
@@ -538,11 +480,7 @@ mod tests {
 
     #[test]
     fn netted_transfers_leave_every_account_where_one_per_movement_does_and_cover_the_stake_first() {
-        let game = Game {
-            escrow_account: Uuid::from_u128(1),
-            house_account: Uuid::from_u128(2),
-            limits: Limits::default(),
-        };
+        let accounts = (Uuid::from_u128(1), Uuid::from_u128(2));
         let wallet = Uuid::from_u128(3);
         let mut rng = ChaCha20Rng::seed_from_u64(16);
         for _ in 0..10_000 {
@@ -555,15 +493,15 @@ mod tests {
                 lost_cents: cents(),
                 winnings_cents: cents(),
             };
-            let each = transfers_of(&pending(money, Legs::EachMovement), wallet, &game);
-            let netted = transfers_of(&pending(money, Legs::Netted), wallet, &game);
-            let one = transfers_of(&pending(money, Legs::WalletNet), wallet, &game);
+            let each = transfers_of(&pending(money, Legs::EachMovement), wallet, accounts);
+            let netted = transfers_of(&pending(money, Legs::Netted), wallet, accounts);
+            let one = transfers_of(&pending(money, Legs::WalletNet), wallet, accounts);
             assert_eq!(moved(&each), moved(&netted), "{money:?}");
             assert_eq!(moved(&each), moved(&one), "{money:?}");
             assert_eq!(moved(&netted).get(&wallet).copied().unwrap_or(0), money.wallet_change());
             let stake = money.staked_cents + money.commission_cents.max(0);
             let first = netted[0];
-            assert_eq!((first.debit, first.credit), (wallet, game.house_account));
+            assert_eq!((first.debit, first.credit), (wallet, accounts.1));
             assert_eq!(first.amount, stake, "the stake goes first, whole");
             assert!(netted.iter().filter(|t| t.amount > 0).count() <= 3, "at most three transfers");
             // One wallet transfer, applied only if the wallet held the stake just before it; or,

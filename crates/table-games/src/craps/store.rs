@@ -211,7 +211,7 @@ pub const CLAIM: &str = "UPDATE craps_sessions s SET pending = u.pending, update
 /// ([`platform::group_commit::OneStatement`]): a session named twice is claimed for the first
 /// only (the later request reads the session again, as if it had lost the claim to another).
 pub async fn claim_all(conn: &mut PgConnection, claims: &[(Uuid, Pending)]) -> Result<Vec<bool>, AppError> {
-    crate::store::write_first_of_each(
+    crate::kit::writes::write_first_of_each(
         conn,
         claims,
         |c| c.0,
@@ -295,7 +295,7 @@ pub async fn finish_all(
     conn: &mut PgConnection,
     done: &[(Finished, platform::audit::Entry)],
 ) -> Result<Vec<bool>, AppError> {
-    crate::store::write_first_of_each(
+    crate::kit::writes::write_first_of_each(
         conn,
         done,
         |d| d.0.session,
@@ -382,12 +382,25 @@ pub async fn recent_rolls(pool: &PgPool, player: &str, limit: i64) -> Result<Vec
     .collect()
 }
 
-/// Sessions with a request left pending for longer than `$1` seconds.
-pub const STUCK: &str = "SELECT id FROM craps_sessions WHERE pending IS NOT NULL
-  AND updated_at < now() - make_interval(secs => $1) ORDER BY updated_at LIMIT 500";
+/// Sessions with a request pending for longer than `older_than`.
+pub async fn stuck(pool: &PgPool, older_than: std::time::Duration) -> Result<Vec<Uuid>, AppError> {
+    Ok(sqlx::query_scalar(
+        "SELECT id FROM craps_sessions WHERE pending IS NOT NULL
+            AND updated_at < now() - make_interval(secs => $1) ORDER BY updated_at LIMIT 500",
+    )
+    .bind(older_than.as_secs_f64())
+    .fetch_all(pool)
+    .await?)
+}
 
-/// Sessions with bets on their layout, nothing pending, and no request for longer than `$1`
-/// seconds.
-pub const ABANDONED: &str = "SELECT id FROM craps_sessions WHERE pending IS NULL
-  AND jsonb_array_length(session->'bets') > 0 AND updated_at < now() - make_interval(secs => $1)
-  ORDER BY updated_at LIMIT 500";
+/// Sessions with bets on their layout, nothing pending, and no request for longer than `idle`.
+pub async fn abandoned(pool: &PgPool, idle: std::time::Duration) -> Result<Vec<Uuid>, AppError> {
+    Ok(sqlx::query_scalar(
+        "SELECT id FROM craps_sessions WHERE pending IS NULL
+            AND jsonb_array_length(session->'bets') > 0 AND updated_at < now() - make_interval(secs => $1)
+          ORDER BY updated_at LIMIT 500",
+    )
+    .bind(idle.as_secs_f64())
+    .fetch_all(pool)
+    .await?)
+}

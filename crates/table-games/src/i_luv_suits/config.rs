@@ -3,7 +3,7 @@
 use domain::i_luv_suits::round::TableRules;
 use platform::config::{ConfigError, env_or};
 
-use crate::blackjack::MAX_HOUSE_WAGER_CENTS;
+use crate::kit::house::HouseLimits;
 
 /// The limits posted at the house's I Luv Suits tables (`LOTTO_ILS_MIN_ANTE_CENTS`,
 /// `LOTTO_ILS_MAX_ANTE_CENTS`, `LOTTO_ILS_MIN_SIDE_CENTS`, `LOTTO_ILS_MAX_SIDE_CENTS`,
@@ -32,16 +32,17 @@ impl Default for Limits {
 
 impl Limits {
     /// The defaults overridden by the environment; a value out of range is an error at start.
-    pub fn from_env() -> Result<Limits, ConfigError> {
+    pub fn from_env(house: &HouseLimits) -> Result<Limits, ConfigError> {
         let defaults = Limits::default().rules;
+        let house = house.max_wager_cents;
         let get = |name: &'static str, default: i64| -> Result<i64, ConfigError> {
             let cents = env_or(name, default)?;
-            // Whole dollars up to the highest limit any table of the house may post.
-            if !(100..=MAX_HOUSE_WAGER_CENTS).contains(&cents) || cents % 100 != 0 {
+            // Whole dollars up to the house's limit.
+            if !(100..=house).contains(&cents) || cents % 100 != 0 {
                 return Err(ConfigError {
                     name,
                     value: cents.to_string(),
-                    reason: format!("must be whole dollars from 100 to {MAX_HOUSE_WAGER_CENTS} cents"),
+                    reason: format!("must be whole dollars from 100 to {house} cents (the house's limit)"),
                 });
             }
             Ok(cents)

@@ -3,11 +3,13 @@
 //! through the ledger; game recall, the progressive meter and the math.
 //!
 //! On floors (ADR 0006): [`routes`] the handlers, [`saga`] a round's steps (wagers and deal,
-//! decision, recovery), [`settlement`] its money steps, [`store`] every SQL statement and the
-//! typed round state, [`views`] what a player sees, [`config`] the house's settings. The rules
+//! decision, recovery), [`settlement`] its money steps, [`repository`] the one door the steps
+//! write and read through (its writers, the rounds it remembers), [`store`] every SQL statement
+//! and the typed round state, [`views`] what a player sees, [`config`] the house's settings. The rules
 //! themselves are `domain::i_luv_suits`.
 
 pub mod config;
+pub mod repository;
 pub mod routes;
 pub mod saga;
 pub mod settlement;
@@ -23,8 +25,8 @@ use platform::AppError;
 use serde_json::json;
 use uuid::Uuid;
 
-/// The game's ledger accounts and the house's posted limits.
-#[derive(Debug, Clone, Copy)]
+/// The game's ledger accounts, the house's posted limits, and its repository.
+#[derive(Debug, Clone)]
 pub struct Game {
     /// The ante, play and side wagers wait here until their round settles.
     pub escrow_account: Uuid,
@@ -33,6 +35,7 @@ pub struct Game {
     /// The progressive pot: real money, its balance is the meter (76(i)(5)).
     pub pot_account: Uuid,
     pub limits: Limits,
+    pub repository: repository::Repository,
 }
 
 impl Game {

@@ -29,8 +29,7 @@ use serde_json::json;
 use uuid::Uuid;
 
 use super::settlement::{ledger_batch, settle_round, stakes_at_deal};
-use super::store::{self, Claim, Dealt, Decided, DecidedBy, NewRound, RoundState, StoredRound};
-use crate::remembered::Remembered;
+use super::store::{Claim, Dealt, Decided, DecidedBy, NewRound, RoundState, StoredRound};
 use crate::{TABLES_NAMESPACE, TablesState};
 
 /// A wager or decision the rules refused, as a problem with its stable code.
@@ -49,23 +48,7 @@ fn not_found(id: Uuid) -> AppError {
 }
 
 async fn reload(state: &TablesState, id: Uuid) -> Result<StoredRound, AppError> {
-    store::load_round(&state.pool, id).await?.ok_or_else(|| not_found(id))
-}
-
-/// Rounds this process dealt, as it wrote them, so that their decision is worked out without
-/// reading the round first (a read is a round trip). Safe with many processes: a dealt round's
-/// cards, wagers and player never change, and a decision made on a remembered round is claimed
-/// only if the round still waits for one with none pending; a claim that fails reads the round
-/// again as if it had never been remembered.
-#[derive(Debug, Clone, Default)]
-pub struct KnownRounds(Remembered<StoredRound>);
-
-impl KnownRounds {
-    /// Forgets round `id`: its row was changed outside this process's steps (a test's stacked
-    /// deck, say), so its next decision reads it.
-    pub fn forget(&self, id: Uuid) -> Result<(), AppError> {
-        self.0.forget(id)
-    }
+    state.i_luv_suits.repository.load(id).await?.ok_or_else(|| not_found(id))
 }
 
 /// Step 1: a round of `wagers` for `player` under idempotency key `key`, then dealt
@@ -84,7 +67,7 @@ pub async fn place_wagers(
     // Postgres keeps microseconds: the round answered now and read later must be the same.
     let created_at = Utc::now().trunc_subsecs(6);
     let round = NewRound { id, player: player.to_owned(), wallet, wagers: *wagers, rules, created_at };
-    if state.writes.open_i_luv_suits(round.clone()).await? {
+    if state.i_luv_suits.repository.open(round.clone()).await? {
         return Ok((deal_round(state, round.stored()).await?, true));
     }
     let existing = reload(state, id).await?;
@@ -117,7 +100,7 @@ async fn deal_round(state: &TablesState, stored: StoredRound) -> Result<StoredRo
             _ => return Err(AppError::internal("the ledger answered other balances")),
         },
         Err(LedgerError::Refused(e)) => {
-            store::mark_refused(&state.pool, id, e.code()).await?;
+            game.repository.refuse(id, e.code()).await?;
             return reload(state, id).await;
         }
         Err(e) => return Err(e.into()),
@@ -125,20 +108,11 @@ async fn deal_round(state: &TablesState, stored: StoredRound) -> Result<StoredRo
     let deal = Deal::shuffled(&mut ChaCha20Rng::from_os_rng());
     let staked = stored.wagers.staked_at_deal(&stored.rules);
     let dealt = Dealt { id, deal, pot, staked, balance_before: wallet.saturating_add(staked) };
-    if !state.writes.deal_i_luv_suits(dealt.clone()).await? {
+    match game.repository.deal(stored, dealt).await? {
+        Some(dealt_round) => Ok(dealt_round),
         // Another call (a retry, the recovery pass) dealt it first: its cards stand.
-        return reload(state, id).await;
+        None => reload(state, id).await,
     }
-    let dealt_round = StoredRound {
-        state: RoundState::Deciding,
-        deal: Some(dealt.deal),
-        pot_at_deal_cents: Some(pot),
-        staked_cents: Some(staked),
-        balance_before_cents: Some(dealt.balance_before),
-        ..stored
-    };
-    state.i_luv_suits_rounds.0.remember(id, dealt_round.clone())?;
-    Ok(dealt_round)
 }
 
 /// Step 3: the player's decision (`choice`, given the round's ante: a play names its amount or
@@ -154,10 +128,9 @@ pub async fn decide(
     // Read (or remembered), then claimed by one conditional write: a decision that lost the race
     // reads the round again and finds what won (its own retry's decision, or another: refused).
     for attempt in 0..2 {
-        let remembered = if attempt == 0 { state.i_luv_suits_rounds.0.get(id, |_| true)? } else { None };
-        let read = match remembered {
-            Some(round) => round,
-            None => reload(state, id).await?,
+        let read = match attempt {
+            0 => state.i_luv_suits.repository.deciding(id).await?.ok_or_else(|| not_found(id))?,
+            _ => reload(state, id).await?,
         };
         let stored =
             Some(read).filter(|r| player.is_none_or(|p| r.player_id == p)).ok_or_else(|| not_found(id))?;
@@ -188,10 +161,7 @@ pub async fn decide(
                     check_play(&Hands::of(&deal), stored.wagers.ante_cents, play_cents)
                         .map_err(|e| wager_error(&e))?;
                 }
-                let claimed = state.writes.decide_i_luv_suits(Claim { id, decided }).await?;
-                // Decided or not, the round is no longer as remembered.
-                state.i_luv_suits_rounds.forget(id)?;
-                if !claimed {
+                if !state.i_luv_suits.repository.claim(Claim { id, decided }).await? {
                     continue;
                 }
                 let mut decided_round = stored;
@@ -221,28 +191,20 @@ pub async fn decide(
 /// Finishes rounds a crash left between steps for longer than `older_than` (dealt, their play
 /// wager taken, settled); returns how many. A round waiting for its player's decision waits.
 pub async fn recover(state: &TablesState, older_than: std::time::Duration) -> Result<usize, AppError> {
-    platform::recovery::finish_stuck(
-        &state.pool,
-        store::STUCK,
-        older_than,
-        "I Luv Suits round",
-        |id| async move {
-            let stored = drive_deal(state, id).await?;
-            settle_round(state, &stored).await.map(|_| ())
-        },
-    )
-    .await
+    let stuck = state.i_luv_suits.repository.stuck(older_than).await?;
+    Ok(platform::recovery::finish_each(stuck, "I Luv Suits round", |id| async move {
+        let stored = drive_deal(state, id).await?;
+        settle_round(state, &stored).await.map(|_| ())
+    })
+    .await)
 }
 
 /// Folds rounds whose player has not decided for `idle` (`LOTTO_ILS_ABANDONED_AFTER_SECONDS`, a
 /// day by default) and settles them, so no wager waits in escrow for ever. Returns how many.
 pub async fn finish_abandoned(state: &TablesState, idle: std::time::Duration) -> Result<usize, AppError> {
-    platform::recovery::finish_stuck(
-        &state.pool,
-        store::ABANDONED,
-        idle,
-        "abandoned I Luv Suits round",
-        |id| decide(state, id, None, None),
-    )
-    .await
+    let abandoned = state.i_luv_suits.repository.abandoned(idle).await?;
+    Ok(platform::recovery::finish_each(abandoned, "abandoned I Luv Suits round", |id| {
+        decide(state, id, None, None)
+    })
+    .await)
 }

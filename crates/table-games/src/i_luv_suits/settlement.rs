@@ -30,7 +30,7 @@ pub async fn ledger_batch(
         .iter()
         .map(|&(step, debit, credit, amount)| (step_id(round, step), debit, credit, amount))
         .collect();
-    crate::grouped::ledger_batch(state, "i_luv_suits", round, &transfers, balances_of).await
+    crate::kit::ledger::ledger_batch(&state.kit, "i_luv_suits", round, &transfers, balances_of).await
 }
 
 /// Where a round's wagers go at the deal: the ante and the side wagers into escrow; of the
@@ -117,7 +117,7 @@ pub async fn settle_round(
     let after = match ledger_batch(state, id, &transfers, &[wallet]).await {
         Ok(balances) => balances.first().copied().ok_or_else(|| AppError::internal("no balance answered"))?,
         Err(LedgerError::Refused(e)) if stored.pending.is_some() => {
-            store::clear_pending(&state.pool, id).await?;
+            game.repository.clear_pending(id).await?;
             return Err(e);
         }
         Err(e) => return Err(e.into()),
@@ -145,7 +145,7 @@ pub async fn settle_round(
         balance_after: after,
     };
     let audit = platform::audit::Entry::new("i_luv_suits.round", id, &record)?;
-    if !state.writes.settle_i_luv_suits(settled.clone(), audit).await? {
+    if !game.repository.settle(settled.clone(), audit).await? {
         return Ok(None);
     }
     Ok(Some(StoredRound {

@@ -182,7 +182,7 @@ impl NewRound {
 /// [`platform::group_commit::OneStatement`] batch); answers, per round, whether it is new (false:
 /// its id was recorded before, or by an earlier job of the batch).
 pub async fn insert_rounds(conn: &mut PgConnection, rounds: &[NewRound]) -> Result<Vec<bool>, AppError> {
-    crate::store::write_first_of_each(
+    crate::kit::writes::write_first_of_each(
         conn,
         rounds,
         |r| r.id,
@@ -240,7 +240,7 @@ pub const DEALT: &str =
 /// Open rounds dealt → `deciding`, with the wallet before their wagers, one statement for all;
 /// answers, per round, whether this call dealt it (false: another call did first).
 pub async fn mark_dealt_all(conn: &mut PgConnection, dealt: &[Dealt]) -> Result<Vec<bool>, AppError> {
-    crate::store::write_first_of_each(
+    crate::kit::writes::write_first_of_each(
         conn,
         dealt,
         |d| d.id,
@@ -277,7 +277,7 @@ pub const CLAIM_DECISIONS: &str = "UPDATE ils_rounds r
 /// once (→ `settling`), a play is recorded pending until its wager is taken. Answers, per claim,
 /// whether it applied (false: another decision came first).
 pub async fn claim_decisions(conn: &mut PgConnection, claims: &[Claim]) -> Result<Vec<bool>, AppError> {
-    crate::store::write_first_of_each(
+    crate::kit::writes::write_first_of_each(
         conn,
         claims,
         |c| c.id,
@@ -343,7 +343,7 @@ pub async fn write_settled_all(
     conn: &mut PgConnection,
     settled: &[(Settled, platform::audit::Entry)],
 ) -> Result<Vec<bool>, AppError> {
-    crate::store::write_first_of_each(
+    crate::kit::writes::write_first_of_each(
         conn,
         settled,
         |s| s.0.id,
@@ -364,11 +364,25 @@ pub async fn write_settled_all(
     .await
 }
 
-/// Rounds left `open`, `settling`, or with a decision pending, for longer than `$1` seconds.
-pub const STUCK: &str = "SELECT id FROM ils_rounds
-  WHERE (state IN ('open', 'settling') OR pending IS NOT NULL) AND updated_at < now() - make_interval(secs => $1)
-  ORDER BY updated_at LIMIT 500";
+/// Rounds left `open`, `settling`, or with a decision pending, for longer than `older_than`.
+pub async fn stuck(pool: &PgPool, older_than: std::time::Duration) -> Result<Vec<Uuid>, AppError> {
+    Ok(sqlx::query_scalar(
+        "SELECT id FROM ils_rounds
+          WHERE (state IN ('open', 'settling') OR pending IS NOT NULL) AND updated_at < now() - make_interval(secs => $1)
+          ORDER BY updated_at LIMIT 500",
+    )
+    .bind(older_than.as_secs_f64())
+    .fetch_all(pool)
+    .await?)
+}
 
-/// Rounds waiting for their player's decision for longer than `$1` seconds.
-pub const ABANDONED: &str = "SELECT id FROM ils_rounds WHERE state = 'deciding' AND pending IS NULL
-  AND updated_at < now() - make_interval(secs => $1) ORDER BY updated_at LIMIT 500";
+/// Rounds waiting for their player's decision for longer than `idle`.
+pub async fn abandoned(pool: &PgPool, idle: std::time::Duration) -> Result<Vec<Uuid>, AppError> {
+    Ok(sqlx::query_scalar(
+        "SELECT id FROM ils_rounds WHERE state = 'deciding' AND pending IS NULL
+            AND updated_at < now() - make_interval(secs => $1) ORDER BY updated_at LIMIT 500",
+    )
+    .bind(idle.as_secs_f64())
+    .fetch_all(pool)
+    .await?)
+}

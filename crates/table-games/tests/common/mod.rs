@@ -94,7 +94,11 @@ impl Casino {
     pub async fn assert_books_balance(&self) {
         let trial = self.ledger_call("GET", "/v1/reports/trial-balance", None).await;
         assert_eq!(trial.body["balanced"], true, "{}", trial.body);
-        assert_eq!(self.balance(self.state.escrow_account).await, 0, "no blackjack wager left in escrow");
+        assert_eq!(
+            self.balance(self.state.blackjack.escrow_account).await,
+            0,
+            "no blackjack wager left in escrow"
+        );
         let escrow = self.state.i_luv_suits.escrow_account;
         assert_eq!(self.balance(escrow).await, 0, "no I Luv Suits wager left in escrow");
     }

@@ -1,8 +1,7 @@
-//! What this process last wrote of a table, session or round, kept so a request need not read
-//! it back first: blackjack tables' rules, craps sessions, I Luv Suits rounds waiting for their
-//! decision. A remembered value is a hint, never the truth: every write made from one is
-//! conditional on the row being as remembered, so a stale one (another process moved the row
-//! on) only costs a failed write and a fresh read.
+//! What this process last wrote of a row, kept so the next request on it need not read it back
+//! first. A remembered value is a hint, never the truth: every write made from one is
+//! conditional on the row being as remembered, so a stale one (another process moved the row on)
+//! only costs a failed write and a fresh read. Each game's repository says what it remembers.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};

@@ -1,6 +1,18 @@
-//! What the games' stores share: their grouped writes' one shape (each row once per statement,
-//! the ids written back), for [`crate::grouped`]'s writers. SQL itself stays in each game's
-//! store; this runs what they build.
+//! The one-statement writers every game's steps are written by (ADR 0010): a batch of one kind
+//! of step is one conditional statement on its own rows, sent without a transaction on a
+//! connection planned by key ([`platform::db::by_key_pool`]), so a step keeps its order and
+//! exclusivity with no lock held between statements. A row named twice in one batch is
+//! written for the first job only; the other is answered "not written" and its caller reads
+//! the row again. SQL stays in each game's store; this runs what they build.
+//!
+//! **The planner convention, checked.** A grouped statement finds each row by its key, never
+//! through a scan or a partial index: its connection plans with scans and hash or merge joins
+//! off ([`platform::db::BY_KEY_ONLY`]), and a condition on a row's state is written
+//! `(...) IS TRUE`, so the planner cannot answer it from a partial index of unfinished rows
+//! (which it would, on a fresh table, reading them all). Each game's repository lists its
+//! grouped statements with the indexes they must use (`GROUPED_STATEMENTS`), and
+//! `tests/grouped_plans.rs` explains every one on a fresh database and fails on any other plan:
+//! a new writer is checked by being listed beside its game's others.
 
 use std::collections::HashSet;
 

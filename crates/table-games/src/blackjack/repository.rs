@@ -1,0 +1,161 @@
+//! Blackjack's door to its grouped writes and its memory: the saga's deals, decisions and
+//! settlements are written through this, which alone holds the game's one-statement writers,
+//! the tables and rounds it remembers and when it forgets them, and the round as a write leaves
+//! it. SQL itself is [`super::store`]'s; the machinery is the kit's. (The saga still calls its
+//! store directly for the statements nothing groups or remembers: a round's record, a refusal,
+//! the rare voids under a lock.)
+//!
+//! **What is remembered.**
+//! - Tables' players and rules, as read once: neither ever changes, and every deal needs both.
+//! - Rounds in play as this process last wrote them, with their table's shoe as written with
+//!   them, so that a decision is worked out without reading either first (a read is a round
+//!   trip, and the shoe's 312 cards to decode). Safe with many processes: only the round in
+//!   play at a table writes its shoe (one open or in play per table), and a decision worked out
+//!   on a remembered round is written only if the round is still in play at the remembered step
+//!   with no decision pending; a write that fails forgets the round, and the next attempt reads.
+
+use domain::blackjack::round::TableRules;
+use domain::cards::Shoe;
+use platform::AppError;
+use platform::audit::Entry;
+use platform::codes;
+use platform::group_commit::{GroupCommit, OneStatement};
+use sqlx::PgPool;
+use uuid::Uuid;
+
+use super::store::{self, Dealt, Decision, PendingDecision, RoundState, Settled, StoredRound};
+use crate::kit::Kit;
+use crate::kit::cache::Remembered;
+
+crate::one_statement_write!(
+    /// Rounds dealt with their tables' shoes ([`store::write_dealt_all`]).
+    DealtRounds, Dealt, store::write_dealt_all
+);
+crate::one_statement_write!(
+    /// Decisions applied with their tables' shoes ([`store::write_decisions`]).
+    Decisions, Decision, store::write_decisions
+);
+crate::one_statement_write!(
+    /// Rounds settled and chained ([`store::write_settled_all`]).
+    SettledRounds, (Settled, Entry), store::write_settled_all
+);
+
+/// The game's writers and memory.
+#[derive(Debug, Clone)]
+pub struct Repository {
+    dealt: GroupCommit<OneStatement<DealtRounds>>,
+    decided: GroupCommit<OneStatement<Decisions>>,
+    settled: GroupCommit<OneStatement<SettledRounds>>,
+    tables: Remembered<(String, TableRules)>,
+    rounds: Remembered<(StoredRound, Shoe)>,
+    pool: PgPool,
+}
+
+impl Repository {
+    /// The writers it starts (one connection each, once used).
+    pub const WRITERS: u32 = 3;
+
+    /// The grouped statements, with the indexes they must use (checked on a fresh database by
+    /// `tests/grouped_plans.rs`).
+    pub const GROUPED_STATEMENTS: &[(&str, &str, &[&str])] = &[
+        ("blackjack dealt", store::DEALT, &["bj_rounds_pkey", "bj_tables_pkey"]),
+        ("blackjack decision", store::DECIDED, &["bj_rounds_pkey", "bj_tables_pkey"]),
+        ("blackjack settled", store::SETTLED, &["bj_rounds_pkey"]),
+    ];
+
+    pub fn spawn(kit: &Kit) -> Repository {
+        Repository {
+            dealt: kit.writer(DealtRounds),
+            decided: kit.writer(Decisions),
+            settled: kit.writer(SettledRounds),
+            tables: Remembered::default(),
+            rounds: Remembered::default(),
+            pool: kit.pool().clone(),
+        }
+    }
+
+    /// The same writers with nothing remembered: as another process serving the same tables.
+    #[must_use]
+    pub fn with_fresh_memory(&self) -> Repository {
+        Repository { tables: Remembered::default(), rounds: Remembered::default(), ..self.clone() }
+    }
+
+    /// Table `id`'s rules, if it exists and, when `player` is given, is theirs.
+    pub async fn table_rules(&self, id: Uuid, player: Option<&str>) -> Result<TableRules, AppError> {
+        let (owner, rules) = match self.tables.get(id, |_| true)? {
+            Some(known) => known,
+            None => {
+                let read = store::table_owner_and_rules(&self.pool, id).await?;
+                self.tables.remember(id, read.clone())?;
+                read
+            }
+        };
+        if player.is_some_and(|p| p != owner) {
+            return Err(AppError::not_found(codes::TABLE_NOT_FOUND, format!("table {id} does not exist")));
+        }
+        Ok(rules)
+    }
+
+    /// Round `id` and its table's shoe as this process last wrote them, if it did and a decision
+    /// may follow.
+    pub fn remembered_round(&self, id: Uuid) -> Result<Option<(StoredRound, Shoe)>, AppError> {
+        self.rounds.get(id, |_| true)
+    }
+
+    /// Writes the open `round` dealt with its table's shoe, and answers it as written; none when
+    /// another call dealt it first or the shoe changed since it was read (read both again).
+    pub async fn deal(&self, round: &StoredRound, dealt: Dealt) -> Result<Option<StoredRound>, AppError> {
+        let (written, shoe) = (dealt.applied_to(round), dealt.shoe.clone());
+        if !self.dealt.submit(dealt).await? {
+            return Ok(None);
+        }
+        self.written(&written, &shoe)?;
+        Ok(Some(written))
+    }
+
+    /// Writes `decision` on the round `before` as read (or remembered), with its table's shoe, and
+    /// answers the round as written; none (and the round forgotten) when the round was no longer
+    /// there.
+    pub async fn decide(
+        &self,
+        before: &StoredRound,
+        decision: Decision,
+    ) -> Result<Option<StoredRound>, AppError> {
+        let (written, shoe) = (decision.applied_to(before), decision.pending.shoe.clone());
+        if !self.decided.submit(decision).await? {
+            self.rounds.forget(before.id)?;
+            return Ok(None);
+        }
+        self.written(&written, &shoe)?;
+        Ok(Some(written))
+    }
+
+    /// Records a decision that adds a wager as the round's pending one (claiming its step);
+    /// false (and the round forgotten) when the round moved on.
+    pub async fn set_pending(&self, id: Uuid, pending: &PendingDecision) -> Result<bool, AppError> {
+        let set = store::set_pending(&self.pool, id, pending).await?;
+        if !set {
+            self.rounds.forget(id)?;
+        }
+        Ok(set)
+    }
+
+    /// Writes the round settled with its audit record; false: another call settled it first.
+    pub async fn settle(&self, settled: Settled, audit: Entry) -> Result<bool, AppError> {
+        self.settled.submit((settled, audit)).await
+    }
+
+    /// Forgets round `id`: its row or its table's shoe was changed outside this game's steps.
+    pub fn forget(&self, id: Uuid) -> Result<(), AppError> {
+        self.rounds.forget(id)
+    }
+
+    /// Keeps `round` as written with `shoe` if a decision may follow; forgets it otherwise.
+    fn written(&self, round: &StoredRound, shoe: &Shoe) -> Result<(), AppError> {
+        if round.state == RoundState::Playing && round.pending.is_none() {
+            self.rounds.remember(round.id, (round.clone(), shoe.clone()))
+        } else {
+            self.rounds.forget(round.id)
+        }
+    }
+}

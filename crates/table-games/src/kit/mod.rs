@@ -1,0 +1,88 @@
+//! What every table game shares, naming none of them (issue 33 §1): a game's repository is built
+//! on these, and its saga calls the repository.
+//!
+//! - [`ledger`]: a round's ledger batch, many rounds to a ledger call;
+//! - [`writes`]: one-statement writers, a batch of one kind of step to a statement, and the
+//!   planner convention they follow;
+//! - [`cache`]: what this process last wrote of a row, remembered as a hint;
+//! - [`house`]: the house's own limits, which every game's posted limits stay within.
+//!
+//! The recovery loop every game's steps share is `platform::recovery`.
+
+pub mod cache;
+pub mod house;
+pub mod ledger;
+pub mod writes;
+
+use ledger_api::LedgerClient;
+use platform::group_commit::{BatchWrite, GroupCommit, OneStatement};
+use sqlx::PgPool;
+
+/// The shared machinery a game's repository is built on.
+#[derive(Debug, Clone)]
+pub struct Kit {
+    /// Every game's ledger batches, many rounds to a call.
+    pub ledger_calls: GroupCommit<ledger::LedgerCalls>,
+    /// The one-statement writers' own pool, planning by key ([`platform::db::by_key_pool`]).
+    writers: PgPool,
+    /// The service's pool, for a repository's reads and its other writes.
+    pool: PgPool,
+}
+
+impl Kit {
+    /// The kit on `pool`'s database, its ledger batches sent through `ledger`, and a pool of
+    /// `writer_connections` for the writers (one a writer, once it has written: a game nobody
+    /// plays holds none).
+    pub fn spawn(pool: &PgPool, ledger: LedgerClient, writer_connections: u32) -> Kit {
+        Kit {
+            ledger_calls: GroupCommit::spawn_runner(ledger::LedgerCalls { ledger }, 64),
+            writers: platform::db::by_key_pool(pool, writer_connections),
+            pool: pool.clone(),
+        }
+    }
+
+    /// The same kit sending its ledger batches through `ledger` (a test's unreachable one, say).
+    #[must_use]
+    pub fn with_ledger(&self, ledger: LedgerClient) -> Kit {
+        Kit { ledger_calls: GroupCommit::spawn_runner(ledger::LedgerCalls { ledger }, 64), ..self.clone() }
+    }
+
+    /// A one-statement writer of `write`'s batches, at most 64 jobs to a statement.
+    pub fn writer<W: BatchWrite>(&self, write: W) -> GroupCommit<OneStatement<W>> {
+        GroupCommit::spawn_one_statement(self.writers.clone(), write, 64)
+    }
+
+    /// The service's pool.
+    pub fn pool(&self) -> &PgPool {
+        &self.pool
+    }
+
+    /// The pool the writers' connections come from.
+    pub fn writers_pool(&self) -> &PgPool {
+        &self.writers
+    }
+}
+
+/// A [`BatchWrite`] that is one store function writing a whole batch in one statement (a game's
+/// repository names its writers with it).
+#[macro_export]
+macro_rules! one_statement_write {
+    ($(#[$doc:meta])* $name:ident, $job:ty, $write:path) => {
+        $(#[$doc])*
+        #[derive(Debug)]
+        pub struct $name;
+
+        impl platform::group_commit::BatchWrite for $name {
+            type Job = $job;
+            type Output = bool;
+
+            async fn write_batch(
+                &self,
+                conn: &mut sqlx::PgConnection,
+                jobs: &[$job],
+            ) -> Result<Vec<bool>, platform::AppError> {
+                $write(conn, jobs).await
+            }
+        }
+    };
+}
