@@ -237,8 +237,8 @@ async fn two_processes_serving_the_same_tables_take_turns_and_every_cent_balance
     assert_eq!(status, 201, "{session}");
     let mut layout = session.clone();
     let session = session["id"].as_str().unwrap().to_owned();
-    let mut rolls = 0;
     for n in 0..12usize {
+        let rolls = i64::try_from(n).unwrap();
         let mut changes = vec![];
         // The shooter keeps a pass line bet (111-501-44(a)(8)); a field bet now and then.
         if !layout["bets"].as_array().unwrap().iter().any(|b| b["bet"] == "pass") {
@@ -252,7 +252,6 @@ async fn two_processes_serving_the_same_tables_take_turns_and_every_cent_balance
         let (status, played) = t.call(n % 2, "POST", &path, Some(&format!("c-{n}")), body).await;
         assert_eq!(status, 201, "process {}: {played}", n % 2);
         assert_eq!(played["session"]["rolls"].as_i64().unwrap(), rolls + 1, "{played}");
-        rolls += 1;
         layout = played["session"].clone();
         let result = &played["result"];
         moved += result["balance_after_cents"].as_i64().unwrap()
