@@ -16,7 +16,8 @@
 //!
 //! Run: `cargo bench -p table-games` (env: `BENCH_SECONDS`, default 16; `BENCH_CLIENTS`, default
 //! 32; `BENCH_POOL`, the connection budget, default the platform's; `BENCH_ONLY`, one of `blackjack`, `i-luv-suits`, `craps`, to load that game alone, for a
-//! profile, with Keno beside it). Simulated rounds per second on one core: `cargo bench -p domain --bench blackjack` and
+//! profile, with Keno beside it; `BENCH_TABLES_BATCH`, jobs to a ledger call and a writer's
+//! statement, 1 for none shared; `BENCH_TABLES_REMEMBER=0`, repositories remembering nothing). Simulated rounds per second on one core: `cargo bench -p domain --bench blackjack` and
 //! `--bench i_luv_suits`.
 // A benchmark program stops loudly on any failure, and reports in floating point.
 #![allow(
@@ -58,6 +59,14 @@ async fn main() {
     };
     let mut options = assembly::Options::for_tests().unwrap();
     options.config = config;
+    // `BENCH_TABLES_BATCH` (jobs to a ledger call and a writer's statement; 1: none shared) and
+    // `BENCH_TABLES_REMEMBER` (0: repositories remember nothing): each mechanism turned off, to
+    // measure what it buys (issue 33 §1).
+    options.tables.kit = table_games::kit::KitSettings {
+        max_batch: env_or("BENCH_TABLES_BATCH", table_games::kit::KitSettings::default().max_batch).unwrap(),
+        remember: env_or("BENCH_TABLES_REMEMBER", 1u8).unwrap() != 0,
+    };
+    println!("table games' kit: {:?}", options.tables.kit);
     let platform = assembly::Assembly::start(&url, options).await.unwrap();
     let tokens = platform.tokens.clone();
     let app = platform::http::app(

@@ -70,6 +70,9 @@ pub struct TablesState {
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct TableSettings {
     pub house: kit::house::HouseLimits,
+    /// How the games' shared machinery batches and remembers (the defaults; the benchmark
+    /// turns each off to measure it).
+    pub kit: kit::KitSettings,
     pub blackjack: blackjack::Limits,
     pub i_luv_suits: i_luv_suits::Limits,
     pub craps: craps::Limits,
@@ -80,6 +83,7 @@ impl TableSettings {
         let house = kit::house::HouseLimits::from_env()?;
         Ok(TableSettings {
             house,
+            kit: kit::KitSettings::default(),
             blackjack: blackjack::Limits::from_env(&house)?,
             i_luv_suits: i_luv_suits::Limits::from_env(&house)?,
             craps: craps::Limits::from_env(&house)?,
@@ -115,7 +119,7 @@ impl TablesState {
     ) -> Result<Self, AppError> {
         let ledger = LedgerClient::new(ledger, tokens.clone(), "table-games");
         let id = |name: &str| Uuid::new_v5(&TABLES_NAMESPACE, name.as_bytes());
-        let kit = kit::Kit::spawn(&pool, ledger.clone(), HELD_APART);
+        let kit = kit::Kit::spawn(&pool, ledger.clone(), HELD_APART, settings.kit);
         let state = TablesState {
             blackjack: blackjack::Game {
                 escrow_account: id("blackjack/escrow"),

@@ -68,8 +68,8 @@ impl Repository {
             dealt: kit.writer(DealtRounds),
             decided: kit.writer(Decisions),
             settled: kit.writer(SettledRounds),
-            tables: Remembered::default(),
-            rounds: Remembered::default(),
+            tables: kit.memory(),
+            rounds: kit.memory(),
             pool: kit.pool().clone(),
         }
     }
@@ -77,7 +77,7 @@ impl Repository {
     /// The same writers with nothing remembered: as another process serving the same tables.
     #[must_use]
     pub fn with_fresh_memory(&self) -> Repository {
-        Repository { tables: Remembered::default(), rounds: Remembered::default(), ..self.clone() }
+        Repository { tables: self.tables.emptied(), rounds: self.rounds.emptied(), ..self.clone() }
     }
 
     /// Table `id`'s rules, if it exists and, when `player` is given, is theirs.

@@ -65,7 +65,7 @@ impl Repository {
         Repository {
             claims: kit.writer(Claims),
             finishes: kit.writer(Finishes),
-            sessions: Remembered::default(),
+            sessions: kit.memory(),
             in_flight: SingleFlight::default(),
             pool: kit.pool().clone(),
         }
@@ -75,7 +75,7 @@ impl Repository {
     /// serving the same tables.
     #[must_use]
     pub fn with_fresh_memory(&self) -> Repository {
-        Repository { sessions: Remembered::default(), in_flight: SingleFlight::default(), ..self.clone() }
+        Repository { sessions: self.sessions.emptied(), in_flight: SingleFlight::default(), ..self.clone() }
     }
 
     /// Opens session `id` for `player` at `session`'s table, and answers it (remembered).

@@ -67,7 +67,7 @@ impl Repository {
             dealt: kit.writer(DealtRounds),
             decided: kit.writer(Decisions),
             settled: kit.writer(SettledRounds),
-            rounds: Remembered::default(),
+            rounds: kit.memory(),
             pool: kit.pool().clone(),
         }
     }
@@ -75,7 +75,7 @@ impl Repository {
     /// The same writers with nothing remembered: as another process serving the same tables.
     #[must_use]
     pub fn with_fresh_memory(&self) -> Repository {
-        Repository { rounds: Remembered::default(), ..self.clone() }
+        Repository { rounds: self.rounds.emptied(), ..self.clone() }
     }
 
     /// Round `id` as stored.

@@ -9,28 +9,49 @@ use std::sync::{Arc, Mutex};
 use platform::AppError;
 use uuid::Uuid;
 
-/// Values by id, at most [`Remembered::MOST`]; past it, the memory starts again.
+/// Values by id, at most `most` (by default [`Remembered::MOST`]); past it, the memory starts
+/// again. A memory of none remembers nothing (every request reads: how the benchmark measures
+/// what remembering buys).
 #[derive(Debug, Clone)]
-pub struct Remembered<T>(Arc<Mutex<HashMap<Uuid, T>>>);
+pub struct Remembered<T> {
+    known: Arc<Mutex<HashMap<Uuid, T>>>,
+    most: usize,
+}
 
 impl<T> Default for Remembered<T> {
     fn default() -> Self {
-        Remembered(Arc::default())
+        Remembered::of_at_most(Self::MOST)
+    }
+}
+
+impl<T> Remembered<T> {
+    pub const MOST: usize = 20_000;
+
+    /// A memory of at most `most` values (none: remembers nothing).
+    pub fn of_at_most(most: usize) -> Self {
+        Remembered { known: Arc::default(), most }
+    }
+
+    /// An empty memory of the same size.
+    #[must_use]
+    pub fn emptied(&self) -> Self {
+        Remembered::of_at_most(self.most)
     }
 }
 
 impl<T: Clone> Remembered<T> {
-    pub const MOST: usize = 20_000;
-
     /// The value remembered for `id`, if it passes `keep`.
     pub fn get(&self, id: Uuid, keep: impl FnOnce(&T) -> bool) -> Result<Option<T>, AppError> {
-        let known = self.0.lock().map_err(AppError::internal)?;
+        let known = self.known.lock().map_err(AppError::internal)?;
         Ok(known.get(&id).filter(|v| keep(v)).cloned())
     }
 
     pub fn remember(&self, id: Uuid, value: T) -> Result<(), AppError> {
-        let mut known = self.0.lock().map_err(AppError::internal)?;
-        if known.len() >= Self::MOST {
+        if self.most == 0 {
+            return Ok(());
+        }
+        let mut known = self.known.lock().map_err(AppError::internal)?;
+        if known.len() >= self.most {
             known.clear();
         }
         known.insert(id, value);
@@ -38,7 +59,7 @@ impl<T: Clone> Remembered<T> {
     }
 
     pub fn forget(&self, id: Uuid) -> Result<(), AppError> {
-        self.0.lock().map_err(AppError::internal)?.remove(&id);
+        self.known.lock().map_err(AppError::internal)?.remove(&id);
         Ok(())
     }
 }

@@ -18,6 +18,22 @@ use ledger_api::LedgerClient;
 use platform::group_commit::{BatchWrite, GroupCommit, OneStatement};
 use sqlx::PgPool;
 
+/// How the kit batches and remembers: the defaults are what the measurements kept (ADR 0010,
+/// ADR 0012); the benchmark turns each off to measure what it buys.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct KitSettings {
+    /// The most jobs sharing one ledger call, and one writer's statement (1: none shared).
+    pub max_batch: usize,
+    /// Whether repositories remember the rows they wrote.
+    pub remember: bool,
+}
+
+impl Default for KitSettings {
+    fn default() -> Self {
+        KitSettings { max_batch: 64, remember: true }
+    }
+}
+
 /// The shared machinery a game's repository is built on.
 #[derive(Debug, Clone)]
 pub struct Kit {
@@ -27,29 +43,38 @@ pub struct Kit {
     writers: PgPool,
     /// The service's pool, for a repository's reads and its other writes.
     pool: PgPool,
+    settings: KitSettings,
 }
 
 impl Kit {
     /// The kit on `pool`'s database, its ledger batches sent through `ledger`, and a pool of
     /// `writer_connections` for the writers (one a writer, once it has written: a game nobody
     /// plays holds none).
-    pub fn spawn(pool: &PgPool, ledger: LedgerClient, writer_connections: u32) -> Kit {
+    pub fn spawn(pool: &PgPool, ledger: LedgerClient, writer_connections: u32, settings: KitSettings) -> Kit {
+        let max_batch = settings.max_batch.max(1);
         Kit {
-            ledger_calls: GroupCommit::spawn_runner(ledger::LedgerCalls { ledger }, 64),
+            ledger_calls: GroupCommit::spawn_runner(ledger::LedgerCalls { ledger }, max_batch),
             writers: platform::db::by_key_pool(pool, writer_connections),
             pool: pool.clone(),
+            settings: KitSettings { max_batch, ..settings },
         }
     }
 
     /// The same kit sending its ledger batches through `ledger` (a test's unreachable one, say).
     #[must_use]
     pub fn with_ledger(&self, ledger: LedgerClient) -> Kit {
-        Kit { ledger_calls: GroupCommit::spawn_runner(ledger::LedgerCalls { ledger }, 64), ..self.clone() }
+        let ledger_calls = GroupCommit::spawn_runner(ledger::LedgerCalls { ledger }, self.settings.max_batch);
+        Kit { ledger_calls, ..self.clone() }
     }
 
-    /// A one-statement writer of `write`'s batches, at most 64 jobs to a statement.
+    /// A one-statement writer of `write`'s batches, at most `max_batch` jobs to a statement.
     pub fn writer<W: BatchWrite>(&self, write: W) -> GroupCommit<OneStatement<W>> {
-        GroupCommit::spawn_one_statement(self.writers.clone(), write, 64)
+        GroupCommit::spawn_one_statement(self.writers.clone(), write, self.settings.max_batch)
+    }
+
+    /// A memory for a repository's rows (remembering nothing when the settings say so).
+    pub fn memory<T>(&self) -> cache::Remembered<T> {
+        cache::Remembered::of_at_most(if self.settings.remember { cache::Remembered::<T>::MOST } else { 0 })
     }
 
     /// The service's pool.
