@@ -63,6 +63,67 @@ pub async fn claim(
     counter: &Counter,
     key: Option<&str>,
 ) -> Result<(Claim, bool), AppError> {
+    let (ticket, drawing) = certified_drawing(state, serial, date).await?;
+    let (serial, date) = (ticket.serial.body(), drawing.date);
+    let payee = match counter {
+        Counter::Terminal { retailer, .. } => retailer.as_str(),
+        Counter::Office { .. } => OFFICE,
+    };
+    let id = claim_id(serial, date);
+    let sender = match counter {
+        Counter::Terminal { terminal, .. } => terminal.as_str(),
+        Counter::Office { operator, .. } => operator.as_str(),
+    };
+    let request_key = key.map(|key| format!("{sender}/{key}"));
+    // A claim this payee began (and the ledger has not finished) is resumed as first recorded;
+    // one this sender made under this key is answered again.
+    if let Some(existing) = claims::get(&state.pool, id).await? {
+        if existing.payee == payee && existing.state != ClaimState::Confirmed {
+            return Ok((pay(state, &existing).await?, false));
+        }
+        if request_key.is_some() && existing.request_key == request_key {
+            return Ok((existing, true));
+        }
+        return Err(payout::already_paid());
+    }
+    let boards = payable_boards(state, serial, date).await?;
+    let prize: i64 = boards.iter().map(|b| b.prize_cents).sum();
+    let pending = Claim {
+        id,
+        serial,
+        draw_date: date,
+        payee: payee.to_owned(),
+        prize_cents: prize,
+        paid_cents: prize,
+        withheld_cents: 0,
+        net_cents: prize,
+        w2g: false,
+        election: None,
+        released_cents: 0,
+        claimant_name: None,
+        tin_last4: None,
+        paid_by: sender.to_owned(),
+        request_key,
+        state: ClaimState::Pending,
+        created_at: state.clock.now(),
+        grand_cents: None,
+    };
+    let record = match counter {
+        Counter::Terminal { .. } => at_a_terminal(state, &ticket, pending)?,
+        Counter::Office { claimant, election, .. } => {
+            at_the_office(state, &ticket, &drawing, &boards, (claimant, *election), pending).await?
+        }
+    };
+    reserve_and_pay(state, &record).await
+}
+
+/// Ticket `serial` and the drawing its claim is for: `date`, else the earliest certified one in
+/// which it has a prize unpaid, else its first; refused unless that drawing is certified.
+async fn certified_drawing(
+    state: &DrawsState,
+    serial: &str,
+    date: Option<NaiveDate>,
+) -> Result<(tickets::PowerballTicket, drawings::StoredDrawing), AppError> {
     let serial = TicketSerial::parse(serial)
         .map_err(|e| AppError::unprocessable(codes::INVALID_SERIAL, e.to_string()))?;
     let ticket = tickets::load_by_serial(&state.pool, serial)
@@ -89,28 +150,17 @@ pub async fn claim(
             ),
         ));
     }
-    let payee = match counter {
-        Counter::Terminal { retailer, .. } => retailer.as_str(),
-        Counter::Office { .. } => OFFICE,
-    };
-    let id = claim_id(serial.body(), date);
-    let sender = match counter {
-        Counter::Terminal { terminal, .. } => terminal.as_str(),
-        Counter::Office { operator, .. } => operator.as_str(),
-    };
-    let request_key = key.map(|key| format!("{sender}/{key}"));
-    // A claim this payee began (and the ledger has not finished) is resumed as first recorded;
-    // one this sender made under this key is answered again.
-    if let Some(existing) = claims::get(&state.pool, id).await? {
-        if existing.payee == payee && existing.state != ClaimState::Confirmed {
-            return Ok((pay(state, &existing).await?, false));
-        }
-        if request_key.is_some() && existing.request_key == request_key {
-            return Ok((existing, true));
-        }
-        return Err(payout::already_paid());
-    }
-    let boards = claims::winning_boards(&state.pool, serial.body(), date).await?;
+    Ok((ticket, drawing))
+}
+
+/// The ticket's winning boards in the drawing, if any is still payable: none paid nor expired,
+/// and claimed within the claim period.
+async fn payable_boards(
+    state: &DrawsState,
+    serial: i64,
+    date: NaiveDate,
+) -> Result<Vec<claims::WinningBoard>, AppError> {
+    let boards = claims::winning_boards(&state.pool, serial, date).await?;
     if boards.is_empty() {
         return Err(AppError::unprocessable(
             codes::NOT_A_WINNER,
@@ -126,91 +176,80 @@ pub async fn claim(
             format!("prizes of the {date} drawing could be claimed until {}", claim_deadline(state, date)),
         ));
     }
-    let prize: i64 = boards.iter().map(|b| b.prize_cents).sum();
-    let grand_boards: Vec<_> = boards.iter().filter(|b| b.tier == "grand_prize").collect();
+    Ok(boards)
+}
+
+/// A claim at a retailer's terminal: a ticket sold at a terminal, up to the retailer limit, paid
+/// whole.
+fn at_a_terminal(
+    state: &DrawsState,
+    ticket: &tickets::PowerballTicket,
+    pending: Claim,
+) -> Result<Claim, AppError> {
+    if ticket.channel == Channel::Online {
+        return Err(AppError::conflict(
+            codes::PAID_TO_WALLET,
+            "an online ticket's prizes are paid to its wallet (from $600, at the lottery office)",
+        ));
+    }
     let limit = state.settings.powerball.prizes.retailer_limit_cents;
-    let record = match counter {
-        Counter::Terminal { terminal, .. } => {
-            if ticket.channel == Channel::Online {
-                return Err(AppError::conflict(
-                    codes::PAID_TO_WALLET,
-                    "an online ticket's prizes are paid to its wallet (from $600, at the lottery office)",
-                ));
-            }
-            if prize > limit {
-                return Err(AppError::conflict(
-                    codes::CLAIM_AT_OFFICE,
-                    format!("a prize above ${} is claimed at the lottery office", limit / 100),
-                ));
-            }
-            Claim {
-                id,
-                serial: serial.body(),
-                draw_date: date,
-                payee: payee.to_owned(),
-                prize_cents: prize,
-                paid_cents: prize,
-                withheld_cents: 0,
-                net_cents: prize,
-                w2g: false,
-                election: None,
-                released_cents: 0,
-                claimant_name: None,
-                tin_last4: None,
-                paid_by: terminal.clone(),
-                request_key: request_key.clone(),
-                state: ClaimState::Pending,
-                created_at: state.clock.now(),
-                grand_cents: None,
-            }
-        }
-        Counter::Office { operator, claimant, election } => {
-            // The grand prize's boards: paid now as the cash share, or the annuity's first
-            // payment (111-5-24(a)); the default election when none is made (ADR 0008).
-            let election =
-                (!grand_boards.is_empty()).then(|| election.unwrap_or(grand_prize::DEFAULT_ELECTION));
-            let (paid, released) = grand_payment(state, &drawing, &boards, election).await?;
-            let price = domain::powerball::slip_cents(1, ticket.power_play);
-            let tax: TaxAssessment = state.settings.powerball.prizes.tax.assess(paid, price);
-            domain::prizes::check_claimant(&claimant.name, claimant.tin_last4.as_deref(), tax.w2g).map_err(
-                |e| {
-                    let code = if e == domain::prizes::ClaimantError::TinRequired {
-                        codes::CLAIMANT_TIN_REQUIRED
-                    } else {
-                        codes::INVALID_CLAIMANT
-                    };
-                    AppError::unprocessable(code, e.to_string())
-                },
-            )?;
-            Claim {
-                id,
-                serial: serial.body(),
-                draw_date: date,
-                payee: payee.to_owned(),
-                prize_cents: prize,
-                paid_cents: paid,
-                withheld_cents: tax.withheld_cents,
-                net_cents: tax.net_cents,
-                w2g: tax.w2g,
-                election,
-                released_cents: released,
-                claimant_name: Some(claimant.name.trim().to_owned()),
-                tin_last4: claimant.tin_last4.clone(),
-                paid_by: operator.clone(),
-                request_key: request_key.clone(),
-                state: ClaimState::Pending,
-                created_at: state.clock.now(),
-                grand_cents: None,
-            }
-        }
-    };
+    if pending.prize_cents > limit {
+        return Err(AppError::conflict(
+            codes::CLAIM_AT_OFFICE,
+            format!("a prize above ${} is claimed at the lottery office", limit / 100),
+        ));
+    }
+    Ok(pending)
+}
+
+/// A claim at the lottery office: the grand prize's boards paid as the cash share or the
+/// annuity's first payment (111-5-24(a); the default election when none is made, ADR 0008),
+/// taxes withheld and a W-2G where the rules ask, the claimant named.
+async fn at_the_office(
+    state: &DrawsState,
+    ticket: &tickets::PowerballTicket,
+    drawing: &drawings::StoredDrawing,
+    boards: &[claims::WinningBoard],
+    (claimant, election): (&Claimant, Option<Election>),
+    pending: Claim,
+) -> Result<Claim, AppError> {
+    let grand = boards.iter().any(|b| b.tier == "grand_prize");
+    let election = grand.then(|| election.unwrap_or(grand_prize::DEFAULT_ELECTION));
+    let (paid, released) = grand_payment(state, drawing, boards, election).await?;
+    let price = domain::powerball::slip_cents(1, ticket.power_play);
+    let tax: TaxAssessment = state.settings.powerball.prizes.tax.assess(paid, price);
+    domain::prizes::check_claimant(&claimant.name, claimant.tin_last4.as_deref(), tax.w2g).map_err(|e| {
+        let code = if e == domain::prizes::ClaimantError::TinRequired {
+            codes::CLAIMANT_TIN_REQUIRED
+        } else {
+            codes::INVALID_CLAIMANT
+        };
+        AppError::unprocessable(code, e.to_string())
+    })?;
+    Ok(Claim {
+        paid_cents: paid,
+        withheld_cents: tax.withheld_cents,
+        net_cents: tax.net_cents,
+        w2g: tax.w2g,
+        election,
+        released_cents: released,
+        claimant_name: Some(claimant.name.trim().to_owned()),
+        tin_last4: claimant.tin_last4.clone(),
+        ..pending
+    })
+}
+
+/// Reserves the ticket's prizes for the claim's payee (or finds the payee's own unfinished
+/// claim), moves the money once and confirms it; answers the claim as paid.
+async fn reserve_and_pay(state: &DrawsState, record: &Claim) -> Result<(Claim, bool), AppError> {
+    let (id, payee) = (record.id, record.payee.as_str());
     let reserve = async {
         let mut tx = state.pool.begin().await?;
-        if claims::reserve(&mut tx, &record).await? {
+        if claims::reserve(&mut tx, record).await? {
             tx.commit().await?;
             return Ok(Reservation::Reserved);
         }
-        let pending = claims::unconfirmed_payee(&mut tx, record.serial, date).await?;
+        let pending = claims::unconfirmed_payee(&mut tx, record.serial, record.draw_date).await?;
         tx.rollback().await?;
         Ok(if pending.as_deref() == Some(payee) { Reservation::Resumed } else { Reservation::Taken })
     };

@@ -201,6 +201,36 @@ struct MismatchRecord<'a> {
     second: (&'a str, &'a Results),
 }
 
+/// Refuses an entry of results for a drawing that is not closed with its wager set frozen and
+/// waiting for results an operator enters.
+fn awaits_entered_results(drawing: &StoredDrawing) -> Result<(), AppError> {
+    let date = drawing.date;
+    if drawing.results_mode != ResultsMode::Entered {
+        return Err(AppError::conflict(
+            codes::RESULTS_ARE_DRAWN,
+            format!("the {date} drawing's results are drawn by the service"),
+        ));
+    }
+    match drawing.state {
+        PowerballDrawState::Scheduled => Err(AppError::conflict(
+            codes::DRAWING_NOT_CLOSED,
+            format!(
+                "the {date} drawing's sales close at {}; results follow the close",
+                drawing.sales_close_at.to_rfc3339()
+            ),
+        )),
+        PowerballDrawState::Closed if drawing.export_sha256.is_none() => Err(AppError::conflict(
+            codes::DRAWING_NOT_CLOSED,
+            format!("the {date} drawing's wager set is still being frozen"),
+        )),
+        PowerballDrawState::Closed => Ok(()),
+        _ => Err(AppError::conflict(
+            codes::RESULTS_STAND,
+            format!("the {date} drawing's results already stand"),
+        )),
+    }
+}
+
 /// `operator` enters `date`'s official results (dual control): the first entry waits; a second
 /// by a different operator that agrees makes them stand; one that differs is refused, both
 /// entries are discarded (to be entered again) and the mismatch is chained.
@@ -216,36 +246,7 @@ pub async fn enter_results(
     let Some((drawing, entries)) = result_entries::lock_for_entry(&mut tx, date).await? else {
         return Err(AppError::not_found(codes::DRAWING_NOT_FOUND, format!("no Powerball drawing on {date}")));
     };
-    if drawing.results_mode != ResultsMode::Entered {
-        return Err(AppError::conflict(
-            codes::RESULTS_ARE_DRAWN,
-            format!("the {date} drawing's results are drawn by the service"),
-        ));
-    }
-    match drawing.state {
-        PowerballDrawState::Scheduled => {
-            return Err(AppError::conflict(
-                codes::DRAWING_NOT_CLOSED,
-                format!(
-                    "the {date} drawing's sales close at {}; results follow the close",
-                    drawing.sales_close_at.to_rfc3339()
-                ),
-            ));
-        }
-        PowerballDrawState::Closed if drawing.export_sha256.is_none() => {
-            return Err(AppError::conflict(
-                codes::DRAWING_NOT_CLOSED,
-                format!("the {date} drawing's wager set is still being frozen"),
-            ));
-        }
-        PowerballDrawState::Closed => {}
-        _ => {
-            return Err(AppError::conflict(
-                codes::RESULTS_STAND,
-                format!("the {date} drawing's results already stand"),
-            ));
-        }
-    }
+    awaits_entered_results(&drawing)?;
     let results = Results::new(whites, powerball, multiplier, drum_of(&drawing))
         .map_err(|e| crate::rules::powerball_rule_error(&e))?;
     let entry = ResultEntry { entered_by: operator.to_owned(), results };
@@ -347,32 +348,15 @@ struct CertifyRecord<'a> {
     disagreements: &'a [String],
 }
 
-/// Compares an independent count (`verified`, over `plays` plays of an export whose SHA-256
-/// is `sha256`) with the settled drawing: an exact agreement certifies it; anything else
-/// stops it as `disputed`, saying what disagreed. Either is chained in the audit log. A drawing
-/// certified already is compared again and left as it is (the differences, if any, returned).
-/// `at` is the draws' clock's time (`DrawSettings::clock`).
-pub async fn certify(
-    pool: &sqlx::PgPool,
-    date: NaiveDate,
+/// What the independent count (`sha256`, `plays`, `verified`) finds different from what the
+/// close recorded and the settlement stored; empty when they agree.
+fn disagreements(
+    drawing: &StoredDrawing,
+    stored: &[TierResult],
     sha256: [u8; 32],
     plays: u64,
     verified: &[TierResult],
-    at: chrono::DateTime<chrono::Utc>,
-) -> Result<Verification, AppError> {
-    let drawing = drawings::get(pool, date).await?.ok_or_else(|| {
-        AppError::not_found(codes::DRAWING_NOT_FOUND, format!("no Powerball drawing on {date}"))
-    })?;
-    // A certified drawing is checked again without a change (a repeated command, an auditor's
-    // later check); anything else but a settled one has nothing to compare yet, or is stopped.
-    let recheck = drawing.state == PowerballDrawState::Certified;
-    if drawing.state != PowerballDrawState::Settled && !recheck {
-        return Err(AppError::conflict(
-            codes::DRAWING_NOT_SETTLED,
-            format!("the {date} drawing is {}: only a settled drawing is certified", drawing.state.as_str()),
-        ));
-    }
-    let stored = drawings::prize_table(pool, date).await?;
+) -> Vec<String> {
     let mut disagreements = Vec::new();
     if drawing.export_sha256.as_deref() != Some(sha256.as_slice()) {
         disagreements.push(format!(
@@ -404,6 +388,36 @@ pub async fn certify(
     if stored.len() != verified.len() {
         disagreements.push(format!("{} prize lines settled, {} verified", stored.len(), verified.len()));
     }
+    disagreements
+}
+
+/// Compares an independent count (`verified`, over `plays` plays of an export whose SHA-256
+/// is `sha256`) with the settled drawing: an exact agreement certifies it; anything else
+/// stops it as `disputed`, saying what disagreed. Either is chained in the audit log. A drawing
+/// certified already is compared again and left as it is (the differences, if any, returned).
+/// `at` is the draws' clock's time (`DrawSettings::clock`).
+pub async fn certify(
+    pool: &sqlx::PgPool,
+    date: NaiveDate,
+    sha256: [u8; 32],
+    plays: u64,
+    verified: &[TierResult],
+    at: chrono::DateTime<chrono::Utc>,
+) -> Result<Verification, AppError> {
+    let drawing = drawings::get(pool, date).await?.ok_or_else(|| {
+        AppError::not_found(codes::DRAWING_NOT_FOUND, format!("no Powerball drawing on {date}"))
+    })?;
+    // A certified drawing is checked again without a change (a repeated command, an auditor's
+    // later check); anything else but a settled one has nothing to compare yet, or is stopped.
+    let recheck = drawing.state == PowerballDrawState::Certified;
+    if drawing.state != PowerballDrawState::Settled && !recheck {
+        return Err(AppError::conflict(
+            codes::DRAWING_NOT_SETTLED,
+            format!("the {date} drawing is {}: only a settled drawing is certified", drawing.state.as_str()),
+        ));
+    }
+    let stored = drawings::prize_table(pool, date).await?;
+    let disagreements = disagreements(&drawing, &stored, sha256, plays, verified);
     if recheck {
         if !disagreements.is_empty() {
             tracing::error!(%date, disagreements = %disagreements.join("; "), "a certified Powerball drawing no longer agrees");

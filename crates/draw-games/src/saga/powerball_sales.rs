@@ -52,6 +52,32 @@ pub struct Slip {
     pub draws: u32,
 }
 
+/// Whether `existing` is the ticket `slip` sells (the chosen boards, as many quick picks, the
+/// same Power Play and drawings): a replayed key must send the same slip.
+fn sold_from(existing: &PowerballTicket, slip: &Slip) -> bool {
+    let chosen = existing.boards.len().saturating_sub(usize::try_from(existing.quick_picks).unwrap_or(0));
+    existing.boards.get(..chosen) == Some(slip.chosen.as_slice())
+        && u32::try_from(existing.quick_picks).ok() == Some(slip.quick_picks)
+        && existing.power_play == slip.power_play
+        && u32::try_from(existing.draws).ok() == Some(slip.draws)
+}
+
+/// Refuses a sale in the window between a drawing's close and the sales' resumption.
+fn on_sale(state: &DrawsState, now: chrono::DateTime<chrono::Utc>) -> Result<(), AppError> {
+    if let SaleWindow::Closed { closing, resumes_at } = state.powerball.sale_window(now) {
+        return Err(AppError::conflict(
+            codes::SALES_CLOSED,
+            format!(
+                "Powerball sales closed at {} for the {} drawing; they resume at {}",
+                closing.sales_close.to_rfc3339(),
+                closing.date,
+                resumes_at.to_rfc3339()
+            ),
+        ));
+    }
+    Ok(())
+}
+
 /// Sells `slip` for `seller` under idempotency key `key`; a replay of the same key finishes and
 /// answers the same ticket. Returns the ticket and whether this call made it.
 pub async fn sell(
@@ -66,29 +92,14 @@ pub async fn sell(
     };
     let id = Uuid::new_v5(&DRAWS_NAMESPACE, format!("powerball-ticket/{sold_by}/{key}").as_bytes());
     if let Some(existing) = tickets::load(&state.pool, id).await? {
-        let chosen = existing.boards.len().saturating_sub(usize::try_from(existing.quick_picks).unwrap_or(0));
-        let same = existing.boards.get(..chosen) == Some(slip.chosen.as_slice())
-            && u32::try_from(existing.quick_picks).ok() == Some(slip.quick_picks)
-            && existing.power_play == slip.power_play
-            && u32::try_from(existing.draws).ok() == Some(slip.draws);
-        if !same {
+        if !sold_from(&existing, slip) {
             return Err(AppError::conflict(codes::IDEMPOTENCY_CONFLICT, "this key sold a different slip"));
         }
         return Ok((drive(state, id).await?, false));
     }
     // A new sale in the closed window is refused; a replay above finishes whatever it began.
     let now = state.clock.now();
-    if let SaleWindow::Closed { closing, resumes_at } = state.powerball.sale_window(now) {
-        return Err(AppError::conflict(
-            codes::SALES_CLOSED,
-            format!(
-                "Powerball sales closed at {} for the {} drawing; they resume at {}",
-                closing.sales_close.to_rfc3339(),
-                closing.date,
-                resumes_at.to_rfc3339()
-            ),
-        ));
-    }
+    on_sale(state, now)?;
     let debit_account = match seller {
         Seller::Terminal { retailer, .. } => {
             let account = ledger_api::retailer_account(retailer);

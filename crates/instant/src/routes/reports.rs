@@ -116,7 +116,6 @@ pub async fn unusual_validations(
     caller: Caller,
     Query(query): Query<UnusualQuery>,
 ) -> Result<Json<UnusualReport>, AppError> {
-    use domain::instant::patterns::{expected, share_of_winners, upper_tail};
     caller.require(&[Role::Operator, Role::Auditor, Role::Service])?;
     let (since, until) = super::period(query.since, query.until, chrono::Duration::days(30))?;
     let limit = state.settings.prizes.retailer_limit_cents;
@@ -129,76 +128,7 @@ pub async fn unusual_validations(
             "high_tier_cents is positive, near_limit_from_cents 1 to the retailer limit, alpha between 0 and 1",
         ));
     }
-    let winners = crate::store::reports::winners_by_retailer(&state.pool, since, until).await?;
-    let refused = crate::store::reports::validations_by_retailer(&state.pool, since, until, None).await?;
-    let mut retailers: Vec<String> =
-        winners.iter().map(|w| w.0.clone()).chain(refused.iter().map(|r| r.0.clone())).collect();
-    retailers.sort();
-    retailers.dedup();
-    let mut rows = Vec::new();
-    for retailer in retailers {
-        let mine: Vec<&(String, i32, i64, i64)> = winners.iter().filter(|w| w.0 == retailer).collect();
-        let count = |from: i64, to: i64| {
-            let observed: i64 = mine.iter().filter(|w| (from..=to).contains(&w.2)).map(|w| w.3).sum();
-            // Per game: its winners here, each in the group with the game's share.
-            let mut groups: Vec<(u64, f64)> = Vec::new();
-            let mut games: Vec<i32> = mine.iter().map(|w| w.1).collect();
-            games.dedup();
-            for game in games {
-                let n: i64 = mine.iter().filter(|w| w.1 == game).map(|w| w.3).sum();
-                let share = u32::try_from(game)
-                    .ok()
-                    .and_then(|g| state.game(g).ok())
-                    .map_or(0.0, |g| share_of_winners(g, from, to));
-                groups.push((u64::try_from(n).unwrap_or(0), share));
-            }
-            let p_value = upper_tail(&groups, u64::try_from(observed).unwrap_or(0));
-            PatternCount {
-                from_cents: from,
-                to_cents: to,
-                observed,
-                expected: expected(&groups),
-                p_value,
-                flagged: p_value <= alpha,
-            }
-        };
-        let high_tier = count(high_from, i64::MAX);
-        let near_limit = count(near_from, limit);
-        let refusals =
-            |code: &str| refused.iter().filter(|r| r.0 == retailer && r.1 == code).map(|r| r.2).sum::<i64>();
-        let mut flags = Vec::new();
-        if high_tier.flagged {
-            flags.push(format!(
-                "{} high-tier winners where {:.1} are expected (p = {:.2e})",
-                high_tier.observed, high_tier.expected, high_tier.p_value
-            ));
-        }
-        if near_limit.flagged {
-            flags.push(format!(
-                "{} winners just under the pay limit where {:.1} are expected (p = {:.2e})",
-                near_limit.observed, near_limit.expected, near_limit.p_value
-            ));
-        }
-        let (wrong_virns, already_paid) = (refusals("wrong_virn"), refusals("already_paid"));
-        let stolen_pack_scans = refusals("pack_stolen");
-        if stolen_pack_scans > 0 {
-            flags.push(format!("{stolen_pack_scans} scans of tickets from stolen packs"));
-        }
-        rows.push(UnusualRetailer {
-            retailer_id: retailer,
-            winners: mine.iter().map(|w| w.3).sum(),
-            high_tier,
-            near_limit,
-            wrong_virns,
-            already_paid,
-            stolen_pack_scans,
-            flags,
-        });
-    }
-    // The flagged first, the least likely first among them.
-    rows.sort_by(|a, b| {
-        let least = |r: &UnusualRetailer| r.high_tier.p_value.min(r.near_limit.p_value);
-        b.flags.len().min(1).cmp(&a.flags.len().min(1)).then(least(a).total_cmp(&least(b)))
-    });
+    let thresholds = crate::saga::reports::Thresholds { high_from, near_from, limit, alpha };
+    let rows = crate::saga::reports::unusual_validations(&state, (since, until), &thresholds).await?;
     Ok(Json(UnusualReport { since, until, alpha, retailers: rows }))
 }

@@ -7,11 +7,13 @@
 //! - [`packs`]: a pack's life, from shipped to settled (or returned, or stolen);
 //! - [`jobs`]: print jobs queued, run in the background and taken up again after a crash;
 //! - [`print_run`]: a game's whole order generated, stored and funded;
-//! - [`vendor_run`]: a run a printing vendor generated, imported from its validation file.
+//! - [`vendor_run`]: a run a printing vendor generated, imported from its validation file;
+//! - [`reports`]: the retailers whose validations are unusual for the games' odds.
 
 pub mod jobs;
 pub mod packs;
 pub mod payment;
 pub mod print_run;
+pub mod reports;
 pub mod scan;
 pub mod vendor_run;

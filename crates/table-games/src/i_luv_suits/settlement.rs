@@ -69,6 +69,41 @@ struct RoundRecord<'a> {
     returned_cents: i64,
 }
 
+/// A decided round's settlement batch, `(step, debit, credit, amount)`, and the play wager it
+/// takes now (a pending play's, ahead of everything it pays; none when taken before).
+fn settlement_transfers(
+    game: &super::Game,
+    stored: &StoredRound,
+    choice: Choice,
+    returns: &Returns,
+) -> (Vec<(&'static str, Uuid, Uuid, i64)>, i64) {
+    let wallet = stored.wallet;
+    let play = match choice {
+        Choice::Fold => 0,
+        Choice::Play { play_cents } => play_cents,
+    };
+    let play_now = if stored.pending.is_some() { play } else { 0 };
+    let progressive = if stored.wagers.progressive { stored.rules.progressive_wager_cents } else { 0 };
+    let escrowed =
+        stored.wagers.staked_at_deal(&stored.rules).saturating_sub(progressive).saturating_add(play);
+    let mut transfers = vec![
+        ("play", wallet, game.escrow_account, play_now),
+        ("settle/stakes", game.escrow_account, game.house_account, escrowed),
+        (
+            "settle/returns",
+            game.house_account,
+            wallet,
+            returns.total().saturating_sub(returns.pot_prize_cents),
+        ),
+        ("settle/pot-prize", game.pot_account, wallet, returns.pot_prize_cents),
+    ];
+    if returns.top_prize {
+        // 76(i)(5) read as these tables read it: the house funds the pot again after a top prize.
+        transfers.push(("settle/pot-reseed", game.house_account, game.pot_account, PROGRESSIVE_SEED_CENTS));
+    }
+    (transfers, play_now)
+}
+
 /// The settlement (step 4) of a decided round, outside any transaction: one ledger batch (a
 /// pending play decision's wager first; then the escrowed wagers to the house, the returns from
 /// the house, a pot prize from the pot, and the pot funded again after a top prize), then
@@ -90,30 +125,7 @@ pub async fn settle_round(
     let (id, game, wallet) = (stored.id, &state.i_luv_suits, stored.wallet);
     let pot_at_deal = stored.pot_at_deal_cents.unwrap_or(0);
     let (showdown, returns) = settle(&stored.rules, &stored.wagers, deal, decided.choice, pot_at_deal);
-    let play = match decided.choice {
-        Choice::Fold => 0,
-        Choice::Play { play_cents } => play_cents,
-    };
-    // A pending play's wager is taken in this batch, ahead of everything it pays.
-    let play_now = if stored.pending.is_some() { play } else { 0 };
-    let progressive = if stored.wagers.progressive { stored.rules.progressive_wager_cents } else { 0 };
-    let escrowed =
-        stored.wagers.staked_at_deal(&stored.rules).saturating_sub(progressive).saturating_add(play);
-    let mut transfers = vec![
-        ("play", wallet, game.escrow_account, play_now),
-        ("settle/stakes", game.escrow_account, game.house_account, escrowed),
-        (
-            "settle/returns",
-            game.house_account,
-            wallet,
-            returns.total().saturating_sub(returns.pot_prize_cents),
-        ),
-        ("settle/pot-prize", game.pot_account, wallet, returns.pot_prize_cents),
-    ];
-    if returns.top_prize {
-        // 76(i)(5) read as these tables read it: the house funds the pot again after a top prize.
-        transfers.push(("settle/pot-reseed", game.house_account, game.pot_account, PROGRESSIVE_SEED_CENTS));
-    }
+    let (transfers, play_now) = settlement_transfers(game, stored, decided.choice, &returns);
     let after = match ledger_batch(state, id, &transfers, &[wallet]).await {
         Ok(balances) => balances.first().copied().ok_or_else(|| AppError::internal("no balance answered"))?,
         Err(LedgerError::Refused(e)) if stored.pending.is_some() => {
