@@ -16,8 +16,9 @@
 //!
 //! Run: `cargo bench -p table-games` (env: `BENCH_SECONDS`, default 16; `BENCH_CLIENTS`, default
 //! 32; `BENCH_POOL`, the connection budget, default the platform's; `BENCH_ONLY`, one of `blackjack`, `i-luv-suits`, `craps`, to load that game alone, for a
-//! profile, with Keno beside it; `BENCH_TABLES_BATCH`, jobs to a ledger call and a writer's
-//! statement, 1 for none shared; `BENCH_TABLES_REMEMBER=0`, repositories remembering nothing). Simulated rounds per second on one core: `cargo bench -p domain --bench blackjack` and
+//! profile, with Keno beside it; `BENCH_TABLES_LEDGER_BATCH`, rounds to a ledger call, and
+//! `BENCH_TABLES_WRITE_BATCH`, jobs to a writer's statement, 1 for none shared;
+//! `BENCH_TABLES_REMEMBER=0`, repositories remembering nothing). Simulated rounds per second on one core: `cargo bench -p domain --bench blackjack` and
 //! `--bench i_luv_suits`.
 // A benchmark program stops loudly on any failure, and reports in floating point.
 #![allow(
@@ -59,11 +60,13 @@ async fn main() {
     };
     let mut options = assembly::Options::for_tests().unwrap();
     options.config = config;
-    // `BENCH_TABLES_BATCH` (jobs to a ledger call and a writer's statement; 1: none shared) and
-    // `BENCH_TABLES_REMEMBER` (0: repositories remember nothing): each mechanism turned off, to
-    // measure what it buys (issue 33 §1).
+    // `BENCH_TABLES_LEDGER_BATCH` (rounds to a ledger call), `BENCH_TABLES_WRITE_BATCH` (jobs to
+    // a writer's statement; 1 for none shared) and `BENCH_TABLES_REMEMBER` (0: repositories
+    // remember nothing): each mechanism turned off, to measure what it buys (issue 33 §1).
+    let defaults = table_games::kit::KitSettings::default();
     options.tables.kit = table_games::kit::KitSettings {
-        max_batch: env_or("BENCH_TABLES_BATCH", table_games::kit::KitSettings::default().max_batch).unwrap(),
+        ledger_batch: env_or("BENCH_TABLES_LEDGER_BATCH", defaults.ledger_batch).unwrap(),
+        write_batch: env_or("BENCH_TABLES_WRITE_BATCH", defaults.write_batch).unwrap(),
         remember: env_or("BENCH_TABLES_REMEMBER", 1u8).unwrap() != 0,
     };
     println!("table games' kit: {:?}", options.tables.kit);

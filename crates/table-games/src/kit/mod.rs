@@ -22,15 +22,17 @@ use sqlx::PgPool;
 /// ADR 0012); the benchmark turns each off to measure what it buys.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct KitSettings {
-    /// The most jobs sharing one ledger call, and one writer's statement (1: none shared).
-    pub max_batch: usize,
+    /// The most rounds' batches sharing one ledger call (1: none shared).
+    pub ledger_batch: usize,
+    /// The most jobs sharing one writer's statement (1: none shared).
+    pub write_batch: usize,
     /// Whether repositories remember the rows they wrote.
     pub remember: bool,
 }
 
 impl Default for KitSettings {
     fn default() -> Self {
-        KitSettings { max_batch: 64, remember: true }
+        KitSettings { ledger_batch: 64, write_batch: 64, remember: true }
     }
 }
 
@@ -51,25 +53,30 @@ impl Kit {
     /// `writer_connections` for the writers (one a writer, once it has written: a game nobody
     /// plays holds none).
     pub fn spawn(pool: &PgPool, ledger: LedgerClient, writer_connections: u32, settings: KitSettings) -> Kit {
-        let max_batch = settings.max_batch.max(1);
+        let settings = KitSettings {
+            ledger_batch: settings.ledger_batch.max(1),
+            write_batch: settings.write_batch.max(1),
+            ..settings
+        };
         Kit {
-            ledger_calls: GroupCommit::spawn_runner(ledger::LedgerCalls { ledger }, max_batch),
+            ledger_calls: GroupCommit::spawn_runner(ledger::LedgerCalls { ledger }, settings.ledger_batch),
             writers: platform::db::by_key_pool(pool, writer_connections),
             pool: pool.clone(),
-            settings: KitSettings { max_batch, ..settings },
+            settings,
         }
     }
 
     /// The same kit sending its ledger batches through `ledger` (a test's unreachable one, say).
     #[must_use]
     pub fn with_ledger(&self, ledger: LedgerClient) -> Kit {
-        let ledger_calls = GroupCommit::spawn_runner(ledger::LedgerCalls { ledger }, self.settings.max_batch);
+        let ledger_calls =
+            GroupCommit::spawn_runner(ledger::LedgerCalls { ledger }, self.settings.ledger_batch);
         Kit { ledger_calls, ..self.clone() }
     }
 
-    /// A one-statement writer of `write`'s batches, at most `max_batch` jobs to a statement.
+    /// A one-statement writer of `write`'s batches, at most `write_batch` jobs to a statement.
     pub fn writer<W: BatchWrite>(&self, write: W) -> GroupCommit<OneStatement<W>> {
-        GroupCommit::spawn_one_statement(self.writers.clone(), write, self.settings.max_batch)
+        GroupCommit::spawn_one_statement(self.writers.clone(), write, self.settings.write_batch)
     }
 
     /// A memory for a repository's rows (remembering nothing when the settings say so).
