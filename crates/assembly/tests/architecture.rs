@@ -158,7 +158,8 @@ fn every_service_writes_sql_only_in_its_store() {
 
 /// No transaction is open across a call to the ledger: a row lock held while the ledger works
 /// makes every request for that row wait on it (issue 33 §2). Read from the text: from each
-/// `.begin()` to the `commit` or `rollback` after it, nothing calls the ledger.
+/// `.begin()` (or `Connection::begin(`) to the `commit` or `rollback` after it, nothing calls the
+/// ledger.
 #[test]
 fn no_transaction_is_open_across_a_ledger_call() {
     let mut held = Vec::new();
@@ -167,7 +168,14 @@ fn no_transaction_is_open_across_a_ledger_call() {
         for file in rust_files(&src) {
             let text = std::fs::read_to_string(&file).unwrap();
             let mut from = 0;
-            while let Some(start) = text[from..].find(".begin()").map(|at| from + at) {
+            let begins = |from: usize| {
+                [".begin()", "Connection::begin("]
+                    .iter()
+                    .filter_map(|b| text[from..].find(b))
+                    .min()
+                    .map(|at| from + at)
+            };
+            while let Some(start) = begins(from) {
                 let rest = &text[start..];
                 let end = ["commit()", "rollback()"]
                     .iter()

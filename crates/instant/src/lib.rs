@@ -186,8 +186,8 @@ pub fn router(state: InstantState, limits: Limits) -> Router {
 }
 
 /// Starts the service's background work, every minute: finishing prize payments left pending
-/// for 30 seconds (a crash, or a ledger that did not answer), and settling packs active for
-/// longer than `settle_after`.
+/// for 30 seconds (a crash, or a ledger that did not answer), funding print runs whose
+/// liability did not move, and settling packs active for longer than `settle_after`.
 pub fn spawn_workers(state: InstantState) {
     saga::jobs::spawn_print_jobs(state.clone(), std::time::Duration::from_secs(2));
     tokio::spawn(async move {
@@ -198,6 +198,11 @@ pub fn spawn_workers(state: InstantState) {
                 saga::payment::finish_pending_payments(&state, std::time::Duration::from_secs(30)).await
             {
                 tracing::warn!(error = %e, "finishing pending prize payments failed; retried in a minute");
+            }
+            match saga::print_run::fund_unfunded(&state).await {
+                Ok(0) => {}
+                Ok(n) => tracing::info!(runs = n, "funded print runs' liabilities"),
+                Err(e) => tracing::warn!(error = %e, "funding print runs failed; retried in a minute"),
             }
             match saga::packs::settle_due_packs(&state).await {
                 Ok(0) => {}

@@ -9,6 +9,8 @@ mod common;
 
 use std::time::Duration;
 
+use rand::SeedableRng;
+
 use axum::http::StatusCode;
 use common::{game, get, ledger_get, post, printed, scan, service, staff, till};
 use domain::instant::print_run::PrintedTicket;
@@ -217,6 +219,40 @@ async fn a_pack_settled_while_the_ledger_is_away_is_posted_once_when_it_is_back(
     assert_eq!(instant::saga::packs::settle_due_packs(&state).await.unwrap(), 1);
     assert_eq!(instant::saga::packs::settle_due_packs(&state).await.unwrap(), 0);
     assert_eq!(balance(&state, shop_account).await, -2 * owed);
+    assert_eq!(ledger_get(&state, "/v1/reports/trial-balance").await["balanced"], true);
+}
+
+#[tokio::test]
+async fn a_print_run_stored_while_the_ledger_is_away_is_funded_once_when_it_is_back() {
+    let (_, state, tokens) = service().await;
+    let gone =
+        platform::upstream::Upstream::remote("ledger", "http://127.0.0.1:9", Duration::from_secs(2)).unwrap();
+    let away = instant::InstantState {
+        ledger: ledger_api::LedgerClient::new(gone, tokens.clone(), "instant"),
+        ..state.clone()
+    };
+    // The run is stored and printed though its funding cannot move: it is bookkeeping of the
+    // lottery's own, done after the run commits.
+    let game = game(&state, 283);
+    let run = instant::saga::print_run::store_print_run_with(
+        &away,
+        &game,
+        "olga",
+        rand_chacha::ChaCha20Rng::seed_from_u64(5),
+    )
+    .await
+    .unwrap();
+    assert!(run.tickets > 0);
+    let liability = instant::liability_account(283);
+    assert_eq!(balance(&state, liability).await, 0, "nothing funded while the ledger is away");
+    // The funding pass moves it, once.
+    assert_eq!(instant::saga::print_run::fund_unfunded(&state).await.unwrap(), 1);
+    assert_eq!(instant::saga::print_run::fund_unfunded(&state).await.unwrap(), 0);
+    let funded = balance(&state, liability).await;
+    assert!(funded > 0);
+    let expected: i64 =
+        game.prizes.iter().map(|p| game.cost_of_winner_cents(p) * i64::try_from(p.count).unwrap()).sum();
+    assert_eq!(funded, expected);
     assert_eq!(ledger_get(&state, "/v1/reports/trial-balance").await["balanced"], true);
 }
 

@@ -172,52 +172,7 @@ pub async fn create_transfers_reading(
         (has_checks.then_some(&c.check_accounts), has_checks.then_some(&c.check_amounts));
     let mut attempt = 0;
     loop {
-        // The arrays hold NULLs (a hold's end names no accounts), which the macros' own check of
-        // an array parameter does not allow for: those are bound unchecked (`as _`).
-        let rows = if accounts.is_empty() {
-            sqlx::query_as!(
-                Applied,
-                r#"SELECT idx, replayed, id, debit_account_id, credit_account_id, amount, currency, kind, pending_id,
-                          timeout_seconds, expires_at, batch_id, metadata, created_at, NULL::bigint[] AS balances
-                     FROM create_transfers($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)"#,
-                &c.ids,
-                &c.debits as _,
-                &c.credits as _,
-                &c.amounts as _,
-                &c.currencies as _,
-                &c.kinds as &[&str],
-                &c.pending_ids as _,
-                &c.timeouts as _,
-                &c.metadata,
-                batch_id,
-                check_accounts as _,
-                check_amounts as _
-            )
-            .fetch_all(pool)
-            .await
-        } else {
-            sqlx::query_as!(
-                Applied,
-                r#"SELECT idx, replayed, id, debit_account_id, credit_account_id, amount, currency, kind, pending_id,
-                          timeout_seconds, expires_at, batch_id, metadata, created_at, balances
-                     FROM create_transfers_reading($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)"#,
-                &c.ids,
-                &c.debits as _,
-                &c.credits as _,
-                &c.amounts as _,
-                &c.currencies as _,
-                &c.kinds as &[&str],
-                &c.pending_ids as _,
-                &c.timeouts as _,
-                &c.metadata,
-                batch_id,
-                check_accounts as _,
-                check_amounts as _,
-                accounts
-            )
-            .fetch_all(pool)
-            .await
-        };
+        let rows = run_batch(pool, &c, batch_id, (check_accounts, check_amounts), accounts).await;
         match rows {
             Ok(rows) => return items_and_balances(rows, accounts.len()),
             Err(err) => match db_error(err) {
@@ -245,6 +200,65 @@ pub async fn create_transfers_reading(
                 Failure::Refused(e) => return Err(e),
             },
         }
+    }
+}
+
+/// The funds checks' columns, or none when the batch checks no funds.
+type FundsChecks<'a> = (Option<&'a Vec<Option<Uuid>>>, Option<&'a Vec<Option<i64>>>);
+
+/// One run of `create_transfers` (or `create_transfers_reading`, when `accounts` are asked for).
+async fn run_batch(
+    pool: &PgPool,
+    c: &TransferColumns,
+    batch_id: Option<Uuid>,
+    (check_accounts, check_amounts): FundsChecks<'_>,
+    accounts: &[Uuid],
+) -> Result<Vec<Applied>, sqlx::Error> {
+    // The arrays hold NULLs (a hold's end names no accounts), which the macros' own check of
+    // an array parameter does not allow for: those are bound unchecked (`as _`).
+    if accounts.is_empty() {
+        sqlx::query_as!(
+            Applied,
+            r#"SELECT idx, replayed, id, debit_account_id, credit_account_id, amount, currency, kind, pending_id,
+                      timeout_seconds, expires_at, batch_id, metadata, created_at, NULL::bigint[] AS balances
+                 FROM create_transfers($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)"#,
+            &c.ids,
+            &c.debits as _,
+            &c.credits as _,
+            &c.amounts as _,
+            &c.currencies as _,
+            &c.kinds as &[&str],
+            &c.pending_ids as _,
+            &c.timeouts as _,
+            &c.metadata,
+            batch_id,
+            check_accounts as _,
+            check_amounts as _
+        )
+        .fetch_all(pool)
+        .await
+    } else {
+        sqlx::query_as!(
+            Applied,
+            r#"SELECT idx, replayed, id, debit_account_id, credit_account_id, amount, currency, kind, pending_id,
+                      timeout_seconds, expires_at, batch_id, metadata, created_at, balances
+                 FROM create_transfers_reading($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)"#,
+            &c.ids,
+            &c.debits as _,
+            &c.credits as _,
+            &c.amounts as _,
+            &c.currencies as _,
+            &c.kinds as &[&str],
+            &c.pending_ids as _,
+            &c.timeouts as _,
+            &c.metadata,
+            batch_id,
+            check_accounts as _,
+            check_amounts as _,
+            accounts
+        )
+        .fetch_all(pool)
+        .await
     }
 }
 

@@ -123,7 +123,6 @@ pub(super) async fn print(
             }
         }
         print_runs::insert_packs_and_counts(&mut tx, game, &run).await?;
-        state.ledger.transfer(&liability_funding(state, game, run.id)).await?;
         let writer = file.take().ok_or_else(|| AppError::internal("the printer's file is gone"))?;
         let (signing, tickets) = (settings.printer.signing.clone(), game.tickets_ordered);
         let (path, sha256, signature) = tokio::task::spawn_blocking(move || writer.finish(tickets, &signing))
@@ -152,6 +151,7 @@ pub(super) async fn print(
         }
         return Err(e);
     }
+    fund_once_stored(state, game, run.id).await;
     Ok(PrintRunView {
         id: run.id,
         game: game.number,
@@ -168,6 +168,35 @@ fn pool_tickets<T>(tickets: &[T]) -> i64 {
 }
 
 /// The run's prizes become the game's liability: free tickets at the ticket's price.
+/// Funds run `run`'s prize liability now that the run is stored (never inside its transaction:
+/// no transaction is open across a ledger call); a ledger that does not answer leaves it to
+/// [`fund_unfunded`], the transfer's id being the run's.
+pub(super) async fn fund_once_stored(state: &InstantState, game: &GameDefinition, run: Uuid) {
+    if let Err(e) = fund(state, game, run).await {
+        tracing::warn!(%run, error = %e, "a print run's liability waits for the next funding pass");
+    }
+}
+
+async fn fund(state: &InstantState, game: &GameDefinition, run: Uuid) -> Result<(), AppError> {
+    state.ledger.transfer(&liability_funding(state, game, run)).await?;
+    print_runs::mark_funded(&state.pool, run).await
+}
+
+/// Funds every stored run whose liability has not been (the ledger was away, the process died
+/// after the commit); returns how many.
+pub async fn fund_unfunded(state: &InstantState) -> Result<usize, AppError> {
+    let mut funded = 0usize;
+    for (run, number) in print_runs::unfunded(&state.pool).await? {
+        let game = state.game(u32::try_from(number).map_err(AppError::internal)?)?.clone();
+        match fund(state, &game, run).await {
+            Ok(()) => funded = funded.saturating_add(1),
+            Err(e) => tracing::warn!(%run, error = %e, "funding a print run's liability failed; retried"),
+        }
+    }
+    Ok(funded)
+}
+
+/// The transfer that funds run `run`'s prize liability, from the house (keyed by the run).
 pub fn liability_funding(state: &InstantState, game: &GameDefinition, run: Uuid) -> NewTransfer {
     let liability: i64 = game
         .prizes

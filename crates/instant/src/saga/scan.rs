@@ -82,6 +82,40 @@ fn locked(until: DateTime<Utc>) -> AppError {
     .with_header(header::RETRY_AFTER, HeaderValue::from(seconds))
 }
 
+/// The scan itself: the VIRN checked for its form and hashed, then the ticket at `at` read
+/// under the terminal's and retailer's lock (refused while it holds).
+async fn scan(
+    state: &InstantState,
+    caller: &Caller,
+    at: TicketPlace,
+    virn: &str,
+) -> Result<Scanned, AppError> {
+    // A VIRN that is not twelve digits is a misread, not a guess: refused before the scan, so it
+    // neither reads a ticket nor counts toward the terminal's lock.
+    let Some(virn) = virn_digits(virn) else {
+        return Err(AppError::unprocessable(
+            codes::INVALID_VIRN,
+            "a VIRN is twelve digits (spaces or dashes between them are ignored)",
+        ));
+    };
+    // Hashed here: the key never reaches the database. A barcode that is not well formed reads
+    // no ticket, but still meets the terminal's lock first.
+    let candidate = state.settings.virn_key.hash(&virn);
+    let scanned = crate::store::tickets::scan(
+        &state.pool,
+        caller.subject(),
+        caller.organization(),
+        at,
+        &candidate,
+        SCAN_LIMITS,
+    )
+    .await?;
+    match scanned.locked_until {
+        Some(until) => Err(locked(until)),
+        None => Ok(scanned),
+    }
+}
+
 /// The checks of a scan, in order (see the module): each refusal logged with its own code.
 ///
 /// A ticket whose payment to `resuming` is not yet confirmed passes, so that payee's claim can
@@ -100,29 +134,7 @@ pub async fn check_ticket(
         book: i32::try_from(book).unwrap_or(-1),
         ticket: i32::try_from(ticket).unwrap_or(-1),
     };
-    // A VIRN that is not twelve digits is a misread, not a guess: refused before the scan, so it
-    // neither reads a ticket nor counts toward the terminal's lock.
-    let Some(virn) = virn_digits(&request.virn) else {
-        return Err(AppError::unprocessable(
-            codes::INVALID_VIRN,
-            "a VIRN is twelve digits (spaces or dashes between them are ignored)",
-        ));
-    };
-    // Hashed here: the key never reaches the database. A barcode that is not well formed reads
-    // no ticket, but still meets the terminal's lock first.
-    let candidate = state.settings.virn_key.hash(&virn);
-    let scanned = crate::store::tickets::scan(
-        &state.pool,
-        caller.subject(),
-        caller.organization(),
-        at,
-        &candidate,
-        SCAN_LIMITS,
-    )
-    .await?;
-    if let Some(until) = scanned.locked_until {
-        return Err(locked(until));
-    }
+    let scanned = scan(state, caller, at, &request.virn).await?;
     let log = |result: &'static str, prize_cents: i64| {
         state.validation_log.submit(LoggedScan {
             terminal_id: caller.subject().to_owned(),

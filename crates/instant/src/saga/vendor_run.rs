@@ -200,8 +200,8 @@ pub async fn import(
     print_runs::insert_run(&mut tx, &record).await?;
     print_runs::mark_vendor_run(&mut tx, record.id, &sha256).await?;
     print_runs::insert_packs_and_counts(&mut tx, game, &record).await?;
-    state.ledger.transfer(&super::print_run::liability_funding(state, game, record.id)).await?;
     tx.commit().await?;
+    super::print_run::fund_once_stored(state, game, record.id).await;
     tracing::info!(run = %record.id, file = name, tickets = run.tickets, "a vendor's run imported");
     Ok(PrintRunView {
         id: record.id,

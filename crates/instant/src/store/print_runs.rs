@@ -117,6 +117,29 @@ pub async fn insert_packs_and_counts(
     Ok(())
 }
 
+/// Notes that run `run`'s prize liability has been funded in the ledger.
+pub async fn mark_funded(pool: &sqlx::PgPool, run: Uuid) -> Result<(), AppError> {
+    sqlx::query!(
+        "UPDATE print_runs SET liability_funded_at = now() WHERE id = $1 AND liability_funded_at IS NULL",
+        run
+    )
+    .execute(pool)
+    .await?;
+    Ok(())
+}
+
+/// Runs whose prize liability has not been funded: (run, game), oldest first.
+pub async fn unfunded(pool: &sqlx::PgPool) -> Result<Vec<(Uuid, i32)>, AppError> {
+    Ok(sqlx::query!(
+        "SELECT id, game FROM print_runs WHERE liability_funded_at IS NULL ORDER BY created_at LIMIT 100"
+    )
+    .fetch_all(pool)
+    .await?
+    .into_iter()
+    .map(|r| (r.id, r.game))
+    .collect())
+}
+
 /// Records run `run`'s printer's file (where it waits, its SHA-256 and the lottery's signature),
 /// in the run's transaction.
 pub async fn record_printer_file(

@@ -358,7 +358,7 @@ pub const DEALT: &str = "WITH u AS (
 /// [`platform::group_commit::OneStatement`] batch); false for one another call dealt first, or
 /// whose shoe was written since it was read (read both again).
 pub async fn write_dealt_all(conn: &mut PgConnection, dealt: &[Dealt]) -> Result<Vec<bool>, AppError> {
-    crate::kit::writes::write_first_of_each(
+    crate::kit::store::write_first_of_each(
         conn,
         dealt,
         |d| d.id,
@@ -463,7 +463,7 @@ pub const DECIDED: &str = "WITH u AS (
 /// [`platform::group_commit::OneStatement`] batch); false for one whose round was no longer
 /// where it was read (another decision was first, or this one was applied).
 pub async fn write_decisions(conn: &mut PgConnection, decisions: &[Decision]) -> Result<Vec<bool>, AppError> {
-    crate::kit::writes::write_first_of_each(
+    crate::kit::store::write_first_of_each(
         conn,
         decisions,
         |d| d.id,
@@ -517,7 +517,7 @@ pub async fn write_settled_all(
     conn: &mut PgConnection,
     settled: &[(Settled, platform::audit::Entry)],
 ) -> Result<Vec<bool>, AppError> {
-    crate::kit::writes::write_first_of_each(
+    crate::kit::store::write_first_of_each(
         conn,
         settled,
         |s| s.0.id,

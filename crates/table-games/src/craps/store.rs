@@ -211,7 +211,7 @@ pub const CLAIM: &str = "UPDATE craps_sessions s SET pending = u.pending, update
 /// ([`platform::group_commit::OneStatement`]): a session named twice is claimed for the first
 /// only (the later request reads the session again, as if it had lost the claim to another).
 pub async fn claim_all(conn: &mut PgConnection, claims: &[(Uuid, Pending)]) -> Result<Vec<bool>, AppError> {
-    crate::kit::writes::write_first_of_each(
+    crate::kit::store::write_first_of_each(
         conn,
         claims,
         |c| c.0,
@@ -295,7 +295,7 @@ pub async fn finish_all(
     conn: &mut PgConnection,
     done: &[(Finished, platform::audit::Entry)],
 ) -> Result<Vec<bool>, AppError> {
-    crate::kit::writes::write_first_of_each(
+    crate::kit::store::write_first_of_each(
         conn,
         done,
         |d| d.0.session,

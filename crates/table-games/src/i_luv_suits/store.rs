@@ -182,7 +182,7 @@ impl NewRound {
 /// [`platform::group_commit::OneStatement`] batch); answers, per round, whether it is new (false:
 /// its id was recorded before, or by an earlier job of the batch).
 pub async fn insert_rounds(conn: &mut PgConnection, rounds: &[NewRound]) -> Result<Vec<bool>, AppError> {
-    crate::kit::writes::write_first_of_each(
+    crate::kit::store::write_first_of_each(
         conn,
         rounds,
         |r| r.id,
@@ -240,7 +240,7 @@ pub const DEALT: &str =
 /// Open rounds dealt → `deciding`, with the wallet before their wagers, one statement for all;
 /// answers, per round, whether this call dealt it (false: another call did first).
 pub async fn mark_dealt_all(conn: &mut PgConnection, dealt: &[Dealt]) -> Result<Vec<bool>, AppError> {
-    crate::kit::writes::write_first_of_each(
+    crate::kit::store::write_first_of_each(
         conn,
         dealt,
         |d| d.id,
@@ -277,7 +277,7 @@ pub const CLAIM_DECISIONS: &str = "UPDATE ils_rounds r
 /// once (→ `settling`), a play is recorded pending until its wager is taken. Answers, per claim,
 /// whether it applied (false: another decision came first).
 pub async fn claim_decisions(conn: &mut PgConnection, claims: &[Claim]) -> Result<Vec<bool>, AppError> {
-    crate::kit::writes::write_first_of_each(
+    crate::kit::store::write_first_of_each(
         conn,
         claims,
         |c| c.id,
@@ -343,7 +343,7 @@ pub async fn write_settled_all(
     conn: &mut PgConnection,
     settled: &[(Settled, platform::audit::Entry)],
 ) -> Result<Vec<bool>, AppError> {
-    crate::kit::writes::write_first_of_each(
+    crate::kit::store::write_first_of_each(
         conn,
         settled,
         |s| s.0.id,

@@ -2,8 +2,8 @@
 //! on these, and its saga calls the repository.
 //!
 //! - [`ledger`]: a round's ledger batch, many rounds to a ledger call;
-//! - [`writes`]: one-statement writers, a batch of one kind of step to a statement, and the
-//!   planner convention they follow;
+//! - [`store`]: the one-statement writers' shape (what the games' stores share), a batch of one
+//!   kind of step to a statement, and the planner convention they follow;
 //! - [`cache`]: what this process last wrote of a row, remembered as a hint;
 //! - [`house`]: the house's own limits, which every game's posted limits stay within.
 //!
@@ -12,7 +12,7 @@
 pub mod cache;
 pub mod house;
 pub mod ledger;
-pub mod writes;
+pub mod store;
 
 use ledger_api::LedgerClient;
 use platform::group_commit::{BatchWrite, GroupCommit, OneStatement};
