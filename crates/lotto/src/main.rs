@@ -207,13 +207,7 @@ async fn print_run(game: &str) -> anyhow::Result<()> {
     let job = answer(started).await.context("the print run was refused")?;
     let id = job["id"].as_str().context("the answer named no job")?.to_owned();
     let total = job["tickets_total"].as_u64().unwrap_or(0);
-    let bar = indicatif::ProgressBar::new(total);
-    bar.set_style(
-        indicatif::ProgressStyle::with_template(
-            "{msg:>10} [{bar:40}] {pos}/{len} tickets stored ({elapsed})",
-        )?
-        .progress_chars("=> "),
-    );
+    let bar = progress_bar(total)?;
     say(&format!("print job {id} for game {game}: {total} tickets"));
     let (mut last, mut cancelled) = (String::new(), false);
     let interrupted = tokio::signal::ctrl_c();
@@ -245,6 +239,23 @@ async fn print_run(game: &str) -> anyhow::Result<()> {
         }
     };
     bar.finish();
+    print_job_ended(&finished)
+}
+
+/// The print job's progress bar: its state, and the tickets stored of `total`.
+fn progress_bar(total: u64) -> anyhow::Result<indicatif::ProgressBar> {
+    let bar = indicatif::ProgressBar::new(total);
+    bar.set_style(
+        indicatif::ProgressStyle::with_template(
+            "{msg:>10} [{bar:40}] {pos}/{len} tickets stored ({elapsed})",
+        )?
+        .progress_chars("=> "),
+    );
+    Ok(bar)
+}
+
+/// How a print job ended, said; a cancelled one exits 1, a failed one is an error.
+fn print_job_ended(finished: &serde_json::Value) -> anyhow::Result<()> {
     match finished["state"].as_str() {
         Some("succeeded") => {
             say(&format!("print run {} stored", finished["print_run"].as_str().unwrap_or("?")));

@@ -219,6 +219,26 @@ pub enum Showdown {
     DealerWins,
 }
 
+/// The showdown of a decided round, and what the ante and play wagers return (76(i)(1): both win
+/// 1 to 1 against a qualifying dealer with a lower hand; against a dealer who does not qualify
+/// the ante wins and the play wager ties; a fold returns nothing).
+fn showdown(hands: &Hands, ante: i64, choice: Choice) -> (Showdown, i64, i64) {
+    let doubled = |cents: i64| cents.saturating_mul(2);
+    match choice {
+        Choice::Fold => (Showdown::Folded, 0, 0),
+        Choice::Play { play_cents } => {
+            if !Qualifier::IMPLEMENTED.qualifies(&hands.dealer) {
+                return (Showdown::DealerDoesNotQualify, doubled(ante), play_cents);
+            }
+            match base_game::best_key(&hands.player).cmp(&base_game::best_key(&hands.dealer)) {
+                std::cmp::Ordering::Greater => (Showdown::PlayerWins, doubled(ante), doubled(play_cents)),
+                std::cmp::Ordering::Equal => (Showdown::Tie, ante, play_cents),
+                std::cmp::Ordering::Less => (Showdown::DealerWins, 0, 0),
+            }
+        }
+    }
+}
+
 /// Settles every wager of a dealt round (76(i)); `pot_cents` is the meter at the deal.
 pub fn settle(
     rules: &TableRules,
@@ -229,29 +249,8 @@ pub fn settle(
 ) -> (Showdown, Returns) {
     let hands = Hands::of(deal);
     let mut returns = Returns::default();
-    let ante = wagers.ante_cents;
-    let doubled = |cents: i64| cents.saturating_mul(2);
-    let showdown = match choice {
-        Choice::Fold => Showdown::Folded,
-        Choice::Play { play_cents } => {
-            let ours = base_game::best_key(&hands.player);
-            let theirs = base_game::best_key(&hands.dealer);
-            // 76(i)(1): both wagers win 1 to 1 against a qualifying dealer with a lower hand;
-            // against a dealer who does not qualify the ante wins and the play wager ties.
-            let (showdown, ante_back, play_back) = if !Qualifier::IMPLEMENTED.qualifies(&hands.dealer) {
-                (Showdown::DealerDoesNotQualify, doubled(ante), play_cents)
-            } else {
-                match ours.cmp(&theirs) {
-                    std::cmp::Ordering::Greater => (Showdown::PlayerWins, doubled(ante), doubled(play_cents)),
-                    std::cmp::Ordering::Equal => (Showdown::Tie, ante, play_cents),
-                    std::cmp::Ordering::Less => (Showdown::DealerWins, 0, 0),
-                }
-            };
-            returns.ante_cents = ante_back;
-            returns.play_cents = play_back;
-            showdown
-        }
-    };
+    let (showdown, ante_back, play_back) = showdown(&hands, wagers.ante_cents, choice);
+    (returns.ante_cents, returns.play_cents) = (ante_back, play_back);
     // The side wagers stand against their pay tables whatever the player decided.
     let flush_len = hands.player_flush_len();
     let run = hands.player.iter().map(|&s| longest_run(ace_low(s))).max().unwrap_or_default();

@@ -54,6 +54,20 @@ pub fn inbox_file(state: &InstantState, name: &str) -> Result<PathBuf, AppError>
     Ok(path)
 }
 
+/// The SHA-256 of the file at `path`, as delivered (encrypted).
+fn file_sha256(path: &Path) -> std::io::Result<Vec<u8>> {
+    let mut hasher = Sha256::new();
+    let mut file = std::fs::File::open(path)?;
+    let mut buffer = vec![0u8; 1 << 16];
+    loop {
+        let n = file.read(&mut buffer)?;
+        if n == 0 {
+            return Ok(hasher.finalize().to_vec());
+        }
+        hasher.update(buffer.get(..n).unwrap_or_default());
+    }
+}
+
 /// The file's SHA-256, then its tickets in chunks through `chunks`, every line checked; the run
 /// it holds, or every reason it is refused for.
 fn read_vendor_file(
@@ -63,17 +77,7 @@ fn read_vendor_file(
     chunks: &tokio::sync::mpsc::Sender<Vec<PrintedTicket>>,
 ) -> Result<(VendorRun, Vec<u8>), Vec<String>> {
     let io = |e: std::io::Error| vec![format!("the file cannot be read: {e}")];
-    let mut hasher = Sha256::new();
-    let mut file = std::fs::File::open(path).map_err(io)?;
-    let mut buffer = vec![0u8; 1 << 16];
-    loop {
-        let n = file.read(&mut buffer).map_err(io)?;
-        if n == 0 {
-            break;
-        }
-        hasher.update(buffer.get(..n).unwrap_or_default());
-    }
-    let sha256 = hasher.finalize().to_vec();
+    let sha256 = file_sha256(path).map_err(io)?;
     let decrypt = |e: age::DecryptError| {
         vec![format!(
             "the file cannot be decrypted with the lottery's key (encrypt it to GET /v1/instant/keys' lottery_recipient): {e}"
