@@ -330,21 +330,7 @@ async fn decide_once(
         return Err(AppError::conflict(codes::ROUND_NOT_IN_PLAY, "this round is not waiting for a decision"));
     }
     if let Some(pending) = stored.pending.clone() {
-        // A decision waiting for its wager: the same one sent again (or the house) finishes it;
-        // another decision on its step is told what waits.
-        if decision.as_ref().is_some_and(|(step, _)| *step != pending.step) {
-            return Err(stale(pending.step));
-        }
-        if let Some((_, action)) = &decision
-            && Some(&store::json_of(action)?) != pending.record.get("decision")
-        {
-            return Err(AppError::conflict(
-                codes::DECISION_PENDING,
-                "another decision on this step waits for its wager to be taken: send it again to finish it",
-            )
-            .with_context(json!({"step": pending.step, "pending": pending.record["decision"]})));
-        }
-        return finish_pending(state, stored, pending).await;
+        return resume_pending(state, stored, pending, decision.as_ref()).await;
     }
     let round = stored.round.clone().ok_or_else(|| AppError::internal("a round in play without cards"))?;
     let action = match decision {
@@ -381,6 +367,29 @@ async fn decide_once(
         Some(written) => Ok(Some(settle_stored(state, written).await?)),
         None => Ok(None),
     }
+}
+
+/// A decision waiting for its wager: the same one sent again (or the house's) finishes it;
+/// another decision on its step is told what waits.
+async fn resume_pending(
+    state: &TablesState,
+    stored: StoredRound,
+    pending: PendingDecision,
+    decision: Option<&(i32, Action)>,
+) -> Result<Option<StoredRound>, AppError> {
+    if decision.is_some_and(|(step, _)| *step != pending.step) {
+        return Err(stale(pending.step));
+    }
+    if let Some((_, action)) = decision
+        && Some(&store::json_of(action)?) != pending.record.get("decision")
+    {
+        return Err(AppError::conflict(
+            codes::DECISION_PENDING,
+            "another decision on this step waits for its wager to be taken: send it again to finish it",
+        )
+        .with_context(json!({"step": pending.step, "pending": pending.record["decision"]})));
+    }
+    finish_pending(state, stored, pending).await
 }
 
 fn stale(step: i32) -> AppError {

@@ -410,6 +410,47 @@ pub fn math_view(progressive_wager_cents: i64) -> MathView {
     }
 }
 
+/// Each reading's rule, its question and the reading implemented; its effect on the math is
+/// computed beside it ([`ambiguities`]).
+const READINGS: [(&str, &str, &str); 5] = [
+    (
+        "K.A.R. 111-301-76(i)(1)",
+        "\"At least a three card flush containing a 9 or higher ranking card\": at least that hand as a rank \
+             (so every four-card flush qualifies), a best flush of three or more cards holding a 9 or higher \
+             (so a four-card flush of low cards does not), or any three cards of a suit the dealer holds with a \
+             9 or higher?",
+        "As a rank (the reading of the game's published rules and its usual analyses): the dealer's best \
+             hand must rank at or above a three-card 9-high flush; every flush of four or more cards qualifies, \
+             and a three-card flush when its highest card is a 9 or higher.",
+    ),
+    (
+        "K.A.R. 111-301-75(a)(2)(B), (C)",
+        "\"Any amount up to two (three) times the ante\": may a play wager with five or more cards of a \
+             suit be smaller than the ante?",
+        "No: from the ante's amount up to the multiple ((A) sets the ante's amount as the one play below \
+             five cards; \"up to\" raises the ceiling).",
+    ),
+    (
+        "K.A.R. 111-301-76(i)(5)",
+        "The pot is funded \"initially\" with $1,000: is it funded again after a top prize empties it?",
+        "Yes: the house funds it again with $1,000 after each 100% prize, so the meter never shows less \
+             than the seed (a top prize from an empty pot would pay less than a five-card straight flush).",
+    ),
+    (
+        "K.A.R. 111-301-76(i)(4)",
+        "The maximum aggregate payout \"for any flush rush or super flush rush hand\": the two wagers' \
+             winnings together, or each wager alone?",
+        "Together: a hand's Flush Rush and Super Flush Rush winnings are held to the posted maximum side \
+             wager times 500 (the highest posted odds), stakes returned beside.",
+    ),
+    (
+        "K.A.R. 111-301-76(i)(5)",
+        "Two or more hands qualifying for the pot \"during a round of play\" share it evenly.",
+        "Every online round is its own round of play with one hand: a share is never divided; a percentage \
+             of the meter is rounded up to the cent.",
+    ),
+];
+
 fn ambiguities() -> Vec<Ambiguity> {
     use domain::i_luv_suits::base_game_value::BASE_GAME_FIGURES;
     let edge = |i: usize| BASE_GAME_FIGURES.get(i).map_or(0.0, |f| f.edge_per_ante().to_f64() * 100.0);
@@ -418,23 +459,8 @@ fn ambiguities() -> Vec<Ambiguity> {
             .get(i)
             .map_or(0.0, |f| f.qualifier.share_of_dealer_hands_qualifying().to_f64() * 100.0)
     };
-    let a = |rule: &str, question: &str, implemented: &str, effect: String| Ambiguity {
-        rule: rule.to_owned(),
-        question: question.to_owned(),
-        implemented: implemented.to_owned(),
-        effect,
-    };
-    vec![
-        a(
-            "K.A.R. 111-301-76(i)(1)",
-            "\"At least a three card flush containing a 9 or higher ranking card\": at least that hand as a rank \
-             (so every four-card flush qualifies), a best flush of three or more cards holding a 9 or higher \
-             (so a four-card flush of low cards does not), or any three cards of a suit the dealer holds with a \
-             9 or higher?",
-            "As a rank (the reading of the game's published rules and its usual analyses): the dealer's best \
-             hand must rank at or above a three-card 9-high flush; every flush of four or more cards qualifies, \
-             and a three-card flush when its highest card is a 9 or higher.",
-            format!(
+    let effects: [String; 5] = [
+        format!(
                 "House edge per ante {:.6}% as implemented ({:.4}% of dealer hands qualify); {:.6}% on the best \
                  flush holding a 9 ({:.4}% qualify); {:.6}% on any three of a suit with a 9 ({:.4}% qualify). \
                  The player has the edge under none.",
@@ -445,44 +471,27 @@ fn ambiguities() -> Vec<Ambiguity> {
                 edge(4),
                 share(4)
             ),
-        ),
-        a(
-            "K.A.R. 111-301-75(a)(2)(B), (C)",
-            "\"Any amount up to two (three) times the ante\": may a play wager with five or more cards of a \
-             suit be smaller than the ante?",
-            "No: from the ante's amount up to the multiple ((A) sets the ante's amount as the one play below \
-             five cards; \"up to\" raises the ceiling).",
-            format!(
+        format!(
                 "None: with five or more cards of a suit the best play is always the most allowed, so both \
                  readings give {:.6}% per ante.",
                 edge(1)
             ),
-        ),
-        a(
-            "K.A.R. 111-301-76(i)(5)",
-            "The pot is funded \"initially\" with $1,000: is it funded again after a top prize empties it?",
-            "Yes: the house funds it again with $1,000 after each 100% prize, so the meter never shows less \
-             than the seed (a top prize from an empty pot would pay less than a five-card straight flush).",
-            "The progressive's long-run return is published under both readings (progressive.long_run_*).".to_owned(),
-        ),
-        a(
-            "K.A.R. 111-301-76(i)(4)",
-            "The maximum aggregate payout \"for any flush rush or super flush rush hand\": the two wagers' \
-             winnings together, or each wager alone?",
-            "Together: a hand's Flush Rush and Super Flush Rush winnings are held to the posted maximum side \
-             wager times 500 (the highest posted odds), stakes returned beside.",
-            "Each wager alone never exceeds it. Together it binds only on a seven-card straight flush (32 of \
+        "The progressive's long-run return is published under both readings (progressive.long_run_*).".to_owned(),
+        "Each wager alone never exceeds it. Together it binds only on a seven-card straight flush (32 of \
              133,784,560 hands), when 300 times the Flush Rush wager and 500 times the Super Flush Rush wager \
              exceed 500 times the posted maximum; with both at the maximum it keeps 300 maximum wagers, \
              0.0000718 of a maximum wager a hand on average."
                 .to_owned(),
-        ),
-        a(
-            "K.A.R. 111-301-76(i)(5)",
-            "Two or more hands qualifying for the pot \"during a round of play\" share it evenly.",
-            "Every online round is its own round of play with one hand: a share is never divided; a percentage \
-             of the meter is rounded up to the cent.",
-            "None on the return.".to_owned(),
-        ),
-    ]
+        "None on the return.".to_owned(),
+    ];
+    READINGS
+        .iter()
+        .zip(effects)
+        .map(|(&(rule, question, implemented), effect)| Ambiguity {
+            rule: rule.to_owned(),
+            question: question.to_owned(),
+            implemented: implemented.to_owned(),
+            effect,
+        })
+        .collect()
 }
