@@ -338,81 +338,89 @@ impl Session {
     /// Applies one change to the layout, or refuses it and changes nothing.
     pub fn change(&mut self, change: Change) -> std::result::Result<Moved, RuleError> {
         match change {
-            Change::Place { bet, amount_cents } => {
-                bet.check().map_err(|e| RuleError::InvalidBet(e.to_string()))?;
-                self.check_making(bet)?;
-                if amount_cents <= 0 {
-                    return Err(RuleError::OutOfLimits {
-                        min: self.rules.min_bet_cents,
-                        max: self.rules.max_bet_cents,
-                    });
-                }
-                // One look along the layout: a roll re-makes several bets, each through here.
-                let index = self.bets.iter().position(|p| p.bet == bet);
-                let (before, paid) = index
-                    .and_then(|i| self.bets.get(i))
-                    .map_or((0, 0), |p| (p.amount_cents, p.commission_cents));
-                let total = before.saturating_add(amount_cents);
-                self.check_amount(bet, total)?;
-                let commission = Self::commission_on(bet, total);
-                match index.and_then(|i| self.bets.get_mut(i)) {
-                    Some(placed) => {
-                        placed.amount_cents = total;
-                        placed.commission_cents = commission;
-                    }
-                    None => self.bets.push(Placed {
-                        bet,
-                        amount_cents: total,
-                        commission_cents: commission,
-                        working: None,
-                        progress: 0,
-                        rolls: 0,
-                    }),
-                }
-                Ok(Moved { stake_cents: amount_cents, commission_cents: commission.saturating_sub(paid) })
-            }
-            Change::Reduce { bet, amount_cents } => {
-                let placed = *self.find(bet).ok_or(RuleError::NoSuchBet)?;
-                if amount_cents <= 0 || amount_cents >= placed.amount_cents {
-                    return Err(RuleError::InvalidBet(
-                        "a reduced bet is more than nothing and less than it was".to_owned(),
-                    ));
-                }
-                self.check_removal(bet)?;
-                self.check_amount(bet, amount_cents)?;
-                let commission = Self::commission_on(bet, amount_cents);
-                if let Some(p) = self.bets.iter_mut().find(|p| p.bet == bet) {
-                    p.amount_cents = amount_cents;
-                    p.commission_cents = commission;
-                }
-                self.lock_if_dont(bet);
-                // Odds behind a reduced bet may now be over the multiple: they come down to it.
-                let mut moved = Moved {
-                    stake_cents: amount_cents.saturating_sub(placed.amount_cents),
-                    commission_cents: commission.saturating_sub(placed.commission_cents),
-                };
-                moved.stake_cents = moved.stake_cents.saturating_sub(self.trim_odds_behind(bet));
-                Ok(moved)
-            }
-            Change::Remove { bet } => {
-                let placed = *self.find(bet).ok_or(RuleError::NoSuchBet)?;
-                self.check_removal(bet)?;
-                self.bets.retain(|p| p.bet != bet);
-                self.lock_if_dont(bet);
-                let odds_back = self.trim_odds_behind(bet);
-                Ok(Moved {
-                    stake_cents: placed.amount_cents.saturating_add(odds_back).saturating_neg(),
-                    // 45(q): a lay bet's commission comes back with it (a buy bet's too: the text
-                    // is silent, and the two are alike).
-                    commission_cents: placed.commission_cents.saturating_neg(),
-                })
-            }
+            Change::Place { bet, amount_cents } => self.place(bet, amount_cents),
+            Change::Reduce { bet, amount_cents } => self.reduce(bet, amount_cents),
+            Change::Remove { bet } => self.remove(bet),
             Change::Working { bet, working: on } => {
                 let placed = self.bets.iter_mut().find(|p| p.bet == bet).ok_or(RuleError::NoSuchBet)?;
                 placed.working = Some(on);
                 Ok(Moved::default())
             }
         }
+    }
+
+    /// A bet made, or added to.
+    fn place(&mut self, bet: Bet, amount_cents: i64) -> std::result::Result<Moved, RuleError> {
+        bet.check().map_err(|e| RuleError::InvalidBet(e.to_string()))?;
+        self.check_making(bet)?;
+        if amount_cents <= 0 {
+            return Err(RuleError::OutOfLimits {
+                min: self.rules.min_bet_cents,
+                max: self.rules.max_bet_cents,
+            });
+        }
+        // One look along the layout: a roll re-makes several bets, each through here.
+        let index = self.bets.iter().position(|p| p.bet == bet);
+        let (before, paid) =
+            index.and_then(|i| self.bets.get(i)).map_or((0, 0), |p| (p.amount_cents, p.commission_cents));
+        let total = before.saturating_add(amount_cents);
+        self.check_amount(bet, total)?;
+        let commission = Self::commission_on(bet, total);
+        match index.and_then(|i| self.bets.get_mut(i)) {
+            Some(placed) => {
+                placed.amount_cents = total;
+                placed.commission_cents = commission;
+            }
+            None => self.bets.push(Placed {
+                bet,
+                amount_cents: total,
+                commission_cents: commission,
+                working: None,
+                progress: 0,
+                rolls: 0,
+            }),
+        }
+        Ok(Moved { stake_cents: amount_cents, commission_cents: commission.saturating_sub(paid) })
+    }
+
+    /// A bet reduced (never to nothing: that is a removal).
+    fn reduce(&mut self, bet: Bet, amount_cents: i64) -> std::result::Result<Moved, RuleError> {
+        let placed = *self.find(bet).ok_or(RuleError::NoSuchBet)?;
+        if amount_cents <= 0 || amount_cents >= placed.amount_cents {
+            return Err(RuleError::InvalidBet(
+                "a reduced bet is more than nothing and less than it was".to_owned(),
+            ));
+        }
+        self.check_removal(bet)?;
+        self.check_amount(bet, amount_cents)?;
+        let commission = Self::commission_on(bet, amount_cents);
+        if let Some(p) = self.bets.iter_mut().find(|p| p.bet == bet) {
+            p.amount_cents = amount_cents;
+            p.commission_cents = commission;
+        }
+        self.lock_if_dont(bet);
+        // Odds behind a reduced bet may now be over the multiple: they come down to it.
+        let mut moved = Moved {
+            stake_cents: amount_cents.saturating_sub(placed.amount_cents),
+            commission_cents: commission.saturating_sub(placed.commission_cents),
+        };
+        moved.stake_cents = moved.stake_cents.saturating_sub(self.trim_odds_behind(bet));
+        Ok(moved)
+    }
+
+    /// A bet taken down, with its odds.
+    fn remove(&mut self, bet: Bet) -> std::result::Result<Moved, RuleError> {
+        let placed = *self.find(bet).ok_or(RuleError::NoSuchBet)?;
+        self.check_removal(bet)?;
+        self.bets.retain(|p| p.bet != bet);
+        self.lock_if_dont(bet);
+        let odds_back = self.trim_odds_behind(bet);
+        Ok(Moved {
+            stake_cents: placed.amount_cents.saturating_add(odds_back).saturating_neg(),
+            // 45(q): a lay bet's commission comes back with it (a buy bet's too: the text
+            // is silent, and the two are alike).
+            commission_cents: placed.commission_cents.saturating_neg(),
+        })
     }
 
     /// Whether the player may take `bet` down now (45(d): not a contract bet).
