@@ -343,6 +343,8 @@ pub fn power_blend(base: &Figures, lit: &Figures, chance: &Q) -> (Q, Option<Q>) 
     (blended, break_even)
 }
 
+// Long by design (issue 33 §5): one line per wager of the rules' bet list, the table the
+// published math is read from.
 /// Every wager of the layout at one table's settings, in the layout's order.
 pub fn every_wager(power: Option<(PowerTable, u32)>) -> Vec<WagerMath> {
     let zero = Q::zero();

@@ -9,6 +9,8 @@ use super::{
 };
 
 impl Session {
+    // Long by design (issue 33 §5): one arm per wager, each resolved on a roll as 111-501-45
+    // says, side by side so each can be read against its rule.
     /// Throws `roll`: decides every working bet it decides, moves come bets to their numbers,
     /// moves the puck and the shooter on. `power` is whether power odds are lit for this roll.
     pub fn roll(&mut self, roll: Roll, power: bool) -> RollReport {
@@ -123,6 +125,8 @@ impl Session {
         }
     }
 
+    // Long by design (issue 33 §5): one arm per wager, each decided as 111-501-45 says, side by
+    // side so each can be read against its rule.
     /// What `roll` does to one working bet (not odds).
     fn decide(
         placed: &mut Placed,

@@ -17,6 +17,8 @@ use crate::OPENAPI_YAML;
 pub(crate) use pass::pass_to_ledger;
 use pass::*;
 
+// Long by design (issue 33 §5): the route table, one line per route, the one list the router
+// and the authorization matrix read.
 /// Every route the gateway itself answers: the one list the router is built from, and which the
 /// authorization matrix test checks it covers. Services' routes are passed through (below).
 pub fn route_table() -> Vec<(Method, &'static str, MethodRouter<GatewayState>)> {

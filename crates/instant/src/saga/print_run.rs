@@ -10,7 +10,7 @@
 use std::time::Instant;
 
 use domain::instant::GameDefinition;
-use domain::instant::print_run::{pool_counts, print_pool};
+use domain::instant::print_run::{PrintedTicket, pool_counts, print_pool};
 use ledger_api::NewTransfer;
 use platform::AppError;
 use rand::SeedableRng;
@@ -59,9 +59,6 @@ pub(super) async fn print(
         None => None,
     };
     let counts = pool_counts(game);
-    let books_per_pool =
-        u32::try_from(game.pool_size.checked_div(game.ticket_numbers.tickets_per_book()).unwrap_or(0))
-            .map_err(AppError::internal)?;
     let pools = u32::try_from(counts.len()).map_err(AppError::internal)?;
     let number = i32::try_from(game.number).map_err(AppError::internal)?;
     // A run abandoned mid-COPY (a timeout, a client gone) leaves its connection in the middle of
@@ -71,29 +68,10 @@ pub(super) async fn print(
     let mut tx = sqlx::Connection::begin(&mut *conn).await?;
     let first_book =
         u32::try_from(print_runs::lock_next_book(&mut tx, number).await?).map_err(AppError::internal)?;
-    let last_book = first_book.saturating_add(books_per_pool.saturating_mul(pools)).saturating_sub(1);
-    let run = RunRecord {
-        id: Uuid::now_v7(),
-        game: number,
-        tickets: i64::try_from(game.tickets_ordered).map_err(AppError::internal)?,
-        pools: i32::try_from(pools).map_err(AppError::internal)?,
-        first_book: i32::try_from(first_book).map_err(AppError::internal)?,
-        last_book: i32::try_from(last_book).map_err(AppError::internal)?,
-        created_by,
-    };
+    let (run, last_book) = run_of(game, first_book, pools, created_by)?;
     print_runs::insert_run(&mut tx, &run).await?;
-    // The printer's file is written as the pools are generated, encrypted as it goes.
     let settings = &state.settings;
-    let (dir, recipient) = (settings.printer_file_dir.clone(), settings.printer.recipient.clone());
-    let run_id = run.id;
-    let game_for_file = game.clone();
-    let writer = tokio::task::spawn_blocking(move || {
-        printer_file::Writer::create(&dir, run_id, &recipient, &game_for_file, first_book, last_book)
-    })
-    .await
-    .map_err(AppError::internal)?
-    .map_err(AppError::internal)?;
-    let mut file = Some(writer);
+    let mut file = Some(open_printer_file(state, game, run.id, (first_book, last_book)).await?);
     let stored = async {
         let mut generated = 0i64;
         for (p, pool_count) in counts.iter().enumerate() {
@@ -106,15 +84,7 @@ pub(super) async fn print(
                 line.report(*job, generated, generated.saturating_sub(pool_tickets(&tickets))).await?;
             }
             print_runs::copy_tickets(&mut tx, game, &tickets, &settings.virn_key).await?;
-            let mut writer = file.take().ok_or_else(|| AppError::internal("the printer's file is gone"))?;
-            let (writer, written) = tokio::task::spawn_blocking(move || {
-                let written = writer.write_pool(&tickets);
-                (writer, written)
-            })
-            .await
-            .map_err(AppError::internal)?;
-            file = Some(writer);
-            written.map_err(AppError::internal)?;
+            write_pool(&mut file, tickets).await?;
             if let Some((job, line)) = progress.as_mut()
                 && line.report(*job, generated, generated).await?
             {
@@ -124,25 +94,7 @@ pub(super) async fn print(
         }
         print_runs::insert_packs_and_counts(&mut tx, game, &run).await?;
         let writer = file.take().ok_or_else(|| AppError::internal("the printer's file is gone"))?;
-        let (signing, tickets) = (settings.printer.signing.clone(), game.tickets_ordered);
-        let (path, sha256, signature) = tokio::task::spawn_blocking(move || writer.finish(tickets, &signing))
-            .await
-            .map_err(AppError::internal)?
-            .map_err(AppError::internal)?;
-        let recorded =
-            print_runs::record_printer_file(&mut tx, run.id, &path.to_string_lossy(), &sha256, &signature)
-                .await;
-        match match recorded {
-            Ok(()) => tx.commit().await.map_err(AppError::from),
-            Err(e) => Err(e),
-        } {
-            Ok(()) => Ok(()),
-            Err(e) => {
-                // The run did not commit: neither does its file.
-                let _ = std::fs::remove_file(&path);
-                Err(e)
-            }
-        }
+        finish_and_commit(state, game, run.id, writer, tx).await
     }
     .await;
     if let Err(e) = stored {
@@ -168,6 +120,92 @@ fn pool_tickets<T>(tickets: &[T]) -> i64 {
 }
 
 /// The run's prizes become the game's liability: free tickets at the ticket's price.
+/// The record of a run of `pools` pools from `first_book`, and its last book.
+fn run_of<'a>(
+    game: &GameDefinition,
+    first_book: u32,
+    pools: u32,
+    created_by: &'a str,
+) -> Result<(RunRecord<'a>, u32), AppError> {
+    let books_per_pool =
+        u32::try_from(game.pool_size.checked_div(game.ticket_numbers.tickets_per_book()).unwrap_or(0))
+            .map_err(AppError::internal)?;
+    let last_book = first_book.saturating_add(books_per_pool.saturating_mul(pools)).saturating_sub(1);
+    let run = RunRecord {
+        id: Uuid::now_v7(),
+        game: i32::try_from(game.number).map_err(AppError::internal)?,
+        tickets: i64::try_from(game.tickets_ordered).map_err(AppError::internal)?,
+        pools: i32::try_from(pools).map_err(AppError::internal)?,
+        first_book: i32::try_from(first_book).map_err(AppError::internal)?,
+        last_book: i32::try_from(last_book).map_err(AppError::internal)?,
+        created_by,
+    };
+    Ok((run, last_book))
+}
+
+/// Writes a pool's tickets to the printer's file (off the async threads); the writer stays in
+/// `file` whatever happens, so a run that fails can abandon it.
+async fn write_pool(
+    file: &mut Option<printer_file::Writer>,
+    tickets: Vec<PrintedTicket>,
+) -> Result<(), AppError> {
+    let mut writer = file.take().ok_or_else(|| AppError::internal("the printer's file is gone"))?;
+    let (writer, written) = tokio::task::spawn_blocking(move || {
+        let written = writer.write_pool(&tickets);
+        (writer, written)
+    })
+    .await
+    .map_err(AppError::internal)?;
+    *file = Some(writer);
+    written.map_err(AppError::internal)
+}
+
+/// The run's printer's file, opened to be written as the pools are generated, encrypted as it
+/// goes.
+async fn open_printer_file(
+    state: &InstantState,
+    game: &GameDefinition,
+    run: Uuid,
+    (first_book, last_book): (u32, u32),
+) -> Result<printer_file::Writer, AppError> {
+    let settings = &state.settings;
+    let (dir, recipient) = (settings.printer_file_dir.clone(), settings.printer.recipient.clone());
+    let game = game.clone();
+    tokio::task::spawn_blocking(move || {
+        printer_file::Writer::create(&dir, run, &recipient, &game, first_book, last_book)
+    })
+    .await
+    .map_err(AppError::internal)?
+    .map_err(AppError::internal)
+}
+
+/// The printer's file finished and signed, recorded with the run, and the run committed; a run
+/// that does not commit removes its file.
+async fn finish_and_commit(
+    state: &InstantState,
+    game: &GameDefinition,
+    run: Uuid,
+    writer: printer_file::Writer,
+    mut tx: sqlx::Transaction<'_, sqlx::Postgres>,
+) -> Result<(), AppError> {
+    let (signing, tickets) = (state.settings.printer.signing.clone(), game.tickets_ordered);
+    let (path, sha256, signature) = tokio::task::spawn_blocking(move || writer.finish(tickets, &signing))
+        .await
+        .map_err(AppError::internal)?
+        .map_err(AppError::internal)?;
+    let recorded =
+        print_runs::record_printer_file(&mut tx, run, &path.to_string_lossy(), &sha256, &signature).await;
+    let committed = match recorded {
+        Ok(()) => tx.commit().await.map_err(AppError::from),
+        Err(e) => Err(e),
+    };
+    if committed.is_err() {
+        // The run did not commit: neither does its file.
+        let _ = std::fs::remove_file(&path);
+    }
+    committed
+}
+
 /// Funds run `run`'s prize liability now that the run is stored (never inside its transaction:
 /// no transaction is open across a ledger call); a ledger that does not answer leaves it to
 /// [`fund_unfunded`], the transfer's id being the run's.

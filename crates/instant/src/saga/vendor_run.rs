@@ -135,6 +135,36 @@ fn read_vendor_file(
     check.finish(last_line, end).map(|run| (run, sha256))
 }
 
+/// A file whose books start at `first` where books up to `next_book - 1` are printed already.
+fn printed_already(first: u32, next_book: i32) -> AppError {
+    AppError::unprocessable(
+        REFUSED,
+        format!(
+            "the vendor's file is refused whole: its books start at {first}, but books up to {} are printed already",
+            next_book.saturating_sub(1)
+        ),
+    )
+}
+
+/// The record of an imported run: its books and pools as the file holds them.
+fn run_record<'a>(
+    game: &GameDefinition,
+    run: &VendorRun,
+    created_by: &'a str,
+) -> Result<RunRecord<'a>, AppError> {
+    let per_pool = game.pool_size.checked_div(game.ticket_numbers.tickets_per_book()).unwrap_or(1).max(1);
+    let books = u64::from(run.last_book.saturating_sub(run.first_book)).saturating_add(1);
+    Ok(RunRecord {
+        id: Uuid::now_v7(),
+        game: i32::try_from(game.number).map_err(AppError::internal)?,
+        tickets: i64::try_from(run.tickets).map_err(AppError::internal)?,
+        pools: i32::try_from(books.div_ceil(per_pool)).map_err(AppError::internal)?,
+        first_book: i32::try_from(run.first_book).map_err(AppError::internal)?,
+        last_book: i32::try_from(run.last_book).map_err(AppError::internal)?,
+        created_by,
+    })
+}
+
 /// Imports job `job`'s vendor file as a run of `game` (see the module).
 pub async fn import(
     state: &InstantState,
@@ -156,15 +186,7 @@ pub async fn import(
     let reader =
         tokio::task::spawn_blocking(move || read_vendor_file(&path, &identity, &for_reader, &sender));
     let mut stored = 0i64;
-    let printed_already = |first: u32| {
-        AppError::unprocessable(
-            REFUSED,
-            format!(
-                "the vendor's file is refused whole: its books start at {first}, but books up to {} are printed already",
-                next_book.saturating_sub(1)
-            ),
-        )
-    };
+    let printed_already = |first: u32| printed_already(first, next_book);
     while let Some(tickets) = receiver.recv().await {
         // Books that collide with printed ones are refused before a ticket is written.
         if let Some(first) =
@@ -190,17 +212,7 @@ pub async fn import(
     if i64::from(run.first_book) < i64::from(next_book) {
         return Err(printed_already(run.first_book));
     }
-    let per_pool = game.pool_size.checked_div(game.ticket_numbers.tickets_per_book()).unwrap_or(1).max(1);
-    let books = u64::from(run.last_book.saturating_sub(run.first_book)).saturating_add(1);
-    let record = RunRecord {
-        id: Uuid::now_v7(),
-        game: number,
-        tickets: i64::try_from(run.tickets).map_err(AppError::internal)?,
-        pools: i32::try_from(books.div_ceil(per_pool)).map_err(AppError::internal)?,
-        first_book: i32::try_from(run.first_book).map_err(AppError::internal)?,
-        last_book: i32::try_from(run.last_book).map_err(AppError::internal)?,
-        created_by: &job.created_by,
-    };
+    let record = run_record(game, &run, &job.created_by)?;
     print_runs::insert_run(&mut tx, &record).await?;
     print_runs::mark_vendor_run(&mut tx, record.id, &sha256).await?;
     print_runs::insert_packs_and_counts(&mut tx, game, &record).await?;
