@@ -148,7 +148,7 @@ fn pot_prizes(round: &Round, pot_at_deal: i64) -> Result<(i64, bool), AppError> 
 /// The settlement (step 5) of a `settling` round as read or written last, outside any
 /// transaction: one ledger batch under keys derived from the round (a retry is a replay), then
 /// `settled` with its sums and its audit record, group-committed with other rounds'
-/// ([`crate::grouped`]). Answers the round as it then stands; a round in any other state as it
+/// ([`super::repository`]). Answers the round as it then stands; a round in any other state as it
 /// is.
 pub async fn settle_stored(state: &TablesState, stored: StoredRound) -> Result<StoredRound, AppError> {
     let (RoundState::Settling, Some(round)) = (stored.state, stored.round.as_ref()) else {

@@ -1,6 +1,6 @@
 //! A craps request's steps (DESIGN §4), none holding a row lock across a call to the ledger:
 //!
-//! 1. the session read (or taken as this process last recorded it, [`KnownSessions`]), the
+//! 1. the session read (or taken as this process last recorded it, [`super::repository`]), the
 //!    changes applied to a copy of the layout (a rule refused changes nothing), the dice thrown
 //!    by the server's CSPRNG (and power odds lit or not), and all of it recorded as the session's
 //!    `pending` request by one conditional write that claims the session only if it is as read
@@ -14,7 +14,7 @@
 //! 3. the session moved on, the request recorded, the roll chained in the audit log.
 //!
 //! The writes of steps 1 and 3 and the ledger batch share their transactions and calls with
-//! other sessions' ([`crate::grouped`]). Requests on one session are taken one at a time: another
+//! other sessions' ([`crate::kit`]). Requests on one session are taken one at a time: another
 //! arriving while one is pending is told so (`roll_in_progress`); one that read the session
 //! before another request was recorded works itself out again on the session as it is now, and
 //! one naming the roll count it expects (`expected_rolls`) is refused once another roll has been
