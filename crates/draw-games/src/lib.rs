@@ -10,8 +10,11 @@
 //!   the typed states of tickets and draws;
 //! - [`views`]: the wire types; [`rules`]: rule errors and the options' names;
 //! - [`config`]: the settings, read once at start;
-//! - [`export`]: a Powerball drawing's frozen wager set read back and recounted, independently.
+//! - [`export`]: a Powerball drawing's frozen wager set read back and recounted, independently;
+//! - [`certification`]: a drawing recounted from its export and certified, what `lotto
+//!   verify-draw` runs.
 
+pub mod certification;
 pub mod config;
 pub mod export;
 pub mod routes;

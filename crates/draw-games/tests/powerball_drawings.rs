@@ -9,6 +9,7 @@ mod common;
 use axum::body::Body;
 use axum::http::{Request, StatusCode};
 use chrono::{DateTime, NaiveDate, Utc};
+use draw_games::certification;
 use draw_games::saga::powerball_draws;
 use draw_games::saga::scheduler::DrawGame;
 use platform::auth::Role;
@@ -71,9 +72,9 @@ async fn audit_kinds(game: &common::Game) -> Vec<String> {
     sqlx::query_scalar("SELECT kind FROM audit_log ORDER BY seq").fetch_all(&game.state.pool).await.unwrap()
 }
 
-/// Recounts the drawing's export with `lotto verify-draw`'s own code and hands it to the
-/// certification.
-async fn verify(game: &common::Game, date: &str) -> powerball_draws::Verification {
+/// Recounts the drawing's export with `lotto verify-draw`'s own code (`certification`) and hands
+/// it to the certification.
+async fn verify(game: &common::Game, date: &str) -> certification::Verification {
     try_verify(game, date).await.unwrap()
 }
 
@@ -81,22 +82,11 @@ async fn verify(game: &common::Game, date: &str) -> powerball_draws::Verificatio
 async fn try_verify(
     game: &common::Game,
     date: &str,
-) -> Result<powerball_draws::Verification, platform::AppError> {
+) -> Result<certification::Verification, platform::AppError> {
     let date: NaiveDate = date.parse().unwrap();
-    let stored = draw_games::store::powerball::drawings::get(&game.state.pool, date).await.unwrap().unwrap();
-    let path = std::path::PathBuf::from(stored.export_file.unwrap());
-    let recount =
-        draw_games::export::recount(&path, &stored.results.unwrap(), stored.advertised_cents.unwrap_or(0))
-            .unwrap();
-    powerball_draws::certify(
-        &game.state.pool,
-        date,
-        recount.sha256,
-        recount.plays,
-        &recount.prize_table,
-        game.state.clock.now(),
-    )
-    .await
+    let drawing = certification::drawing(&game.state.pool, date, None).await?;
+    let recount = certification::recount(&drawing).unwrap();
+    certification::certify(&game.state.pool, &drawing, &recount, game.state.clock.now()).await
 }
 
 /// An operator advertises a $20,000,000 grand prize ($9,500,000 cash) for Monday, November 30,

@@ -111,50 +111,35 @@ async fn verify_draw(date: &str, file: Option<&str>) -> anyhow::Result<()> {
     let config = Config::from_env()?;
     let database = postgres::locate(config.database_url.as_deref()).await?;
     let result = async {
+        use draw_games::certification;
         let pool = draw_games::connect(&database.url, &config).await?;
-        let drawing = draw_games::store::powerball::drawings::get(&pool, date)
+        let drawing = certification::drawing(&pool, date, file.map(std::path::Path::new))
             .await
-            .map_err(|e| anyhow::anyhow!("{}", e.detail()))?
-            .with_context(|| format!("no Powerball drawing on {date} is on record"))?;
-        let results =
-            drawing.results.with_context(|| format!("the {date} drawing's results do not stand yet"))?;
-        let path = match file.map(str::to_owned).or(drawing.export_file.clone()) {
-            Some(path) => std::path::PathBuf::from(path),
-            None => anyhow::bail!("the {date} drawing has no export yet"),
-        };
-        let pool_cents = drawing.advertised_cents.unwrap_or(0);
+            .map_err(|e| anyhow::anyhow!("{}", e.detail()))?;
         let started = std::time::Instant::now();
-        let reading = path.clone();
-        let recount =
-            tokio::task::spawn_blocking(move || draw_games::export::recount(&reading, &results, pool_cents))
-                .await??;
+        let counting = drawing.clone();
+        let recount = tokio::task::spawn_blocking(move || certification::recount(&counting)).await??;
         say(&format!(
             "recounted {} plays of {} (SHA-256 {}) in {:.1} s",
             recount.plays,
-            path.display(),
+            drawing.export_file.display(),
             hex::encode(recount.sha256),
             started.elapsed().as_secs_f64()
         ));
         for line in &recount.prize_table {
             say(&format!(
                 "  {:<16} {:<13} {:>10} winners × {:>14} cents = {:>16} cents",
-                draw_games::store::powerball::drawings::tier_name(line.tier),
+                certification::tier_name(line.tier),
                 if line.power_play { "power play" } else { "" },
                 line.winners,
                 line.prize_cents,
                 line.total_cents
             ));
         }
-        let verification = draw_games::saga::powerball_draws::certify(
-            &pool,
-            date,
-            recount.sha256,
-            recount.plays,
-            &recount.prize_table,
-            draw_games::config::DrawSettings::from_env()?.clock().now(),
-        )
-        .await
-        .map_err(|e| anyhow::anyhow!("{}", e.detail()))?;
+        let at = draw_games::config::DrawSettings::from_env()?.clock().now();
+        let verification = certification::certify(&pool, &drawing, &recount, at)
+            .await
+            .map_err(|e| anyhow::anyhow!("{}", e.detail()))?;
         for disagreement in &verification.disagreements {
             say(&format!("  differs: {disagreement}"));
         }
