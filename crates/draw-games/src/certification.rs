@@ -13,7 +13,7 @@ use sqlx::PgPool;
 
 pub use crate::export::{ExportError, Recount};
 pub use crate::saga::powerball_draws::Verification;
-pub use crate::store::powerball::drawings::tier_name;
+pub use crate::store::powerball::settlement::tier_name;
 
 /// A drawing whose results stand, as its recount needs it.
 #[derive(Debug, Clone)]

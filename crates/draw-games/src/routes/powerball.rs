@@ -20,6 +20,7 @@ use crate::saga::powerball_draws::{self, Entry};
 use crate::saga::powerball_sales::{self, Seller, Slip};
 use crate::store::PowerballDrawState;
 use crate::store::powerball::drawings::{self, StoredDrawing};
+use crate::store::powerball::settlement;
 use crate::store::powerball::tickets;
 use crate::views::*;
 
@@ -40,12 +41,12 @@ pub(super) async fn drawing_view(
     resumes_at: Option<DateTime<Utc>>,
 ) -> Result<PowerballDrawView, AppError> {
     let prize_table = if stored.state == PowerballDrawState::Certified {
-        let table = drawings::prize_table(&state.pool, stored.date).await?;
+        let table = settlement::prize_table(&state.pool, stored.date).await?;
         Some(
             table
                 .iter()
                 .map(|l| PrizeLineView {
-                    tier: drawings::tier_name(l.tier),
+                    tier: settlement::tier_name(l.tier),
                     power_play: l.power_play,
                     winners: l.winners,
                     prize_cents: l.prize_cents,

@@ -23,6 +23,7 @@ use uuid::Uuid;
 
 use crate::store::powerball::claims::{self, Claim, OFFICE};
 use crate::store::powerball::drawings;
+use crate::store::powerball::settlement;
 use crate::store::powerball::tickets::{self, Channel};
 use crate::store::{ClaimState, PowerballDrawState};
 use crate::{DRAWS_NAMESPACE, DrawsState};
@@ -278,7 +279,7 @@ async fn grand_payment(
     let fixed: i64 = boards.iter().filter(|b| b.tier != "grand_prize").map(|b| b.prize_cents).sum();
     let shares: Vec<i64> = boards.iter().filter(|b| b.tier == "grand_prize").map(|b| b.prize_cents).collect();
     let Some(election) = election else { return Ok((fixed, 0)) };
-    let table = drawings::prize_table(&state.pool, drawing.date).await?;
+    let table = settlement::prize_table(&state.pool, drawing.date).await?;
     let winners: u64 =
         table.iter().filter(|l| l.tier == domain::powerball::Tier::GrandPrize).map(|l| l.winners).sum();
     let cash_share = grand_prize::share_cents(

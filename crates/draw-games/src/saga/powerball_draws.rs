@@ -33,6 +33,7 @@ use crate::config::ResultsMode;
 use crate::store::PowerballDrawState;
 use crate::store::powerball::drawings::{self, StoredDrawing};
 use crate::store::powerball::result_entries::{self, ResultEntry};
+use crate::store::powerball::settlement;
 use crate::{DRAWS_NAMESPACE, DrawsState};
 
 /// Online prizes paid per ledger call.
@@ -320,7 +321,7 @@ pub async fn settle_drawing(state: &DrawsState, date: NaiveDate) -> Result<bool,
         state.ledger.transfer(&stakes).await?;
     }
     let mut tx = state.pool.begin().await?;
-    if let Some(table) = drawings::settle(&mut tx, date, state.clock.now()).await? {
+    if let Some(table) = settlement::settle(&mut tx, date, state.clock.now()).await? {
         let record = SettleRecord { game: "powerball", draw_date: date, prize_table: &table };
         platform::audit::append(&mut tx, "powerball.settle", subject(date), &record).await?;
     }
@@ -373,7 +374,7 @@ fn disagreements(
         if found != Some(line) {
             disagreements.push(format!(
                 "{} {}: verified {} winners of {} cents ({} in all), settled {}",
-                drawings::tier_name(line.tier),
+                settlement::tier_name(line.tier),
                 if line.power_play { "with Power Play" } else { "without Power Play" },
                 line.winners,
                 line.prize_cents,
@@ -416,7 +417,7 @@ pub async fn certify(
             format!("the {date} drawing is {}: only a settled drawing is certified", drawing.state.as_str()),
         ));
     }
-    let stored = drawings::prize_table(pool, date).await?;
+    let stored = settlement::prize_table(pool, date).await?;
     let disagreements = disagreements(&drawing, &stored, sha256, plays, verified);
     if recheck {
         if !disagreements.is_empty() {
@@ -426,7 +427,7 @@ pub async fn certify(
     }
     let dispute = (!disagreements.is_empty()).then(|| disagreements.join("; "));
     let mut tx = pool.begin().await?;
-    if drawings::finish_verification(&mut tx, date, dispute.as_deref(), at).await? {
+    if settlement::finish_verification(&mut tx, date, dispute.as_deref(), at).await? {
         let record = CertifyRecord {
             game: "powerball",
             draw_date: date,
@@ -454,7 +455,7 @@ pub async fn certify(
 /// run again (each transfer's id is derived from the drawing and the ticket).
 pub async fn pay_certified(state: &DrawsState, drawing: &StoredDrawing) -> Result<(), AppError> {
     let date = drawing.date;
-    let total: i64 = drawings::prize_table(&state.pool, date).await?.iter().map(|l| l.total_cents).sum();
+    let total: i64 = settlement::prize_table(&state.pool, date).await?.iter().map(|l| l.total_cents).sum();
     if total > 0 {
         let payable = NewTransfer::new(
             step_id(date, "prizes"),

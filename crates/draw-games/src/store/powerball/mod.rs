@@ -1,8 +1,10 @@
-//! Powerball as stored: [`drawings`] (each drawing's row and steps), [`result_entries`] (the
+//! Powerball as stored: [`drawings`] (each drawing's row and steps), [`settlement`] (its
+//! winners, prize table and certification), [`result_entries`] (the
 //! operators' entries of official results), [`claims`] (prizes paid once, and expired) and
 //! [`tickets`] (sales and the plays they place in their drawings).
 
 pub mod claims;
 pub mod drawings;
 pub mod result_entries;
+pub mod settlement;
 pub mod tickets;
