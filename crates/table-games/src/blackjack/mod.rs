@@ -18,10 +18,11 @@ pub mod views;
 pub use config::Limits;
 pub use saga::{finish_abandoned, recover};
 
-use ledger_api::{AccountKind, LedgerClient, NewTransfer};
+use ledger_api::LedgerClient;
 use platform::AppError;
-use serde_json::json;
 use uuid::Uuid;
+
+use crate::kit::ledger::{Pot, open_game_accounts};
 
 /// The game's ledger accounts, the house's posted limits, and its repository.
 #[derive(Debug, Clone)]
@@ -41,24 +42,11 @@ impl Game {
     /// Opens the accounts if they are not there and seeds the Blazing 7's pot with $10,000 once
     /// (K.A.R. 111-301-5(j)(6)).
     pub async fn open_accounts(&self, ledger: &LedgerClient) -> Result<(), AppError> {
-        ledger
-            .open_accounts(
-                "blackjack",
-                &[
-                    (self.escrow_account, AccountKind::GameEscrow),
-                    (self.house_account, AccountKind::HouseRevenue),
-                    (self.pot_account, AccountKind::ProgressivePot),
-                ],
-            )
-            .await?;
-        let seed = NewTransfer::new(
-            Uuid::new_v5(&crate::TABLES_NAMESPACE, b"blackjack/blazing-7s-pot/seed/0"),
-            self.house_account,
-            self.pot_account,
-            domain::blackjack::side_wagers::BLAZING_SEVENS_SEED_CENTS,
-            json!({"game": "blackjack", "progressive": "initial funding"}),
-        );
-        ledger.transfer(&seed).await?;
-        Ok(())
+        let pot = Pot {
+            account: self.pot_account,
+            seed_id: Uuid::new_v5(&crate::TABLES_NAMESPACE, b"blackjack/blazing-7s-pot/seed/0"),
+            seed_cents: domain::blackjack::side_wagers::BLAZING_SEVENS_SEED_CENTS,
+        };
+        open_game_accounts(ledger, "blackjack", self.escrow_account, self.house_account, Some(pot)).await
     }
 }

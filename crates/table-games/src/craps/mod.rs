@@ -18,9 +18,11 @@ pub mod views;
 pub use config::Limits;
 pub use saga::{close_abandoned, recover};
 
-use ledger_api::{AccountKind, LedgerClient};
+use ledger_api::LedgerClient;
 use platform::AppError;
 use uuid::Uuid;
+
+use crate::kit::ledger::open_game_accounts;
 
 /// The game's ledger accounts, the house's posted limits, and its repository.
 #[derive(Debug, Clone)]
@@ -35,14 +37,6 @@ pub struct Game {
 
 impl Game {
     pub async fn open_accounts(&self, ledger: &LedgerClient) -> Result<(), AppError> {
-        ledger
-            .open_accounts(
-                "craps",
-                &[
-                    (self.escrow_account, AccountKind::GameEscrow),
-                    (self.house_account, AccountKind::HouseRevenue),
-                ],
-            )
-            .await
+        open_game_accounts(ledger, "craps", self.escrow_account, self.house_account, None).await
     }
 }

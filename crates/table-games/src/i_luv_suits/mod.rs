@@ -20,10 +20,11 @@ pub use config::Limits;
 pub use saga::{finish_abandoned, recover};
 
 use domain::i_luv_suits::PROGRESSIVE_SEED_CENTS;
-use ledger_api::{AccountKind, LedgerClient, NewTransfer};
+use ledger_api::LedgerClient;
 use platform::AppError;
-use serde_json::json;
 use uuid::Uuid;
+
+use crate::kit::ledger::{Pot, open_game_accounts};
 
 /// The game's ledger accounts, the house's posted limits, and its repository.
 #[derive(Debug, Clone)]
@@ -41,24 +42,11 @@ pub struct Game {
 impl Game {
     /// Opens the accounts if they are not there and funds the pot with $1,000 once (76(i)(5)).
     pub async fn open_accounts(&self, ledger: &LedgerClient) -> Result<(), AppError> {
-        ledger
-            .open_accounts(
-                "i_luv_suits",
-                &[
-                    (self.escrow_account, AccountKind::GameEscrow),
-                    (self.house_account, AccountKind::HouseRevenue),
-                    (self.pot_account, AccountKind::ProgressivePot),
-                ],
-            )
-            .await?;
-        let seed = NewTransfer::new(
-            Uuid::new_v5(&crate::TABLES_NAMESPACE, b"i-luv-suits/progressive-pot/seed/0"),
-            self.house_account,
-            self.pot_account,
-            PROGRESSIVE_SEED_CENTS,
-            json!({"game": "i_luv_suits", "progressive": "initial funding"}),
-        );
-        ledger.transfer(&seed).await?;
-        Ok(())
+        let pot = Pot {
+            account: self.pot_account,
+            seed_id: Uuid::new_v5(&crate::TABLES_NAMESPACE, b"i-luv-suits/progressive-pot/seed/0"),
+            seed_cents: PROGRESSIVE_SEED_CENTS,
+        };
+        open_game_accounts(ledger, "i_luv_suits", self.escrow_account, self.house_account, Some(pot)).await
     }
 }

@@ -87,3 +87,32 @@ pub async fn submit_transfers(
         }
     })
 }
+
+/// A progressive pot: its account, and its seed (the transfer's id and amount), moved from the
+/// house once.
+#[derive(Debug, Clone, Copy)]
+pub struct Pot {
+    pub account: Uuid,
+    pub seed_id: Uuid,
+    pub seed_cents: i64,
+}
+
+/// Opens a game's escrow and house accounts (and its pot's) if they are not there, and seeds its
+/// pot once (the seed's id makes a second start a replay).
+pub async fn open_game_accounts(
+    ledger: &LedgerClient,
+    game: &str,
+    escrow: Uuid,
+    house: Uuid,
+    pot: Option<Pot>,
+) -> Result<(), AppError> {
+    let mut accounts =
+        vec![(escrow, ledger_api::AccountKind::GameEscrow), (house, ledger_api::AccountKind::HouseRevenue)];
+    accounts.extend(pot.map(|p| (p.account, ledger_api::AccountKind::ProgressivePot)));
+    ledger.open_accounts(game, &accounts).await?;
+    if let Some(pot) = pot {
+        let metadata = serde_json::json!({"game": game, "progressive": "initial funding"});
+        ledger.transfer(&NewTransfer::new(pot.seed_id, house, pot.account, pot.seed_cents, metadata)).await?;
+    }
+    Ok(())
+}
