@@ -596,8 +596,9 @@ async fn a_deal_from_a_shoe_written_since_it_was_read_is_refused_and_dealt_again
     let pool = &casino.state.pool;
     let bets = json!([{"wager": 500}]);
     let round = Uuid::now_v7();
+    let repository = &casino.state.blackjack.repository;
     let (recorded, read) =
-        store::insert_round(pool, round, table, "p", wallet, &bets).await.unwrap().expect("recorded");
+        repository.record(round, table, "p", wallet, &bets).await.unwrap().expect("recorded");
     // The round before, finishing just after this round's shoe was read, writes the shoe.
     sqlx::query("UPDATE bj_tables SET shoe_version = shoe_version + 1 WHERE id = $1")
         .bind(table)
@@ -617,20 +618,19 @@ async fn a_deal_from_a_shoe_written_since_it_was_read_is_refused_and_dealt_again
         shuffled: false,
         read_version,
     };
-    let mut conn = pool.acquire().await.unwrap();
-    let stale = store::write_dealt_all(&mut conn, &[deal(read.version)]).await.unwrap();
-    assert_eq!(stale, [false], "a deal from an out-of-date shoe is not written");
-    let (still, fresh) = store::load_round_and_shoe(pool, round).await.unwrap().unwrap();
+    let stale = repository.deal(&recorded, deal(read.version)).await.unwrap();
+    assert!(stale.is_none(), "a deal from an out-of-date shoe is not written");
+    let (still, fresh) = repository.load_with_shoe(round).await.unwrap().unwrap();
     assert_eq!((still.state.as_str(), fresh.version), ("open", read.version + 1));
-    let written = store::write_dealt_all(&mut conn, &[deal(fresh.version)]).await.unwrap();
-    assert_eq!(written, [true]);
-    let (now, after) = store::load_round_and_shoe(pool, round).await.unwrap().unwrap();
+    let written = repository.deal(&recorded, deal(fresh.version)).await.unwrap();
+    assert!(written.is_some());
+    let (now, after) = repository.load_with_shoe(round).await.unwrap().unwrap();
     assert_eq!(now.state.as_str(), "playing");
     assert_eq!(after.version, fresh.version + 1, "the deal's write of the shoe is counted");
     assert_eq!(after.shoe, shoe, "the shoe is written as the deal left it");
     // Written once: the same deal again finds the round dealt.
-    let again = store::write_dealt_all(&mut conn, &[deal(after.version)]).await.unwrap();
-    assert_eq!(again, [false]);
+    let again = repository.deal(&recorded, deal(after.version)).await.unwrap();
+    assert!(again.is_none());
 }
 
 /// A process works a decision out on the round and shoe as it last wrote them, without reading
@@ -674,16 +674,14 @@ async fn a_process_whose_memory_of_a_round_is_behind_another_s_decides_on_the_ro
 #[tokio::test]
 async fn each_step_answers_the_round_exactly_as_it_is_stored() {
     use domain::blackjack::round::{Action, SpotBet};
-    use table_games::blackjack::{saga, store};
+    use table_games::blackjack::saga;
     let casino = Casino::new().await;
     let (token, _) = casino.player(10_000).await;
     let player = casino.tokens.verify(&token).unwrap().sub;
     let table = casino.table(&token, "5S 9H 3D 7C 2C 4C 6S 10H 5D 7H 10D 2H").await;
     let state = &casino.state;
-    let pool = &casino.state.pool;
     let as_stored = |id: Uuid| async move {
-        let mut conn = pool.acquire().await.unwrap();
-        format!("{:?}", store::load_round(&mut conn, id, false).await.unwrap().unwrap())
+        format!("{:?}", state.blackjack.repository.load(id).await.unwrap().unwrap())
     };
     let bets: Vec<SpotBet> = serde_json::from_value(json!([{"wager": 500}])).unwrap();
     let (first, _) = saga::place_bets(state, table, &player, "r1", &bets).await.unwrap();

@@ -1,9 +1,8 @@
 //! Blackjack's door to its grouped writes and its memory: the saga's deals, decisions and
 //! settlements are written through this, which alone holds the game's one-statement writers,
 //! the tables and rounds it remembers and when it forgets them, and the round as a write leaves
-//! it. SQL itself is [`super::store`]'s; the machinery is the kit's. (The saga still calls its
-//! store directly for the statements nothing groups or remembers: a round's record, a refusal,
-//! the rare voids under a lock.)
+//! it. SQL itself is [`super::store`]'s; the machinery is the kit's. (Pages read rounds from the
+//! store directly: they never write, nor use what is remembered.)
 //!
 //! **What is remembered.**
 //! - Tables' players and rules, as read once: neither ever changes, and every deal needs both.
@@ -14,16 +13,20 @@
 //!   on a remembered round is written only if the round is still in play at the remembered step
 //!   with no decision pending; a write that fails forgets the round, and the next attempt reads.
 
+use std::time::Duration;
+
 use domain::blackjack::round::TableRules;
 use domain::cards::Shoe;
 use platform::AppError;
 use platform::audit::Entry;
 use platform::codes;
 use platform::group_commit::{GroupCommit, OneStatement};
-use sqlx::PgPool;
+use serde::Serialize;
+use serde_json::Value;
+use sqlx::{PgPool, Postgres, Transaction};
 use uuid::Uuid;
 
-use super::store::{self, Dealt, Decision, PendingDecision, RoundState, Settled, StoredRound};
+use super::store::{self, Dealt, Decision, PendingDecision, ReadShoe, RoundState, Settled, StoredRound};
 use crate::kit::Kit;
 use crate::kit::cache::Remembered;
 
@@ -80,6 +83,17 @@ impl Repository {
         Repository { tables: self.tables.emptied(), rounds: self.rounds.emptied(), ..self.clone() }
     }
 
+    /// Records table `id` of `player` with its `rules` and first `shoe`.
+    pub async fn open_table(
+        &self,
+        id: Uuid,
+        player: &str,
+        rules: &TableRules,
+        shoe: &Shoe,
+    ) -> Result<(), AppError> {
+        store::insert_table(&self.pool, id, player, rules, shoe).await
+    }
+
     /// Table `id`'s rules, if it exists and, when `player` is given, is theirs.
     pub async fn table_rules(&self, id: Uuid, player: Option<&str>) -> Result<TableRules, AppError> {
         let (owner, rules) = match self.tables.get(id, |_| true)? {
@@ -94,6 +108,39 @@ impl Repository {
             return Err(AppError::not_found(codes::TABLE_NOT_FOUND, format!("table {id} does not exist")));
         }
         Ok(rules)
+    }
+
+    /// Round `id` as stored.
+    pub async fn load(&self, id: Uuid) -> Result<Option<StoredRound>, AppError> {
+        store::load_round(&self.pool, id).await
+    }
+
+    /// Round `id` and its table's shoe as stored, read together.
+    pub async fn load_with_shoe(&self, id: Uuid) -> Result<Option<(StoredRound, ReadShoe)>, AppError> {
+        store::load_round_and_shoe(&self.pool, id).await
+    }
+
+    /// Records round `id` of `bets` (`open`) and answers it with its table's shoe as read then;
+    /// none when the id is recorded already. A table with a round in play: 409 `round_in_play`.
+    pub async fn record(
+        &self,
+        id: Uuid,
+        table: Uuid,
+        player: &str,
+        wallet: Uuid,
+        bets: &Value,
+    ) -> Result<Option<(StoredRound, ReadShoe)>, AppError> {
+        store::insert_round(&self.pool, id, table, player, wallet, bets).await
+    }
+
+    /// The round in play at `table`, if any.
+    pub async fn in_play_at(&self, table: Uuid) -> Result<Option<StoredRound>, AppError> {
+        store::round_in_play_at(&self.pool, table).await
+    }
+
+    /// An open round whose wagers the ledger refused with `code`: `refused`, nothing moved.
+    pub async fn refuse(&self, id: Uuid, code: &str) -> Result<(), AppError> {
+        store::mark_refused(&self.pool, id, code).await
     }
 
     /// Round `id` and its table's shoe as this process last wrote them, if it did and a decision
@@ -140,6 +187,36 @@ impl Repository {
         Ok(set)
     }
 
+    /// A decision pending on `step` whose wager was refused: cleared, nothing moved.
+    pub async fn clear_pending(&self, id: Uuid, step: i32) -> Result<(), AppError> {
+        self.rounds.forget(id)?;
+        store::clear_pending(&self.pool, id, step).await
+    }
+
+    /// Round `id` locked to be voided (and its table with it when `table` is given, so that its
+    /// shoe may be saved), in a transaction of its own; none when the round is not there.
+    pub async fn voiding(&self, id: Uuid, table: Option<Uuid>) -> Result<Option<Voiding>, AppError> {
+        self.rounds.forget(id)?;
+        let mut tx = self.pool.begin().await?;
+        let round = store::lock_round(&mut tx, id, table).await?;
+        Ok(round.map(|round| Voiding { tx, round }))
+    }
+
+    /// Rounds left `open` for longer than `older_than`.
+    pub async fn stuck_open(&self, older_than: Duration) -> Result<Vec<Uuid>, AppError> {
+        store::stuck_open(&self.pool, older_than).await
+    }
+
+    /// Rounds left `settling`, or with a decision pending, for longer than `older_than`.
+    pub async fn stuck_in_play(&self, older_than: Duration) -> Result<Vec<Uuid>, AppError> {
+        store::stuck_in_play(&self.pool, older_than).await
+    }
+
+    /// Rounds waiting for their player's decision for longer than `idle`.
+    pub async fn abandoned(&self, idle: Duration) -> Result<Vec<Uuid>, AppError> {
+        store::abandoned(&self.pool, idle).await
+    }
+
     /// Writes the round settled with its audit record; false: another call settled it first.
     pub async fn settle(&self, settled: Settled, audit: Entry) -> Result<bool, AppError> {
         self.settled.submit((settled, audit)).await
@@ -157,5 +234,37 @@ impl Repository {
         } else {
             self.rounds.forget(round.id)
         }
+    }
+}
+
+/// A round held under its row lock (and its table's, when dealing) while it is voided: the rare
+/// path of a shoe with no card left (see [`super::settlement::void_round`]). Dropped without
+/// [`Voiding::voided`], nothing it did is kept.
+#[derive(Debug)]
+pub struct Voiding {
+    tx: Transaction<'static, Postgres>,
+    /// The round as locked.
+    pub round: StoredRound,
+}
+
+impl Voiding {
+    /// Saves the locked table's shoe as prepared for the round, counting a shuffle when `shuffled`.
+    pub async fn save_shoe(&mut self, shoe: &Shoe, shuffled: bool) -> Result<(), AppError> {
+        store::save_shoe(&mut self.tx, self.round.table_id, shoe, shuffled).await
+    }
+
+    /// The round `voided` with `staked` returned, the wallet left at `balance_after`, chained
+    /// as `record`; committed.
+    pub async fn voided(
+        mut self,
+        staked: i64,
+        balance_after: i64,
+        record: &impl Serialize,
+    ) -> Result<(), AppError> {
+        let id = self.round.id;
+        store::mark_voided(&mut self.tx, id, staked, balance_after).await?;
+        platform::audit::append(&mut self.tx, "blackjack.round.voided", id, record).await?;
+        self.tx.commit().await?;
+        Ok(())
     }
 }

@@ -5,16 +5,14 @@ use axum::extract::State;
 use axum::http::{HeaderValue, StatusCode};
 use domain::blackjack::side_math::{self, Composition};
 use domain::blackjack::side_wagers::BLAZING_SEVENS_SEED_CENTS;
-use domain::cards::{Decks, Shoe};
+use domain::cards::Decks;
 use platform::auth::{Caller, Role};
 use platform::codes;
 use platform::openapi::Refused;
 use platform::{AppError, IdempotencyKey, Json, Path};
-use rand::SeedableRng;
-use rand_chacha::ChaCha20Rng;
 use uuid::Uuid;
 
-use super::saga::{self, random_cut};
+use super::saga;
 use super::store::{self, RoundState};
 use super::views::*;
 use crate::TablesState;
@@ -32,23 +30,7 @@ pub async fn open_table(
     Json(request): Json<OpenTable>,
 ) -> Result<(StatusCode, Json<TableView>), AppError> {
     caller.require(&[Role::Player])?;
-    let decks = match request.decks.unwrap_or(6) {
-        6 => Decks::Six,
-        2 => Decks::Two,
-        _ => return Err(AppError::unprocessable(codes::INVALID_DECKS, "a table deals from 6 decks or 2")),
-    };
-    let mut rng = ChaCha20Rng::from_os_rng();
-    let cut = request.cut.unwrap_or_else(|| random_cut(decks, &mut rng));
-    let shoe = Shoe::shuffled(decks, cut, &mut rng)
-        .map_err(|e| AppError::unprocessable(codes::CUT_OUT_OF_RANGE, e.to_string()))?;
-    let rules = state.blackjack.limits.table_rules(
-        decks,
-        request.min_wager_cents,
-        request.max_wager_cents,
-        request.max_spots,
-    )?;
-    let id = Uuid::now_v7();
-    store::insert_table(&state.pool, id, caller.subject(), &rules, &shoe).await?;
+    let (id, rules, shoe) = saga::open_table(&state, caller.subject(), &request).await?;
     Ok((StatusCode::CREATED, Json(table_view(id, &rules, &shoe, 1))))
 }
 
@@ -128,7 +110,7 @@ pub async fn get_round(
     Path(id): Path<Uuid>,
 ) -> Result<Json<RoundView>, AppError> {
     caller.require(&[Role::Player, Role::Operator, Role::Auditor, Role::Service])?;
-    match store::load_round(&mut *state.pool.acquire().await?, id, false).await? {
+    match store::load_round(&state.pool, id).await? {
         Some(round) if caller.role() != Role::Player || round.player_id == caller.subject() => {
             Ok(Json(round_view(&round)?))
         }

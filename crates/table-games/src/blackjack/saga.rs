@@ -40,6 +40,7 @@ use uuid::Uuid;
 
 use super::settlement::{Stakes, ledger_batch, settle_stored, step_id, void_round};
 use super::store::{self, PendingDecision, RoundState, StoredRound};
+use super::views::OpenTable;
 use crate::{TABLES_NAMESPACE, TablesState};
 
 /// A rule the round's engine refused, as a problem with its stable code.
@@ -68,8 +69,38 @@ pub fn random_cut(decks: Decks, rng: &mut impl Rng) -> usize {
     rng.random_range(min..=decks.count().saturating_mul(52).saturating_sub(min))
 }
 
+/// Opens a table for `player` as `request` asks (6 decks by default, the cut at random where
+/// not named), its limits within the house's; answers its id, rules and first shoe.
+pub async fn open_table(
+    state: &TablesState,
+    player: &str,
+    request: &OpenTable,
+) -> Result<(Uuid, TableRules, Shoe), AppError> {
+    let decks = match request.decks.unwrap_or(6) {
+        6 => Decks::Six,
+        2 => Decks::Two,
+        _ => return Err(AppError::unprocessable(codes::INVALID_DECKS, "a table deals from 6 decks or 2")),
+    };
+    let mut rng = ChaCha20Rng::from_os_rng();
+    let cut = request.cut.unwrap_or_else(|| random_cut(decks, &mut rng));
+    let shoe = Shoe::shuffled(decks, cut, &mut rng)
+        .map_err(|e| AppError::unprocessable(codes::CUT_OUT_OF_RANGE, e.to_string()))?;
+    let rules = state.blackjack.limits.table_rules(
+        decks,
+        request.min_wager_cents,
+        request.max_wager_cents,
+        request.max_spots,
+    )?;
+    let id = Uuid::now_v7();
+    state.blackjack.repository.open_table(id, player, &rules, &shoe).await?;
+    Ok((id, rules, shoe))
+}
+
 async fn reload(state: &TablesState, id: Uuid) -> Result<StoredRound, AppError> {
-    store::load_round(&mut *state.pool.acquire().await?, id, false)
+    state
+        .blackjack
+        .repository
+        .load(id)
         .await?
         .ok_or_else(|| AppError::not_found(codes::ROUND_NOT_FOUND, format!("round {id} does not exist")))
 }
@@ -101,10 +132,11 @@ pub async fn place_bets(
     let id = Uuid::new_v5(&TABLES_NAMESPACE, format!("bj-round/{table}/{key}").as_bytes());
     let bets = store::json_of(&bets)?;
     let wallet = state.ledger.wallet_of(player).await?;
-    let inserted = match store::insert_round(&state.pool, id, table, player, wallet, &bets).await {
+    let repository = &state.blackjack.repository;
+    let inserted = match repository.record(id, table, player, wallet, &bets).await {
         Err(e) if e.code() == "round_in_play" => {
             // The table's owner was checked with its rules: the round in play is this player's.
-            let Some(in_play) = store::round_in_play_at(&state.pool, table).await? else { return Err(e) };
+            let Some(in_play) = repository.in_play_at(table).await? else { return Err(e) };
             return Ok((in_play, Placed::InPlay));
         }
         other => other?,
@@ -164,7 +196,7 @@ async fn deal_round(
                 _ => return Err(AppError::internal("the ledger answered other balances")),
             },
             Err(LedgerError::Refused(e)) => {
-                store::mark_refused(&state.pool, id, e.code()).await?;
+                state.blackjack.repository.refuse(id, e.code()).await?;
                 return reload(state, id).await;
             }
             Err(e) => return Err(e.into()),
@@ -194,7 +226,10 @@ async fn deal_cards(
         let read_shoe = match read.take() {
             Some(read_shoe) => read_shoe,
             None => {
-                let (current, read_shoe) = store::load_round_and_shoe(&state.pool, stored.id)
+                let (current, read_shoe) = state
+                    .blackjack
+                    .repository
+                    .load_with_shoe(stored.id)
                     .await?
                     .ok_or_else(|| AppError::internal("round vanished"))?;
                 if current.state != RoundState::Open {
@@ -250,16 +285,12 @@ async fn void_at_deal(
     prepared: &Shoe,
     shuffled: bool,
 ) -> Result<(), AppError> {
-    let mut tx = state.pool.begin().await?;
-    store::lock_table(&mut tx, stored.table_id).await?;
-    let current = store::load_round(&mut tx, stored.id, true)
-        .await?
-        .ok_or_else(|| AppError::internal("round vanished"))?;
-    if current.state == RoundState::Open {
-        store::save_shoe(&mut tx, stored.table_id, prepared, shuffled).await?;
-        void_round(state, &mut tx, stored.id, rules, bets, None, stored.wallet).await?;
+    let voiding = state.blackjack.repository.voiding(stored.id, Some(stored.table_id)).await?;
+    let mut voiding = voiding.ok_or_else(|| AppError::internal("round vanished"))?;
+    if voiding.round.state == RoundState::Open {
+        voiding.save_shoe(prepared, shuffled).await?;
+        void_round(state, voiding, rules, bets, None).await?;
     }
-    tx.commit().await?;
     Ok(())
 }
 
@@ -318,7 +349,7 @@ async fn decide_once(
     let from_memory = remembered.is_some();
     let read = match remembered {
         Some(known) => Some(known),
-        None => store::load_round_and_shoe(&state.pool, id).await?.map(|(round, read)| (round, read.shoe)),
+        None => state.blackjack.repository.load_with_shoe(id).await?.map(|(round, read)| (round, read.shoe)),
     };
     let (stored, shoe) =
         read.filter(|(r, _)| player.is_none_or(|p| r.player_id == p)).ok_or_else(not_found)?;
@@ -404,16 +435,14 @@ async fn void_in_play(
     stored: &StoredRound,
     round: &Round,
 ) -> Result<Option<StoredRound>, AppError> {
-    let mut tx = state.pool.begin().await?;
-    let current = store::load_round(&mut tx, stored.id, true)
-        .await?
-        .ok_or_else(|| AppError::internal("round vanished"))?;
+    let voiding = state.blackjack.repository.voiding(stored.id, None).await?;
+    let voiding = voiding.ok_or_else(|| AppError::internal("round vanished"))?;
+    let current = &voiding.round;
     if current.state != RoundState::Playing || current.step != stored.step || current.pending.is_some() {
         return Ok(None);
     }
     let bets = stored.spot_bets()?;
-    void_round(state, &mut tx, stored.id, &round.rules, &bets, Some(round), stored.wallet).await?;
-    tx.commit().await?;
+    void_round(state, voiding, &round.rules, &bets, Some(round)).await?;
     Ok(Some(reload(state, stored.id).await?))
 }
 
@@ -466,7 +495,7 @@ async fn take_pending_wager(
     match ledger_batch(state, id, &added, &[]).await {
         Ok(_) => {}
         Err(LedgerError::Refused(e)) => {
-            store::clear_pending(&state.pool, id, pending.step).await?;
+            state.blackjack.repository.clear_pending(id, pending.step).await?;
             return Err(e);
         }
         Err(e) => return Err(e.into()),
@@ -483,22 +512,13 @@ async fn take_pending_wager(
 /// play with no decision pending waits for its player, whose retried decision repeats the same
 /// step with the same cards.
 pub async fn recover(state: &TablesState, older_than: std::time::Duration) -> Result<usize, AppError> {
-    let dealt = platform::recovery::finish_stuck(
-        &state.pool,
-        store::STUCK_OPEN,
-        older_than,
-        "blackjack round",
-        |id| drive_deal(state, id),
-    )
-    .await?;
-    let finished = platform::recovery::finish_stuck(
-        &state.pool,
-        store::STUCK_IN_PLAY,
-        older_than,
-        "blackjack round in play",
-        |id| finish_in_play(state, id),
-    )
-    .await?;
+    let repository = &state.blackjack.repository;
+    let open = repository.stuck_open(older_than).await?;
+    let dealt = platform::recovery::finish_each(open, "blackjack round", |id| drive_deal(state, id)).await;
+    let in_play = repository.stuck_in_play(older_than).await?;
+    let finished =
+        platform::recovery::finish_each(in_play, "blackjack round in play", |id| finish_in_play(state, id))
+            .await;
     Ok(dealt.saturating_add(finished))
 }
 
@@ -516,21 +536,17 @@ async fn finish_in_play(state: &TablesState, id: Uuid) -> Result<(), AppError> {
 /// a day by default): the house declines insurance and stands every hand, then settles, so no
 /// wager waits in escrow for ever. Returns how many it finished.
 pub async fn finish_abandoned(state: &TablesState, idle: std::time::Duration) -> Result<usize, AppError> {
-    platform::recovery::finish_stuck(
-        &state.pool,
-        store::ABANDONED,
-        idle,
-        "abandoned blackjack round",
-        |id| async move {
-            // A round needs at most a decision per hand and per spot's insurance.
-            for _ in 0..64 {
-                let round = decide(state, id, None, None).await?;
-                if round.state != RoundState::Playing {
-                    return Ok(round);
-                }
+    let abandoned = state.blackjack.repository.abandoned(idle).await?;
+    let finished = platform::recovery::finish_each(abandoned, "abandoned blackjack round", |id| async move {
+        // A round needs at most a decision per hand and per spot's insurance.
+        for _ in 0..64 {
+            let round = decide(state, id, None, None).await?;
+            if round.state != RoundState::Playing {
+                return Ok(round);
             }
-            Err(AppError::internal("an abandoned round did not finish"))
-        },
-    )
-    .await
+        }
+        Err(AppError::internal("an abandoned round did not finish"))
+    })
+    .await;
+    Ok(finished)
 }

@@ -6,9 +6,9 @@ use domain::blackjack::side_wagers::{BLAZING_SEVENS_SEED_CENTS, pot_contribution
 use ledger_api::LedgerError;
 use platform::AppError;
 use serde::Serialize;
-use sqlx::PgConnection;
 use uuid::Uuid;
 
+use super::repository::Voiding;
 use super::store::{self, RoundState, StoredRound};
 use crate::{TABLES_NAMESPACE, TablesState};
 
@@ -77,19 +77,18 @@ struct VoidRecord<'a> {
 
 /// A round that cannot be finished is void: every wager it took goes back to the wallet (from
 /// the escrow, the pot and the house, where the stake put it), nothing is won, and the round is
-/// chained as voided, in the caller's transaction. A legal round never needs it
+/// chained as voided, under the round's lock ([`Voiding`]). A legal round never needs it
 /// (`domain::blackjack::max_spots_served` and the shoe's reserve); it keeps a shoe stored before
 /// the reserve existed, or any defect that empties one, from stranding stakes in escrow. (So
 /// rare a path keeps its ledger calls inside the round's transaction.)
 pub async fn void_round(
     state: &TablesState,
-    tx: &mut PgConnection,
-    id: Uuid,
+    voiding: Voiding,
     rules: &TableRules,
     bets: &[SpotBet],
     round: Option<&Round>,
-    wallet: Uuid,
 ) -> Result<(), AppError> {
+    let (id, wallet) = (voiding.round.id, voiding.round.wallet);
     let staked = round
         .map_or_else(|| Round::stake_at_deal(rules, bets), |r| r.spots.iter().map(|s| s.staked(rules)).sum());
     let stakes = Stakes::of(rules, bets, staked);
@@ -99,7 +98,6 @@ pub async fn void_round(
         (step_id(id, "void/house"), state.blackjack.house_account, wallet, stakes.to_house),
     ];
     let after = only_balance(&ledger_batch(state, id, &refunds, &[wallet]).await?)?;
-    store::mark_voided(tx, id, staked, after).await?;
     let record = VoidRecord {
         game: "blackjack",
         round: id,
@@ -107,7 +105,7 @@ pub async fn void_round(
         cards: round,
         returned_cents: staked,
     };
-    platform::audit::append(tx, "blackjack.round.voided", id, &record).await?;
+    voiding.voided(staked, after, &record).await?;
     tracing::warn!(round = %id, "blackjack round voided: the shoe had no card left for it; every wager returned");
     Ok(())
 }
@@ -194,7 +192,10 @@ pub async fn settle_stored(state: &TablesState, stored: StoredRound) -> Result<S
     let audit = platform::audit::Entry::new("blackjack.round", id, &record)?;
     if !state.blackjack.repository.settle(settled, audit).await? {
         // Another call (a retry, the recovery pass) settled it first: as it wrote it.
-        return store::load_round(&mut *state.pool.acquire().await?, id, false)
+        return state
+            .blackjack
+            .repository
+            .load(id)
             .await?
             .ok_or_else(|| AppError::internal("a settled round vanished"));
     }
