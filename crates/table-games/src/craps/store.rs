@@ -1,16 +1,18 @@
 //! Every SQL statement of craps: sessions (the domain's session as stored, a roll pending) and
-//! the rolls. Nothing else in the game writes SQL.
+//! the rolls. Nothing else in the game writes SQL. Each is checked against the schema at build
+//! time (sqlx's macros) but the two written for many sessions at once through the repository's
+//! writers (their arrays built per batch, their plans checked by `tests/grouped_plans.rs`).
 
 use chrono::{DateTime, Utc};
 use domain::craps::session::{Change, RollReport, Session};
 use platform::AppError;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use sqlx::postgres::PgRow;
-use sqlx::{PgConnection, PgPool, Row};
+use sqlx::types::Json;
+use sqlx::{PgConnection, PgPool};
 use uuid::Uuid;
 
-use crate::{from_json, json_of};
+use crate::json_of;
 
 /// The money one request moves, by leg.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, utoipa::ToSchema)]
@@ -95,21 +97,6 @@ pub struct StoredSession {
     pub created_at: DateTime<Utc>,
 }
 
-impl StoredSession {
-    fn from_row(row: &PgRow) -> Result<Self, AppError> {
-        Ok(StoredSession {
-            id: row.try_get("id")?,
-            player_id: row.try_get("player_id")?,
-            wallet: row.try_get("wallet_account_id")?,
-            session: from_json(row.try_get("session")?)?,
-            rolls: row.try_get("rolls")?,
-            requests: row.try_get("requests")?,
-            pending: row.try_get::<Option<Value>, _>("pending")?.map(from_json).transpose()?,
-            created_at: row.try_get("created_at")?,
-        })
-    }
-}
-
 /// A request as recorded, with its roll if it threw one.
 #[derive(Debug, Clone)]
 pub struct StoredRoll {
@@ -123,32 +110,61 @@ pub struct StoredRoll {
     pub created_at: DateTime<Utc>,
 }
 
-impl StoredRoll {
-    fn from_row(row: &PgRow) -> Result<Self, AppError> {
-        StoredRoll::from_columns(row, "")
-    }
+/// A session's row as the statements read it, its JSON decoded.
+struct SessionRow {
+    id: Uuid,
+    player_id: String,
+    wallet: Uuid,
+    session: Json<Session>,
+    rolls: i32,
+    requests: i32,
+    pending: Option<Json<Pending>>,
+    created_at: DateTime<Utc>,
+}
 
-    /// From columns named with `prefix` (a roll read beside its session).
-    fn from_columns(row: &PgRow, prefix: &str) -> Result<Self, AppError> {
-        let column = |name: &str| format!("{prefix}{name}");
-        Ok(StoredRoll {
-            session_id: row.try_get(column("session_id").as_str())?,
-            seq: row.try_get(column("seq").as_str())?,
-            changes: from_json(row.try_get(column("changes").as_str())?)?,
-            report: row.try_get::<Option<Value>, _>(column("report").as_str())?.map(from_json).transpose()?,
-            money: from_json(row.try_get(column("money").as_str())?)?,
-            balance_before_cents: row.try_get(column("balance_before_cents").as_str())?,
-            balance_after_cents: row.try_get(column("balance_after_cents").as_str())?,
-            created_at: row.try_get(column("created_at").as_str())?,
-        })
+impl From<SessionRow> for StoredSession {
+    fn from(row: SessionRow) -> Self {
+        StoredSession {
+            id: row.id,
+            player_id: row.player_id,
+            wallet: row.wallet,
+            session: row.session.0,
+            rolls: row.rolls,
+            requests: row.requests,
+            pending: row.pending.map(|p| p.0),
+            created_at: row.created_at,
+        }
     }
 }
 
-const SESSION_COLUMNS: &str =
-    "id, player_id, wallet_account_id, session, rolls, requests, pending, created_at";
-const ROLL_COLUMNS: &str =
-    "session_id, seq, changes, report, money, balance_before_cents, balance_after_cents, created_at";
+/// A request's row as the statements read it, its JSON decoded.
+struct RollRow {
+    session_id: Uuid,
+    seq: i32,
+    changes: Json<Vec<Change>>,
+    report: Option<Json<RollReport>>,
+    money: Json<Money>,
+    balance_before_cents: i64,
+    balance_after_cents: i64,
+    created_at: DateTime<Utc>,
+}
 
+impl From<RollRow> for StoredRoll {
+    fn from(row: RollRow) -> Self {
+        StoredRoll {
+            session_id: row.session_id,
+            seq: row.seq,
+            changes: row.changes.0,
+            report: row.report.map(|r| r.0),
+            money: row.money.0,
+            balance_before_cents: row.balance_before_cents,
+            balance_after_cents: row.balance_after_cents,
+            created_at: row.created_at,
+        }
+    }
+}
+
+/// Session `id`, opened for `player` with `session`.
 pub async fn insert_session(
     pool: &PgPool,
     id: Uuid,
@@ -156,13 +172,13 @@ pub async fn insert_session(
     wallet: Uuid,
     session: &Session,
 ) -> Result<(), AppError> {
-    sqlx::query(
+    sqlx::query!(
         "INSERT INTO craps_sessions (id, player_id, wallet_account_id, session) VALUES ($1, $2, $3, $4)",
+        id,
+        player,
+        wallet,
+        Json(session) as _
     )
-    .bind(id)
-    .bind(player)
-    .bind(wallet)
-    .bind(json_of(session)?)
     .execute(pool)
     .await?;
     Ok(())
@@ -170,28 +186,34 @@ pub async fn insert_session(
 
 /// Session `id` as it stands (requests claim it by conditional writes, never a row lock).
 pub async fn load_session(pool: &PgPool, id: Uuid) -> Result<Option<StoredSession>, AppError> {
-    sqlx::query(&format!("SELECT {SESSION_COLUMNS} FROM craps_sessions WHERE id = $1"))
-        .bind(id)
-        .fetch_optional(pool)
-        .await?
-        .as_ref()
-        .map(StoredSession::from_row)
-        .transpose()
+    Ok(sqlx::query_as!(
+        SessionRow,
+        r#"SELECT id, player_id, wallet_account_id AS wallet, session AS "session: Json<Session>", rolls, requests,
+                  pending AS "pending: Json<Pending>", created_at
+             FROM craps_sessions WHERE id = $1"#,
+        id
+    )
+    .fetch_optional(pool)
+    .await?
+    .map(StoredSession::from))
 }
 
 /// The player's sessions with bets on the layout (or a request under way), oldest first.
 pub async fn sessions_in_play(pool: &PgPool, player: &str) -> Result<Vec<StoredSession>, AppError> {
-    sqlx::query(&format!(
-        "SELECT {SESSION_COLUMNS} FROM craps_sessions
-          WHERE player_id = $1 AND (pending IS NOT NULL OR jsonb_array_length(session->'bets') > 0)
-          ORDER BY created_at"
-    ))
-    .bind(player)
+    Ok(sqlx::query_as!(
+        SessionRow,
+        r#"SELECT id, player_id, wallet_account_id AS wallet, session AS "session: Json<Session>", rolls, requests,
+                  pending AS "pending: Json<Pending>", created_at
+             FROM craps_sessions
+            WHERE player_id = $1 AND (pending IS NOT NULL OR jsonb_array_length(session->'bets') > 0)
+            ORDER BY created_at"#,
+        player
+    )
     .fetch_all(pool)
     .await?
-    .iter()
-    .map(StoredSession::from_row)
-    .collect()
+    .into_iter()
+    .map(StoredSession::from)
+    .collect())
 }
 
 /// The claim of [`claim_all`] (checked for its plan by a test). A request is looked up by
@@ -228,11 +250,11 @@ pub async fn claim_all(conn: &mut PgConnection, claims: &[(Uuid, Pending)]) -> R
 
 /// Forgets the request pending under `key` (its money was refused: nothing moved).
 pub async fn clear_pending(pool: &PgPool, id: Uuid, key: &str) -> Result<(), AppError> {
-    sqlx::query(
+    sqlx::query!(
         "UPDATE craps_sessions SET pending = NULL, updated_at = now() WHERE id = $1 AND pending->>'key' = $2",
+        id,
+        key
     )
-    .bind(id)
-    .bind(key)
     .execute(pool)
     .await?;
     Ok(())
@@ -334,73 +356,106 @@ pub async fn session_with_request(
     id: Uuid,
     key: &str,
 ) -> Result<Option<(StoredSession, Option<StoredRoll>)>, AppError> {
-    let row = sqlx::query(
-        "SELECT s.id, s.player_id, s.wallet_account_id, s.session, s.rolls, s.requests, s.pending, s.created_at,
-                r.session_id AS r_session_id, r.seq AS r_seq, r.changes AS r_changes, r.report AS r_report,
-                r.money AS r_money, r.balance_before_cents AS r_balance_before_cents,
-                r.balance_after_cents AS r_balance_after_cents, r.created_at AS r_created_at
-           FROM craps_sessions s
-           LEFT JOIN craps_rolls r ON r.session_id::text || '/' || r.key = s.id::text || '/' || $2
-          WHERE s.id = $1",
+    let row = sqlx::query!(
+        r#"SELECT s.id, s.player_id, s.wallet_account_id AS wallet, s.session AS "session: Json<Session>", s.rolls,
+                  s.requests, s.pending AS "pending: Json<Pending>", s.created_at,
+                  r.session_id AS "r_session_id?", r.seq AS "r_seq?", r.changes AS "r_changes?: Json<Vec<Change>>",
+                  r.report AS "r_report?: Json<RollReport>", r.money AS "r_money?: Json<Money>",
+                  r.balance_before_cents AS "r_balance_before_cents?", r.balance_after_cents AS "r_balance_after_cents?",
+                  r.created_at AS "r_created_at?"
+             FROM craps_sessions s
+             LEFT JOIN craps_rolls r ON r.session_id::text || '/' || r.key = s.id::text || '/' || $2
+            WHERE s.id = $1"#,
+        id,
+        key
     )
-    .bind(id)
-    .bind(key)
     .fetch_optional(pool)
     .await?;
     let Some(row) = row else { return Ok(None) };
-    let recorded = row.try_get::<Option<i32>, _>("r_seq")?.is_some();
-    let roll = if recorded { Some(StoredRoll::from_columns(&row, "r_")?) } else { None };
-    Ok(Some((StoredSession::from_row(&row)?, roll)))
+    // (The request's columns are all there, or none is: no request under the key.)
+    let request = (row.r_session_id, row.r_seq, row.r_changes, row.r_money);
+    let balances = (row.r_balance_before_cents, row.r_balance_after_cents, row.r_created_at);
+    let roll = match (request, balances) {
+        (
+            (Some(session_id), Some(seq), Some(changes), Some(money)),
+            (Some(before), Some(after), Some(at)),
+        ) => Some(StoredRoll::from(RollRow {
+            session_id,
+            seq,
+            changes,
+            report: row.r_report,
+            money,
+            balance_before_cents: before,
+            balance_after_cents: after,
+            created_at: at,
+        })),
+        _ => None,
+    };
+    let session = SessionRow {
+        id: row.id,
+        player_id: row.player_id,
+        wallet: row.wallet,
+        session: row.session,
+        rolls: row.rolls,
+        requests: row.requests,
+        pending: row.pending,
+        created_at: row.created_at,
+    };
+    Ok(Some((session.into(), roll)))
 }
 
 /// The request a session recorded under `key`.
 pub async fn roll_by_key(pool: &PgPool, session: Uuid, key: &str) -> Result<Option<StoredRoll>, AppError> {
-    sqlx::query(&format!(
-        "SELECT {ROLL_COLUMNS} FROM craps_rolls WHERE session_id::text || '/' || key = $1::uuid::text || '/' || $2"
-    ))
-        .bind(session)
-        .bind(key)
-        .fetch_optional(pool)
-        .await?
-        .as_ref()
-        .map(StoredRoll::from_row)
-        .transpose()
+    Ok(sqlx::query_as!(
+        RollRow,
+        r#"SELECT session_id, seq, changes AS "changes: Json<Vec<Change>>", report AS "report: Json<RollReport>",
+                  money AS "money: Json<Money>", balance_before_cents, balance_after_cents, created_at
+             FROM craps_rolls WHERE session_id::text || '/' || key = $1::uuid::text || '/' || $2"#,
+        session,
+        key
+    )
+    .fetch_optional(pool)
+    .await?
+    .map(StoredRoll::from))
 }
 
 /// The player's last `limit` rolls (requests that threw the dice), newest first.
 pub async fn recent_rolls(pool: &PgPool, player: &str, limit: i64) -> Result<Vec<StoredRoll>, AppError> {
-    sqlx::query(&format!(
-        "SELECT {ROLL_COLUMNS} FROM craps_rolls WHERE player_id = $1 AND report IS NOT NULL
-          ORDER BY created_at DESC, seq DESC LIMIT $2"
-    ))
-    .bind(player)
-    .bind(limit)
+    Ok(sqlx::query_as!(
+        RollRow,
+        r#"SELECT session_id, seq, changes AS "changes: Json<Vec<Change>>", report AS "report: Json<RollReport>",
+                  money AS "money: Json<Money>", balance_before_cents, balance_after_cents, created_at
+             FROM craps_rolls WHERE player_id = $1 AND report IS NOT NULL
+            ORDER BY created_at DESC, seq DESC LIMIT $2"#,
+        player,
+        limit
+    )
     .fetch_all(pool)
     .await?
-    .iter()
-    .map(StoredRoll::from_row)
-    .collect()
+    .into_iter()
+    .map(StoredRoll::from)
+    .collect())
 }
 
 /// Sessions with a request pending for longer than `older_than`.
 pub async fn stuck(pool: &PgPool, older_than: std::time::Duration) -> Result<Vec<Uuid>, AppError> {
-    Ok(sqlx::query_scalar(
+    Ok(sqlx::query_scalar!(
         "SELECT id FROM craps_sessions WHERE pending IS NOT NULL
             AND updated_at < now() - make_interval(secs => $1) ORDER BY updated_at LIMIT 500",
+        older_than.as_secs_f64()
     )
-    .bind(older_than.as_secs_f64())
     .fetch_all(pool)
     .await?)
 }
 
 /// Sessions with bets on their layout, nothing pending, and no request for longer than `idle`.
 pub async fn abandoned(pool: &PgPool, idle: std::time::Duration) -> Result<Vec<Uuid>, AppError> {
-    Ok(sqlx::query_scalar(
+    Ok(sqlx::query_scalar!(
         "SELECT id FROM craps_sessions WHERE pending IS NULL
             AND jsonb_array_length(session->'bets') > 0 AND updated_at < now() - make_interval(secs => $1)
           ORDER BY updated_at LIMIT 500",
+        idle.as_secs_f64()
     )
-    .bind(idle.as_secs_f64())
     .fetch_all(pool)
     .await?)
 }

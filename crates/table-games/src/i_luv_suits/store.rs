@@ -1,16 +1,17 @@
 //! Every SQL statement of I Luv Suits: rounds through their states. Nothing else in the game
-//! writes SQL.
+//! writes SQL. Each is checked against the schema at build time (sqlx's macros) but the four
+//! written for many rounds at once through the repository's writers (their arrays built per
+//! batch; three checked for their plans by `tests/grouped_plans.rs`).
 
 use chrono::{DateTime, Utc};
 use domain::i_luv_suits::round::{Choice, Deal, Returns, Showdown, TableRules, Wagers};
 use platform::{AppError, stored_state};
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
-use sqlx::postgres::PgRow;
-use sqlx::{PgConnection, PgPool, Row};
+use sqlx::types::Json;
+use sqlx::{PgConnection, PgPool};
 use uuid::Uuid;
 
-use crate::{from_json, json_of};
+use crate::json_of;
 
 stored_state!(
     /// Where a round is (see the saga): wagers being taken, dealt and waiting for the player,
@@ -70,75 +71,105 @@ pub struct StoredRound {
     pub created_at: DateTime<Utc>,
 }
 
-fn optional<T: serde::de::DeserializeOwned>(row: &PgRow, column: &str) -> Result<Option<T>, AppError> {
-    row.try_get::<Option<Value>, _>(column)?.map(from_json).transpose()
+/// A round's row as the statements read it, its JSON decoded.
+struct RoundRow {
+    id: Uuid,
+    player_id: String,
+    wallet: Uuid,
+    wagers: Json<Wagers>,
+    rules: Json<TableRules>,
+    state: RoundState,
+    deal: Option<Json<Deal>>,
+    pending: Option<Json<Decided>>,
+    decision: Option<Json<Decided>>,
+    pot_at_deal_cents: Option<i64>,
+    staked_cents: Option<i64>,
+    settlement: Option<Json<Settlement>>,
+    returned_cents: Option<i64>,
+    balance_before_cents: Option<i64>,
+    balance_after_cents: Option<i64>,
+    refusal: Option<String>,
+    created_at: DateTime<Utc>,
 }
 
-impl StoredRound {
-    fn from_row(row: &PgRow) -> Result<Self, AppError> {
-        Ok(StoredRound {
-            id: row.try_get("id")?,
-            player_id: row.try_get("player_id")?,
-            wallet: row.try_get("wallet_account_id")?,
-            wagers: from_json(row.try_get("wagers")?)?,
-            rules: from_json(row.try_get("rules")?)?,
-            state: RoundState::parse(row.try_get("state")?)?,
-            deal: optional(row, "deal")?,
-            pending: optional(row, "pending")?,
-            decision: optional(row, "decision")?,
-            pot_at_deal_cents: row.try_get("pot_at_deal_cents")?,
-            staked_cents: row.try_get("staked_cents")?,
-            settlement: optional(row, "settlement")?,
-            returned_cents: row.try_get("returned_cents")?,
-            balance_before_cents: row.try_get("balance_before_cents")?,
-            balance_after_cents: row.try_get("balance_after_cents")?,
-            refusal: row.try_get("refusal")?,
-            created_at: row.try_get("created_at")?,
-        })
+impl From<RoundRow> for StoredRound {
+    fn from(row: RoundRow) -> Self {
+        StoredRound {
+            id: row.id,
+            player_id: row.player_id,
+            wallet: row.wallet,
+            wagers: row.wagers.0,
+            rules: row.rules.0,
+            state: row.state,
+            deal: row.deal.map(|d| d.0),
+            pending: row.pending.map(|p| p.0),
+            decision: row.decision.map(|d| d.0),
+            pot_at_deal_cents: row.pot_at_deal_cents,
+            staked_cents: row.staked_cents,
+            settlement: row.settlement.map(|s| s.0),
+            returned_cents: row.returned_cents,
+            balance_before_cents: row.balance_before_cents,
+            balance_after_cents: row.balance_after_cents,
+            refusal: row.refusal,
+            created_at: row.created_at,
+        }
     }
 }
 
-const ROUND_COLUMNS: &str = "id, player_id, wallet_account_id, wagers, rules, state, deal, pending, decision,
-    pot_at_deal_cents, staked_cents, settlement, returned_cents, balance_before_cents, balance_after_cents,
-    refusal, created_at";
-
 /// Round `id` as it stands (its steps claim it by conditional writes, never a row lock).
 pub async fn load_round(pool: &PgPool, id: Uuid) -> Result<Option<StoredRound>, AppError> {
-    sqlx::query(&format!("SELECT {ROUND_COLUMNS} FROM ils_rounds WHERE id = $1"))
-        .bind(id)
-        .fetch_optional(pool)
-        .await?
-        .as_ref()
-        .map(StoredRound::from_row)
-        .transpose()
+    Ok(sqlx::query_as!(
+        RoundRow,
+        r#"SELECT id, player_id, wallet_account_id AS wallet, wagers AS "wagers: Json<Wagers>",
+                  rules AS "rules: Json<TableRules>", state AS "state: RoundState", deal AS "deal: Json<Deal>",
+                  pending AS "pending: Json<Decided>", decision AS "decision: Json<Decided>", pot_at_deal_cents,
+                  staked_cents, settlement AS "settlement: Json<Settlement>", returned_cents, balance_before_cents,
+                  balance_after_cents, refusal, created_at
+             FROM ils_rounds WHERE id = $1"#,
+        id
+    )
+    .fetch_optional(pool)
+    .await?
+    .map(StoredRound::from))
 }
 
 /// The player's last `limit` rounds, newest first.
 pub async fn recent_rounds(pool: &PgPool, player: &str, limit: i64) -> Result<Vec<StoredRound>, AppError> {
-    sqlx::query(&format!(
-        "SELECT {ROUND_COLUMNS} FROM ils_rounds WHERE player_id = $1 ORDER BY created_at DESC LIMIT $2"
-    ))
-    .bind(player)
-    .bind(limit)
+    Ok(sqlx::query_as!(
+        RoundRow,
+        r#"SELECT id, player_id, wallet_account_id AS wallet, wagers AS "wagers: Json<Wagers>",
+                  rules AS "rules: Json<TableRules>", state AS "state: RoundState", deal AS "deal: Json<Deal>",
+                  pending AS "pending: Json<Decided>", decision AS "decision: Json<Decided>", pot_at_deal_cents,
+                  staked_cents, settlement AS "settlement: Json<Settlement>", returned_cents, balance_before_cents,
+                  balance_after_cents, refusal, created_at
+             FROM ils_rounds WHERE player_id = $1 ORDER BY created_at DESC LIMIT $2"#,
+        player,
+        limit
+    )
     .fetch_all(pool)
     .await?
-    .iter()
-    .map(StoredRound::from_row)
-    .collect()
+    .into_iter()
+    .map(StoredRound::from)
+    .collect())
 }
 
 /// The player's rounds not yet settled (open, deciding or settling), oldest first.
 pub async fn rounds_in_play(pool: &PgPool, player: &str) -> Result<Vec<StoredRound>, AppError> {
-    sqlx::query(&format!(
-        "SELECT {ROUND_COLUMNS} FROM ils_rounds WHERE player_id = $1 AND state IN ('open', 'deciding', 'settling')
-          ORDER BY created_at"
-    ))
-    .bind(player)
+    Ok(sqlx::query_as!(
+        RoundRow,
+        r#"SELECT id, player_id, wallet_account_id AS wallet, wagers AS "wagers: Json<Wagers>",
+                  rules AS "rules: Json<TableRules>", state AS "state: RoundState", deal AS "deal: Json<Deal>",
+                  pending AS "pending: Json<Decided>", decision AS "decision: Json<Decided>", pot_at_deal_cents,
+                  staked_cents, settlement AS "settlement: Json<Settlement>", returned_cents, balance_before_cents,
+                  balance_after_cents, refusal, created_at
+             FROM ils_rounds WHERE player_id = $1 AND state IN ('open', 'deciding', 'settling') ORDER BY created_at"#,
+        player
+    )
     .fetch_all(pool)
     .await?
-    .iter()
-    .map(StoredRound::from_row)
-    .collect()
+    .into_iter()
+    .map(StoredRound::from)
+    .collect())
 }
 
 /// A new round with its wagers.
@@ -207,11 +238,11 @@ pub async fn insert_rounds(conn: &mut PgConnection, rounds: &[NewRound]) -> Resu
 
 /// An open round the ledger refused → `refused`.
 pub async fn mark_refused(pool: &PgPool, id: Uuid, code: &str) -> Result<(), AppError> {
-    sqlx::query(
+    sqlx::query!(
         "UPDATE ils_rounds SET state = 'refused', refusal = $2, updated_at = now() WHERE id = $1 AND state = 'open'",
+        id,
+        code
     )
-    .bind(id)
-    .bind(code)
     .execute(pool)
     .await?;
     Ok(())
@@ -293,10 +324,10 @@ pub async fn claim_decisions(conn: &mut PgConnection, claims: &[Claim]) -> Resul
 
 /// Forgets a pending decision (its wager was refused: nothing moved).
 pub async fn clear_pending(pool: &PgPool, id: Uuid) -> Result<(), AppError> {
-    sqlx::query(
+    sqlx::query!(
         "UPDATE ils_rounds SET pending = NULL, updated_at = now() WHERE id = $1 AND state = 'deciding'",
+        id
     )
-    .bind(id)
     .execute(pool)
     .await?;
     Ok(())
@@ -366,23 +397,23 @@ pub async fn write_settled_all(
 
 /// Rounds left `open`, `settling`, or with a decision pending, for longer than `older_than`.
 pub async fn stuck(pool: &PgPool, older_than: std::time::Duration) -> Result<Vec<Uuid>, AppError> {
-    Ok(sqlx::query_scalar(
+    Ok(sqlx::query_scalar!(
         "SELECT id FROM ils_rounds
           WHERE (state IN ('open', 'settling') OR pending IS NOT NULL) AND updated_at < now() - make_interval(secs => $1)
           ORDER BY updated_at LIMIT 500",
+        older_than.as_secs_f64()
     )
-    .bind(older_than.as_secs_f64())
     .fetch_all(pool)
     .await?)
 }
 
 /// Rounds waiting for their player's decision for longer than `idle`.
 pub async fn abandoned(pool: &PgPool, idle: std::time::Duration) -> Result<Vec<Uuid>, AppError> {
-    Ok(sqlx::query_scalar(
+    Ok(sqlx::query_scalar!(
         "SELECT id FROM ils_rounds WHERE state = 'deciding' AND pending IS NULL
             AND updated_at < now() - make_interval(secs => $1) ORDER BY updated_at LIMIT 500",
+        idle.as_secs_f64()
     )
-    .bind(idle.as_secs_f64())
     .fetch_all(pool)
     .await?)
 }
