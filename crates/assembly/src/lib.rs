@@ -126,8 +126,10 @@ impl Options {
 }
 
 /// How the process's connection budget is shared among the pools, in the order ledger,
-/// draw-games, table-games, instant, gateway (after the connections they hold apart).
-pub const POOL_WEIGHTS: [u32; 5] = [4, 3, 3, 2, 2];
+/// draw-games, table-games, instant, gateway (after the connections they hold apart; the table
+/// games write through their ten writers, so their pool mostly reads): of the default 24, 4, 3,
+/// 2, 2 and 1.
+pub const POOL_WEIGHTS: [u32; 5] = [4, 3, 2, 2, 2];
 
 /// Every service of the platform, started on one database.
 #[derive(Debug, Clone)]

@@ -155,7 +155,7 @@ async fn only_operators_print_and_unknown_games_are_refused() {
 #[tokio::test]
 async fn a_print_run_is_a_job_that_outlives_its_request() {
     let mut options = assembly::Options::for_tests().unwrap();
-    // A budget of 25: 11 held apart (writers, the scheduler's lock, a progress line), 14 shared
+    // A budget of 25: 12 held apart (writers, the scheduler's lock, a progress line), 13 shared
     // by weight, of which instant's pool gets 2 (assembly::POOL_WEIGHTS).
     options.config.db_max_connections = 25;
     let platform = assembly::Assembly::for_tests(options).await.unwrap();

@@ -41,10 +41,11 @@ const IDLE_CLOSED_AFTER: Duration = Duration::from_secs(60);
 
 /// The default connection budget of a process: a few connections per core (more only queue
 /// inside Postgres, measured on two cores), twelve per core in all (24 on two cores), its pools
-/// and its writers together.
+/// and its writers together; at least 20, so that `lotto` on one core has a few connections per
+/// pool beside the 12 its writers and locks hold apart.
 pub fn default_budget() -> u32 {
     let cores = std::thread::available_parallelism().map_or(2, std::num::NonZeroUsize::get);
-    u32::try_from(cores).unwrap_or(u32::MAX).saturating_mul(12).max(16)
+    u32::try_from(cores).unwrap_or(u32::MAX).saturating_mul(12).max(20)
 }
 
 /// Splits what is left of `budget` after `reserved` (connections held apart from the pools: the

@@ -37,7 +37,8 @@ impl Casino {
             cards.push("2C".parse().unwrap());
         }
         let shoe = Shoe::stacked(Decks::Six, cards, 260).unwrap();
-        sqlx::query("UPDATE bj_tables SET shoe = $2 WHERE id = $1")
+        // (A write of the shoe, counted as every write of it is.)
+        sqlx::query("UPDATE bj_tables SET shoe = $2, shoe_version = shoe_version + 1 WHERE id = $1")
             .bind(table)
             .bind(serde_json::to_value(&shoe).unwrap())
             .execute(&self.state.pool)
@@ -588,8 +589,9 @@ fn the_largest_round_at_the_highest_house_limit_is_one_the_ledger_pays() {
 
 #[tokio::test]
 async fn a_deal_from_a_shoe_written_since_it_was_read_is_refused_and_dealt_again() {
+    use chrono::SubsecRound;
     use domain::blackjack::round::Round;
-    use table_games::blackjack::store;
+    use table_games::blackjack::store::{self, NewRound};
     let casino = Casino::new().await;
     let (token, wallet) = casino.player(10_000).await;
     let table = casino.table(&token, "10S 9H 6D 7C 3C 4C").await;
@@ -597,8 +599,10 @@ async fn a_deal_from_a_shoe_written_since_it_was_read_is_refused_and_dealt_again
     let bets = json!([{"wager": 500}]);
     let round = Uuid::now_v7();
     let repository = &casino.state.blackjack.repository;
-    let (recorded, read) =
-        repository.record(round, table, "p", wallet, &bets).await.unwrap().expect("recorded");
+    let created_at = chrono::Utc::now().trunc_subsecs(6);
+    let new = NewRound { id: round, table, player: "p".into(), wallet, bets, created_at };
+    let (recorded, _) = repository.record(&new).await.unwrap().expect("recorded");
+    let (_, read) = repository.load_with_shoe(round).await.unwrap().unwrap();
     // The round before, finishing just after this round's shoe was read, writes the shoe.
     sqlx::query("UPDATE bj_tables SET shoe_version = shoe_version + 1 WHERE id = $1")
         .bind(table)
@@ -698,5 +702,51 @@ async fn each_step_answers_the_round_exactly_as_it_is_stored() {
     let doubled = saga::decide(state, second.id, Some(&player), double).await.unwrap();
     assert_eq!((doubled.state.as_str(), doubled.staked_cents), ("settled", Some(1_000)));
     assert_eq!(format!("{doubled:?}"), as_stored(second.id).await, "doubled");
+    casino.assert_books_balance().await;
+}
+
+/// A process remembers a table's shoe as it last wrote it and records the table's next round
+/// without reading the shoe back; another process (its own memory, the same database) may have
+/// dealt from the shoe since. The deal worked out on the remembered shoe is not written: the
+/// round is dealt from the shoe as stored, and no card is dealt twice (a shoe of 32 different
+/// cards, three rounds, each process dealing in turn).
+#[tokio::test]
+async fn a_round_after_another_process_dealt_is_dealt_from_the_shoe_as_stored() {
+    use domain::blackjack::round::{Action, SpotBet};
+    use table_games::blackjack::saga;
+    let casino = Casino::new().await;
+    let (token, _) = casino.player(100_000).await;
+    let player = casino.tokens.verify(&token).unwrap().sub;
+    let distinct: Vec<String> = ["S", "H", "D", "C"]
+        .iter()
+        .flat_map(|suit| (2..=9).map(move |rank| format!("{rank}{suit}")))
+        .collect();
+    let table = casino.table(&token, &distinct.join(" ")).await;
+    let this = casino.state.clone();
+    let other = casino.state.as_another_process();
+    let bets: Vec<SpotBet> = serde_json::from_value(json!([{"wager": 500}])).unwrap();
+    let mut dealt: Vec<String> = Vec::new();
+    for (n, state) in [&this, &other, &this].into_iter().enumerate() {
+        let (round, _) = saga::place_bets(state, table, &player, &format!("r{n}"), &bets).await.unwrap();
+        let mut round = round;
+        while round.state.as_str() == "playing" {
+            round = saga::decide(state, round.id, Some(&player), Some((round.step, Action::Stand)))
+                .await
+                .unwrap();
+        }
+        assert_eq!(round.state.as_str(), "settled");
+        let cards = round.round.unwrap();
+        dealt.extend(cards.dealer.iter().map(ToString::to_string));
+        for spot in &cards.spots {
+            dealt.extend(spot.hands.iter().flat_map(|h| h.cards.iter().map(ToString::to_string)));
+        }
+    }
+    let mut seen = std::collections::HashSet::new();
+    let twice: Vec<&String> = dealt.iter().filter(|c| !seen.insert(*c)).collect();
+    assert!(twice.is_empty(), "dealt twice: {twice:?} of {dealt:?}");
+    let (mut from_shoe, mut first) = (dealt.clone(), distinct[..dealt.len()].to_vec());
+    from_shoe.sort();
+    first.sort();
+    assert_eq!(from_shoe, first, "the shoe's first cards, each once");
     casino.assert_books_balance().await;
 }

@@ -580,13 +580,13 @@ async fn the_house_closes_an_abandoned_session_and_nothing_stays_in_escrow() {
 }
 
 /// Fifteen copies of one roll's key sent at once (a client retrying an answer it lost, on a
-/// connection budget of the default's size for one core): one roll is thrown, every copy is
+/// connection budget of the default's size for one core, 20): one roll is thrown, every copy is
 /// answered with it, and none waits out the pool or the deadline (issue 32 §5: all fifteen got
 /// 503 after 5 to 10 s, each holding a connection while it waited).
 #[tokio::test]
 async fn copies_of_one_key_sent_at_once_wait_for_its_one_roll() {
     let mut options = assembly::Options::for_tests().unwrap();
-    options.config.db_max_connections = 16;
+    options.config.db_max_connections = 20;
     options.config.request_timeout = Duration::from_secs(4);
     let casino = Casino::with(options).await;
     let (token, wallet) = casino.player(100_000).await;

@@ -12,6 +12,10 @@
 //!   play at a table writes its shoe (one open or in play per table), and a decision worked out
 //!   on a remembered round is written only if the round is still in play at the remembered step
 //!   with no decision pending; a write that fails forgets the round, and the next attempt reads.
+//! - Tables' shoes as this process last wrote them, with the count of the shoe's writes then, so
+//!   that the next round is recorded without reading the shoe back. Safe with many processes: a
+//!   deal is written only if the shoe's count is still the one remembered (every write of a
+//!   shoe counts), else the round and the shoe are read and the deal made again.
 
 use std::time::Duration;
 
@@ -22,14 +26,19 @@ use platform::audit::Entry;
 use platform::codes;
 use platform::group_commit::{GroupCommit, OneStatement};
 use serde::Serialize;
-use serde_json::Value;
 use sqlx::{PgPool, Postgres, Transaction};
 use uuid::Uuid;
 
-use super::store::{self, Dealt, Decision, PendingDecision, ReadShoe, RoundState, Settled, StoredRound};
+use super::store::{
+    self, Dealt, Decision, NewRound, PendingDecision, ReadShoe, RoundState, Settled, StoredRound,
+};
 use crate::kit::Kit;
 use crate::kit::cache::Remembered;
 
+crate::one_statement_write!(
+    /// Rounds recorded ([`store::insert_rounds`]).
+    Recorded, NewRound, store::insert_rounds
+);
 crate::one_statement_write!(
     /// Rounds dealt with their tables' shoes ([`store::write_dealt_all`]).
     DealtRounds, Dealt, store::write_dealt_all
@@ -46,17 +55,19 @@ crate::one_statement_write!(
 /// The game's writers and memory.
 #[derive(Debug, Clone)]
 pub struct Repository {
+    recorded: GroupCommit<OneStatement<Recorded>>,
     dealt: GroupCommit<OneStatement<DealtRounds>>,
     decided: GroupCommit<OneStatement<Decisions>>,
     settled: GroupCommit<OneStatement<SettledRounds>>,
     tables: Remembered<(String, TableRules)>,
-    rounds: Remembered<(StoredRound, Shoe)>,
+    rounds: Remembered<(StoredRound, ReadShoe)>,
+    shoes: Remembered<ReadShoe>,
     pool: PgPool,
 }
 
 impl Repository {
     /// The writers it starts (one connection each, once used).
-    pub const WRITERS: u32 = 3;
+    pub const WRITERS: u32 = 4;
 
     /// The grouped statements, with the indexes they must use (checked on a fresh database by
     /// `tests/grouped_plans.rs`).
@@ -68,11 +79,13 @@ impl Repository {
 
     pub fn spawn(kit: &Kit) -> Repository {
         Repository {
+            recorded: kit.writer(Recorded),
             dealt: kit.writer(DealtRounds),
             decided: kit.writer(Decisions),
             settled: kit.writer(SettledRounds),
             tables: kit.memory(),
             rounds: kit.memory(),
+            shoes: kit.memory(),
             pool: kit.pool().clone(),
         }
     }
@@ -80,7 +93,12 @@ impl Repository {
     /// The same writers with nothing remembered: as another process serving the same tables.
     #[must_use]
     pub fn with_fresh_memory(&self) -> Repository {
-        Repository { tables: self.tables.emptied(), rounds: self.rounds.emptied(), ..self.clone() }
+        Repository {
+            tables: self.tables.emptied(),
+            rounds: self.rounds.emptied(),
+            shoes: self.shoes.emptied(),
+            ..self.clone()
+        }
     }
 
     /// Records table `id` of `player` with its `rules` and first `shoe`.
@@ -120,17 +138,17 @@ impl Repository {
         store::load_round_and_shoe(&self.pool, id).await
     }
 
-    /// Records round `id` of `bets` (`open`) and answers it with its table's shoe as read then;
-    /// none when the id is recorded already. A table with a round in play: 409 `round_in_play`.
+    /// Records `round` (`open`) with other rounds, and answers it as recorded with its table's
+    /// shoe as this process last wrote it, if it did; none when it was not recorded (its id was
+    /// recorded before, or its table has a round in play).
     pub async fn record(
         &self,
-        id: Uuid,
-        table: Uuid,
-        player: &str,
-        wallet: Uuid,
-        bets: &Value,
-    ) -> Result<Option<(StoredRound, ReadShoe)>, AppError> {
-        store::insert_round(&self.pool, id, table, player, wallet, bets).await
+        round: &NewRound,
+    ) -> Result<Option<(StoredRound, Option<ReadShoe>)>, AppError> {
+        if !self.recorded.submit(round.clone()).await? {
+            return Ok(None);
+        }
+        Ok(Some((round.stored(), self.shoes.get(round.table, |_| true)?)))
     }
 
     /// The round in play at `table`, if any.
@@ -145,18 +163,21 @@ impl Repository {
 
     /// Round `id` and its table's shoe as this process last wrote them, if it did and a decision
     /// may follow.
-    pub fn remembered_round(&self, id: Uuid) -> Result<Option<(StoredRound, Shoe)>, AppError> {
+    pub fn remembered_round(&self, id: Uuid) -> Result<Option<(StoredRound, ReadShoe)>, AppError> {
         self.rounds.get(id, |_| true)
     }
 
-    /// Writes the open `round` dealt with its table's shoe, and answers it as written; none when
-    /// another call dealt it first or the shoe changed since it was read (read both again).
+    /// Writes the open `round` dealt with its table's shoe, and answers it as written; none (and
+    /// the shoe forgotten) when another call dealt it first or the shoe changed since it was read
+    /// (read both again).
     pub async fn deal(&self, round: &StoredRound, dealt: Dealt) -> Result<Option<StoredRound>, AppError> {
-        let (written, shoe) = (dealt.applied_to(round), dealt.shoe.clone());
+        let written = dealt.applied_to(round);
+        let shoe = ReadShoe { shoe: dealt.shoe.clone(), version: dealt.read_version.saturating_add(1) };
         if !self.dealt.submit(dealt).await? {
+            self.shoes.forget(round.table_id)?;
             return Ok(None);
         }
-        self.written(&written, &shoe)?;
+        self.written(&written, Some(shoe))?;
         Ok(Some(written))
     }
 
@@ -168,12 +189,15 @@ impl Repository {
         before: &StoredRound,
         decision: Decision,
     ) -> Result<Option<StoredRound>, AppError> {
-        let (written, shoe) = (decision.applied_to(before), decision.pending.shoe.clone());
+        let written = decision.applied_to(before);
+        let shoe = decision
+            .read_version
+            .map(|read| ReadShoe { shoe: decision.pending.shoe.clone(), version: read.saturating_add(1) });
         if !self.decided.submit(decision).await? {
             self.rounds.forget(before.id)?;
             return Ok(None);
         }
-        self.written(&written, &shoe)?;
+        self.written(&written, shoe)?;
         Ok(Some(written))
     }
 
@@ -199,6 +223,9 @@ impl Repository {
         self.rounds.forget(id)?;
         let mut tx = self.pool.begin().await?;
         let round = store::lock_round(&mut tx, id, table).await?;
+        if let Some(round) = &round {
+            self.shoes.forget(round.table_id)?;
+        }
         Ok(round.map(|round| Voiding { tx, round }))
     }
 
@@ -227,10 +254,16 @@ impl Repository {
         self.rounds.forget(id)
     }
 
-    /// Keeps `round` as written with `shoe` if a decision may follow; forgets it otherwise.
-    fn written(&self, round: &StoredRound, shoe: &Shoe) -> Result<(), AppError> {
+    /// Keeps the table's `shoe` as written (forgets it when the count of its writes is not
+    /// known), and `round` with it if a decision may follow (forgets it otherwise).
+    fn written(&self, round: &StoredRound, shoe: Option<ReadShoe>) -> Result<(), AppError> {
+        let Some(shoe) = shoe else {
+            self.shoes.forget(round.table_id)?;
+            return self.rounds.forget(round.id);
+        };
+        self.shoes.remember(round.table_id, shoe.clone())?;
         if round.state == RoundState::Playing && round.pending.is_none() {
-            self.rounds.remember(round.id, (round.clone(), shoe.clone()))
+            self.rounds.remember(round.id, (round.clone(), shoe))
         } else {
             self.rounds.forget(round.id)
         }

@@ -28,6 +28,7 @@
 //! the same cards.
 
 use axum::http::StatusCode;
+use chrono::{SubsecRound, Utc};
 use domain::blackjack::round::{Action, Phase, PlayError, Round, SpotBet, TableRules};
 use domain::cards::{Decks, Shoe};
 use ledger_api::LedgerError;
@@ -39,7 +40,7 @@ use serde_json::{Value, json};
 use uuid::Uuid;
 
 use super::settlement::{Stakes, ledger_batch, settle_stored, step_id, void_round};
-use super::store::{self, PendingDecision, RoundState, StoredRound};
+use super::store::{self, NewRound, PendingDecision, ReadShoe, RoundState, StoredRound};
 use super::views::OpenTable;
 use crate::{TABLES_NAMESPACE, TablesState};
 
@@ -133,29 +134,28 @@ pub async fn place_bets(
     let bets = store::json_of(&bets)?;
     let wallet = state.ledger.wallet_of(player).await?;
     let repository = &state.blackjack.repository;
-    let inserted = match repository.record(id, table, player, wallet, &bets).await {
-        Err(e) if e.code() == "round_in_play" => {
-            // The table's owner was checked with its rules: the round in play is this player's.
-            let Some(in_play) = repository.in_play_at(table).await? else { return Err(e) };
-            return Ok((in_play, Placed::InPlay));
-        }
-        other => other?,
-    };
-    let (stored, shoe, created) = match inserted {
-        Some((inserted, shoe)) => (inserted, Some(shoe), true),
-        None => {
-            let existing = reload(state, id).await?;
-            if existing.bets != bets {
-                return Err(AppError::conflict(
-                    codes::IDEMPOTENCY_CONFLICT,
-                    "this key dealt a round with other bets",
-                ));
+    let created_at = Utc::now().trunc_subsecs(6);
+    let round = NewRound { id, table, player: player.to_owned(), wallet, bets, created_at };
+    if let Some((recorded, shoe)) = repository.record(&round).await? {
+        return Ok((deal_round(state, recorded, rules, shoe).await?, Placed::Dealt));
+    }
+    // Not recorded: this key's round was, or the table has a round in play.
+    let Some(existing) = repository.load(id).await? else {
+        // The table's owner was checked with its rules: the round in play is this player's.
+        return match repository.in_play_at(table).await? {
+            Some(in_play) => Ok((in_play, Placed::InPlay)),
+            None => {
+                Err(AppError::conflict(codes::ROUND_IN_PLAY, "finish the round in play at this table first"))
             }
-            (existing, None, false)
-        }
+        };
     };
-    let placed = if created { Placed::Dealt } else { Placed::Replayed };
-    Ok((deal_round(state, stored, rules, shoe).await?, placed))
+    if existing.bets != round.bets {
+        return Err(AppError::conflict(
+            codes::IDEMPOTENCY_CONFLICT,
+            "this key dealt a round with other bets",
+        ));
+    }
+    Ok((deal_round(state, existing, rules, None).await?, Placed::Replayed))
 }
 
 /// Step 2: takes an `open` round's wagers and deals it; safe to run again at any point.
@@ -168,13 +168,13 @@ pub async fn drive_deal(state: &TablesState, id: Uuid) -> Result<StoredRound, Ap
     deal_round(state, stored, rules, None).await
 }
 
-/// Step 2 on the round as read, at a table with `rules`, dealing from `shoe` if it was read as
-/// the round was recorded.
+/// Step 2 on the round as read, at a table with `rules`, dealing from `shoe` if this process
+/// knows the table's shoe (as it last wrote it).
 async fn deal_round(
     state: &TablesState,
     stored: StoredRound,
     rules: TableRules,
-    shoe: Option<store::ReadShoe>,
+    shoe: Option<ReadShoe>,
 ) -> Result<StoredRound, AppError> {
     if stored.state != RoundState::Open {
         return Ok(stored);
@@ -220,7 +220,7 @@ async fn deal_cards(
     rules: &TableRules,
     bets: &[SpotBet],
     at_deal: store::AtDeal,
-    mut read: Option<store::ReadShoe>,
+    mut read: Option<ReadShoe>,
 ) -> Result<StoredRound, AppError> {
     for _ in 0..3 {
         let read_shoe = match read.take() {
@@ -341,7 +341,7 @@ async fn decide_once(
     id: Uuid,
     player: Option<&str>,
     decision: Option<(i32, Action)>,
-    remembered: Option<(StoredRound, Shoe)>,
+    remembered: Option<(StoredRound, ReadShoe)>,
 ) -> Result<Option<StoredRound>, AppError> {
     let not_found = || AppError::not_found(codes::ROUND_NOT_FOUND, format!("round {id} does not exist"));
     // A refusal is only ever made on the round as read: one worked out on a remembered round
@@ -349,10 +349,11 @@ async fn decide_once(
     let from_memory = remembered.is_some();
     let read = match remembered {
         Some(known) => Some(known),
-        None => state.blackjack.repository.load_with_shoe(id).await?.map(|(round, read)| (round, read.shoe)),
+        None => state.blackjack.repository.load_with_shoe(id).await?,
     };
-    let (stored, shoe) =
+    let (stored, read) =
         read.filter(|(r, _)| player.is_none_or(|p| r.player_id == p)).ok_or_else(not_found)?;
+    let version = Some(read.version);
     if stored.state == RoundState::Settling {
         // The decision that ended it was applied; its settlement is finished for whoever asks.
         return Ok(Some(settle_stored(state, stored).await?));
@@ -361,7 +362,7 @@ async fn decide_once(
         return Err(AppError::conflict(codes::ROUND_NOT_IN_PLAY, "this round is not waiting for a decision"));
     }
     if let Some(pending) = stored.pending.clone() {
-        return resume_pending(state, stored, pending, decision.as_ref()).await;
+        return resume_pending(state, stored, pending, decision.as_ref(), version).await;
     }
     let round = stored.round.clone().ok_or_else(|| AppError::internal("a round in play without cards"))?;
     let action = match decision {
@@ -370,7 +371,7 @@ async fn decide_once(
         Some((_, action)) => action,
         None => house_decision(&round),
     };
-    let (mut next, mut shoe) = (round.clone(), shoe);
+    let (mut next, mut shoe) = (round.clone(), read.shoe);
     match next.act(action, &mut shoe) {
         Ok(()) => {}
         Err(_) if from_memory => return Ok(None),
@@ -392,9 +393,9 @@ async fn decide_once(
         if !state.blackjack.repository.set_pending(id, &pending).await? {
             return Ok(None);
         }
-        return finish_pending(state, stored, pending).await;
+        return finish_pending(state, stored, pending, version).await;
     }
-    match write(state, &stored, &pending, false).await? {
+    match write(state, &stored, &pending, false, version).await? {
         Some(written) => Ok(Some(settle_stored(state, written).await?)),
         None => Ok(None),
     }
@@ -407,6 +408,7 @@ async fn resume_pending(
     stored: StoredRound,
     pending: PendingDecision,
     decision: Option<&(i32, Action)>,
+    version: Option<i64>,
 ) -> Result<Option<StoredRound>, AppError> {
     if decision.is_some_and(|(step, _)| *step != pending.step) {
         return Err(stale(pending.step));
@@ -420,7 +422,7 @@ async fn resume_pending(
         )
         .with_context(json!({"step": pending.step, "pending": pending.record["decision"]})));
     }
-    finish_pending(state, stored, pending).await
+    finish_pending(state, stored, pending, version).await
 }
 
 fn stale(step: i32) -> AppError {
@@ -448,11 +450,13 @@ async fn void_in_play(
 
 /// Writes a decision (see [`store::DECIDED`], group-committed): the round moved on one step, the
 /// decision recorded, and the table's shoe; None when the round was no longer where it was read.
+/// `version`: the count of the shoe's writes it was worked out on, when known.
 async fn write(
     state: &TablesState,
     stored: &StoredRound,
     pending: &PendingDecision,
     was_pending: bool,
+    version: Option<i64>,
 ) -> Result<Option<StoredRound>, AppError> {
     let mut actions: Vec<Value> = store::from_json(stored.actions.clone())?;
     actions.push(pending.record.clone());
@@ -461,6 +465,7 @@ async fn write(
         pending: pending.clone(),
         actions: Value::Array(actions),
         was_pending,
+        read_version: version,
     };
     // None: not as remembered (or read); whatever moved it on, the next decision reads it.
     state.blackjack.repository.decide(stored, decision).await
@@ -472,8 +477,9 @@ async fn finish_pending(
     state: &TablesState,
     stored: StoredRound,
     pending: PendingDecision,
+    version: Option<i64>,
 ) -> Result<Option<StoredRound>, AppError> {
-    let written = take_pending_wager(state, &stored, &pending).await?;
+    let written = take_pending_wager(state, &stored, &pending, version).await?;
     Ok(Some(settle_stored(state, written).await?))
 }
 
@@ -484,6 +490,7 @@ async fn take_pending_wager(
     state: &TablesState,
     stored: &StoredRound,
     pending: &PendingDecision,
+    version: Option<i64>,
 ) -> Result<StoredRound, AppError> {
     let id = stored.id;
     let added = [(
@@ -500,7 +507,7 @@ async fn take_pending_wager(
         }
         Err(e) => return Err(e.into()),
     }
-    match write(state, stored, pending, true).await? {
+    match write(state, stored, pending, true, version).await? {
         Some(written) => Ok(written),
         // Applied by another call (the same decision sent again, the recovery pass).
         None => reload(state, id).await,
@@ -526,7 +533,7 @@ pub async fn recover(state: &TablesState, older_than: std::time::Duration) -> Re
 async fn finish_in_play(state: &TablesState, id: Uuid) -> Result<(), AppError> {
     let mut stored = reload(state, id).await?;
     if let Some(pending) = stored.pending.clone() {
-        stored = take_pending_wager(state, &stored, &pending).await?;
+        stored = take_pending_wager(state, &stored, &pending, None).await?;
     }
     settle_stored(state, stored).await?;
     Ok(())

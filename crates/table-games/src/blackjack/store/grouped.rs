@@ -1,8 +1,10 @@
 //! The statements that write many rounds at once (each a
-//! [`platform::group_commit::OneStatement`] batch, through the game's repository): rounds dealt
-//! with their tables' shoes, decisions applied with them, rounds settled and chained. Each is
-//! checked for its plan by `tests/grouped_plans.rs`, so stays a string the planner test reads.
+//! [`platform::group_commit::OneStatement`] batch, through the game's repository): rounds
+//! recorded, dealt with their tables' shoes, decisions applied with them, rounds settled and
+//! chained. They stay strings: their arrays are built per batch, and the three that read rows
+//! are checked for their plans by `tests/grouped_plans.rs`.
 
+use chrono::{DateTime, Utc};
 use domain::blackjack::round::{Phase, Round};
 use domain::cards::Shoe;
 use platform::AppError;
@@ -11,6 +13,72 @@ use sqlx::PgConnection;
 use uuid::Uuid;
 
 use super::{PendingDecision, RoundState, StoredRound, json_of};
+
+/// A new round with its bets, to be recorded `open` by [`insert_rounds`].
+#[derive(Debug, Clone)]
+pub struct NewRound {
+    pub id: Uuid,
+    pub table: Uuid,
+    pub player: String,
+    pub wallet: Uuid,
+    pub bets: Value,
+    /// To the microsecond Postgres keeps, so the round answered now and read later are the same.
+    pub created_at: DateTime<Utc>,
+}
+
+impl NewRound {
+    /// The round as stored once recorded.
+    pub fn stored(&self) -> StoredRound {
+        StoredRound {
+            id: self.id,
+            table_id: self.table,
+            player_id: self.player.clone(),
+            wallet: self.wallet,
+            bets: self.bets.clone(),
+            state: RoundState::Open,
+            step: 0,
+            round: None,
+            actions: Value::Array(Vec::new()),
+            pending: None,
+            pot_at_deal_cents: None,
+            staked_cents: None,
+            returned_cents: None,
+            pot_prize_cents: None,
+            balance_before_cents: None,
+            balance_after_cents: None,
+            refusal: None,
+            created_at: self.created_at,
+        }
+    }
+}
+
+/// New rounds (`open`), one statement for all; answers, per round, whether it was recorded.
+/// Not recorded: its id was recorded before (or by an earlier job of the batch), or its table
+/// has a round open or in play (`bj_rounds_one_in_play`: `ON CONFLICT DO NOTHING` names no
+/// constraint, so a table's second round gives way instead of failing the batch).
+pub async fn insert_rounds(conn: &mut PgConnection, rounds: &[NewRound]) -> Result<Vec<bool>, AppError> {
+    crate::kit::store::write_first_of_each(
+        conn,
+        rounds,
+        |r| r.id,
+        |rows| {
+            Ok(sqlx::query_scalar(
+                "INSERT INTO bj_rounds (id, table_id, player_id, wallet_account_id, bets, state, created_at)
+                 SELECT u.id, u.table_id, u.player, u.wallet, u.bets, 'open', u.created_at
+                   FROM UNNEST($1::uuid[], $2::uuid[], $3::text[], $4::uuid[], $5::jsonb[], $6::timestamptz[])
+                        AS u(id, table_id, player, wallet, bets, created_at)
+                 ON CONFLICT DO NOTHING RETURNING id",
+            )
+            .bind(rows.iter().map(|r| r.id).collect::<Vec<_>>())
+            .bind(rows.iter().map(|r| r.table).collect::<Vec<_>>())
+            .bind(rows.iter().map(|r| r.player.as_str()).collect::<Vec<_>>())
+            .bind(rows.iter().map(|r| r.wallet).collect::<Vec<_>>())
+            .bind(rows.iter().map(|r| r.bets.clone()).collect::<Vec<_>>())
+            .bind(rows.iter().map(|r| r.created_at).collect::<Vec<_>>()))
+        },
+    )
+    .await
+}
 
 /// What a round's wagers found at the deal: the pot's meter and the wallet before them.
 #[derive(Debug, Clone, Copy)]
@@ -114,6 +182,9 @@ pub struct Decision {
     pub actions: Value,
     /// Applied as the round's pending decision (its wager taken), not as one with none pending.
     pub was_pending: bool,
+    /// The count of the shoe's writes the decision was worked out on, when known (not written:
+    /// the repository remembers the shoe as written with the count after it).
+    pub read_version: Option<i64>,
 }
 
 impl Decision {

@@ -120,8 +120,8 @@ pub use crate::{from_json, json_of};
 
 mod grouped;
 pub use grouped::{
-    AtDeal, DEALT, DECIDED, Dealt, Decision, SETTLED, Settled, write_dealt_all, write_decisions,
-    write_settled_all,
+    AtDeal, DEALT, DECIDED, Dealt, Decision, NewRound, SETTLED, Settled, insert_rounds, write_dealt_all,
+    write_decisions, write_settled_all,
 };
 
 /// Table `id`, recorded with its player, rules and first shoe.
@@ -275,66 +275,6 @@ pub async fn round_in_play_at(pool: &PgPool, table: Uuid) -> Result<Option<Store
 pub struct ReadShoe {
     pub shoe: Shoe,
     pub version: i64,
-}
-
-/// A new round with its bets (`open`), as recorded, and its table's shoe as read by the same
-/// statement; None when its id is already recorded. A table with a round in play answers 409
-/// `round_in_play`.
-pub async fn insert_round(
-    pool: &PgPool,
-    id: Uuid,
-    table: Uuid,
-    player: &str,
-    wallet: Uuid,
-    bets: &Value,
-) -> Result<Option<(StoredRound, ReadShoe)>, AppError> {
-    let inserted = sqlx::query!(
-        r#"INSERT INTO bj_rounds (id, table_id, player_id, wallet_account_id, bets, state)
-           VALUES ($1, $2, $3, $4, $5, 'open') ON CONFLICT (id) DO NOTHING
-           RETURNING step, actions, created_at,
-                     (SELECT t.shoe FROM bj_tables t WHERE t.id = $2) AS "shoe!: Json<Shoe>",
-                     (SELECT t.shoe_version FROM bj_tables t WHERE t.id = $2) AS "shoe_version!""#,
-        id,
-        table,
-        player,
-        wallet,
-        bets
-    )
-    .fetch_optional(pool)
-    .await;
-    let row = match inserted {
-        Ok(row) => row,
-        Err(sqlx::Error::Database(e)) if e.constraint() == Some("bj_rounds_one_in_play") => {
-            return Err(AppError::conflict(
-                codes::ROUND_IN_PLAY,
-                "finish the round in play at this table first",
-            ));
-        }
-        Err(e) => return Err(e.into()),
-    };
-    Ok(row.map(|r| {
-        let round = StoredRound {
-            id,
-            table_id: table,
-            player_id: player.to_owned(),
-            wallet,
-            bets: bets.clone(),
-            state: RoundState::Open,
-            step: r.step,
-            round: None,
-            actions: r.actions,
-            pending: None,
-            pot_at_deal_cents: None,
-            staked_cents: None,
-            returned_cents: None,
-            pot_prize_cents: None,
-            balance_before_cents: None,
-            balance_after_cents: None,
-            refusal: None,
-            created_at: r.created_at,
-        };
-        (round, ReadShoe { shoe: r.shoe.0, version: r.shoe_version })
-    }))
 }
 
 /// An open round the ledger refused → `refused`.
