@@ -264,7 +264,7 @@ impl Assembly {
     /// Every service's background work: the ledger's hold sweeper, the draw scheduler and
     /// recoveries, the instant workers, the blackjack recovery, the gateway's session workers.
     pub fn spawn_workers(&self) {
-        ledger::holds::spawn_hold_sweeper(self.ledger_pool.clone(), self.config.hold_sweep_interval);
+        ledger::spawn_hold_sweeper(self.ledger_pool.clone(), self.config.hold_sweep_interval);
         draw_games::spawn_workers(self.draws.clone());
         instant::spawn_workers(self.instant.clone());
         table_games::spawn_recovery(self.tables.clone(), Duration::from_secs(5));

@@ -3,7 +3,9 @@
 //! - no circle among a crate's files: a file that uses another (by a `crate::` or `super::`
 //!   path) is never used back, directly or through others;
 //! - in the game services, no SQL outside their `store` floor;
-//! - no transfer built by hand as JSON outside the ledger and `ledger-api`.
+//! - no transfer built by hand as JSON outside the ledger and `ledger-api`;
+//! - a service's floors (`platform::floor!`) named only by the service itself and its own tests
+//!   and benchmarks, and their `internals` feature enabled by no other crate.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -231,4 +233,65 @@ fn no_service_builds_a_transfer_by_hand() {
         }
     }
     assert!(by_hand.is_empty(), "transfers written as JSON outside ledger-api: {by_hand:?}");
+}
+
+/// Every crate's floors (`platform::floor!(name)` in its `src`), as `lib_name::a::b` paths.
+fn floors() -> Vec<(String, String)> {
+    let mut floors = Vec::new();
+    for krate in std::fs::read_dir(crates_dir()).unwrap() {
+        let dir = krate.unwrap().path();
+        let src = dir.join("src");
+        if !src.is_dir() {
+            continue;
+        }
+        let name = dir.file_name().unwrap().to_string_lossy().into_owned();
+        let lib = name.replace('-', "_");
+        for file in rust_files(&src) {
+            let text = std::fs::read_to_string(&file).unwrap();
+            for line in text.lines() {
+                let Some(floor) = line.trim().strip_prefix("platform::floor!(") else { continue };
+                let floor = floor.trim_end_matches([')', ';']);
+                let mut path = vec![lib.clone()];
+                path.extend(module_of(&src, &file));
+                path.push(floor.to_owned());
+                floors.push((name.clone(), path.join("::")));
+            }
+        }
+    }
+    floors
+}
+
+#[test]
+fn a_services_floors_are_named_only_by_the_service_and_its_own_tests() {
+    let floors = floors();
+    assert!(floors.len() > 20, "the floors were not found: {floors:?}");
+    let mut reached = Vec::new();
+    for krate in std::fs::read_dir(crates_dir()).unwrap() {
+        let dir = krate.unwrap().path();
+        let name = dir.file_name().unwrap().to_string_lossy().into_owned();
+        let mut files = Vec::new();
+        for part in ["src", "tests", "benches"] {
+            if dir.join(part).is_dir() {
+                files.extend(rust_files(&dir.join(part)));
+            }
+        }
+        for file in files {
+            let text = std::fs::read_to_string(&file).unwrap();
+            for (owner, floor) in &floors {
+                let named = text.contains(&format!("{floor}::")) || text.contains(&format!("{floor};"));
+                if *owner != name && named {
+                    reached.push(format!("{} names {floor}", file.display()));
+                }
+            }
+        }
+        // The feature that opens the floors: enabled by the crate's own dev-dependency only.
+        let manifest = std::fs::read_to_string(dir.join("Cargo.toml")).unwrap();
+        for line in manifest.lines().filter(|l| l.contains("\"internals\"") && l.contains("features")) {
+            let dependency = line.split('=').next().unwrap().trim();
+            if dependency != name {
+                reached.push(format!("{name}'s Cargo.toml opens {dependency}'s floors"));
+            }
+        }
+    }
+    assert!(reached.is_empty(), "floors reached from outside their service: {reached:#?}");
 }

@@ -16,12 +16,12 @@
 
 pub mod certification;
 pub mod config;
-pub mod export;
-pub mod routes;
-pub mod rules;
-pub mod saga;
-pub mod store;
-pub mod views;
+platform::floor!(export);
+platform::floor!(routes);
+platform::floor!(rules);
+platform::floor!(saga);
+platform::floor!(store);
+platform::floor!(views);
 
 use std::time::Duration;
 

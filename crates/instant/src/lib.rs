@@ -13,10 +13,10 @@
 pub mod config;
 pub mod games;
 pub mod printer_file;
-pub mod routes;
-pub mod saga;
-pub mod store;
-pub mod views;
+platform::floor!(routes);
+platform::floor!(saga);
+platform::floor!(store);
+platform::floor!(views);
 
 use std::sync::Arc;
 
@@ -39,6 +39,11 @@ use sqlx::PgPool;
 use sqlx::migrate::Migrator;
 
 pub use config::InstantSettings;
+/// A print run of a game stored by an operator (tickets, packs, liability), as the print-run job
+/// stores it, and its printer file taken for download once: for callers in the same process
+/// (the whole platform's tests, which need a run without the job's HTTP round trips).
+pub use saga::print_run::{store_print_run, store_print_run_with};
+pub use store::print_runs::{PrinterFileTaken, take_printer_file};
 
 /// The Postgres schema this service owns.
 pub const SCHEMA: &str = "instant";

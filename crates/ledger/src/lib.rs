@@ -12,10 +12,12 @@
 //! [`router`] is the whole service (API plus health, metrics and limits), which tests call
 //! without a socket and the `ledger` binary serves.
 
-pub mod holds;
-pub mod model;
-pub mod routes;
-pub mod store;
+platform::floor!(holds);
+platform::floor!(model);
+platform::floor!(routes);
+platform::floor!(store);
+
+pub use holds::spawn_hold_sweeper;
 
 use axum::Router;
 use axum::extract::FromRef;

@@ -12,7 +12,7 @@ async fn main() -> anyhow::Result<()> {
     platform::db::check_budget(&url, config.db_max_connections).await?;
     let pool = ledger::connect(&url, &config.alone(0)?).await?;
     let gauged = pool.clone();
-    ledger::holds::spawn_hold_sweeper(pool.clone(), config.hold_sweep_interval);
+    ledger::spawn_hold_sweeper(pool.clone(), config.hold_sweep_interval);
     let app = ledger::router(ledger::LedgerState { pool, tokens }, (&config).into());
     platform::http::spawn_pool_gauges(vec![(ledger::SCHEMA, gauged)], std::time::Duration::from_secs(5));
     platform::http::spawn_metrics(&config).await?;

@@ -97,14 +97,9 @@ async fn killed_at_random_under_load_the_platform_recovers_with_every_cent_in_pl
         let state = assembly::Assembly::start(&url, options).await.unwrap().instant;
         let pool = state.pool.clone();
         let game = state.game(283).unwrap().clone();
-        let run = instant::saga::print_run::store_print_run_with(
-            &state,
-            &game,
-            "chaos",
-            ChaCha20Rng::seed_from_u64(5),
-        )
-        .await
-        .unwrap();
+        let run = instant::store_print_run_with(&state, &game, "chaos", ChaCha20Rng::seed_from_u64(5))
+            .await
+            .unwrap();
         sqlx::query("UPDATE packs SET state = 'active', retailer_id = 'shop-chaos', activated_at = now()")
             .execute(&pool)
             .await

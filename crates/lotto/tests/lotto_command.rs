@@ -322,11 +322,9 @@ async fn lotto_printer_file_prints_the_tickets_of_a_signed_file() {
     let platform = assembly::Assembly::for_tests(assembly::Options::for_tests().unwrap()).await.unwrap();
     let state = platform.instant.clone();
     let game = state.game(283).unwrap().clone();
-    let run = instant::saga::print_run::store_print_run(&state, &game, "olga").await.unwrap();
-    let taken = instant::store::print_runs::take_printer_file(&state.pool, run.id, "olga").await.unwrap();
-    let instant::store::print_runs::PrinterFileTaken::Now { path, signature, .. } = taken else {
-        panic!("{taken:?}")
-    };
+    let run = instant::store_print_run(&state, &game, "olga").await.unwrap();
+    let taken = instant::take_printer_file(&state.pool, run.id, "olga").await.unwrap();
+    let instant::PrinterFileTaken::Now { path, signature, .. } = taken else { panic!("{taken:?}") };
     let dir = std::env::temp_dir().join(format!("lotto-printer-{}", run.id));
     std::fs::create_dir_all(&dir).unwrap();
     let identity = dir.join("printer-identity.txt");

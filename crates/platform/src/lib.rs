@@ -22,6 +22,7 @@
 
 pub mod audit;
 pub mod auth;
+pub mod boundary;
 #[cfg(feature = "testing")]
 pub mod client;
 pub mod clock;

@@ -17,8 +17,8 @@
 pub mod blackjack;
 pub mod craps;
 pub mod i_luv_suits;
-pub mod in_play;
-pub mod kit;
+platform::floor!(in_play);
+platform::floor!(kit);
 
 use axum::Router;
 use axum::extract::FromRef;

@@ -25,7 +25,6 @@ pub struct CounterClaim {
 pub struct Receipt {
     pub id: Uuid,
     pub retailer_id: String,
-    pub idempotency_key: String,
     pub terminal_id: String,
     pub game: i32,
     pub book: i32,
@@ -89,7 +88,7 @@ pub async fn insert(
 pub async fn by_key(pool: &PgPool, retailer: &str, key: &str) -> Result<Option<Receipt>, AppError> {
     Ok(sqlx::query_as!(
         Receipt,
-        r#"SELECT r.id, r.retailer_id, r.idempotency_key, r.terminal_id, r.game, r.book, r.ticket, r.prize_cents,
+        r#"SELECT r.id, r.retailer_id, r.terminal_id, r.game, r.book, r.ticket, r.prize_cents,
                   r.paid_cents, r.free_ticket, r.created_at, r.shop, r.shop_address, r.terminal_label,
                   t.payment AS "payment?: PaymentState"
              FROM claim_receipts r
@@ -106,7 +105,7 @@ pub async fn by_key(pool: &PgPool, retailer: &str, key: &str) -> Result<Option<R
 pub async fn get(pool: &PgPool, id: Uuid) -> Result<Option<Receipt>, AppError> {
     Ok(sqlx::query_as!(
         Receipt,
-        r#"SELECT r.id, r.retailer_id, r.idempotency_key, r.terminal_id, r.game, r.book, r.ticket, r.prize_cents,
+        r#"SELECT r.id, r.retailer_id, r.terminal_id, r.game, r.book, r.ticket, r.prize_cents,
                   r.paid_cents, r.free_ticket, r.created_at, r.shop, r.shop_address, r.terminal_label,
                   t.payment AS "payment?: PaymentState"
              FROM claim_receipts r
@@ -129,7 +128,7 @@ pub async fn list(
     let (after_at, after_id) = after.unwrap_or((since, Uuid::nil()));
     Ok(sqlx::query_as!(
         Receipt,
-        r#"SELECT r.id, r.retailer_id, r.idempotency_key, r.terminal_id, r.game, r.book, r.ticket, r.prize_cents,
+        r#"SELECT r.id, r.retailer_id, r.terminal_id, r.game, r.book, r.ticket, r.prize_cents,
                   r.paid_cents, r.free_ticket, r.created_at, r.shop, r.shop_address, r.terminal_label,
                   t.payment AS "payment?: PaymentState"
              FROM claim_receipts r

@@ -7,13 +7,13 @@
 //! typed round state, [`views`] what a player sees, [`config`] the house's settings. See
 //! [`saga`] for the round's steps and why no step holds a lock across the ledger.
 
-pub mod config;
-pub mod repository;
-pub mod routes;
-pub mod saga;
-pub mod settlement;
-pub mod store;
-pub mod views;
+platform::floor!(config);
+platform::floor!(repository);
+platform::floor!(routes);
+platform::floor!(saga);
+platform::floor!(settlement);
+platform::floor!(store);
+platform::floor!(views);
 
 pub use config::Limits;
 pub use saga::{finish_abandoned, recover};

@@ -35,19 +35,19 @@ use super::store::{
 use crate::kit::Kit;
 use crate::kit::cache::Remembered;
 
-crate::one_statement_write!(
+crate::kit::one_statement_write!(
     /// Rounds recorded ([`store::insert_rounds`]).
     Recorded, NewRound, store::insert_rounds
 );
-crate::one_statement_write!(
+crate::kit::one_statement_write!(
     /// Rounds dealt with their tables' shoes ([`store::write_dealt_all`]).
     DealtRounds, Dealt, store::write_dealt_all
 );
-crate::one_statement_write!(
+crate::kit::one_statement_write!(
     /// Decisions applied with their tables' shoes ([`store::write_decisions`]).
     Decisions, Decision, store::write_decisions
 );
-crate::one_statement_write!(
+crate::kit::one_statement_write!(
     /// Rounds settled and chained ([`store::write_settled_all`]).
     SettledRounds, (Settled, Entry), store::write_settled_all
 );

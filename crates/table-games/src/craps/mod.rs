@@ -8,12 +8,12 @@
 //! sees, [`config`] the house's settings.
 //! The rules themselves are `domain::craps`.
 
-pub mod config;
-pub mod repository;
-pub mod routes;
-pub mod saga;
-pub mod store;
-pub mod views;
+platform::floor!(config);
+platform::floor!(repository);
+platform::floor!(routes);
+platform::floor!(saga);
+platform::floor!(store);
+platform::floor!(views);
 
 pub use config::Limits;
 pub use saga::{close_abandoned, recover};

@@ -28,11 +28,11 @@ use super::store::{self, Finished, Pending, StoredRoll, StoredSession};
 use crate::kit::Kit;
 use crate::kit::cache::Remembered;
 
-crate::one_statement_write!(
+crate::kit::one_statement_write!(
     /// Claims ([`store::claim_all`]).
     Claims, (Uuid, Pending), store::claim_all
 );
-crate::one_statement_write!(
+crate::kit::one_statement_write!(
     /// Requests finished and chained ([`store::finish_all`]).
     Finishes, (Finished, Entry), store::finish_all
 );

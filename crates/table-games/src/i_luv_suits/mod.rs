@@ -8,13 +8,13 @@
 //! and the typed round state, [`views`] what a player sees, [`config`] the house's settings. The rules
 //! themselves are `domain::i_luv_suits`.
 
-pub mod config;
-pub mod repository;
-pub mod routes;
-pub mod saga;
-pub mod settlement;
-pub mod store;
-pub mod views;
+platform::floor!(config);
+platform::floor!(repository);
+platform::floor!(routes);
+platform::floor!(saga);
+platform::floor!(settlement);
+platform::floor!(store);
+platform::floor!(views);
 
 pub use config::Limits;
 pub use saga::{finish_abandoned, recover};

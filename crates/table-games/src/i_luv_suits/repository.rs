@@ -21,19 +21,19 @@ use super::store::{self, Claim, Dealt, NewRound, RoundState, Settled, StoredRoun
 use crate::kit::Kit;
 use crate::kit::cache::Remembered;
 
-crate::one_statement_write!(
+crate::kit::one_statement_write!(
     /// Rounds recorded ([`store::insert_rounds`]).
     Opened, NewRound, store::insert_rounds
 );
-crate::one_statement_write!(
+crate::kit::one_statement_write!(
     /// Rounds dealt ([`store::mark_dealt_all`]).
     DealtRounds, Dealt, store::mark_dealt_all
 );
-crate::one_statement_write!(
+crate::kit::one_statement_write!(
     /// Decisions claimed ([`store::claim_decisions`]).
     Decisions, Claim, store::claim_decisions
 );
-crate::one_statement_write!(
+crate::kit::one_statement_write!(
     /// Rounds settled and chained ([`store::write_settled_all`]).
     SettledRounds, (Settled, Entry), store::write_settled_all
 );

@@ -9,10 +9,10 @@
 //!
 //! The recovery loop every game's steps share is `platform::recovery`.
 
-pub mod cache;
-pub mod house;
-pub mod ledger;
-pub mod store;
+platform::floor!(cache);
+platform::floor!(house);
+platform::floor!(ledger);
+platform::floor!(store);
 
 use ledger_api::LedgerClient;
 use platform::group_commit::{BatchWrite, GroupCommit, OneStatement};
@@ -97,7 +97,6 @@ impl Kit {
 
 /// A [`BatchWrite`] that is one store function writing a whole batch in one statement (a game's
 /// repository names its writers with it).
-#[macro_export]
 macro_rules! one_statement_write {
     ($(#[$doc:meta])* $name:ident, $job:ty, $write:path) => {
         $(#[$doc])*
@@ -118,3 +117,4 @@ macro_rules! one_statement_write {
         }
     };
 }
+pub(crate) use one_statement_write;

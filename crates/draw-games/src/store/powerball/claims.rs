@@ -94,9 +94,7 @@ impl From<ClaimRow> for Claim {
 /// One winning board of a ticket in a drawing.
 #[derive(Debug, Clone)]
 pub struct WinningBoard {
-    pub board: i16,
     pub tier: String,
-    pub power_play: bool,
     pub prize_cents: i64,
     pub paid: bool,
     pub expired: bool,
@@ -110,7 +108,7 @@ pub async fn winning_boards(
 ) -> Result<Vec<WinningBoard>, AppError> {
     Ok(sqlx::query_as!(
         WinningBoard,
-        r#"SELECT board, tier, power_play, prize_cents, paid_at IS NOT NULL AS "paid!", expired FROM pb_winners
+        r#"SELECT tier, prize_cents, paid_at IS NOT NULL AS "paid!", expired FROM pb_winners
             WHERE serial = $1 AND draw_date = $2 ORDER BY board"#,
         serial,
         date
