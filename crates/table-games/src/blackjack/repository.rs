@@ -177,7 +177,7 @@ impl Repository {
             self.shoes.forget(round.table_id)?;
             return Ok(None);
         }
-        self.written(&written, Some(shoe))?;
+        self.written(&written, shoe)?;
         Ok(Some(written))
     }
 
@@ -190,9 +190,8 @@ impl Repository {
         decision: Decision,
     ) -> Result<Option<StoredRound>, AppError> {
         let written = decision.applied_to(before);
-        let shoe = decision
-            .read_version
-            .map(|read| ReadShoe { shoe: decision.pending.shoe.clone(), version: read.saturating_add(1) });
+        let shoe =
+            ReadShoe { shoe: decision.pending.shoe.clone(), version: decision.read_version.saturating_add(1) };
         if !self.decided.submit(decision).await? {
             self.rounds.forget(before.id)?;
             return Ok(None);
@@ -254,13 +253,9 @@ impl Repository {
         self.rounds.forget(id)
     }
 
-    /// Keeps the table's `shoe` as written (forgets it when the count of its writes is not
-    /// known), and `round` with it if a decision may follow (forgets it otherwise).
-    fn written(&self, round: &StoredRound, shoe: Option<ReadShoe>) -> Result<(), AppError> {
-        let Some(shoe) = shoe else {
-            self.shoes.forget(round.table_id)?;
-            return self.rounds.forget(round.id);
-        };
+    /// Keeps the table's `shoe` as written, and `round` with it if a decision may follow
+    /// (forgets it otherwise).
+    fn written(&self, round: &StoredRound, shoe: ReadShoe) -> Result<(), AppError> {
         self.shoes.remember(round.table_id, shoe.clone())?;
         if round.state == RoundState::Playing && round.pending.is_none() {
             self.rounds.remember(round.id, (round.clone(), shoe))

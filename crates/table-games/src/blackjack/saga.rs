@@ -353,7 +353,7 @@ async fn decide_once(
     };
     let (stored, read) =
         read.filter(|(r, _)| player.is_none_or(|p| r.player_id == p)).ok_or_else(not_found)?;
-    let version = Some(read.version);
+    let version = read.version;
     if stored.state == RoundState::Settling {
         // The decision that ended it was applied; its settlement is finished for whoever asks.
         return Ok(Some(settle_stored(state, stored).await?));
@@ -408,7 +408,7 @@ async fn resume_pending(
     stored: StoredRound,
     pending: PendingDecision,
     decision: Option<&(i32, Action)>,
-    version: Option<i64>,
+    version: i64,
 ) -> Result<Option<StoredRound>, AppError> {
     if decision.is_some_and(|(step, _)| *step != pending.step) {
         return Err(stale(pending.step));
@@ -450,13 +450,13 @@ async fn void_in_play(
 
 /// Writes a decision (see [`store::DECIDED`], group-committed): the round moved on one step, the
 /// decision recorded, and the table's shoe; None when the round was no longer where it was read.
-/// `version`: the count of the shoe's writes it was worked out on, when known.
+/// `version`: the count of the shoe's writes it was worked out on.
 async fn write(
     state: &TablesState,
     stored: &StoredRound,
     pending: &PendingDecision,
     was_pending: bool,
-    version: Option<i64>,
+    version: i64,
 ) -> Result<Option<StoredRound>, AppError> {
     let mut actions: Vec<Value> = store::from_json(stored.actions.clone())?;
     actions.push(pending.record.clone());
@@ -477,7 +477,7 @@ async fn finish_pending(
     state: &TablesState,
     stored: StoredRound,
     pending: PendingDecision,
-    version: Option<i64>,
+    version: i64,
 ) -> Result<Option<StoredRound>, AppError> {
     let written = take_pending_wager(state, &stored, &pending, version).await?;
     Ok(Some(settle_stored(state, written).await?))
@@ -490,7 +490,7 @@ async fn take_pending_wager(
     state: &TablesState,
     stored: &StoredRound,
     pending: &PendingDecision,
-    version: Option<i64>,
+    version: i64,
 ) -> Result<StoredRound, AppError> {
     let id = stored.id;
     let added = [(
@@ -531,9 +531,11 @@ pub async fn recover(state: &TablesState, older_than: std::time::Duration) -> Re
 
 /// A pending decision taken and applied, and a settling round paid.
 async fn finish_in_play(state: &TablesState, id: Uuid) -> Result<(), AppError> {
-    let mut stored = reload(state, id).await?;
+    let read = state.blackjack.repository.load_with_shoe(id).await?;
+    let (mut stored, shoe) = read.ok_or_else(|| AppError::internal("a stuck round vanished"))?;
     if let Some(pending) = stored.pending.clone() {
-        stored = take_pending_wager(state, &stored, &pending, None).await?;
+        // (The pending decision holds the round's step: nothing writes the shoe until it is applied.)
+        stored = take_pending_wager(state, &stored, &pending, shoe.version).await?;
     }
     settle_stored(state, stored).await?;
     Ok(())
