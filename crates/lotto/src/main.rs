@@ -4,6 +4,7 @@
 //! exists, mounted on one HTTP listener, and prints where it listens. Production runs each
 //! service's own binary instead; this is the embedded default (DESIGN §1).
 
+mod cluster;
 mod postgres;
 
 use anyhow::Context;
@@ -20,6 +21,7 @@ const USAGE: &str = "usage: lotto [serve]
        lotto verify-draw <YYYY-MM-DD> [export-file]
        lotto print-run <game>
        lotto printer-file <file> [identity-file] [signature signing-key]
+       lotto cluster start|status|stop|kill <member1|member2|member3|primary>
 
 serve (the default) runs every service of the platform in one process.
 admin create-operator creates an operator (the first one, typically); the password is read
@@ -38,6 +40,11 @@ printer-file is the printer's side: it decrypts a downloaded printer's file with
 age identity (default: the demonstration key LOTTO_SECRETS_DIR/printer-identity.txt),
 checks the lottery's signature when the download's X-Lotto-Signature and the key of
 /v1/instant/keys are given, and prints each ticket as a person sees it.
+cluster runs the replicated Postgres of docs/adr/0013 on this machine from Debian's packages
+(etcd-server, patroni, haproxy): three members, strict synchronous replication, one address
+(HAProxy) that follows the primary; in LOTTO_CLUSTER_DIR (default .lotto/cluster) from port
+LOTTO_CLUSTER_PORT (default 5440). start prints the DATABASE_URL to run lotto on; kill loses a
+member as a machine would, and start again brings it back as a standby.
 Configuration is by environment variable; see README.md (Configuration).";
 
 #[tokio::main]
@@ -55,6 +62,7 @@ async fn main() -> anyhow::Result<()> {
         }
         ["verify-draw", date] => verify_draw(date, None).await,
         ["verify-draw", date, file] => verify_draw(date, Some(file)).await,
+        ["cluster", rest @ ..] => cluster::command(rest).await,
         ["help" | "--help" | "-h"] => {
             say(USAGE);
             Ok(())

@@ -133,7 +133,7 @@ async fn start_private_cluster() -> anyhow::Result<Database> {
 }
 
 /// The directory holding `initdb` and `pg_ctl`: from `pg_config`, else the newest Debian install.
-fn find_postgres_bin_dir() -> Option<PathBuf> {
+pub fn find_postgres_bin_dir() -> Option<PathBuf> {
     let has_tools = |dir: &Path| dir.join("initdb").is_file() && dir.join("pg_ctl").is_file();
     if let Ok(out) = Command::new("pg_config").arg("--bindir").output() {
         let dir = PathBuf::from(String::from_utf8_lossy(&out.stdout).trim());

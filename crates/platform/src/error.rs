@@ -217,7 +217,8 @@ impl From<sqlx::Error> for AppError {
 /// True when the database could not be reached or dropped the connection, rather than refused
 /// the statement: a retry later is safe and may succeed. Pool timeouts, broken sockets, a
 /// connection the server ended (SQLSTATE class 08, 57P01-57P03 on restart or shutdown), too
-/// many connections (53300), and a statement cancelled by a timeout (57014).
+/// many connections (53300), a statement cancelled by a timeout (57014), and a write sent to a
+/// member that is (now) a standby (25006: a primary demoted, or reached before HAProxy moved).
 pub fn is_unavailable(err: &sqlx::Error) -> bool {
     match err {
         sqlx::Error::PoolTimedOut
@@ -227,7 +228,8 @@ pub fn is_unavailable(err: &sqlx::Error) -> bool {
         | sqlx::Error::Protocol(_)
         | sqlx::Error::WorkerCrashed => true,
         sqlx::Error::Database(db) => db.code().is_some_and(|code| {
-            code.starts_with("08") || matches!(code.as_ref(), "57P01" | "57P02" | "57P03" | "53300" | "57014")
+            code.starts_with("08")
+                || matches!(code.as_ref(), "57P01" | "57P02" | "57P03" | "53300" | "57014" | "25006")
         }),
         _ => false,
     }

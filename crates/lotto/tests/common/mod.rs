@@ -1,6 +1,6 @@
 //! What the `lotto` process tests share: the command started the way a user starts it (a real
 //! process, a real socket), killed or stopped.
-#![allow(dead_code, clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+#![allow(dead_code, clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout)]
 
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
@@ -86,6 +86,8 @@ impl Drop for Lotto {
 
 /// The secret the tests start `lotto` with, so they can sign tokens it accepts.
 pub const SECRET: &str = "lotto-command-tests-secret-0123456789abcdef";
+
+pub mod mixed;
 
 pub fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()

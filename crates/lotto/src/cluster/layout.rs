@@ -1,0 +1,179 @@
+//! Where each engine of the replicated layout listens and keeps its files, and the settings
+//! each is started with (ADR 0013).
+//!
+//! From one base port `B`: HAProxy (the one address clients use) on `B`, the Postgres members on
+//! `B+1..=B+3`, their Patroni REST APIs on `B+11..=B+13`, etcd's clients on `B+21` and its peers
+//! on `B+22`.
+
+use std::path::{Path, PathBuf};
+
+/// The Postgres members: three, so that after one is lost a synchronous standby still exists
+/// and a commit is still acknowledged only once two machines hold it (ADR 0013, strict mode).
+pub const MEMBERS: [&str; 3] = ["member1", "member2", "member3"];
+
+/// The base port when `LOTTO_CLUSTER_PORT` is unset (the platform's own Postgres keeps 5432).
+pub const DEFAULT_BASE_PORT: u16 = 5440;
+
+/// A member's offset among the ports (there are three).
+fn offset(member: usize) -> u16 {
+    u16::try_from(member).unwrap_or(u16::MAX)
+}
+
+/// One replicated layout on this machine: its directory and its ports.
+#[derive(Debug, Clone)]
+pub struct Layout {
+    pub dir: PathBuf,
+    pub base_port: u16,
+}
+
+impl Layout {
+    /// The address every service connects to: HAProxy, which passes to the current primary.
+    pub fn proxy_port(&self) -> u16 {
+        self.base_port
+    }
+
+    /// The URL of `database` through HAProxy.
+    pub fn url(&self, database: &str) -> String {
+        format!("postgres://postgres@127.0.0.1:{}/{database}", self.proxy_port())
+    }
+
+    pub fn postgres_port(&self, member: usize) -> u16 {
+        self.base_port + 1 + offset(member)
+    }
+
+    pub fn rest_port(&self, member: usize) -> u16 {
+        self.base_port + 11 + offset(member)
+    }
+
+    pub fn etcd_port(&self) -> u16 {
+        self.base_port + 21
+    }
+
+    fn etcd_peer_port(&self) -> u16 {
+        self.base_port + 22
+    }
+
+    pub fn member_dir(&self, member: usize) -> PathBuf {
+        self.dir.join(MEMBERS[member])
+    }
+
+    /// `etcd`'s arguments: one member, its data under the layout's directory. One etcd member
+    /// is enough on one machine: the consensus store's own quorum is not what is under test.
+    pub fn etcd_args(&self) -> Vec<String> {
+        let client = format!("http://127.0.0.1:{}", self.etcd_port());
+        let peer = format!("http://127.0.0.1:{}", self.etcd_peer_port());
+        [
+            ("name", "lotto-etcd".to_owned()),
+            ("data-dir", self.dir.join("etcd").display().to_string()),
+            ("listen-client-urls", client.clone()),
+            ("advertise-client-urls", client),
+            ("listen-peer-urls", peer.clone()),
+            ("initial-advertise-peer-urls", peer.clone()),
+            ("initial-cluster", format!("lotto-etcd={peer}")),
+        ]
+        .into_iter()
+        .map(|(key, value)| format!("--{key}={value}"))
+        .collect()
+    }
+
+    /// A member's Patroni configuration. The lease is tuned for seconds (`ttl` 8, `loop_wait`
+    /// 1, `retry_timeout` 3: a dead primary is replaced in about 10 s, inside the two minutes
+    /// of K.A.R. 112-110-9), and strict synchronous mode: a commit is acknowledged only once a
+    /// standby holds it (RPO 0), and a primary with no standby left refuses writes rather than
+    /// acknowledge what one machine alone holds.
+    pub fn patroni_config(&self, member: usize, bin_dir: &Path) -> String {
+        let dir = self.member_dir(member);
+        let (pg, rest, etcd) = (self.postgres_port(member), self.rest_port(member), self.etcd_port());
+        format!(
+            r#"scope: lotto
+namespace: /lotto/
+name: {name}
+log:
+  level: WARNING
+restapi:
+  listen: 127.0.0.1:{rest}
+  connect_address: 127.0.0.1:{rest}
+etcd3:
+  hosts: 127.0.0.1:{etcd}
+bootstrap:
+  dcs:
+    ttl: 8
+    loop_wait: 1
+    retry_timeout: 3
+    maximum_lag_on_failover: 1048576
+    synchronous_mode: true
+    synchronous_mode_strict: true
+    postgresql:
+      use_pg_rewind: true
+      use_slots: true
+      parameters:
+        max_connections: 300
+        wal_level: replica
+        hot_standby: "on"
+        wal_log_hints: "on"
+        max_wal_senders: 10
+        max_replication_slots: 10
+        wal_keep_size: 256MB
+  initdb:
+    - encoding: UTF8
+    - auth: trust
+postgresql:
+  listen: 127.0.0.1:{pg}
+  connect_address: 127.0.0.1:{pg}
+  data_dir: {data}
+  bin_dir: {bin}
+  pgpass: {dir}/pgpass
+  pg_hba:
+    - local all all trust
+    - host all all 127.0.0.1/32 trust
+    - host replication all 127.0.0.1/32 trust
+  authentication:
+    superuser:
+      username: postgres
+    replication:
+      username: postgres
+    rewind:
+      username: postgres
+  parameters:
+    unix_socket_directories: {dir}
+"#,
+            name = MEMBERS[member],
+            data = dir.join("data").display(),
+            bin = bin_dir.display(),
+            dir = dir.display(),
+        )
+    }
+
+    /// HAProxy's configuration: TCP passed to the one member whose Patroni answers `GET
+    /// /primary` with 200, checked every second; a member marked down has its sessions cut
+    /// (`on-marked-down shutdown-sessions`), so no client goes on talking to a demoted primary.
+    pub fn haproxy_config(&self) -> String {
+        let servers: String = (0..MEMBERS.len())
+            .map(|m| {
+                format!(
+                    "  server {} 127.0.0.1:{} check port {}\n",
+                    MEMBERS[m],
+                    self.postgres_port(m),
+                    self.rest_port(m)
+                )
+            })
+            .collect();
+        format!(
+            "global
+  maxconn 2000
+defaults
+  mode tcp
+  timeout connect 2s
+  timeout client 30m
+  timeout server 30m
+  timeout check 1s
+listen primary
+  bind 127.0.0.1:{port}
+  option httpchk GET /primary
+  http-check expect status 200
+  default-server inter 1s fall 2 rise 1 on-marked-down shutdown-sessions
+{servers}",
+            port = self.proxy_port()
+        )
+    }
+}

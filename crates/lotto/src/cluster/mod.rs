@@ -1,0 +1,238 @@
+//! `lotto cluster`: the replicated Postgres of ADR 0013 on one machine, from Debian's packages
+//! (`etcd-server`, `patroni`, `haproxy`), for an operator to try and for the failover tests.
+//!
+//! - `start` brings up whatever of the layout is not running (etcd, three Patroni members with
+//!   their Postgres, HAProxy), waits until a primary serves writes through HAProxy's one address,
+//!   creates the `lotto` database and prints `DATABASE_URL=...`. Run again after a member was
+//!   lost, it starts that member again, which rejoins as a standby.
+//! - `status` prints each member's role and state as Patroni sees them.
+//! - `kill <member|primary>` kills a member's Patroni and Postgres at once (SIGKILL), as the loss
+//!   of its machine would.
+//! - `stop` stops everything (Patroni stops its Postgres cleanly).
+//!
+//! The layout lives in `LOTTO_CLUSTER_DIR` (default `.lotto/cluster`), its ports from
+//! `LOTTO_CLUSTER_PORT` (default 5440; see [`layout`]), kept in the directory by the first start.
+
+mod layout;
+mod process;
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, bail};
+use layout::{Layout, MEMBERS};
+use platform::config::env_or;
+use process::{Daemon, RunAs};
+use serde_json::Value;
+
+/// Runs `lotto cluster <args>`.
+pub async fn command(args: &[&str]) -> anyhow::Result<()> {
+    let layout = open()?;
+    match args {
+        ["start"] => start(&layout).await,
+        ["status"] => status(&layout).await,
+        ["kill", member] => kill(&layout, member).await,
+        ["stop"] => stop(&layout),
+        _ => bail!("usage: lotto cluster start|status|stop|kill <member1|member2|member3|primary>"),
+    }
+}
+
+/// The layout in `LOTTO_CLUSTER_DIR`: its base port as the first start chose it.
+fn open() -> anyhow::Result<Layout> {
+    let dir: PathBuf = env_or("LOTTO_CLUSTER_DIR", PathBuf::from(".lotto/cluster"))?;
+    std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    let dir = dir.canonicalize()?;
+    let kept = dir.join("base-port");
+    let base_port = match std::fs::read_to_string(&kept) {
+        Ok(port) => port.trim().parse().with_context(|| format!("{} is not a port", kept.display()))?,
+        Err(_) => {
+            let port: u16 = env_or("LOTTO_CLUSTER_PORT", layout::DEFAULT_BASE_PORT)?;
+            std::fs::write(&kept, format!("{port}\n"))?;
+            port
+        }
+    };
+    Ok(Layout { dir, base_port })
+}
+
+fn etcd(layout: &Layout) -> Daemon {
+    Daemon { dir: layout.dir.clone(), name: "etcd" }
+}
+
+fn haproxy(layout: &Layout) -> Daemon {
+    Daemon { dir: layout.dir.clone(), name: "haproxy" }
+}
+
+fn patroni(layout: &Layout, member: usize) -> Daemon {
+    Daemon { dir: layout.member_dir(member), name: "patroni" }
+}
+
+/// How long `start` waits for the layout to serve writes.
+const READY_WITHIN: Duration = Duration::from_secs(120);
+
+async fn start(layout: &Layout) -> anyhow::Result<()> {
+    let run_as = RunAs::postgres_if_root()?;
+    let bin_dir = crate::postgres::find_postgres_bin_dir().context("no PostgreSQL server installed")?;
+    let http = reqwest::Client::builder().timeout(Duration::from_secs(1)).build()?;
+    let deadline = Instant::now() + READY_WITHIN;
+
+    etcd(layout).start("etcd", &layout.etcd_args(), None)?;
+    let health = format!("http://127.0.0.1:{}/health", layout.etcd_port());
+    wait_for("etcd", deadline, &etcd(layout).log(), || async {
+        get_json(&http, &health).await.is_some_and(|(_, body)| body["health"] == "true")
+    })
+    .await?;
+
+    let mut started = Vec::new();
+    for member in 0..MEMBERS.len() {
+        let daemon = patroni(layout, member);
+        if daemon.pid().is_some() {
+            continue;
+        }
+        std::fs::create_dir_all(&daemon.dir)?;
+        let config = daemon.dir.join("patroni.yml");
+        std::fs::write(&config, layout.patroni_config(member, &bin_dir))?;
+        if let Some(user) = run_as {
+            user.own(&daemon.dir)?;
+        }
+        daemon.start("patroni", &[config.display().to_string()], run_as)?;
+        started.push(member);
+    }
+    let config = layout.dir.join("haproxy.cfg");
+    std::fs::write(&config, layout.haproxy_config())?;
+    haproxy(layout).start(
+        "haproxy",
+        &["-db".to_owned(), "-f".to_owned(), config.display().to_string()],
+        None,
+    )?;
+
+    // Each member started here runs its Postgres (a rejoining one as a standby)...
+    for member in started {
+        let url = format!("http://127.0.0.1:{}/health", layout.rest_port(member));
+        wait_for(MEMBERS[member], deadline, &patroni(layout, member).log(), || async {
+            get_json(&http, &url).await.is_some_and(|(status, _)| status == 200)
+        })
+        .await?;
+    }
+    // ...and a primary takes writes through HAProxy, its commits held by a synchronous standby.
+    let url = layout.url("postgres");
+    wait_for("a primary behind HAProxy", deadline, &haproxy(layout).log(), || async {
+        platform::db::ensure_database(&layout.url("lotto")).await.is_ok() && writable(&url).await
+    })
+    .await?;
+    say(&format!("DATABASE_URL={}", layout.url("lotto")));
+    Ok(())
+}
+
+/// True when a transaction through `url` commits (in strict synchronous mode, only once a
+/// standby has it).
+async fn writable(url: &str) -> bool {
+    use sqlx::Connection;
+    let Ok(mut conn) = sqlx::PgConnection::connect(url).await else {
+        return false;
+    };
+    let committed =
+        tokio::time::timeout(Duration::from_secs(3), sqlx::query("SELECT txid_current()").execute(&mut conn))
+            .await;
+    matches!(committed, Ok(Ok(_)))
+}
+
+/// Polls `ready` every 200 ms until it holds; past `deadline`, fails naming `log`.
+async fn wait_for<F, Fut>(what: &str, deadline: Instant, log: &Path, ready: F) -> anyhow::Result<()>
+where
+    F: Fn() -> Fut,
+    Fut: Future<Output = bool>,
+{
+    while !ready().await {
+        if Instant::now() > deadline {
+            bail!("{what} was not ready within {} s; see {}", READY_WITHIN.as_secs(), log.display());
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    Ok(())
+}
+
+async fn get_json(http: &reqwest::Client, url: &str) -> Option<(u16, Value)> {
+    let response = http.get(url).send().await.ok()?;
+    let status = response.status().as_u16();
+    Some((status, response.json().await.unwrap_or(Value::Null)))
+}
+
+/// Each member's role and state, as its Patroni says.
+async fn members(layout: &Layout) -> anyhow::Result<Vec<(usize, Option<Value>)>> {
+    let http = reqwest::Client::builder().timeout(Duration::from_secs(1)).build()?;
+    let mut found = Vec::new();
+    for member in 0..MEMBERS.len() {
+        let url = format!("http://127.0.0.1:{}/patroni", layout.rest_port(member));
+        found.push((member, get_json(&http, &url).await.map(|(_, body)| body)));
+    }
+    Ok(found)
+}
+
+async fn status(layout: &Layout) -> anyhow::Result<()> {
+    say(&format!("HAProxy on 127.0.0.1:{} ({})", layout.proxy_port(), running(haproxy(layout).pid())));
+    say(&format!("etcd on 127.0.0.1:{} ({})", layout.etcd_port(), running(etcd(layout).pid())));
+    for (member, seen) in members(layout).await? {
+        let (role, state) = seen.map_or(("-".to_owned(), "not answering".to_owned()), |s| {
+            (s["role"].as_str().unwrap_or("?").to_owned(), s["state"].as_str().unwrap_or("?").to_owned())
+        });
+        say(&format!(
+            "{} on 127.0.0.1:{}: {role}, {state} (patroni {})",
+            MEMBERS[member],
+            layout.postgres_port(member),
+            running(patroni(layout, member).pid())
+        ));
+    }
+    Ok(())
+}
+
+fn running(pid: Option<u32>) -> String {
+    pid.map_or("not running".to_owned(), |pid| format!("pid {pid}"))
+}
+
+/// Kills a member (or the current primary) outright: Patroni, its Postgres and every backend.
+async fn kill(layout: &Layout, which: &str) -> anyhow::Result<()> {
+    let member = if which == "primary" {
+        let seen = members(layout).await?;
+        seen.iter()
+            .find(|(_, s)| s.as_ref().is_some_and(|s| s["role"] == "master" || s["role"] == "primary"))
+            .map(|(m, _)| *m)
+            .context("no member says it is the primary")?
+    } else {
+        MEMBERS.iter().position(|m| *m == which).with_context(|| format!("no member {which}"))?
+    };
+    let daemon = patroni(layout, member);
+    if let Some(pid) = daemon.pid() {
+        process::kill_tree(pid);
+    }
+    // Patroni starts its Postgres apart from itself (so that it outlives a Patroni restart).
+    let postmaster = std::fs::read_to_string(layout.member_dir(member).join("data/postmaster.pid"))
+        .ok()
+        .and_then(|pid| pid.lines().next()?.trim().parse().ok());
+    if let Some(pid) = postmaster.filter(|pid| process::alive(*pid)) {
+        process::kill_tree(pid);
+    }
+    say(&format!("killed {}", MEMBERS[member]));
+    Ok(())
+}
+
+fn stop(layout: &Layout) -> anyhow::Result<()> {
+    haproxy(layout).terminate();
+    let members: Vec<Daemon> = (0..MEMBERS.len()).map(|m| patroni(layout, m)).collect();
+    for daemon in &members {
+        daemon.terminate();
+    }
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while members.iter().any(|d| d.pid().is_some()) {
+        if Instant::now() > deadline {
+            bail!("the Patroni members did not stop within 60 s");
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    etcd(layout).terminate();
+    say("stopped");
+    Ok(())
+}
+
+fn say(line: &str) {
+    crate::say(line);
+}
