@@ -2,7 +2,7 @@
 //!
 //! | variable                           | default   | meaning                                        |
 //! |------------------------------------|-----------|------------------------------------------------|
-//! | `LOTTO_RATE_PER_IDENTITY`          | `1200`    | requests per minute per token (per replica)    |
+//! | `LOTTO_RATE_PER_IDENTITY`          | `1200`    | requests per minute per token (all replicas)   |
 //! | `LOTTO_RATE_PER_ADDRESS`           | `12000`   | requests per minute per client address         |
 //! | `LOTTO_PAYMENTS_API_KEY`           | `sandbox` | what the gateway presents to the provider      |
 //! | `LOTTO_PAYMENTS_TOLERANCE_SECONDS` | `300`     | how old a signed webhook may be                |

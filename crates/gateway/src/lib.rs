@@ -105,7 +105,7 @@ impl FromRef<GatewayState> for TokenKeys {
 }
 
 impl GatewayState {
-    /// A state with the rate limits of `settings` (requests per minute per replica).
+    /// A state with the rate limits of `settings` (requests per minute, shared by every replica).
     pub fn new(
         pool: PgPool,
         tokens: TokenKeys,
@@ -114,6 +114,11 @@ impl GatewayState {
         settings: &GatewaySettings,
     ) -> Self {
         let (per_identity, per_address) = (settings.rate_per_identity, settings.rate_per_address);
+        let limiter = Arc::new(RateLimiter::shared(
+            pool.clone(),
+            Quota { per_minute: per_identity, burst: per_identity.div_ceil(4).max(10) },
+            Quota { per_minute: per_address, burst: per_address.div_ceil(4).max(10) },
+        ));
         GatewayState {
             pool,
             ledger: ledger_api::LedgerClient::new(ledger, tokens.clone(), "gateway"),
@@ -124,10 +129,7 @@ impl GatewayState {
             ended_sessions: EndedSessions::default(),
             activity: Activity::default(),
             payments: Payments::none(),
-            limiter: Arc::new(RateLimiter::new(
-                Quota { per_minute: per_identity, burst: per_identity.div_ceil(4).max(10) },
-                Quota { per_minute: per_address, burst: per_address.div_ceil(4).max(10) },
-            )),
+            limiter,
             streams: StreamsPerAddress::new(settings.max_streams_per_address),
             sessions: SessionPolicy {
                 access_ttl: config.access_token_ttl,

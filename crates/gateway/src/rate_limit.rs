@@ -1,11 +1,17 @@
-//! Rate limits per identity and per client address: token buckets kept in memory; and the live
-//! streams a client address may hold open at once ([`StreamsPerAddress`]).
+//! Rate limits per identity and per client address: token buckets every gateway replica shares
+//! in Postgres; and the live streams a client address may hold open at once
+//! ([`StreamsPerAddress`]).
 //!
-//! Each replica limits on its own, so a deployment of N gateways admits up to N times the rate;
-//! the figures are set per replica. A refused request gets 429 with `Retry-After`. Every answer
-//! says where its caller stands (ADR 0009 §7): `RateLimit-Limit` (the burst), `RateLimit-Remaining`
-//! (requests left in it now) and `RateLimit-Reset` (seconds until it is full again), for the
-//! identity when the request carries a valid token, else for the client address.
+//! A bucket lives in the gateway's schema (`rate_buckets`, unlogged: see its migration), and a
+//! replica draws from it an allowance at a time (a second's worth of the rate, at most a tenth
+//! of the burst), spent locally for up to a second and what is left put back at the next draw:
+//! N replicas admit the configured rate, not N times it, for one statement per key and second
+//! rather than one per request. While the database cannot be reached (a failover), each replica
+//! limits alone with the same figures, as every replica did before (ADR 0013 §5). A refused
+//! request gets 429 with `Retry-After`. Every answer says where its caller stands (ADR 0009 §7):
+//! `RateLimit-Limit` (the burst), `RateLimit-Remaining` (requests left in it now) and
+//! `RateLimit-Reset` (seconds until it is full again), for the identity when the request carries
+//! a valid token, else for the client address.
 
 use std::collections::HashMap;
 use std::net::{IpAddr, SocketAddr};
@@ -18,18 +24,36 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use platform::AppError;
 use platform::codes;
+use sqlx::PgPool;
 
 use crate::GatewayState;
+use crate::store::rate_limits as store;
 
-/// A sustained rate and the burst allowed above it.
 /// Claims the rate limiter already verified for this request.
 #[derive(Debug, Clone)]
 pub struct VerifiedClaims(pub platform::auth::Claims);
 
+/// A sustained rate and the burst allowed above it.
 #[derive(Debug, Clone, Copy)]
 pub struct Quota {
     pub per_minute: u32,
     pub burst: u32,
+}
+
+impl Quota {
+    fn per_second(self) -> f64 {
+        f64::from(self.per_minute) / 60.0
+    }
+
+    fn unlimited(self) -> bool {
+        self.burst == u32::MAX
+    }
+
+    /// The tokens a replica draws from a shared bucket at once: a second's worth of the rate,
+    /// at most a tenth of the burst, at least one.
+    fn allowance(self) -> u32 {
+        (self.per_minute / 60).min(self.burst / 10).max(1)
+    }
 }
 
 #[derive(Debug)]
@@ -38,6 +62,20 @@ struct Bucket {
     updated: Instant,
 }
 
+/// Tokens a replica drew from a shared bucket: spent here until `until`, then put back.
+#[derive(Debug, Clone, Copy)]
+struct Allowance {
+    tokens: u32,
+    until: Instant,
+    /// What the shared bucket held after the draw, for the caller's standing.
+    shared_left: f64,
+    /// The draw granted nothing: requests are refused here until `until`.
+    refused: bool,
+}
+
+/// How long an allowance is spent before what is left of it goes back.
+const ALLOWANCE_LIFETIME: Duration = Duration::from_secs(1);
+
 /// Buckets are forgotten when the map grows past this and they have been idle a while.
 const MAX_BUCKETS: usize = 100_000;
 
@@ -45,23 +83,98 @@ const MAX_BUCKETS: usize = 100_000;
 pub struct RateLimiter {
     pub per_identity: Quota,
     pub per_address: Quota,
+    /// The gateway's pool, where the shared buckets are; None for a replica limiting alone.
+    shared: Option<PgPool>,
+    allowances: Mutex<HashMap<String, Allowance>>,
+    /// This replica's own buckets: used when there is no shared store, or it cannot be reached.
     buckets: Mutex<HashMap<String, Bucket>>,
 }
 
 impl RateLimiter {
+    /// A limiter of this replica alone (a test's, or a process that is the only gateway).
     pub fn new(per_identity: Quota, per_address: Quota) -> Self {
-        RateLimiter { per_identity, per_address, buckets: Mutex::new(HashMap::new()) }
+        RateLimiter {
+            per_identity,
+            per_address,
+            shared: None,
+            allowances: Mutex::new(HashMap::new()),
+            buckets: Mutex::new(HashMap::new()),
+        }
     }
 
-    /// Takes one token from `key`'s bucket and says what is left, or says how long until one is
-    /// there.
-    pub fn take(&self, key: &str, quota: Quota) -> Result<Standing, Duration> {
-        let rate = f64::from(quota.per_minute) / 60.0;
+    /// A limiter drawing from the buckets every replica shares in `pool`'s schema.
+    pub fn shared(pool: PgPool, per_identity: Quota, per_address: Quota) -> Self {
+        RateLimiter { shared: Some(pool), ..RateLimiter::new(per_identity, per_address) }
+    }
+
+    /// Takes one token for `key` and says what is left, or says how long until one is there.
+    pub async fn take(&self, key: &str, quota: Quota) -> Result<Standing, Duration> {
+        let Some(pool) = self.shared.as_ref().filter(|_| !quota.unlimited()) else {
+            return self.take_here(key, quota);
+        };
+        let now = Instant::now();
+        let returned = {
+            let mut allowances = lock(&self.allowances);
+            match allowances.get_mut(key) {
+                Some(a) if a.until > now && a.refused => return Err(a.until - now),
+                Some(a) if a.until > now && a.tokens > 0 => {
+                    a.tokens -= 1;
+                    return Ok(standing(quota, a.shared_left, a.tokens));
+                }
+                Some(a) if a.until <= now => std::mem::take(&mut a.tokens),
+                _ => 0,
+            }
+        };
+        let (rate, burst) = (quota.per_second(), f64::from(quota.burst.max(1)));
+        match store::take_tokens(pool, key, rate, burst, quota.allowance(), returned).await {
+            Ok(drawn) => self.drawn(key, quota, now, drawn),
+            Err(e) => {
+                tracing::warn!(error = %e, "shared rate limits unreachable; this replica limits alone");
+                self.take_here(key, quota)
+            }
+        }
+    }
+
+    /// Keeps what a draw from the shared bucket gave, and answers the request that asked.
+    fn drawn(
+        &self,
+        key: &str,
+        quota: Quota,
+        now: Instant,
+        drawn: store::Drawn,
+    ) -> Result<Standing, Duration> {
+        let mut allowances = lock(&self.allowances);
+        if allowances.len() > MAX_BUCKETS {
+            allowances.retain(|_, a| a.until > now);
+        }
+        if drawn.granted == 0 {
+            let wait = Duration::from_secs_f64(
+                ((1.0 - drawn.tokens_left) / quota.per_second().max(f64::MIN_POSITIVE)).clamp(0.0, 3600.0),
+            );
+            allowances.insert(
+                key.to_owned(),
+                Allowance { tokens: 0, until: now + wait, shared_left: drawn.tokens_left, refused: true },
+            );
+            return Err(wait);
+        }
+        // Another request of the key may have drawn meanwhile: what is left of its allowance
+        // is kept with this one.
+        let kept = allowances.get(key).filter(|a| !a.refused).map_or(0, |a| a.tokens);
+        let tokens = kept + drawn.granted - 1;
+        let until = now + ALLOWANCE_LIFETIME;
+        allowances.insert(
+            key.to_owned(),
+            Allowance { tokens, until, shared_left: drawn.tokens_left, refused: false },
+        );
+        Ok(standing(quota, drawn.tokens_left, tokens))
+    }
+
+    /// Takes one token from this replica's own bucket for `key`.
+    fn take_here(&self, key: &str, quota: Quota) -> Result<Standing, Duration> {
+        let rate = quota.per_second();
         let burst = f64::from(quota.burst.max(1));
         let now = Instant::now();
-        let Ok(mut buckets) = self.buckets.lock() else {
-            return Ok(Standing { limit: quota.burst, remaining: quota.burst, reset_seconds: 0 });
-        };
+        let mut buckets = lock(&self.buckets);
         if buckets.len() > MAX_BUCKETS {
             buckets.retain(|_, b| now.duration_since(b.updated) < Duration::from_secs(60));
         }
@@ -71,18 +184,28 @@ impl RateLimiter {
         bucket.updated = now;
         if bucket.tokens >= 1.0 {
             bucket.tokens -= 1.0;
-            let to_full = (burst - bucket.tokens) / rate.max(f64::MIN_POSITIVE);
-            Ok(Standing {
-                limit: quota.burst,
-                // Whole requests: the fractions are refill in progress.
-                #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
-                remaining: bucket.tokens.floor() as u32,
-                #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
-                reset_seconds: to_full.min(3600.0).ceil() as u64,
-            })
+            Ok(standing(quota, bucket.tokens, 0))
         } else {
             Err(Duration::from_secs_f64(((1.0 - bucket.tokens) / rate.max(f64::MIN_POSITIVE)).min(3600.0)))
         }
+    }
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// A caller's standing: `held` tokens in the bucket and `allowance` more drawn but unspent.
+fn standing(quota: Quota, held: f64, allowance: u32) -> Standing {
+    let left = held.max(0.0) + f64::from(allowance);
+    let to_full = (f64::from(quota.burst.max(1)) - left).max(0.0) / quota.per_second().max(f64::MIN_POSITIVE);
+    Standing {
+        limit: quota.burst,
+        // Whole requests: the fractions are refill in progress.
+        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+        remaining: left.floor().min(f64::from(u32::MAX)) as u32,
+        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+        reset_seconds: to_full.min(3600.0).ceil() as u64,
     }
 }
 
@@ -122,7 +245,7 @@ fn too_many(wait: Duration, whose: &str, quota: Quota) -> Response {
 pub async fn limit(State(state): State<GatewayState>, mut request: Request, next: Next) -> Response {
     let address = client_address(&request).map_or_else(|| "unknown".to_owned(), |ip| ip.to_string());
     let per_address = state.limiter.per_address;
-    let mut standing = match state.limiter.take(&format!("addr:{address}"), per_address) {
+    let mut standing = match state.limiter.take(&format!("addr:{address}"), per_address).await {
         Ok(standing) => standing,
         Err(wait) => return too_many(wait, "address", per_address),
     };
@@ -130,7 +253,7 @@ pub async fn limit(State(state): State<GatewayState>, mut request: Request, next
         platform::auth::bearer_token(request.headers()).and_then(|token| state.tokens.verify(token).ok());
     if let Some(claims) = claims {
         let per_identity = state.limiter.per_identity;
-        standing = match state.limiter.take(&format!("id:{}", claims.sub), per_identity) {
+        standing = match state.limiter.take(&format!("id:{}", claims.sub), per_identity).await {
             Ok(standing) => standing,
             Err(wait) => return too_many(wait, "identity", per_identity),
         };
@@ -220,16 +343,16 @@ mod tests {
         assert!(streams.open(a).is_some(), "a stream ended frees its place");
     }
 
-    #[test]
-    fn a_bucket_allows_its_burst_then_refuses_with_a_wait() {
+    #[tokio::test]
+    async fn a_bucket_allows_its_burst_then_refuses_with_a_wait() {
         let limiter =
             RateLimiter::new(Quota { per_minute: 60, burst: 3 }, Quota { per_minute: 60, burst: 3 });
         let quota = limiter.per_identity;
         for left in [2, 1, 0] {
-            assert_eq!(limiter.take("a", quota).map(|s| s.remaining), Ok(left));
+            assert_eq!(limiter.take("a", quota).await.map(|s| s.remaining), Ok(left));
         }
-        let wait = limiter.take("a", quota).unwrap_err();
+        let wait = limiter.take("a", quota).await.unwrap_err();
         assert!(wait > Duration::from_millis(500) && wait <= Duration::from_secs(1), "{wait:?}");
-        assert!(limiter.take("b", quota).is_ok(), "buckets are per key");
+        assert!(limiter.take("b", quota).await.is_ok(), "buckets are per key");
     }
 }

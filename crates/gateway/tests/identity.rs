@@ -289,6 +289,34 @@ async fn operators_create_staff_and_auditors_only_read() {
     );
 }
 
+/// Two replicas of the gateway taking turns admit one limit's worth between them, not two
+/// (issue 34): 30 requests from one address over both within about a second, against a burst of
+/// 10 refilled at one a second.
+#[tokio::test]
+async fn replicas_share_one_limit() {
+    let gw = TestGateway::with_quota(gateway::rate_limit::Quota { per_minute: 60, burst: 10 }).await;
+    let replicas = [gw.router.clone(), gw.replica()];
+    let started = std::time::Instant::now();
+    let mut admitted = 0;
+    for n in 0..30 {
+        let request = axum::http::Request::post("/v1/sessions")
+            .header("content-type", "application/json")
+            .body(axum::body::Body::from(json!({"api_key": "nope"}).to_string()))
+            .unwrap();
+        let reply = platform::testing::send(&replicas[n % 2], request).await;
+        if reply.status != StatusCode::TOO_MANY_REQUESTS {
+            admitted += 1;
+        }
+    }
+    // What refilled while the requests were made counts too (one a second).
+    let refilled = started.elapsed().as_secs() + 1;
+    assert!(
+        (10..=10 + refilled).contains(&admitted),
+        "{admitted} admitted over two replicas in {:?}: each limited alone would admit 20",
+        started.elapsed()
+    );
+}
+
 #[tokio::test]
 async fn a_busy_identity_or_address_is_slowed_with_retry_after() {
     let gw = TestGateway::with_quota(gateway::rate_limit::Quota { per_minute: 60, burst: 5 }).await;
@@ -318,6 +346,16 @@ async fn a_busy_identity_or_address_is_slowed_with_retry_after() {
     let last = last.unwrap();
     assert_eq!((last.status, last.code()), (StatusCode::TOO_MANY_REQUESTS, "rate_limited"));
     assert!(last.headers["retry-after"].to_str().unwrap().parse::<u64>().unwrap() >= 1);
+
+    // A second replica draws from the same bucket: the address has used its burst.
+    let login = || {
+        axum::http::Request::post("/v1/sessions")
+            .header("content-type", "application/json")
+            .body(axum::body::Body::from(json!({"api_key": "nope"}).to_string()))
+            .unwrap()
+    };
+    let elsewhere = platform::testing::send(&gw.replica(), login()).await;
+    assert_eq!(elsewhere.status, StatusCode::TOO_MANY_REQUESTS, "{}", elsewhere.body);
 
     // The per-identity limit counts a token whatever the case of its scheme, as the handlers
     // accept it: `BEARER` is not a way around it.

@@ -2,5 +2,6 @@
 
 pub mod payments;
 pub mod players;
+pub mod rate_limits;
 pub mod sessions;
 pub mod staff;

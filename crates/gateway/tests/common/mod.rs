@@ -51,12 +51,22 @@ impl TestGateway {
     pub async fn with_quotas(per_identity: Quota, per_address: Quota) -> TestGateway {
         let platform = assembly::Assembly::for_tests(assembly::Options::for_tests().unwrap()).await.unwrap();
         let mut state = platform.gateway.clone();
-        state.limiter = Arc::new(RateLimiter::new(per_identity, per_address));
+        // Drawn from the buckets every replica shares, as a deployed gateway's are.
+        state.limiter = Arc::new(RateLimiter::shared(state.pool.clone(), per_identity, per_address));
         // The sandbox provider answers at once; its webhooks come back to this gateway.
         let router = gateway::router(state.clone(), Limits::default());
         platform.sandbox.deliver_to(Upstream::local("gateway", router.clone()));
         let (ledger_pool, tokens, url) = (platform.ledger_pool, platform.tokens, platform.url);
         TestGateway { router, state, ledger_pool, tokens, url }
+    }
+
+    /// Another replica of this gateway: its own process memory (rate-limit allowances, caches),
+    /// the same database.
+    pub fn replica(&self) -> Router {
+        let mut state = self.state.clone();
+        let (per_identity, per_address) = (state.limiter.per_identity, state.limiter.per_address);
+        state.limiter = Arc::new(RateLimiter::shared(state.pool.clone(), per_identity, per_address));
+        gateway::router(state, Limits::default())
     }
 
     pub async fn send(&self, request: Request<Body>) -> Reply {
