@@ -72,14 +72,15 @@ pub async fn draw_numbers(state: &DrawsState, number: i64) -> Result<(), AppErro
     let draw = Draw::random(&mut ChaCha20Rng::from_os_rng());
     let numbers: Vec<i16> = draw.numbers.iter().map(|&n| i16::from(n)).collect();
     let mut tx = state.pool.begin().await?;
-    if let Some(closed) = draws::mark_drawn(&mut tx, number, &numbers, state.clock.now()).await? {
+    let drawn = draws::mark_drawn(&mut tx, number, &numbers, state.clock.now()).await?;
+    if let Some(closed) = &drawn {
         let record = DrawRecord {
             game: GAME,
             draw: number,
             sales_close_at: closed.sales_close_at,
             entries: closed.entries,
             wagers_cents: closed.wagers_cents,
-            wager_set_hash: hex::encode(closed.wager_set_hash),
+            wager_set_hash: hex::encode(&closed.wager_set_hash),
             numbers,
         };
         platform::audit::append(
@@ -91,7 +92,28 @@ pub async fn draw_numbers(state: &DrawsState, number: i64) -> Result<(), AppErro
         .await?;
     }
     tx.commit().await?;
+    if let Some(closed) = drawn {
+        report_lateness(GAME, number, closed.sales_close_at, state.clock.now());
+    }
     Ok(())
+}
+
+/// How long after its close a draw may be drawn before it is reported as late: a few of the
+/// scheduler's ticks.
+const LATE_AFTER: chrono::Duration = chrono::Duration::seconds(5);
+
+/// Reports a draw drawn past [`LATE_AFTER`] (the scheduler was down, or had no leader, or the
+/// database was failing over when it was due): a warning and the `draws_late_total` and
+/// `draw_last_lateness_seconds` metrics, so the operator sees it and can say so to players.
+pub(crate) fn report_lateness(game: &'static str, number: i64, due: DateTime<Utc>, drawn: DateTime<Utc>) {
+    let late = drawn - due;
+    #[allow(clippy::cast_precision_loss)]
+    let seconds = late.num_milliseconds() as f64 / 1000.0;
+    metrics::gauge!("draw_last_lateness_seconds", "game" => game).set(seconds.max(0.0));
+    if late > LATE_AFTER {
+        metrics::counter!("draws_late_total", "game" => game).increment(1);
+        tracing::warn!(game, draw = number, late_seconds = seconds, "a draw was drawn late");
+    }
 }
 
 fn draw_step_id(number: i64, step: &str) -> Uuid {

@@ -4,7 +4,12 @@
 //!
 //! One process leads at a time (a session-level advisory lock on a connection of its own); the
 //! others wait and take over when the leader's connection goes. After downtime the leader runs
-//! every missed draw of every game, oldest first.
+//! every missed draw of every game, oldest first, and reports each as late.
+//!
+//! Through a database failover the lock dies with its session, and the old leader may still be
+//! running a step on a pooled connection when another replica takes the lock: what fences the
+//! two is that every step is one guarded state change (`... WHERE state = 'closed'`), so the
+//! second to commit changes nothing: a draw is drawn once, whoever draws it (ADR 0013 §6).
 
 use std::time::Duration;
 
@@ -66,15 +71,18 @@ pub fn spawn_scheduler(state: DrawsState, tick: Duration) -> tokio::task::JoinHa
         ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         loop {
             ticker.tick().await;
-            match leadership.hold(&state).await {
-                Ok(true) => {
-                    run_due(&state).await;
-                }
-                Ok(false) => {}
+            let leads = match leadership.hold(&state).await {
+                Ok(leads) => leads,
                 Err(e) => {
                     tracing::warn!(error = %e, "draw scheduler lost its connection; will retry");
                     leadership = Leadership::default();
+                    false
                 }
+            };
+            // Which replica leads, for the operator (and the failover test): 1 on the leader.
+            metrics::gauge!("draw_scheduler_leader").set(if leads { 1.0 } else { 0.0 });
+            if leads {
+                run_due(&state).await;
             }
         }
     })

@@ -3,13 +3,17 @@
 //!
 //! From one base port `B`: HAProxy (the one address clients use) on `B`, the Postgres members on
 //! `B+1..=B+3`, their Patroni REST APIs on `B+11..=B+13`, etcd's clients on `B+21` and its peers
-//! on `B+22`.
+//! on `B+22`; and in front of the platform, HAProxy's HTTP address for clients on `B+30`, passing
+//! to the `lotto` replicas an operator starts on `B+31..=B+32` (`LOTTO_LISTEN`).
 
 use std::path::{Path, PathBuf};
 
 /// The Postgres members: three, so that after one is lost a synchronous standby still exists
 /// and a commit is still acknowledged only once two machines hold it (ADR 0013, strict mode).
 pub const MEMBERS: [&str; 3] = ["member1", "member2", "member3"];
+
+/// The `lotto` replicas the front address passes to.
+pub const REPLICAS: usize = 2;
 
 /// The base port when `LOTTO_CLUSTER_PORT` is unset (the platform's own Postgres keeps 5432).
 pub const DEFAULT_BASE_PORT: u16 = 5440;
@@ -35,6 +39,16 @@ impl Layout {
     /// The URL of `database` through HAProxy.
     pub fn url(&self, database: &str) -> String {
         format!("postgres://postgres@127.0.0.1:{}/{database}", self.proxy_port())
+    }
+
+    /// The address clients call: HAProxy in front of the `lotto` replicas.
+    pub fn front_port(&self) -> u16 {
+        self.base_port + 30
+    }
+
+    /// Where `lotto` replica `replica` (from 0) listens.
+    pub fn replica_port(&self, replica: usize) -> u16 {
+        self.base_port + 31 + offset(replica)
     }
 
     pub fn postgres_port(&self, member: usize) -> u16 {
@@ -144,10 +158,16 @@ postgresql:
         )
     }
 
-    /// HAProxy's configuration: TCP passed to the one member whose Patroni answers `GET
-    /// /primary` with 200, checked every second; a member marked down has its sessions cut
-    /// (`on-marked-down shutdown-sessions`), so no client goes on talking to a demoted primary.
+    /// HAProxy's configuration. For Postgres: TCP passed to the one member whose Patroni
+    /// answers `GET /primary` with 200, checked every second; a member marked down has its
+    /// sessions cut (`on-marked-down shutdown-sessions`), so no client goes on talking to a
+    /// demoted primary. In front of the platform: HTTP spread over the `lotto` replicas that
+    /// answer `GET /readyz`; a request whose connection a replica refused is sent to another
+    /// (`redispatch`), one it accepted is never sent twice.
     pub fn haproxy_config(&self) -> String {
+        let replicas: String = (0..REPLICAS)
+            .map(|r| format!("  server lotto{} 127.0.0.1:{} check\n", r + 1, self.replica_port(r)))
+            .collect();
         let servers: String = (0..MEMBERS.len())
             .map(|m| {
                 format!(
@@ -172,8 +192,19 @@ listen primary
   option httpchk GET /primary
   http-check expect status 200
   default-server inter 1s fall 2 rise 1 on-marked-down shutdown-sessions
-{servers}",
-            port = self.proxy_port()
+{servers}listen platform
+  bind 127.0.0.1:{front}
+  mode http
+  timeout client 60s
+  timeout server 60s
+  balance roundrobin
+  option redispatch
+  retries 3
+  option httpchk GET /readyz
+  default-server inter 1s fall 2 rise 2
+{replicas}",
+            port = self.proxy_port(),
+            front = self.front_port(),
         )
     }
 }

@@ -120,6 +120,11 @@ async fn start(layout: &Layout) -> anyhow::Result<()> {
     })
     .await?;
     say(&format!("DATABASE_URL={}", layout.url("lotto")));
+    say(&format!(
+        "clients: http://127.0.0.1:{}/ (start lotto replicas with LOTTO_LISTEN=127.0.0.1:{})",
+        layout.front_port(),
+        (0..layout::REPLICAS).map(|r| layout.replica_port(r).to_string()).collect::<Vec<_>>().join(" and ")
+    ));
     Ok(())
 }
 
@@ -169,7 +174,13 @@ async fn members(layout: &Layout) -> anyhow::Result<Vec<(usize, Option<Value>)>>
 }
 
 async fn status(layout: &Layout) -> anyhow::Result<()> {
-    say(&format!("HAProxy on 127.0.0.1:{} ({})", layout.proxy_port(), running(haproxy(layout).pid())));
+    say(&format!(
+        "HAProxy on 127.0.0.1:{} for Postgres, 127.0.0.1:{} for clients of the lotto replicas on {} ({})",
+        layout.proxy_port(),
+        layout.front_port(),
+        (0..layout::REPLICAS).map(|r| layout.replica_port(r).to_string()).collect::<Vec<_>>().join(", "),
+        running(haproxy(layout).pid())
+    ));
     say(&format!("etcd on 127.0.0.1:{} ({})", layout.etcd_port(), running(etcd(layout).pid())));
     for (member, seen) in members(layout).await? {
         let (role, state) = seen.map_or(("-".to_owned(), "not answering".to_owned()), |s| {

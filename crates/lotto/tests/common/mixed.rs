@@ -65,8 +65,9 @@ pub struct Client {
 }
 
 impl Client {
-    /// Sends until an answer other than 503 comes: a connection refused or reset, or no answer
-    /// in time, is sent again with the same request, which is what the idempotency key is for.
+    /// Sends until an answer other than 503 comes: a connection refused or reset, no answer in
+    /// time, or a load balancer's 502 or 504 (the replica behind it died with the request) is
+    /// sent again with the same request, which is what the idempotency key is for.
     pub async fn until_answered(
         &self,
         method: reqwest::Method,
@@ -88,7 +89,7 @@ impl Client {
             self.tally.sent.fetch_add(1, Ordering::Relaxed);
             let sent = Instant::now();
             match request.send().await {
-                Ok(response) if response.status().as_u16() != 503 => {
+                Ok(response) if !matches!(response.status().as_u16(), 502..=504) => {
                     let status = response.status().as_u16();
                     let body = response.json().await.unwrap_or(Value::Null);
                     assert!(status < 500, "{method} {path}: {status} {body}");
