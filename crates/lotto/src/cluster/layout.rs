@@ -111,9 +111,9 @@ etcd3:
   hosts: 127.0.0.1:{etcd}
 bootstrap:
   dcs:
-    ttl: 8
+    ttl: 6
     loop_wait: 1
-    retry_timeout: 3
+    retry_timeout: 2
     maximum_lag_on_failover: 1048576
     synchronous_mode: true
     synchronous_mode_strict: true
@@ -128,6 +128,9 @@ bootstrap:
         max_wal_senders: 10
         max_replication_slots: 10
         wal_keep_size: 256MB
+        archive_mode: "on"
+        archive_command: {archive}
+        archive_timeout: 60
   initdb:
     - encoding: UTF8
     - auth: trust
@@ -155,6 +158,55 @@ postgresql:
             data = dir.join("data").display(),
             bin = bin_dir.display(),
             dir = dir.display(),
+            archive = self.archive_command(),
+        )
+    }
+
+    /// The WAL archive: every segment the primary fills is pushed to pgBackRest's repository
+    /// in the layout's directory, so that a backup and the WAL after it restore to any moment.
+    fn archive_command(&self) -> String {
+        // Run in the member's data directory: pgBackRest checks that it pushes the WAL of the
+        // database its `pg1-path` names.
+        format!(
+            "'pgbackrest --config={} --stanza=lotto --pg1-path=$PWD archive-push %p'",
+            self.pgbackrest_conf().display()
+        )
+    }
+
+    pub fn pgbackrest_conf(&self) -> PathBuf {
+        self.dir.join("backups").join("pgbackrest.conf")
+    }
+
+    /// pgBackRest's configuration: one repository (`backups/repo`), the three members as the
+    /// stanza's hosts (it backs up from whichever is the primary).
+    pub fn pgbackrest_config(&self) -> String {
+        let backups = self.dir.join("backups");
+        let members: String = (0..MEMBERS.len())
+            .map(|m| {
+                let dir = self.member_dir(m);
+                let n = m + 1;
+                format!(
+                    "pg{n}-path={}\npg{n}-port={}\npg{n}-socket-path={}\n",
+                    dir.join("data").display(),
+                    self.postgres_port(m),
+                    dir.display()
+                )
+            })
+            .collect();
+        format!(
+            "[global]
+repo1-path={repo}
+repo1-retention-full=2
+log-path={backups}
+lock-path={backups}
+log-level-console=warn
+log-level-file=info
+start-fast=y
+
+[lotto]
+{members}",
+            repo = backups.join("repo").display(),
+            backups = backups.display(),
         )
     }
 
@@ -191,7 +243,7 @@ listen primary
   bind 127.0.0.1:{port}
   option httpchk GET /primary
   http-check expect status 200
-  default-server inter 1s fall 2 rise 1 on-marked-down shutdown-sessions
+  default-server inter 500ms fall 2 rise 1 on-marked-down shutdown-sessions
 {servers}listen platform
   bind 127.0.0.1:{front}
   mode http

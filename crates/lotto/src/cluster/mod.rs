@@ -9,10 +9,14 @@
 //! - `kill <member|primary>` kills a member's Patroni and Postgres at once (SIGKILL), as the loss
 //!   of its machine would.
 //! - `stop` stops everything (Patroni stops its Postgres cleanly).
+//! - `backup` takes a full backup with pgBackRest (the WAL is archived all along);
+//!   `restore-point <name>` marks a moment; `restore <name|latest> <dir> <port>` restores the
+//!   newest backup into a new cluster up to that moment and starts it alone (the restore drill).
 //!
 //! The layout lives in `LOTTO_CLUSTER_DIR` (default `.lotto/cluster`), its ports from
 //! `LOTTO_CLUSTER_PORT` (default 5440; see [`layout`]), kept in the directory by the first start.
 
+mod backup;
 mod layout;
 mod process;
 
@@ -33,7 +37,16 @@ pub async fn command(args: &[&str]) -> anyhow::Result<()> {
         ["status"] => status(&layout).await,
         ["kill", member] => kill(&layout, member).await,
         ["stop"] => stop(&layout),
-        _ => bail!("usage: lotto cluster start|status|stop|kill <member1|member2|member3|primary>"),
+        ["backup"] => {
+            say(&backup::full(&layout, RunAs::postgres_if_root()?)?);
+            Ok(())
+        }
+        ["restore-point", name] => restore_point(&layout, name).await,
+        ["restore", target, into, port] => restore(&layout, target, Path::new(into), port.parse()?).await,
+        _ => bail!(
+            "usage: lotto cluster start|status|stop|kill <member1|member2|member3|primary>|backup|\
+             restore-point <name>|restore <name|latest> <empty directory> <port>"
+        ),
     }
 }
 
@@ -75,6 +88,10 @@ async fn start(layout: &Layout) -> anyhow::Result<()> {
     let http = reqwest::Client::builder().timeout(Duration::from_secs(1)).build()?;
     let deadline = Instant::now() + READY_WITHIN;
 
+    backup::prepare(layout, run_as)?;
+    if etcd(layout).pid().is_none() {
+        free(&[layout.etcd_port()])?;
+    }
     etcd(layout).start("etcd", &layout.etcd_args(), None)?;
     let health = format!("http://127.0.0.1:{}/health", layout.etcd_port());
     wait_for("etcd", deadline, &etcd(layout).log(), || async {
@@ -88,6 +105,7 @@ async fn start(layout: &Layout) -> anyhow::Result<()> {
         if daemon.pid().is_some() {
             continue;
         }
+        free(&[layout.rest_port(member), layout.postgres_port(member)])?;
         std::fs::create_dir_all(&daemon.dir)?;
         let config = daemon.dir.join("patroni.yml");
         std::fs::write(&config, layout.patroni_config(member, &bin_dir))?;
@@ -99,6 +117,9 @@ async fn start(layout: &Layout) -> anyhow::Result<()> {
     }
     let config = layout.dir.join("haproxy.cfg");
     std::fs::write(&config, layout.haproxy_config())?;
+    if haproxy(layout).pid().is_none() {
+        free(&[layout.proxy_port(), layout.front_port()])?;
+    }
     haproxy(layout).start(
         "haproxy",
         &["-db".to_owned(), "-f".to_owned(), config.display().to_string()],
@@ -119,12 +140,27 @@ async fn start(layout: &Layout) -> anyhow::Result<()> {
         platform::db::ensure_database(&layout.url("lotto")).await.is_ok() && writable(&url).await
     })
     .await?;
+    backup::create_stanza(layout, run_as)?;
     say(&format!("DATABASE_URL={}", layout.url("lotto")));
     say(&format!(
         "clients: http://127.0.0.1:{}/ (start lotto replicas with LOTTO_LISTEN=127.0.0.1:{})",
         layout.front_port(),
         (0..layout::REPLICAS).map(|r| layout.replica_port(r).to_string()).collect::<Vec<_>>().join(" and ")
     ));
+    Ok(())
+}
+
+/// Fails, naming the port, when something this layout did not start listens on one of `ports`
+/// (another layout on the same ports, most likely).
+fn free(ports: &[u16]) -> anyhow::Result<()> {
+    for port in ports {
+        if std::net::TcpListener::bind(("127.0.0.1", *port)).is_err() {
+            bail!(
+                "port {port} is taken by a process this layout did not start: stop the other layout \
+                 (lotto cluster stop with its LOTTO_CLUSTER_DIR) or choose other ports (LOTTO_CLUSTER_PORT)"
+            );
+        }
+    }
     Ok(())
 }
 
@@ -196,6 +232,31 @@ async fn status(layout: &Layout) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// Marks this moment in the WAL as `name` (a restore can stop there) and has the segment
+/// holding it archived at once.
+async fn restore_point(layout: &Layout, name: &str) -> anyhow::Result<()> {
+    use sqlx::Connection;
+    let mut conn = sqlx::PgConnection::connect(&layout.url("postgres")).await?;
+    let at: String = sqlx::query_scalar("SELECT pg_create_restore_point($1)::text")
+        .bind(name)
+        .fetch_one(&mut conn)
+        .await?;
+    sqlx::query("SELECT pg_switch_wal()").execute(&mut conn).await?;
+    say(&format!("restore point {name} at {at}"));
+    Ok(())
+}
+
+/// Restores into a new cluster on `port` (see [`backup::restore`]) and waits for it to serve.
+async fn restore(layout: &Layout, target: &str, into: &Path, port: u16) -> anyhow::Result<()> {
+    let bin_dir = crate::postgres::find_postgres_bin_dir().context("no PostgreSQL server installed")?;
+    std::fs::create_dir_all(into)?;
+    let into = into.canonicalize()?;
+    let url = backup::restore(layout, RunAs::postgres_if_root()?, &bin_dir, target, &into, port)?;
+    backup::promoted(&url).await?;
+    say(&format!("DATABASE_URL={url}"));
+    Ok(())
+}
+
 fn running(pid: Option<u32>) -> String {
     pid.map_or("not running".to_owned(), |pid| format!("pid {pid}"))
 }
@@ -240,6 +301,9 @@ fn stop(layout: &Layout) -> anyhow::Result<()> {
         std::thread::sleep(Duration::from_millis(200));
     }
     etcd(layout).terminate();
+    if let Some(bin_dir) = crate::postgres::find_postgres_bin_dir() {
+        backup::stop_restored(layout, RunAs::postgres_if_root()?, &bin_dir);
+    }
     say("stopped");
     Ok(())
 }

@@ -44,6 +44,11 @@ impl Tally {
         }
     }
 
+    /// The acknowledged writes answered from `from` to `to`.
+    pub fn writes_between(&self, from: Instant, to: Instant) -> usize {
+        self.writes.lock().unwrap().iter().filter(|(_, answered)| *answered >= from && *answered < to).count()
+    }
+
     /// The time from `since` to the first acknowledged write sent after it.
     pub fn first_write_after(&self, since: Instant) -> Option<Duration> {
         let writes = self.writes.lock().unwrap();
@@ -236,9 +241,11 @@ async fn play(client: &Client, n: usize, token: &str, at_least: usize) {
             3 => {
                 // Craps: a session of the player's, a field bet and a pass line bet when the puck
                 // is off, one roll; the same key again after a kill.
-                let (_, session) =
+                let (status, session) =
                     client.until_answered(post(), "/v1/craps/sessions", token, None, Some(&json!({}))).await;
-                let path = format!("/v1/craps/sessions/{}/rolls", session["id"].as_str().unwrap());
+                let id =
+                    session["id"].as_str().unwrap_or_else(|| panic!("a craps session: {status} {session}"));
+                let path = format!("/v1/craps/sessions/{id}/rolls");
                 let bets = json!({"changes": [{"change": "place", "bet": "pass", "amount_cents": 500}, {"change": "place", "bet": "field", "amount_cents": 100}]});
                 let (status, _) = client.until_answered(post(), &path, token, Some(&key), Some(&bets)).await;
                 if status < 300 {

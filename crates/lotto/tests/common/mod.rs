@@ -87,6 +87,7 @@ impl Drop for Lotto {
 /// The secret the tests start `lotto` with, so they can sign tokens it accepts.
 pub const SECRET: &str = "lotto-command-tests-secret-0123456789abcdef";
 
+pub mod cluster;
 pub mod mixed;
 
 pub fn free_port() -> u16 {

@@ -1,0 +1,58 @@
+//! A replicated layout of a test's own (`lotto cluster`, ADR 0013), on free ports in a scratch
+//! directory, stopped when the test ends however it ends.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+/// A replicated layout of this test's, stopped when the test ends (however it ends).
+pub struct Cluster {
+    pub dir: PathBuf,
+    pub base_port: u16,
+}
+
+impl Cluster {
+    /// `lotto cluster start` on a fresh directory and free ports; returns it and its URL.
+    pub fn start() -> (Cluster, String) {
+        let cluster = Cluster { dir: platform::config::scratch_dir("cluster"), base_port: free_ports() };
+        let said = cluster.run("start");
+        let url =
+            said.lines().find_map(|l| l.strip_prefix("DATABASE_URL=")).expect("it says the URL").to_owned();
+        (cluster, url)
+    }
+
+    /// Runs `lotto cluster <args>`; returns what it printed.
+    pub fn run(&self, args: &str) -> String {
+        let out = Command::new(env!("CARGO_BIN_EXE_lotto"))
+            .arg("cluster")
+            .args(args.split(' '))
+            .env("LOTTO_CLUSTER_DIR", &self.dir)
+            .env("LOTTO_CLUSTER_PORT", self.base_port.to_string())
+            .env("LOTTO_LOG", "warn")
+            .output()
+            .unwrap();
+        let said = String::from_utf8_lossy(&out.stdout).into_owned();
+        assert!(out.status.success(), "lotto cluster {args}: {said}{}", String::from_utf8_lossy(&out.stderr));
+        said
+    }
+}
+
+impl Drop for Cluster {
+    fn drop(&mut self) {
+        let _ = Command::new(env!("CARGO_BIN_EXE_lotto"))
+            .args(["cluster", "stop"])
+            .env("LOTTO_CLUSTER_DIR", &self.dir)
+            .output();
+    }
+}
+
+/// A base port whose layout's ports (base to base + 32) are all free now.
+fn free_ports() -> u16 {
+    let free = |port: u16| std::net::TcpListener::bind(("127.0.0.1", port)).is_ok();
+    for _ in 0..100 {
+        let base = 20_000 + (super::free_port() % 20_000);
+        if (0..=32).all(|offset| free(base + offset)) {
+            return base;
+        }
+    }
+    panic!("no free run of ports for the cluster");
+}
