@@ -103,7 +103,7 @@ impl Layout {
 namespace: /lotto/
 name: {name}
 log:
-  level: WARNING
+  level: INFO
 restapi:
   listen: 127.0.0.1:{rest}
   connect_address: 127.0.0.1:{rest}
@@ -117,6 +117,7 @@ bootstrap:
     maximum_lag_on_failover: 1048576
     synchronous_mode: true
     synchronous_mode_strict: true
+    failsafe_mode: true
     postgresql:
       use_pg_rewind: true
       use_slots: true

@@ -7,7 +7,7 @@
 //!   lost, it starts that member again, which rejoins as a standby.
 //! - `status` prints each member's role and state as Patroni sees them.
 //! - `kill <member|primary>` kills a member's Patroni and Postgres at once (SIGKILL), as the loss
-//!   of its machine would.
+//!   of its machine would; `kill etcd` loses the consensus store.
 //! - `stop` stops everything (Patroni stops its Postgres cleanly).
 //! - `backup` takes a full backup with pgBackRest (the WAL is archived all along);
 //!   `restore-point <name>` marks a moment; `restore <name|latest> <dir> <port>` restores the
@@ -35,6 +35,12 @@ pub async fn command(args: &[&str]) -> anyhow::Result<()> {
     match args {
         ["start"] => start(&layout).await,
         ["status"] => status(&layout).await,
+        ["kill", "etcd"] => {
+            let pid = etcd(&layout).pid().context("etcd is not running")?;
+            process::kill_tree(pid);
+            say("killed etcd");
+            Ok(())
+        }
         ["kill", member] => kill(&layout, member).await,
         ["stop"] => stop(&layout),
         ["backup"] => {
@@ -44,7 +50,7 @@ pub async fn command(args: &[&str]) -> anyhow::Result<()> {
         ["restore-point", name] => restore_point(&layout, name).await,
         ["restore", target, into, port] => restore(&layout, target, Path::new(into), port.parse()?).await,
         _ => bail!(
-            "usage: lotto cluster start|status|stop|kill <member1|member2|member3|primary>|backup|\
+            "usage: lotto cluster start|status|stop|kill <member1|member2|member3|primary|etcd>|backup|\
              restore-point <name>|restore <name|latest> <empty directory> <port>"
         ),
     }
