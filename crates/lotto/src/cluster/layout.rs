@@ -215,8 +215,10 @@ start-fast=y
     /// answers `GET /primary` with 200, checked every second; a member marked down has its
     /// sessions cut (`on-marked-down shutdown-sessions`), so no client goes on talking to a
     /// demoted primary. In front of the platform: HTTP spread over the `lotto` replicas that
-    /// answer `GET /readyz`; a request whose connection a replica refused is sent to another
-    /// (`redispatch`), one it accepted is never sent twice.
+    /// answer `GET /readyz`, each caller's requests to one replica while it lives (hashed on the
+    /// bearer token, consistently: a caller moves only when its replica goes), so that what a
+    /// replica remembers of a caller's round stays useful; a request whose connection a replica
+    /// refused is sent to another (`redispatch`), one it accepted is never sent twice.
     pub fn haproxy_config(&self) -> String {
         let replicas: String = (0..REPLICAS)
             .map(|r| format!("  server lotto{} 127.0.0.1:{} check\n", r + 1, self.replica_port(r)))
@@ -250,7 +252,8 @@ listen primary
   mode http
   timeout client 60s
   timeout server 60s
-  balance roundrobin
+  balance hdr(authorization)
+  hash-type consistent
   option redispatch
   retries 3
   option httpchk GET /readyz

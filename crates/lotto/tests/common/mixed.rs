@@ -29,6 +29,8 @@ pub struct Tally {
     /// Requests sent again because no answer came (the process or the database was down) or
     /// the answer was 503.
     pub retried: AtomicUsize,
+    /// Requests answered 429 (the rate limit) and sent again after its Retry-After.
+    pub slowed: AtomicUsize,
     /// Set when the disturbance is over: the players play on until then.
     pub done: AtomicBool,
     /// Every acknowledged request that created something: (what, id), to be found afterwards.
@@ -72,7 +74,8 @@ pub struct Client {
 impl Client {
     /// Sends until an answer other than 503 comes: a connection refused or reset, no answer in
     /// time, or a load balancer's 502 or 504 (the replica behind it died with the request) is
-    /// sent again with the same request, which is what the idempotency key is for.
+    /// sent again with the same request, which is what the idempotency key is for; a 429 is sent
+    /// again after its Retry-After, as a well-behaved client does.
     pub async fn until_answered(
         &self,
         method: reqwest::Method,
@@ -94,6 +97,13 @@ impl Client {
             self.tally.sent.fetch_add(1, Ordering::Relaxed);
             let sent = Instant::now();
             match request.send().await {
+                // Slowed down: wait as long as the server says, and send the same again.
+                Ok(response) if response.status().as_u16() == 429 => {
+                    let wait =
+                        response.headers().get("retry-after").and_then(|v| v.to_str().ok()?.parse().ok());
+                    self.tally.slowed.fetch_add(1, Ordering::Relaxed);
+                    tokio::time::sleep(Duration::from_secs(wait.unwrap_or(1))).await;
+                }
                 Ok(response) if !matches!(response.status().as_u16(), 502..=504) => {
                     let status = response.status().as_u16();
                     let body = response.json().await.unwrap_or(Value::Null);
@@ -515,10 +525,11 @@ pub async fn settled_and_checked(client: &Client, url: &str, keys: &TokenKeys) -
     invariants += 1;
     pool.close().await;
     format!(
-        "{} requests ({} sent again), {} acknowledged and found once each, {tickets} keno tickets, {rounds} blackjack rounds, \
+        "{} requests ({} sent again, {} after a 429), {} acknowledged and found once each, {tickets} keno tickets, {rounds} blackjack rounds, \
          {suits} I Luv Suits rounds, {rolls} craps rolls, {paid} instant prizes; {invariants} invariants hold",
         client.tally.sent.load(Ordering::Relaxed),
         client.tally.retried.load(Ordering::Relaxed),
+        client.tally.slowed.load(Ordering::Relaxed),
         acknowledged.len()
     )
 }
