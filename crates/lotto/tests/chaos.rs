@@ -1,5 +1,6 @@
 //! Chaos (issue 11): the real `lotto` process under a bounded load of every game (Keno played at
-//! once and in scheduled draws, blackjack and I Luv Suits rounds, craps rolls, instant prizes claimed at a till), killed with
+//! once and in scheduled draws, blackjack and I Luv Suits rounds, craps rolls, instant prizes
+//! claimed at a till, deposits and withdrawals through the sandbox provider), killed with
 //! SIGKILL at random moments and restarted, several times. Every client retries with the same
 //! idempotency key until it gets an answer, as a real one would. After recovery:
 //!
@@ -10,6 +11,9 @@
 //!   returns exactly once; every craps request moved exactly its recorded money; escrow holds
 //!   nothing but the bets still on craps layouts;
 //! - every instant ticket is paid at most once, and every ticket marked paid exactly once;
+//! - every deposit credited once if it succeeded, every withdrawal held once and posted or
+//!   voided once by its outcome;
+//! - every acknowledged request is there (the load's checks: tests/common/mixed.rs);
 //! - every audit chain verifies.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout)]
 

@@ -229,6 +229,10 @@ async fn play(client: &Client, n: usize, token: &str, at_least: usize) {
             break;
         }
         let key = format!("p{n}-{play}");
+        if play % 10 == 9 {
+            payment(client, token, &key, play % 20 == 9).await;
+            continue;
+        }
         match rng.random_range(0..5) {
             0 => {
                 let ticket = json!({"option": "bet", "spots": [1 + play % 70, 20, 33, 47, 61], "tickets": 1 + play % 3});
@@ -268,6 +272,18 @@ async fn play(client: &Client, n: usize, token: &str, at_least: usize) {
             _ => blackjack(client, token, &table, &key, &mut rng).await,
         }
     }
+}
+
+/// A deposit of $10 or a withdrawal of $5 through the sandbox provider (its webhook comes back
+/// to the gateway that asked it, unless that replica dies first: the payment then stays pending).
+async fn payment(client: &Client, token: &str, key: &str, deposit: bool) {
+    let path = if deposit { "/v1/me/deposits" } else { "/v1/me/withdrawals" };
+    let amount = if deposit { 1_000 } else { 500 };
+    let body = json!({"amount": amount, "currency": "USD"});
+    let (status, payment) =
+        client.until_answered(reqwest::Method::POST, path, token, Some(key), Some(&body)).await;
+    assert!(matches!(status, 200 | 202), "{path}: {status} {payment}");
+    client.tally.acknowledge("payment", &payment["id"]);
 }
 
 /// I Luv Suits: the wagers, then a fold or a play sent until it is answered.
@@ -461,6 +477,23 @@ pub async fn settled_and_checked(client: &Client, url: &str, keys: &TokenKeys) -
     )
     .await;
     assert_eq!(wrong, 0, "craps rolls charged or paid other than their records");
+    // Payments: a deposit credited once if it succeeded and never otherwise; a withdrawal's hold
+    // placed once, posted once if it succeeded, voided once if it failed, still pending if not
+    // yet reported (its provider's replica died with the request).
+    let wrong = scalar(
+        "SELECT count(*) FROM gateway.payments p
+          WHERE (p.kind = 'deposit'
+                 AND (SELECT count(*) FROM ledger.transfers t WHERE t.id = p.id)
+                     <> CASE WHEN p.state = 'succeeded' THEN 1 ELSE 0 END)
+             OR (p.kind = 'withdrawal'
+                 AND ((SELECT count(*) FROM ledger.transfers t WHERE t.id = p.id AND t.kind = 'pending') <> 1
+                      OR (SELECT count(*) FROM ledger.transfers t WHERE t.pending_id = p.id AND t.kind = 'post_pending')
+                         <> CASE WHEN p.state = 'succeeded' THEN 1 ELSE 0 END
+                      OR (SELECT count(*) FROM ledger.transfers t WHERE t.pending_id = p.id AND t.kind = 'void_pending')
+                         <> CASE WHEN p.state = 'failed' THEN 1 ELSE 0 END))",
+    )
+    .await;
+    assert_eq!(wrong, 0, "payments moved other than once");
     let undecided = scalar("SELECT count(*) FROM tables.ils_rounds WHERE state = 'deciding'").await;
     assert_eq!(undecided, 0, "an I Luv Suits round was left without its decision");
     // Nothing in escrow without a round or draw to hold it for.
@@ -486,11 +519,12 @@ pub async fn settled_and_checked(client: &Client, url: &str, keys: &TokenKeys) -
     )
     .await;
     assert_eq!(wrong, 0, "instant tickets paid other than once");
-    invariants += 8;
+    invariants += 9;
     let paid = scalar("SELECT count(*) FROM instant.tickets WHERE payment IN ('done', 'confirmed')").await;
     let rounds = scalar("SELECT count(*) FROM tables.bj_rounds").await;
     let suits = scalar("SELECT count(*) FROM tables.ils_rounds").await;
     let rolls = scalar("SELECT count(*) FROM tables.craps_rolls").await;
+    let payments = scalar("SELECT count(*) FROM gateway.payments").await;
     let tickets = scalar(
         "SELECT (SELECT count(*) FROM draws.keno_tickets) + (SELECT count(*) FROM draws.keno_draw_tickets)",
     )
@@ -514,6 +548,7 @@ pub async fn settled_and_checked(client: &Client, url: &str, keys: &TokenKeys) -
             "craps roll" => sqlx::query_scalar(
                 "SELECT count(*) FROM tables.craps_rolls WHERE session_id::text || '/' || key = $1",
             ),
+            "payment" => sqlx::query_scalar("SELECT count(*) FROM gateway.payments WHERE id::text = $1"),
             _ => sqlx::query_scalar("SELECT count(*) FROM instant.claim_receipts WHERE id::text = $1"),
         }
         .bind(id)
@@ -526,7 +561,7 @@ pub async fn settled_and_checked(client: &Client, url: &str, keys: &TokenKeys) -
     pool.close().await;
     format!(
         "{} requests ({} sent again, {} after a 429), {} acknowledged and found once each, {tickets} keno tickets, {rounds} blackjack rounds, \
-         {suits} I Luv Suits rounds, {rolls} craps rolls, {paid} instant prizes; {invariants} invariants hold",
+         {suits} I Luv Suits rounds, {rolls} craps rolls, {paid} instant prizes, {payments} payments; {invariants} invariants hold",
         client.tally.sent.load(Ordering::Relaxed),
         client.tally.retried.load(Ordering::Relaxed),
         client.tally.slowed.load(Ordering::Relaxed),
