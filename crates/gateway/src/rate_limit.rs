@@ -24,6 +24,7 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use platform::AppError;
 use platform::codes;
+use platform::single_flight::SingleFlight;
 use sqlx::PgPool;
 
 use crate::GatewayState;
@@ -86,6 +87,8 @@ pub struct RateLimiter {
     /// The gateway's pool, where the shared buckets are; None for a replica limiting alone.
     shared: Option<PgPool>,
     allowances: Mutex<HashMap<String, Allowance>>,
+    /// The draws from the shared buckets in flight, one per key.
+    draws: SingleFlight<String, bool>,
     /// This replica's own buckets: used when there is no shared store, or it cannot be reached.
     buckets: Mutex<HashMap<String, Bucket>>,
 }
@@ -98,6 +101,7 @@ impl RateLimiter {
             per_address,
             shared: None,
             allowances: Mutex::new(HashMap::new()),
+            draws: SingleFlight::default(),
             buckets: Mutex::new(HashMap::new()),
         }
     }
@@ -112,61 +116,67 @@ impl RateLimiter {
         let Some(pool) = self.shared.as_ref().filter(|_| !quota.unlimited()) else {
             return self.take_here(key, quota);
         };
+        // Spent from this replica's allowance; when it is empty, one request of the key draws
+        // the next from the shared bucket while the others of the key wait for it (drawing one
+        // each would take the bucket's burst many times over).
+        // Every draw grants a token or refuses the key, so the waiting requests of a busy key
+        // each get one or the refusal in a few rounds; the bound only guards against a bug.
+        for _ in 0..1_000 {
+            if let Some(answer) = self.spend(key, quota) {
+                return answer;
+            }
+            let key = key.to_owned();
+            let (drawn, _) = self.draws.run(key.clone(), || self.draw(pool, &key, quota)).await;
+            if !drawn {
+                tracing::warn!("shared rate limits unreachable; this replica limits alone");
+                return self.take_here(key.as_str(), quota);
+            }
+        }
+        Err(Duration::from_secs(1))
+    }
+
+    /// One token from this replica's allowance for `key`; None when it has none to give.
+    fn spend(&self, key: &str, quota: Quota) -> Option<Result<Standing, Duration>> {
+        let now = Instant::now();
+        let mut allowances = lock(&self.allowances);
+        let allowance = allowances.get_mut(key).filter(|a| a.until > now)?;
+        if allowance.refused {
+            return Some(Err(allowance.until - now));
+        }
+        let tokens = allowance.tokens.checked_sub(1)?;
+        allowance.tokens = tokens;
+        Some(Ok(standing(quota, allowance.shared_left, tokens)))
+    }
+
+    /// Draws `key`'s next allowance from the shared bucket, putting back what is left of an
+    /// expired one; false when the bucket could not be reached.
+    async fn draw(&self, pool: &PgPool, key: &str, quota: Quota) -> bool {
         let now = Instant::now();
         let returned = {
             let mut allowances = lock(&self.allowances);
-            match allowances.get_mut(key) {
-                Some(a) if a.until > now && a.refused => return Err(a.until - now),
-                Some(a) if a.until > now && a.tokens > 0 => {
-                    a.tokens -= 1;
-                    return Ok(standing(quota, a.shared_left, a.tokens));
-                }
-                Some(a) if a.until <= now => std::mem::take(&mut a.tokens),
-                _ => 0,
+            if allowances.len() > MAX_BUCKETS {
+                allowances.retain(|_, a| a.until > now);
             }
+            allowances.get_mut(key).filter(|a| a.until <= now).map_or(0, |a| std::mem::take(&mut a.tokens))
         };
         let (rate, burst) = (quota.per_second(), f64::from(quota.burst.max(1)));
-        match store::take_tokens(pool, key, rate, burst, quota.allowance(), returned).await {
-            Ok(drawn) => self.drawn(key, quota, now, drawn),
-            Err(e) => {
-                tracing::warn!(error = %e, "shared rate limits unreachable; this replica limits alone");
-                self.take_here(key, quota)
+        let Ok(drawn) = store::take_tokens(pool, key, rate, burst, quota.allowance(), returned).await else {
+            return false;
+        };
+        let allowance = if drawn.granted == 0 {
+            let wait = ((1.0 - drawn.tokens_left) / rate.max(f64::MIN_POSITIVE)).clamp(0.0, 3600.0);
+            Allowance {
+                tokens: 0,
+                until: now + Duration::from_secs_f64(wait),
+                shared_left: drawn.tokens_left,
+                refused: true,
             }
-        }
-    }
-
-    /// Keeps what a draw from the shared bucket gave, and answers the request that asked.
-    fn drawn(
-        &self,
-        key: &str,
-        quota: Quota,
-        now: Instant,
-        drawn: store::Drawn,
-    ) -> Result<Standing, Duration> {
-        let mut allowances = lock(&self.allowances);
-        if allowances.len() > MAX_BUCKETS {
-            allowances.retain(|_, a| a.until > now);
-        }
-        if drawn.granted == 0 {
-            let wait = Duration::from_secs_f64(
-                ((1.0 - drawn.tokens_left) / quota.per_second().max(f64::MIN_POSITIVE)).clamp(0.0, 3600.0),
-            );
-            allowances.insert(
-                key.to_owned(),
-                Allowance { tokens: 0, until: now + wait, shared_left: drawn.tokens_left, refused: true },
-            );
-            return Err(wait);
-        }
-        // Another request of the key may have drawn meanwhile: what is left of its allowance
-        // is kept with this one.
-        let kept = allowances.get(key).filter(|a| !a.refused).map_or(0, |a| a.tokens);
-        let tokens = kept + drawn.granted - 1;
-        let until = now + ALLOWANCE_LIFETIME;
-        allowances.insert(
-            key.to_owned(),
-            Allowance { tokens, until, shared_left: drawn.tokens_left, refused: false },
-        );
-        Ok(standing(quota, drawn.tokens_left, tokens))
+        } else {
+            let until = now + ALLOWANCE_LIFETIME;
+            Allowance { tokens: drawn.granted, until, shared_left: drawn.tokens_left, refused: false }
+        };
+        lock(&self.allowances).insert(key.to_owned(), allowance);
+        true
     }
 
     /// Takes one token from this replica's own bucket for `key`.

@@ -317,6 +317,29 @@ async fn replicas_share_one_limit() {
     );
 }
 
+/// Forty requests of one address at once share one draw from the shared bucket (each drawing
+/// its own allowance would take the burst many times over and refuse most of them).
+#[tokio::test]
+async fn requests_at_once_draw_one_allowance_between_them() {
+    let gw = TestGateway::with_quota(gateway::rate_limit::Quota { per_minute: 6_000, burst: 100 }).await;
+    let mut calls = Vec::new();
+    for _ in 0..40 {
+        let router = gw.router.clone();
+        calls.push(tokio::spawn(async move {
+            let request = axum::http::Request::post("/v1/sessions")
+                .header("content-type", "application/json")
+                .body(axum::body::Body::from(json!({"api_key": "nope"}).to_string()))
+                .unwrap();
+            platform::testing::send(&router, request).await.status
+        }));
+    }
+    let mut refused = 0;
+    for call in calls {
+        refused += usize::from(call.await.unwrap() == StatusCode::TOO_MANY_REQUESTS);
+    }
+    assert_eq!(refused, 0, "40 requests against a burst of 100");
+}
+
 #[tokio::test]
 async fn a_busy_identity_or_address_is_slowed_with_retry_after() {
     let gw = TestGateway::with_quota(gateway::rate_limit::Quota { per_minute: 60, burst: 5 }).await;
