@@ -354,6 +354,7 @@ pub async fn settled_and_checked(client: &Client, url: &str, keys: &TokenKeys) -
                   + (SELECT count(*) FROM tables.bj_rounds WHERE state IN ('open', 'playing', 'settling'))
                   + (SELECT count(*) FROM tables.ils_rounds WHERE state IN ('open', 'settling') OR pending IS NOT NULL)
                   + (SELECT count(*) FROM tables.craps_sessions WHERE pending IS NOT NULL)
+                  + (SELECT count(*) FROM gateway.payments WHERE state = 'settling')
                   + (SELECT count(*) FROM draws.keno_entries e JOIN draws.keno_draws d ON d.number = e.draw_number
                       WHERE d.state <> 'settled')",
         )
