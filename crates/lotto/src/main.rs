@@ -22,6 +22,7 @@ const USAGE: &str = "usage: lotto [serve]
        lotto print-run <game>
        lotto printer-file <file> [identity-file] [signature signing-key]
        lotto cluster start|status|stop|kill <member1|member2|member3|primary|etcd>|backup
+       lotto cluster cut <member1|member2|member3|primary> | heal
        lotto cluster restore-point <name> | restore <name|latest> <empty directory> <port>
 
 serve (the default) runs every service of the platform in one process.
@@ -45,7 +46,8 @@ cluster runs the replicated Postgres of docs/adr/0013 on this machine from Debia
 (etcd-server, patroni, haproxy): three members, strict synchronous replication, one address
 (HAProxy) that follows the primary; in LOTTO_CLUSTER_DIR (default .lotto/cluster) from port
 LOTTO_CLUSTER_PORT (default 5440). start prints the DATABASE_URL to run lotto on; kill loses a
-member as a machine would, and start again brings it back as a standby. backup takes a full
+member as a machine would, and start again brings it back as a standby; cut cuts a member off
+the network (root, Debian's iptables) until heal. backup takes a full
 pgBackRest backup (the WAL is archived all along), restore-point marks a moment, and restore
 brings the newest backup back into a new cluster up to that moment.
 Configuration is by environment variable; see README.md (Configuration).";

@@ -170,13 +170,6 @@ fn deployments(given: &BTreeMap<&str, String>) -> Vec<Service> {
     out
 }
 
-/// The workspace's binaries, built as the image builds them (a no-op when they are current).
-fn binaries() -> PathBuf {
-    let status = Command::new(env!("CARGO")).args(["build", "--workspace", "--bins"]).status().unwrap();
-    assert!(status.success(), "cargo build --bins failed");
-    Path::new(env!("CARGO_BIN_EXE_lotto")).parent().unwrap().to_path_buf()
-}
-
 /// The processes of the deployment, killed when the test ends, however it ends, and the
 /// directory of their volumes, removed then.
 struct Processes(Vec<(String, Child)>, PathBuf);
@@ -408,7 +401,7 @@ fn secrets() -> BTreeMap<&'static str, String> {
 async fn every_service_of_the_compose_file_starts_apart_and_plays_through_the_gateway() {
     let database = platform::testing::fresh_database().await.unwrap();
     let services = services(&secrets());
-    let bin = binaries();
+    let bin = common::binaries();
     let (processes, ports, volumes) = start(&services, &database, &bin).await;
     let names: Vec<&str> = services.iter().map(|s| s.name.as_str()).collect();
     assert!(
@@ -428,7 +421,7 @@ async fn every_service_of_the_compose_file_starts_apart_and_plays_through_the_ga
 async fn every_deployment_of_the_kubernetes_manifests_starts_apart_and_plays_through_the_gateway() {
     let database = platform::testing::fresh_database().await.unwrap();
     let services = deployments(&secrets());
-    let bin = binaries();
+    let bin = common::binaries();
     let (processes, ports, _) = start(&services, &database, &bin).await;
     play_every_game(&format!("http://127.0.0.1:{}", ports["gateway"]), &bin, &database).await;
     drop(processes);
@@ -561,7 +554,7 @@ async fn play_every_game(gw: &str, bin: &Path, database: &str) {
 /// Each service refuses to start with a placeholder secret, as the file's old defaults were.
 #[test]
 fn a_service_refuses_a_placeholder_secret() {
-    let bin = binaries();
+    let bin = common::binaries();
     let out = Command::new(bin.join("ledger"))
         .env_clear()
         .env("DATABASE_URL", "postgres://postgres@127.0.0.1:1/none")

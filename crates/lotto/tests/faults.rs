@@ -6,7 +6,11 @@
 //! - **etcd and the primary lost together**: nothing can be promoted without the consensus store,
 //!   so no member becomes a second primary; writes wait, and come back once etcd does;
 //!
-//! (An isolated primary, cut from the others but alive, is not tried here yet: see ADR 0013.)
+//! - **the primary cut off the network** (`lotto cluster cut`, the kernel's packet filter):
+//!   it acknowledges no write from the cut on, even to a client on its own machine (its commits
+//!   wait for a synchronous standby it cannot reach, then Patroni demotes it, failing to reach
+//!   etcd or any member); a standby takes over; once healed, it rejoins as a standby without
+//!   what it had not acknowledged.
 //!
 //! Throughout, no two members are ever primary at once (sampled every 100 ms).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout)]
@@ -19,6 +23,7 @@ use std::time::{Duration, Instant};
 
 use common::cluster::Cluster;
 use sqlx::Connection;
+use sqlx::postgres::PgConnectOptions;
 
 /// The members' roles as their Patroni REST APIs say (None for one that does not answer).
 async fn roles(http: &reqwest::Client, base_port: u16) -> Vec<Option<String>> {
@@ -75,10 +80,10 @@ impl Drop for Watch {
     }
 }
 
-/// One write through `url` with a deadline: the number written when it was acknowledged.
-async fn write(url: &str, n: i64) -> Option<i64> {
+/// One write through `to` with a deadline: the number written when it was acknowledged.
+async fn write(to: &PgConnectOptions, n: i64) -> Option<i64> {
     let attempt = async {
-        let mut conn = sqlx::PgConnection::connect(url).await.ok()?;
+        let mut conn = sqlx::PgConnection::connect_with(to).await.ok()?;
         sqlx::query("INSERT INTO fault_writes (n) VALUES ($1)").bind(n).execute(&mut conn).await.ok()?;
         Some(n)
     };
@@ -88,15 +93,33 @@ async fn write(url: &str, n: i64) -> Option<i64> {
 /// Writes through `url` every 100 ms for `period`; the numbers acknowledged (the attempts are
 /// numbered from `from` on).
 async fn writes_for(url: &str, from: i64, period: Duration) -> Vec<i64> {
+    writes_sent_for(&url.parse().unwrap(), from, period).await.into_iter().map(|(n, _)| n).collect()
+}
+
+/// [`writes_for`] through `to`, with when each acknowledged write was sent.
+async fn writes_sent_for(to: &PgConnectOptions, from: i64, period: Duration) -> Vec<(i64, Instant)> {
     let until = Instant::now() + period;
     let mut acknowledged = Vec::new();
     let mut n = from;
     while Instant::now() < until {
-        acknowledged.extend(write(url, n).await);
+        let sent = Instant::now();
+        acknowledged.extend(write(to, n).await.map(|n| (n, sent)));
         n += 1;
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
     acknowledged
+}
+
+/// The member whose Patroni says it is the primary (waits for one).
+async fn primary(http: &reqwest::Client, base_port: u16) -> usize {
+    for _ in 0..600 {
+        let found = roles(http, base_port).await.iter().position(|r| matches!(r.as_deref(), Some("master" | "primary")));
+        if let Some(member) = found {
+            return member;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    panic!("no member is primary");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -155,4 +178,78 @@ async fn losing_etcd_makes_no_second_primary_and_loses_no_acknowledged_write() {
     assert!(stalled.is_empty(), "writes were acknowledged with neither etcd nor a primary: {stalled:?}");
     assert!(lost.is_empty(), "acknowledged writes missing: {lost:?}");
     assert_eq!(two, 0, "two members were primary at once in {two} of {samples} samples");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_primary_cut_off_the_network_acknowledges_no_write_and_rejoins_as_a_standby() {
+    let (cluster, url) = Cluster::start();
+    let mut conn = sqlx::PgConnection::connect(&url).await.unwrap();
+    sqlx::query("CREATE TABLE fault_writes (n bigint PRIMARY KEY)").execute(&mut conn).await.unwrap();
+    conn.close().await.unwrap();
+    let http = reqwest::Client::new();
+    let old = primary(&http, cluster.base_port).await;
+    // A client on the primary's own machine: its unix socket, which the cut leaves.
+    let member = format!("member{}", old + 1);
+    let beside = PgConnectOptions::new()
+        .socket(cluster.dir.join(&member))
+        .port(cluster.base_port + 1 + u16::try_from(old).unwrap())
+        .username("postgres")
+        .database("lotto");
+
+    // Writes through the one address and beside the primary, before, during and after the cut.
+    let period = Duration::from_secs(30);
+    let through_proxy = tokio::spawn({
+        let to: PgConnectOptions = url.parse().unwrap();
+        async move { writes_sent_for(&to, 0, period).await }
+    });
+    let on_its_machine = tokio::spawn(async move { writes_sent_for(&beside, 100_000, period).await });
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    let said = cluster.run(&format!("cut {member}"));
+    let cut_at = Instant::now();
+    let through_proxy = through_proxy.await.unwrap();
+    let on_its_machine = on_its_machine.await.unwrap();
+    let gap = through_proxy
+        .iter()
+        .filter(|(_, sent)| *sent > cut_at)
+        .map(|(_, sent)| *sent - cut_at)
+        .min()
+        .expect("writes came back through the one address");
+    let new = primary(&http, cluster.base_port).await;
+
+    // Healed: the old primary rejoins as a standby of the new one.
+    cluster.run("heal");
+    let healed_at = Instant::now();
+    let mut rejoined = None;
+    for _ in 0..900 {
+        let roles = roles(&http, cluster.base_port).await;
+        if matches!(roles[old].as_deref(), Some("replica")) {
+            rejoined = Some(healed_at.elapsed());
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+
+    let mut conn = sqlx::PgConnection::connect(&url).await.unwrap();
+    let kept: Vec<i64> =
+        sqlx::query_scalar("SELECT n FROM fault_writes ORDER BY n").fetch_all(&mut conn).await.unwrap();
+    let acknowledged_cut_off: Vec<i64> =
+        on_its_machine.iter().filter(|(_, sent)| *sent > cut_at).map(|(n, _)| *n).collect();
+    let lost: Vec<i64> =
+        through_proxy.iter().chain(&on_its_machine).map(|(n, _)| *n).filter(|n| !kept.contains(n)).collect();
+    println!(
+        "faults: {} ({} was primary): writes through the one address back after {:.1} s, on member{}; \
+         writes acknowledged beside the cut-off primary after the cut: {}; rejoined as a standby {:.1} s after \
+         the heal; acknowledged writes missing: {lost:?}",
+        said.trim(),
+        member,
+        gap.as_secs_f64(),
+        new + 1,
+        acknowledged_cut_off.len(),
+        rejoined.map_or(f64::NAN, |d| d.as_secs_f64()),
+    );
+    assert!(acknowledged_cut_off.is_empty(), "the cut-off primary acknowledged {acknowledged_cut_off:?}");
+    assert_ne!(new, old, "a standby took over");
+    assert!(gap < Duration::from_secs(120), "K.A.R. 112-110-9 allows two minutes: {gap:?}");
+    assert!(rejoined.is_some(), "{member} did not rejoin as a standby within 90 s of the heal");
+    assert!(lost.is_empty(), "acknowledged writes missing: {lost:?}");
 }

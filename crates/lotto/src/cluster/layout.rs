@@ -4,7 +4,10 @@
 //! From one base port `B`: HAProxy (the one address clients use) on `B`, the Postgres members on
 //! `B+1..=B+3`, their Patroni REST APIs on `B+11..=B+13`, etcd's clients on `B+21` and its peers
 //! on `B+22`; and in front of the platform, HAProxy's HTTP address for clients on `B+30`, passing
-//! to the `lotto` replicas an operator starts on `B+31..=B+32` (`LOTTO_LISTEN`).
+//! to the `lotto` replicas (or the gateways run apart) an operator starts on `B+31..=B+32`
+//! (`LOTTO_LISTEN`). For services run apart (each its own binary, two replicas of each), each
+//! service has its front too, three ports on from the one before: the ledger on `B+33` (its
+//! replicas on `B+34..=B+35`), draw-games on `B+36`, table-games on `B+39`, instant on `B+42`.
 
 use std::path::{Path, PathBuf};
 
@@ -12,8 +15,12 @@ use std::path::{Path, PathBuf};
 /// and a commit is still acknowledged only once two machines hold it (ADR 0013, strict mode).
 pub const MEMBERS: [&str; 3] = ["member1", "member2", "member3"];
 
-/// The `lotto` replicas the front address passes to.
+/// The replicas each front passes to.
 pub const REPLICAS: usize = 2;
+
+/// The services with a front of their own, in the order of their ports. The first, the one
+/// clients call, is the gateway or the whole platform in one `lotto` process.
+pub const SERVICES: [&str; 5] = ["gateway", "ledger", "draw-games", "table-games", "instant"];
 
 /// The base port when `LOTTO_CLUSTER_PORT` is unset (the platform's own Postgres keeps 5432).
 pub const DEFAULT_BASE_PORT: u16 = 5440;
@@ -41,14 +48,24 @@ impl Layout {
         format!("postgres://postgres@127.0.0.1:{}/{database}", self.proxy_port())
     }
 
-    /// The address clients call: HAProxy in front of the `lotto` replicas.
+    /// The address clients call: HAProxy in front of the `lotto` replicas (or the gateways).
     pub fn front_port(&self) -> u16 {
-        self.base_port + 30
+        self.service_front_port(0)
     }
 
     /// Where `lotto` replica `replica` (from 0) listens.
     pub fn replica_port(&self, replica: usize) -> u16 {
-        self.base_port + 31 + offset(replica)
+        self.service_replica_port(0, replica)
+    }
+
+    /// HAProxy's address in front of service `service` (an index of [`SERVICES`]).
+    pub fn service_front_port(&self, service: usize) -> u16 {
+        self.base_port + 30 + 3 * offset(service)
+    }
+
+    /// Where replica `replica` (from 0) of service `service` listens.
+    pub fn service_replica_port(&self, service: usize, replica: usize) -> u16 {
+        self.service_front_port(service) + 1 + offset(replica)
     }
 
     pub fn postgres_port(&self, member: usize) -> u16 {
@@ -65,6 +82,13 @@ impl Layout {
 
     fn etcd_peer_port(&self) -> u16 {
         self.base_port + 22
+    }
+
+    /// The group a member's processes run in when the layout runs as root: one of its own, by
+    /// which a network cut finds what the member sends (see `partition`); from the base port,
+    /// so that two layouts on one machine never share one.
+    pub fn member_gid(&self, member: usize) -> u32 {
+        100_000 + u32::from(self.base_port) * 4 + u32::from(offset(member))
     }
 
     pub fn member_dir(&self, member: usize) -> PathBuf {
@@ -140,6 +164,7 @@ postgresql:
   connect_address: 127.0.0.1:{pg}
   data_dir: {data}
   bin_dir: {bin}
+  use_unix_socket: true
   pgpass: {dir}/pgpass
   pg_hba:
     - local all all trust
@@ -212,17 +237,15 @@ start-fast=y
     }
 
     /// HAProxy's configuration. For Postgres: TCP passed to the one member whose Patroni
-    /// answers `GET /primary` with 200, checked every second; a member marked down has its
+    /// answers `GET /primary` with 200, checked every half second; a member marked down has its
     /// sessions cut (`on-marked-down shutdown-sessions`), so no client goes on talking to a
-    /// demoted primary. In front of the platform: HTTP spread over the `lotto` replicas that
-    /// answer `GET /readyz`, each caller's requests to one replica while it lives (hashed on the
-    /// bearer token, consistently: a caller moves only when its replica goes), so that what a
-    /// replica remembers of a caller's round stays useful; a request whose connection a replica
+    /// demoted primary. In front of each service: HTTP spread over its replicas that answer
+    /// `GET /readyz`. A caller's requests go to one replica while it lives (hashed on the bearer
+    /// token, consistently: a caller moves only when its replica goes), so that what a replica
+    /// remembers of a caller's round stays useful; the ledger's callers are the services, a few
+    /// tokens, so its requests are spread in turn instead. A request whose connection a replica
     /// refused is sent to another (`redispatch`), one it accepted is never sent twice.
     pub fn haproxy_config(&self) -> String {
-        let replicas: String = (0..REPLICAS)
-            .map(|r| format!("  server lotto{} 127.0.0.1:{} check\n", r + 1, self.replica_port(r)))
-            .collect();
         let servers: String = (0..MEMBERS.len())
             .map(|m| {
                 format!(
@@ -233,6 +256,7 @@ start-fast=y
                 )
             })
             .collect();
+        let fronts: String = SERVICES.iter().enumerate().map(|(s, name)| self.front(s, name)).collect();
         format!(
             "global
   maxconn 2000
@@ -247,20 +271,30 @@ listen primary
   option httpchk GET /primary
   http-check expect status 200
   default-server inter 500ms fall 2 rise 1 on-marked-down shutdown-sessions
-{servers}listen platform
+{servers}{fronts}",
+            port = self.proxy_port(),
+        )
+    }
+
+    /// HAProxy's HTTP front of one service (see [`Layout::haproxy_config`]).
+    fn front(&self, service: usize, name: &str) -> String {
+        let replicas: String = (0..REPLICAS)
+            .map(|r| format!("  server {name}{} 127.0.0.1:{} check\n", r + 1, self.service_replica_port(service, r)))
+            .collect();
+        let balance = if name == "ledger" { "roundrobin" } else { "hdr(authorization)\n  hash-type consistent" };
+        format!(
+            "listen {name}
   bind 127.0.0.1:{front}
   mode http
   timeout client 60s
   timeout server 60s
-  balance hdr(authorization)
-  hash-type consistent
+  balance {balance}
   option redispatch
   retries 3
   option httpchk GET /readyz
   default-server inter 1s fall 2 rise 2
 {replicas}",
-            port = self.proxy_port(),
-            front = self.front_port(),
+            front = self.service_front_port(service),
         )
     }
 }

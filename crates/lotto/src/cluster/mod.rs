@@ -8,6 +8,8 @@
 //! - `status` prints each member's role and state as Patroni sees them.
 //! - `kill <member|primary>` kills a member's Patroni and Postgres at once (SIGKILL), as the loss
 //!   of its machine would; `kill etcd` loses the consensus store.
+//! - `cut <member|primary>` cuts a member off the network (root only; see [`partition`]);
+//!   `heal` ends every cut.
 //! - `stop` stops everything (Patroni stops its Postgres cleanly).
 //! - `backup` takes a full backup with pgBackRest (the WAL is archived all along);
 //!   `restore-point <name>` marks a moment; `restore <name|latest> <dir> <port>` restores the
@@ -18,6 +20,7 @@
 
 mod backup;
 mod layout;
+mod partition;
 mod process;
 
 use std::path::{Path, PathBuf};
@@ -42,6 +45,16 @@ pub async fn command(args: &[&str]) -> anyhow::Result<()> {
             Ok(())
         }
         ["kill", member] => kill(&layout, member).await,
+        ["cut", which] => {
+            let member = member_named(&layout, which).await?;
+            partition::cut(&layout, member)?;
+            say(&format!("cut {} off the network", MEMBERS[member]));
+            Ok(())
+        }
+        ["heal"] => {
+            say(&format!("healed: {:?}", partition::heal(&layout)?));
+            Ok(())
+        }
         ["stop"] => stop(&layout),
         ["backup"] => {
             say(&backup::full(&layout, RunAs::postgres_if_root()?)?);
@@ -50,8 +63,8 @@ pub async fn command(args: &[&str]) -> anyhow::Result<()> {
         ["restore-point", name] => restore_point(&layout, name).await,
         ["restore", target, into, port] => restore(&layout, target, Path::new(into), port.parse()?).await,
         _ => bail!(
-            "usage: lotto cluster start|status|stop|kill <member1|member2|member3|primary|etcd>|backup|\
-             restore-point <name>|restore <name|latest> <empty directory> <port>"
+            "usage: lotto cluster start|status|stop|kill <member1|member2|member3|primary|etcd>|\
+             cut <member1|member2|member3|primary>|heal|backup|restore-point <name>|restore <name|latest> <empty directory> <port>"
         ),
     }
 }
@@ -115,16 +128,19 @@ async fn start(layout: &Layout) -> anyhow::Result<()> {
         std::fs::create_dir_all(&daemon.dir)?;
         let config = daemon.dir.join("patroni.yml");
         std::fs::write(&config, layout.patroni_config(member, &bin_dir))?;
-        if let Some(user) = run_as {
+        // Its own group, by which a network cut finds what it sends (see `partition`).
+        let member_as = run_as.map(|user| RunAs { gid: layout.member_gid(member), ..user });
+        if let Some(user) = member_as {
             user.own(&daemon.dir)?;
         }
-        daemon.start("patroni", &[config.display().to_string()], run_as)?;
+        daemon.start("patroni", &[config.display().to_string()], member_as)?;
         started.push(member);
     }
     let config = layout.dir.join("haproxy.cfg");
     std::fs::write(&config, layout.haproxy_config())?;
     if haproxy(layout).pid().is_none() {
-        free(&[layout.proxy_port(), layout.front_port()])?;
+        let fronts = (0..layout::SERVICES.len()).map(|s| layout.service_front_port(s));
+        free(&std::iter::once(layout.proxy_port()).chain(fronts).collect::<Vec<_>>())?;
     }
     haproxy(layout).start(
         "haproxy",
@@ -153,7 +169,17 @@ async fn start(layout: &Layout) -> anyhow::Result<()> {
         layout.front_port(),
         (0..layout::REPLICAS).map(|r| layout.replica_port(r).to_string()).collect::<Vec<_>>().join(" and ")
     ));
+    say(&fronts_of_services_apart(layout));
     Ok(())
+}
+
+/// Where each service run apart listens, and the front that passes to it.
+fn fronts_of_services_apart(layout: &Layout) -> String {
+    let each = layout::SERVICES.iter().enumerate().map(|(s, name)| {
+        let replicas = (0..layout::REPLICAS).map(|r| layout.service_replica_port(s, r).to_string());
+        format!("{name} 127.0.0.1:{} ({})", layout.service_front_port(s), replicas.collect::<Vec<_>>().join(", "))
+    });
+    format!("services run apart: {}", each.collect::<Vec<_>>().join("; "))
 }
 
 /// Fails, naming the port, when something this layout did not start listens on one of `ports`
@@ -223,6 +249,7 @@ async fn status(layout: &Layout) -> anyhow::Result<()> {
         (0..layout::REPLICAS).map(|r| layout.replica_port(r).to_string()).collect::<Vec<_>>().join(", "),
         running(haproxy(layout).pid())
     ));
+    say(&fronts_of_services_apart(layout));
     say(&format!("etcd on 127.0.0.1:{} ({})", layout.etcd_port(), running(etcd(layout).pid())));
     for (member, seen) in members(layout).await? {
         let (role, state) = seen.map_or(("-".to_owned(), "not answering".to_owned()), |s| {
@@ -268,16 +295,21 @@ fn running(pid: Option<u32>) -> String {
 }
 
 /// Kills a member (or the current primary) outright: Patroni, its Postgres and every backend.
-async fn kill(layout: &Layout, which: &str) -> anyhow::Result<()> {
-    let member = if which == "primary" {
+/// The member `which` names: `member1`..`member3`, or `primary` (the one that says it is).
+async fn member_named(layout: &Layout, which: &str) -> anyhow::Result<usize> {
+    if which == "primary" {
         let seen = members(layout).await?;
         seen.iter()
             .find(|(_, s)| s.as_ref().is_some_and(|s| s["role"] == "master" || s["role"] == "primary"))
             .map(|(m, _)| *m)
-            .context("no member says it is the primary")?
+            .context("no member says it is the primary")
     } else {
-        MEMBERS.iter().position(|m| *m == which).with_context(|| format!("no member {which}"))?
-    };
+        MEMBERS.iter().position(|m| *m == which).with_context(|| format!("no member {which}"))
+    }
+}
+
+async fn kill(layout: &Layout, which: &str) -> anyhow::Result<()> {
+    let member = member_named(layout, which).await?;
     let daemon = patroni(layout, member);
     if let Some(pid) = daemon.pid() {
         process::kill_tree(pid);
@@ -294,6 +326,7 @@ async fn kill(layout: &Layout, which: &str) -> anyhow::Result<()> {
 }
 
 fn stop(layout: &Layout) -> anyhow::Result<()> {
+    partition::heal(layout)?;
     haproxy(layout).terminate();
     let members: Vec<Daemon> = (0..MEMBERS.len()).map(|m| patroni(layout, m)).collect();
     for daemon in &members {

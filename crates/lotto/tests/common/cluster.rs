@@ -8,15 +8,19 @@ use std::process::Command;
 pub struct Cluster {
     pub dir: PathBuf,
     pub base_port: u16,
+    /// What `lotto cluster start` printed the first time (the URL, the fronts' ports).
+    pub said: String,
 }
 
 impl Cluster {
     /// `lotto cluster start` on a fresh directory and free ports; returns it and its URL.
     pub fn start() -> (Cluster, String) {
-        let cluster = Cluster { dir: platform::config::scratch_dir("cluster"), base_port: free_ports() };
+        let mut cluster =
+            Cluster { dir: platform::config::scratch_dir("cluster"), base_port: free_ports(), said: String::new() };
         let said = cluster.run("start");
         let url =
             said.lines().find_map(|l| l.strip_prefix("DATABASE_URL=")).expect("it says the URL").to_owned();
+        cluster.said = said;
         (cluster, url)
     }
 
@@ -45,12 +49,12 @@ impl Drop for Cluster {
     }
 }
 
-/// A base port whose layout's ports (base to base + 32) are all free now.
+/// A base port whose layout's ports (base to base + 44) are all free now.
 fn free_ports() -> u16 {
     let free = |port: u16| std::net::TcpListener::bind(("127.0.0.1", port)).is_ok();
     for _ in 0..100 {
         let base = 20_000 + (super::free_port() % 20_000);
-        if (0..=32).all(|offset| free(base + offset)) {
+        if (0..=44).all(|offset| free(base + offset)) {
             return base;
         }
     }

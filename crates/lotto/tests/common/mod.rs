@@ -87,8 +87,16 @@ impl Drop for Lotto {
 /// The secret the tests start `lotto` with, so they can sign tokens it accepts.
 pub const SECRET: &str = "lotto-command-tests-secret-0123456789abcdef";
 
+pub mod apart;
 pub mod cluster;
 pub mod mixed;
+
+/// The workspace's binaries, built as the image builds them (a no-op when they are current).
+pub fn binaries() -> std::path::PathBuf {
+    let status = Command::new(env!("CARGO")).args(["build", "--workspace", "--bins"]).status().unwrap();
+    assert!(status.success(), "cargo build --bins failed");
+    std::path::Path::new(env!("CARGO_BIN_EXE_lotto")).parent().unwrap().to_path_buf()
+}
 
 pub fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
