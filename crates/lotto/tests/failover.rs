@@ -5,7 +5,8 @@
 //! test. Twice: one replica of each service is killed (SIGKILL) and started again (the draw
 //! scheduler's leader the first time), then the primary is killed outright (its Patroni, its
 //! Postgres and every backend, as the loss of its machine would) and brought back as a standby.
-//! After it:
+//! A Powerball drawing's sales close during it (the draw-games replicas' clock is shifted to meet
+//! it), with slips sold at a till and online until then and refused after. After it:
 //!
 //! - every acknowledged request is found exactly once (a commit acknowledged only once a
 //!   synchronous standby has it is never lost);
@@ -13,6 +14,7 @@
 //!   every audit chain, every ticket and round charged and paid once, nothing left in escrow);
 //! - the seconds without an acknowledged write after each death are printed, and are within the
 //!   two minutes of K.A.R. 112-110-9 (the goal, 15 s, is printed beside them);
+//! - the drawing closed and exported once, with no ticket sold after its close;
 //! - every request was answered in the end (a client retries on a dropped connection, a 503, or
 //!   the front's 502 or 504), and one draw scheduler leads.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout)]
@@ -28,6 +30,7 @@ use common::SECRET;
 use common::apart::{Apart, DRAWS, GATEWAY, INSTANT, LEDGER, TABLES};
 use common::cluster::Cluster;
 use common::mixed::{self, Client, Tally, VIRN_KEY, WEBHOOK_SECRET};
+use common::powerball_load::{self, Close};
 use platform::auth::TokenKeys;
 use tokio::sync::RwLock;
 
@@ -60,6 +63,8 @@ async fn replicas_and_the_primary_lost_under_load_lose_no_acknowledged_request_a
     let (cluster, url) = Cluster::start();
     let keys = TokenKeys::from_secret(SECRET.as_bytes()).unwrap();
     let winners = mixed::instant_winners(&url, &keys, Duration::from_secs(3)).await;
+    // A Powerball drawing's sales close about a minute into the load, on the draws' clock.
+    let close = Close::in_(Duration::from_secs(75));
     // The replicas share what an operator shares between them: the database, the keys and the
     // settings.
     let env = [
@@ -73,6 +78,8 @@ async fn replicas_and_the_primary_lost_under_load_lose_no_acknowledged_request_a
         // Six players at a debug build's full speed exceed the default 20 requests a second per
         // identity: lifted, so that the throughput measured is the platform's, not the limit's.
         ("LOTTO_RATE_PER_IDENTITY", "60000".to_owned()),
+        ("LOTTO_CLOCK_OFFSET_SECONDS", close.offset.to_string()),
+        ("LOTTO_POWERBALL_ONLINE", "true".to_owned()),
     ];
     let mut figures = Vec::new();
     let mut apart = Apart::start(&cluster.said, &cluster.dir, &env).await;
@@ -84,6 +91,7 @@ async fn replicas_and_the_primary_lost_under_load_lose_no_acknowledged_request_a
     };
     let players = mixed::funded_players(&client, 6).await;
     let load = mixed::start(&client, &players, &winners, &keys, 30);
+    let powerball = powerball_load::start(&client, &keys, &players[0], close).await;
 
     // Throughput through the front: over one replica of each service (the others stopped, as
     // in a rolling restart), then over two. Printed, not asserted: this machine's two cores are
@@ -142,11 +150,18 @@ async fn replicas_and_the_primary_lost_under_load_lose_no_acknowledged_request_a
         gaps.push(gap);
         cluster.run("start");
     }
+    // Sales go on across the close, however long the disturbance took.
+    let closed = close.sales_close - chrono::Duration::seconds(close.offset) + chrono::Duration::seconds(5);
+    if let Ok(wait) = (closed - chrono::Utc::now()).to_std() {
+        tokio::time::sleep(wait).await;
+    }
     client.tally.done.store(true, Ordering::Relaxed);
     for task in load {
         task.await.unwrap();
     }
+    let sold = powerball.await.unwrap();
     let checked = mixed::settled_and_checked(&client, &url, &keys).await;
+    let powerball = powerball_load::checked(&url, close, sold).await;
 
     // One leader, whichever it is; the draws due while none could draw were drawn once, late.
     let mut leaders = 0;
@@ -156,11 +171,12 @@ async fn replicas_and_the_primary_lost_under_load_lose_no_acknowledged_request_a
     let late = apart.metric_sum(DRAWS, "draws_late_total").await;
     let status = cluster.run("status");
     println!(
-        "failover: {}\n{checked}\nseconds without writes after each primary's death: {gaps:.1?} (goal 15 s, ceiling 120 s); \
+        "failover: {}\n{checked}\n{powerball}\nseconds without writes after each primary's death: {gaps:.1?} (goal 15 s, ceiling 120 s); \
          draws reported late since the restarts: {late}\n{status}",
         figures.join("; ")
     );
     assert_eq!(leaders, 1, "one draw scheduler leads");
+    assert!(sold.0 > 0 && sold.2 > 0, "Powerball sales met on both sides of the close: {sold:?}");
     assert!(gaps.iter().all(|gap| *gap < 120.0), "K.A.R. 112-110-9 allows two minutes: {gaps:?}");
     assert!(client.tally.retried.load(Ordering::Relaxed) > 0, "no request met a failure");
     apart.stop();

@@ -113,7 +113,10 @@ async fn writes_sent_for(to: &PgConnectOptions, from: i64, period: Duration) -> 
 /// The member whose Patroni says it is the primary (waits for one).
 async fn primary(http: &reqwest::Client, base_port: u16) -> usize {
     for _ in 0..600 {
-        let found = roles(http, base_port).await.iter().position(|r| matches!(r.as_deref(), Some("master" | "primary")));
+        let found = roles(http, base_port)
+            .await
+            .iter()
+            .position(|r| matches!(r.as_deref(), Some("master" | "primary")));
         if let Some(member) = found {
             return member;
         }

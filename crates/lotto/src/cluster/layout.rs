@@ -279,9 +279,16 @@ listen primary
     /// HAProxy's HTTP front of one service (see [`Layout::haproxy_config`]).
     fn front(&self, service: usize, name: &str) -> String {
         let replicas: String = (0..REPLICAS)
-            .map(|r| format!("  server {name}{} 127.0.0.1:{} check\n", r + 1, self.service_replica_port(service, r)))
+            .map(|r| {
+                format!(
+                    "  server {name}{} 127.0.0.1:{} check\n",
+                    r + 1,
+                    self.service_replica_port(service, r)
+                )
+            })
             .collect();
-        let balance = if name == "ledger" { "roundrobin" } else { "hdr(authorization)\n  hash-type consistent" };
+        let balance =
+            if name == "ledger" { "roundrobin" } else { "hdr(authorization)\n  hash-type consistent" };
         format!(
             "listen {name}
   bind 127.0.0.1:{front}

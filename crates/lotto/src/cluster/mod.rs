@@ -177,7 +177,11 @@ async fn start(layout: &Layout) -> anyhow::Result<()> {
 fn fronts_of_services_apart(layout: &Layout) -> String {
     let each = layout::SERVICES.iter().enumerate().map(|(s, name)| {
         let replicas = (0..layout::REPLICAS).map(|r| layout.service_replica_port(s, r).to_string());
-        format!("{name} 127.0.0.1:{} ({})", layout.service_front_port(s), replicas.collect::<Vec<_>>().join(", "))
+        format!(
+            "{name} 127.0.0.1:{} ({})",
+            layout.service_front_port(s),
+            replicas.collect::<Vec<_>>().join(", ")
+        )
     });
     format!("services run apart: {}", each.collect::<Vec<_>>().join("; "))
 }

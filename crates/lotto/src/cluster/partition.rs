@@ -25,7 +25,8 @@ fn members_apart() -> bool {
 /// The filter rules that cut `member` off (each without its `-A`/`-D` and chain).
 fn rules(layout: &Layout, member: usize) -> Vec<Vec<String>> {
     let tag = format!("lotto-cut-{}-{}", layout.base_port, MEMBERS[member]);
-    let sent_by = vec!["-m".into(), "owner".into(), "--gid-owner".into(), layout.member_gid(member).to_string()];
+    let sent_by =
+        vec!["-m".into(), "owner".into(), "--gid-owner".into(), layout.member_gid(member).to_string()];
     let sent_to = |port: u16| vec!["-p".into(), "tcp".into(), "--dport".into(), port.to_string()];
     [sent_by, sent_to(layout.postgres_port(member)), sent_to(layout.rest_port(member))]
         .into_iter()

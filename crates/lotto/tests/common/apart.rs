@@ -29,7 +29,8 @@ pub struct Front {
 /// Reads the fronts from `lotto cluster start`'s line `services run apart: gateway
 /// 127.0.0.1:F (R1, R2); ledger ...`.
 pub fn fronts(said: &str) -> Vec<Front> {
-    let line = said.lines().find_map(|l| l.strip_prefix("services run apart: ")).expect("it names the fronts");
+    let line =
+        said.lines().find_map(|l| l.strip_prefix("services run apart: ")).expect("it names the fronts");
     let fronts: Vec<Front> = line
         .split("; ")
         .zip(SERVICES)
@@ -60,17 +61,24 @@ pub struct Process {
 
 impl Process {
     fn spawn(&mut self) {
+        let log = std::fs::File::options().create(true).append(true).open(self.log()).unwrap();
         let mut command = Command::new(&self.command);
         command
             .args(&self.args)
             .env_remove("DATABASE_URL")
             .current_dir(&self.dir)
             .stdout(Stdio::null())
-            .stderr(Stdio::inherit());
+            .stderr(log);
         for (key, value) in &self.env {
             command.env(key, value);
         }
         self.child = Some(command.spawn().unwrap_or_else(|e| panic!("{}: {e}", self.command.display())));
+    }
+
+    /// Where what it logs goes (every start of it appends).
+    fn log(&self) -> PathBuf {
+        let name = self.command.file_name().unwrap().to_string_lossy().into_owned();
+        self.dir.join(format!("{name}-{}.log", self.port))
     }
 
     /// Waits until it answers its readiness path (or fails, if it exited).
@@ -81,7 +89,12 @@ impl Process {
                 return;
             }
             if let Some(status) = self.child.as_mut().and_then(|c| c.try_wait().unwrap()) {
-                panic!("{} on {} exited at start: {status}", self.command.display(), self.port);
+                panic!(
+                    "{} on {} exited at start: {status}; see {}",
+                    self.command.display(),
+                    self.port,
+                    self.log().display()
+                );
             }
             tokio::time::sleep(Duration::from_millis(100)).await;
         }
@@ -146,7 +159,8 @@ impl Apart {
         let url = |service: usize| format!("http://127.0.0.1:{}", fronts[service].port);
         let bin = super::binaries();
         let sandbox_port = super::free_port();
-        let mut shared: Vec<(String, String)> = env.iter().map(|(k, v)| ((*k).to_owned(), v.clone())).collect();
+        let mut shared: Vec<(String, String)> =
+            env.iter().map(|(k, v)| ((*k).to_owned(), v.clone())).collect();
         shared.extend(
             [
                 ("LOTTO_TOKEN_SECRET", super::SECRET.to_owned()),
@@ -181,17 +195,27 @@ impl Apart {
         let mut replicas: Vec<Vec<Process>> = SERVICES
             .iter()
             .zip(&fronts)
-            .map(|(name, front)| front.replicas.iter().map(|port| process(name, &[], *port, "/readyz")).collect())
+            .map(|(name, front)| {
+                front.replicas.iter().map(|port| process(name, &[], *port, "/readyz")).collect()
+            })
             .collect();
         let mut sandbox = process("lotto", &["payments-sandbox"], sandbox_port, "/healthz");
-        for service in [LEDGER, DRAWS, TABLES, INSTANT] {
+        // Each service once its front passes to it: a service that needs another at its start
+        // (the ledger, for the accounts it opens) finds it.
+        for service in [LEDGER, DRAWS, TABLES, INSTANT, GATEWAY] {
+            if service == GATEWAY {
+                sandbox.start(&http).await;
+            }
             for replica in &mut replicas[service] {
                 replica.start(&http).await;
             }
-        }
-        sandbox.start(&http).await;
-        for gateway in &mut replicas[GATEWAY] {
-            gateway.start(&http).await;
+            let ready = format!("{}/readyz", url(service));
+            for _ in 0..100 {
+                if http.get(&ready).send().await.is_ok_and(|r| r.status() == 200) {
+                    break;
+                }
+                tokio::time::sleep(Duration::from_millis(100)).await;
+            }
         }
         Apart { replicas, sandbox, front: url(GATEWAY), http }
     }

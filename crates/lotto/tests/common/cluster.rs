@@ -15,8 +15,11 @@ pub struct Cluster {
 impl Cluster {
     /// `lotto cluster start` on a fresh directory and free ports; returns it and its URL.
     pub fn start() -> (Cluster, String) {
-        let mut cluster =
-            Cluster { dir: platform::config::scratch_dir("cluster"), base_port: free_ports(), said: String::new() };
+        let mut cluster = Cluster {
+            dir: platform::config::scratch_dir("cluster"),
+            base_port: free_ports(),
+            said: String::new(),
+        };
         let said = cluster.run("start");
         let url =
             said.lines().find_map(|l| l.strip_prefix("DATABASE_URL=")).expect("it says the URL").to_owned();

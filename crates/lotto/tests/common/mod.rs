@@ -90,6 +90,7 @@ pub const SECRET: &str = "lotto-command-tests-secret-0123456789abcdef";
 pub mod apart;
 pub mod cluster;
 pub mod mixed;
+pub mod powerball_load;
 
 /// The workspace's binaries, built as the image builds them (a no-op when they are current).
 pub fn binaries() -> std::path::PathBuf {
