@@ -3,7 +3,8 @@
 //! order, as one script), the block after `<!-- walkthrough: instant -->` and the one after
 //! `<!-- walkthrough: powerball -->` (on a clock moved to just before a drawing's close) are taken from
 //! README.md as it stands and run with bash against a fresh `lotto` process, as a newcomer would
-//! run them. The one line replaced is the definition of `lotto` (`cargo run --release` there,
+//! run them; the one after `<!-- walkthrough: cluster -->` starts the replicated layout itself
+//! (on free ports, `LOTTO_CLUSTER_PORT`), its replicas, a failover, a cut and a restore. The one line replaced is the definition of `lotto` (`cargo run --release` there,
 //! this build's binary here), so the test does not build the release profile; everything else is
 //! the README's text.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout)]
@@ -185,4 +186,60 @@ async fn the_readme_instant_walkthrough_runs_verbatim() {
     assert!(preflight.status().is_success(), "{}", preflight.status());
     assert_eq!(preflight.headers()["access-control-allow-origin"], "http://localhost:5173");
     lotto.terminate();
+}
+
+/// What the cluster walk-through leaves if it stops half way: its layout (stopped as the README
+/// stops it) and the replicas it started in the background (found by the base port in their
+/// environment, which they inherit from the script).
+struct ClusterLeftovers {
+    dir: std::path::PathBuf,
+    base_port: u16,
+}
+
+impl Drop for ClusterLeftovers {
+    fn drop(&mut self) {
+        let _ = Command::new(env!("CARGO_BIN_EXE_lotto"))
+            .args(["cluster", "stop"])
+            .env("LOTTO_CLUSTER_DIR", self.dir.join(".lotto/cluster"))
+            .output();
+        let marker = format!("LOTTO_CLUSTER_PORT={}", self.base_port);
+        for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+            let environ = std::fs::read(entry.path().join("environ")).unwrap_or_default();
+            if environ.split(|b| *b == 0).any(|var| var == marker.as_bytes())
+                && let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>()
+                && pid != std::process::id()
+            {
+                let _ = Command::new("kill").args(["-KILL", &pid.to_string()]).status();
+            }
+        }
+    }
+}
+
+#[tokio::test]
+async fn the_readme_cluster_walkthrough_runs_verbatim() {
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../README.md")).unwrap();
+    let script = with_this_lotto(&walkthrough(&readme, "<!-- walkthrough: cluster -->"));
+    let dir = platform::config::scratch_dir("readme-cluster-walkthrough");
+    std::fs::create_dir_all(&dir).unwrap();
+    let base_port = common::cluster::free_ports();
+    let leftovers = ClusterLeftovers { dir: dir.clone(), base_port };
+    let url = format!("postgres://postgres@127.0.0.1:{base_port}/lotto");
+    let front = format!("http://127.0.0.1:{}", base_port + 30);
+    let env = vec![("LOTTO_CLUSTER_PORT", base_port.to_string())];
+    let out = run_walkthrough_with(script, &dir, &front, &url, env).await;
+    for shown in [
+        format!("DATABASE_URL={url}"),
+        "ready".to_owned(),
+        "killed member".to_owned(),
+        "cut member".to_owned(),
+        "healed: [\"member".to_owned(),
+        "restore point before-close at".to_owned(),
+        format!("DATABASE_URL=postgres://postgres@127.0.0.1:{}/lotto", base_port + 50),
+        "stopped".to_owned(),
+    ] {
+        assert!(out.contains(&shown), "the walk-through did not show {shown:?}:\n{out}");
+    }
+    let primaries = out.lines().filter(|l| l.starts_with("member") && l.contains(": master,")).count();
+    assert_eq!(primaries, 1, "one primary in the status:\n{out}");
+    drop(leftovers);
 }

@@ -53,7 +53,7 @@ impl Drop for Cluster {
 }
 
 /// A base port whose layout's ports (base to base + 44) are all free now.
-fn free_ports() -> u16 {
+pub fn free_ports() -> u16 {
     let free = |port: u16| std::net::TcpListener::bind(("127.0.0.1", port)).is_ok();
     for _ in 0..100 {
         let base = 20_000 + (super::free_port() % 20_000);
