@@ -194,7 +194,8 @@ async fn a_primary_cut_off_the_network_acknowledges_no_write_and_rejoins_as_a_st
     // A client on the primary's own machine: its unix socket, which the cut leaves.
     let member = format!("member{}", old + 1);
     let beside = PgConnectOptions::new()
-        .socket(cluster.dir.join(&member))
+        // Where `lotto cluster` puts it (a short path: a socket's may not pass 107 bytes).
+        .socket(format!("/tmp/lotto-cluster-{}/{member}", cluster.base_port))
         .port(cluster.base_port + 1 + u16::try_from(old).unwrap())
         .username("postgres")
         .database("lotto");

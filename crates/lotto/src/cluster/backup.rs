@@ -85,9 +85,15 @@ pub fn restore(
     }
     args.push("restore");
     pgbackrest(layout, run_as, &args)?;
+    // Its socket beside the members' (a deep `into` would pass a socket path's 107 bytes).
+    let socket = layout.socket_dir(0).with_file_name(format!("restored-{port}"));
+    std::fs::create_dir_all(&socket)?;
+    if let Some(user) = run_as {
+        user.own(&socket)?;
+    }
     let options = format!(
         "-p {port} -k {dir} -c listen_addresses=127.0.0.1 -c archive_mode=off -c hot_standby=on",
-        dir = into.display()
+        dir = socket.display()
     );
     let log = into.join("restored.log");
     let mut command = Command::new(bin_dir.join("pg_ctl"));

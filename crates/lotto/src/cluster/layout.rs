@@ -91,6 +91,13 @@ impl Layout {
         100_000 + u32::from(self.base_port) * 4 + u32::from(offset(member))
     }
 
+    /// Where a member's Postgres keeps its unix socket: a short path of its own under `/tmp`
+    /// (from the base port, as the ports are), because a socket's path may not pass 107 bytes
+    /// and the layout's directory may be deep.
+    pub fn socket_dir(&self, member: usize) -> PathBuf {
+        PathBuf::from(format!("/tmp/lotto-cluster-{}/{}", self.base_port, MEMBERS[member]))
+    }
+
     pub fn member_dir(&self, member: usize) -> PathBuf {
         self.dir.join(MEMBERS[member])
     }
@@ -178,12 +185,13 @@ postgresql:
     rewind:
       username: postgres
   parameters:
-    unix_socket_directories: {dir}
+    unix_socket_directories: {socket}
 "#,
             name = MEMBERS[member],
             data = dir.join("data").display(),
             bin = bin_dir.display(),
             dir = dir.display(),
+            socket = self.socket_dir(member).display(),
             archive = self.archive_command(),
         )
     }
@@ -215,7 +223,7 @@ postgresql:
                     "pg{n}-path={}\npg{n}-port={}\npg{n}-socket-path={}\n",
                     dir.join("data").display(),
                     self.postgres_port(m),
-                    dir.display()
+                    self.socket_dir(m).display()
                 )
             })
             .collect();

@@ -2,8 +2,8 @@
 //! (`etcd-server`, `patroni`, `haproxy`), for an operator to try and for the failover tests.
 //!
 //! - `start` brings up whatever of the layout is not running (etcd, three Patroni members with
-//!   their Postgres, HAProxy), waits until a primary serves writes through HAProxy's one address,
-//!   creates the `lotto` database and prints `DATABASE_URL=...`. Run again after a member was
+//!   their Postgres, HAProxy), waits until a primary serves writes through HAProxy's one address
+//!   and a standby is named synchronous (only it may be promoted), creates the `lotto` database and prints `DATABASE_URL=...`. Run again after a member was
 //!   lost, it starts that member again, which rejoins as a standby.
 //! - `status` prints each member's role and state as Patroni sees them.
 //! - `kill <member|primary>` kills a member's Patroni and Postgres at once (SIGKILL), as the loss
@@ -128,10 +128,12 @@ async fn start(layout: &Layout) -> anyhow::Result<()> {
         std::fs::create_dir_all(&daemon.dir)?;
         let config = daemon.dir.join("patroni.yml");
         std::fs::write(&config, layout.patroni_config(member, &bin_dir))?;
+        std::fs::create_dir_all(layout.socket_dir(member))?;
         // Its own group, by which a network cut finds what it sends (see `partition`).
         let member_as = run_as.map(|user| RunAs { gid: layout.member_gid(member), ..user });
         if let Some(user) = member_as {
             user.own(&daemon.dir)?;
+            user.own(&layout.socket_dir(member))?;
         }
         daemon.start("patroni", &[config.display().to_string()], member_as)?;
         started.push(member);
@@ -162,6 +164,12 @@ async fn start(layout: &Layout) -> anyhow::Result<()> {
         platform::db::ensure_database(&layout.url("lotto")).await.is_ok() && writable(&url).await
     })
     .await?;
+    // ...and a standby is named synchronous: until one is, no standby may be promoted (it might
+    // lack a commit), so a primary lost or cut off meanwhile would not be replaced.
+    wait_for("a synchronous standby", deadline, &patroni(layout, 0).log(), || async {
+        synchronous_standby(&http, layout).await.is_some()
+    })
+    .await?;
     backup::create_stanza(layout, run_as)?;
     say(&format!("DATABASE_URL={}", layout.url("lotto")));
     say(&format!(
@@ -184,6 +192,24 @@ fn fronts_of_services_apart(layout: &Layout) -> String {
         )
     });
     format!("services run apart: {}", each.collect::<Vec<_>>().join("; "))
+}
+
+/// The standby the consensus store names synchronous for the current leader (the only one
+/// Patroni may promote), read from etcd itself: the members' REST APIs answer from a view up to
+/// a loop old, which just after a promotion still names the standby of before.
+async fn synchronous_standby(http: &reqwest::Client, layout: &Layout) -> Option<String> {
+    use base64::Engine;
+    let b64 = base64::engine::general_purpose::STANDARD;
+    let url = format!("http://127.0.0.1:{}/v3/kv/range", layout.etcd_port());
+    let mut values = Vec::new();
+    for key in ["leader", "sync"] {
+        let body = serde_json::json!({"key": b64.encode(format!("/lotto/lotto/{key}"))});
+        let answer: Value = http.post(&url).json(&body).send().await.ok()?.json().await.ok()?;
+        let value = b64.decode(answer["kvs"][0]["value"].as_str()?).ok()?;
+        values.push(String::from_utf8(value).ok()?);
+    }
+    let sync: Value = serde_json::from_str(&values[1]).ok()?;
+    (sync["leader"] == values[0].as_str()).then(|| sync["sync_standby"].as_str().map(str::to_owned)).flatten()
 }
 
 /// Fails, naming the port, when something this layout did not start listens on one of `ports`
@@ -346,6 +372,10 @@ fn stop(layout: &Layout) -> anyhow::Result<()> {
     etcd(layout).terminate();
     if let Some(bin_dir) = crate::postgres::find_postgres_bin_dir() {
         backup::stop_restored(layout, RunAs::postgres_if_root()?, &bin_dir);
+    }
+    // The sockets' directories (their sockets went with their servers).
+    if let Some(sockets) = layout.socket_dir(0).parent() {
+        let _ = std::fs::remove_dir_all(sockets);
     }
     say("stopped");
     Ok(())
