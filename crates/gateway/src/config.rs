@@ -11,6 +11,8 @@
 //! | `LOTTO_IDLE_TIMEOUT_S`             | `900`     | a player's or staff member's session ends after this long without a request |
 //! | `LOTTO_SESSION_MAX_S`              | `43200`   | any session ends this long after its login  |
 //! | `LOTTO_MAX_STREAMS_PER_ADDRESS`    | `20`      | live-results streams one client address may hold open through a replica |
+//! | `LOTTO_LOCKOUT_AFTER_FAILURES`     | `3`       | failed logins in a row that lock a player's or staff member's account |
+//! | `LOTTO_LOCKOUT_MINUTES`            | `15`      | how long a locked account stays locked         |
 
 use std::time::Duration;
 
@@ -35,6 +37,10 @@ pub struct GatewaySettings {
     /// Live-results streams one client address may hold open through this replica (a shop's
     /// screens or a household behind one address share it).
     pub max_streams_per_address: usize,
+    /// Failed logins in a row that lock an account (3: the New Jersey and Pennsylvania rules).
+    pub lockout_after_failures: u32,
+    /// How long a locked account stays locked.
+    pub lockout: Duration,
 }
 
 /// How the gateway deals with its payment provider.
@@ -59,6 +65,8 @@ impl Default for GatewaySettings {
             idle_timeout: Duration::from_secs(900),
             session_lifetime: Duration::from_secs(12 * 3600),
             max_streams_per_address: 20,
+            lockout_after_failures: 3,
+            lockout: Duration::from_secs(15 * 60),
         }
     }
 }
@@ -86,29 +94,47 @@ impl GatewaySettings {
                 })?,
                 Err(_) => d.cors,
             },
-            idle_timeout: Duration::from_secs(positive(
+            idle_timeout: Duration::from_secs(at_least_one(
                 "LOTTO_IDLE_TIMEOUT_S",
                 env_or("LOTTO_IDLE_TIMEOUT_S", d.idle_timeout.as_secs())?,
+                "second",
             )?),
-            session_lifetime: Duration::from_secs(positive(
+            session_lifetime: Duration::from_secs(at_least_one(
                 "LOTTO_SESSION_MAX_S",
                 env_or("LOTTO_SESSION_MAX_S", d.session_lifetime.as_secs())?,
+                "second",
             )?),
             max_streams_per_address: env_or("LOTTO_MAX_STREAMS_PER_ADDRESS", d.max_streams_per_address)?,
+            lockout_after_failures: at_least_one(
+                "LOTTO_LOCKOUT_AFTER_FAILURES",
+                env_or("LOTTO_LOCKOUT_AFTER_FAILURES", d.lockout_after_failures)?,
+                "failure",
+            )?,
+            lockout: Duration::from_secs(
+                60 * at_least_one(
+                    "LOTTO_LOCKOUT_MINUTES",
+                    env_or("LOTTO_LOCKOUT_MINUTES", d.lockout.as_secs() / 60)?,
+                    "minute",
+                )?,
+            ),
         })
     }
 }
 
-/// A number of seconds that must be at least one.
-fn positive(name: &'static str, seconds: u64) -> Result<u64, ConfigError> {
-    if seconds == 0 {
+/// A count of `unit`s that must be at least one.
+fn at_least_one<N: Copy + PartialEq + From<u8>>(
+    name: &'static str,
+    count: N,
+    unit: &str,
+) -> Result<N, ConfigError> {
+    if count == N::from(0) {
         return Err(ConfigError {
             name,
             value: "0".to_owned(),
-            reason: "must be at least 1 second".to_owned(),
+            reason: format!("must be at least 1 {unit}"),
         });
     }
-    Ok(seconds)
+    Ok(count)
 }
 
 /// How the gateway reaches its payment provider, and how it checks the provider's callbacks.
@@ -161,6 +187,10 @@ pub struct SessionPolicy {
     pub idle_timeout: Duration,
     /// Any session ends this long after its login, however used (a new login starts another).
     pub lifetime: Duration,
+    /// Failed logins in a row that lock an account (`LOTTO_LOCKOUT_AFTER_FAILURES`).
+    pub lockout_after_failures: u32,
+    /// How long a locked account stays locked (`LOTTO_LOCKOUT_MINUTES`).
+    pub lockout: Duration,
 }
 
 impl SessionPolicy {

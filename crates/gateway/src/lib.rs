@@ -135,6 +135,8 @@ impl GatewayState {
                 access_ttl: config.access_token_ttl,
                 idle_timeout: settings.idle_timeout,
                 lifetime: settings.session_lifetime,
+                lockout_after_failures: settings.lockout_after_failures,
+                lockout: settings.lockout,
             },
             body_limit: config.body_limit_bytes,
             cors: settings.cors.clone(),

@@ -112,13 +112,14 @@ async fn login_shows_the_previous_login_and_logout_ends_the_session() {
 async fn repeated_failures_lock_the_account_for_a_while() {
     let gw = TestGateway::new().await;
     gw.register("carl@example.com").await;
-    for _ in 0..4 {
+    // Three in a row by default (the New Jersey and Pennsylvania rules).
+    for _ in 0..2 {
         let reply = gw.login(json!({"email": "carl@example.com", "password": "wrong password!"})).await;
         assert_eq!((reply.status, reply.code()), (StatusCode::UNAUTHORIZED, "invalid_credentials"));
     }
-    let fifth = gw.login(json!({"email": "carl@example.com", "password": "wrong password!"})).await;
-    assert_eq!((fifth.status, fifth.code()), (StatusCode::FORBIDDEN, "account_locked"));
-    let retry: u64 = fifth.headers["retry-after"].to_str().unwrap().parse().unwrap();
+    let third = gw.login(json!({"email": "carl@example.com", "password": "wrong password!"})).await;
+    assert_eq!((third.status, third.code()), (StatusCode::FORBIDDEN, "account_locked"));
+    let retry: u64 = third.headers["retry-after"].to_str().unwrap().parse().unwrap();
     assert!((800..=900).contains(&retry), "{retry}");
     let right = gw.login(json!({"email": "carl@example.com", "password": PASSWORD})).await;
     assert_eq!(right.code(), "account_locked", "the right password does not open a locked account");
@@ -132,6 +133,32 @@ async fn repeated_failures_lock_the_account_for_a_while() {
         .unwrap();
     let later = gw.login(json!({"email": "carl@example.com", "password": PASSWORD})).await;
     assert_eq!(later.status, StatusCode::CREATED, "{}", later.body);
+}
+
+#[tokio::test]
+async fn the_operator_chooses_how_many_failures_lock_an_account_and_for_how_long() {
+    let gw = TestGateway::new().await;
+    gw.register("cleo@example.com").await;
+    // As `LOTTO_LOCKOUT_AFTER_FAILURES=5` and `LOTTO_LOCKOUT_MINUTES=60` set it.
+    let mut state = gw.state.clone();
+    state.sessions.lockout_after_failures = 5;
+    state.sessions.lockout = std::time::Duration::from_secs(3600);
+    let router = gateway::router(state, platform::http::Limits::default());
+    let login = || {
+        let body = json!({"email": "cleo@example.com", "password": "wrong password!"}).to_string();
+        let request = axum::http::Request::post("/v1/sessions")
+            .header("content-type", "application/json")
+            .body(axum::body::Body::from(body))
+            .unwrap();
+        platform::testing::send(&router, request)
+    };
+    for _ in 0..4 {
+        assert_eq!(login().await.code(), "invalid_credentials");
+    }
+    let fifth = login().await;
+    assert_eq!((fifth.status, fifth.code()), (StatusCode::FORBIDDEN, "account_locked"));
+    let retry: u64 = fifth.headers["retry-after"].to_str().unwrap().parse().unwrap();
+    assert!((3_500..=3_600).contains(&retry), "{retry}");
 }
 
 #[tokio::test]

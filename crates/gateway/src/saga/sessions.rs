@@ -34,11 +34,6 @@ use crate::credentials::{api_key_prefix, digest_api_key, digests_equal, verify_p
 use crate::store::sessions::{self as store, Credentials};
 use crate::views::sessions::LoginRequest;
 
-/// Failed logins in a row that lock an account.
-pub const LOCKOUT_AFTER_FAILURES: i32 = 5;
-/// How long a locked account stays locked.
-pub const LOCKOUT_MINUTES: i64 = 15;
-
 /// A session's tokens, as a login or a renewal answers them.
 #[derive(Debug)]
 pub struct Issued {
@@ -129,13 +124,13 @@ async fn password_login(
         return Err(locked(until));
     }
     if !matches {
-        let minutes = i32::try_from(LOCKOUT_MINUTES).unwrap_or(15);
-        return Err(
-            match store::failed_login(&state.pool, whose, row.id, LOCKOUT_AFTER_FAILURES, minutes).await? {
-                Some(until) => locked(until),
-                None => bad_credentials(),
-            },
-        );
+        let policy = state.sessions;
+        let failures = i32::try_from(policy.lockout_after_failures).unwrap_or(i32::MAX);
+        let minutes = i32::try_from(policy.lockout.as_secs() / 60).unwrap_or(i32::MAX);
+        return Err(match store::failed_login(&state.pool, whose, row.id, failures, minutes).await? {
+            Some(until) => locked(until),
+            None => bad_credentials(),
+        });
     }
     if let Some(until) = row.self_excluded_until.filter(|u| *u > Utc::now()) {
         return Err(AppError::new(
