@@ -121,8 +121,8 @@ impl Layout {
         .collect()
     }
 
-    /// A member's Patroni configuration. The lease is tuned for seconds (`ttl` 8, `loop_wait`
-    /// 1, `retry_timeout` 3: a dead primary is replaced in about 10 s, inside the two minutes
+    /// A member's Patroni configuration. The lease is tuned for seconds (`ttl` 6, `loop_wait`
+    /// 1, `retry_timeout` 2: a dead primary is replaced in about 10 s, inside the two minutes
     /// of K.A.R. 112-110-9), and strict synchronous mode: a commit is acknowledged only once a
     /// standby holds it (RPO 0), and a primary with no standby left refuses writes rather than
     /// acknowledge what one machine alone holds.

@@ -52,12 +52,13 @@ impl Drop for Cluster {
     }
 }
 
-/// A base port whose layout's ports (base to base + 44) are all free now.
+/// A base port whose layout's ports (base to base + 44, and base + 50, where the README's walk-through
+/// restores) are all free now.
 pub fn free_ports() -> u16 {
     let free = |port: u16| std::net::TcpListener::bind(("127.0.0.1", port)).is_ok();
     for _ in 0..100 {
         let base = 20_000 + (super::free_port() % 20_000);
-        if (0..=44).all(|offset| free(base + offset)) {
+        if (0..=44).chain([50]).all(|offset| free(base + offset)) {
             return base;
         }
     }
