@@ -110,6 +110,15 @@ async fn writes_sent_for(to: &PgConnectOptions, from: i64, period: Duration) -> 
     acknowledged
 }
 
+/// A layout of this test's, with the table the writes go to; returns it and its URL.
+async fn cluster_with_a_table() -> (Cluster, String) {
+    let (cluster, url) = Cluster::start();
+    let mut conn = sqlx::PgConnection::connect(&url).await.unwrap();
+    sqlx::query("CREATE TABLE fault_writes (n bigint PRIMARY KEY)").execute(&mut conn).await.unwrap();
+    conn.close().await.unwrap();
+    (cluster, url)
+}
+
 /// The member whose Patroni says it is the primary (waits for one).
 async fn primary(http: &reqwest::Client, base_port: u16) -> usize {
     for _ in 0..600 {
@@ -127,10 +136,7 @@ async fn primary(http: &reqwest::Client, base_port: u16) -> usize {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn losing_etcd_makes_no_second_primary_and_loses_no_acknowledged_write() {
-    let (cluster, url) = Cluster::start();
-    let mut conn = sqlx::PgConnection::connect(&url).await.unwrap();
-    sqlx::query("CREATE TABLE fault_writes (n bigint PRIMARY KEY)").execute(&mut conn).await.unwrap();
-    conn.close().await.unwrap();
+    let (cluster, url) = cluster_with_a_table().await;
     let watch = Watch::start(cluster.base_port);
     let http = reqwest::Client::new();
 
@@ -185,10 +191,7 @@ async fn losing_etcd_makes_no_second_primary_and_loses_no_acknowledged_write() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_primary_cut_off_the_network_acknowledges_no_write_and_rejoins_as_a_standby() {
-    let (cluster, url) = Cluster::start();
-    let mut conn = sqlx::PgConnection::connect(&url).await.unwrap();
-    sqlx::query("CREATE TABLE fault_writes (n bigint PRIMARY KEY)").execute(&mut conn).await.unwrap();
-    conn.close().await.unwrap();
+    let (cluster, url) = cluster_with_a_table().await;
     let http = reqwest::Client::new();
     let old = primary(&http, cluster.base_port).await;
     // A client on the primary's own machine: its unix socket, which the cut leaves.

@@ -86,7 +86,7 @@ pub fn restore(
     args.push("restore");
     pgbackrest(layout, run_as, &args)?;
     // Its socket beside the members' (a deep `into` would pass a socket path's 107 bytes).
-    let socket = layout.socket_dir(0).with_file_name(format!("restored-{port}"));
+    let socket = layout.sockets_dir().join(format!("restored-{port}"));
     std::fs::create_dir_all(&socket)?;
     if let Some(user) = run_as {
         user.own(&socket)?;

@@ -91,11 +91,16 @@ impl Layout {
         100_000 + u32::from(self.base_port) * 4 + u32::from(offset(member))
     }
 
-    /// Where a member's Postgres keeps its unix socket: a short path of its own under `/tmp`
-    /// (from the base port, as the ports are), because a socket's path may not pass 107 bytes
-    /// and the layout's directory may be deep.
+    /// Where the layout's Postgres servers keep their unix sockets: a short path of its own
+    /// under `/tmp` (from the base port, as the ports are), because a socket's path may not
+    /// pass 107 bytes and the layout's directory may be deep.
+    pub fn sockets_dir(&self) -> PathBuf {
+        PathBuf::from(format!("/tmp/lotto-cluster-{}", self.base_port))
+    }
+
+    /// Where a member's Postgres keeps its unix socket (see [`Layout::sockets_dir`]).
     pub fn socket_dir(&self, member: usize) -> PathBuf {
-        PathBuf::from(format!("/tmp/lotto-cluster-{}/{}", self.base_port, MEMBERS[member]))
+        self.sockets_dir().join(MEMBERS[member])
     }
 
     pub fn member_dir(&self, member: usize) -> PathBuf {

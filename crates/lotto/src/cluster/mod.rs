@@ -3,8 +3,9 @@
 //!
 //! - `start` brings up whatever of the layout is not running (etcd, three Patroni members with
 //!   their Postgres, HAProxy), waits until a primary serves writes through HAProxy's one address
-//!   and a standby is named synchronous (only it may be promoted), creates the `lotto` database and prints `DATABASE_URL=...`. Run again after a member was
-//!   lost, it starts that member again, which rejoins as a standby.
+//!   and a standby is named synchronous (only it may be promoted), creates the `lotto` database
+//!   and prints `DATABASE_URL=...`. Run again after a member was lost, it starts that member
+//!   again, which rejoins as a standby.
 //! - `status` prints each member's role and state as Patroni sees them.
 //! - `kill <member|primary>` kills a member's Patroni and Postgres at once (SIGKILL), as the loss
 //!   of its machine would; `kill etcd` loses the consensus store.
@@ -324,7 +325,6 @@ fn running(pid: Option<u32>) -> String {
     pid.map_or("not running".to_owned(), |pid| format!("pid {pid}"))
 }
 
-/// Kills a member (or the current primary) outright: Patroni, its Postgres and every backend.
 /// The member `which` names: `member1`..`member3`, or `primary` (the one that says it is).
 async fn member_named(layout: &Layout, which: &str) -> anyhow::Result<usize> {
     if which == "primary" {
@@ -338,6 +338,7 @@ async fn member_named(layout: &Layout, which: &str) -> anyhow::Result<usize> {
     }
 }
 
+/// Kills a member (or the current primary) outright: Patroni, its Postgres and every backend.
 async fn kill(layout: &Layout, which: &str) -> anyhow::Result<()> {
     let member = member_named(layout, which).await?;
     let daemon = patroni(layout, member);
@@ -374,9 +375,7 @@ fn stop(layout: &Layout) -> anyhow::Result<()> {
         backup::stop_restored(layout, RunAs::postgres_if_root()?, &bin_dir);
     }
     // The sockets' directories (their sockets went with their servers).
-    if let Some(sockets) = layout.socket_dir(0).parent() {
-        let _ = std::fs::remove_dir_all(sockets);
-    }
+    let _ = std::fs::remove_dir_all(layout.sockets_dir());
     say("stopped");
     Ok(())
 }
