@@ -480,19 +480,26 @@ pub async fn settled_and_checked(client: &Client, url: &str, keys: &TokenKeys) -
     .await;
     assert_eq!(wrong, 0, "craps rolls charged or paid other than their records");
     // Payments: a deposit credited once if it succeeded and never otherwise; a withdrawal's hold
-    // placed once, posted once if it succeeded, voided once if it failed, still pending if not
-    // yet reported (its provider's replica died with the request).
+    // placed once, and then: posted once if it succeeded (or, when its hold had ended first, the
+    // money withdrawn once, late), voided once if it failed, neither if not yet reported (its
+    // provider's replica died with the request).
     let wrong = scalar(
-        "SELECT count(*) FROM gateway.payments p
-          WHERE (p.kind = 'deposit'
-                 AND (SELECT count(*) FROM ledger.transfers t WHERE t.id = p.id)
-                     <> CASE WHEN p.state = 'succeeded' THEN 1 ELSE 0 END)
-             OR (p.kind = 'withdrawal'
-                 AND ((SELECT count(*) FROM ledger.transfers t WHERE t.id = p.id AND t.kind = 'pending') <> 1
-                      OR (SELECT count(*) FROM ledger.transfers t WHERE t.pending_id = p.id AND t.kind = 'post_pending')
-                         <> CASE WHEN p.state = 'succeeded' THEN 1 ELSE 0 END
-                      OR (SELECT count(*) FROM ledger.transfers t WHERE t.pending_id = p.id AND t.kind = 'void_pending')
-                         <> CASE WHEN p.state = 'failed' THEN 1 ELSE 0 END))",
+        "WITH late AS (SELECT t.metadata->>'payment' AS payment, count(*) AS n FROM ledger.transfers t
+                        WHERE t.kind = 'posted' AND t.metadata->>'kind' = 'withdrawal' GROUP BY 1),
+              moved AS (
+             SELECT p.kind, p.state,
+                    (SELECT count(*) FROM ledger.transfers t WHERE t.id = p.id) AS own,
+                    (SELECT count(*) FROM ledger.transfers t WHERE t.pending_id = p.id AND t.kind = 'post_pending') AS posted,
+                    (SELECT count(*) FROM ledger.transfers t
+                      WHERE t.pending_id = p.id AND t.kind IN ('void_pending', 'expire_pending')) AS ended,
+                    coalesce(l.n, 0) AS late
+               FROM gateway.payments p LEFT JOIN late l ON l.payment = p.id::text)
+         SELECT count(*) FROM moved
+          WHERE CASE WHEN kind = 'deposit' THEN own <> CASE WHEN state = 'succeeded' THEN 1 ELSE 0 END
+                ELSE own <> 1
+                  OR (state = 'succeeded' AND (posted, ended, late) NOT IN ((1, 0, 0), (0, 1, 1)))
+                  OR (state = 'failed' AND (posted, ended, late) <> (0, 1, 0))
+                  OR (state IN ('pending', 'settling') AND (posted, late) <> (0, 0)) END",
     )
     .await;
     assert_eq!(wrong, 0, "payments moved other than once");
