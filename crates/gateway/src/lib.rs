@@ -232,13 +232,15 @@ pub const OPENAPI_YAML: &str = include_str!("../../../openapi.yaml");
         routes::players::set_limit, routes::players::self_exclude, routes::staff::add_staff,
         routes::staff::list_staff, routes::staff::add_retailer, routes::staff::list_retailers,
         routes::staff::change_retailer, routes::staff::add_terminal, routes::staff::revoke_terminal,
+        routes::protection::my_limits, routes::protection::set_my_limit, routes::protection::player_limits,
+        routes::protection::impose_limit,
     ),
     components(schemas(platform::Problem), responses(platform::openapi::Refused)),
     modifiers(&BearerAuth),
     tags(
         (name = "players", description = "Registration, the player's own wallet, deposits and withdrawals"),
         (name = "sessions", description = "Logging in (players, staff, terminals) and out"),
-        (name = "responsible gaming", description = "Deposit limits and self-exclusion"),
+        (name = "responsible gaming", description = "Deposit, loss, wager and single-stake limits, and self-exclusion"),
         (name = "administration", description = "Staff, retailers and terminal keys (operators)"),
     )
 )]

@@ -36,6 +36,10 @@ const MATRIX: &[(&str, &str, [u16; 7])] = &[
     ("POST", "/v1/payments/webhook", [401, 401, 401, 401, 401, 401, 401]),
     ("GET", "/v1/me/deposit-limits", [401, 200, 200, 403, 403, 403, 403]),
     ("PUT", "/v1/me/deposit-limits", [401, 200, 200, 403, 403, 403, 403]),
+    ("GET", "/v1/me/limits", [401, 200, 200, 403, 403, 403, 403]),
+    ("PUT", "/v1/me/limits", [401, 200, 200, 403, 403, 403, 403]),
+    ("GET", "/v1/players/{id}/limits", [401, 403, 403, 403, 200, 200, 403]),
+    ("PUT", "/v1/players/{id}/limits", [401, 403, 403, 403, 200, 403, 403]),
     ("POST", "/v1/staff", [401, 403, 403, 403, 201, 403, 403]),
     ("GET", "/v1/staff", [401, 403, 403, 403, 200, 200, 403]),
     ("POST", "/v1/retailers", [401, 403, 403, 403, 201, 403, 403]),
@@ -136,6 +140,10 @@ const MATRIX: &[(&str, &str, [u16; 7])] = &[
     ("GET", "/v1/accounts", [401, 403, 403, 403, 200, 200, 200]),
     ("GET", "/v1/accounts/{id}", [401, 403, 403, 403, 200, 200, 200]),
     ("GET", "/v1/accounts/{id}/transfers", [401, 403, 403, 403, 200, 200, 200]),
+    ("GET", "/v1/accounts/{id}/limits", [401, 403, 403, 403, 200, 200, 200]),
+    // Limits are set through the gateway's own routes (which apply the player's and the
+    // operator's rules); the ledger takes them from services only.
+    ("PUT", "/v1/accounts/{id}/limits", [401, 403, 403, 403, 403, 403, 200]),
     ("POST", "/v1/transfers", [401, 403, 403, 403, 201, 403, 201]),
     ("POST", "/v1/transfers/batch", [401, 403, 403, 403, 201, 403, 201]),
     ("GET", "/v1/transfers/{id}", [401, 403, 403, 403, 200, 200, 200]),
@@ -217,6 +225,11 @@ fn request_for(fx: &Fixture, method: &str, route: &str, caller: usize) -> (Strin
         ("POST", "/v1/payments/webhook") => Some(json!({"id": new_id(), "type": "payment.succeeded",
             "payment_id": fx.payment, "amount": 10_000, "currency": "USD"})),
         ("PUT", "/v1/me/deposit-limits") => Some(json!({"period": "monthly", "amount": 1_000_000})),
+        ("PUT", "/v1/me/limits" | "/v1/players/{id}/limits") => {
+            Some(json!({"kind": "wager", "period": "monthly", "amount": 100_000_000}))
+        }
+        ("PUT", "/v1/accounts/{id}/limits") => Some(json!({"kind": "wager", "period": "monthly",
+            "source": "operator", "cents": 100_000_000, "raise_delay_seconds": 86_400})),
         ("PUT", "/v1/powerball/draws/{date}/grand-prize") => {
             Some(json!({"advertised_cents": 2_000_000_000, "cash_value_cents": 900_000_000}))
         }

@@ -249,6 +249,22 @@ impl LedgerClient {
         self.ledger.call::<(), _>(Method::GET, &path, bearer, None, None).await
     }
 
+    /// Wallet `wallet`'s money limits, with what their windows have used (ADR 0014).
+    pub async fn limits(&self, wallet: Uuid) -> Result<Vec<wire::MoneyLimit>, AppError> {
+        let path = format!("/v1/accounts/{wallet}/limits");
+        self.ledger.call::<(), _>(Method::GET, &path, &self.token()?, None, None).await
+    }
+
+    /// Sets one of wallet `wallet`'s money limits; answers them all after the change.
+    pub async fn set_limit(
+        &self,
+        wallet: Uuid,
+        change: &wire::LimitChange,
+    ) -> Result<Vec<wire::MoneyLimit>, AppError> {
+        let path = format!("/v1/accounts/{wallet}/limits");
+        self.ledger.call(Method::PUT, &path, &self.token()?, Some(change), None).await
+    }
+
     /// Whether transfer `id` is in the journal.
     pub async fn transfer_exists(&self, id: Uuid) -> Result<bool, AppError> {
         let path = format!("/v1/transfers/{id}");

@@ -230,6 +230,123 @@ pub struct TrialBalance {
     pub currencies: Vec<CurrencyTotals>,
 }
 
+/// The rolling window a limit covers: the last 24 hours, 7 days or 30 days (the ledger counts
+/// them by the hour: ADR 0014).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum LimitPeriod {
+    Daily,
+    Weekly,
+    Monthly,
+}
+
+impl LimitPeriod {
+    pub const ALL: [LimitPeriod; 3] = [LimitPeriod::Daily, LimitPeriod::Weekly, LimitPeriod::Monthly];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            LimitPeriod::Daily => "daily",
+            LimitPeriod::Weekly => "weekly",
+            LimitPeriod::Monthly => "monthly",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<LimitPeriod> {
+        LimitPeriod::ALL.into_iter().find(|p| p.as_str() == s)
+    }
+
+    pub fn window_days(self) -> i32 {
+        match self {
+            LimitPeriod::Daily => 1,
+            LimitPeriod::Weekly => 7,
+            LimitPeriod::Monthly => 30,
+        }
+    }
+}
+
+/// What a wallet's money limit bounds: the net loss (stakes less wins) or the total staked in
+/// its period, or any one stake (a request's stakes together).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum MoneyLimitKind {
+    Loss,
+    Wager,
+    SingleStake,
+}
+
+impl MoneyLimitKind {
+    pub const ALL: [MoneyLimitKind; 3] =
+        [MoneyLimitKind::Loss, MoneyLimitKind::Wager, MoneyLimitKind::SingleStake];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            MoneyLimitKind::Loss => "loss",
+            MoneyLimitKind::Wager => "wager",
+            MoneyLimitKind::SingleStake => "single_stake",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<MoneyLimitKind> {
+        MoneyLimitKind::ALL.into_iter().find(|k| k.as_str() == s)
+    }
+}
+
+/// Who set a limit: the player's own, or the operator's imposed on them (the lower binds).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum LimitSource {
+    Player,
+    Operator,
+}
+
+impl LimitSource {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            LimitSource::Player => "player",
+            LimitSource::Operator => "operator",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<LimitSource> {
+        [LimitSource::Player, LimitSource::Operator].into_iter().find(|k| k.as_str() == s)
+    }
+}
+
+/// `PUT /v1/accounts/{id}/limits`: sets one money limit of a player's wallet.
+#[derive(Debug, Clone, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct LimitChange {
+    pub kind: MoneyLimitKind,
+    /// Required for loss and wager limits; none for a single stake.
+    pub period: Option<LimitPeriod>,
+    pub source: LimitSource,
+    /// Cents, at least 1; `null` removes the limit.
+    pub cents: Option<i64>,
+    /// How long a player's raise or removal waits, in seconds (a lowering, and any operator's
+    /// change, applies at once).
+    pub raise_delay_seconds: i64,
+}
+
+/// One of a wallet's money limits, with what its window has used now.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct MoneyLimit {
+    pub kind: MoneyLimitKind,
+    pub period: Option<LimitPeriod>,
+    pub source: LimitSource,
+    /// The limit in force, in cents (`null`: none now).
+    pub cents: Option<i64>,
+    /// A raise or removal waiting, and from when.
+    pub pending_cents: Option<i64>,
+    pub pending_removal: bool,
+    pub pending_from: Option<DateTime<Utc>>,
+    /// Staked (wager) or lost, net of wins (loss), in the window now; 0 for a single stake.
+    pub used: i64,
+    /// What the next stakes may take before this limit refuses (never below 0).
+    pub left: Option<i64>,
+    /// When the oldest stake counted leaves the window (and the room starts to come back).
+    pub resets_at: Option<DateTime<Utc>>,
+}
+
 /// What a transfer is.
 fn transfer_kinds() -> platform::openapi::SchemaObject {
     platform::openapi::one_of_texts(&["posted", "pending", "post_pending", "void_pending", "expire_pending"])

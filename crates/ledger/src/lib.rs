@@ -22,7 +22,7 @@ pub use holds::spawn_hold_sweeper;
 use axum::Router;
 use axum::extract::FromRef;
 use axum::http::Method;
-use axum::routing::{MethodRouter, get, post};
+use axum::routing::{MethodRouter, get, post, put};
 use platform::auth::TokenKeys;
 use platform::config::Config;
 use platform::db::DbError;
@@ -64,6 +64,8 @@ pub fn route_table() -> Vec<(Method, &'static str, MethodRouter<LedgerState>)> {
         (Method::GET, "/v1/accounts", get(routes::list_accounts)),
         (Method::GET, "/v1/accounts/{id}", get(routes::get_account)),
         (Method::GET, "/v1/accounts/{id}/transfers", get(routes::account_history)),
+        (Method::GET, "/v1/accounts/{id}/limits", get(routes::account_limits)),
+        (Method::PUT, "/v1/accounts/{id}/limits", put(routes::set_account_limit)),
         (Method::POST, "/v1/transfers", post(routes::create_transfer)),
         (Method::POST, "/v1/transfers/batch", post(routes::create_batch)),
         (Method::GET, "/v1/transfers/{id}", get(routes::get_transfer)),
@@ -84,6 +86,7 @@ pub fn api_routes(state: LedgerState) -> Router {
 #[openapi(
     paths(
         routes::create_account, routes::list_accounts, routes::get_account, routes::account_history,
+        routes::account_limits, routes::set_account_limit,
         routes::create_transfer, routes::create_batch, routes::get_transfer, routes::deposit, routes::withdraw,
         routes::trial_balance, routes::journal_check,
     ),

@@ -189,6 +189,50 @@ impl ValidateTransfer for TransferRequest {
     }
 }
 
+/// The longest a raise of a limit may be made to wait: 30 days.
+pub const MAX_RAISE_DELAY_SECONDS: i64 = 30 * 24 * 3600;
+
+/// A limit change checked: a period exactly where the kind has one, an amount of at least a
+/// cent and at most what one account may move, a delay in bounds.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ValidLimitChange {
+    pub kind: MoneyLimitKind,
+    pub period: Option<LimitPeriod>,
+    pub source: LimitSource,
+    pub cents: Option<i64>,
+    pub raise_delay_seconds: i64,
+}
+
+impl Validate for LimitChange {
+    type Command = ValidLimitChange;
+
+    fn validate(self) -> Result<ValidLimitChange, AppError> {
+        let invalid = |detail: &str| AppError::unprocessable(codes::INVALID_MONEY_LIMIT, detail.to_owned());
+        match (self.kind, self.period) {
+            (MoneyLimitKind::SingleStake, Some(_)) => {
+                return Err(invalid("a single-stake limit has no period"));
+            }
+            (MoneyLimitKind::Loss | MoneyLimitKind::Wager, None) => {
+                return Err(invalid("a loss or wager limit needs a period: daily, weekly or monthly"));
+            }
+            _ => {}
+        }
+        if let Some(cents) = self.cents {
+            positive_amount(cents)?;
+        }
+        if !(0..=MAX_RAISE_DELAY_SECONDS).contains(&self.raise_delay_seconds) {
+            return Err(invalid(&format!("raise_delay_seconds must be 0 to {MAX_RAISE_DELAY_SECONDS}")));
+        }
+        Ok(ValidLimitChange {
+            kind: self.kind,
+            period: self.period,
+            source: self.source,
+            cents: self.cents,
+            raise_delay_seconds: self.raise_delay_seconds,
+        })
+    }
+}
+
 fn invalid_transfer(detail: &str) -> AppError {
     AppError::unprocessable(codes::INVALID_TRANSFER, detail)
 }

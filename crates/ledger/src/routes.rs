@@ -12,8 +12,9 @@ use uuid::Uuid;
 
 use crate::LedgerState;
 use crate::model::{
-    Account, BatchRequest, BatchResult, CashRequest, HistoryEntry, MAX_BATCH, NewAccountRequest, Page,
-    PostedBalance, Transfer, TransferCommand, TransferRequest, TrialBalance, Validate, ValidateTransfer,
+    Account, BatchRequest, BatchResult, CashRequest, HistoryEntry, LimitChange, MAX_BATCH, MoneyLimit,
+    NewAccountRequest, Page, PostedBalance, Transfer, TransferCommand, TransferRequest, TrialBalance, Validate,
+    ValidateTransfer,
 };
 use crate::store::{self, LEDGER_NAMESPACE};
 
@@ -33,6 +34,15 @@ impl RoleSet for Writers {
     const ROLES: &'static [Role] = WRITERS;
 }
 const READERS: &[Role] = &[Role::Service, Role::Operator, Role::Auditor];
+
+/// Who sets a wallet's money limits: the services (the gateway applies a player's and an
+/// operator's rules, and its audit records who asked).
+#[derive(Debug)]
+pub struct Services;
+
+impl RoleSet for Services {
+    const ROLES: &'static [Role] = &[Role::Service];
+}
 
 /// Readers see every account; a player sees their own, and others' look absent (no enumeration).
 fn may_see(caller: &Caller, owner: &str) -> bool {
@@ -86,6 +96,41 @@ async fn visible_account(state: &LedgerState, caller: &Caller, id: Uuid) -> Resu
         Some(account) if may_see(caller, &account.owner) => Ok(account),
         _ => Err(account_not_found(id)),
     }
+}
+
+#[utoipa::path(
+    get, path = "/v1/accounts/{id}/limits", tag = "ledger", params(("id" = Uuid, Path, description = "a player's wallet")),
+    responses((status = 200, description = "the wallet's money limits, with what their windows have used", body = Vec<MoneyLimit>), (status = "4XX", response = Refused)),
+    security(("bearer" = []))
+)]
+/// `GET /v1/accounts/{id}/limits`: a wallet's money limits (ADR 0014), each with what its
+/// window has used now.
+pub async fn account_limits(
+    State(state): State<LedgerState>,
+    caller: Caller,
+    Path(id): Path<Uuid>,
+) -> Result<Json<Vec<MoneyLimit>>, AppError> {
+    visible_account(&state, &caller, id).await?;
+    Ok(Json(store::limits(&state.pool, id).await?))
+}
+
+#[utoipa::path(
+    put, path = "/v1/accounts/{id}/limits", tag = "ledger", params(("id" = Uuid, Path, description = "a player's wallet")),
+    request_body = LimitChange,
+    responses((status = 200, description = "the wallet's money limits after the change", body = Vec<MoneyLimit>), (status = "4XX", response = Refused)),
+    security(("bearer" = []))
+)]
+/// `PUT /v1/accounts/{id}/limits` (services): sets one money limit of a wallet; a lowering
+/// applies at once, a player's raise or removal after its delay. Setting it again is harmless.
+pub async fn set_account_limit(
+    State(state): State<LedgerState>,
+    _service: Allowed<Services>,
+    Path(id): Path<Uuid>,
+    Json(request): Json<LimitChange>,
+) -> Result<Json<Vec<MoneyLimit>>, AppError> {
+    let change = request.validate()?;
+    store::set_limit(&state.pool, id, &change).await?;
+    Ok(Json(store::limits(&state.pool, id).await?))
 }
 
 #[derive(Debug, Deserialize, utoipa::IntoParams)]

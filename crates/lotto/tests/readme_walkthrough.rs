@@ -86,6 +86,7 @@ async fn the_readme_api_walkthrough_runs_verbatim_and_again() {
     // What the README says each step shows.
     for shown in [
         "\"state\":\"succeeded\"",
+        "{\"kind\":\"loss\",\"period\":\"daily\",\"cents\":10000,\"used\":0,\"left\":10000}",
         "204",
         "self_excluded",
         "\"state\":\"settled\"",

@@ -98,6 +98,7 @@ pub const INVALID_LIMIT: CodeName = CodeName("invalid_limit");
 pub const INVALID_LIMITS: CodeName = CodeName("invalid_limits");
 pub const INVALID_MAX_SPOTS: CodeName = CodeName("invalid_max_spots");
 pub const INVALID_METADATA: CodeName = CodeName("invalid_metadata");
+pub const INVALID_MONEY_LIMIT: CodeName = CodeName("invalid_money_limit");
 pub const INVALID_NAME: CodeName = CodeName("invalid_name");
 pub const INVALID_ODDS_MULTIPLE: CodeName = CodeName("invalid_odds_multiple");
 pub const INVALID_OWNER: CodeName = CodeName("invalid_owner");
@@ -116,6 +117,7 @@ pub const INVALID_USERNAME: CodeName = CodeName("invalid_username");
 pub const INVALID_VIRN: CodeName = CodeName("invalid_virn");
 pub const INVALID_WINDOW: CodeName = CodeName("invalid_window");
 pub const KEY_REVOKED: CodeName = CodeName("key_revoked");
+pub const LIMIT_REACHED: CodeName = CodeName("limit_reached");
 pub const MALFORMED_JSON: CodeName = CodeName("malformed_json");
 pub const MALFORMED_REQUEST: CodeName = CodeName("malformed_request");
 pub const METHOD_NOT_ALLOWED: CodeName = CodeName("method_not_allowed");
@@ -380,6 +382,11 @@ pub const ALL: &[Code] = &[
     code(INVALID_LIMITS, 422, "a table's limits outside the house's, or not whole dollars"),
     code(INVALID_MAX_SPOTS, 422, "more spots than the table's shoe always serves"),
     code(INVALID_METADATA, 422, "transfer metadata that is not a small JSON object"),
+    code(
+        INVALID_MONEY_LIMIT,
+        422,
+        "a money limit of the wrong form: a period where it has none, an amount or delay out of range",
+    ),
     code(INVALID_NAME, 422, "a retailer name of the wrong length"),
     code(INVALID_ODDS_MULTIPLE, 422, "a craps table's odds multiple outside 1 to the house's"),
     code(INVALID_OWNER, 422, "an account owner of the wrong form"),
@@ -392,6 +399,11 @@ pub const ALL: &[Code] = &[
     code(INVALID_USERNAME, 422, "a username of the wrong form"),
     code(INVALID_VIRN, 422, "a VIRN that is not twelve digits (a misread: not counted toward the lockout)"),
     code(INVALID_WINDOW, 422, "a report window whose start is not before its end"),
+    code(
+        LIMIT_REACHED,
+        422,
+        "a stake that would pass one of the player's money limits (loss, wager, single stake)",
+    ),
     code(MISSING_FIELD, 422, "a required body field is absent"),
     code(MULTIPLIER_NOT_IN_DRUM, 422, "a Power Play multiplier that is not a ball of the drawing's drum"),
     code(NO_SPOTS, 422, "a blackjack round without a spot"),

@@ -103,7 +103,11 @@ pub async fn play(
     };
     let created = state.ticket_writes.submit(TicketWrite::Record(recorded.clone())).await?;
     if created {
-        return Ok((settle_recorded(state, recorded).await?, true));
+        let (view, refusal) = settle_recorded(state, recorded).await?;
+        return match refusal {
+            Some(refused) => Err(refused),
+            None => Ok((view, true)),
+        };
     }
     let existing = tickets::load::<PlayNowTicket>(&state.pool, id)
         .await?
@@ -113,7 +117,7 @@ pub async fn play(
     {
         return Err(AppError::conflict(codes::IDEMPOTENCY_CONFLICT, "this key bought a different ticket"));
     }
-    Ok((settle_recorded(state, existing).await?, false))
+    Ok((settle_recorded(state, existing).await?.0, false))
 }
 
 /// The outcome as chained in the audit log.
@@ -135,7 +139,7 @@ pub async fn drive(state: &DrawsState, id: Uuid) -> Result<TicketView, AppError>
     let ticket = tickets::load::<PlayNowTicket>(&state.pool, id)
         .await?
         .ok_or_else(|| AppError::not_found(codes::TICKET_NOT_FOUND, "no such ticket"))?;
-    settle_recorded(state, ticket).await
+    settle_recorded(state, ticket).await.map(|(view, _)| view)
 }
 
 /// Finishes tickets left `drawn` for longer than `older_than`; returns how many.
@@ -143,9 +147,15 @@ pub async fn recover(state: &DrawsState, older_than: Duration) -> Result<usize, 
     super::recover::<PlayNowTicket, _, _, _>(state, older_than, |id| drive(state, id)).await
 }
 
-async fn settle_recorded(state: &DrawsState, mut ticket: PlayNowTicket) -> Result<TicketView, AppError> {
+/// Settles a drawn ticket; answers its view and, when this call ended it refused, the ledger's
+/// refusal as it came (with its context: a limit's amount left and when it resets), which the
+/// buyer's first answer carries (a replay answers the stored code).
+async fn settle_recorded(
+    state: &DrawsState,
+    mut ticket: PlayNowTicket,
+) -> Result<(TicketView, Option<AppError>), AppError> {
     if ticket.state != PlayNowState::Drawn {
-        return view(&ticket);
+        return Ok((view(&ticket)?, None));
     }
     let id = ticket.id;
     let metadata = json!({"game": "castle_keno", "ticket": id});
@@ -165,6 +175,7 @@ async fn settle_recorded(state: &DrawsState, mut ticket: PlayNowTicket) -> Resul
             metadata,
         ));
     }
+    let mut refusal = None;
     let write = match state.ledger_batches.submit(transfers).await {
         Ok(_) => {
             let record = OutcomeRecord {
@@ -186,19 +197,20 @@ async fn settle_recorded(state: &DrawsState, mut ticket: PlayNowTicket) -> Resul
         Err(e) if ledger_api::is_refusal(&e) => {
             ticket.state = PlayNowState::Refused;
             ticket.refusal = Some(e.code().to_owned());
-            TicketWrite::Refuse { id, code: e.code().to_owned() }
+            let code = e.code().to_owned();
+            refusal = Some(e);
+            TicketWrite::Refuse { id, code }
         }
         Err(e) => return Err(e),
     };
     if state.ticket_writes.submit(write).await? {
-        view(&ticket)
+        Ok((view(&ticket)?, refusal))
     } else {
         // Someone else (a retry, the recovery worker) finished it first: show what they wrote.
-        view(
-            &tickets::load::<PlayNowTicket>(&state.pool, id)
-                .await?
-                .ok_or_else(|| AppError::internal("settled ticket vanished"))?,
-        )
+        let written = tickets::load::<PlayNowTicket>(&state.pool, id)
+            .await?
+            .ok_or_else(|| AppError::internal("settled ticket vanished"))?;
+        Ok((view(&written)?, None))
     }
 }
 

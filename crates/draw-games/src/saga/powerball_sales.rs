@@ -138,12 +138,23 @@ pub async fn sell(
             Recorded::SerialTaken => ticket.serial = TicketSerial::random(&mut rng),
         }
     };
-    Ok((drive(state, id).await?, created))
+    match drive_answering_refusal(state, id).await? {
+        (_, Some(refused)) => Err(refused),
+        (view, None) => Ok((view, created)),
+    }
 }
 
 /// Moves a sale forward until it is sold (its plays in their drawings) or refused; safe to run
 /// again.
 pub async fn drive(state: &DrawsState, id: Uuid) -> Result<PowerballTicketView, AppError> {
+    drive_answering_refusal(state, id).await.map(|(view, _)| view)
+}
+
+/// [`drive`], answering too the ledger's refusal as it came when this call refused the ticket
+/// (with its context: a limit's amount left and when it resets), for the buyer's first answer
+/// (a replay answers the stored code).
+async fn drive_answering_refusal(state: &DrawsState, id: Uuid) -> Result<(PowerballTicketView, Option<AppError>), AppError> {
+    let mut refusal = None;
     let ticket = tickets::load(&state.pool, id)
         .await?
         .ok_or_else(|| AppError::not_found(codes::TICKET_NOT_FOUND, "no such ticket"))?;
@@ -158,13 +169,17 @@ pub async fn drive(state: &DrawsState, id: Uuid) -> Result<PowerballTicketView, 
         match state.ledger.transfer(&cost).await {
             Ok(()) => place(state, &ticket).await?,
             // The ledger's rules refused it: nothing moved, and nothing will.
-            Err(LedgerError::Refused(e)) => tickets::refuse_open(&state.pool, id, e.code()).await?,
+            Err(LedgerError::Refused(e)) => {
+                if tickets::refuse_open(&state.pool, id, e.code()).await? {
+                    refusal = Some(e);
+                }
+            }
             Err(e) => return Err(e.into()),
         }
     }
     let ticket =
         tickets::load(&state.pool, id).await?.ok_or_else(|| AppError::internal("ticket vanished"))?;
-    view(state, &ticket).await
+    Ok((view(state, &ticket).await?, refusal))
 }
 
 /// Places a paid ticket's plays from the first drawing still on sale.

@@ -89,11 +89,22 @@ pub async fn buy(
             tickets::insert_open(&state.pool, &open).await?
         }
     };
-    Ok((drive(state, id).await?, created))
+    match drive_answering_refusal(state, id).await? {
+        (_, Some(refused)) => Err(refused),
+        (view, None) => Ok((view, created)),
+    }
 }
 
 /// Moves a purchase forward until it is staked (in its draws) or refused; safe to run again.
 pub async fn drive(state: &DrawsState, id: Uuid) -> Result<DrawTicketView, AppError> {
+    drive_answering_refusal(state, id).await.map(|(view, _)| view)
+}
+
+/// [`drive`], answering too the ledger's refusal as it came when this call refused the ticket
+/// (with its context: a limit's amount left and when it resets), for the buyer's first answer
+/// (a replay answers the stored code).
+async fn drive_answering_refusal(state: &DrawsState, id: Uuid) -> Result<(DrawTicketView, Option<AppError>), AppError> {
+    let mut refusal = None;
     let ticket = tickets::load::<DrawTicket>(&state.pool, id)
         .await?
         .ok_or_else(|| AppError::not_found(codes::TICKET_NOT_FOUND, "no such ticket"))?;
@@ -108,14 +119,18 @@ pub async fn drive(state: &DrawsState, id: Uuid) -> Result<DrawTicketView, AppEr
         match state.ledger.transfer(&stake).await {
             Ok(()) => tickets::join_draws(&state.pool, &state.schedule, state.clock.now(), id).await?,
             // The ledger's rules refused it: nothing moved, and nothing will.
-            Err(LedgerError::Refused(e)) => tickets::refuse_open(&state.pool, id, e.code()).await?,
+            Err(LedgerError::Refused(e)) => {
+                if tickets::refuse_open(&state.pool, id, e.code()).await? {
+                    refusal = Some(e);
+                }
+            }
             Err(e) => return Err(e.into()),
         }
     }
     let ticket = tickets::load::<DrawTicket>(&state.pool, id)
         .await?
         .ok_or_else(|| AppError::internal("ticket vanished"))?;
-    view(state, &ticket).await
+    Ok((view(state, &ticket).await?, refusal))
 }
 
 /// Finishes purchases left `open` for longer than `older_than`; returns how many.

@@ -379,17 +379,19 @@ pub async fn insert_open(pool: &PgPool, ticket: &DrawTicket) -> Result<bool, App
         == 1)
 }
 
-/// An open ticket the ledger refused → `refused`, with the ledger's code.
-pub async fn refuse_open(pool: &PgPool, id: Uuid, code: &str) -> Result<(), AppError> {
-    sqlx::query!(
+/// An open ticket the ledger refused → `refused`, with the ledger's code; answers whether this
+/// call refused it.
+pub async fn refuse_open(pool: &PgPool, id: Uuid, code: &str) -> Result<bool, AppError> {
+    Ok(sqlx::query!(
         "UPDATE keno_draw_tickets SET state = 'refused', refusal = $2, updated_at = now()
           WHERE id = $1 AND state = 'open'",
         id,
         code
     )
     .execute(pool)
-    .await?;
-    Ok(())
+    .await?
+    .rows_affected()
+        == 1)
 }
 
 /// Enters a staked open ticket in its `draws` consecutive draws, the first being the first draw

@@ -5,6 +5,7 @@
 mod pass;
 pub mod payments;
 pub mod players;
+pub mod protection;
 pub mod sessions;
 pub mod staff;
 
@@ -38,6 +39,10 @@ pub fn route_table() -> Vec<(Method, &'static str, MethodRouter<GatewayState>)> 
         (Method::GET, "/v1/me/deposit-limits", get(players::get_limits)),
         (Method::PUT, "/v1/me/deposit-limits", put(players::set_limit)),
         (Method::POST, "/v1/me/self-exclusion", post(players::self_exclude)),
+        (Method::GET, "/v1/me/limits", get(protection::my_limits)),
+        (Method::PUT, "/v1/me/limits", put(protection::set_my_limit)),
+        (Method::GET, "/v1/players/{id}/limits", get(protection::player_limits)),
+        (Method::PUT, "/v1/players/{id}/limits", put(protection::impose_limit)),
         (Method::POST, "/v1/staff", post(staff::add_staff)),
         (Method::GET, "/v1/staff", get(staff::list_staff)),
         (Method::POST, "/v1/retailers", post(staff::add_retailer)),

@@ -3,11 +3,13 @@
 //! money.
 //!
 //! - [`players`]: registration with a wallet, deposit limits, self-exclusion;
+//! - [`protection`]: the money limits a player sets and an operator imposes (ADR 0014);
 //! - [`payments`]: deposits and withdrawals through the provider, settled by its webhook;
 //! - [`sessions`]: logins, renewals and the idle timeout;
 //! - [`staff`]: staff, retailers and terminal keys.
 
 pub mod payments;
 pub mod players;
+pub mod protection;
 pub mod sessions;
 pub mod staff;

@@ -3,5 +3,6 @@
 
 pub mod payments;
 pub mod players;
+pub mod protection;
 pub mod sessions;
 pub mod staff;

@@ -59,34 +59,9 @@ pub struct SelfExclusion {
     pub self_excluded_until: DateTime<Utc>,
 }
 
-/// The periods a deposit limit can cover; windows are rolling (the last 24 hours, 7 days, 30 days).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum LimitPeriod {
-    Daily,
-    Weekly,
-    Monthly,
-}
-
-impl LimitPeriod {
-    pub(crate) const ALL: [LimitPeriod; 3] = [LimitPeriod::Daily, LimitPeriod::Weekly, LimitPeriod::Monthly];
-
-    pub(crate) fn as_str(self) -> &'static str {
-        match self {
-            LimitPeriod::Daily => "daily",
-            LimitPeriod::Weekly => "weekly",
-            LimitPeriod::Monthly => "monthly",
-        }
-    }
-
-    pub(crate) fn window_days(self) -> i32 {
-        match self {
-            LimitPeriod::Daily => 1,
-            LimitPeriod::Weekly => 7,
-            LimitPeriod::Monthly => 30,
-        }
-    }
-}
+/// The periods a deposit limit can cover; windows are rolling (the last 24 hours, 7 days, 30 days),
+/// as those of the money limits the ledger keeps.
+pub use ledger_api::wire::LimitPeriod;
 
 // `PUT /v1/me/deposit-limits`.
 #[derive(Debug, Deserialize, utoipa::ToSchema)]

@@ -65,7 +65,8 @@ fn refusal(pg: &sqlx::postgres::PgDatabaseError) -> AppError {
         | "insufficient_funds"
         | "amount_exceeds_hold"
         | "hold_expired"
-        | "hold_not_expired" => AppError::relayed(StatusCode::UNPROCESSABLE_ENTITY, code, detail),
+        | "hold_not_expired"
+        | "limit_reached" => AppError::relayed(StatusCode::UNPROCESSABLE_ENTITY, code, detail),
         _ => return AppError::internal(format!("unexpected ledger refusal {code}: {detail}")),
     };
     match context {

@@ -165,7 +165,11 @@ pub async fn drive_deal(state: &TablesState, id: Uuid) -> Result<StoredRound, Ap
         return Ok(stored);
     }
     let rules = state.blackjack.repository.table_rules(stored.table_id, None).await?;
-    deal_round(state, stored, rules, None).await
+    match deal_round(state, stored, rules, None).await {
+        // The ledger refused the wagers: the round is finished, `refused`.
+        Err(e) if ledger_api::is_refusal(&e) => reload(state, id).await,
+        dealt => dealt,
+    }
 }
 
 /// Step 2 on the round as read, at a table with `rules`, dealing from `shoe` if this process
@@ -195,9 +199,11 @@ async fn deal_round(
                 [wallet, pot] => store::AtDeal { pot, balance_before: wallet.saturating_add(stakes.total()) },
                 _ => return Err(AppError::internal("the ledger answered other balances")),
             },
+            // Refused: the round ends `refused`, and this answer carries the ledger's problem as it
+            // came (a limit's amount left and when it resets); a replay answers the stored code.
             Err(LedgerError::Refused(e)) => {
                 state.blackjack.repository.refuse(id, e.code()).await?;
-                return reload(state, id).await;
+                return Err(e);
             }
             Err(e) => return Err(e.into()),
         };

@@ -82,7 +82,11 @@ pub async fn place_wagers(
 
 /// Step 2: takes an `open` round's wagers and deals it; safe to run again at any point.
 pub async fn drive_deal(state: &TablesState, id: Uuid) -> Result<StoredRound, AppError> {
-    deal_round(state, reload(state, id).await?).await
+    match deal_round(state, reload(state, id).await?).await {
+        // The ledger refused the wagers: the round is finished, `refused`.
+        Err(e) if ledger_api::is_refusal(&e) => reload(state, id).await,
+        dealt => dealt,
+    }
 }
 
 /// Step 2 on the round as read (or just recorded); answers the round after it.
@@ -99,9 +103,11 @@ async fn deal_round(state: &TablesState, stored: StoredRound) -> Result<StoredRo
             [wallet, pot] => (wallet, pot),
             _ => return Err(AppError::internal("the ledger answered other balances")),
         },
+        // Refused: the round ends `refused`, and this answer carries the ledger's problem as it
+        // came (a limit's amount left and when it resets); a replay answers the stored code.
         Err(LedgerError::Refused(e)) => {
             game.repository.refuse(id, e.code()).await?;
-            return reload(state, id).await;
+            return Err(e);
         }
         Err(e) => return Err(e.into()),
     };

@@ -185,16 +185,18 @@ pub async fn load_by_serial(
     .transpose()
 }
 
-/// `open` → `refused` with the ledger's `code`; nothing was charged.
-pub async fn refuse_open(pool: &PgPool, id: Uuid, code: &str) -> Result<(), AppError> {
-    sqlx::query!(
+/// `open` → `refused` with the ledger's `code`; nothing was charged. Answers whether this call
+/// refused it.
+pub async fn refuse_open(pool: &PgPool, id: Uuid, code: &str) -> Result<bool, AppError> {
+    Ok(sqlx::query!(
         "UPDATE pb_tickets SET state = 'refused', refusal = $2, updated_at = now() WHERE id = $1 AND state = 'open'",
         id,
         code
     )
     .execute(pool)
-        .await?;
-    Ok(())
+    .await?
+    .rows_affected()
+        == 1)
 }
 
 /// What placing a ticket's plays did.

@@ -1,0 +1,347 @@
+//! Player protection's money limits over the API (issue 35, ADR 0014): set by the player and by
+//! an operator, enforced by the ledger in every game at the stake, under races.
+
+// Tests stop at the first surprise.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod common;
+
+use axum::body::Body;
+use axum::http::Request;
+use common::{Login, TestGateway, new_id};
+use platform::auth::Role;
+use platform::testing::Reply;
+use serde_json::{Value, json};
+
+/// A stake as a client sends it: with a key of its own.
+async fn play(gw: &TestGateway, player: &Login, path: &str, body: Value) -> Reply {
+    let request = Request::post(path)
+        .header("authorization", format!("Bearer {}", player.token))
+        .header("content-type", "application/json")
+        .header("idempotency-key", new_id())
+        .body(Body::from(body.to_string()))
+        .unwrap();
+    gw.send(request).await
+}
+
+/// The player's wallet balance, in cents.
+async fn balance(gw: &TestGateway, player: &Login) -> i64 {
+    let wallet = gw.call("GET", "/v1/me/wallet", Some(&player.token), None).await;
+    assert_eq!(wallet.status, 200, "{}", wallet.body);
+    wallet.body["balance"]["posted"].as_i64().unwrap()
+}
+
+async fn set_limit(gw: &TestGateway, player: &Login, body: Value) -> Value {
+    let set = gw.call("PUT", "/v1/me/limits", Some(&player.token), Some(body)).await;
+    assert_eq!(set.status, 200, "{}", set.body);
+    set.body
+}
+
+/// The money limit of `kind` (and `period`) from `source` in a limits answer.
+fn money_limit<'a>(limits: &'a Value, kind: &str, period: Option<&str>, source: &str) -> &'a Value {
+    limits["money"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|l| l["kind"] == kind && l["period"].as_str() == period && l["source"] == source)
+        .unwrap_or_else(|| panic!("no {kind} {period:?} {source} limit in {limits}"))
+}
+
+#[tokio::test]
+async fn twenty_tickets_at_once_take_exactly_what_a_ten_dollar_loss_limit_allows() {
+    let gw = TestGateway::new().await;
+    let ann = gw.player("ann@example.com").await;
+    gw.fund(&ann.token, 10_000).await;
+    let limits = set_limit(&gw, &ann, json!({"kind": "loss", "period": "daily", "amount": 1_000})).await;
+    let loss = money_limit(&limits, "loss", Some("daily"), "player");
+    assert_eq!((loss["cents"].as_i64(), loss["left"].as_i64()), (Some(1_000), Some(1_000)), "{loss}");
+    let before = balance(&gw, &ann).await;
+
+    // Twenty $3 tickets (one spot, three draws to come) at once: the stakes, not their
+    // outcomes, meet the limit, and only three fit in $10.
+    let plays = (0..20).map(|_| {
+        play(&gw, &ann, "/v1/keno/draw-tickets", json!({"option": "bet", "spots": [7], "draws": 3}))
+    });
+    let answers = futures_util::future::join_all(plays).await;
+    let taken: Vec<_> = answers.iter().filter(|a| a.status == 201).collect();
+    let refused: Vec<_> = answers.iter().filter(|a| a.status == 422).collect();
+    assert_eq!(
+        (taken.len(), refused.len()),
+        (3, 17),
+        "{:?}",
+        answers.iter().map(|a| &a.body).collect::<Vec<_>>()
+    );
+    for refusal in &refused {
+        assert_eq!(refusal.body["code"], "limit_reached", "{}", refusal.body);
+        let context = &refusal.body["context"];
+        assert_eq!((context["kind"].as_str(), context["period"].as_str()), (Some("loss"), Some("daily")));
+        assert_eq!(
+            (context["limit"].as_i64(), context["left"].as_i64(), context["stake"].as_i64()),
+            (Some(1_000), Some(100), Some(300))
+        );
+        assert!(context["resets_at"].is_string(), "{context}");
+    }
+    assert_eq!(balance(&gw, &ann).await, before - 900);
+
+    // What the limit shows now: $9 used, $1 left, and when the oldest stake leaves the window.
+    let limits = gw.call("GET", "/v1/me/limits", Some(&ann.token), None).await;
+    let loss = money_limit(&limits.body, "loss", Some("daily"), "player");
+    assert_eq!((loss["used"].as_i64(), loss["left"].as_i64()), (Some(900), Some(100)), "{loss}");
+    assert!(loss["resets_at"].is_string(), "{loss}");
+    gw.assert_ledger_balanced().await;
+}
+
+#[tokio::test]
+async fn every_game_refuses_a_stake_past_a_single_stake_limit_and_takes_one_within_it() {
+    let gw = TestGateway::new().await;
+    let ann = gw.player("ann@example.com").await;
+    gw.fund(&ann.token, 50_000).await;
+    set_limit(&gw, &ann, json!({"kind": "single_stake", "amount": 200})).await;
+    let table = gw.call("POST", "/v1/blackjack/tables", Some(&ann.token), Some(json!({"decks": 6}))).await;
+    assert_eq!(table.status, 201, "{}", table.body);
+    let craps = gw.call("POST", "/v1/craps/sessions", Some(&ann.token), Some(json!({}))).await;
+    assert_eq!(craps.status, 201, "{}", craps.body);
+    let (table, craps) = (table.body["id"].as_str().unwrap(), craps.body["id"].as_str().unwrap());
+    let bet = |cents: i64| json!({"changes": [{"change": "place", "bet": "field", "amount_cents": cents}]});
+    // (game, path, a stake past $2, a stake within it).
+    let plays = [
+        (
+            "Keno now",
+            "/v1/keno/tickets".to_owned(),
+            json!({"option": "bet", "spots": [7], "tickets": 3}),
+            Some(json!({"option": "bet", "spots": [7]})),
+        ),
+        (
+            "Keno draws",
+            "/v1/keno/draw-tickets".to_owned(),
+            json!({"option": "bet", "spots": [7], "draws": 3}),
+            Some(json!({"option": "bet", "spots": [7], "draws": 2})),
+        ),
+        (
+            "Powerball",
+            "/v1/powerball/tickets".to_owned(),
+            json!({"quick_picks": 2}),
+            Some(json!({"quick_picks": 1})),
+        ),
+        (
+            "blackjack",
+            format!("/v1/blackjack/tables/{table}/rounds"),
+            json!({"spots": [{"wager": 300}]}),
+            None,
+        ),
+        ("I Luv Suits", "/v1/i-luv-suits/rounds".to_owned(), json!({"ante_cents": 500}), None),
+        ("craps", format!("/v1/craps/sessions/{craps}/bets"), bet(300), Some(bet(200))),
+    ];
+    for (game, path, past, within) in plays {
+        let before = balance(&gw, &ann).await;
+        let refused = play(&gw, &ann, &path, past).await;
+        assert_eq!(refused.status, 422, "{game}: {}", refused.body);
+        assert_eq!(refused.body["code"], "limit_reached", "{game}: {}", refused.body);
+        assert_eq!(refused.body["context"]["kind"], "single_stake", "{game}: {}", refused.body);
+        assert_eq!(refused.body["context"]["limit"], 200, "{game}: {}", refused.body);
+        assert_eq!(balance(&gw, &ann).await, before, "{game}: a refused stake moved money");
+        if let Some(within) = within {
+            let taken = play(&gw, &ann, &path, within).await;
+            assert!(taken.status.is_success(), "{game}: {}", taken.body);
+            assert!(balance(&gw, &ann).await < before + 100_000, "{game}");
+        }
+    }
+    gw.assert_ledger_balanced().await;
+}
+
+#[tokio::test]
+async fn a_lowering_binds_at_once_a_raise_waits_and_the_operators_lower_limit_binds() {
+    let gw = TestGateway::new().await;
+    let ann = gw.player("ann@example.com").await;
+    let operator = gw.staff("olga", Role::Operator).await;
+    gw.fund(&ann.token, 10_000).await;
+    let ticket = |draws: i64| json!({"option": "bet", "spots": [7], "draws": draws});
+
+    set_limit(&gw, &ann, json!({"kind": "wager", "period": "weekly", "amount": 500})).await;
+    // A raise waits 24 hours, shown as pending; the $5 limit still binds.
+    let limits = set_limit(&gw, &ann, json!({"kind": "wager", "period": "weekly", "amount": 5_000})).await;
+    let wager = money_limit(&limits, "wager", Some("weekly"), "player");
+    assert_eq!(
+        (wager["cents"].as_i64(), wager["pending_cents"].as_i64()),
+        (Some(500), Some(5_000)),
+        "{wager}"
+    );
+    assert!(wager["pending_from"].is_string(), "{wager}");
+    let answer = play(&gw, &ann, "/v1/keno/draw-tickets", ticket(6)).await;
+    assert_eq!(answer.body["code"], "limit_reached", "{}", answer.body);
+    // A removal waits as a raise does.
+    let limits = set_limit(&gw, &ann, json!({"kind": "wager", "period": "weekly", "amount": null})).await;
+    let wager = money_limit(&limits, "wager", Some("weekly"), "player");
+    assert_eq!(
+        (wager["cents"].as_i64(), wager["pending_removal"].as_bool()),
+        (Some(500), Some(true)),
+        "{wager}"
+    );
+    // A lowering applies at once and cancels what waited.
+    let limits = set_limit(&gw, &ann, json!({"kind": "wager", "period": "weekly", "amount": 400})).await;
+    let wager = money_limit(&limits, "wager", Some("weekly"), "player");
+    assert_eq!((wager["cents"].as_i64(), wager["pending_from"].as_str()), (Some(400), None), "{wager}");
+    let answer = play(&gw, &ann, "/v1/keno/draw-tickets", ticket(4)).await;
+    assert_eq!(answer.status, 201, "{}", answer.body);
+
+    // The operator imposes $3 a day on loss; it binds below the player's own $4 a week of stakes
+    // (both count the $4 already staked: nothing is left of either).
+    let path = format!("/v1/players/{}/limits", ann.subject);
+    let imposed = gw
+        .call(
+            "PUT",
+            &path,
+            Some(&operator.token),
+            Some(json!({"kind": "loss", "period": "daily", "amount": 300})),
+        )
+        .await;
+    assert_eq!(imposed.status, 200, "{}", imposed.body);
+    let loss = money_limit(&imposed.body, "loss", Some("daily"), "operator");
+    assert_eq!(
+        (loss["cents"].as_i64(), loss["used"].as_i64(), loss["left"].as_i64()),
+        (Some(300), Some(400), Some(0))
+    );
+    let answer = play(&gw, &ann, "/v1/keno/draw-tickets", ticket(1)).await;
+    assert_eq!(answer.body["context"]["kind"], "loss", "{}", answer.body);
+    // The player cannot lift the operator's limit: theirs is another row.
+    let own = gw
+        .call(
+            "PUT",
+            "/v1/me/limits",
+            Some(&ann.token),
+            Some(json!({"kind": "loss", "period": "daily", "amount": null})),
+        )
+        .await;
+    assert_eq!(money_limit(&own.body, "loss", Some("daily"), "operator")["cents"], 300, "{}", own.body);
+    gw.assert_ledger_balanced().await;
+}
+
+#[tokio::test]
+async fn limits_of_the_wrong_form_are_refused_with_their_code() {
+    let gw = TestGateway::new().await;
+    let ann = gw.player("ann@example.com").await;
+    let cases = [
+        (json!({"kind": "single_stake", "period": "daily", "amount": 100}), 422, "invalid_money_limit"),
+        (json!({"kind": "loss", "amount": 100}), 422, "invalid_money_limit"),
+        (json!({"kind": "loss", "period": "daily", "amount": 0}), 422, "invalid_amount"),
+        (json!({"kind": "loss", "period": "daily", "amount": -5}), 422, "invalid_amount"),
+        (json!({"kind": "loss", "period": "hourly", "amount": 100}), 422, "invalid_body"),
+        (json!({"kind": "time", "period": "daily", "amount": 100}), 422, "invalid_body"),
+        (json!({"kind": "loss", "period": "daily", "amount": 100, "extra": 1}), 422, "invalid_body"),
+    ];
+    for (body, status, code) in cases {
+        let answer = gw.call("PUT", "/v1/me/limits", Some(&ann.token), Some(body.clone())).await;
+        assert_eq!(
+            (answer.status.as_u16(), answer.body["code"].as_str()),
+            (status, Some(code)),
+            "{body}: {}",
+            answer.body
+        );
+    }
+    // Nothing was set by any of them.
+    let limits = gw.call("GET", "/v1/me/limits", Some(&ann.token), None).await;
+    assert_eq!(limits.body["money"], json!([]), "{}", limits.body);
+}
+
+/// Sends blackjack decisions that add no stake (decline insurance, stand) until the round waits
+/// for none; answers the round as it ends.
+async fn finish_without_stakes(gw: &TestGateway, player: &Login, mut round: Value) -> Value {
+    for _ in 0..10 {
+        let allowed = round["allowed_actions"].as_array().unwrap().clone();
+        let Some(next) =
+            allowed.iter().find(|a| a["action"] == "decline_insurance" || a["action"] == "stand")
+        else {
+            return round;
+        };
+        let mut body = json!({"step": round["step"], "action": next["action"]});
+        if let Some(spot) = next.get("spot") {
+            body["spot"] = spot.clone();
+        }
+        let path = format!("/v1/blackjack/rounds/{}/actions", round["id"].as_str().unwrap());
+        let answer = play(gw, player, &path, body).await;
+        assert_eq!(answer.status, 200, "{}", answer.body);
+        round = answer.body;
+    }
+    panic!("the round did not end: {round}");
+}
+
+#[tokio::test]
+async fn a_round_in_play_finishes_when_a_limit_is_reached_and_only_new_stakes_are_refused() {
+    let gw = TestGateway::new().await;
+    let ann = gw.player("ann@example.com").await;
+    let operator = gw.staff("olga", Role::Operator).await;
+    gw.fund(&ann.token, 50_000).await;
+    let limits_path = format!("/v1/players/{}/limits", ann.subject);
+    // The operator's daily wager limit, set to what Ann has staked so far and `room` more.
+    let leave_room = |room: i64| {
+        let (gw, operator, path) = (&gw, &operator, &limits_path);
+        async move {
+            let now = gw.call("GET", path, Some(&operator.token), None).await;
+            let used = now.body["money"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|l| l["kind"] == "wager")
+                .map_or(0, |l| l["used"].as_i64().unwrap());
+            let body = json!({"kind": "wager", "period": "daily", "amount": used + room});
+            let set = gw.call("PUT", path, Some(&operator.token), Some(body)).await;
+            assert_eq!(set.status, 200, "{}", set.body);
+        }
+    };
+
+    // Craps: a $2 pass line bet takes all the room; rolls that add nothing resolve it once a
+    // point is set, and a new bet is refused.
+    let session = gw.call("POST", "/v1/craps/sessions", Some(&ann.token), Some(json!({}))).await;
+    let session = session.body["id"].as_str().unwrap().to_owned();
+    let (rolls, bets) =
+        (format!("/v1/craps/sessions/{session}/rolls"), format!("/v1/craps/sessions/{session}/bets"));
+    let mut rolled_without_stake = 0;
+    for _ in 0..20 {
+        leave_room(200).await;
+        let pass = json!({"changes": [{"change": "place", "bet": "pass", "amount_cents": 200}]});
+        let first = play(&gw, &ann, &rolls, pass).await;
+        assert_eq!(first.status, 201, "{}", first.body);
+        let field = json!({"changes": [{"change": "place", "bet": "field", "amount_cents": 100}]});
+        let more = play(&gw, &ann, &bets, field).await;
+        assert_eq!(more.body["code"], "limit_reached", "{}", more.body);
+        // Until the pass line bet is resolved, the shooter rolls on without staking.
+        loop {
+            let roll = play(&gw, &ann, &rolls, json!({"changes": []})).await;
+            if roll.body["code"] == "shooter_needs_line_bet" {
+                break;
+            }
+            assert_eq!(roll.status, 201, "a roll adding no stake: {}", roll.body);
+            rolled_without_stake += 1;
+        }
+        if rolled_without_stake > 0 {
+            break;
+        }
+    }
+    assert!(rolled_without_stake > 0, "twenty come-out rolls without a point");
+
+    // Blackjack: a round dealt with all the room left cannot be doubled, yet stands and settles.
+    let table = gw.call("POST", "/v1/blackjack/tables", Some(&ann.token), Some(json!({"decks": 6}))).await;
+    let rounds = format!("/v1/blackjack/tables/{}/rounds", table.body["id"].as_str().unwrap());
+    let mut doubled_refused = false;
+    for _ in 0..40 {
+        leave_room(500).await;
+        let dealt = play(&gw, &ann, &rounds, json!({"spots": [{"wager": 500}]})).await;
+        assert_eq!(dealt.status, 201, "{}", dealt.body);
+        let can_double =
+            dealt.body["allowed_actions"].as_array().unwrap().iter().any(|a| a["action"] == "double");
+        if can_double {
+            let path = format!("/v1/blackjack/rounds/{}/actions", dealt.body["id"].as_str().unwrap());
+            let double =
+                play(&gw, &ann, &path, json!({"step": dealt.body["step"], "action": "double"})).await;
+            assert_eq!(double.body["code"], "limit_reached", "{}", double.body);
+            doubled_refused = true;
+        }
+        let ended = finish_without_stakes(&gw, &ann, dealt.body).await;
+        assert!(matches!(ended["state"].as_str(), Some("settled" | "settling")), "{ended}");
+        if doubled_refused {
+            break;
+        }
+    }
+    assert!(doubled_refused, "forty rounds without a hand that could double");
+    gw.assert_ledger_balanced().await;
+}
