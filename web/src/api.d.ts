@@ -347,6 +347,48 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/me/limits": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** `GET /v1/me/limits`: the player's deposit and money limits, with what each has left. */
+        get: operations["my_limits"];
+        /**
+         * `PUT /v1/me/limits`: sets a loss, wager or single-stake limit; lowering applies at once,
+         *     raising or removing after 24 hours.
+         */
+        put: operations["set_my_limit"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/players/{id}/limits": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** `GET /v1/players/{id}/limits`: operators and auditors read a player's limits. */
+        get: operations["player_limits"];
+        /**
+         * `PUT /v1/players/{id}/limits`: an operator imposes (or lifts) a limit on a player, at once;
+         *     the player's own limits stay, and the lower binds.
+         */
+        put: operations["impose_limit"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/accounts": {
         parameters: {
             query?: never;
@@ -395,6 +437,30 @@ export interface paths {
         /** `GET /v1/accounts/{id}/transfers`: the account's transfers in journal order, a page at a time. */
         get: operations["account_history"];
         put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/accounts/{id}/limits": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * `GET /v1/accounts/{id}/limits`: a wallet's money limits (ADR 0014), each with what its
+         *     window has used now.
+         */
+        get: operations["account_limits"];
+        /**
+         * `PUT /v1/accounts/{id}/limits` (services): sets one money limit of a wallet; a lowering
+         *     applies at once, a player's raise or removal after its delay. Setting it again is harmless.
+         */
+        put: operations["set_account_limit"];
         post?: never;
         delete?: never;
         options?: never;
@@ -2695,8 +2761,26 @@ export interface components {
              */
             payments_unconfirmed: number;
         };
+        /** @description `PUT /v1/accounts/{id}/limits`: sets one money limit of a player's wallet. */
+        LimitChange: {
+            kind: components["schemas"]["MoneyLimitKind"];
+            period?: null | components["schemas"]["LimitPeriod"];
+            source: components["schemas"]["LimitSource"];
+            /**
+             * Format: int64
+             * @description Cents, at least 1; `null` removes the limit.
+             */
+            cents?: number | null;
+            /**
+             * Format: int64
+             * @description How long a player's raise or removal waits, in seconds (a lowering, and any operator's
+             *     change, applies at once).
+             */
+            raise_delay_seconds: number;
+        };
         /**
-         * @description The periods a deposit limit can cover; windows are rolling (the last 24 hours, 7 days, 30 days).
+         * @description The rolling window a limit covers: the last 24 hours, 7 days or 30 days (the ledger counts
+         *     them by the hour: ADR 0014).
          * @enum {string}
          */
         LimitPeriod: "daily" | "weekly" | "monthly";
@@ -2707,6 +2791,20 @@ export interface components {
              * @description Cents; `null` removes the limit (after the delay, as a raise).
              */
             amount?: number | null;
+        };
+        /**
+         * @description Who set a limit: the player's own, or the operator's imposed on them (the lower binds).
+         * @enum {string}
+         */
+        LimitSource: "player" | "operator";
+        /**
+         * @description Every limit of a player: deposits (kept here) and money at stake (kept by the ledger, which
+         *     refuses a stake that would pass one).
+         */
+        Limits: {
+            deposit: components["schemas"]["DepositLimit"][];
+            /** @description The player's own and the operator's; the lower of the two binds. */
+            money: components["schemas"]["MoneyLimit"][];
         };
         /** @description A pack as listed: where it is and when it got there. */
         ListedPackView: {
@@ -2840,6 +2938,56 @@ export interface components {
             computed: string;
             /** @description Which figure the platform uses. */
             assumed: string;
+        };
+        /** @description One of a wallet's money limits, with what its window has used now. */
+        MoneyLimit: {
+            kind: components["schemas"]["MoneyLimitKind"];
+            period?: null | components["schemas"]["LimitPeriod"];
+            source: components["schemas"]["LimitSource"];
+            /**
+             * Format: int64
+             * @description The limit in force, in cents (`null`: none now).
+             */
+            cents?: number | null;
+            /**
+             * Format: int64
+             * @description A raise or removal waiting, and from when.
+             */
+            pending_cents?: number | null;
+            pending_removal: boolean;
+            /** Format: date-time */
+            pending_from?: string | null;
+            /**
+             * Format: int64
+             * @description Staked (wager) or lost, net of wins (loss), in the window now; 0 for a single stake.
+             */
+            used: number;
+            /**
+             * Format: int64
+             * @description What the next stakes may take before this limit refuses (never below 0).
+             */
+            left?: number | null;
+            /**
+             * Format: date-time
+             * @description When the oldest stake counted leaves the window (and the room starts to come back).
+             */
+            resets_at?: string | null;
+        };
+        /**
+         * @description What a wallet's money limit bounds: the net loss (stakes less wins) or the total staked in
+         *     its period, or any one stake (a request's stakes together).
+         * @enum {string}
+         */
+        MoneyLimitKind: "loss" | "wager" | "single_stake";
+        MoneyLimitRequest: {
+            /** @description `loss` (stakes less wins), `wager` (total staked) or `single_stake` (any one play). */
+            kind: components["schemas"]["MoneyLimitKind"];
+            period?: null | components["schemas"]["LimitPeriod"];
+            /**
+             * Format: int64
+             * @description Cents, at least 1; `null` removes the limit (a player's removal waits 24 hours, as a raise).
+             */
+            amount?: number | null;
         };
         /** @description `POST /v1/accounts`. */
         NewAccountRequest: {
@@ -5114,6 +5262,104 @@ export interface operations {
             "4XX": components["responses"]["Refused"];
         };
     };
+    my_limits: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description deposit limits, and loss, wager and single-stake limits with what their windows have used */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Limits"];
+                };
+            };
+            "4XX": components["responses"]["Refused"];
+        };
+    };
+    set_my_limit: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MoneyLimitRequest"];
+            };
+        };
+        responses: {
+            /** @description every limit after the change */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Limits"];
+                };
+            };
+            "4XX": components["responses"]["Refused"];
+        };
+    };
+    player_limits: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description player id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the player's limits, their own and the operator's */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Limits"];
+                };
+            };
+            "4XX": components["responses"]["Refused"];
+        };
+    };
+    impose_limit: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description player id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MoneyLimitRequest"];
+            };
+        };
+        responses: {
+            /** @description the player's limits after the change */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Limits"];
+                };
+            };
+            "4XX": components["responses"]["Refused"];
+        };
+    };
     list_accounts: {
         parameters: {
             query: {
@@ -5227,6 +5473,58 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Page_HistoryEntry"];
+                };
+            };
+            "4XX": components["responses"]["Refused"];
+        };
+    };
+    account_limits: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description a player's wallet */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the wallet's money limits, with what their windows have used */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MoneyLimit"][];
+                };
+            };
+            "4XX": components["responses"]["Refused"];
+        };
+    };
+    set_account_limit: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description a player's wallet */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["LimitChange"];
+            };
+        };
+        responses: {
+            /** @description the wallet's money limits after the change */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MoneyLimit"][];
                 };
             };
             "4XX": components["responses"]["Refused"];
