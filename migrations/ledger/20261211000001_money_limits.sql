@@ -47,6 +47,17 @@ CREATE TABLE wallet_limits (
     PRIMARY KEY (account_id, kind, period, source, effective_at)
 );
 
+-- A wallet whose player is on a break, excluded or has closed the account (ADR 0014 §4): no
+-- stake is taken from it until `until` (NULL: until lifted), whatever the game and however many
+-- requests are in flight; prizes, refunds and withdrawals still move. The gateway sets it (and
+-- keeps the rules: an exclusion is never shortened).
+CREATE TABLE wallet_suspensions (
+    account_id uuid PRIMARY KEY REFERENCES accounts (id),
+    until timestamptz,
+    reason text NOT NULL CHECK (reason IN ('time_out', 'self_exclusion', 'closure', 'exclusion_list')),
+    set_at timestamptz NOT NULL DEFAULT now()
+);
+
 -- How far back a limit's period reaches.
 CREATE FUNCTION limit_window(p_period text) RETURNS interval IMMUTABLE LANGUAGE sql AS $$
     SELECT CASE p_period WHEN 'daily' THEN interval '24 hours' WHEN 'weekly' THEN interval '7 days'
@@ -227,6 +238,43 @@ BEGIN
         END IF;
     END IF;
 
+    -- Player protection (see the top of this file): each wallet's part in the batch's transfers
+    -- with games and cash. A wallet whose play is suspended stakes nothing, whatever it holds.
+    SELECT coalesce(array_agg(ROW(m.idx, m.wallet, m.game,
+                   CASE WHEN m.cash THEN 0 ELSE greatest(coalesce(c.need, 0), -m.net, 0) END,
+                   CASE WHEN m.cash THEN 0 ELSE greatest(coalesce(c.need, 0), -m.net, 0) + m.net END,
+                   CASE WHEN m.cash THEN greatest(m.net, 0) ELSE 0 END,
+                   CASE WHEN m.cash THEN greatest(-m.net, 0) ELSE 0 END)::wallet_move ORDER BY m.idx), '{}')
+      INTO moves
+      FROM (SELECT r.idx,
+                   CASE WHEN r.debit_kind = 'player_wallet' THEN r.debit_account_id ELSE r.credit_account_id END AS wallet,
+                   'cash_clearing' IN (r.debit_kind, r.credit_kind) AS cash,
+                   CASE WHEN 'cash_clearing' IN (r.debit_kind, r.credit_kind) THEN ''
+                        ELSE coalesce(r.metadata ->> 'game', '') END AS game,
+                   CASE WHEN r.debit_kind = 'player_wallet' THEN -r.amount ELSE r.amount END AS net
+              FROM unnest(fresh) r
+             WHERE r.kind IN ('posted', 'post_pending')
+               AND (r.debit_kind = 'player_wallet') <> (r.credit_kind = 'player_wallet')
+               AND (CASE WHEN r.debit_kind = 'player_wallet' THEN r.credit_kind ELSE r.debit_kind END)
+                   IN ('game_escrow', 'house_revenue', 'progressive_pot', 'prize_liability', 'cash_clearing')) m
+      LEFT JOIN unnest(p_check_accounts, p_check_amounts) WITH ORDINALITY AS c(account_id, need, idx)
+             ON c.idx = m.idx AND c.account_id = m.wallet;
+
+    IF cardinality(moves) > 0 THEN
+        -- A wallet whose play is suspended stakes nothing.
+        SELECT w.wallet, w.first_idx, p.until, p.reason INTO bad
+          FROM (SELECT m.wallet, min(m.idx) AS first_idx FROM unnest(moves) m WHERE m.staked > 0 GROUP BY m.wallet) w
+          JOIN wallet_suspensions p ON p.account_id = w.wallet AND (p.until IS NULL OR p.until > now())
+         ORDER BY w.first_idx LIMIT 1;
+        IF FOUND THEN
+            PERFORM refuse('play_suspended',
+                           format('no stake is taken from this wallet %s (%s)',
+                                  coalesce('until ' || bad.until::text, 'for now'), replace(bad.reason, '_', ' ')),
+                           jsonb_build_object('index', bad.first_idx - 1, 'account_id', bad.wallet,
+                                              'until', bad.until, 'reason', bad.reason));
+        END IF;
+    END IF;
+
     -- Inserting first makes a concurrent request with the same id (or ending the same hold) wait
     -- here for the first to commit and then fail on a unique index; the service runs it again.
     INSERT INTO transfers (id, debit_account_id, credit_account_id, amount, currency, kind, pending_id,
@@ -353,29 +401,8 @@ BEGIN
                                             WHERE c.account_id = bad.account_id))));
     END IF;
 
-    -- Player protection (see the top of this file): each wallet's part in the batch's transfers
-    -- with games and cash. Its balance row is locked by now, so the sums below see every batch
-    -- that moved it and committed before, and none that has not.
-    SELECT coalesce(array_agg(ROW(m.idx, m.wallet, m.game,
-                   CASE WHEN m.cash THEN 0 ELSE greatest(coalesce(c.need, 0), -m.net, 0) END,
-                   CASE WHEN m.cash THEN 0 ELSE greatest(coalesce(c.need, 0), -m.net, 0) + m.net END,
-                   CASE WHEN m.cash THEN greatest(m.net, 0) ELSE 0 END,
-                   CASE WHEN m.cash THEN greatest(-m.net, 0) ELSE 0 END)::wallet_move ORDER BY m.idx), '{}')
-      INTO moves
-      FROM (SELECT r.idx,
-                   CASE WHEN r.debit_kind = 'player_wallet' THEN r.debit_account_id ELSE r.credit_account_id END AS wallet,
-                   'cash_clearing' IN (r.debit_kind, r.credit_kind) AS cash,
-                   CASE WHEN 'cash_clearing' IN (r.debit_kind, r.credit_kind) THEN ''
-                        ELSE coalesce(r.metadata ->> 'game', '') END AS game,
-                   CASE WHEN r.debit_kind = 'player_wallet' THEN -r.amount ELSE r.amount END AS net
-              FROM unnest(fresh) r
-             WHERE r.kind IN ('posted', 'post_pending')
-               AND (r.debit_kind = 'player_wallet') <> (r.credit_kind = 'player_wallet')
-               AND (CASE WHEN r.debit_kind = 'player_wallet' THEN r.credit_kind ELSE r.debit_kind END)
-                   IN ('game_escrow', 'house_revenue', 'progressive_pot', 'prize_liability', 'cash_clearing')) m
-      LEFT JOIN unnest(p_check_accounts, p_check_amounts) WITH ORDINALITY AS c(account_id, need, idx)
-             ON c.idx = m.idx AND c.account_id = m.wallet;
-
+    -- The limits: each staking wallet's balance row is locked by now (the update above), so the
+    -- sums below see every batch that moved it and committed before, and none that has not.
     IF cardinality(moves) > 0 THEN
         -- The limits in force on each wallet that stakes, against what it did in their windows
         -- before this batch: the first crossed (the least left) refuses the batch.

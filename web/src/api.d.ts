@@ -389,6 +389,121 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/me/statement": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * `GET /v1/me/statement?from=&to=`: what the player deposited, withdrew, staked and won, per
+         *     day and game, with today's, the last 7 days' and the last 30 days' totals.
+         */
+        get: operations["my_statement"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/me/statement.csv": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** `GET /v1/me/statement.csv?from=&to=`: the statement's days and games as a CSV download. */
+        get: operations["my_statement_csv"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/players/{id}/statement": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** `GET /v1/players/{id}/statement?from=&to=`: operators and auditors read a player's statement. */
+        get: operations["player_statement"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/me/time-out": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * `POST /v1/me/time-out`: a break of 24 or 72 hours, 7, 30 or 90 days, at once: every session
+         *     ends, no stake or deposit is taken until it ends; the player may log in to withdraw.
+         */
+        post: operations["take_time_out"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/me/play-session": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * `GET /v1/me/play-session`: this login's game session: when play started, how long it has
+         *     lasted, what it staked and won, and when the next reality check falls.
+         */
+        get: operations["my_play_session"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/me/reality-check": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** `PUT /v1/me/reality-check`: how often a reality check comes: every 15, 30 or 60 minutes. */
+        put: operations["set_reality_check_interval"];
+        /**
+         * `POST /v1/me/reality-check`: the player's answer to a reality check: `continue` (the next
+         *     comes an interval from now) or `stop` (this session ends).
+         */
+        post: operations["answer_reality_check"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/accounts": {
         parameters: {
             query?: never;
@@ -461,6 +576,66 @@ export interface paths {
          *     applies at once, a player's raise or removal after its delay. Setting it again is harmless.
          */
         put: operations["set_account_limit"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/accounts/{id}/activity": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * `GET /v1/accounts/{id}/activity?from=&to=&time_zone=`: a wallet's activity per day and game,
+         *     as the money limits count it (ADR 0014): the figures of the player's statement.
+         */
+        get: operations["account_activity"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/accounts/{id}/activity/totals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * `GET /v1/accounts/{id}/activity/totals?since=`: a wallet's activity from the hour `since`
+         *     falls in to now (a game session's figures, ADR 0014 §3).
+         */
+        get: operations["account_activity_totals"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/accounts/{id}/suspension": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * `PUT /v1/accounts/{id}/suspension` (services): no stake is taken from the wallet until the
+         *     time given (ADR 0014 §4: a break, an exclusion, a closure); the gateway keeps the rules.
+         */
+        put: operations["suspend"];
         post?: never;
         delete?: never;
         options?: never;
@@ -1856,6 +2031,49 @@ export interface components {
              */
             step: number;
         };
+        /**
+         * @description One day of a wallet's activity in one game (`game` is empty for deposits and withdrawals),
+         *     the day in the time zone asked for (`GET /v1/accounts/{id}/activity`).
+         */
+        ActivityLine: {
+            /** Format: date */
+            date: string;
+            /** @description The transfers' `game` (`castle_keno`, `powerball`, `blackjack`, ...); empty for cash. */
+            game: string;
+            /**
+             * Format: int64
+             * @description Stakes taken from the wallet by the game.
+             */
+            staked: number;
+            /**
+             * Format: int64
+             * @description Prizes, returned stakes and refunds the game paid into the wallet.
+             */
+            won: number;
+            /** Format: int64 */
+            deposited: number;
+            /** Format: int64 */
+            withdrawn: number;
+        };
+        /**
+         * @description A wallet's activity summed from the hour `since` falls in to now
+         *     (`GET /v1/accounts/{id}/activity/totals`).
+         */
+        ActivityTotals: {
+            /**
+             * Format: date-time
+             * @description The start of the first hour counted.
+             */
+            hour: string;
+            /** Format: int64 */
+            staked: number;
+            /** Format: int64 */
+            won: number;
+            /** Format: int64 */
+            deposited: number;
+            /** Format: int64 */
+            withdrawn: number;
+        };
         /** @description A decision the player may make now. */
         AllowedAction: {
             action: components["schemas"]["AllowedActionKind"];
@@ -2362,6 +2580,12 @@ export interface components {
             balanced: boolean;
             by_kind: components["schemas"]["KindTotals"][];
         };
+        /** @description One day's totals. */
+        DayTotals: {
+            /** Format: date */
+            date: string;
+            totals: components["schemas"]["Totals"];
+        };
         /** @description `POST /v1/blackjack/tables/{id}/rounds`. */
         DealRequest: {
             /**
@@ -2552,6 +2776,12 @@ export interface components {
             account_id: string;
             /** Format: int64 */
             at_least: number;
+        };
+        /** @description One game's totals over the statement's days. */
+        GameTotals: {
+            /** @description `castle_keno`, `powerball`, `blackjack`, `i_luv_suits`, `craps`. */
+            game: string;
+            totals: components["schemas"]["Totals"];
         };
         /** @description A game as anyone may see it. */
         GameView: {
@@ -3633,6 +3863,38 @@ export interface components {
              */
             tickets?: number | null;
         };
+        /**
+         * @description A game session's clock and figures (`GET /v1/me/play-session`): it starts at the first stake
+         *     after a login.
+         */
+        PlaySession: {
+            /**
+             * Format: date-time
+             * @description `null` until the first stake of this login.
+             */
+            started_at?: string | null;
+            /** Format: int64 */
+            played_seconds: number;
+            /** Format: int64 */
+            staked: number;
+            /** Format: int64 */
+            won: number;
+            /**
+             * Format: int64
+             * @description Won less staked (negative: lost).
+             */
+            net: number;
+            /**
+             * Format: date-time
+             * @description When the next stake waits for a reality check.
+             */
+            next_reality_check_at?: string | null;
+            /**
+             * Format: int32
+             * @description The player's interval between reality checks: 15, 30 or 60 minutes.
+             */
+            interval_minutes: number;
+        };
         /** @description A player as they (and operators) see themselves. */
         Player: {
             /** Format: uuid */
@@ -3644,8 +3906,14 @@ export interface components {
             wallet_account_id: string;
             /** Format: date-time */
             last_login_at?: string | null;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description While either is in the future the player's stakes and deposits are refused (they may log
+             *     in, and withdraw).
+             */
             self_excluded_until?: string | null;
+            /** Format: date-time */
+            on_break_until?: string | null;
             /** Format: date-time */
             created_at: string;
         };
@@ -4020,6 +4288,21 @@ export interface components {
          * @enum {string}
          */
         Qualifier: "at_least_nine_high_three_card_flush" | "best_hand" | "any_three_card_flush";
+        RealityCheckAnswer: {
+            decision: components["schemas"]["RealityCheckDecision"];
+        };
+        /**
+         * @description What the player chooses at a reality check.
+         * @enum {string}
+         */
+        RealityCheckDecision: "continue" | "stop";
+        RealityCheckInterval: {
+            /**
+             * Format: int32
+             * @description 15, 30 or 60 (the default): at least hourly.
+             */
+            interval_minutes: number;
+        };
         /**
          * @description The receipt of a prize paid at the counter: what the terminal prints. A claim retried with the
          *     same Idempotency-Key answers the same receipt.
@@ -4374,6 +4657,25 @@ export interface components {
             /** Format: date-time */
             created_at: string;
         };
+        /** @description A player's activity statement (`GET /v1/me/statement`). */
+        Statement: {
+            /** @description The zone its days are in: the operator's. */
+            time_zone: string;
+            /** Format: date */
+            from: string;
+            /** Format: date */
+            to: string;
+            /** @description Over `from` to `to`. */
+            totals: components["schemas"]["Totals"];
+            /** @description Each game played over `from` to `to`. */
+            games: components["schemas"]["GameTotals"][];
+            /** @description Each day of `from` to `to` with any activity, oldest first. */
+            days: components["schemas"]["DayTotals"][];
+            /** @description Today, the last 7 days and the last 30 days (today included), whatever `from` and `to`. */
+            today: components["schemas"]["Totals"];
+            last_7_days: components["schemas"]["Totals"];
+            last_30_days: components["schemas"]["Totals"];
+        };
         /** @description One settled pack in a statement. */
         StatementSettlement: {
             /** Format: int32 */
@@ -4430,6 +4732,20 @@ export interface components {
                 [key: string]: number;
             };
         };
+        /**
+         * @description `PUT /v1/accounts/{id}/suspension`: no stake is taken from the wallet until `until` (none:
+         *     until lifted); prizes, refunds and withdrawals still move.
+         */
+        Suspension: {
+            /** Format: date-time */
+            until?: string | null;
+            reason: components["schemas"]["SuspensionReason"];
+        };
+        /**
+         * @description Why a wallet's play is suspended (ADR 0014 §4).
+         * @enum {string}
+         */
+        SuspensionReason: "time_out" | "self_exclusion" | "closure" | "exclusion_list";
         /** @description A table's limits, posted at the table. */
         TableRules: {
             decks: components["schemas"]["Decks"];
@@ -4519,6 +4835,35 @@ export interface components {
              * @description The fixed prize without Power Play; none for the grand prize.
              */
             prize_cents?: number | null;
+        };
+        /** @description A break in force. */
+        TimeOut: {
+            /** Format: date-time */
+            on_break_until: string;
+        };
+        /**
+         * @description The breaks a player may take (a time-out): it ends by itself.
+         * @enum {string}
+         */
+        TimeOutPeriod: "24_hours" | "72_hours" | "7_days" | "30_days" | "90_days";
+        TimeOutRequest: {
+            period: components["schemas"]["TimeOutPeriod"];
+        };
+        /**
+         * @description Money in and out of a wallet over some days: deposits, withdrawals, stakes, wins (prizes,
+         *     returned stakes, refunds) and the net result of play (won less staked; negative is a loss).
+         */
+        Totals: {
+            /** Format: int64 */
+            deposited: number;
+            /** Format: int64 */
+            withdrawn: number;
+            /** Format: int64 */
+            staked: number;
+            /** Format: int64 */
+            won: number;
+            /** Format: int64 */
+            net: number;
         };
         /** @description A transfer as stored. */
         Transfer: {
@@ -5360,6 +5705,183 @@ export interface operations {
             "4XX": components["responses"]["Refused"];
         };
     };
+    my_statement: {
+        parameters: {
+            query?: {
+                /** @description The first day (inclusive), `YYYY-MM-DD`; 29 days before `to` by default. */
+                from?: string;
+                /** @description The last day (inclusive); today by default; at most 366 days after `from`. */
+                to?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the player's activity statement, days in the operator's time zone */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Statement"];
+                };
+            };
+            "4XX": components["responses"]["Refused"];
+        };
+    };
+    my_statement_csv: {
+        parameters: {
+            query?: {
+                /** @description The first day (inclusive), `YYYY-MM-DD`; 29 days before `to` by default. */
+                from?: string;
+                /** @description The last day (inclusive); today by default; at most 366 days after `from`. */
+                to?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description `date,game,deposited,withdrawn,staked,won,net`, one row per day and game (the game empty for deposits and withdrawals), in dollars */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                };
+            };
+            "4XX": components["responses"]["Refused"];
+        };
+    };
+    player_statement: {
+        parameters: {
+            query?: {
+                /** @description The first day (inclusive), `YYYY-MM-DD`; 29 days before `to` by default. */
+                from?: string;
+                /** @description The last day (inclusive); today by default; at most 366 days after `from`. */
+                to?: string;
+            };
+            header?: never;
+            path: {
+                /** @description player id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the player's activity statement */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Statement"];
+                };
+            };
+            "4XX": components["responses"]["Refused"];
+        };
+    };
+    take_time_out: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TimeOutRequest"];
+            };
+        };
+        responses: {
+            /** @description on a break until `on_break_until`; every session has ended */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TimeOut"];
+                };
+            };
+            "4XX": components["responses"]["Refused"];
+        };
+    };
+    my_play_session: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the session clock and figures */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlaySession"];
+                };
+            };
+            "4XX": components["responses"]["Refused"];
+        };
+    };
+    set_reality_check_interval: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RealityCheckInterval"];
+            };
+        };
+        responses: {
+            /** @description the interval now */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RealityCheckInterval"];
+                };
+            };
+            "4XX": components["responses"]["Refused"];
+        };
+    };
+    answer_reality_check: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RealityCheckAnswer"];
+            };
+        };
+        responses: {
+            /** @description the session's figures as the player saw them */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlaySession"];
+                };
+            };
+            "4XX": components["responses"]["Refused"];
+        };
+    };
     list_accounts: {
         parameters: {
             query: {
@@ -5525,6 +6047,92 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["MoneyLimit"][];
+                };
+            };
+            "4XX": components["responses"]["Refused"];
+        };
+    };
+    account_activity: {
+        parameters: {
+            query: {
+                /** @description The first day (inclusive), `YYYY-MM-DD`. */
+                from: string;
+                /** @description The last day (inclusive), at most 366 days after `from`. */
+                to: string;
+                /** @description The zone the days are in: an IANA name such as `America/Chicago`. */
+                time_zone: string;
+            };
+            header?: never;
+            path: {
+                /** @description a player's wallet */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description what the wallet staked, won, deposited and withdrew, per day and game */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ActivityLine"][];
+                };
+            };
+            "4XX": components["responses"]["Refused"];
+        };
+    };
+    account_activity_totals: {
+        parameters: {
+            query: {
+                /** @description From the hour this instant falls in (RFC 3339). */
+                since: string;
+            };
+            header?: never;
+            path: {
+                /** @description a player's wallet */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description what the wallet staked, won, deposited and withdrew from that hour to now */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ActivityTotals"];
+                };
+            };
+            "4XX": components["responses"]["Refused"];
+        };
+    };
+    suspend: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description a player's wallet */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Suspension"];
+            };
+        };
+        responses: {
+            /** @description the wallet's play suspended as asked (replacing any suspension) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Suspension"];
                 };
             };
             "4XX": components["responses"]["Refused"];

@@ -13,6 +13,7 @@
 //! | `LOTTO_MAX_STREAMS_PER_ADDRESS`    | `20`      | live-results streams one client address may hold open through a replica |
 //! | `LOTTO_LOCKOUT_AFTER_FAILURES`     | `3`       | failed logins in a row that lock a player's or staff member's account |
 //! | `LOTTO_LOCKOUT_MINUTES`            | `15`      | how long a locked account stays locked         |
+//! | `LOTTO_TIME_ZONE`                  | `America/Chicago` | the operator's zone: the days of a player's statement |
 
 use std::time::Duration;
 
@@ -41,6 +42,8 @@ pub struct GatewaySettings {
     pub lockout_after_failures: u32,
     /// How long a locked account stays locked.
     pub lockout: Duration,
+    /// The operator's time zone: the days of a player's statement (Kansas: Central time).
+    pub time_zone: chrono_tz::Tz,
 }
 
 /// How the gateway deals with its payment provider.
@@ -67,6 +70,7 @@ impl Default for GatewaySettings {
             max_streams_per_address: 20,
             lockout_after_failures: 3,
             lockout: Duration::from_secs(15 * 60),
+            time_zone: chrono_tz::America::Chicago,
         }
     }
 }
@@ -117,6 +121,14 @@ impl GatewaySettings {
                     "minute",
                 )?,
             ),
+            time_zone: match std::env::var("LOTTO_TIME_ZONE") {
+                Ok(name) => name.parse().map_err(|_| ConfigError {
+                    name: "LOTTO_TIME_ZONE",
+                    value: name.clone(),
+                    reason: "not an IANA time zone name (America/Chicago)".to_owned(),
+                })?,
+                Err(_) => d.time_zone,
+            },
         })
     }
 }

@@ -96,6 +96,8 @@ pub struct GatewayState {
     pub body_limit: usize,
     /// The origins a browser may call the API from.
     pub cors: cors::CorsOrigins,
+    /// The operator's time zone: the days of a player's statement.
+    pub time_zone: chrono_tz::Tz,
 }
 
 impl FromRef<GatewayState> for TokenKeys {
@@ -140,6 +142,7 @@ impl GatewayState {
             },
             body_limit: config.body_limit_bytes,
             cors: settings.cors.clone(),
+            time_zone: settings.time_zone,
         }
     }
 
@@ -233,7 +236,10 @@ pub const OPENAPI_YAML: &str = include_str!("../../../openapi.yaml");
         routes::staff::list_staff, routes::staff::add_retailer, routes::staff::list_retailers,
         routes::staff::change_retailer, routes::staff::add_terminal, routes::staff::revoke_terminal,
         routes::protection::my_limits, routes::protection::set_my_limit, routes::protection::player_limits,
-        routes::protection::impose_limit,
+        routes::protection::impose_limit, routes::protection::my_statement, routes::protection::my_statement_csv,
+        routes::protection::player_statement, routes::protection::take_time_out,
+        routes::protection::my_play_session, routes::protection::answer_reality_check,
+        routes::protection::set_reality_check_interval,
     ),
     components(schemas(platform::Problem), responses(platform::openapi::Refused)),
     modifiers(&BearerAuth),

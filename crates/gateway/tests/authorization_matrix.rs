@@ -40,6 +40,12 @@ const MATRIX: &[(&str, &str, [u16; 7])] = &[
     ("PUT", "/v1/me/limits", [401, 200, 200, 403, 403, 403, 403]),
     ("GET", "/v1/players/{id}/limits", [401, 403, 403, 403, 200, 200, 403]),
     ("PUT", "/v1/players/{id}/limits", [401, 403, 403, 403, 200, 403, 403]),
+    ("GET", "/v1/me/play-session", [401, 200, 200, 403, 403, 403, 403]),
+    ("POST", "/v1/me/reality-check", [401, 200, 200, 403, 403, 403, 403]),
+    ("PUT", "/v1/me/reality-check", [401, 200, 200, 403, 403, 403, 403]),
+    ("GET", "/v1/me/statement", [401, 200, 200, 403, 403, 403, 403]),
+    ("GET", "/v1/me/statement.csv", [401, 200, 200, 403, 403, 403, 403]),
+    ("GET", "/v1/players/{id}/statement", [401, 403, 403, 403, 200, 200, 403]),
     ("POST", "/v1/staff", [401, 403, 403, 403, 201, 403, 403]),
     ("GET", "/v1/staff", [401, 403, 403, 403, 200, 200, 403]),
     ("POST", "/v1/retailers", [401, 403, 403, 403, 201, 403, 403]),
@@ -141,9 +147,12 @@ const MATRIX: &[(&str, &str, [u16; 7])] = &[
     ("GET", "/v1/accounts/{id}", [401, 403, 403, 403, 200, 200, 200]),
     ("GET", "/v1/accounts/{id}/transfers", [401, 403, 403, 403, 200, 200, 200]),
     ("GET", "/v1/accounts/{id}/limits", [401, 403, 403, 403, 200, 200, 200]),
+    ("GET", "/v1/accounts/{id}/activity", [401, 403, 403, 403, 200, 200, 200]),
+    ("GET", "/v1/accounts/{id}/activity/totals", [401, 403, 403, 403, 200, 200, 200]),
     // Limits are set through the gateway's own routes (which apply the player's and the
     // operator's rules); the ledger takes them from services only.
     ("PUT", "/v1/accounts/{id}/limits", [401, 403, 403, 403, 403, 403, 200]),
+    ("PUT", "/v1/accounts/{id}/suspension", [401, 403, 403, 403, 403, 403, 200]),
     ("POST", "/v1/transfers", [401, 403, 403, 403, 201, 403, 201]),
     ("POST", "/v1/transfers/batch", [401, 403, 403, 403, 201, 403, 201]),
     ("GET", "/v1/transfers/{id}", [401, 403, 403, 403, 200, 200, 200]),
@@ -153,6 +162,7 @@ const MATRIX: &[(&str, &str, [u16; 7])] = &[
     ("GET", "/v1/reports/journal-check", [401, 403, 403, 403, 200, 200, 200]),
     // Last: these end the caller's session (each caller uses a session of its own for them).
     ("POST", "/v1/me/self-exclusion", [401, 200, 200, 403, 403, 403, 403]),
+    ("POST", "/v1/me/time-out", [401, 200, 200, 403, 403, 403, 403]),
     ("DELETE", "/v1/sessions/current", [401, 204, 204, 204, 204, 204, 400]),
 ];
 
@@ -228,6 +238,12 @@ fn request_for(fx: &Fixture, method: &str, route: &str, caller: usize) -> (Strin
         ("PUT", "/v1/me/limits" | "/v1/players/{id}/limits") => {
             Some(json!({"kind": "wager", "period": "monthly", "amount": 100_000_000}))
         }
+        ("POST", "/v1/me/time-out") => Some(json!({"period": "24_hours"})),
+        ("POST", "/v1/me/reality-check") => Some(json!({"decision": "continue"})),
+        ("PUT", "/v1/me/reality-check") => Some(json!({"interval_minutes": 60})),
+        ("PUT", "/v1/accounts/{id}/suspension") => {
+            Some(json!({"until": "2020-01-01T00:00:00Z", "reason": "time_out"}))
+        }
         ("PUT", "/v1/accounts/{id}/limits") => Some(json!({"kind": "wager", "period": "monthly",
             "source": "operator", "cents": 100_000_000, "raise_delay_seconds": 86_400})),
         ("PUT", "/v1/powerball/draws/{date}/grand-prize") => {
@@ -288,10 +304,16 @@ fn request_for(fx: &Fixture, method: &str, route: &str, caller: usize) -> (Strin
         }
         _ => None,
     };
-    let path = if (method, route) == ("GET", "/v1/accounts") {
-        format!("{path}?owner={}", fx.player.subject)
-    } else {
-        path
+    let path = match (method, route) {
+        ("GET", "/v1/accounts") => format!("{path}?owner={}", fx.player.subject),
+        ("GET", "/v1/accounts/{id}/activity") => {
+            format!("{path}?from=2026-01-01&to=2026-12-31&time_zone=America/Chicago")
+        }
+        ("GET", "/v1/accounts/{id}/activity/totals") => format!("{path}?since=2026-01-01T00:00:00Z"),
+        ("GET", "/v1/me/statement" | "/v1/me/statement.csv" | "/v1/players/{id}/statement") => {
+            format!("{path}?from=2026-01-01&to=2026-12-31")
+        }
+        _ => path,
     };
     (path, body)
 }

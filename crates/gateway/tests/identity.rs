@@ -6,7 +6,8 @@
 
 mod common;
 
-use axum::http::StatusCode;
+use axum::body::Body;
+use axum::http::{Request, StatusCode};
 use chrono::{Duration, Utc};
 use common::{PASSWORD, TestGateway};
 use platform::auth::Role;
@@ -146,9 +147,9 @@ async fn the_operator_chooses_how_many_failures_lock_an_account_and_for_how_long
     let router = gateway::router(state, platform::http::Limits::default());
     let login = || {
         let body = json!({"email": "cleo@example.com", "password": "wrong password!"}).to_string();
-        let request = axum::http::Request::post("/v1/sessions")
+        let request = Request::post("/v1/sessions")
             .header("content-type", "application/json")
-            .body(axum::body::Body::from(body))
+            .body(Body::from(body))
             .unwrap();
         platform::testing::send(&router, request)
     };
@@ -248,7 +249,7 @@ async fn a_player_sees_their_own_wallet_and_deposits_within_limits() {
 }
 
 #[tokio::test]
-async fn self_exclusion_ends_sessions_and_refuses_login_at_once() {
+async fn self_exclusion_ends_sessions_at_once_and_suspends_play_not_login() {
     let gw = TestGateway::new().await;
     let dee = gw.player("dee@example.com").await;
     let second = gw.login(json!({"email": "dee@example.com", "password": PASSWORD})).await;
@@ -265,8 +266,25 @@ async fn self_exclusion_ends_sessions_and_refuses_login_at_once() {
     for token in [dee.token.as_str(), second.body["access_token"].as_str().unwrap()] {
         assert_eq!(gw.call("GET", "/v1/me/wallet", Some(token), None).await.code(), "session_ended");
     }
+    // Dee may log in again (to see when it ends, and to withdraw); no stake or deposit is taken.
     let login = gw.login(json!({"email": "dee@example.com", "password": PASSWORD})).await;
-    assert_eq!((login.status, login.code()), (StatusCode::FORBIDDEN, "self_excluded"));
+    assert_eq!(login.status, StatusCode::CREATED, "{}", login.body);
+    let token = login.body["access_token"].as_str().unwrap();
+    let me = gw.call("GET", "/v1/me", Some(token), None).await;
+    assert_eq!(me.body["player"]["self_excluded_until"], reply.body["self_excluded_until"]);
+    let ticket = Request::post("/v1/keno/tickets")
+        .header("authorization", format!("Bearer {token}"))
+        .header("content-type", "application/json")
+        .header("idempotency-key", "excluded-1")
+        .body(Body::from(json!({"option": "bet", "spots": [7]}).to_string()))
+        .unwrap();
+    let refused = gw.send(ticket).await;
+    assert_eq!(
+        (refused.code(), &refused.body["context"]["reason"]),
+        ("play_suspended", &json!("self_exclusion"))
+    );
+    let deposit = gw.deposit(token, "excluded-deposit", json!({"amount": 100, "currency": "USD"})).await;
+    assert_eq!((deposit.status, deposit.code()), (StatusCode::FORBIDDEN, "self_excluded"));
 }
 
 #[tokio::test]
@@ -326,9 +344,9 @@ async fn replicas_share_one_limit() {
     let started = std::time::Instant::now();
     let mut admitted = 0;
     for n in 0..30 {
-        let request = axum::http::Request::post("/v1/sessions")
+        let request = Request::post("/v1/sessions")
             .header("content-type", "application/json")
-            .body(axum::body::Body::from(json!({"api_key": "nope"}).to_string()))
+            .body(Body::from(json!({"api_key": "nope"}).to_string()))
             .unwrap();
         let reply = platform::testing::send(&replicas[n % 2], request).await;
         if reply.status != StatusCode::TOO_MANY_REQUESTS {
@@ -353,9 +371,9 @@ async fn requests_at_once_draw_one_allowance_between_them() {
     for _ in 0..40 {
         let router = gw.router.clone();
         calls.push(tokio::spawn(async move {
-            let request = axum::http::Request::post("/v1/sessions")
+            let request = Request::post("/v1/sessions")
                 .header("content-type", "application/json")
-                .body(axum::body::Body::from(json!({"api_key": "nope"}).to_string()))
+                .body(Body::from(json!({"api_key": "nope"}).to_string()))
                 .unwrap();
             platform::testing::send(&router, request).await.status
         }));
@@ -399,9 +417,9 @@ async fn a_busy_identity_or_address_is_slowed_with_retry_after() {
 
     // A second replica draws from the same bucket: the address has used its burst.
     let login = || {
-        axum::http::Request::post("/v1/sessions")
+        Request::post("/v1/sessions")
             .header("content-type", "application/json")
-            .body(axum::body::Body::from(json!({"api_key": "nope"}).to_string()))
+            .body(Body::from(json!({"api_key": "nope"}).to_string()))
             .unwrap()
     };
     let elsewhere = platform::testing::send(&gw.replica(), login()).await;
@@ -417,18 +435,18 @@ async fn a_busy_identity_or_address_is_slowed_with_retry_after() {
     let ann = gw.player("ann@example.com").await;
     let mut statuses = Vec::new();
     for scheme in ["BEARER", "bearer", "BeArEr", "Bearer", "BEARER", "bearer", "BEARER"] {
-        let request = axum::http::Request::get("/v1/me")
+        let request = Request::get("/v1/me")
             .header("authorization", format!("{scheme} {}", ann.token))
-            .body(axum::body::Body::empty())
+            .body(Body::empty())
             .unwrap();
         statuses.push(gw.send(request).await.status);
     }
     assert_eq!(statuses.first(), Some(&StatusCode::OK), "the handler accepts any case");
     let limited = gw
         .send(
-            axum::http::Request::get("/v1/me")
+            Request::get("/v1/me")
                 .header("authorization", format!("BEARER {}", ann.token))
-                .body(axum::body::Body::empty())
+                .body(Body::empty())
                 .unwrap(),
         )
         .await;

@@ -345,3 +345,218 @@ async fn a_round_in_play_finishes_when_a_limit_is_reached_and_only_new_stakes_ar
     assert!(doubled_refused, "forty rounds without a hand that could double");
     gw.assert_ledger_balanced().await;
 }
+
+#[tokio::test]
+async fn the_statement_adds_up_what_the_wallet_did_per_day_and_game_and_downloads_as_csv() {
+    let gw = TestGateway::new().await;
+    let ann = gw.player("ann@example.com").await;
+    gw.fund(&ann.token, 10_000).await;
+    let (mut staked, mut won) = (0, 0);
+    for tickets in [1, 2, 3] {
+        let played = play(
+            &gw,
+            &ann,
+            "/v1/keno/tickets",
+            json!({"option": "bet", "spots": [7, 17], "tickets": tickets}),
+        )
+        .await;
+        assert_eq!(played.status, 201, "{}", played.body);
+        staked += played.body["stake_cents"].as_i64().unwrap();
+        won += played.body["payout_cents"].as_i64().unwrap();
+    }
+    let bought =
+        play(&gw, &ann, "/v1/keno/draw-tickets", json!({"option": "bet", "spots": [7], "draws": 2})).await;
+    assert_eq!(bought.status, 201, "{}", bought.body);
+    staked += 200;
+
+    let statement = gw.call("GET", "/v1/me/statement", Some(&ann.token), None).await;
+    assert_eq!(statement.status, 200, "{}", statement.body);
+    let s = &statement.body;
+    let totals =
+        json!({"deposited": 10_000, "withdrawn": 0, "staked": staked, "won": won, "net": won - staked});
+    assert_eq!(s["totals"], totals, "{s}");
+    assert_eq!((&s["today"], &s["last_7_days"], &s["last_30_days"]), (&totals, &totals, &totals), "{s}");
+    assert_eq!(
+        s["games"],
+        json!([{"game": "castle_keno", "totals": {"deposited": 0, "withdrawn": 0, "staked": staked, "won": won, "net": won - staked}}]),
+        "{s}"
+    );
+    assert_eq!(s["days"].as_array().unwrap().len(), 1, "{s}");
+    assert_eq!(s["time_zone"], "America/Chicago");
+    // What the wallet shows agrees: deposited less staked plus won.
+    let balance = gw.call("GET", "/v1/me/wallet", Some(&ann.token), None).await;
+    assert_eq!(balance.body["balance"]["posted"].as_i64().unwrap(), 10_000 - staked + won);
+
+    // The same as CSV: the keno row's stake is the statement's, in dollars.
+    let csv = gw.call("GET", "/v1/me/statement.csv", Some(&ann.token), None).await;
+    assert_eq!(csv.status, 200);
+    let text = csv.body.as_str().unwrap().to_owned();
+    let mut rows = text.lines();
+    assert_eq!(rows.next(), Some("date,game,deposited,withdrawn,staked,won,net"));
+    let keno: Vec<&str> =
+        rows.clone().find(|r| r.split(',').nth(1) == Some("castle_keno")).unwrap().split(',').collect();
+    assert_eq!(keno[4], format!("{}.{:02}", staked / 100, staked % 100), "{text}");
+    let cash: Vec<&str> = rows.find(|r| r.split(',').nth(1) == Some("")).unwrap().split(',').collect();
+    assert_eq!(cash[2], "100.00", "{text}");
+
+    // Days of the wrong order or too many, or not dates, are refused.
+    for (query, code) in [
+        ("from=2026-03-02&to=2026-03-01", "invalid_window"),
+        ("from=2024-01-01&to=2026-01-01", "invalid_window"),
+        ("from=yesterday", "invalid_query"),
+    ] {
+        let refused = gw.call("GET", &format!("/v1/me/statement?{query}"), Some(&ann.token), None).await;
+        assert_eq!(refused.body["code"], code, "{query}: {}", refused.body);
+    }
+    // A day with nothing in it is an empty statement, not an error.
+    let quiet =
+        gw.call("GET", "/v1/me/statement?from=2020-01-01&to=2020-01-31", Some(&ann.token), None).await;
+    assert_eq!(
+        (quiet.body["days"].as_array().map(Vec::len), &quiet.body["totals"]["staked"]),
+        (Some(0), &json!(0))
+    );
+}
+
+#[tokio::test]
+async fn a_time_out_ends_every_session_and_refuses_stakes_and_deposits_but_not_withdrawals() {
+    let gw = TestGateway::new().await;
+    let ann = gw.player("ann@example.com").await;
+    gw.fund(&ann.token, 5_000).await;
+    let bad = gw.call("POST", "/v1/me/time-out", Some(&ann.token), Some(json!({"period": "2_hours"}))).await;
+    assert_eq!(bad.body["code"], "invalid_body", "{}", bad.body);
+
+    let taken =
+        gw.call("POST", "/v1/me/time-out", Some(&ann.token), Some(json!({"period": "72_hours"}))).await;
+    assert_eq!(taken.status, 200, "{}", taken.body);
+    let until: chrono::DateTime<chrono::Utc> =
+        taken.body["on_break_until"].as_str().unwrap().parse().unwrap();
+    assert!((until - chrono::Utc::now() - chrono::Duration::hours(72)).num_seconds().abs() < 60, "{until}");
+    assert_eq!(gw.call("GET", "/v1/me/wallet", Some(&ann.token), None).await.body["code"], "session_ended");
+    // A shorter break asked for afterwards does not shorten it.
+    let again = gw.login(json!({"email": "ann@example.com", "password": common::PASSWORD})).await;
+    assert_eq!(again.status, 201, "{}", again.body);
+    let back = Login {
+        token: again.body["access_token"].as_str().unwrap().to_owned(),
+        subject: ann.subject.clone(),
+    };
+    let shorter =
+        gw.call("POST", "/v1/me/time-out", Some(&back.token), Some(json!({"period": "24_hours"}))).await;
+    assert_eq!(shorter.body["on_break_until"], taken.body["on_break_until"], "{}", shorter.body);
+
+    // Logged in again: the break shows, every game's stake is refused by the ledger, a deposit
+    // here, and a withdrawal goes through.
+    let again = gw.login(json!({"email": "ann@example.com", "password": common::PASSWORD})).await;
+    let ann = Login { token: again.body["access_token"].as_str().unwrap().to_owned(), subject: ann.subject };
+    let me = gw.call("GET", "/v1/me", Some(&ann.token), None).await;
+    assert_eq!(me.body["player"]["on_break_until"], taken.body["on_break_until"], "{}", me.body);
+    let before = balance(&gw, &ann).await;
+    for (path, body) in [
+        ("/v1/keno/tickets", json!({"option": "bet", "spots": [7]})),
+        ("/v1/keno/draw-tickets", json!({"option": "bet", "spots": [7], "draws": 2})),
+        ("/v1/i-luv-suits/rounds", json!({"ante_cents": 500})),
+    ] {
+        let refused = play(&gw, &ann, path, body).await;
+        assert_eq!(
+            (refused.status.as_u16(), refused.body["code"].as_str()),
+            (422, Some("play_suspended")),
+            "{path}: {}",
+            refused.body
+        );
+        assert_eq!(refused.body["context"]["reason"], "time_out", "{}", refused.body);
+    }
+    let deposit = gw.deposit(&ann.token, &new_id(), json!({"amount": 100, "currency": "USD"})).await;
+    assert_eq!(deposit.body["code"], "on_break", "{}", deposit.body);
+    assert_eq!(balance(&gw, &ann).await, before);
+    let withdrawal = play(&gw, &ann, "/v1/me/withdrawals", json!({"amount": 1_000, "currency": "USD"})).await;
+    assert_eq!(withdrawal.status, 202, "{}", withdrawal.body);
+    gw.assert_ledger_balanced().await;
+}
+
+/// Makes session `sid`'s reality check due now (its interval is at least 15 minutes).
+async fn make_reality_check_due(gw: &TestGateway) {
+    sqlx::query("UPDATE sessions SET reality_check_at = now() - interval '1 second' WHERE reality_check_at IS NOT NULL")
+        .execute(&gw.state.pool)
+        .await
+        .unwrap();
+}
+
+#[tokio::test]
+async fn a_reality_check_stops_the_next_stake_until_the_player_goes_on_or_stops() {
+    let gw = TestGateway::new().await;
+    let ann = gw.player("ann@example.com").await;
+    gw.fund(&ann.token, 10_000).await;
+    // No play yet: the clock has not started.
+    let clock = gw.call("GET", "/v1/me/play-session", Some(&ann.token), None).await;
+    assert_eq!(
+        (clock.body["started_at"].is_null(), clock.body["interval_minutes"].as_i64()),
+        (true, Some(60)),
+        "{}",
+        clock.body
+    );
+    let interval =
+        gw.call("PUT", "/v1/me/reality-check", Some(&ann.token), Some(json!({"interval_minutes": 20}))).await;
+    assert_eq!(interval.body["code"], "invalid_interval", "{}", interval.body);
+    let interval =
+        gw.call("PUT", "/v1/me/reality-check", Some(&ann.token), Some(json!({"interval_minutes": 30}))).await;
+    assert_eq!(interval.status, 200, "{}", interval.body);
+
+    let (mut staked, mut won) = (0, 0);
+    for _ in 0..3 {
+        let played =
+            play(&gw, &ann, "/v1/keno/tickets", json!({"option": "bet", "spots": [7, 17], "tickets": 2}))
+                .await;
+        assert_eq!(played.status, 201, "{}", played.body);
+        staked += played.body["stake_cents"].as_i64().unwrap();
+        won += played.body["payout_cents"].as_i64().unwrap();
+    }
+    let clock = gw.call("GET", "/v1/me/play-session", Some(&ann.token), None).await;
+    let c = &clock.body;
+    assert_eq!(
+        (c["staked"].as_i64(), c["won"].as_i64(), c["net"].as_i64()),
+        (Some(staked), Some(won), Some(won - staked)),
+        "{c}"
+    );
+    let next: chrono::DateTime<chrono::Utc> = c["next_reality_check_at"].as_str().unwrap().parse().unwrap();
+    let started: chrono::DateTime<chrono::Utc> = c["started_at"].as_str().unwrap().parse().unwrap();
+    assert_eq!((next - started).num_minutes(), 30, "{c}");
+
+    // Due: the next stake waits, with what the session took and paid; a round in play is not a stake.
+    make_reality_check_due(&gw).await;
+    let waiting = play(&gw, &ann, "/v1/keno/tickets", json!({"option": "bet", "spots": [7]})).await;
+    assert_eq!(
+        (waiting.status.as_u16(), waiting.body["code"].as_str()),
+        (409, Some("reality_check_due")),
+        "{}",
+        waiting.body
+    );
+    assert_eq!(
+        (waiting.body["context"]["staked"].as_i64(), waiting.body["context"]["won"].as_i64()),
+        (Some(staked), Some(won))
+    );
+    let bet =
+        play(&gw, &ann, "/v1/keno/draw-tickets", json!({"option": "bet", "spots": [7], "draws": 1})).await;
+    assert_eq!(bet.body["code"], "reality_check_due", "{}", bet.body);
+    let wallet = gw.call("GET", "/v1/me/wallet", Some(&ann.token), None).await;
+    assert_eq!(wallet.status, 200, "reading is not a stake: {}", wallet.body);
+
+    // Going on: the next check is an interval away and stakes pass.
+    let answer = gw
+        .call("POST", "/v1/me/reality-check", Some(&ann.token), Some(json!({"decision": "continue"})))
+        .await;
+    assert_eq!(answer.status, 200, "{}", answer.body);
+    let played = play(&gw, &ann, "/v1/keno/tickets", json!({"option": "bet", "spots": [7]})).await;
+    assert_eq!(played.status, 201, "{}", played.body);
+
+    // Stopping ends the session.
+    make_reality_check_due(&gw).await;
+    let stop =
+        gw.call("POST", "/v1/me/reality-check", Some(&ann.token), Some(json!({"decision": "stop"}))).await;
+    assert_eq!(stop.status, 200, "{}", stop.body);
+    assert_eq!(gw.call("GET", "/v1/me", Some(&ann.token), None).await.body["code"], "session_ended");
+    // A new login starts a new game session: its clock waits for its first stake.
+    let again = gw.login(json!({"email": "ann@example.com", "password": common::PASSWORD})).await;
+    let token = again.body["access_token"].as_str().unwrap();
+    let clock = gw.call("GET", "/v1/me/play-session", Some(token), None).await;
+    assert!(clock.body["started_at"].is_null(), "{}", clock.body);
+    gw.assert_ledger_balanced().await;
+}

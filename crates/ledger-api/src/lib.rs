@@ -265,6 +265,39 @@ impl LedgerClient {
         self.ledger.call(Method::PUT, &path, &self.token()?, Some(change), None).await
     }
 
+    /// Wallet `wallet`'s activity per day and game, days `from` to `to` (inclusive) as they are
+    /// in `time_zone`.
+    pub async fn activity(
+        &self,
+        wallet: Uuid,
+        from: chrono::NaiveDate,
+        to: chrono::NaiveDate,
+        time_zone: &str,
+    ) -> Result<Vec<wire::ActivityLine>, AppError> {
+        let path = format!("/v1/accounts/{wallet}/activity?from={from}&to={to}&time_zone={time_zone}");
+        self.ledger.call::<(), _>(Method::GET, &path, &self.token()?, None, None).await
+    }
+
+    /// Wallet `wallet`'s activity summed from the hour `since` falls in to now.
+    pub async fn activity_totals(
+        &self,
+        wallet: Uuid,
+        since: chrono::DateTime<chrono::Utc>,
+    ) -> Result<wire::ActivityTotals, AppError> {
+        let since = since.to_rfc3339_opts(chrono::SecondsFormat::Micros, true);
+        let path = format!("/v1/accounts/{wallet}/activity/totals?since={since}");
+        self.ledger.call::<(), _>(Method::GET, &path, &self.token()?, None, None).await
+    }
+
+    /// Suspends play from wallet `wallet` as `suspension` says (replacing any suspension).
+    pub async fn suspend(&self, wallet: Uuid, suspension: &wire::Suspension) -> Result<(), AppError> {
+        let path = format!("/v1/accounts/{wallet}/suspension");
+        self.ledger
+            .call::<_, Value>(Method::PUT, &path, &self.token()?, Some(suspension), None)
+            .await
+            .map(|_| ())
+    }
+
     /// Whether transfer `id` is in the journal.
     pub async fn transfer_exists(&self, id: Uuid) -> Result<bool, AppError> {
         let path = format!("/v1/transfers/{id}");

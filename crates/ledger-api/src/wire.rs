@@ -347,6 +347,63 @@ pub struct MoneyLimit {
     pub resets_at: Option<DateTime<Utc>>,
 }
 
+/// Why a wallet's play is suspended (ADR 0014 §4).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum SuspensionReason {
+    TimeOut,
+    SelfExclusion,
+    Closure,
+    ExclusionList,
+}
+
+impl SuspensionReason {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SuspensionReason::TimeOut => "time_out",
+            SuspensionReason::SelfExclusion => "self_exclusion",
+            SuspensionReason::Closure => "closure",
+            SuspensionReason::ExclusionList => "exclusion_list",
+        }
+    }
+}
+
+/// `PUT /v1/accounts/{id}/suspension`: no stake is taken from the wallet until `until` (none:
+/// until lifted); prizes, refunds and withdrawals still move.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Suspension {
+    pub until: Option<DateTime<Utc>>,
+    pub reason: SuspensionReason,
+}
+
+/// One day of a wallet's activity in one game (`game` is empty for deposits and withdrawals),
+/// the day in the time zone asked for (`GET /v1/accounts/{id}/activity`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct ActivityLine {
+    pub date: chrono::NaiveDate,
+    /// The transfers' `game` (`castle_keno`, `powerball`, `blackjack`, ...); empty for cash.
+    pub game: String,
+    /// Stakes taken from the wallet by the game.
+    pub staked: i64,
+    /// Prizes, returned stakes and refunds the game paid into the wallet.
+    pub won: i64,
+    pub deposited: i64,
+    pub withdrawn: i64,
+}
+
+/// A wallet's activity summed from the hour `since` falls in to now
+/// (`GET /v1/accounts/{id}/activity/totals`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct ActivityTotals {
+    /// The start of the first hour counted.
+    pub hour: DateTime<Utc>,
+    pub staked: i64,
+    pub won: i64,
+    pub deposited: i64,
+    pub withdrawn: i64,
+}
+
 /// What a transfer is.
 fn transfer_kinds() -> platform::openapi::SchemaObject {
     platform::openapi::one_of_texts(&["posted", "pending", "post_pending", "void_pending", "expire_pending"])

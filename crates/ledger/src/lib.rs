@@ -66,6 +66,9 @@ pub fn route_table() -> Vec<(Method, &'static str, MethodRouter<LedgerState>)> {
         (Method::GET, "/v1/accounts/{id}/transfers", get(routes::account_history)),
         (Method::GET, "/v1/accounts/{id}/limits", get(routes::account_limits)),
         (Method::PUT, "/v1/accounts/{id}/limits", put(routes::set_account_limit)),
+        (Method::GET, "/v1/accounts/{id}/activity", get(routes::account_activity)),
+        (Method::GET, "/v1/accounts/{id}/activity/totals", get(routes::account_activity_totals)),
+        (Method::PUT, "/v1/accounts/{id}/suspension", put(routes::suspend)),
         (Method::POST, "/v1/transfers", post(routes::create_transfer)),
         (Method::POST, "/v1/transfers/batch", post(routes::create_batch)),
         (Method::GET, "/v1/transfers/{id}", get(routes::get_transfer)),
@@ -86,7 +89,9 @@ pub fn api_routes(state: LedgerState) -> Router {
 #[openapi(
     paths(
         routes::create_account, routes::list_accounts, routes::get_account, routes::account_history,
-        routes::account_limits, routes::set_account_limit,
+        routes::account_limits, routes::set_account_limit, routes::account_activity,
+        routes::account_activity_totals,
+        routes::suspend,
         routes::create_transfer, routes::create_batch, routes::get_transfer, routes::deposit, routes::withdraw,
         routes::trial_balance, routes::journal_check,
     ),

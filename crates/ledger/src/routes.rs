@@ -12,8 +12,8 @@ use uuid::Uuid;
 
 use crate::LedgerState;
 use crate::model::{
-    Account, BatchRequest, BatchResult, CashRequest, HistoryEntry, LimitChange, MAX_BATCH, MoneyLimit,
-    NewAccountRequest, Page, PostedBalance, Transfer, TransferCommand, TransferRequest, TrialBalance, Validate,
+    Account, ActivityLine, ActivityTotals, BatchRequest, BatchResult, CashRequest, HistoryEntry, LimitChange, MAX_BATCH, MoneyLimit,
+    NewAccountRequest, Page, PostedBalance, Suspension, Transfer, TransferCommand, TransferRequest, TrialBalance, Validate,
     ValidateTransfer,
 };
 use crate::store::{self, LEDGER_NAMESPACE};
@@ -112,6 +112,88 @@ pub async fn account_limits(
 ) -> Result<Json<Vec<MoneyLimit>>, AppError> {
     visible_account(&state, &caller, id).await?;
     Ok(Json(store::limits(&state.pool, id).await?))
+}
+
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[serde(deny_unknown_fields)]
+#[into_params(parameter_in = Query)]
+pub struct TotalsQuery {
+    /// From the hour this instant falls in (RFC 3339).
+    since: chrono::DateTime<chrono::Utc>,
+}
+
+#[utoipa::path(
+    get, path = "/v1/accounts/{id}/activity/totals", tag = "ledger", params(("id" = Uuid, Path, description = "a player's wallet"), TotalsQuery),
+    responses((status = 200, description = "what the wallet staked, won, deposited and withdrew from that hour to now", body = ActivityTotals), (status = "4XX", response = Refused)),
+    security(("bearer" = []))
+)]
+/// `GET /v1/accounts/{id}/activity/totals?since=`: a wallet's activity from the hour `since`
+/// falls in to now (a game session's figures, ADR 0014 §3).
+pub async fn account_activity_totals(
+    State(state): State<LedgerState>,
+    caller: Caller,
+    Path(id): Path<Uuid>,
+    Query(query): Query<TotalsQuery>,
+) -> Result<Json<ActivityTotals>, AppError> {
+    visible_account(&state, &caller, id).await?;
+    Ok(Json(store::activity_totals(&state.pool, id, query.since).await?))
+}
+
+#[utoipa::path(
+    put, path = "/v1/accounts/{id}/suspension", tag = "ledger", params(("id" = Uuid, Path, description = "a player's wallet")),
+    request_body = Suspension,
+    responses((status = 200, description = "the wallet's play suspended as asked (replacing any suspension)", body = Suspension), (status = "4XX", response = Refused)),
+    security(("bearer" = []))
+)]
+/// `PUT /v1/accounts/{id}/suspension` (services): no stake is taken from the wallet until the
+/// time given (ADR 0014 §4: a break, an exclusion, a closure); the gateway keeps the rules.
+pub async fn suspend(
+    State(state): State<LedgerState>,
+    _service: Allowed<Services>,
+    Path(id): Path<Uuid>,
+    Json(suspension): Json<Suspension>,
+) -> Result<Json<Suspension>, AppError> {
+    store::suspend(&state.pool, id, &suspension).await?;
+    Ok(Json(suspension))
+}
+
+/// The longest statement one request reads: a year and a day.
+const MAX_ACTIVITY_DAYS: i64 = 366;
+
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[serde(deny_unknown_fields)]
+#[into_params(parameter_in = Query)]
+pub struct ActivityQuery {
+    /// The first day (inclusive), `YYYY-MM-DD`.
+    from: chrono::NaiveDate,
+    /// The last day (inclusive), at most 366 days after `from`.
+    to: chrono::NaiveDate,
+    /// The zone the days are in: an IANA name such as `America/Chicago`.
+    time_zone: String,
+}
+
+#[utoipa::path(
+    get, path = "/v1/accounts/{id}/activity", tag = "ledger", params(("id" = Uuid, Path, description = "a player's wallet"), ActivityQuery),
+    responses((status = 200, description = "what the wallet staked, won, deposited and withdrew, per day and game", body = Vec<ActivityLine>), (status = "4XX", response = Refused)),
+    security(("bearer" = []))
+)]
+/// `GET /v1/accounts/{id}/activity?from=&to=&time_zone=`: a wallet's activity per day and game,
+/// as the money limits count it (ADR 0014): the figures of the player's statement.
+pub async fn account_activity(
+    State(state): State<LedgerState>,
+    caller: Caller,
+    Path(id): Path<Uuid>,
+    Query(query): Query<ActivityQuery>,
+) -> Result<Json<Vec<ActivityLine>>, AppError> {
+    let days = (query.to - query.from).num_days();
+    if !(0..=MAX_ACTIVITY_DAYS).contains(&days) {
+        return Err(AppError::unprocessable(
+            codes::INVALID_WINDOW,
+            format!("`to` must be `from` or up to {MAX_ACTIVITY_DAYS} days after it"),
+        ));
+    }
+    visible_account(&state, &caller, id).await?;
+    Ok(Json(store::activity(&state.pool, id, query.from, query.to, &query.time_zone).await?))
 }
 
 #[utoipa::path(

@@ -158,3 +158,37 @@ async fn limits_are_set_by_services_on_wallets_only() {
     let limits = app.get(&format!("/v1/accounts/{wallet}/limits")).await;
     assert_eq!(limits.body, json!([]), "{}", limits.body);
 }
+
+#[tokio::test]
+async fn a_suspended_wallet_stakes_nothing_whatever_it_holds_yet_is_paid_and_withdraws() {
+    let app = TestApp::new().await;
+    let wallet = app.funded_wallet("ann", 1_000).await;
+    let (house, cash) =
+        (app.account("house_revenue", "keno").await, app.account("cash_clearing", "system").await);
+    let suspend = |until: &str| {
+        let body = json!({"until": until, "reason": "time_out"});
+        Request::put(format!("/v1/accounts/{wallet}/suspension"))
+            .header("content-type", "application/json")
+            .body(Body::from(body.to_string()))
+            .unwrap()
+    };
+    assert_eq!(app.send(suspend("2999-01-01T00:00:00Z")).await.status, StatusCode::OK);
+    // Refused for the suspension even where the wallet could not cover it.
+    for cents in [100, 5_000] {
+        let refused = app.post("/v1/transfers", transfer(wallet, house, cents)).await;
+        assert_eq!(refused.code(), "play_suspended", "{}", refused.body);
+        assert_eq!(refused.body["context"]["reason"], "time_out", "{}", refused.body);
+    }
+    // A netted win that carries a stake is a stake too.
+    let mut net_paid = transfer(house, wallet, 200);
+    net_paid["check_funds"] = json!({"account_id": wallet, "at_least": 100});
+    assert_eq!(app.post("/v1/transfers", net_paid).await.code(), "play_suspended");
+    // A prize, a refund and a withdrawal move.
+    assert_eq!(app.post("/v1/transfers", transfer(house, wallet, 300)).await.status, StatusCode::CREATED);
+    assert_eq!(app.post("/v1/transfers", transfer(wallet, cash, 500)).await.status, StatusCode::CREATED);
+    // Once the suspension is over, stakes are taken again.
+    assert_eq!(app.send(suspend("2020-01-01T00:00:00Z")).await.status, StatusCode::OK);
+    assert_eq!(app.post("/v1/transfers", transfer(wallet, house, 100)).await.status, StatusCode::CREATED);
+    assert_eq!(app.posted(wallet).await, 1_000 + 300 - 500 - 100);
+    app.assert_ledger_consistent().await;
+}

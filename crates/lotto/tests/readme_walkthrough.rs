@@ -88,7 +88,7 @@ async fn the_readme_api_walkthrough_runs_verbatim_and_again() {
         "\"state\":\"succeeded\"",
         "{\"kind\":\"loss\",\"period\":\"daily\",\"cents\":10000,\"used\":0,\"left\":10000}",
         "204",
-        "self_excluded",
+        "play_suspended",
         "\"state\":\"settled\"",
         "event: keno_open",
         "idempotent-replayed: true",

@@ -93,6 +93,7 @@ pub const INVALID_DECKS: CodeName = CodeName("invalid_decks");
 pub const INVALID_EMAIL: CodeName = CodeName("invalid_email");
 pub const INVALID_GRAND_PRIZE: CodeName = CodeName("invalid_grand_prize");
 pub const INVALID_IDEMPOTENCY_KEY: CodeName = CodeName("invalid_idempotency_key");
+pub const INVALID_INTERVAL: CodeName = CodeName("invalid_interval");
 pub const INVALID_LABEL: CodeName = CodeName("invalid_label");
 pub const INVALID_LIMIT: CodeName = CodeName("invalid_limit");
 pub const INVALID_LIMITS: CodeName = CodeName("invalid_limits");
@@ -110,6 +111,7 @@ pub const INVALID_RETAILER: CodeName = CodeName("invalid_retailer");
 pub const INVALID_ROLE: CodeName = CodeName("invalid_role");
 pub const INVALID_SERIAL: CodeName = CodeName("invalid_serial");
 pub const INVALID_SIGNATURE: CodeName = CodeName("invalid_signature");
+pub const INVALID_TIME_ZONE: CodeName = CodeName("invalid_time_zone");
 pub const INVALID_TIMEOUT: CodeName = CodeName("invalid_timeout");
 pub const INVALID_TOKEN: CodeName = CodeName("invalid_token");
 pub const INVALID_TRANSFER: CodeName = CodeName("invalid_transfer");
@@ -132,6 +134,7 @@ pub const NOT_A_DRAW_DAY: CodeName = CodeName("not_a_draw_day");
 pub const NOT_A_WINNER: CodeName = CodeName("not_a_winner");
 pub const NUL_IN_TEXT: CodeName = CodeName("nul_in_text");
 pub const ODDS_OVER_MULTIPLE: CodeName = CodeName("odds_over_multiple");
+pub const ON_BREAK: CodeName = CodeName("on_break");
 pub const ONLINE_SALES_OFF: CodeName = CodeName("online_sales_off");
 pub const OUT_OF_TURN: CodeName = CodeName("out_of_turn");
 pub const PACK_NOT_ACTIVE: CodeName = CodeName("pack_not_active");
@@ -144,6 +147,7 @@ pub const PACK_STOLEN: CodeName = CodeName("pack_stolen");
 pub const PAID_TO_WALLET: CodeName = CodeName("paid_to_wallet");
 pub const PAYMENT_NOT_FOUND: CodeName = CodeName("payment_not_found");
 pub const PLAY_OVER_MULTIPLE: CodeName = CodeName("play_over_multiple");
+pub const PLAY_SUSPENDED: CodeName = CodeName("play_suspended");
 pub const PLAY_UNDER_ANTE: CodeName = CodeName("play_under_ante");
 pub const PLAYER_NOT_FOUND: CodeName = CodeName("player_not_found");
 pub const POWERBALL_OUT_OF_RANGE: CodeName = CodeName("powerball_out_of_range");
@@ -153,6 +157,7 @@ pub const PRINT_RUN_CANCELLED: CodeName = CodeName("print_run_cancelled");
 pub const PRINT_RUN_NOT_FOUND: CodeName = CodeName("print_run_not_found");
 pub const PRINTER_FILE_GONE: CodeName = CodeName("printer_file_gone");
 pub const RATE_LIMITED: CodeName = CodeName("rate_limited");
+pub const REALITY_CHECK_DUE: CodeName = CodeName("reality_check_due");
 pub const RECEIPT_NOT_FOUND: CodeName = CodeName("receipt_not_found");
 pub const REFRESH_TOKEN_REUSED: CodeName = CodeName("refresh_token_reused");
 pub const RESULTS_ARE_DRAWN: CodeName = CodeName("results_are_drawn");
@@ -245,6 +250,7 @@ pub const ALL: &[Code] = &[
     // 403: established, and not allowed.
     code(ACCOUNT_LOCKED, 403, "too many failed logins: locked for a while"),
     code(FORBIDDEN, 403, "the caller's role may not do this"),
+    code(ON_BREAK, 403, "the player is taking a break (a time-out) from play"),
     code(ONLINE_SALES_OFF, 403, "this lottery sells Powerball at terminals only"),
     code(SELF_EXCLUDED, 403, "the player has excluded themself from play"),
     code(TERMINAL_LOCKED, 403, "too many wrong VIRNs from this terminal or its retailer"),
@@ -311,6 +317,7 @@ pub const ALL: &[Code] = &[
         409,
         "a print run stopped by its job's cancellation (a print job's end, nothing of the run kept)",
     ),
+    code(REALITY_CHECK_DUE, 409, "the session's reality check waits for the player: go on or stop first"),
     code(RESULTS_ARE_DRAWN, 409, "the drawing's results are drawn by the service, not entered"),
     code(RESULTS_MISMATCH, 409, "two operators' entries of the results disagree: both discarded, logged"),
     code(RESULTS_STAND, 409, "the drawing's results already stand"),
@@ -378,6 +385,7 @@ pub const ALL: &[Code] = &[
     code(INVALID_DECKS, 422, "a blackjack table deals from 6 decks or 2"),
     code(INVALID_EMAIL, 422, "not an email address"),
     code(INVALID_GRAND_PRIZE, 422, "a grand prize that is not positive, or a cash value above it"),
+    code(INVALID_INTERVAL, 422, "a reality-check interval other than 15, 30 or 60 minutes"),
     code(INVALID_LABEL, 422, "a terminal label of the wrong length"),
     code(INVALID_LIMITS, 422, "a table's limits outside the house's, or not whole dollars"),
     code(INVALID_MAX_SPOTS, 422, "more spots than the table's shoe always serves"),
@@ -394,6 +402,7 @@ pub const ALL: &[Code] = &[
     code(INVALID_RETAILER, 422, "a retailer id that is not 1 to 64 visible characters"),
     code(INVALID_ROLE, 422, "staff of a role that does not exist here"),
     code(INVALID_SERIAL, 422, "a ticket serial not 19 digits, or its check digit wrong"),
+    code(INVALID_TIME_ZONE, 422, "a time zone that is not an IANA name (America/Chicago)"),
     code(INVALID_TIMEOUT, 422, "a hold's timeout out of range"),
     code(INVALID_TRANSFER, 422, "a transfer of the wrong form"),
     code(INVALID_USERNAME, 422, "a username of the wrong form"),
@@ -421,6 +430,11 @@ pub const ALL: &[Code] = &[
         PLAY_OVER_MULTIPLE,
         422,
         "an I Luv Suits play wager above what the hand allows (1x, 2x with five of a suit, 3x with six or seven)",
+    ),
+    code(
+        PLAY_SUSPENDED,
+        422,
+        "a stake from a wallet whose player is on a break, excluded or has closed the account",
     ),
     code(PLAY_UNDER_ANTE, 422, "an I Luv Suits play wager below the ante"),
     code(POWERBALL_OUT_OF_RANGE, 422, "a Powerball outside 1 to 26"),

@@ -39,6 +39,18 @@ pub(super) async fn for_players<const S: u8>(
     Ok(to_service::<S>(&state, request).await)
 }
 
+/// A stake (a ticket bought, a round dealt, a craps roll or bet): players, once the game
+/// session's reality check, when due, is answered ([`crate::saga::protection::before_stake`]).
+pub(super) async fn for_stakes<const S: u8>(
+    State(state): State<GatewayState>,
+    caller: Authenticated,
+    request: Request,
+) -> Result<Response, AppError> {
+    caller.require(&[Role::Player])?;
+    crate::saga::protection::before_stake(&state, &caller).await?;
+    Ok(to_service::<S>(&state, request).await)
+}
+
 /// One ticket or round: its player (the service checks it is theirs), staff and services.
 pub(super) async fn for_readers<const S: u8>(
     State(state): State<GatewayState>,

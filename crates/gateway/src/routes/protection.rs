@@ -1,17 +1,23 @@
 //! Player protection: the limits a player sets on their own play, and those an operator
-//! imposes ([`crate::saga::protection`]).
+//! imposes; the player's activity statement ([`crate::saga::protection`]).
 
 use axum::extract::State;
+use axum::http::header;
+use axum::response::{IntoResponse, Response};
 use ledger_api::wire::LimitSource;
 use platform::auth::Role;
+use platform::codes;
 use platform::openapi::Refused;
-use platform::{AppError, Json, Path};
+use platform::{AppError, Json, Path, Query};
 use uuid::Uuid;
 
 use crate::GatewayState;
 use crate::auth::{Authenticated, PlayerSession};
 use crate::saga::protection as saga;
-use crate::views::protection::{Limits, MoneyLimitRequest};
+use crate::views::protection::{
+    Limits, MoneyLimitRequest, PlaySession, RealityCheckAnswer, RealityCheckInterval, Statement,
+    StatementQuery, TimeOut, TimeOutRequest,
+};
 
 /// `GET /v1/me/limits`: the player's deposit and money limits, with what each has left.
 #[utoipa::path(
@@ -72,4 +78,113 @@ pub async fn impose_limit(
     caller.require(&[Role::Operator])?;
     saga::set_money_limit(&state, id, request, LimitSource::Operator).await?;
     Ok(Json(saga::limits(&state, id).await?))
+}
+
+/// `GET /v1/me/statement?from=&to=`: what the player deposited, withdrew, staked and won, per
+/// day and game, with today's, the last 7 days' and the last 30 days' totals.
+#[utoipa::path(
+    get, path = "/v1/me/statement", tag = "responsible gaming", params(StatementQuery),
+    responses((status = 200, description = "the player's activity statement, days in the operator's time zone", body = Statement), (status = "4XX", response = Refused)), security(("bearer" = []))
+)]
+pub async fn my_statement(
+    State(state): State<GatewayState>,
+    caller: Authenticated,
+    Query(query): Query<StatementQuery>,
+) -> Result<Json<Statement>, AppError> {
+    caller.require(&[Role::Player])?;
+    Ok(Json(saga::statement(&state, caller.subject_id()?, &query).await?.0))
+}
+
+/// `GET /v1/me/statement.csv?from=&to=`: the statement's days and games as a CSV download.
+#[utoipa::path(
+    get, path = "/v1/me/statement.csv", tag = "responsible gaming", params(StatementQuery),
+    responses((status = 200, description = "`date,game,deposited,withdrawn,staked,won,net`, one row per day and game (the game empty for deposits and withdrawals), in dollars", content_type = "text/csv", body = String), (status = "4XX", response = Refused)), security(("bearer" = []))
+)]
+pub async fn my_statement_csv(
+    State(state): State<GatewayState>,
+    caller: Authenticated,
+    Query(query): Query<StatementQuery>,
+) -> Result<Response, AppError> {
+    caller.require(&[Role::Player])?;
+    let (statement, lines) = saga::statement(&state, caller.subject_id()?, &query).await?;
+    let file = format!("attachment; filename=\"statement-{}-{}.csv\"", statement.from, statement.to);
+    Ok((
+        [(header::CONTENT_TYPE, "text/csv; charset=utf-8".to_owned()), (header::CONTENT_DISPOSITION, file)],
+        saga::statement_csv(&lines),
+    )
+        .into_response())
+}
+
+/// `GET /v1/players/{id}/statement?from=&to=`: operators and auditors read a player's statement.
+#[utoipa::path(
+    get, path = "/v1/players/{id}/statement", tag = "responsible gaming", params(("id" = Uuid, Path, description = "player id"), StatementQuery),
+    responses((status = 200, description = "the player's activity statement", body = Statement), (status = "4XX", response = Refused)), security(("bearer" = []))
+)]
+pub async fn player_statement(
+    State(state): State<GatewayState>,
+    caller: Authenticated,
+    Path(id): Path<Uuid>,
+    Query(query): Query<StatementQuery>,
+) -> Result<Json<Statement>, AppError> {
+    caller.require(&[Role::Operator, Role::Auditor])?;
+    Ok(Json(saga::statement(&state, id, &query).await?.0))
+}
+
+/// `POST /v1/me/time-out`: a break of 24 or 72 hours, 7, 30 or 90 days, at once: every session
+/// ends, no stake or deposit is taken until it ends; the player may log in to withdraw.
+#[utoipa::path(
+    post, path = "/v1/me/time-out", tag = "responsible gaming", request_body = TimeOutRequest,
+    responses((status = 200, description = "on a break until `on_break_until`; every session has ended", body = TimeOut), (status = "4XX", response = Refused)), security(("bearer" = []))
+)]
+pub async fn take_time_out(
+    State(state): State<GatewayState>,
+    PlayerSession(caller): PlayerSession,
+    Json(request): Json<TimeOutRequest>,
+) -> Result<Json<TimeOut>, AppError> {
+    let until = saga::take_time_out(&state, caller.subject_id()?, request.period).await?;
+    Ok(Json(TimeOut { on_break_until: until }))
+}
+
+/// `GET /v1/me/play-session`: this login's game session: when play started, how long it has
+/// lasted, what it staked and won, and when the next reality check falls.
+#[utoipa::path(
+    get, path = "/v1/me/play-session", tag = "responsible gaming",
+    responses((status = 200, description = "the session clock and figures", body = PlaySession), (status = "4XX", response = Refused)), security(("bearer" = []))
+)]
+pub async fn my_play_session(
+    State(state): State<GatewayState>,
+    caller: Authenticated,
+) -> Result<Json<PlaySession>, AppError> {
+    caller.require(&[Role::Player])?;
+    let sid =
+        caller.0.sid.ok_or_else(|| AppError::bad_request(codes::NO_SESSION, "this token has no session"))?;
+    Ok(Json(saga::play_session(&state, sid, caller.subject_id()?).await?))
+}
+
+/// `POST /v1/me/reality-check`: the player's answer to a reality check: `continue` (the next
+/// comes an interval from now) or `stop` (this session ends).
+#[utoipa::path(
+    post, path = "/v1/me/reality-check", tag = "responsible gaming", request_body = RealityCheckAnswer,
+    responses((status = 200, description = "the session's figures as the player saw them", body = PlaySession), (status = "4XX", response = Refused)), security(("bearer" = []))
+)]
+pub async fn answer_reality_check(
+    State(state): State<GatewayState>,
+    PlayerSession(caller): PlayerSession,
+    Json(answer): Json<RealityCheckAnswer>,
+) -> Result<Json<PlaySession>, AppError> {
+    Ok(Json(saga::answer_reality_check(&state, &caller, answer.decision).await?))
+}
+
+/// `PUT /v1/me/reality-check`: how often a reality check comes: every 15, 30 or 60 minutes.
+#[utoipa::path(
+    put, path = "/v1/me/reality-check", tag = "responsible gaming", request_body = RealityCheckInterval,
+    responses((status = 200, description = "the interval now", body = RealityCheckInterval), (status = "4XX", response = Refused)), security(("bearer" = []))
+)]
+pub async fn set_reality_check_interval(
+    State(state): State<GatewayState>,
+    PlayerSession(caller): PlayerSession,
+    Json(interval): Json<RealityCheckInterval>,
+) -> Result<Json<RealityCheckInterval>, AppError> {
+    saga::set_reality_check_interval(&state, caller.subject_id()?, interval.interval_minutes).await?;
+    Ok(Json(interval))
 }

@@ -70,16 +70,22 @@ fn checked(request: &PaymentRequest) -> Result<(Amount, Currency), AppError> {
     Ok((amount, currency))
 }
 
-/// A player excluded from play cannot move money in (their sessions end at once; this also
+/// A player excluded from play, or on a break, cannot move money in (their sessions end at once; this also
 /// covers a token issued just before).
 fn refuse_excluded(player: &Player) -> Result<(), AppError> {
-    match player.self_excluded_until {
-        Some(until) if until > Utc::now() => Err(AppError::new(
+    let now = Utc::now();
+    match (player.self_excluded_until.filter(|u| *u > now), player.on_break_until.filter(|u| *u > now)) {
+        (Some(until), _) => Err(AppError::new(
             StatusCode::FORBIDDEN,
             codes::SELF_EXCLUDED,
             format!("you are excluded from play until {until}"),
         )),
-        _ => Ok(()),
+        (None, Some(until)) => Err(AppError::new(
+            StatusCode::FORBIDDEN,
+            codes::ON_BREAK,
+            format!("you are taking a break until {until}"),
+        )),
+        (None, None) => Ok(()),
     }
 }
 

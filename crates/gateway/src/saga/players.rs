@@ -146,6 +146,7 @@ pub(crate) async fn self_exclude(
         .checked_add_months(Months::new(period.months()))
         .ok_or_else(|| AppError::internal("date overflow"))?;
     let until = store::exclude_until(&state.pool, player.id, until).await?;
+    crate::saga::protection::suspend_play(state, player.id).await?;
     end_sessions(state, &player.id.to_string(), None, "self_exclusion").await?;
     Ok(until)
 }

@@ -132,13 +132,8 @@ async fn password_login(
             None => bad_credentials(),
         });
     }
-    if let Some(until) = row.self_excluded_until.filter(|u| *u > Utc::now()) {
-        return Err(AppError::new(
-            StatusCode::FORBIDDEN,
-            codes::SELF_EXCLUDED,
-            format!("this account is self-excluded until {}", until.to_rfc3339()),
-        ));
-    }
+    // A player on a break or excluded logs in (ADR 0014 §4): to see when it ends (`GET /v1/me`)
+    // and to withdraw. Stakes are refused by the ledger (`play_suspended`), deposits here.
     store::logged_in(&state.pool, whose, row.id).await?;
     Ok((row.id.to_string(), row.role, row.last_login_at))
 }

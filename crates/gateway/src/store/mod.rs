@@ -1,6 +1,7 @@
 //! The gateway's store floor (DESIGN §1): every SQL statement of the gateway, by what it keeps.
 
 pub mod payments;
+pub mod play;
 pub mod players;
 pub mod rate_limits;
 pub mod sessions;

@@ -15,6 +15,7 @@ pub struct PlayerRow {
     pub wallet_account_id: Uuid,
     pub last_login_at: Option<DateTime<Utc>>,
     pub self_excluded_until: Option<DateTime<Utc>>,
+    pub on_break_until: Option<DateTime<Utc>>,
     pub created_at: DateTime<Utc>,
 }
 
@@ -62,7 +63,8 @@ pub async fn delete(pool: &PgPool, id: Uuid) -> Result<(), AppError> {
 pub async fn get(pool: &PgPool, id: Uuid) -> Result<Option<PlayerRow>, AppError> {
     Ok(sqlx::query_as!(
         PlayerRow,
-        "SELECT id, email, date_of_birth, wallet_account_id, last_login_at, self_excluded_until, created_at
+        "SELECT id, email, date_of_birth, wallet_account_id, last_login_at, self_excluded_until, on_break_until,
+                created_at
            FROM players WHERE id = $1",
         id
     )
@@ -75,6 +77,18 @@ pub async fn exclude_until(pool: &PgPool, id: Uuid, until: DateTime<Utc>) -> Res
     Ok(sqlx::query_scalar!(
         r#"UPDATE players SET self_excluded_until = greatest(coalesce(self_excluded_until, $2), $2)
             WHERE id = $1 RETURNING self_excluded_until AS "until!""#,
+        id,
+        until
+    )
+    .fetch_one(pool)
+    .await?)
+}
+
+/// Puts player `id` on a break until `until`, never shortening one in force; answers the end.
+pub async fn break_until(pool: &PgPool, id: Uuid, until: DateTime<Utc>) -> Result<DateTime<Utc>, AppError> {
+    Ok(sqlx::query_scalar!(
+        r#"UPDATE players SET on_break_until = greatest(coalesce(on_break_until, $2), $2)
+            WHERE id = $1 RETURNING on_break_until AS "until!""#,
         id,
         until
     )

@@ -26,7 +26,6 @@ pub struct CredentialRow {
     pub last_login_at: Option<DateTime<Utc>>,
     /// A player, an operator or an auditor.
     pub role: Role,
-    pub self_excluded_until: Option<DateTime<Utc>>,
 }
 
 /// The credentials of the player with `login` as email, or the staff member with it as username.
@@ -37,29 +36,27 @@ pub async fn credentials(
 ) -> Result<Option<CredentialRow>, AppError> {
     let row = match whose {
         Credentials::Players => sqlx::query!(
-            "SELECT id, password_hash, locked_until, last_login_at, self_excluded_until
-               FROM players WHERE email = lower($1)",
+            "SELECT id, password_hash, locked_until, last_login_at FROM players WHERE email = lower($1)",
             login
         )
         .fetch_optional(pool)
         .await?
-        .map(|r| (r.id, r.password_hash, r.locked_until, r.last_login_at, "player".to_owned(), r.self_excluded_until)),
+        .map(|r| (r.id, r.password_hash, r.locked_until, r.last_login_at, "player".to_owned())),
         Credentials::Staff => sqlx::query!(
             "SELECT id, password_hash, locked_until, last_login_at, role FROM staff WHERE username = lower($1)",
             login
         )
         .fetch_optional(pool)
         .await?
-        .map(|r| (r.id, r.password_hash, r.locked_until, r.last_login_at, r.role, None)),
+        .map(|r| (r.id, r.password_hash, r.locked_until, r.last_login_at, r.role)),
     };
-    row.map(|(id, password_hash, locked_until, last_login_at, role, self_excluded_until)| {
+    row.map(|(id, password_hash, locked_until, last_login_at, role)| {
         Ok(CredentialRow {
             id,
             password_hash,
             locked_until,
             last_login_at,
             role: Role::parse(&role).ok_or_else(|| AppError::internal(format!("a stored role {role:?}")))?,
-            self_excluded_until,
         })
     })
     .transpose()

@@ -24,7 +24,10 @@ pub struct Player {
     pub date_of_birth: NaiveDate,
     pub wallet_account_id: Uuid,
     pub last_login_at: Option<DateTime<Utc>>,
+    /// While either is in the future the player's stakes and deposits are refused (they may log
+    /// in, and withdraw).
     pub self_excluded_until: Option<DateTime<Utc>>,
+    pub on_break_until: Option<DateTime<Utc>>,
     pub created_at: DateTime<Utc>,
 }
 
@@ -37,6 +40,7 @@ impl From<PlayerRow> for Player {
             wallet_account_id: row.wallet_account_id,
             last_login_at: row.last_login_at,
             self_excluded_until: row.self_excluded_until,
+            on_break_until: row.on_break_until,
             created_at: row.created_at,
         }
     }

@@ -1,6 +1,8 @@
-//! Player protection on the wire (ADR 0014): the limits a player sets or an operator imposes.
+//! Player protection on the wire (ADR 0014): the limits a player sets or an operator imposes,
+//! and the player's activity statement.
 
-use ledger_api::wire::{LimitPeriod, MoneyLimit, MoneyLimitKind};
+use chrono::{DateTime, NaiveDate, Utc};
+use ledger_api::wire::{ActivityLine, LimitPeriod, MoneyLimit, MoneyLimitKind};
 use serde::{Deserialize, Serialize};
 
 use crate::views::players::DepositLimit;
@@ -24,4 +26,154 @@ pub struct Limits {
     pub deposit: Vec<DepositLimit>,
     /// The player's own and the operator's; the lower of the two binds.
     pub money: Vec<MoneyLimit>,
+}
+
+/// `GET /v1/me/statement` (and `.csv`): the days to read, in the operator's time zone.
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[serde(deny_unknown_fields)]
+#[into_params(parameter_in = Query)]
+pub struct StatementQuery {
+    /// The first day (inclusive), `YYYY-MM-DD`; 29 days before `to` by default.
+    pub from: Option<NaiveDate>,
+    /// The last day (inclusive); today by default; at most 366 days after `from`.
+    pub to: Option<NaiveDate>,
+}
+
+/// Money in and out of a wallet over some days: deposits, withdrawals, stakes, wins (prizes,
+/// returned stakes, refunds) and the net result of play (won less staked; negative is a loss).
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct Totals {
+    pub deposited: i64,
+    pub withdrawn: i64,
+    pub staked: i64,
+    pub won: i64,
+    pub net: i64,
+}
+
+impl Totals {
+    /// These totals with one day of one game added.
+    pub(crate) fn add(mut self, line: &ActivityLine) -> Totals {
+        self.deposited = self.deposited.saturating_add(line.deposited);
+        self.withdrawn = self.withdrawn.saturating_add(line.withdrawn);
+        self.staked = self.staked.saturating_add(line.staked);
+        self.won = self.won.saturating_add(line.won);
+        self.net = self.won.saturating_sub(self.staked);
+        self
+    }
+}
+
+/// One day's totals.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct DayTotals {
+    pub date: NaiveDate,
+    pub totals: Totals,
+}
+
+/// One game's totals over the statement's days.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct GameTotals {
+    /// `castle_keno`, `powerball`, `blackjack`, `i_luv_suits`, `craps`.
+    pub game: String,
+    pub totals: Totals,
+}
+
+/// A player's activity statement (`GET /v1/me/statement`).
+#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct Statement {
+    /// The zone its days are in: the operator's.
+    pub time_zone: String,
+    pub from: NaiveDate,
+    pub to: NaiveDate,
+    /// Over `from` to `to`.
+    pub totals: Totals,
+    /// Each game played over `from` to `to`.
+    pub games: Vec<GameTotals>,
+    /// Each day of `from` to `to` with any activity, oldest first.
+    pub days: Vec<DayTotals>,
+    /// Today, the last 7 days and the last 30 days (today included), whatever `from` and `to`.
+    pub today: Totals,
+    pub last_7_days: Totals,
+    pub last_30_days: Totals,
+}
+
+/// The breaks a player may take (a time-out): it ends by itself.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, utoipa::ToSchema)]
+pub enum TimeOutPeriod {
+    #[serde(rename = "24_hours")]
+    Day,
+    #[serde(rename = "72_hours")]
+    ThreeDays,
+    #[serde(rename = "7_days")]
+    Week,
+    #[serde(rename = "30_days")]
+    Month,
+    #[serde(rename = "90_days")]
+    Quarter,
+}
+
+impl TimeOutPeriod {
+    pub(crate) fn hours(self) -> i64 {
+        match self {
+            TimeOutPeriod::Day => 24,
+            TimeOutPeriod::ThreeDays => 72,
+            TimeOutPeriod::Week => 7 * 24,
+            TimeOutPeriod::Month => 30 * 24,
+            TimeOutPeriod::Quarter => 90 * 24,
+        }
+    }
+}
+
+// `POST /v1/me/time-out`.
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TimeOutRequest {
+    pub period: TimeOutPeriod,
+}
+
+/// A break in force.
+#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct TimeOut {
+    pub on_break_until: DateTime<Utc>,
+}
+
+/// A game session's clock and figures (`GET /v1/me/play-session`): it starts at the first stake
+/// after a login.
+#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct PlaySession {
+    /// `null` until the first stake of this login.
+    pub started_at: Option<DateTime<Utc>>,
+    pub played_seconds: i64,
+    pub staked: i64,
+    pub won: i64,
+    /// Won less staked (negative: lost).
+    pub net: i64,
+    /// When the next stake waits for a reality check.
+    pub next_reality_check_at: Option<DateTime<Utc>>,
+    /// The player's interval between reality checks: 15, 30 or 60 minutes.
+    pub interval_minutes: i32,
+}
+
+/// What the player chooses at a reality check.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum RealityCheckDecision {
+    /// Go on playing: the next check falls an interval from now.
+    Continue,
+    /// End the session (a log-out).
+    Stop,
+}
+
+// `POST /v1/me/reality-check`.
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RealityCheckAnswer {
+    pub decision: RealityCheckDecision,
+}
+
+// `PUT /v1/me/reality-check`.
+#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RealityCheckInterval {
+    /// 15, 30 or 60 (the default): at least hourly.
+    pub interval_minutes: i32,
 }

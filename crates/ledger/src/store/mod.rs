@@ -2,7 +2,7 @@
 //! at build time (sqlx's macros). [`transfers`] applies transfers through the stored function;
 //! this module reads accounts, transfers and the books.
 
-mod limits;
+mod protection;
 mod transfers;
 
 use chrono::{DateTime, Utc};
@@ -21,7 +21,7 @@ use crate::model::{
 /// Namespace of the ids the ledger derives itself (cash-clearing accounts, hold expiries).
 pub const LEDGER_NAMESPACE: Uuid = Uuid::from_u128(0x6c65_6467_6572_4000_8000_6c6f_7474_6f21);
 
-pub use limits::{limits, set_limit};
+pub use protection::{activity, activity_totals, limits, set_limit, suspend};
 pub use transfers::{create_transfers, create_transfers_reading};
 
 /// A `transfers` row as stored.

@@ -66,7 +66,8 @@ fn refusal(pg: &sqlx::postgres::PgDatabaseError) -> AppError {
         | "amount_exceeds_hold"
         | "hold_expired"
         | "hold_not_expired"
-        | "limit_reached" => AppError::relayed(StatusCode::UNPROCESSABLE_ENTITY, code, detail),
+        | "limit_reached"
+        | "play_suspended" => AppError::relayed(StatusCode::UNPROCESSABLE_ENTITY, code, detail),
         _ => return AppError::internal(format!("unexpected ledger refusal {code}: {detail}")),
     };
     match context {

@@ -1,14 +1,17 @@
-//! A wallet's money limits (ADR 0014): set here, as rows that each apply from a time, and read
-//! with what their windows have used. The stored function `create_transfers` enforces them in
+//! Player protection's figures (ADR 0014): a wallet's money limits, set here as rows that each
+//! apply from a time and read with what their windows have used, and its activity per day and
+//! game. The stored function `create_transfers` counts the activity and enforces the limits in
 //! the statement that debits a stake (`20261211000001_money_limits.sql`).
 
-use chrono::{DateTime, Utc};
+use chrono::{DateTime, NaiveDate, Utc};
 use platform::AppError;
 use platform::codes;
 use sqlx::PgPool;
 use uuid::Uuid;
 
-use crate::model::{LimitPeriod, LimitSource, MoneyLimit, MoneyLimitKind, ValidLimitChange};
+use crate::model::{
+    ActivityLine, ActivityTotals, LimitPeriod, LimitSource, MoneyLimit, MoneyLimitKind, Suspension, ValidLimitChange,
+};
 
 /// The `period` column of a limit: a single stake has none (`each`).
 fn period_column(period: Option<LimitPeriod>) -> &'static str {
@@ -164,4 +167,81 @@ fn limit_of(row: &LimitRow) -> Result<MoneyLimit, AppError> {
         left: row.cents.map(|c| c.saturating_sub(used).max(0)),
         resets_at: if used > 0 { row.resets_at } else { None },
     })
+}
+
+/// Wallet `account`'s activity per day and game, days `from` to `to` (inclusive) as they are in
+/// `time_zone` (an IANA name Postgres knows; the hours are whole hours of UTC, so a zone whose
+/// offset is not whole hours puts an hour's activity in the day its first minute falls in).
+pub async fn activity(
+    pool: &PgPool,
+    account: Uuid,
+    from: NaiveDate,
+    to: NaiveDate,
+    time_zone: &str,
+) -> Result<Vec<ActivityLine>, AppError> {
+    let known = sqlx::query_scalar!(
+        r#"SELECT EXISTS (SELECT 1 FROM pg_timezone_names WHERE name = $1) AS "known!""#,
+        time_zone
+    )
+    .fetch_one(pool)
+    .await?;
+    if !known {
+        return Err(AppError::unprocessable(codes::INVALID_TIME_ZONE, format!("no time zone {time_zone:?}")));
+    }
+    Ok(sqlx::query_as!(
+        ActivityLine,
+        r#"SELECT (a.hour AT TIME ZONE $2)::date AS "date!", a.game,
+                  sum(a.staked)::bigint AS "staked!", sum(a.won)::bigint AS "won!",
+                  sum(a.deposited)::bigint AS "deposited!", sum(a.withdrawn)::bigint AS "withdrawn!"
+             FROM wallet_activity a
+            WHERE a.account_id = $1
+              AND a.hour >= ($3::date::timestamp AT TIME ZONE $2)
+              AND a.hour < (($4::date + 1)::timestamp AT TIME ZONE $2)
+            GROUP BY 1, 2 ORDER BY 1, 2"#,
+        account,
+        time_zone,
+        from,
+        to
+    )
+    .fetch_all(pool)
+    .await?)
+}
+
+/// Suspends play from wallet `account` (replacing any suspension): `create_transfers` takes no
+/// stake from it until `until` (none: until replaced).
+pub async fn suspend(pool: &PgPool, account: Uuid, suspension: &Suspension) -> Result<(), AppError> {
+    let kind = sqlx::query_scalar!("SELECT kind FROM accounts WHERE id = $1", account)
+        .fetch_optional(pool)
+        .await?
+        .ok_or_else(|| AppError::not_found(codes::ACCOUNT_NOT_FOUND, format!("account {account} does not exist")))?;
+    if kind != "player_wallet" {
+        return Err(AppError::unprocessable(codes::INVALID_MONEY_LIMIT, "play is suspended on players' wallets"));
+    }
+    sqlx::query!(
+        "INSERT INTO wallet_suspensions (account_id, until, reason) VALUES ($1, $2, $3)
+         ON CONFLICT (account_id) DO UPDATE SET until = excluded.until, reason = excluded.reason, set_at = now()",
+        account,
+        suspension.until,
+        suspension.reason.as_str()
+    )
+    .execute(pool)
+    .await?;
+    Ok(())
+}
+
+/// Wallet `account`'s activity summed from the hour `since` falls in to now.
+pub async fn activity_totals(pool: &PgPool, account: Uuid, since: DateTime<Utc>) -> Result<ActivityTotals, AppError> {
+    Ok(sqlx::query_as!(
+        ActivityTotals,
+        r#"SELECT date_trunc('hour', $2::timestamptz) AS "hour!",
+                  coalesce(sum(a.staked), 0)::bigint AS "staked!", coalesce(sum(a.won), 0)::bigint AS "won!",
+                  coalesce(sum(a.deposited), 0)::bigint AS "deposited!",
+                  coalesce(sum(a.withdrawn), 0)::bigint AS "withdrawn!"
+             FROM wallet_activity a
+            WHERE a.account_id = $1 AND a.hour >= date_trunc('hour', $2::timestamptz)"#,
+        account,
+        since
+    )
+    .fetch_one(pool)
+    .await?)
 }
