@@ -1,6 +1,6 @@
 // The player's screens: register and log in, then the wallet (deposits through the payment
 // provider's sandbox, cash-outs, history), the Keno wall, the blackjack table, game recall, and
-// the player's own limits and self-exclusion.
+// the player's own limits, breaks, self-exclusion and activity statement.
 import type { JSX } from "preact";
 import { useState } from "preact/hooks";
 import { BlackjackTable, Recall } from "./blackjack";
@@ -314,7 +314,9 @@ function LimitsPanel(): JSX.Element {
         </button>
         <ProblemBanner problem={save.problem} />
       </form>
+      <MoneyLimits />
       <h2>Take a break</h2>
+      <TimeOut />
       <p class="hint">Self-exclusion ends your session and cannot be undone before its end.</p>
       <div class="box">
         <label class="field" for="exclusion">
@@ -354,6 +356,178 @@ function LimitsPanel(): JSX.Element {
         )}
         <ProblemBanner problem={exclude.problem} />
       </div>
+    </div>
+  );
+}
+
+const KIND_NAMES: Record<Schemas["MoneyLimitKind"], string> = {
+  loss: "Loss (stakes less wins)",
+  wager: "Wager (total staked)",
+  single_stake: "Single stake",
+};
+
+/** Loss, wager and single-stake limits: what each allows, what is left and when it resets. */
+function MoneyLimits(): JSX.Element {
+  const limits = useLoad(() => must(api.player.GET("/v1/me/limits")), []);
+  const [kind, setKind] = useState<Schemas["MoneyLimitKind"]>("loss");
+  const [period, setPeriod] = useState<Schemas["LimitPeriod"]>("daily");
+  const [amount, setAmount] = useState("50");
+  const save = useAction();
+  return (
+    <div>
+      <h2>Play limits</h2>
+      <p class="hint">
+        Checked with every stake in every game. A lower limit applies at once; a higher one, or none, after 24 hours.
+      </p>
+      <ul aria-label="Your play limits">
+        {(limits.value?.money ?? []).map((l) => (
+          <li key={`${l.kind}-${l.period ?? "each"}-${l.source}`}>
+            {KIND_NAMES[l.kind]}
+            {l.period ? `, ${l.period}` : ""}
+            {l.source === "operator" ? " (set by the operator)" : ""}:{" "}
+            {l.cents == null ? "none" : dollars(l.cents)}
+            {l.cents != null && l.kind !== "single_stake" && l.left != null ? `, ${dollars(l.left)} left` : ""}
+            {l.resets_at ? ` (resets at ${when(l.resets_at)})` : ""}
+            {l.pending_from
+              ? ` (becomes ${l.pending_removal ? "none" : dollars(l.pending_cents ?? 0)} on ${when(l.pending_from)})`
+              : ""}
+          </li>
+        ))}
+      </ul>
+      <form
+        class="box"
+        aria-label="Set a play limit"
+        onSubmit={(e) => {
+          e.preventDefault();
+          void save.run(async () => {
+            const cents = centsOf(amount);
+            if (cents === null) throw new Error("Enter the limit in dollars.");
+            const body = { kind, period: kind === "single_stake" ? null : period, amount: cents };
+            await must(api.player.PUT("/v1/me/limits", { body }));
+            limits.reload();
+          });
+        }}
+      >
+        <label class="field" for="play-limit-kind">
+          <span>Limit</span>
+          <select
+            id="play-limit-kind"
+            value={kind}
+            onChange={(e) => setKind(e.currentTarget.value as Schemas["MoneyLimitKind"])}
+          >
+            <option value="loss">{KIND_NAMES.loss}</option>
+            <option value="wager">{KIND_NAMES.wager}</option>
+            <option value="single_stake">{KIND_NAMES.single_stake}</option>
+          </select>
+        </label>
+        {kind !== "single_stake" && (
+          <label class="field" for="play-limit-period">
+            <span>Over</span>
+            <select
+              id="play-limit-period"
+              value={period}
+              onChange={(e) => setPeriod(e.currentTarget.value as Schemas["LimitPeriod"])}
+            >
+              <option value="daily">24 hours</option>
+              <option value="weekly">7 days</option>
+              <option value="monthly">30 days</option>
+            </select>
+          </label>
+        )}
+        <Field id="play-limit-amount" label="Limit (dollars)" inputMode="decimal" value={amount} onInput={setAmount} />
+        <button type="submit" disabled={save.busy}>
+          Save play limit
+        </button>
+        <ProblemBanner problem={save.problem} />
+      </form>
+      <Statement />
+    </div>
+  );
+}
+
+/** A short break: 24 hours to 90 days, at once. */
+function TimeOut(): JSX.Element {
+  const [period, setPeriod] = useState<Schemas["TimeOutPeriod"]>("24_hours");
+  const [confirming, setConfirming] = useState(false);
+  const pause = useAction();
+  return (
+    <div class="box">
+      <label class="field" for="time-out">
+        <span>Pause my play for</span>
+        <select id="time-out" value={period} onChange={(e) => setPeriod(e.currentTarget.value as Schemas["TimeOutPeriod"])}>
+          <option value="24_hours">24 hours</option>
+          <option value="72_hours">72 hours</option>
+          <option value="7_days">7 days</option>
+          <option value="30_days">30 days</option>
+          <option value="90_days">90 days</option>
+        </select>
+      </label>
+      <p class="hint">Your session ends at once; you may log in to see your wallet and withdraw.</p>
+      {confirming ? (
+        <div class="row" role="group" aria-label="Confirm the break">
+          <button
+            type="button"
+            class="danger"
+            onClick={() =>
+              void pause.run(async () => {
+                await must(api.player.POST("/v1/me/time-out", { body: { period } }));
+                signOut("player");
+              })
+            }
+          >
+            Yes, pause my play
+          </button>
+          <button type="button" onClick={() => setConfirming(false)}>
+            Cancel
+          </button>
+        </div>
+      ) : (
+        <button type="button" onClick={() => setConfirming(true)}>
+          Take a break…
+        </button>
+      )}
+      <ProblemBanner problem={pause.problem} />
+    </div>
+  );
+}
+
+/** What the player deposited, withdrew, staked and won: today, 7 and 30 days, per game. */
+function Statement(): JSX.Element {
+  const statement = useLoad(() => must(api.player.GET("/v1/me/statement")), []);
+  const s = statement.value;
+  const rows: [string, Schemas["Totals"] | undefined][] = [
+    ["Today", s?.today],
+    ["Last 7 days", s?.last_7_days],
+    ["Last 30 days", s?.last_30_days],
+    ...(s?.games ?? []).map((g): [string, Schemas["Totals"]] => [`${g.game.replace(/_/g, " ")} (30 days)`, g.totals]),
+  ];
+  return (
+    <div>
+      <h2>Your activity</h2>
+      <table aria-label="Your activity">
+        <thead>
+          <tr>
+            <th scope="col">Period</th>
+            <th scope="col">Deposited</th>
+            <th scope="col">Withdrawn</th>
+            <th scope="col">Staked</th>
+            <th scope="col">Won</th>
+            <th scope="col">Net</th>
+          </tr>
+        </thead>
+        <tbody>
+          {rows.map(([name, t]) => (
+            <tr key={name}>
+              <th scope="row">{name}</th>
+              <td>{dollars(t?.deposited ?? 0)}</td>
+              <td>{dollars(t?.withdrawn ?? 0)}</td>
+              <td>{dollars(t?.staked ?? 0)}</td>
+              <td>{dollars(t?.won ?? 0)}</td>
+              <td>{dollars(t?.net ?? 0)}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
     </div>
   );
 }

@@ -2,7 +2,7 @@
 // and a screen reader can use, playing cards, bar charts, and the live-results subscription.
 import type { ComponentChildren, JSX } from "preact";
 import { useEffect, useRef, useState } from "preact/hooks";
-import { type Area, endedNotice, Problem, type Schemas } from "./session";
+import { type Area, dollars, endedNotice, Problem, type Schemas, when } from "./session";
 
 export function Field(props: {
   label: string;
@@ -57,13 +57,33 @@ export function ProblemBanner(props: { problem: unknown; staff?: boolean }): JSX
   return (
     <div class="problem" role="alert" data-code={problem instanceof Problem ? problem.code : undefined}>
       <p>
-        {text}
+        {problem instanceof Problem ? (protectionWords(problem) ?? text) : text}
         {typeof attempts === "number" &&
           ` ${attempts} attempt${attempts === 1 ? "" : "s"} left before this terminal is locked.`}
       </p>
       {props.staff && problem instanceof Problem && <p class="hint">Code: {problem.code}</p>}
     </div>
   );
+}
+
+/** A player-protection refusal in words: what is left of the limit and when it resets, or when
+ * a break ends; null for any other problem. */
+function protectionWords(problem: Problem): string | null {
+  const c = problem.context;
+  const money = (key: string) => (typeof c[key] === "number" ? dollars(c[key] as number) : "—");
+  if (problem.code === "limit_reached") {
+    const kind = String(c["kind"] ?? "").replace("_", " ");
+    if (c["kind"] === "single_stake") return `That is more than your single-stake limit of ${money("limit")}.`;
+    const resets = typeof c["resets_at"] === "string" ? `; it resets at ${when(c["resets_at"])}` : "";
+    return `You have ${money("left")} of your ${String(c["period"] ?? "")} ${kind} limit left${resets}.`;
+  }
+  if (problem.code === "play_suspended") {
+    const until = typeof c["until"] === "string" ? ` until ${when(c["until"])}` : "";
+    return c["reason"] === "self_exclusion"
+      ? `You have excluded yourself from play${until}: no stake is taken.`
+      : `You are taking a break${until}: no stake is taken.`;
+  }
+  return null;
 }
 
 /** Why the last session ended (idle, expired, ended elsewhere), above a login form; nothing after a logout. */

@@ -160,6 +160,35 @@ pub async fn player_keno(ctx: &Context, browser: &Browser) -> Result<(), String>
         return Err(format!("the wallet holds {balance} cents after a 200-cent ticket winning {payout}"));
     }
     browser.wait_text("[data-testid=balance]", &dollars(balance)).await?;
+
+    // Play responsibly: a single-stake limit of $1 set on the page, the day's activity shown, and
+    // the same $2 play refused in words.
+    let limits = browser.find("#tab-limits").await?;
+    browser.click(&limits).await?;
+    browser.select("#play-limit-kind", "single_stake").await?;
+    browser.fill("#play-limit-amount", "1").await?;
+    browser.click_button("Save play limit").await?;
+    browser.wait_text("#panel-limits", "Single stake: $1.00").await?;
+    let today = "table[aria-label=\"Your activity\"] tbody tr:first-child";
+    browser.wait_text(&format!("{today} td:nth-of-type(1)"), "$50.00").await?;
+    browser.wait_text(&format!("{today} td:nth-of-type(3)"), "$2.00").await?;
+    browser.wait_text(&format!("{today} td:nth-of-type(4)"), &dollars(payout)).await?;
+    shot(ctx, browser, "player-play-limits").await?;
+    browser.click_button("Castle Keno").await?;
+    let three = browser.find("button[data-number=\"3\"]").await?;
+    if browser.attribute(&three, "aria-pressed").await?.as_deref() != Some("true") {
+        browser.click(&three).await?;
+    }
+    browser.fill("#keno-tickets", "2").await?;
+    browser.click_button("Play now").await?;
+    browser.wait_text("[data-code=limit_reached]", "more than your single-stake limit of $1.00").await?;
+    shot(ctx, browser, "player-keno-limit-refusal").await?;
+    // The refusal is the one error the console shows (Chromium logs every 4xx it loads); reading
+    // the log empties it, so the runner's own check sees only what came after.
+    let errors = browser.console_errors().await?;
+    if errors.len() != 1 || !errors[0].contains("/v1/keno/tickets") || !errors[0].contains("422") {
+        return Err(format!("the console shows more than the one refusal: {errors:#?}"));
+    }
     Ok(())
 }
 
