@@ -2,12 +2,24 @@
 // provider's sandbox, cash-outs, history), the Keno wall, the blackjack table, game recall, and
 // the player's own limits, breaks, self-exclusion and activity statement.
 import type { JSX } from "preact";
-import { useState } from "preact/hooks";
+import { useEffect, useRef, useState } from "preact/hooks";
 import { BlackjackTable, Recall } from "./blackjack";
 import { CrapsTable } from "./craps";
 import { ILuvSuitsTable } from "./i_luv_suits";
 import { KenoWall } from "./keno";
-import { api, centsOf, dollars, must, newKey, publicApi, type Schemas, signIn, signOut, when } from "./session";
+import {
+  api,
+  centsOf,
+  dollars,
+  must,
+  newKey,
+  publicApi,
+  REALITY_CHECK_DUE,
+  type Schemas,
+  signIn,
+  signOut,
+  when,
+} from "./session";
 import { EndedNotice, Field, ProblemBanner, TabPanel, Tabs, useAction, useLoad } from "./ui";
 
 export function PlayerEntry(): JSX.Element {
@@ -128,6 +140,7 @@ export function PlayerScreens(): JSX.Element {
           {me.value?.player?.email ?? "…"} · balance{" "}
           <strong data-testid="balance">{wallet.value ? dollars(wallet.value.balance.available) : "…"}</strong>
         </p>
+        <PlayClock round={walletRound} />
         <button
           type="button"
           onClick={() => {
@@ -137,6 +150,7 @@ export function PlayerScreens(): JSX.Element {
           Log out
         </button>
       </div>
+      <RealityCheckDialog onAnswered={refreshWallet} />
       {waiting.length > 0 && (
         <div class="notice" role="status" data-testid="in-play">
           <p>You have play in progress, kept as you left it:</p>
@@ -529,5 +543,80 @@ function Statement(): JSX.Element {
         </tbody>
       </table>
     </div>
+  );
+}
+
+/** Minutes played, in words. */
+function played(seconds: number): string {
+  const minutes = Math.floor(seconds / 60);
+  return minutes < 60 ? `${minutes} min` : `${Math.floor(minutes / 60)} h ${minutes % 60} min`;
+}
+
+/** The game session's clock, on every screen: time played since the first stake of this login,
+ * what it staked and won (read again every 30 seconds and whenever money moves). */
+function PlayClock(props: { round: number }): JSX.Element {
+  const [tick, setTick] = useState(0);
+  useEffect(() => {
+    const timer = setInterval(() => setTick((t) => t + 1), 30_000);
+    return () => clearInterval(timer);
+  }, []);
+  const session = useLoad(() => must(api.player.GET("/v1/me/play-session")), [props.round, tick]);
+  const s = session.value;
+  return (
+    <p data-testid="play-clock" aria-live="off">
+      {!s?.started_at
+        ? "Not playing yet"
+        : `Playing ${played(s.played_seconds)} · staked ${dollars(s.staked)} · won ${dollars(s.won)}`}
+    </p>
+  );
+}
+
+/** The reality check: when a stake is answered `reality_check_due`, a modal dialog with the
+ * session's time and money that only the player's choice closes (Escape does not). */
+function RealityCheckDialog(props: { onAnswered: () => void }): JSX.Element {
+  const dialog = useRef<HTMLDialogElement>(null);
+  const [figures, setFigures] = useState<Record<string, unknown> | null>(null);
+  const answer = useAction();
+  useEffect(() => {
+    const due = (e: Event) => setFigures((e as CustomEvent<Record<string, unknown>>).detail ?? {});
+    window.addEventListener(REALITY_CHECK_DUE, due);
+    return () => window.removeEventListener(REALITY_CHECK_DUE, due);
+  }, []);
+  useEffect(() => {
+    const d = dialog.current;
+    if (figures && d && !d.open) d.showModal();
+  }, [figures]);
+  const money = (key: string) => dollars(typeof figures?.[key] === "number" ? (figures[key] as number) : 0);
+  const seconds = typeof figures?.["played_seconds"] === "number" ? (figures["played_seconds"] as number) : 0;
+  const decide = (decision: Schemas["RealityCheckDecision"]) =>
+    void answer.run(async () => {
+      await must(api.player.POST("/v1/me/reality-check", { body: { decision } }));
+      dialog.current?.close();
+      setFigures(null);
+      if (decision === "stop") signOut("player");
+      else props.onAnswered();
+    });
+  return (
+    <dialog
+      ref={dialog}
+      aria-labelledby="reality-check-title"
+      data-testid="reality-check"
+      onCancel={(e) => e.preventDefault()}
+    >
+      <h2 id="reality-check-title">Time for a reality check</h2>
+      <p>
+        You have played for {played(seconds)}. This session you staked {money("staked")} and won {money("won")}: net{" "}
+        {money("net")}.
+      </p>
+      <div class="row">
+        <button type="button" onClick={() => decide("continue")} disabled={answer.busy}>
+          Keep playing
+        </button>
+        <button type="button" class="danger" onClick={() => decide("stop")} disabled={answer.busy}>
+          Stop playing
+        </button>
+      </div>
+      <ProblemBanner problem={answer.problem} />
+    </dialog>
   );
 }

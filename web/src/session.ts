@@ -196,10 +196,17 @@ interface Answer<T> {
 }
 
 /** The answer's body, or the problem it states thrown as a [`Problem`]. */
+/** A stake answered "your reality check is due": the event the player's page listens for. */
+export const REALITY_CHECK_DUE = "reality_check_due";
+
 export async function must<T>(call: Promise<Answer<T>>): Promise<T> {
   const { data, error, response } = await call;
   if (response.ok) return data as T;
   const problem = (error ?? {}) as { code?: unknown; detail?: unknown; title?: unknown; context?: unknown };
+  if (problem.code === REALITY_CHECK_DUE) {
+    // Whichever game asked, the player's page shows the reality check (RealityCheckDialog).
+    window.dispatchEvent(new CustomEvent(REALITY_CHECK_DUE, { detail: problem.context }));
+  }
   throw new Problem(
     response.status,
     typeof problem.code === "string" ? problem.code : `http_${response.status}`,

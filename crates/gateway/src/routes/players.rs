@@ -116,7 +116,7 @@ pub async fn self_exclude(
     PlayerSession(caller): PlayerSession,
     Json(request): Json<ExclusionRequest>,
 ) -> Result<Json<SelfExclusion>, AppError> {
-    let until = saga::self_exclude(&state, &caller, request.period).await?;
+    let until = crate::saga::protection::self_exclude(&state, &caller, request.period).await?;
     Ok(Json(SelfExclusion { self_excluded_until: until }))
 }
 

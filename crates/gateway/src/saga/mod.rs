@@ -2,8 +2,9 @@
 //! [`crate::routes`] call these, and these call [`crate::store`] for rows and `ledger_api` for
 //! money.
 //!
-//! - [`players`]: registration with a wallet, deposit limits, self-exclusion;
-//! - [`protection`]: the money limits a player sets and an operator imposes (ADR 0014);
+//! - [`players`]: registration with a wallet, deposit limits;
+//! - [`protection`]: player protection (ADR 0014): money limits, breaks and self-exclusion, reality
+//!   checks, the activity statement;
 //! - [`payments`]: deposits and withdrawals through the provider, settled by its webhook;
 //! - [`sessions`]: logins, renewals and the idle timeout;
 //! - [`staff`]: staff, retailers and terminal keys.

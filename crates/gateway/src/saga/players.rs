@@ -1,7 +1,7 @@
-//! Players: registration (18 or older, with a wallet opened in the ledger), deposit limits and
-//! self-exclusion. Deposits themselves are [`super::payments`].
+//! Players: registration (18 or older, with a wallet opened in the ledger) and deposit limits
+//! (self-exclusion is [`super::protection`]). Deposits themselves are [`super::payments`].
 
-use chrono::{DateTime, Months, Utc};
+use chrono::Utc;
 use domain::eligibility::{MAXIMUM_AGE_YEARS, MINIMUM_AGE_YEARS, is_of_playing_age, is_plausible_birth_date};
 use platform::AppError;
 use platform::auth::Role;
@@ -9,10 +9,10 @@ use platform::codes;
 use uuid::Uuid;
 
 use crate::GatewayState;
-use crate::auth::{Authenticated, end_sessions};
+use crate::auth::Authenticated;
 use crate::credentials::{hash_password, validate_password};
 use crate::store::players::{self as store, NewPlayer};
-use crate::views::players::{DepositLimit, ExclusionPeriod, LimitPeriod, LimitRequest, Player, Registration};
+use crate::views::players::{DepositLimit, LimitPeriod, LimitRequest, Player, Registration};
 
 /// How long a raised (or removed) limit waits before it applies.
 pub const LIMIT_RAISE_DELAY_HOURS: i64 = 24;
@@ -132,21 +132,4 @@ pub(crate) async fn set_limit(
         }
     }
     limits(state, player.id).await
-}
-
-/// Excludes the caller for `period` (never shortening an exclusion in force) and ends every
-/// one of their sessions at once. Answers when the exclusion ends.
-pub(crate) async fn self_exclude(
-    state: &GatewayState,
-    caller: &Authenticated,
-    period: ExclusionPeriod,
-) -> Result<DateTime<Utc>, AppError> {
-    let player = the_player(state, caller).await?;
-    let until = Utc::now()
-        .checked_add_months(Months::new(period.months()))
-        .ok_or_else(|| AppError::internal("date overflow"))?;
-    let until = store::exclude_until(&state.pool, player.id, until).await?;
-    crate::saga::protection::suspend_play(state, player.id).await?;
-    end_sessions(state, &player.id.to_string(), None, "self_exclusion").await?;
-    Ok(until)
 }

@@ -6,7 +6,7 @@
 
 use std::collections::BTreeMap;
 
-use chrono::{DateTime, Days, Utc};
+use chrono::{DateTime, Days, Months, Utc};
 use ledger_api::wire::{ActivityLine, LimitChange, LimitSource, MoneyLimit, Suspension, SuspensionReason};
 use platform::AppError;
 use platform::codes;
@@ -14,9 +14,10 @@ use uuid::Uuid;
 
 use crate::GatewayState;
 use crate::auth::{Authenticated, end_sessions};
-use crate::saga::players::{LIMIT_RAISE_DELAY_HOURS, limits as deposit_limits, load_player};
+use crate::saga::players::{LIMIT_RAISE_DELAY_HOURS, limits as deposit_limits, load_player, the_player};
 use crate::store::play;
 use crate::store::players as store;
+use crate::views::players::ExclusionPeriod;
 use crate::views::protection::{
     DayTotals, GameTotals, Limits, MoneyLimitRequest, PlaySession, RealityCheckDecision, Statement,
     StatementQuery, TimeOutPeriod, Totals,
@@ -251,4 +252,21 @@ pub(crate) async fn set_reality_check_interval(
         ));
     }
     play::set_interval(&state.pool, player, minutes).await
+}
+
+/// Excludes the caller for `period` (never shortening an exclusion in force) and ends every
+/// one of their sessions at once. Answers when the exclusion ends.
+pub(crate) async fn self_exclude(
+    state: &GatewayState,
+    caller: &Authenticated,
+    period: ExclusionPeriod,
+) -> Result<DateTime<Utc>, AppError> {
+    let player = the_player(state, caller).await?;
+    let until = Utc::now()
+        .checked_add_months(Months::new(period.months()))
+        .ok_or_else(|| AppError::internal("date overflow"))?;
+    let until = store::exclude_until(&state.pool, player.id, until).await?;
+    suspend_play(state, player.id).await?;
+    end_sessions(state, &player.id.to_string(), None, "self_exclusion").await?;
+    Ok(until)
 }

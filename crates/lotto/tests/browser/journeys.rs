@@ -189,6 +189,32 @@ pub async fn player_keno(ctx: &Context, browser: &Browser) -> Result<(), String>
     if errors.len() != 1 || !errors[0].contains("/v1/keno/tickets") || !errors[0].contains("422") {
         return Err(format!("the console shows more than the one refusal: {errors:#?}"));
     }
+
+    // The game session's clock is on the page; its reality check, once due (brought forward
+    // here: the shortest interval is 15 minutes), stops the next play with a dialog that only
+    // the player's choice closes.
+    browser.wait_text("[data-testid=play-clock]", "staked $2.00").await?;
+    let pool = sqlx::PgPool::connect(&ctx.database_url).await.map_err(|e| e.to_string())?;
+    sqlx::query("UPDATE gateway.sessions SET reality_check_at = now() - interval '1 second' WHERE reality_check_at IS NOT NULL")
+        .execute(&pool)
+        .await
+        .map_err(|e| e.to_string())?;
+    browser.fill("#keno-tickets", "1").await?;
+    browser.click_button("Play now").await?;
+    browser.wait_text("[data-testid=reality-check]", "You have played for").await?;
+    shot(ctx, browser, "player-reality-check").await?;
+    browser.keys("\u{E00C}").await?; // Escape: the dialog stays
+    let open = browser.script("return document.querySelector('[data-testid=reality-check]').open").await?;
+    if open != json!(true) {
+        return Err("Escape closed the reality check".to_owned());
+    }
+    browser.click_button("Keep playing").await?;
+    browser.click_button("Play now").await?;
+    browser.wait_text("[data-testid=play-clock]", "staked $3.00").await?;
+    let errors = browser.console_errors().await?;
+    if errors.len() != 1 || !errors[0].contains("/v1/keno/tickets") || !errors[0].contains("409") {
+        return Err(format!("the console shows more than the reality check: {errors:#?}"));
+    }
     Ok(())
 }
 
