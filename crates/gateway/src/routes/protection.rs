@@ -43,9 +43,7 @@ pub async fn set_my_limit(
     PlayerSession(caller): PlayerSession,
     Json(request): Json<MoneyLimitRequest>,
 ) -> Result<Json<Limits>, AppError> {
-    let player = caller.subject_id()?;
-    saga::set_money_limit(&state, player, request, LimitSource::Player).await?;
-    Ok(Json(saga::limits(&state, player).await?))
+    Ok(Json(saga::set_money_limit(&state, caller.subject_id()?, request, LimitSource::Player).await?))
 }
 
 /// `GET /v1/players/{id}/limits`: operators and auditors read a player's limits.
@@ -76,8 +74,7 @@ pub async fn impose_limit(
     Json(request): Json<MoneyLimitRequest>,
 ) -> Result<Json<Limits>, AppError> {
     caller.require(&[Role::Operator])?;
-    saga::set_money_limit(&state, id, request, LimitSource::Operator).await?;
-    Ok(Json(saga::limits(&state, id).await?))
+    Ok(Json(saga::set_money_limit(&state, id, request, LimitSource::Operator).await?))
 }
 
 /// `GET /v1/me/statement?from=&to=`: what the player deposited, withdrew, staked and won, per

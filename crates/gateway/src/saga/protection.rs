@@ -7,7 +7,7 @@
 use std::collections::BTreeMap;
 
 use chrono::{DateTime, Days, Months, Utc};
-use ledger_api::wire::{ActivityLine, LimitChange, LimitSource, MoneyLimit, Suspension, SuspensionReason};
+use ledger_api::wire::{ActivityLine, LimitChange, LimitSource, Suspension, SuspensionReason};
 use platform::AppError;
 use platform::codes;
 use uuid::Uuid;
@@ -33,12 +33,13 @@ pub(crate) async fn limits(state: &GatewayState, player: Uuid) -> Result<Limits,
 
 /// Sets one of `player`'s money limits as `source`: the player's own (a lowering at once, a
 /// raise or removal after [`LIMIT_RAISE_DELAY_HOURS`]) or the operator's (at once either way).
+/// Answers every limit after the change (the ledger answers the money limits with it).
 pub(crate) async fn set_money_limit(
     state: &GatewayState,
     player: Uuid,
     request: MoneyLimitRequest,
     source: LimitSource,
-) -> Result<Vec<MoneyLimit>, AppError> {
+) -> Result<Limits, AppError> {
     let wallet = load_player(state, player).await?.wallet_account_id;
     let change = LimitChange {
         kind: request.kind,
@@ -47,7 +48,8 @@ pub(crate) async fn set_money_limit(
         cents: request.amount,
         raise_delay_seconds: LIMIT_RAISE_DELAY_HOURS * 3600,
     };
-    state.ledger.set_limit(wallet, &change).await
+    let money = state.ledger.set_limit(wallet, &change).await?;
+    Ok(Limits { deposit: deposit_limits(state, player).await?, money })
 }
 
 /// The most days one statement covers (the ledger reads at most 366 after the first).
