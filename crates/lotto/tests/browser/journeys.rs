@@ -209,6 +209,14 @@ pub async fn player_keno(ctx: &Context, browser: &Browser) -> Result<(), String>
         return Err("Escape closed the reality check".to_owned());
     }
     browser.click_button("Keep playing").await?;
+    // The dialog closes once the answer is taken; until then the page behind it is inert.
+    let closed = "return document.querySelector('[data-testid=reality-check]').open === false";
+    for _ in 0..50 {
+        if browser.script(closed).await? == json!(true) {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
     browser.click_button("Play now").await?;
     browser.wait_text("[data-testid=play-clock]", "staked $3.00").await?;
     let errors = browser.console_errors().await?;
