@@ -504,6 +504,86 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/me/time-limits": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * `PUT /v1/me/time-limits`: sets a limit on minutes played per 24 hours, 7 days or 30 days;
+         *     lowering applies at once, raising or removing after 24 hours.
+         */
+        put: operations["set_my_time_limit"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/me/self-exclusion/return": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * `POST /v1/me/self-exclusion/return`: after a fixed-term self-exclusion has ended, the player
+         *     asks to play again; play resumes 24 hours later.
+         */
+        post: operations["request_return"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/me/closure": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * `POST /v1/me/closure`: the player closes their account: no play or deposits, every session
+         *     ends, tickets for future draws are voided and refunded; the balance stays theirs to withdraw.
+         */
+        post: operations["close_account"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/me/reopening": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * `POST /v1/me/reopening`: the player asks to reopen their closed account; play resumes 24
+         *     hours later.
+         */
+        post: operations["request_reopen"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/accounts": {
         parameters: {
             query?: never;
@@ -1162,6 +1242,27 @@ export interface paths {
         get: operations["live_draws"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/draws/players/{player}/void-future-tickets": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * `POST /v1/draws/players/{player}/void-future-tickets`: the gateway (or an operator), once a
+         *     player's play is suspended, voids their Keno and online Powerball tickets for draws not yet
+         *     closed and returns each one's stake to the wallet; asking again finishes what is left.
+         */
+        post: operations["void_future_tickets"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2692,6 +2793,7 @@ export interface components {
             /** Format: date-time */
             created_at: string;
             entries: components["schemas"]["EntryView"][];
+            voided?: null | components["schemas"]["VoidedTicketView"];
         };
         /** @description A draw as anyone may see it. */
         DrawView: {
@@ -2747,7 +2849,7 @@ export interface components {
          * @description The self-exclusion periods a player may choose.
          * @enum {string}
          */
-        ExclusionPeriod: "6_months" | "1_year" | "5_years";
+        ExclusionPeriod: "6_months" | "1_year" | "5_years" | "permanent";
         ExclusionRequest: {
             period: components["schemas"]["ExclusionPeriod"];
         };
@@ -3035,6 +3137,8 @@ export interface components {
             deposit: components["schemas"]["DepositLimit"][];
             /** @description The player's own and the operator's; the lower of the two binds. */
             money: components["schemas"]["MoneyLimit"][];
+            /** @description Minutes played per rolling 24 hours, 7 days and 30 days. */
+            time: components["schemas"]["TimeLimit"][];
         };
         /** @description A pack as listed: where it is and when it got there. */
         ListedPackView: {
@@ -3400,6 +3504,7 @@ export interface components {
                 /** Format: date-time */
                 created_at: string;
                 entries: components["schemas"]["EntryView"][];
+                voided?: null | components["schemas"]["VoidedTicketView"];
             }[];
             next?: string | null;
         };
@@ -3908,12 +4013,29 @@ export interface components {
             last_login_at?: string | null;
             /**
              * Format: date-time
-             * @description While either is in the future the player's stakes and deposits are refused (they may log
-             *     in, and withdraw).
+             * @description The end of the player's fixed-term self-exclusion (play resumes only a day after they
+             *     ask, `POST /v1/me/self-exclusion/return`).
              */
             self_excluded_until?: string | null;
+            excluded_permanently: boolean;
             /** Format: date-time */
             on_break_until?: string | null;
+            /**
+             * Format: date-time
+             * @description When the player closed the account (`POST /v1/me/closure`).
+             */
+            closed_at?: string | null;
+            /**
+             * @description Whether the player may play now, and if not why: while not `active` stakes and deposits
+             *     are refused (the player may log in, and withdraw).
+             */
+            standing: components["schemas"]["Standing"];
+            /**
+             * Format: date-time
+             * @description When play resumes by itself; `null` while the player may play, or while it waits for
+             *     the player's request (after an exclusion's end, to reopen) or never comes.
+             */
+            play_resumes_at?: string | null;
             /** Format: date-time */
             created_at: string;
         };
@@ -4145,6 +4267,7 @@ export interface components {
             refusal?: string | null;
             /** Format: date-time */
             created_at: string;
+            voided?: null | components["schemas"]["VoidedTicketView"];
         };
         /** @description A print run being made: its state and progress. */
         PrintJobView: {
@@ -4534,8 +4657,13 @@ export interface components {
         };
         /** @description A self-exclusion in force. */
         SelfExclusion: {
-            /** Format: date-time */
-            self_excluded_until: string;
+            /**
+             * Format: date-time
+             * @description The end of its term (`null` for a permanent one); play resumes only a day after the
+             *     player asks, after it.
+             */
+            self_excluded_until?: string | null;
+            permanent: boolean;
         };
         /** @description A settled pack's account with the lottery. */
         SettlementView: {
@@ -4656,6 +4784,21 @@ export interface components {
             last_login_at?: string | null;
             /** Format: date-time */
             created_at: string;
+        };
+        /**
+         * @description A player's standing (ADR 0014 §4).
+         * @enum {string}
+         */
+        Standing: "active" | "on_break" | "self_excluded" | "closed" | "listed";
+        /** @description Whether the player may play, and when play resumes (after a closure, a request to come back). */
+        StandingView: {
+            standing: components["schemas"]["Standing"];
+            /**
+             * Format: date-time
+             * @description When play resumes by itself; `null` while the player may play, or while it waits for the
+             *     player's request, or never comes (a permanent exclusion, a list match).
+             */
+            play_resumes_at?: string | null;
         };
         /** @description A player's activity statement (`GET /v1/me/statement`). */
         Statement: {
@@ -4836,6 +4979,40 @@ export interface components {
              */
             prize_cents?: number | null;
         };
+        /**
+         * @description A time limit: minutes played (each game session from its first stake to its last) per
+         *     rolling window, with what the window has used.
+         */
+        TimeLimit: {
+            period: components["schemas"]["LimitPeriod"];
+            /**
+             * Format: int64
+             * @description The limit in force now, in minutes (`null`: none).
+             */
+            minutes?: number | null;
+            /**
+             * Format: int64
+             * @description Minutes played in the window (the last 24 hours, 7 days, 30 days).
+             */
+            played_minutes: number;
+            /**
+             * Format: int64
+             * @description A raise waiting to apply, and when.
+             */
+            pending_minutes?: number | null;
+            pending_removal: boolean;
+            /** Format: date-time */
+            pending_from?: string | null;
+        };
+        TimeLimitRequest: {
+            /** @description `daily`, `weekly` or `monthly` (the last 24 hours, 7 days, 30 days). */
+            period: components["schemas"]["LimitPeriod"];
+            /**
+             * Format: int64
+             * @description Minutes, 1 to the window's length; `null` removes the limit (after 24 hours, as a raise).
+             */
+            minutes?: number | null;
+        };
         /** @description A break in force. */
         TimeOut: {
             /** Format: date-time */
@@ -4988,6 +5165,49 @@ export interface components {
         VendorRunRequest: {
             /** @description The file's name in the vendor inbox (`LOTTO_VENDOR_FILE_DIR`), as the vendor delivered it. */
             file: string;
+        };
+        /**
+         * @description Why a player's future tickets are void.
+         * @enum {string}
+         */
+        VoidReason: "time_out" | "self_exclusion" | "exclusion_list" | "closure";
+        /**
+         * @description What voiding a player's future tickets did: each ticket taken out (refunded by now), and the
+         *     total returned to the wallet.
+         */
+        VoidReport: {
+            voided: components["schemas"]["VoidedTicketView"][];
+            /** Format: int64 */
+            refunded_cents: number;
+        };
+        /** @description `POST /v1/draws/players/{player}/void-future-tickets`. */
+        VoidRequest: {
+            /** @description Why: `time_out`, `self_exclusion`, `exclusion_list` or `closure`. */
+            reason: components["schemas"]["VoidReason"];
+        };
+        /**
+         * @description A ticket taken out of its future draws when its player's play was suspended (a break or an
+         *     exclusion, issue 35): the entries in draws not yet closed are void and their stake returned
+         *     to the wallet in one transfer keyed to the ticket.
+         */
+        VoidedTicketView: {
+            /** Format: uuid */
+            ticket_id: string;
+            /** @description `castle_keno` or `powerball`. */
+            game: string;
+            /** @description The draws taken out: Keno draw numbers or Powerball drawing dates. */
+            draws: string[];
+            /** Format: int64 */
+            refund_cents: number;
+            /** @description `time_out`, `self_exclusion`, `exclusion_list` or `closure`. */
+            reason: string;
+            /** Format: date-time */
+            voided_at: string;
+            /**
+             * Format: date-time
+             * @description When the refund was in the ledger's journal; `null` while it is on its way.
+             */
+            refunded_at?: string | null;
         };
         /** @description One wager's figures. */
         WagerMath: {
@@ -5877,6 +6097,94 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["PlaySession"];
+                };
+            };
+            "4XX": components["responses"]["Refused"];
+        };
+    };
+    set_my_time_limit: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TimeLimitRequest"];
+            };
+        };
+        responses: {
+            /** @description every limit after the change */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Limits"];
+                };
+            };
+            "4XX": components["responses"]["Refused"];
+        };
+    };
+    request_return: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the standing: play resumes at `play_resumes_at` */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StandingView"];
+                };
+            };
+            "4XX": components["responses"]["Refused"];
+        };
+    };
+    close_account: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description closed; every session has ended */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StandingView"];
+                };
+            };
+            "4XX": components["responses"]["Refused"];
+        };
+    };
+    request_reopen: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the standing: play resumes at `play_resumes_at` */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StandingView"];
                 };
             };
             "4XX": components["responses"]["Refused"];
@@ -7003,6 +7311,34 @@ export interface operations {
                 };
                 content: {
                     "text/event-stream": string;
+                };
+            };
+            "4XX": components["responses"]["Refused"];
+        };
+    };
+    void_future_tickets: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the player's id */
+                player: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["VoidRequest"];
+            };
+        };
+        responses: {
+            /** @description every ticket taken out of its draws not yet closed, each refunded */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VoidReport"];
                 };
             };
             "4XX": components["responses"]["Refused"];

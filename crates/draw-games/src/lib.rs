@@ -230,6 +230,7 @@ pub fn route_table() -> Vec<(Method, &'static str, MethodRouter<DrawsState>)> {
         (Method::POST, "/v1/powerball/office-claims", post(routes::claim_powerball_at_office)),
         (Method::GET, "/v1/draws/audit/verify", get(routes::verify_audit)),
         (Method::GET, "/v1/draws/live", get(routes::live_draws)),
+        (Method::POST, "/v1/draws/players/{player}/void-future-tickets", post(routes::void_future_tickets)),
     ]
 }
 
@@ -260,6 +261,7 @@ pub fn spawn_recovery(state: DrawsState, interval: Duration) -> tokio::task::Joi
                 ("play-now tickets", saga::play_now::recover(&state, Duration::from_secs(5)).await),
                 ("draw tickets", saga::scheduled::recover(&state, Duration::from_secs(5)).await),
                 ("powerball tickets", saga::powerball_sales::recover(&state, Duration::from_secs(5)).await),
+                ("voided tickets' refunds", saga::voids::recover(&state, Duration::from_secs(5)).await),
                 (
                     "powerball claims",
                     saga::powerball_claims::finish_pending_claims(&state, Duration::from_secs(5)).await,
@@ -285,7 +287,8 @@ pub fn spawn_recovery(state: DrawsState, interval: Duration) -> tokio::task::Joi
         routes::set_powerball_grand_prize, routes::set_powerball_results_mode, routes::enter_powerball_results,
         routes::list_powerball_draws, routes::get_powerball_draw, routes::buy_powerball_online,
         routes::sell_powerball_at_terminal, routes::get_powerball_ticket, routes::claim_powerball_at_terminal,
-        routes::claim_powerball_at_office, routes::verify_audit, routes::live_draws
+        routes::claim_powerball_at_office, routes::verify_audit, routes::live_draws,
+        routes::void_future_tickets
     ),
     components(schemas(platform::Problem), responses(platform::openapi::Refused)),
     modifiers(&BearerAuth),

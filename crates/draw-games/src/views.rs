@@ -84,6 +84,9 @@ pub struct DrawTicketView {
     pub refusal: Option<String>,
     pub created_at: DateTime<Utc>,
     pub entries: Vec<EntryView>,
+    /// The draws this ticket was taken out of when its player's break or exclusion began, and
+    /// the stake returned for them.
+    pub voided: Option<VoidedTicketView>,
 }
 
 /// A draw as anyone may see it.
@@ -266,6 +269,9 @@ pub struct PowerballTicketView {
     /// Why a sale was refused (a ledger problem code).
     pub refusal: Option<String>,
     pub created_at: DateTime<Utc>,
+    /// The drawings this ticket was taken out of when its player's break or exclusion began,
+    /// and the cost returned for them.
+    pub voided: Option<VoidedTicketView>,
 }
 
 /// `POST /v1/powerball/draws/{date}/results`: one operator's entry of the official results.
@@ -371,4 +377,73 @@ fn sale_channels() -> platform::openapi::SchemaObject {
 /// What an operator's entry of results did.
 fn entry_outcomes() -> platform::openapi::SchemaObject {
     platform::openapi::one_of_texts(&["awaiting_second_entry", "results_stand"])
+}
+
+/// A ticket taken out of its future draws when its player's play was suspended (a break or an
+/// exclusion, issue 35): the entries in draws not yet closed are void and their stake returned
+/// to the wallet in one transfer keyed to the ticket.
+#[derive(Debug, Clone, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct VoidedTicketView {
+    pub ticket_id: Uuid,
+    /// `castle_keno` or `powerball`.
+    pub game: String,
+    /// The draws taken out: Keno draw numbers or Powerball drawing dates.
+    pub draws: Vec<String>,
+    pub refund_cents: i64,
+    /// `time_out`, `self_exclusion`, `exclusion_list` or `closure`.
+    pub reason: String,
+    pub voided_at: DateTime<Utc>,
+    /// When the refund was in the ledger's journal; `null` while it is on its way.
+    pub refunded_at: Option<DateTime<Utc>>,
+}
+
+impl From<crate::store::voids::Voided> for VoidedTicketView {
+    fn from(v: crate::store::voids::Voided) -> Self {
+        VoidedTicketView {
+            ticket_id: v.ticket_id,
+            game: v.game,
+            draws: v.draws,
+            refund_cents: v.refund_cents,
+            reason: v.reason,
+            voided_at: v.voided_at,
+            refunded_at: v.refunded_at,
+        }
+    }
+}
+
+/// `POST /v1/draws/players/{player}/void-future-tickets`.
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct VoidRequest {
+    /// Why: `time_out`, `self_exclusion`, `exclusion_list` or `closure`.
+    pub reason: VoidReason,
+}
+
+/// Why a player's future tickets are void.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum VoidReason {
+    TimeOut,
+    SelfExclusion,
+    ExclusionList,
+    Closure,
+}
+
+impl VoidReason {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            VoidReason::TimeOut => "time_out",
+            VoidReason::SelfExclusion => "self_exclusion",
+            VoidReason::ExclusionList => "exclusion_list",
+            VoidReason::Closure => "closure",
+        }
+    }
+}
+
+/// What voiding a player's future tickets did: each ticket taken out (refunded by now), and the
+/// total returned to the wallet.
+#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct VoidReport {
+    pub voided: Vec<VoidedTicketView>,
+    pub refunded_cents: i64,
 }

@@ -26,6 +26,7 @@ pub mod rate_limit;
 mod routes;
 mod saga;
 pub mod sandbox;
+mod standing;
 mod store;
 mod views;
 mod web_client;
@@ -185,7 +186,8 @@ impl GatewayState {
 
     /// The gateway's background work: the ended sessions read every second, the sessions' last
     /// requests written every second (the idle timeout judges on them), and every 5 s the
-    /// payments a webhook left settling finished ([`GatewayState::finish_settling_payments`]).
+    /// payments a webhook left settling finished ([`GatewayState::finish_settling_payments`]) and
+    /// the voids of future tickets a suspension left waiting asked for again.
     pub fn spawn_workers(&self) {
         self.ended_sessions.spawn_refresher(self.pool.clone(), Duration::from_secs(1));
         self.activity.spawn_flusher(self.pool.clone(), Duration::from_secs(1));
@@ -198,6 +200,11 @@ impl GatewayState {
                     Ok(0) => {}
                     Ok(n) => tracing::info!(finished = n, "finished payments left settling"),
                     Err(e) => tracing::warn!(error = %e, "finishing settling payments failed; will retry"),
+                }
+                match saga::protection::finish_pending_voids(&state, Duration::from_secs(10)).await {
+                    Ok(0) => {}
+                    Ok(n) => tracing::info!(players = n, "voided future tickets a suspension left waiting"),
+                    Err(e) => tracing::warn!(error = %e, "voiding future tickets failed; will retry"),
                 }
             }
         });
@@ -239,7 +246,8 @@ pub const OPENAPI_YAML: &str = include_str!("../../../openapi.yaml");
         routes::protection::impose_limit, routes::protection::my_statement, routes::protection::my_statement_csv,
         routes::protection::player_statement, routes::protection::take_time_out,
         routes::protection::my_play_session, routes::protection::answer_reality_check,
-        routes::protection::set_reality_check_interval,
+        routes::protection::set_reality_check_interval, routes::protection::set_my_time_limit,
+        routes::protection::request_return, routes::protection::close_account, routes::protection::request_reopen,
     ),
     components(schemas(platform::Problem), responses(platform::openapi::Refused)),
     modifiers(&BearerAuth),

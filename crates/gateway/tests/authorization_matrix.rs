@@ -43,6 +43,10 @@ const MATRIX: &[(&str, &str, [u16; 7])] = &[
     ("GET", "/v1/me/play-session", [401, 200, 200, 403, 403, 403, 403]),
     ("POST", "/v1/me/reality-check", [401, 200, 200, 403, 403, 403, 403]),
     ("PUT", "/v1/me/reality-check", [401, 200, 200, 403, 403, 403, 403]),
+    ("PUT", "/v1/me/time-limits", [401, 200, 200, 403, 403, 403, 403]),
+    // Neither excluded nor closed: nothing to come back from.
+    ("POST", "/v1/me/self-exclusion/return", [401, 409, 409, 403, 403, 403, 403]),
+    ("POST", "/v1/me/reopening", [401, 409, 409, 403, 403, 403, 403]),
     ("GET", "/v1/me/statement", [401, 200, 200, 403, 403, 403, 403]),
     ("GET", "/v1/me/statement.csv", [401, 200, 200, 403, 403, 403, 403]),
     ("GET", "/v1/players/{id}/statement", [401, 403, 403, 403, 200, 200, 403]),
@@ -82,6 +86,7 @@ const MATRIX: &[(&str, &str, [u16; 7])] = &[
     ("POST", "/v1/powerball/office-claims", [401, 403, 403, 403, 409, 403, 403]),
     ("GET", "/v1/draws/audit/verify", [401, 403, 403, 403, 200, 200, 200]),
     ("GET", "/v1/draws/live", [200, 200, 200, 200, 200, 200, 200]),
+    ("POST", "/v1/draws/players/{player}/void-future-tickets", [401, 403, 403, 403, 200, 403, 403]),
     // The table-games service's routes, through the gateway.
     ("POST", "/v1/blackjack/tables", [401, 201, 201, 403, 403, 403, 403]),
     ("POST", "/v1/blackjack/tables/{id}/rounds", [401, 201, 404, 403, 403, 403, 403]),
@@ -163,6 +168,7 @@ const MATRIX: &[(&str, &str, [u16; 7])] = &[
     // Last: these end the caller's session (each caller uses a session of its own for them).
     ("POST", "/v1/me/self-exclusion", [401, 200, 200, 403, 403, 403, 403]),
     ("POST", "/v1/me/time-out", [401, 200, 200, 403, 403, 403, 403]),
+    ("POST", "/v1/me/closure", [401, 200, 200, 403, 403, 403, 403]),
     ("DELETE", "/v1/sessions/current", [401, 204, 204, 204, 204, 204, 400]),
 ];
 
@@ -213,6 +219,7 @@ fn request_for(fx: &Fixture, method: &str, route: &str, caller: usize) -> (Strin
         .replace("/v1/blackjack/rounds/{id}", &format!("/v1/blackjack/rounds/{}", fx.bj_round))
         .replace("/v1/craps/sessions/{id}", &format!("/v1/craps/sessions/{}", fx.craps_session))
         .replace("/v1/i-luv-suits/rounds/{id}", &format!("/v1/i-luv-suits/rounds/{}", fx.ils_round))
+        .replace("/v1/draws/players/{player}", &format!("/v1/draws/players/{}", uuid::Uuid::new_v4()))
         .replace("/v1/me/payments/{id}", &format!("/v1/me/payments/{}", fx.payment))
         .replace("/v1/instant/games/{number}", "/v1/instant/games/283")
         .replace("/v1/instant/packs/{game}/{book}", "/v1/instant/packs/283/0")
@@ -239,6 +246,8 @@ fn request_for(fx: &Fixture, method: &str, route: &str, caller: usize) -> (Strin
             Some(json!({"kind": "wager", "period": "monthly", "amount": 100_000_000}))
         }
         ("POST", "/v1/me/time-out") => Some(json!({"period": "24_hours"})),
+        ("PUT", "/v1/me/time-limits") => Some(json!({"period": "monthly", "minutes": 43_200})),
+        ("POST", "/v1/draws/players/{player}/void-future-tickets") => Some(json!({"reason": "time_out"})),
         ("POST", "/v1/me/reality-check") => Some(json!({"decision": "continue"})),
         ("PUT", "/v1/me/reality-check") => Some(json!({"interval_minutes": 60})),
         ("PUT", "/v1/accounts/{id}/suspension") => {

@@ -231,7 +231,7 @@ async fn a_player_sees_their_own_wallet_and_deposits_within_limits() {
     let daily = &raise.body.as_array().unwrap()[0];
     assert_eq!((daily["amount"].clone(), daily["pending_amount"].clone()), (json!(6_000), json!(50_000)));
     assert_eq!(gw.deposit(&ann.token, "d4", deposit(100)).await.code(), "deposit_limit_exceeded");
-    sqlx::query("UPDATE deposit_limits SET pending_from = now() - interval '1 second'")
+    sqlx::query("UPDATE player_limits SET pending_from = now() - interval '1 second'")
         .execute(&gw.state.pool)
         .await
         .unwrap();

@@ -30,6 +30,7 @@ const fn code(name: CodeName, status: u16, meaning: &'static str) -> Code {
     Code { code: name.0, status, meaning }
 }
 
+pub const ACCOUNT_CLOSED: CodeName = CodeName("account_closed");
 pub const ACCOUNT_LIMIT_REACHED: CodeName = CodeName("account_limit_reached");
 pub const ACCOUNT_LOCKED: CodeName = CodeName("account_locked");
 pub const ACCOUNT_NOT_FOUND: CodeName = CodeName("account_not_found");
@@ -66,6 +67,8 @@ pub const DUPLICATE_TRANSFER_ID: CodeName = CodeName("duplicate_transfer_id");
 pub const DUPLICATE_WHITE: CodeName = CodeName("duplicate_white");
 pub const EMAIL_TAKEN: CodeName = CodeName("email_taken");
 pub const EVENT_MISMATCH: CodeName = CodeName("event_mismatch");
+pub const EXCLUDED_BY_LIST: CodeName = CodeName("excluded_by_list");
+pub const EXCLUSION_IN_FORCE: CodeName = CodeName("exclusion_in_force");
 pub const FORBIDDEN: CodeName = CodeName("forbidden");
 pub const GAME_NOT_FOUND: CodeName = CodeName("game_not_found");
 pub const HEADERS_TOO_LARGE: CodeName = CodeName("headers_too_large");
@@ -91,6 +94,7 @@ pub const INVALID_CURSOR: CodeName = CodeName("invalid_cursor");
 pub const INVALID_DATE_OF_BIRTH: CodeName = CodeName("invalid_date_of_birth");
 pub const INVALID_DECKS: CodeName = CodeName("invalid_decks");
 pub const INVALID_EMAIL: CodeName = CodeName("invalid_email");
+pub const INVALID_EXCLUSION_LIST: CodeName = CodeName("invalid_exclusion_list");
 pub const INVALID_GRAND_PRIZE: CodeName = CodeName("invalid_grand_prize");
 pub const INVALID_IDEMPOTENCY_KEY: CodeName = CodeName("invalid_idempotency_key");
 pub const INVALID_INTERVAL: CodeName = CodeName("invalid_interval");
@@ -111,6 +115,7 @@ pub const INVALID_RETAILER: CodeName = CodeName("invalid_retailer");
 pub const INVALID_ROLE: CodeName = CodeName("invalid_role");
 pub const INVALID_SERIAL: CodeName = CodeName("invalid_serial");
 pub const INVALID_SIGNATURE: CodeName = CodeName("invalid_signature");
+pub const INVALID_TIME_LIMIT: CodeName = CodeName("invalid_time_limit");
 pub const INVALID_TIME_ZONE: CodeName = CodeName("invalid_time_zone");
 pub const INVALID_TIMEOUT: CodeName = CodeName("invalid_timeout");
 pub const INVALID_TOKEN: CodeName = CodeName("invalid_token");
@@ -126,6 +131,8 @@ pub const METHOD_NOT_ALLOWED: CodeName = CodeName("method_not_allowed");
 pub const MISSING_FIELD: CodeName = CodeName("missing_field");
 pub const MISSING_IDEMPOTENCY_KEY: CodeName = CodeName("missing_idempotency_key");
 pub const MULTIPLIER_NOT_IN_DRUM: CodeName = CodeName("multiplier_not_in_drum");
+pub const NOT_CLOSED: CodeName = CodeName("not_closed");
+pub const NOT_EXCLUDED: CodeName = CodeName("not_excluded");
 pub const NO_SESSION: CodeName = CodeName("no_session");
 pub const NO_SPOTS: CodeName = CodeName("no_spots");
 pub const NO_SUCH_BET: CodeName = CodeName("no_such_bet");
@@ -248,7 +255,13 @@ pub const ALL: &[Code] = &[
     code(TOKEN_EXPIRED, 401, "the access token has expired"),
     code(UNAUTHENTICATED, 401, "no access token"),
     // 403: established, and not allowed.
+    code(
+        ACCOUNT_CLOSED,
+        403,
+        "the player closed their account: no play or deposits until it reopens (withdrawals go on)",
+    ),
     code(ACCOUNT_LOCKED, 403, "too many failed logins: locked for a while"),
+    code(EXCLUDED_BY_LIST, 403, "the person is on a state's or the operator's exclusion list"),
     code(FORBIDDEN, 403, "the caller's role may not do this"),
     code(ON_BREAK, 403, "the player is taking a break (a time-out) from play"),
     code(ONLINE_SALES_OFF, 403, "this lottery sells Powerball at terminals only"),
@@ -297,8 +310,11 @@ pub const ALL: &[Code] = &[
     code(DRAWING_NOT_SETTLED, 409, "only a settled Powerball drawing is certified"),
     code(DRAWING_SETTLED, 409, "a settled Powerball drawing's grand prize stands"),
     code(EMAIL_TAKEN, 409, "an account with this email exists"),
+    code(EXCLUSION_IN_FORCE, 409, "a self-exclusion runs until its end (it does not end early) or for good"),
     code(HOLD_ALREADY_ENDED, 409, "the hold was posted or voided already"),
     code(IDEMPOTENCY_CONFLICT, 409, "this key was used for a different request"),
+    code(NOT_CLOSED, 409, "the account is not closed: nothing to reopen"),
+    code(NOT_EXCLUDED, 409, "the player has no self-exclusion to come back from"),
     code(OUT_OF_TURN, 409, "a blackjack decision for a hand that is not in turn"),
     code(PACK_NOT_ACTIVE, 409, "the pack has not been activated (or, to settle, is not active)"),
     code(PACK_NOT_AT_RETAILER, 409, "the pack is not shipped, received or active (a theft report)"),
@@ -384,6 +400,11 @@ pub const ALL: &[Code] = &[
     code(INVALID_DATE_OF_BIRTH, 422, "a date of birth that cannot be"),
     code(INVALID_DECKS, 422, "a blackjack table deals from 6 decks or 2"),
     code(INVALID_EMAIL, 422, "not an email address"),
+    code(
+        INVALID_EXCLUSION_LIST,
+        422,
+        "an exclusion-list entry or file of the wrong form (its line and field are named)",
+    ),
     code(INVALID_GRAND_PRIZE, 422, "a grand prize that is not positive, or a cash value above it"),
     code(INVALID_INTERVAL, 422, "a reality-check interval other than 15, 30 or 60 minutes"),
     code(INVALID_LABEL, 422, "a terminal label of the wrong length"),
@@ -402,6 +423,7 @@ pub const ALL: &[Code] = &[
     code(INVALID_RETAILER, 422, "a retailer id that is not 1 to 64 visible characters"),
     code(INVALID_ROLE, 422, "staff of a role that does not exist here"),
     code(INVALID_SERIAL, 422, "a ticket serial not 19 digits, or its check digit wrong"),
+    code(INVALID_TIME_LIMIT, 422, "a time limit outside 1 minute to its window's length"),
     code(INVALID_TIME_ZONE, 422, "a time zone that is not an IANA name (America/Chicago)"),
     code(INVALID_TIMEOUT, 422, "a hold's timeout out of range"),
     code(INVALID_TRANSFER, 422, "a transfer of the wrong form"),
@@ -411,7 +433,7 @@ pub const ALL: &[Code] = &[
     code(
         LIMIT_REACHED,
         422,
-        "a stake that would pass one of the player's money limits (loss, wager, single stake)",
+        "a stake that would pass one of the player's limits (loss, wager, single stake, time played)",
     ),
     code(MISSING_FIELD, 422, "a required body field is absent"),
     code(MULTIPLIER_NOT_IN_DRUM, 422, "a Power Play multiplier that is not a ball of the drawing's drum"),

@@ -295,3 +295,23 @@ pub async fn verify_audit(
     caller.require(&[Role::Operator, Role::Auditor, Role::Service])?;
     Ok(Json(platform::audit::verify(&state.pool).await?))
 }
+
+#[utoipa::path(
+    post, path = "/v1/draws/players/{player}/void-future-tickets", tag = "responsible gaming",
+    params(("player" = String, Path, description = "the player's id")), request_body = VoidRequest,
+    responses((status = 200, description = "every ticket taken out of its draws not yet closed, each refunded", body = VoidReport),
+              (status = "4XX", response = Refused)),
+    security(("bearer" = []))
+)]
+/// `POST /v1/draws/players/{player}/void-future-tickets`: the gateway (or an operator), once a
+/// player's play is suspended, voids their Keno and online Powerball tickets for draws not yet
+/// closed and returns each one's stake to the wallet; asking again finishes what is left.
+pub async fn void_future_tickets(
+    State(state): State<DrawsState>,
+    caller: Caller,
+    Path(player): Path<Uuid>,
+    Json(request): Json<VoidRequest>,
+) -> Result<Json<VoidReport>, AppError> {
+    caller.require(&[Role::Operator, Role::Service])?;
+    Ok(Json(crate::saga::voids::void_future_tickets(&state, &player.to_string(), request.reason).await?))
+}

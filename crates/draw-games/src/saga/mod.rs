@@ -9,7 +9,9 @@
 //! - [`powerball_draws`]: a Powerball drawing closed, exported, given its results, settled and
 //!   certified;
 //! - [`powerball_claims`]: Powerball prizes claimed at terminals and the office, and expired;
-//! - [`scheduler`]: the one leader that runs every draw game's due steps.
+//! - [`scheduler`]: the one leader that runs every draw game's due steps;
+//! - [`voids`]: a player's tickets for future draws voided and refunded when their play is
+//!   suspended.
 //!
 //! Both kinds of ticket are recovered by one [`recover`].
 
@@ -20,6 +22,7 @@ pub mod powerball_draws;
 pub mod powerball_sales;
 pub mod scheduled;
 pub mod scheduler;
+pub mod voids;
 
 use std::future::Future;
 use std::time::Duration;

@@ -255,6 +255,7 @@ pub async fn view(state: &DrawsState, ticket: &PowerballTicket) -> Result<Powerb
         drawings,
         refusal: ticket.refusal.clone(),
         created_at: ticket.created_at,
+        voided: crate::store::voids::of_ticket(&state.pool, ticket.id).await?.map(Into::into),
     })
 }
 

@@ -42,6 +42,7 @@ pub async fn view(state: &DrawsState, ticket: &DrawTicket) -> Result<DrawTicketV
         refusal: ticket.refusal.clone(),
         created_at: ticket.created_at,
         entries: tickets::entries_of(&state.pool, ticket.id).await?,
+        voided: crate::store::voids::of_ticket(&state.pool, ticket.id).await?.map(Into::into),
     })
 }
 

@@ -6,11 +6,13 @@
 //! - [`draws`]: the schedule, the draws' rows and their close, draw and settle steps, and the
 //!   scheduler's leadership lock;
 //! - [`powerball`]: Powerball drawings and their advertised grand prize.
+//! - [`voids`]: tickets taken out of their future draws when their player's play is suspended.
 
 pub mod keno_draws;
 pub mod leadership;
 pub mod powerball;
 pub mod tickets;
+pub mod voids;
 
 use platform::stored_state;
 

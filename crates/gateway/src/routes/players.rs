@@ -116,8 +116,7 @@ pub async fn self_exclude(
     PlayerSession(caller): PlayerSession,
     Json(request): Json<ExclusionRequest>,
 ) -> Result<Json<SelfExclusion>, AppError> {
-    let until = crate::saga::protection::self_exclude(&state, &caller, request.period).await?;
-    Ok(Json(SelfExclusion { self_excluded_until: until }))
+    Ok(Json(crate::saga::protection::self_exclude(&state, &caller, request.period).await?))
 }
 
 /// `GET /v1/players/{id}`: operators and auditors look a player up.

@@ -15,8 +15,8 @@ use crate::GatewayState;
 use crate::auth::{Authenticated, PlayerSession};
 use crate::saga::protection as saga;
 use crate::views::protection::{
-    Limits, MoneyLimitRequest, PlaySession, RealityCheckAnswer, RealityCheckInterval, Statement,
-    StatementQuery, TimeOut, TimeOutRequest,
+    Limits, MoneyLimitRequest, PlaySession, RealityCheckAnswer, RealityCheckInterval, StandingView,
+    Statement, StatementQuery, TimeLimitRequest, TimeOut, TimeOutRequest,
 };
 
 /// `GET /v1/me/limits`: the player's deposit and money limits, with what each has left.
@@ -184,4 +184,61 @@ pub async fn set_reality_check_interval(
 ) -> Result<Json<RealityCheckInterval>, AppError> {
     saga::set_reality_check_interval(&state, caller.subject_id()?, interval.interval_minutes).await?;
     Ok(Json(interval))
+}
+
+/// `PUT /v1/me/time-limits`: sets a limit on minutes played per 24 hours, 7 days or 30 days;
+/// lowering applies at once, raising or removing after 24 hours.
+#[utoipa::path(
+    put, path = "/v1/me/time-limits", tag = "responsible gaming", request_body = TimeLimitRequest,
+    responses((status = 200, description = "every limit after the change", body = Limits), (status = "4XX", response = Refused)), security(("bearer" = []))
+)]
+pub async fn set_my_time_limit(
+    State(state): State<GatewayState>,
+    PlayerSession(caller): PlayerSession,
+    Json(request): Json<TimeLimitRequest>,
+) -> Result<Json<Limits>, AppError> {
+    Ok(Json(saga::set_time_limit(&state, caller.subject_id()?, request).await?))
+}
+
+/// `POST /v1/me/self-exclusion/return`: after a fixed-term self-exclusion has ended, the player
+/// asks to play again; play resumes 24 hours later.
+#[utoipa::path(
+    post, path = "/v1/me/self-exclusion/return", tag = "responsible gaming",
+    responses((status = 200, description = "the standing: play resumes at `play_resumes_at`", body = StandingView), (status = "4XX", response = Refused)), security(("bearer" = []))
+)]
+pub async fn request_return(
+    State(state): State<GatewayState>,
+    caller: Authenticated,
+) -> Result<Json<StandingView>, AppError> {
+    Ok(Json(standing_view(saga::request_return(&state, &caller).await?)))
+}
+
+/// `POST /v1/me/closure`: the player closes their account: no play or deposits, every session
+/// ends, tickets for future draws are voided and refunded; the balance stays theirs to withdraw.
+#[utoipa::path(
+    post, path = "/v1/me/closure", tag = "responsible gaming",
+    responses((status = 200, description = "closed; every session has ended", body = StandingView), (status = "4XX", response = Refused)), security(("bearer" = []))
+)]
+pub async fn close_account(
+    State(state): State<GatewayState>,
+    PlayerSession(caller): PlayerSession,
+) -> Result<Json<StandingView>, AppError> {
+    Ok(Json(standing_view(saga::close_account(&state, &caller).await?)))
+}
+
+/// `POST /v1/me/reopening`: the player asks to reopen their closed account; play resumes 24
+/// hours later.
+#[utoipa::path(
+    post, path = "/v1/me/reopening", tag = "responsible gaming",
+    responses((status = 200, description = "the standing: play resumes at `play_resumes_at`", body = StandingView), (status = "4XX", response = Refused)), security(("bearer" = []))
+)]
+pub async fn request_reopen(
+    State(state): State<GatewayState>,
+    caller: Authenticated,
+) -> Result<Json<StandingView>, AppError> {
+    Ok(Json(standing_view(saga::request_reopen(&state, &caller).await?)))
+}
+
+fn standing_view(standing: crate::standing::PlayStanding) -> StandingView {
+    StandingView { standing: standing.standing, play_resumes_at: standing.resumes_at }
 }

@@ -42,7 +42,7 @@ use crate::store::payments::{self as store, NewPayment, PaymentKind, Stage};
 use crate::views::payments::{
     PaymentEvent, PaymentRequest, PaymentState, PaymentView, ProviderPayment, WebhookReceipt,
 };
-use crate::views::players::{DepositLimit, Player};
+use crate::views::players::{DepositLimit, Player, Standing};
 use crate::{GATEWAY_NAMESPACE, GatewayState};
 
 /// Checks a request's amount and currency before anything is recorded.
@@ -70,23 +70,22 @@ fn checked(request: &PaymentRequest) -> Result<(Amount, Currency), AppError> {
     Ok((amount, currency))
 }
 
-/// A player excluded from play, or on a break, cannot move money in (their sessions end at once; this also
-/// covers a token issued just before).
+/// A player whose play is suspended (a break, an exclusion, a closed account, a list match)
+/// cannot move money in (their sessions end at once; this also covers a token issued just
+/// before). Withdrawals go on.
 fn refuse_excluded(player: &Player) -> Result<(), AppError> {
-    let now = Utc::now();
-    match (player.self_excluded_until.filter(|u| *u > now), player.on_break_until.filter(|u| *u > now)) {
-        (Some(until), _) => Err(AppError::new(
-            StatusCode::FORBIDDEN,
-            codes::SELF_EXCLUDED,
-            format!("you are excluded from play until {until}"),
-        )),
-        (None, Some(until)) => Err(AppError::new(
-            StatusCode::FORBIDDEN,
-            codes::ON_BREAK,
-            format!("you are taking a break until {until}"),
-        )),
-        (None, None) => Ok(()),
-    }
+    let when = |prefix: &str| match player.play_resumes_at {
+        Some(at) => format!("{prefix} until {at}"),
+        None => prefix.to_owned(),
+    };
+    let (code, detail) = match player.standing {
+        Standing::Active => return Ok(()),
+        Standing::OnBreak => (codes::ON_BREAK, when("you are taking a break")),
+        Standing::SelfExcluded => (codes::SELF_EXCLUDED, when("you are excluded from play")),
+        Standing::Closed => (codes::ACCOUNT_CLOSED, when("your account is closed")),
+        Standing::Listed => (codes::EXCLUDED_BY_LIST, "you are on an exclusion list".to_owned()),
+    };
+    Err(AppError::new(StatusCode::FORBIDDEN, code, detail))
 }
 
 /// The intent with this id, if the player made it already: a replay when the request is the

@@ -11,7 +11,7 @@ use uuid::Uuid;
 use crate::GatewayState;
 use crate::auth::Authenticated;
 use crate::credentials::{hash_password, validate_password};
-use crate::store::players::{self as store, NewPlayer};
+use crate::store::players::{self as store, LimitKind, NewPlayer};
 use crate::views::players::{DepositLimit, LimitPeriod, LimitRequest, Player, Registration};
 
 /// How long a raised (or removed) limit waits before it applies.
@@ -95,9 +95,9 @@ pub(crate) async fn the_player(state: &GatewayState, caller: &Authenticated) -> 
     load_player(state, caller.subject_id()?).await
 }
 
-/// The limits of a player, with raises whose delay has passed already applied.
+/// The deposit limits of a player, with raises whose delay has passed already applied.
 pub(crate) async fn limits(state: &GatewayState, player: Uuid) -> Result<Vec<DepositLimit>, AppError> {
-    let rows = store::deposit_limits(&state.pool, player).await?;
+    let rows = store::limits(&state.pool, player, LimitKind::Deposit).await?;
     Ok(LimitPeriod::ALL
         .into_iter()
         .map(|period| DepositLimit::of(period, rows.iter().find(|r| r.period == period.as_str())))
@@ -115,21 +115,34 @@ pub(crate) async fn set_limit(
     if request.amount.is_some_and(|a| a <= 0) {
         return Err(AppError::unprocessable(codes::INVALID_AMOUNT, "a limit is a positive number of cents"));
     }
-    let current = limits(state, player.id).await?;
-    let now = current.iter().find(|l| l.period == request.period).and_then(|l| l.amount);
-    let lowers = match (now, request.amount) {
+    set_player_limit(state, player.id, LimitKind::Deposit, request.period, request.amount).await?;
+    limits(state, player.id).await
+}
+
+/// Sets `player`'s `kind` limit of `period` to `amount` (`None`: removes it) by the player's
+/// rule: a lowering (or a first limit) at once, cancelling a raise waiting; a raise or removal
+/// after [`LIMIT_RAISE_DELAY_HOURS`].
+pub(crate) async fn set_player_limit(
+    state: &GatewayState,
+    player: Uuid,
+    kind: LimitKind,
+    period: LimitPeriod,
+    amount: Option<i64>,
+) -> Result<(), AppError> {
+    let rows = store::limits(&state.pool, player, kind).await?;
+    let now = rows.iter().find(|r| r.period == period.as_str()).and_then(|r| r.amount);
+    let lowers = match (now, amount) {
         (_, None) => false,
         (None, Some(_)) => true,
         (Some(old), Some(new)) => new <= old,
     };
-    match request.amount {
+    match amount {
         Some(amount) if lowers => {
-            store::lower_limit(&state.pool, player.id, request.period.as_str(), amount).await?;
+            store::lower_limit(&state.pool, player, kind, period.as_str(), amount).await
         }
         amount => {
             let delay = i32::try_from(LIMIT_RAISE_DELAY_HOURS).unwrap_or(24);
-            store::raise_limit(&state.pool, player.id, request.period.as_str(), amount, delay).await?;
+            store::raise_limit(&state.pool, player, kind, period.as_str(), amount, delay).await
         }
     }
-    limits(state, player.id).await
 }

@@ -6,29 +6,84 @@
 
 use std::collections::BTreeMap;
 
+use axum::http::Method;
 use chrono::{DateTime, Days, Months, Utc};
-use ledger_api::wire::{ActivityLine, LimitChange, LimitSource, Suspension, SuspensionReason};
+use ledger_api::wire::{ActivityLine, LimitChange, LimitPeriod, LimitSource, MoneyLimit, SuspensionReason};
 use platform::AppError;
 use platform::codes;
 use uuid::Uuid;
 
 use crate::GatewayState;
 use crate::auth::{Authenticated, end_sessions};
-use crate::saga::players::{LIMIT_RAISE_DELAY_HOURS, limits as deposit_limits, load_player, the_player};
+use crate::saga::players::{
+    LIMIT_RAISE_DELAY_HOURS, limits as deposit_limits, load_player, set_player_limit, the_player,
+};
+use crate::standing::PlayStanding;
 use crate::store::play;
-use crate::store::players as store;
-use crate::views::players::ExclusionPeriod;
+use crate::store::players::{self as store, LimitKind};
+use crate::views::players::{ExclusionPeriod, SelfExclusion};
 use crate::views::protection::{
     DayTotals, GameTotals, Limits, MoneyLimitRequest, PlaySession, RealityCheckDecision, Statement,
-    StatementQuery, TimeOutPeriod, Totals,
+    StatementQuery, TimeLimit, TimeLimitRequest, TimeOutPeriod, Totals,
 };
 
-/// Every limit of `player`: deposits and money at stake.
+/// Every limit of `player`: deposits, money at stake and time played.
 pub(crate) async fn limits(state: &GatewayState, player: Uuid) -> Result<Limits, AppError> {
     let wallet = load_player(state, player).await?.wallet_account_id;
-    let deposit = deposit_limits(state, player).await?;
     let money = state.ledger.limits(wallet).await?;
-    Ok(Limits { deposit, money })
+    limits_with(state, player, money).await
+}
+
+/// `player`'s limits with the money limits as the ledger answered them.
+async fn limits_with(state: &GatewayState, player: Uuid, money: Vec<MoneyLimit>) -> Result<Limits, AppError> {
+    Ok(Limits {
+        deposit: deposit_limits(state, player).await?,
+        money,
+        time: time_limits(state, player).await?,
+    })
+}
+
+/// `player`'s time limits with the minutes each window has used.
+async fn time_limits(state: &GatewayState, player: Uuid) -> Result<Vec<TimeLimit>, AppError> {
+    let rows = store::limits(&state.pool, player, LimitKind::Time).await?;
+    let played = play::played(&state.pool, player, None).await?;
+    Ok(LimitPeriod::ALL
+        .into_iter()
+        .map(|period| {
+            let row = rows.iter().find(|r| r.period == period.as_str());
+            let seconds = played.iter().find(|p| p.period == period.as_str()).map_or(0, |p| p.seconds);
+            TimeLimit {
+                period,
+                minutes: row.and_then(|r| r.amount),
+                played_minutes: seconds / 60,
+                pending_minutes: row.and_then(|r| r.pending_amount),
+                pending_removal: row.is_some_and(|r| r.pending_none),
+                pending_from: row.and_then(|r| r.pending_from),
+            }
+        })
+        .collect())
+}
+
+/// Sets one of the caller's time limits (a lowering at once, a raise or removal after 24
+/// hours); answers every limit.
+pub(crate) async fn set_time_limit(
+    state: &GatewayState,
+    player: Uuid,
+    request: TimeLimitRequest,
+) -> Result<Limits, AppError> {
+    let longest = match request.period {
+        LimitPeriod::Daily => 24 * 60,
+        LimitPeriod::Weekly => 7 * 24 * 60,
+        LimitPeriod::Monthly => 30 * 24 * 60,
+    };
+    if request.minutes.is_some_and(|m| !(1..=longest).contains(&m)) {
+        return Err(AppError::unprocessable(
+            codes::INVALID_TIME_LIMIT,
+            format!("a {} time limit is 1 to {longest} minutes", request.period.as_str()),
+        ));
+    }
+    set_player_limit(state, player, LimitKind::Time, request.period, request.minutes).await?;
+    limits(state, player).await
 }
 
 /// Sets one of `player`'s money limits as `source`: the player's own (a lowering at once, a
@@ -49,7 +104,7 @@ pub(crate) async fn set_money_limit(
         raise_delay_seconds: LIMIT_RAISE_DELAY_HOURS * 3600,
     };
     let money = state.ledger.set_limit(wallet, &change).await?;
-    Ok(Limits { deposit: deposit_limits(state, player).await?, money })
+    limits_with(state, player, money).await
 }
 
 /// The most days one statement covers (the ledger reads at most 366 after the first).
@@ -134,7 +189,8 @@ pub(crate) fn statement_csv(lines: &[ActivityLine]) -> String {
 }
 
 /// Puts the caller on a break of `period` (never shortening one in force), suspends their play
-/// in the ledger and ends every one of their sessions at once. Answers when the break ends.
+/// in the ledger, ends every one of their sessions and voids their tickets for future draws, at
+/// once. Answers when the break ends.
 pub(crate) async fn take_time_out(
     state: &GatewayState,
     player: Uuid,
@@ -142,31 +198,85 @@ pub(crate) async fn take_time_out(
 ) -> Result<DateTime<Utc>, AppError> {
     let until = Utc::now() + chrono::Duration::hours(period.hours());
     let until = store::break_until(&state.pool, player, until).await?;
-    suspend_play(state, player).await?;
+    sync_play(state, player).await?;
     end_sessions(state, &player.to_string(), None, "time_out").await?;
     Ok(until)
 }
 
-/// Tells the ledger to take no stake from `player`'s wallet until their break or exclusion ends,
-/// whichever is later (the ledger refuses a stake in flight too: `play_suspended`).
-pub(crate) async fn suspend_play(state: &GatewayState, player: Uuid) -> Result<(), AppError> {
-    let row = load_player(state, player).await?;
+/// Tells the ledger what the player's standing says (a suspension, or its end) and, once play is
+/// suspended, has draw-games void and refund their tickets for draws not yet closed. The void is
+/// asked for again by [`finish_pending_voids`] when draw-games could not answer. Answers the
+/// standing.
+pub(crate) async fn sync_play(state: &GatewayState, player: Uuid) -> Result<PlayStanding, AppError> {
+    let row = store::get(&state.pool, player).await?.ok_or_else(|| {
+        AppError::not_found(codes::PLAYER_NOT_FOUND, format!("player {player} does not exist"))
+    })?;
     let now = Utc::now();
-    let exclusion =
-        row.self_excluded_until.filter(|u| *u > now).map(|u| (u, SuspensionReason::SelfExclusion));
-    let time_out = row.on_break_until.filter(|u| *u > now).map(|u| (u, SuspensionReason::TimeOut));
-    let Some((until, reason)) = exclusion.into_iter().chain(time_out).max_by_key(|(u, _)| *u) else {
-        return Ok(());
+    let standing = PlayStanding::of(&row, now);
+    state.ledger.suspend(row.wallet_account_id, &standing.suspension(now)).await?;
+    if let (Some(since), Some(reason)) = (row.voids_pending_since, standing.reason) {
+        match void_future_tickets(state, player, reason).await {
+            Ok(()) => store::voids_done(&state.pool, player, since).await?,
+            Err(e) => tracing::warn!(%player, error = %e, "voiding future tickets failed; will retry"),
+        }
+    }
+    Ok(standing)
+}
+
+/// At a player's login, brings the ledger's suspension up to their standing when anything ever
+/// suspended their play (an exclusion's end that waits for their request, a cooling-off that has
+/// passed); a failure is logged, not the login's: the ledger still refuses what it was told to.
+pub(crate) async fn sync_at_login(state: &GatewayState, player: Uuid) {
+    let ever = match store::get(&state.pool, player).await {
+        Ok(row) => row.is_some_and(|row| PlayStanding::ever_suspended(&row)),
+        Err(e) => {
+            tracing::warn!(%player, error = %e, "reading the player's standing at login failed");
+            return;
+        }
     };
-    state.ledger.suspend(row.wallet_account_id, &Suspension { until: Some(until), reason }).await
+    if ever && let Err(e) = sync_play(state, player).await {
+        tracing::warn!(%player, error = %e, "bringing the ledger's suspension up to date at login failed");
+    }
+}
+
+/// Has draw-games void `player`'s tickets for future draws and refund them (none to void
+/// without a draw-games service).
+async fn void_future_tickets(
+    state: &GatewayState,
+    player: Uuid,
+    reason: SuspensionReason,
+) -> Result<(), AppError> {
+    let Some(draws) = &state.draws else { return Ok(()) };
+    let path = format!("/v1/draws/players/{player}/void-future-tickets");
+    let body = serde_json::json!({ "reason": reason.as_str() });
+    draws
+        .call::<_, serde_json::Value>(Method::POST, &path, &state.service_token()?, Some(&body), None)
+        .await?;
+    Ok(())
+}
+
+/// Asks again for the voids a suspension left waiting longer than `older_than` (draw-games was
+/// away, or the process died); answers how many players' voids are done.
+pub(crate) async fn finish_pending_voids(
+    state: &GatewayState,
+    older_than: std::time::Duration,
+) -> Result<usize, AppError> {
+    let mut done = 0;
+    for player in store::voids_pending(&state.pool, older_than).await? {
+        sync_play(state, player).await?;
+        done += 1;
+    }
+    Ok(done)
 }
 
 /// The reality-check intervals a player may choose, in minutes (at least hourly).
 const REALITY_CHECK_MINUTES: [i32; 3] = [15, 30, 60];
 
 /// Before a player's stake passes to a game: starts the game session's clock at the first stake
-/// of the login, and once the reality check is due answers 409 `reality_check_due` with the
-/// session's time, staked, won and net until the player acknowledges it.
+/// of the login; once the reality check is due answers 409 `reality_check_due` with the
+/// session's time, staked, won and net until the player acknowledges it; refuses the stake
+/// (422 `limit_reached`, kind `time`) when a time limit's window is used up; and carries the
+/// session's time played to now.
 pub(crate) async fn before_stake(state: &GatewayState, caller: &Authenticated) -> Result<(), AppError> {
     // A token without a session (a service's, a test's) has no game session to time.
     let Some(sid) = caller.0.sid else { return Ok(()) };
@@ -176,12 +286,12 @@ pub(crate) async fn before_stake(state: &GatewayState, caller: &Authenticated) -
         None => {
             let wallet = load_player(state, player).await?.wallet_account_id;
             let hour = state.ledger.activity_totals(wallet, Utc::now()).await?;
-            play::start(&state.pool, sid, player, (hour.hour, hour.staked, hour.won)).await
+            play::start(&state.pool, sid, player, (hour.hour, hour.staked, hour.won)).await?;
         }
         Some(due) if due <= Utc::now() => {
             let session = play_session(state, sid, player).await?;
             let context = serde_json::to_value(&session).map_err(AppError::internal)?;
-            Err(AppError::conflict(
+            return Err(AppError::conflict(
                 codes::REALITY_CHECK_DUE,
                 format!(
                     "you have played for {} minutes: staked {}, won {}; go on or stop (POST /v1/me/reality-check)",
@@ -190,10 +300,37 @@ pub(crate) async fn before_stake(state: &GatewayState, caller: &Authenticated) -
                     session.won
                 ),
             )
-            .with_context(context))
+            .with_context(context));
         }
-        Some(_) => Ok(()),
+        Some(_) => {}
     }
+    if clock.time_limited {
+        refuse_past_time_limit(state, player, sid).await?;
+    }
+    play::touch(&state.pool, sid).await
+}
+
+/// 422 `limit_reached` (kind `time`) when a stake now would carry the player's time played in a
+/// window to or past its limit.
+async fn refuse_past_time_limit(state: &GatewayState, player: Uuid, sid: Uuid) -> Result<(), AppError> {
+    let rows = store::limits(&state.pool, player, LimitKind::Time).await?;
+    let played = play::played(&state.pool, player, Some(sid)).await?;
+    for row in &rows {
+        let Some(minutes) = row.amount else { continue };
+        let Some(window) = played.iter().find(|p| p.period == row.period) else { continue };
+        if window.seconds >= minutes.saturating_mul(60) {
+            let context = serde_json::json!({
+                "kind": "time", "period": row.period, "limit": minutes, "played": window.seconds / 60,
+                "left": 0, "resets_at": window.frees_at,
+            });
+            return Err(AppError::unprocessable(
+                codes::LIMIT_REACHED,
+                format!("you have played your {} time limit of {minutes} minutes", row.period),
+            )
+            .with_context(context));
+        }
+    }
+    Ok(())
 }
 
 /// Session `sid`'s game-session clock and figures.
@@ -258,19 +395,83 @@ pub(crate) async fn set_reality_check_interval(
     play::set_interval(&state.pool, player, minutes).await
 }
 
-/// Excludes the caller for `period` (never shortening an exclusion in force) and ends every
-/// one of their sessions at once. Answers when the exclusion ends.
+/// Excludes the caller for `period` or for good (never shortening an exclusion in force),
+/// suspends their play, ends every one of their sessions and voids their tickets for future
+/// draws, at once. Answers when the term ends (`None`: never).
 pub(crate) async fn self_exclude(
     state: &GatewayState,
     caller: &Authenticated,
     period: ExclusionPeriod,
-) -> Result<DateTime<Utc>, AppError> {
+) -> Result<SelfExclusion, AppError> {
     let player = the_player(state, caller).await?;
-    let until = Utc::now()
-        .checked_add_months(Months::new(period.months()))
-        .ok_or_else(|| AppError::internal("date overflow"))?;
-    let until = store::exclude_until(&state.pool, player.id, until).await?;
-    suspend_play(state, player.id).await?;
+    let answer = match period.months() {
+        Some(months) => {
+            let until = Utc::now()
+                .checked_add_months(Months::new(months))
+                .ok_or_else(|| AppError::internal("date overflow"))?;
+            let until = store::exclude_until(&state.pool, player.id, until).await?;
+            SelfExclusion { self_excluded_until: Some(until), permanent: player.excluded_permanently }
+        }
+        None => {
+            store::exclude_permanently(&state.pool, player.id).await?;
+            SelfExclusion { self_excluded_until: player.self_excluded_until, permanent: true }
+        }
+    };
+    sync_play(state, player.id).await?;
     end_sessions(state, &player.id.to_string(), None, "self_exclusion").await?;
-    Ok(until)
+    Ok(answer)
+}
+
+/// The caller asks to play again after their fixed-term self-exclusion ended: play resumes a
+/// cooling-off later ([`crate::standing::COOLING_OFF_HOURS`]). Refused while the term runs (an
+/// exclusion does not end early) and for a permanent one.
+pub(crate) async fn request_return(
+    state: &GatewayState,
+    caller: &Authenticated,
+) -> Result<PlayStanding, AppError> {
+    let player = the_player(state, caller).await?;
+    let now = Utc::now();
+    if player.excluded_permanently {
+        return Err(AppError::conflict(codes::EXCLUSION_IN_FORCE, "a permanent self-exclusion never ends"));
+    }
+    match player.self_excluded_until {
+        None => return Err(AppError::conflict(codes::NOT_EXCLUDED, "you have not excluded yourself")),
+        Some(end) if end > now => {
+            return Err(AppError::conflict(
+                codes::EXCLUSION_IN_FORCE,
+                format!("your self-exclusion runs until {end}; it does not end early"),
+            ));
+        }
+        Some(_) => {}
+    }
+    store::request_return(&state.pool, player.id).await?;
+    sync_play(state, player.id).await
+}
+
+/// Closes the caller's account: no play or deposits from now, every session ended, tickets for
+/// future draws voided and refunded; the balance stays theirs to withdraw (they may log in to do
+/// so) and every record is kept. Reopening waits a cooling-off after they ask.
+pub(crate) async fn close_account(
+    state: &GatewayState,
+    caller: &Authenticated,
+) -> Result<PlayStanding, AppError> {
+    let player = the_player(state, caller).await?;
+    store::close(&state.pool, player.id).await?;
+    let standing = sync_play(state, player.id).await?;
+    end_sessions(state, &player.id.to_string(), None, "closure").await?;
+    Ok(standing)
+}
+
+/// The caller asks to reopen their closed account: play resumes a cooling-off later (or when
+/// anything else holding it ends).
+pub(crate) async fn request_reopen(
+    state: &GatewayState,
+    caller: &Authenticated,
+) -> Result<PlayStanding, AppError> {
+    let player = the_player(state, caller).await?;
+    if player.closed_at.is_none() {
+        return Err(AppError::conflict(codes::NOT_CLOSED, "the account is not closed"));
+    }
+    store::request_reopen(&state.pool, player.id).await?;
+    sync_play(state, player.id).await
 }

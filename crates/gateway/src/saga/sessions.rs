@@ -135,6 +135,9 @@ async fn password_login(
     // A player on a break or excluded logs in (ADR 0014 §4): to see when it ends (`GET /v1/me`)
     // and to withdraw. Stakes are refused by the ledger (`play_suspended`), deposits here.
     store::logged_in(&state.pool, whose, row.id).await?;
+    if whose == Credentials::Players {
+        crate::saga::protection::sync_at_login(state, row.id).await;
+    }
     Ok((row.id.to_string(), row.role, row.last_login_at))
 }
 

@@ -1,5 +1,5 @@
-//! Players as stored (`players`, `deposit_limits`): registration, the profile, self-exclusion
-//! and deposit limits ([`crate::saga::players`]), checked against the schema at build time.
+//! Players as stored (`players`, `player_limits`): registration, the profile, breaks,
+//! exclusions and closure, and deposit and time limits ([`crate::saga::players`]), checked against the schema at build time.
 
 use chrono::{DateTime, NaiveDate, Utc};
 use platform::AppError;
@@ -16,6 +16,14 @@ pub struct PlayerRow {
     pub last_login_at: Option<DateTime<Utc>>,
     pub self_excluded_until: Option<DateTime<Utc>>,
     pub on_break_until: Option<DateTime<Utc>>,
+    pub excluded_permanently: bool,
+    pub return_requested_at: Option<DateTime<Utc>>,
+    pub closed_at: Option<DateTime<Utc>>,
+    pub reopen_requested_at: Option<DateTime<Utc>>,
+    /// The exclusion-list entry the player matched.
+    pub listed_entry: Option<Uuid>,
+    /// Since when the player's future tickets wait to be voided.
+    pub voids_pending_since: Option<DateTime<Utc>>,
     pub created_at: DateTime<Utc>,
 }
 
@@ -64,7 +72,8 @@ pub async fn get(pool: &PgPool, id: Uuid) -> Result<Option<PlayerRow>, AppError>
     Ok(sqlx::query_as!(
         PlayerRow,
         "SELECT id, email, date_of_birth, wallet_account_id, last_login_at, self_excluded_until, on_break_until,
-                created_at
+                excluded_permanently, return_requested_at, closed_at, reopen_requested_at, listed_entry,
+                voids_pending_since, created_at
            FROM players WHERE id = $1",
         id
     )
@@ -72,10 +81,12 @@ pub async fn get(pool: &PgPool, id: Uuid) -> Result<Option<PlayerRow>, AppError>
     .await?)
 }
 
-/// Excludes player `id` until `until`, never shortening an exclusion in force; answers the end.
+/// Excludes player `id` until `until`, never shortening an exclusion in force (their future
+/// tickets to void); answers the end.
 pub async fn exclude_until(pool: &PgPool, id: Uuid, until: DateTime<Utc>) -> Result<DateTime<Utc>, AppError> {
     Ok(sqlx::query_scalar!(
-        r#"UPDATE players SET self_excluded_until = greatest(coalesce(self_excluded_until, $2), $2)
+        r#"UPDATE players SET self_excluded_until = greatest(coalesce(self_excluded_until, $2), $2),
+                              voids_pending_since = coalesce(voids_pending_since, now())
             WHERE id = $1 RETURNING self_excluded_until AS "until!""#,
         id,
         until
@@ -84,10 +95,12 @@ pub async fn exclude_until(pool: &PgPool, id: Uuid, until: DateTime<Utc>) -> Res
     .await?)
 }
 
-/// Puts player `id` on a break until `until`, never shortening one in force; answers the end.
+/// Puts player `id` on a break until `until`, never shortening one in force (their future
+/// tickets to void); answers the end.
 pub async fn break_until(pool: &PgPool, id: Uuid, until: DateTime<Utc>) -> Result<DateTime<Utc>, AppError> {
     Ok(sqlx::query_scalar!(
-        r#"UPDATE players SET on_break_until = greatest(coalesce(on_break_until, $2), $2)
+        r#"UPDATE players SET on_break_until = greatest(coalesce(on_break_until, $2), $2),
+                              voids_pending_since = coalesce(voids_pending_since, now())
             WHERE id = $1 RETURNING on_break_until AS "until!""#,
         id,
         until
@@ -96,7 +109,98 @@ pub async fn break_until(pool: &PgPool, id: Uuid, until: DateTime<Utc>) -> Resul
     .await?)
 }
 
-/// A deposit limit's row: the amount in force and a raise (or removal) waiting.
+/// Excludes player `id` for good (their future tickets to void).
+pub async fn exclude_permanently(pool: &PgPool, id: Uuid) -> Result<(), AppError> {
+    sqlx::query!(
+        "UPDATE players SET excluded_permanently = true, voids_pending_since = coalesce(voids_pending_since, now())
+          WHERE id = $1",
+        id
+    )
+    .execute(pool)
+    .await?;
+    Ok(())
+}
+
+/// Records that player `id` asked to play again after their fixed-term exclusion ended (the
+/// first such request after it counts; a later one does not move the cooling-off on).
+pub async fn request_return(pool: &PgPool, id: Uuid) -> Result<(), AppError> {
+    sqlx::query!(
+        "UPDATE players SET return_requested_at = now()
+          WHERE id = $1 AND (return_requested_at IS NULL OR return_requested_at < self_excluded_until)",
+        id
+    )
+    .execute(pool)
+    .await?;
+    Ok(())
+}
+
+/// Closes player `id`'s account (their future tickets to void); closing a closed one again
+/// starts over, cancelling a reopening asked for.
+pub async fn close(pool: &PgPool, id: Uuid) -> Result<(), AppError> {
+    sqlx::query!(
+        "UPDATE players SET closed_at = now(), reopen_requested_at = NULL,
+                voids_pending_since = coalesce(voids_pending_since, now())
+          WHERE id = $1",
+        id
+    )
+    .execute(pool)
+    .await?;
+    Ok(())
+}
+
+/// Records that player `id` asked to reopen their closed account (the first request counts).
+pub async fn request_reopen(pool: &PgPool, id: Uuid) -> Result<(), AppError> {
+    sqlx::query!(
+        "UPDATE players SET reopen_requested_at = now() WHERE id = $1 AND closed_at IS NOT NULL
+            AND (reopen_requested_at IS NULL OR reopen_requested_at < closed_at)",
+        id
+    )
+    .execute(pool)
+    .await?;
+    Ok(())
+}
+
+/// Player `id`'s future tickets are voided (as of `since`, when the void was asked for): a
+/// later suspension's request, set meanwhile, stays.
+pub async fn voids_done(pool: &PgPool, id: Uuid, since: DateTime<Utc>) -> Result<(), AppError> {
+    sqlx::query!(
+        "UPDATE players SET voids_pending_since = NULL WHERE id = $1 AND voids_pending_since <= $2",
+        id,
+        since
+    )
+    .execute(pool)
+    .await?;
+    Ok(())
+}
+
+/// Players whose future tickets still wait to be voided, asked for longer than `older_than` ago.
+pub async fn voids_pending(pool: &PgPool, older_than: std::time::Duration) -> Result<Vec<Uuid>, AppError> {
+    Ok(sqlx::query_scalar!(
+        "SELECT id FROM players WHERE voids_pending_since < now() - make_interval(secs => $1)
+          ORDER BY voids_pending_since LIMIT 100",
+        older_than.as_secs_f64()
+    )
+    .fetch_all(pool)
+    .await?)
+}
+
+/// What a player's limit counts: cents deposited, or minutes played.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LimitKind {
+    Deposit,
+    Time,
+}
+
+impl LimitKind {
+    fn as_str(self) -> &'static str {
+        match self {
+            LimitKind::Deposit => "deposit",
+            LimitKind::Time => "time",
+        }
+    }
+}
+
+/// A deposit or time limit's row: the amount in force and a raise (or removal) waiting.
 #[derive(Debug, Clone)]
 pub struct LimitRow {
     pub period: String,
@@ -106,32 +210,42 @@ pub struct LimitRow {
     pub pending_from: Option<DateTime<Utc>>,
 }
 
-/// A player's deposit limits, raises whose delay has passed applied first.
-pub async fn deposit_limits(pool: &PgPool, player: Uuid) -> Result<Vec<LimitRow>, AppError> {
+/// A player's limits of `kind`, raises whose delay has passed applied first.
+pub async fn limits(pool: &PgPool, player: Uuid, kind: LimitKind) -> Result<Vec<LimitRow>, AppError> {
     sqlx::query!(
-        "UPDATE deposit_limits SET amount = CASE WHEN pending_none THEN NULL ELSE pending_amount END,
+        "UPDATE player_limits SET amount = CASE WHEN pending_none THEN NULL ELSE pending_amount END,
                 pending_amount = NULL, pending_none = false, pending_from = NULL
-          WHERE player_id = $1 AND pending_from <= now()",
-        player
+          WHERE player_id = $1 AND kind = $2 AND pending_from <= now()",
+        player,
+        kind.as_str()
     )
     .execute(pool)
     .await?;
     Ok(sqlx::query_as!(
         LimitRow,
-        "SELECT period, amount, pending_amount, pending_none, pending_from FROM deposit_limits WHERE player_id = $1",
-        player
+        "SELECT period, amount, pending_amount, pending_none, pending_from FROM player_limits
+          WHERE player_id = $1 AND kind = $2",
+        player,
+        kind.as_str()
     )
     .fetch_all(pool)
     .await?)
 }
 
-/// Sets `player`'s `period` limit to `amount` now, cancelling any raise that was waiting.
-pub async fn lower_limit(pool: &PgPool, player: Uuid, period: &str, amount: i64) -> Result<(), AppError> {
+/// Sets `player`'s `kind` limit of `period` to `amount` now, cancelling any raise that was waiting.
+pub async fn lower_limit(
+    pool: &PgPool,
+    player: Uuid,
+    kind: LimitKind,
+    period: &str,
+    amount: i64,
+) -> Result<(), AppError> {
     sqlx::query!(
-        "INSERT INTO deposit_limits (player_id, period, amount) VALUES ($1, $2, $3)
-         ON CONFLICT (player_id, period) DO UPDATE
-            SET amount = $3, pending_amount = NULL, pending_none = false, pending_from = NULL",
+        "INSERT INTO player_limits (player_id, kind, period, amount) VALUES ($1, $2, $3, $4)
+         ON CONFLICT (player_id, kind, period) DO UPDATE
+            SET amount = $4, pending_amount = NULL, pending_none = false, pending_from = NULL",
         player,
+        kind.as_str(),
         period,
         amount
     )
@@ -140,20 +254,22 @@ pub async fn lower_limit(pool: &PgPool, player: Uuid, period: &str, amount: i64)
     Ok(())
 }
 
-/// Raises (or, with `None`, removes) `player`'s `period` limit after `delay_hours`.
+/// Raises (or, with `None`, removes) `player`'s `kind` limit of `period` after `delay_hours`.
 pub async fn raise_limit(
     pool: &PgPool,
     player: Uuid,
+    kind: LimitKind,
     period: &str,
     amount: Option<i64>,
     delay_hours: i32,
 ) -> Result<(), AppError> {
     sqlx::query!(
-        "INSERT INTO deposit_limits (player_id, period, amount, pending_amount, pending_none, pending_from)
-         VALUES ($1, $2, NULL, $3::bigint, $3::bigint IS NULL, now() + make_interval(hours => $4))
-         ON CONFLICT (player_id, period) DO UPDATE
-            SET pending_amount = $3::bigint, pending_none = $3::bigint IS NULL, pending_from = now() + make_interval(hours => $4)",
+        "INSERT INTO player_limits (player_id, kind, period, amount, pending_amount, pending_none, pending_from)
+         VALUES ($1, $2, $3, NULL, $4::bigint, $4::bigint IS NULL, now() + make_interval(hours => $5))
+         ON CONFLICT (player_id, kind, period) DO UPDATE
+            SET pending_amount = $4::bigint, pending_none = $4::bigint IS NULL, pending_from = now() + make_interval(hours => $5)",
         player,
+        kind.as_str(),
         period,
         amount,
         delay_hours

@@ -5,6 +5,7 @@ use platform::auth::Role;
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
+pub use crate::standing::Standing;
 use crate::store::players::{LimitRow, PlayerRow};
 
 // `POST /v1/players`.
@@ -24,15 +25,25 @@ pub struct Player {
     pub date_of_birth: NaiveDate,
     pub wallet_account_id: Uuid,
     pub last_login_at: Option<DateTime<Utc>>,
-    /// While either is in the future the player's stakes and deposits are refused (they may log
-    /// in, and withdraw).
+    /// The end of the player's fixed-term self-exclusion (play resumes only a day after they
+    /// ask, `POST /v1/me/self-exclusion/return`).
     pub self_excluded_until: Option<DateTime<Utc>>,
+    pub excluded_permanently: bool,
     pub on_break_until: Option<DateTime<Utc>>,
+    /// When the player closed the account (`POST /v1/me/closure`).
+    pub closed_at: Option<DateTime<Utc>>,
+    /// Whether the player may play now, and if not why: while not `active` stakes and deposits
+    /// are refused (the player may log in, and withdraw).
+    pub standing: Standing,
+    /// When play resumes by itself; `null` while the player may play, or while it waits for
+    /// the player's request (after an exclusion's end, to reopen) or never comes.
+    pub play_resumes_at: Option<DateTime<Utc>>,
     pub created_at: DateTime<Utc>,
 }
 
 impl From<PlayerRow> for Player {
     fn from(row: PlayerRow) -> Self {
+        let standing = crate::standing::PlayStanding::of(&row, Utc::now());
         Player {
             id: row.id,
             email: row.email,
@@ -40,7 +51,11 @@ impl From<PlayerRow> for Player {
             wallet_account_id: row.wallet_account_id,
             last_login_at: row.last_login_at,
             self_excluded_until: row.self_excluded_until,
+            excluded_permanently: row.excluded_permanently,
             on_break_until: row.on_break_until,
+            closed_at: row.closed_at,
+            standing: standing.standing,
+            play_resumes_at: standing.resumes_at,
             created_at: row.created_at,
         }
     }
@@ -60,7 +75,10 @@ pub struct Me {
 /// A self-exclusion in force.
 #[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct SelfExclusion {
-    pub self_excluded_until: DateTime<Utc>,
+    /// The end of its term (`null` for a permanent one); play resumes only a day after the
+    /// player asks, after it.
+    pub self_excluded_until: Option<DateTime<Utc>>,
+    pub permanent: bool,
 }
 
 /// The periods a deposit limit can cover; windows are rolling (the last 24 hours, 7 days, 30 days),
@@ -119,14 +137,19 @@ pub enum ExclusionPeriod {
     OneYear,
     #[serde(rename = "5_years")]
     FiveYears,
+    /// For good: it never ends.
+    #[serde(rename = "permanent")]
+    Permanent,
 }
 
 impl ExclusionPeriod {
-    pub(crate) fn months(self) -> u32 {
+    /// The term in months; `None` for a permanent exclusion.
+    pub(crate) fn months(self) -> Option<u32> {
         match self {
-            ExclusionPeriod::SixMonths => 6,
-            ExclusionPeriod::OneYear => 12,
-            ExclusionPeriod::FiveYears => 60,
+            ExclusionPeriod::SixMonths => Some(6),
+            ExclusionPeriod::OneYear => Some(12),
+            ExclusionPeriod::FiveYears => Some(60),
+            ExclusionPeriod::Permanent => None,
         }
     }
 }

@@ -5,7 +5,7 @@ use chrono::{DateTime, NaiveDate, Utc};
 use ledger_api::wire::{ActivityLine, LimitPeriod, MoneyLimit, MoneyLimitKind};
 use serde::{Deserialize, Serialize};
 
-use crate::views::players::DepositLimit;
+use crate::views::players::{DepositLimit, Standing};
 
 // `PUT /v1/me/limits` and `PUT /v1/players/{id}/limits`.
 #[derive(Debug, Deserialize, utoipa::ToSchema)]
@@ -26,6 +26,42 @@ pub struct Limits {
     pub deposit: Vec<DepositLimit>,
     /// The player's own and the operator's; the lower of the two binds.
     pub money: Vec<MoneyLimit>,
+    /// Minutes played per rolling 24 hours, 7 days and 30 days.
+    pub time: Vec<TimeLimit>,
+}
+
+/// A time limit: minutes played (each game session from its first stake to its last) per
+/// rolling window, with what the window has used.
+#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct TimeLimit {
+    pub period: LimitPeriod,
+    /// The limit in force now, in minutes (`null`: none).
+    pub minutes: Option<i64>,
+    /// Minutes played in the window (the last 24 hours, 7 days, 30 days).
+    pub played_minutes: i64,
+    /// A raise waiting to apply, and when.
+    pub pending_minutes: Option<i64>,
+    pub pending_removal: bool,
+    pub pending_from: Option<DateTime<Utc>>,
+}
+
+// `PUT /v1/me/time-limits`.
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TimeLimitRequest {
+    /// `daily`, `weekly` or `monthly` (the last 24 hours, 7 days, 30 days).
+    pub period: LimitPeriod,
+    /// Minutes, 1 to the window's length; `null` removes the limit (after 24 hours, as a raise).
+    pub minutes: Option<i64>,
+}
+
+/// Whether the player may play, and when play resumes (after a closure, a request to come back).
+#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct StandingView {
+    pub standing: Standing,
+    /// When play resumes by itself; `null` while the player may play, or while it waits for the
+    /// player's request, or never comes (a permanent exclusion, a list match).
+    pub play_resumes_at: Option<DateTime<Utc>>,
 }
 
 /// `GET /v1/me/statement` (and `.csv`): the days to read, in the operator's time zone.
