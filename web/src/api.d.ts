@@ -584,6 +584,87 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/responsible-gaming": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * `GET /v1/responsible-gaming`: the help line and the tools' choices, for the "play
+         *     responsibly" page (public: it is shown before login too).
+         */
+        get: operations["responsible_gaming"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/exclusion-list": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** `GET /v1/exclusion-list`: the entries on the lists, with how many matches each has logged. */
+        get: operations["exclusion_list"];
+        put?: never;
+        /**
+         * `POST /v1/exclusion-list`: an operator puts one person on a list; players matching are
+         *     excluded at once (each match logged).
+         */
+        post: operations["add_to_exclusion_list"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/exclusion-list/import": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * `POST /v1/exclusion-list/import`: a list as a CSV file (`source,reference,email,date_of_birth,ends_on`),
+         *     taken whole or not at all; players matching are excluded at once (each match logged).
+         */
+        post: operations["import_exclusion_list"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/dormant-accounts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * `GET /v1/dormant-accounts`: accounts without a login for `LOTTO_DORMANT_AFTER_DAYS` days,
+         *     with their balances (still their players').
+         */
+        get: operations["dormant_accounts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/accounts": {
         parameters: {
             query?: never;
@@ -2755,6 +2836,32 @@ export interface components {
             /** Format: date-time */
             pending_from?: string | null;
         };
+        /** @description An account without a login for the configured days; its balance stays the player's. */
+        DormantAccount: {
+            /** Format: uuid */
+            player_id: string;
+            email: string;
+            /** Format: date-time */
+            last_login_at?: string | null;
+            /**
+             * Format: date-time
+             * @description The last login (or the registration, never logged in) the dormancy counts from.
+             */
+            inactive_since: string;
+            /** Format: int64 */
+            balance_cents: number;
+        };
+        /** @description `GET /v1/dormant-accounts`. */
+        DormantAccounts: {
+            /**
+             * Format: int32
+             * @description `LOTTO_DORMANT_AFTER_DAYS`.
+             */
+            dormant_after_days: number;
+            accounts: components["schemas"]["DormantAccount"][];
+            /** Format: int64 */
+            total_balance_cents: number;
+        };
         /** @description `POST /v1/keno/draw-tickets`. */
         DrawTicketRequest: {
             /** @description `bet`, `bet_against`, `hit_all`, `high_roller` or `top_or_bottom`. */
@@ -2845,6 +2952,56 @@ export interface components {
             /** Format: double */
             decimal: number;
         };
+        /** @description An entry on the lists, with how many players (and refused registrations) it matched. */
+        ExclusionEntry: {
+            /** Format: uuid */
+            id: string;
+            source: string;
+            reference: string;
+            email: string;
+            /** Format: date */
+            date_of_birth?: string | null;
+            /** Format: date */
+            ends_on?: string | null;
+            added_by: string;
+            /** Format: date-time */
+            added_at: string;
+            /** Format: int64 */
+            matches: number;
+        };
+        /** @description `POST /v1/exclusion-list`: one person on a state's or the operator's list. */
+        ExclusionEntryRequest: {
+            /** @description `state` (a regulator's list) or `operator` (the operator's own). */
+            source: components["schemas"]["ExclusionSource"];
+            /**
+             * @description The list's own reference for the person: 1 to 64 characters, unique within its source
+             *     (an entry with a reference the source has already replaces it).
+             */
+            reference: string;
+            email: string;
+            /**
+             * Format: date
+             * @description When given, a player matches only with this date of birth too.
+             */
+            date_of_birth?: string | null;
+            /**
+             * Format: date
+             * @description The last day of the exclusion; none: until taken off the list.
+             */
+            ends_on?: string | null;
+        };
+        /**
+         * @description What adding to the lists did: entries new and replaced, and the players excluded by them now
+         *     (each match logged; their sessions ended, their future tickets voided).
+         */
+        ExclusionImport: {
+            /** Format: int64 */
+            added: number;
+            /** Format: int64 */
+            replaced: number;
+            /** Format: int64 */
+            players_excluded: number;
+        };
         /**
          * @description The self-exclusion periods a player may choose.
          * @enum {string}
@@ -2853,6 +3010,11 @@ export interface components {
         ExclusionRequest: {
             period: components["schemas"]["ExclusionPeriod"];
         };
+        /**
+         * @description Whose list an entry is on.
+         * @enum {string}
+         */
+        ExclusionSource: "state" | "operator";
         /** @description One rule the math rests on, and where it is written. */
         FigureSource: {
             rule: string;
@@ -4490,6 +4652,18 @@ export interface components {
             password: string;
             /** Format: date */
             date_of_birth: string;
+        };
+        /**
+         * @description `GET /v1/responsible-gaming`: what the "play responsibly" page shows beside the player's
+         *     own tools.
+         */
+        ResponsibleGaming: {
+            /** @description The operator's help line, in the operator's words (`LOTTO_HELP_LINE`). */
+            help_line: string;
+            time_out_periods: string[];
+            self_exclusion_periods: string[];
+            /** Format: int64 */
+            cooling_off_hours: number;
         };
         /**
          * @description What a roll did to a bet.
@@ -6185,6 +6359,120 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["StandingView"];
+                };
+            };
+            "4XX": components["responses"]["Refused"];
+        };
+    };
+    responsible_gaming: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the operator's help line and the periods a player may choose */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ResponsibleGaming"];
+                };
+            };
+            "4XX": components["responses"]["Refused"];
+        };
+    };
+    exclusion_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the entries, newest first */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExclusionEntry"][];
+                };
+            };
+            "4XX": components["responses"]["Refused"];
+        };
+    };
+    add_to_exclusion_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ExclusionEntryRequest"];
+            };
+        };
+        responses: {
+            /** @description on the list; `players_excluded` matched now */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExclusionImport"];
+                };
+            };
+            "4XX": components["responses"]["Refused"];
+        };
+    };
+    import_exclusion_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description a header line `source,reference,email,date_of_birth,ends_on`, then one person a line (dates `YYYY-MM-DD` or empty) */
+        requestBody: {
+            content: {
+                "text/csv": string;
+            };
+        };
+        responses: {
+            /** @description imported */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExclusionImport"];
+                };
+            };
+            "4XX": components["responses"]["Refused"];
+        };
+    };
+    dormant_accounts: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the dormant accounts, longest dormant first */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DormantAccounts"];
                 };
             };
             "4XX": components["responses"]["Refused"];

@@ -44,6 +44,31 @@ pub struct GatewaySettings {
     pub lockout: Duration,
     /// The operator's time zone: the days of a player's statement (Kansas: Central time).
     pub time_zone: chrono_tz::Tz,
+    pub protection: ProtectionSettings,
+}
+
+/// Player protection's settings (ADR 0014).
+#[derive(Debug, Clone)]
+pub struct ProtectionSettings {
+    /// An account without a login for this many days is dormant (`LOTTO_DORMANT_AFTER_DAYS`;
+    /// three years by default).
+    pub dormant_after_days: u32,
+    /// The help line shown on the "play responsibly" page (`LOTTO_HELP_LINE`).
+    pub help_line: String,
+    /// How often every replica matches the exclusion lists against the players
+    /// (`LOTTO_EXCLUSION_LIST_CHECK_S`; 15 minutes, so a list applies within the hour).
+    pub exclusion_list_check: Duration,
+}
+
+impl Default for ProtectionSettings {
+    fn default() -> Self {
+        ProtectionSettings {
+            dormant_after_days: 1095,
+            help_line: "Call 1-800-522-4700, the National Problem Gambling Helpline: free, confidential, 24 hours a day."
+                .to_owned(),
+            exclusion_list_check: Duration::from_secs(900),
+        }
+    }
 }
 
 /// How the gateway deals with its payment provider.
@@ -71,6 +96,7 @@ impl Default for GatewaySettings {
             lockout_after_failures: 3,
             lockout: Duration::from_secs(15 * 60),
             time_zone: chrono_tz::America::Chicago,
+            protection: ProtectionSettings::default(),
         }
     }
 }
@@ -128,6 +154,22 @@ impl GatewaySettings {
                     reason: "not an IANA time zone name (America/Chicago)".to_owned(),
                 })?,
                 Err(_) => d.time_zone,
+            },
+            protection: ProtectionSettings {
+                dormant_after_days: at_least_one(
+                    "LOTTO_DORMANT_AFTER_DAYS",
+                    env_or("LOTTO_DORMANT_AFTER_DAYS", d.protection.dormant_after_days)?,
+                    "day",
+                )?,
+                help_line: match std::env::var("LOTTO_HELP_LINE") {
+                    Ok(text) if !text.trim().is_empty() => text,
+                    _ => d.protection.help_line,
+                },
+                exclusion_list_check: Duration::from_secs(at_least_one(
+                    "LOTTO_EXCLUSION_LIST_CHECK_S",
+                    env_or("LOTTO_EXCLUSION_LIST_CHECK_S", d.protection.exclusion_list_check.as_secs())?,
+                    "second",
+                )?),
             },
         })
     }

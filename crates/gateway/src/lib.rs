@@ -99,6 +99,8 @@ pub struct GatewayState {
     pub cors: cors::CorsOrigins,
     /// The operator's time zone: the days of a player's statement.
     pub time_zone: chrono_tz::Tz,
+    /// Dormancy, the help line, the exclusion lists' check.
+    pub protection: config::ProtectionSettings,
 }
 
 impl FromRef<GatewayState> for TokenKeys {
@@ -144,6 +146,7 @@ impl GatewayState {
             body_limit: config.body_limit_bytes,
             cors: settings.cors.clone(),
             time_zone: settings.time_zone,
+            protection: settings.protection.clone(),
         }
     }
 
@@ -187,19 +190,32 @@ impl GatewayState {
     /// The gateway's background work: the ended sessions read every second, the sessions' last
     /// requests written every second (the idle timeout judges on them), and every 5 s the
     /// payments a webhook left settling finished ([`GatewayState::finish_settling_payments`]) and
-    /// the voids of future tickets a suspension left waiting asked for again.
+    /// the voids of future tickets a suspension left waiting asked for again; and every
+    /// `LOTTO_EXCLUSION_LIST_CHECK_S` the exclusion lists matched against the players.
     pub fn spawn_workers(&self) {
         self.ended_sessions.spawn_refresher(self.pool.clone(), Duration::from_secs(1));
         self.activity.spawn_flusher(self.pool.clone(), Duration::from_secs(1));
         let state = self.clone();
         tokio::spawn(async move {
             let mut ticker = tokio::time::interval(Duration::from_secs(5));
+            // The lists are matched at start, then every `exclusion_list_check`.
+            let mut last_list_check = tokio::time::Instant::now() - state.protection.exclusion_list_check;
             loop {
                 ticker.tick().await;
                 match state.finish_settling_payments(Duration::from_secs(5)).await {
                     Ok(0) => {}
                     Ok(n) => tracing::info!(finished = n, "finished payments left settling"),
                     Err(e) => tracing::warn!(error = %e, "finishing settling payments failed; will retry"),
+                }
+                if last_list_check.elapsed() >= state.protection.exclusion_list_check {
+                    last_list_check = tokio::time::Instant::now();
+                    match saga::exclusion_lists::apply(&state).await {
+                        Ok((0, 0)) => {}
+                        Ok((matched, ended)) => tracing::info!(matched, ended, "exclusion lists applied"),
+                        Err(e) => {
+                            tracing::warn!(error = %e, "applying the exclusion lists failed; will retry");
+                        }
+                    }
                 }
                 match saga::protection::finish_pending_voids(&state, Duration::from_secs(10)).await {
                     Ok(0) => {}
@@ -248,6 +264,9 @@ pub const OPENAPI_YAML: &str = include_str!("../../../openapi.yaml");
         routes::protection::my_play_session, routes::protection::answer_reality_check,
         routes::protection::set_reality_check_interval, routes::protection::set_my_time_limit,
         routes::protection::request_return, routes::protection::close_account, routes::protection::request_reopen,
+        routes::protection::responsible_gaming, routes::protection::add_to_exclusion_list,
+        routes::protection::exclusion_list, routes::protection::import_exclusion_list,
+        routes::protection::dormant_accounts,
     ),
     components(schemas(platform::Problem), responses(platform::openapi::Refused)),
     modifiers(&BearerAuth),

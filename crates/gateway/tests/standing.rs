@@ -291,3 +291,145 @@ async fn a_time_limit_refuses_the_stake_once_the_window_is_played_and_waits_a_da
     assert_eq!(keno(&gw, &eve).await, Err("limit_reached".into()));
     gw.assert_ledger_balanced().await;
 }
+
+#[tokio::test]
+async fn an_exclusion_list_excludes_a_player_at_once_refuses_a_registration_and_logs_each_match() {
+    let gw = TestGateway::new().await;
+    let operator = gw.staff("olga", platform::auth::Role::Operator).await;
+    let fay = gw.player("fay@example.com").await;
+    gw.fund(&fay.token, 4_000).await;
+    let ticket =
+        play(&gw, &fay, "/v1/keno/draw-tickets", json!({"option": "bet", "spots": [3], "draws": 2})).await;
+    assert_eq!(ticket.status, 201, "{}", ticket.body);
+    let import = |body: String| {
+        let request = Request::post("/v1/exclusion-list/import")
+            .header("authorization", format!("Bearer {}", operator.token))
+            .header("content-type", "text/csv")
+            .body(Body::from(body))
+            .unwrap();
+        gw.send(request)
+    };
+    // A bad line refuses the whole file, naming the line.
+    let refused = import(
+        "source,reference,email,date_of_birth,ends_on\nstate,KS-1,Fay@Example.com,,\nstate,KS-2,gus@example.com,31/12/1970,\n"
+            .to_owned(),
+    )
+    .await;
+    assert_eq!(
+        (refused.status.as_u16(), refused.body["code"].as_str()),
+        (422, Some("invalid_exclusion_list"))
+    );
+    assert_eq!(refused.body["context"]["line"], 3, "{}", refused.body);
+    assert_eq!(keno(&gw, &fay).await, Ok(()), "nothing of the refused file was applied");
+
+    let taken = import(
+        "source,reference,email,date_of_birth,ends_on\nstate,KS-1,Fay@Example.com,,\nstate,KS-2,gus@example.com,1970-12-31,\n"
+            .to_owned(),
+    )
+    .await;
+    assert_eq!(taken.status, 201, "{}", taken.body);
+    assert_eq!(
+        (
+            taken.body["added"].as_u64(),
+            taken.body["replaced"].as_u64(),
+            taken.body["players_excluded"].as_u64()
+        ),
+        (Some(2), Some(0), Some(1)),
+        "{}",
+        taken.body
+    );
+    // Fay is excluded at once: her session ended, her future ticket refunded, play and deposits
+    // refused, a withdrawal taken.
+    assert_eq!(gw.call("GET", "/v1/me", Some(&fay.token), None).await.body["code"], "session_ended");
+    let fay = log_in_again(&gw, "fay@example.com", &fay).await;
+    let me = gw.call("GET", "/v1/me", Some(&fay.token), None).await;
+    assert_eq!(me.body["player"]["standing"], "listed", "{}", me.body);
+    assert_eq!(keno(&gw, &fay).await, Err("play_suspended".into()));
+    let deposit = gw.deposit(&fay.token, &new_id(), json!({"amount": 100, "currency": "USD"})).await;
+    assert_eq!(deposit.body["code"], "excluded_by_list", "{}", deposit.body);
+    let path = format!("/v1/keno/draw-tickets/{}", ticket.body["id"].as_str().unwrap());
+    let voided = gw.call("GET", &path, Some(&fay.token), None).await;
+    assert_eq!(voided.body["voided"]["reason"], "exclusion_list", "{}", voided.body);
+    let withdrawal = play(&gw, &fay, "/v1/me/withdrawals", json!({"amount": 1_000, "currency": "USD"})).await;
+    assert_eq!(withdrawal.status, 202, "{}", withdrawal.body);
+
+    // Gus cannot register (with the listed date of birth); someone of his email born on
+    // another day can. Both refusals and matches are on the record.
+    let gus =
+        json!({"email": "gus@example.com", "password": common::PASSWORD, "date_of_birth": "1970-12-31"});
+    let refused = gw.call("POST", "/v1/players", None, Some(gus)).await;
+    assert_eq!((refused.status.as_u16(), refused.body["code"].as_str()), (403, Some("excluded_by_list")));
+    let other =
+        json!({"email": "gus@example.com", "password": common::PASSWORD, "date_of_birth": "1971-01-01"});
+    assert_eq!(gw.call("POST", "/v1/players", None, Some(other)).await.status, 201);
+    let list = gw.call("GET", "/v1/exclusion-list", Some(&operator.token), None).await;
+    let matches: Vec<_> = list
+        .body
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| (e["reference"].clone(), e["matches"].clone()))
+        .collect();
+    assert!(
+        matches.contains(&(json!("KS-1"), json!(1))) && matches.contains(&(json!("KS-2"), json!(1))),
+        "{matches:?}"
+    );
+
+    // The same reference again replaces it; an entry taken off the list lets play resume.
+    let again = gw
+        .call(
+            "POST",
+            "/v1/exclusion-list",
+            Some(&operator.token),
+            Some(json!({"source": "state", "reference": "KS-1", "email": "fay@example.com", "ends_on": "2000-01-01"})),
+        )
+        .await;
+    assert_eq!(
+        (again.body["added"].as_u64(), again.body["replaced"].as_u64()),
+        (Some(0), Some(1)),
+        "{}",
+        again.body
+    );
+    let me = gw.call("GET", "/v1/me", Some(&fay.token), None).await;
+    assert_eq!(me.body["player"]["standing"], "active", "an entry that ended no longer holds: {}", me.body);
+    assert_eq!(keno(&gw, &fay).await, Ok(()));
+    let entry = json!({"source": "operator", "reference": "X", "email": "x@example.com"});
+    let player = gw.call("POST", "/v1/exclusion-list", Some(&fay.token), Some(entry)).await;
+    assert_eq!(player.status, 403, "{}", player.body);
+    gw.assert_ledger_balanced().await;
+}
+
+#[tokio::test]
+async fn dormant_accounts_are_listed_with_their_balances_until_their_player_returns() {
+    let gw = TestGateway::new().await;
+    let operator = gw.staff("olga", platform::auth::Role::Operator).await;
+    let hal = gw.player("hal@example.com").await;
+    gw.fund(&hal.token, 2_500).await;
+    let page = gw.call("GET", "/v1/responsible-gaming", None, None).await;
+    assert!(page.body["help_line"].as_str().unwrap().contains("1-800"), "{}", page.body);
+    let dormant = gw.call("GET", "/v1/dormant-accounts", Some(&operator.token), None).await;
+    assert_eq!((dormant.status.as_u16(), &dormant.body["accounts"]), (200, &json!([])), "{}", dormant.body);
+
+    sqlx::query("UPDATE players SET last_login_at = now() - interval '1100 days' WHERE id = $1::uuid")
+        .bind(&hal.subject)
+        .execute(&gw.state.pool)
+        .await
+        .unwrap();
+    let dormant = gw.call("GET", "/v1/dormant-accounts", Some(&operator.token), None).await;
+    assert_eq!(dormant.body["dormant_after_days"], 1095, "{}", dormant.body);
+    let accounts = dormant.body["accounts"].as_array().unwrap();
+    assert_eq!(accounts.len(), 1, "{}", dormant.body);
+    assert_eq!(
+        (accounts[0]["email"].as_str(), accounts[0]["balance_cents"].as_i64()),
+        (Some("hal@example.com"), Some(2_500))
+    );
+
+    // Hal comes back: the balance is his, and the account is no longer dormant.
+    let back = gw.login(json!({"email": "hal@example.com", "password": common::PASSWORD})).await;
+    assert_eq!(back.status, 201, "{}", back.body);
+    let token = back.body["access_token"].as_str().unwrap();
+    let wallet = gw.call("GET", "/v1/me/wallet", Some(token), None).await;
+    assert_eq!(wallet.body["balance"]["posted"], 2_500, "{}", wallet.body);
+    let dormant = gw.call("GET", "/v1/dormant-accounts", Some(&operator.token), None).await;
+    assert_eq!(dormant.body["accounts"], json!([]), "{}", dormant.body);
+}

@@ -2,7 +2,7 @@
 //! imposes; the player's activity statement ([`crate::saga::protection`]).
 
 use axum::extract::State;
-use axum::http::header;
+use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use ledger_api::wire::LimitSource;
 use platform::auth::Role;
@@ -13,10 +13,12 @@ use uuid::Uuid;
 
 use crate::GatewayState;
 use crate::auth::{Authenticated, PlayerSession};
+use crate::saga::exclusion_lists as lists;
 use crate::saga::protection as saga;
 use crate::views::protection::{
-    Limits, MoneyLimitRequest, PlaySession, RealityCheckAnswer, RealityCheckInterval, StandingView,
-    Statement, StatementQuery, TimeLimitRequest, TimeOut, TimeOutRequest,
+    DormantAccounts, ExclusionEntry, ExclusionEntryRequest, ExclusionImport, Limits, MoneyLimitRequest,
+    PlaySession, RealityCheckAnswer, RealityCheckInterval, ResponsibleGaming, StandingView, Statement,
+    StatementQuery, TimeLimitRequest, TimeOut, TimeOutRequest,
 };
 
 /// `GET /v1/me/limits`: the player's deposit and money limits, with what each has left.
@@ -241,4 +243,79 @@ pub async fn request_reopen(
 
 fn standing_view(standing: crate::standing::PlayStanding) -> StandingView {
     StandingView { standing: standing.standing, play_resumes_at: standing.resumes_at }
+}
+
+/// `GET /v1/responsible-gaming`: the help line and the tools' choices, for the "play
+/// responsibly" page (public: it is shown before login too).
+#[utoipa::path(
+    get, path = "/v1/responsible-gaming", tag = "responsible gaming",
+    responses((status = 200, description = "the operator's help line and the periods a player may choose", body = ResponsibleGaming), (status = "4XX", response = Refused))
+)]
+pub async fn responsible_gaming(State(state): State<GatewayState>) -> Json<ResponsibleGaming> {
+    let names = |v: &[&str]| v.iter().map(|s| (*s).to_owned()).collect();
+    Json(ResponsibleGaming {
+        help_line: state.protection.help_line,
+        time_out_periods: names(&["24_hours", "72_hours", "7_days", "30_days", "90_days"]),
+        self_exclusion_periods: names(&["6_months", "1_year", "5_years", "permanent"]),
+        cooling_off_hours: crate::standing::COOLING_OFF_HOURS,
+    })
+}
+
+/// `POST /v1/exclusion-list`: an operator puts one person on a list; players matching are
+/// excluded at once (each match logged).
+#[utoipa::path(
+    post, path = "/v1/exclusion-list", tag = "responsible gaming", request_body = ExclusionEntryRequest,
+    responses((status = 201, description = "on the list; `players_excluded` matched now", body = ExclusionImport), (status = "4XX", response = Refused)), security(("bearer" = []))
+)]
+pub async fn add_to_exclusion_list(
+    State(state): State<GatewayState>,
+    caller: Authenticated,
+    Json(request): Json<ExclusionEntryRequest>,
+) -> Result<(StatusCode, Json<ExclusionImport>), AppError> {
+    caller.require(&[Role::Operator])?;
+    Ok((StatusCode::CREATED, Json(lists::add(&state, &caller.0.sub, request).await?)))
+}
+
+/// `POST /v1/exclusion-list/import`: a list as a CSV file (`source,reference,email,date_of_birth,ends_on`),
+/// taken whole or not at all; players matching are excluded at once (each match logged).
+#[utoipa::path(
+    post, path = "/v1/exclusion-list/import", tag = "responsible gaming",
+    request_body(content = String, content_type = "text/csv", description = "a header line `source,reference,email,date_of_birth,ends_on`, then one person a line (dates `YYYY-MM-DD` or empty)"),
+    responses((status = 201, description = "imported", body = ExclusionImport), (status = "4XX", response = Refused)), security(("bearer" = []))
+)]
+pub async fn import_exclusion_list(
+    State(state): State<GatewayState>,
+    caller: Authenticated,
+    body: String,
+) -> Result<(StatusCode, Json<ExclusionImport>), AppError> {
+    caller.require(&[Role::Operator])?;
+    let entries = lists::parse_csv(&body)?;
+    Ok((StatusCode::CREATED, Json(lists::import(&state, &caller.0.sub, entries).await?)))
+}
+
+/// `GET /v1/exclusion-list`: the entries on the lists, with how many matches each has logged.
+#[utoipa::path(
+    get, path = "/v1/exclusion-list", tag = "responsible gaming",
+    responses((status = 200, description = "the entries, newest first", body = Vec<ExclusionEntry>), (status = "4XX", response = Refused)), security(("bearer" = []))
+)]
+pub async fn exclusion_list(
+    State(state): State<GatewayState>,
+    caller: Authenticated,
+) -> Result<Json<Vec<ExclusionEntry>>, AppError> {
+    caller.require(&[Role::Operator, Role::Auditor])?;
+    Ok(Json(lists::entries(&state).await?))
+}
+
+/// `GET /v1/dormant-accounts`: accounts without a login for `LOTTO_DORMANT_AFTER_DAYS` days,
+/// with their balances (still their players').
+#[utoipa::path(
+    get, path = "/v1/dormant-accounts", tag = "responsible gaming",
+    responses((status = 200, description = "the dormant accounts, longest dormant first", body = DormantAccounts), (status = "4XX", response = Refused)), security(("bearer" = []))
+)]
+pub async fn dormant_accounts(
+    State(state): State<GatewayState>,
+    caller: Authenticated,
+) -> Result<Json<DormantAccounts>, AppError> {
+    caller.require(&[Role::Operator, Role::Auditor])?;
+    Ok(Json(lists::dormant(&state).await?))
 }

@@ -17,7 +17,7 @@ use crate::views::players::{DepositLimit, LimitPeriod, LimitRequest, Player, Reg
 /// How long a raised (or removed) limit waits before it applies.
 pub const LIMIT_RAISE_DELAY_HOURS: i64 = 24;
 
-fn valid_email(email: &str) -> bool {
+pub(crate) fn valid_email(email: &str) -> bool {
     let Some((local, domain)) = email.split_once('@') else { return false };
     !local.is_empty()
         && domain.contains('.')
@@ -53,6 +53,18 @@ pub(crate) async fn register(state: &GatewayState, request: Registration) -> Res
     }
     if store::email_taken(&state.pool, &email).await? {
         return Err(email_taken());
+    }
+    // A person on a state's or the operator's exclusion list does not open an account; the
+    // refusal is logged against the entry (ADR 0014 §5).
+    if let Some(entry) =
+        crate::store::exclusions::matching(&state.pool, &email, request.date_of_birth).await?
+    {
+        crate::store::exclusions::log_refused_registration(&state.pool, entry, &email).await?;
+        return Err(AppError::new(
+            axum::http::StatusCode::FORBIDDEN,
+            codes::EXCLUDED_BY_LIST,
+            "this person is on an exclusion list and cannot open an account",
+        ));
     }
     let id = Uuid::now_v7();
     let wallet_id = Uuid::now_v7();

@@ -1,5 +1,6 @@
 //! The gateway's store floor (DESIGN §1): every SQL statement of the gateway, by what it keeps.
 
+pub mod exclusions;
 pub mod payments;
 pub mod play;
 pub mod players;

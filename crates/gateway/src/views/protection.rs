@@ -213,3 +213,90 @@ pub struct RealityCheckInterval {
     /// 15, 30 or 60 (the default): at least hourly.
     pub interval_minutes: i32,
 }
+
+/// `POST /v1/exclusion-list`: one person on a state's or the operator's list.
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ExclusionEntryRequest {
+    /// `state` (a regulator's list) or `operator` (the operator's own).
+    pub source: ExclusionSource,
+    /// The list's own reference for the person: 1 to 64 characters, unique within its source
+    /// (an entry with a reference the source has already replaces it).
+    pub reference: String,
+    pub email: String,
+    /// When given, a player matches only with this date of birth too.
+    pub date_of_birth: Option<NaiveDate>,
+    /// The last day of the exclusion; none: until taken off the list.
+    pub ends_on: Option<NaiveDate>,
+}
+
+/// Whose list an entry is on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ExclusionSource {
+    State,
+    Operator,
+}
+
+impl ExclusionSource {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ExclusionSource::State => "state",
+            ExclusionSource::Operator => "operator",
+        }
+    }
+}
+
+/// An entry on the lists, with how many players (and refused registrations) it matched.
+#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct ExclusionEntry {
+    pub id: uuid::Uuid,
+    pub source: String,
+    pub reference: String,
+    pub email: String,
+    pub date_of_birth: Option<NaiveDate>,
+    pub ends_on: Option<NaiveDate>,
+    pub added_by: String,
+    pub added_at: DateTime<Utc>,
+    pub matches: i64,
+}
+
+/// What adding to the lists did: entries new and replaced, and the players excluded by them now
+/// (each match logged; their sessions ended, their future tickets voided).
+#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct ExclusionImport {
+    pub added: u64,
+    pub replaced: u64,
+    pub players_excluded: u64,
+}
+
+/// An account without a login for the configured days; its balance stays the player's.
+#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct DormantAccount {
+    pub player_id: uuid::Uuid,
+    pub email: String,
+    pub last_login_at: Option<DateTime<Utc>>,
+    /// The last login (or the registration, never logged in) the dormancy counts from.
+    pub inactive_since: DateTime<Utc>,
+    pub balance_cents: i64,
+}
+
+/// `GET /v1/dormant-accounts`.
+#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct DormantAccounts {
+    /// `LOTTO_DORMANT_AFTER_DAYS`.
+    pub dormant_after_days: u32,
+    pub accounts: Vec<DormantAccount>,
+    pub total_balance_cents: i64,
+}
+
+/// `GET /v1/responsible-gaming`: what the "play responsibly" page shows beside the player's
+/// own tools.
+#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct ResponsibleGaming {
+    /// The operator's help line, in the operator's words (`LOTTO_HELP_LINE`).
+    pub help_line: String,
+    pub time_out_periods: Vec<String>,
+    pub self_exclusion_periods: Vec<String>,
+    pub cooling_off_hours: i64,
+}

@@ -1,0 +1,218 @@
+//! State and operator exclusion lists (issue 35, ADR 0014 §5): entries entered by an operator
+//! or imported from a file, matched against every player on every replica's check (every
+//! `LOTTO_EXCLUSION_LIST_CHECK_S`, 15 minutes by default, so within the hour) and at once after
+//! each change, and at registration; every match logged. A matched player's play is suspended
+//! in the ledger, their sessions end and their tickets for future draws are voided, as at a
+//! self-exclusion; they may log in to withdraw. And the dormant accounts' list.
+//!
+//! The file (`POST /v1/exclusion-list/import`, `text/csv`): a header line
+//! `source,reference,email,date_of_birth,ends_on`, then one person a line: `source` `state` or
+//! `operator`; `reference` the list's own, 1 to 64 characters; `email`; `date_of_birth` and
+//! `ends_on` as `YYYY-MM-DD` or empty. No field holds a comma or a quote. The whole file is
+//! taken or, at its first bad line, none of it (422 `invalid_exclusion_list` naming the line
+//! and field).
+
+use chrono::NaiveDate;
+use platform::AppError;
+use platform::codes;
+use uuid::Uuid;
+
+use crate::GatewayState;
+use crate::auth::end_sessions;
+use crate::saga::players::valid_email;
+use crate::saga::protection::sync_play;
+use crate::store::exclusions::{self as store, NewEntry};
+use crate::views::protection::{
+    DormantAccount, DormantAccounts, ExclusionEntry, ExclusionEntryRequest, ExclusionImport, ExclusionSource,
+};
+
+/// The most lines one file may hold.
+const MAX_LINES: usize = 100_000;
+
+/// The header a file starts with.
+pub const CSV_HEADER: &str = "source,reference,email,date_of_birth,ends_on";
+
+fn bad(line: usize, detail: impl std::fmt::Display) -> AppError {
+    let at = if line == 0 { String::new() } else { format!("line {line}: ") };
+    AppError::unprocessable(codes::INVALID_EXCLUSION_LIST, format!("{at}{detail}"))
+        .with_context(serde_json::json!({ "line": line }))
+}
+
+/// One entry checked: the reference's length, the email's form (lower-cased).
+fn entry(
+    line: usize,
+    source: ExclusionSource,
+    reference: &str,
+    email: &str,
+    date_of_birth: Option<NaiveDate>,
+    ends_on: Option<NaiveDate>,
+) -> Result<NewEntry, AppError> {
+    let reference = reference.trim();
+    if reference.is_empty() || reference.chars().count() > 64 || reference.chars().any(char::is_control) {
+        return Err(bad(line, "`reference` is 1 to 64 visible characters"));
+    }
+    let email = email.trim().to_lowercase();
+    if !valid_email(&email) {
+        return Err(bad(line, format!("`email` {email:?} is not an email address")));
+    }
+    Ok(NewEntry {
+        source: source.as_str().to_owned(),
+        reference: reference.to_owned(),
+        email,
+        date_of_birth,
+        ends_on,
+    })
+}
+
+/// A file's entries, every line checked.
+pub(crate) fn parse_csv(text: &str) -> Result<Vec<NewEntry>, AppError> {
+    let mut lines = text.lines();
+    if lines.next().map(|h| h.trim().trim_start_matches('\u{feff}')) != Some(CSV_HEADER) {
+        return Err(bad(1, format!("the first line is the header `{CSV_HEADER}`")));
+    }
+    let date = |line: usize, name: &str, text: &str| -> Result<Option<NaiveDate>, AppError> {
+        match text.trim() {
+            "" => Ok(None),
+            t => t
+                .parse()
+                .map(Some)
+                .map_err(|_| bad(line, format!("`{name}` {t:?} is not a date (YYYY-MM-DD)"))),
+        }
+    };
+    let mut entries = Vec::new();
+    for (i, text) in lines.enumerate() {
+        let line = i + 2;
+        if text.trim().is_empty() {
+            continue;
+        }
+        if entries.len() == MAX_LINES {
+            return Err(bad(line, format!("a file holds at most {MAX_LINES} lines")));
+        }
+        let fields: Vec<&str> = text.split(',').collect();
+        let [source, reference, email, born, ends] = fields[..] else {
+            return Err(bad(line, format!("5 fields, not {}", fields.len())));
+        };
+        let source = match source.trim() {
+            "state" => ExclusionSource::State,
+            "operator" => ExclusionSource::Operator,
+            other => return Err(bad(line, format!("`source` {other:?} is `state` or `operator`"))),
+        };
+        let born = date(line, "date_of_birth", born)?;
+        let ends = date(line, "ends_on", ends)?;
+        entries.push(entry(line, source, reference, email, born, ends)?);
+    }
+    if entries.is_empty() {
+        return Err(bad(0, "the file names nobody"));
+    }
+    Ok(entries)
+}
+
+/// Adds one entry (as an operator enters it) and applies the lists at once.
+pub(crate) async fn add(
+    state: &GatewayState,
+    by: &str,
+    request: ExclusionEntryRequest,
+) -> Result<ExclusionImport, AppError> {
+    let new =
+        entry(0, request.source, &request.reference, &request.email, request.date_of_birth, request.ends_on)?;
+    import(state, by, vec![new]).await
+}
+
+/// Writes `entries` and applies the lists at once.
+pub(crate) async fn import(
+    state: &GatewayState,
+    by: &str,
+    entries: Vec<NewEntry>,
+) -> Result<ExclusionImport, AppError> {
+    let count = u64::try_from(entries.len()).unwrap_or(u64::MAX);
+    let added = store::upsert(&state.pool, &entries, by).await?;
+    let (excluded, _) = apply(state).await?;
+    Ok(ExclusionImport { added, replaced: count - added, players_excluded: excluded })
+}
+
+/// Matches the lists against every player: the newly matched are excluded (their play
+/// suspended, sessions ended, future tickets voided) and those whose entry ended or left the
+/// list have their standing worked out again. Answers how many of each.
+pub(crate) async fn apply(state: &GatewayState) -> Result<(u64, u64), AppError> {
+    let matched = store::mark_matches(&state.pool).await?;
+    for player in &matched {
+        tracing::warn!(%player, "a player matched an exclusion list: excluded");
+        sync_play(state, *player).await?;
+        end_sessions(state, &player.to_string(), None, "exclusion_list").await?;
+    }
+    let ended = store::unmark_ended(&state.pool).await?;
+    for player in &ended {
+        sync_play(state, *player).await?;
+    }
+    let count = |v: &[Uuid]| u64::try_from(v.len()).unwrap_or(u64::MAX);
+    Ok((count(&matched), count(&ended)))
+}
+
+/// The entries on the lists.
+pub(crate) async fn entries(state: &GatewayState) -> Result<Vec<ExclusionEntry>, AppError> {
+    Ok(store::entries(&state.pool)
+        .await?
+        .into_iter()
+        .map(|e| ExclusionEntry {
+            id: e.id,
+            source: e.source,
+            reference: e.reference,
+            email: e.email,
+            date_of_birth: e.date_of_birth,
+            ends_on: e.ends_on,
+            added_by: e.added_by,
+            added_at: e.added_at,
+            matches: e.matches,
+        })
+        .collect())
+}
+
+/// The dormant accounts with their balances (still their players').
+pub(crate) async fn dormant(state: &GatewayState) -> Result<DormantAccounts, AppError> {
+    let days = state.protection.dormant_after_days;
+    let rows = store::dormant(&state.pool, i32::try_from(days).unwrap_or(i32::MAX)).await?;
+    let mut accounts = Vec::with_capacity(rows.len());
+    for row in rows {
+        accounts.push(DormantAccount {
+            player_id: row.id,
+            email: row.email,
+            last_login_at: row.last_login_at,
+            inactive_since: row.last_login_at.unwrap_or(row.created_at),
+            balance_cents: state.ledger.balance(row.wallet_account_id).await?,
+        });
+    }
+    let total_balance_cents = accounts.iter().map(|a| a.balance_cents).sum();
+    Ok(DormantAccounts { dormant_after_days: days, accounts, total_balance_cents })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_file_is_taken_whole_or_refused_at_its_first_bad_line() {
+        let good = format!(
+            "{CSV_HEADER}\nstate,KS-1,Ann@Example.com,1980-02-03,\n\noperator,OP-9,bob@example.com,,2027-01-31\n"
+        );
+        let entries = parse_csv(&good).unwrap();
+        assert_eq!(entries.len(), 2);
+        assert_eq!(
+            (entries[0].email.as_str(), entries[0].date_of_birth),
+            ("ann@example.com", NaiveDate::from_ymd_opt(1980, 2, 3))
+        );
+        assert_eq!(entries[1].ends_on, NaiveDate::from_ymd_opt(2027, 1, 31));
+        for (text, line) in [
+            ("source,email\nstate,a@b.c".to_owned(), 1),
+            (format!("{CSV_HEADER}\nstate,KS-1,a@b.co,,\ncounty,KS-2,c@d.co,,"), 3),
+            (format!("{CSV_HEADER}\nstate,KS-1,not-an-email,,"), 2),
+            (format!("{CSV_HEADER}\nstate,KS-1,a@b.co,03/02/1980,"), 2),
+            (format!("{CSV_HEADER}\nstate,,a@b.co,,"), 2),
+            (format!("{CSV_HEADER}\nstate,KS-1,a@b.co"), 2),
+            (CSV_HEADER.to_owned(), 0),
+        ] {
+            let refused = parse_csv(&text).unwrap_err();
+            assert_eq!(refused.code(), "invalid_exclusion_list", "{text}");
+            assert_eq!(refused.to_problem().context.and_then(|c| c["line"].as_u64()), Some(line), "{text}");
+        }
+    }
+}

@@ -1,0 +1,168 @@
+//! State and operator exclusion lists (`exclusion_list`, `exclusion_matches`; issue 35, ADR
+//! 0014 §5): entries written, matched against players, every match logged; and dormant
+//! accounts.
+
+use chrono::{DateTime, NaiveDate, Utc};
+use platform::AppError;
+use sqlx::PgPool;
+use uuid::Uuid;
+
+/// One person on a list, as imported or entered.
+#[derive(Debug, Clone)]
+pub struct NewEntry {
+    pub source: String,
+    pub reference: String,
+    /// Lower-cased.
+    pub email: String,
+    pub date_of_birth: Option<NaiveDate>,
+    pub ends_on: Option<NaiveDate>,
+}
+
+/// An entry as stored, with how many players it matched.
+#[derive(Debug, Clone)]
+pub struct EntryRow {
+    pub id: Uuid,
+    pub source: String,
+    pub reference: String,
+    pub email: String,
+    pub date_of_birth: Option<NaiveDate>,
+    pub ends_on: Option<NaiveDate>,
+    pub added_by: String,
+    pub added_at: DateTime<Utc>,
+    pub matches: i64,
+}
+
+/// Writes `entries` (a file's lines, or one entry) in one transaction: a reference the source
+/// has already is replaced (a list re-imported updates in place). Answers how many were new.
+pub async fn upsert(pool: &PgPool, entries: &[NewEntry], by: &str) -> Result<u64, AppError> {
+    let mut tx = pool.begin().await?;
+    let mut added = 0;
+    for e in entries {
+        let new = sqlx::query_scalar!(
+            r#"INSERT INTO exclusion_list (id, source, reference, email, date_of_birth, ends_on, added_by)
+               VALUES ($1, $2, $3, $4, $5, $6, $7)
+               ON CONFLICT (source, reference) DO UPDATE
+                  SET email = excluded.email, date_of_birth = excluded.date_of_birth, ends_on = excluded.ends_on,
+                      added_by = excluded.added_by, added_at = now(), removed_at = NULL
+               RETURNING (xmax = 0) AS "inserted!""#,
+            Uuid::now_v7(),
+            e.source,
+            e.reference,
+            e.email,
+            e.date_of_birth,
+            e.ends_on,
+            by
+        )
+        .fetch_one(&mut *tx)
+        .await?;
+        added += u64::from(new);
+    }
+    tx.commit().await?;
+    Ok(added)
+}
+
+/// The entries on the lists now, newest first (at most 1,000).
+pub async fn entries(pool: &PgPool) -> Result<Vec<EntryRow>, AppError> {
+    Ok(sqlx::query_as!(
+        EntryRow,
+        r#"SELECT l.id, l.source, l.reference, l.email, l.date_of_birth, l.ends_on, l.added_by, l.added_at,
+                  (SELECT count(*) FROM exclusion_matches m WHERE m.entry_id = l.id) AS "matches!"
+             FROM exclusion_list l WHERE l.removed_at IS NULL ORDER BY l.added_at DESC LIMIT 1000"#
+    )
+    .fetch_all(pool)
+    .await?)
+}
+
+/// The entry in force that `email` (lower-cased) born `date_of_birth` matches, if any: the
+/// email alike, and the date of birth where the entry gives one.
+pub async fn matching(
+    pool: &PgPool,
+    email: &str,
+    date_of_birth: NaiveDate,
+) -> Result<Option<Uuid>, AppError> {
+    Ok(sqlx::query_scalar!(
+        "SELECT id FROM exclusion_list
+          WHERE email = $1 AND (date_of_birth IS NULL OR date_of_birth = $2)
+            AND removed_at IS NULL AND (ends_on IS NULL OR ends_on >= current_date)
+          ORDER BY added_at LIMIT 1",
+        email,
+        date_of_birth
+    )
+    .fetch_optional(pool)
+    .await?)
+}
+
+/// Logs a registration refused because its email matched `entry`.
+pub async fn log_refused_registration(pool: &PgPool, entry: Uuid, email: &str) -> Result<(), AppError> {
+    sqlx::query!(
+        "INSERT INTO exclusion_matches (entry_id, player_id, email, kind) VALUES ($1, NULL, $2, 'registration')",
+        entry,
+        email
+    )
+    .execute(pool)
+    .await?;
+    Ok(())
+}
+
+/// Marks every player an entry in force matches and who is not marked yet, logging each match
+/// once (their future tickets to void); answers them. Safe on every replica at once: a player
+/// is marked by one statement, and a match logged once.
+pub async fn mark_matches(pool: &PgPool) -> Result<Vec<Uuid>, AppError> {
+    Ok(sqlx::query_scalar!(
+        r#"WITH found AS (
+               SELECT DISTINCT ON (p.id) p.id AS player, l.id AS entry, p.email
+                 FROM players p JOIN exclusion_list l ON l.email = p.email
+                      AND (l.date_of_birth IS NULL OR l.date_of_birth = p.date_of_birth)
+                WHERE p.listed_entry IS NULL AND l.removed_at IS NULL
+                  AND (l.ends_on IS NULL OR l.ends_on >= current_date)
+                ORDER BY p.id, l.added_at),
+           marked AS (
+               UPDATE players p SET listed_entry = f.entry,
+                      voids_pending_since = coalesce(p.voids_pending_since, now())
+                 FROM found f WHERE p.id = f.player AND p.listed_entry IS NULL
+               RETURNING p.id, f.entry, f.email),
+           logged AS (
+               INSERT INTO exclusion_matches (entry_id, player_id, email, kind)
+               SELECT entry, id, email, 'account' FROM marked
+               ON CONFLICT DO NOTHING)
+           SELECT id AS "id!" FROM marked"#
+    )
+    .fetch_all(pool)
+    .await?)
+}
+
+/// Unmarks players whose entry has ended or left the list; answers them.
+pub async fn unmark_ended(pool: &PgPool) -> Result<Vec<Uuid>, AppError> {
+    Ok(sqlx::query_scalar!(
+        "UPDATE players p SET listed_entry = NULL
+           FROM exclusion_list l
+          WHERE l.id = p.listed_entry AND (l.removed_at IS NOT NULL OR l.ends_on < current_date)
+         RETURNING p.id"
+    )
+    .fetch_all(pool)
+    .await?)
+}
+
+/// A dormant account: no login for the configured days.
+#[derive(Debug, Clone)]
+pub struct DormantRow {
+    pub id: Uuid,
+    pub email: String,
+    pub wallet_account_id: Uuid,
+    pub last_login_at: Option<DateTime<Utc>>,
+    pub created_at: DateTime<Utc>,
+}
+
+/// Players without a login (or, never logged in, registered) for `days` days, longest first (at
+/// most 1,000).
+pub async fn dormant(pool: &PgPool, days: i32) -> Result<Vec<DormantRow>, AppError> {
+    Ok(sqlx::query_as!(
+        DormantRow,
+        "SELECT id, email, wallet_account_id, last_login_at, created_at FROM players
+          WHERE coalesce(last_login_at, created_at) < now() - make_interval(days => $1)
+          ORDER BY coalesce(last_login_at, created_at) LIMIT 1000",
+        days
+    )
+    .fetch_all(pool)
+    .await?)
+}
