@@ -1,6 +1,7 @@
-// The player's screens: register and log in, then the wallet (deposits through the payment
-// provider's sandbox, cash-outs, history), the Keno wall, the blackjack table, game recall, and
-// the player's own limits, breaks, self-exclusion and activity statement.
+// The player's screens: register and log in (with an invitation to set limits), then the wallet
+// (deposits through the payment provider's sandbox, cash-outs, history), the Keno wall, the
+// tables, game recall, and "play responsibly": the help line, the player's standing, deposit,
+// play and time limits, breaks, self-exclusion, closure and the activity statement.
 import type { JSX } from "preact";
 import { useEffect, useRef, useState } from "preact/hooks";
 import { BlackjackTable, Recall } from "./blackjack";
@@ -65,6 +66,7 @@ export function PlayerEntry(): JSX.Element {
           e.preventDefault();
           void register.run(async () => {
             await must(publicApi.POST("/v1/players", { body: { email, password, date_of_birth: born } }));
+            inviteToSetLimits();
             await logIn();
           });
         }}
@@ -88,12 +90,30 @@ const PLAYER_TABS = [
   { id: "i-luv-suits", title: "I Luv Suits" },
   { id: "craps", title: "Craps" },
   { id: "recall", title: "Recall" },
-  { id: "limits", title: "Limits" },
+  { id: "limits", title: "Play responsibly" },
 ] as const;
 type PlayerTab = (typeof PLAYER_TABS)[number]["id"];
 
 // The tab the player was on, kept for this browser tab: logging in again comes back to it.
 const TAB_KEY = "lotto.player.tab";
+// Set at registration: the first screen invites the new player to set limits.
+const INVITE_KEY = "lotto.player.invite";
+
+function inviteToSetLimits(): void {
+  try {
+    sessionStorage.setItem(INVITE_KEY, "1");
+  } catch {
+    // Without storage there is no invitation; the page is one tab away.
+  }
+}
+
+function invited(): boolean {
+  try {
+    return sessionStorage.getItem(INVITE_KEY) === "1";
+  } catch {
+    return false;
+  }
+}
 
 function savedTab(): PlayerTab {
   try {
@@ -122,6 +142,16 @@ export function PlayerScreens(): JSX.Element {
   };
   const [walletRound, setWalletRound] = useState(0);
   const refreshWallet = () => setWalletRound((r) => r + 1);
+  const [invitation, setInvitation] = useState(invited);
+  const answerInvitation = (open: boolean) => {
+    try {
+      sessionStorage.removeItem(INVITE_KEY);
+    } catch {
+      // Nothing kept, nothing to forget.
+    }
+    setInvitation(false);
+    if (open) setTab("limits");
+  };
   const me = useLoad(() => must(api.player.GET("/v1/me")), []);
   const wallet = useLoad(() => must(api.player.GET("/v1/me/wallet")), [walletRound]);
   // What the player left in play (a logout, an idle timeout, a closed tab): shown at once, each
@@ -151,6 +181,22 @@ export function PlayerScreens(): JSX.Element {
         </button>
       </div>
       <RealityCheckDialog onAnswered={refreshWallet} />
+      {invitation && (
+        <div class="notice" role="status" data-testid="limits-invitation">
+          <p>
+            Welcome. Would you like to set limits on your deposits, losses, stakes or time played before you start? You
+            can change them at any time under Play responsibly.
+          </p>
+          <div class="row">
+            <button type="button" onClick={() => answerInvitation(true)}>
+              Set my limits
+            </button>
+            <button type="button" onClick={() => answerInvitation(false)}>
+              Not now
+            </button>
+          </div>
+        </div>
+      )}
       {waiting.length > 0 && (
         <div class="notice" role="status" data-testid="in-play">
           <p>You have play in progress, kept as you left it:</p>
@@ -279,6 +325,7 @@ function WalletPanel(props: { wallet: Schemas["Account"] | undefined; onChange: 
 
 function LimitsPanel(): JSX.Element {
   const limits = useLoad(() => must(api.player.GET("/v1/me/deposit-limits")), []);
+  const help = useLoad(() => must(publicApi.GET("/v1/responsible-gaming")), []);
   const [period, setPeriod] = useState<Schemas["LimitPeriod"]>("daily");
   const [amount, setAmount] = useState("100");
   const [exclusion, setExclusion] = useState<Schemas["ExclusionPeriod"]>("6_months");
@@ -287,6 +334,7 @@ function LimitsPanel(): JSX.Element {
   const exclude = useAction();
   return (
     <div>
+      <Standing />
       <h2>Deposit limits</h2>
       <p class="hint">A lower limit applies at once; a higher one after 24 hours.</p>
       <ul>
@@ -343,8 +391,12 @@ function LimitsPanel(): JSX.Element {
             <option value="6_months">6 months</option>
             <option value="1_year">1 year</option>
             <option value="5_years">5 years</option>
+            <option value="permanent">Permanently</option>
           </select>
         </label>
+        <p class="hint">
+          After its end you play again only a day after you ask; a permanent exclusion never ends.
+        </p>
         {confirming ? (
           <div class="row" role="group" aria-label="Confirm self-exclusion">
             <button
@@ -370,6 +422,155 @@ function LimitsPanel(): JSX.Element {
         )}
         <ProblemBanner problem={exclude.problem} />
       </div>
+      <CloseAccount />
+      {/* Last, so its text arriving moves nothing above it. */}
+      <div class="notice" data-testid="help-line">
+        <h2>Need to talk to someone?</h2>
+        <p>{help.value?.help_line ?? "…"}</p>
+      </div>
+    </div>
+  );
+}
+
+/** Whether the player may play; after an exclusion's end or a closure, the request to come back. */
+function Standing(): JSX.Element | null {
+  const me = useLoad(() => must(api.player.GET("/v1/me")), []);
+  const ask = useAction();
+  const p = me.value?.player;
+  if (!p || p.standing === "active") return null;
+  const termOver =
+    p.standing === "self_excluded" &&
+    !p.excluded_permanently &&
+    p.self_excluded_until != null &&
+    new Date(p.self_excluded_until) <= new Date();
+  const words: Record<Exclude<Schemas["Standing"], "active">, string> = {
+    on_break: "You are taking a break",
+    self_excluded: p.excluded_permanently ? "You have excluded yourself permanently" : "You have excluded yourself",
+    closed: "Your account is closed",
+    listed: "You are on an exclusion list",
+  };
+  const request = (path: "/v1/me/self-exclusion/return" | "/v1/me/reopening") =>
+    void ask.run(async () => {
+      await must(api.player.POST(path));
+      me.reload();
+    });
+  return (
+    <div class="notice" role="status" data-testid="standing">
+      <p>
+        {words[p.standing]}
+        {p.play_resumes_at ? `: you may play again from ${when(p.play_resumes_at)}.` : "."} Your balance is yours to
+        withdraw.
+      </p>
+      {termOver && !p.play_resumes_at && (
+        <button type="button" onClick={() => request("/v1/me/self-exclusion/return")}>
+          Ask to play again (in 24 hours)
+        </button>
+      )}
+      {p.standing === "closed" && !p.play_resumes_at && (
+        <button type="button" onClick={() => request("/v1/me/reopening")}>
+          Ask to reopen my account (in 24 hours)
+        </button>
+      )}
+      <ProblemBanner problem={ask.problem} />
+    </div>
+  );
+}
+
+/** Closing the account: no more play or deposits; the balance stays to withdraw. */
+function CloseAccount(): JSX.Element {
+  const [confirming, setConfirming] = useState(false);
+  const close = useAction();
+  return (
+    <div class="box">
+      <h2>Close my account</h2>
+      <p class="hint">
+        No more play or deposits; tickets for future draws are refunded; you may still log in to withdraw your balance.
+        Reopening takes a day after you ask.
+      </p>
+      {confirming ? (
+        <div class="row" role="group" aria-label="Confirm the closure">
+          <button
+            type="button"
+            class="danger"
+            onClick={() =>
+              void close.run(async () => {
+                await must(api.player.POST("/v1/me/closure"));
+                signOut("player");
+              })
+            }
+          >
+            Yes, close my account
+          </button>
+          <button type="button" onClick={() => setConfirming(false)}>
+            Cancel
+          </button>
+        </div>
+      ) : (
+        <button type="button" onClick={() => setConfirming(true)}>
+          Close my account…
+        </button>
+      )}
+      <ProblemBanner problem={close.problem} />
+    </div>
+  );
+}
+
+const WINDOW_NAMES: Record<Schemas["LimitPeriod"], string> = {
+  daily: "24 hours",
+  weekly: "7 days",
+  monthly: "30 days",
+};
+
+/** Time limits: minutes played per rolling window, with what each has used. */
+function TimeLimits(props: { limits: Schemas["Limits"] | undefined; onChange: () => void }): JSX.Element {
+  const [period, setPeriod] = useState<Schemas["LimitPeriod"]>("daily");
+  const [minutes, setMinutes] = useState("120");
+  const save = useAction();
+  return (
+    <div>
+      <h2>Time limits</h2>
+      <p class="hint">Time played counts from the first to the last stake of each session.</p>
+      <ul aria-label="Your time limits">
+        {(props.limits?.time ?? []).map((l) => (
+          <li key={l.period}>
+            {WINDOW_NAMES[l.period]}: {l.minutes == null ? "none" : `${l.minutes} min`}, {l.played_minutes} min played
+            {l.pending_from
+              ? ` (becomes ${l.pending_removal ? "none" : `${l.pending_minutes ?? 0} min`} on ${when(l.pending_from)})`
+              : ""}
+          </li>
+        ))}
+      </ul>
+      <form
+        class="box"
+        aria-label="Set a time limit"
+        onSubmit={(e) => {
+          e.preventDefault();
+          void save.run(async () => {
+            const value = Number.parseInt(minutes, 10);
+            if (!Number.isInteger(value)) throw new Error("Enter the limit in minutes.");
+            await must(api.player.PUT("/v1/me/time-limits", { body: { period, minutes: value } }));
+            props.onChange();
+          });
+        }}
+      >
+        <label class="field" for="time-limit-period">
+          <span>Over</span>
+          <select
+            id="time-limit-period"
+            value={period}
+            onChange={(e) => setPeriod(e.currentTarget.value as Schemas["LimitPeriod"])}
+          >
+            <option value="daily">24 hours</option>
+            <option value="weekly">7 days</option>
+            <option value="monthly">30 days</option>
+          </select>
+        </label>
+        <Field id="time-limit-minutes" label="Limit (minutes)" inputMode="numeric" value={minutes} onInput={setMinutes} />
+        <button type="submit" disabled={save.busy}>
+          Save time limit
+        </button>
+        <ProblemBanner problem={save.problem} />
+      </form>
     </div>
   );
 }
@@ -454,6 +655,7 @@ function MoneyLimits(): JSX.Element {
         </button>
         <ProblemBanner problem={save.problem} />
       </form>
+      <TimeLimits limits={limits.value} onChange={limits.reload} />
       <Statement />
     </div>
   );
@@ -505,19 +707,67 @@ function TimeOut(): JSX.Element {
   );
 }
 
-/** What the player deposited, withdrew, staked and won: today, 7 and 30 days, per game. */
+/** What the player deposited, withdrew, staked and won: today, 7 and 30 days, per game, and
+ * the days chosen, downloadable as CSV. */
 function Statement(): JSX.Element {
-  const statement = useLoad(() => must(api.player.GET("/v1/me/statement")), []);
+  const [from, setFrom] = useState("");
+  const [to, setTo] = useState("");
+  const [range, setRange] = useState<{ from?: string; to?: string }>({});
+  const statement = useLoad(() => must(api.player.GET("/v1/me/statement", { params: { query: range } })), [range]);
+  const [csv, setCsv] = useState<{ href: string; name: string } | null>(null);
+  const download = useAction();
   const s = statement.value;
   const rows: [string, Schemas["Totals"] | undefined][] = [
     ["Today", s?.today],
     ["Last 7 days", s?.last_7_days],
     ["Last 30 days", s?.last_30_days],
-    ...(s?.games ?? []).map((g): [string, Schemas["Totals"]] => [`${g.game.replace(/_/g, " ")} (30 days)`, g.totals]),
+    ...(s ? ([["Days chosen", s.totals]] as [string, Schemas["Totals"]][]) : []),
+    ...(s?.games ?? []).map((g): [string, Schemas["Totals"]] => [g.game.replace(/_/g, " "), g.totals]),
   ];
   return (
     <div>
       <h2>Your activity</h2>
+      <form
+        class="row"
+        aria-label="Choose the days"
+        onSubmit={(e) => {
+          e.preventDefault();
+          setCsv(null);
+          setRange({ from: from || undefined, to: to || undefined });
+        }}
+      >
+        <Field id="statement-from" label="From" type="date" value={from} onInput={setFrom} />
+        <Field id="statement-to" label="To" type="date" value={to} onInput={setTo} />
+        <button type="submit">Show these days</button>
+        <button
+          type="button"
+          disabled={download.busy}
+          onClick={() =>
+            void download.run(async () => {
+              const { data, error, response } = await api.player.GET("/v1/me/statement.csv", {
+                params: { query: range },
+                parseAs: "text",
+              });
+              if (error !== undefined || data === undefined) throw new Error(`The statement could not be read (${response.status}).`);
+              const name = `statement-${s?.from ?? "from"}-${s?.to ?? "to"}.csv`;
+              setCsv({ href: URL.createObjectURL(new Blob([data], { type: "text/csv" })), name });
+            })
+          }
+        >
+          Prepare CSV
+        </button>
+        {csv && (
+          <a href={csv.href} download={csv.name} data-testid="statement-csv">
+            Download {csv.name}
+          </a>
+        )}
+      </form>
+      <ProblemBanner problem={statement.problem ?? download.problem} />
+      {s && (
+        <p class="hint" data-testid="statement-days">
+          Days chosen: {s.from} to {s.to} ({s.time_zone}); each game's line covers them.
+        </p>
+      )}
       <table aria-label="Your activity">
         <thead>
           <tr>

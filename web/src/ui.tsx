@@ -74,14 +74,25 @@ function protectionWords(problem: Problem): string | null {
   if (problem.code === "limit_reached") {
     const kind = String(c["kind"] ?? "").replace("_", " ");
     if (c["kind"] === "single_stake") return `That is more than your single-stake limit of ${money("limit")}.`;
+    if (c["kind"] === "time") {
+      const frees = typeof c["resets_at"] === "string" ? `; time frees up from ${when(c["resets_at"])}` : "";
+      return `You have played your ${String(c["period"] ?? "")} time limit of ${String(c["limit"] ?? "")} minutes${frees}.`;
+    }
     const resets = typeof c["resets_at"] === "string" ? `; it resets at ${when(c["resets_at"])}` : "";
     return `You have ${money("left")} of your ${String(c["period"] ?? "")} ${kind} limit left${resets}.`;
   }
   if (problem.code === "play_suspended") {
     const until = typeof c["until"] === "string" ? ` until ${when(c["until"])}` : "";
-    return c["reason"] === "self_exclusion"
-      ? `You have excluded yourself from play${until}: no stake is taken.`
-      : `You are taking a break${until}: no stake is taken.`;
+    switch (c["reason"]) {
+      case "self_exclusion":
+        return `You have excluded yourself from play${until}: no stake is taken.`;
+      case "closure":
+        return `You have closed your account${until}: no stake is taken.`;
+      case "exclusion_list":
+        return "You are on an exclusion list: no stake is taken.";
+      default:
+        return `You are taking a break${until}: no stake is taken.`;
+    }
   }
   return null;
 }

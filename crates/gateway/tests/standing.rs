@@ -433,3 +433,54 @@ async fn dormant_accounts_are_listed_with_their_balances_until_their_player_retu
     let dormant = gw.call("GET", "/v1/dormant-accounts", Some(&operator.token), None).await;
     assert_eq!(dormant.body["accounts"], json!([]), "{}", dormant.body);
 }
+
+#[tokio::test]
+async fn a_break_taken_between_a_deal_and_a_decision_lets_the_hand_finish_without_a_new_stake() {
+    let gw = TestGateway::new().await;
+    let ida = gw.player("ida@example.com").await;
+    gw.fund(&ida.token, 10_000).await;
+    let table = gw.call("POST", "/v1/blackjack/tables", Some(&ida.token), Some(json!({"decks": 6}))).await;
+    let rounds = format!("/v1/blackjack/tables/{}/rounds", table.body["id"].as_str().unwrap());
+    // Deal until a hand waits for a decision (a natural settles at once).
+    let mut round = Value::Null;
+    for _ in 0..20 {
+        let dealt = play(&gw, &ida, &rounds, json!({"spots": [{"wager": 500}]})).await;
+        assert_eq!(dealt.status, 201, "{}", dealt.body);
+        if dealt.body["allowed_actions"].as_array().is_some_and(|a| !a.is_empty()) {
+            round = dealt.body;
+            break;
+        }
+    }
+    assert!(round.is_object(), "no hand waited for a decision in 20 deals");
+    let taken =
+        gw.call("POST", "/v1/me/time-out", Some(&ida.token), Some(json!({"period": "24_hours"}))).await;
+    assert_eq!(taken.status, 200, "{}", taken.body);
+    let ida = log_in_again(&gw, "ida@example.com", &ida).await;
+    let path = format!("/v1/blackjack/rounds/{}/actions", round["id"].as_str().unwrap());
+    let allowed = round["allowed_actions"].as_array().unwrap();
+    // A double is a new stake: refused, the hand unchanged.
+    if let Some(double) = allowed.iter().find(|a| a["action"] == "double") {
+        let body = json!({"step": round["step"], "action": "double", "spot": double["spot"]});
+        let refused = play(&gw, &ida, &path, body).await;
+        assert_eq!(refused.body["code"], "play_suspended", "{}", refused.body);
+    }
+    // Standing (or declining insurance) adds nothing: the hand plays out and settles, any win paid.
+    for _ in 0..10 {
+        let allowed = round["allowed_actions"].as_array().unwrap().clone();
+        let Some(next) =
+            allowed.iter().find(|a| a["action"] == "decline_insurance" || a["action"] == "stand")
+        else {
+            break;
+        };
+        let mut body = json!({"step": round["step"], "action": next["action"]});
+        if let Some(spot) = next.get("spot") {
+            body["spot"] = spot.clone();
+        }
+        let answer = play(&gw, &ida, &path, body).await;
+        assert_eq!(answer.status, 200, "{}", answer.body);
+        round = answer.body;
+    }
+    assert_eq!(round["allowed_actions"], json!([]), "the hand finished: {round}");
+    assert_eq!(keno(&gw, &ida).await, Err("play_suspended".into()));
+    gw.assert_ledger_balanced().await;
+}

@@ -110,6 +110,9 @@ pub async fn player_keno(ctx: &Context, browser: &Browser) -> Result<(), String>
     shot(ctx, browser, "player-login-register").await?;
     browser.click_button("Register and log in").await?;
     browser.wait_text("[data-testid=balance]", "$0.00").await?;
+    // A new player is invited to set limits before playing; "Not now" puts it away.
+    browser.wait_text("[data-testid=limits-invitation]", "set limits").await?;
+    browser.click_button("Not now").await?;
     browser.fill("#amount", "50").await?;
     browser.click_button("Deposit").await?;
     browser.wait_text("[data-testid=payment-state]", "succeeded").await?;
@@ -169,6 +172,13 @@ pub async fn player_keno(ctx: &Context, browser: &Browser) -> Result<(), String>
     browser.fill("#play-limit-amount", "1").await?;
     browser.click_button("Save play limit").await?;
     browser.wait_text("#panel-limits", "Single stake: $1.00").await?;
+    // The operator's help line, a time limit, and the statement's days as a CSV file.
+    browser.wait_text("[data-testid=help-line]", "1-800").await?;
+    browser.fill("#time-limit-minutes", "120").await?;
+    browser.click_button("Save time limit").await?;
+    browser.wait_text("ul[aria-label=\"Your time limits\"]", "24 hours: 120 min").await?;
+    browser.click_button("Prepare CSV").await?;
+    browser.wait_text("[data-testid=statement-csv]", "Download statement-").await?;
     let today = "table[aria-label=\"Your activity\"] tbody tr:first-child";
     browser.wait_text(&format!("{today} td:nth-of-type(1)"), "$50.00").await?;
     browser.wait_text(&format!("{today} td:nth-of-type(3)"), "$2.00").await?;
