@@ -329,9 +329,7 @@ function LimitsPanel(): JSX.Element {
   const [period, setPeriod] = useState<Schemas["LimitPeriod"]>("daily");
   const [amount, setAmount] = useState("100");
   const [exclusion, setExclusion] = useState<Schemas["ExclusionPeriod"]>("6_months");
-  const [confirming, setConfirming] = useState(false);
   const save = useAction();
-  const exclude = useAction();
   return (
     <div>
       <Standing />
@@ -397,30 +395,12 @@ function LimitsPanel(): JSX.Element {
         <p class="hint">
           After its end you play again only a day after you ask; a permanent exclusion never ends.
         </p>
-        {confirming ? (
-          <div class="row" role="group" aria-label="Confirm self-exclusion">
-            <button
-              type="button"
-              class="danger"
-              onClick={() =>
-                void exclude.run(async () => {
-                  await must(api.player.POST("/v1/me/self-exclusion", { body: { period: exclusion } }));
-                  signOut("player");
-                })
-              }
-            >
-              Yes, exclude me
-            </button>
-            <button type="button" onClick={() => setConfirming(false)}>
-              Cancel
-            </button>
-          </div>
-        ) : (
-          <button type="button" onClick={() => setConfirming(true)}>
-            Self-exclude…
-          </button>
-        )}
-        <ProblemBanner problem={exclude.problem} />
+        <ConfirmThenLeave
+          ask="Self-exclude…"
+          confirm="Yes, exclude me"
+          group="Confirm self-exclusion"
+          act={() => must(api.player.POST("/v1/me/self-exclusion", { body: { period: exclusion } }))}
+        />
       </div>
       <CloseAccount />
       {/* Last, so its text arriving moves nothing above it. */}
@@ -478,8 +458,6 @@ function Standing(): JSX.Element | null {
 
 /** Closing the account: no more play or deposits; the balance stays to withdraw. */
 function CloseAccount(): JSX.Element {
-  const [confirming, setConfirming] = useState(false);
-  const close = useAction();
   return (
     <div class="box">
       <h2>Close my account</h2>
@@ -487,30 +465,12 @@ function CloseAccount(): JSX.Element {
         No more play or deposits; tickets for future draws are refunded; you may still log in to withdraw your balance.
         Reopening takes a day after you ask.
       </p>
-      {confirming ? (
-        <div class="row" role="group" aria-label="Confirm the closure">
-          <button
-            type="button"
-            class="danger"
-            onClick={() =>
-              void close.run(async () => {
-                await must(api.player.POST("/v1/me/closure"));
-                signOut("player");
-              })
-            }
-          >
-            Yes, close my account
-          </button>
-          <button type="button" onClick={() => setConfirming(false)}>
-            Cancel
-          </button>
-        </div>
-      ) : (
-        <button type="button" onClick={() => setConfirming(true)}>
-          Close my account…
-        </button>
-      )}
-      <ProblemBanner problem={close.problem} />
+      <ConfirmThenLeave
+        ask="Close my account…"
+        confirm="Yes, close my account"
+        group="Confirm the closure"
+        act={() => must(api.player.POST("/v1/me/closure"))}
+      />
     </div>
   );
 }
@@ -520,6 +480,70 @@ const WINDOW_NAMES: Record<Schemas["LimitPeriod"], string> = {
   weekly: "7 days",
   monthly: "30 days",
 };
+
+/** The rolling window a limit covers. */
+function WindowSelect(props: {
+  id: string;
+  value: Schemas["LimitPeriod"];
+  onChange: (period: Schemas["LimitPeriod"]) => void;
+}): JSX.Element {
+  return (
+    <label class="field" for={props.id}>
+      <span>Over</span>
+      <select
+        id={props.id}
+        value={props.value}
+        onChange={(e) => props.onChange(e.currentTarget.value as Schemas["LimitPeriod"])}
+      >
+        {(Object.keys(WINDOW_NAMES) as Schemas["LimitPeriod"][]).map((p) => (
+          <option key={p} value={p}>
+            {WINDOW_NAMES[p]}
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+}
+
+/** A button that asks "are you sure?" before a step the player cannot take back at once (a
+ * break, an exclusion, a closure), then runs it and logs out. */
+function ConfirmThenLeave(props: {
+  ask: string;
+  confirm: string;
+  group: string;
+  act: () => Promise<unknown>;
+}): JSX.Element {
+  const [confirming, setConfirming] = useState(false);
+  const action = useAction();
+  return (
+    <>
+      {confirming ? (
+        <div class="row" role="group" aria-label={props.group}>
+          <button
+            type="button"
+            class="danger"
+            onClick={() =>
+              void action.run(async () => {
+                await props.act();
+                signOut("player");
+              })
+            }
+          >
+            {props.confirm}
+          </button>
+          <button type="button" onClick={() => setConfirming(false)}>
+            Cancel
+          </button>
+        </div>
+      ) : (
+        <button type="button" onClick={() => setConfirming(true)}>
+          {props.ask}
+        </button>
+      )}
+      <ProblemBanner problem={action.problem} />
+    </>
+  );
+}
 
 /** Time limits: minutes played per rolling window, with what each has used. */
 function TimeLimits(props: { limits: Schemas["Limits"] | undefined; onChange: () => void }): JSX.Element {
@@ -553,18 +577,7 @@ function TimeLimits(props: { limits: Schemas["Limits"] | undefined; onChange: ()
           });
         }}
       >
-        <label class="field" for="time-limit-period">
-          <span>Over</span>
-          <select
-            id="time-limit-period"
-            value={period}
-            onChange={(e) => setPeriod(e.currentTarget.value as Schemas["LimitPeriod"])}
-          >
-            <option value="daily">24 hours</option>
-            <option value="weekly">7 days</option>
-            <option value="monthly">30 days</option>
-          </select>
-        </label>
+        <WindowSelect id="time-limit-period" value={period} onChange={setPeriod} />
         <Field id="time-limit-minutes" label="Limit (minutes)" inputMode="numeric" value={minutes} onInput={setMinutes} />
         <button type="submit" disabled={save.busy}>
           Save time limit
@@ -635,20 +648,7 @@ function MoneyLimits(): JSX.Element {
             <option value="single_stake">{KIND_NAMES.single_stake}</option>
           </select>
         </label>
-        {kind !== "single_stake" && (
-          <label class="field" for="play-limit-period">
-            <span>Over</span>
-            <select
-              id="play-limit-period"
-              value={period}
-              onChange={(e) => setPeriod(e.currentTarget.value as Schemas["LimitPeriod"])}
-            >
-              <option value="daily">24 hours</option>
-              <option value="weekly">7 days</option>
-              <option value="monthly">30 days</option>
-            </select>
-          </label>
-        )}
+        {kind !== "single_stake" && <WindowSelect id="play-limit-period" value={period} onChange={setPeriod} />}
         <Field id="play-limit-amount" label="Limit (dollars)" inputMode="decimal" value={amount} onInput={setAmount} />
         <button type="submit" disabled={save.busy}>
           Save play limit
@@ -664,8 +664,6 @@ function MoneyLimits(): JSX.Element {
 /** A short break: 24 hours to 90 days, at once. */
 function TimeOut(): JSX.Element {
   const [period, setPeriod] = useState<Schemas["TimeOutPeriod"]>("24_hours");
-  const [confirming, setConfirming] = useState(false);
-  const pause = useAction();
   return (
     <div class="box">
       <label class="field" for="time-out">
@@ -679,30 +677,12 @@ function TimeOut(): JSX.Element {
         </select>
       </label>
       <p class="hint">Your session ends at once; you may log in to see your wallet and withdraw.</p>
-      {confirming ? (
-        <div class="row" role="group" aria-label="Confirm the break">
-          <button
-            type="button"
-            class="danger"
-            onClick={() =>
-              void pause.run(async () => {
-                await must(api.player.POST("/v1/me/time-out", { body: { period } }));
-                signOut("player");
-              })
-            }
-          >
-            Yes, pause my play
-          </button>
-          <button type="button" onClick={() => setConfirming(false)}>
-            Cancel
-          </button>
-        </div>
-      ) : (
-        <button type="button" onClick={() => setConfirming(true)}>
-          Take a break…
-        </button>
-      )}
-      <ProblemBanner problem={pause.problem} />
+      <ConfirmThenLeave
+        ask="Take a break…"
+        confirm="Yes, pause my play"
+        group="Confirm the break"
+        act={() => must(api.player.POST("/v1/me/time-out", { body: { period } }))}
+      />
     </div>
   );
 }

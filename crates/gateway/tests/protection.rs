@@ -6,30 +6,9 @@
 
 mod common;
 
-use axum::body::Body;
-use axum::http::Request;
-use common::{Login, TestGateway, new_id};
+use common::{Login, TestGateway, balance, new_id, play};
 use platform::auth::Role;
-use platform::testing::Reply;
 use serde_json::{Value, json};
-
-/// A stake as a client sends it: with a key of its own.
-async fn play(gw: &TestGateway, player: &Login, path: &str, body: Value) -> Reply {
-    let request = Request::post(path)
-        .header("authorization", format!("Bearer {}", player.token))
-        .header("content-type", "application/json")
-        .header("idempotency-key", new_id())
-        .body(Body::from(body.to_string()))
-        .unwrap();
-    gw.send(request).await
-}
-
-/// The player's wallet balance, in cents.
-async fn balance(gw: &TestGateway, player: &Login) -> i64 {
-    let wallet = gw.call("GET", "/v1/me/wallet", Some(&player.token), None).await;
-    assert_eq!(wallet.status, 200, "{}", wallet.body);
-    wallet.body["balance"]["posted"].as_i64().unwrap()
-}
 
 async fn set_limit(gw: &TestGateway, player: &Login, body: Value) -> Value {
     let set = gw.call("PUT", "/v1/me/limits", Some(&player.token), Some(body)).await;

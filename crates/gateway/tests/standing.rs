@@ -9,26 +9,8 @@ mod common;
 
 use axum::body::Body;
 use axum::http::Request;
-use common::{Login, TestGateway, new_id};
-use platform::testing::Reply;
+use common::{Login, TestGateway, balance, new_id, play};
 use serde_json::{Value, json};
-
-/// A stake as a client sends it: with a key of its own.
-async fn play(gw: &TestGateway, player: &Login, path: &str, body: Value) -> Reply {
-    let request = Request::post(path)
-        .header("authorization", format!("Bearer {}", player.token))
-        .header("content-type", "application/json")
-        .header("idempotency-key", new_id())
-        .body(Body::from(body.to_string()))
-        .unwrap();
-    gw.send(request).await
-}
-
-async fn balance(gw: &TestGateway, player: &Login) -> i64 {
-    let wallet = gw.call("GET", "/v1/me/wallet", Some(&player.token), None).await;
-    assert_eq!(wallet.status, 200, "{}", wallet.body);
-    wallet.body["balance"]["posted"].as_i64().unwrap()
-}
 
 /// Logs `player` in again (their sessions ended).
 async fn log_in_again(gw: &TestGateway, email: &str, player: &Login) -> Login {

@@ -213,3 +213,21 @@ impl TestGateway {
 pub fn new_id() -> String {
     Uuid::now_v7().to_string()
 }
+
+/// A stake as a client sends it: with a key of its own.
+pub async fn play(gw: &TestGateway, player: &Login, path: &str, body: Value) -> Reply {
+    let request = Request::post(path)
+        .header("authorization", format!("Bearer {}", player.token))
+        .header("content-type", "application/json")
+        .header("idempotency-key", new_id())
+        .body(Body::from(body.to_string()))
+        .unwrap();
+    gw.send(request).await
+}
+
+/// The player's wallet balance, in cents.
+pub async fn balance(gw: &TestGateway, player: &Login) -> i64 {
+    let wallet = gw.call("GET", "/v1/me/wallet", Some(&player.token), None).await;
+    assert_eq!(wallet.status, 200, "{}", wallet.body);
+    wallet.body["balance"]["posted"].as_i64().unwrap()
+}
