@@ -245,6 +245,54 @@ async fn a_withdrawal_holds_the_money_until_the_provider_pays_or_fails_it() {
     gw.assert_ledger_balanced().await;
 }
 
+/// A withdrawal whose intent cannot be recorded (the database refuses the row: a trigger stands
+/// in for the failure) releases its hold; a retry with the same key meets that released hold and
+/// is refused 409 `withdrawal_abandoned` rather than recorded with no money held (the defect of
+/// earlier notes); a new key withdraws.
+#[tokio::test]
+async fn a_withdrawal_that_could_not_be_recorded_releases_its_hold_and_spends_its_key() {
+    let gw = TestGateway::new().await;
+    let ann = gw.player("ann@example.com").await;
+    gw.fund(&ann.token, 5_000).await;
+    let trigger = [
+        "CREATE FUNCTION refuse_payment() RETURNS trigger LANGUAGE plpgsql AS $$
+                    BEGIN RAISE EXCEPTION 'the test refuses this row'; END $$",
+        "CREATE TRIGGER refuse_payment BEFORE INSERT ON payments FOR EACH ROW
+            WHEN (NEW.amount = 1234) EXECUTE FUNCTION refuse_payment()",
+    ];
+    for sql in trigger {
+        sqlx::query(sql).execute(&gw.state.pool).await.unwrap();
+    }
+    let body = json!({"amount": 1_234, "currency": "USD"});
+    let failed = withdraw(&gw, &ann.token, "w-lost", body.clone()).await;
+    assert!(failed.status.is_server_error(), "{} {}", failed.status, failed.body);
+    assert_eq!(wallet(&gw, &ann.token).await, (5_000, 5_000), "the hold was released");
+    sqlx::query("DROP TRIGGER refuse_payment ON payments").execute(&gw.state.pool).await.unwrap();
+
+    let retried = withdraw(&gw, &ann.token, "w-lost", body.clone()).await;
+    assert_eq!(
+        (retried.status, retried.code()),
+        (StatusCode::CONFLICT, "withdrawal_abandoned"),
+        "{}",
+        retried.body
+    );
+    let recorded: i64 = sqlx::query_scalar("SELECT count(*) FROM payments WHERE kind = 'withdrawal'")
+        .fetch_one(&gw.state.pool)
+        .await
+        .unwrap();
+    assert_eq!(recorded, 0, "nothing recorded against the released hold");
+    assert_eq!(wallet(&gw, &ann.token).await, (5_000, 5_000));
+
+    let fresh = withdraw(&gw, &ann.token, "w-new", body).await;
+    assert_eq!(fresh.status, StatusCode::ACCEPTED, "{}", fresh.body);
+    assert_eq!(
+        gw.settled_payment(&ann.token, fresh.body["id"].as_str().unwrap()).await["state"],
+        "succeeded"
+    );
+    assert_eq!(wallet(&gw, &ann.token).await, (3_766, 3_766), "paid out once");
+    gw.assert_ledger_balanced().await;
+}
+
 /// No row lock is held while the ledger moves a payment's money (issue 33 §2): at every ledger
 /// call of a withdrawal's hold, its webhook, and a deposit's webhook, the gateway's players and
 /// payments can be locked by another connection at once. Before, the withdrawal's hold was taken

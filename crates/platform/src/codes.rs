@@ -68,6 +68,7 @@ pub const DUPLICATE_WHITE: CodeName = CodeName("duplicate_white");
 pub const EMAIL_TAKEN: CodeName = CodeName("email_taken");
 pub const EVENT_MISMATCH: CodeName = CodeName("event_mismatch");
 pub const EXCLUDED_BY_LIST: CodeName = CodeName("excluded_by_list");
+pub const EXCLUSION_ENTRY_NOT_FOUND: CodeName = CodeName("exclusion_entry_not_found");
 pub const EXCLUSION_IN_FORCE: CodeName = CodeName("exclusion_in_force");
 pub const FORBIDDEN: CodeName = CodeName("forbidden");
 pub const GAME_NOT_FOUND: CodeName = CodeName("game_not_found");
@@ -218,6 +219,7 @@ pub const WALLET_NOT_FOUND: CodeName = CodeName("wallet_not_found");
 pub const WEAK_PASSWORD: CodeName = CodeName("weak_password");
 pub const WHITE_COUNT: CodeName = CodeName("white_count");
 pub const WHITE_OUT_OF_RANGE: CodeName = CodeName("white_out_of_range");
+pub const WITHDRAWAL_ABANDONED: CodeName = CodeName("withdrawal_abandoned");
 pub const WRONG_VIRN: CodeName = CodeName("wrong_virn");
 
 /// Every code, by status then name.
@@ -271,6 +273,7 @@ pub const ALL: &[Code] = &[
     code(ACCOUNT_NOT_FOUND, 404, "no such ledger account"),
     code(DRAW_NOT_FOUND, 404, "no such Keno draw"),
     code(DRAWING_NOT_FOUND, 404, "no such Powerball drawing on record"),
+    code(EXCLUSION_ENTRY_NOT_FOUND, 404, "no such entry on the exclusion lists (or taken off already)"),
     code(GAME_NOT_FOUND, 404, "no such instant game"),
     code(PACK_NOT_FOUND, 404, "no such pack (or not this retailer's)"),
     code(PAYMENT_NOT_FOUND, 404, "no such deposit or withdrawal"),
@@ -344,6 +347,11 @@ pub const ALL: &[Code] = &[
     code(SECOND_OPERATOR_REQUIRED, 409, "results wait for a different operator's entry (dual control)"),
     code(STALE_STEP, 409, "the decision names a step the round has passed"),
     code(USERNAME_TAKEN, 409, "a staff member with this username exists"),
+    code(
+        WITHDRAWAL_ABANDONED,
+        409,
+        "a withdrawal with this key could not be recorded and its hold was released: use a new key",
+    ),
     code(PRINTER_FILE_GONE, 410, "the run's printer's file was downloaded once and is not kept"),
     code(BODY_TOO_LARGE, 413, "the body is larger than the limit"),
     code(URI_TOO_LONG, 414, "the path and query are longer than 8 KiB"),

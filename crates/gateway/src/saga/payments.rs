@@ -225,6 +225,16 @@ async fn withdrawal_intent(
     }
     let id = intent.id;
     hold_for_withdrawal(state, intent.player, id, intent.amount).await?;
+    // The hold is keyed by the intent, so a retry after an attempt that could not record its
+    // intent meets that attempt's hold, released already: recording it now would send the
+    // provider a withdrawal with no money held. The key is spent; a new one asks afresh.
+    let void = Uuid::new_v5(&GATEWAY_NAMESPACE, format!("payment/{id}/unrecorded").as_bytes());
+    if state.ledger.transfer_exists(void).await? {
+        return Err(AppError::conflict(
+            codes::WITHDRAWAL_ABANDONED,
+            "a withdrawal with this key could not be recorded and its hold was released; ask again with a new Idempotency-Key",
+        ));
+    }
     let recorded = insert_intent(&mut *state.pool.acquire().await?, intent, PaymentKind::Withdrawal).await;
     match recorded {
         Ok(Some(view)) => Ok((true, view)),
@@ -234,7 +244,6 @@ async fn withdrawal_intent(
             .map(|view| (false, view))
             .ok_or_else(|| AppError::internal("a withdrawal intent vanished")),
         Err(e) => {
-            let void = Uuid::new_v5(&GATEWAY_NAMESPACE, format!("payment/{id}/unrecorded").as_bytes());
             if let Err(voided) =
                 state.ledger.void_hold(void, id, json!({"payment": id, "unrecorded": true})).await
             {
