@@ -266,7 +266,7 @@ pub const OPENAPI_YAML: &str = include_str!("../../../openapi.yaml");
         routes::protection::request_return, routes::protection::close_account, routes::protection::request_reopen,
         routes::protection::responsible_gaming, routes::protection::add_to_exclusion_list,
         routes::protection::exclusion_list, routes::protection::import_exclusion_list,
-        routes::protection::dormant_accounts,
+        routes::protection::remove_from_exclusion_list, routes::protection::dormant_accounts,
     ),
     components(schemas(platform::Problem), responses(platform::openapi::Refused)),
     modifiers(&BearerAuth),

@@ -50,6 +50,7 @@ const MATRIX: &[(&str, &str, [u16; 7])] = &[
     // Names nobody who plays here (a match would end the operator's fixture player's sessions).
     ("POST", "/v1/exclusion-list", [401, 403, 403, 403, 201, 403, 403]),
     ("POST", "/v1/exclusion-list/import", [401, 403, 403, 403, 201, 403, 403]),
+    ("DELETE", "/v1/exclusion-list/{id}", [401, 403, 403, 403, 200, 403, 403]),
     // Neither excluded nor closed: nothing to come back from.
     ("POST", "/v1/me/self-exclusion/return", [401, 409, 409, 403, 403, 403, 403]),
     ("POST", "/v1/me/reopening", [401, 409, 409, 403, 403, 403, 403]),
@@ -201,6 +202,8 @@ struct Fixture {
     /// The print job of the run whose packs the instant rows use, and the run.
     print_job: String,
     print_run: String,
+    /// An entry on the operator's exclusion list that names nobody who plays here.
+    exclusion_entry: String,
 }
 
 /// The concrete path and body of a row, for one caller.
@@ -225,6 +228,7 @@ fn request_for(fx: &Fixture, method: &str, route: &str, caller: usize) -> (Strin
         .replace("/v1/blackjack/rounds/{id}", &format!("/v1/blackjack/rounds/{}", fx.bj_round))
         .replace("/v1/craps/sessions/{id}", &format!("/v1/craps/sessions/{}", fx.craps_session))
         .replace("/v1/i-luv-suits/rounds/{id}", &format!("/v1/i-luv-suits/rounds/{}", fx.ils_round))
+        .replace("/v1/exclusion-list/{id}", &format!("/v1/exclusion-list/{}", fx.exclusion_entry))
         .replace("/v1/draws/players/{player}", &format!("/v1/draws/players/{}", uuid::Uuid::new_v4()))
         .replace("/v1/me/payments/{id}", &format!("/v1/me/payments/{}", fx.payment))
         .replace("/v1/instant/games/{number}", "/v1/instant/games/283")
@@ -614,7 +618,12 @@ async fn every_route_answers_every_caller_as_the_matrix_says() {
         .call("GET", &format!("/v1/instant/print-runs/{run}/printer-file"), Some(&operator.token), None)
         .await;
     assert_eq!(file.status.as_u16(), 200);
+    let entry = json!({"source": "operator", "reference": new_id(), "email": "nobody@example.com"});
+    let entry = gw.call("POST", "/v1/exclusion-list", Some(&operator.token), Some(entry)).await;
+    assert_eq!(entry.status.as_u16(), 201, "{}", entry.body);
+    let entries = gw.call("GET", "/v1/exclusion-list", Some(&operator.token), None).await;
     let fx = Fixture {
+        exclusion_entry: entries.body[0]["id"].as_str().unwrap().to_owned(),
         print_run: run,
         print_job: job["id"].as_str().unwrap().to_owned(),
         powerball_serial: powerball.body["serial"].as_str().unwrap().to_owned(),

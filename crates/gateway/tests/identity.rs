@@ -340,7 +340,7 @@ async fn operators_create_staff_and_auditors_only_read() {
 #[tokio::test]
 async fn replicas_share_one_limit() {
     let gw = TestGateway::with_quota(gateway::rate_limit::Quota { per_minute: 60, burst: 10 }).await;
-    let replicas = [gw.router.clone(), gw.replica()];
+    let replicas = [gw.router.clone(), gw.replica().router];
     let started = std::time::Instant::now();
     let mut admitted = 0;
     for n in 0..30 {
@@ -422,7 +422,7 @@ async fn a_busy_identity_or_address_is_slowed_with_retry_after() {
             .body(Body::from(json!({"api_key": "nope"}).to_string()))
             .unwrap()
     };
-    let elsewhere = platform::testing::send(&gw.replica(), login()).await;
+    let elsewhere = gw.replica().send(login()).await;
     assert_eq!(elsewhere.status, StatusCode::TOO_MANY_REQUESTS, "{}", elsewhere.body);
 
     // The per-identity limit counts a token whatever the case of its scheme, as the handlers

@@ -375,6 +375,38 @@ async fn an_exclusion_list_excludes_a_player_at_once_refuses_a_registration_and_
     let me = gw.call("GET", "/v1/me", Some(&fay.token), None).await;
     assert_eq!(me.body["player"]["standing"], "active", "an entry that ended no longer holds: {}", me.body);
     assert_eq!(keno(&gw, &fay).await, Ok(()));
+
+    // An entry taken off the lists releases the player at once; it stays on the record.
+    let listed = json!({"source": "operator", "reference": "OP-7", "email": "fay@example.com"});
+    let listed = gw.call("POST", "/v1/exclusion-list", Some(&operator.token), Some(listed)).await;
+    assert_eq!(listed.body["players_excluded"], 1, "{}", listed.body);
+    let fay = log_in_again(&gw, "fay@example.com", &fay).await;
+    assert_eq!(keno(&gw, &fay).await, Err("play_suspended".into()));
+    let list = gw.call("GET", "/v1/exclusion-list", Some(&operator.token), None).await;
+    let op7 = list.body.as_array().unwrap().iter().find(|e| e["reference"] == "OP-7").unwrap();
+    let path = format!("/v1/exclusion-list/{}", op7["id"].as_str().unwrap());
+    let by_player = gw.call("DELETE", &path, Some(&fay.token), None).await;
+    assert_eq!(by_player.status, 403, "{}", by_player.body);
+    let removed = gw.call("DELETE", &path, Some(&operator.token), None).await;
+    assert_eq!((removed.status.as_u16(), &removed.body), (200, &json!({"players_released": 1})));
+    let me = gw.call("GET", "/v1/me", Some(&fay.token), None).await;
+    assert_eq!(me.body["player"]["standing"], "active", "{}", me.body);
+    assert_eq!(keno(&gw, &fay).await, Ok(()));
+    let again = gw.call("DELETE", &path, Some(&operator.token), None).await;
+    assert_eq!(
+        (again.status.as_u16(), again.body["code"].as_str()),
+        (404, Some("exclusion_entry_not_found"))
+    );
+    let list = gw.call("GET", "/v1/exclusion-list", Some(&operator.token), None).await;
+    assert!(!list.body.as_array().unwrap().iter().any(|e| e["reference"] == "OP-7"), "{}", list.body);
+    let kept: i64 = sqlx::query_scalar(
+        "SELECT count(*) FROM exclusion_list WHERE reference = 'OP-7' AND removed_by IS NOT NULL",
+    )
+    .fetch_one(&gw.state.pool)
+    .await
+    .unwrap();
+    assert_eq!(kept, 1, "the entry taken off stays on the record with who took it off");
+
     let entry = json!({"source": "operator", "reference": "X", "email": "x@example.com"});
     let player = gw.call("POST", "/v1/exclusion-list", Some(&fay.token), Some(entry)).await;
     assert_eq!(player.status, 403, "{}", player.body);
@@ -465,4 +497,71 @@ async fn a_break_taken_between_a_deal_and_a_decision_lets_the_hand_finish_withou
     assert_eq!(round["allowed_actions"], json!([]), "the hand finished: {round}");
     assert_eq!(keno(&gw, &ida).await, Err("play_suspended".into()));
     gw.assert_ledger_balanced().await;
+}
+
+/// Two replicas of the gateway, each with its own memory: what a player or an operator does to
+/// a standing through one, the other enforces at once (the standing and limits are in Postgres,
+/// the suspension in the ledger), and a session one ends, the other refuses within its refresh.
+#[tokio::test]
+async fn what_one_replica_does_to_a_standing_the_other_enforces() {
+    let a = TestGateway::new().await;
+    let b = a.replica();
+    let operator = a.staff("olga", platform::auth::Role::Operator).await;
+    let hal = a.player("hal@example.com").await;
+    a.fund(&hal.token, 3_000).await;
+
+    // A time limit set through A binds a stake through B.
+    let set = a
+        .call("PUT", "/v1/me/time-limits", Some(&hal.token), Some(json!({"period": "daily", "minutes": 30})))
+        .await;
+    assert_eq!(set.status, 200, "{}", set.body);
+    assert_eq!(keno(&b, &hal).await, Ok(()));
+    sqlx::query("UPDATE sessions SET play_started_at = now() - interval '31 minutes' WHERE subject = $1")
+        .bind(&hal.subject)
+        .execute(&a.state.pool)
+        .await
+        .unwrap();
+    assert_eq!(keno(&b, &hal).await, Err("limit_reached".into()));
+    sqlx::query("DELETE FROM player_limits WHERE player_id = $1::uuid AND kind = 'time'")
+        .bind(&hal.subject)
+        .execute(&a.state.pool)
+        .await
+        .unwrap();
+    assert_eq!(keno(&a, &hal).await, Ok(()));
+
+    // Listed through A: B refuses the session's token within its refresh, and the stake of a
+    // new session; taken off through B, play resumes through A.
+    let entry = json!({"source": "state", "reference": "KS-77", "email": "hal@example.com"});
+    let listed = a.call("POST", "/v1/exclusion-list", Some(&operator.token), Some(entry)).await;
+    assert_eq!(listed.body["players_excluded"], 1, "{}", listed.body);
+    let mut refused = None;
+    for _ in 0..50 {
+        let me = b.call("GET", "/v1/me", Some(&hal.token), None).await;
+        if me.status == 401 {
+            refused = me.body["code"].as_str().map(str::to_owned);
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    assert_eq!(refused.as_deref(), Some("session_ended"), "B took the ended session's token for 5 s");
+    let hal = log_in_again(&b, "hal@example.com", &hal).await;
+    assert_eq!(keno(&b, &hal).await, Err("play_suspended".into()));
+    let deposit = b.deposit(&hal.token, &new_id(), json!({"amount": 100, "currency": "USD"})).await;
+    assert_eq!(deposit.body["code"], "excluded_by_list", "{}", deposit.body);
+    let list = b.call("GET", "/v1/exclusion-list", Some(&operator.token), None).await;
+    let id = list.body[0]["id"].as_str().unwrap();
+    let removed = b.call("DELETE", &format!("/v1/exclusion-list/{id}"), Some(&operator.token), None).await;
+    assert_eq!(removed.body["players_released"], 1, "{}", removed.body);
+    assert_eq!(keno(&a, &hal).await, Ok(()));
+
+    // Closed through B: A refuses the deposit and the stake; the withdrawal goes on.
+    let closed = b.call("POST", "/v1/me/closure", Some(&hal.token), None).await;
+    assert_eq!(closed.status, 200, "{}", closed.body);
+    let hal = log_in_again(&a, "hal@example.com", &hal).await;
+    let deposit = a.deposit(&hal.token, &new_id(), json!({"amount": 100, "currency": "USD"})).await;
+    assert_eq!(deposit.body["code"], "account_closed", "{}", deposit.body);
+    assert_eq!(keno(&a, &hal).await, Err("play_suspended".into()));
+    let withdrawal = play(&a, &hal, "/v1/me/withdrawals", json!({"amount": 500, "currency": "USD"})).await;
+    assert_eq!(withdrawal.status, 202, "{}", withdrawal.body);
+    a.assert_ledger_balanced().await;
 }

@@ -52,6 +52,7 @@ pub fn route_table() -> Vec<(Method, &'static str, MethodRouter<GatewayState>)> 
         (Method::POST, "/v1/exclusion-list", post(protection::add_to_exclusion_list)),
         (Method::GET, "/v1/exclusion-list", get(protection::exclusion_list)),
         (Method::POST, "/v1/exclusion-list/import", post(protection::import_exclusion_list)),
+        (Method::DELETE, "/v1/exclusion-list/{id}", delete(protection::remove_from_exclusion_list)),
         (Method::GET, "/v1/dormant-accounts", get(protection::dormant_accounts)),
         (Method::GET, "/v1/me/play-session", get(protection::my_play_session)),
         (Method::POST, "/v1/me/reality-check", post(protection::answer_reality_check)),

@@ -16,9 +16,9 @@ use crate::auth::{Authenticated, PlayerSession};
 use crate::saga::exclusion_lists as lists;
 use crate::saga::protection as saga;
 use crate::views::protection::{
-    DormantAccounts, ExclusionEntry, ExclusionEntryRequest, ExclusionImport, Limits, MoneyLimitRequest,
-    PlaySession, RealityCheckAnswer, RealityCheckInterval, ResponsibleGaming, StandingView, Statement,
-    StatementQuery, TimeLimitRequest, TimeOut, TimeOutRequest,
+    DormantAccounts, ExclusionEntry, ExclusionEntryRequest, ExclusionImport, ExclusionRemoval, Limits,
+    MoneyLimitRequest, PlaySession, RealityCheckAnswer, RealityCheckInterval, ResponsibleGaming,
+    StandingView, Statement, StatementQuery, TimeLimitRequest, TimeOut, TimeOutRequest,
 };
 
 /// `GET /v1/me/limits`: the player's deposit and money limits, with what each has left.
@@ -291,6 +291,22 @@ pub async fn import_exclusion_list(
     caller.require(&[Role::Operator])?;
     let entries = lists::parse_csv(&body)?;
     Ok((StatusCode::CREATED, Json(lists::import(&state, &caller.0.sub, entries).await?)))
+}
+
+/// `DELETE /v1/exclusion-list/{id}`: an operator takes an entry off the lists (it stays on the
+/// record, with who took it off); the players it held may play again unless something else
+/// holds them.
+#[utoipa::path(
+    delete, path = "/v1/exclusion-list/{id}", tag = "responsible gaming", params(("id" = Uuid, Path, description = "entry id")),
+    responses((status = 200, description = "taken off the lists", body = ExclusionRemoval), (status = "4XX", response = Refused)), security(("bearer" = []))
+)]
+pub async fn remove_from_exclusion_list(
+    State(state): State<GatewayState>,
+    caller: Authenticated,
+    Path(id): Path<Uuid>,
+) -> Result<Json<ExclusionRemoval>, AppError> {
+    caller.require(&[Role::Operator])?;
+    Ok(Json(lists::remove(&state, &caller.0.sub, id).await?))
 }
 
 /// `GET /v1/exclusion-list`: the entries on the lists, with how many matches each has logged.

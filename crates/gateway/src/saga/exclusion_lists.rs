@@ -20,10 +20,11 @@ use uuid::Uuid;
 use crate::GatewayState;
 use crate::auth::end_sessions;
 use crate::saga::players::valid_email;
-use crate::saga::protection::sync_play;
+use crate::saga::protection::{each_player, sync_play};
 use crate::store::exclusions::{self as store, NewEntry};
 use crate::views::protection::{
-    DormantAccount, DormantAccounts, ExclusionEntry, ExclusionEntryRequest, ExclusionImport, ExclusionSource,
+    DormantAccount, DormantAccounts, ExclusionEntry, ExclusionEntryRequest, ExclusionImport,
+    ExclusionRemoval, ExclusionSource,
 };
 
 /// The most lines one file may hold.
@@ -130,20 +131,36 @@ pub(crate) async fn import(
     Ok(ExclusionImport { added, replaced: count - added, players_excluded: excluded })
 }
 
+/// Takes entry `id` off the lists (kept on the record, with who took it off) and applies the
+/// lists at once: the players it held have their standing worked out again.
+pub(crate) async fn remove(state: &GatewayState, by: &str, id: Uuid) -> Result<ExclusionRemoval, AppError> {
+    if !store::remove(&state.pool, id, by).await? {
+        return Err(AppError::not_found(
+            codes::EXCLUSION_ENTRY_NOT_FOUND,
+            format!("no entry {id} is on the exclusion lists"),
+        ));
+    }
+    let (_, released) = apply(state).await?;
+    Ok(ExclusionRemoval { players_released: released })
+}
+
 /// Matches the lists against every player: the newly matched are excluded (their play
 /// suspended, sessions ended, future tickets voided) and those whose entry ended or left the
 /// list have their standing worked out again. Answers how many of each.
 pub(crate) async fn apply(state: &GatewayState) -> Result<(u64, u64), AppError> {
+    // Marked by one statement, so each player is handled by the pass that marked them: sessions
+    // end first (this database), then the ledger and draw games are told; a call that fails
+    // there is asked again by the voids' worker (`voids_pending_since`).
     let matched = store::mark_matches(&state.pool).await?;
-    for player in &matched {
+    let excluded = each_player(&matched, |player| async move {
         tracing::warn!(%player, "a player matched an exclusion list: excluded");
-        sync_play(state, *player).await?;
         end_sessions(state, &player.to_string(), None, "exclusion_list").await?;
-    }
+        sync_play(state, player).await.map(drop)
+    })
+    .await;
     let ended = store::unmark_ended(&state.pool).await?;
-    for player in &ended {
-        sync_play(state, *player).await?;
-    }
+    each_player(&ended, |player| sync_play(state, player)).await?;
+    excluded?;
     let count = |v: &[Uuid]| u64::try_from(v.len()).unwrap_or(u64::MAX);
     Ok((count(&matched), count(&ended)))
 }

@@ -261,12 +261,27 @@ pub(crate) async fn finish_pending_voids(
     state: &GatewayState,
     older_than: std::time::Duration,
 ) -> Result<usize, AppError> {
-    let mut done = 0;
-    for player in store::voids_pending(&state.pool, older_than).await? {
-        sync_play(state, player).await?;
-        done += 1;
+    let pending = store::voids_pending(&state.pool, older_than).await?;
+    each_player(&pending, |player| sync_play(state, player)).await?;
+    Ok(pending.len())
+}
+
+/// Runs `step` for every player in turn, going on past one that fails (a player whose ledger
+/// or draws call fails does not hold up the rest); answers the first failure, logged with the
+/// others, once all were tried.
+pub(crate) async fn each_player<F, Fut, T>(players: &[Uuid], mut step: F) -> Result<(), AppError>
+where
+    F: FnMut(Uuid) -> Fut,
+    Fut: Future<Output = Result<T, AppError>>,
+{
+    let mut first = None;
+    for &player in players {
+        if let Err(e) = step(player).await {
+            tracing::warn!(%player, error = %e, "a player's standing could not be brought up to date; the next pass tries again");
+            first.get_or_insert(e);
+        }
     }
-    Ok(done)
+    first.map_or(Ok(()), Err)
 }
 
 /// The reality-check intervals a player may choose, in minutes (at least hourly).

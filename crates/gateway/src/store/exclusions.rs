@@ -43,7 +43,7 @@ pub async fn upsert(pool: &PgPool, entries: &[NewEntry], by: &str) -> Result<u64
                VALUES ($1, $2, $3, $4, $5, $6, $7)
                ON CONFLICT (source, reference) DO UPDATE
                   SET email = excluded.email, date_of_birth = excluded.date_of_birth, ends_on = excluded.ends_on,
-                      added_by = excluded.added_by, added_at = now(), removed_at = NULL
+                      added_by = excluded.added_by, added_at = now(), removed_at = NULL, removed_by = NULL
                RETURNING (xmax = 0) AS "inserted!""#,
             Uuid::now_v7(),
             e.source,
@@ -71,6 +71,19 @@ pub async fn entries(pool: &PgPool) -> Result<Vec<EntryRow>, AppError> {
     )
     .fetch_all(pool)
     .await?)
+}
+
+/// Takes an entry off the lists (kept on the record, with who took it off); false when no
+/// entry of that id is on them.
+pub async fn remove(pool: &PgPool, id: Uuid, by: &str) -> Result<bool, AppError> {
+    let removed = sqlx::query!(
+        "UPDATE exclusion_list SET removed_at = now(), removed_by = $2 WHERE id = $1 AND removed_at IS NULL",
+        id,
+        by
+    )
+    .execute(pool)
+    .await?;
+    Ok(removed.rows_affected() == 1)
 }
 
 /// The entry in force that `email` (lower-cased) born `date_of_birth` matches, if any: the

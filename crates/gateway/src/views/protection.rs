@@ -270,6 +270,13 @@ pub struct ExclusionImport {
     pub players_excluded: u64,
 }
 
+/// What taking an entry off the lists did: the players it held whose play may resume now (their
+/// standing worked out again; any other exclusion of theirs still holds).
+#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct ExclusionRemoval {
+    pub players_released: u64,
+}
+
 /// An account without a login for the configured days; its balance stays the player's.
 #[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct DormantAccount {

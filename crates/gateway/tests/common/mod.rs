@@ -60,13 +60,22 @@ impl TestGateway {
         TestGateway { router, state, ledger_pool, tokens, url }
     }
 
-    /// Another replica of this gateway: its own process memory (rate-limit allowances, caches),
-    /// the same database.
-    pub fn replica(&self) -> Router {
+    /// Another replica of this gateway: its own process memory (rate-limit allowances, the
+    /// ended sessions it learns of from the database every second, as a deployed one does), the
+    /// same database and services.
+    pub fn replica(&self) -> TestGateway {
         let mut state = self.state.clone();
         let (per_identity, per_address) = (state.limiter.per_identity, state.limiter.per_address);
         state.limiter = Arc::new(RateLimiter::shared(state.pool.clone(), per_identity, per_address));
-        gateway::router(state, Limits::default())
+        state.ended_sessions = gateway::auth::EndedSessions::default();
+        state.ended_sessions.spawn_refresher(state.pool.clone(), Duration::from_secs(1));
+        TestGateway {
+            router: gateway::router(state.clone(), Limits::default()),
+            state,
+            ledger_pool: self.ledger_pool.clone(),
+            tokens: self.tokens.clone(),
+            url: self.url.clone(),
+        }
     }
 
     pub async fn send(&self, request: Request<Body>) -> Reply {
