@@ -645,6 +645,27 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/exclusion-list/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * `DELETE /v1/exclusion-list/{id}`: an operator takes an entry off the lists (it stays on the
+         *     record, with who took it off); the players it held may play again unless something else
+         *     holds them.
+         */
+        delete: operations["remove_from_exclusion_list"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/dormant-accounts": {
         parameters: {
             query?: never;
@@ -3007,6 +3028,14 @@ export interface components {
          * @enum {string}
          */
         ExclusionPeriod: "6_months" | "1_year" | "5_years" | "permanent";
+        /**
+         * @description What taking an entry off the lists did: the players it held whose play may resume now (their
+         *     standing worked out again; any other exclusion of theirs still holds).
+         */
+        ExclusionRemoval: {
+            /** Format: int64 */
+            players_released: number;
+        };
         ExclusionRequest: {
             period: components["schemas"]["ExclusionPeriod"];
         };
@@ -6452,6 +6481,30 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ExclusionImport"];
+                };
+            };
+            "4XX": components["responses"]["Refused"];
+        };
+    };
+    remove_from_exclusion_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description entry id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description taken off the lists */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExclusionRemoval"];
                 };
             };
             "4XX": components["responses"]["Refused"];

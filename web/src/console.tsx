@@ -1,8 +1,10 @@
 // The operator's console: the draw schedule and results (live), print runs followed as jobs,
 // instant liability beside the ledger, validations by retailer with the unusual-patterns report,
-// the audit chains verified, and every game's PAR sheet as charts and tables.
+// the audit chains verified, every game's PAR sheet as charts and tables, and player protection
+// (exclusion lists, dormant accounts).
 import type { JSX } from "preact";
 import { useState } from "preact/hooks";
+import { PlayerProtection } from "./console_protection";
 import { ParCharts } from "./par";
 import { api, dollars, must, publicApi, type Schemas, signIn, signOut, whenCentral } from "./session";
 import { EndedNotice, Field, ProblemBanner, TabPanel, Tabs, useAction, useLiveDraws, useLoad } from "./ui";
@@ -49,6 +51,7 @@ const CONSOLE_TABS = [
   { id: "validations", title: "Validations" },
   { id: "audit", title: "Audit" },
   { id: "par", title: "PAR sheets" },
+  { id: "protection", title: "Player protection" },
 ] as const;
 type ConsoleTab = (typeof CONSOLE_TABS)[number]["id"];
 
@@ -75,6 +78,7 @@ export function ConsoleScreens(): JSX.Element {
         {tab === "validations" && <Validations />}
         {tab === "audit" && <Audit />}
         {tab === "par" && <ParCharts />}
+        {tab === "protection" && <PlayerProtection />}
       </TabPanel>
     </div>
   );

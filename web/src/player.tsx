@@ -21,7 +21,7 @@ import {
   signOut,
   when,
 } from "./session";
-import { EndedNotice, Field, ProblemBanner, TabPanel, Tabs, useAction, useLoad } from "./ui";
+import { ConfirmButton, EndedNotice, Field, ProblemBanner, TabPanel, Tabs, useAction, useLoad } from "./ui";
 
 export function PlayerEntry(): JSX.Element {
   const [email, setEmail] = useState("");
@@ -513,35 +513,16 @@ function ConfirmThenLeave(props: {
   group: string;
   act: () => Promise<unknown>;
 }): JSX.Element {
-  const [confirming, setConfirming] = useState(false);
-  const action = useAction();
   return (
-    <>
-      {confirming ? (
-        <div class="row" role="group" aria-label={props.group}>
-          <button
-            type="button"
-            class="danger"
-            onClick={() =>
-              void action.run(async () => {
-                await props.act();
-                signOut("player");
-              })
-            }
-          >
-            {props.confirm}
-          </button>
-          <button type="button" onClick={() => setConfirming(false)}>
-            Cancel
-          </button>
-        </div>
-      ) : (
-        <button type="button" onClick={() => setConfirming(true)}>
-          {props.ask}
-        </button>
-      )}
-      <ProblemBanner problem={action.problem} />
-    </>
+    <ConfirmButton
+      ask={props.ask}
+      confirm={props.confirm}
+      group={props.group}
+      act={async () => {
+        await props.act();
+        signOut("player");
+      }}
+    />
   );
 }
 

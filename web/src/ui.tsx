@@ -135,6 +135,48 @@ export function useAction(): {
   };
 }
 
+/** A button that asks "are you sure?" before a step that cannot be taken back at once, then
+ * runs `act`; its problem shown beneath (with the code for `staff`). */
+export function ConfirmButton(props: {
+  ask: string;
+  confirm: string;
+  group: string;
+  act: () => Promise<unknown>;
+  staff?: boolean;
+}): JSX.Element {
+  const [confirming, setConfirming] = useState(false);
+  const action = useAction();
+  return (
+    <>
+      {confirming ? (
+        <div class="row" role="group" aria-label={props.group}>
+          <button
+            type="button"
+            class="danger"
+            disabled={action.busy}
+            onClick={() =>
+              void action.run(async () => {
+                await props.act();
+                setConfirming(false);
+              })
+            }
+          >
+            {props.confirm}
+          </button>
+          <button type="button" onClick={() => setConfirming(false)}>
+            Cancel
+          </button>
+        </div>
+      ) : (
+        <button type="button" onClick={() => setConfirming(true)}>
+          {props.ask}
+        </button>
+      )}
+      <ProblemBanner staff={props.staff} problem={action.problem} />
+    </>
+  );
+}
+
 /** Loads `load` when `deps` change; `reload` loads again. */
 export function useLoad<T>(
   load: () => Promise<T>,

@@ -90,6 +90,19 @@ async fn operator(ctx: &Context, username: &str) -> String {
     login["access_token"].as_str().unwrap().to_owned()
 }
 
+/// A fresh session of a registered player, by the API.
+async fn log_in(ctx: &Context, email: &str, password: &str) -> String {
+    let login = api(
+        ctx,
+        reqwest::Method::POST,
+        "/v1/sessions",
+        "",
+        Some(json!({"email": email, "password": password})),
+    )
+    .await;
+    login["access_token"].as_str().unwrap_or_else(|| panic!("no login: {login}")).to_owned()
+}
+
 async fn log_in_player(ctx: &Context, browser: &Browser, email: &str) -> Result<(), String> {
     browser.goto(&format!("{}/#/play", ctx.base)).await?;
     browser.fill("#login-email", email).await?;
@@ -770,5 +783,146 @@ pub async fn player_session_survives_renewal_and_idle_timeout(
         ));
     }
     lotto.terminate();
+    Ok(())
+}
+
+/// A player with a ticket for future Keno draws closes the account on the "play responsibly"
+/// page: the page logs out, the ticket is refunded, a deposit is refused in words, and a day
+/// after asking the account may reopen.
+pub async fn player_closes_the_account_and_asks_to_reopen(
+    ctx: &Context,
+    browser: &Browser,
+) -> Result<(), String> {
+    let token = funded_player(ctx, "cleo@example.com", 2_000).await;
+    let ticket =
+        post(ctx, "/v1/keno/draw-tickets", &token, json!({"option": "bet", "spots": [7], "draws": 3})).await;
+    let ticket = ticket["id"].as_str().ok_or(format!("no draw ticket: {ticket}"))?.to_owned();
+    log_in_player(ctx, browser, "cleo@example.com").await?;
+    let limits = browser.find("#tab-limits").await?;
+    browser.click(&limits).await?;
+    browser.click_button("Close my account…").await?;
+    shot(ctx, browser, "player-closure-confirm").await?;
+    browser.click_button("Yes, close my account").await?;
+    browser.find("#login-email").await?;
+
+    // By the API: the ticket's future draws refunded, the account closed.
+    let token = log_in(ctx, "cleo@example.com", PLAYER_PASSWORD).await;
+    let voided = get(ctx, &format!("/v1/keno/draw-tickets/{ticket}"), &token).await;
+    if voided["voided"]["reason"] != "closure" {
+        return Err(format!("the ticket was not refunded at the closure: {voided}"));
+    }
+    let me = get(ctx, "/v1/me", &token).await;
+    if me["player"]["standing"] != "closed" {
+        return Err(format!("the account is not closed: {me}"));
+    }
+
+    // Back on the page: the balance (the draws not yet drawn refunded) is there to withdraw, a
+    // deposit is refused in words, and the player asks to reopen.
+    let balance = get(ctx, "/v1/me/wallet", &token).await["balance"]["available"].as_i64().unwrap_or(0);
+    log_in_player(ctx, browser, "cleo@example.com").await?;
+    browser.wait_text("[data-testid=balance]", &dollars(balance)).await?;
+    // The page comes back on the tab it was left on.
+    let wallet = browser.find("#tab-wallet").await?;
+    browser.click(&wallet).await?;
+    browser.fill("#amount", "5").await?;
+    browser.click_button("Deposit").await?;
+    browser.wait_text("[data-code=account_closed]", "closed").await?;
+    let errors = browser.console_errors().await?;
+    if errors.len() != 1 || !errors[0].contains("/v1/me/deposits") {
+        return Err(format!("the console shows more than the refused deposit: {errors:#?}"));
+    }
+    let limits = browser.find("#tab-limits").await?;
+    browser.click(&limits).await?;
+    browser.wait_text("[data-testid=standing]", "Your account is closed.").await?;
+    browser.click_button("Ask to reopen my account (in 24 hours)").await?;
+    browser.wait_text("[data-testid=standing]", "you may play again from").await?;
+    shot(ctx, browser, "player-closure-reopen").await?;
+    let me = get(ctx, "/v1/me", &token).await;
+    let resumes = me["player"]["play_resumes_at"].as_str().ok_or(format!("no reopening on record: {me}"))?;
+    let resumes: chrono::DateTime<chrono::Utc> = resumes.parse().map_err(|e| format!("{resumes}: {e}"))?;
+    let wait = resumes - chrono::Utc::now();
+    if wait < chrono::Duration::hours(23) || wait > chrono::Duration::hours(24) {
+        return Err(format!("the account reopens {wait} from now, not a day after the request"));
+    }
+    Ok(())
+}
+
+/// The operator keeps the exclusion lists in the console: a player entered by hand is excluded
+/// at once (the player's session ended), a file with a bad line is refused naming it, a good
+/// file is taken whole, the entry is taken off again, and a dormant account shows its balance.
+pub async fn operator_keeps_the_exclusion_lists(ctx: &Context, browser: &Browser) -> Result<(), String> {
+    let lena = funded_player(ctx, "lena@example.com", 1_500).await;
+    // Dormant: an account without a login for four years (the default is three).
+    funded_player(ctx, "dora@example.com", 700).await;
+    let pool = sqlx::PgPool::connect(&ctx.database_url).await.map_err(|e| e.to_string())?;
+    sqlx::query("UPDATE gateway.players SET last_login_at = now() - interval '4 years' WHERE email = 'dora@example.com'")
+        .execute(&pool)
+        .await
+        .map_err(|e| e.to_string())?;
+    operator(ctx, "protection-op").await;
+    browser.goto(&format!("{}/#/console", ctx.base)).await?;
+    browser.fill("#staff-username", "protection-op").await?;
+    browser.fill("#staff-password", STAFF_PASSWORD).await?;
+    browser.click_button("Log in").await?;
+    browser.click_button("Player protection").await?;
+    browser.wait_text("[data-testid=dormant-accounts]", "dora@example.com").await?;
+    browser.wait_text("[data-testid=dormant-accounts] tfoot", "$7.00").await?;
+
+    browser.fill("#exclusion-reference", "OP-1").await?;
+    browser.fill("#exclusion-email", "Lena@Example.com").await?;
+    browser.click_button("Put on the list").await?;
+    browser
+        .wait_text("[data-testid=exclusion-outcome]", "1 added, 0 replaced; 1 player excluded now.")
+        .await?;
+    browser.wait_text("[data-testid=exclusion-entries]", "lena@example.com").await?;
+    let me = get(ctx, "/v1/me", &lena).await;
+    if me["code"] != "session_ended" {
+        return Err(format!("the listed player's session goes on: {me}"));
+    }
+
+    let bad = ctx.dir.join("state-list-bad.csv");
+    let good = ctx.dir.join("state-list.csv");
+    std::fs::write(&bad, "source,reference,email,date_of_birth,ends_on\nstate,KS-1,a@example.com,,\nstate,KS-2,b@example.com,1970-31-12,\n")
+        .map_err(|e| e.to_string())?;
+    std::fs::write(&good, "source,reference,email,date_of_birth,ends_on\nstate,KS-1,a@example.com,,\nstate,KS-2,b@example.com,1970-12-31,2030-01-01\n")
+        .map_err(|e| e.to_string())?;
+    let file = browser.find("#exclusion-file").await?;
+    browser.type_into(&file, &bad.display().to_string()).await?;
+    browser.click_button("Import state-list-bad.csv (2 lines)").await?;
+    browser.wait_text("[data-code=invalid_exclusion_list]", "Line 3: `date_of_birth`").await?;
+    let errors = browser.console_errors().await?;
+    if errors.len() != 1 || !errors[0].contains("/v1/exclusion-list/import") {
+        return Err(format!("the console shows more than the refused file: {errors:#?}"));
+    }
+    let file = browser.find("#exclusion-file").await?;
+    browser.type_into(&file, &good.display().to_string()).await?;
+    browser.click_button("Import state-list.csv (2 lines)").await?;
+    browser
+        .wait_text(
+            "[data-testid=exclusion-outcome]",
+            "state-list.csv: 2 added, 0 replaced; 0 players excluded now.",
+        )
+        .await?;
+    browser.wait_text("[data-testid=exclusion-entries]", "2030-01-01").await?;
+    browser.wait_text("[data-testid=exclusion-entries]", "by protection-op").await?;
+    browser.script("document.querySelector('[data-testid=exclusion-entries]').scrollIntoView()").await?;
+    shot(ctx, browser, "console-exclusion-lists").await?;
+
+    browser.click_button("Take OP-1 off").await?;
+    browser.click_button("Yes, take OP-1 off the list").await?;
+    browser
+        .wait_text("[data-testid=exclusion-outcome]", "OP-1 taken off the list; 1 player may play again.")
+        .await?;
+    let lena = log_in(ctx, "lena@example.com", PLAYER_PASSWORD).await;
+    let me = get(ctx, "/v1/me", &lena).await;
+    if me["player"]["standing"] != "active" {
+        return Err(format!("the player taken off the list may not play: {me}"));
+    }
+    let list = get(ctx, "/v1/exclusion-list", &page_token(browser, "staff").await?).await;
+    let references: Vec<&str> =
+        list.as_array().unwrap().iter().filter_map(|e| e["reference"].as_str()).collect();
+    if references != ["KS-2", "KS-1"] && references != ["KS-1", "KS-2"] {
+        return Err(format!("the lists hold {references:?}"));
+    }
     Ok(())
 }

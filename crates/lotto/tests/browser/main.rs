@@ -51,9 +51,15 @@ const JOURNEYS: &[(&str, u32, u32, Journey)] = &[
     ("player_sets_limits_and_recalls_games_by_keyboard_at_phone_width", 390, 844, |c, b| {
         Box::pin(journeys::player_phone_keyboard(c, b))
     }),
+    ("player_closes_the_account_and_asks_to_reopen", 1280, 900, |c, b| {
+        Box::pin(journeys::player_closes_the_account_and_asks_to_reopen(c, b))
+    }),
     ("retailer_scans_validates_and_pays_a_ticket", 1280, 900, |c, b| Box::pin(journeys::retailer_pays(c, b))),
     ("operator_sees_live_draws_verifies_audit_and_opens_par_charts", 1280, 1000, |c, b| {
         Box::pin(journeys::operator_console(c, b))
+    }),
+    ("operator_keeps_the_exclusion_lists_and_sees_dormant_accounts", 1280, 1000, |c, b| {
+        Box::pin(journeys::operator_keeps_the_exclusion_lists(c, b))
     }),
 ];
 
