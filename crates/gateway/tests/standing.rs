@@ -271,6 +271,15 @@ async fn a_time_limit_refuses_the_stake_once_the_window_is_played_and_waits_a_da
         "{daily}"
     );
     assert_eq!(keno(&gw, &eve).await, Err("limit_reached".into()));
+    // A day later the raise binds at the very next stake (nothing else read the limits first).
+    sqlx::query(
+        "UPDATE player_limits SET pending_from = now() - interval '1 second' WHERE player_id = $1::uuid",
+    )
+    .bind(&eve.subject)
+    .execute(&gw.state.pool)
+    .await
+    .unwrap();
+    assert_eq!(keno(&gw, &eve).await, Ok(()));
     gw.assert_ledger_balanced().await;
 }
 

@@ -20,7 +20,7 @@ use crate::saga::players::{
 };
 use crate::standing::PlayStanding;
 use crate::store::play;
-use crate::store::players::{self as store, LimitKind};
+use crate::store::players::{self as store, LimitKind, PlayerRow};
 use crate::views::players::{ExclusionPeriod, SelfExclusion};
 use crate::views::protection::{
     DayTotals, GameTotals, Limits, MoneyLimitRequest, PlaySession, RealityCheckDecision, Statement,
@@ -211,8 +211,13 @@ pub(crate) async fn sync_play(state: &GatewayState, player: Uuid) -> Result<Play
     let row = store::get(&state.pool, player).await?.ok_or_else(|| {
         AppError::not_found(codes::PLAYER_NOT_FOUND, format!("player {player} does not exist"))
     })?;
-    let now = Utc::now();
-    let standing = PlayStanding::of(&row, now);
+    sync_row(state, &row).await
+}
+
+/// [`sync_play`] for the player row just read.
+async fn sync_row(state: &GatewayState, row: &PlayerRow) -> Result<PlayStanding, AppError> {
+    let (player, now) = (row.id, Utc::now());
+    let standing = PlayStanding::of(row, now);
     state.ledger.suspend(row.wallet_account_id, &standing.suspension(now)).await?;
     if let (Some(since), Some(reason)) = (row.voids_pending_since, standing.reason) {
         match void_future_tickets(state, player, reason).await {
@@ -227,14 +232,15 @@ pub(crate) async fn sync_play(state: &GatewayState, player: Uuid) -> Result<Play
 /// suspended their play (an exclusion's end that waits for their request, a cooling-off that has
 /// passed); a failure is logged, not the login's: the ledger still refuses what it was told to.
 pub(crate) async fn sync_at_login(state: &GatewayState, player: Uuid) {
-    let ever = match store::get(&state.pool, player).await {
-        Ok(row) => row.is_some_and(|row| PlayStanding::ever_suspended(&row)),
+    let row = match store::get(&state.pool, player).await {
+        Ok(Some(row)) if PlayStanding::ever_suspended(&row) => row,
+        Ok(_) => return,
         Err(e) => {
             tracing::warn!(%player, error = %e, "reading the player's standing at login failed");
             return;
         }
     };
-    if ever && let Err(e) = sync_play(state, player).await {
+    if let Err(e) = sync_row(state, &row).await {
         tracing::warn!(%player, error = %e, "bringing the ledger's suspension up to date at login failed");
     }
 }
@@ -328,19 +334,19 @@ pub(crate) async fn before_stake(state: &GatewayState, caller: &Authenticated) -
 /// 422 `limit_reached` (kind `time`) when a stake now would carry the player's time played in a
 /// window to or past its limit.
 async fn refuse_past_time_limit(state: &GatewayState, player: Uuid, sid: Uuid) -> Result<(), AppError> {
-    let rows = store::limits(&state.pool, player, LimitKind::Time).await?;
+    let limits = store::binding_limits(&state.pool, player, LimitKind::Time).await?;
     let played = play::played(&state.pool, player, Some(sid)).await?;
-    for row in &rows {
-        let Some(minutes) = row.amount else { continue };
-        let Some(window) = played.iter().find(|p| p.period == row.period) else { continue };
+    for (period, minutes) in &limits {
+        let Some(minutes) = *minutes else { continue };
+        let Some(window) = played.iter().find(|p| &p.period == period) else { continue };
         if window.seconds >= minutes.saturating_mul(60) {
             let context = serde_json::json!({
-                "kind": "time", "period": row.period, "limit": minutes, "played": window.seconds / 60,
+                "kind": "time", "period": period, "limit": minutes, "played": window.seconds / 60,
                 "left": 0, "resets_at": window.frees_at,
             });
             return Err(AppError::unprocessable(
                 codes::LIMIT_REACHED,
-                format!("you have played your {} time limit of {minutes} minutes", row.period),
+                format!("you have played your {period} time limit of {minutes} minutes"),
             )
             .with_context(context));
         }

@@ -232,6 +232,26 @@ pub async fn limits(pool: &PgPool, player: Uuid, kind: LimitKind) -> Result<Vec<
     .await?)
 }
 
+/// The limit of `kind` binding `player` now in each period, a raise whose delay has passed
+/// counted as applied: one read, no write (the stake path's; `limits` writes the raise down).
+pub async fn binding_limits(
+    pool: &PgPool,
+    player: Uuid,
+    kind: LimitKind,
+) -> Result<Vec<(String, Option<i64>)>, AppError> {
+    let rows = sqlx::query!(
+        r#"SELECT period,
+                  CASE WHEN pending_from <= now() THEN CASE WHEN pending_none THEN NULL ELSE pending_amount END
+                       ELSE amount END AS "amount?: i64"
+             FROM player_limits WHERE player_id = $1 AND kind = $2"#,
+        player,
+        kind.as_str()
+    )
+    .fetch_all(pool)
+    .await?;
+    Ok(rows.into_iter().map(|r| (r.period, r.amount)).collect())
+}
+
 /// Sets `player`'s `kind` limit of `period` to `amount` now, cancelling any raise that was waiting.
 pub async fn lower_limit(
     pool: &PgPool,
