@@ -70,6 +70,56 @@ async fn twenty_tickets_at_once_take_exactly_what_a_ten_dollar_loss_limit_allows
     gw.assert_ledger_balanced().await;
 }
 
+/// A limit lowered while stakes are in flight: the ledger checks each stake against the limit in
+/// the statement that debits it, so each stake meets the old limit or the new, whole; none is
+/// cut, counted twice or lost, whatever the interleaving.
+#[tokio::test]
+async fn a_limit_lowered_while_stakes_are_in_flight_binds_each_stake_whole_by_the_limit_it_met() {
+    let gw = TestGateway::new().await;
+    let bo = gw.player("bo@example.com").await;
+    gw.fund(&bo.token, 5_000).await;
+    set_limit(&gw, &bo, json!({"kind": "loss", "period": "daily", "amount": 4_000})).await;
+    let before = balance(&gw, &bo).await;
+
+    // Twenty $3 tickets for draws to come (their loss is their stake until drawn).
+    let plays = (0..20)
+        .map(|_| play(&gw, &bo, "/v1/keno/draw-tickets", json!({"option": "bet", "spots": [7], "draws": 3})));
+    // The limit lowered to $10 once the ledger has taken the first stake, the others in flight.
+    let lower = async {
+        loop {
+            let limits = gw.call("GET", "/v1/me/limits", Some(&bo.token), None).await;
+            if money_limit(&limits.body, "loss", Some("daily"), "player")["used"].as_i64() > Some(0) {
+                break;
+            }
+            tokio::task::yield_now().await;
+        }
+        set_limit(&gw, &bo, json!({"kind": "loss", "period": "daily", "amount": 1_000})).await
+    };
+    let (answers, _) = tokio::join!(futures_util::future::join_all(plays), lower);
+    let taken = answers.iter().filter(|a| a.status == 201).count();
+    for refusal in answers.iter().filter(|a| a.status != 201) {
+        assert_eq!((refusal.status.as_u16(), refusal.body["code"].as_str()), (422, Some("limit_reached")));
+        let context = &refusal.body["context"];
+        let (limit, left) = (context["limit"].as_i64().unwrap(), context["left"].as_i64().unwrap());
+        assert!(limit == 1_000 || limit == 4_000, "a limit never set: {context}");
+        assert!(left < 300 && context["stake"] == 300, "refused though it fitted: {context}");
+    }
+    // The old limit fits 13 stakes; whatever passed, each was taken whole and counted once.
+    let used = i64::try_from(taken).unwrap() * 300;
+    assert!(taken <= 13, "{taken} stakes passed a $40 limit");
+    assert_eq!(balance(&gw, &bo).await, before - used);
+    let limits = gw.call("GET", "/v1/me/limits", Some(&bo.token), None).await;
+    let loss = money_limit(&limits.body, "loss", Some("daily"), "player");
+    assert_eq!((loss["cents"].as_i64(), loss["used"].as_i64()), (Some(1_000), Some(used)), "{loss}");
+    // From now the lower limit binds every stake.
+    if used + 300 > 1_000 {
+        let after =
+            play(&gw, &bo, "/v1/keno/draw-tickets", json!({"option": "bet", "spots": [7], "draws": 3})).await;
+        assert_eq!(after.body["context"]["limit"], 1_000, "{}", after.body);
+    }
+    gw.assert_ledger_balanced().await;
+}
+
 #[tokio::test]
 async fn every_game_refuses_a_stake_past_a_single_stake_limit_and_takes_one_within_it() {
     let gw = TestGateway::new().await;
