@@ -2196,35 +2196,20 @@ export interface components {
          * @enum {string}
          */
         AccountKind: "player_wallet" | "game_escrow" | "house_revenue" | "prize_liability" | "progressive_pot" | "retailer_settlement" | "cash_clearing";
-        /** @description A player's decision. */
+        /** @description A blackjack decision: `hit`, `stand`, `double` (optional `amount`, up to the wager; K.A.R. 111-301-6(g)(3)), `split`, `insurance` (`spot`, `amount` up to half its wager; 6(g)(2)), `decline_insurance` (`spot`) or `even_money` (`spot`). No other decision takes those fields. */
         Action: {
-            /** @enum {string} */
-            action: "hit";
-        } | {
-            /** @enum {string} */
-            action: "stand";
-        } | {
-            /** Format: int64 */
+            /**
+             * @description the decision
+             * @enum {string}
+             */
+            action: "hit" | "stand" | "double" | "split" | "insurance" | "decline_insurance" | "even_money";
+            /**
+             * Format: int64
+             * @description cents: a double's or an insurance's amount
+             */
             amount?: number | null;
-            /** @enum {string} */
-            action: "double";
-        } | {
-            /** @enum {string} */
-            action: "split";
-        } | {
-            spot: number;
-            /** Format: int64 */
-            amount: number;
-            /** @enum {string} */
-            action: "insurance";
-        } | {
-            spot: number;
-            /** @enum {string} */
-            action: "decline_insurance";
-        } | {
-            spot: number;
-            /** @enum {string} */
-            action: "even_money";
+            /** @description the spot an insurance or even-money decision is for */
+            spot?: number;
         };
         /** @description `POST /v1/blackjack/rounds/{id}/actions`. */
         ActionRequest: components["schemas"]["Action"] & {
@@ -2372,148 +2357,19 @@ export interface components {
              */
             balances?: components["schemas"]["PostedBalance"][];
         };
-        /**
-         * @description Every permissible wager of 111-501-44(c). Numbers are box numbers (4, 5, 6, 8, 9, 10) except
-         *     a horn high's extra unit (2, 3, 11 or 12) and a hop's dice.
-         */
+        /** @description A craps bet (K.A.R. 111-501-44(c)): `bet` names it; a bet on a number names it (`come_point`, `dont_come_point`, `come_odds`, `dont_come_odds`, `put`, `put_odds`, `place`, `buy`, `lay`, `hardway`, `horn_high`); a hop names its `dice`, a split its two `halves`. No other bet takes those fields. */
         Bet: {
-            /** @enum {string} */
-            bet: "pass";
-        } | {
-            /** @enum {string} */
-            bet: "dont_pass";
-        } | {
-            /** @enum {string} */
-            bet: "come";
-        } | {
-            /** @enum {string} */
-            bet: "dont_come";
-        } | {
-            /** Format: int32 */
-            number: number;
-            /** @enum {string} */
-            bet: "come_point";
-        } | {
-            /** Format: int32 */
-            number: number;
-            /** @enum {string} */
-            bet: "dont_come_point";
-        } | {
-            /** @enum {string} */
-            bet: "pass_odds";
-        } | {
-            /** @enum {string} */
-            bet: "dont_pass_odds";
-        } | {
-            /** Format: int32 */
-            number: number;
-            /** @enum {string} */
-            bet: "come_odds";
-        } | {
-            /** Format: int32 */
-            number: number;
-            /** @enum {string} */
-            bet: "dont_come_odds";
-        } | {
-            /** Format: int32 */
-            number: number;
-            /** @enum {string} */
-            bet: "put";
-        } | {
-            /** Format: int32 */
-            number: number;
-            /** @enum {string} */
-            bet: "put_odds";
-        } | {
-            /** Format: int32 */
-            number: number;
-            /** @enum {string} */
-            bet: "place";
-        } | {
-            /** Format: int32 */
-            number: number;
-            /** @enum {string} */
-            bet: "buy";
-        } | {
-            /** Format: int32 */
-            number: number;
-            /** @enum {string} */
-            bet: "lay";
-        } | {
-            /** Format: int32 */
-            number: number;
-            /** @enum {string} */
-            bet: "hardway";
-        } | {
-            /** @enum {string} */
-            bet: "big6";
-        } | {
-            /** @enum {string} */
-            bet: "big8";
-        } | {
-            /** @enum {string} */
-            bet: "field";
-        } | {
-            /** @enum {string} */
-            bet: "any_seven";
-        } | {
-            /** @enum {string} */
-            bet: "any_craps";
-        } | {
-            /** @enum {string} */
-            bet: "two";
-        } | {
-            /** @enum {string} */
-            bet: "three";
-        } | {
-            /** @enum {string} */
-            bet: "twelve";
-        } | {
-            /** @enum {string} */
-            bet: "eleven";
-        } | {
-            /** @enum {string} */
-            bet: "horn";
-        } | {
-            /** Format: int32 */
-            number: number;
-            /** @enum {string} */
-            bet: "horn_high";
-        } | {
-            /** @enum {string} */
-            bet: "world";
-        } | {
-            /** @enum {string} */
-            bet: "three_way_craps";
-        } | {
-            dice: number[];
-            /** @enum {string} */
-            bet: "hop";
-        } | {
-            halves: components["schemas"]["Proposition"][];
-            /** @enum {string} */
-            bet: "split";
-        } | {
-            /** @enum {string} */
-            bet: "c_and_e";
-        } | {
-            /** @enum {string} */
-            bet: "high_low";
-        } | {
-            /** @enum {string} */
-            bet: "ace_deuce_any_craps";
-        } | {
-            /** @enum {string} */
-            bet: "all_small";
-        } | {
-            /** @enum {string} */
-            bet: "all_tall";
-        } | {
-            /** @enum {string} */
-            bet: "make_em_all";
-        } | {
-            /** @enum {string} */
-            bet: "hot_shooter";
+            /**
+             * @description the bet
+             * @enum {string}
+             */
+            bet: "pass" | "dont_pass" | "come" | "dont_come" | "come_point" | "dont_come_point" | "pass_odds" | "dont_pass_odds" | "come_odds" | "dont_come_odds" | "put" | "put_odds" | "place" | "buy" | "lay" | "hardway" | "big6" | "big8" | "field" | "any_seven" | "any_craps" | "two" | "three" | "twelve" | "eleven" | "horn" | "horn_high" | "world" | "three_way_craps" | "hop" | "split" | "c_and_e" | "high_low" | "ace_deuce_any_craps" | "all_small" | "all_tall" | "make_em_all" | "hot_shooter";
+            /** @description the box number (4, 5, 6, 8, 9, 10); a horn high's extra unit (2, 3, 11, 12) */
+            number?: number;
+            /** @description a hop's two dice */
+            dice?: number[];
+            /** @description a split's two propositions */
+            halves?: components["schemas"]["Proposition"][];
         };
         /**
          * @description The five ways to bet on a ticket.
@@ -2606,28 +2462,21 @@ export interface components {
             /** @description The hash of the last record (hex): publish it, and the history before it cannot change. */
             head_hash?: string | null;
         };
-        /** @description A change to the layout before a roll. */
-        Change: (components["schemas"]["Bet"] & {
-            /** Format: int64 */
-            amount_cents: number;
-        } & {
-            /** @enum {string} */
-            change: "place";
-        }) | (components["schemas"]["Bet"] & {
-            /** Format: int64 */
-            amount_cents: number;
-        } & {
-            /** @enum {string} */
-            change: "reduce";
-        }) | (components["schemas"]["Bet"] & {
-            /** @enum {string} */
-            change: "remove";
-        }) | (components["schemas"]["Bet"] & {
-            working: boolean;
-        } & {
-            /** @enum {string} */
-            change: "working";
-        });
+        /** @description A change to the layout before a roll: `place` (make or add to a bet, `amount_cents`), `reduce` (to `amount_cents`), `remove`, or `working` (`working`). */
+        Change: components["schemas"]["Bet"] & {
+            /**
+             * @description what to do with the bet
+             * @enum {string}
+             */
+            change: "place" | "reduce" | "remove" | "working";
+            /**
+             * Format: int64
+             * @description `place`: the amount added; `reduce`: the amount left
+             */
+            amount_cents?: number;
+            /** @description `working`: `true` calls the bet on, `false` off (45(f)) */
+            working?: boolean;
+        };
         /** @description Who is paid, as the office records it. */
         Claimant: {
             name: string;

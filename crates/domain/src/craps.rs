@@ -131,7 +131,6 @@ pub enum Proposition {
 /// a horn high's extra unit (2, 3, 11 or 12) and a hop's dice.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case", tag = "bet")]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub enum Bet {
     /// (1)-(3)
     Pass,

@@ -13,6 +13,8 @@ pub mod instant;
 pub mod keno;
 pub mod math;
 pub mod money;
+#[cfg(feature = "openapi")]
+pub mod openapi;
 pub mod powerball;
 pub mod prizes;
 pub mod serial;

@@ -56,7 +56,6 @@ pub struct Placed {
 /// A change to the layout before a roll.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case", tag = "change")]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub enum Change {
     /// Make a bet, or add to one.
     Place {
