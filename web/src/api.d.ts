@@ -3207,16 +3207,11 @@ export interface components {
              */
             owed_cents?: number | null;
         };
-        /** @description `POST /v1/sessions`: one of three ways to log in. */
-        LoginRequest: {
-            email: string;
-            password: string;
-        } | {
-            username: string;
-            password: string;
-        } | {
-            api_key: string;
-        };
+        /**
+         * @description `POST /v1/sessions`: one of three ways to log in, told apart by their fields. Each is a
+         *     named schema, so a generated client has a type for each.
+         */
+        LoginRequest: components["schemas"]["PlayerLogin"] | components["schemas"]["StaffLogin"] | components["schemas"]["TerminalLogin"];
         LoginResponse: {
             access_token: string;
             token_type: string;
@@ -4079,6 +4074,11 @@ export interface components {
             /** Format: date-time */
             created_at: string;
         };
+        /** @description A player logs in with the email they registered. */
+        PlayerLogin: {
+            email: string;
+            password: string;
+        };
         /** @description An account's posted balance, in cents. */
         PostedBalance: {
             /** Format: uuid */
@@ -4826,6 +4826,11 @@ export interface components {
             /** @description The Blazing 7's progressive (111-301-5(j)) at the table's posted amount. */
             blazing_7s?: boolean;
         };
+        /** @description An operator or an auditor logs in with their username. */
+        StaffLogin: {
+            username: string;
+            password: string;
+        };
         /** @description A staff member as listed. */
         StaffMember: {
             /** Format: uuid */
@@ -4977,6 +4982,10 @@ export interface components {
             cards_remaining: number;
             /** Format: int32 */
             shuffles: number;
+        };
+        /** @description A retailer's terminal logs in with its API key. */
+        TerminalLogin: {
+            api_key: string;
         };
         /** @description A drawing a ticket is in. */
         TicketDrawingView: {

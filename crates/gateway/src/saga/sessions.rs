@@ -32,7 +32,7 @@ use uuid::Uuid;
 use crate::GatewayState;
 use crate::credentials::{api_key_prefix, digest_api_key, digests_equal, verify_password};
 use crate::store::sessions::{self as store, Credentials};
-use crate::views::sessions::LoginRequest;
+use crate::views::sessions::{LoginRequest, PlayerLogin, StaffLogin, TerminalLogin};
 
 /// A session's tokens, as a login or a renewal answers them.
 #[derive(Debug)]
@@ -87,17 +87,17 @@ fn invalid_refresh_token() -> AppError {
 /// Logs in a player, a staff member or a terminal, and opens its session.
 pub(crate) async fn login(state: &GatewayState, request: LoginRequest) -> Result<Issued, AppError> {
     let (subject, role, previous, org, place) = match request {
-        LoginRequest::Player { email, password } => {
+        LoginRequest::Player(PlayerLogin { email, password }) => {
             let (subject, role, previous) =
                 password_login(state, Credentials::Players, &email, password).await?;
             (subject, role, previous, None, None)
         }
-        LoginRequest::Staff { username, password } => {
+        LoginRequest::Staff(StaffLogin { username, password }) => {
             let (subject, role, previous) =
                 password_login(state, Credentials::Staff, &username, password).await?;
             (subject, role, previous, None, None)
         }
-        LoginRequest::Terminal { api_key } => {
+        LoginRequest::Terminal(TerminalLogin { api_key }) => {
             let (subject, previous, retailer) = terminal_login(state, &api_key).await?;
             let place = terminal_place(&state.pool, &subject).await?;
             (subject, Role::Retailer, previous, Some(retailer), place)

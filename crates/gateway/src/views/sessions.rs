@@ -4,13 +4,34 @@ use chrono::{DateTime, Utc};
 use platform::auth::{Place, Role};
 use serde::{Deserialize, Serialize};
 
-/// `POST /v1/sessions`: one of three ways to log in.
+/// `POST /v1/sessions`: one of three ways to log in, told apart by their fields. Each is a
+/// named schema, so a generated client has a type for each.
 #[derive(Debug, Deserialize, utoipa::ToSchema)]
 #[serde(untagged)]
 pub enum LoginRequest {
-    Player { email: String, password: String },
-    Staff { username: String, password: String },
-    Terminal { api_key: String },
+    Player(PlayerLogin),
+    Staff(StaffLogin),
+    Terminal(TerminalLogin),
+}
+
+/// A player logs in with the email they registered.
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
+pub struct PlayerLogin {
+    pub email: String,
+    pub password: String,
+}
+
+/// An operator or an auditor logs in with their username.
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
+pub struct StaffLogin {
+    pub username: String,
+    pub password: String,
+}
+
+/// A retailer's terminal logs in with its API key.
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
+pub struct TerminalLogin {
+    pub api_key: String,
 }
 
 // A session's tokens, answered by a login and by each renewal.

@@ -49,7 +49,7 @@ anonymous = client_module.Client(base_url=base_url)
 registration = models.Registration(email=email, password=PASSWORD, date_of_birth=datetime.date(1990, 5, 17))
 player = answer(api("players.register").sync_detailed(client=anonymous, body=registration), 201)
 login = answer(
-    api("sessions.login").sync_detailed(client=anonymous, body=models.LoginRequestType0(email=email, password=PASSWORD)),
+    api("sessions.login").sync_detailed(client=anonymous, body=models.PlayerLogin(email=email, password=PASSWORD)),
     201,
 )
 client = client_module.AuthenticatedClient(base_url=base_url, token=login.access_token)
