@@ -3208,6 +3208,26 @@ export interface components {
             owed_cents?: number | null;
         };
         /**
+         * @description One Server-Sent Event of `GET /v1/draws/live`, as a client's event-stream parser hands it
+         *     over. (It describes the stream for the contract; the route writes the events itself.)
+         */
+        LiveEvent: {
+            /** @description `keno_open`, `keno_draw` or `powerball_drawing`. */
+            event: string;
+            /**
+             * @description The event's JSON: a `DrawView` for the Keno events, a `PowerballDrawView` for the
+             *     Powerball one.
+             */
+            data: string;
+            /** @description A `keno_draw`'s draw number (sent back as `Last-Event-ID` on a reconnection). */
+            id?: string | null;
+            /**
+             * Format: int64
+             * @description Milliseconds a client waits before reconnecting (sent when the server shuts down).
+             */
+            retry?: number | null;
+        };
+        /**
          * @description `POST /v1/sessions`: one of three ways to log in, told apart by their fields. Each is a
          *     named schema, so a generated client has a type for each.
          */
@@ -7495,8 +7515,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description the last Keno draw number this screen saw; the draws after it are sent first (at most 5) */
-                "Last-Event-ID"?: number | null;
+                /** @description the last Keno draw number this screen saw; the draws after it are sent first (at most 5); anything that is not a draw number is ignored */
+                "Last-Event-ID"?: string | null;
             };
             path?: never;
             cookie?: never;
@@ -7509,7 +7529,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "text/event-stream": string;
+                    "text/event-stream": components["schemas"]["LiveEvent"];
                 };
             };
             "4XX": components["responses"]["Refused"];

@@ -447,3 +447,20 @@ pub struct VoidReport {
     pub voided: Vec<VoidedTicketView>,
     pub refunded_cents: i64,
 }
+
+/// One Server-Sent Event of `GET /v1/draws/live`, as a client's event-stream parser hands it
+/// over. (It describes the stream for the contract; the route writes the events itself.)
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+pub struct LiveEvent {
+    /// `keno_open`, `keno_draw` or `powerball_drawing`.
+    #[schema(pattern = "^(keno_open|keno_draw|powerball_drawing)$")]
+    pub event: String,
+    /// The event's JSON: a `DrawView` for the Keno events, a `PowerballDrawView` for the
+    /// Powerball one.
+    pub data: String,
+    /// A `keno_draw`'s draw number (sent back as `Last-Event-ID` on a reconnection).
+    pub id: Option<String>,
+    /// Milliseconds a client waits before reconnecting (sent when the server shuts down).
+    pub retry: Option<u64>,
+}
+

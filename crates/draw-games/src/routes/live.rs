@@ -158,9 +158,9 @@ fn json_event<T: serde::Serialize>(name: &str, value: &T) -> Event {
 
 #[utoipa::path(
     get, path = "/v1/draws/live", tag = "keno", operation_id = "live_draws",
-    params(("Last-Event-ID" = Option<i64>, Header, description = "the last Keno draw number this screen saw; the draws after it are sent first (at most 5)")),
+    params(("Last-Event-ID" = Option<String>, Header, description = "the last Keno draw number this screen saw; the draws after it are sent first (at most 5); anything that is not a draw number is ignored")),
     responses((status = 200, description = "Server-Sent Events (public): `keno_open` (the Keno draw on sale, a DrawView, as it changes), `keno_draw` (a Keno draw's numbers as soon as they are drawn, a DrawView; its `id` is the draw number), `powerball_drawing` (the newest past Powerball drawing, a PowerballDrawView, and again when its results stand). A comment line every 15 s keeps the connection open.",
-               content_type = "text/event-stream", body = String),
+               content_type = "text/event-stream", body = crate::views::LiveEvent),
               (status = "4XX", response = platform::openapi::Refused))
 )]
 /// `GET /v1/draws/live`: public; live results as Server-Sent Events. At most
