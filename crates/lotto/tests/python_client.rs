@@ -74,16 +74,10 @@ async fn a_generated_python_client_plays_a_blackjack_round_and_a_craps_roll() {
 
     // What the generated client read is what the API says, and the money is right.
     let http = reqwest::Client::new();
-    let login: Value = http
-        .post(format!("{}/v1/sessions", lotto.base_url))
-        .json(&serde_json::json!({"email": "pia@example.com", "password": "correct horse battery staple"}))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    let token = login["access_token"].as_str().unwrap();
+    let credentials =
+        serde_json::json!({"email": "pia@example.com", "password": "correct horse battery staple"});
+    let token = common::log_in(&http, &lotto.base_url, credentials).await;
+    let token = token.as_str();
     let get = |path: String| {
         let request = http.get(format!("{}{path}", lotto.base_url)).bearer_auth(token);
         async move { request.send().await.unwrap().json::<Value>().await.unwrap() }

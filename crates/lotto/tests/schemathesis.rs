@@ -14,7 +14,7 @@ use std::process::Command;
 use std::time::Duration;
 
 use common::Lotto;
-use serde_json::{Value, json};
+use serde_json::json;
 
 const STAFF_PASSWORD: &str = "a long operator password for schemathesis";
 const PLAYER_PASSWORD: &str = "correct horse battery staple";
@@ -25,19 +25,6 @@ const SEED: &str = "36";
 /// ("AST constructor recursion depth mismatch"), a race of the tool's, not an answer of ours.
 const EXAMPLES: &str = "10";
 const SECONDS: &str = "90";
-
-async fn token(http: &reqwest::Client, base: &str, credentials: Value) -> String {
-    let login: Value = http
-        .post(format!("{base}/v1/sessions"))
-        .json(&credentials)
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    login["access_token"].as_str().unwrap_or_else(|| panic!("no login: {login}")).to_owned()
-}
 
 /// Runs schemathesis as `who` and answers whether it passed, with its summary.
 fn run(contract: &Path, base: &str, token: &str, dir: &Path) -> (bool, String) {
@@ -74,15 +61,9 @@ async fn a_bounded_schemathesis_run_finds_no_server_error_no_answer_outside_the_
     );
     let base = lotto.base_url.clone();
     let http = reqwest::Client::new();
-    let made = Command::new(env!("CARGO_BIN_EXE_lotto"))
-        .args(["admin", "create-operator", "fuzz-op"])
-        .env("DATABASE_URL", &url)
-        .env("LOTTO_ADMIN_PASSWORD", STAFF_PASSWORD)
-        .env("LOTTO_LOG", "warn")
-        .output()
-        .unwrap();
-    assert!(made.status.success(), "{}", String::from_utf8_lossy(&made.stderr));
-    let operator = token(&http, &base, json!({"username": "fuzz-op", "password": STAFF_PASSWORD})).await;
+    common::create_operator(&url, "fuzz-op", STAFF_PASSWORD);
+    let operator =
+        common::log_in(&http, &base, json!({"username": "fuzz-op", "password": STAFF_PASSWORD})).await;
     let player = common::player(&http, &base, "fuzz@example.com", PLAYER_PASSWORD).await;
     let deposit = http
         .post(format!("{base}/v1/me/deposits"))

@@ -69,38 +69,14 @@ async fn funded_player(ctx: &Context, email: &str, cents: i64) -> String {
 
 /// An operator (made with `lotto admin create-operator`, as the README does) and its token.
 async fn operator(ctx: &Context, username: &str) -> String {
-    let made = std::process::Command::new(env!("CARGO_BIN_EXE_lotto"))
-        .args(["admin", "create-operator", username])
-        .env("DATABASE_URL", &ctx.database_url)
-        .env("LOTTO_ADMIN_PASSWORD", STAFF_PASSWORD)
-        .env("LOTTO_LOG", "warn")
-        .output()
-        .unwrap();
-    assert!(made.status.success(), "{}", String::from_utf8_lossy(&made.stderr));
-    let login: Value = ctx
-        .http
-        .post(format!("{}/v1/sessions", ctx.base))
-        .json(&json!({"username": username, "password": STAFF_PASSWORD}))
-        .send()
+    crate::common::create_operator(&ctx.database_url, username, STAFF_PASSWORD);
+    crate::common::log_in(&ctx.http, &ctx.base, json!({"username": username, "password": STAFF_PASSWORD}))
         .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    login["access_token"].as_str().unwrap().to_owned()
 }
 
 /// A fresh session of a registered player, by the API.
 async fn log_in(ctx: &Context, email: &str, password: &str) -> String {
-    let login = api(
-        ctx,
-        reqwest::Method::POST,
-        "/v1/sessions",
-        "",
-        Some(json!({"email": email, "password": password})),
-    )
-    .await;
-    login["access_token"].as_str().unwrap_or_else(|| panic!("no login: {login}")).to_owned()
+    crate::common::log_in(&ctx.http, &ctx.base, json!({"email": email, "password": password})).await
 }
 
 async fn log_in_player(ctx: &Context, browser: &Browser, email: &str) -> Result<(), String> {

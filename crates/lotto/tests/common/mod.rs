@@ -108,14 +108,33 @@ pub async fn player(http: &reqwest::Client, base: &str, email: &str, password: &
     let body = serde_json::json!({"email": email, "password": password, "date_of_birth": "1990-05-17"});
     let registered = http.post(format!("{base}/v1/players")).json(&body).send().await.unwrap();
     assert_eq!(registered.status(), 201, "{}", registered.text().await.unwrap());
+    log_in(http, base, serde_json::json!({"email": email, "password": password})).await
+}
+
+/// A session opened with `credentials` (a player's, a staff member's or a terminal's) at
+/// `base`; returns the access token.
+pub async fn log_in(http: &reqwest::Client, base: &str, credentials: serde_json::Value) -> String {
     let login: serde_json::Value = http
         .post(format!("{base}/v1/sessions"))
-        .json(&serde_json::json!({"email": email, "password": password}))
+        .json(&credentials)
         .send()
         .await
         .unwrap()
         .json()
         .await
         .unwrap();
-    login["access_token"].as_str().unwrap().to_owned()
+    login["access_token"].as_str().unwrap_or_else(|| panic!("no login: {login}")).to_owned()
+}
+
+/// An operator made with `lotto admin create-operator`, as the README does, in the platform's
+/// database at `database_url`.
+pub fn create_operator(database_url: &str, username: &str, password: &str) {
+    let made = Command::new(env!("CARGO_BIN_EXE_lotto"))
+        .args(["admin", "create-operator", username])
+        .env("DATABASE_URL", database_url)
+        .env("LOTTO_ADMIN_PASSWORD", password)
+        .env("LOTTO_LOG", "warn")
+        .output()
+        .unwrap();
+    assert!(made.status.success(), "{}", String::from_utf8_lossy(&made.stderr));
 }
