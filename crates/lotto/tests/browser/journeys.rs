@@ -198,7 +198,14 @@ pub async fn player_keno(ctx: &Context, browser: &Browser) -> Result<(), String>
         .execute(&pool)
         .await
         .map_err(|e| e.to_string())?;
-    browser.fill("#keno-tickets", "1").await?;
+    // The field is controlled by the page: a clear the page redraws over leaves the old "2"
+    // before the "1" (a $21 play, once, refused by the $1 limit). Filled until it says 1.
+    for _ in 0..5 {
+        browser.fill("#keno-tickets", "1").await?;
+        if browser.script("return document.querySelector('#keno-tickets').value").await? == json!("1") {
+            break;
+        }
+    }
     browser.click_button("Play now").await?;
     browser.wait_text("[data-testid=reality-check]", "You have played for").await?;
     shot(ctx, browser, "player-reality-check").await?;
