@@ -11,7 +11,8 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /** `GET /v1/players?email=`: operators and auditors find a player by email. */
+        get: operations["find_player"];
         put?: never;
         /** `POST /v1/players`: anyone may register; K.A.R. 111-5-24(c) refuses those under 18. */
         post: operations["register"];
@@ -143,6 +144,23 @@ export interface paths {
         };
         /** `GET /v1/me/wallet/transfers?after=&limit=`. */
         get: operations["wallet_history"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/me/wallet/entries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** `GET /v1/me/wallet/entries?from=&to=&after=&limit=`: the player's statement line by line. */
+        get: operations["wallet_entries"];
         put?: never;
         post?: never;
         delete?: never;
@@ -320,7 +338,8 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /** `GET /v1/retailers/{id}/terminals`: operators and auditors list a retailer's terminals. */
+        get: operations["list_terminals"];
         put?: never;
         /** `POST /v1/retailers/{id}/terminals`: the API key is in this answer and nowhere else, ever. */
         post: operations["add_terminal"];
@@ -805,6 +824,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/accounts/{id}/statement": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * `GET /v1/accounts/{id}/statement?from=&to=&time_zone=`: the account's transfers within those
+         *     days, newest first, each with its posted balance after it (a wallet's statement).
+         */
+        get: operations["account_statement"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/accounts/{id}/suspension": {
         parameters: {
             query?: never;
@@ -1220,7 +1259,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * `GET /v1/powerball/tickets`: the tickets a player bought online, newest first, each with its
+         *     drawings and what it won.
+         */
+        get: operations["my_powerball_tickets"];
         put?: never;
         /**
          * `POST /v1/powerball/tickets`: a player buys online from their wallet, where the operator
@@ -1298,7 +1341,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * `GET /v1/powerball/office-claims`: operators, auditors and services see every prize paid at the
+         *     office; a player sees those of the tickets they bought online (their W-2G records among them).
+         */
+        get: operations["list_powerball_office_claims"];
         put?: never;
         /**
          * `POST /v1/powerball/office-claims`: operators at the lottery office pay any prize of a
@@ -2210,7 +2257,7 @@ export interface components {
             amount?: number | null;
             /** @description the spot an insurance or even-money decision is for */
             spot?: number;
-        };
+        } & (unknown & unknown);
         /** @description `POST /v1/blackjack/rounds/{id}/actions`. */
         ActionRequest: components["schemas"]["Action"] & {
             /**
@@ -2341,6 +2388,7 @@ export interface components {
         };
         /** @description `POST /v1/transfers/batch`. */
         BatchRequest: {
+            /** @description 1 to 10,000 transfers. */
             transfers: components["schemas"]["TransferRequest"][];
             /**
              * @description Accounts whose posted balances the answer should carry, read just after the batch: a
@@ -2370,7 +2418,7 @@ export interface components {
             dice?: number[];
             /** @description a split's two propositions */
             halves?: components["schemas"]["Proposition"][];
-        };
+        } & (unknown & unknown & unknown);
         /**
          * @description The five ways to bet on a ticket.
          * @enum {string}
@@ -2403,7 +2451,6 @@ export interface components {
         };
         /** @description One board of a slip as the player marks it. */
         BoardRequest: {
-            /** @description Five different numbers, 1 to 69. */
             whites: number[];
             /**
              * Format: int32
@@ -2430,8 +2477,15 @@ export interface components {
             id?: string | null;
             /** Format: uuid */
             account_id: string;
-            /** Format: int64 */
+            /**
+             * Format: int64
+             * @description Cents, 1 to 1,000,000,000,000.
+             */
             amount: number;
+            /**
+             * @description ISO 4217, three upper-case letters.
+             * @example USD
+             */
             currency: string;
             /**
              * @description Withdrawals only: hold the amount (a pending transfer to cash clearing, lasting
@@ -2439,7 +2493,10 @@ export interface components {
              *     (void it), through `POST /v1/transfers`.
              */
             pending?: boolean;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description A held withdrawal's life, 1 to 604,800 seconds (a week).
+             */
             timeout_seconds?: number | null;
             metadata?: {
                 [key: string]: unknown;
@@ -2463,7 +2520,7 @@ export interface components {
             head_hash?: string | null;
         };
         /** @description A change to the layout before a roll: `place` (make or add to a bet, `amount_cents`), `reduce` (to `amount_cents`), `remove`, or `working` (`working`). */
-        Change: components["schemas"]["Bet"] & {
+        Change: components["schemas"]["Bet"] & ({
             /**
              * @description what to do with the bet
              * @enum {string}
@@ -2476,9 +2533,10 @@ export interface components {
             amount_cents?: number;
             /** @description `working`: `true` calls the bet on, `false` off (45(f)) */
             working?: boolean;
-        };
+        } & (unknown & unknown));
         /** @description Who is paid, as the office records it. */
         Claimant: {
+            /** @description At most 200 characters, not all spaces. */
             name: string;
             address?: string | null;
             /** @description The last four digits of the claimant's taxpayer number: required when a W-2G is made. */
@@ -2646,23 +2704,20 @@ export interface components {
              */
             spots: components["schemas"]["SpotBet"][];
         };
-        /** @description What the player does after looking at the cards (75(a)(2)). */
-        Decision: {
-            /** @enum {string} */
-            decision: "fold";
-        } | {
-            /**
-             * Format: int32
-             * @description Play this many times the ante (0 stands for "as little as the table takes", read below).
-             */
-            play_multiple: number;
-            /** @enum {string} */
-            decision: "play";
-        };
+        /**
+         * @description How many hands with a flush of `flush_length` cards take one decision: `fold`, or `play` with
+         *     `play_multiple` times the ante (0 stands for "as little as the table takes"). One flat object,
+         *     not a union, so that every generator reads it.
+         */
         DecisionCount: {
             /** Format: int32 */
             flush_length: number;
-            decision: components["schemas"]["Decision"];
+            decision: components["schemas"]["DecisionKind"];
+            /**
+             * Format: int32
+             * @description With `play`: the play wager in antes.
+             */
+            play_multiple?: number | null;
             hands: number;
         };
         /** @enum {string} */
@@ -2736,7 +2791,6 @@ export interface components {
         DrawTicketRequest: {
             /** @description `bet`, `bet_against`, `hit_all`, `high_roller` or `top_or_bottom`. */
             option: components["schemas"]["BetOption"];
-            /** @description The marked numbers (1 to 80); none for `top_or_bottom`. */
             spots?: number[];
             /**
              * Format: int32
@@ -2845,9 +2899,11 @@ export interface components {
             source: components["schemas"]["ExclusionSource"];
             /**
              * @description The list's own reference for the person: 1 to 64 characters, unique within its source
-             *     (an entry with a reference the source has already replaces it).
+             *     (an entry with a reference the source has already replaces it); no control characters,
+             *     not all spaces.
              */
             reference: string;
+            /** @description An address with one `@`, a dot in its domain, and no spaces; at most 254 characters. */
             email: string;
             /**
              * Format: date
@@ -2916,7 +2972,10 @@ export interface components {
         FundsCheck: {
             /** Format: uuid */
             account_id: string;
-            /** Format: int64 */
+            /**
+             * Format: int64
+             * @description Cents, 1 to 1,000,000,000,000.
+             */
             at_least: number;
         };
         /** @description One game's totals over the statement's days. */
@@ -2950,12 +3009,13 @@ export interface components {
         GrandPrizeRequest: {
             /**
              * Format: int64
-             * @description The advertised annuity grand prize.
+             * @description The advertised annuity grand prize, 1 to 1,000,000,000,000 cents.
              */
             advertised_cents: number;
             /**
              * Format: int64
-             * @description The cash held in the grand prize pool for the drawing: at most the advertised amount.
+             * @description The cash held in the grand prize pool for the drawing: at least 1 cent, and at most the
+             *     advertised amount (refused `invalid_grand_prize` otherwise).
              */
             cash_value_cents: number;
         };
@@ -3160,7 +3220,7 @@ export interface components {
             period: components["schemas"]["LimitPeriod"];
             /**
              * Format: int64
-             * @description Cents; `null` removes the limit (after the delay, as a raise).
+             * @description Cents, at least 1; `null` removes the limit (after the delay, as a raise).
              */
             amount?: number | null;
         };
@@ -3319,6 +3379,8 @@ export interface components {
             subject: string;
             role: components["schemas"]["Role"];
             player?: null | components["schemas"]["Player"];
+            /** @description A terminal's retailer (its statement: `GET /v1/instant/retailers/{id}/statement`). */
+            retailer_id?: string | null;
         };
         /** @description Where the rule's printed figures and the rows disagree. */
         Mismatch: {
@@ -3374,7 +3436,8 @@ export interface components {
             period?: null | components["schemas"]["LimitPeriod"];
             /**
              * Format: int64
-             * @description Cents, at least 1; `null` removes the limit (a player's removal waits 24 hours, as a raise).
+             * @description Cents, 1 to 1,000,000,000,000; `null` removes the limit (a player's removal waits 24
+             *     hours, as a raise).
              */
             amount?: number | null;
         };
@@ -3386,7 +3449,12 @@ export interface components {
              */
             id?: string | null;
             kind: components["schemas"]["AccountKind"];
+            /** @description Whose account (a player id, `casino`, ...): 1 to 200 characters, not all spaces. */
             owner: string;
+            /**
+             * @description ISO 4217, three upper-case letters.
+             * @example USD
+             */
             currency: string;
             flags?: components["schemas"]["AccountFlagsRequest"];
             metadata?: {
@@ -3394,14 +3462,21 @@ export interface components {
             } | null;
         };
         NewRetailer: {
+            /** @description The shop's name: at most 200 characters, not all spaces. */
             name: string;
-            /** @description The shop's address, printed under its name on its tills' receipts (1 to 300 characters). */
+            /**
+             * @description The shop's address, printed under its name on its tills' receipts (at most 300
+             *     characters, not all spaces).
+             */
             address?: string | null;
         };
         NewStaff: {
+            /** @description 3 to 64 of a-z, 0-9, `.`, `-`, `_` (capitals are taken as small letters). */
             username: string;
+            /** @description 10 to 256 characters, hard to guess (refused `weak_password` otherwise). */
             password: string;
-            role: components["schemas"]["Role"];
+            /** @enum {string} */
+            role: "operator" | "auditor";
         };
         /** @description A staff member just created. */
         NewStaffView: {
@@ -3411,6 +3486,7 @@ export interface components {
             role: components["schemas"]["Role"];
         };
         NewTerminal: {
+            /** @description The till's name in the shop: at most 200 characters, not all spaces. */
             label: string;
         };
         /** @description A terminal just created, with its API key: shown in this answer and nowhere else, ever. */
@@ -3427,6 +3503,7 @@ export interface components {
         /** @description `POST /v1/instant/office-claims`. */
         OfficeClaimRequest: {
             barcode: string;
+            /** @description Twelve digits; spaces or dashes between them are ignored. */
             virn: string;
             claimant: components["schemas"]["Claimant"];
         };
@@ -3457,17 +3534,14 @@ export interface components {
             /**
              * Format: int32
              * @description The table's odds multiple: 1 to the house's (`LOTTO_CRAPS_ODDS_MULTIPLE`); the house's
-             *     when absent.
+             *     when absent (refused `invalid_odds_multiple` above the house's).
              */
             odds_multiple?: number | null;
         };
         /** @description `POST /v1/blackjack/tables`. */
         OpenTable: {
-            /**
-             * Format: int32
-             * @description 6 or 2 (default 6).
-             */
-            decks?: number | null;
+            /** @enum {integer} */
+            decks?: 2 | 6;
             /**
              * @description Where the player places the cut card (K.A.R. 111-301-6(a)); a random allowed place when
              *     absent.
@@ -3677,6 +3751,36 @@ export interface components {
             next?: string | null;
         };
         /** @description One page of a listing; pass `next` as `after` for the following page. */
+        Page_PowerballTicketView: {
+            items: {
+                /**
+                 * @description What is printed and scanned: 19 digits with a Luhn check digit, in groups
+                 *     (`DDDD-DDDD-DDDD-DDDD-DDD`); it says nothing about the plays.
+                 */
+                serial: string;
+                /** @enum {string} */
+                state: "open" | "sold" | "refused";
+                /** @enum {string} */
+                channel: "terminal" | "online";
+                boards: components["schemas"]["BoardView"][];
+                power_play: boolean;
+                /** Format: int32 */
+                draws: number;
+                /**
+                 * Format: int64
+                 * @description For every drawing together.
+                 */
+                cost_cents: number;
+                drawings: components["schemas"]["TicketDrawingView"][];
+                /** @description Why a sale was refused (a ledger problem code). */
+                refusal?: string | null;
+                /** Format: date-time */
+                created_at: string;
+                voided?: null | components["schemas"]["VoidedTicketView"];
+            }[];
+            next?: string | null;
+        };
+        /** @description One page of a listing; pass `next` as `after` for the following page. */
         Page_PrintJobView: {
             items: {
                 /** Format: uuid */
@@ -3800,6 +3904,34 @@ export interface components {
             next?: string | null;
         };
         /** @description One page of a listing; pass `next` as `after` for the following page. */
+        Page_StatementEntry: {
+            items: (components["schemas"]["HistoryEntry"] & {
+                /**
+                 * Format: int64
+                 * @description The posted balance after this transfer, in cents.
+                 */
+                balance_after: number;
+            })[];
+            next?: string | null;
+        };
+        /** @description One page of a listing; pass `next` as `after` for the following page. */
+        Page_TerminalView: {
+            items: {
+                /** Format: uuid */
+                id: string;
+                label: string;
+                key_prefix: string;
+                /**
+                 * Format: date-time
+                 * @description When its key was revoked; `null` while it works.
+                 */
+                revoked_at?: string | null;
+                /** Format: date-time */
+                created_at: string;
+            }[];
+            next?: string | null;
+        };
+        /** @description One page of a listing; pass `next` as `after` for the following page. */
         Page_TicketView: {
             items: {
                 /** Format: uuid */
@@ -3911,13 +4043,14 @@ export interface components {
         PaymentRequest: {
             /**
              * Format: int64
-             * @description Cents, more than zero.
+             * @description Cents, 1 to 1,000,000,000,000.
              */
             amount: number;
-            currency: string;
+            /** @enum {string} */
+            currency: "USD";
             /**
              * @description The provider's token for the card or account to use (the sandbox declines
-             *     `sandbox_decline`); `sandbox_card` when absent.
+             *     `sandbox_decline`); `sandbox_card` when absent. 1 to 200 bytes.
              */
             payment_method?: string | null;
         };
@@ -4015,7 +4148,6 @@ export interface components {
         PlayRequest: {
             /** @description `bet`, `bet_against`, `hit_all`, `high_roller` or `top_or_bottom`. */
             option: components["schemas"]["BetOption"];
-            /** @description The marked numbers (1 to 80); none for `top_or_bottom`. */
             spots?: number[];
             /**
              * Format: int32
@@ -4189,12 +4321,17 @@ export interface components {
              * @description For the cash election: the annuity share less the cash, back to the house.
              */
             released_cents: number;
+            /** @description At the office: the claimant paid, as the office recorded them. */
+            claimant_name?: string | null;
+            /** @description At the office: the last four digits of the claimant's taxpayer number (with a W-2G). */
+            tin_last4?: string | null;
             paid_by: string;
             /** Format: date-time */
             created_at: string;
         };
         /** @description The office's record of a claimant. */
         PowerballClaimant: {
+            /** @description At most 200 characters, not all spaces. */
             name: string;
             /** @description The last four digits of the claimant's taxpayer number: required when a W-2G is made. */
             tin_last4?: string | null;
@@ -4268,6 +4405,7 @@ export interface components {
         };
         /** @description `POST /v1/powerball/office-claims`. */
         PowerballOfficeClaimRequest: {
+            /** @description 19 digits, dashes or spaces between them allowed (`GET /v1/powerball/tickets/{serial}`). */
             serial: string;
             /** Format: date */
             draw_date?: string | null;
@@ -4298,7 +4436,8 @@ export interface components {
             power_play?: boolean;
             /**
              * Format: int32
-             * @description Consecutive drawings, from the next one on sale (default 1).
+             * @description Consecutive drawings, from the next one on sale (default 1; at most the operator's
+             *     setting, refused `draws_out_of_range` beyond it).
              */
             draws?: number | null;
         };
@@ -4546,9 +4685,18 @@ export interface components {
             refresh_token: string;
         };
         Registration: {
+            /** @description An address with one `@`, a dot in its domain, and no spaces; at most 254 characters. */
             email: string;
+            /**
+             * @description 10 to 256 characters, hard to guess and without the email in it (refused
+             *     `weak_password` otherwise).
+             */
             password: string;
-            /** Format: date */
+            /**
+             * Format: date
+             * @description At least 18 years before today and at most 120 (refused `under_age` or
+             *     `invalid_date_of_birth` otherwise).
+             */
             date_of_birth: string;
         };
         /**
@@ -4586,13 +4734,13 @@ export interface components {
         /** @description `POST /v1/powerball/draws/{date}/results`: one operator's entry of the official results. */
         ResultsRequest: {
             whites: number[];
-            /** Format: int32 */
-            powerball: number;
             /**
              * Format: int32
-             * @description The Power Play multiplier drawn: 2, 3, 4, 5 or (with the 10x in the drum) 10.
+             * @description 1 to 26.
              */
-            multiplier: number;
+            powerball: number;
+            /** @enum {integer} */
+            multiplier: 2 | 3 | 4 | 5 | 10;
         };
         Retailer: {
             /** Format: uuid */
@@ -4896,6 +5044,19 @@ export interface components {
             last_7_days: components["schemas"]["Totals"];
             last_30_days: components["schemas"]["Totals"];
         };
+        /**
+         * @description One line of an account's statement: a transfer seen from the account, with the account's
+         *     posted balance once it applied. A hold (`pending`) and its release (`void_pending`,
+         *     `expire_pending`) change the posted balance by nothing; its completion (`post_pending`) by
+         *     the amount posted.
+         */
+        StatementEntry: components["schemas"]["HistoryEntry"] & {
+            /**
+             * Format: int64
+             * @description The posted balance after this transfer, in cents.
+             */
+            balance_after: number;
+        };
         /** @description One settled pack in a statement. */
         StatementSettlement: {
             /** Format: int32 */
@@ -5007,6 +5168,23 @@ export interface components {
         TerminalLogin: {
             api_key: string;
         };
+        /**
+         * @description A retailer's terminal as the console lists it: never its key, only the key's first
+         *     characters, by which a till's key is recognised.
+         */
+        TerminalView: {
+            /** Format: uuid */
+            id: string;
+            label: string;
+            key_prefix: string;
+            /**
+             * Format: date-time
+             * @description When its key was revoked; `null` while it works.
+             */
+            revoked_at?: string | null;
+            /** Format: date-time */
+            created_at: string;
+        };
         /** @description A drawing a ticket is in. */
         TicketDrawingView: {
             /** Format: date */
@@ -5090,7 +5268,8 @@ export interface components {
             period: components["schemas"]["LimitPeriod"];
             /**
              * Format: int64
-             * @description Minutes, 1 to the window's length; `null` removes the limit (after 24 hours, as a raise).
+             * @description Minutes, 1 to the window's length (1,440 a day, 10,080 a week, 43,200 in 30 days);
+             *     `null` removes the limit (after 24 hours, as a raise).
              */
             minutes?: number | null;
         };
@@ -5170,11 +5349,21 @@ export interface components {
             debit_account_id?: string | null;
             /** Format: uuid */
             credit_account_id?: string | null;
-            /** Format: int64 */
+            /**
+             * Format: int64
+             * @description Cents, 1 to 1,000,000,000,000.
+             */
             amount?: number | null;
+            /**
+             * @description ISO 4217, three upper-case letters.
+             * @example USD
+             */
             currency?: string | null;
             pending?: boolean;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description A pending transfer's life, 1 to 604,800 seconds (a week).
+             */
             timeout_seconds?: number | null;
             /** Format: uuid */
             post_pending_id?: string | null;
@@ -5224,7 +5413,10 @@ export interface components {
         };
         /** @description `POST /v1/instant/validations`, `/claims` and `/office-claims`: what was scanned. */
         ValidationRequest: {
-            /** @description As printed (`GGG-BBBBBB-TTT-C`) or as a keyboard-wedge scanner types it (the 13 digits). */
+            /**
+             * @description As printed (`GGG-BBBBBB-TTT-C`) or as a keyboard-wedge scanner types it (the 13 digits);
+             *     its last digit is a Luhn check digit (refused `invalid_barcode` when it disagrees).
+             */
             barcode: string;
             /**
              * @description The twelve digits under the coating (spaces or dashes between groups are ignored; anything
@@ -5355,6 +5547,30 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    find_player: {
+        parameters: {
+            query: {
+                /** @description The player's email, as they registered it (case does not matter). */
+                email: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the player with that email (compared without case) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Player"];
+                };
+            };
+            "4XX": components["responses"]["Refused"];
+        };
+    };
     register: {
         parameters: {
             query?: never;
@@ -5536,6 +5752,35 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Page_HistoryEntry"];
+                };
+            };
+            "4XX": components["responses"]["Refused"];
+        };
+    };
+    wallet_entries: {
+        parameters: {
+            query?: {
+                /** @description The first day (inclusive), `YYYY-MM-DD`; 29 days before `to` by default. */
+                from?: string;
+                /** @description The last day (inclusive); today by default; at most 366 days after `from`. */
+                to?: string;
+                after?: string;
+                /** @description Page size, 1 to 500 (default 50). */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description a page of the wallet's transfers in the days asked for (the last 30 by default, in the operator's time zone), newest first, each with the wallet's posted balance after it */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Page_StatementEntry"];
                 };
             };
             "4XX": components["responses"]["Refused"];
@@ -5853,6 +6098,30 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Retailer"];
+                };
+            };
+            "4XX": components["responses"]["Refused"];
+        };
+    };
+    list_terminals: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description retailer id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the retailer's terminals, oldest first, revoked ones included; never a key, only its first characters */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Page_TerminalView"];
                 };
             };
             "4XX": components["responses"]["Refused"];
@@ -6414,7 +6683,6 @@ export interface operations {
             query: {
                 /** @description Whose accounts (a player id, `casino`, ...). */
                 owner: string;
-                /** @description The `next` cursor of the previous page. */
                 after?: string;
                 /** @description Page size, 1 to 500 (default 50). */
                 limit?: number;
@@ -6442,7 +6710,7 @@ export interface operations {
             query?: never;
             header?: {
                 /** @description names the account, so a retry opens it once; or send `id` in the body */
-                "Idempotency-Key"?: string | null;
+                "Idempotency-Key"?: string;
             };
             path?: never;
             cookie?: never;
@@ -6637,6 +6905,40 @@ export interface operations {
             "4XX": components["responses"]["Refused"];
         };
     };
+    account_statement: {
+        parameters: {
+            query: {
+                /** @description The first day (inclusive), `YYYY-MM-DD`. */
+                from: string;
+                /** @description The last day (inclusive), at most 366 days after `from`. */
+                to: string;
+                /** @description The zone the days are in: an IANA name such as `America/Chicago`. */
+                time_zone: string;
+                after?: string;
+                /** @description Page size, 1 to 500 (default 50). */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                /** @description account id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the account's transfers in the days asked for, newest first, each with the posted balance after it */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Page_StatementEntry"];
+                };
+            };
+            "4XX": components["responses"]["Refused"];
+        };
+    };
     suspend: {
         parameters: {
             query?: never;
@@ -6670,7 +6972,7 @@ export interface operations {
             query?: never;
             header?: {
                 /** @description names the request, so a retry applies once; or send `id` in the body */
-                "Idempotency-Key"?: string | null;
+                "Idempotency-Key"?: string;
             };
             path?: never;
             cookie?: never;
@@ -6707,7 +7009,7 @@ export interface operations {
             query?: never;
             header?: {
                 /** @description names the batch: an item without its own `id` gets one from this key and its place, so a retry applies once */
-                "Idempotency-Key"?: string | null;
+                "Idempotency-Key"?: string;
             };
             path?: never;
             cookie?: never;
@@ -6768,7 +7070,7 @@ export interface operations {
             query?: never;
             header?: {
                 /** @description names the request, so a retry applies once; or send `id` in the body */
-                "Idempotency-Key"?: string | null;
+                "Idempotency-Key"?: string;
             };
             path?: never;
             cookie?: never;
@@ -6805,7 +7107,7 @@ export interface operations {
             query?: never;
             header?: {
                 /** @description names the request, so a retry applies once; or send `id` in the body */
-                "Idempotency-Key"?: string | null;
+                "Idempotency-Key"?: string;
             };
             path?: never;
             cookie?: never;
@@ -7330,6 +7632,32 @@ export interface operations {
             "4XX": components["responses"]["Refused"];
         };
     };
+    my_powerball_tickets: {
+        parameters: {
+            query?: {
+                /** @description The `next` cursor of the previous page. */
+                after?: string;
+                /** @description Page size, 1 to 500 (default 50). */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description a page of the player's online tickets, newest first */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Page_PowerballTicketView"];
+                };
+            };
+            "4XX": components["responses"]["Refused"];
+        };
+    };
     buy_powerball_online: {
         parameters: {
             query?: never;
@@ -7409,7 +7737,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description the ticket's serial: 19 digits, dashes allowed */
+                /** @description the ticket's serial: 19 digits, dashes or spaces between them allowed */
                 serial: string;
             };
             cookie?: never;
@@ -7460,6 +7788,32 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["PowerballClaimView"];
+                };
+            };
+            "4XX": components["responses"]["Refused"];
+        };
+    };
+    list_powerball_office_claims: {
+        parameters: {
+            query?: {
+                /** @description Only claims with a W-2G record (`true`), or only those without (`false`). */
+                w2g?: boolean;
+                /** @description At most this many, newest first (1 to 500; 50 by default). */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description prizes paid at the office, newest first, with their W-2G records */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PowerballClaimView"][];
                 };
             };
             "4XX": components["responses"]["Refused"];
@@ -8318,14 +8672,9 @@ export interface operations {
             query?: {
                 /** @description Only this game. */
                 game?: number;
-                /**
-                 * @description Only packs in this state (`printed`, `shipped`, `received`, `active`, `settled`,
-                 *     `returned`, `stolen`).
-                 */
-                state?: string;
+                state?: "printed" | "shipped" | "received" | "active" | "settled" | "returned" | "stolen";
                 /** @description Only this retailer's (staff); a retailer's terminal sees its own retailer's only. */
                 retailer_id?: string;
-                /** @description The `next` cursor of the previous page. */
                 after?: string;
                 /** @description Page size, 1 to 500 (default 50). */
                 limit?: number;
@@ -8542,7 +8891,6 @@ export interface operations {
                 until?: string;
                 /** @description Only this retailer (staff); a retailer's terminal sees its own retailer's only. */
                 retailer_id?: string;
-                /** @description The `next` cursor of the previous page. */
                 after?: string;
                 /** @description Page size, 1 to 500 (default 50). */
                 limit?: number;
@@ -8770,11 +9118,14 @@ export interface operations {
                 until?: string;
                 /** @description The high tier: prizes of at least this (default $100). */
                 high_tier_cents?: number;
-                /** @description The band just under the retailer limit starts here (default 80% of the limit). */
+                /**
+                 * @description The band just under the retailer limit starts here (default 80% of the limit; from above
+                 *     the limit the band is empty).
+                 */
                 near_limit_from_cents?: number;
                 /**
                  * @description A retailer is flagged when a count this high or higher has at most this probability
-                 *     (default 0.001).
+                 *     (default 0.001; above 0, below 1).
                  */
                 alpha?: number;
             };

@@ -21,7 +21,7 @@ const ACTION_NAMES: Record<Schemas["AllowedActionKind"], string> = {
 };
 
 export function BlackjackTable(props: { onMoney: () => void; resume?: Schemas["BlackjackInPlay"] | undefined }): JSX.Element {
-  const [decks, setDecks] = useState(props.resume?.decks ?? 6);
+  const [decks, setDecks] = useState<2 | 6>(props.resume?.decks === 2 ? 2 : 6);
   // A hand left in play is shown where it stands, at its own table.
   const [table, setTable] = useState<{ id: string } | null>(props.resume ? { id: props.resume.table_id } : null);
   const [wager, setWager] = useState("10");
@@ -80,6 +80,7 @@ export function BlackjackTable(props: { onMoney: () => void; resume?: Schemas["B
         Blazing 7's pot: <strong>{meter.value ? dollars(meter.value.pot_cents) : "…"}</strong>
         {meter.value ? ` (a ${dollars(meter.value.wager_cents)} wager)` : ""}
       </p>
+      <BlackjackHowToPlay />
       <form
         class="box"
         aria-label="Wagers"
@@ -94,7 +95,7 @@ export function BlackjackTable(props: { onMoney: () => void; resume?: Schemas["B
             id="bj-decks"
             value={decks}
             disabled={table !== null}
-            onChange={(e) => setDecks(Number(e.currentTarget.value))}
+            onChange={(e) => setDecks(e.currentTarget.value === "2" ? 2 : 6)}
           >
             <option value={6}>6 decks</option>
             <option value={2}>2 decks</option>
@@ -182,61 +183,24 @@ function RoundLayout(props: { view: Schemas["RoundView"]; round: Schemas["Round"
   );
 }
 
-export function Recall(): JSX.Element {
-  const rounds = useLoad(() => must(api.player.GET("/v1/blackjack/recall")), []);
-  const tickets = useLoad(() => must(api.player.GET("/v1/keno/tickets", { params: { query: { limit: 10 } } })), []);
-  const suits = useLoad(() => must(api.player.GET("/v1/i-luv-suits/recall")), []);
+/** The game in a player's words (K.A.R. 111-301-6). */
+export function BlackjackHowToPlay(): JSX.Element {
   return (
-    <div>
-      <h2>Game recall</h2>
-      <h3>Blackjack: the last rounds</h3>
-      <ProblemBanner problem={rounds.problem} />
-      <ol class="recall">
-        {(rounds.value ?? []).map((r) => (
-          <li key={r.id}>
-            <p>
-              {when(r.created_at)} · {r.state} · staked {dollars(r.staked_cents ?? 0)}, returned{" "}
-              {dollars(r.returned_cents ?? 0)} · balance {dollars(r.balance_before_cents ?? 0)} →{" "}
-              {dollars(r.balance_after_cents ?? 0)}
-            </p>
-            {r.round && (
-              <p>
-                Dealer {r.round.dealer.join(" ")}; player{" "}
-                {r.round.spots.map((s) => s.hands.map((h) => h.cards.join(" ")).join(" | ")).join("; ")}; decisions{" "}
-                {r.actions.map((a) => a.decision.action).join(", ") || "none"}
-              </p>
-            )}
-          </li>
-        ))}
-      </ol>
-      <h3>I Luv Suits: the last rounds</h3>
-      <ProblemBanner problem={suits.problem} />
-      <ol class="recall">
-        {(suits.value ?? []).map((r) => (
-          <li key={r.id}>
-            <p>
-              {when(r.created_at)} · {r.state} · {r.decision ? r.decision.decision : "undecided"} · staked{" "}
-              {dollars(r.staked_cents ?? 0)}, returned {dollars(r.returned_cents ?? 0)} · balance{" "}
-              {dollars(r.balance_before_cents ?? 0)} → {dollars(r.balance_after_cents ?? 0)}
-            </p>
-            {r.player && (
-              <p>
-                You {r.player.cards.join(" ")}
-                {r.dealer ? `; dealer ${r.dealer.cards.join(" ")}` : ""}
-              </p>
-            )}
-          </li>
-        ))}
-      </ol>
-      <h3>Castle Keno: the last tickets</h3>
-      <ol class="recall">
-        {(tickets.value?.items ?? []).map((t) => (
-          <li key={t.id}>
-            {when(t.created_at)} · {t.option} {t.spots.join(",")} · {dollars(t.stake_cents)} · hits {t.hits ?? "—"} · won{" "}
-            {dollars(t.payout_cents ?? 0)}
-          </li>
-        ))}
-      </ol>
-    </div>
+    <details class="box">
+      <summary>How to play blackjack</summary>
+      <p>
+        Get closer to 21 than the dealer without going over. Cards count their number, kings, queens and jacks 10, an ace
+        1 or 11. Two cards making 21 are a blackjack, paid 3 to 2 (a push when the dealer has one too). You may draw
+        (hit) until you stand or pass 21; double your wager on your first two cards for exactly one more card; or split
+        a pair into two hands with a second wager (up to four hands; split aces take one card each).
+      </p>
+      <p>
+        When the dealer shows an ace you may insure your hand for up to half your wager, paid 2 to 1 if the dealer has
+        blackjack; with a blackjack yourself you may take even money instead. The dealer draws to 17 and stands on a hard
+        17 or a soft 18. A winning hand pays 1 to 1. The TriLux side wager pays on your two cards and the dealer's up
+        card (a flush, straight, three of a kind or straight flush); Blazing 7's pays when your first two cards hold a 7,
+        its largest prizes, from its pot, when they and the dealer's up card are all 7s.
+      </p>
+    </details>
   );
 }

@@ -1,13 +1,18 @@
-// The operator's console: the draw schedule and results (live), print runs followed as jobs,
+// The operator's console: the draw schedule and results (live), the Powerball desk, prizes paid
+// at the lottery office with their W-2G records, print runs followed as jobs, packs and retailers,
 // instant liability beside the ledger, validations by retailer with the unusual-patterns report,
-// the audit chains verified, every game's PAR sheet as charts and tables, and player protection
-// (exclusion lists, dormant accounts).
+// the audit chains verified, every game's PAR sheet as charts and tables, players looked up, and
+// player protection (exclusion lists, dormant accounts).
 import type { JSX } from "preact";
 import { useState } from "preact/hooks";
+import { OfficeDesk } from "./console_office";
+import { PlayerLookup } from "./console_players";
+import { PowerballDesk } from "./console_powerball";
 import { PlayerProtection } from "./console_protection";
+import { Packs, Retailers } from "./console_retail";
 import { ParCharts } from "./par";
 import { api, dollars, must, publicApi, type Schemas, signIn, signOut, whenCentral } from "./session";
-import { EndedNotice, Field, ProblemBanner, TabPanel, Tabs, useAction, useLiveDraws, useLoad } from "./ui";
+import { EndedNotice, Field, ProblemBanner, Scroll, TabPanel, Tabs, useAction, useLiveDraws, useLoad } from "./ui";
 
 export function StaffEntry(): JSX.Element {
   const [username, setUsername] = useState("");
@@ -46,11 +51,16 @@ export function StaffEntry(): JSX.Element {
 
 const CONSOLE_TABS = [
   { id: "draws", title: "Draws" },
+  { id: "powerball", title: "Powerball" },
+  { id: "office", title: "Office claims" },
   { id: "print", title: "Print runs" },
+  { id: "packs", title: "Packs" },
+  { id: "retailers", title: "Retailers" },
   { id: "liability", title: "Liability" },
   { id: "validations", title: "Validations" },
   { id: "audit", title: "Audit" },
   { id: "par", title: "PAR sheets" },
+  { id: "players", title: "Players" },
   { id: "protection", title: "Player protection" },
 ] as const;
 type ConsoleTab = (typeof CONSOLE_TABS)[number]["id"];
@@ -73,11 +83,16 @@ export function ConsoleScreens(): JSX.Element {
       <Tabs label="Console" tabs={CONSOLE_TABS} current={tab} onSelect={setTab} />
       <TabPanel id={tab}>
         {tab === "draws" && <Draws />}
+        {tab === "powerball" && <PowerballDesk />}
+        {tab === "office" && <OfficeDesk />}
         {tab === "print" && <PrintRuns />}
+        {tab === "packs" && <Packs />}
+        {tab === "retailers" && <Retailers />}
         {tab === "liability" && <Liability />}
         {tab === "validations" && <Validations />}
         {tab === "audit" && <Audit />}
         {tab === "par" && <ParCharts />}
+        {tab === "players" && <PlayerLookup />}
         {tab === "protection" && <PlayerProtection />}
       </TabPanel>
     </div>
@@ -98,34 +113,36 @@ function Draws(): JSX.Element {
         {live.connected ? "Live: new results appear as they are drawn." : "Connecting to live results…"}
       </p>
       <ProblemBanner staff problem={keno.problem} />
-      <table data-testid="keno-draws">
-        <thead>
-          <tr>
-            <th scope="col">Draw</th>
-            <th scope="col">Closes</th>
-            <th scope="col">State</th>
-            <th scope="col" class="num">
-              Entries
-            </th>
-            <th scope="col" class="num">
-              Wagers
-            </th>
-            <th scope="col">Numbers</th>
-          </tr>
-        </thead>
-        <tbody>
-          {(keno.value?.items ?? []).map((d) => (
-            <tr key={d.number}>
-              <td>{d.number}</td>
-              <td>{whenCentral(d.sales_close_at)}</td>
-              <td>{d.state}</td>
-              <td class="num">{d.entries ?? "—"}</td>
-              <td class="num">{d.wagers_cents == null ? "—" : dollars(d.wagers_cents)}</td>
-              <td>{d.numbers?.join(" ") ?? ""}</td>
+      <Scroll label="Keno draws">
+        <table data-testid="keno-draws">
+          <thead>
+            <tr>
+              <th scope="col">Draw</th>
+              <th scope="col">Closes</th>
+              <th scope="col">State</th>
+              <th scope="col" class="num">
+                Entries
+              </th>
+              <th scope="col" class="num">
+                Wagers
+              </th>
+              <th scope="col">Numbers</th>
             </tr>
-          ))}
-        </tbody>
-      </table>
+          </thead>
+          <tbody>
+            {(keno.value?.items ?? []).map((d) => (
+              <tr key={d.number}>
+                <td>{d.number}</td>
+                <td>{whenCentral(d.sales_close_at)}</td>
+                <td>{d.state}</td>
+                <td class="num">{d.entries ?? "—"}</td>
+                <td class="num">{d.wagers_cents == null ? "—" : dollars(d.wagers_cents)}</td>
+                <td>{d.numbers?.join(" ") ?? ""}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </Scroll>
       <h2>Powerball</h2>
       <ProblemBanner staff problem={next.problem} />
       {next.value && (
@@ -178,36 +195,38 @@ function PrintRuns(): JSX.Element {
           {job.tickets_stored.toLocaleString()} of {job.tickets_total.toLocaleString()}
         </div>
       )}
-      <table>
-        <thead>
-          <tr>
-            <th scope="col">Game</th>
-            <th scope="col">Name</th>
-            <th scope="col" class="num">
-              Price
-            </th>
-            <th scope="col" class="num">
-              Tickets
-            </th>
-            <th scope="col">Run</th>
-          </tr>
-        </thead>
-        <tbody>
-          {(games.value ?? []).map((g) => (
-            <tr key={g.number}>
-              <td>{g.number}</td>
-              <td>{g.name}</td>
-              <td class="num">{dollars(g.price_cents)}</td>
-              <td class="num">{g.tickets_ordered.toLocaleString()}</td>
-              <td>
-                <button type="button" disabled={act.busy} onClick={() => void start(g.number)}>
-                  Print game {g.number}
-                </button>
-              </td>
+      <Scroll label="Print runs">
+        <table>
+          <thead>
+            <tr>
+              <th scope="col">Game</th>
+              <th scope="col">Name</th>
+              <th scope="col" class="num">
+                Price
+              </th>
+              <th scope="col" class="num">
+                Tickets
+              </th>
+              <th scope="col">Run</th>
             </tr>
-          ))}
-        </tbody>
-      </table>
+          </thead>
+          <tbody>
+            {(games.value ?? []).map((g) => (
+              <tr key={g.number}>
+                <td>{g.number}</td>
+                <td>{g.name}</td>
+                <td class="num">{dollars(g.price_cents)}</td>
+                <td class="num">{g.tickets_ordered.toLocaleString()}</td>
+                <td>
+                  <button type="button" disabled={act.busy} onClick={() => void start(g.number)}>
+                    Print game {g.number}
+                  </button>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </Scroll>
       <h3>Recent jobs</h3>
       <ul>
         {(jobs.value?.items ?? []).map((j) => (
@@ -226,38 +245,40 @@ function Liability(): JSX.Element {
     <div>
       <h2>Instant prize liability</h2>
       <ProblemBanner staff problem={rows.problem} />
-      <table>
-        <thead>
-          <tr>
-            <th scope="col">Game</th>
-            <th scope="col" class="num">
-              Printed
-            </th>
-            <th scope="col" class="num">
-              Paid
-            </th>
-            <th scope="col" class="num">
-              Outstanding
-            </th>
-            <th scope="col" class="num">
-              Ledger
-            </th>
-          </tr>
-        </thead>
-        <tbody>
-          {(rows.value ?? []).map((r) => (
-            <tr key={r.game}>
-              <th scope="row">
-                {r.game} {r.name}
+      <Scroll label="Instant prize liability">
+        <table>
+          <thead>
+            <tr>
+              <th scope="col">Game</th>
+              <th scope="col" class="num">
+                Printed
               </th>
-              <td class="num">{dollars(r.printed_cents)}</td>
-              <td class="num">{dollars(r.paid_cents)}</td>
-              <td class="num">{dollars(r.outstanding_cents)}</td>
-              <td class="num">{r.ledger_balance_cents == null ? "—" : dollars(r.ledger_balance_cents)}</td>
+              <th scope="col" class="num">
+                Paid
+              </th>
+              <th scope="col" class="num">
+                Outstanding
+              </th>
+              <th scope="col" class="num">
+                Ledger
+              </th>
             </tr>
-          ))}
-        </tbody>
-      </table>
+          </thead>
+          <tbody>
+            {(rows.value ?? []).map((r) => (
+              <tr key={r.game}>
+                <th scope="row">
+                  {r.game} {r.name}
+                </th>
+                <td class="num">{dollars(r.printed_cents)}</td>
+                <td class="num">{dollars(r.paid_cents)}</td>
+                <td class="num">{dollars(r.outstanding_cents)}</td>
+                <td class="num">{r.ledger_balance_cents == null ? "—" : dollars(r.ledger_balance_cents)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </Scroll>
     </div>
   );
 }
@@ -272,34 +293,36 @@ function Validations(): JSX.Element {
     <div>
       <h2>Validations by retailer</h2>
       <ProblemBanner staff problem={rows.problem ?? unusual.problem} />
-      <table>
-        <thead>
-          <tr>
-            <th scope="col">Retailer</th>
-            <th scope="col" class="num">
-              Scans
-            </th>
-            <th scope="col" class="num">
-              Winners
-            </th>
-            <th scope="col" class="num">
-              Won
-            </th>
-            <th scope="col">Flags</th>
-          </tr>
-        </thead>
-        <tbody>
-          {(rows.value ?? []).map((r) => (
-            <tr key={r.retailer_id}>
-              <td title={r.retailer_id}>{shopName(r.retailer_id)}</td>
-              <td class="num">{r.scans}</td>
-              <td class="num">{r.winners}</td>
-              <td class="num">{dollars(r.winner_cents)}</td>
-              <td>{unusual.value?.retailers.find((u) => u.retailer_id === r.retailer_id)?.flags.join(", ") ?? ""}</td>
+      <Scroll label="Validations by retailer">
+        <table>
+          <thead>
+            <tr>
+              <th scope="col">Retailer</th>
+              <th scope="col" class="num">
+                Scans
+              </th>
+              <th scope="col" class="num">
+                Winners
+              </th>
+              <th scope="col" class="num">
+                Won
+              </th>
+              <th scope="col">Flags</th>
             </tr>
-          ))}
-        </tbody>
-      </table>
+          </thead>
+          <tbody>
+            {(rows.value ?? []).map((r) => (
+              <tr key={r.retailer_id}>
+                <td title={r.retailer_id}>{shopName(r.retailer_id)}</td>
+                <td class="num">{r.scans}</td>
+                <td class="num">{r.winners}</td>
+                <td class="num">{dollars(r.winner_cents)}</td>
+                <td>{unusual.value?.retailers.find((u) => u.retailer_id === r.retailer_id)?.flags.join(", ") ?? ""}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </Scroll>
     </div>
   );
 }
@@ -324,14 +347,16 @@ function Audit(): JSX.Element {
         Verify the audit chains
       </button>
       <ProblemBanner staff problem={act.problem} />
-      <ul role="status" data-testid="audit">
-        {reports.map(({ chain, report }) => (
-          <li key={chain}>
-            {chain}: {report.records.toLocaleString()} records,{" "}
-            <strong>{report.intact ? "intact" : `broken at ${report.first_broken_seq ?? "?"}`}</strong>
-          </li>
-        ))}
-      </ul>
+      <div role="status" data-testid="audit">
+        <ul>
+          {reports.map(({ chain, report }) => (
+            <li key={chain}>
+              {chain}: {report.records.toLocaleString()} records,{" "}
+              <strong>{report.intact ? "intact" : `broken at ${report.first_broken_seq ?? "?"}`}</strong>
+            </li>
+          ))}
+        </ul>
+      </div>
     </div>
   );
 }

@@ -4,7 +4,7 @@
 import type { JSX } from "preact";
 import { useState } from "preact/hooks";
 import { api, dollars, must, type Schemas, when } from "./session";
-import { ConfirmButton, Field, ProblemBanner, useAction, useLoad } from "./ui";
+import { ConfirmButton, Field, ProblemBanner, Scroll, useAction, useLoad } from "./ui";
 
 const counted = (n: number, thing: string) => `${n.toLocaleString()} ${thing}${n === 1 ? "" : "s"}`;
 const players = (n: number) => counted(n, "player");
@@ -42,7 +42,7 @@ export function PlayerProtection(): JSX.Element {
         </p>
       )}
       <ProblemBanner staff problem={entries.problem ?? staff.problem} />
-      <div class="scroll">
+      <Scroll label="Exclusion list">
         <table data-testid="exclusion-entries">
           <caption>On the lists now, newest first</caption>
           <thead>
@@ -89,7 +89,7 @@ export function PlayerProtection(): JSX.Element {
             ))}
           </tbody>
         </table>
-      </div>
+      </Scroll>
       <Dormant />
     </div>
   );
@@ -212,7 +212,7 @@ function Dormant(): JSX.Element {
         shown on their return; a login takes the account off this list.
       </p>
       <ProblemBanner staff problem={dormant.problem} />
-      <div class="scroll">
+      <Scroll label="Dormant accounts">
         <table data-testid="dormant-accounts">
           <thead>
             <tr>
@@ -245,7 +245,7 @@ function Dormant(): JSX.Element {
             </tr>
           </tfoot>
         </table>
-      </div>
+      </Scroll>
     </div>
   );
 }

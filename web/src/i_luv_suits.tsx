@@ -69,6 +69,7 @@ export function ILuvSuitsTable(props: { onMoney: () => void; resume?: Round | un
         Progressive pot: <strong>{table.value ? dollars(table.value.pot_cents) : "…"}</strong>
         {rules ? ` (a ${dollars(rules.progressive_wager_cents)} wager)` : ""}
       </p>
+      <ILuvSuitsHowToPlay />
       <form
         class="box"
         aria-label="I Luv Suits wagers"
@@ -151,5 +152,26 @@ export function ILuvSuitsTable(props: { onMoney: () => void; resume?: Round | un
         </p>
       )}
     </div>
+  );
+}
+
+/** The game in a player's words (K.A.R. 111-301-74 to 76). */
+export function ILuvSuitsHowToPlay(): JSX.Element {
+  return (
+    <details class="box">
+      <summary>How to play I Luv Suits</summary>
+      <p>
+        You and the dealer each get seven cards; only flushes count. The hand with more cards of one suit wins; with as
+        many, the higher cards of the flush decide, card by card. After you look, fold (you lose the ante) or play: a
+        play wager equal to the ante, up to twice it with five cards of a suit, up to three times with six or seven.
+      </p>
+      <p>
+        The dealer needs at least a three-card flush holding a 9 or higher. If the dealer does not have one, your ante is
+        paid 1 to 1 and the play wager is returned; otherwise a better hand than the dealer's wins 1 to 1 on both, and a
+        tie returns both. Flush Rush pays on a flush of four cards or more in your hand, Super Flush Rush on a straight
+        flush of three or more, and the progressive on a straight flush of three or more, a six- or seven-card one
+        winning a share of its pot or all of it.
+      </p>
+    </details>
   );
 }

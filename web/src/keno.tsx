@@ -4,9 +4,9 @@
 import type { JSX } from "preact";
 import { useState } from "preact/hooks";
 import { api, dollars, must, newKey, publicApi, type Schemas } from "./session";
-import { minutesSeconds, ProblemBanner, useAction, useCountdown, useLiveDraws, useLoad } from "./ui";
+import { minutesSeconds, ProblemBanner, Scroll, useAction, useCountdown, useLiveDraws, useLoad, WholeField, wholeIn } from "./ui";
 
-const OPTION_NAMES: Record<Schemas["BetOption"], string> = {
+export const OPTION_NAMES: Record<Schemas["BetOption"], string> = {
   bet: "Bet (pick 1-15)",
   bet_against: "Bet against (none hit)",
   hit_all: "Hit all",
@@ -63,6 +63,7 @@ export function KenoWall(props: { onMoney: () => void }): JSX.Element {
   return (
     <div>
       <h2>Castle Keno</h2>
+      <KenoHowToPlay />
       <div class="live" aria-live="polite" data-testid="live">
         {live.open ? (
           <p>
@@ -97,30 +98,8 @@ export function KenoWall(props: { onMoney: () => void }): JSX.Element {
             ))}
           </select>
         </label>
-        <label class="field" for="keno-tickets">
-          <span>$1 tickets</span>
-          <input
-            id="keno-tickets"
-            type="number"
-            min={1}
-            max={100}
-            value={ticketsText}
-            aria-invalid={tickets === null}
-            onInput={(e) => setTicketsText(e.currentTarget.value)}
-          />
-        </label>
-        <label class="field" for="keno-draws">
-          <span>Scheduled draws</span>
-          <input
-            id="keno-draws"
-            type="number"
-            min={1}
-            max={20}
-            value={drawsText}
-            aria-invalid={draws === null}
-            onInput={(e) => setDrawsText(e.currentTarget.value)}
-          />
-        </label>
+        <WholeField id="keno-tickets" label="$1 tickets" min={1} max={100} value={ticketsText} onInput={setTicketsText} />
+        <WholeField id="keno-draws" label="Scheduled draws" min={1} max={20} value={drawsText} onInput={setDrawsText} />
       </div>
       <p class="hint" aria-live="polite">
         {needsSpots
@@ -133,9 +112,19 @@ export function KenoWall(props: { onMoney: () => void }): JSX.Element {
           {draws === null ? "Scheduled draws: a whole number from 1 to 20." : ""}
         </p>
       )}
-      <div class="keno-wall">
-        {half(1)}
-        {half(41)}
+      <div class="keno-beside">
+        <div class="keno-wall">
+          {half(1)}
+          {half(41)}
+        </div>
+        {table && (
+          <CatchPays
+            table={table}
+            spots={needsSpots ? spots.length : 0}
+            tickets={tickets ?? 1}
+            hits={played?.hits ?? null}
+          />
+        )}
       </div>
       <div class="row">
         <button
@@ -195,11 +184,65 @@ export function KenoWall(props: { onMoney: () => void }): JSX.Element {
   );
 }
 
-/** The whole number `text` holds if it is one from `min` to `max`; null while it is not (empty
- * while the player types another, a fraction, out of range). */
-function wholeIn(text: string, min: number, max: number): number | null {
-  const n = Number(text.trim());
-  return text.trim() !== "" && Number.isInteger(n) && n >= min && n <= max ? n : null;
+/** The chosen option's pay table for the spots picked, beside the wall: what each catch would
+ * pay for the tickets chosen (the last play's catch marked). */
+function CatchPays(props: { table: Schemas["PayTable"]; spots: number; tickets: number; hits: number | null }): JSX.Element {
+  const { table, spots, tickets } = props;
+  const topOrBottom = table.option === "top_or_bottom";
+  const lines = table.cells
+    .filter(([s]) => topOrBottom || s === spots)
+    .map(([, hits, cents]) => ({ hits: hits ?? 0, cents: cents ?? 0 }))
+    .sort((a, b) => b.hits - a.hits);
+  return (
+    <section class="box pays" aria-labelledby="keno-pays-title" data-testid="keno-pays">
+      <h3 id="keno-pays-title">What a catch pays</h3>
+      {!topOrBottom && spots === 0 ? (
+        <p class="hint">Pick numbers to see what each catch would pay.</p>
+      ) : lines.length === 0 ? (
+        <p class="hint">
+          {OPTION_NAMES[table.option]} takes {table.min_spots} to {table.max_spots} spots.
+        </p>
+      ) : (
+        <Scroll label="What each catch pays">
+          <table>
+            <caption>
+              {topOrBottom ? "Top or bottom" : `${OPTION_NAMES[table.option]}, ${spots} spots`}, {tickets} × $1
+            </caption>
+            <thead>
+              <tr>
+                <th scope="col">{topOrBottom ? "Smaller half's count" : "Catch"}</th>
+                <th scope="col" class="num">
+                  Pays
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {lines.map((l) => (
+                <tr key={l.hits} aria-current={props.hits === l.hits ? "true" : undefined}>
+                  <td>{l.hits}</td>
+                  <td class="num">{dollars(l.cents * tickets)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </Scroll>
+      )}
+    </section>
+  );
+}
+
+export function KenoHowToPlay(): JSX.Element {
+  return (
+    <details class="box">
+      <summary>How to play Castle Keno</summary>
+      <p>
+        Twenty numbers of 80 are drawn. Pick your numbers (spots) on the wall, choose how many $1 tickets to play, and
+        play now (drawn at once for you) or enter the next scheduled draws, which close as the countdown says. What a
+        catch pays is shown beside the wall: the more of your spots are drawn, the more it pays. Bet against pays when
+        none of yours is drawn; top or bottom needs no picks and pays on how the 20 drawn split between 1-40 and 41-80.
+      </p>
+    </details>
+  );
 }
 
 /** A ticket in scheduled draws, read again as each of its draws is drawn. */

@@ -1,4 +1,5 @@
-// The web client's entry: three areas (play, the retailer's till, the operator's console) chosen
+// The web client's entry, under the brand (Sunflower Lotto: a name for the demonstration operator,
+// set in one place here and in the stylesheet's colours): three areas (play, the retailer's till, the operator's console) chosen
 // by the address's hash, each behind its own login.
 import type { JSX } from "preact";
 import { render } from "preact";
@@ -34,12 +35,15 @@ function App(): JSX.Element {
   const area = areaOf(hash);
   const signedIn = tokenOf(area) !== null;
   useEffect(() => {
-    document.title = `${AREAS.find((a) => a.area === area)?.title ?? ""} · lotto`;
+    document.title = `${AREAS.find((a) => a.area === area)?.title ?? ""} · Sunflower Lotto`;
   }, [area]);
   return (
     <>
       <header>
-        <p class="brand">lotto</p>
+        <p class="brand">
+          <span class="brand-mark" aria-hidden="true" />
+          Sunflower Lotto
+        </p>
         <nav aria-label="Areas">
           {AREAS.map((a) => (
             <a key={a.area} href={a.hash} aria-current={a.area === area ? "page" : undefined}>

@@ -4,16 +4,20 @@
 // play and time limits, breaks, self-exclusion, closure and the activity statement.
 import type { JSX } from "preact";
 import { useEffect, useRef, useState } from "preact/hooks";
-import { BlackjackTable, Recall } from "./blackjack";
+import { BlackjackTable } from "./blackjack";
 import { CrapsTable } from "./craps";
 import { ILuvSuitsTable } from "./i_luv_suits";
 import { KenoWall } from "./keno";
+import { OfficePrizes, PowerballCounter } from "./powerball";
+import { Recall } from "./recall";
+import { WalletHistory } from "./wallet_history";
 import {
   api,
   centsOf,
   dollars,
   must,
   newKey,
+  previousLoginOf,
   publicApi,
   REALITY_CHECK_DUE,
   type Schemas,
@@ -21,7 +25,7 @@ import {
   signOut,
   when,
 } from "./session";
-import { ConfirmButton, EndedNotice, Field, ProblemBanner, TabPanel, Tabs, useAction, useLoad } from "./ui";
+import { ConfirmButton, DaysForm, EndedNotice, Field, gameName, ProblemBanner, Scroll, TabPanel, Tabs, useAction, useLoad } from "./ui";
 
 export function PlayerEntry(): JSX.Element {
   const [email, setEmail] = useState("");
@@ -30,7 +34,7 @@ export function PlayerEntry(): JSX.Element {
   const login = useAction();
   const register = useAction();
   const logIn = async () => {
-    const session = await must(publicApi.POST("/v1/sessions", { body: { email, password } }));
+    const session = await must(publicApi.POST("/v1/sessions", { body: { email: email.trim(), password } }));
     signIn("player", session);
   };
   return (
@@ -65,7 +69,7 @@ export function PlayerEntry(): JSX.Element {
         onSubmit={(e) => {
           e.preventDefault();
           void register.run(async () => {
-            await must(publicApi.POST("/v1/players", { body: { email, password, date_of_birth: born } }));
+            await must(publicApi.POST("/v1/players", { body: { email: email.trim(), password, date_of_birth: born } }));
             inviteToSetLimits();
             await logIn();
           });
@@ -86,6 +90,7 @@ export function PlayerEntry(): JSX.Element {
 const PLAYER_TABS = [
   { id: "wallet", title: "Wallet" },
   { id: "keno", title: "Castle Keno" },
+  { id: "powerball", title: "Powerball" },
   { id: "blackjack", title: "Blackjack" },
   { id: "i-luv-suits", title: "I Luv Suits" },
   { id: "craps", title: "Craps" },
@@ -169,6 +174,10 @@ export function PlayerScreens(): JSX.Element {
         <p>
           {me.value?.player?.email ?? "…"} · balance{" "}
           <strong data-testid="balance">{wallet.value ? dollars(wallet.value.balance.available) : "…"}</strong>
+          <br />
+          <span class="hint" data-testid="last-login">
+            {previousLoginOf("player") ? `Last login ${when(previousLoginOf("player"))}` : "Your first login: welcome"}
+          </span>
         </p>
         <PlayClock round={walletRound} />
         <button
@@ -215,6 +224,7 @@ export function PlayerScreens(): JSX.Element {
       <TabPanel id={tab}>
         {tab === "wallet" && <WalletPanel wallet={wallet.value} onChange={refreshWallet} />}
         {tab === "keno" && <KenoWall onMoney={refreshWallet} />}
+        {tab === "powerball" && <PowerballCounter onMoney={refreshWallet} />}
         {tab === "blackjack" && found && <BlackjackTable onMoney={refreshWallet} resume={inPlay.value?.blackjack[0]} />}
         {tab === "i-luv-suits" && found && (
           <ILuvSuitsTable onMoney={refreshWallet} resume={inPlay.value?.i_luv_suits[0]} />
@@ -232,16 +242,13 @@ function WalletPanel(props: { wallet: Schemas["Account"] | undefined; onChange: 
   const [method, setMethod] = useState("sandbox_card");
   const [payment, setPayment] = useState<Schemas["PaymentView"] | null>(null);
   const move = useAction();
-  const history = useLoad(() => must(api.player.GET("/v1/me/wallet/transfers", { params: { query: { limit: 20 } } })), [
-    props.wallet?.balance.posted,
-  ]);
   const send = (kind: "deposit" | "withdrawal") =>
     move.run(async () => {
       const cents = centsOf(amount);
       if (cents === null || cents <= 0) throw new Error("Enter an amount in dollars, like 25 or 12.50.");
       const request = {
         params: { header: { "Idempotency-Key": newKey() } },
-        body: { amount: cents, currency: "USD", payment_method: method },
+        body: { amount: cents, currency: "USD" as const, payment_method: method },
       };
       let view =
         kind === "deposit"
@@ -297,28 +304,8 @@ function WalletPanel(props: { wallet: Schemas["Account"] | undefined; onChange: 
         )}
         <ProblemBanner problem={move.problem} />
       </form>
-      <h3>History</h3>
-      <ProblemBanner problem={history.problem} />
-      <table>
-        <thead>
-          <tr>
-            <th scope="col">When</th>
-            <th scope="col">What</th>
-            <th scope="col" class="num">
-              Amount
-            </th>
-          </tr>
-        </thead>
-        <tbody>
-          {(history.value?.items ?? []).map((t) => (
-            <tr key={t.id}>
-              <td>{when(t.created_at)}</td>
-              <td>{String(t.metadata["purpose"] ?? t.metadata["game"] ?? t.kind)}</td>
-              <td class="num">{dollars(t.side === "debit" ? -t.amount : t.amount)}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+      <WalletHistory balance={props.wallet?.balance.posted} />
+      <OfficePrizes />
     </div>
   );
 }
@@ -671,8 +658,6 @@ function TimeOut(): JSX.Element {
 /** What the player deposited, withdrew, staked and won: today, 7 and 30 days, per game, and
  * the days chosen, downloadable as CSV. */
 function Statement(): JSX.Element {
-  const [from, setFrom] = useState("");
-  const [to, setTo] = useState("");
   const [range, setRange] = useState<{ from?: string; to?: string }>({});
   const statement = useLoad(() => must(api.player.GET("/v1/me/statement", { params: { query: range } })), [range]);
   const [csv, setCsv] = useState<{ href: string; name: string } | null>(null);
@@ -683,23 +668,19 @@ function Statement(): JSX.Element {
     ["Last 7 days", s?.last_7_days],
     ["Last 30 days", s?.last_30_days],
     ...(s ? ([["Days chosen", s.totals]] as [string, Schemas["Totals"]][]) : []),
-    ...(s?.games ?? []).map((g): [string, Schemas["Totals"]] => [g.game.replace(/_/g, " "), g.totals]),
+    ...(s?.games ?? []).map((g): [string, Schemas["Totals"]] => [gameName(g.game), g.totals]),
   ];
   return (
     <div>
       <h2>Your activity</h2>
-      <form
-        class="row"
-        aria-label="Choose the days"
-        onSubmit={(e) => {
-          e.preventDefault();
+      <DaysForm
+        id="statement"
+        label="Choose the days"
+        onChoose={(chosen) => {
           setCsv(null);
-          setRange({ from: from || undefined, to: to || undefined });
+          setRange(chosen);
         }}
       >
-        <Field id="statement-from" label="From" type="date" value={from} onInput={setFrom} />
-        <Field id="statement-to" label="To" type="date" value={to} onInput={setTo} />
-        <button type="submit">Show these days</button>
         <button
           type="button"
           disabled={download.busy}
@@ -722,37 +703,39 @@ function Statement(): JSX.Element {
             Download {csv.name}
           </a>
         )}
-      </form>
+      </DaysForm>
       <ProblemBanner problem={statement.problem ?? download.problem} />
       {s && (
         <p class="hint" data-testid="statement-days">
           Days chosen: {s.from} to {s.to} ({s.time_zone}); each game's line covers them.
         </p>
       )}
-      <table aria-label="Your activity">
-        <thead>
-          <tr>
-            <th scope="col">Period</th>
-            <th scope="col">Deposited</th>
-            <th scope="col">Withdrawn</th>
-            <th scope="col">Staked</th>
-            <th scope="col">Won</th>
-            <th scope="col">Net</th>
-          </tr>
-        </thead>
-        <tbody>
-          {rows.map(([name, t]) => (
-            <tr key={name}>
-              <th scope="row">{name}</th>
-              <td>{dollars(t?.deposited ?? 0)}</td>
-              <td>{dollars(t?.withdrawn ?? 0)}</td>
-              <td>{dollars(t?.staked ?? 0)}</td>
-              <td>{dollars(t?.won ?? 0)}</td>
-              <td>{dollars(t?.net ?? 0)}</td>
+      <Scroll label="Your activity">
+        <table aria-label="Your activity">
+          <thead>
+            <tr>
+              <th scope="col">Period</th>
+              <th scope="col">Deposited</th>
+              <th scope="col">Withdrawn</th>
+              <th scope="col">Staked</th>
+              <th scope="col">Won</th>
+              <th scope="col">Net</th>
             </tr>
-          ))}
-        </tbody>
-      </table>
+          </thead>
+          <tbody>
+            {rows.map(([name, t]) => (
+              <tr key={name}>
+                <th scope="row">{name}</th>
+                <td>{dollars(t?.deposited ?? 0)}</td>
+                <td>{dollars(t?.withdrawn ?? 0)}</td>
+                <td>{dollars(t?.staked ?? 0)}</td>
+                <td>{dollars(t?.won ?? 0)}</td>
+                <td>{dollars(t?.net ?? 0)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </Scroll>
     </div>
   );
 }

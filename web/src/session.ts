@@ -30,6 +30,8 @@ interface Held {
   expiresAt: number;
   /** A till's shop and label, for its header. */
   place?: Schemas["Place"] | null;
+  /** When this identity logged in before this session; null on its first login. */
+  previousLogin?: string | null;
 }
 
 type Login = Schemas["LoginResponse"];
@@ -74,6 +76,11 @@ export function placeOf(area: Area): Schemas["Place"] | null {
   return held[area]?.place ?? null;
 }
 
+/** When `area`'s identity last logged in before this session (null: this is its first). */
+export function previousLoginOf(area: Area): string | null {
+  return held[area]?.previousLogin ?? null;
+}
+
 /** Why the last session of `area` ended, in words for the login form; null after a logout. */
 export function endedNotice(area: Area): string | null {
   return read<string>(noticeKey(area));
@@ -93,7 +100,14 @@ function keep(area: Area, session: Held | null, notice: string | null): void {
 export function signIn(area: Area, login: Login): void {
   keep(
     area,
-    { access: login.access_token, refresh: login.refresh_token, expiresAt: Date.now() + login.expires_in * 1000, place: login.place ?? null },
+    {
+      access: login.access_token,
+      refresh: login.refresh_token,
+      expiresAt: Date.now() + login.expires_in * 1000,
+      place: login.place ?? null,
+      // A renewal says nothing of it: the login's answer is kept.
+      previousLogin: login.previous_login_at ?? held[area]?.previousLogin ?? null,
+    },
     null,
   );
 }

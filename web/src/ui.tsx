@@ -206,6 +206,36 @@ export function useLoad<T>(
   return { value, problem, reload: () => setRound((r) => r + 1) };
 }
 
+/** A listing read a page at a time, newest first: the first page (read again when `deps`
+ * change), and the older ones added by `older()`. `read(after)` reads the page after a cursor. */
+export function usePages<T>(
+  read: (after: string | undefined) => Promise<{ items: T[]; next?: string | null }>,
+  deps: unknown[],
+): { items: T[]; loaded: boolean; problem: unknown; next: string | null; busy: boolean; older: () => void } {
+  const [more, setMore] = useState<{ items: T[]; next: string | null }>({ items: [], next: null });
+  const first = useLoad(async () => {
+    const page = await read(undefined);
+    setMore({ items: [], next: page.next ?? null });
+    return page;
+  }, deps);
+  const action = useAction();
+  const next = more.items.length > 0 ? more.next : (first.value?.next ?? null);
+  return {
+    items: [...(first.value?.items ?? []), ...more.items],
+    loaded: first.value !== undefined,
+    problem: first.problem ?? action.problem,
+    next,
+    busy: action.busy,
+    older: () => {
+      if (next === null) return;
+      void action.run(async () => {
+        const page = await read(next);
+        setMore({ items: [...more.items, ...page.items], next: page.next ?? null });
+      });
+    },
+  };
+}
+
 export function Tabs<T extends string>(props: {
   label: string;
   tabs: readonly { id: T; title: string }[];
@@ -285,56 +315,6 @@ export function HiddenCard(): JSX.Element {
   );
 }
 
-/** A bar chart of `values` (0 to `max`), drawn as SVG, with its numbers in a table beside it for
- * screen readers and for anyone who would rather read. */
-export function BarChart(props: {
-  title: string;
-  bars: { label: string; value: number }[];
-  max?: number;
-  format: (value: number) => string;
-}): JSX.Element {
-  const max = props.max ?? Math.max(...props.bars.map((b) => b.value), 1e-9);
-  const width = 36;
-  const height = 160;
-  return (
-    <figure class="chart">
-      <figcaption>{props.title}</figcaption>
-      <svg
-        viewBox={`0 0 ${props.bars.length * width + 10} ${height + 30}`}
-        role="img"
-        aria-label={props.title}
-        preserveAspectRatio="xMinYMin meet"
-      >
-        {props.bars.map((bar, i) => {
-          const h = Math.max(1, (bar.value / max) * height);
-          return (
-            <g key={bar.label}>
-              <rect x={i * width + 8} y={height - h + 4} width={width - 10} height={h} class="bar">
-                <title>{`${bar.label}: ${props.format(bar.value)}`}</title>
-              </rect>
-              <text x={i * width + 8 + (width - 10) / 2} y={height + 22} text-anchor="middle" class="axis">
-                {bar.label}
-              </text>
-            </g>
-          );
-        })}
-      </svg>
-      <details>
-        <summary>Figures</summary>
-        <table>
-          <tbody>
-            {props.bars.map((bar) => (
-              <tr key={bar.label}>
-                <th scope="row">{bar.label}</th>
-                <td>{props.format(bar.value)}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </details>
-    </figure>
-  );
-}
 
 export interface LiveDraws {
   open?: Schemas["DrawView"];
@@ -378,4 +358,88 @@ export function useCountdown(iso: string | undefined): number | null {
 
 export function minutesSeconds(seconds: number): string {
   return `${Math.floor(seconds / 60)}:${String(seconds % 60).padStart(2, "0")}`;
+}
+
+/** A whole number typed into a field, when it is one from `min` to `max`; else null. */
+export function wholeIn(text: string, min: number, max: number): number | null {
+  const n = Number(text.trim());
+  return text.trim() !== "" && Number.isInteger(n) && n >= min && n <= max ? n : null;
+}
+
+/** A labelled field for a whole number from `min` to `max`, marked invalid while it is not one. */
+export function WholeField(props: {
+  id: string;
+  label: string;
+  min: number;
+  max: number;
+  value: string;
+  onInput: (text: string) => void;
+}): JSX.Element {
+  return (
+    <label class="field" for={props.id}>
+      <span>{props.label}</span>
+      <input
+        id={props.id}
+        type="number"
+        min={props.min}
+        max={props.max}
+        value={props.value}
+        aria-invalid={wholeIn(props.value, props.min, props.max) === null}
+        onInput={(e) => props.onInput(e.currentTarget.value)}
+      />
+    </label>
+  );
+}
+
+const GAME_NAMES: Record<string, string> = {
+  castle_keno: "Castle Keno",
+  keno: "Castle Keno",
+  powerball: "Powerball",
+  blackjack: "Blackjack",
+  i_luv_suits: "I Luv Suits",
+  craps: "Craps",
+};
+
+/** A game as players call it ("Castle Keno" for `castle_keno`; an instant game by its number). */
+export function gameName(game: unknown): string {
+  if (typeof game === "number") return `Instant game ${game}`;
+  const key = String(game ?? "");
+  return GAME_NAMES[key] ?? key.replace(/_/g, " ");
+}
+
+/** A wide table's frame: it scrolls sideways on a narrow screen, and takes the keyboard's focus
+ * so that it can be scrolled without a mouse. */
+export function Scroll(props: { label: string; children: ComponentChildren }): JSX.Element {
+  return (
+    <div class="scroll" tabIndex={0} role="region" aria-label={props.label}>
+      {props.children}
+    </div>
+  );
+}
+
+/** Days to read: `from` and `to` (either left empty for the reader's default), chosen with
+ * "Show these days"; `children` stand beside them (a download). */
+export function DaysForm(props: {
+  id: string;
+  label: string;
+  onChoose: (days: { from?: string; to?: string }) => void;
+  children?: ComponentChildren;
+}): JSX.Element {
+  const [from, setFrom] = useState("");
+  const [to, setTo] = useState("");
+  return (
+    <form
+      class="row"
+      aria-label={props.label}
+      onSubmit={(e) => {
+        e.preventDefault();
+        props.onChoose({ from: from || undefined, to: to || undefined });
+      }}
+    >
+      <Field id={`${props.id}-from`} label="From" type="date" value={from} onInput={setFrom} />
+      <Field id={`${props.id}-to`} label="To" type="date" value={to} onInput={setTo} />
+      <button type="submit">Show these days</button>
+      {props.children}
+    </form>
+  );
 }

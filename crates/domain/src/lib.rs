@@ -18,5 +18,6 @@ pub mod openapi;
 pub mod powerball;
 pub mod prizes;
 pub mod serial;
+pub mod text;
 
 pub use money::{Amount, Currency, Money, MoneyError};

@@ -3,12 +3,15 @@
 //! blackjack [`Action`] (in a decision). Derived, each would be a `oneOf` of one object per
 //! variant, and an object that flattens it an `allOf` over that `oneOf`, which common generators
 //! refuse ("cannot take allOf a non-object"). Written here, each is one object: the tag as a
-//! string enum and every variant's fields as optional properties: a variant missing a field it
-//! needs is refused (`invalid_body`); a field it does not take is ignored, as it always was. The
-//! wire format is the same.
+//! string enum and every variant's fields as optional properties, and which fields each variant
+//! needs stated as JSON Schema's `if`/`then` (OpenAPI 3.1), so a validator or a generator of
+//! requests knows them: a variant missing one is refused (`invalid_body`); a field it does not
+//! take is ignored, as it always was. The wire format is the same.
 
 use std::borrow::Cow;
 
+use serde_json::json;
+use utoipa::openapi::extensions::Extensions;
 use utoipa::openapi::schema::{ArrayBuilder, ObjectBuilder, Schema, SchemaType, Type};
 use utoipa::openapi::{AllOfBuilder, Ref, RefOr};
 use utoipa::{PartialSchema, ToSchema};
@@ -58,6 +61,35 @@ pub const BET_NAMES: &[&str] = &[
     "make_em_all",
     "hot_shooter",
 ];
+
+/// The bets that name a number (`number`); a `hop` names its `dice`, a `split` its `halves`.
+pub const NUMBER_BETS: &[&str] = &[
+    "come_point",
+    "dont_come_point",
+    "come_odds",
+    "dont_come_odds",
+    "put",
+    "put_odds",
+    "place",
+    "buy",
+    "lay",
+    "hardway",
+    "horn_high",
+];
+
+/// The fields each kind of body needs: for each rule, a body whose `tag` is one of its kinds
+/// carries its fields (`then` may narrow them further). An `allOf` of `if`/`then`, added as the
+/// object's one extra keyword: utoipa keeps extra keywords in a map without order, and one keyword
+/// keeps the generated contract the same from run to run.
+fn required_by_kind(tag: &str, rules: &[(&[&str], serde_json::Value)]) -> Option<Extensions> {
+    let steps: Vec<serde_json::Value> = rules
+        .iter()
+        .map(|(kinds, then)| {
+            json!({"if": {"properties": {tag: {"enum": kinds}}, "required": [tag]}, "then": then})
+        })
+        .collect();
+    Some([("allOf", serde_json::Value::Array(steps))].into_iter().collect())
+}
 
 /// Every blackjack decision's tag.
 pub const ACTION_NAMES: &[&str] =
@@ -113,6 +145,14 @@ impl PartialSchema for Bet {
                     .max_items(Some(2))
                     .description(Some("a split's two propositions")),
             )
+            .extensions(required_by_kind(
+                "bet",
+                &[
+                    (NUMBER_BETS, json!({"required": ["number"]})),
+                    (&["hop"], json!({"required": ["dice"]})),
+                    (&["split"], json!({"required": ["halves"]})),
+                ],
+            ))
             .into()
     }
 }
@@ -147,7 +187,14 @@ impl PartialSchema for Change {
                 ObjectBuilder::new()
                     .schema_type(SchemaType::Type(Type::Boolean))
                     .description(Some("`working`: `true` calls the bet on, `false` off (45(f))")),
-            );
+            )
+            .extensions(required_by_kind(
+                "change",
+                &[
+                    (&["place", "reduce"], json!({"required": ["amount_cents"]})),
+                    (&["working"], json!({"required": ["working"]})),
+                ],
+            ));
         AllOfBuilder::new()
             .item(RefOr::Ref(Ref::from_schema_name(Bet::name())))
             .item(change)
@@ -192,6 +239,16 @@ impl PartialSchema for Action {
                     .description(Some("cents: a double's or an insurance's amount")),
             )
             .property("spot", integer(0, 6, "the spot an insurance or even-money decision is for"))
+            .extensions(required_by_kind(
+                "action",
+                &[
+                    (
+                        &["insurance"],
+                        json!({"required": ["spot", "amount"], "properties": {"amount": {"type": "integer"}}}),
+                    ),
+                    (&["decline_insurance", "even_money"], json!({"required": ["spot"]})),
+                ],
+            ))
             .into()
     }
 }
@@ -312,6 +369,78 @@ mod tests {
             );
             assert_eq!(serde_json::from_value::<Bet>(wire).unwrap(), bet);
         }
+    }
+
+    /// The fields the contract's `if`/`then` rules in `schema` say a body of kind `name` needs.
+    fn needed(schema: &serde_json::Value, tag: &str, name: &str) -> Vec<String> {
+        let rules = schema["allOf"].as_array().cloned().unwrap_or_default();
+        let mut fields = Vec::new();
+        for rule in rules.iter().filter(|r| r.get("if").is_some()) {
+            let kinds = rule["if"]["properties"][tag]["enum"].as_array().unwrap();
+            if kinds.iter().any(|k| k == name) {
+                fields.extend(
+                    rule["then"]["required"]
+                        .as_array()
+                        .unwrap()
+                        .iter()
+                        .map(|f| f.as_str().unwrap().to_owned()),
+                );
+            }
+        }
+        fields
+    }
+
+    /// A value each field may take (for `bet`, a number its kind takes).
+    fn sample(field: &str, kind: &str) -> serde_json::Value {
+        match field {
+            "number" if kind == "horn_high" => json!(2),
+            "number" => json!(6),
+            "dice" => json!([1, 2]),
+            "halves" => json!(["two", "three"]),
+            "spot" => json!(0),
+            "amount" => json!(100),
+            "amount_cents" => json!(500),
+            "working" => json!(true),
+            other => panic!("no sample for {other}"),
+        }
+    }
+
+    /// For every kind: a body with the fields the contract says it needs is taken, and without
+    /// any one of them refused; so the contract states exactly what the server needs.
+    fn contract_states_what_is_needed<T: serde::de::DeserializeOwned>(
+        schema: &serde_json::Value,
+        tag: &str,
+        kinds: &[&str],
+        base: &serde_json::Value,
+    ) {
+        for kind in kinds {
+            let fields = needed(schema, tag, kind);
+            let mut body = base.clone();
+            body[tag] = json!(kind);
+            for field in &fields {
+                body[field] = sample(field, kind);
+            }
+            assert!(serde_json::from_value::<T>(body.clone()).is_ok(), "{body} is refused");
+            for field in &fields {
+                let mut short = body.clone();
+                short.as_object_mut().unwrap().remove(field);
+                assert!(
+                    serde_json::from_value::<T>(short.clone()).is_err(),
+                    "{short} is taken without {field}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn the_contract_states_the_fields_each_kind_needs() {
+        let bet = serde_json::to_value(Bet::schema()).unwrap();
+        contract_states_what_is_needed::<Bet>(&bet, "bet", BET_NAMES, &json!({}));
+        let action = serde_json::to_value(Action::schema()).unwrap();
+        contract_states_what_is_needed::<Action>(&action, "action", ACTION_NAMES, &json!({}));
+        let change = serde_json::to_value(Change::schema()).unwrap();
+        let change = &change["allOf"][1];
+        contract_states_what_is_needed::<Change>(change, "change", CHANGE_NAMES, &json!({"bet": "pass"}));
     }
 
     #[test]

@@ -111,8 +111,7 @@ pub enum ClaimantError {
 /// Checks the office's record of a claimant: a name, and the last four digits of the taxpayer
 /// number when a W-2G is made.
 pub fn check_claimant(name: &str, tin_last4: Option<&str>, w2g: bool) -> Result<(), ClaimantError> {
-    let name = name.trim();
-    if name.is_empty() || name.chars().count() > 200 {
+    if crate::text::trim(name).is_empty() || name.chars().count() > 200 {
         return Err(ClaimantError::Name);
     }
     match tin_last4 {

@@ -170,7 +170,7 @@ impl DrawsState {
         };
         state
             .ledger
-            .open_accounts(
+            .open_accounts_at_start(
                 "castle-keno",
                 &[(escrow_account, AccountKind::GameEscrow), (house_account, AccountKind::HouseRevenue)],
             )
@@ -178,7 +178,7 @@ impl DrawsState {
         let pb = state.powerball_accounts;
         state
             .ledger
-            .open_accounts(
+            .open_accounts_at_start(
                 "powerball",
                 &[
                     (pb.escrow, AccountKind::GameEscrow),
@@ -224,10 +224,12 @@ pub fn route_table() -> Vec<(Method, &'static str, MethodRouter<DrawsState>)> {
         (Method::GET, "/v1/powerball/draws", get(routes::list_powerball_draws)),
         (Method::GET, "/v1/powerball/draws/{date}", get(routes::get_powerball_draw)),
         (Method::POST, "/v1/powerball/tickets", post(routes::buy_powerball_online)),
+        (Method::GET, "/v1/powerball/tickets", get(routes::my_powerball_tickets)),
         (Method::POST, "/v1/powerball/retail/tickets", post(routes::sell_powerball_at_terminal)),
         (Method::GET, "/v1/powerball/tickets/{serial}", get(routes::get_powerball_ticket)),
         (Method::POST, "/v1/powerball/retail/claims", post(routes::claim_powerball_at_terminal)),
         (Method::POST, "/v1/powerball/office-claims", post(routes::claim_powerball_at_office)),
+        (Method::GET, "/v1/powerball/office-claims", get(routes::list_powerball_office_claims)),
         (Method::GET, "/v1/draws/audit/verify", get(routes::verify_audit)),
         (Method::GET, "/v1/draws/live", get(routes::live_draws)),
         (Method::POST, "/v1/draws/players/{player}/void-future-tickets", post(routes::void_future_tickets)),
@@ -285,9 +287,9 @@ pub fn spawn_recovery(state: DrawsState, interval: Duration) -> tokio::task::Joi
         routes::buy, routes::my_draw_tickets, routes::get_draw_ticket, routes::list_draws, routes::get_draw,
         routes::paytables, routes::math, routes::powerball_math, routes::next_powerball_draw,
         routes::set_powerball_grand_prize, routes::set_powerball_results_mode, routes::enter_powerball_results,
-        routes::list_powerball_draws, routes::get_powerball_draw, routes::buy_powerball_online,
+        routes::list_powerball_draws, routes::get_powerball_draw, routes::buy_powerball_online, routes::my_powerball_tickets,
         routes::sell_powerball_at_terminal, routes::get_powerball_ticket, routes::claim_powerball_at_terminal,
-        routes::claim_powerball_at_office, routes::verify_audit, routes::live_draws,
+        routes::claim_powerball_at_office, routes::list_powerball_office_claims, routes::verify_audit, routes::live_draws,
         routes::void_future_tickets
     ),
     components(schemas(platform::Problem), responses(platform::openapi::Refused)),

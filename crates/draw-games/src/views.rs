@@ -11,8 +11,9 @@ use uuid::Uuid;
 pub struct PlayRequest {
     /// `bet`, `bet_against`, `hit_all`, `high_roller` or `top_or_bottom`.
     pub option: BetOption,
-    /// The marked numbers (1 to 80); none for `top_or_bottom`.
+    /// The marked numbers (different, 1 to 80); none for `top_or_bottom`.
     #[serde(default)]
+    #[schema(schema_with = keno_spots)]
     pub spots: Vec<u8>,
     /// Whole $1 tickets staked (default 1); the payout is that multiple of the table.
     pub tickets: Option<u32>,
@@ -44,8 +45,9 @@ pub struct TicketView {
 pub struct DrawTicketRequest {
     /// `bet`, `bet_against`, `hit_all`, `high_roller` or `top_or_bottom`.
     pub option: BetOption,
-    /// The marked numbers (1 to 80); none for `top_or_bottom`.
+    /// The marked numbers (different, 1 to 80); none for `top_or_bottom`.
     #[serde(default)]
+    #[schema(schema_with = keno_spots)]
     pub spots: Vec<u8>,
     /// Whole $1 tickets staked on each draw (default 1).
     pub tickets: Option<u32>,
@@ -196,8 +198,10 @@ pub struct PrizeLineView {
 #[serde(deny_unknown_fields)]
 pub struct BoardRequest {
     /// Five different numbers, 1 to 69.
+    #[schema(schema_with = white_balls)]
     pub whites: Vec<u8>,
     /// 1 to 26 (it may equal one of the whites).
+    #[schema(minimum = 1, maximum = 26)]
     pub powerball: u8,
 }
 
@@ -214,7 +218,9 @@ pub struct PowerballSaleRequest {
     /// Power Play on every board ($1 more a board).
     #[serde(default)]
     pub power_play: bool,
-    /// Consecutive drawings, from the next one on sale (default 1).
+    /// Consecutive drawings, from the next one on sale (default 1; at most the operator's
+    /// setting, refused `draws_out_of_range` beyond it).
+    #[schema(minimum = 1)]
     pub draws: Option<u32>,
 }
 
@@ -278,9 +284,14 @@ pub struct PowerballTicketView {
 #[derive(Debug, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ResultsRequest {
+    /// Five different numbers, 1 to 69.
+    #[schema(schema_with = white_balls)]
     pub whites: Vec<u8>,
+    /// 1 to 26.
+    #[schema(minimum = 1, maximum = 26)]
     pub powerball: u8,
     /// The Power Play multiplier drawn: 2, 3, 4, 5 or (with the 10x in the drum) 10.
+    #[schema(schema_with = multipliers)]
     pub multiplier: u8,
 }
 
@@ -304,9 +315,12 @@ pub struct ResultsModeRequest {
 #[derive(Debug, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct GrandPrizeRequest {
-    /// The advertised annuity grand prize.
+    /// The advertised annuity grand prize, 1 to 1,000,000,000,000 cents.
+    #[schema(minimum = 1, maximum = 1_000_000_000_000_i64)]
     pub advertised_cents: i64,
-    /// The cash held in the grand prize pool for the drawing: at most the advertised amount.
+    /// The cash held in the grand prize pool for the drawing: at least 1 cent, and at most the
+    /// advertised amount (refused `invalid_grand_prize` otherwise).
+    #[schema(minimum = 1, maximum = 1_000_000_000_000_i64)]
     pub cash_value_cents: i64,
 }
 
@@ -315,6 +329,7 @@ pub struct GrandPrizeRequest {
 #[serde(deny_unknown_fields)]
 pub struct PowerballClaimRequest {
     /// The ticket's serial as scanned (19 digits) or typed (with dashes).
+    #[schema(pattern = "^[- ]*[1-9]([- ]*[0-9]){18}[- ]*$")]
     pub serial: String,
     /// The drawing whose prizes are claimed; by default the earliest certified one with a prize
     /// unpaid.
@@ -325,8 +340,11 @@ pub struct PowerballClaimRequest {
 #[derive(Debug, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PowerballClaimant {
+    /// At most 200 characters, not all spaces.
+    #[schema(max_length = 200, pattern = "\\S")]
     pub name: String,
     /// The last four digits of the claimant's taxpayer number: required when a W-2G is made.
+    #[schema(pattern = "^[0-9]{4}$")]
     pub tin_last4: Option<String>,
 }
 
@@ -334,6 +352,8 @@ pub struct PowerballClaimant {
 #[derive(Debug, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PowerballOfficeClaimRequest {
+    /// 19 digits, dashes or spaces between them allowed (`GET /v1/powerball/tickets/{serial}`).
+    #[schema(pattern = "^[- ]*[1-9]([- ]*[0-9]){18}[- ]*$")]
     pub serial: String,
     pub draw_date: Option<chrono::NaiveDate>,
     pub claimant: PowerballClaimant,
@@ -365,8 +385,24 @@ pub struct PowerballClaimView {
     pub annuity_payments: Option<Vec<i64>>,
     /// For the cash election: the annuity share less the cash, back to the house.
     pub released_cents: i64,
+    /// At the office: the claimant paid, as the office recorded them.
+    pub claimant_name: Option<String>,
+    /// At the office: the last four digits of the claimant's taxpayer number (with a W-2G).
+    pub tin_last4: Option<String>,
     pub paid_by: String,
     pub created_at: DateTime<Utc>,
+}
+
+/// `GET /v1/powerball/office-claims` filters.
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
+#[serde(deny_unknown_fields)]
+pub struct PowerballOfficeClaimsQuery {
+    /// Only claims with a W-2G record (`true`), or only those without (`false`).
+    pub w2g: Option<bool>,
+    /// At most this many, newest first (1 to 500; 50 by default).
+    #[param(minimum = 1, maximum = 500)]
+    pub limit: Option<i64>,
 }
 
 /// Where a Powerball ticket was sold.
@@ -464,3 +500,23 @@ pub struct LiveEvent {
     pub retry: Option<u64>,
 }
 
+/// Five different white balls, 1 to 69 (`domain::powerball`'s matrix).
+fn white_balls() -> utoipa::openapi::schema::Array {
+    use domain::powerball::{WHITE_BALLS, WHITES};
+    use utoipa::openapi::schema::{ArrayBuilder, ObjectBuilder, Type};
+    let ball = ObjectBuilder::new().schema_type(Type::Integer).minimum(Some(1)).maximum(Some(WHITE_BALLS));
+    ArrayBuilder::new().items(ball).min_items(Some(WHITES)).max_items(Some(WHITES)).unique_items(true).build()
+}
+
+/// The Power Play multipliers a drum can hold.
+fn multipliers() -> utoipa::openapi::schema::Object {
+    use utoipa::openapi::schema::{ObjectBuilder, Type};
+    ObjectBuilder::new().schema_type(Type::Integer).enum_values(Some([2, 3, 4, 5, 10])).build()
+}
+
+/// Keno's marked numbers: different, each 1 to 80 (the option says how many; Castle Keno rules).
+fn keno_spots() -> utoipa::openapi::schema::Array {
+    use utoipa::openapi::schema::{ArrayBuilder, ObjectBuilder, Type};
+    let spot = ObjectBuilder::new().schema_type(Type::Integer).minimum(Some(1)).maximum(Some(80));
+    ArrayBuilder::new().items(spot).max_items(Some(80)).unique_items(true).build()
+}

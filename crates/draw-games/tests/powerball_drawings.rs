@@ -517,6 +517,11 @@ async fn prizes_are_claimed_once_at_the_counter_and_the_office_and_then_expire()
         .post("/v1/powerball/tickets", &token, "o1", json!({"boards": [board([5, 15, 25, 35, 45], 11)]}))
         .await;
     let online = online.body["serial"].as_str().unwrap().to_owned();
+    game.state.clock.set(at("2026-11-30T18:05:00Z"));
+    let second = game
+        .post("/v1/powerball/tickets", &token, "o2", json!({"boards": [board([9, 19, 29, 39, 49], 9)]}))
+        .await;
+    let second = second.body["serial"].as_str().unwrap().to_owned();
 
     game.state.clock.set(at("2026-12-01T03:00:00Z"));
     pass(&game).await;
@@ -639,6 +644,52 @@ async fn prizes_are_claimed_once_at_the_counter_and_the_office_and_then_expire()
     );
     let again = json!({"serial": online, "claimant": {"name": "Ann", "tin_last4": "4321"}});
     assert_eq!(claim_at(&game, "/v1/powerball/office-claims", &operator, again).await.code(), "already_paid");
+
+    // The player's own tickets, newest first, a page at a time, each with what it won; nobody
+    // else's (issue 36).
+    let page = game.get("/v1/powerball/tickets?limit=1", Some(&token)).await;
+    assert_eq!(page.status, StatusCode::OK, "{}", page.body);
+    assert_eq!(page.body["items"][0]["serial"], second.as_str());
+    let next = page.body["next"].as_str().expect("a full page has a next cursor").to_owned();
+    let page = game.get(&format!("/v1/powerball/tickets?limit=1&after={next}"), Some(&token)).await;
+    assert_eq!(page.body["items"][0]["serial"], online.as_str(), "{}", page.body);
+    assert_eq!(page.body["items"][0]["drawings"][0]["winnings"][0]["tier"], "five");
+    let page = game
+        .get(
+            &format!("/v1/powerball/tickets?limit=1&after={}", page.body["next"].as_str().unwrap()),
+            Some(&token),
+        )
+        .await;
+    assert_eq!((page.body["items"].as_array().map(Vec::len), &page.body["next"]), (Some(0), &Value::Null));
+    let (stranger, _) = game.player(0).await;
+    let stranger = game.token(&stranger, Role::Player);
+    let none = game.get("/v1/powerball/tickets", Some(&stranger)).await;
+    assert_eq!(none.body["items"].as_array().map(Vec::len), Some(0), "{}", none.body);
+    // Prizes paid at the office: the operator sees all four, newest first; the player sees the
+    // W-2G record of their own ticket's prize, with the claimant as the office recorded them.
+    let all = game.get("/v1/powerball/office-claims", Some(&operator)).await;
+    let serials: Vec<&str> =
+        all.body.as_array().unwrap().iter().map(|c| c["serial"].as_str().unwrap()).collect();
+    assert_eq!(serials, [online.as_str(), annuity.as_str(), grand.as_str(), large.as_str()], "{}", all.body);
+    let mine = game.get("/v1/powerball/office-claims?w2g=true", Some(&token)).await;
+    assert_eq!(mine.status, StatusCode::OK, "{}", mine.body);
+    let mine = mine.body.as_array().unwrap();
+    assert_eq!(mine.len(), 1, "{mine:?}");
+    assert_eq!(
+        (
+            mine[0]["serial"].as_str(),
+            mine[0]["w2g"].as_bool(),
+            mine[0]["claimant_name"].as_str(),
+            mine[0]["tin_last4"].as_str()
+        ),
+        (Some(online.as_str()), Some(true), Some("Ann"), Some("4321"))
+    );
+    let without = game.get("/v1/powerball/office-claims?w2g=false", Some(&operator)).await;
+    assert_eq!(without.body.as_array().map(Vec::len), Some(0), "every office prize here made a W-2G");
+    let theirs = game.get("/v1/powerball/office-claims", Some(&stranger)).await;
+    assert_eq!(theirs.body.as_array().map(Vec::len), Some(0));
+    let refused = game.get("/v1/powerball/office-claims?limit=0", Some(&operator)).await;
+    assert_eq!(refused.code(), "invalid_limit");
     assert_eq!(
         claim_at(&game, "/v1/powerball/retail/claims", &till_a, json!({"serial": "1234-5678"})).await.code(),
         "invalid_serial"

@@ -251,13 +251,13 @@ pub const OPENAPI_YAML: &str = include_str!("../../../openapi.yaml");
 #[derive(Debug, utoipa::OpenApi)]
 #[openapi(
     paths(
-        routes::players::register, routes::players::get_player, routes::sessions::login,
+        routes::players::register, routes::players::find_player, routes::players::get_player, routes::sessions::login,
         routes::sessions::refresh, routes::sessions::logout, routes::players::me, routes::players::wallet,
-        routes::players::wallet_history, routes::payments::deposit, routes::payments::withdraw,
+        routes::players::wallet_history, routes::players::wallet_entries, routes::payments::deposit, routes::payments::withdraw,
         routes::payments::get_payment, routes::payments::webhook, routes::players::get_limits,
         routes::players::set_limit, routes::players::self_exclude, routes::staff::add_staff,
         routes::staff::list_staff, routes::staff::add_retailer, routes::staff::list_retailers,
-        routes::staff::change_retailer, routes::staff::add_terminal, routes::staff::revoke_terminal,
+        routes::staff::change_retailer, routes::staff::add_terminal, routes::staff::list_terminals, routes::staff::revoke_terminal,
         routes::protection::my_limits, routes::protection::set_my_limit, routes::protection::player_limits,
         routes::protection::impose_limit, routes::protection::my_statement, routes::protection::my_statement_csv,
         routes::protection::player_statement, routes::protection::take_time_out,
@@ -286,13 +286,16 @@ pub fn openapi_document(services: Vec<utoipa::openapi::OpenApi>) -> utoipa::open
     for service in services {
         doc.merge(service);
     }
+    platform::openapi::declare_idempotency_key_form(&mut doc);
     doc.info = utoipa::openapi::InfoBuilder::new()
         .title("lotto platform API")
         .version(env!("CARGO_PKG_VERSION"))
         .description(Some(
             "The public API of the lottery and casino platform, served by the gateway. Amounts are \
              integer minor units with a currency; every error is application/problem+json with a \
-             stable `code`; every POST that moves money takes an idempotency key.",
+             stable `code`; every POST that moves money takes an idempotency key. No text, in a \
+             body, a path or a query, may hold U+0000 (refused 422 `nul_in_text`: the database \
+             keeps text without it).",
         ))
         .license(Some(
             utoipa::openapi::LicenseBuilder::new()

@@ -23,6 +23,7 @@ const WHO: [&str; 7] = ["anonymous", "player", "other player", "retailer", "oper
 const MATRIX: &[(&str, &str, [u16; 7])] = &[
     // The gateway's own routes.
     ("POST", "/v1/players", [201, 201, 201, 201, 201, 201, 201]),
+    ("GET", "/v1/players", [401, 403, 403, 403, 200, 200, 403]),
     ("GET", "/v1/players/{id}", [401, 403, 403, 403, 200, 200, 403]),
     ("POST", "/v1/sessions", [201, 201, 201, 201, 201, 201, 201]),
     // A refresh token is the credential, whoever else calls: one never issued is refused.
@@ -30,6 +31,7 @@ const MATRIX: &[(&str, &str, [u16; 7])] = &[
     ("GET", "/v1/me", [401, 200, 200, 200, 200, 200, 200]),
     ("GET", "/v1/me/wallet", [401, 200, 200, 403, 403, 403, 403]),
     ("GET", "/v1/me/wallet/transfers", [401, 200, 200, 403, 403, 403, 403]),
+    ("GET", "/v1/me/wallet/entries", [401, 200, 200, 403, 403, 403, 403]),
     ("POST", "/v1/me/deposits", [401, 202, 202, 403, 403, 403, 403]),
     ("POST", "/v1/me/withdrawals", [401, 202, 202, 403, 403, 403, 403]),
     ("GET", "/v1/me/payments/{id}", [401, 200, 404, 403, 403, 403, 403]),
@@ -62,6 +64,7 @@ const MATRIX: &[(&str, &str, [u16; 7])] = &[
     ("POST", "/v1/retailers", [401, 403, 403, 403, 201, 403, 403]),
     ("GET", "/v1/retailers", [401, 403, 403, 403, 200, 200, 403]),
     ("PATCH", "/v1/retailers/{id}", [401, 403, 403, 403, 200, 403, 403]),
+    ("GET", "/v1/retailers/{id}/terminals", [401, 403, 403, 403, 200, 200, 403]),
     ("POST", "/v1/retailers/{id}/terminals", [401, 403, 403, 403, 201, 403, 403]),
     ("DELETE", "/v1/terminals/{id}", [401, 403, 403, 403, 204, 403, 403]),
     ("GET", "/openapi.yaml", [200, 200, 200, 200, 200, 200, 200]),
@@ -85,12 +88,14 @@ const MATRIX: &[(&str, &str, [u16; 7])] = &[
     ("GET", "/v1/powerball/draws", [200, 200, 200, 200, 200, 200, 200]),
     ("GET", "/v1/powerball/draws/{date}", [200, 200, 200, 200, 200, 200, 200]),
     ("POST", "/v1/powerball/tickets", [401, 201, 201, 403, 403, 403, 403]),
+    ("GET", "/v1/powerball/tickets", [401, 200, 200, 403, 403, 403, 403]),
     ("POST", "/v1/powerball/retail/tickets", [401, 403, 403, 201, 403, 403, 403]),
     // Ann's online ticket: hers, staff's and services'; not another player's or a retailer's.
     ("GET", "/v1/powerball/tickets/{serial}", [401, 200, 404, 404, 200, 200, 200]),
     // Claims of Ann's ticket: its drawing is not certified yet.
     ("POST", "/v1/powerball/retail/claims", [401, 403, 403, 409, 403, 403, 403]),
     ("POST", "/v1/powerball/office-claims", [401, 403, 403, 403, 409, 403, 403]),
+    ("GET", "/v1/powerball/office-claims", [401, 200, 200, 403, 200, 200, 200]),
     ("GET", "/v1/draws/audit/verify", [401, 403, 403, 403, 200, 200, 200]),
     ("GET", "/v1/draws/live", [200, 200, 200, 200, 200, 200, 200]),
     ("POST", "/v1/draws/players/{player}/void-future-tickets", [401, 403, 403, 403, 200, 403, 403]),
@@ -161,6 +166,7 @@ const MATRIX: &[(&str, &str, [u16; 7])] = &[
     ("GET", "/v1/accounts/{id}/limits", [401, 403, 403, 403, 200, 200, 200]),
     ("GET", "/v1/accounts/{id}/activity", [401, 403, 403, 403, 200, 200, 200]),
     ("GET", "/v1/accounts/{id}/activity/totals", [401, 403, 403, 403, 200, 200, 200]),
+    ("GET", "/v1/accounts/{id}/statement", [401, 403, 403, 403, 200, 200, 200]),
     // Limits are set through the gateway's own routes (which apply the player's and the
     // operator's rules); the ledger takes them from services only.
     ("PUT", "/v1/accounts/{id}/limits", [401, 403, 403, 403, 403, 403, 200]),
@@ -332,7 +338,8 @@ fn request_for(fx: &Fixture, method: &str, route: &str, caller: usize) -> (Strin
     };
     let path = match (method, route) {
         ("GET", "/v1/accounts") => format!("{path}?owner={}", fx.player.subject),
-        ("GET", "/v1/accounts/{id}/activity") => {
+        ("GET", "/v1/players") => format!("{path}?email=Ann@example.com"),
+        ("GET", "/v1/accounts/{id}/activity" | "/v1/accounts/{id}/statement") => {
             format!("{path}?from=2026-01-01&to=2026-12-31&time_zone=America/Chicago")
         }
         ("GET", "/v1/accounts/{id}/activity/totals") => format!("{path}?since=2026-01-01T00:00:00Z"),

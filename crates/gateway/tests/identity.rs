@@ -11,7 +11,7 @@ use axum::http::{Request, StatusCode};
 use chrono::{Duration, Utc};
 use common::{PASSWORD, TestGateway};
 use platform::auth::Role;
-use serde_json::json;
+use serde_json::{Value, json};
 
 #[tokio::test]
 async fn registration_opens_a_wallet_and_refuses_minors_and_bad_input() {
@@ -80,7 +80,7 @@ async fn login_shows_the_previous_login_and_logout_ends_the_session() {
     gw.register("bob@example.com").await;
     let first = gw.login(json!({"email": "bob@example.com", "password": PASSWORD})).await;
     assert_eq!(first.status, StatusCode::CREATED);
-    assert_eq!(first.body["previous_login_at"], serde_json::Value::Null);
+    assert_eq!(first.body["previous_login_at"], Value::Null);
     assert_eq!(first.headers["cache-control"], "no-store", "a token is never cached");
     assert_eq!(first.headers["x-content-type-options"], "nosniff");
     assert_eq!(
@@ -303,10 +303,27 @@ async fn terminals_log_in_with_a_key_shown_once_until_it_is_revoked() {
     wrong.push(if key.ends_with('0') { '1' } else { '0' });
     assert_eq!(gw.login(json!({"api_key": wrong})).await.code(), "invalid_credentials");
 
+    // The console lists it by its label and the key's first characters, never the key.
+    let retailer: uuid::Uuid =
+        sqlx::query_scalar("SELECT retailer_id FROM terminals").fetch_one(&gw.state.pool).await.unwrap();
+    // The till learns its retailer (for its statement) from /v1/me.
+    let me = gw.call("GET", "/v1/me", Some(&terminal.token), None).await;
+    assert_eq!(me.body["retailer_id"], retailer.to_string(), "{}", me.body);
+    let listing = format!("/v1/retailers/{retailer}/terminals");
+    let listed = gw.call("GET", &listing, Some(&operator.token), None).await;
+    let item = &listed.body["items"][0];
+    assert_eq!((item["id"].as_str(), &item["revoked_at"]), (Some(terminal.subject.as_str()), &Value::Null));
+    assert!(key.starts_with(&format!("lk_{}_", item["key_prefix"].as_str().unwrap())), "{item}");
+    assert!(!listed.body.to_string().contains(&key), "the key is shown once only: {}", listed.body);
+
     let path = format!("/v1/terminals/{}", terminal.subject);
     assert_eq!(gw.call("DELETE", &path, Some(&operator.token), None).await.status, StatusCode::NO_CONTENT);
     assert_eq!(gw.call("GET", "/v1/me", Some(&terminal.token), None).await.code(), "session_ended");
     assert_eq!(gw.login(json!({"api_key": key})).await.code(), "key_revoked");
+    let listed = gw.call("GET", &listing, Some(&operator.token), None).await;
+    assert!(listed.body["items"][0]["revoked_at"].is_string(), "{}", listed.body);
+    let unknown = format!("/v1/retailers/{}/terminals", uuid::Uuid::nil());
+    assert_eq!(gw.call("GET", &unknown, Some(&operator.token), None).await.code(), "retailer_not_found");
 }
 
 #[tokio::test]
@@ -452,4 +469,23 @@ async fn a_busy_identity_or_address_is_slowed_with_retry_after() {
         .await;
     assert!(statuses.contains(&StatusCode::TOO_MANY_REQUESTS), "{statuses:?}");
     assert!(limited.body["detail"].as_str().unwrap().contains("identity"), "{}", limited.body);
+}
+
+#[tokio::test]
+async fn operators_find_a_player_by_email_whatever_its_case() {
+    let gw = TestGateway::new().await;
+    let ann = gw.player("ann@example.com").await;
+    let operator = gw.staff("olga", Role::Operator).await;
+    let found = gw.call("GET", "/v1/players?email=%20Ann@Example.com", Some(&operator.token), None).await;
+    assert_eq!(
+        (found.status, found.body["id"].as_str()),
+        (StatusCode::OK, Some(ann.subject.as_str())),
+        "{}",
+        found.body
+    );
+    let unknown = gw.call("GET", "/v1/players?email=nobody@example.com", Some(&operator.token), None).await;
+    assert_eq!((unknown.status, unknown.code()), (StatusCode::NOT_FOUND, "player_not_found"));
+    assert_eq!(gw.call("GET", "/v1/players", Some(&operator.token), None).await.code(), "invalid_query");
+    let as_player = gw.call("GET", "/v1/players?email=ann@example.com", Some(&ann.token), None).await;
+    assert_eq!(as_player.status, StatusCode::FORBIDDEN);
 }

@@ -589,3 +589,86 @@ async fn a_reality_check_stops_the_next_stake_until_the_player_goes_on_or_stops(
     assert!(clock.body["started_at"].is_null(), "{}", clock.body);
     gw.assert_ledger_balanced().await;
 }
+
+#[tokio::test]
+async fn the_wallets_entries_run_newest_first_each_with_the_balance_after_it() {
+    let gw = TestGateway::new().await;
+    let bo = gw.player("bo@example.com").await;
+    gw.fund(&bo.token, 5_000).await;
+    for tickets in [1, 2] {
+        let played = play(
+            &gw,
+            &bo,
+            "/v1/keno/tickets",
+            json!({"option": "bet", "spots": [7, 17], "tickets": tickets}),
+        )
+        .await;
+        assert_eq!(played.status, 201, "{}", played.body);
+    }
+    // A cash-out: its hold changes the posted balance by nothing, its completion by the amount.
+    let out = play(&gw, &bo, "/v1/me/withdrawals", json!({"amount": 1_000, "currency": "USD"})).await;
+    assert_eq!(out.status, 202, "{}", out.body);
+    let paid = gw.settled_payment(&bo.token, out.body["id"].as_str().unwrap()).await;
+    assert_eq!(paid["state"], "succeeded", "{paid}");
+
+    let all = gw.call("GET", "/v1/me/wallet/entries?limit=500", Some(&bo.token), None).await;
+    assert_eq!(all.status, 200, "{}", all.body);
+    let entries = all.body["items"].as_array().unwrap().clone();
+    assert!(
+        entries.len() >= 5,
+        "a deposit, two stakes (and their prizes, if any), a hold and its completion: {entries:?}"
+    );
+    let wallet = gw.call("GET", "/v1/me/wallet", Some(&bo.token), None).await;
+    assert_eq!(
+        entries[0]["balance_after"], wallet.body["balance"]["posted"],
+        "the newest line's balance is the wallet's"
+    );
+    // Each line's balance is the older line's plus what it posted; oldest, the deposit.
+    for pair in entries.windows(2) {
+        let (newer, older) = (&pair[0], &pair[1]);
+        assert!(newer["created_at"].as_str() >= older["created_at"].as_str(), "newest first: {pair:?}");
+        let amount = newer["amount"].as_i64().unwrap();
+        let posted = match newer["kind"].as_str().unwrap() {
+            "posted" | "post_pending" if newer["side"] == "debit" => -amount,
+            "posted" | "post_pending" => amount,
+            _ => 0,
+        };
+        assert_eq!(
+            newer["balance_after"].as_i64().unwrap() - older["balance_after"].as_i64().unwrap(),
+            posted,
+            "{pair:?}"
+        );
+    }
+    let oldest = entries.last().unwrap();
+    assert_eq!(
+        (oldest["side"].as_str(), oldest["balance_after"].as_i64()),
+        (Some("credit"), Some(5_000)),
+        "{oldest}"
+    );
+    assert!(entries.iter().any(|e| e["kind"] == "pending"), "the hold is a line: {entries:?}");
+
+    // Page by page (two at a time), the same lines in the same order.
+    let mut paged = Vec::new();
+    let mut after: Option<String> = None;
+    loop {
+        let cursor = after.as_ref().map(|a| format!("&after={a}")).unwrap_or_default();
+        let page =
+            gw.call("GET", &format!("/v1/me/wallet/entries?limit=2{cursor}"), Some(&bo.token), None).await;
+        assert_eq!(page.status, 200, "{}", page.body);
+        paged.extend(page.body["items"].as_array().unwrap().iter().cloned());
+        match page.body["next"].as_str() {
+            Some(next) => after = Some(next.to_owned()),
+            None => break,
+        }
+    }
+    assert_eq!(paged, entries);
+    // Days outside, or of the wrong form, as the statement's.
+    let quiet =
+        gw.call("GET", "/v1/me/wallet/entries?from=2020-01-01&to=2020-01-31", Some(&bo.token), None).await;
+    assert_eq!(quiet.body["items"], json!([]), "{}", quiet.body);
+    for (query, code) in [("from=2026-03-02&to=2026-03-01", "invalid_window"), ("after=x", "invalid_cursor")]
+    {
+        let refused = gw.call("GET", &format!("/v1/me/wallet/entries?{query}"), Some(&bo.token), None).await;
+        assert_eq!(refused.body["code"], code, "{query}: {}", refused.body);
+    }
+}

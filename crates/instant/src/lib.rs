@@ -119,7 +119,7 @@ impl InstantState {
             (accounts.withholding, AccountKind::CashClearing),
         ];
         opened.extend(games.iter().map(|(g, _)| (liability_account(g.number), AccountKind::PrizeLiability)));
-        ledger.open_accounts("instant", &opened).await?;
+        ledger.open_accounts_at_start("instant", &opened).await?;
         Ok(InstantState {
             validation_log: GroupCommit::spawn(pool.clone(), store::validation_log::ValidationLog, 256),
             pool,

@@ -3,6 +3,7 @@
 
 use chrono::{DateTime, Utc};
 use domain::instant::Mismatch;
+use platform::Cursor;
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
@@ -10,10 +11,13 @@ use uuid::Uuid;
 #[derive(Debug, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ValidationRequest {
-    /// As printed (`GGG-BBBBBB-TTT-C`) or as a keyboard-wedge scanner types it (the 13 digits).
+    /// As printed (`GGG-BBBBBB-TTT-C`) or as a keyboard-wedge scanner types it (the 13 digits);
+    /// its last digit is a Luhn check digit (refused `invalid_barcode` when it disagrees).
+    #[schema(pattern = "^\\s*([0-9]{3}-[0-9]{6}-[0-9]{3}-[0-9]|[0-9]{13})\\s*$")]
     pub barcode: String,
     /// The twelve digits under the coating (spaces or dashes between groups are ignored; anything
     /// else is `invalid_virn`, which does not count toward the terminal's lock).
+    #[schema(pattern = "^[- ]*[0-9]([- ]*[0-9]){11}[- ]*$")]
     pub virn: String,
 }
 
@@ -75,8 +79,10 @@ pub struct ReceiptsQuery {
     /// Only this retailer (staff); a retailer's terminal sees its own retailer's only.
     pub retailer_id: Option<String>,
     /// The `next` cursor of the previous page.
+    #[param(schema_with = platform::page::after_schema::<platform::TimeIdCursor>)]
     pub after: Option<String>,
     /// Page size, 1 to 500 (default 50).
+    #[param(minimum = 1, maximum = 500)]
     pub limit: Option<i64>,
 }
 
@@ -84,9 +90,12 @@ pub struct ReceiptsQuery {
 #[derive(Debug, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Claimant {
+    /// At most 200 characters, not all spaces.
+    #[schema(max_length = 200, pattern = "\\S")]
     pub name: String,
     pub address: Option<String>,
     /// The last four digits of the claimant's taxpayer number: required when a W-2G is made.
+    #[schema(pattern = "^[0-9]{4}$")]
     pub tin_last4: Option<String>,
 }
 
@@ -94,7 +103,10 @@ pub struct Claimant {
 #[derive(Debug, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct OfficeClaimRequest {
+    #[schema(pattern = "^\\s*([0-9]{3}-[0-9]{6}-[0-9]{3}-[0-9]|[0-9]{13})\\s*$")]
     pub barcode: String,
+    /// Twelve digits; spaces or dashes between them are ignored.
+    #[schema(pattern = "^[- ]*[0-9]([- ]*[0-9]){11}[- ]*$")]
     pub virn: String,
     pub claimant: Claimant,
 }
@@ -124,6 +136,7 @@ pub struct OfficeClaimsQuery {
     /// Only claims with a W-2G record.
     pub w2g: Option<bool>,
     /// At most this many, newest first (1 to 500; 50 by default).
+    #[param(minimum = 1, maximum = 500)]
     pub limit: Option<i64>,
 }
 
@@ -156,13 +169,44 @@ pub struct PacksQuery {
     pub game: Option<i32>,
     /// Only packs in this state (`printed`, `shipped`, `received`, `active`, `settled`,
     /// `returned`, `stolen`).
+    #[param(schema_with = crate::store::PackState::schema)]
     pub state: Option<String>,
     /// Only this retailer's (staff); a retailer's terminal sees its own retailer's only.
     pub retailer_id: Option<String>,
     /// The `next` cursor of the previous page.
+    #[param(schema_with = platform::page::after_schema::<PackCursor>)]
     pub after: Option<String>,
     /// Page size, 1 to 500 (default 50).
+    #[param(minimum = 1, maximum = 500)]
     pub limit: Option<i64>,
+}
+
+/// The cursor of the packs' listing: the last pack's game and book, `<game>-<book>`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PackCursor {
+    pub game: i32,
+    pub book: i32,
+}
+
+impl std::fmt::Display for PackCursor {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}-{}", self.game, self.book)
+    }
+}
+
+impl Cursor for PackCursor {
+    fn schema() -> utoipa::openapi::schema::Object {
+        utoipa::openapi::ObjectBuilder::new()
+            .schema_type(utoipa::openapi::schema::Type::String)
+            .pattern(Some("^[0-9]{1,9}-[0-9]{1,9}$"))
+            .build()
+    }
+
+    fn read(text: &str) -> Option<Self> {
+        let (game, book) = text.split_once('-')?;
+        let number = |t: &str| i64::read(t).filter(|_| t.len() <= 9).and_then(|n| i32::try_from(n).ok());
+        Some(PackCursor { game: number(game)?, book: number(book)? })
+    }
 }
 
 /// A pack as listed: where it is and when it got there.
@@ -417,11 +461,15 @@ pub struct UnusualQuery {
     /// To this instant (exclusive); now by default.
     pub until: Option<DateTime<Utc>>,
     /// The high tier: prizes of at least this (default $100).
+    #[param(minimum = 1)]
     pub high_tier_cents: Option<i64>,
-    /// The band just under the retailer limit starts here (default 80% of the limit).
+    /// The band just under the retailer limit starts here (default 80% of the limit; from above
+    /// the limit the band is empty).
+    #[param(minimum = 1)]
     pub near_limit_from_cents: Option<i64>,
     /// A retailer is flagged when a count this high or higher has at most this probability
-    /// (default 0.001).
+    /// (default 0.001; above 0, below 1).
+    #[param(exclusive_minimum = 0.0, exclusive_maximum = 1.0)]
     pub alpha: Option<f64>,
 }
 

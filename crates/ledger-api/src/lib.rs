@@ -227,6 +227,31 @@ impl LedgerClient {
         Ok(())
     }
 
+    /// [`LedgerClient::open_accounts`] at a service's start, waiting up to a minute for a ledger
+    /// that does not answer yet: replicas start in any order (a supervisor, Kubernetes), and a
+    /// ledger slow to take its first calls is not a reason to exit. A refusal ends it at once
+    /// ([`is_refusal`]).
+    pub async fn open_accounts_at_start(
+        &self,
+        owner: &str,
+        accounts: &[(Uuid, AccountKind)],
+    ) -> Result<(), AppError> {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+        loop {
+            match self.open_accounts(owner, accounts).await {
+                Err(e) if !is_refusal(&e) && std::time::Instant::now() < deadline => {
+                    tracing::warn!(
+                        owner,
+                        code = e.code(),
+                        "the ledger did not open the accounts; again in 1 s"
+                    );
+                    tokio::time::sleep(std::time::Duration::from_secs(1)).await;
+                }
+                done => return done,
+            }
+        }
+    }
+
     /// Account `id` read with `bearer`, the caller's own token, so the ledger itself checks the
     /// account is theirs (a player's wallet).
     pub async fn account_as(&self, bearer: &str, id: Uuid) -> Result<wire::Account, AppError> {
@@ -243,6 +268,25 @@ impl LedgerClient {
         limit: i64,
     ) -> Result<wire::Page<wire::HistoryEntry>, AppError> {
         let mut path = format!("/v1/accounts/{id}/transfers?limit={limit}");
+        if let Some(after) = after {
+            path.push_str(&format!("&after={after}"));
+        }
+        self.ledger.call::<(), _>(Method::GET, &path, bearer, None, None).await
+    }
+
+    /// A page of account `id`'s transfers within the days `from` to `to` of `time_zone`, newest
+    /// first, each with the posted balance after it; read with the caller's own token.
+    pub async fn statement_as(
+        &self,
+        bearer: &str,
+        id: Uuid,
+        window: (chrono::NaiveDate, chrono::NaiveDate, &str),
+        after: Option<i64>,
+        limit: i64,
+    ) -> Result<wire::Page<wire::StatementEntry>, AppError> {
+        let (from, to, time_zone) = window;
+        let mut path =
+            format!("/v1/accounts/{id}/statement?from={from}&to={to}&time_zone={time_zone}&limit={limit}");
         if let Some(after) = after {
             path.push_str(&format!("&after={after}"));
         }

@@ -34,7 +34,11 @@ pub struct NewAccountRequest {
     /// Client-chosen id, which makes creation idempotent; a UUIDv7 is assigned when omitted.
     pub id: Option<Uuid>,
     pub kind: AccountKind,
+    /// Whose account (a player id, `casino`, ...): 1 to 200 characters, not all spaces.
+    #[schema(max_length = 200, pattern = "\\S")]
     pub owner: String,
+    /// ISO 4217, three upper-case letters.
+    #[schema(pattern = "^[A-Z]{3}$", example = "USD")]
     pub currency: String,
     #[serde(default)]
     pub flags: AccountFlagsRequest,
@@ -84,10 +88,16 @@ pub struct TransferRequest {
     pub id: Option<Uuid>,
     pub debit_account_id: Option<Uuid>,
     pub credit_account_id: Option<Uuid>,
+    /// Cents, 1 to 1,000,000,000,000.
+    #[schema(minimum = 1, maximum = 1_000_000_000_000_i64)]
     pub amount: Option<i64>,
+    /// ISO 4217, three upper-case letters.
+    #[schema(pattern = "^[A-Z]{3}$", example = "USD")]
     pub currency: Option<String>,
     #[serde(default)]
     pub pending: bool,
+    /// A pending transfer's life, 1 to 604,800 seconds (a week).
+    #[schema(minimum = 1, maximum = 604_800)]
     pub timeout_seconds: Option<i32>,
     pub post_pending_id: Option<Uuid>,
     pub void_pending_id: Option<Uuid>,
@@ -107,6 +117,8 @@ pub struct TransferRequest {
 #[serde(deny_unknown_fields)]
 pub struct FundsCheck {
     pub account_id: Uuid,
+    /// Cents, 1 to 1,000,000,000,000.
+    #[schema(minimum = 1, maximum = 1_000_000_000_000_i64)]
     pub at_least: i64,
 }
 
@@ -114,10 +126,13 @@ pub struct FundsCheck {
 #[derive(Debug, Clone, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct BatchRequest {
+    /// 1 to 10,000 transfers.
+    #[schema(min_items = 1, max_items = 10_000)]
     pub transfers: Vec<TransferRequest>,
     /// Accounts whose posted balances the answer should carry, read just after the batch: a
     /// game that records a wallet's balance beside a round needs no second call.
     #[serde(default)]
+    #[schema(max_items = 10_000)]
     pub balances_of: Vec<Uuid>,
 }
 
@@ -176,6 +191,18 @@ pub struct HistoryEntry {
     pub transfer: Transfer,
 }
 
+/// One line of an account's statement: a transfer seen from the account, with the account's
+/// posted balance once it applied. A hold (`pending`) and its release (`void_pending`,
+/// `expire_pending`) change the posted balance by nothing; its completion (`post_pending`) by
+/// the amount posted.
+#[derive(Debug, Clone, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct StatementEntry {
+    /// The posted balance after this transfer, in cents.
+    pub balance_after: i64,
+    #[serde(flatten)]
+    pub entry: HistoryEntry,
+}
+
 /// One page of a listing; pass `next` as `after` for the following page.
 #[derive(Debug, Clone, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct Page<T> {
@@ -189,13 +216,19 @@ pub struct Page<T> {
 pub struct CashRequest {
     pub id: Option<Uuid>,
     pub account_id: Uuid,
+    /// Cents, 1 to 1,000,000,000,000.
+    #[schema(minimum = 1, maximum = 1_000_000_000_000_i64)]
     pub amount: i64,
+    /// ISO 4217, three upper-case letters.
+    #[schema(pattern = "^[A-Z]{3}$", example = "USD")]
     pub currency: String,
     /// Withdrawals only: hold the amount (a pending transfer to cash clearing, lasting
     /// `timeout_seconds`) until the payment provider confirms it (post the hold) or fails it
     /// (void it), through `POST /v1/transfers`.
     #[serde(default)]
     pub pending: bool,
+    /// A held withdrawal's life, 1 to 604,800 seconds (a week).
+    #[schema(minimum = 1, maximum = 604_800)]
     pub timeout_seconds: Option<i32>,
     #[schema(value_type = Option<HashMap<String, serde_json::Value>>)]
     pub metadata: Option<Value>,

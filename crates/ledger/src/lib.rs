@@ -67,6 +67,7 @@ pub fn route_table() -> Vec<(Method, &'static str, MethodRouter<LedgerState>)> {
         (Method::GET, "/v1/accounts/{id}/limits", get(routes::account_limits)),
         (Method::PUT, "/v1/accounts/{id}/limits", put(routes::set_account_limit)),
         (Method::GET, "/v1/accounts/{id}/activity", get(routes::account_activity)),
+        (Method::GET, "/v1/accounts/{id}/statement", get(routes::account_statement)),
         (Method::GET, "/v1/accounts/{id}/activity/totals", get(routes::account_activity_totals)),
         (Method::PUT, "/v1/accounts/{id}/suspension", put(routes::suspend)),
         (Method::POST, "/v1/transfers", post(routes::create_transfer)),
@@ -90,7 +91,7 @@ pub fn api_routes(state: LedgerState) -> Router {
     paths(
         routes::create_account, routes::list_accounts, routes::get_account, routes::account_history,
         routes::account_limits, routes::set_account_limit, routes::account_activity,
-        routes::account_activity_totals,
+        routes::account_activity_totals, routes::account_statement,
         routes::suspend,
         routes::create_transfer, routes::create_batch, routes::get_transfer, routes::deposit, routes::withdraw,
         routes::trial_balance, routes::journal_check,

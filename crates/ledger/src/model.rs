@@ -60,8 +60,8 @@ impl Validate for NewAccountRequest {
     type Command = NewAccount;
 
     fn validate(self) -> Result<NewAccount, AppError> {
-        let owner = self.owner.trim().to_owned();
-        if owner.is_empty() || owner.len() > 200 {
+        let owner = domain::text::trim(&self.owner).to_owned();
+        if owner.is_empty() || self.owner.chars().count() > 200 {
             return Err(AppError::unprocessable(codes::INVALID_OWNER, "owner must be 1 to 200 characters"));
         }
         let flags = AccountFlags {

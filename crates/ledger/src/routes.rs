@@ -13,7 +13,7 @@ use uuid::Uuid;
 use crate::LedgerState;
 use crate::model::{
     Account, ActivityLine, ActivityTotals, BatchRequest, BatchResult, CashRequest, HistoryEntry, LimitChange, MAX_BATCH, MoneyLimit,
-    NewAccountRequest, Page, PostedBalance, Suspension, Transfer, TransferCommand, TransferRequest, TrialBalance, Validate,
+    NewAccountRequest, Page, PostedBalance, StatementEntry, Suspension, Transfer, TransferCommand, TransferRequest, TrialBalance, Validate,
     ValidateTransfer,
 };
 use crate::store::{self, LEDGER_NAMESPACE};
@@ -196,6 +196,55 @@ pub async fn account_activity(
     Ok(Json(store::activity(&state.pool, id, query.from, query.to, &query.time_zone).await?))
 }
 
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[serde(deny_unknown_fields)]
+#[into_params(parameter_in = Query)]
+pub struct StatementQuery {
+    /// The first day (inclusive), `YYYY-MM-DD`.
+    from: chrono::NaiveDate,
+    /// The last day (inclusive), at most 366 days after `from`.
+    to: chrono::NaiveDate,
+    /// The zone the days are in: an IANA name such as `America/Chicago`.
+    time_zone: String,
+    /// The `next` cursor of the previous page.
+    #[param(schema_with = platform::page::after_schema::<i64>)]
+    after: Option<String>,
+    /// Page size, 1 to 500 (default 50).
+    #[param(minimum = 1, maximum = 500)]
+    limit: Option<i64>,
+}
+
+#[utoipa::path(
+    get, path = "/v1/accounts/{id}/statement", tag = "ledger", params(("id" = Uuid, Path, description = "account id"), StatementQuery),
+    responses((status = 200, description = "the account's transfers in the days asked for, newest first, each with the posted balance after it", body = Page<StatementEntry>), (status = "4XX", response = Refused)),
+    security(("bearer" = []))
+)]
+/// `GET /v1/accounts/{id}/statement?from=&to=&time_zone=`: the account's transfers within those
+/// days, newest first, each with its posted balance after it (a wallet's statement).
+pub async fn account_statement(
+    State(state): State<LedgerState>,
+    caller: Caller,
+    Path(id): Path<Uuid>,
+    Query(query): Query<StatementQuery>,
+) -> Result<Json<Page<StatementEntry>>, AppError> {
+    let days = (query.to - query.from).num_days();
+    if !(0..=MAX_ACTIVITY_DAYS).contains(&days) {
+        return Err(AppError::unprocessable(
+            codes::INVALID_WINDOW,
+            format!("`to` must be `from` or up to {MAX_ACTIVITY_DAYS} days after it"),
+        ));
+    }
+    let page = PageParams::<i64>::new(query.after, query.limit);
+    let limit = page.limit()?;
+    // Newest first: the cursor is the journal position the next page ends before.
+    let before = page.after()?.unwrap_or(i64::MAX);
+    visible_account(&state, &caller, id).await?;
+    let window = (query.from, query.to, query.time_zone.as_str());
+    let rows = store::statement(&state.pool, id, window, before, limit).await?;
+    let next = page.next_cursor(rows.len(), rows.last().map(|(seq, _)| *seq));
+    Ok(Json(Page { items: rows.into_iter().map(|(_, entry)| entry).collect(), next }))
+}
+
 #[utoipa::path(
     put, path = "/v1/accounts/{id}/limits", tag = "ledger", params(("id" = Uuid, Path, description = "a player's wallet")),
     request_body = LimitChange,
@@ -222,8 +271,10 @@ pub struct AccountListQuery {
     /// Whose accounts (a player id, `casino`, ...).
     owner: String,
     /// The `next` cursor of the previous page.
+    #[param(schema_with = platform::page::after_schema::<Uuid>)]
     after: Option<String>,
     /// Page size, 1 to 500 (default 50).
+    #[param(minimum = 1, maximum = 500)]
     limit: Option<i64>,
 }
 
@@ -241,15 +292,15 @@ pub async fn list_accounts(
     if !may_see(&caller, &query.owner) {
         return Err(platform::auth::forbidden());
     }
-    let page = PageParams { after: query.after, limit: query.limit };
+    let page = PageParams::<Uuid>::new(query.after, query.limit);
     let limit = page.limit()?;
-    let items = store::list_accounts(&state.pool, &query.owner, page.after::<Uuid>()?, limit).await?;
+    let items = store::list_accounts(&state.pool, &query.owner, page.after()?, limit).await?;
     let next = page.next_cursor(items.len(), items.last().map(|a| a.id));
     Ok(Json(Page { items, next }))
 }
 
 #[utoipa::path(
-    get, path = "/v1/accounts/{id}/transfers", tag = "ledger", params(("id" = Uuid, Path, description = "account id"), PageParams),
+    get, path = "/v1/accounts/{id}/transfers", tag = "ledger", params(("id" = Uuid, Path, description = "account id"), PageParams<i64>),
     responses((status = 200, description = "the account's transfers in journal order", body = Page<HistoryEntry>), (status = "4XX", response = Refused)),
     security(("bearer" = []))
 )]
@@ -258,10 +309,10 @@ pub async fn account_history(
     State(state): State<LedgerState>,
     caller: Caller,
     Path(id): Path<Uuid>,
-    Query(page): Query<PageParams>,
+    Query(page): Query<PageParams<i64>>,
 ) -> Result<Json<Page<HistoryEntry>>, AppError> {
     let limit = page.limit()?;
-    let after = page.after::<i64>()?.unwrap_or(0);
+    let after = page.after()?.unwrap_or(0);
     visible_account(&state, &caller, id).await?;
     let rows = store::history(&state.pool, id, after, limit).await?;
     let next = page.next_cursor(rows.len(), rows.last().map(|(seq, _)| *seq));

@@ -270,12 +270,12 @@ fn assert_writes_go_to_volumes(services: &[Service]) {
 /// is started again, as Kubernetes restarts a pod) and waits until each is healthy. Each runs as
 /// the containers run it: as the image's unprivileged user (when the test may switch to it), in
 /// the image's working directory `/`, able to write only its volumes. Returns the processes, each
-/// service's port and the volumes' directories.
+/// service's port, the volumes' directories and how many times a process was started again.
 async fn start(
     services: &[Service],
     database: &str,
     bin: &Path,
-) -> (Processes, BTreeMap<String, u16>, BTreeMap<(String, String), PathBuf>) {
+) -> (Processes, BTreeMap<String, u16>, BTreeMap<(String, String), PathBuf>, usize) {
     use std::os::unix::process::CommandExt;
     assert_writes_go_to_volumes(services);
     let ports: BTreeMap<String, u16> =
@@ -330,12 +330,12 @@ async fn start(
         order.push(next);
     }
     let mut waiting: Vec<&Service> = Vec::new();
+    let mut restarts = 0;
     for service in order {
         processes.0.push((service.name.clone(), spawn(service)));
         waiting.push(service);
         // Compose waits for a service's dependencies to be healthy before starting it.
         if !service.depends_on.is_empty() || waiting.len() == services.len() {
-            let mut restarts = 0;
             for _ in 0..600 {
                 let mut all = true;
                 for pending in &waiting {
@@ -368,7 +368,7 @@ async fn start(
         let url = format!("http://127.0.0.1:{port}{}", service.health_path);
         assert!(http.get(&url).send().await.is_ok_and(|r| r.status().is_success()), "{name} is not healthy");
     }
-    (processes, ports, volumes)
+    (processes, ports, volumes, restarts)
 }
 
 fn secrets() -> BTreeMap<&'static str, String> {
@@ -402,7 +402,7 @@ async fn every_service_of_the_compose_file_starts_apart_and_plays_through_the_ga
     let database = platform::testing::fresh_database().await.unwrap();
     let services = services(&secrets());
     let bin = common::binaries();
-    let (processes, ports, volumes) = start(&services, &database, &bin).await;
+    let (processes, ports, volumes, _) = start(&services, &database, &bin).await;
     let names: Vec<&str> = services.iter().map(|s| s.name.as_str()).collect();
     assert!(
         ["ledger", "draw-games", "table-games", "instant", "payments", "gateway"]
@@ -422,7 +422,10 @@ async fn every_deployment_of_the_kubernetes_manifests_starts_apart_and_plays_thr
     let database = platform::testing::fresh_database().await.unwrap();
     let services = deployments(&secrets());
     let bin = common::binaries();
-    let (processes, ports, _) = start(&services, &database, &bin).await;
+    let (processes, ports, _, restarts) = start(&services, &database, &bin).await;
+    // The pods start together: a service that needs the ledger at its start waits for it
+    // (`open_accounts_at_start`) instead of exiting until Kubernetes happens to restart it late.
+    assert_eq!(restarts, 0, "a service exited while the others came up (its stderr is above)");
     play_every_game(&format!("http://127.0.0.1:{}", ports["gateway"]), &bin, &database).await;
     drop(processes);
 }

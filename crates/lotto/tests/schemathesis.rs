@@ -1,8 +1,10 @@
 //! The contract against the running platform (issue 36): a bounded, seeded schemathesis run
 //! (installed from PyPI by `.ci/run`) over every operation of `openapi.yaml`, once with a
 //! player's token and once with an operator's, against `lotto` started as a user starts it. It
-//! fails on any 5xx, any answer outside its schema, and any input that breaks the schema yet is
-//! accepted. The steps that end the caller's own session (logging out, a break, an exclusion, a
+//! fails on any 5xx, any answer outside its schema, any input that breaks the schema yet is
+//! accepted, and any input that fits the schema yet is refused for its form (every limit, range,
+//! pattern and format the server checks is declared; the rules no schema can state are listed,
+//! each with why, in `tests/python/schemathesis_hooks.py`). The steps that end the caller's own session (logging out, a break, an exclusion, a
 //! closure, a reality check's "stop") are left out, or the rest would run logged out; the rate
 //! limits are raised so that the run tests the operations rather than the limiter.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
@@ -28,15 +30,23 @@ const SECONDS: &str = "90";
 
 /// Runs schemathesis as `who` and answers whether it passed, with its summary.
 fn run(contract: &Path, base: &str, token: &str, dir: &Path) -> (bool, String) {
+    let hooks = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/python");
     let out = Command::new("st")
         .current_dir(dir)
+        // `valid_form_accepted` (tests/python/schemathesis_hooks.py): a request that fits the
+        // contract is not refused for its form.
+        .env("SCHEMATHESIS_HOOKS", "schemathesis_hooks")
+        .env("PYTHONPATH", hooks)
         .args(["run"])
         .arg(contract)
         .args(["--url", base, "--header"])
         .arg(format!("Authorization: Bearer {token}"))
         .args(["--max-examples", EXAMPLES, "--max-time", SECONDS, "--seed", SEED, "--workers", "1"])
         .args(["--phases", "coverage,fuzzing", "--no-shrink", "--no-color", "--generation-database", "none"])
-        .args(["--checks", "not_a_server_error,response_schema_conformance,negative_data_rejection"])
+        .args([
+            "--checks",
+            "not_a_server_error,response_schema_conformance,negative_data_rejection,valid_form_accepted",
+        ])
         .args([
             "--exclude-path-regex",
             "/v1/(sessions/current|me/self-exclusion|me/time-out|me/closure|me/reality-check)$",

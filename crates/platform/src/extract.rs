@@ -35,11 +35,45 @@ impl<T: DeserializeOwned, S: Send + Sync> FromRequest<S> for Json<T> {
         if has_escaped_nul(&bytes) {
             return Err(nul_in_text());
         }
+        // Every body the API takes is an object; serde would also read a struct from an array
+        // of its fields in order (`[null, null]`), which the contract does not allow.
+        if bytes.iter().find(|b| !b.is_ascii_whitespace()).is_some_and(|&b| b != b'{') {
+            return Err(AppError::unprocessable(
+                crate::codes::INVALID_BODY,
+                "the body must be a JSON object",
+            ));
+        }
         match axum::Json::<T>::from_bytes(&bytes) {
             Ok(axum::Json(value)) => Ok(Json(value)),
+            Err(rejection @ JsonRejection::JsonDataError(_)) => {
+                whole_numbers_as_integers(&bytes).ok_or_else(|| json_rejection(&rejection)).map(Json)
+            }
             Err(rejection) => Err(json_rejection(&rejection)),
         }
     }
+}
+
+/// The body read again with every whole number written as a float (`5.0`, `5e2`) taken as the
+/// integer it equals, when it held one: JSON, and JSON Schema's `integer` in the contract, make
+/// no difference between `5` and `5.0`, and a client whose language has only doubles writes the
+/// latter. Only on the path of a body that failed, so the usual body is read once.
+fn whole_numbers_as_integers<T: DeserializeOwned>(bytes: &[u8]) -> Option<T> {
+    fn mend(value: &mut serde_json::Value) -> bool {
+        match value {
+            serde_json::Value::Number(n) if n.is_f64() => {
+                // Within ±2^53 every whole double is exact, and an i64.
+                let whole = n.as_f64().filter(|f| f.fract() == 0.0 && f.abs() <= 9_007_199_254_740_992.0);
+                #[allow(clippy::cast_possible_truncation)]
+                let integer = whole.map(|f| serde_json::Number::from(f as i64));
+                integer.map(|i| *n = i).is_some()
+            }
+            serde_json::Value::Array(items) => items.iter_mut().map(mend).fold(false, |a, b| a | b),
+            serde_json::Value::Object(fields) => fields.values_mut().map(mend).fold(false, |a, b| a | b),
+            _ => false,
+        }
+    }
+    let mut value: serde_json::Value = serde_json::from_slice(bytes).ok()?;
+    if mend(&mut value) { serde_json::from_value(value).ok() } else { None }
 }
 
 /// `application/json`, or any `application/*+json`, parameters aside.
@@ -243,74 +277,27 @@ impl IdempotencyKey {
     }
 }
 
-/// `?after=&limit=` of a listing (DESIGN §8). `limit` defaults to 50 and may be 1 to 500.
-#[derive(Debug, Clone, Default, serde::Deserialize, utoipa::IntoParams)]
-#[serde(deny_unknown_fields)]
-#[into_params(parameter_in = Query)]
-pub struct PageParams {
-    /// The `next` cursor of the previous page.
-    pub after: Option<String>,
-    /// Page size, 1 to 500 (default 50).
-    pub limit: Option<i64>,
-}
+#[cfg(test)]
+mod tests {
+    use super::whole_numbers_as_integers;
 
-impl PageParams {
-    pub const DEFAULT_LIMIT: i64 = 50;
-    pub const MAX_LIMIT: i64 = 500;
-
-    /// The page size, refused when out of range.
-    pub fn limit(&self) -> Result<i64, AppError> {
-        match self.limit {
-            None => Ok(Self::DEFAULT_LIMIT),
-            Some(n) if (1..=Self::MAX_LIMIT).contains(&n) => Ok(n),
-            Some(_) => Err(AppError::bad_request(
-                crate::codes::INVALID_LIMIT,
-                format!("limit must be 1 to {}", Self::MAX_LIMIT),
-            )),
-        }
+    #[derive(Debug, PartialEq, serde::Deserialize)]
+    struct Stake {
+        amount: i64,
+        spots: Vec<u8>,
+        ratio: f64,
     }
 
-    /// The cursor of the next page: the last item's, when this page came back full.
-    pub fn next_cursor<C: std::fmt::Display>(&self, returned: usize, last: Option<C>) -> Option<String> {
-        let full = i64::try_from(returned).is_ok_and(|n| n == self.limit().unwrap_or(Self::DEFAULT_LIMIT));
-        if full { last.map(|c| c.to_string()) } else { None }
-    }
-
-    /// The cursor parsed as `T`, refused with `invalid_cursor` when it is not one.
-    pub fn after<T: std::str::FromStr>(&self) -> Result<Option<T>, AppError> {
-        self.after
-            .as_deref()
-            .map(|s| {
-                s.parse().map_err(|_| {
-                    AppError::bad_request(
-                        crate::codes::INVALID_CURSOR,
-                        "`after` is not a cursor this listing gave",
-                    )
-                })
-            })
-            .transpose()
-    }
-}
-
-/// The cursor of a listing in (time, id) order, newest or oldest first: the last item's time
-/// (RFC 3339, microseconds) and id, `<time>_<uuid>`. One style for every such list.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct TimeIdCursor {
-    pub at: chrono::DateTime<chrono::Utc>,
-    pub id: uuid::Uuid,
-}
-
-impl std::fmt::Display for TimeIdCursor {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}_{}", self.at.to_rfc3339_opts(chrono::SecondsFormat::Micros, true), self.id)
-    }
-}
-
-impl std::str::FromStr for TimeIdCursor {
-    type Err = ();
-
-    fn from_str(s: &str) -> Result<Self, ()> {
-        let (at, id) = s.split_once('_').ok_or(())?;
-        Ok(TimeIdCursor { at: at.parse().map_err(|_| ())?, id: id.parse().map_err(|_| ())? })
+    #[test]
+    fn whole_numbers_written_as_floats_are_the_integers_they_equal() {
+        let read =
+            whole_numbers_as_integers::<Stake>(br#"{"amount": 500.0, "spots": [1, 2e1], "ratio": 2.0}"#);
+        assert_eq!(read, Some(Stake { amount: 500, spots: vec![1, 20], ratio: 2.0 }));
+        // A fraction is not a whole number, and a body with no float is left to its first refusal.
+        assert_eq!(
+            whole_numbers_as_integers::<Stake>(br#"{"amount": 500.5, "spots": [], "ratio": 1}"#),
+            None
+        );
+        assert_eq!(whole_numbers_as_integers::<Stake>(br#"{"amount": "5", "spots": [], "ratio": 1}"#), None);
     }
 }

@@ -34,6 +34,7 @@ pub mod extract;
 pub mod group_commit;
 pub mod http;
 pub mod openapi;
+pub mod page;
 pub mod recovery;
 pub mod secrets;
 pub mod single_flight;
@@ -46,7 +47,8 @@ pub mod webhook;
 
 pub use error::{AppError, Problem};
 
-pub use extract::{IdempotencyKey, Json, PageParams, Path, Query, TimeIdCursor};
+pub use extract::{IdempotencyKey, Json, Path, Query};
+pub use page::{Cursor, PageParams, TimeIdCursor};
 /// sqlx, as `stored_state!` names it in the crates that use the macro.
 #[doc(hidden)]
 pub use sqlx as __sqlx;

@@ -54,3 +54,23 @@ pub fn one_of_texts_or_null(values: &[&str]) -> utoipa::openapi::schema::Object 
         .enum_values(Some(listed))
         .build()
 }
+
+/// The form the server takes for an `Idempotency-Key` header (`IdempotencyKey`'s check), said on
+/// every operation that reads one, wherever its route declares it.
+pub fn declare_idempotency_key_form(doc: &mut OpenApi) {
+    use utoipa::openapi::path::ParameterIn;
+    use utoipa::openapi::schema::{ObjectBuilder, Type};
+    for item in doc.paths.paths.values_mut() {
+        let operations = [&mut item.get, &mut item.put, &mut item.post, &mut item.delete, &mut item.patch];
+        for operation in operations.into_iter().flatten() {
+            for parameter in operation.parameters.iter_mut().flatten() {
+                if parameter.parameter_in == ParameterIn::Header
+                    && parameter.name.eq_ignore_ascii_case(crate::extract::IDEMPOTENCY_KEY_HEADER)
+                {
+                    let form = ObjectBuilder::new().schema_type(Type::String).pattern(Some("^[!-~]{1,255}$"));
+                    parameter.schema = Some(form.into());
+                }
+            }
+        }
+    }
+}

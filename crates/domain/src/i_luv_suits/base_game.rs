@@ -275,7 +275,6 @@ pub fn dealer_outcomes(player: &[u16; 4], n: u32, reading: Qualifier) -> DealerO
 /// What the player does after looking at the cards (75(a)(2)).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
 #[serde(rename_all = "snake_case", tag = "decision", content = "play_multiple")]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub enum Decision {
     /// Forfeit the ante.
     Fold,

@@ -143,7 +143,7 @@ pub fn barcode(game: u32, book: u32, ticket: u32) -> String {
 /// The (game, book, ticket) of `barcode` when it is well formed and its check digit agrees: the
 /// printed form `GGG-BBBBBB-TTT-C`, or the 13 raw digits a keyboard-wedge scanner types.
 pub fn barcode_is_valid(barcode: &str) -> Option<(u32, u32, u32)> {
-    let barcode = barcode.trim();
+    let barcode = crate::text::trim(barcode);
     let (game, book, ticket, check) = if barcode.contains('-') {
         let parts: Vec<&str> = barcode.split('-').collect();
         let [game, book, ticket, check] = parts.as_slice() else { return None };

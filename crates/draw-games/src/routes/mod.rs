@@ -27,7 +27,7 @@ pub(crate) type Page<T> = ledger_api::wire::Page<T>;
 
 /// The cursor of the next page of tickets: the last one's time and id, when the page is full.
 fn ticket_cursor(
-    page: &PageParams,
+    page: &PageParams<platform::TimeIdCursor>,
     returned: usize,
     last: Option<(chrono::DateTime<chrono::Utc>, Uuid)>,
 ) -> Option<String> {
@@ -94,7 +94,7 @@ pub async fn play_now(
 }
 
 #[utoipa::path(
-    get, path = "/v1/keno/tickets", tag = "keno", params(PageParams), operation_id = "my_keno_tickets",
+    get, path = "/v1/keno/tickets", tag = "keno", params(PageParams<platform::TimeIdCursor>), operation_id = "my_keno_tickets",
     responses(
         (status = 200, description = "a page of the player's tickets, newest first", body = Page<TicketView>),
         (status = "4XX", response = Refused),
@@ -105,7 +105,7 @@ pub async fn play_now(
 pub async fn my_tickets(
     State(state): State<DrawsState>,
     caller: Caller,
-    Query(page): Query<PageParams>,
+    Query(page): Query<PageParams<platform::TimeIdCursor>>,
 ) -> Result<Json<Page<TicketView>>, AppError> {
     caller.require(&[Role::Player])?;
     let mine = tickets::list_for_player::<PlayNowTicket>(
@@ -180,7 +180,7 @@ pub async fn buy(
 }
 
 #[utoipa::path(
-    get, path = "/v1/keno/draw-tickets", tag = "keno", params(PageParams), operation_id = "my_keno_draw_tickets",
+    get, path = "/v1/keno/draw-tickets", tag = "keno", params(PageParams<platform::TimeIdCursor>), operation_id = "my_keno_draw_tickets",
     responses(
         (status = 200, description = "a page of the player's tickets for scheduled draws, newest first", body = Page<DrawTicketView>),
         (status = "4XX", response = Refused),
@@ -191,7 +191,7 @@ pub async fn buy(
 pub async fn my_draw_tickets(
     State(state): State<DrawsState>,
     caller: Caller,
-    Query(page): Query<PageParams>,
+    Query(page): Query<PageParams<platform::TimeIdCursor>>,
 ) -> Result<Json<Page<DrawTicketView>>, AppError> {
     caller.require(&[Role::Player])?;
     let mine =
@@ -224,18 +224,18 @@ pub async fn get_draw_ticket(
 }
 
 #[utoipa::path(
-    get, path = "/v1/keno/draws", tag = "keno", params(PageParams),
+    get, path = "/v1/keno/draws", tag = "keno", params(PageParams<i64>),
     responses((status = 200, description = "a page of draws, newest first, from the one on sale back (public); the cursor is a draw number", body = Page<DrawView>),
               (status = "4XX", response = Refused))
 )]
 /// `GET /v1/keno/draws`: public.
 pub async fn list_draws(
     State(state): State<DrawsState>,
-    Query(page): Query<PageParams>,
+    Query(page): Query<PageParams<i64>>,
 ) -> Result<Json<Page<DrawView>>, AppError> {
     let on_sale = state.schedule.next_after(state.clock.now());
     // The cursor is the last draw number shown; the next page starts below it.
-    let up_to = page.after::<i64>()?.map_or(on_sale, |last| last.saturating_sub(1).min(on_sale));
+    let up_to = page.after()?.map_or(on_sale, |last| last.saturating_sub(1).min(on_sale));
     let items: Vec<DrawView> = crate::store::keno_draws::list(&state.pool, up_to, page.limit()?)
         .await?
         .into_iter()
@@ -298,7 +298,7 @@ pub async fn verify_audit(
 
 #[utoipa::path(
     post, path = "/v1/draws/players/{player}/void-future-tickets", tag = "responsible gaming",
-    params(("player" = String, Path, description = "the player's id")), request_body = VoidRequest,
+    params(("player" = Uuid, Path, description = "the player's id")), request_body = VoidRequest,
     responses((status = 200, description = "every ticket taken out of its draws not yet closed, each refunded", body = VoidReport),
               (status = "4XX", response = Refused)),
     security(("bearer" = []))

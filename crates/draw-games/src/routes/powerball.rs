@@ -1,5 +1,6 @@
 //! Powerball's handlers: the math, the drawings (next, past, one, the operator's grand prize,
-//! results mode and results entries) and tickets (sold online and at terminals, read by serial).
+//! results mode and results entries), tickets (sold online and at terminals, read by serial, a
+//! player's own listed) and claims (paid at terminals and at the office, the office's listed).
 
 use axum::extract::State;
 use axum::http::StatusCode;
@@ -19,6 +20,7 @@ use crate::saga::powerball_claims::{self, Claimant, Counter};
 use crate::saga::powerball_draws::{self, Entry};
 use crate::saga::powerball_sales::{self, Seller, Slip};
 use crate::store::PowerballDrawState;
+use crate::store::powerball::claims;
 use crate::store::powerball::drawings::{self, StoredDrawing};
 use crate::store::powerball::settlement;
 use crate::store::powerball::tickets;
@@ -107,14 +109,14 @@ pub async fn next_powerball_draw(
 }
 
 #[utoipa::path(
-    get, path = "/v1/powerball/draws", tag = "powerball", params(PageParams),
+    get, path = "/v1/powerball/draws", tag = "powerball", params(PageParams<NaiveDate>),
     responses((status = 200, description = "a page of the drawings held, newest first, with their results and (once certified) winners and prize per tier (public); the cursor is a draw date", body = Page<PowerballDrawView>),
               (status = "4XX", response = Refused))
 )]
 /// `GET /v1/powerball/draws`: public.
 pub async fn list_powerball_draws(
     State(state): State<DrawsState>,
-    Query(page): Query<PageParams>,
+    Query(page): Query<PageParams<NaiveDate>>,
 ) -> Result<Json<Page<PowerballDrawView>>, AppError> {
     let mut items = Vec::new();
     for stored in drawings::list_past(&state.pool, state.clock.now(), page.after()?, page.limit()?).await? {
@@ -138,7 +140,7 @@ fn draw_day(date: NaiveDate) -> Result<NaiveDate, AppError> {
 
 #[utoipa::path(
     get, path = "/v1/powerball/draws/{date}", tag = "powerball",
-    params(("date" = String, Path, description = "the draw day, central time (YYYY-MM-DD)")),
+    params(("date" = NaiveDate, Path, description = "the draw day, central time (YYYY-MM-DD)")),
     responses((status = 200, description = "one drawing: times, grand prize, state, frozen wager set, results, prize table once certified (public)", body = PowerballDrawView),
               (status = "4XX", response = Refused))
 )]
@@ -156,7 +158,7 @@ pub async fn get_powerball_draw(
 
 #[utoipa::path(
     put, path = "/v1/powerball/draws/{date}/grand-prize", tag = "powerball", request_body = GrandPrizeRequest,
-    params(("date" = String, Path, description = "the draw day, central time (YYYY-MM-DD)")),
+    params(("date" = NaiveDate, Path, description = "the draw day, central time (YYYY-MM-DD)")),
     responses((status = 200, description = "the drawing's advertised grand prize and its cash value set", body = PowerballDrawView),
               (status = "4XX", response = Refused)),
     security(("bearer" = []))
@@ -219,7 +221,7 @@ fn sales_closed_for(date: NaiveDate, closed_at: DateTime<Utc>, what: &str) -> Ap
 
 #[utoipa::path(
     put, path = "/v1/powerball/draws/{date}/results-mode", tag = "powerball", request_body = ResultsModeRequest,
-    params(("date" = String, Path, description = "the draw day, central time (YYYY-MM-DD)")),
+    params(("date" = NaiveDate, Path, description = "the draw day, central time (YYYY-MM-DD)")),
     responses((status = 200, description = "how the drawing's results come to stand: entered by two operators, or drawn by the service", body = PowerballDrawView),
               (status = "4XX", response = Refused)),
     security(("bearer" = []))
@@ -246,7 +248,7 @@ pub async fn set_powerball_results_mode(
 
 #[utoipa::path(
     post, path = "/v1/powerball/draws/{date}/results", tag = "powerball", request_body = ResultsRequest,
-    params(("date" = String, Path, description = "the draw day, central time (YYYY-MM-DD)")),
+    params(("date" = NaiveDate, Path, description = "the draw day, central time (YYYY-MM-DD)")),
     responses((status = 202, description = "the first entry: it waits for a different operator's", body = ResultsEntryView),
               (status = 200, description = "the second entry agreed: the results stand", body = ResultsEntryView),
               (status = "4XX", response = Refused)),
@@ -381,8 +383,35 @@ pub async fn sell_powerball_at_terminal(
 }
 
 #[utoipa::path(
+    get, path = "/v1/powerball/tickets", tag = "powerball", params(PageParams<platform::TimeIdCursor>),
+    operation_id = "my_powerball_tickets",
+    responses((status = 200, description = "a page of the player's online tickets, newest first", body = Page<PowerballTicketView>),
+              (status = "4XX", response = Refused)),
+    security(("bearer" = []))
+)]
+/// `GET /v1/powerball/tickets`: the tickets a player bought online, newest first, each with its
+/// drawings and what it won.
+pub async fn my_powerball_tickets(
+    State(state): State<DrawsState>,
+    caller: Caller,
+    Query(page): Query<PageParams<platform::TimeIdCursor>>,
+) -> Result<Json<Page<PowerballTicketView>>, AppError> {
+    caller.require(&[Role::Player])?;
+    let mine = tickets::list_online(&state.pool, caller.subject(), page.after()?, page.limit()?).await?;
+    let mut items = Vec::with_capacity(mine.len());
+    for ticket in &mine {
+        items.push(powerball_sales::view(&state, ticket).await?);
+    }
+    let next = page.next_cursor(
+        mine.len(),
+        mine.last().map(|t| platform::TimeIdCursor { at: t.created_at, id: t.id }),
+    );
+    Ok(Json(Page { items, next }))
+}
+
+#[utoipa::path(
     get, path = "/v1/powerball/tickets/{serial}", tag = "powerball",
-    params(("serial" = String, Path, description = "the ticket's serial: 19 digits, dashes allowed")),
+    params(("serial" = String, Path, pattern = "^[- ]*[1-9]([- ]*[0-9]){18}[- ]*$", description = "the ticket's serial: 19 digits, dashes or spaces between them allowed")),
     responses((status = 200, description = "the ticket: boards, drawings and what it won", body = PowerballTicketView),
               (status = "4XX", response = Refused)),
     security(("bearer" = []))
@@ -414,7 +443,7 @@ pub async fn get_powerball_ticket(
 }
 
 /// A claim as answered.
-fn claim_view(claim: &crate::store::powerball::claims::Claim) -> Result<PowerballClaimView, AppError> {
+fn claim_view(claim: &claims::Claim) -> Result<PowerballClaimView, AppError> {
     use domain::powerball::grand_prize::{self, Election};
     let serial = TicketSerial::from_body(claim.serial)
         .ok_or_else(|| AppError::internal("a stored serial out of range"))?;
@@ -440,6 +469,8 @@ fn claim_view(claim: &crate::store::powerball::claims::Claim) -> Result<Powerbal
         }),
         annuity_payments: annuity,
         released_cents: claim.released_cents,
+        claimant_name: claim.claimant_name.clone(),
+        tin_last4: claim.tin_last4.clone(),
         paid_by: claim.paid_by.clone(),
         created_at: claim.created_at,
     })
@@ -493,4 +524,26 @@ pub async fn claim_powerball_at_office(
     let (claim, _) =
         powerball_claims::claim(&state, &request.serial, request.draw_date, &counter, None).await?;
     Ok((StatusCode::CREATED, Json(claim_view(&claim)?)))
+}
+
+#[utoipa::path(
+    get, path = "/v1/powerball/office-claims", tag = "powerball", params(PowerballOfficeClaimsQuery),
+    operation_id = "list_powerball_office_claims",
+    responses((status = 200, description = "prizes paid at the office, newest first, with their W-2G records", body = Vec<PowerballClaimView>),
+              (status = "4XX", response = Refused)),
+    security(("bearer" = []))
+)]
+/// `GET /v1/powerball/office-claims`: operators, auditors and services see every prize paid at the
+/// office; a player sees those of the tickets they bought online (their W-2G records among them).
+pub async fn list_powerball_office_claims(
+    State(state): State<DrawsState>,
+    caller: Caller,
+    Query(query): Query<PowerballOfficeClaimsQuery>,
+) -> Result<Json<Vec<PowerballClaimView>>, AppError> {
+    caller.require(&[Role::Player, Role::Operator, Role::Auditor, Role::Service])?;
+    // The platform's page size rule, as every list has.
+    let limit = PageParams::<i64>::new(None, query.limit).limit()?;
+    let buyer = (caller.role() == Role::Player).then(|| caller.subject());
+    let claims = claims::paid_at_office(&state.pool, buyer, query.w2g, limit).await?;
+    claims.iter().map(claim_view).collect::<Result<Vec<_>, _>>().map(Json)
 }

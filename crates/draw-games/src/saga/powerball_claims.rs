@@ -234,7 +234,7 @@ async fn at_the_office(
         w2g: tax.w2g,
         election,
         released_cents: released,
-        claimant_name: Some(claimant.name.trim().to_owned()),
+        claimant_name: Some(domain::text::trim(&claimant.name).to_owned()),
         tin_last4: claimant.tin_last4.clone(),
         ..pending
     })

@@ -25,6 +25,7 @@ use pass::*;
 pub fn route_table() -> Vec<(Method, &'static str, MethodRouter<GatewayState>)> {
     vec![
         (Method::POST, "/v1/players", post(players::register)),
+        (Method::GET, "/v1/players", get(players::find_player)),
         (Method::GET, "/v1/players/{id}", get(players::get_player)),
         (Method::POST, "/v1/sessions", post(sessions::login)),
         (Method::POST, "/v1/sessions/refresh", post(sessions::refresh)),
@@ -32,6 +33,7 @@ pub fn route_table() -> Vec<(Method, &'static str, MethodRouter<GatewayState>)> 
         (Method::GET, "/v1/me", get(players::me)),
         (Method::GET, "/v1/me/wallet", get(players::wallet)),
         (Method::GET, "/v1/me/wallet/transfers", get(players::wallet_history)),
+        (Method::GET, "/v1/me/wallet/entries", get(players::wallet_entries)),
         (Method::POST, "/v1/me/deposits", post(payments::deposit)),
         (Method::POST, "/v1/me/withdrawals", post(payments::withdraw)),
         (Method::GET, "/v1/me/payments/{id}", get(payments::get_payment)),
@@ -66,6 +68,7 @@ pub fn route_table() -> Vec<(Method, &'static str, MethodRouter<GatewayState>)> 
         (Method::GET, "/v1/retailers", get(staff::list_retailers)),
         (Method::PATCH, "/v1/retailers/{id}", patch(staff::change_retailer)),
         (Method::POST, "/v1/retailers/{id}/terminals", post(staff::add_terminal)),
+        (Method::GET, "/v1/retailers/{id}/terminals", get(staff::list_terminals)),
         (Method::DELETE, "/v1/terminals/{id}", delete(staff::revoke_terminal)),
         (Method::GET, "/openapi.yaml", get(openapi_yaml)),
         // The draw-games service's routes, passed through under the gateway's role rules.
@@ -87,10 +90,12 @@ pub fn route_table() -> Vec<(Method, &'static str, MethodRouter<GatewayState>)> 
         (Method::GET, "/v1/powerball/draws", get(for_anyone::<DRAWS>)),
         (Method::GET, "/v1/powerball/draws/{date}", get(for_anyone::<DRAWS>)),
         (Method::POST, "/v1/powerball/tickets", post(for_stakes::<DRAWS>)),
+        (Method::GET, "/v1/powerball/tickets", get(for_players::<DRAWS>)),
         (Method::POST, "/v1/powerball/retail/tickets", post(for_retailers::<DRAWS>)),
         (Method::GET, "/v1/powerball/tickets/{serial}", get(for_ticket_holders::<DRAWS>)),
         (Method::POST, "/v1/powerball/retail/claims", post(for_retailers::<DRAWS>)),
         (Method::POST, "/v1/powerball/office-claims", post(for_operators::<DRAWS>)),
+        (Method::GET, "/v1/powerball/office-claims", get(for_readers::<DRAWS>)),
         (Method::GET, "/v1/draws/audit/verify", get(for_staff::<DRAWS>)),
         (Method::GET, "/v1/draws/live", get(live_stream)),
         (Method::POST, "/v1/draws/players/{player}/void-future-tickets", post(for_operators::<DRAWS>)),

@@ -3,18 +3,19 @@
 
 use axum::extract::State;
 use axum::response::Response;
-use ledger_api::wire::{Account, HistoryEntry, Page};
+use ledger_api::wire::{Account, HistoryEntry, Page, StatementEntry};
 use platform::auth::Role;
 use platform::openapi::Refused;
-use platform::{AppError, Json, PageParams, Path, Query};
+use platform::{AppError, Json, PageParams, Path, Query, codes};
 use uuid::Uuid;
 
 use crate::GatewayState;
 use crate::auth::{Authenticated, PlayerSession};
 use crate::saga::players as saga;
 use crate::views::players::{
-    DepositLimit, ExclusionRequest, LimitRequest, Me, Player, Registration, SelfExclusion,
+    DepositLimit, ExclusionRequest, LimitRequest, Me, Player, PlayerLookup, Registration, SelfExclusion,
 };
+use crate::views::protection::WalletEntriesQuery;
 
 /// `POST /v1/players`: anyone may register; K.A.R. 111-5-24(c) refuses those under 18.
 #[utoipa::path(
@@ -40,7 +41,8 @@ pub async fn me(State(state): State<GatewayState>, caller: Authenticated) -> Res
         Role::Player => Some(saga::the_player(&state, &caller).await?),
         _ => None,
     };
-    Ok(Json(Me { subject: caller.0.sub.clone(), role: caller.0.role, player }))
+    let retailer_id = (caller.0.role == Role::Retailer).then(|| caller.0.org.clone()).flatten();
+    Ok(Json(Me { subject: caller.0.sub.clone(), role: caller.0.role, player, retailer_id }))
 }
 
 /// A token for the caller to present downstream (a fresh one, same subject and role), so the
@@ -66,18 +68,33 @@ pub async fn wallet(
 
 /// `GET /v1/me/wallet/transfers?after=&limit=`.
 #[utoipa::path(
-    get, path = "/v1/me/wallet/transfers", tag = "players", params(PageParams),
+    get, path = "/v1/me/wallet/transfers", tag = "players", params(PageParams<i64>),
     responses((status = 200, description = "a page of the wallet's transfers, in journal order", body = Page<HistoryEntry>), (status = "4XX", response = Refused)), security(("bearer" = []))
 )]
 pub async fn wallet_history(
     State(state): State<GatewayState>,
     caller: Authenticated,
-    Query(page): Query<PageParams>,
+    Query(page): Query<PageParams<i64>>,
 ) -> Result<Json<Page<HistoryEntry>>, AppError> {
     let player = saga::the_player(&state, &caller).await?;
-    let (after, limit) = (page.after::<i64>()?, page.limit()?);
+    let (after, limit) = (page.after()?, page.limit()?);
     let token = bearer_of(&caller, &state)?;
     Ok(Json(state.ledger.history_as(&token, player.wallet_account_id, after, limit).await?))
+}
+
+/// `GET /v1/me/wallet/entries?from=&to=&after=&limit=`: the player's statement line by line.
+#[utoipa::path(
+    get, path = "/v1/me/wallet/entries", tag = "players", params(WalletEntriesQuery),
+    responses((status = 200, description = "a page of the wallet's transfers in the days asked for (the last 30 by default, in the operator's time zone), newest first, each with the wallet's posted balance after it", body = Page<StatementEntry>), (status = "4XX", response = Refused)), security(("bearer" = []))
+)]
+pub async fn wallet_entries(
+    State(state): State<GatewayState>,
+    caller: Authenticated,
+    Query(query): Query<WalletEntriesQuery>,
+) -> Result<Json<Page<StatementEntry>>, AppError> {
+    caller.require(&[Role::Player])?;
+    let token = bearer_of(&caller, &state)?;
+    Ok(Json(crate::saga::protection::wallet_entries(&state, caller.subject_id()?, &token, query).await?))
 }
 
 #[utoipa::path(
@@ -117,6 +134,23 @@ pub async fn self_exclude(
     Json(request): Json<ExclusionRequest>,
 ) -> Result<Json<SelfExclusion>, AppError> {
     Ok(Json(crate::saga::protection::self_exclude(&state, &caller, request.period).await?))
+}
+
+/// `GET /v1/players?email=`: operators and auditors find a player by email.
+#[utoipa::path(
+    get, path = "/v1/players", tag = "players", params(PlayerLookup),
+    responses((status = 200, description = "the player with that email (compared without case)", body = Player), (status = "4XX", response = Refused)), security(("bearer" = []))
+)]
+pub async fn find_player(
+    State(state): State<GatewayState>,
+    caller: Authenticated,
+    Query(query): Query<PlayerLookup>,
+) -> Result<Json<Player>, AppError> {
+    caller.require(&[Role::Operator, Role::Auditor])?;
+    let id = crate::store::players::id_by_email(&state.pool, query.email.trim())
+        .await?
+        .ok_or_else(|| AppError::not_found(codes::PLAYER_NOT_FOUND, "no player has that email"))?;
+    Ok(Json(saga::load_player(&state, id).await?))
 }
 
 /// `GET /v1/players/{id}`: operators and auditors look a player up.

@@ -6,7 +6,7 @@ use axum::http::{HeaderName, HeaderValue, StatusCode};
 use ledger_api::wire::Page;
 use platform::auth::Role;
 use platform::openapi::Refused;
-use platform::{AppError, Json, Path};
+use platform::{AppError, Json, Path, codes};
 use uuid::Uuid;
 
 use crate::GatewayState;
@@ -14,6 +14,7 @@ use crate::auth::Authenticated;
 use crate::saga::staff as saga;
 use crate::views::staff::{
     NewRetailer, NewStaff, NewStaffView, NewTerminal, NewTerminalView, Retailer, RetailerChange, StaffMember,
+    TerminalView,
 };
 
 const READERS: &[Role] = &[Role::Operator, Role::Auditor];
@@ -116,6 +117,28 @@ pub async fn add_terminal(
     caller.require(WRITERS)?;
     let terminal = saga::add_terminal(&state.pool, retailer, &request.label).await?;
     Ok((StatusCode::CREATED, platform::http::no_store(), Json(terminal)))
+}
+
+/// `GET /v1/retailers/{id}/terminals`: operators and auditors list a retailer's terminals.
+#[utoipa::path(
+    get, path = "/v1/retailers/{id}/terminals", tag = "administration", params(("id" = Uuid, Path, description = "retailer id")),
+    responses((status = 200, description = "the retailer's terminals, oldest first, revoked ones included; never a key, only its first characters", body = Page<TerminalView>), (status = "4XX", response = Refused)), security(("bearer" = []))
+)]
+pub async fn list_terminals(
+    State(state): State<GatewayState>,
+    caller: Authenticated,
+    Path(retailer): Path<Uuid>,
+) -> Result<Json<Page<TerminalView>>, AppError> {
+    caller.require(READERS)?;
+    if !crate::store::staff::retailer_exists(&state.pool, retailer).await? {
+        return Err(AppError::not_found(codes::RETAILER_NOT_FOUND, format!("no retailer {retailer}")));
+    }
+    let items = crate::store::staff::list_terminals(&state.pool, retailer)
+        .await?
+        .into_iter()
+        .map(TerminalView::from)
+        .collect();
+    Ok(Json(Page { items, next: None }))
 }
 
 /// `DELETE /v1/terminals/{id}`: the key stops working and the terminal's sessions end now.

@@ -48,8 +48,8 @@ fn entry(
     date_of_birth: Option<NaiveDate>,
     ends_on: Option<NaiveDate>,
 ) -> Result<NewEntry, AppError> {
-    let reference = reference.trim();
-    if reference.is_empty() || reference.chars().count() > 64 || reference.chars().any(char::is_control) {
+    let (sent, reference) = (reference.chars().count(), reference.trim());
+    if reference.is_empty() || sent > 64 || reference.chars().any(char::is_control) {
         return Err(bad(line, "`reference` is 1 to 64 visible characters"));
     }
     let email = email.trim().to_lowercase();

@@ -60,7 +60,7 @@ fn checked(request: &PaymentRequest) -> Result<(Amount, Currency), AppError> {
         return Err(AppError::unprocessable(codes::UNSUPPORTED_CURRENCY, "payments are in USD"));
     }
     if let Some(method) = &request.payment_method
-        && !(1..=200).contains(&method.len())
+        && !(1..=200).contains(&method.chars().count())
     {
         return Err(AppError::unprocessable(
             codes::INVALID_PAYMENT_METHOD,

@@ -7,10 +7,12 @@
 use std::collections::BTreeMap;
 
 use axum::http::Method;
-use chrono::{DateTime, Days, Months, Utc};
-use ledger_api::wire::{ActivityLine, LimitChange, LimitPeriod, LimitSource, MoneyLimit, SuspensionReason};
-use platform::AppError;
+use chrono::{DateTime, Days, Months, NaiveDate, Utc};
+use ledger_api::wire::{
+    ActivityLine, LimitChange, LimitPeriod, LimitSource, MoneyLimit, Page, StatementEntry, SuspensionReason,
+};
 use platform::codes;
+use platform::{AppError, PageParams};
 use uuid::Uuid;
 
 use crate::GatewayState;
@@ -24,7 +26,7 @@ use crate::store::players::{self as store, LimitKind, PlayerRow};
 use crate::views::players::{ExclusionPeriod, SelfExclusion};
 use crate::views::protection::{
     DayTotals, GameTotals, Limits, MoneyLimitRequest, PlaySession, RealityCheckDecision, Statement,
-    StatementQuery, TimeLimit, TimeLimitRequest, TimeOutPeriod, Totals,
+    StatementQuery, TimeLimit, TimeLimitRequest, TimeOutPeriod, Totals, WalletEntriesQuery,
 };
 
 /// Every limit of `player`: deposits, money at stake and time played.
@@ -110,6 +112,41 @@ pub(crate) async fn set_money_limit(
 /// The most days one statement covers (the ledger reads at most 366 after the first).
 const MAX_STATEMENT_DAYS: u64 = 366;
 
+/// The days a statement reads: `to` (today by default, in the operator's time zone) and `from`
+/// (29 days before it by default), at most 366 days apart.
+fn statement_days(
+    state: &GatewayState,
+    from: Option<NaiveDate>,
+    to: Option<NaiveDate>,
+) -> Result<(NaiveDate, NaiveDate), AppError> {
+    let today = Utc::now().with_timezone(&state.time_zone).date_naive();
+    let to = to.unwrap_or(today);
+    let from = from.unwrap_or_else(|| to - Days::new(29));
+    if from > to || to > from + Days::new(MAX_STATEMENT_DAYS) {
+        return Err(AppError::unprocessable(
+            codes::INVALID_WINDOW,
+            format!("`to` must be `from` or up to {MAX_STATEMENT_DAYS} days after it"),
+        ));
+    }
+    Ok((from, to))
+}
+
+/// A page of `player`'s wallet transfers in the days `query` asks for (the last 30 by
+/// default), newest first, each with the wallet's balance after it; read with the player's
+/// own `token`, so the ledger checks the wallet is theirs.
+pub(crate) async fn wallet_entries(
+    state: &GatewayState,
+    player: Uuid,
+    token: &str,
+    query: WalletEntriesQuery,
+) -> Result<Page<StatementEntry>, AppError> {
+    let (from, to) = statement_days(state, query.from, query.to)?;
+    let page = PageParams::<i64>::new(query.after, query.limit);
+    let (after, limit) = (page.after()?, page.limit()?);
+    let wallet = load_player(state, player).await?.wallet_account_id;
+    state.ledger.statement_as(token, wallet, (from, to, state.time_zone.name()), after, limit).await
+}
+
 /// `player`'s activity statement over the days `query` asks for (the last 30 by default), in
 /// the operator's time zone, with today's, the last 7 days' and the last 30 days' totals.
 pub(crate) async fn statement(
@@ -119,14 +156,7 @@ pub(crate) async fn statement(
 ) -> Result<(Statement, Vec<ActivityLine>), AppError> {
     let zone = state.time_zone;
     let today = Utc::now().with_timezone(&zone).date_naive();
-    let to = query.to.unwrap_or(today);
-    let from = query.from.unwrap_or_else(|| to - Days::new(29));
-    if from > to || to > from + Days::new(MAX_STATEMENT_DAYS) {
-        return Err(AppError::unprocessable(
-            codes::INVALID_WINDOW,
-            format!("`to` must be `from` or up to {MAX_STATEMENT_DAYS} days after it"),
-        ));
-    }
+    let (from, to) = statement_days(state, query.from, query.to)?;
     let wallet = load_player(state, player).await?.wallet_account_id;
     let lines = state.ledger.activity(wallet, from, to, zone.name()).await?;
     let recent = state.ledger.activity(wallet, today - Days::new(29), today, zone.name()).await?;

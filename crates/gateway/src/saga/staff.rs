@@ -20,9 +20,10 @@ pub async fn create_staff(
     role: Role,
     created_by: Option<Uuid>,
 ) -> Result<Uuid, AppError> {
-    let username = username.trim().to_lowercase();
+    // Checked as sent, then in small letters: exactly the contract's pattern.
     let valid = (3..=64).contains(&username.len())
         && username.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_'));
+    let username = username.to_ascii_lowercase();
     if !valid {
         return Err(AppError::unprocessable(
             codes::INVALID_USERNAME,
@@ -41,19 +42,19 @@ pub async fn create_staff(
     Ok(id)
 }
 
-/// A shop's name: 1 to 200 characters once trimmed.
+/// A shop's name: at most 200 characters, not all spaces (kept trimmed).
 fn checked_name(name: &str) -> Result<&str, AppError> {
-    let name = name.trim();
-    if name.is_empty() || name.chars().count() > 200 {
+    let (sent, name) = (name.chars().count(), domain::text::trim(name));
+    if name.is_empty() || sent > 200 {
         return Err(AppError::unprocessable(codes::INVALID_NAME, "a name is 1 to 200 characters"));
     }
     Ok(name)
 }
 
-/// A shop's address: 1 to 300 characters once trimmed.
+/// A shop's address: at most 300 characters, not all spaces (kept trimmed).
 fn checked_address(address: &str) -> Result<&str, AppError> {
-    let address = address.trim();
-    if address.is_empty() || address.chars().count() > 300 {
+    let (sent, address) = (address.chars().count(), domain::text::trim(address));
+    if address.is_empty() || sent > 300 {
         return Err(AppError::unprocessable(codes::INVALID_ADDRESS, "an address is 1 to 300 characters"));
     }
     Ok(address)
@@ -91,8 +92,8 @@ pub(crate) async fn add_terminal(
     retailer: Uuid,
     label: &str,
 ) -> Result<NewTerminalView, AppError> {
-    let label = label.trim();
-    if label.is_empty() || label.len() > 200 {
+    let (sent, label) = (label.chars().count(), domain::text::trim(label));
+    if label.is_empty() || sent > 200 {
         return Err(AppError::unprocessable(codes::INVALID_LABEL, "a label is 1 to 200 characters"));
     }
     if !store::retailer_exists(pool, retailer).await? {

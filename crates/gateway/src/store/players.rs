@@ -81,6 +81,13 @@ pub async fn get(pool: &PgPool, id: Uuid) -> Result<Option<PlayerRow>, AppError>
     .await?)
 }
 
+/// The id of the player with `email` (compared lower-cased, as logins do).
+pub async fn id_by_email(pool: &PgPool, email: &str) -> Result<Option<Uuid>, AppError> {
+    Ok(sqlx::query_scalar!("SELECT id FROM players WHERE email = lower($1)", email)
+        .fetch_optional(pool)
+        .await?)
+}
+
 /// Excludes player `id` until `until`, never shortening an exclusion in force (their future
 /// tickets to void); answers the end.
 pub async fn exclude_until(pool: &PgPool, id: Uuid, until: DateTime<Utc>) -> Result<DateTime<Utc>, AppError> {

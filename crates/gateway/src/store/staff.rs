@@ -126,6 +126,27 @@ pub async fn retailer_exists(pool: &PgPool, id: Uuid) -> Result<bool, AppError> 
         .await?)
 }
 
+/// A terminal's row (its key's digest left out).
+#[derive(Debug, Clone)]
+pub struct TerminalRow {
+    pub id: Uuid,
+    pub label: String,
+    pub key_prefix: String,
+    pub revoked_at: Option<DateTime<Utc>>,
+    pub created_at: DateTime<Utc>,
+}
+
+/// Retailer `retailer`'s terminals, oldest first, revoked ones included.
+pub async fn list_terminals(pool: &PgPool, retailer: Uuid) -> Result<Vec<TerminalRow>, AppError> {
+    Ok(sqlx::query_as!(
+        TerminalRow,
+        "SELECT id, label, key_prefix, revoked_at, created_at FROM terminals WHERE retailer_id = $1 ORDER BY created_at, id",
+        retailer
+    )
+    .fetch_all(pool)
+    .await?)
+}
+
 /// Records a terminal of `retailer` with its key's prefix and digest.
 pub async fn insert_terminal(
     pool: &PgPool,

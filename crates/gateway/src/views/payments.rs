@@ -23,11 +23,15 @@ pub enum PaymentState {
 #[derive(Debug, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PaymentRequest {
-    /// Cents, more than zero.
+    /// Cents, 1 to 1,000,000,000,000.
+    #[schema(minimum = 1, maximum = 1_000_000_000_000_i64)]
     pub amount: i64,
+    /// Wallets are in US dollars.
+    #[schema(schema_with = usd)]
     pub currency: String,
     /// The provider's token for the card or account to use (the sandbox declines
-    /// `sandbox_decline`); `sandbox_card` when absent.
+    /// `sandbox_decline`); `sandbox_card` when absent. 1 to 200 bytes.
+    #[schema(min_length = 1, max_length = 200)]
     pub payment_method: Option<String>,
 }
 
@@ -96,4 +100,9 @@ pub struct WebhookReceipt {
     pub replayed: bool,
     /// The payment's state after the event.
     pub state: PaymentState,
+}
+
+/// The one currency payments are in.
+fn usd() -> utoipa::openapi::schema::Object {
+    platform::openapi::one_of_texts(&["USD"])
 }

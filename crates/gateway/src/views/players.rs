@@ -8,12 +8,33 @@ use uuid::Uuid;
 pub use crate::standing::Standing;
 use crate::store::players::{LimitRow, PlayerRow};
 
+/// An email as every field that takes one declares it: the form `valid_email` checks (one `@`, a
+/// dot in the domain, no spaces), at most 254 characters.
+pub(crate) fn email_schema() -> utoipa::openapi::schema::Object {
+    use utoipa::openapi::schema::{ObjectBuilder, Type};
+    ObjectBuilder::new()
+        .schema_type(Type::String)
+        .description(Some(
+            "An address with one `@`, a dot in its domain, and no spaces; at most 254 characters.",
+        ))
+        .max_length(Some(254))
+        .pattern(Some("^[^\\s@]+@[^\\s@.]+(\\.[^\\s@.]+)+$"))
+        .build()
+}
+
 // `POST /v1/players`.
 #[derive(Debug, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Registration {
+    /// An address with one `@`, a dot in its domain, and no spaces; at most 254 characters.
+    #[schema(schema_with = email_schema)]
     pub email: String,
+    /// 10 to 256 characters, hard to guess and without the email in it (refused
+    /// `weak_password` otherwise).
+    #[schema(min_length = 10, max_length = 256)]
     pub password: String,
+    /// At least 18 years before today and at most 120 (refused `under_age` or
+    /// `invalid_date_of_birth` otherwise).
     pub date_of_birth: NaiveDate,
 }
 
@@ -61,6 +82,16 @@ impl From<PlayerRow> for Player {
     }
 }
 
+/// `GET /v1/players?email=`.
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[serde(deny_unknown_fields)]
+#[into_params(parameter_in = Query)]
+pub struct PlayerLookup {
+    /// The player's email, as they registered it (case does not matter).
+    #[param(max_length = 254)]
+    pub email: String,
+}
+
 /// Who the caller is.
 #[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct Me {
@@ -70,6 +101,9 @@ pub struct Me {
     /// A player's own profile.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub player: Option<Player>,
+    /// A terminal's retailer (its statement: `GET /v1/instant/retailers/{id}/statement`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub retailer_id: Option<String>,
 }
 
 /// A self-exclusion in force.
@@ -90,7 +124,8 @@ pub use ledger_api::wire::LimitPeriod;
 #[serde(deny_unknown_fields)]
 pub struct LimitRequest {
     pub period: LimitPeriod,
-    /// Cents; `null` removes the limit (after the delay, as a raise).
+    /// Cents, at least 1; `null` removes the limit (after the delay, as a raise).
+    #[schema(minimum = 1)]
     pub amount: Option<i64>,
 }
 

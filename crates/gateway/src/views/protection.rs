@@ -15,7 +15,9 @@ pub struct MoneyLimitRequest {
     pub kind: MoneyLimitKind,
     /// `daily`, `weekly` or `monthly` (the last 24 hours, 7 days, 30 days); none for a single stake.
     pub period: Option<LimitPeriod>,
-    /// Cents, at least 1; `null` removes the limit (a player's removal waits 24 hours, as a raise).
+    /// Cents, 1 to 1,000,000,000,000; `null` removes the limit (a player's removal waits 24
+    /// hours, as a raise).
+    #[schema(minimum = 1, maximum = 1_000_000_000_000_i64)]
     pub amount: Option<i64>,
 }
 
@@ -51,7 +53,9 @@ pub struct TimeLimit {
 pub struct TimeLimitRequest {
     /// `daily`, `weekly` or `monthly` (the last 24 hours, 7 days, 30 days).
     pub period: LimitPeriod,
-    /// Minutes, 1 to the window's length; `null` removes the limit (after 24 hours, as a raise).
+    /// Minutes, 1 to the window's length (1,440 a day, 10,080 a week, 43,200 in 30 days);
+    /// `null` removes the limit (after 24 hours, as a raise).
+    #[schema(minimum = 1, maximum = 43_200)]
     pub minutes: Option<i64>,
 }
 
@@ -73,6 +77,23 @@ pub struct StatementQuery {
     pub from: Option<NaiveDate>,
     /// The last day (inclusive); today by default; at most 366 days after `from`.
     pub to: Option<NaiveDate>,
+}
+
+/// `GET /v1/me/wallet/entries`: the days to read (as the statement's) and the page.
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[serde(deny_unknown_fields)]
+#[into_params(parameter_in = Query)]
+pub struct WalletEntriesQuery {
+    /// The first day (inclusive), `YYYY-MM-DD`; 29 days before `to` by default.
+    pub from: Option<NaiveDate>,
+    /// The last day (inclusive); today by default; at most 366 days after `from`.
+    pub to: Option<NaiveDate>,
+    /// The `next` cursor of the previous page.
+    #[param(schema_with = platform::page::after_schema::<i64>)]
+    pub after: Option<String>,
+    /// Page size, 1 to 500 (default 50).
+    #[param(minimum = 1, maximum = 500)]
+    pub limit: Option<i64>,
 }
 
 /// Money in and out of a wallet over some days: deposits, withdrawals, stakes, wins (prizes,
@@ -221,8 +242,15 @@ pub struct ExclusionEntryRequest {
     /// `state` (a regulator's list) or `operator` (the operator's own).
     pub source: ExclusionSource,
     /// The list's own reference for the person: 1 to 64 characters, unique within its source
-    /// (an entry with a reference the source has already replaces it).
+    /// (an entry with a reference the source has already replaces it); no control characters,
+    /// not all spaces.
+    #[schema(
+        max_length = 64,
+        pattern = "^[^\\x00-\\x1f\\x7f-\\x9f]*[^\\s\\x00-\\x1f\\x7f-\\x9f][^\\x00-\\x1f\\x7f-\\x9f]*$"
+    )]
     pub reference: String,
+    /// The person's email, as a registration takes it.
+    #[schema(schema_with = crate::views::players::email_schema)]
     pub email: String,
     /// When given, a player matches only with this date of birth too.
     pub date_of_birth: Option<NaiveDate>,

@@ -5,14 +5,19 @@ use platform::auth::Role;
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
-use crate::store::staff::{RetailerRow, StaffRow};
+use crate::store::staff::{RetailerRow, StaffRow, TerminalRow};
 
 // `POST /v1/staff`.
 #[derive(Debug, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct NewStaff {
+    /// 3 to 64 of a-z, 0-9, `.`, `-`, `_` (capitals are taken as small letters).
+    #[schema(pattern = "^[A-Za-z0-9._-]{3,64}$")]
     pub username: String,
+    /// 10 to 256 characters, hard to guess (refused `weak_password` otherwise).
+    #[schema(min_length = 10, max_length = 256)]
     pub password: String,
+    #[schema(schema_with = staff_roles)]
     pub role: Role,
 }
 
@@ -50,10 +55,13 @@ impl From<StaffRow> for StaffMember {
 #[derive(Debug, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct NewRetailer {
+    /// The shop's name: at most 200 characters, not all spaces.
+    #[schema(max_length = 200, pattern = "\\S")]
     pub name: String,
-    /// The shop's address, printed under its name on its tills' receipts (1 to 300 characters).
+    /// The shop's address, printed under its name on its tills' receipts (at most 300
+    /// characters, not all spaces).
     #[serde(default)]
-    #[schema(min_length = 1, max_length = 300)]
+    #[schema(max_length = 300, pattern = "\\S")]
     pub address: Option<String>,
 }
 
@@ -76,11 +84,11 @@ impl From<RetailerRow> for Retailer {
 #[derive(Debug, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RetailerChange {
-    #[schema(min_length = 1, max_length = 200)]
+    #[schema(max_length = 200, pattern = "\\S")]
     pub name: Option<String>,
     /// The new address; `null` takes the address away.
     #[serde(default, deserialize_with = "present")]
-    #[schema(value_type = Option<String>, min_length = 1, max_length = 300)]
+    #[schema(value_type = Option<String>, max_length = 300, pattern = "\\S")]
     pub address: Option<Option<String>>,
 }
 
@@ -93,7 +101,33 @@ fn present<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Option<O
 #[derive(Debug, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct NewTerminal {
+    /// The till's name in the shop: at most 200 characters, not all spaces.
+    #[schema(max_length = 200, pattern = "\\S")]
     pub label: String,
+}
+
+/// A retailer's terminal as the console lists it: never its key, only the key's first
+/// characters, by which a till's key is recognised.
+#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct TerminalView {
+    pub id: Uuid,
+    pub label: String,
+    pub key_prefix: String,
+    /// When its key was revoked; `null` while it works.
+    pub revoked_at: Option<DateTime<Utc>>,
+    pub created_at: DateTime<Utc>,
+}
+
+impl From<TerminalRow> for TerminalView {
+    fn from(row: TerminalRow) -> Self {
+        TerminalView {
+            id: row.id,
+            label: row.label,
+            key_prefix: row.key_prefix,
+            revoked_at: row.revoked_at,
+            created_at: row.created_at,
+        }
+    }
 }
 
 /// A terminal just created, with its API key: shown in this answer and nowhere else, ever.
@@ -105,4 +139,9 @@ pub struct NewTerminalView {
     /// The key's first characters, by which it is found and shown later.
     pub key_prefix: String,
     pub api_key: String,
+}
+
+/// The roles a staff account may have.
+fn staff_roles() -> utoipa::openapi::schema::Object {
+    platform::openapi::one_of_texts(&["operator", "auditor"])
 }

@@ -187,10 +187,10 @@ pub async fn list_claims(
     caller.require(&[Role::Retailer, Role::Operator, Role::Auditor, Role::Service])?;
     let retailer = readable_retailer(&caller, query.retailer_id.as_deref())?;
     let window = period(query.since, query.until, Duration::days(1))?;
-    let page = PageParams { after: query.after, limit: query.limit };
+    let page = PageParams::<platform::TimeIdCursor>::new(query.after, query.limit);
     let limit = page.limit()?;
     // The one (time, id) cursor every such list uses.
-    let after = page.after::<platform::TimeIdCursor>()?.map(|c| (c.at, c.id));
+    let after = page.after()?.map(|c| (c.at, c.id));
     let rows = receipts::list(&state.pool, retailer.as_deref(), window, after, limit).await?;
     let next = page
         .next_cursor(rows.len(), rows.last().map(|r| platform::TimeIdCursor { at: r.created_at, id: r.id }));

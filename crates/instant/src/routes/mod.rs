@@ -27,20 +27,6 @@ pub(crate) fn period(
     Ok((since, until))
 }
 
-/// A listing's `after` cursor read by `parse`; one it did not give is `invalid_cursor`.
-pub(crate) fn cursor<T>(
-    after: Option<&str>,
-    parse: impl Fn(&str) -> Option<T>,
-) -> Result<Option<T>, AppError> {
-    after
-        .map(|c| {
-            parse(c).ok_or_else(|| {
-                AppError::bad_request(codes::INVALID_CURSOR, "`after` is not a cursor this listing gave")
-            })
-        })
-        .transpose()
-}
-
 use axum::extract::State;
 use axum::http::StatusCode;
 use domain::prizes::TaxAssessment;
@@ -215,7 +201,7 @@ pub async fn keys(State(state): State<InstantState>) -> Json<KeysView> {
 }
 
 #[utoipa::path(
-    get, path = "/v1/instant/print-jobs", tag = "instant", params(platform::PageParams),
+    get, path = "/v1/instant/print-jobs", tag = "instant", params(platform::PageParams<platform::TimeIdCursor>),
     responses((status = 200, description = "a page of print jobs, newest first", body = ledger_api::wire::Page<PrintJobView>), (status = "4XX", response = Refused)),
     security(("bearer" = []))
 )]
@@ -223,7 +209,7 @@ pub async fn keys(State(state): State<InstantState>) -> Json<KeysView> {
 pub async fn list_print_jobs(
     State(state): State<InstantState>,
     caller: Caller,
-    Query(page): Query<platform::PageParams>,
+    Query(page): Query<platform::PageParams<platform::TimeIdCursor>>,
 ) -> Result<Json<ledger_api::wire::Page<PrintJobView>>, AppError> {
     caller.require(&[Role::Operator, Role::Auditor, Role::Service])?;
     let items = crate::store::print_jobs::list(&state.pool, page.after()?, page.limit()?)
@@ -358,7 +344,7 @@ pub async fn create_office_claim(
     let record = OfficeClaimRecord {
         prize_cents: amount,
         tax,
-        claimant_name: request.claimant.name.trim().to_owned(),
+        claimant_name: domain::text::trim(&request.claimant.name).to_owned(),
         claimant_address: request.claimant.address.clone(),
         tin_last4: request.claimant.tin_last4.clone(),
         paid_by: caller.subject().to_owned(),
@@ -381,6 +367,6 @@ pub async fn list_office_claims(
 ) -> Result<Json<Vec<OfficeClaimView>>, AppError> {
     caller.require(&[Role::Operator, Role::Auditor, Role::Service])?;
     // The platform's page size rule, as every list has.
-    let limit = platform::PageParams { after: None, limit: query.limit }.limit()?;
+    let limit = platform::PageParams::<i64>::new(None, query.limit).limit()?;
     office_claims::list(&state.pool, query.w2g, limit).await.map(Json)
 }

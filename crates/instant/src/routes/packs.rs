@@ -12,7 +12,7 @@ use crate::InstantState;
 use crate::saga::packs::{PackMove, move_pack, settle_pack_now};
 use crate::store::PackState;
 use crate::store::packs::{self, PackFilter};
-use crate::views::{ListedPackView, PackView, PacksQuery, ShipPack};
+use crate::views::{ListedPackView, PackCursor, PackView, PacksQuery, ShipPack};
 
 /// The retailer a terminal acts for.
 fn own_retailer(caller: &Caller) -> Result<&str, AppError> {
@@ -147,8 +147,10 @@ pub async fn report_stolen(
 ) -> Result<Json<PackView>, AppError> {
     caller.require(&[Role::Retailer, Role::Operator])?;
     let owner = if caller.role() == Role::Retailer { Some(own_retailer(&caller)?) } else { None };
+    let stolen = move_pack(&state, pack, PackMove::ReportStolen, None, owner, caller.subject()).await?;
+    // Logged once it is so: a refused report (no such pack, not this retailer's) is not a theft.
     tracing::warn!(game = pack.0, book = pack.1, by = caller.subject(), "pack reported stolen");
-    move_pack(&state, pack, PackMove::ReportStolen, None, owner, caller.subject()).await.map(Json)
+    Ok(Json(stolen))
 }
 
 #[utoipa::path(
@@ -177,14 +179,12 @@ pub async fn list_packs(
             })
         })
         .transpose()?;
-    let page = PageParams { after: query.after, limit: query.limit };
+    let page = PageParams::<PackCursor>::new(query.after, query.limit);
     let limit = page.limit()?;
-    let after = super::cursor(page.after.as_deref(), |c| {
-        c.split_once('-').and_then(|(g, b)| Some((g.parse().ok()?, b.parse().ok()?)))
-    })?;
+    let after = page.after()?.map(|c| (c.game, c.book));
     let filter = PackFilter { game: query.game, state: pack_state, retailer_id: retailer.as_deref(), after };
     let rows = packs::list(&state.pool, &filter, limit).await?;
-    let next = page.next_cursor(rows.len(), rows.last().map(|p| format!("{}-{}", p.game, p.book)));
+    let next = page.next_cursor(rows.len(), rows.last().map(|p| PackCursor { game: p.game, book: p.book }));
     let items = rows
         .into_iter()
         .map(|p| ListedPackView {

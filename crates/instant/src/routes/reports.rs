@@ -122,10 +122,10 @@ pub async fn unusual_validations(
     let high_from = query.high_tier_cents.unwrap_or(10_000);
     let near_from = query.near_limit_from_cents.unwrap_or(limit.saturating_mul(4) / 5);
     let alpha = query.alpha.unwrap_or(0.001);
-    if high_from <= 0 || !(1..=limit).contains(&near_from) || !(alpha > 0.0 && alpha < 1.0) {
+    if high_from <= 0 || near_from <= 0 || !(alpha > 0.0 && alpha < 1.0) {
         return Err(AppError::bad_request(
             codes::INVALID_QUERY,
-            "high_tier_cents is positive, near_limit_from_cents 1 to the retailer limit, alpha between 0 and 1",
+            "high_tier_cents and near_limit_from_cents are positive, alpha between 0 and 1",
         ));
     }
     let thresholds = crate::saga::reports::Thresholds { high_from, near_from, limit, alpha };

@@ -14,7 +14,7 @@ use sqlx::PgPool;
 use uuid::Uuid;
 
 use crate::model::{
-    Account, AccountFlags, AccountKind, Balance, CurrencyTotals, HistoryEntry, KindTotals, NewAccount,
+    Account, AccountFlags, AccountKind, Balance, CurrencyTotals, HistoryEntry, KindTotals, NewAccount, StatementEntry,
     Transfer, TrialBalance,
 };
 
@@ -256,6 +256,72 @@ pub async fn history(
             };
             let side = r.side.ok_or_else(missing)?;
             Ok((r.seq.ok_or_else(missing)?, HistoryEntry { side, transfer: Transfer::try_from(stored)? }))
+        })
+        .collect()
+}
+
+/// An account's transfers newest first, within the days `from` to `to` of `time_zone`, before
+/// journal position `before`, each with the posted balance after it (the running sum of what
+/// each posted, over the account's whole journal: the balances' shards are not read, so the
+/// figures and the lines cannot disagree). Returns the entries with their positions.
+pub async fn statement(
+    pool: &PgPool,
+    account_id: Uuid,
+    window: (chrono::NaiveDate, chrono::NaiveDate, &str),
+    before: i64,
+    limit: i64,
+) -> Result<Vec<(i64, StatementEntry)>, AppError> {
+    let (from, to, time_zone) = window;
+    protection::known_time_zone(pool, time_zone).await?;
+    let rows = sqlx::query!(
+        r#"WITH mine AS (
+               SELECT seq, id, debit_account_id, credit_account_id, amount, currency, kind, pending_id,
+                      timeout_seconds, expires_at, batch_id, metadata, created_at, 'debit' AS side, -amount AS signed
+                 FROM transfers WHERE debit_account_id = $1
+               UNION ALL
+               SELECT seq, id, debit_account_id, credit_account_id, amount, currency, kind, pending_id,
+                      timeout_seconds, expires_at, batch_id, metadata, created_at, 'credit' AS side, amount AS signed
+                 FROM transfers WHERE credit_account_id = $1),
+           running AS (
+               SELECT *, sum(CASE WHEN kind IN ('posted', 'post_pending') THEN signed ELSE 0 END)
+                             OVER (ORDER BY seq)::bigint AS balance_after
+                 FROM mine)
+           SELECT seq AS "seq!", id AS "id!", debit_account_id AS "debit_account_id!",
+                  credit_account_id AS "credit_account_id!", amount AS "amount!", currency AS "currency!",
+                  kind AS "kind!", pending_id, timeout_seconds, expires_at, batch_id, metadata AS "metadata!",
+                  created_at AS "created_at!", side AS "side!", balance_after AS "balance_after!"
+             FROM running
+            WHERE seq < $2
+              AND created_at >= ($3::date::timestamp AT TIME ZONE $5)
+              AND created_at < (($4::date + 1)::timestamp AT TIME ZONE $5)
+            ORDER BY seq DESC LIMIT $6"#,
+        account_id,
+        before,
+        from,
+        to,
+        time_zone,
+        limit
+    )
+    .fetch_all(pool)
+    .await?;
+    rows.into_iter()
+        .map(|r| {
+            let stored = StoredTransfer {
+                id: r.id,
+                debit_account_id: r.debit_account_id,
+                credit_account_id: r.credit_account_id,
+                amount: r.amount,
+                currency: r.currency,
+                kind: r.kind,
+                pending_id: r.pending_id,
+                timeout_seconds: r.timeout_seconds,
+                expires_at: r.expires_at,
+                batch_id: r.batch_id,
+                metadata: r.metadata,
+                created_at: r.created_at,
+            };
+            let entry = HistoryEntry { side: r.side, transfer: Transfer::try_from(stored)? };
+            Ok((r.seq, StatementEntry { balance_after: r.balance_after, entry }))
         })
         .collect()
 }

@@ -179,15 +179,7 @@ pub async fn activity(
     to: NaiveDate,
     time_zone: &str,
 ) -> Result<Vec<ActivityLine>, AppError> {
-    let known = sqlx::query_scalar!(
-        r#"SELECT EXISTS (SELECT 1 FROM pg_timezone_names WHERE name = $1) AS "known!""#,
-        time_zone
-    )
-    .fetch_one(pool)
-    .await?;
-    if !known {
-        return Err(AppError::unprocessable(codes::INVALID_TIME_ZONE, format!("no time zone {time_zone:?}")));
-    }
+    known_time_zone(pool, time_zone).await?;
     Ok(sqlx::query_as!(
         ActivityLine,
         r#"SELECT (a.hour AT TIME ZONE $2)::date AS "date!", a.game,
@@ -205,6 +197,20 @@ pub async fn activity(
     )
     .fetch_all(pool)
     .await?)
+}
+
+/// Refuses a time zone Postgres does not know (`invalid_time_zone`).
+pub(super) async fn known_time_zone(pool: &PgPool, time_zone: &str) -> Result<(), AppError> {
+    let known = sqlx::query_scalar!(
+        r#"SELECT EXISTS (SELECT 1 FROM pg_timezone_names WHERE name = $1) AS "known!""#,
+        time_zone
+    )
+    .fetch_one(pool)
+    .await?;
+    if !known {
+        return Err(AppError::unprocessable(codes::INVALID_TIME_ZONE, format!("no time zone {time_zone:?}")));
+    }
+    Ok(())
 }
 
 /// Suspends play from wallet `account` (replacing any suspension): `create_transfers` takes no

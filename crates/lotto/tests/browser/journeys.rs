@@ -38,7 +38,7 @@ async fn post(ctx: &Context, path: &str, token: &str, body: Value) -> Value {
 /// A picture of the screen as it is now, named for what it shows (the end of a journey has its
 /// own, taken by the runner).
 async fn shot(ctx: &Context, browser: &Browser, screen: &str) -> Result<(), String> {
-    browser.screenshot(&ctx.screenshots.join(format!("screen-{screen}.png"))).await
+    crate::picture(ctx, browser, &format!("screen-{screen}")).await
 }
 
 /// The page's own session token for `area` (what the page sends), to check its work by the API.
@@ -99,6 +99,7 @@ pub async fn player_keno(ctx: &Context, browser: &Browser) -> Result<(), String>
     shot(ctx, browser, "player-login-register").await?;
     browser.click_button("Register and log in").await?;
     browser.wait_text("[data-testid=balance]", "$0.00").await?;
+    browser.wait_text("[data-testid=last-login]", "Your first login").await?;
     // A new player is invited to set limits before playing; "Not now" puts it away.
     browser.wait_text("[data-testid=limits-invitation]", "set limits").await?;
     browser.click_button("Not now").await?;
@@ -152,6 +153,24 @@ pub async fn player_keno(ctx: &Context, browser: &Browser) -> Result<(), String>
         return Err(format!("the wallet holds {balance} cents after a 200-cent ticket winning {payout}"));
     }
     browser.wait_text("[data-testid=balance]", &dollars(balance)).await?;
+    // Beside the wall, the pay table of a 5-spot bet for the two tickets, the catch marked.
+    let tables = get(ctx, "/v1/keno/paytables", "").await;
+    let bet = tables.as_array().unwrap().iter().find(|t| t["option"] == "bet").unwrap();
+    let five = bet["cells"].as_array().unwrap().iter().filter(|c| c[0] == 5);
+    let pays = browser.wait_text("[data-testid=keno-pays]", "5 spots, 2 × $1").await?;
+    for cell in five {
+        let line = format!("{}\t{}", cell[1], dollars(2 * cell[2].as_i64().unwrap()));
+        if !pays.lines().any(|l| l.replace(' ', "\t") == line || l == line.replace('\t', " ")) {
+            return Err(format!("the pay table beside the wall lacks {line:?}: {pays:?}"));
+        }
+    }
+    if payout > 0 {
+        let marked =
+            browser.wait_text("[data-testid=keno-pays] tr[aria-current=true]", &dollars(payout)).await?;
+        if !marked.starts_with(&hits.to_string()) {
+            return Err(format!("the marked catch {marked:?} is not the ticket's {hits} hits"));
+        }
+    }
 
     // Play responsibly: a single-stake limit of $1 set on the page, the day's activity shown, and
     // the same $2 play refused in words.
@@ -239,6 +258,8 @@ pub async fn player_blackjack(ctx: &Context, browser: &Browser) -> Result<(), St
     log_in_player(ctx, browser, "lee@example.com").await?;
     browser.click_button("Blackjack").await?;
     browser.wait_text("[data-testid=meter]", "$").await?;
+    // How to play, in the player's words, a click away.
+    browser.wait_text("details summary", "How to play blackjack").await?;
     browser.fill("#bj-wager", "10").await?;
     browser.click_button("Deal").await?;
     browser.find("[data-testid=bj-round]").await?;
@@ -289,6 +310,7 @@ pub async fn player_i_luv_suits(ctx: &Context, browser: &Browser) -> Result<(), 
     log_in_player(ctx, browser, "ivy@example.com").await?;
     browser.click_button("I Luv Suits").await?;
     browser.wait_text("[data-testid=ils-meter]", "$1,0").await?;
+    browser.wait_text("details summary", "How to play I Luv Suits").await?;
     browser.fill("#ils-ante", "10").await?;
     browser.fill("#ils-flush-rush", "2").await?;
     browser.click_button("Deal").await?;
@@ -341,30 +363,36 @@ pub async fn player_i_luv_suits(ctx: &Context, browser: &Browser) -> Result<(), 
     Ok(())
 }
 
-/// Logs in, sits down at a craps table, makes a pass line bet and a place 6 with the layout's
-/// own controls, and rolls until the pass line is decided: the dice and outcomes the page shows
-/// are the API's, and the balance the ledger's.
+/// A craps session with odds, on the drawn layout: a $10 chip on the pass line and $12 typed for
+/// a place 6 (off on the come-out, as the rules say); rolled until a point is set, then $10 odds
+/// behind the pass line and the place 6 called off; rolled until the line is decided. Each roll's
+/// dice on the page are the API's, the bet called off is never decided while off, the line and
+/// its odds are decided together in words, and the wallet is the ledger's.
 pub async fn player_craps(ctx: &Context, browser: &Browser) -> Result<(), String> {
-    funded_player(ctx, "cal@example.com", 10_000).await;
+    funded_player(ctx, "cal@example.com", 20_000).await;
     log_in_player(ctx, browser, "cal@example.com").await?;
     browser.click_button("Craps").await?;
     browser.click_button("Sit down at a table").await?;
     browser.wait_text("[data-testid=craps-puck]", "puck off").await?;
-    browser.select("#craps-bet", "pass").await?;
-    browser.fill("#craps-amount", "10").await?;
-    browser.click_button("Place bet").await?;
-    browser.wait_text("[data-testid=craps-layout]", "Pass line: $10.00").await?;
-    browser.select("#craps-bet", "place").await?;
-    browser.select("#craps-number", "6").await?;
-    browser.fill("#craps-amount", "12").await?;
-    browser.click_button("Place bet").await?;
-    browser.wait_text("[data-testid=craps-layout]", "Place to win 6: $12.00").await?;
     let token = page_token(browser, "player").await?;
-    for roll in 0..200 {
+    let pass_line = async || -> Result<(), String> {
+        let ten = browser.find("button[data-chip='1000']").await?;
+        browser.click(&ten).await?;
+        let pass = browser.find("button[data-spot='pass']").await?;
+        browser.click(&pass).await?;
+        browser.wait_text("[data-testid=craps-layout]", "Pass line: $10.00 (working)").await.map(|_| ())
+    };
+    pass_line().await?;
+    browser.fill("#craps-other", "12").await?;
+    let six = browser.find("button[data-spot='place-6']").await?;
+    browser.click(&six).await?;
+    browser.wait_text("[data-testid=craps-layout]", "Place 6: $12.00 (off)").await?;
+    browser.wait_text("button[data-spot='place-6']", "$12.00 OFF").await?;
+    // One roll: the page shows the API's dice; answers the API's roll.
+    let roll = async || -> Result<Value, String> {
         let before = get(ctx, "/v1/craps/recall", &token).await[0]["created_at"].clone();
         let button = browser.find("button[data-action=roll]").await?;
         browser.click(&button).await?;
-        // The API's newest roll once it is recorded, then the page showing that very roll.
         let mut recall = get(ctx, "/v1/craps/recall", &token).await;
         for _ in 0..50 {
             if recall[0]["created_at"] != before {
@@ -373,16 +401,62 @@ pub async fn player_craps(ctx: &Context, browser: &Browser) -> Result<(), String
             tokio::time::sleep(Duration::from_millis(100)).await;
             recall = get(ctx, "/v1/craps/recall", &token).await;
         }
-        let last = &recall[0]["roll"];
-        let (d1, d2) =
-            (last["roll"]["die1"].as_i64().unwrap_or(0), last["roll"]["die2"].as_i64().unwrap_or(0));
+        let last = recall[0].clone();
+        let (d1, d2) = (
+            last["roll"]["roll"]["die1"].as_i64().unwrap_or(0),
+            last["roll"]["roll"]["die2"].as_i64().unwrap_or(0),
+        );
         browser.wait_text("[data-testid=craps-dice]", &format!("Rolled {d1} and {d2}: {}", d1 + d2)).await?;
-        if roll == 0 {
-            shot(ctx, browser, "player-craps-layout").await?;
+        Ok(last)
+    };
+    let decided = |last: &Value, bet: &str| {
+        last["roll"]["outcomes"].as_array().is_some_and(|o| o.iter().any(|o| o["bet"] == bet))
+    };
+    // Rolled until a point is set (a pass line decided on the come-out is made again).
+    let mut point = None;
+    for _ in 0..100 {
+        let last = roll().await?;
+        if decided(&last, "place") {
+            return Err(format!("the place 6 was decided on a come-out roll, where it is off: {last}"));
         }
-        let pass_decided = last["outcomes"].as_array().is_some_and(|o| o.iter().any(|o| o["bet"] == "pass"));
-        if pass_decided {
-            let after = recall[0]["balance_after_cents"].as_i64().unwrap_or(-1);
+        if let Some(p) = last["roll"]["point_after"].as_i64() {
+            point = Some(p);
+            break;
+        }
+        if decided(&last, "pass") {
+            pass_line().await?;
+        }
+    }
+    let point = point.ok_or("no point in 100 come-out rolls")?;
+    browser.wait_text("[data-testid=craps-puck]", &format!("Point: {point} (puck on)")).await?;
+    // A chip chosen again: the typed amount gives way to it.
+    let ten = browser.find("button[data-chip='1000']").await?;
+    browser.click(&ten).await?;
+    browser.click_button("Odds behind the pass line").await?;
+    browser.wait_text("[data-testid=craps-layout]", "Odds behind the pass line: $10.00 (working)").await?;
+    browser.click_button("Call off Place 6").await?;
+    browser.wait_text("[data-testid=craps-layout]", "Place 6: $12.00 (off)").await?;
+    let id =
+        get(ctx, "/v1/craps/recall", &token).await[0]["session_id"].as_str().unwrap_or_default().to_owned();
+    let bets = get(ctx, &format!("/v1/craps/sessions/{id}"), &token).await["bets"].clone();
+    let odds = bets.as_array().and_then(|b| b.iter().find(|b| b["bet"] == "pass_odds")).cloned();
+    let place = bets.as_array().and_then(|b| b.iter().find(|b| b["bet"] == "place")).cloned();
+    if odds.as_ref().map(|o| &o["amount_cents"]) != Some(&json!(1000))
+        || place.as_ref().map(|p| (&p["working"], &p["works"])) != Some((&json!(false), &json!(false)))
+    {
+        return Err(format!("the API's layout is not the page's (odds $10, place 6 off): {bets}"));
+    }
+    shot(ctx, browser, "player-craps-odds").await?;
+    for _ in 0..200 {
+        let last = roll().await?;
+        if decided(&last, "place") {
+            return Err(format!("the place 6 was decided while called off: {last}"));
+        }
+        if decided(&last, "pass") {
+            if !decided(&last, "pass_odds") {
+                return Err(format!("the odds were not decided with the pass line: {last}"));
+            }
+            let after = last["balance_after_cents"].as_i64().unwrap_or(-1);
             let wallet =
                 get(ctx, "/v1/me/wallet", &token).await["balance"]["available"].as_i64().unwrap_or(-2);
             if after != wallet {
@@ -391,12 +465,176 @@ pub async fn player_craps(ctx: &Context, browser: &Browser) -> Result<(), String
                 ));
             }
             browser.wait_text("[data-testid=craps-balance]", &dollars(after)).await?;
-            browser.wait_text("[data-testid=craps-outcomes]", "Pass line $10.00").await?;
+            let said = browser.wait_text("[data-testid=craps-outcomes]", "Pass line $10.00").await?;
+            if !said.contains("Odds behind the pass line $10.00")
+                || !(said.contains(" won ") || said.contains(" lost"))
+            {
+                return Err(format!("the roll's outcomes are not said in words: {said:?}"));
+            }
             shot(ctx, browser, "player-craps-decided").await?;
-            return Ok(());
+            // Recall says the same roll in words: the dice, the line and its odds decided.
+            let (d1, d2) = (
+                last["roll"]["roll"]["die1"].as_i64().unwrap_or(0),
+                last["roll"]["roll"]["die2"].as_i64().unwrap_or(0),
+            );
+            browser.click_button("Recall").await?;
+            let recalled = browser
+                .wait_text(
+                    "[data-testid=recall-craps] > li:first-child",
+                    &format!("rolled {d1} and {d2}: {}", d1 + d2),
+                )
+                .await?;
+            if !recalled.contains("Pass line $10.00")
+                || !recalled.contains("Odds behind the pass line $10.00")
+            {
+                return Err(format!("recall does not say what the roll decided: {recalled:?}"));
+            }
+            return shot(ctx, browser, "player-recall").await;
         }
     }
     Err("the pass line was not decided in 200 rolls".to_owned())
+}
+
+/// Waits while Powerball sales are closed: for six minutes before each drawing, three evenings
+/// a week, a run that falls there waits for them to resume.
+async fn powerball_on_sale(ctx: &Context, token: &str) {
+    let next = get(ctx, "/v1/powerball/draws/next", token).await;
+    if next["sales_open"] == false {
+        let resumes: chrono::DateTime<chrono::Utc> = next["resumes_at"].as_str().unwrap().parse().unwrap();
+        let wait = (resumes - chrono::Utc::now()).to_std().unwrap_or_default();
+        tokio::time::sleep(wait + Duration::from_secs(2)).await;
+    }
+}
+
+/// A retailer's till sells a Powerball slip of two quick picks and shows the ticket to print
+/// (serial, boards, drawing) as the API recorded it, sold at that terminal; the same ticket
+/// brought back before its drawing is refused payment in words.
+pub async fn retailer_sells_powerball(ctx: &Context, browser: &Browser) -> Result<(), String> {
+    let op = operator(ctx, "pb-desk").await;
+    let retailer = post(ctx, "/v1/retailers", &op, json!({"name": "Powerball Corner"})).await;
+    let retailer = retailer["id"].as_str().unwrap().to_owned();
+    let terminal =
+        post(ctx, &format!("/v1/retailers/{retailer}/terminals"), &op, json!({"label": "lotto till"})).await;
+    let api_key = terminal["api_key"].as_str().unwrap().to_owned();
+    powerball_on_sale(ctx, &op).await;
+    browser.goto(&format!("{}/#/till", ctx.base)).await?;
+    browser.fill("#till-key", &api_key).await?;
+    browser.click_button("Start the till").await?;
+    browser.wait_text(".till-place", "Powerball Corner").await?;
+    browser.click_button("Powerball").await?;
+    browser.wait_text("[data-testid=powerball-next]", "Next drawing").await?;
+    browser.fill("#pb-quick", "2").await?;
+    browser.wait_text("[data-testid=slip-cost]", "$4.00").await?;
+    browser.click_button("Buy for $4.00").await?;
+    let printed = browser.wait_text("[data-testid=powerball-ticket]", "Serial").await?;
+    let serial = printed
+        .split_whitespace()
+        .skip_while(|w| *w != "Serial")
+        .nth(1)
+        .ok_or_else(|| format!("no serial on the ticket: {printed:?}"))?
+        .to_owned();
+    let ticket = get(ctx, &format!("/v1/powerball/tickets/{serial}"), &op).await;
+    if ticket["channel"] != "terminal" || ticket["cost_cents"] != 400 || ticket["state"] != "sold" {
+        return Err(format!("the ticket on the till is not the one sold there: {ticket}"));
+    }
+    let first =
+        ticket["boards"][0]["whites"].as_array().unwrap().iter().map(|w| w.to_string()).collect::<Vec<_>>();
+    for white in &first {
+        if !printed.contains(white.as_str()) {
+            return Err(format!("board 1's {white} is not on the printed ticket: {printed:?}"));
+        }
+    }
+    shot(ctx, browser, "till-powerball-ticket").await?;
+    // Before its drawing nothing is payable: refused, said in words.
+    browser.fill("#pb-pay-serial", &serial).await?;
+    browser.click_button("Pay").await?;
+    let problem = browser.find("#panel-powerball .problem").await?;
+    let refused = browser.text(&problem).await?;
+    if refused.contains('_') || !browser.all("[data-testid=powerball-paid]").await?.is_empty() {
+        return Err(format!("a ticket before its drawing was not refused in words: {refused:?}"));
+    }
+    // The one error the browser logs is that refused claim.
+    let logged = browser.console_errors().await?;
+    if logged.iter().any(|e| !e.contains("/v1/powerball/retail/claims")) {
+        return Err(format!("the page logged console errors: {logged:#?}"));
+    }
+    Ok(())
+}
+
+/// Buys Powerball online: a board marked on the page and a quick pick, with Power Play, for two
+/// drawings. The slip's price, the ticket's serial, boards and drawings on the page are the API's,
+/// the wallet is short by the price, and the ticket is found again by its serial.
+pub async fn player_powerball(ctx: &Context, browser: &Browser) -> Result<(), String> {
+    let token = funded_player(ctx, "pia@example.com", 5_000).await;
+    powerball_on_sale(ctx, &token).await;
+    log_in_player(ctx, browser, "pia@example.com").await?;
+    // The login before this one (the API's, just now) is shown, in the page's local time.
+    browser.wait_text("[data-testid=last-login]", "Last login").await?;
+    let before = get(ctx, "/v1/me/wallet", &token).await["balance"]["available"].as_i64().unwrap();
+    browser.click_button("Powerball").await?;
+    browser.wait_text("[data-testid=powerball-next]", "Next drawing").await?;
+    for white in [5, 12, 23, 34, 69] {
+        let ball = browser.find(&format!("button[data-white='{white}']")).await?;
+        browser.click(&ball).await?;
+    }
+    // A sixth white is not taken: a board has five.
+    let sixth = browser.find("button[data-white='40']").await?;
+    browser.click(&sixth).await?;
+    if browser.attribute(&sixth, "aria-pressed").await?.as_deref() != Some("false") {
+        return Err("a sixth white ball was marked".to_owned());
+    }
+    let red = browser.find("button[data-powerball='7']").await?;
+    browser.click(&red).await?;
+    browser.click_button("Add this board to the slip").await?;
+    browser.wait_text("[data-testid=slip-boards]", "Remove board 1").await?;
+    browser.fill("#pb-quick", "1").await?;
+    browser.fill("#pb-draws", "2").await?;
+    let power_play = browser.find("#pb-power-play").await?;
+    browser.click(&power_play).await?;
+    // Two plays at $2 + $1 Power Play, for two drawings.
+    browser.wait_text("[data-testid=slip-cost]", "$12.00").await?;
+    shot(ctx, browser, "player-powerball-slip").await?;
+    browser.click_button("Buy for $12.00").await?;
+    let serial_element = browser.find("[data-testid=ticket-serial]").await?;
+    let serial = browser.text(&serial_element).await?;
+    let ticket = get(ctx, &format!("/v1/powerball/tickets/{serial}"), &token).await;
+    if ticket["cost_cents"] != 1_200 || ticket["boards"].as_array().map(Vec::len) != Some(2) {
+        return Err(format!("the API's ticket is not the slip bought: {ticket}"));
+    }
+    let marked = &ticket["boards"][0];
+    if marked["whites"] != json!([5, 12, 23, 34, 69])
+        || marked["powerball"] != 7
+        || marked["quick_pick"] != false
+    {
+        return Err(format!("the marked board was not sold as marked: {ticket}"));
+    }
+    let first_drawing = ticket["drawings"][0]["draw_date"].as_str().unwrap_or_default().to_owned();
+    browser.wait_text("[data-testid=powerball-ticket]", &first_drawing).await?;
+    browser.wait_text("[data-testid=powerball-ticket]", "(quick pick)").await?;
+    let after = get(ctx, "/v1/me/wallet", &token).await["balance"]["available"].as_i64().unwrap();
+    if before - after != 1_200 {
+        return Err(format!("the wallet went from {before} to {after} cents for a $12.00 ticket"));
+    }
+    browser.wait_text("[data-testid=balance]", &dollars(after)).await?;
+    // Found again by the serial printed on it, with dashes as typed.
+    browser.fill("#pb-serial", &serial).await?;
+    browser.click_button("Check").await?;
+    browser.wait_text("section[aria-label='That ticket']", &serial).await?;
+    shot(ctx, browser, "player-powerball-ticket").await?;
+    // The player's own tickets, as the API lists them: this one, awaiting its drawings.
+    let mine = browser.wait_text("[data-testid=my-powerball-tickets]", &serial).await?;
+    let listed = get(ctx, "/v1/powerball/tickets", &token).await;
+    if listed["items"][0]["serial"] != serial.as_str() || !mine.contains("awaiting drawings") {
+        return Err(format!("the ticket list is not the API's: {mine:?} {listed}"));
+    }
+    let show = browser.find(&format!("button[data-show='{serial}']")).await?;
+    browser.click(&show).await?;
+    browser.wait_text(&format!("section[aria-label='Ticket {serial}']"), "(quick pick)").await?;
+    shot(ctx, browser, "player-powerball-my-tickets").await?;
+    // No prize paid at the office yet: the wallet's W-2G records say so.
+    browser.click_button("Wallet").await?;
+    browser.wait_text("section[aria-labelledby=office-prizes-title]", "None yet").await?;
+    Ok(())
 }
 
 /// At a phone's width, with the keyboard: logs in (Tab, Enter), moves between the player's tabs
@@ -416,7 +654,7 @@ pub async fn player_phone_keyboard(ctx: &Context, browser: &Browser) -> Result<(
 
     let wallet_tab = browser.find("#tab-wallet").await?;
     browser.click(&wallet_tab).await?;
-    browser.keys("\u{E014}\u{E014}\u{E014}\u{E014}\u{E014}\u{E014}").await?; // ArrowRight six times
+    browser.keys(&"\u{E014}".repeat(7)).await?; // ArrowRight seven times
     if browser.focused_id().await? != "tab-limits" {
         return Err("the arrow keys do not move along the tabs".to_owned());
     }
@@ -480,10 +718,15 @@ pub async fn retailer_pays(ctx: &Context, browser: &Browser) -> Result<(), Strin
     if !header.contains("9 Elm St, Wichita KS") || !header.contains("till 1") || header.contains(&retailer) {
         return Err(format!("the till's header does not name the shop and the till: {header:?}"));
     }
+    // The pack scanned in by one of its tickets, as a scanner types it: on sale at once.
     browser.click_button("Packs").await?;
-    browser.click_button(&format!("Receive pack {}", winner.book)).await?;
-    browser.click_button(&format!("Activate pack {}", winner.book)).await?;
-    browser.wait_text("#panel-packs", "active").await?;
+    let pack_scan = browser.find("#pack-scan").await?;
+    browser.click(&pack_scan).await?;
+    browser.keys(&format!("{}{ENTER}", winner.scan)).await?;
+    browser
+        .wait_text("[data-testid=pack-scan-said]", &format!("book {}: received and on sale", winner.book))
+        .await?;
+    browser.wait_text("#panel-packs", "on sale").await?;
     shot(ctx, browser, "till-packs").await?;
 
     browser.click_button("Counter").await?;
@@ -530,7 +773,25 @@ pub async fn retailer_pays(ctx: &Context, browser: &Browser) -> Result<(), Strin
     }
     browser.click_button("Receipts").await?;
     browser.wait_text("#panel-receipts", "$1.00").await?;
-    Ok(())
+    // The last receipt printed again, as the API keeps it, marked a copy.
+    let id = paid[0]["receipt_id"].as_str().unwrap_or_default().to_owned();
+    let reprint = browser.find(&format!("button[data-receipt='{id}']")).await?;
+    browser.click(&reprint).await?;
+    let copy = browser.wait_text("[data-testid=receipt-copy]", "COPY").await?;
+    let first_line = receipt.lines().find(|l| l.contains("INSTANT PRIZE PAID")).unwrap_or_default();
+    if !copy.contains(&id) || !copy.contains(first_line) {
+        return Err(format!("the reprint is not receipt {id}: {copy:?}"));
+    }
+    shot(ctx, browser, "till-receipt-reprint").await?;
+    // The day: the prize paid here, as the shop's statement since midnight says; then closed out.
+    browser.click_button("Today").await?;
+    browser.wait_text("[data-testid=till-day]", "Prizes paid here\n1 · $1.00").await?;
+    browser.click_button("Close out the day").await?;
+    let closed = browser.wait_text("[data-testid=close-out]", "END OF DAY CLOSE-OUT").await?;
+    if !closed.contains("Browser Corner") || !closed.contains("Prizes paid here: 1 · $1.00") {
+        return Err(format!("the close-out does not name the shop and the day's prizes: {closed:?}"));
+    }
+    shot(ctx, browser, "till-close-out").await
 }
 
 /// The operator logs in, watches a Keno draw arrive live, verifies both audit chains, follows a
@@ -593,13 +854,25 @@ pub async fn operator_console(ctx: &Context, browser: &Browser) -> Result<(), St
     browser.click_button("PAR sheets").await?;
     let math = get(ctx, "/v1/keno/math", "").await;
     let rows = math.as_array().unwrap().iter().filter(|r| r["option"] == "bet").count();
+    // The chart (Chart.js on a canvas) with its figures beside it: a line per spot count, each
+    // the API's return.
+    let first = math.as_array().unwrap().iter().find(|r| r["option"] == "bet").unwrap();
+    let figure = "[data-testid=par-keno] figure:first-child";
+    let expected =
+        format!("{}\t{:.2}%", first["spots"], first["return_to_player_decimal"].as_f64().unwrap() * 100.0);
     for _ in 0..50 {
-        if browser.all("[data-testid=par-keno] figure:first-child rect").await?.len() == rows {
+        let drawn = browser.all(&format!("{figure} canvas")).await?.len();
+        let lines = browser.all(&format!("{figure} tbody tr")).await?;
+        if drawn == 1 && lines.len() == rows {
+            let said = browser.text(&lines[0]).await?;
+            if said.replace(' ', "\t") != expected {
+                return Err(format!("the chart's first figure says {said:?}, the API {expected:?}"));
+            }
             return shot(ctx, browser, "console-par-charts").await;
         }
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
-    Err(format!("the Keno chart does not show one bar for each of the {rows} spot counts"))
+    Err(format!("the Keno chart does not show a canvas and a figure for each of the {rows} spot counts"))
 }
 
 /// A winning ticket as the printer's file shows it.
@@ -613,6 +886,12 @@ struct Winner {
 /// A print run of game 283 followed to its end, its printer's file downloaded and read with
 /// `lotto printer-file` (as the README's walk-through does), and its first $1 winner.
 async fn printed_winner(ctx: &Context, op: &str) -> Winner {
+    winner_in(&printed_run(ctx, op).await, "wins $1.00")
+}
+
+/// A new print run of game 283 (Hit $10), its printer file read as `lotto printer-file` prints
+/// it: one line per ticket, with its barcode, VIRN and what its face wins.
+async fn printed_run(ctx: &Context, op: &str) -> String {
     let job = post(ctx, "/v1/instant/games/283/print-runs", op, json!({})).await;
     let job = format!("/v1/instant/print-jobs/{}", job["id"].as_str().unwrap());
     let mut run = None;
@@ -633,7 +912,7 @@ async fn printed_winner(ctx: &Context, op: &str) -> Winner {
         .await
         .unwrap();
     let signature = file.headers()["x-lotto-signature"].to_str().unwrap().to_owned();
-    let path = ctx.dir.join("run.age");
+    let path = ctx.dir.join(format!("run-{run}.age"));
     std::fs::write(&path, file.bytes().await.unwrap()).unwrap();
     let signer = get(ctx, "/v1/instant/keys", "").await["signing_key"].as_str().unwrap().to_owned();
     let identity = ctx.dir.join(".lotto/secrets/printer-identity.txt");
@@ -646,14 +925,29 @@ async fn printed_winner(ctx: &Context, op: &str) -> Winner {
         .output()
         .unwrap();
     assert!(read.status.success(), "{}", String::from_utf8_lossy(&read.stderr));
-    let tickets = String::from_utf8(read.stdout).unwrap();
-    let line = tickets.lines().find(|l| l.contains("wins $1.00  face")).expect("a $1 winner in the run");
-    let fields: Vec<&str> = line.split_whitespace().collect();
-    Winner {
-        book: fields[1].parse().unwrap(),
-        scan: fields[6].trim_matches(|c| c == '(' || c == ')').to_owned(),
-        virn: format!("{}{}{}", fields[8], fields[9], fields[10]),
-    }
+    String::from_utf8(read.stdout).unwrap()
+}
+
+/// The first ticket of a printed run whose face `wins` exactly that (say, "wins $1.00").
+fn winner_in(tickets: &str, wins: &str) -> Winner {
+    winners_in(tickets, wins).into_iter().next().unwrap_or_else(|| panic!("no ticket in the run {wins}"))
+}
+
+/// Every ticket of a printed run whose face `wins` exactly that.
+fn winners_in(tickets: &str, wins: &str) -> Vec<Winner> {
+    let face = format!("{wins}  face");
+    tickets
+        .lines()
+        .filter(|l| l.contains(&face))
+        .map(|line| {
+            let fields: Vec<&str> = line.split_whitespace().collect();
+            Winner {
+                book: fields[1].parse().unwrap(),
+                scan: fields[6].trim_matches(|c| c == '(' || c == ')').to_owned(),
+                virn: format!("{}{}{}", fields[8], fields[9], fields[10]),
+            }
+        })
+        .collect()
 }
 
 /// Deals at the blackjack tab until a round waits for a decision; answers the round's id.
@@ -719,6 +1013,7 @@ pub async fn player_session_survives_renewal_and_idle_timeout(
         database_url: url.clone(),
         dir: ctx.dir.clone(),
         screenshots: ctx.screenshots.clone(),
+        axe: ctx.axe.clone(),
     };
     funded_player(&here, "ned@example.com", 10_000).await;
     log_in_player(&here, browser, "ned@example.com").await?;
@@ -907,5 +1202,438 @@ pub async fn operator_keeps_the_exclusion_lists(ctx: &Context, browser: &Browser
     if references != ["KS-2", "KS-1"] && references != ["KS-1", "KS-2"] {
         return Err(format!("the lists hold {references:?}"));
     }
+    // The player looked up by email: standing, the $15.00 deposited in the last 30 days.
+    browser.click_button("Players").await?;
+    browser.fill("#lookup-email", "LENA@example.com").await?;
+    browser.click_button("Find the player").await?;
+    browser.wait_text("[data-testid=player-standing]", "active").await?;
+    let row =
+        browser.wait_text("[data-testid=player-statement] tbody tr:nth-child(3)", "Last 30 days").await?;
+    if !row.contains("$15.00") {
+        return Err(format!("the player's last 30 days do not show the $15.00 deposited: {row:?}"));
+    }
+    shot(ctx, browser, "console-player-lookup").await
+}
+
+/// The drawing day before the next one on sale (Monday, Wednesday or Saturday): its sales closed.
+async fn last_draw_day(ctx: &Context) -> String {
+    use chrono::Datelike;
+    let next = get(ctx, "/v1/powerball/draws/next", "").await;
+    let mut day: chrono::NaiveDate = next["draw_date"].as_str().unwrap().parse().unwrap();
+    loop {
+        day = day.pred_opt().unwrap();
+        if matches!(day.weekday(), chrono::Weekday::Mon | chrono::Weekday::Wed | chrono::Weekday::Sat) {
+            return day.to_string();
+        }
+    }
+}
+
+/// Logs `username` in at the console and opens the Powerball desk on drawing `date`.
+async fn console_powerball(
+    ctx: &Context,
+    browser: &Browser,
+    username: &str,
+    date: &str,
+) -> Result<(), String> {
+    browser.goto(&format!("{}/#/console", ctx.base)).await?;
+    browser.fill("#staff-username", username).await?;
+    browser.fill("#staff-password", STAFF_PASSWORD).await?;
+    browser.click_button("Log in").await?;
+    browser.click_button("Powerball").await?;
+    let open = browser.find(&format!("button[data-open='{date}']")).await?;
+    browser.click(&open).await?;
+    browser.wait_text("#pb-drawing-title", date).await.map(|_| ())
+}
+
+/// One operator's entry of the results on the open drawing's form.
+async fn enter_results(browser: &Browser, whites: [u8; 5], powerball: u8) -> Result<(), String> {
+    for (i, white) in whites.iter().enumerate() {
+        browser.fill(&format!("#pb-white-{}", i + 1), &white.to_string()).await?;
+    }
+    browser.fill("#pb-red", &powerball.to_string()).await?;
+    browser.select("#pb-multiplier", "3").await?;
+    browser.click_button("Enter the results").await
+}
+
+/// Two operators at the console enter a past drawing's official results (dual control): the
+/// grand prize set on the page holds the drawing and the scheduler closes it; the first entry
+/// waits; a second operator's different entry is refused in words and both are discarded; two
+/// agreeing entries make the results stand, as the API then says. Settled, the drawing is
+/// certified by `lotto verify-draw` (the control system's recount) and the page shows its prize
+/// table.
+pub async fn operator_enters_powerball_results(ctx: &Context, browser: &Browser) -> Result<(), String> {
+    operator(ctx, "pb-first").await;
+    let op = operator(ctx, "pb-second").await;
+    powerball_on_sale(ctx, &op).await;
+    let date = last_draw_day(ctx).await;
+    console_powerball(ctx, browser, "pb-first", &date).await?;
+    browser.wait_text("[data-testid=pb-drawing]", "Not on record yet").await?;
+    browser.fill("#pb-advertised", "20000000").await?;
+    browser.fill("#pb-cash", "9500000").await?;
+    browser.click_button("Set the grand prize").await?;
+    // The scheduler closes it (its sales closed days ago) and freezes its wager set.
+    for _ in 0..6 {
+        if browser.wait_text("[data-testid=pb-state]", "sales closed").await.is_ok() {
+            break;
+        }
+    }
+    let whites = [4, 18, 27, 41, 66];
+    enter_results(browser, whites, 9).await?;
+    browser.wait_text("[data-testid=pb-entry-said]", "waits for a different operator").await?;
+    shot(ctx, browser, "console-powerball-first-entry").await?;
+    browser.click_button("Log out").await?;
+
+    // The second operator reads a different Powerball: refused, both entries discarded.
+    console_powerball(ctx, browser, "pb-second", &date).await?;
+    enter_results(browser, whites, 10).await?;
+    let refused = browser.wait_text("[data-testid=pb-entry] .problem", "disagree").await?;
+    shot(ctx, browser, "console-powerball-disagreement").await?;
+    let stood = get(ctx, &format!("/v1/powerball/draws/{date}"), &op).await;
+    if !stood["results"].is_null() || stood["state"] != "closed" {
+        return Err(format!("results stood after a disagreement ({refused:?}): {stood}"));
+    }
+    enter_results(browser, whites, 9).await?;
+    browser.wait_text("[data-testid=pb-entry-said]", "waits for a different operator").await?;
+    browser.click_button("Log out").await?;
+
+    console_powerball(ctx, browser, "pb-first", &date).await?;
+    enter_results(browser, whites, 9).await?;
+    browser.wait_text("[data-testid=pb-entry-said]", "the results stand").await?;
+    let stood = get(ctx, &format!("/v1/powerball/draws/{date}"), &op).await;
+    if stood["results"] != json!({"whites": whites, "powerball": 9, "multiplier": 3}) {
+        return Err(format!("the results that stand are not the two entries': {stood}"));
+    }
+
+    // Settled by the scheduler, then certified by the control system's recount.
+    let mut state = String::new();
+    for _ in 0..120 {
+        state = get(ctx, &format!("/v1/powerball/draws/{date}"), &op).await["state"]
+            .as_str()
+            .unwrap_or("")
+            .to_owned();
+        if state == "settled" {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    }
+    if state != "settled" {
+        return Err(format!("the drawing did not settle: {state}"));
+    }
+    browser.wait_text("[data-testid=pb-drawing]", &format!("lotto verify-draw {date}")).await?;
+    let verified = std::process::Command::new(env!("CARGO_BIN_EXE_lotto"))
+        .args(["verify-draw", &date])
+        .env("DATABASE_URL", &ctx.database_url)
+        .env("LOTTO_LOG", "warn")
+        .output()
+        .unwrap();
+    if !verified.status.success() {
+        return Err(format!("lotto verify-draw failed: {}", String::from_utf8_lossy(&verified.stderr)));
+    }
+    let table = browser.wait_text("[data-testid=pb-prize-table]", "Powerball only").await?;
+    browser.wait_text("[data-testid=pb-state]", "certified").await?;
+    shot(ctx, browser, "console-powerball-certified").await?;
+    // The one error the browser logs is the refused (disagreeing) entry.
+    let logged = browser.console_errors().await?;
+    if logged.iter().any(|e| !e.contains(&format!("/v1/powerball/draws/{date}/results"))) {
+        return Err(format!("the page logged console errors: {logged:#?}\n{table}"));
+    }
     Ok(())
+}
+
+/// The wallet's history as a statement: after a deposit, a Keno play and a cash-out (by the
+/// API), the page lists every line the API lists, newest first, in words (no `castle_keno`, no
+/// `posted`), with the balance after each, the newest line's the wallet's; days without activity
+/// say so; the CSV holds the same lines.
+pub async fn player_reads_the_wallet_history(ctx: &Context, browser: &Browser) -> Result<(), String> {
+    let token = funded_player(ctx, "hal@example.com", 5_000).await;
+    let played =
+        post(ctx, "/v1/keno/tickets", &token, json!({"option": "bet", "spots": [7, 17], "tickets": 1})).await;
+    if played["stake_cents"] != 100 {
+        return Err(format!("the Keno play was not taken: {played}"));
+    }
+    let out = post(ctx, "/v1/me/withdrawals", &token, json!({"amount": 1_000, "currency": "USD"})).await;
+    let payment = out["id"].as_str().ok_or_else(|| format!("no cash-out: {out}"))?.to_owned();
+    for _ in 0..100 {
+        if get(ctx, &format!("/v1/me/payments/{payment}"), &token).await["state"] != "pending" {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let listed = get(ctx, "/v1/me/wallet/entries?limit=500", &token).await;
+    let lines = listed["items"].as_array().unwrap().clone();
+    let posted = get(ctx, "/v1/me/wallet", &token).await["balance"]["posted"].as_i64().unwrap();
+    log_in_player(ctx, browser, "hal@example.com").await?;
+    let table = browser.wait_text("[data-testid=wallet-history]", "Deposit").await?;
+    let rows = browser.all("[data-testid=wallet-history] tbody tr").await?;
+    if rows.len() != lines.len() {
+        return Err(format!("the page lists {} lines, the API {}: {table}", rows.len(), lines.len()));
+    }
+    let newest = browser.text(&rows[0]).await?;
+    if !newest.ends_with(&dollars(posted)) {
+        return Err(format!(
+            "the newest line {newest:?} does not end at the wallet's balance {}",
+            dollars(posted)
+        ));
+    }
+    let oldest = browser.text(rows.last().unwrap()).await?;
+    for words in ["Castle Keno: stake", "Cash-out requested (held)"] {
+        if !table.contains(words) {
+            return Err(format!("{words:?} is not in the history: {table}"));
+        }
+    }
+    if !oldest.contains("Deposit") || table.contains("castle_keno") || table.contains("posted") {
+        return Err(format!("the history is not newest first in words: {table}"));
+    }
+    shot(ctx, browser, "player-wallet-history").await?;
+    // The CSV: a header and the same lines.
+    browser.click_button("Prepare CSV").await?;
+    let link = browser.find("[data-testid=history-csv]").await?;
+    let href = browser.attribute(&link, "href").await?.unwrap_or_default();
+    let csv = browser
+        .script(&format!("return decodeURIComponent({:?}.split(',').slice(1).join(','));", href))
+        .await?;
+    let csv = csv.as_str().unwrap_or_default();
+    if !csv.starts_with("time,what,kind,amount,balance_after,transfer\n")
+        || csv.lines().count() != lines.len() + 1
+    {
+        return Err(format!("the CSV is not the {} lines: {csv}", lines.len()));
+    }
+    // Days with nothing in them say so.
+    browser.fill("#history-from", "01/01/2020").await?;
+    browser.fill("#history-to", "01/31/2020").await?;
+    browser.click_button("Show these days").await?;
+    browser.wait_text("#panel-wallet", "Nothing in these days").await.map(|_| ())
+}
+
+/// Two printed packs of game 228 (printed here by a print run when none is left).
+async fn printed_packs(ctx: &Context, op: &str) -> Vec<i64> {
+    let books = |listed: &Value| -> Vec<i64> {
+        listed["items"].as_array().unwrap().iter().filter_map(|p| p["book"].as_i64()).collect()
+    };
+    let printed = get(ctx, "/v1/instant/packs?game=228&state=printed&limit=2", op).await;
+    if books(&printed).len() == 2 {
+        return books(&printed);
+    }
+    let job = post(ctx, "/v1/instant/games/228/print-runs", op, json!({})).await;
+    let job = format!("/v1/instant/print-jobs/{}", job["id"].as_str().unwrap());
+    for _ in 0..600 {
+        if get(ctx, &job, op).await["state"] == "succeeded" {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    books(&get(ctx, "/v1/instant/packs?game=228&state=printed&limit=2", op).await)
+}
+
+/// The console's retail screens: a retailer added and renamed, a terminal made (its key shown
+/// once, and it logs in at the API) and revoked (its key refused); a printed pack shipped to the
+/// retailer and reported stolen, another shipped and taken back unsold; each as the API then says.
+pub async fn operator_keeps_retailers_terminals_and_packs(
+    ctx: &Context,
+    browser: &Browser,
+) -> Result<(), String> {
+    let op = operator(ctx, "retail-op").await;
+    let books = printed_packs(ctx, &op).await;
+    let [stolen, returned] = books[..] else {
+        return Err(format!("two printed packs of game 228 were not found: {books:?}"));
+    };
+    browser.goto(&format!("{}/#/console", ctx.base)).await?;
+    browser.fill("#staff-username", "retail-op").await?;
+    browser.fill("#staff-password", STAFF_PASSWORD).await?;
+    browser.click_button("Log in").await?;
+    browser.click_button("Retailers").await?;
+    browser.fill("#retailer-name", "Prairie Market").await?;
+    browser.fill("#retailer-address", "1 Main St, Salina KS").await?;
+    browser.click_button("Add the retailer").await?;
+    browser.wait_text("#retailer-title", "Prairie Market").await?;
+    browser.fill("#retailer-rename", "Prairie Market & Deli").await?;
+    browser.click_button("Save name and address").await?;
+    browser.wait_text("[data-testid=retailers]", "Prairie Market & Deli").await?;
+    let listed = get(ctx, "/v1/retailers", &op).await;
+    let retailer = listed["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["name"] == "Prairie Market & Deli" && r["address"] == "1 Main St, Salina KS")
+        .ok_or_else(|| format!("the retailer is not as the page made it: {listed}"))?["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+
+    // A terminal: its key shown once, and it works at the API.
+    browser.fill("#terminal-label", "front till").await?;
+    browser.click_button("Add a terminal").await?;
+    let key_element = browser.find("[data-testid=api-key]").await?;
+    let key = browser.text(&key_element).await?;
+    let session = ctx
+        .http
+        .post(format!("{}/v1/sessions", ctx.base))
+        .json(&json!({"api_key": key}))
+        .send()
+        .await
+        .unwrap();
+    if session.status() != 201 {
+        return Err(format!("the key shown does not log the till in: {}", session.status()));
+    }
+    browser.wait_text("[data-testid=terminals]", &format!("lk_{}_", &key[3..15])).await?;
+    shot(ctx, browser, "console-retailer-terminal-key").await?;
+    browser.click_button("I have entered it: hide the key").await?;
+    if !browser.all("[data-testid=api-key]").await?.is_empty() {
+        return Err("the key is still on the page after it was hidden".to_owned());
+    }
+    browser.click_button("Revoke front till").await?;
+    browser.click_button("Revoke front till now").await?;
+    browser.wait_text("[data-testid=terminals]", "revoked").await?;
+    let refused: Value = ctx
+        .http
+        .post(format!("{}/v1/sessions", ctx.base))
+        .json(&json!({"api_key": key}))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    if refused["code"] != "key_revoked" {
+        return Err(format!("a revoked key still logs in: {refused}"));
+    }
+
+    // Packs: shipped to the retailer, one reported stolen, one taken back unsold.
+    browser.click_button("Packs").await?;
+    browser.fill("#packs-game", "228").await?;
+    for book in [stolen, returned] {
+        let row = format!("tr[data-pack='228-{book}']");
+        browser.select(&format!("{row} select"), &retailer).await?;
+        let ship = browser.find(&format!("{row} button[type=submit]")).await?;
+        browser.click(&ship).await?;
+        browser.wait_text(&row, "shipped, not yet received").await?;
+    }
+    browser.click_button(&format!("Report game 228 book {stolen} stolen")).await?;
+    browser
+        .click_button(&format!("Report game 228 book {stolen} stolen: refuse its tickets everywhere"))
+        .await?;
+    browser.wait_text(&format!("tr[data-pack='228-{stolen}']"), "reported stolen").await?;
+    browser.click_button(&format!("Take back game 228 book {returned} unsold")).await?;
+    browser.click_button(&format!("Return game 228 book {returned}: its tickets never pay")).await?;
+    browser.wait_text(&format!("tr[data-pack='228-{returned}']"), "returned unsold").await?;
+    shot(ctx, browser, "console-packs").await?;
+    let theirs = get(ctx, &format!("/v1/instant/packs?retailer_id={retailer}"), &op).await;
+    let states: Vec<(i64, String)> = theirs["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| (p["book"].as_i64().unwrap(), p["state"].as_str().unwrap().to_owned()))
+        .collect();
+    let mut expected = vec![(stolen, "stolen".to_owned()), (returned, "returned".to_owned())];
+    expected.sort();
+    if states != expected {
+        return Err(format!("the retailer's packs are {states:?}, not {expected:?}"));
+    }
+    // The retailer's own page lists them too.
+    browser.click_button("Retailers").await?;
+    let open = browser.find(&format!("button[data-retailer='{retailer}']")).await?;
+    browser.click(&open).await?;
+    browser.wait_text("[data-testid=retailer-packs]", "reported stolen").await?;
+    shot(ctx, browser, "console-retailer").await
+}
+
+/// The lottery office pays two instant tickets of one pack on the console's Office claims tab: a
+/// $1.00 prize (no W-2G), and a $1,000 prize, refused in words without the claimant's taxpayer
+/// number (it makes a W-2G), then paid with the W-2G recorded and nothing withheld (not over
+/// $5,000). The office's records list both as the API does, and the W-2G records alone the one.
+pub async fn operator_pays_a_prize_at_the_office(ctx: &Context, browser: &Browser) -> Result<(), String> {
+    let op = operator(ctx, "office-op").await;
+    let tickets = printed_run(ctx, &op).await;
+    let large = winner_in(&tickets, "wins $1,000.00");
+    let small = winners_in(&tickets, "wins $1.00")
+        .into_iter()
+        .find(|w| w.book == large.book)
+        .ok_or("no $1 winner in the $1,000 winner's pack")?;
+    // A retailer has the pack on sale, as its till would put it (by the API).
+    let retailer = post(ctx, "/v1/retailers", &op, json!({"name": "Office Corner"})).await;
+    let retailer = retailer["id"].as_str().unwrap().to_owned();
+    let terminal =
+        post(ctx, &format!("/v1/retailers/{retailer}/terminals"), &op, json!({"label": "t"})).await;
+    let till = crate::common::log_in(&ctx.http, &ctx.base, json!({"api_key": terminal["api_key"]})).await;
+    let pack = format!("/v1/instant/packs/283/{}", large.book);
+    post(ctx, &format!("{pack}/ship"), &op, json!({"retailer_id": retailer})).await;
+    api(ctx, reqwest::Method::POST, &format!("{pack}/receive"), &till, None).await;
+    let active = api(ctx, reqwest::Method::POST, &format!("{pack}/activate"), &till, None).await;
+    if active["state"] != "active" {
+        return Err(format!("the pack is not on sale: {active}"));
+    }
+
+    browser.goto(&format!("{}/#/console", ctx.base)).await?;
+    browser.fill("#staff-username", "office-op").await?;
+    browser.fill("#staff-password", STAFF_PASSWORD).await?;
+    browser.click_button("Log in").await?;
+    browser.click_button("Office claims").await?;
+    // The small prize: paid, no W-2G, no taxpayer number asked.
+    browser.fill("#office-barcode", &small.scan).await?;
+    browser.fill("#office-virn", &small.virn).await?;
+    browser.fill("#office-name", "Sam Small").await?;
+    browser.click_button("Pay the ticket").await?;
+    browser.wait_text("[data-testid=office-paid]", "not required").await?;
+    // The large one: a W-2G needs the claimant's taxpayer number; refused in words without it.
+    browser.fill("#office-barcode", &large.scan).await?;
+    browser.fill("#office-virn", &large.virn).await?;
+    browser.fill("#office-name", "Robin Claimant").await?;
+    browser.fill("#office-address", "1 Main St, Topeka KS").await?;
+    browser.click_button("Pay the ticket").await?;
+    // Said in words (the console names the code beneath, for the operator's records).
+    let refused = browser.wait_text("#instant-office-title ~ .problem", "taxpayer").await?;
+    if refused.lines().next().is_none_or(|said| said.contains('_')) {
+        return Err(format!("the refusal is not in words: {refused:?}"));
+    }
+    let logged = browser.console_errors().await?;
+    if logged.iter().any(|e| !e.contains("/v1/instant/office-claims")) {
+        return Err(format!("the page logged console errors: {logged:#?}"));
+    }
+    browser.fill("#office-tin", "6789").await?;
+    browser.click_button("Pay the ticket").await?;
+    let paid = browser.wait_text("[data-testid=office-paid]", "recorded for Robin Claimant").await?;
+    if !paid.contains("$1,000.00") || !paid.contains("Withheld\n$0.00") {
+        return Err(format!("the office's answer is not a $1,000 prize with nothing withheld: {paid:?}"));
+    }
+    let listed = get(ctx, "/v1/instant/office-claims", &op).await;
+    let listed = listed.as_array().cloned().unwrap_or_default();
+    let record = |name: &str| listed.iter().find(|c| c["claimant_name"] == name).cloned();
+    let (Some(big), Some(little)) = (record("Robin Claimant"), record("Sam Small")) else {
+        return Err(format!("the API has not both office claims: {listed:?}"));
+    };
+    if big["prize_cents"] != 100_000
+        || big["net_cents"] != 100_000
+        || big["w2g"] != true
+        || big["tin_last4"] != "6789"
+    {
+        return Err(format!("the API's record is not the prize paid: {big}"));
+    }
+    if little["prize_cents"] != 100 || little["w2g"] != false {
+        return Err(format!("the API's record of the $1.00 prize: {little}"));
+    }
+    let (big_barcode, little_barcode) =
+        (big["barcode"].as_str().unwrap_or_default(), little["barcode"].as_str().unwrap_or_default());
+    let records = browser.wait_text("[data-testid=office-records]", big_barcode).await?;
+    if !records.contains(little_barcode) || !records.contains("Robin Claimant") || !records.contains("6789") {
+        return Err(format!("the office's records are not the two prizes paid: {records:?}"));
+    }
+    // The W-2G records alone: the $1,000 prize, not the $1.00 one.
+    let only = browser.find("#office-w2g-only").await?;
+    browser.click(&only).await?;
+    let mut rows = Vec::new();
+    for _ in 0..50 {
+        rows = browser.all("[data-testid=office-records] tbody tr").await?;
+        if rows.len() == 1 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let only_row = match &rows[..] {
+        [row] => browser.text(row).await?,
+        _ => return Err(format!("the W-2G records show {} lines, not one", rows.len())),
+    };
+    if !only_row.contains(big_barcode) {
+        return Err(format!("the W-2G record shown is not the $1,000 prize's: {only_row:?}"));
+    }
+    shot(ctx, browser, "console-office-claims").await
 }

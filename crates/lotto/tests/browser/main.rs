@@ -31,6 +31,61 @@ pub struct Context {
     pub dir: PathBuf,
     /// Where each screen's picture goes.
     pub screenshots: PathBuf,
+    /// axe-core's script (from the web client's npm toolchain), run on every screen pictured.
+    pub axe: String,
+}
+
+/// axe-core as the web client's toolchain installs it (`npm ci` in `web/`, run here if it was not).
+fn axe_core() -> String {
+    let web = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../web");
+    let script = web.join("node_modules/axe-core/axe.min.js");
+    if !script.is_file() {
+        let installed = std::process::Command::new("npm")
+            .args(["ci", "--no-audit", "--no-fund", "--loglevel=error"])
+            .current_dir(&web)
+            .status()
+            .unwrap_or_else(|e| panic!("npm, to install axe-core in web/: {e}"));
+        assert!(installed.success(), "npm ci in web/ failed");
+    }
+    std::fs::read_to_string(&script).unwrap_or_else(|e| panic!("{}: {e}", script.display()))
+}
+
+/// The other width every screen is pictured at: a phone's beside a desktop's, and the reverse.
+fn other_size(width: u32) -> (u32, u32) {
+    if width < 500 { (1280, 900) } else { (390, 844) }
+}
+
+/// The tallest picture, in CSS pixels: a longer page is cut there.
+const TALLEST_PICTURE: u32 = 4_000;
+
+/// Pictures of the page as it is now at the journey's width and at the other, as
+/// `{stem}-{width}.png`, each of the whole page from its top (the window made as tall as the
+/// page, up to [`TALLEST_PICTURE`]: what a phone scrolls to is seen too), checked by axe-core
+/// for serious or critical violations and for anything wider than the screen outside a frame
+/// that scrolls; the page is left at the journey's size.
+pub async fn picture(context: &Context, browser: &Browser, stem: &str) -> Result<(), String> {
+    let (width, _) = browser.size;
+    let mut violations = Vec::new();
+    for (w, h) in [browser.size, other_size(width)] {
+        browser.emulate(w, h).await?;
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        let tall = browser.page_height().await?.clamp(h, TALLEST_PICTURE.max(h));
+        if tall > h {
+            browser.emulate(w, tall).await?;
+            tokio::time::sleep(Duration::from_millis(200)).await;
+        }
+        let path = context.screenshots.join(format!("{stem}-{w}.png"));
+        browser.screenshot(&path).await?;
+        let wide = browser.overflowing(w).await?;
+        if !wide.is_empty() {
+            violations.push(format!("{w} px: wider than the screen: {wide:?}"));
+        }
+        violations.extend(
+            browser.accessibility_violations(&context.axe).await?.into_iter().map(|v| format!("{w} px: {v}")),
+        );
+    }
+    browser.restore_size().await?;
+    if violations.is_empty() { Ok(()) } else { Err(format!("axe-core finds on {stem}: {violations:#?}")) }
 }
 
 type Journey = for<'a> fn(&'a Context, &'a Browser) -> Pin<Box<dyn Future<Output = Result<(), String>> + 'a>>;
@@ -45,6 +100,12 @@ const JOURNEYS: &[(&str, u32, u32, Journey)] = &[
         Box::pin(journeys::player_i_luv_suits(c, b))
     }),
     ("player_bets_and_rolls_at_a_craps_table", 1280, 900, |c, b| Box::pin(journeys::player_craps(c, b))),
+    ("player_buys_powerball_online_and_checks_the_ticket", 1280, 1000, |c, b| {
+        Box::pin(journeys::player_powerball(c, b))
+    }),
+    ("player_reads_the_wallet_history_newest_first_and_downloads_it", 1280, 900, |c, b| {
+        Box::pin(journeys::player_reads_the_wallet_history(c, b))
+    }),
     ("player_keeps_a_hand_through_renewals_and_finds_it_after_an_idle_logout", 1280, 900, |c, b| {
         Box::pin(journeys::player_session_survives_renewal_and_idle_timeout(c, b))
     }),
@@ -55,8 +116,20 @@ const JOURNEYS: &[(&str, u32, u32, Journey)] = &[
         Box::pin(journeys::player_closes_the_account_and_asks_to_reopen(c, b))
     }),
     ("retailer_scans_validates_and_pays_a_ticket", 1280, 900, |c, b| Box::pin(journeys::retailer_pays(c, b))),
+    ("retailer_sells_powerball_and_keeps_an_early_ticket_unpaid", 1280, 1000, |c, b| {
+        Box::pin(journeys::retailer_sells_powerball(c, b))
+    }),
     ("operator_sees_live_draws_verifies_audit_and_opens_par_charts", 1280, 1000, |c, b| {
         Box::pin(journeys::operator_console(c, b))
+    }),
+    ("operator_enters_powerball_results_with_a_second_operator_and_certifies", 1280, 1000, |c, b| {
+        Box::pin(journeys::operator_enters_powerball_results(c, b))
+    }),
+    ("operator_keeps_retailers_terminals_and_packs", 1280, 1000, |c, b| {
+        Box::pin(journeys::operator_keeps_retailers_terminals_and_packs(c, b))
+    }),
+    ("operator_pays_a_prize_at_the_office_with_its_w2g", 1280, 1000, |c, b| {
+        Box::pin(journeys::operator_pays_a_prize_at_the_office(c, b))
     }),
     ("operator_keeps_the_exclusion_lists_and_sees_dormant_accounts", 1280, 1000, |c, b| {
         Box::pin(journeys::operator_keeps_the_exclusion_lists(c, b))
@@ -76,9 +149,11 @@ async fn main() {
             ("DATABASE_URL", url.clone()),
             ("LOTTO_INSTANT_SCALE", "100".to_owned()),
             ("LOTTO_KENO_DRAW_INTERVAL_SECONDS", "10".to_owned()),
+            ("LOTTO_POWERBALL_ONLINE", "true".to_owned()),
             ("LOTTO_PRINTER_FILE_DIR", dir.join(".lotto/printer-files").display().to_string()),
             ("LOTTO_VENDOR_FILE_DIR", dir.join(".lotto/vendor-files").display().to_string()),
             ("LOTTO_SECRETS_DIR", dir.join(".lotto/secrets").display().to_string()),
+            ("LOTTO_POWERBALL_EXPORT_DIR", dir.join(".lotto/powerball").display().to_string()),
             ("LOTTO_ADMIN_PASSWORD", journeys::STAFF_PASSWORD.to_owned()),
         ],
         Duration::from_secs(60),
@@ -90,6 +165,7 @@ async fn main() {
         database_url: url,
         dir,
         screenshots: screenshots.clone(),
+        axe: axe_core(),
     };
     let started = Instant::now();
     let mut failed = Vec::new();
@@ -103,9 +179,10 @@ async fn main() {
         let began = Instant::now();
         let browser = Browser::open(&driver, *width, *height).await.unwrap_or_else(|e| panic!("{e}"));
         let mut outcome = journey(&context, &browser).await;
-        let shot = screenshots.join(format!("{name}.png"));
-        if let Err(e) = browser.screenshot(&shot).await {
-            outcome = outcome.and(Err(format!("no screenshot: {e}")));
+        // The screen the journey ends on, at its width and at the other, checked by axe-core.
+        let shot = screenshots.join(format!("{name}-{width}.png"));
+        if let Err(e) = picture(&context, &browser, name).await {
+            outcome = outcome.and(Err(e));
         }
         match browser.console_errors().await {
             Ok(errors) if !errors.is_empty() => {

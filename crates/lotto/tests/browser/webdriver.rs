@@ -14,6 +14,7 @@ const ELEMENT: &str = "element-6066-11e4-a52e-4f735466cecf";
 const PATIENCE: Duration = Duration::from_secs(20);
 
 /// A running `chromedriver`; stopped when dropped.
+#[derive(Debug)]
 pub struct Driver {
     child: Child,
     pub url: String,
@@ -55,9 +56,12 @@ impl Drop for Driver {
 }
 
 /// One browser (a fresh profile: its own storage), headless.
+#[derive(Debug)]
 pub struct Browser {
     http: reqwest::Client,
     session: String,
+    /// The screen it was opened with, in CSS pixels.
+    pub size: (u32, u32),
 }
 
 /// An element on the page.
@@ -74,7 +78,7 @@ impl Browser {
         });
         // A window is never narrower than 500 pixels; a phone's screen is, so it is emulated.
         if width < 500 {
-            options["mobileEmulation"] = json!({"deviceMetrics": {"width": width, "height": height, "pixelRatio": 2.0, "touch": true}});
+            options["mobileEmulation"] = json!({"deviceMetrics": {"width": width, "height": height, "pixelRatio": 1.0, "touch": true}});
         }
         let capabilities = json!({"capabilities": {"alwaysMatch": {
             "browserName": "chrome",
@@ -94,7 +98,7 @@ impl Browser {
             .as_str()
             .ok_or_else(|| format!("no browser session: {answer}"))?
             .to_owned();
-        Ok(Browser { http, session: format!("{}/session/{session}", driver.url) })
+        Ok(Browser { http, session: format!("{}/session/{session}", driver.url), size: (width, height) })
     }
 
     async fn command(
@@ -194,10 +198,18 @@ impl Browser {
         self.post(&format!("/element/{}/value", element.0), json!({"text": text})).await.map(|_| ())
     }
 
-    /// Empties a field, then types `text` into it.
+    /// Empties a field, then types `text` into it. The emptying is announced as an `input`
+    /// event, as a user's deleting is: WebDriver's clear only fires `change`, so a page that
+    /// redraws the field from its own state in between would put the old text back before the
+    /// typing.
     pub async fn fill(&self, css: &str, text: &str) -> Result<(), String> {
         let field = self.find(css).await?;
         self.post(&format!("/element/{}/clear", field.0), json!({})).await?;
+        self.post(
+            "/execute/sync",
+            json!({"script": "arguments[0].dispatchEvent(new Event('input', {bubbles: true}));", "args": [{ELEMENT: field.0}]}),
+        )
+        .await?;
         self.type_into(&field, text).await
     }
 
@@ -254,6 +266,53 @@ impl Browser {
         }
     }
 
+    /// Runs `script` in the page and returns what it hands to `done`, the function it is given
+    /// (for what answers through a promise).
+    pub async fn script_async(&self, script: &str) -> Result<Value, String> {
+        let wrapped = format!("const done = arguments[arguments.length - 1]; {script}");
+        self.post("/execute/async", json!({"script": wrapped, "args": []})).await
+    }
+
+    /// Lays the page out as a screen `width` by `height` CSS pixels shows it (a phone's, below
+    /// 500: a window cannot be that narrow), through the DevTools protocol chromedriver passes on.
+    pub async fn emulate(&self, width: u32, height: u32) -> Result<(), String> {
+        let params = json!({"width": width, "height": height, "deviceScaleFactor": 1, "mobile": width < 500});
+        self.post("/goog/cdp/execute", json!({"cmd": "Emulation.setDeviceMetricsOverride", "params": params}))
+            .await
+            .map(|_| ())
+    }
+
+    /// Back to the screen it was opened with.
+    pub async fn restore_size(&self) -> Result<(), String> {
+        let (width, height) = self.size;
+        if width < 500 {
+            return self.emulate(width, height).await;
+        }
+        self.post("/goog/cdp/execute", json!({"cmd": "Emulation.clearDeviceMetricsOverride", "params": {}}))
+            .await
+            .map(|_| ())
+    }
+
+    /// The serious and critical accessibility violations axe-core (`source`, its script) finds
+    /// on the page as it is now, each as "rule: what, at which elements".
+    pub async fn accessibility_violations(&self, source: &str) -> Result<Vec<String>, String> {
+        if self.script("return typeof axe === 'undefined';").await? == json!(true) {
+            self.script(&format!("{source}\nreturn true;")).await?;
+        }
+        let found = self
+            .script_async(
+                "axe.run(document, {resultTypes: ['violations']}).then((r) => done(r.violations \
+                   .filter((v) => v.impact === 'serious' || v.impact === 'critical') \
+                   .map((v) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join('; ')}`)), \
+                 (e) => done([`axe did not run: ${e}`]));",
+            )
+            .await?;
+        Ok(found
+            .as_array()
+            .map(|v| v.iter().filter_map(|s| s.as_str().map(str::to_owned)).collect())
+            .unwrap_or_default())
+    }
+
     /// Runs `script` in the page and returns its value.
     pub async fn script(&self, script: &str) -> Result<Value, String> {
         self.post("/execute/sync", json!({"script": script, "args": []})).await
@@ -277,6 +336,46 @@ impl Browser {
             .decode(png.as_str().unwrap_or(""))
             .map_err(|e| e.to_string())?;
         std::fs::write(path, bytes).map_err(|e| e.to_string())
+    }
+
+    /// What makes the page wider than `width` (the screen), if anything: the page's width, then a
+    /// few of the elements that reach past the screen's right edge (each as `tag#id.class
+    /// right-edge`), those inside a frame that scrolls or clips sideways aside unless positioned
+    /// out of it. A page that holds at this width gives none.
+    pub async fn overflowing(&self, width: u32) -> Result<Vec<String>, String> {
+        let found = self
+            .script(&format!(
+                "const width = {width}; const page = document.documentElement.scrollWidth; \
+                 if (page <= width + 1) return []; \
+                 const wide = ['the page is ' + page + ' px wide']; \
+                 for (const el of document.body.querySelectorAll('*')) {{ \
+                   const r = el.getBoundingClientRect(); \
+                   if (r.width === 0 || r.right <= width + 1) continue; \
+                   const position = getComputedStyle(el).position; \
+                   let framed = false; \
+                   if (position !== 'absolute' && position !== 'fixed') {{ \
+                     for (let p = el.parentElement; p && p !== document.body; p = p.parentElement) {{ \
+                       const o = getComputedStyle(p).overflowX; \
+                       if (o === 'auto' || o === 'scroll' || o === 'hidden') {{ framed = true; break; }} \
+                     }} \
+                   }} \
+                   if (!framed) wide.push(el.tagName.toLowerCase() + (el.id ? '#' + el.id : '') + \
+                     (typeof el.className === 'string' && el.className ? '.' + el.className.trim().split(/\\s+/).join('.') : '') + \
+                     ' ' + Math.round(r.right)); \
+                 }} \
+                 return wide.slice(0, 7);",
+            ))
+            .await?;
+        Ok(found
+            .as_array()
+            .map(|a| a.iter().filter_map(|v| v.as_str().map(str::to_owned)).collect())
+            .unwrap_or_default())
+    }
+
+    /// How tall the page is, in CSS pixels (what a reader scrolls through).
+    pub async fn page_height(&self) -> Result<u32, String> {
+        let height = self.script("return document.documentElement.scrollHeight;").await?;
+        Ok(height.as_u64().and_then(|h| u32::try_from(h).ok()).unwrap_or(0))
     }
 
     /// The page's console messages at SEVERE level (errors) since the last call.

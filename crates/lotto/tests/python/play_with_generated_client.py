@@ -56,7 +56,9 @@ client = client_module.AuthenticatedClient(base_url=base_url, token=login.access
 
 deposit = answer(
     api("players.deposit_to_wallet").sync_detailed(
-        client=client, body=models.PaymentRequest(amount=10_000, currency="USD"), idempotency_key=str(uuid.uuid4())
+        client=client,
+        body=models.PaymentRequest(amount=10_000, currency=models.PaymentRequestCurrency.USD),
+        idempotency_key=str(uuid.uuid4()),
     ),
     202,
 )
@@ -70,7 +72,8 @@ else:
 
 # Blackjack: a $10 spot, then the decision the round allows until it is settled (stand where
 # it may; decline insurance when offered).
-table = answer(api("blackjack.open_table").sync_detailed(client=client, body=models.OpenTable(decks=6)), 201)
+six_decks = models.OpenTable(decks=models.OpenTableDecks.VALUE_6)
+table = answer(api("blackjack.open_table").sync_detailed(client=client, body=six_decks), 201)
 round_ = answer(
     api("blackjack.deal").sync_detailed(
         table.id,

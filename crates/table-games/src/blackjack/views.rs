@@ -17,6 +17,7 @@ use super::store::{RoundState, StoredRound};
 #[serde(deny_unknown_fields)]
 pub struct OpenTable {
     /// 6 or 2 (default 6).
+    #[schema(schema_with = deck_counts)]
     pub decks: Option<u8>,
     /// Where the player places the cut card (K.A.R. 111-301-6(a)); a random allowed place when
     /// absent.
@@ -285,4 +286,10 @@ fn deciders() -> platform::openapi::SchemaObject {
 /// The side wagers' names.
 fn side_wager_names() -> platform::openapi::SchemaObject {
     platform::openapi::one_of_texts(&["trilux", "trilux_super_3", "royal_match_21", "blazing_7s"])
+}
+
+/// The shoes a table may deal from: six decks or two (none named: six).
+fn deck_counts() -> utoipa::openapi::schema::Object {
+    use utoipa::openapi::schema::{ObjectBuilder, Type};
+    ObjectBuilder::new().schema_type(Type::Integer).enum_values(Some([2, 6])).build()
 }

@@ -14,7 +14,8 @@ use super::store::{Money, StoredRoll, StoredSession};
 #[schema(as = OpenCrapsSession)]
 pub struct OpenSession {
     /// The table's odds multiple: 1 to the house's (`LOTTO_CRAPS_ODDS_MULTIPLE`); the house's
-    /// when absent.
+    /// when absent (refused `invalid_odds_multiple` above the house's).
+    #[schema(minimum = 1)]
     pub odds_multiple: Option<u32>,
 }
 

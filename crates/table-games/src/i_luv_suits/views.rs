@@ -223,11 +223,28 @@ pub struct BaseGameView {
     pub simple_rule_house_edge_per_ante: Exact,
 }
 
+/// How many hands with a flush of `flush_length` cards take one decision: `fold`, or `play` with
+/// `play_multiple` times the ante (0 stands for "as little as the table takes"). One flat object,
+/// not a union, so that every generator reads it.
 #[derive(Debug, Serialize, utoipa::ToSchema)]
 pub struct DecisionCount {
     pub flush_length: u32,
-    pub decision: domain::i_luv_suits::base_game::Decision,
+    pub decision: DecisionKind,
+    /// With `play`: the play wager in antes.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub play_multiple: Option<u32>,
     pub hands: u128,
+}
+
+impl DecisionCount {
+    fn of(flush_length: u32, decision: domain::i_luv_suits::base_game::Decision, hands: u128) -> Self {
+        use domain::i_luv_suits::base_game::Decision;
+        let (decision, play_multiple) = match decision {
+            Decision::Fold => (DecisionKind::Fold, None),
+            Decision::Play(multiple) => (DecisionKind::Play, Some(multiple)),
+        };
+        DecisionCount { flush_length, decision, play_multiple, hands }
+    }
 }
 
 /// A side wager's pay table with its exact return.
@@ -313,7 +330,7 @@ pub fn math_view(progressive_wager_cents: i64) -> MathView {
             decisions: f
                 .decisions
                 .iter()
-                .map(|&(flush_length, decision, hands)| DecisionCount { flush_length, decision, hands })
+                .map(|&(flush_length, decision, hands)| DecisionCount::of(flush_length, decision, hands))
                 .collect(),
             strategy: format!(
                 "Fold two-card flushes. Play every flush of four cards or more at the most allowed (1x the ante \

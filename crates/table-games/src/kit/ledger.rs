@@ -109,7 +109,7 @@ pub async fn open_game_accounts(
     let mut accounts =
         vec![(escrow, ledger_api::AccountKind::GameEscrow), (house, ledger_api::AccountKind::HouseRevenue)];
     accounts.extend(pot.map(|p| (p.account, ledger_api::AccountKind::ProgressivePot)));
-    ledger.open_accounts(game, &accounts).await?;
+    ledger.open_accounts_at_start(game, &accounts).await?;
     if let Some(pot) = pot {
         let metadata = serde_json::json!({"game": game, "progressive": "initial funding"});
         ledger.transfer(&NewTransfer::new(pot.seed_id, house, pot.account, pot.seed_cents, metadata)).await?;

@@ -212,6 +212,38 @@ pub async fn get(pool: &PgPool, id: Uuid) -> Result<Option<Claim>, AppError> {
     .map(Claim::from))
 }
 
+/// Prizes paid at the office (their money moved), newest first: at most `limit`, only those with a
+/// W-2G record when `w2g` says so, and only those of `buyer`'s online tickets when one is named.
+pub async fn paid_at_office(
+    pool: &PgPool,
+    buyer: Option<&str>,
+    w2g: Option<bool>,
+    limit: i64,
+) -> Result<Vec<Claim>, AppError> {
+    Ok(sqlx::query_as!(
+        ClaimRow,
+        r#"SELECT id, serial, draw_date, payee, prize_cents, paid_cents, withheld_cents, net_cents, w2g, election,
+                  released_cents, claimant_name, tin_last4, paid_by, request_key, state AS "state: ClaimState",
+                  created_at,
+                  (SELECT sum(w.prize_cents)::bigint FROM pb_winners w
+                    WHERE w.serial = c.serial AND w.draw_date = c.draw_date AND w.tier = 'grand_prize') AS grand_cents
+             FROM pb_claims c
+            WHERE payee = 'office' AND state <> 'pending'
+              AND ($1::text IS NULL OR EXISTS (SELECT 1 FROM pb_tickets t
+                                                WHERE t.serial = c.serial AND t.channel = 'online' AND t.seller = $1))
+              AND ($2::boolean IS NULL OR w2g = $2)
+            ORDER BY created_at DESC, id DESC LIMIT $3"#,
+        buyer,
+        w2g,
+        limit
+    )
+    .fetch_all(pool)
+    .await?
+    .into_iter()
+    .map(Claim::from)
+    .collect())
+}
+
 /// Claim `id` while its money has not moved.
 pub async fn pending(pool: &PgPool, id: Uuid) -> Result<Option<Claim>, AppError> {
     Ok(get(pool, id).await?.filter(|c| c.state == ClaimState::Pending))

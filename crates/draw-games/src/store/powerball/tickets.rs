@@ -309,3 +309,29 @@ pub async fn drawings_of(
         })
         .collect())
 }
+
+/// `player`'s online tickets, newest first: at most `limit`, after the cursor.
+pub async fn list_online(
+    pool: &PgPool,
+    player: &str,
+    after: Option<platform::TimeIdCursor>,
+    limit: i64,
+) -> Result<Vec<PowerballTicket>, AppError> {
+    sqlx::query_as!(
+        TicketRow,
+        r#"SELECT id, serial, channel, seller, sold_by, debit_account, whites, powerballs, quick_picks, power_play,
+                  draws, cost_cents, first_draw, state AS "state: PowerballTicketState", refusal, created_at
+             FROM pb_tickets WHERE channel = 'online' AND seller = $1
+              AND ($3::timestamptz IS NULL OR (created_at, id) < ($3, $4))
+            ORDER BY created_at DESC, id DESC LIMIT $2"#,
+        player,
+        limit,
+        after.map(|c| c.at),
+        after.map(|c| c.id)
+    )
+    .fetch_all(pool)
+    .await?
+    .into_iter()
+    .map(PowerballTicket::try_from)
+    .collect()
+}
