@@ -121,7 +121,11 @@ impl Upstream {
         let request = builder.body(Body::from(bytes)).map_err(AppError::internal)?;
         let response = self.forward(request, usize::MAX).await;
         let status = response.status();
-        let bytes = axum::body::to_bytes(response.into_body(), 16 << 20).await.map_err(AppError::internal)?;
+        // A body cut off midway is a service that died while answering: as unavailable as one
+        // that never answered.
+        let bytes = axum::body::to_bytes(response.into_body(), 16 << 20)
+            .await
+            .map_err(|e| self.unavailable().with_cause(format!("{}: {e}", self.name())))?;
         if status.is_success() {
             return serde_json::from_slice(&bytes).map_err(AppError::internal);
         }
@@ -133,7 +137,16 @@ impl Upstream {
                     None => err,
                 })
             }
-            Err(_) if status == StatusCode::SERVICE_UNAVAILABLE => Err(self.unavailable()),
+            // A load balancer's own page (HAProxy's 502 when the replica it chose died with the
+            // request, its 504, its 503 with no replica up): the service did not answer.
+            Err(_)
+                if matches!(
+                    status,
+                    StatusCode::BAD_GATEWAY | StatusCode::SERVICE_UNAVAILABLE | StatusCode::GATEWAY_TIMEOUT
+                ) =>
+            {
+                Err(self.unavailable().with_cause(format!("{}: {status} from in front of it", self.name())))
+            }
             Err(_) => Err(AppError::internal(format!("{} answered {status} without a problem", self.name()))),
         }
     }
