@@ -89,6 +89,12 @@ impl Upstream {
             },
             Upstream::Remote { base_url, http, timeout, .. } => {
                 match forward_remote(http, base_url, *timeout, request, body_limit).await {
+                    // A balancer's own page in place of the service's answer (see `call`): the
+                    // caller gets the platform's problem, with its Retry-After.
+                    Ok(response) if from_in_front(&response) => self
+                        .unavailable()
+                        .with_cause(format!("{}: {} from in front of it", self.name(), response.status()))
+                        .into_response(),
                     Ok(response) => response,
                     Err(e) => self.unavailable().with_cause(format!("{}: {e}", self.name())).into_response(),
                 }
@@ -139,12 +145,7 @@ impl Upstream {
             }
             // A load balancer's own page (HAProxy's 502 when the replica it chose died with the
             // request, its 504, its 503 with no replica up): the service did not answer.
-            Err(_)
-                if matches!(
-                    status,
-                    StatusCode::BAD_GATEWAY | StatusCode::SERVICE_UNAVAILABLE | StatusCode::GATEWAY_TIMEOUT
-                ) =>
-            {
+            Err(_) if is_gateway_failure(status) => {
                 Err(self.unavailable().with_cause(format!("{}: {status} from in front of it", self.name())))
             }
             Err(_) => Err(AppError::internal(format!("{} answered {status} without a problem", self.name()))),
@@ -158,6 +159,21 @@ fn without_extensions(request: Request<Body>) -> Request<Body> {
     let (mut parts, body) = request.into_parts();
     parts.extensions = axum::http::Extensions::new();
     Request::from_parts(parts, body)
+}
+
+/// 502, 503 or 504: what a load balancer or proxy answers when the service behind it did not.
+fn is_gateway_failure(status: StatusCode) -> bool {
+    matches!(status, StatusCode::BAD_GATEWAY | StatusCode::SERVICE_UNAVAILABLE | StatusCode::GATEWAY_TIMEOUT)
+}
+
+/// An answer that is a balancer's page rather than the service's: a gateway failure without
+/// the problem body every service answers with.
+fn from_in_front(response: &Response) -> bool {
+    let problem = response
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .is_some_and(|v| v.as_bytes().starts_with(crate::error::PROBLEM_JSON.as_bytes()));
+    is_gateway_failure(response.status()) && !problem
 }
 
 /// The HTTP/1.1 client the gateway reaches services with (pooled, streaming both ways).

@@ -65,3 +65,32 @@ async fn a_500_without_a_problem_stays_an_internal_error() {
     let answer = "HTTP/1.1 500 Internal Server Error\r\ncontent-length: 4\r\nconnection: close\r\n\r\noops";
     assert_eq!(call(answer).await, (StatusCode::INTERNAL_SERVER_ERROR, "internal".to_owned()));
 }
+
+/// What a request passed through as it is (the gateway's hop) comes back as.
+async fn forwarded(answer: &'static str) -> (StatusCode, Option<String>, serde_json::Value) {
+    let upstream = Upstream::remote("ledger", &answering(answer).await, Duration::from_secs(5)).unwrap();
+    let request = axum::http::Request::get("/v1/accounts").body(axum::body::Body::empty()).unwrap();
+    let response = upstream.forward(request, 1 << 16).await;
+    let (status, headers) = (response.status(), response.headers().clone());
+    let bytes = axum::body::to_bytes(response.into_body(), 1 << 16).await.unwrap();
+    let retry_after = headers.get("retry-after").map(|v| v.to_str().unwrap().to_owned());
+    (status, retry_after, serde_json::from_slice(&bytes).unwrap_or_default())
+}
+
+#[tokio::test]
+async fn a_balancers_502_page_passed_through_becomes_the_platforms_503_problem() {
+    let (status, retry_after, body) = forwarded(BALANCER_502).await;
+    assert_eq!((status, retry_after.as_deref()), (StatusCode::SERVICE_UNAVAILABLE, Some("1")));
+    assert_eq!(body["code"], "upstream_unavailable");
+}
+
+#[tokio::test]
+async fn a_services_own_503_problem_passes_through_as_it_is() {
+    let answer = "HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/problem+json\r\n\
+        content-length: 17\r\nconnection: close\r\n\r\n{\"code\":\"custom\"}";
+    let (status, retry_after, body) = forwarded(answer).await;
+    assert_eq!(
+        (status, retry_after, body["code"].as_str()),
+        (StatusCode::SERVICE_UNAVAILABLE, None, Some("custom"))
+    );
+}
