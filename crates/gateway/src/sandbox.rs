@@ -4,7 +4,7 @@
 //! A payment whose method is `sandbox_decline` fails (`card_declined`); every other succeeds.
 //! Like a real provider it retries a webhook that was not answered 2xx, a few times.
 
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, OnceLock, Weak};
 use std::time::Duration;
 
 use axum::Router;
@@ -23,19 +23,33 @@ use crate::views::payments::{PaymentEvent, ProviderPayment};
 /// The method the sandbox declines.
 pub const DECLINE: &str = "sandbox_decline";
 
-/// The sandbox provider.
+/// The sandbox provider: the handle its owner keeps (the assembly, `lotto payments-sandbox`).
+///
+/// The webhooks' destination is held here, by the owner; the provider's routes, which the
+/// gateway holds as its payment provider, reach it only weakly. Otherwise a gateway in this
+/// process would hold its provider holding the gateway, and neither (nor any pool they hold)
+/// would ever be freed: every test's platform and its database connections were kept until the
+/// test process ended. Once the handle is dropped, payments taken are no longer reported.
 #[derive(Debug, Clone)]
 pub struct Sandbox {
-    secret: WebhookSecret,
-    delay: Duration,
+    provider: Provider,
     /// The gateway, once it exists (it is built with the sandbox as its provider).
     gateway: Arc<OnceLock<Upstream>>,
+}
+
+/// What the provider's routes hold.
+#[derive(Debug, Clone)]
+struct Provider {
+    secret: WebhookSecret,
+    delay: Duration,
+    gateway: Weak<OnceLock<Upstream>>,
 }
 
 impl Sandbox {
     /// A sandbox that signs with `secret` and answers after `delay`.
     pub fn new(secret: WebhookSecret, delay: Duration) -> Sandbox {
-        Sandbox { secret, delay, gateway: Arc::new(OnceLock::new()) }
+        let gateway = Arc::new(OnceLock::new());
+        Sandbox { provider: Provider { secret, delay, gateway: Arc::downgrade(&gateway) }, gateway }
     }
 
     /// Where the webhooks go: the gateway's routes (in-process) or its address.
@@ -45,9 +59,11 @@ impl Sandbox {
 
     /// The provider's API.
     pub fn router(&self) -> Router {
-        Router::new().route("/v1/payments", post(take_payment)).with_state(self.clone())
+        Router::new().route("/v1/payments", post(take_payment)).with_state(self.provider.clone())
     }
+}
 
+impl Provider {
     async fn report(&self, payment: ProviderPayment) {
         tokio::time::sleep(self.delay).await;
         let declined = payment.payment_method == DECLINE;
@@ -61,7 +77,9 @@ impl Sandbox {
         };
         let Ok(body) = serde_json::to_vec(&event) else { return };
         for attempt in 0..8u32 {
-            let Some(gateway) = self.gateway.get() else { return };
+            // Taken for this attempt only, so that a wait between attempts holds nothing.
+            let Some(destination) = self.gateway.upgrade() else { return };
+            let Some(gateway) = destination.get() else { return };
             let signature = self.secret.sign(chrono::Utc::now().timestamp(), &body);
             let request = Request::post("/v1/payments/webhook")
                 .header(header::CONTENT_TYPE, "application/json")
@@ -79,7 +97,7 @@ impl Sandbox {
 }
 
 async fn take_payment(
-    State(sandbox): State<Sandbox>,
+    State(sandbox): State<Provider>,
     Json(payment): Json<ProviderPayment>,
 ) -> Result<(StatusCode, Json<Value>), AppError> {
     let answer = json!({"id": payment.id, "status": "processing"});

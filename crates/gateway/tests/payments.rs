@@ -451,3 +451,31 @@ async fn outcomes_delivered_at_once_pay_a_withdrawal_out_once() {
     }
     gw.assert_ledger_balanced().await;
 }
+
+/// The gateway holds the sandbox as its provider and the sandbox reports to the gateway: a
+/// platform that is done with gives all its database connections back, webhooks delivered or not
+/// (the cycle once kept every test's platform, and its connections, until the process ended).
+#[tokio::test]
+async fn a_platform_dropped_after_a_deposit_gives_its_connections_back() {
+    let gw = TestGateway::new().await;
+    let player = gw.player("dropped@example.com").await;
+    gw.fund(&player.token, 2_000).await;
+    let database = gw.url.rsplit('/').next().unwrap().to_owned();
+    let admin = sqlx::PgPool::connect(&platform::testing::server_url()).await.unwrap();
+    let connections = || {
+        sqlx::query_scalar::<_, i64>("SELECT count(*) FROM pg_stat_activity WHERE datname = $1")
+            .bind(&database)
+            .fetch_one(&admin)
+    };
+    assert!(connections().await.unwrap() > 0, "the platform holds connections while it lives");
+    drop(gw);
+    let mut left = -1;
+    for _ in 0..50 {
+        left = connections().await.unwrap();
+        if left == 0 {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    assert_eq!(left, 0, "connections to {database} left after the platform was dropped");
+}

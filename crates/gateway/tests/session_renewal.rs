@@ -25,6 +25,7 @@ fn with_idle_timeout(gw: &TestGateway, idle: Duration) -> TestGateway {
         ledger_pool: gw.ledger_pool.clone(),
         tokens: gw.tokens.clone(),
         url: gw.url.clone(),
+        sandbox: gw.sandbox.clone(),
     }
 }
 

@@ -24,6 +24,8 @@ pub struct TestGateway {
     pub tokens: TokenKeys,
     /// The test's database, for reaching a service's own schema.
     pub url: String,
+    /// The payment provider, kept for as long as the gateway it reports to.
+    pub sandbox: gateway::sandbox::Sandbox,
 }
 
 /// A logged-in identity.
@@ -56,8 +58,9 @@ impl TestGateway {
         // The sandbox provider answers at once; its webhooks come back to this gateway.
         let router = gateway::router(state.clone(), Limits::default());
         platform.sandbox.deliver_to(Upstream::local("gateway", router.clone()));
-        let (ledger_pool, tokens, url) = (platform.ledger_pool, platform.tokens, platform.url);
-        TestGateway { router, state, ledger_pool, tokens, url }
+        let (ledger_pool, tokens, url, sandbox) =
+            (platform.ledger_pool, platform.tokens, platform.url, platform.sandbox);
+        TestGateway { router, state, ledger_pool, tokens, url, sandbox }
     }
 
     /// Another replica of this gateway: its own process memory (rate-limit allowances, the
@@ -75,6 +78,7 @@ impl TestGateway {
             ledger_pool: self.ledger_pool.clone(),
             tokens: self.tokens.clone(),
             url: self.url.clone(),
+            sandbox: self.sandbox.clone(),
         }
     }
 
