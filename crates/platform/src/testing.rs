@@ -22,7 +22,7 @@ pub fn server_url() -> String {
 /// Creates an empty database and returns its URL.
 pub async fn fresh_database() -> Result<String, DbError> {
     let admin = parse_url(&server_url())?;
-    let mut conn = PgConnection::connect_with(&admin).await.map_err(DbError::Connect)?;
+    let mut conn = with_room(&admin).await?;
     let now = SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0);
     static SWEPT: std::sync::OnceLock<()> = std::sync::OnceLock::new();
     if SWEPT.set(()).is_ok() {
@@ -49,6 +49,39 @@ pub async fn bench_database(name: &str) -> Result<String, DbError> {
     sqlx::query(&format!("CREATE DATABASE \"{database}\"")).execute(&mut conn).await?;
     conn.close().await?;
     Ok(format!("{server}/{database}"))
+}
+
+/// The free connections a test waits for before it makes its database: a test's platform
+/// holds up to its budget (`crate::db::default_budget`, 24 on two cores) and a few besides.
+const ROOM_FOR_A_TEST: i64 = 30;
+
+/// A connection to the server once it has [`ROOM_FOR_A_TEST`] connections free, waiting up to
+/// a minute (then as it is). A test binary runs its tests at once, each with a platform of its
+/// own, on a server shared with whatever else runs: a test that starts while the others hold
+/// nearly all of `max_connections` waits for them rather than failing on "too many clients".
+async fn with_room(admin: &sqlx::postgres::PgConnectOptions) -> Result<PgConnection, DbError> {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    loop {
+        let waited_enough = std::time::Instant::now() >= deadline;
+        match PgConnection::connect_with(admin).await {
+            Ok(mut conn) => {
+                let free: i64 = sqlx::query_scalar(
+                    "SELECT current_setting('max_connections')::int - current_setting('superuser_reserved_connections')::int
+                            - (SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'client backend')",
+                )
+                .fetch_one(&mut conn)
+                .await?;
+                if free >= ROOM_FOR_A_TEST || waited_enough {
+                    return Ok(conn);
+                }
+                conn.close().await?;
+            }
+            // 53300: too many connections.
+            Err(sqlx::Error::Database(e)) if !waited_enough && e.code().as_deref() == Some("53300") => {}
+            Err(e) => return Err(DbError::Connect(e)),
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(250)).await;
+    }
 }
 
 async fn drop_stale_databases(conn: &mut PgConnection, now: u64) -> Result<(), DbError> {
