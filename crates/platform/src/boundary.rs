@@ -13,7 +13,7 @@
 /// Declares a floor of a service: `pub` to the service's own tests and benchmarks (feature
 /// `internals`), `pub(crate)` otherwise.
 ///
-/// ```ignore
+/// ```text
 /// platform::floor!(
 ///     /// The steps of a round.
 ///     saga
