@@ -113,7 +113,7 @@ function Draws(): JSX.Element {
         {live.connected ? "Live: new results appear as they are drawn." : "Connecting to live results…"}
       </p>
       <ProblemBanner staff problem={keno.problem} />
-      <Scroll label="Keno draws">
+      <Scroll label="Keno draws" cards>
         <table data-testid="keno-draws">
           <thead>
             <tr>
@@ -195,7 +195,7 @@ function PrintRuns(): JSX.Element {
           {job.tickets_stored.toLocaleString()} of {job.tickets_total.toLocaleString()}
         </div>
       )}
-      <Scroll label="Print runs">
+      <Scroll label="Print runs" cards>
         <table>
           <thead>
             <tr>
@@ -293,7 +293,7 @@ function Validations(): JSX.Element {
     <div>
       <h2>Validations by retailer</h2>
       <ProblemBanner staff problem={rows.problem ?? unusual.problem} />
-      <Scroll label="Validations by retailer">
+      <Scroll label="Validations by retailer" cards>
         <table>
           <thead>
             <tr>

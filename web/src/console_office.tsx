@@ -167,7 +167,7 @@ function OfficeRecords(props: { reload: number }): JSX.Element {
       {records.value && lines.length === 0 ? (
         <p class="hint">None.</p>
       ) : (
-        <Scroll label="Prizes paid at the office">
+        <Scroll label="Prizes paid at the office" cards>
           <table class="data" data-testid="office-records">
             <caption class="visually-hidden">Prizes paid at the office, newest first</caption>
             <thead>

@@ -125,7 +125,7 @@ function PlayerFile(props: { player: Player }): JSX.Element {
       <h4>The last 30 days</h4>
       <ProblemBanner staff problem={statement.problem} />
       {s && (
-        <Scroll label="The player's activity">
+        <Scroll label="The player's activity" cards>
           <table data-testid="player-statement">
             <thead>
               <tr>

@@ -62,7 +62,7 @@ export function PowerballDesk(): JSX.Element {
           once it is asked for (a sale, or its grand prize set here).
         </p>
         <ProblemBanner staff problem={held.problem} />
-        <Scroll label="Drawing calendar">
+        <Scroll label="Drawing calendar" cards>
           <table data-testid="pb-calendar">
             <thead>
               <tr>

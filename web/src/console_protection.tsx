@@ -42,7 +42,7 @@ export function PlayerProtection(): JSX.Element {
         </p>
       )}
       <ProblemBanner staff problem={entries.problem ?? staff.problem} />
-      <Scroll label="Exclusion list">
+      <Scroll label="Exclusion list" cards>
         <table data-testid="exclusion-entries">
           <caption>On the lists now, newest first</caption>
           <thead>
@@ -212,7 +212,7 @@ function Dormant(): JSX.Element {
         shown on their return; a login takes the account off this list.
       </p>
       <ProblemBanner staff problem={dormant.problem} />
-      <Scroll label="Dormant accounts">
+      <Scroll label="Dormant accounts" cards>
         <table data-testid="dormant-accounts">
           <thead>
             <tr>

@@ -61,7 +61,7 @@ export function Retailers(): JSX.Element {
         <ProblemBanner staff problem={add.problem} />
       </form>
       <ProblemBanner staff problem={retailers.problem} />
-      <Scroll label="Retailers">
+      <Scroll label="Retailers" cards>
         <table data-testid="retailers">
           <caption class="visually-hidden">Retailers, oldest first</caption>
           <thead>
@@ -253,7 +253,7 @@ function PackTable(props: { game?: number; state?: Pack["state"]; retailerId?: s
   return (
     <div>
       <ProblemBanner staff problem={packs.problem} />
-      <Scroll label="Packs">
+      <Scroll label="Packs" cards>
         <table data-testid={props.retailerId ? "retailer-packs" : "packs"}>
           <thead>
             <tr>

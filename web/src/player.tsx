@@ -710,7 +710,7 @@ function Statement(): JSX.Element {
           Days chosen: {s.from} to {s.to} ({s.time_zone}); each game's line covers them.
         </p>
       )}
-      <Scroll label="Your activity">
+      <Scroll label="Your activity" cards>
         <table aria-label="Your activity">
           <thead>
             <tr>

@@ -303,7 +303,7 @@ function LatestResults(): JSX.Element {
         {(past.value?.items ?? []).filter((d) => d.results).length === 0 ? (
           <p class="hint">No drawing has results yet.</p>
         ) : (
-          <Scroll label="Powerball results">
+          <Scroll label="Powerball results" cards>
             <table class="data">
               <caption class="visually-hidden">Powerball results, newest first</caption>
               <thead>
@@ -362,7 +362,7 @@ function MyTickets(props: { reload: number }): JSX.Element {
       {pages.loaded && tickets.length === 0 ? (
         <p class="hint">You have not bought a Powerball ticket here yet.</p>
       ) : (
-        <Scroll label="Your Powerball tickets">
+        <Scroll label="Your Powerball tickets" cards>
           <table class="data" data-testid="my-powerball-tickets">
             <caption class="visually-hidden">Your Powerball tickets, newest first</caption>
             <thead>
@@ -430,7 +430,7 @@ export function OfficePrizes(): JSX.Element {
       {paid.value && claims.length === 0 ? (
         <p class="hint">None yet.</p>
       ) : (
-        <Scroll label="Prizes paid at the office">
+        <Scroll label="Prizes paid at the office" cards>
           <table class="data" data-testid="office-prizes">
             <caption class="visually-hidden">Prizes paid at the lottery office, newest first</caption>
             <thead>

@@ -262,7 +262,7 @@ function Packs(): JSX.Element {
         </p>
       )}
       <ProblemBanner problem={packs.problem ?? act.problem} />
-      <Scroll label="Packs at this shop">
+      <Scroll label="Packs at this shop" cards>
         <table>
           <thead>
             <tr>
@@ -322,7 +322,7 @@ function Receipts(): JSX.Element {
     <div>
       <h2>Receipts</h2>
       <ProblemBanner problem={receipts.problem} />
-      <Scroll label="Receipts">
+      <Scroll label="Receipts" cards>
         <table>
           <thead>
             <tr>

@@ -408,10 +408,38 @@ export function gameName(game: unknown): string {
 }
 
 /** A wide table's frame: it scrolls sideways on a narrow screen, and takes the keyboard's focus
- * so that it can be scrolled without a mouse. */
-export function Scroll(props: { label: string; children: ComponentChildren }): JSX.Element {
+ * so that it can be scrolled without a mouse. With `cards`, a table of records (one row each)
+ * shows each row as a card of "column: value" lines on a phone instead (style.css): every cell is
+ * labelled with its column's header here, again whenever the table changes. */
+export function Scroll(props: { label: string; cards?: boolean; children: ComponentChildren }): JSX.Element {
+  const frame = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    const root = frame.current;
+    if (!props.cards || !root) return;
+    const label = () => {
+      for (const table of Array.from(root.querySelectorAll("table"))) {
+        const headers = Array.from(table.querySelectorAll("thead th")).map((th) => th.textContent?.trim() ?? "");
+        for (const row of Array.from(table.querySelectorAll("tbody tr, tfoot tr"))) {
+          let column = 0;
+          for (const cell of Array.from(row.children)) {
+            const span = (cell as HTMLTableCellElement).colSpan || 1;
+            // A cell across columns (a total's words) is its own label.
+            const header = span > 1 ? "" : (headers[column] ?? "");
+            if (cell.getAttribute("data-label") !== header) cell.setAttribute("data-label", header);
+            column += span;
+          }
+        }
+      }
+    };
+    label();
+    // Rows come and go as pages turn and lists refresh; attributes are left out, so labelling
+    // does not set itself off.
+    const observer = new MutationObserver(label);
+    observer.observe(root, { childList: true, subtree: true, characterData: true });
+    return () => observer.disconnect();
+  }, [props.cards]);
   return (
-    <div class="scroll" tabIndex={0} role="region" aria-label={props.label}>
+    <div ref={frame} class={props.cards ? "scroll cards" : "scroll"} tabIndex={0} role="region" aria-label={props.label}>
       {props.children}
     </div>
   );

@@ -105,7 +105,7 @@ export function WalletHistory(props: { balance: number | undefined }): JSX.Eleme
         paid: the balance moves when it is paid.
       </p>
       <ProblemBanner problem={pages.problem ?? download.problem} />
-      <Scroll label="Wallet history">
+      <Scroll label="Wallet history" cards>
         <table data-testid="wallet-history">
           <thead>
             <tr>

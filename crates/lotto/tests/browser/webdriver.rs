@@ -341,13 +341,17 @@ impl Browser {
     /// What makes the page wider than `width` (the screen), if anything: the page's width, then a
     /// few of the elements that reach past the screen's right edge (each as `tag#id.class
     /// right-edge`), those inside a frame that scrolls or clips sideways aside unless positioned
-    /// out of it. A page that holds at this width gives none.
+    /// out of it; and on a phone (up to 640 px), a table of records shown as cards
+    /// (`.scroll.cards`) that still scrolls sideways. A page that holds at this width gives none.
     pub async fn overflowing(&self, width: u32) -> Result<Vec<String>, String> {
         let found = self
             .script(&format!(
                 "const width = {width}; const page = document.documentElement.scrollWidth; \
-                 if (page <= width + 1) return []; \
-                 const wide = ['the page is ' + page + ' px wide']; \
+                 const cards = width > 640 ? [] : Array.from(document.querySelectorAll('.scroll.cards')) \
+                   .filter((f) => f.scrollWidth > f.clientWidth + 1) \
+                   .map((f) => 'cards that scroll sideways: ' + f.getAttribute('aria-label')); \
+                 if (page <= width + 1) return cards; \
+                 const wide = cards.concat(['the page is ' + page + ' px wide']); \
                  for (const el of document.body.querySelectorAll('*')) {{ \
                    const r = el.getBoundingClientRect(); \
                    if (r.width === 0 || r.right <= width + 1) continue; \
