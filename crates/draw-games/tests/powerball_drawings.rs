@@ -662,6 +662,18 @@ async fn prizes_are_claimed_once_at_the_counter_and_the_office_and_then_expire()
         .await;
     assert_eq!((page.body["items"].as_array().map(Vec::len), &page.body["next"]), (Some(0), &Value::Null));
     let (stranger, _) = game.player(0).await;
+    // A whole page is read at once (its drawings, winners and voids for every ticket together):
+    // each ticket on it is as its own read gives it, the winner's prize on its own ticket only.
+    let whole = game.get("/v1/powerball/tickets", Some(&token)).await;
+    let items = whole.body["items"].as_array().unwrap();
+    assert_eq!(items.len(), 2, "{}", whole.body);
+    for item in items {
+        let alone = game
+            .get(&format!("/v1/powerball/tickets/{}", item["serial"].as_str().unwrap()), Some(&token))
+            .await;
+        assert_eq!(&alone.body, item);
+    }
+    assert_eq!(items[0]["drawings"][0]["winnings"], json!([]), "{}", whole.body);
     let stranger = game.token(&stranger, Role::Player);
     let none = game.get("/v1/powerball/tickets", Some(&stranger)).await;
     assert_eq!(none.body["items"].as_array().map(Vec::len), Some(0), "{}", none.body);

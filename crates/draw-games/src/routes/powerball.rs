@@ -398,10 +398,7 @@ pub async fn my_powerball_tickets(
 ) -> Result<Json<Page<PowerballTicketView>>, AppError> {
     caller.require(&[Role::Player])?;
     let mine = tickets::list_online(&state.pool, caller.subject(), page.after()?, page.limit()?).await?;
-    let mut items = Vec::with_capacity(mine.len());
-    for ticket in &mine {
-        items.push(powerball_sales::view(&state, ticket).await?);
-    }
+    let items = powerball_sales::views(&state, &mine).await?;
     let next = page.next_cursor(
         mine.len(),
         mine.last().map(|t| platform::TimeIdCursor { at: t.created_at, id: t.id }),

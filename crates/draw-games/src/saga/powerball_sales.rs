@@ -210,19 +210,68 @@ pub async fn ensure_drawings(state: &DrawsState, drawings: &[Drawing]) -> Result
 
 /// The ticket as printed and as it stands: serial, boards, drawings and what it won.
 pub async fn view(state: &DrawsState, ticket: &PowerballTicket) -> Result<PowerballTicketView, AppError> {
-    let quick_from = ticket.boards.len().saturating_sub(usize::try_from(ticket.quick_picks).unwrap_or(0));
-    let boards = ticket
-        .boards
+    views(state, std::slice::from_ref(ticket))
+        .await?
+        .pop()
+        .ok_or_else(|| AppError::internal("a ticket's view was not made"))
+}
+
+/// [`view`] of each of `tickets`, in their order, in three statements whatever their number
+/// (their drawings, their winners, their voids).
+pub async fn views(state: &DrawsState, tickets: &[PowerballTicket]) -> Result<Vec<PowerballTicketView>, AppError> {
+    let wanted: Vec<_> = tickets.iter().map(|t| (t.serial, drawing_dates(state, t))).collect();
+    let drawings = tickets::drawings_of_each(&state.pool, &wanted).await?;
+    let ids: Vec<Uuid> = tickets.iter().map(|t| t.id).collect();
+    let mut voids = crate::store::voids::of_tickets(&state.pool, &ids).await?;
+    Ok(tickets
         .iter()
-        .enumerate()
-        .map(|(i, b)| BoardView {
-            board: i16::try_from(i).unwrap_or(0).saturating_add(1),
-            whites: b.whites.to_vec(),
-            powerball: b.powerball,
-            quick_pick: i >= quick_from,
+        .zip(drawings)
+        .map(|(ticket, drawings)| {
+            let quick_from =
+                ticket.boards.len().saturating_sub(usize::try_from(ticket.quick_picks).unwrap_or(0));
+            let boards = ticket
+                .boards
+                .iter()
+                .enumerate()
+                .map(|(i, b)| BoardView {
+                    board: i16::try_from(i).unwrap_or(0).saturating_add(1),
+                    whites: b.whites.to_vec(),
+                    powerball: b.powerball,
+                    quick_pick: i >= quick_from,
+                })
+                .collect();
+            let drawings = drawings
+                .into_iter()
+                .map(|d| TicketDrawingView {
+                    draw_date: d.date,
+                    state: d.state.as_str().to_owned(),
+                    winnings: d
+                        .winning_boards
+                        .into_iter()
+                        .map(|(board, tier, prize_cents)| WinningBoardView { board, tier, prize_cents })
+                        .collect(),
+                })
+                .collect();
+            PowerballTicketView {
+                serial: ticket.serial.to_string(),
+                state: ticket.state.as_str().to_owned(),
+                channel: ticket.channel.as_str().to_owned(),
+                boards,
+                power_play: ticket.power_play,
+                draws: ticket.draws,
+                cost_cents: ticket.cost_cents,
+                drawings,
+                refusal: ticket.refusal.clone(),
+                created_at: ticket.created_at,
+                voided: voids.remove(&ticket.id).map(Into::into),
+            }
         })
-        .collect();
-    let dates: Vec<_> = match ticket.first_draw {
+        .collect())
+}
+
+/// The dates of the drawings ticket `ticket` plays in (none before it is sold).
+fn drawing_dates(state: &DrawsState, ticket: &PowerballTicket) -> Vec<chrono::NaiveDate> {
+    match ticket.first_draw {
         Some(first) => state
             .powerball
             .drawings_from(&state.powerball.drawing_on(first), usize::try_from(ticket.draws).unwrap_or(1))
@@ -230,33 +279,7 @@ pub async fn view(state: &DrawsState, ticket: &PowerballTicket) -> Result<Powerb
             .map(|d| d.date)
             .collect(),
         None => Vec::new(),
-    };
-    let drawings = tickets::drawings_of(&state.pool, ticket.serial, &dates)
-        .await?
-        .into_iter()
-        .map(|d| TicketDrawingView {
-            draw_date: d.date,
-            state: d.state.as_str().to_owned(),
-            winnings: d
-                .winning_boards
-                .into_iter()
-                .map(|(board, tier, prize_cents)| WinningBoardView { board, tier, prize_cents })
-                .collect(),
-        })
-        .collect();
-    Ok(PowerballTicketView {
-        serial: ticket.serial.to_string(),
-        state: ticket.state.as_str().to_owned(),
-        channel: ticket.channel.as_str().to_owned(),
-        boards,
-        power_play: ticket.power_play,
-        draws: ticket.draws,
-        cost_cents: ticket.cost_cents,
-        drawings,
-        refusal: ticket.refusal.clone(),
-        created_at: ticket.created_at,
-        voided: crate::store::voids::of_ticket(&state.pool, ticket.id).await?.map(Into::into),
-    })
+    }
 }
 
 /// Finishes sales left `open` for longer than `older_than`; returns how many.

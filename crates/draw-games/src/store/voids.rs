@@ -209,6 +209,21 @@ pub async fn of_ticket(pool: &PgPool, id: Uuid) -> Result<Option<Voided>, AppErr
     .await?)
 }
 
+/// The voids of those of tickets `ids` that were voided, by ticket.
+pub async fn of_tickets(pool: &PgPool, ids: &[Uuid]) -> Result<std::collections::HashMap<Uuid, Voided>, AppError> {
+    Ok(sqlx::query_as!(
+        Voided,
+        "SELECT ticket_id, game, wallet_account_id, draws, refund_cents, reason, voided_at, refunded_at
+           FROM voided_tickets WHERE ticket_id = ANY($1)",
+        ids
+    )
+    .fetch_all(pool)
+    .await?
+    .into_iter()
+    .map(|v| (v.ticket_id, v))
+    .collect())
+}
+
 /// Ticket `id`'s refund is in the journal.
 pub async fn mark_refunded(pool: &PgPool, id: Uuid) -> Result<DateTime<Utc>, AppError> {
     Ok(sqlx::query_scalar!(

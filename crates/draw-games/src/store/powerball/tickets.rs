@@ -2,6 +2,8 @@
 //! drawings' partitions) or `refused`, found by id or by the serial printed on it; checked
 //! against the schema at build time.
 
+use std::collections::HashMap;
+
 use chrono::{DateTime, NaiveDate, Utc};
 use domain::powerball::Board;
 use domain::serial::TicketSerial;
@@ -270,42 +272,59 @@ pub async fn stuck(pool: &PgPool, older_than: std::time::Duration) -> Result<Vec
 pub struct TicketDrawing {
     pub date: NaiveDate,
     pub state: PowerballDrawState,
-    pub winning_boards: Vec<(i16, String, i64)>,
+    pub winning_boards: Vec<WinningBoard>,
 }
 
-/// Drawings `dates` of ticket `serial`, with its winners in each one settled.
-pub async fn drawings_of(
+/// A board that won in a drawing: the board (from 1), its tier, its prize in cents.
+pub type WinningBoard = (i16, String, i64);
+
+/// The drawings of each of several tickets (one ticket, or a page of a player's), in two
+/// statements whatever their number: for each `(serial, dates)` of `wanted`, in its order, the
+/// drawings of those dates that exist, with the ticket's winners in each one settled.
+pub async fn drawings_of_each(
     pool: &PgPool,
-    serial: TicketSerial,
-    dates: &[NaiveDate],
-) -> Result<Vec<TicketDrawing>, AppError> {
-    let rows = sqlx::query!(
-        r#"SELECT d.draw_date, d.state AS "state: PowerballDrawState",
-                  coalesce(array_agg(w.board ORDER BY w.board) FILTER (WHERE w.board IS NOT NULL), '{}') AS "boards!",
-                  coalesce(array_agg(w.tier ORDER BY w.board) FILTER (WHERE w.board IS NOT NULL), '{}') AS "tiers!",
-                  coalesce(array_agg(w.prize_cents ORDER BY w.board) FILTER (WHERE w.board IS NOT NULL), '{}')
-                      AS "prizes!"
-             FROM pb_draws d
-             LEFT JOIN pb_winners w ON w.draw_date = d.draw_date AND w.serial = $1 AND d.state IN ('settled', 'certified')
-            WHERE d.draw_date = ANY($2)
-            GROUP BY d.draw_date, d.state ORDER BY d.draw_date"#,
-        serial.body(),
-        dates
+    wanted: &[(TicketSerial, Vec<NaiveDate>)],
+) -> Result<Vec<Vec<TicketDrawing>>, AppError> {
+    let mut dates: Vec<NaiveDate> = wanted.iter().flat_map(|(_, d)| d.iter().copied()).collect();
+    dates.sort_unstable();
+    dates.dedup();
+    let serials: Vec<i64> = wanted.iter().map(|(s, _)| s.body()).collect();
+    let states: HashMap<NaiveDate, PowerballDrawState> = sqlx::query!(
+        r#"SELECT draw_date, state AS "state: PowerballDrawState" FROM pb_draws WHERE draw_date = ANY($1)"#,
+        &dates
     )
     .fetch_all(pool)
-    .await?;
-    Ok(rows
-        .into_iter()
-        .map(|row| TicketDrawing {
-            date: row.draw_date,
-            state: row.state,
-            winning_boards: row
-                .boards
+    .await?
+    .into_iter()
+    .map(|row| (row.draw_date, row.state))
+    .collect();
+    let mut winners: HashMap<(i64, NaiveDate), Vec<WinningBoard>> = HashMap::new();
+    for row in sqlx::query!(
+        "SELECT w.serial, w.draw_date, w.board, w.tier, w.prize_cents
+           FROM pb_winners w JOIN pb_draws d ON d.draw_date = w.draw_date
+          WHERE w.serial = ANY($1) AND d.state IN ('settled', 'certified')
+          ORDER BY w.serial, w.draw_date, w.board",
+        &serials
+    )
+    .fetch_all(pool)
+    .await?
+    {
+        winners.entry((row.serial, row.draw_date)).or_default().push((row.board, row.tier, row.prize_cents));
+    }
+    Ok(wanted
+        .iter()
+        .map(|(serial, dates)| {
+            let mut dates = dates.clone();
+            dates.sort_unstable();
+            dates.dedup();
+            dates
                 .into_iter()
-                .zip(row.tiers)
-                .zip(row.prizes)
-                .map(|((b, t), p)| (b, t, p))
-                .collect(),
+                .filter_map(|date| {
+                    let state = *states.get(&date)?;
+                    let winning_boards = winners.remove(&(serial.body(), date)).unwrap_or_default();
+                    Some(TicketDrawing { date, state, winning_boards })
+                })
+                .collect()
         })
         .collect())
 }
