@@ -87,12 +87,7 @@ pub fn split_budget(budget: u32, reserved: u32, weights: &[u32]) -> Result<Vec<u
 /// other clients hold now leave less room than it.
 pub async fn check_budget(url: &str, budget: u32) -> Result<(), DbError> {
     let mut conn = PgConnection::connect_with(&parse_url(url)?).await.map_err(DbError::Connect)?;
-    let (max, reserved, in_use): (i32, i32, i64) = sqlx::query_as(
-        "SELECT current_setting('max_connections')::int, current_setting('superuser_reserved_connections')::int,
-                (SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'client backend')",
-    )
-    .fetch_one(&mut conn)
-    .await?;
+    let (max, reserved, in_use) = connections(&mut conn).await?;
     conn.close().await?;
     let room = i64::from(max - reserved);
     if i64::from(budget) > room {
@@ -114,6 +109,17 @@ pub async fn check_budget(url: &str, budget: u32) -> Result<(), DbError> {
         );
     }
     Ok(())
+}
+
+/// The server's connections: `max_connections`, those of them reserved for superusers, and the
+/// clients' connections now (`conn`'s own among them).
+pub async fn connections(conn: &mut PgConnection) -> Result<(i32, i32, i64), DbError> {
+    Ok(sqlx::query_as(
+        "SELECT current_setting('max_connections')::int, current_setting('superuser_reserved_connections')::int,
+                (SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'client backend')",
+    )
+    .fetch_one(conn)
+    .await?)
 }
 
 /// Connects a pool bound to `schema` and runs `migrator` in it.

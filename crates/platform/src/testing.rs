@@ -65,13 +65,8 @@ async fn with_room(admin: &sqlx::postgres::PgConnectOptions) -> Result<PgConnect
         let waited_enough = std::time::Instant::now() >= deadline;
         match PgConnection::connect_with(admin).await {
             Ok(mut conn) => {
-                let free: i64 = sqlx::query_scalar(
-                    "SELECT current_setting('max_connections')::int - current_setting('superuser_reserved_connections')::int
-                            - (SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'client backend')",
-                )
-                .fetch_one(&mut conn)
-                .await?;
-                if free >= ROOM_FOR_A_TEST || waited_enough {
+                let (max, reserved, in_use) = crate::db::connections(&mut conn).await?;
+                if i64::from(max - reserved) - in_use >= ROOM_FOR_A_TEST || waited_enough {
                     return Ok(conn);
                 }
                 conn.close().await?;

@@ -279,8 +279,8 @@ pub struct TicketDrawing {
 pub type WinningBoard = (i16, String, i64);
 
 /// The drawings of each of several tickets (one ticket, or a page of a player's), in two
-/// statements whatever their number: for each `(serial, dates)` of `wanted`, in its order, the
-/// drawings of those dates that exist, with the ticket's winners in each one settled.
+/// statements whatever their number: for each `(serial, dates)` of `wanted` (its dates distinct, in
+/// order), the drawings of those dates that exist, with the ticket's winners in each one settled.
 pub async fn drawings_of_each(
     pool: &PgPool,
     wanted: &[(TicketSerial, Vec<NaiveDate>)],
@@ -314,11 +314,9 @@ pub async fn drawings_of_each(
     Ok(wanted
         .iter()
         .map(|(serial, dates)| {
-            let mut dates = dates.clone();
-            dates.sort_unstable();
-            dates.dedup();
             dates
-                .into_iter()
+                .iter()
+                .copied()
                 .filter_map(|date| {
                     let state = *states.get(&date)?;
                     let winning_boards = winners.remove(&(serial.body(), date)).unwrap_or_default();
