@@ -53,11 +53,14 @@ impl Drop for Cluster {
 }
 
 /// A base port whose layout's ports (base to base + 44, and base + 50, where the README's walk-through
-/// restores) are all free now.
+/// restores) are all free now, and all below Linux's ephemeral range (32768 and up): a port free
+/// now but in that range may be taken as the source port of a connection the cluster's own parts
+/// make (Patroni to etcd, HAProxy's checks) before the part that listens on it starts (seen: a
+/// member's REST API "Address already in use").
 pub fn free_ports() -> u16 {
     let free = |port: u16| std::net::TcpListener::bind(("127.0.0.1", port)).is_ok();
     for _ in 0..100 {
-        let base = 20_000 + (super::free_port() % 20_000);
+        let base = 20_000 + (super::free_port() % 12_700);
         if (0..=44).chain([50]).all(|offset| free(base + offset)) {
             return base;
         }
