@@ -86,9 +86,16 @@ async fn main() {
     let embedded_url = serve_on_loopback(gateway::router(embedded_state, Limits::default())).await.unwrap();
 
     // An operator with a real session, and an account to read.
-    gateway::create_staff(&gateway_pool, "bench-op", "bench password 123".into(), Role::Operator, None)
-        .await
-        .unwrap();
+    gateway::create_staff(
+        &gateway_pool,
+        &gateway::credentials::PasswordWork::new(1, Duration::from_secs(60)),
+        "bench-op",
+        "bench password 123".into(),
+        Role::Operator,
+        None,
+    )
+    .await
+    .unwrap();
     let http = reqwest::Client::builder().pool_max_idle_per_host(256).build().unwrap();
     let setup = ServiceClient::new(gateway_url.as_str()).unwrap();
     let credentials = json!({"username": "bench-op", "password": "bench password 123"});

@@ -14,6 +14,8 @@
 //! | `LOTTO_LOCKOUT_AFTER_FAILURES`     | `3`       | failed logins in a row that lock a player's or staff member's account |
 //! | `LOTTO_LOCKOUT_MINUTES`            | `15`      | how long a locked account stays locked         |
 //! | `LOTTO_TIME_ZONE`                  | `America/Chicago` | the operator's zone: the days of a player's statement |
+//! | `LOTTO_PASSWORD_CHECKS`            | the cores | argon2id password checks and hashes run at once by a replica (19 MiB each) |
+//! | `LOTTO_PASSWORD_WAIT_MS`           | `5000`    | how long a login waits for one of them before it is refused 503 |
 
 use std::time::Duration;
 
@@ -45,6 +47,12 @@ pub struct GatewaySettings {
     /// The operator's time zone: the days of a player's statement (Kansas: Central time).
     pub time_zone: chrono_tz::Tz,
     pub protection: ProtectionSettings,
+    /// Password checks and hashes run at once by this replica (`crate::credentials::PasswordWork`):
+    /// each holds 19 MiB while it runs, so this bounds what a flood of logins can make it hold.
+    pub password_checks: usize,
+    /// How long a login or registration waits for a password check's place before it is
+    /// refused 503 with `Retry-After`.
+    pub password_wait: Duration,
 }
 
 /// Player protection's settings (ADR 0014).
@@ -97,6 +105,8 @@ impl Default for GatewaySettings {
             lockout: Duration::from_secs(15 * 60),
             time_zone: chrono_tz::America::Chicago,
             protection: ProtectionSettings::default(),
+            password_checks: std::thread::available_parallelism().map_or(2, std::num::NonZeroUsize::get),
+            password_wait: Duration::from_secs(5),
         }
     }
 }
@@ -171,6 +181,15 @@ impl GatewaySettings {
                     "second",
                 )?),
             },
+            password_checks: at_least_one(
+                "LOTTO_PASSWORD_CHECKS",
+                env_or("LOTTO_PASSWORD_CHECKS", d.password_checks)?,
+                "check",
+            )?,
+            password_wait: Duration::from_millis(env_or(
+                "LOTTO_PASSWORD_WAIT_MS",
+                u64::try_from(d.password_wait.as_millis()).unwrap_or(u64::MAX),
+            )?),
         })
     }
 }

@@ -21,7 +21,7 @@
 pub mod auth;
 pub mod config;
 pub mod cors;
-mod credentials;
+pub mod credentials;
 pub mod rate_limit;
 mod routes;
 mod saga;
@@ -101,6 +101,8 @@ pub struct GatewayState {
     pub time_zone: chrono_tz::Tz,
     /// Dormancy, the help line, the exclusion lists' check.
     pub protection: config::ProtectionSettings,
+    /// Password checks and hashes, bounded in number and memory.
+    pub passwords: credentials::PasswordWork,
 }
 
 impl FromRef<GatewayState> for TokenKeys {
@@ -147,6 +149,7 @@ impl GatewayState {
             cors: settings.cors.clone(),
             time_zone: settings.time_zone,
             protection: settings.protection.clone(),
+            passwords: credentials::PasswordWork::new(settings.password_checks, settings.password_wait),
         }
     }
 

@@ -32,8 +32,15 @@ pub async fn add_staff(
 ) -> Result<(StatusCode, Json<NewStaffView>), AppError> {
     caller.require(WRITERS)?;
     let created_by = Some(caller.subject_id()?);
-    let id = saga::create_staff(&state.pool, &request.username, request.password, request.role, created_by)
-        .await?;
+    let id = saga::create_staff(
+        &state.pool,
+        &state.passwords,
+        &request.username,
+        request.password,
+        request.role,
+        created_by,
+    )
+    .await?;
     let username = request.username.trim().to_lowercase();
     Ok((StatusCode::CREATED, Json(NewStaffView { id, username, role: request.role })))
 }

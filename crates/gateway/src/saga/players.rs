@@ -10,7 +10,7 @@ use uuid::Uuid;
 
 use crate::GatewayState;
 use crate::auth::Authenticated;
-use crate::credentials::{hash_password, validate_password};
+use crate::credentials::validate_password;
 use crate::store::players::{self as store, LimitKind, NewPlayer};
 use crate::views::players::{DepositLimit, LimitPeriod, LimitRequest, Player, Registration};
 
@@ -69,7 +69,7 @@ pub(crate) async fn register(state: &GatewayState, request: Registration) -> Res
     }
     let id = Uuid::now_v7();
     let wallet_id = Uuid::now_v7();
-    let password_hash = hash_password(request.password).await?;
+    let password_hash = state.passwords.hash(request.password).await?;
     // The player first, then the wallet: of concurrent registrations of one email only the one
     // whose row went in opens a wallet, and a wallet that cannot be opened takes its player back
     // out, so there is never a wallet without a player nor a player without a wallet.

@@ -30,7 +30,7 @@ use sqlx::{PgConnection, PgPool};
 use uuid::Uuid;
 
 use crate::GatewayState;
-use crate::credentials::{api_key_prefix, digest_api_key, digests_equal, verify_password};
+use crate::credentials::{api_key_prefix, digest_api_key, digests_equal};
 use crate::store::sessions::{self as store, Credentials};
 use crate::views::sessions::{LoginRequest, PlayerLogin, StaffLogin, TerminalLogin};
 
@@ -118,7 +118,7 @@ async fn password_login(
 ) -> Result<(String, Role, Option<DateTime<Utc>>), AppError> {
     let row = store::credentials(&state.pool, whose, login.trim()).await?;
     // The hash is checked even without a row, so an unknown login takes as long as a known one.
-    let matches = verify_password(password, row.as_ref().map(|r| r.password_hash.clone())).await?;
+    let matches = state.passwords.verify(password, row.as_ref().map(|r| r.password_hash.clone())).await?;
     let Some(row) = row else { return Err(bad_credentials()) };
     if let Some(until) = row.locked_until.filter(|u| *u > Utc::now()) {
         return Err(locked(until));

@@ -8,13 +8,14 @@ use uuid::Uuid;
 
 use crate::GatewayState;
 use crate::auth::end_sessions;
-use crate::credentials::{hash_password, new_api_key, validate_password};
+use crate::credentials::{PasswordWork, new_api_key, validate_password};
 use crate::store::staff as store;
 use crate::views::staff::{NewTerminalView, Retailer, RetailerChange};
 
 /// Creates an operator or auditor; `created_by` is None only for the first, made by `lotto admin`.
 pub async fn create_staff(
     pool: &PgPool,
+    passwords: &PasswordWork,
     username: &str,
     password: String,
     role: Role,
@@ -34,7 +35,7 @@ pub async fn create_staff(
         return Err(AppError::unprocessable(codes::INVALID_ROLE, "staff are operators or auditors"));
     }
     validate_password(&password, &username)?;
-    let hash = hash_password(password).await?;
+    let hash = passwords.hash(password).await?;
     let id = Uuid::now_v7();
     if !store::insert_staff(pool, id, &username, &hash, role, created_by).await? {
         return Err(AppError::conflict(codes::USERNAME_TAKEN, "that username is taken"));

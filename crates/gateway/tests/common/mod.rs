@@ -175,8 +175,16 @@ impl TestGateway {
 
     /// A staff member created directly, logged in.
     pub async fn staff(&self, username: &str, role: Role) -> Login {
-        let id =
-            gateway::create_staff(&self.state.pool, username, PASSWORD.into(), role, None).await.unwrap();
+        let id = gateway::create_staff(
+            &self.state.pool,
+            &self.state.passwords,
+            username,
+            PASSWORD.into(),
+            role,
+            None,
+        )
+        .await
+        .unwrap();
         let login = self.login(json!({"username": username, "password": PASSWORD})).await;
         assert_eq!(login.status, StatusCode::CREATED, "{}", login.body);
         Login { token: login.body["access_token"].as_str().unwrap().to_owned(), subject: id.to_string() }

@@ -61,6 +61,11 @@ impl Lotto {
         }
     }
 
+    /// The process's id (for its `/proc` figures).
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
     /// Kills the process outright (SIGKILL): no shutdown, no cleanup, as a crash would.
     pub fn kill(mut self) {
         let _ = self.child.kill();
@@ -97,6 +102,13 @@ pub fn binaries() -> std::path::PathBuf {
     let status = Command::new(env!("CARGO")).args(["build", "--workspace", "--bins"]).status().unwrap();
     assert!(status.success(), "cargo build --bins failed");
     std::path::Path::new(env!("CARGO_BIN_EXE_lotto")).parent().unwrap().to_path_buf()
+}
+
+/// A `/proc/<pid>/status` figure in kB (`VmRSS`: resident now; `VmHWM`: the most resident).
+pub fn status_kb(pid: u32, field: &str) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    let line = status.lines().find(|l| l.starts_with(&format!("{field}:"))).unwrap();
+    line.split_whitespace().nth(1).unwrap().parse().unwrap()
 }
 
 pub fn free_port() -> u16 {
