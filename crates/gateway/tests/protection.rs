@@ -501,12 +501,14 @@ async fn a_time_out_ends_every_session_and_refuses_stakes_and_deposits_but_not_w
     gw.assert_ledger_balanced().await;
 }
 
-/// Makes session `sid`'s reality check due now (its interval is at least 15 minutes).
+/// Makes every game session's reality check due now (its interval is at least 15 minutes).
 async fn make_reality_check_due(gw: &TestGateway) {
-    sqlx::query("UPDATE sessions SET reality_check_at = now() - interval '1 second' WHERE reality_check_at IS NOT NULL")
-        .execute(&gw.state.pool)
-        .await
-        .unwrap();
+    sqlx::query(
+        "UPDATE game_sessions SET reality_check_at = now() - interval '1 second' WHERE ended_at IS NULL",
+    )
+    .execute(&gw.state.pool)
+    .await
+    .unwrap();
 }
 
 #[tokio::test]
@@ -588,6 +590,128 @@ async fn a_reality_check_stops_the_next_stake_until_the_player_goes_on_or_stops(
     let clock = gw.call("GET", "/v1/me/play-session", Some(token), None).await;
     assert!(clock.body["started_at"].is_null(), "{}", clock.body);
     gw.assert_ledger_balanced().await;
+}
+
+/// Issue 47 §2: a reality check binds the player, not one login. A second login joins the game
+/// session going on (its clock and next check); once the check is due every login's stakes
+/// wait, a new login (a reload, a second device) meets it too, and an in-round stake (a
+/// blackjack double, an I Luv Suits play wager) waits with them while the round can still be
+/// finished (stand, fold). An answer from any login releases them all.
+#[tokio::test]
+async fn a_reality_check_due_binds_every_login_of_the_player_and_in_round_stakes() {
+    let gw = TestGateway::new().await;
+    let ann = gw.player("ann@example.com").await;
+    gw.fund(&ann.token, 20_000).await;
+    let played = play(&gw, &ann, "/v1/keno/tickets", json!({"option": "bet", "spots": [7]})).await;
+    assert_eq!(played.status, 201, "{}", played.body);
+    let first = gw.call("GET", "/v1/me/play-session", Some(&ann.token), None).await.body;
+
+    // A second login, before the check: the same game session, not a fresh one.
+    let phone = log_in_again(&gw, "ann@example.com").await;
+    let clock = gw.call("GET", "/v1/me/play-session", Some(&phone.token), None).await.body;
+    assert_eq!(
+        (&clock["started_at"], &clock["next_reality_check_at"]),
+        (&first["started_at"], &first["next_reality_check_at"]),
+        "{clock}"
+    );
+
+    // A blackjack round at the player's turn and an I Luv Suits round waiting for its decision,
+    // both dealt before the check falls due.
+    let table = gw.call("POST", "/v1/blackjack/tables", Some(&ann.token), Some(json!({"decks": 6}))).await;
+    assert_eq!(table.status, 201, "{}", table.body);
+    let table = table.body["id"].as_str().unwrap().to_owned();
+    let mut round = Value::Null;
+    for _ in 0..30 {
+        let dealt = play(
+            &gw,
+            &ann,
+            &format!("/v1/blackjack/tables/{table}/rounds"),
+            json!({"spots": [{"wager": 100}]}),
+        )
+        .await;
+        assert_eq!(dealt.status, 201, "{}", dealt.body);
+        let actions = dealt.body["allowed_actions"].as_array().unwrap();
+        if actions.iter().any(|a| a["action"] == "double") {
+            round = dealt.body;
+            break;
+        }
+        // Finish a round that waits on insurance, so the next can be dealt.
+        if let Some(spot) = actions.iter().find(|a| a["action"] == "decline_insurance") {
+            let id = dealt.body["id"].as_str().unwrap();
+            let step = dealt.body["step"].clone();
+            let body = json!({"step": step, "action": "decline_insurance", "spot": spot["spot"]});
+            let declined = play(&gw, &ann, &format!("/v1/blackjack/rounds/{id}/actions"), body).await;
+            assert_eq!(declined.status, 200, "{}", declined.body);
+            if declined.body["allowed_actions"].as_array().unwrap().iter().any(|a| a["action"] == "double") {
+                round = declined.body;
+                break;
+            }
+            if declined.body["allowed_actions"].as_array().unwrap().iter().any(|a| a["action"] == "stand") {
+                let body = json!({"step": declined.body["step"], "action": "stand"});
+                play(&gw, &ann, &format!("/v1/blackjack/rounds/{id}/actions"), body).await;
+            }
+        }
+    }
+    assert!(!round.is_null(), "no round offered a double in 30 deals");
+    let ils = play(&gw, &ann, "/v1/i-luv-suits/rounds", json!({"ante_cents": 500})).await;
+    assert_eq!(ils.status, 201, "{}", ils.body);
+
+    make_reality_check_due(&gw).await;
+    let due = |reply: &platform::testing::Reply| (reply.status.as_u16(), reply.body["code"].as_str().map(str::to_owned));
+    let waits = (409, Some("reality_check_due".to_owned()));
+    for login in [&ann, &phone] {
+        let stake = play(&gw, login, "/v1/keno/tickets", json!({"option": "bet", "spots": [7]})).await;
+        assert_eq!(due(&stake), waits, "{}", stake.body);
+    }
+    // A new login (a reload, a third device) meets the check, and cannot stake past it.
+    let tablet = log_in_again(&gw, "ann@example.com").await;
+    let clock = gw.call("GET", "/v1/me/play-session", Some(&tablet.token), None).await.body;
+    assert_eq!(clock["started_at"], first["started_at"], "{clock}");
+    let next: chrono::DateTime<chrono::Utc> =
+        clock["next_reality_check_at"].as_str().unwrap().parse().unwrap();
+    assert!(next <= chrono::Utc::now(), "{clock}");
+    let stake = play(&gw, &tablet, "/v1/keno/tickets", json!({"option": "bet", "spots": [7]})).await;
+    assert_eq!(due(&stake), waits, "{}", stake.body);
+
+    // In-round stakes wait with them; the rounds can still be finished.
+    let before = balance(&gw, &ann).await;
+    let id = round["id"].as_str().unwrap().to_owned();
+    let actions = format!("/v1/blackjack/rounds/{id}/actions");
+    let double = play(&gw, &ann, &actions, json!({"step": round["step"], "action": "double"})).await;
+    assert_eq!(due(&double), waits, "{}", double.body);
+    let ils_id = ils.body["id"].as_str().unwrap().to_owned();
+    let decision = format!("/v1/i-luv-suits/rounds/{ils_id}/decision");
+    let play_wager = play(&gw, &phone, &decision, json!({"decision": "play"})).await;
+    assert_eq!(due(&play_wager), waits, "{}", play_wager.body);
+    assert_eq!(balance(&gw, &ann).await, before, "nothing was staked past the check");
+    let stand = play(&gw, &ann, &actions, json!({"step": round["step"], "action": "stand"})).await;
+    assert_eq!(stand.status, 200, "{}", stand.body);
+    let fold = play(&gw, &ann, &decision, json!({"decision": "fold"})).await;
+    assert_eq!(fold.status, 200, "{}", fold.body);
+
+    // Going on from one login releases every login.
+    let answer = gw
+        .call("POST", "/v1/me/reality-check", Some(&tablet.token), Some(json!({"decision": "continue"})))
+        .await;
+    assert_eq!(answer.status, 200, "{}", answer.body);
+    for login in [&ann, &phone, &tablet] {
+        let stake = play(&gw, login, "/v1/keno/tickets", json!({"option": "bet", "spots": [7]})).await;
+        assert_eq!(stake.status, 201, "{}", stake.body);
+    }
+    // Time played is counted once for the game session, not once per login.
+    let clock = gw.call("GET", "/v1/me/play-session", Some(&ann.token), None).await.body;
+    assert!(clock["played_seconds"].as_i64().unwrap() < 600, "{clock}");
+    gw.assert_ledger_balanced().await;
+}
+
+/// Another login of a registered player.
+async fn log_in_again(gw: &TestGateway, email: &str) -> Login {
+    let login = gw.login(json!({"email": email, "password": common::PASSWORD})).await;
+    assert_eq!(login.status, 201, "{}", login.body);
+    Login {
+        token: login.body["access_token"].as_str().unwrap().to_owned(),
+        subject: login.body["subject"].as_str().unwrap_or_default().to_owned(),
+    }
 }
 
 #[tokio::test]

@@ -232,11 +232,13 @@ async fn a_time_limit_refuses_the_stake_once_the_window_is_played_and_waits_a_da
     assert_eq!(set.status, 200, "{}", set.body);
     assert_eq!(keno(&gw, &eve).await, Ok(()));
     // Half an hour of this session's play is behind her (the test moves its start back).
-    sqlx::query("UPDATE sessions SET play_started_at = now() - interval '31 minutes' WHERE subject = $1")
-        .bind(&eve.subject)
-        .execute(&gw.state.pool)
-        .await
-        .unwrap();
+    sqlx::query(
+        "UPDATE game_sessions SET started_at = now() - interval '31 minutes' WHERE player_id::text = $1",
+    )
+    .bind(&eve.subject)
+    .execute(&gw.state.pool)
+    .await
+    .unwrap();
     let before = balance(&gw, &eve).await;
     let refused = play(&gw, &eve, "/v1/keno/tickets", json!({"option": "bet", "spots": [7]})).await;
     assert_eq!(
@@ -525,11 +527,13 @@ async fn what_one_replica_does_to_a_standing_the_other_enforces() {
         .await;
     assert_eq!(set.status, 200, "{}", set.body);
     assert_eq!(keno(&b, &hal).await, Ok(()));
-    sqlx::query("UPDATE sessions SET play_started_at = now() - interval '31 minutes' WHERE subject = $1")
-        .bind(&hal.subject)
-        .execute(&a.state.pool)
-        .await
-        .unwrap();
+    sqlx::query(
+        "UPDATE game_sessions SET started_at = now() - interval '31 minutes' WHERE player_id::text = $1",
+    )
+    .bind(&hal.subject)
+    .execute(&a.state.pool)
+    .await
+    .unwrap();
     assert_eq!(keno(&b, &hal).await, Err("limit_reached".into()));
     sqlx::query("DELETE FROM player_limits WHERE player_id = $1::uuid AND kind = 'time'")
         .bind(&hal.subject)

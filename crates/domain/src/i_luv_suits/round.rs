@@ -141,6 +141,10 @@ pub enum Choice {
     Play { play_cents: i64 },
 }
 
+/// The wire names (`decision`) of the choices that stake more: the play wager (111-301-75(a)(2)).
+/// Folding never does, so a round can always be finished.
+pub const STAKING_DECISIONS: [&str; 1] = ["play"];
+
 /// The hands as the rules see them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Hands {
@@ -294,4 +298,18 @@ pub fn settle(
 /// Flush bits back to the ace-low bits [`longest_run`] reads.
 fn ace_low(flush_bits: u16) -> u16 {
     ((flush_bits << 1) & 0x1FFE) | ((flush_bits >> 12) & 1)
+}
+
+#[cfg(test)]
+mod staking_tests {
+    use super::*;
+
+    #[test]
+    fn the_staking_names_are_the_choices_that_stake() {
+        for (choice, stakes) in [(Choice::Fold, false), (Choice::Play { play_cents: 500 }, true)] {
+            let wire = serde_json::to_value(choice).unwrap_or_default();
+            let name = wire["decision"].as_str().unwrap_or_default().to_owned();
+            assert_eq!(STAKING_DECISIONS.contains(&name.as_str()), stakes, "{name}");
+        }
+    }
 }

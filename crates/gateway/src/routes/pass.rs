@@ -51,6 +51,44 @@ pub(super) async fn for_stakes<const S: u8>(
     Ok(to_service::<S>(&state, request).await)
 }
 
+/// A decision within a round (a blackjack action, an I Luv Suits decision): players. One that
+/// stakes more (a double, a split, insurance; the play wager) passes only as any stake does
+/// ([`crate::saga::protection::before_stake`]: a due reality check answered first), while one
+/// that finishes the round without new money (hit, stand, fold...) always passes (ADR 0014 §3).
+pub(super) async fn for_round_decisions<const S: u8>(
+    State(state): State<GatewayState>,
+    caller: Authenticated,
+    request: Request,
+) -> Result<Response, AppError> {
+    caller.require(&[Role::Player])?;
+    let (parts, body) = request.into_parts();
+    let bytes = read_body(&state, body).await?;
+    if stakes_more(&bytes) {
+        crate::saga::protection::before_stake(&state, &caller).await?;
+    }
+    Ok(to_service::<S>(&state, Request::from_parts(parts, axum::body::Body::from(bytes))).await)
+}
+
+/// Whether a round decision's body names one that stakes more; a body that is not one is the
+/// service's to refuse.
+fn stakes_more(body: &[u8]) -> bool {
+    let Ok(body) = serde_json::from_slice::<serde_json::Value>(body) else { return false };
+    let named = |field: &str| body.get(field).and_then(serde_json::Value::as_str);
+    named("action").is_some_and(|a| domain::blackjack::round::STAKING_ACTIONS.contains(&a))
+        || named("decision").is_some_and(|d| domain::i_luv_suits::round::STAKING_DECISIONS.contains(&d))
+}
+
+/// A request's body, at most the body limit (413 beyond).
+async fn read_body(state: &GatewayState, body: axum::body::Body) -> Result<axum::body::Bytes, AppError> {
+    axum::body::to_bytes(body, state.body_limit).await.map_err(|_| {
+        AppError::new(
+            axum::http::StatusCode::PAYLOAD_TOO_LARGE,
+            codes::BODY_TOO_LARGE,
+            "the body is too large",
+        )
+    })
+}
+
 /// One ticket or round: its player (the service checks it is theirs), staff and services.
 pub(super) async fn for_readers<const S: u8>(
     State(state): State<GatewayState>,
@@ -138,13 +176,7 @@ pub(super) async fn ship_pack(
 ) -> Result<Response, AppError> {
     caller.require(&[Role::Operator])?;
     let (parts, body) = request.into_parts();
-    let bytes = axum::body::to_bytes(body, state.body_limit).await.map_err(|_| {
-        AppError::new(
-            axum::http::StatusCode::PAYLOAD_TOO_LARGE,
-            codes::BODY_TOO_LARGE,
-            "the body is too large",
-        )
-    })?;
+    let bytes = read_body(&state, body).await?;
     // A body that is not an assignment is the service's to refuse, with its own problem.
     if let Some(retailer) = serde_json::from_slice::<serde_json::Value>(&bytes)
         .ok()

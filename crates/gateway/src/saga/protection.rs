@@ -323,26 +323,46 @@ where
 /// The reality-check intervals a player may choose, in minutes (at least hourly).
 const REALITY_CHECK_MINUTES: [i32; 3] = [15, 30, 60];
 
-/// Before a player's stake passes to a game: starts the game session's clock at the first stake
-/// of the login; once the reality check is due answers 409 `reality_check_due` with the
-/// session's time, staked, won and net until the player acknowledges it; refuses the stake
-/// (422 `limit_reached`, kind `time`) when a time limit's window is used up; and carries the
-/// session's time played to now.
+/// Before a player's stake passes to a game: joins the login to the player's game session
+/// going on, or starts one at the first stake; once the game session's reality check is due
+/// answers 409 `reality_check_due` with its time, staked, won and net until the player
+/// acknowledges it (from any of their logins); refuses the stake (422 `limit_reached`, kind
+/// `time`) when a time limit's window is used up; and carries the time played to now.
 pub(crate) async fn before_stake(state: &GatewayState, caller: &Authenticated) -> Result<(), AppError> {
     // A token without a session (a service's, a test's) has no game session to time.
     let Some(sid) = caller.0.sid else { return Ok(()) };
     let player = caller.subject_id()?;
-    let Some(clock) = play::clock(&state.pool, sid, player).await? else { return Ok(()) };
-    match clock.reality_check_at {
-        None => {
+    let Some(mut clock) = play::clock(&state.pool, sid, player).await? else { return Ok(()) };
+    if clock.game_session.is_none() {
+        let idle = state.sessions.idle_timeout;
+        if !play::join_or_start(&state.pool, sid, player, idle, None).await? {
             let wallet = load_player(state, player).await?.wallet_account_id;
             let hour = state.ledger.activity_totals(wallet, Utc::now()).await?;
-            play::start(&state.pool, sid, player, (hour.hour, hour.staked, hour.won)).await?;
+            play::join_or_start(&state.pool, sid, player, idle, Some((hour.hour, hour.staked, hour.won)))
+                .await?;
         }
+        let Some(joined) = play::clock(&state.pool, sid, player).await? else { return Ok(()) };
+        clock = joined;
+    }
+    reality_check_answered(state, sid, player, &clock).await?;
+    if clock.time_limited {
+        refuse_past_time_limit(state, player, sid).await?;
+    }
+    play::touch(&state.pool, sid).await
+}
+
+/// 409 `reality_check_due` while the game session's check is due and unanswered.
+pub(crate) async fn reality_check_answered(
+    state: &GatewayState,
+    sid: Uuid,
+    player: Uuid,
+    clock: &play::PlayClock,
+) -> Result<(), AppError> {
+    match clock.reality_check_at {
         Some(due) if due <= Utc::now() => {
             let session = play_session(state, sid, player).await?;
             let context = serde_json::to_value(&session).map_err(AppError::internal)?;
-            return Err(AppError::conflict(
+            Err(AppError::conflict(
                 codes::REALITY_CHECK_DUE,
                 format!(
                     "you have played for {} minutes: staked {}, won {}; go on or stop (POST /v1/me/reality-check)",
@@ -351,14 +371,10 @@ pub(crate) async fn before_stake(state: &GatewayState, caller: &Authenticated) -
                     session.won
                 ),
             )
-            .with_context(context));
+            .with_context(context))
         }
-        Some(_) => {}
+        _ => Ok(()),
     }
-    if clock.time_limited {
-        refuse_past_time_limit(state, player, sid).await?;
-    }
-    play::touch(&state.pool, sid).await
 }
 
 /// 422 `limit_reached` (kind `time`) when a stake now would carry the player's time played in a
@@ -414,7 +430,7 @@ pub(crate) async fn play_session(
 }
 
 /// The player's answer to a reality check: go on (the next falls an interval from now) or stop
-/// (the session ends). Answers the session's figures.
+/// (the game session and every login of the player end). Answers the game session's figures.
 pub(crate) async fn answer_reality_check(
     state: &GatewayState,
     caller: &Authenticated,
@@ -426,7 +442,11 @@ pub(crate) async fn answer_reality_check(
     let session = play_session(state, sid, player).await?;
     match decision {
         RealityCheckDecision::Continue => play::acknowledge(&state.pool, sid, player).await?,
-        RealityCheckDecision::Stop => end_sessions(state, &caller.0.sub, Some(sid), "reality_check").await?,
+        // Stopping ends the game session and every login of the player, so none plays on.
+        RealityCheckDecision::Stop => {
+            play::end(&state.pool, sid).await?;
+            end_sessions(state, &caller.0.sub, None, "reality_check").await?;
+        }
     }
     Ok(session)
 }

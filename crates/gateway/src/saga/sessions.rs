@@ -229,6 +229,15 @@ async fn open(
         store::open(&mut tx, sid, subject, role, org, state.sessions.lifetime).await?;
     let refresh = new_refresh_token(&mut tx, sid).await?;
     tx.commit().await?;
+    // A player's new login within the idle window continues the game session going on (its
+    // clock, its totals and its next reality check, due or not), so that logging in again
+    // does not skip a check (ADR 0014 §3).
+    if role == Role::Player
+        && let Ok(player) = subject.parse::<Uuid>()
+    {
+        crate::store::play::join_or_start(&state.pool, sid, player, state.sessions.idle_timeout, None)
+            .await?;
+    }
     let session = Session {
         subject: subject.to_owned(),
         role,

@@ -1,14 +1,20 @@
-//! A game session's clock, kept on the gateway's session row (ADR 0014 §3): when play started,
-//! when the next reality check falls, and what the wallet's current hour held before play.
+//! The player's game session (ADR 0014 §3, issue 47 §2): when play started, when the next
+//! reality check falls, and what the wallet's current hour held before play. It is the
+//! player's, not one login's: every login of the player within the idle window joins the game
+//! session that is going on, so a check due binds each of them until the player answers it.
+
+use std::time::Duration;
 
 use chrono::{DateTime, Utc};
 use platform::AppError;
 use sqlx::PgPool;
 use uuid::Uuid;
 
-/// A session's play clock as stored.
+/// A login's game-session clock as stored.
 #[derive(Debug, Clone)]
 pub struct PlayClock {
+    /// The game session the login has joined; `None` before it has.
+    pub game_session: Option<Uuid>,
     pub play_started_at: Option<DateTime<Utc>>,
     pub reality_check_at: Option<DateTime<Utc>>,
     pub baseline_hour: Option<DateTime<Utc>>,
@@ -20,15 +26,18 @@ pub struct PlayClock {
     pub time_limited: bool,
 }
 
-/// Session `sid`'s play clock, with its player's interval.
+/// Session `sid`'s game-session clock, with its player's interval.
 pub async fn clock(pool: &PgPool, sid: Uuid, player: Uuid) -> Result<Option<PlayClock>, AppError> {
     Ok(sqlx::query_as!(
         PlayClock,
-        r#"SELECT s.play_started_at, s.reality_check_at, s.baseline_hour, s.baseline_staked, s.baseline_won,
+        r#"SELECT s.game_session_id AS game_session, g.started_at AS "play_started_at?",
+                  g.reality_check_at AS "reality_check_at?", g.baseline_hour AS "baseline_hour?",
+                  g.baseline_staked AS "baseline_staked?", g.baseline_won AS "baseline_won?",
                   p.reality_check_minutes AS interval_minutes,
                   EXISTS (SELECT 1 FROM player_limits l WHERE l.player_id = p.id AND l.kind = 'time'
                              AND (l.amount IS NOT NULL OR l.pending_from IS NOT NULL)) AS "time_limited!"
              FROM sessions s JOIN players p ON p.id = $2
+             LEFT JOIN game_sessions g ON g.id = s.game_session_id
             WHERE s.id = $1"#,
         sid,
         player
@@ -37,37 +46,82 @@ pub async fn clock(pool: &PgPool, sid: Uuid, player: Uuid) -> Result<Option<Play
     .await?)
 }
 
-/// Starts session `sid`'s play clock now, unless another request started it first.
-pub async fn start(
+/// Joins session `sid` to `player`'s game session going on: the latest one with a stake, or a
+/// request of one of its logins, within `idle` of now. Without one, starts a new game session
+/// with `start` (the wallet's hour and what it held) when given. Answers whether `sid` is in a
+/// game session now. The player's row is locked meanwhile, so two logins never start two.
+pub async fn join_or_start(
     pool: &PgPool,
     sid: Uuid,
     player: Uuid,
-    baseline: (DateTime<Utc>, i64, i64),
-) -> Result<(), AppError> {
-    let (hour, staked, won) = baseline;
-    sqlx::query!(
-        "UPDATE sessions s
-            SET play_started_at = now(), last_played_at = now(), reality_check_at = now() + make_interval(mins => p.reality_check_minutes),
-                baseline_hour = $3, baseline_staked = $4, baseline_won = $5
-           FROM players p
-          WHERE s.id = $1 AND p.id = $2 AND s.play_started_at IS NULL",
-        sid,
-        player,
-        hour,
-        staked,
-        won
+    idle: Duration,
+    start: Option<(DateTime<Utc>, i64, i64)>,
+) -> Result<bool, AppError> {
+    let idle_seconds = f64::from(u32::try_from(idle.as_secs()).unwrap_or(u32::MAX));
+    let mut tx = pool.begin().await?;
+    let minutes =
+        sqlx::query_scalar!("SELECT reality_check_minutes FROM players WHERE id = $1 FOR UPDATE", player)
+            .fetch_optional(&mut *tx)
+            .await?;
+    let Some(minutes) = minutes else { return Ok(false) };
+    let joined = sqlx::query_scalar!(
+        "SELECT game_session_id FROM sessions WHERE id = $1 AND game_session_id IS NOT NULL",
+        sid
     )
-    .execute(pool)
+    .fetch_optional(&mut *tx)
+    .await?
+    .flatten();
+    if joined.is_some() {
+        return Ok(true);
+    }
+    let going_on = sqlx::query_scalar!(
+        r#"SELECT g.id FROM game_sessions g
+            WHERE g.player_id = $1 AND g.ended_at IS NULL
+              AND greatest(g.last_played_at,
+                           (SELECT max(s.last_seen_at) FROM sessions s WHERE s.game_session_id = g.id))
+                  > now() - make_interval(secs => $2)
+            ORDER BY g.last_played_at DESC LIMIT 1"#,
+        player,
+        idle_seconds
+    )
+    .fetch_optional(&mut *tx)
     .await?;
-    Ok(())
+    let game_session = match (going_on, start) {
+        (Some(id), _) => id,
+        (None, Some((hour, staked, won))) => {
+            let id = Uuid::now_v7();
+            sqlx::query!(
+                "INSERT INTO game_sessions (id, player_id, started_at, last_played_at, reality_check_at,
+                                            baseline_hour, baseline_staked, baseline_won)
+                 VALUES ($1, $2, now(), now(), now() + make_interval(mins => $3), $4, $5, $6)",
+                id,
+                player,
+                minutes,
+                hour,
+                staked,
+                won
+            )
+            .execute(&mut *tx)
+            .await?;
+            id
+        }
+        (None, None) => return Ok(false),
+    };
+    sqlx::query!("UPDATE sessions SET game_session_id = $2 WHERE id = $1", sid, game_session)
+        .execute(&mut *tx)
+        .await?;
+    tx.commit().await?;
+    Ok(true)
 }
 
-/// The player went on after a reality check: the next falls an interval from now.
+/// The player went on after a reality check: the next falls an interval from now, for every
+/// login in the game session.
 pub async fn acknowledge(pool: &PgPool, sid: Uuid, player: Uuid) -> Result<(), AppError> {
     sqlx::query!(
-        "UPDATE sessions s SET reality_check_at = now() + make_interval(mins => p.reality_check_minutes)
-           FROM players p
-          WHERE s.id = $1 AND p.id = $2 AND s.reality_check_at <= now()",
+        "UPDATE game_sessions g SET reality_check_at = now() + make_interval(mins => p.reality_check_minutes)
+           FROM players p, sessions s
+          WHERE s.id = $1 AND g.id = s.game_session_id AND p.id = $2 AND g.player_id = p.id
+            AND g.reality_check_at <= now()",
         sid,
         player
     )
@@ -76,17 +130,33 @@ pub async fn acknowledge(pool: &PgPool, sid: Uuid, player: Uuid) -> Result<(), A
     Ok(())
 }
 
-/// Sets `player`'s interval; a check of their open sessions falls no later than it now allows.
+/// The player stopped at a reality check: session `sid`'s game session is over, and the next
+/// login starts another at its first stake.
+pub async fn end(pool: &PgPool, sid: Uuid) -> Result<(), AppError> {
+    sqlx::query!(
+        "UPDATE game_sessions SET ended_at = now()
+          WHERE id = (SELECT game_session_id FROM sessions WHERE id = $1) AND ended_at IS NULL",
+        sid
+    )
+    .execute(pool)
+    .await?;
+    Ok(())
+}
+
+/// Sets `player`'s interval; the check of a game session an open login of theirs is in falls no
+/// later than it now allows.
 pub async fn set_interval(pool: &PgPool, player: Uuid, minutes: i32) -> Result<(), AppError> {
     let mut tx = pool.begin().await?;
     sqlx::query!("UPDATE players SET reality_check_minutes = $2 WHERE id = $1", player, minutes)
         .execute(&mut *tx)
         .await?;
     sqlx::query!(
-        "UPDATE sessions SET reality_check_at = least(reality_check_at, now() + make_interval(mins => $2))
-          WHERE subject = $1 AND ended_at IS NULL AND reality_check_at IS NOT NULL",
-        player.to_string(),
-        minutes
+        "UPDATE game_sessions SET reality_check_at = least(reality_check_at, now() + make_interval(mins => $2))
+          WHERE player_id = $1
+            AND id IN (SELECT game_session_id FROM sessions WHERE subject = $3 AND ended_at IS NULL)",
+        player,
+        minutes,
+        player.to_string()
     )
     .execute(&mut *tx)
     .await?;
@@ -94,10 +164,11 @@ pub async fn set_interval(pool: &PgPool, player: Uuid, minutes: i32) -> Result<(
     Ok(())
 }
 
-/// A stake of session `sid` passed: its time played runs to now.
+/// A stake of session `sid` passed: its game session's time played runs to now.
 pub async fn touch(pool: &PgPool, sid: Uuid) -> Result<(), AppError> {
     sqlx::query!(
-        "UPDATE sessions SET last_played_at = now() WHERE id = $1 AND play_started_at IS NOT NULL",
+        "UPDATE game_sessions SET last_played_at = now()
+          WHERE id = (SELECT game_session_id FROM sessions WHERE id = $1)",
         sid
     )
     .execute(pool)
@@ -121,20 +192,22 @@ pub async fn played(pool: &PgPool, player: Uuid, sid: Option<Uuid>) -> Result<Ve
     Ok(sqlx::query_as!(
         Played,
         r#"SELECT w.period AS "period!",
-                  coalesce(sum(greatest(0, extract(epoch FROM s.played_to - greatest(s.play_started_at, now() - w.span))))
+                  coalesce(sum(greatest(0, extract(epoch FROM g.played_to - greatest(g.started_at, now() - w.span))))
                       , 0)::bigint AS "seconds!",
-                  min(greatest(s.play_started_at, now() - w.span)) FILTER (WHERE s.played_to > now() - w.span) + w.span
+                  min(greatest(g.started_at, now() - w.span)) FILTER (WHERE g.played_to > now() - w.span) + w.span
                       AS frees_at
              FROM (VALUES ('daily', interval '24 hours'), ('weekly', interval '7 days'), ('monthly', interval '30 days'))
                   AS w (period, span)
-             LEFT JOIN (SELECT play_started_at,
-                               CASE WHEN id = $2 THEN now() ELSE coalesce(last_played_at, play_started_at) END AS played_to
-                          FROM sessions
-                         WHERE subject = $1 AND play_started_at IS NOT NULL
-                           AND (id = $2 OR coalesce(last_played_at, play_started_at) > now() - interval '30 days')) s
-                    ON s.played_to > now() - w.span
+             LEFT JOIN (SELECT started_at,
+                               CASE WHEN id = (SELECT game_session_id FROM sessions WHERE id = $2) THEN now()
+                                    ELSE last_played_at END AS played_to
+                          FROM game_sessions
+                         WHERE player_id = $1
+                           AND (id = (SELECT game_session_id FROM sessions WHERE id = $2)
+                                OR last_played_at > now() - interval '30 days')) g
+                    ON g.played_to > now() - w.span
             GROUP BY w.period, w.span"#,
-        player.to_string(),
+        player,
         sid
     )
     .fetch_all(pool)

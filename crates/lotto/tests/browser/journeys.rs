@@ -213,7 +213,7 @@ pub async fn player_keno(ctx: &Context, browser: &Browser) -> Result<(), String>
     // the player's choice closes.
     browser.wait_text("[data-testid=play-clock]", "staked $2.00").await?;
     let pool = sqlx::PgPool::connect(&ctx.database_url).await.map_err(|e| e.to_string())?;
-    sqlx::query("UPDATE gateway.sessions SET reality_check_at = now() - interval '1 second' WHERE reality_check_at IS NOT NULL")
+    sqlx::query("UPDATE gateway.game_sessions SET reality_check_at = now() - interval '1 second' WHERE ended_at IS NULL")
         .execute(&pool)
         .await
         .map_err(|e| e.to_string())?;
