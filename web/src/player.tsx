@@ -746,8 +746,10 @@ function played(seconds: number): string {
   return minutes < 60 ? `${minutes} min` : `${Math.floor(minutes / 60)} h ${minutes % 60} min`;
 }
 
-/** The game session's clock, on every screen: time played since the first stake of this login,
- * what it staked and won (read again every 30 seconds and whenever money moves). */
+/** The game session's clock, on every screen: time played since its first stake (the player's
+ * game session, which every login of theirs joins), what it staked and won (read again every 30
+ * seconds and whenever money moves). A reality check already due (found on a reload, or from
+ * another device) opens its dialog at once, before any stake. */
 function PlayClock(props: { round: number }): JSX.Element {
   const [tick, setTick] = useState(0);
   useEffect(() => {
@@ -756,6 +758,12 @@ function PlayClock(props: { round: number }): JSX.Element {
   }, []);
   const session = useLoad(() => must(api.player.GET("/v1/me/play-session")), [props.round, tick]);
   const s = session.value;
+  useEffect(() => {
+    const due = s?.next_reality_check_at;
+    if (due && Date.parse(due) <= Date.now()) {
+      window.dispatchEvent(new CustomEvent(REALITY_CHECK_DUE, { detail: s }));
+    }
+  }, [s]);
   return (
     <p data-testid="play-clock" aria-live="off">
       {!s?.started_at

@@ -15,6 +15,8 @@
 use chrono::{DateTime, Duration, Utc};
 use ledger_api::wire::{Suspension, SuspensionReason};
 
+use axum::http::StatusCode;
+use platform::{AppError, codes};
 use serde::{Deserialize, Serialize};
 
 use crate::store::players::PlayerRow;
@@ -37,6 +39,27 @@ pub enum Standing {
     Closed,
     /// On a state's or the operator's exclusion list.
     Listed,
+}
+
+impl Standing {
+    /// 403 with the code of what suspends play (`on_break`, `self_excluded`, `account_closed`,
+    /// `excluded_by_list`) and when it ends (`resumes_at`), said of `who` ("you are", "this player is"); `None`
+    /// while the player may play. The one refusal of money coming in (the player's deposit, an
+    /// operator's cash deposit) and of a suspended person's new account.
+    pub fn refusal(self, resumes_at: Option<DateTime<Utc>>, who: &str) -> Option<AppError> {
+        let when = |what: &str| match resumes_at {
+            Some(at) => format!("{who} {what} until {at}"),
+            None => format!("{who} {what}"),
+        };
+        let (code, detail) = match self {
+            Standing::Active => return None,
+            Standing::OnBreak => (codes::ON_BREAK, when("taking a break")),
+            Standing::SelfExcluded => (codes::SELF_EXCLUDED, when("excluded from play")),
+            Standing::Closed => (codes::ACCOUNT_CLOSED, when("closed (the account)")),
+            Standing::Listed => (codes::EXCLUDED_BY_LIST, format!("{who} on an exclusion list")),
+        };
+        Some(AppError::new(StatusCode::FORBIDDEN, code, detail))
+    }
 }
 
 /// Whether and until when a player's play is suspended.

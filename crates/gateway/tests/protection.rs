@@ -657,7 +657,9 @@ async fn a_reality_check_due_binds_every_login_of_the_player_and_in_round_stakes
     assert_eq!(ils.status, 201, "{}", ils.body);
 
     make_reality_check_due(&gw).await;
-    let due = |reply: &platform::testing::Reply| (reply.status.as_u16(), reply.body["code"].as_str().map(str::to_owned));
+    let due = |reply: &platform::testing::Reply| {
+        (reply.status.as_u16(), reply.body["code"].as_str().map(str::to_owned))
+    };
     let waits = (409, Some("reality_check_due".to_owned()));
     for login in [&ann, &phone] {
         let stake = play(&gw, login, "/v1/keno/tickets", json!({"option": "bet", "spots": [7]})).await;

@@ -578,3 +578,104 @@ async fn what_one_replica_does_to_a_standing_the_other_enforces() {
     assert_eq!(withdrawal.status, 202, "{}", withdrawal.body);
     a.assert_ledger_balanced().await;
 }
+
+/// Issue 47 §3: the five ways the outside check re-registered a self-excluded or listed person
+/// (a `+tag`, a dot, a zero-width space, a full-width letter, a Cyrillic look-alike) no longer
+/// open an account. The invisible, full-width and mixed-script addresses are refused as such;
+/// the sub-address and the dot are the same address as a person reads it, and with the same
+/// date of birth the same person: refused with the standing of the account they already have.
+/// A list entry matches a player and a registration the same way.
+#[tokio::test]
+async fn look_alike_addresses_do_not_walk_around_an_exclusion_or_a_list() {
+    let gw = TestGateway::new().await;
+    let register = |email: &str, born: &str| {
+        let body = json!({"email": email, "password": common::PASSWORD, "date_of_birth": born});
+        gw.call("POST", "/v1/players", None, Some(body))
+    };
+    let ann = gw.player("ann.lee@example.com").await;
+    let excluded =
+        gw.call("POST", "/v1/me/self-exclusion", Some(&ann.token), Some(json!({"period": "6_months"}))).await;
+    assert_eq!(excluded.status, 200, "{}", excluded.body);
+    let tricks = [
+        ("ann.lee+again@example.com", 403, "self_excluded"),
+        ("annlee@example.com", 403, "self_excluded"),
+        ("ANN.LEE+x@Example.com", 403, "self_excluded"),
+        ("ann.l\u{200B}ee@example.com", 422, "invalid_email_characters"),
+        ("\u{FF41}nn.lee@example.com", 422, "invalid_email_characters"),
+        ("\u{0430}nn.lee@example.com", 422, "invalid_email_characters"),
+    ];
+    for (email, status, code) in tricks {
+        let refused = register(email, "1990-05-17").await;
+        assert_eq!(
+            (refused.status.as_u16(), refused.body["code"].as_str()),
+            (status, Some(code)),
+            "{email:?}: {}",
+            refused.body
+        );
+    }
+    // Another person (born another day) with an address written alike registers.
+    let other = register("ann.lee+work@example.com", "1985-01-02").await;
+    assert_eq!(other.status, 201, "{}", other.body);
+    // An address wholly in another script is someone's real address.
+    let ivan = register("\u{0438}\u{0432}\u{0430}\u{043D}@example.com", "1979-03-04").await;
+    assert_eq!(ivan.status, 201, "{}", ivan.body);
+
+    // A list entry matches a player registered before it under the address written another
+    // way, and refuses a registration with it.
+    let operator = gw.staff("operator", platform::auth::Role::Operator).await;
+    let bo = gw.player("b.o.ray+games@example.com").await;
+    let entry = json!({"source": "state", "reference": "KS-47", "email": "bo.ray@example.com", "date_of_birth": "1990-05-17"});
+    let listed = gw.call("POST", "/v1/exclusion-list", Some(&operator.token), Some(entry)).await;
+    assert_eq!(listed.body["players_excluded"], 1, "{}", listed.body);
+    let bo = log_in_again(&gw, "b.o.ray+games@example.com", &bo).await;
+    assert_eq!(keno(&gw, &bo).await, Err("play_suspended".into()));
+    for email in ["boray@example.com", "bo.ray+new@example.com"] {
+        let refused = register(email, "1990-05-17").await;
+        assert_eq!(refused.body["code"], "excluded_by_list", "{email}: {}", refused.body);
+    }
+}
+
+/// The player's wallet account.
+async fn wallet(gw: &TestGateway, player: &Login) -> String {
+    let me = gw.call("GET", "/v1/me", Some(&player.token), None).await;
+    me.body["player"]["wallet_account_id"].as_str().unwrap().to_owned()
+}
+
+/// Issue 47 §4: an operator's cash deposit into the wallet of a player on a break, excluded or
+/// closed is refused with the code the player's own deposit gets; an active player's is taken.
+#[tokio::test]
+async fn an_operators_cash_deposit_meets_the_players_standing() {
+    let gw = TestGateway::new().await;
+    let operator = gw.staff("operator", platform::auth::Role::Operator).await;
+    let cash = |wallet: String| {
+        let body = json!({"id": new_id(), "account_id": wallet, "amount": 500, "currency": "USD"});
+        gw.call("POST", "/v1/deposits", Some(&operator.token), Some(body))
+    };
+    for (email, step, body, code) in [
+        ("rest@example.com", "/v1/me/time-out", json!({"period": "24_hours"}), "on_break"),
+        ("away@example.com", "/v1/me/self-exclusion", json!({"period": "6_months"}), "self_excluded"),
+        ("gone@example.com", "/v1/me/closure", Value::Null, "account_closed"),
+    ] {
+        let player = gw.player(email).await;
+        let account = wallet(&gw, &player).await;
+        let own = gw.deposit(&player.token, &new_id(), json!({"amount": 100, "currency": "USD"})).await;
+        assert_eq!(own.status, 202, "{}", own.body);
+        let taken = gw.call("POST", step, Some(&player.token), (!body.is_null()).then_some(body)).await;
+        assert_eq!(taken.status, 200, "{}", taken.body);
+        let player = log_in_again(&gw, email, &player).await;
+        let own = gw.deposit(&player.token, &new_id(), json!({"amount": 100, "currency": "USD"})).await;
+        let refused = cash(account).await;
+        assert_eq!(
+            (refused.status.as_u16(), refused.body["code"].as_str()),
+            (403, own.body["code"].as_str()),
+            "{email}: {}",
+            refused.body
+        );
+        assert_eq!(refused.body["code"], code, "{}", refused.body);
+    }
+    let active = gw.player("here@example.com").await;
+    let taken = cash(wallet(&gw, &active).await).await;
+    assert_eq!(taken.status, 201, "{}", taken.body);
+    assert_eq!(balance(&gw, &active).await, 500);
+    gw.assert_ledger_balanced().await;
+}

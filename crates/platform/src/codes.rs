@@ -95,6 +95,7 @@ pub const INVALID_CURSOR: CodeName = CodeName("invalid_cursor");
 pub const INVALID_DATE_OF_BIRTH: CodeName = CodeName("invalid_date_of_birth");
 pub const INVALID_DECKS: CodeName = CodeName("invalid_decks");
 pub const INVALID_EMAIL: CodeName = CodeName("invalid_email");
+pub const INVALID_EMAIL_CHARACTERS: CodeName = CodeName("invalid_email_characters");
 pub const INVALID_EXCLUSION_LIST: CodeName = CodeName("invalid_exclusion_list");
 pub const INVALID_GRAND_PRIZE: CodeName = CodeName("invalid_grand_prize");
 pub const INVALID_IDEMPOTENCY_KEY: CodeName = CodeName("invalid_idempotency_key");
@@ -408,6 +409,11 @@ pub const ALL: &[Code] = &[
     code(INVALID_DATE_OF_BIRTH, 422, "a date of birth that cannot be"),
     code(INVALID_DECKS, 422, "a blackjack table deals from 6 decks or 2"),
     code(INVALID_EMAIL, 422, "not an email address"),
+    code(
+        INVALID_EMAIL_CHARACTERS,
+        422,
+        "an email holding invisible or control characters, full-width letters, or look-alike letters of two scripts in one part",
+    ),
     code(
         INVALID_EXCLUSION_LIST,
         422,

@@ -231,5 +231,30 @@ pub(crate) async fn pass_to_ledger(
     request: Request,
 ) -> Result<Response, AppError> {
     caller.require(LEDGER_ROLES)?;
+    // An operator's cash deposit into a player's wallet meets the player's standing as the
+    // player's own deposit does (issue 47 §4): refused while play is suspended. The ledger's
+    // route stays open to services (a provider's confirmed deposit is credited whatever came
+    // after it).
+    let request = if request.method() == axum::http::Method::POST
+        && request.uri().path() == "/v1/deposits"
+        && caller.0.role == Role::Operator
+    {
+        let (parts, body) = request.into_parts();
+        let bytes = read_body(&state, body).await?;
+        let wallet = serde_json::from_slice::<serde_json::Value>(&bytes).ok().and_then(|b| {
+            b.get("account_id").and_then(|a| a.as_str()).and_then(|a| a.parse::<uuid::Uuid>().ok())
+        });
+        if let Some(wallet) = wallet
+            && let Some(player) = store::players::by_wallet(&state.pool, wallet).await?
+        {
+            let standing = crate::standing::PlayStanding::of(&player, chrono::Utc::now());
+            if let Some(refused) = standing.standing.refusal(standing.resumes_at, "this player is") {
+                return Err(refused);
+            }
+        }
+        Request::from_parts(parts, axum::body::Body::from(bytes))
+    } else {
+        request
+    };
     Ok(state.ledger.upstream().forward(request, state.body_limit).await.into_response())
 }

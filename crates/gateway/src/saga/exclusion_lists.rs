@@ -59,6 +59,7 @@ fn entry(
     Ok(NewEntry {
         source: source.as_str().to_owned(),
         reference: reference.to_owned(),
+        email_key: domain::text::email_match_key(&email),
         email,
         date_of_birth,
         ends_on,
@@ -151,6 +152,7 @@ pub(crate) async fn apply(state: &GatewayState) -> Result<(u64, u64), AppError> 
     // Marked by one statement, so each player is handled by the pass that marked them: sessions
     // end first (this database), then the ledger and draw games are told; a call that fails
     // there is asked again by the voids' worker (`voids_pending_since`).
+    key_unkeyed_addresses(state).await?;
     let matched = store::mark_matches(&state.pool).await?;
     let excluded = each_player(&matched, |player| async move {
         tracing::warn!(%player, "a player matched an exclusion list: excluded");
@@ -163,6 +165,23 @@ pub(crate) async fn apply(state: &GatewayState) -> Result<(u64, u64), AppError> 
     excluded?;
     let count = |v: &[Uuid]| u64::try_from(v.len()).unwrap_or(u64::MAX);
     Ok((count(&matched), count(&ended)))
+}
+
+/// Gives the addresses written before match keys existed their keys, a thousand at a time, so
+/// that every list pass matches them as it matches the rest.
+async fn key_unkeyed_addresses(state: &GatewayState) -> Result<(), AppError> {
+    loop {
+        let (players, entries) = store::unkeyed(&state.pool, 1_000).await?;
+        if players.is_empty() && entries.is_empty() {
+            return Ok(());
+        }
+        let key = |rows: Vec<(Uuid, String)>| {
+            rows.into_iter()
+                .map(|(id, email)| (id, domain::text::email_match_key(&email)))
+                .collect::<Vec<_>>()
+        };
+        store::keep_keys(&state.pool, &key(players), &key(entries)).await?;
+    }
 }
 
 /// The entries on the lists.

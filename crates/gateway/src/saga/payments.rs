@@ -42,7 +42,7 @@ use crate::store::payments::{self as store, NewPayment, PaymentKind, Stage};
 use crate::views::payments::{
     PaymentEvent, PaymentRequest, PaymentState, PaymentView, ProviderPayment, WebhookReceipt,
 };
-use crate::views::players::{DepositLimit, Player, Standing};
+use crate::views::players::{DepositLimit, Player};
 use crate::{GATEWAY_NAMESPACE, GatewayState};
 
 /// Checks a request's amount and currency before anything is recorded.
@@ -68,24 +68,6 @@ fn checked(request: &PaymentRequest) -> Result<(Amount, Currency), AppError> {
         ));
     }
     Ok((amount, currency))
-}
-
-/// A player whose play is suspended (a break, an exclusion, a closed account, a list match)
-/// cannot move money in (their sessions end at once; this also covers a token issued just
-/// before). Withdrawals go on.
-fn refuse_excluded(player: &Player) -> Result<(), AppError> {
-    let when = |prefix: &str| match player.play_resumes_at {
-        Some(at) => format!("{prefix} until {at}"),
-        None => prefix.to_owned(),
-    };
-    let (code, detail) = match player.standing {
-        Standing::Active => return Ok(()),
-        Standing::OnBreak => (codes::ON_BREAK, when("you are taking a break")),
-        Standing::SelfExcluded => (codes::SELF_EXCLUDED, when("you are excluded from play")),
-        Standing::Closed => (codes::ACCOUNT_CLOSED, when("your account is closed")),
-        Standing::Listed => (codes::EXCLUDED_BY_LIST, "you are on an exclusion list".to_owned()),
-    };
-    Err(AppError::new(StatusCode::FORBIDDEN, code, detail))
 }
 
 /// The intent with this id, if the player made it already: a replay when the request is the
@@ -169,8 +151,13 @@ pub(crate) async fn make_intent(
     let player = the_player(state, caller).await?;
     let key = key.required()?;
     let (amount, currency) = checked(request)?;
-    if kind == PaymentKind::Deposit {
-        refuse_excluded(&player)?;
+    // A player whose play is suspended (a break, an exclusion, a closed account, a list match)
+    // cannot move money in (their sessions end at once; this also covers a token issued just
+    // before). Withdrawals go on.
+    if kind == PaymentKind::Deposit
+        && let Some(refused) = player.standing.refusal(player.play_resumes_at, "you are")
+    {
+        return Err(refused);
     }
     let id = intent_id(kind, player.id, key);
     let method = request.payment_method.clone().unwrap_or_else(|| "sandbox_card".to_owned());

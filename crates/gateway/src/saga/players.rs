@@ -37,7 +37,11 @@ pub(crate) async fn register(state: &GatewayState, request: Registration) -> Res
     if !valid_email(&request.email) {
         return Err(AppError::unprocessable(codes::INVALID_EMAIL, "that is not an email address"));
     }
+    if let Some(why) = domain::text::email_refusal(&request.email) {
+        return Err(AppError::unprocessable(codes::INVALID_EMAIL_CHARACTERS, why));
+    }
     let email = request.email.to_lowercase();
+    let email_key = domain::text::email_match_key(&email);
     validate_password(&request.password, &email)?;
     let today = Utc::now().date_naive();
     if !is_plausible_birth_date(request.date_of_birth, today) {
@@ -58,7 +62,7 @@ pub(crate) async fn register(state: &GatewayState, request: Registration) -> Res
     // A person on a state's or the operator's exclusion list does not open an account; the
     // refusal is logged against the entry (ADR 0014 §5).
     if let Some(entry) =
-        crate::store::exclusions::matching(&state.pool, &email, request.date_of_birth).await?
+        crate::store::exclusions::matching(&state.pool, &email_key, request.date_of_birth).await?
     {
         crate::store::exclusions::log_refused_registration(&state.pool, entry, &email).await?;
         return Err(AppError::new(
@@ -66,6 +70,17 @@ pub(crate) async fn register(state: &GatewayState, request: Registration) -> Res
             codes::EXCLUDED_BY_LIST,
             "this person is on an exclusion list and cannot open an account",
         ));
+    }
+    // A player on a break, excluded, closed or listed does not open another account under
+    // another way of writing the same address (issue 47 §3): the same person is the same
+    // address as a person reads it, born the same day.
+    let now = Utc::now();
+    for row in store::same_person(&state.pool, &email_key, request.date_of_birth).await? {
+        let standing = crate::standing::PlayStanding::of(&row, now);
+        if let Some(refused) = standing.standing.refusal(standing.resumes_at, "an account of yours is") {
+            tracing::warn!(player = %row.id, "a suspended player's address, written another way, was refused a new account");
+            return Err(refused);
+        }
     }
     let id = Uuid::now_v7();
     let wallet_id = Uuid::now_v7();
@@ -76,6 +91,7 @@ pub(crate) async fn register(state: &GatewayState, request: Registration) -> Res
     let new = NewPlayer {
         id,
         email: &email,
+        email_key: &email_key,
         password_hash: &password_hash,
         date_of_birth: request.date_of_birth,
         wallet: wallet_id,

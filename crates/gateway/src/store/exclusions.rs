@@ -14,6 +14,8 @@ pub struct NewEntry {
     pub reference: String,
     /// Lower-cased.
     pub email: String,
+    /// `domain::text::email_match_key` of the email: what players are matched on.
+    pub email_key: String,
     pub date_of_birth: Option<NaiveDate>,
     pub ends_on: Option<NaiveDate>,
 }
@@ -39,16 +41,17 @@ pub async fn upsert(pool: &PgPool, entries: &[NewEntry], by: &str) -> Result<u64
     let mut added = 0;
     for e in entries {
         let new = sqlx::query_scalar!(
-            r#"INSERT INTO exclusion_list (id, source, reference, email, date_of_birth, ends_on, added_by)
-               VALUES ($1, $2, $3, $4, $5, $6, $7)
+            r#"INSERT INTO exclusion_list (id, source, reference, email, email_key, date_of_birth, ends_on, added_by)
+               VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
                ON CONFLICT (source, reference) DO UPDATE
-                  SET email = excluded.email, date_of_birth = excluded.date_of_birth, ends_on = excluded.ends_on,
+                  SET email = excluded.email, email_key = excluded.email_key, date_of_birth = excluded.date_of_birth, ends_on = excluded.ends_on,
                       added_by = excluded.added_by, added_at = now(), removed_at = NULL, removed_by = NULL
                RETURNING (xmax = 0) AS "inserted!""#,
             Uuid::now_v7(),
             e.source,
             e.reference,
             e.email,
+            e.email_key,
             e.date_of_birth,
             e.ends_on,
             by
@@ -86,19 +89,19 @@ pub async fn remove(pool: &PgPool, id: Uuid, by: &str) -> Result<bool, AppError>
     Ok(removed.rows_affected() == 1)
 }
 
-/// The entry in force that `email` (lower-cased) born `date_of_birth` matches, if any: the
-/// email alike, and the date of birth where the entry gives one.
+/// The entry in force that an address of `email_key` born `date_of_birth` matches, if any:
+/// the address alike as a person reads it, and the date of birth where the entry gives one.
 pub async fn matching(
     pool: &PgPool,
-    email: &str,
+    email_key: &str,
     date_of_birth: NaiveDate,
 ) -> Result<Option<Uuid>, AppError> {
     Ok(sqlx::query_scalar!(
         "SELECT id FROM exclusion_list
-          WHERE email = $1 AND (date_of_birth IS NULL OR date_of_birth = $2)
+          WHERE email_key = $1 AND (date_of_birth IS NULL OR date_of_birth = $2)
             AND removed_at IS NULL AND (ends_on IS NULL OR ends_on >= current_date)
           ORDER BY added_at LIMIT 1",
-        email,
+        email_key,
         date_of_birth
     )
     .fetch_optional(pool)
@@ -124,7 +127,7 @@ pub async fn mark_matches(pool: &PgPool) -> Result<Vec<Uuid>, AppError> {
     Ok(sqlx::query_scalar!(
         r#"WITH found AS (
                SELECT DISTINCT ON (p.id) p.id AS player, l.id AS entry, p.email
-                 FROM players p JOIN exclusion_list l ON l.email = p.email
+                 FROM players p JOIN exclusion_list l ON l.email_key = p.email_key
                       AND (l.date_of_birth IS NULL OR l.date_of_birth = p.date_of_birth)
                 WHERE p.listed_entry IS NULL AND l.removed_at IS NULL
                   AND (l.ends_on IS NULL OR l.ends_on >= current_date)
@@ -142,6 +145,50 @@ pub async fn mark_matches(pool: &PgPool) -> Result<Vec<Uuid>, AppError> {
     )
     .fetch_all(pool)
     .await?)
+}
+
+/// Rows written before addresses had match keys (at most `limit` of each table): their ids
+/// and emails, for the caller to key ([`keep_keys`]).
+pub async fn unkeyed(
+    pool: &PgPool,
+    limit: i64,
+) -> Result<(Vec<(Uuid, String)>, Vec<(Uuid, String)>), AppError> {
+    let players = sqlx::query!("SELECT id, email FROM players WHERE email_key IS NULL LIMIT $1", limit)
+        .fetch_all(pool)
+        .await?;
+    let entries =
+        sqlx::query!("SELECT id, email FROM exclusion_list WHERE email_key IS NULL LIMIT $1", limit)
+            .fetch_all(pool)
+            .await?;
+    Ok((
+        players.into_iter().map(|r| (r.id, r.email)).collect(),
+        entries.into_iter().map(|r| (r.id, r.email)).collect(),
+    ))
+}
+
+/// Keeps the match keys of players' and entries' addresses (ids with their keys).
+pub async fn keep_keys(
+    pool: &PgPool,
+    players: &[(Uuid, String)],
+    entries: &[(Uuid, String)],
+) -> Result<(), AppError> {
+    let (ids, keys): (Vec<Uuid>, Vec<String>) = players.iter().cloned().unzip();
+    sqlx::query!(
+        "UPDATE players p SET email_key = k.key FROM unnest($1::uuid[], $2::text[]) AS k (id, key) WHERE p.id = k.id",
+        &ids,
+        &keys
+    )
+    .execute(pool)
+    .await?;
+    let (ids, keys): (Vec<Uuid>, Vec<String>) = entries.iter().cloned().unzip();
+    sqlx::query!(
+        "UPDATE exclusion_list l SET email_key = k.key FROM unnest($1::uuid[], $2::text[]) AS k (id, key) WHERE l.id = k.id",
+        &ids,
+        &keys
+    )
+    .execute(pool)
+    .await?;
+    Ok(())
 }
 
 /// Unmarks players whose entry has ended or left the list; answers them.

@@ -32,6 +32,8 @@ pub struct PlayerRow {
 pub struct NewPlayer<'a> {
     pub id: Uuid,
     pub email: &'a str,
+    /// `domain::text::email_match_key` of the email.
+    pub email_key: &'a str,
     pub password_hash: &'a str,
     pub date_of_birth: NaiveDate,
     pub wallet: Uuid,
@@ -44,13 +46,34 @@ pub async fn email_taken(pool: &PgPool, email: &str) -> Result<bool, AppError> {
         .await?)
 }
 
+/// The players whose address has `key` (`domain::text::email_match_key`) and who were born on
+/// `date_of_birth`: the same person, however the address was written.
+pub async fn same_person(
+    pool: &PgPool,
+    key: &str,
+    date_of_birth: NaiveDate,
+) -> Result<Vec<PlayerRow>, AppError> {
+    Ok(sqlx::query_as!(
+        PlayerRow,
+        "SELECT id, email, date_of_birth, wallet_account_id, last_login_at, self_excluded_until, on_break_until,
+                excluded_permanently, return_requested_at, closed_at, reopen_requested_at, listed_entry,
+                voids_pending_since, created_at
+           FROM players WHERE email_key = $1 AND date_of_birth = $2",
+        key,
+        date_of_birth
+    )
+    .fetch_all(pool)
+    .await?)
+}
+
 /// Records `player`; false when another took its email first.
 pub async fn insert(pool: &PgPool, player: &NewPlayer<'_>) -> Result<bool, AppError> {
     Ok(sqlx::query!(
-        "INSERT INTO players (id, email, password_hash, date_of_birth, wallet_account_id)
-         VALUES ($1, $2, $3, $4, $5) ON CONFLICT (email) DO NOTHING",
+        "INSERT INTO players (id, email, email_key, password_hash, date_of_birth, wallet_account_id)
+         VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (email) DO NOTHING",
         player.id,
         player.email,
+        player.email_key,
         player.password_hash,
         player.date_of_birth,
         player.wallet
@@ -65,6 +88,20 @@ pub async fn insert(pool: &PgPool, player: &NewPlayer<'_>) -> Result<bool, AppEr
 pub async fn delete(pool: &PgPool, id: Uuid) -> Result<(), AppError> {
     sqlx::query!("DELETE FROM players WHERE id = $1", id).execute(pool).await?;
     Ok(())
+}
+
+/// The player whose wallet is `wallet`, if it is a player's.
+pub async fn by_wallet(pool: &PgPool, wallet: Uuid) -> Result<Option<PlayerRow>, AppError> {
+    Ok(sqlx::query_as!(
+        PlayerRow,
+        "SELECT id, email, date_of_birth, wallet_account_id, last_login_at, self_excluded_until, on_break_until,
+                excluded_permanently, return_requested_at, closed_at, reopen_requested_at, listed_entry,
+                voids_pending_since, created_at
+           FROM players WHERE wallet_account_id = $1",
+        wallet
+    )
+    .fetch_optional(pool)
+    .await?)
 }
 
 /// Player `id`.

@@ -248,6 +248,23 @@ pub async fn player_keno(ctx: &Context, browser: &Browser) -> Result<(), String>
     if errors.len() != 1 || !errors[0].contains("/v1/keno/tickets") || !errors[0].contains("409") {
         return Err(format!("the console shows more than the reality check: {errors:#?}"));
     }
+
+    // Issue 47 §2: a check due is the player's, so reloading the page does not skip it: the
+    // reloaded page opens the dialog before any play.
+    sqlx::query("UPDATE gateway.game_sessions SET reality_check_at = now() - interval '1 second' WHERE ended_at IS NULL")
+        .execute(&pool)
+        .await
+        .map_err(|e| e.to_string())?;
+    browser.script("location.reload(); return true").await?;
+    browser.wait_text("[data-testid=reality-check]", "You have played for").await?;
+    browser.click_button("Keep playing").await?;
+    for _ in 0..50 {
+        if browser.script(closed).await? == json!(true) {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    browser.wait_text("[data-testid=play-clock]", "staked $3.00").await?;
     Ok(())
 }
 

@@ -56,6 +56,8 @@ RULES = {
     "too_many_spots",  # a round's spots, up to its table's
     "spots_not_allowed",  # a Keno option's spot counts (Castle Keno rules)
     "invalid_time_zone",  # a name the IANA time zone database knows
+    # Unicode's categories, NFKC and scripts (UTS #39), which an ECMA-262 pattern cannot state.
+    "invalid_email_characters",  # no invisible or control characters, full-width letters, or mixed scripts
     # Against the table's state, and the house's table limits (settings).
     "shooter_needs_line_bet",
     "no_such_bet",  # a bet taken down, reduced or called on or off that is not on the layout
