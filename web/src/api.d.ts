@@ -654,8 +654,9 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * `POST /v1/exclusion-list/import`: a list as a CSV file (`source,reference,email,date_of_birth,ends_on`),
-         *     taken whole or not at all; players matching are excluded at once (each match logged).
+         * `POST /v1/exclusion-list/import`: a list as a CSV file (`source,reference,email,date_of_birth,ends_on`)
+         *     or the same rows as JSON, taken whole or not at all; players matching are excluded at once
+         *     (each match logged).
          */
         post: operations["import_exclusion_list"];
         delete?: never;
@@ -693,8 +694,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * `GET /v1/dormant-accounts`: accounts without a login for `LOTTO_DORMANT_AFTER_DAYS` days,
-         *     with their balances (still their players').
+         * `GET /v1/dormant-accounts?after=&limit=`: accounts without a login for
+         *     `LOTTO_DORMANT_AFTER_DAYS` days, a page at a time, with their balances (still their players').
          */
         get: operations["dormant_accounts"];
         put?: never;
@@ -2776,7 +2777,7 @@ export interface components {
             /** Format: int64 */
             balance_cents: number;
         };
-        /** @description `GET /v1/dormant-accounts`. */
+        /** @description `GET /v1/dormant-accounts?after=&limit=`: a page of them, longest dormant first. */
         DormantAccounts: {
             /**
              * Format: int32
@@ -2784,8 +2785,13 @@ export interface components {
              */
             dormant_after_days: number;
             accounts: components["schemas"]["DormantAccount"][];
-            /** Format: int64 */
+            /**
+             * Format: int64
+             * @description The balances of this page's accounts.
+             */
             total_balance_cents: number;
+            /** @description The cursor of the next page (`after`); none on the last. */
+            next?: string | null;
         };
         /** @description `POST /v1/keno/draw-tickets`. */
         DrawTicketRequest: {
@@ -2927,6 +2933,11 @@ export interface components {
             replaced: number;
             /** Format: int64 */
             players_excluded: number;
+        };
+        /** @description `POST /v1/exclusion-list/import` as JSON: the rows a CSV file would hold. */
+        ExclusionImportRequest: {
+            /** @description One person each, as `POST /v1/exclusion-list` takes one. */
+            entries: components["schemas"]["ExclusionEntryRequest"][];
         };
         /**
          * @description The self-exclusion periods a player may choose.
@@ -6614,9 +6625,10 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        /** @description a header line `source,reference,email,date_of_birth,ends_on`, then one person a line (dates `YYYY-MM-DD` or empty) */
+        /** @description `text/csv`: a header line `source,reference,email,date_of_birth,ends_on`, then one person a line (dates `YYYY-MM-DD` or empty), UTF-8; or `application/json`: the same rows as objects */
         requestBody: {
             content: {
+                "application/json": components["schemas"]["ExclusionImportRequest"];
                 "text/csv": string;
             };
         };
@@ -6659,14 +6671,19 @@ export interface operations {
     };
     dormant_accounts: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description The `next` cursor of the previous page. */
+                after?: string;
+                /** @description Page size, 1 to 500 (default 50). */
+                limit?: number;
+            };
             header?: never;
             path?: never;
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description the dormant accounts, longest dormant first */
+            /** @description a page of the dormant accounts, longest dormant first */
             200: {
                 headers: {
                     [name: string]: unknown;

@@ -163,8 +163,9 @@ function ImportList(props: { onDone: (text: string) => void }): JSX.Element {
         void send.run(async () => {
           const result = await must(
             api.staff.POST("/v1/exclusion-list/import", {
-              body: file.text,
-              bodySerializer: (text: string) => text,
+              // The file as it is: the route also takes the rows as JSON, which this is not.
+              body: file.text as unknown as { entries: [] },
+              bodySerializer: () => file.text,
               headers: { "content-type": "text/csv" },
             }),
           );
@@ -200,9 +201,10 @@ function ImportList(props: { onDone: (text: string) => void }): JSX.Element {
   );
 }
 
-/** Accounts without a login for the configured days, with their balances. */
+/** Accounts without a login for the configured days, with their balances, a page at a time. */
 function Dormant(): JSX.Element {
-  const dormant = useLoad(() => must(api.staff.GET("/v1/dormant-accounts")), []);
+  const [after, setAfter] = useState<string | undefined>(undefined);
+  const dormant = useLoad(() => must(api.staff.GET("/v1/dormant-accounts", { params: { query: { after } } })), [after]);
   const d = dormant.value;
   return (
     <div>
@@ -239,13 +241,25 @@ function Dormant(): JSX.Element {
           <tfoot>
             <tr>
               <th scope="row" colSpan={3}>
-                {d ? counted(d.accounts.length, "account") : ""}
+                {d ? `${counted(d.accounts.length, "account")} on this page` : ""}
               </th>
               <td class="num">{d ? dollars(d.total_balance_cents) : ""}</td>
             </tr>
           </tfoot>
         </table>
       </Scroll>
+      <div class="row">
+        {after !== undefined && (
+          <button type="button" onClick={() => setAfter(undefined)}>
+            First page
+          </button>
+        )}
+        {d?.next && (
+          <button type="button" onClick={() => setAfter(d.next ?? undefined)}>
+            Next page
+          </button>
+        )}
+      </div>
     </div>
   );
 }

@@ -679,3 +679,107 @@ async fn an_operators_cash_deposit_meets_the_players_standing() {
     assert_eq!(balance(&gw, &active).await, 500);
     gw.assert_ledger_balanced().await;
 }
+
+/// Issue 47 §5: the list import takes a CSV file (`text/csv`, UTF-8) or its rows as JSON, and
+/// answers anything else with a problem: a file that is not UTF-8 (was axum's plain-text 400),
+/// another content type or none (was taken as text).
+#[tokio::test]
+async fn the_list_import_takes_csv_or_json_rows_and_refuses_anything_else_with_a_problem() {
+    let gw = TestGateway::new().await;
+    let operator = gw.staff("olga", platform::auth::Role::Operator).await;
+    let send = |content_type: Option<&str>, body: Vec<u8>| {
+        let mut request = Request::post("/v1/exclusion-list/import")
+            .header("authorization", format!("Bearer {}", operator.token));
+        if let Some(content_type) = content_type {
+            request = request.header("content-type", content_type);
+        }
+        gw.send(request.body(Body::from(body)).unwrap())
+    };
+    let file = b"source,reference,email,date_of_birth,ends_on\nstate,KS-1,fay@example.com,,\n".to_vec();
+    let mut latin1 = file.clone();
+    latin1.extend_from_slice(b"state,KS-2,g\xfcs@example.com,,\n");
+    for (content_type, body, status, code) in [
+        (Some("text/csv"), latin1, 400, "unreadable_body"),
+        (Some("application/xml"), file.clone(), 415, "unsupported_media_type"),
+        (Some("text/plain"), file.clone(), 415, "unsupported_media_type"),
+        (None, file.clone(), 415, "unsupported_media_type"),
+    ] {
+        let refused = send(content_type, body).await;
+        assert_eq!(
+            (refused.status.as_u16(), refused.body["code"].as_str()),
+            (status, Some(code)),
+            "{content_type:?}: {}",
+            refused.body
+        );
+        assert_eq!(refused.headers["content-type"], "application/problem+json");
+    }
+    let taken = send(Some("text/csv; charset=utf-8"), file).await;
+    assert_eq!((taken.status.as_u16(), taken.body["added"].as_u64()), (201, Some(1)), "{}", taken.body);
+
+    // The same rows as JSON, checked as a file's lines are (the first row is line 1).
+    let rows = |second: &str| {
+        json!({"entries": [
+            {"source": "state", "reference": "KS-3", "email": "hal@example.com", "date_of_birth": "1970-01-02"},
+            {"source": "operator", "reference": "OP-1", "email": second},
+        ]})
+        .to_string()
+        .into_bytes()
+    };
+    let refused = send(Some("application/json"), rows("not an email")).await;
+    assert_eq!(
+        (refused.status.as_u16(), refused.body["code"].as_str(), refused.body["context"]["line"].as_u64()),
+        (422, Some("invalid_exclusion_list"), Some(2)),
+        "{}",
+        refused.body
+    );
+    let taken = send(Some("application/json"), rows("ivy@example.com")).await;
+    assert_eq!((taken.status.as_u16(), taken.body["added"].as_u64()), (201, Some(2)), "{}", taken.body);
+    let list = gw.call("GET", "/v1/exclusion-list", Some(&operator.token), None).await;
+    assert_eq!(list.body.as_array().map(Vec::len), Some(3), "{}", list.body);
+}
+
+/// Issue 47 §5: the dormant accounts page like every other list (`after`, `limit`; bad values
+/// 400), longest dormant first.
+#[tokio::test]
+async fn dormant_accounts_are_read_a_page_at_a_time() {
+    let gw = TestGateway::new().await;
+    let operator = gw.staff("olga", platform::auth::Role::Operator).await;
+    for (i, email) in ["a@example.com", "b@example.com", "c@example.com"].into_iter().enumerate() {
+        let player = gw.player(email).await;
+        let days = 1_100 + 10 * (3 - i);
+        sqlx::query(&format!(
+            "UPDATE players SET last_login_at = now() - interval '{days} days' WHERE id = $1::uuid"
+        ))
+        .bind(&player.subject)
+        .execute(&gw.state.pool)
+        .await
+        .unwrap();
+    }
+    let token = operator.token.clone();
+    let page = |query: String| {
+        let (gw, token) = (&gw, token.clone());
+        async move { gw.call("GET", &format!("/v1/dormant-accounts{query}"), Some(&token), None).await }
+    };
+    let first = page("?limit=2".to_owned()).await;
+    let emails = |body: &Value| {
+        body["accounts"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|a| a["email"].as_str().unwrap().to_owned())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(emails(&first.body), ["a@example.com", "b@example.com"], "{}", first.body);
+    let next = first.body["next"].as_str().unwrap().to_owned();
+    let second = page(format!("?limit=2&after={next}")).await;
+    assert_eq!(emails(&second.body), ["c@example.com"], "{}", second.body);
+    assert!(second.body["next"].is_null(), "{}", second.body);
+    for (query, code) in [
+        ("?limit=0", "invalid_limit"),
+        ("?limit=501", "invalid_limit"),
+        ("?after=yesterday", "invalid_cursor"),
+    ] {
+        let refused = page(query.to_owned()).await;
+        assert_eq!((refused.status.as_u16(), refused.body["code"].as_str()), (400, Some(code)), "{query}");
+    }
+}

@@ -101,6 +101,52 @@ fn bytes_rejection(rejection: &BytesRejection) -> AppError {
     }
 }
 
+/// A body sent as a CSV file (`text/csv`, UTF-8) or as the same rows in JSON
+/// (`application/json`, read as [`Json`] reads it): for the imports a person sends as a file
+/// and a generated client sends as data. Any other type is 415; a file that is not UTF-8, 400
+/// `unreadable_body`; text holding U+0000, 422 `nul_in_text`.
+#[derive(Debug, Clone)]
+pub enum CsvOrJson<T> {
+    Csv(String),
+    Json(T),
+}
+
+impl<T: DeserializeOwned, S: Send + Sync> FromRequest<S> for CsvOrJson<T> {
+    type Rejection = AppError;
+
+    async fn from_request(req: Request, state: &S) -> Result<Self, Self::Rejection> {
+        if is_json(req.headers()) {
+            return Json::<T>::from_request(req, state).await.map(|Json(rows)| CsvOrJson::Json(rows));
+        }
+        let essence = req
+            .headers()
+            .get(header::CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .map(|v| v.split(';').next().unwrap_or_default().trim().to_ascii_lowercase());
+        if essence.as_deref() != Some("text/csv") {
+            return Err(AppError::new(
+                StatusCode::UNSUPPORTED_MEDIA_TYPE,
+                crate::codes::UNSUPPORTED_MEDIA_TYPE,
+                "the body is a CSV file (`Content-Type: text/csv`) or its rows as JSON (`application/json`)",
+            ));
+        }
+        let bytes = Bytes::from_request(req, state).await.map_err(|e| bytes_rejection(&e))?;
+        let text = String::from_utf8(bytes.to_vec()).map_err(|e| {
+            AppError::bad_request(
+                crate::codes::UNREADABLE_BODY,
+                format!(
+                    "the file is not UTF-8 text (its first byte that is not is at offset {})",
+                    e.utf8_error().valid_up_to()
+                ),
+            )
+        })?;
+        if text.contains('\0') {
+            return Err(nul_in_text());
+        }
+        Ok(CsvOrJson::Csv(text))
+    }
+}
+
 /// The one refusal of text holding U+0000.
 pub fn nul_in_text() -> AppError {
     AppError::unprocessable(crate::codes::NUL_IN_TEXT, "text may not contain the NUL character (U+0000)")

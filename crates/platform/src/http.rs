@@ -321,11 +321,30 @@ async fn metrics_text() -> Response {
     ([(header::CONTENT_TYPE, "text/plain; version=0.0.4")], body).into_response()
 }
 
-/// Counts requests and their latency per route template (not per raw path, to bound cardinality).
+/// The method as a metric label: one of HTTP's own, or `other` (issue 47 §5: any client could
+/// make a series per made-up method, and so grow Prometheus' memory without end).
+pub fn method_label(method: &axum::http::Method) -> &'static str {
+    use axum::http::Method;
+    const KNOWN: [(Method, &str); 9] = [
+        (Method::GET, "GET"),
+        (Method::HEAD, "HEAD"),
+        (Method::POST, "POST"),
+        (Method::PUT, "PUT"),
+        (Method::DELETE, "DELETE"),
+        (Method::PATCH, "PATCH"),
+        (Method::OPTIONS, "OPTIONS"),
+        (Method::CONNECT, "CONNECT"),
+        (Method::TRACE, "TRACE"),
+    ];
+    KNOWN.iter().find(|(known, _)| known == method).map_or("other", |(_, label)| label)
+}
+
+/// Counts requests and their latency per route template (not per raw path) and per method
+/// label ([`method_label`]), so that the series stay bounded whatever clients send.
 async fn record_metrics(req: Request, next: Next) -> Response {
     prometheus();
     let route = req.extensions().get::<MatchedPath>().map_or("unmatched", MatchedPath::as_str).to_owned();
-    let method = req.method().to_string();
+    let method = method_label(req.method()).to_owned();
     let started = Instant::now();
     let response = next.run(req).await;
     let labels = [("method", method), ("route", route), ("status", response.status().as_u16().to_string())];

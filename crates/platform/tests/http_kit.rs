@@ -271,3 +271,45 @@ async fn requests_hyper_refuses_before_they_exist_are_answered_with_problems() {
         assert!(head.contains("connection: close"), "{answer}");
     }
 }
+
+/// Issue 47 §5: made-up methods and random paths do not make new series. Fifty requests with
+/// methods nobody defined and paths nobody routes add at most the one `other` and `unmatched`
+/// series per status, however many are sent.
+#[tokio::test]
+async fn made_up_methods_and_paths_do_not_grow_the_metrics() {
+    let api = Router::new().route("/known", get(|| async { "yes" }));
+    let app = platform::http::app(api, Readiness::default(), Limits::default());
+    let series = || async {
+        let metrics = platform::testing::send(
+            &platform::http::metrics_app(),
+            Request::get("/metrics").body(Body::empty()).unwrap(),
+        )
+        .await;
+        let text = metrics.body.as_str().unwrap_or_default().to_owned();
+        text.lines().filter(|l| l.starts_with("http_requests_total{")).map(str::to_owned).collect::<Vec<_>>()
+    };
+    let send = |method: String, path: String| {
+        let app = app.clone();
+        async move {
+            let request = Request::builder().method(method.as_str()).uri(path).body(Body::empty()).unwrap();
+            app.oneshot(request).await.unwrap().status()
+        }
+    };
+    // One of each kind first, so the series they make exist.
+    send("GET".into(), "/known".into()).await;
+    send("BREW".into(), "/known".into()).await;
+    send("GET".into(), "/nowhere".into()).await;
+    send("BREW".into(), "/nowhere".into()).await;
+    let before = series().await.len();
+    assert!(before >= 3, "the requests above are counted");
+    for i in 0..50 {
+        let random = uuid::Uuid::new_v4().simple().to_string().to_uppercase();
+        let method = format!("X{}", &random[..8]);
+        let path = if i % 2 == 0 { "/known".to_owned() } else { format!("/random/{}", &random[8..]) };
+        let status = send(method, path).await;
+        assert!(status.is_client_error(), "{status}");
+    }
+    let after = series().await;
+    assert_eq!(after.len(), before, "{after:#?}");
+    assert!(after.iter().all(|l| !l.contains("method=\"B") || l.contains("method=\"other\"")), "{after:#?}");
+}

@@ -8,6 +8,7 @@ use ledger_api::wire::LimitSource;
 use platform::auth::Role;
 use platform::codes;
 use platform::openapi::Refused;
+use platform::page::{PageParams, TimeIdCursor};
 use platform::{AppError, Json, Path, Query};
 use uuid::Uuid;
 
@@ -16,9 +17,9 @@ use crate::auth::{Authenticated, PlayerSession};
 use crate::saga::exclusion_lists as lists;
 use crate::saga::protection as saga;
 use crate::views::protection::{
-    DormantAccounts, ExclusionEntry, ExclusionEntryRequest, ExclusionImport, ExclusionRemoval, Limits,
-    MoneyLimitRequest, PlaySession, RealityCheckAnswer, RealityCheckInterval, ResponsibleGaming,
-    StandingView, Statement, StatementQuery, TimeLimitRequest, TimeOut, TimeOutRequest,
+    DormantAccounts, ExclusionEntry, ExclusionEntryRequest, ExclusionImport, ExclusionImportRequest,
+    ExclusionRemoval, Limits, MoneyLimitRequest, PlaySession, RealityCheckAnswer, RealityCheckInterval,
+    ResponsibleGaming, StandingView, Statement, StatementQuery, TimeLimitRequest, TimeOut, TimeOutRequest,
 };
 
 /// `GET /v1/me/limits`: the player's deposit and money limits, with what each has left.
@@ -276,20 +277,27 @@ pub async fn add_to_exclusion_list(
     Ok((StatusCode::CREATED, Json(lists::add(&state, &caller.0.sub, request).await?)))
 }
 
-/// `POST /v1/exclusion-list/import`: a list as a CSV file (`source,reference,email,date_of_birth,ends_on`),
-/// taken whole or not at all; players matching are excluded at once (each match logged).
+/// `POST /v1/exclusion-list/import`: a list as a CSV file (`source,reference,email,date_of_birth,ends_on`)
+/// or the same rows as JSON, taken whole or not at all; players matching are excluded at once
+/// (each match logged).
 #[utoipa::path(
     post, path = "/v1/exclusion-list/import", tag = "responsible gaming",
-    request_body(content = String, content_type = "text/csv", description = "a header line `source,reference,email,date_of_birth,ends_on`, then one person a line (dates `YYYY-MM-DD` or empty)"),
+    request_body(
+        description = "`text/csv`: a header line `source,reference,email,date_of_birth,ends_on`, then one person a line (dates `YYYY-MM-DD` or empty), UTF-8; or `application/json`: the same rows as objects",
+        content((String = "text/csv"), (ExclusionImportRequest = "application/json"))
+    ),
     responses((status = 201, description = "imported", body = ExclusionImport), (status = "4XX", response = Refused)), security(("bearer" = []))
 )]
 pub async fn import_exclusion_list(
     State(state): State<GatewayState>,
     caller: Authenticated,
-    body: String,
+    body: platform::extract::CsvOrJson<ExclusionImportRequest>,
 ) -> Result<(StatusCode, Json<ExclusionImport>), AppError> {
     caller.require(&[Role::Operator])?;
-    let entries = lists::parse_csv(&body)?;
+    let entries = match body {
+        platform::extract::CsvOrJson::Csv(text) => lists::parse_csv(&text)?,
+        platform::extract::CsvOrJson::Json(rows) => lists::parse_rows(rows.entries)?,
+    };
     Ok((StatusCode::CREATED, Json(lists::import(&state, &caller.0.sub, entries).await?)))
 }
 
@@ -322,16 +330,17 @@ pub async fn exclusion_list(
     Ok(Json(lists::entries(&state).await?))
 }
 
-/// `GET /v1/dormant-accounts`: accounts without a login for `LOTTO_DORMANT_AFTER_DAYS` days,
-/// with their balances (still their players').
+/// `GET /v1/dormant-accounts?after=&limit=`: accounts without a login for
+/// `LOTTO_DORMANT_AFTER_DAYS` days, a page at a time, with their balances (still their players').
 #[utoipa::path(
-    get, path = "/v1/dormant-accounts", tag = "responsible gaming",
-    responses((status = 200, description = "the dormant accounts, longest dormant first", body = DormantAccounts), (status = "4XX", response = Refused)), security(("bearer" = []))
+    get, path = "/v1/dormant-accounts", tag = "responsible gaming", params(PageParams<TimeIdCursor>),
+    responses((status = 200, description = "a page of the dormant accounts, longest dormant first", body = DormantAccounts), (status = "4XX", response = Refused)), security(("bearer" = []))
 )]
 pub async fn dormant_accounts(
     State(state): State<GatewayState>,
     caller: Authenticated,
+    Query(page): Query<PageParams<TimeIdCursor>>,
 ) -> Result<Json<DormantAccounts>, AppError> {
     caller.require(&[Role::Operator, Role::Auditor])?;
-    Ok(Json(lists::dormant(&state).await?))
+    Ok(Json(lists::dormant(&state, &page).await?))
 }

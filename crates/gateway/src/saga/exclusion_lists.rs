@@ -15,6 +15,7 @@
 use chrono::NaiveDate;
 use platform::AppError;
 use platform::codes;
+use platform::page::{PageParams, TimeIdCursor};
 use uuid::Uuid;
 
 use crate::GatewayState;
@@ -107,6 +108,21 @@ pub(crate) fn parse_csv(text: &str) -> Result<Vec<NewEntry>, AppError> {
         return Err(bad(0, "the file names nobody"));
     }
     Ok(entries)
+}
+
+/// Rows sent as JSON (`POST /v1/exclusion-list/import`), each checked as a file's line is (the
+/// first row is line 1).
+pub(crate) fn parse_rows(rows: Vec<ExclusionEntryRequest>) -> Result<Vec<NewEntry>, AppError> {
+    if rows.is_empty() {
+        return Err(bad(0, "the list names nobody"));
+    }
+    if rows.len() > MAX_LINES {
+        return Err(bad(0, format!("a list holds at most {MAX_LINES} people")));
+    }
+    rows.into_iter()
+        .enumerate()
+        .map(|(i, r)| entry(i + 1, r.source, &r.reference, &r.email, r.date_of_birth, r.ends_on))
+        .collect()
 }
 
 /// Adds one entry (as an operator enters it) and applies the lists at once.
@@ -203,10 +219,17 @@ pub(crate) async fn entries(state: &GatewayState) -> Result<Vec<ExclusionEntry>,
         .collect())
 }
 
-/// The dormant accounts with their balances (still their players').
-pub(crate) async fn dormant(state: &GatewayState) -> Result<DormantAccounts, AppError> {
+/// A page of the dormant accounts with their balances (still their players').
+pub(crate) async fn dormant(
+    state: &GatewayState,
+    page: &PageParams<TimeIdCursor>,
+) -> Result<DormantAccounts, AppError> {
+    let (after, limit) = (page.after()?, page.limit()?);
     let days = state.protection.dormant_after_days;
-    let rows = store::dormant(&state.pool, i32::try_from(days).unwrap_or(i32::MAX)).await?;
+    let days = i32::try_from(days).unwrap_or(i32::MAX);
+    let rows = store::dormant(&state.pool, days, after.map(|c| (c.at, c.id)), limit).await?;
+    let last = rows.last().map(|r| TimeIdCursor { at: r.last_login_at.unwrap_or(r.created_at), id: r.id });
+    let next = page.next_cursor(rows.len(), last);
     let mut accounts = Vec::with_capacity(rows.len());
     for row in rows {
         accounts.push(DormantAccount {
@@ -218,7 +241,12 @@ pub(crate) async fn dormant(state: &GatewayState) -> Result<DormantAccounts, App
         });
     }
     let total_balance_cents = accounts.iter().map(|a| a.balance_cents).sum();
-    Ok(DormantAccounts { dormant_after_days: days, accounts, total_balance_cents })
+    Ok(DormantAccounts {
+        dormant_after_days: state.protection.dormant_after_days,
+        accounts,
+        total_balance_cents,
+        next,
+    })
 }
 
 #[cfg(test)]

@@ -213,15 +213,25 @@ pub struct DormantRow {
     pub created_at: DateTime<Utc>,
 }
 
-/// Players without a login (or, never logged in, registered) for `days` days, longest first (at
-/// most 1,000).
-pub async fn dormant(pool: &PgPool, days: i32) -> Result<Vec<DormantRow>, AppError> {
+/// A page of the players without a login (or, never logged in, registered) for `days` days,
+/// longest first, after the one dormant since `after` (its time and id).
+pub async fn dormant(
+    pool: &PgPool,
+    days: i32,
+    after: Option<(DateTime<Utc>, Uuid)>,
+    limit: i64,
+) -> Result<Vec<DormantRow>, AppError> {
+    let (after_at, after_id) = after.unzip();
     Ok(sqlx::query_as!(
         DormantRow,
         "SELECT id, email, wallet_account_id, last_login_at, created_at FROM players
           WHERE coalesce(last_login_at, created_at) < now() - make_interval(days => $1)
-          ORDER BY coalesce(last_login_at, created_at) LIMIT 1000",
-        days
+            AND ($2::timestamptz IS NULL OR (coalesce(last_login_at, created_at), id) > ($2, $3))
+          ORDER BY coalesce(last_login_at, created_at), id LIMIT $4",
+        days,
+        after_at,
+        after_id,
+        limit
     )
     .fetch_all(pool)
     .await?)

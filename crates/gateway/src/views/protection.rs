@@ -258,6 +258,15 @@ pub struct ExclusionEntryRequest {
     pub ends_on: Option<NaiveDate>,
 }
 
+/// `POST /v1/exclusion-list/import` as JSON: the rows a CSV file would hold.
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ExclusionImportRequest {
+    /// One person each, as `POST /v1/exclusion-list` takes one.
+    #[schema(min_items = 1, max_items = 100_000)]
+    pub entries: Vec<ExclusionEntryRequest>,
+}
+
 /// Whose list an entry is on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "snake_case")]
@@ -316,13 +325,16 @@ pub struct DormantAccount {
     pub balance_cents: i64,
 }
 
-/// `GET /v1/dormant-accounts`.
+/// `GET /v1/dormant-accounts?after=&limit=`: a page of them, longest dormant first.
 #[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct DormantAccounts {
     /// `LOTTO_DORMANT_AFTER_DAYS`.
     pub dormant_after_days: u32,
     pub accounts: Vec<DormantAccount>,
+    /// The balances of this page's accounts.
     pub total_balance_cents: i64,
+    /// The cursor of the next page (`after`); none on the last.
+    pub next: Option<String>,
 }
 
 /// `GET /v1/responsible-gaming`: what the "play responsibly" page shows beside the player's
