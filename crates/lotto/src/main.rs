@@ -52,8 +52,20 @@ pgBackRest backup (the WAL is archived all along), restore-point marks a moment,
 brings the newest backup back into a new cluster up to that moment.
 Configuration is by environment variable; see README.md (Configuration).";
 
+/// Runs the command; a refusal is printed as its message (its causes after colons), never as a
+/// backtrace, and the process exits 1.
 #[tokio::main]
-async fn main() -> anyhow::Result<()> {
+async fn main() -> std::process::ExitCode {
+    match command().await {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(e) => {
+            platform::telemetry::refusal(&format!("lotto: {e:#}"));
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
+async fn command() -> anyhow::Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     match args.iter().map(String::as_str).collect::<Vec<_>>().as_slice() {
         [] | ["serve"] => serve().await,
@@ -356,7 +368,7 @@ async fn payments_sandbox() -> anyhow::Result<()> {
     let listener = tokio::net::TcpListener::bind(config.listen)
         .await
         .with_context(|| format!("cannot listen on {} (set LOTTO_LISTEN)", config.listen))?;
-    say(&format!("payments sandbox listening on http://{}", listener.local_addr()?));
+    platform::telemetry::banner(&format!("payments sandbox listening on http://{}", listener.local_addr()?));
     platform::http::serve(listener, app, platform::http::shutdown_signal()).await?;
     Ok(())
 }
@@ -379,17 +391,17 @@ async fn run_services(config: &Config, database: &postgres::Database) -> anyhow:
         .await
         .with_context(|| format!("cannot listen on {} (set LOTTO_LISTEN)", config.listen))?;
     let addr = listener.local_addr()?;
-    say(&format!("lotto: database: {}", database.source));
-    say(&format!(
+    platform::telemetry::banner(&format!("lotto: database: {}", database.source));
+    platform::telemetry::banner(&format!(
         "lotto: secrets not set in the environment are kept in {} (readable by this user only; keep them: printed tickets validate only with them)",
         std::path::absolute(kept.dir()).unwrap_or_else(|_| kept.dir().to_owned()).display()
     ));
-    say("lotto: services: gateway, ledger, draw-games, table-games, instant");
-    say(&format!("lotto listening on http://{addr}"));
-    say(&format!(
+    platform::telemetry::banner("lotto: services: gateway, ledger, draw-games, table-games, instant");
+    platform::telemetry::banner(&format!("lotto listening on http://{addr}"));
+    platform::telemetry::banner(&format!(
         "lotto: web client at http://{addr}/ (play: #/play, retailer terminal: #/till, operator console: #/console)"
     ));
     platform::http::serve(listener, app, platform::http::shutdown_signal()).await?;
-    say("lotto: stopped");
+    platform::telemetry::banner("lotto: stopped");
     Ok(())
 }

@@ -466,3 +466,70 @@ async fn lotto_holds_no_more_connections_than_its_budget_and_shows_each_pool() {
     println!("most connections held under load: {most} (budget 20; the pools' sizes add up to {max})");
     lotto.terminate();
 }
+
+/// Issue 47 §5: a refusal from the command prints its message, never a backtrace, whatever
+/// `RUST_BACKTRACE` says (a taken username, a connection budget too small); and with JSON logs
+/// every line the process prints, its banner included, is a JSON object.
+#[tokio::test]
+async fn a_refusal_is_its_message_alone_and_json_logs_hold_only_json() {
+    let url = platform::testing::fresh_database().await.unwrap();
+    common::create_operator(&url, "olga", "a long admin password");
+    let run = |args: &[&str], env: &[(&str, &str)]| {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_lotto"));
+        command
+            .args(args)
+            .env("DATABASE_URL", &url)
+            .env("LOTTO_LOG", "warn")
+            .env("LOTTO_ADMIN_PASSWORD", "a long admin password")
+            .env("RUST_BACKTRACE", "full")
+            .env("LOTTO_SECRETS_DIR", platform::config::scratch_dir("refusal-secrets"));
+        for (key, value) in env {
+            command.env(key, value);
+        }
+        command.output().unwrap()
+    };
+    let taken = run(&["admin", "create-operator", "olga"], &[]);
+    let budget = run(&[], &[("LOTTO_DB_MAX_CONNECTIONS", "5000"), ("LOTTO_LISTEN", "127.0.0.1:0")]);
+    for (out, said) in [(taken, "lotto: that username is taken"), (budget, "lotto: ")] {
+        assert_eq!(out.status.code(), Some(1));
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        let last = stderr.lines().last().unwrap_or_default();
+        assert!(last.starts_with(said), "{stderr}");
+        assert!(
+            !stderr.contains("backtrace") && !stderr.contains("Error: ") && !stderr.contains("   0: "),
+            "{stderr}"
+        );
+    }
+
+    // JSON logs: every line on either stream is JSON, the banner too.
+    let mut child = Command::new(env!("CARGO_BIN_EXE_lotto"))
+        .env("DATABASE_URL", &url)
+        .env("LOTTO_LISTEN", "127.0.0.1:0")
+        .env("LOTTO_LOG_FORMAT", "json")
+        .env("LOTTO_SECRETS_DIR", platform::config::scratch_dir("json-secrets"))
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let mut lines = std::io::BufRead::lines(std::io::BufReader::new(stdout));
+    let mut banner = Vec::new();
+    for line in lines.by_ref() {
+        let line = line.unwrap();
+        let json: Value = serde_json::from_str(&line).unwrap_or_else(|e| panic!("not JSON ({e}): {line}"));
+        let message = json["message"].as_str().unwrap_or_default().to_owned();
+        banner.push(message.clone());
+        if message.starts_with("lotto listening on ") {
+            break;
+        }
+    }
+    assert!(banner.iter().any(|m| m.starts_with("lotto: database:")), "{banner:?}");
+    let _ = child.kill();
+    let out = child.wait_with_output().unwrap();
+    for line in String::from_utf8_lossy(&out.stderr)
+        .lines()
+        .chain(lines.map_while(Result::ok).collect::<Vec<_>>().iter().map(String::as_str))
+    {
+        assert!(serde_json::from_str::<Value>(line).is_ok(), "not JSON: {line}");
+    }
+}

@@ -148,7 +148,7 @@ async fn the_readme_instant_walkthrough_runs_verbatim() {
     let script = with_this_lotto(&walkthrough(&readme, "<!-- walkthrough: instant -->"));
 
     // A fresh machine: a database of its own, and a directory of its own for the files the
-    // walk-through and lotto write (.lotto/printer-files, .lotto/secrets, run.age, tickets.txt).
+    // walk-through and lotto write (.lotto/printer-files, .lotto/secrets, .lotto/walkthrough).
     let url = platform::testing::fresh_database().await.unwrap();
     let dir = platform::config::scratch_dir("readme-walkthrough");
     std::fs::create_dir_all(&dir).unwrap();
@@ -175,6 +175,15 @@ async fn the_readme_instant_walkthrough_runs_verbatim() {
     ] {
         assert!(out.contains(shown), "the walk-through did not show {shown:?}:\n{out}");
     }
+    // Issue 47 §5: nothing is left beside the repository's files: what the walk-through wrote
+    // (every ticket's VIRN in clear among it) is under .lotto/, which git ignores.
+    let left: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(left, [".lotto"], "the walk-through left files in the working directory");
+    assert!(dir.join(".lotto/walkthrough/tickets.txt").is_file());
     // `lotto` is local mode: a front end's dev server on this machine may call it from a browser.
     let preflight = reqwest::Client::new()
         .request(reqwest::Method::OPTIONS, format!("{}/v1/keno/tickets", lotto.base_url))

@@ -128,10 +128,19 @@ pub const MAX_URI_BYTES: usize = 8 * 1024;
 /// How long a connection may take to send a request's headers.
 pub const HEADER_READ_TIMEOUT: Duration = Duration::from_secs(5);
 
+/// How long an answer given before its request's body was read waits for the rest of the body.
+pub const UNREAD_BODY_WAIT: Duration = Duration::from_secs(1);
+
 /// 413 on a declared body above the limit and 414 on an over-long URI, before anything waits
-/// for the body or routes the path. A refusal that a request with a body may get before its
-/// body is read (401, 403, 429) closes the connection (`Connection: close`): the unread body
-/// would otherwise be taken for the next request, or keep the client sending into nothing.
+/// for the body or routes the path.
+///
+/// An answer given before the request's body was read (a 401, 403 or 429 refused at the door) is
+/// sent once the rest of the body has arrived and been read, within the body limit and
+/// [`UNREAD_BODY_WAIT`]; only a body that does not arrive so closes the connection (`Connection:
+/// close`), as does a request that waits for `100 Continue` before sending its body (nothing of
+/// it is on its way: it is never asked for). Issue 47 §5: closing at once, with the body's bytes unread in the server's socket,
+/// makes the kernel reset the connection, and a client still sending could lose the answer
+/// (two connections of an authorization sweep were closed without one).
 async fn refuse_oversized(req: Request, next: Next, body_limit: usize) -> Response {
     let declared = req
         .headers()
@@ -156,15 +165,65 @@ async fn refuse_oversized(req: Request, next: Next, body_limit: usize) -> Respon
         .into_response();
     }
     let has_body = declared.is_some_and(|n| n > 0) || req.headers().contains_key(header::TRANSFER_ENCODING);
+    if !has_body {
+        return next.run(req).await;
+    }
+    let waits_to_send =
+        req.headers().get(header::EXPECT).is_some_and(|v| v.as_bytes().eq_ignore_ascii_case(b"100-continue"));
+    let (parts, body) = req.into_parts();
+    let slot = Arc::new(std::sync::Mutex::new(Some(body)));
+    let req = Request::from_parts(parts, Body::new(SharedBody { slot: Arc::clone(&slot) }));
     let mut response = next.run(req).await;
-    let refused_early = matches!(
-        response.status(),
-        StatusCode::UNAUTHORIZED | StatusCode::FORBIDDEN | StatusCode::TOO_MANY_REQUESTS
-    );
-    if has_body && refused_early {
-        response.headers_mut().insert(header::CONNECTION, HeaderValue::from_static("close"));
+    let unread = slot.lock().unwrap_or_else(std::sync::PoisonError::into_inner).take();
+    if let Some(rest) = unread.filter(|b| !b.is_end_stream()) {
+        let drained = if waits_to_send {
+            None
+        } else {
+            tokio::time::timeout(UNREAD_BODY_WAIT, axum::body::to_bytes(rest, body_limit)).await.ok()
+        };
+        if !matches!(drained, Some(Ok(_))) {
+            response.headers_mut().insert(header::CONNECTION, HeaderValue::from_static("close"));
+        }
     }
     response
+}
+
+/// A request's body read through a slot its middleware keeps, so that what the handler left
+/// unread can still be read after the answer is made ([`refuse_oversized`]).
+struct SharedBody {
+    slot: Arc<std::sync::Mutex<Option<Body>>>,
+}
+
+impl HttpBody for SharedBody {
+    type Data = Bytes;
+    type Error = axum::Error;
+
+    fn poll_frame(
+        self: Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Option<Result<Frame<Bytes>, axum::Error>>> {
+        let mut slot = self.slot.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        match slot.as_mut() {
+            Some(body) => Pin::new(body).poll_frame(cx),
+            None => std::task::Poll::Ready(None),
+        }
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.slot
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .as_ref()
+            .is_none_or(Body::is_end_stream)
+    }
+
+    fn size_hint(&self) -> SizeHint {
+        self.slot
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .as_ref()
+            .map_or_else(|| SizeHint::with_exact(0), Body::size_hint)
+    }
 }
 
 /// The request's deadline (`LOTTO_REQUEST_TIMEOUT_MS`). Past it the request is abandoned: 408

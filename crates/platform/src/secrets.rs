@@ -108,6 +108,7 @@ impl KeptSecrets {
             reason: format!("{}: {reason}", path.display()),
         };
         let path = self.dir.join(file);
+        close_dir(&self.dir).map_err(|e| failed(&self.dir, e))?;
         if let Some(text) = read_private(&path).map_err(|e| failed(&path, e))? {
             return Ok(text);
         }
@@ -157,6 +158,31 @@ fn read_private(path: &Path) -> Result<Option<String>, String> {
     }
     let text = std::fs::read_to_string(path).map_err(|e| e.to_string())?;
     Ok(Some(text.trim().to_owned()))
+}
+
+/// An existing secrets directory that its group or others may read, write or enter is closed
+/// to its owner (0700), and the log says so with the mode it had (issue 47 §5: files were
+/// refused so, the directory was not); refused when it cannot be closed (the process is not its
+/// owner). A directory not made yet is made 0700 by [`make_private_dir`].
+fn close_dir(dir: &Path) -> Result<(), String> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let Ok(metadata) = std::fs::metadata(dir) else { return Ok(()) };
+        let mode = metadata.permissions().mode() & 0o777;
+        if mode & 0o077 != 0 {
+            std::fs::set_permissions(dir, std::fs::Permissions::from_mode(mode & 0o700)).map_err(|e| {
+                format!("may be read by others than its owner (mode {mode:o}) and could not be closed ({e}): chmod 700 it")
+            })?;
+            tracing::warn!(
+                dir = %dir.display(),
+                was = format!("{mode:o}"),
+                now = format!("{:o}", mode & 0o700),
+                "the secrets directory could be read by others than its owner: closed to its owner"
+            );
+        }
+    }
+    Ok(())
 }
 
 /// `dir` made 0700; the directories above it, when missing, as any other (a recursive builder
@@ -251,6 +277,23 @@ mod tests {
         assert!(made.windows(2).all(|w| w[0] == w[1]), "all eight agree");
         let left: Vec<_> = std::fs::read_dir(&dir).unwrap().flatten().map(|e| e.file_name()).collect();
         assert_eq!(left, vec![std::ffi::OsString::from("c")], "no temporary file is left behind");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_secrets_directory_others_may_enter_is_closed_to_its_owner() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = scratch();
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let kept = KeptSecrets::made_and_kept_in(&dir);
+        let first = kept.secret("LOTTO_TEST_DIR_SECRET_UNSET", "e").unwrap();
+        assert_eq!(std::fs::metadata(&dir).unwrap().permissions().mode() & 0o777, 0o700);
+        // Opened again later (a careless chmod): closed again, the same secret read.
+        std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o750)).unwrap();
+        let again = kept.secret("LOTTO_TEST_DIR_SECRET_UNSET", "e").unwrap();
+        assert_eq!(first.expose(), again.expose());
+        assert_eq!(std::fs::metadata(&dir).unwrap().permissions().mode() & 0o777, 0o700);
     }
 
     #[cfg(unix)]

@@ -313,3 +313,35 @@ async fn made_up_methods_and_paths_do_not_grow_the_metrics() {
     assert_eq!(after.len(), before, "{after:#?}");
     assert!(after.iter().all(|l| !l.contains("method=\"B") || l.contains("method=\"other\"")), "{after:#?}");
 }
+
+/// Issue 47 §5: an answer refused at the door before a request's body was read (a 401 here)
+/// reaches a client that sent its whole body at once: the server reads the body before it
+/// answers, instead of closing with the body unread in its socket, which made the kernel reset
+/// the connection and could lose the answer (two connections of an authorization sweep were
+/// closed without one). A body larger than the sockets' buffers makes the loss certain before.
+#[tokio::test]
+async fn an_early_refusal_reaches_a_client_that_sent_its_whole_body() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let app = platform::http::app(echo_router(), Readiness::default(), Limits::default());
+    let base = platform::testing::serve_on_loopback(app).await.unwrap();
+    let addr = base.trim_start_matches("http://").to_owned();
+    let body = format!("{{\"pad\": \"{}\"}}", "x".repeat(900_000));
+    for _ in 0..5 {
+        let mut stream = tokio::net::TcpStream::connect(&addr).await.unwrap();
+        let head = format!(
+            "POST /guarded HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\r\n",
+            body.len()
+        );
+        stream.write_all(head.as_bytes()).await.unwrap();
+        stream.write_all(body.as_bytes()).await.expect("the body was refused mid-way (connection reset)");
+        let mut answer = vec![0u8; 4096];
+        let n = tokio::time::timeout(Duration::from_secs(5), stream.read(&mut answer))
+            .await
+            .expect("no answer within 5 s")
+            .expect("the connection was reset without an answer");
+        let answer = String::from_utf8_lossy(&answer[..n]).into_owned();
+        assert!(answer.starts_with("HTTP/1.1 401"), "{answer}");
+        // The body was read, so the connection may serve the next request.
+        assert!(!answer.to_lowercase().contains("connection: close"), "{answer}");
+    }
+}
