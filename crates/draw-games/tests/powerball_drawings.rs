@@ -503,6 +503,8 @@ async fn prizes_are_claimed_once_at_the_counter_and_the_office_and_then_expire()
             .await;
     let grand = sell(&game, &till_b, "t3", json!({"boards": [board([5, 15, 25, 35, 45], 10)]})).await;
     let forgotten = sell(&game, &till_b, "t4", json!({"boards": [board([5, 15, 25, 36, 47], 11)]})).await;
+    // The Powerball alone: $4, claimed by one till sending one request several times.
+    let copied = sell(&game, &till_a, "t6", json!({"boards": [board([1, 2, 3, 4, 8], 10)]})).await;
     // A second grand prize winner, with a $4 board beside it.
     let annuity = sell(
         &game,
@@ -582,6 +584,42 @@ async fn prizes_are_claimed_once_at_the_counter_and_the_office_and_then_expire()
     assert_eq!(other.code(), "already_paid");
     let (after_a, after_b) = (game.balance(shop_a).await, game.balance(shop_b).await);
     assert_eq!((after_a - a_before) + (after_b - b_before), 1_200, "still credited once");
+
+    // Issue 47 §4: one till sends one claim six times at once with one key (a till retrying
+    // while its first send is in flight): one payment, and every copy answers the receipt as a
+    // replay, where copies were answered `already_paid`. A copy that met the ledger busy with
+    // its twin is told to send again (503), and sent again is answered the same.
+    let a_before = game.balance(shop_a).await;
+    let copies = (0..6)
+        .map(|_| game.post("/v1/powerball/retail/claims", &till_a, "one-key", json!({"serial": copied})));
+    let mut replies = futures_util::future::join_all(copies).await;
+    for reply in &mut replies {
+        if reply.status == StatusCode::SERVICE_UNAVAILABLE {
+            *reply =
+                game.post("/v1/powerball/retail/claims", &till_a, "one-key", json!({"serial": copied})).await;
+        }
+    }
+    let bodies = || replies.iter().map(|r| format!("{} {}", r.status, r.body)).collect::<Vec<_>>();
+    let first: Vec<&Reply> = replies.iter().filter(|r| r.status == StatusCode::CREATED).collect();
+    assert_eq!(first.len(), 1, "{:?}", bodies());
+    for reply in replies.iter().filter(|r| r.status != StatusCode::CREATED) {
+        let replayed = reply.headers.get("idempotent-replayed").map(|v| v.to_str().unwrap().to_owned());
+        assert_eq!((reply.status, replayed.as_deref()), (StatusCode::OK, Some("true")), "{:?}", bodies());
+        assert_eq!(reply.body, first[0].body, "the same receipt");
+    }
+    assert_eq!(game.balance(shop_a).await - a_before, 400, "paid once");
+    // The key sent again with another ticket (even one that is not a serial) is a conflict,
+    // answered before the ticket is judged.
+    for serial in [small.as_str(), "1234-5678"] {
+        let reused =
+            game.post("/v1/powerball/retail/claims", &till_a, "one-key", json!({"serial": serial})).await;
+        assert_eq!(
+            (reused.status, reused.code()),
+            (StatusCode::CONFLICT, "idempotency_conflict"),
+            "{}",
+            reused.body
+        );
+    }
 
     // $150,000 is the office's: a W-2G needs the claimant's TIN; 24% is withheld.
     let counter = claim_at(&game, "/v1/powerball/retail/claims", &till_a, json!({"serial": large})).await;

@@ -64,6 +64,27 @@ pub async fn claim(
     counter: &Counter,
     key: Option<&str>,
 ) -> Result<(Claim, bool), AppError> {
+    let sender = match counter {
+        Counter::Terminal { terminal, .. } => terminal.as_str(),
+        Counter::Office { operator, .. } => operator.as_str(),
+    };
+    let request_key = key.map(|key| format!("{sender}/{key}"));
+    // A key this sender used before names its claim, whatever the ticket says now: the same
+    // ticket is that claim's receipt (finished first if it is not), another is a conflict
+    // (issue 47 §4: copies sent at once were answered `already_paid`).
+    if let Some(request_key) = &request_key
+        && let Some((id, made_serial, made_date)) = claims::by_request_key(&state.pool, request_key).await?
+    {
+        let same_ticket = TicketSerial::parse(serial).is_ok_and(|s| s.body() == made_serial)
+            && date.is_none_or(|d| d == made_date);
+        if !same_ticket {
+            return Err(AppError::conflict(
+                codes::IDEMPOTENCY_CONFLICT,
+                "this Idempotency-Key was sent before with another ticket or drawing",
+            ));
+        }
+        return Ok((replayed(state, id).await?, true));
+    }
     let (ticket, drawing) = certified_drawing(state, serial, date).await?;
     let (serial, date) = (ticket.serial.body(), drawing.date);
     let payee = match counter {
@@ -71,19 +92,14 @@ pub async fn claim(
         Counter::Office { .. } => OFFICE,
     };
     let id = claim_id(serial, date);
-    let sender = match counter {
-        Counter::Terminal { terminal, .. } => terminal.as_str(),
-        Counter::Office { operator, .. } => operator.as_str(),
-    };
-    let request_key = key.map(|key| format!("{sender}/{key}"));
     // A claim this payee began (and the ledger has not finished) is resumed as first recorded;
     // one this sender made under this key is answered again.
     if let Some(existing) = claims::get(&state.pool, id).await? {
+        if request_key.is_some() && existing.request_key == request_key {
+            return Ok((replayed(state, id).await?, true));
+        }
         if existing.payee == payee && existing.state != ClaimState::Confirmed {
             return Ok((pay(state, &existing).await?, false));
-        }
-        if request_key.is_some() && existing.request_key == request_key {
-            return Ok((existing, true));
         }
         return Err(payout::already_paid());
     }
@@ -115,7 +131,29 @@ pub async fn claim(
             at_the_office(state, &ticket, &drawing, &boards, (claimant, *election), pending).await?
         }
     };
-    reserve_and_pay(state, &record).await
+    match reserve_and_pay(state, &record).await {
+        // A copy of this request sent at the same moment reserved or confirmed it first: this
+        // one is answered its receipt.
+        Err(e) if e.code() == codes::ALREADY_PAID.as_str() && record.request_key.is_some() => {
+            match claims::get(&state.pool, id).await? {
+                Some(made) if made.request_key == record.request_key => Ok((replayed(state, id).await?, true)),
+                _ => Err(e),
+            }
+        }
+        paid => paid,
+    }
+}
+
+/// The claim `id` as its request's copies are answered: finished first when the ledger has not
+/// (moving its money again is a replay there), then read.
+async fn replayed(state: &DrawsState, id: Uuid) -> Result<Claim, AppError> {
+    let claim = claims::get(&state.pool, id).await?.ok_or_else(|| AppError::internal("a claim vanished"))?;
+    if claim.state == ClaimState::Confirmed {
+        return Ok(claim);
+    }
+    move_claim_money(state, id).await?;
+    claims::confirm(&state.pool, id).await?;
+    claims::get(&state.pool, id).await?.ok_or_else(|| AppError::internal("a claim vanished"))
 }
 
 /// Ticket `serial` and the drawing its claim is for: `date`, else the earliest certified one in

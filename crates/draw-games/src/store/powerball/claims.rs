@@ -195,6 +195,15 @@ pub async fn unconfirmed_payee(
     .await?)
 }
 
+/// The claim the request `request_key` (a sender and its Idempotency-Key) made, if any: its id,
+/// ticket and drawing.
+pub async fn by_request_key(pool: &PgPool, request_key: &str) -> Result<Option<(Uuid, i64, NaiveDate)>, AppError> {
+    Ok(sqlx::query!("SELECT id, serial, draw_date FROM pb_claims WHERE request_key = $1 LIMIT 1", request_key)
+        .fetch_optional(pool)
+        .await?
+        .map(|r| (r.id, r.serial, r.draw_date)))
+}
+
 /// Claim `id`, with the grand prize shares among its prizes.
 pub async fn get(pool: &PgPool, id: Uuid) -> Result<Option<Claim>, AppError> {
     Ok(sqlx::query_as!(
