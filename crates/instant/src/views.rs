@@ -442,12 +442,15 @@ pub struct WindowQuery {
 #[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct RetailerValidations {
     pub retailer_id: String,
+    /// Every scan, each counted (a ticket validated and then paid is two).
     pub scans: i64,
+    /// Distinct winning tickets scanned: a ticket validated and then paid is one winner.
     pub winners: i64,
+    /// Distinct tickets scanned that win nothing.
     pub not_winners: i64,
     /// Refused scans by code (`wrong_virn`, `already_paid`, `pack_not_active`, ...).
     pub refused: std::collections::BTreeMap<String, i64>,
-    /// The prizes of the winners scanned.
+    /// The prizes of the distinct winning tickets, each once.
     pub winner_cents: i64,
 }
 

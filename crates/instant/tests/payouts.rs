@@ -272,6 +272,11 @@ async fn operators_read_liability_that_agrees_with_the_ledger_and_scans_per_reta
     for t in &a_winners {
         assert_eq!(post(&router, "/v1/instant/validations", &shop_a, scan(t)).await.status, StatusCode::OK);
     }
+    // Issue 47 §4: the first winner, validated, is then paid: still one winner, its prize once.
+    assert_eq!(
+        post(&router, "/v1/instant/claims", &shop_a, scan(a_winners[0])).await.status,
+        StatusCode::CREATED
+    );
     for t in &a_losers {
         assert_eq!(post(&router, "/v1/instant/validations", &shop_a, scan(t)).await.status, StatusCode::OK);
     }
@@ -290,7 +295,7 @@ async fn operators_read_liability_that_agrees_with_the_ledger_and_scans_per_reta
     let a = rows.iter().find(|r| r["retailer_id"] == "shop-a").unwrap();
     let a_cents: i64 =
         a_winners.iter().map(|t| state.game(283).unwrap().prizes[t.prize_row.unwrap()].value_cents).sum();
-    assert_eq!((&a["scans"], &a["winners"], &a["not_winners"]), (&json!(8), &json!(3), &json!(4)), "{a}");
+    assert_eq!((&a["scans"], &a["winners"], &a["not_winners"]), (&json!(9), &json!(3), &json!(4)), "{a}");
     assert_eq!((&a["refused"]["wrong_virn"], &a["winner_cents"]), (&json!(1), &json!(a_cents)));
     let b = rows.iter().find(|r| r["retailer_id"] == "shop-b").unwrap();
     assert_eq!((&b["scans"], &b["winners"]), (&json!(1), &json!(1)), "the claim's scan counts");
@@ -308,8 +313,8 @@ async fn operators_read_liability_that_agrees_with_the_ledger_and_scans_per_reta
         assert_eq!(g["outstanding_cents"], g["ledger_balance_cents"], "{g}");
     }
     let hit10 = liability.body.as_array().unwrap().iter().find(|g| g["game"] == 283).unwrap();
-    let prize = state.game(283).unwrap().prizes[b_winner.prize_row.unwrap()].value_cents;
-    assert_eq!(hit10["paid_cents"], json!(prize));
+    let prize = |t: &&PrintedTicket| state.game(283).unwrap().prizes[t.prize_row.unwrap()].value_cents;
+    assert_eq!(hit10["paid_cents"], json!(prize(&b_winner) + prize(&a_winners[0])), "the two paid");
     assert_eq!(get(&router, "/v1/instant/liability", &shop_a).await.status, StatusCode::FORBIDDEN);
     assert_eq!(ledger_get(&state, "/v1/reports/trial-balance").await["balanced"], true);
 }

@@ -72,7 +72,7 @@ pub async fn validations_by_retailer(
     let rows = crate::store::reports::validations_by_retailer(&state.pool, since, until, retailer.as_deref())
         .await?;
     let mut views: Vec<RetailerValidations> = Vec::new();
-    for (retailer, result, n, cents) in rows {
+    for crate::store::reports::ScanCounts { retailer_id: retailer, result, scans, tickets, cents } in rows {
         if views.last().is_none_or(|v| v.retailer_id != retailer) {
             views.push(RetailerValidations {
                 retailer_id: retailer,
@@ -84,15 +84,15 @@ pub async fn validations_by_retailer(
             });
         }
         let Some(view) = views.last_mut() else { continue };
-        view.scans = view.scans.saturating_add(n);
+        view.scans = view.scans.saturating_add(scans);
         match result.as_str() {
             "winner" => {
-                view.winners = view.winners.saturating_add(n);
+                view.winners = view.winners.saturating_add(tickets);
                 view.winner_cents = view.winner_cents.saturating_add(cents);
             }
-            "not_a_winner" => view.not_winners = view.not_winners.saturating_add(n),
+            "not_a_winner" => view.not_winners = view.not_winners.saturating_add(tickets),
             _ => {
-                view.refused.insert(result, n);
+                view.refused.insert(result, scans);
             }
         }
     }

@@ -39,7 +39,7 @@ pub async fn unusual_validations(
     let winners = crate::store::reports::winners_by_retailer(&state.pool, since, until).await?;
     let refused = crate::store::reports::validations_by_retailer(&state.pool, since, until, None).await?;
     let mut retailers: Vec<String> =
-        winners.iter().map(|w| w.0.clone()).chain(refused.iter().map(|r| r.0.clone())).collect();
+        winners.iter().map(|w| w.0.clone()).chain(refused.iter().map(|r| r.retailer_id.clone())).collect();
     retailers.sort();
     retailers.dedup();
     let mut rows: Vec<UnusualRetailer> = retailers
@@ -47,7 +47,7 @@ pub async fn unusual_validations(
         .map(|retailer| {
             let mine: Vec<&Winners> = winners.iter().filter(|w| w.0 == retailer).collect();
             let refusals = |code: &str| {
-                refused.iter().filter(|r| r.0 == retailer && r.1 == code).map(|r| r.2).sum::<i64>()
+                refused.iter().filter(|r| r.retailer_id == retailer && r.result == code).map(|r| r.scans).sum::<i64>()
             };
             let (wrong_virns, already_paid, stolen_pack_scans) =
                 (refusals("wrong_virn"), refusals("already_paid"), refusals("pack_stolen"));

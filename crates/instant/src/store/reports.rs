@@ -42,21 +42,34 @@ pub async fn validations_by_retailer(
     since: DateTime<Utc>,
     until: DateTime<Utc>,
     retailer: Option<&str>,
-) -> Result<Vec<(String, String, i64, i64)>, AppError> {
-    Ok(sqlx::query!(
-        r#"SELECT retailer_id AS "retailer_id!", result, count(*) AS "n!", sum(prize_cents)::bigint AS "cents!"
-             FROM validations
-            WHERE retailer_id IS NOT NULL AND at >= $1 AND at < $2 AND ($3::text IS NULL OR retailer_id = $3)
-            GROUP BY retailer_id, result ORDER BY retailer_id, result"#,
+) -> Result<Vec<ScanCounts>, AppError> {
+    Ok(sqlx::query_as!(
+        ScanCounts,
+        r#"WITH per_ticket AS (
+               SELECT retailer_id, result, barcode, count(*) AS scans, max(prize_cents) AS prize_cents
+                 FROM validations
+                WHERE retailer_id IS NOT NULL AND at >= $1 AND at < $2 AND ($3::text IS NULL OR retailer_id = $3)
+                GROUP BY retailer_id, result, barcode)
+           SELECT retailer_id AS "retailer_id!", result AS "result!", sum(scans)::bigint AS "scans!",
+                  count(*) AS "tickets!", coalesce(sum(prize_cents), 0)::bigint AS "cents!"
+             FROM per_ticket GROUP BY retailer_id, result ORDER BY retailer_id, result"#,
         since,
         until,
         retailer
     )
     .fetch_all(pool)
-    .await?
-    .into_iter()
-    .map(|r| (r.retailer_id, r.result, r.n, r.cents))
-    .collect())
+    .await?)
+}
+
+/// One retailer's scans of one result in a window: every scan, the distinct tickets, and their
+/// prizes counted once per ticket (a ticket validated and then paid is one winner).
+#[derive(Debug, Clone)]
+pub struct ScanCounts {
+    pub retailer_id: String,
+    pub result: String,
+    pub scans: i64,
+    pub tickets: i64,
+    pub cents: i64,
 }
 
 /// Distinct winning tickets validated in `[since, until)`, by retailer, game and prize:
