@@ -83,8 +83,34 @@ pub async fn claim(
                 "this Idempotency-Key was sent before with another ticket or drawing",
             ));
         }
-        return Ok((replayed(state, id).await?, true));
+        return replayed(state, id).await;
     }
+    match first_claim(state, serial, date, counter, request_key.clone()).await {
+        // A copy of this request sent at the same moment recorded or paid it first (whichever
+        // step this one met it at): this one is answered its receipt.
+        Err(e) if e.code() == codes::ALREADY_PAID.as_str() => match &request_key {
+            Some(request_key) => match claims::by_request_key(&state.pool, request_key).await? {
+                Some((id, _, _)) => replayed(state, id).await,
+                None => Err(e),
+            },
+            None => Err(e),
+        },
+        answered => answered,
+    }
+}
+
+/// [`claim`] for a request whose key (if any) names no claim yet.
+async fn first_claim(
+    state: &DrawsState,
+    serial: &str,
+    date: Option<NaiveDate>,
+    counter: &Counter,
+    request_key: Option<String>,
+) -> Result<(Claim, bool), AppError> {
+    let sender = match counter {
+        Counter::Terminal { terminal, .. } => terminal.as_str(),
+        Counter::Office { operator, .. } => operator.as_str(),
+    };
     let (ticket, drawing) = certified_drawing(state, serial, date).await?;
     let (serial, date) = (ticket.serial.body(), drawing.date);
     let payee = match counter {
@@ -96,10 +122,10 @@ pub async fn claim(
     // one this sender made under this key is answered again.
     if let Some(existing) = claims::get(&state.pool, id).await? {
         if request_key.is_some() && existing.request_key == request_key {
-            return Ok((replayed(state, id).await?, true));
+            return replayed(state, id).await;
         }
         if existing.payee == payee && existing.state != ClaimState::Confirmed {
-            return Ok((pay(state, &existing).await?, false));
+            return Ok((pay(state, &existing, request_key.as_deref()).await?, false));
         }
         return Err(payout::already_paid());
     }
@@ -131,29 +157,21 @@ pub async fn claim(
             at_the_office(state, &ticket, &drawing, &boards, (claimant, *election), pending).await?
         }
     };
-    match reserve_and_pay(state, &record).await {
-        // A copy of this request sent at the same moment reserved or confirmed it first: this
-        // one is answered its receipt.
-        Err(e) if e.code() == codes::ALREADY_PAID.as_str() && record.request_key.is_some() => {
-            match claims::get(&state.pool, id).await? {
-                Some(made) if made.request_key == record.request_key => Ok((replayed(state, id).await?, true)),
-                _ => Err(e),
-            }
-        }
-        paid => paid,
-    }
+    reserve_and_pay(state, &record).await
 }
 
 /// The claim `id` as its request's copies are answered: finished first when the ledger has not
-/// (moving its money again is a replay there), then read.
-async fn replayed(state: &DrawsState, id: Uuid) -> Result<Claim, AppError> {
-    let claim = claims::get(&state.pool, id).await?.ok_or_else(|| AppError::internal("a claim vanished"))?;
+/// (moving its money again is a replay there), then read; a replay, unless this call is the
+/// one that confirmed it (then it is the answer that says "paid", once).
+async fn replayed(state: &DrawsState, id: Uuid) -> Result<(Claim, bool), AppError> {
+    let read = || async { claims::get(&state.pool, id).await?.ok_or_else(|| AppError::internal("a claim vanished")) };
+    let claim = read().await?;
     if claim.state == ClaimState::Confirmed {
-        return Ok(claim);
+        return Ok((claim, true));
     }
     move_claim_money(state, id).await?;
-    claims::confirm(&state.pool, id).await?;
-    claims::get(&state.pool, id).await?.ok_or_else(|| AppError::internal("a claim vanished"))
+    let confirmed_here = claims::confirm(&state.pool, id, None).await?;
+    Ok((read().await?, !confirmed_here))
 }
 
 /// Ticket `serial` and the drawing its claim is for: `date`, else the earliest certified one in
@@ -292,15 +310,16 @@ async fn reserve_and_pay(state: &DrawsState, record: &Claim) -> Result<(Claim, b
         tx.rollback().await?;
         Ok(if pending.as_deref() == Some(payee) { Reservation::Resumed } else { Reservation::Taken })
     };
-    payout::pay_once(reserve, move_claim_money(state, id), claims::confirm(&state.pool, id)).await?;
+    let confirm = claims::confirm(&state.pool, id, record.request_key.as_deref());
+    payout::pay_once(reserve, move_claim_money(state, id), confirm).await?;
     let paid = claims::get(&state.pool, id).await?.ok_or_else(|| AppError::internal("a claim vanished"))?;
     Ok((paid, false))
 }
 
 /// Finishes a claim this payee began.
-async fn pay(state: &DrawsState, claim: &Claim) -> Result<Claim, AppError> {
+async fn pay(state: &DrawsState, claim: &Claim, request_key: Option<&str>) -> Result<Claim, AppError> {
     move_claim_money(state, claim.id).await?;
-    if !claims::confirm(&state.pool, claim.id).await? {
+    if !claims::confirm(&state.pool, claim.id, request_key).await? {
         return Err(payout::already_paid());
     }
     claims::get(&state.pool, claim.id).await?.ok_or_else(|| AppError::internal("a claim vanished"))

@@ -252,7 +252,7 @@ pub async fn enter_results(
         .map_err(|e| crate::rules::powerball_rule_error(&e))?;
     let entry = ResultEntry { entered_by: operator.to_owned(), results };
     let Some(first) = entries.first() else {
-        result_entries::add_entry(&mut tx, date, &entry).await?;
+        result_entries::add_entry(&mut tx, date, &entry, state.clock.now()).await?;
         tx.commit().await?;
         return Ok(Entry::AwaitingSecond);
     };

@@ -34,7 +34,7 @@ pub async fn void_future_tickets(state: &DrawsState, player: &str, reason: VoidR
     }
     let mut voided = Vec::new();
     for id in store::keno_with_future_draws(&state.pool, player).await? {
-        voided.extend(store::void_keno(&state.pool, id, reason.as_str()).await?);
+        voided.extend(store::void_keno(&state.pool, id, reason.as_str(), state.clock.now()).await?);
     }
     for (id, first, draws) in store::powerball_with_future_drawings(&state.pool, player).await? {
         let dates: Vec<_> = state
@@ -43,7 +43,7 @@ pub async fn void_future_tickets(state: &DrawsState, player: &str, reason: VoidR
             .iter()
             .map(|d| d.date)
             .collect();
-        voided.extend(store::void_powerball(&state.pool, id, &dates, reason.as_str()).await?);
+        voided.extend(store::void_powerball(&state.pool, id, &dates, reason.as_str(), state.clock.now()).await?);
     }
     let mut report = VoidReport { voided: Vec::with_capacity(voided.len()), refunded_cents: 0 };
     for ticket in voided {
@@ -69,7 +69,7 @@ async fn refund(state: &DrawsState, mut ticket: Voided) -> Result<VoidedTicketVi
         json!({"game": ticket.game, "ticket": ticket.ticket_id, "void": ticket.reason, "draws": ticket.draws}),
     );
     state.ledger.transfer(&transfer).await?;
-    ticket.refunded_at = Some(store::mark_refunded(&state.pool, ticket.ticket_id).await?);
+    ticket.refunded_at = Some(store::mark_refunded(&state.pool, ticket.ticket_id, state.clock.now()).await?);
     Ok(VoidedTicketView::from(ticket))
 }
 
@@ -77,7 +77,8 @@ async fn refund(state: &DrawsState, mut ticket: Voided) -> Result<VoidedTicketVi
 /// Finishes refunds of voids older than `older_than` a crash left unpaid; returns how many.
 pub async fn recover(state: &DrawsState, older_than: Duration) -> Result<usize, AppError> {
     let mut finished = 0;
-    for ticket in store::unrefunded(&state.pool, older_than).await? {
+    let before = state.clock.now() - chrono::Duration::from_std(older_than).unwrap_or(chrono::Duration::zero());
+    for ticket in store::unrefunded(&state.pool, before).await? {
         let id = ticket.ticket_id;
         match refund(state, ticket).await {
             Ok(_) => finished += 1,

@@ -78,7 +78,7 @@ pub async fn powerball_with_future_drawings(
 
 /// Takes Keno draw ticket `id` out of every draw not yet closed and records what it is owed;
 /// `None` when it has no such draw (or was voided before).
-pub async fn void_keno(pool: &PgPool, id: Uuid, reason: &str) -> Result<Option<Voided>, AppError> {
+pub async fn void_keno(pool: &PgPool, id: Uuid, reason: &str, at: DateTime<Utc>) -> Result<Option<Voided>, AppError> {
     let mut tx = pool.begin().await?;
     let ticket = sqlx::query!(
         "SELECT player_id, wallet_account_id FROM keno_draw_tickets WHERE id = $1 AND state = 'staked' FOR UPDATE",
@@ -107,7 +107,8 @@ pub async fn void_keno(pool: &PgPool, id: Uuid, reason: &str) -> Result<Option<V
     .await?;
     let draws: Vec<String> = draws.iter().map(ToString::to_string).collect();
     let voided =
-        record(&mut tx, id, "castle_keno", &ticket.player_id, ticket.wallet_account_id, &draws, refund, reason).await?;
+        record(&mut tx, id, "castle_keno", &ticket.player_id, ticket.wallet_account_id, &draws, (refund, reason, at))
+            .await?;
     tx.commit().await?;
     Ok(Some(voided))
 }
@@ -119,6 +120,7 @@ pub async fn void_powerball(
     id: Uuid,
     dates: &[NaiveDate],
     reason: &str,
+    at: DateTime<Utc>,
 ) -> Result<Option<Voided>, AppError> {
     let mut tx = pool.begin().await?;
     let ticket = sqlx::query!(
@@ -150,12 +152,14 @@ pub async fn void_powerball(
     let count = i64::try_from(taken.len()).map_err(AppError::internal)?;
     let refund = ticket.cost_cents / i64::from(ticket.draws.max(1)) * count;
     let draws: Vec<String> = taken.iter().map(ToString::to_string).collect();
-    let voided = record(&mut tx, id, "powerball", &ticket.seller, ticket.debit_account, &draws, refund, reason).await?;
+    let voided =
+        record(&mut tx, id, "powerball", &ticket.seller, ticket.debit_account, &draws, (refund, reason, at)).await?;
     tx.commit().await?;
     Ok(Some(voided))
 }
 
-#[allow(clippy::too_many_arguments)]
+/// Records a void: the ticket, whose it was, the draws taken out, and the refund, why and when
+/// (the draws' clock).
 async fn record(
     tx: &mut sqlx::PgConnection,
     id: Uuid,
@@ -163,13 +167,12 @@ async fn record(
     player: &str,
     wallet: Uuid,
     draws: &[String],
-    refund: i64,
-    reason: &str,
+    (refund, reason, at): (i64, &str, DateTime<Utc>),
 ) -> Result<Voided, AppError> {
     Ok(sqlx::query_as!(
         Voided,
-        "INSERT INTO voided_tickets (ticket_id, game, player_id, wallet_account_id, draws, refund_cents, reason)
-         VALUES ($1, $2, $3, $4, $5, $6, $7)
+        "INSERT INTO voided_tickets (ticket_id, game, player_id, wallet_account_id, draws, refund_cents, reason, voided_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
          RETURNING ticket_id, game, wallet_account_id, draws, refund_cents, reason, voided_at, refunded_at",
         id,
         game,
@@ -177,21 +180,22 @@ async fn record(
         wallet,
         draws,
         refund,
-        reason
+        reason,
+        at
     )
     .fetch_one(tx)
     .await?)
 }
 
-/// Voids whose refund is not yet known to be in the journal, older than `older_than`.
-pub async fn unrefunded(pool: &PgPool, older_than: std::time::Duration) -> Result<Vec<Voided>, AppError> {
+/// Voids whose refund is not yet known to be in the journal, voided before `before`.
+pub async fn unrefunded(pool: &PgPool, before: DateTime<Utc>) -> Result<Vec<Voided>, AppError> {
     Ok(sqlx::query_as!(
         Voided,
         "SELECT ticket_id, game, wallet_account_id, draws, refund_cents, reason, voided_at, refunded_at
            FROM voided_tickets
-          WHERE refunded_at IS NULL AND voided_at < now() - make_interval(secs => $1)
+          WHERE refunded_at IS NULL AND voided_at < $1
           ORDER BY voided_at LIMIT 500",
-        older_than.as_secs_f64()
+        before
     )
     .fetch_all(pool)
     .await?)
@@ -224,12 +228,13 @@ pub async fn of_tickets(pool: &PgPool, ids: &[Uuid]) -> Result<std::collections:
     .collect())
 }
 
-/// Ticket `id`'s refund is in the journal.
-pub async fn mark_refunded(pool: &PgPool, id: Uuid) -> Result<DateTime<Utc>, AppError> {
+/// Ticket `id`'s refund is in the journal, since `at` (the draws' clock) unless it was before.
+pub async fn mark_refunded(pool: &PgPool, id: Uuid, at: DateTime<Utc>) -> Result<DateTime<Utc>, AppError> {
     Ok(sqlx::query_scalar!(
-        r#"UPDATE voided_tickets SET refunded_at = coalesce(refunded_at, now()) WHERE ticket_id = $1
+        r#"UPDATE voided_tickets SET refunded_at = coalesce(refunded_at, $2) WHERE ticket_id = $1
            RETURNING refunded_at AS "at!""#,
-        id
+        id,
+        at
     )
     .fetch_one(pool)
     .await?)

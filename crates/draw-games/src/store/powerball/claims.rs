@@ -266,10 +266,17 @@ pub async fn mark_done(pool: &PgPool, id: Uuid) -> Result<(), AppError> {
     Ok(())
 }
 
-/// Done → confirmed; true for the one request that does it.
-pub async fn confirm(pool: &PgPool, id: Uuid) -> Result<bool, AppError> {
-    Ok(sqlx::query!("UPDATE pb_claims SET state = 'confirmed' WHERE id = $1 AND state = 'done'", id)
-        .execute(pool)
+/// Done → confirmed; true for the one request that does it. The claim keeps that request's key
+/// (`request_key`, when it has one): the request answered "paid" is the one whose copies are
+/// answered its receipt again, never another that began or resumed it.
+pub async fn confirm(pool: &PgPool, id: Uuid, request_key: Option<&str>) -> Result<bool, AppError> {
+    Ok(sqlx::query!(
+        "UPDATE pb_claims SET state = 'confirmed', request_key = coalesce($2, request_key)
+          WHERE id = $1 AND state = 'done'",
+        id,
+        request_key
+    )
+    .execute(pool)
         .await?
         .rows_affected()
         == 1)

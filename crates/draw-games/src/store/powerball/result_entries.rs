@@ -50,15 +50,18 @@ pub async fn add_entry(
     conn: &mut PgConnection,
     date: NaiveDate,
     entry: &ResultEntry,
+    at: chrono::DateTime<chrono::Utc>,
 ) -> Result<(), AppError> {
     let (whites, powerball, multiplier) = results_columns(&entry.results);
     sqlx::query!(
-        "INSERT INTO pb_result_entries (draw_date, entered_by, whites, powerball, multiplier) VALUES ($1, $2, $3, $4, $5)",
+        "INSERT INTO pb_result_entries (draw_date, entered_by, whites, powerball, multiplier, entered_at)
+         VALUES ($1, $2, $3, $4, $5, $6)",
         date,
         &entry.entered_by,
         &whites,
         powerball,
-        multiplier
+        multiplier,
+        at
     )
     .execute(&mut *conn)
         .await?;
