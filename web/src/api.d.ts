@@ -1335,6 +1335,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/powerball/retail/day": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * `GET /v1/powerball/retail/day?since=&until=`: a retailer's terminal reads its retailer's
+         *     Powerball sales and prizes paid, for the till's close-out beside the instant figures.
+         */
+        get: operations["powerball_retail_day"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/powerball/office-claims": {
         parameters: {
             query?: never;
@@ -4434,6 +4454,25 @@ export interface components {
              */
             multiplier: number;
         };
+        /**
+         * @description A retailer's Powerball in a window, beside its instant figures at the till's close-out:
+         *     tickets its terminals sold and what they cost, prizes its terminals paid.
+         */
+        PowerballRetailDay: {
+            retailer_id: string;
+            /** Format: date-time */
+            since: string;
+            /** Format: date-time */
+            until: string;
+            /** Format: int64 */
+            tickets_sold: number;
+            /** Format: int64 */
+            sales_cents: number;
+            /** Format: int64 */
+            prizes_paid: number;
+            /** Format: int64 */
+            prizes_paid_cents: number;
+        };
         /** @description `POST /v1/powerball/tickets` (online) and `POST /v1/powerball/retail/tickets` (terminals). */
         PowerballSaleRequest: {
             /** @description The boards the player marked. */
@@ -4770,11 +4809,20 @@ export interface components {
         /** @description One retailer's validations in the window. */
         RetailerValidations: {
             retailer_id: string;
-            /** Format: int64 */
+            /**
+             * Format: int64
+             * @description Every scan, each counted (a ticket validated and then paid is two).
+             */
             scans: number;
-            /** Format: int64 */
+            /**
+             * Format: int64
+             * @description Distinct winning tickets scanned: a ticket validated and then paid is one winner.
+             */
             winners: number;
-            /** Format: int64 */
+            /**
+             * Format: int64
+             * @description Distinct tickets scanned that win nothing.
+             */
             not_winners: number;
             /** @description Refused scans by code (`wrong_virn`, `already_paid`, `pack_not_active`, ...). */
             refused: {
@@ -4782,7 +4830,7 @@ export interface components {
             };
             /**
              * Format: int64
-             * @description The prizes of the winners scanned.
+             * @description The prizes of the distinct winning tickets, each once.
              */
             winner_cents: number;
         };
@@ -7613,7 +7661,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description a page of the drawings held, newest first, with their results and (once certified) winners and prize per tier (public); the cursor is a draw date */
+            /** @description a page of the drawings whose sales have closed (those waiting for their results too), newest first, with their results and (once certified) winners and prize per tier (public); the cursor is a draw date */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -7805,6 +7853,32 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["PowerballClaimView"];
+                };
+            };
+            "4XX": components["responses"]["Refused"];
+        };
+    };
+    powerball_retail_day: {
+        parameters: {
+            query?: {
+                /** @description From this instant (inclusive); the last 24 hours by default. */
+                since?: string;
+                /** @description To this instant (exclusive); now by default. */
+                until?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the terminal's retailer's Powerball in the window: tickets sold and prizes paid */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PowerballRetailDay"];
                 };
             };
             "4XX": components["responses"]["Refused"];

@@ -5,7 +5,7 @@
 // serial (and at the till paid), the last results, and how to play.
 import type { JSX } from "preact";
 import { useState } from "preact/hooks";
-import { api, dollars, must, newKey, publicApi, type Schemas, whenCentral } from "./session";
+import { api, dollars, must, newKey, placeOf, publicApi, type Schemas, whenCentral } from "./session";
 import { ProblemBanner, Scroll, useAction, useLoad, usePages, WholeField, wholeIn } from "./ui";
 
 const WHITE_BALLS = 69;
@@ -135,8 +135,36 @@ export function PowerballTill(): JSX.Element {
             {paid.withheld_cents > 0 ? ` (${dollars(paid.withheld_cents)} withheld)` : ""}.
           </p>
         )}
+        {paid && <PowerballReceipt claim={paid} />}
       </section>
     </div>
+  );
+}
+
+/** The receipt of a Powerball prize paid at this till, to print as an instant claim's is. */
+function PowerballReceipt(props: { claim: Schemas["PowerballClaimView"] }): JSX.Element {
+  const c = props.claim;
+  const place = placeOf("till");
+  const lines = [
+    "POWERBALL PRIZE PAID",
+    place ? `${place.shop}${place.address ? `, ${place.address}` : ""}` : `Retailer  ${c.payee}`,
+    place ? `Terminal  ${place.terminal}` : `Terminal  ${c.paid_by}`,
+    `Receipt   ${c.id}`,
+    `Ticket    ${c.serial}`,
+    `Drawing   ${c.draw_date}`,
+    `Prize     ${dollars(c.prize_cents)}`,
+    `Paid      ${dollars(c.net_cents)}`,
+    `Paid at   ${whenCentral(c.created_at)}`,
+    "Status    PAID",
+  ];
+  return (
+    <figure class="receipt" data-testid="powerball-receipt">
+      <figcaption>Receipt {c.id}</figcaption>
+      <pre>{lines.join("\n")}</pre>
+      <button type="button" onClick={() => window.print()}>
+        Print receipt
+      </button>
+    </figure>
   );
 }
 

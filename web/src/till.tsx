@@ -401,22 +401,41 @@ function TillDay(): JSX.Element {
         : Promise.resolve(null),
     [id, round],
   );
+  // Powerball at this retailer over the same hours: sold at its terminals, paid at them.
+  const powerball = useLoad(
+    () =>
+      id
+        ? must(
+            api.till.GET("/v1/powerball/retail/day", {
+              params: { query: { since: midnight.toISOString(), until: new Date().toISOString() } },
+            }),
+          )
+        : Promise.resolve(null),
+    [id, round],
+  );
   const place = placeOf("till");
   const s = day.value;
+  const pb = powerball.value;
   const lines: [string, string][] = s
     ? [
-        ["Packs settled today (sales)", `${s.settlements.length} · ${dollars(s.sales_cents)}`],
+        ["Instant: packs settled today (sales)", `${s.settlements.length} · ${dollars(s.sales_cents)}`],
         ["Commission earned on them", dollars(s.commission_cents)],
         ["Owed for them", dollars(s.owed_cents)],
-        ["Prizes paid here", `${s.prizes_paid} · ${dollars(s.prizes_paid_cents)}`],
-        ["Today's net to the lottery", owed(s.net_owed_cents)],
+        ["Instant prizes paid here", `${s.prizes_paid} · ${dollars(s.prizes_paid_cents)}`],
+        ["Instant: today's net to the lottery", owed(s.net_owed_cents)],
+        ...(pb
+          ? ([
+              ["Powerball tickets sold today", `${pb.tickets_sold} · ${dollars(pb.sales_cents)}`],
+              ["Powerball prizes paid here", `${pb.prizes_paid} · ${dollars(pb.prizes_paid_cents)}`],
+            ] as [string, string][])
+          : []),
         ["Owed to the lottery now, all games", owed(s.balance_owed_cents)],
       ]
     : [];
   return (
     <div>
       <h2>Today at this till</h2>
-      <ProblemBanner problem={me.problem ?? day.problem} />
+      <ProblemBanner problem={me.problem ?? day.problem ?? powerball.problem} />
       <dl class="facts" data-testid="till-day">
         {lines.map(([what, figure]) => (
           <Fragment key={what}>

@@ -228,6 +228,7 @@ pub fn route_table() -> Vec<(Method, &'static str, MethodRouter<DrawsState>)> {
         (Method::POST, "/v1/powerball/retail/tickets", post(routes::sell_powerball_at_terminal)),
         (Method::GET, "/v1/powerball/tickets/{serial}", get(routes::get_powerball_ticket)),
         (Method::POST, "/v1/powerball/retail/claims", post(routes::claim_powerball_at_terminal)),
+        (Method::GET, "/v1/powerball/retail/day", get(routes::powerball_retail_day)),
         (Method::POST, "/v1/powerball/office-claims", post(routes::claim_powerball_at_office)),
         (Method::GET, "/v1/powerball/office-claims", get(routes::list_powerball_office_claims)),
         (Method::GET, "/v1/draws/audit/verify", get(routes::verify_audit)),
@@ -288,7 +289,7 @@ pub fn spawn_recovery(state: DrawsState, interval: Duration) -> tokio::task::Joi
         routes::paytables, routes::math, routes::powerball_math, routes::next_powerball_draw,
         routes::set_powerball_grand_prize, routes::set_powerball_results_mode, routes::enter_powerball_results,
         routes::list_powerball_draws, routes::get_powerball_draw, routes::buy_powerball_online, routes::my_powerball_tickets,
-        routes::sell_powerball_at_terminal, routes::get_powerball_ticket, routes::claim_powerball_at_terminal,
+        routes::sell_powerball_at_terminal, routes::get_powerball_ticket, routes::claim_powerball_at_terminal, routes::powerball_retail_day,
         routes::claim_powerball_at_office, routes::list_powerball_office_claims, routes::verify_audit, routes::live_draws,
         routes::void_future_tickets
     ),

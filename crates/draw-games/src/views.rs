@@ -324,6 +324,30 @@ pub struct GrandPrizeRequest {
     pub cash_value_cents: i64,
 }
 
+/// `GET /v1/powerball/retail/day`: the window of a till's Powerball figures.
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
+#[serde(deny_unknown_fields)]
+pub struct RetailDayQuery {
+    /// From this instant (inclusive); the last 24 hours by default.
+    pub since: Option<DateTime<Utc>>,
+    /// To this instant (exclusive); now by default.
+    pub until: Option<DateTime<Utc>>,
+}
+
+/// A retailer's Powerball in a window, beside its instant figures at the till's close-out:
+/// tickets its terminals sold and what they cost, prizes its terminals paid.
+#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct PowerballRetailDay {
+    pub retailer_id: String,
+    pub since: DateTime<Utc>,
+    pub until: DateTime<Utc>,
+    pub tickets_sold: i64,
+    pub sales_cents: i64,
+    pub prizes_paid: i64,
+    pub prizes_paid_cents: i64,
+}
+
 /// `POST /v1/powerball/retail/claims`: what a terminal scans.
 #[derive(Debug, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]

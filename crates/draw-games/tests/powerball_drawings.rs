@@ -457,9 +457,19 @@ async fn the_leader_closes_each_drawing_once_across_the_clock_change_and_downtim
     game.state.clock.set(at("2026-11-01T01:58:59Z"));
     pass(&game).await;
     assert_eq!(drawing(&game, "2026-10-31").await["state"], "scheduled");
+    let listed = game.get("/v1/powerball/draws", None).await.body;
+    assert_eq!(listed["items"], json!([]), "nothing has closed yet");
     game.state.clock.set(at("2026-11-01T01:59:00Z"));
     pass(&game).await;
     assert_eq!(drawing(&game, "2026-10-31").await["state"], "closed");
+    // Closed and not yet drawn (the draw is at 9:58 p.m.), it is listed as closed (issue 47 §4:
+    // the console's calendar said "not on record" until the draw).
+    let listed = game.get("/v1/powerball/draws", None).await.body;
+    assert_eq!(
+        (listed["items"][0]["draw_date"].as_str(), listed["items"][0]["state"].as_str()),
+        (Some("2026-10-31"), Some("closed")),
+        "{listed}"
+    );
     // Monday after the change: 8:59 p.m. CST is 02:59 UTC.
     let monday = drawing(&game, "2026-11-02").await;
     assert_eq!(monday["sales_close_at"], "2026-11-03T02:59:00Z");
@@ -608,6 +618,27 @@ async fn prizes_are_claimed_once_at_the_counter_and_the_office_and_then_expire()
         assert_eq!(reply.body, first[0].body, "the same receipt");
     }
     assert_eq!(game.balance(shop_a).await - a_before, 400, "paid once");
+    // The till's close-out reads its retailer's Powerball beside its instant figures (issue 47
+    // §4): shop-a's terminal sold three slips (the $12 and the $150,000 winners with Power
+    // Play at $3 each, the $4 winner at $2) and paid the $4 prize; the $12 one went to
+    // whichever shop won the race.
+    let day = game
+        .get("/v1/powerball/retail/day?since=2026-11-30T00:00:00Z&until=2026-12-02T00:00:00Z", Some(&till_a))
+        .await;
+    assert_eq!(day.status, StatusCode::OK, "{}", day.body);
+    let a_paid_small = paid[0].body["payee"] == "shop-a";
+    let (count, cents) = if a_paid_small { (2, 1_600) } else { (1, 400) };
+    assert_eq!(
+        (
+            &day.body["tickets_sold"],
+            &day.body["sales_cents"],
+            &day.body["prizes_paid"],
+            &day.body["prizes_paid_cents"]
+        ),
+        (&json!(3), &json!(800), &json!(count), &json!(cents)),
+        "{}",
+        day.body
+    );
     // The key sent again with another ticket (even one that is not a serial) is a conflict,
     // answered before the ticket is judged.
     for serial in [small.as_str(), "1234-5678"] {
@@ -646,6 +677,8 @@ async fn prizes_are_claimed_once_at_the_counter_and_the_office_and_then_expire()
     // rest of the annuity share back to the house ...
     let cash =
         json!({"serial": grand, "claimant": {"name": "Lucky", "tin_last4": "9876"}, "election": "cash"});
+    // A claim later than the one before (the office lists them newest first).
+    game.state.clock.advance(chrono::Duration::seconds(1));
     let cash = claim_at(&game, "/v1/powerball/office-claims", &operator, cash).await;
     assert_eq!(cash.status, StatusCode::CREATED, "{}", cash.body);
     assert_eq!(
@@ -659,6 +692,7 @@ async fn prizes_are_claimed_once_at_the_counter_and_the_office_and_then_expire()
     assert_eq!(cash.body["withheld_cents"], 114_000_000, "24% of the cash");
     // ... or, by default, as the annuity: its first payment now with the $4 beside it, 29 owed.
     let yearly = json!({"serial": annuity, "claimant": {"name": "Patient", "tin_last4": "5555"}});
+    game.state.clock.advance(chrono::Duration::seconds(1));
     let yearly = claim_at(&game, "/v1/powerball/office-claims", &operator, yearly).await;
     assert_eq!(
         (yearly.status, yearly.body["election"].as_str()),
@@ -675,6 +709,7 @@ async fn prizes_are_claimed_once_at_the_counter_and_the_office_and_then_expire()
     let at_till = claim_at(&game, "/v1/powerball/retail/claims", &till_a, json!({"serial": online})).await;
     assert_eq!(at_till.code(), "paid_to_wallet");
     let online_claim = json!({"serial": online, "claimant": {"name": "Ann", "tin_last4": "4321"}});
+    game.state.clock.advance(chrono::Duration::seconds(1));
     let online_claim = claim_at(&game, "/v1/powerball/office-claims", &operator, online_claim).await;
     assert_eq!(
         (online_claim.status, online_claim.body["paid_cents"].as_i64()),

@@ -187,6 +187,21 @@ impl<C: Cursor> utoipa::IntoParams for PageParams<C> {
     }
 }
 
+/// A report's window `[since, until)`: `until` now by default, `since` `default` before it;
+/// refused with `invalid_window` unless `since` is before `until`.
+pub fn window(
+    since: Option<chrono::DateTime<chrono::Utc>>,
+    until: Option<chrono::DateTime<chrono::Utc>>,
+    default: chrono::Duration,
+) -> Result<(chrono::DateTime<chrono::Utc>, chrono::DateTime<chrono::Utc>), AppError> {
+    let until = until.unwrap_or_else(chrono::Utc::now);
+    let since = since.unwrap_or(until - default);
+    if since >= until {
+        return Err(AppError::unprocessable(crate::codes::INVALID_WINDOW, "`since` must be before `until`"));
+    }
+    Ok((since, until))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

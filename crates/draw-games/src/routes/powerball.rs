@@ -110,7 +110,7 @@ pub async fn next_powerball_draw(
 
 #[utoipa::path(
     get, path = "/v1/powerball/draws", tag = "powerball", params(PageParams<NaiveDate>),
-    responses((status = 200, description = "a page of the drawings held, newest first, with their results and (once certified) winners and prize per tier (public); the cursor is a draw date", body = Page<PowerballDrawView>),
+    responses((status = 200, description = "a page of the drawings whose sales have closed (those waiting for their results too), newest first, with their results and (once certified) winners and prize per tier (public); the cursor is a draw date", body = Page<PowerballDrawView>),
               (status = "4XX", response = Refused))
 )]
 /// `GET /v1/powerball/draws`: public.
@@ -497,6 +497,27 @@ pub async fn claim_powerball_at_terminal(
     let (claim, replayed) =
         powerball_claims::claim(&state, &request.serial, request.draw_date, &counter, Some(key)).await?;
     Ok(platform::http::created_or_replayed(claim_view(&claim)?, !replayed, None))
+}
+
+#[utoipa::path(
+    get, path = "/v1/powerball/retail/day", tag = "powerball", params(RetailDayQuery),
+    responses((status = 200, description = "the terminal's retailer's Powerball in the window: tickets sold and prizes paid", body = PowerballRetailDay),
+              (status = "4XX", response = Refused)),
+    security(("bearer" = []))
+)]
+/// `GET /v1/powerball/retail/day?since=&until=`: a retailer's terminal reads its retailer's
+/// Powerball sales and prizes paid, for the till's close-out beside the instant figures.
+pub async fn powerball_retail_day(
+    State(state): State<DrawsState>,
+    caller: Caller,
+    Query(query): Query<RetailDayQuery>,
+) -> Result<Json<PowerballRetailDay>, AppError> {
+    caller.require(&[Role::Retailer])?;
+    let retailer = caller.organization().ok_or_else(platform::auth::forbidden)?.to_owned();
+    let (since, until) = platform::page::window(query.since, query.until, chrono::Duration::days(1))?;
+    let (tickets_sold, sales_cents, prizes_paid, prizes_paid_cents) =
+        claims::retail_day(&state.pool, &retailer, since, until).await?;
+    Ok(Json(PowerballRetailDay { retailer_id: retailer, since, until, tickets_sold, sales_cents, prizes_paid, prizes_paid_cents }))
 }
 
 #[utoipa::path(

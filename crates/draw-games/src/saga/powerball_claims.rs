@@ -415,7 +415,8 @@ pub async fn finish_pending_claims(
     state: &DrawsState,
     older_than: std::time::Duration,
 ) -> Result<usize, AppError> {
-    let stuck = claims::stuck(&state.pool, older_than).await?;
+    let before = state.clock.now() - chrono::Duration::from_std(older_than).unwrap_or(chrono::Duration::zero());
+    let stuck = claims::stuck(&state.pool, before).await?;
     Ok(platform::recovery::finish_each(stuck, "powerball claims", |id| move_claim_money(state, id)).await)
 }
 

@@ -94,6 +94,7 @@ pub fn route_table() -> Vec<(Method, &'static str, MethodRouter<GatewayState>)> 
         (Method::POST, "/v1/powerball/retail/tickets", post(for_retailers::<DRAWS>)),
         (Method::GET, "/v1/powerball/tickets/{serial}", get(for_ticket_holders::<DRAWS>)),
         (Method::POST, "/v1/powerball/retail/claims", post(for_retailers::<DRAWS>)),
+        (Method::GET, "/v1/powerball/retail/day", get(for_retailers::<DRAWS>)),
         (Method::POST, "/v1/powerball/office-claims", post(for_operators::<DRAWS>)),
         (Method::GET, "/v1/powerball/office-claims", get(for_readers::<DRAWS>)),
         (Method::GET, "/v1/draws/audit/verify", get(for_staff::<DRAWS>)),

@@ -291,9 +291,15 @@ pub async fn add_to_exclusion_list(
 pub async fn import_exclusion_list(
     State(state): State<GatewayState>,
     caller: Authenticated,
-    body: platform::extract::CsvOrJson<ExclusionImportRequest>,
+    request: axum::extract::Request,
 ) -> Result<(StatusCode, Json<ExclusionImport>), AppError> {
     caller.require(&[Role::Operator])?;
+    // The body is read once the caller may import: anyone else is refused 403 whatever they sent.
+    let body = <platform::extract::CsvOrJson<ExclusionImportRequest> as axum::extract::FromRequest<()>>::from_request(
+        request,
+        &(),
+    )
+    .await?;
     let entries = match body {
         platform::extract::CsvOrJson::Csv(text) => lists::parse_csv(&text)?,
         platform::extract::CsvOrJson::Json(rows) => lists::parse_rows(rows.entries)?,

@@ -14,7 +14,7 @@ use platform::{AppError, IdempotencyKey, Json, PageParams, Path, Query};
 use uuid::Uuid;
 
 use super::packs::readable_retailer;
-use super::period;
+use platform::page::window;
 use crate::InstantState;
 use crate::saga::payment::{Payee, key_used_for_another_claim, move_payment_money, pay_ticket};
 use crate::saga::scan::check_ticket;
@@ -186,7 +186,7 @@ pub async fn list_claims(
 ) -> Result<Json<ledger_api::wire::Page<ReceiptView>>, AppError> {
     caller.require(&[Role::Retailer, Role::Operator, Role::Auditor, Role::Service])?;
     let retailer = readable_retailer(&caller, query.retailer_id.as_deref())?;
-    let window = period(query.since, query.until, Duration::days(1))?;
+    let window = window(query.since, query.until, Duration::days(1))?;
     let page = PageParams::<platform::TimeIdCursor>::new(query.after, query.limit);
     let limit = page.limit()?;
     // The one (time, id) cursor every such list uses.
@@ -213,7 +213,7 @@ pub async fn statement(
 ) -> Result<Json<StatementView>, AppError> {
     caller.require(&[Role::Retailer, Role::Operator, Role::Auditor, Role::Service])?;
     readable_retailer(&caller, Some(&retailer))?;
-    let (since, until) = period(query.since, query.until, Duration::days(30))?;
+    let (since, until) = window(query.since, query.until, Duration::days(30))?;
     let settled = packs::settled_for(&state.pool, &retailer, since, until).await?;
     let (prizes_paid, prizes_paid_cents) = receipts::paid_in(&state.pool, &retailer, since, until).await?;
     let settlements: Vec<StatementSettlement> = settled

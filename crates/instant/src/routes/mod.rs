@@ -12,20 +12,6 @@ pub mod counter;
 pub mod packs;
 pub mod reports;
 
-/// `since`/`until` of a read, with their defaults (`until` now, `since` `default` before it),
-/// refused when empty or reversed.
-pub(crate) fn period(
-    since: Option<chrono::DateTime<chrono::Utc>>,
-    until: Option<chrono::DateTime<chrono::Utc>>,
-    default: chrono::Duration,
-) -> Result<(chrono::DateTime<chrono::Utc>, chrono::DateTime<chrono::Utc>), AppError> {
-    let until = until.unwrap_or_else(chrono::Utc::now);
-    let since = since.unwrap_or(until - default);
-    if since >= until {
-        return Err(AppError::unprocessable(codes::INVALID_WINDOW, "`since` must be before `until`"));
-    }
-    Ok((since, until))
-}
 
 use axum::extract::State;
 use axum::http::StatusCode;

@@ -68,7 +68,7 @@ pub async fn validations_by_retailer(
 ) -> Result<Json<Vec<RetailerValidations>>, AppError> {
     caller.require(&[Role::Retailer, Role::Operator, Role::Auditor, Role::Service])?;
     let retailer = super::packs::readable_retailer(&caller, query.retailer_id.as_deref())?;
-    let (since, until) = super::period(query.since, query.until, chrono::Duration::days(1))?;
+    let (since, until) = platform::page::window(query.since, query.until, chrono::Duration::days(1))?;
     let rows = crate::store::reports::validations_by_retailer(&state.pool, since, until, retailer.as_deref())
         .await?;
     let mut views: Vec<RetailerValidations> = Vec::new();
@@ -117,7 +117,7 @@ pub async fn unusual_validations(
     Query(query): Query<UnusualQuery>,
 ) -> Result<Json<UnusualReport>, AppError> {
     caller.require(&[Role::Operator, Role::Auditor, Role::Service])?;
-    let (since, until) = super::period(query.since, query.until, chrono::Duration::days(30))?;
+    let (since, until) = platform::page::window(query.since, query.until, chrono::Duration::days(30))?;
     let limit = state.settings.prizes.retailer_limit_cents;
     let high_from = query.high_tier_cents.unwrap_or(10_000);
     let near_from = query.near_limit_from_cents.unwrap_or(limit.saturating_mul(4) / 5);

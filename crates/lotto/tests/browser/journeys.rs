@@ -575,6 +575,16 @@ pub async fn retailer_sells_powerball(ctx: &Context, browser: &Browser) -> Resul
     if logged.iter().any(|e| !e.contains("/v1/powerball/retail/claims")) {
         return Err(format!("the page logged console errors: {logged:#?}"));
     }
+    // Issue 47 §4: the day's close-out has the Powerball sold here beside the instant figures.
+    browser.click_button("Today").await?;
+    browser.wait_text("[data-testid=till-day]", "Powerball tickets sold today\n1 · $4.00").await?;
+    browser.click_button("Close out the day").await?;
+    let closed = browser.wait_text("[data-testid=close-out]", "END OF DAY CLOSE-OUT").await?;
+    if !closed.contains("Powerball tickets sold today: 1 · $4.00")
+        || !closed.contains("Powerball prizes paid here: 0 · $0.00")
+    {
+        return Err(format!("the close-out does not have the day's Powerball: {closed:?}"));
+    }
     Ok(())
 }
 
@@ -802,10 +812,10 @@ pub async fn retailer_pays(ctx: &Context, browser: &Browser) -> Result<(), Strin
     shot(ctx, browser, "till-receipt-reprint").await?;
     // The day: the prize paid here, as the shop's statement since midnight says; then closed out.
     browser.click_button("Today").await?;
-    browser.wait_text("[data-testid=till-day]", "Prizes paid here\n1 · $1.00").await?;
+    browser.wait_text("[data-testid=till-day]", "Instant prizes paid here\n1 · $1.00").await?;
     browser.click_button("Close out the day").await?;
     let closed = browser.wait_text("[data-testid=close-out]", "END OF DAY CLOSE-OUT").await?;
-    if !closed.contains("Browser Corner") || !closed.contains("Prizes paid here: 1 · $1.00") {
+    if !closed.contains("Browser Corner") || !closed.contains("Instant prizes paid here: 1 · $1.00") {
         return Err(format!("the close-out does not name the shop and the day's prizes: {closed:?}"));
     }
     shot(ctx, browser, "till-close-out").await

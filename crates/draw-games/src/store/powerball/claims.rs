@@ -140,8 +140,8 @@ pub async fn reserve(conn: &mut PgConnection, claim: &Claim) -> Result<bool, App
     });
     let inserted = sqlx::query!(
         "INSERT INTO pb_claims (id, serial, draw_date, payee, prize_cents, paid_cents, withheld_cents, net_cents, w2g,
-                                election, released_cents, claimant_name, tin_last4, paid_by, request_key, state)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, 'pending')
+                                election, released_cents, claimant_name, tin_last4, paid_by, request_key, state, created_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, 'pending', $16)
          ON CONFLICT DO NOTHING",
         claim.id,
         claim.serial,
@@ -157,7 +157,8 @@ pub async fn reserve(conn: &mut PgConnection, claim: &Claim) -> Result<bool, App
         claim.claimant_name.as_deref(),
         claim.tin_last4.as_deref(),
         &claim.paid_by,
-        claim.request_key.as_deref()
+        claim.request_key.as_deref(),
+        claim.created_at
     )
     .execute(&mut *conn)
     .await?
@@ -202,6 +203,33 @@ pub async fn by_request_key(pool: &PgPool, request_key: &str) -> Result<Option<(
         .fetch_optional(pool)
         .await?
         .map(|r| (r.id, r.serial, r.draw_date)))
+}
+
+/// `retailer`'s Powerball in `[since, until)`: tickets its terminals sold and their cost, prizes
+/// its terminals paid (confirmed) and their amount.
+pub async fn retail_day(
+    pool: &PgPool,
+    retailer: &str,
+    since: DateTime<Utc>,
+    until: DateTime<Utc>,
+) -> Result<(i64, i64, i64, i64), AppError> {
+    let row = sqlx::query!(
+        r#"SELECT
+             (SELECT count(*) FROM pb_tickets WHERE channel = 'terminal' AND seller = $1 AND state = 'sold'
+                 AND created_at >= $2 AND created_at < $3) AS "sold!",
+             (SELECT coalesce(sum(cost_cents), 0)::bigint FROM pb_tickets WHERE channel = 'terminal' AND seller = $1
+                 AND state = 'sold' AND created_at >= $2 AND created_at < $3) AS "sales!",
+             (SELECT count(*) FROM pb_claims WHERE payee = $1 AND state = 'confirmed'
+                 AND created_at >= $2 AND created_at < $3) AS "paid!",
+             (SELECT coalesce(sum(paid_cents), 0)::bigint FROM pb_claims WHERE payee = $1 AND state = 'confirmed'
+                 AND created_at >= $2 AND created_at < $3) AS "paid_cents!""#,
+        retailer,
+        since,
+        until
+    )
+    .fetch_one(pool)
+    .await?;
+    Ok((row.sold, row.sales, row.paid, row.paid_cents))
 }
 
 /// Claim `id`, with the grand prize shares among its prizes.
@@ -304,12 +332,11 @@ pub async fn release(pool: &PgPool, id: Uuid) -> Result<(), AppError> {
     Ok(())
 }
 
-/// Claims pending for longer than `older_than`, oldest first, for the recovery pass.
-pub async fn stuck(pool: &PgPool, older_than: std::time::Duration) -> Result<Vec<Uuid>, AppError> {
+/// Claims pending since before `before` (the draws' clock), oldest first, for the recovery pass.
+pub async fn stuck(pool: &PgPool, before: DateTime<Utc>) -> Result<Vec<Uuid>, AppError> {
     Ok(sqlx::query_scalar!(
-        "SELECT id FROM pb_claims WHERE state = 'pending' AND created_at < now() - make_interval(secs => $1)
-          ORDER BY created_at LIMIT 500",
-        older_than.as_secs_f64()
+        "SELECT id FROM pb_claims WHERE state = 'pending' AND created_at < $1 ORDER BY created_at LIMIT 500",
+        before
     )
     .fetch_all(pool)
     .await?)

@@ -172,8 +172,9 @@ pub(super) async fn lock(
     .transpose()
 }
 
-/// The newest `limit` drawings held before `before` (their results public once they stand), and
-/// before the day `after` when a page follows another.
+/// The newest `limit` drawings whose sales closed before `before` (closed and waiting for their
+/// results too, issue 47 §4: a drawing between its close and its draw was listed nowhere), their
+/// results public once they stand; before the day `after` when a page follows another.
 pub async fn list_past(
     pool: &PgPool,
     before: DateTime<Utc>,
@@ -186,7 +187,7 @@ pub async fn list_past(
             r#"SELECT draw_date, sales_close_at, sales_resume_at, draw_at, advertised_cents, cash_value_cents,
                       state AS "state: PowerballDrawState", results_mode, tickets, plays, wagers_cents, export_file,
                       export_sha256, whites, powerball, multiplier, dispute
-                 FROM pb_draws WHERE draw_at <= $1 AND ($3::date IS NULL OR draw_date < $3)
+                 FROM pb_draws WHERE sales_close_at <= $1 AND ($3::date IS NULL OR draw_date < $3)
                 ORDER BY draw_date DESC LIMIT $2"#,
             before,
             limit,
