@@ -30,6 +30,10 @@ use uuid::Uuid;
 pub const PATH_PREFIXES: [&str; 5] =
     ["/v1/accounts", "/v1/transfers", "/v1/deposits", "/v1/withdrawals", "/v1/reports"];
 
+/// The ledger's cash deposit (`POST`): money in from outside into an account. The gateway holds
+/// an operator's deposit into a player's wallet to the player's standing before it passes.
+pub const CASH_DEPOSITS_PATH: &str = PATH_PREFIXES[2];
+
 /// What an account is for (DESIGN §3).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "snake_case")]

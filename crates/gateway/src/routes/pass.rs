@@ -236,7 +236,7 @@ pub(crate) async fn pass_to_ledger(
     // route stays open to services (a provider's confirmed deposit is credited whatever came
     // after it).
     let request = if request.method() == axum::http::Method::POST
-        && request.uri().path() == "/v1/deposits"
+        && request.uri().path() == ledger_api::CASH_DEPOSITS_PATH
         && caller.0.role == Role::Operator
     {
         let (parts, body) = request.into_parts();
