@@ -7863,7 +7863,7 @@ export interface operations {
             query?: {
                 /** @description From this instant (inclusive); the last 24 hours by default. */
                 since?: string;
-                /** @description To this instant (exclusive); now by default. */
+                /** @description To this instant (exclusive); now by default (the game's clock). */
                 until?: string;
             };
             header?: never;

@@ -331,7 +331,7 @@ pub struct GrandPrizeRequest {
 pub struct RetailDayQuery {
     /// From this instant (inclusive); the last 24 hours by default.
     pub since: Option<DateTime<Utc>>,
-    /// To this instant (exclusive); now by default.
+    /// To this instant (exclusive); now by default (the game's clock).
     pub until: Option<DateTime<Utc>>,
 }
 

@@ -136,6 +136,8 @@ async fn the_readme_powerball_walkthrough_runs_verbatim_through_a_drawing() {
         "certified",
         "\"tier\":\"three_powerball\"",
         "\"prize_cents\":20000",
+        // The till's day, on the draws' clock: the prize it paid.
+        "\"prizes_paid_cents\":20000",
     ] {
         assert!(out.contains(shown), "the walk-through did not show {shown:?}:\n{out}");
     }

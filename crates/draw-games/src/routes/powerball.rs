@@ -514,7 +514,9 @@ pub async fn powerball_retail_day(
 ) -> Result<Json<PowerballRetailDay>, AppError> {
     caller.require(&[Role::Retailer])?;
     let retailer = caller.organization().ok_or_else(platform::auth::forbidden)?.to_owned();
-    let (since, until) = platform::page::window(query.since, query.until, chrono::Duration::days(1))?;
+    // The game's clock, as its tickets' and claims' times are (shifted in a demonstration).
+    let until = query.until.unwrap_or_else(|| state.clock.now());
+    let (since, until) = platform::page::window(query.since, Some(until), chrono::Duration::days(1))?;
     let (tickets_sold, sales_cents, prizes_paid, prizes_paid_cents) =
         claims::retail_day(&state.pool, &retailer, since, until).await?;
     Ok(Json(PowerballRetailDay { retailer_id: retailer, since, until, tickets_sold, sales_cents, prizes_paid, prizes_paid_cents }))
