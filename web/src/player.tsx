@@ -556,6 +556,56 @@ function TimeLimits(props: { limits: Schemas["Limits"] | undefined; onChange: ()
   );
 }
 
+/** How often the reality check comes while the player plays: every 15, 30 or 60 minutes (the
+ * choices the API takes). A shorter interval brings the game session's next check forward at once. */
+function RealityCheckInterval(): JSX.Element {
+  const session = useLoad(() => must(api.player.GET("/v1/me/play-session")), []);
+  const [chosen, setChosen] = useState<number | null>(null);
+  const [saved, setSaved] = useState<number | null>(null);
+  const save = useAction();
+  const current = chosen ?? session.value?.interval_minutes ?? 60;
+  return (
+    <form
+      class="box"
+      aria-labelledby="reality-check-interval-title"
+      onSubmit={(e) => {
+        e.preventDefault();
+        void save.run(async () => {
+          await must(api.player.PUT("/v1/me/reality-check", { body: { interval_minutes: current } }));
+          setSaved(current);
+        });
+      }}
+    >
+      <h2 id="reality-check-interval-title">Reality checks</h2>
+      <p class="hint">While you play, a reality check stops the game to show how long you have played and what you staked and won.</p>
+      <label class="field" for="reality-check-interval">
+        <span>A reality check every</span>
+        <select
+          id="reality-check-interval"
+          value={String(current)}
+          onChange={(e) => {
+            setChosen(Number(e.currentTarget.value));
+            setSaved(null);
+          }}
+        >
+          <option value="15">15 minutes</option>
+          <option value="30">30 minutes</option>
+          <option value="60">60 minutes</option>
+        </select>
+      </label>
+      <button type="submit" disabled={save.busy}>
+        Save reality check
+      </button>
+      {saved !== null && (
+        <p role="status" data-testid="reality-check-saved">
+          A reality check comes every {saved} minutes.
+        </p>
+      )}
+      <ProblemBanner problem={save.problem} />
+    </form>
+  );
+}
+
 const KIND_NAMES: Record<Schemas["MoneyLimitKind"], string> = {
   loss: "Loss (stakes less wins)",
   wager: "Wager (total staked)",
@@ -624,6 +674,7 @@ function MoneyLimits(): JSX.Element {
         <ProblemBanner problem={save.problem} />
       </form>
       <TimeLimits limits={limits.value} onChange={limits.reload} />
+      <RealityCheckInterval />
       <Statement />
     </div>
   );

@@ -698,6 +698,14 @@ pub async fn player_phone_keyboard(ctx: &Context, browser: &Browser) -> Result<(
     if !set.as_array().unwrap().iter().any(|l| l["period"] == "daily" && l["amount"] == 2_500) {
         return Err(format!("the API does not hold the daily limit: {set}"));
     }
+    // Issue 47 §6: the player chooses how often the reality check comes, on the page.
+    browser.select("#reality-check-interval", "15").await?;
+    browser.click_button("Save reality check").await?;
+    browser.wait_text("[data-testid=reality-check-saved]", "every 15 minutes").await?;
+    let session = get(ctx, "/v1/me/play-session", &token).await;
+    if session["interval_minutes"] != 15 {
+        return Err(format!("the API does not hold the reality-check interval: {session}"));
+    }
     // Back to the tabs (Shift+Tab from the field would do the same), then ArrowLeft: Recall.
     let limits = browser.find("#tab-limits").await?;
     browser.click(&limits).await?;
