@@ -10,6 +10,7 @@
 //! - [`side_math`]: each side wager's exact return from the composition of the shoe;
 //! - [`strategy`]: basic strategy for these rules and the simulated house edge.
 
+pub mod action;
 pub mod decisions;
 pub mod main_game_edges;
 pub mod round;

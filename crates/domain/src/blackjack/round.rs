@@ -16,6 +16,7 @@
 
 use serde::{Deserialize, Serialize};
 
+pub use super::action::{Action, STAKING_ACTIONS};
 use super::side_wagers::{self, SevensPrize};
 use super::{Odds, Total, dealer_must_draw, is_blackjack};
 use crate::cards::{Card, Decks, Rank, Shoe, ShoeError};
@@ -172,44 +173,6 @@ pub enum Phase {
     /// Every wager is settled.
     Settled,
 }
-
-/// A player's decision.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "action", rename_all = "snake_case")]
-pub enum Action {
-    Hit,
-    Stand,
-    /// Up to the original wager (111-301-6(g)(3)); the whole wager when no amount is given.
-    Double {
-        amount: Option<i64>,
-    },
-    Split,
-    /// Up to half the spot's wager (111-301-6(g)(2)).
-    Insurance {
-        spot: usize,
-        amount: i64,
-    },
-    DeclineInsurance {
-        spot: usize,
-    },
-    EvenMoney {
-        spot: usize,
-    },
-}
-
-impl Action {
-    /// Whether the decision stakes more money: a double (111-301-6(g)(3)), a split and insurance
-    /// (6(g)(2)) are stakes of their own, met by the player-protection checks as any stake is
-    /// (ADR 0014); a hit, a stand, declining insurance and even money (the hand settled at 1:1,
-    /// no new money) never are, so a round can always be finished.
-    pub fn stakes_more(&self) -> bool {
-        matches!(self, Action::Double { .. } | Action::Split | Action::Insurance { .. })
-    }
-}
-
-/// The wire names (`action`) of the decisions that stake more ([`Action::stakes_more`]), for
-/// whoever must tell them from a request's body before it reaches the game.
-pub const STAKING_ACTIONS: [&str; 3] = ["double", "split", "insurance"];
 
 /// A round in play.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -607,30 +570,6 @@ impl WagerRange {
             Ok(())
         } else {
             Err(PlayError::WagerOutOfRange { min: self.min, max: self.max })
-        }
-    }
-}
-
-#[cfg(test)]
-mod staking_tests {
-    use super::*;
-
-    /// Every decision's wire name is in [`STAKING_ACTIONS`] exactly when it stakes more.
-    #[test]
-    fn the_staking_names_are_the_decisions_that_stake() {
-        let every = [
-            Action::Hit,
-            Action::Stand,
-            Action::Double { amount: None },
-            Action::Split,
-            Action::Insurance { spot: 0, amount: 100 },
-            Action::DeclineInsurance { spot: 0 },
-            Action::EvenMoney { spot: 0 },
-        ];
-        for action in every {
-            let wire = serde_json::to_value(action).unwrap_or_default();
-            let name = wire["action"].as_str().unwrap_or_default().to_owned();
-            assert_eq!(STAKING_ACTIONS.contains(&name.as_str()), action.stakes_more(), "{name}");
         }
     }
 }

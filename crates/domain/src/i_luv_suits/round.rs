@@ -299,17 +299,3 @@ pub fn settle(
 fn ace_low(flush_bits: u16) -> u16 {
     ((flush_bits << 1) & 0x1FFE) | ((flush_bits >> 12) & 1)
 }
-
-#[cfg(test)]
-mod staking_tests {
-    use super::*;
-
-    #[test]
-    fn the_staking_names_are_the_choices_that_stake() {
-        for (choice, stakes) in [(Choice::Fold, false), (Choice::Play { play_cents: 500 }, true)] {
-            let wire = serde_json::to_value(choice).unwrap_or_default();
-            let name = wire["decision"].as_str().unwrap_or_default().to_owned();
-            assert_eq!(STAKING_DECISIONS.contains(&name.as_str()), stakes, "{name}");
-        }
-    }
-}
