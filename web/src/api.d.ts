@@ -22,6 +22,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/players/matches": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * `GET /v1/players/matches?part=`: operators and auditors find players by any part of their
+         *     email (the first 20 by email; `more` says there are others).
+         */
+        get: operations["match_players"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/players/{id}": {
         parameters: {
             query?: never;
@@ -197,6 +217,26 @@ export interface paths {
         put?: never;
         /** `POST /v1/me/withdrawals` (Idempotency-Key required): cash out, held until the provider pays. */
         post: operations["withdraw_from_wallet"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/me/payments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * `GET /v1/me/payments?after=&limit=`: the player's deposits and withdrawals, newest first,
+         *     each with its state: a declined deposit stays here with the provider's reason.
+         */
+        get: operations["list_payments"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -2448,6 +2488,16 @@ export interface components {
         /** @description A bet on the layout and whether it works on the next roll. */
         BetView: components["schemas"]["Placed"] & {
             works: boolean;
+            /**
+             * @description Whether the rules let the player take it down now (45(d): not a pass line once its
+             *     point is set, nor a come or put bet on its number).
+             */
+            may_take_down: boolean;
+            /**
+             * @description Whether calling it off (or on) changes anything: the line, come and put bets always
+             *     work (45(f)).
+             */
+            may_call_off: boolean;
         };
         /**
          * @description An exact fraction as it is published: numerator and denominator in decimal digits (they can
@@ -2573,6 +2623,10 @@ export interface components {
             implemented: string;
             readings: components["schemas"]["CrapsReading"][];
         };
+        /** @description What one area of the layout pays (`GET /v1/craps/math`), in a player's words. */
+        CrapsAreaPays: components["schemas"]["Bet"] & {
+            pays: string;
+        };
         /** @description `GET /v1/craps/math`. */
         CrapsMath: {
             rules: components["schemas"]["CrapsTableRules"];
@@ -2582,6 +2636,8 @@ export interface components {
             pass_with_full_odds: components["schemas"]["BigFraction"];
             power_odds: components["schemas"]["PowerOddsFigures"][];
             ambiguities: components["schemas"]["CrapsAmbiguity"][];
+            /** @description What each area of the layout pays, as the table shows it. */
+            areas: components["schemas"]["CrapsAreaPays"][];
         };
         /** @description The money one request moves, by leg. */
         CrapsMoney: {
@@ -3031,6 +3087,13 @@ export interface components {
             odds_one_in: number;
             /** Format: double */
             payout_percent: number;
+            /**
+             * Format: int64
+             * @description A demonstration's smaller game (`LOTTO_INSTANT_SCALE`): each prize row divided by this,
+             *     keeping at least one winner a pool, so its odds and payout are not the game's; none for
+             *     the game as ordered.
+             */
+            demonstration_scale?: number | null;
             prizes: components["schemas"]["PrizeView"][];
             /** @description Where the rule's printed figures disagree with its rows, and what is assumed. */
             mismatches: components["schemas"]["Mismatch"][];
@@ -3412,6 +3475,8 @@ export interface components {
             player?: null | components["schemas"]["Player"];
             /** @description A terminal's retailer (its statement: `GET /v1/instant/retailers/{id}/statement`). */
             retailer_id?: string | null;
+            /** @description A staff member's username, as the console names who is logged in. */
+            username?: string | null;
         };
         /** @description Where the rule's printed figures and the rows disagree. */
         Mismatch: {
@@ -3727,6 +3792,25 @@ export interface components {
                  * @description Once settled: what the retailer owed for it.
                  */
                 owed_cents?: number | null;
+            }[];
+            next?: string | null;
+        };
+        /** @description One page of a listing; pass `next` as `after` for the following page. */
+        Page_PaymentView: {
+            items: {
+                /** Format: uuid */
+                id: string;
+                kind: components["schemas"]["PaymentKind"];
+                /** Format: int64 */
+                amount: number;
+                currency: string;
+                state: components["schemas"]["PaymentState"];
+                /** @description Why the provider refused it. */
+                failure?: string | null;
+                /** Format: date-time */
+                created_at: string;
+                /** Format: date-time */
+                updated_at: string;
             }[];
             next?: string | null;
         };
@@ -4262,6 +4346,20 @@ export interface components {
             email: string;
             password: string;
         };
+        /** @description A player whose email holds the part asked for. */
+        PlayerMatch: {
+            /** Format: uuid */
+            id: string;
+            email: string;
+            /** Format: date-time */
+            created_at: string;
+        };
+        /** @description The players found, by email, at most [`PlayerMatches::MOST`]. */
+        PlayerMatches: {
+            items: components["schemas"]["PlayerMatch"][];
+            /** @description More players match than are listed: ask with a longer part. */
+            more: boolean;
+        };
         /** @description An account's posted balance, in cents. */
         PostedBalance: {
             /** Format: uuid */
@@ -4608,10 +4706,12 @@ export interface components {
             title: string;
             /** Format: int32 */
             status: number;
-            /** @description What went wrong with this request, for a person. */
+            /** @description What went wrong with this request, for a person: words and dollars, no rule numbers. */
             detail: string;
             /** @description The stable machine-readable code. */
             code: string;
+            /** @description The rule this refusal applies (`K.A.R. 111-501-44(a)(8)`), for staff and auditors. */
+            rule?: string | null;
             /** @description Extra facts about the failure (for example which transfer of a batch failed). */
             context?: {
                 [key: string]: unknown;
@@ -5655,6 +5755,30 @@ export interface operations {
             "4XX": components["responses"]["Refused"];
         };
     };
+    match_players: {
+        parameters: {
+            query: {
+                /** @description Any part of the player's email (case does not matter): `smith`, `@example.com`. */
+                part: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description players whose email holds `part` (compared without case), by email */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlayerMatches"];
+                };
+            };
+            "4XX": components["responses"]["Refused"];
+        };
+    };
     get_player: {
         parameters: {
             query?: never;
@@ -5914,6 +6038,32 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["PaymentView"];
+                };
+            };
+            "4XX": components["responses"]["Refused"];
+        };
+    };
+    list_payments: {
+        parameters: {
+            query?: {
+                /** @description The `next` cursor of the previous page. */
+                after?: string;
+                /** @description Page size, 1 to 500 (default 50). */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description a page of the player's payments, newest first */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Page_PaymentView"];
                 };
             };
             "4XX": components["responses"]["Refused"];

@@ -61,7 +61,12 @@ export function BarChart(props: {
     <figure class="chart">
       <figcaption>{title}</figcaption>
       <div class="chart-canvas">
-        <canvas ref={canvas} role="img" aria-label={`${title}: the figures are in the table beside it`} />
+        <canvas
+          ref={canvas}
+          role="img"
+          aria-label={`${title}: the figures are in the table beside it`}
+          data-axis-max={max ?? ""}
+        />
       </div>
       <Scroll label={`${title}: the figures`}>
         <table class="figures">

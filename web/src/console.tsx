@@ -11,7 +11,7 @@ import { PowerballDesk } from "./console_powerball";
 import { PlayerProtection } from "./console_protection";
 import { Packs, Retailers } from "./console_retail";
 import { ParCharts } from "./par";
-import { api, dollars, must, publicApi, type Schemas, signIn, signOut, whenCentral } from "./session";
+import { api, dollars, must, publicApi, type Schemas, signIn, signOut, when } from "./session";
 import { EndedNotice, Field, ProblemBanner, Scroll, TabPanel, Tabs, useAction, useLiveDraws, useLoad } from "./ui";
 
 export function StaffEntry(): JSX.Element {
@@ -67,10 +67,19 @@ type ConsoleTab = (typeof CONSOLE_TABS)[number]["id"];
 
 export function ConsoleScreens(): JSX.Element {
   const [tab, setTab] = useState<ConsoleTab>("draws");
+  const me = useLoad(() => must(api.staff.GET("/v1/me")), []);
   return (
     <div>
       <div class="bar">
-        <p>Operator console</p>
+        <p data-testid="console-who">
+          Operator console
+          {me.value?.username && (
+            <>
+              {" "}
+              · logged in as <strong>{me.value.username}</strong> ({me.value.role})
+            </>
+          )}
+        </p>
         <button
           type="button"
           onClick={() => {
@@ -133,7 +142,7 @@ function Draws(): JSX.Element {
             {(keno.value?.items ?? []).map((d) => (
               <tr key={d.number}>
                 <td>{d.number}</td>
-                <td>{whenCentral(d.sales_close_at)}</td>
+                <td>{when(d.sales_close_at)}</td>
                 <td>{d.state}</td>
                 <td class="num">{d.entries ?? "—"}</td>
                 <td class="num">{d.wagers_cents == null ? "—" : dollars(d.wagers_cents)}</td>
@@ -147,8 +156,8 @@ function Draws(): JSX.Element {
       <ProblemBanner staff problem={next.problem} />
       {next.value && (
         <p>
-          Next drawing {next.value.draw_date}: sales close {whenCentral(next.value.sales_close_at)}, drawn{" "}
-          {whenCentral(next.value.draw_at)}; grand prize{" "}
+          Next drawing {next.value.draw_date}: sales close {when(next.value.sales_close_at)}, drawn{" "}
+          {when(next.value.draw_at)}; grand prize{" "}
           {next.value.advertised_cents == null ? "not set" : dollars(next.value.advertised_cents)}.
         </p>
       )}
@@ -231,7 +240,7 @@ function PrintRuns(): JSX.Element {
       <ul>
         {(jobs.value?.items ?? []).map((j) => (
           <li key={j.id}>
-            {whenCentral(j.created_at)} · game {j.game} · {j.state} · {j.tickets_stored.toLocaleString()} tickets
+            {when(j.created_at)} · game {j.game} · {j.state} · {j.tickets_stored.toLocaleString()} tickets
           </li>
         ))}
       </ul>

@@ -3,7 +3,7 @@
 // make, and the office's records of both games, newest first (the W-2G records alone on asking).
 import type { JSX } from "preact";
 import { useState } from "preact/hooks";
-import { api, dollars, must, type Schemas, whenCentral } from "./session";
+import { api, dollars, must, type Schemas, when } from "./session";
 import { Field, ProblemBanner, Scroll, useAction, useLoad } from "./ui";
 
 export function OfficeDesk(): JSX.Element {
@@ -187,7 +187,7 @@ function OfficeRecords(props: { reload: number }): JSX.Element {
             <tbody>
               {lines.map((l) => (
                 <tr key={l.id}>
-                  <td>{whenCentral(l.at)}</td>
+                  <td>{when(l.at)}</td>
                   <td>{l.game}</td>
                   <td>{l.ticket}</td>
                   <td>{dollars(l.paid)}</td>

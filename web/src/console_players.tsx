@@ -18,7 +18,12 @@ function age(born: string): number {
 export function PlayerLookup(): JSX.Element {
   const [email, setEmail] = useState("");
   const [player, setPlayer] = useState<Player | null>(null);
+  const [matches, setMatches] = useState<Schemas["PlayerMatches"] | null>(null);
   const find = useAction();
+  const open = (id: string) =>
+    void find.run(async () => {
+      setPlayer(await must(api.staff.GET("/v1/players/{id}", { params: { path: { id } } })));
+    });
   return (
     <div>
       <h2>Players</h2>
@@ -28,17 +33,41 @@ export function PlayerLookup(): JSX.Element {
         onSubmit={(e) => {
           e.preventDefault();
           setPlayer(null);
+          setMatches(null);
           void find.run(async () => {
-            setPlayer(await must(api.staff.GET("/v1/players", { params: { query: { email: email.trim() } } })));
+            // Any part of the email: one player found is opened at once.
+            const found = await must(api.staff.GET("/v1/players/matches", { params: { query: { part: email.trim() } } }));
+            const only = found.items.length === 1 && !found.more ? found.items[0] : undefined;
+            if (only) setPlayer(await must(api.staff.GET("/v1/players/{id}", { params: { path: { id: only.id } } })));
+            else setMatches(found);
           });
         }}
       >
-        <Field id="lookup-email" label="Player's email" type="email" value={email} onInput={setEmail} />
-        <button type="submit" disabled={find.busy || email.trim() === ""}>
+        <Field id="lookup-email" label="Player's email, or part of it" value={email} onInput={setEmail} />
+        <button type="submit" disabled={find.busy || email.trim().length < 2}>
           Find the player
         </button>
       </form>
       <ProblemBanner staff problem={find.problem} />
+      {matches && (
+        <section class="box" aria-label="Players found" data-testid="player-matches">
+          {matches.items.length === 0 ? (
+            <p>No player's email holds “{email.trim()}”.</p>
+          ) : (
+            <ul>
+              {matches.items.map((m) => (
+                <li key={m.id}>
+                  <button type="button" class="link" data-player={m.id} onClick={() => open(m.id)}>
+                    {m.email}
+                  </button>{" "}
+                  registered {when(m.created_at)}
+                </li>
+              ))}
+            </ul>
+          )}
+          {matches.more && <p class="hint">More players match: type more of the email.</p>}
+        </section>
+      )}
       {player && <PlayerFile key={player.id} player={player} />}
     </div>
   );

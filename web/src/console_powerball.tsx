@@ -5,7 +5,7 @@
 import type { JSX } from "preact";
 import { useEffect, useState } from "preact/hooks";
 import { Balls, TIER_NAMES } from "./powerball";
-import { api, centsOf, dollars, must, publicApi, type Schemas, whenCentral } from "./session";
+import { api, centsOf, dollars, must, publicApi, type Schemas, when } from "./session";
 import { Field, ProblemBanner, Scroll, useAction, useLoad, WholeField, wholeIn } from "./ui";
 
 type Drawing = Schemas["PowerballDrawView"];
@@ -139,9 +139,9 @@ function DrawingDesk(props: { date: string; held: boolean; onChange: () => void 
           <dt>State</dt>
           <dd data-testid="pb-state">{STATES[d.state]}</dd>
           <dt>Sales close</dt>
-          <dd>{whenCentral(d.sales_close_at)}</dd>
+          <dd>{when(d.sales_close_at)}</dd>
           <dt>Drawing</dt>
-          <dd>{whenCentral(d.draw_at)}</dd>
+          <dd>{when(d.draw_at)}</dd>
           <dt>Grand prize</dt>
           <dd>
             {d.advertised_cents != null && d.cash_value_cents != null

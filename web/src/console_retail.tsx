@@ -3,7 +3,7 @@
 // returned unsold, reported stolen), each pack named by its game and book.
 import type { JSX } from "preact";
 import { useState } from "preact/hooks";
-import { api, dollars, must, type Schemas, whenCentral } from "./session";
+import { api, dollars, must, type Schemas, when } from "./session";
 import { ConfirmButton, Field, ProblemBanner, Scroll, useAction, useLoad } from "./ui";
 
 type Retailer = Schemas["Retailer"];
@@ -79,7 +79,7 @@ export function Retailers(): JSX.Element {
               <tr key={r.id} aria-current={r.id === chosen ? "true" : undefined}>
                 <td>{r.name}</td>
                 <td>{r.address ?? "—"}</td>
-                <td>{whenCentral(r.created_at)}</td>
+                <td>{when(r.created_at)}</td>
                 <td>
                   <button type="button" data-retailer={r.id} onClick={() => setChosen(r.id)}>
                     Open <span class="visually-hidden">{r.name}</span>
@@ -94,6 +94,12 @@ export function Retailers(): JSX.Element {
       {current && <RetailerDesk key={current.id} retailer={current} onChange={retailers.reload} />}
     </div>
   );
+}
+
+/** A retailer as staff choose it: its name and address, since two shops may share a name (a
+ * chain's branches); one without an address is told apart by its id's start. */
+export function retailerLabel(r: { id: string; name: string; address?: string | null }): string {
+  return r.address ? `${r.name} · ${r.address}` : `${r.name} · ${r.id.slice(0, 8)}`;
 }
 
 /** One retailer: its name and address changed, its terminals made and revoked, its packs. */
@@ -153,9 +159,9 @@ function Terminals(props: { retailer: Retailer }): JSX.Element {
       <ul data-testid="terminals">
         {(terminals.value?.items ?? []).map((t) => (
           <li key={t.id}>
-            <strong>{t.label}</strong> · key <code>lk_{t.key_prefix}_…</code> · since {whenCentral(t.created_at)} ·{" "}
+            <strong>{t.label}</strong> · key <code>lk_{t.key_prefix}_…</code> · since {when(t.created_at)} ·{" "}
             {t.revoked_at ? (
-              <span>revoked {whenCentral(t.revoked_at)}</span>
+              <span>revoked {when(t.revoked_at)}</span>
             ) : (
               <ConfirmButton
                 staff
@@ -248,7 +254,7 @@ function PackTable(props: { game?: number; state?: Pack["state"]; retailerId?: s
     [props.game, props.state, props.retailerId, after, round],
   );
   const retailers = useRetailers();
-  const names = new Map((retailers.value?.items ?? []).map((r) => [r.id, r.name]));
+  const names = new Map((retailers.value?.items ?? []).map((r) => [r.id, retailerLabel(r)]));
   const items = packs.value?.items ?? [];
   return (
     <div>
@@ -339,7 +345,7 @@ function PackRow(props: {
                 <option value="">choose a retailer</option>
                 {props.retailers.map((r) => (
                   <option key={r.id} value={r.id}>
-                    {r.name}
+                    {retailerLabel(r)}
                   </option>
                 ))}
               </select>

@@ -3,12 +3,13 @@
 // 8, the hardways and the propositions in the centre, the bonus wagers); odds go behind a line
 // bet once there is a point, and behind a come or put bet on its number. The puck sits on the
 // point, the dice are shown, each area says after a roll whether its bet won, lost, pushed or
-// moved, every bet can be called off or on or taken down, and what the roll paid is said in
-// words. Every bet of 111-501-44(c) can be made here.
+// moved, each area says what it pays (the API's words, from the pay tables the rolls are settled
+// on), a bet is offered "call off" or "take down" only where the rules let it change anything, and
+// what the roll won or cost is said in words. Every bet of 111-501-44(c) can be made here.
 import type { ComponentChildren, JSX } from "preact";
 import { useState } from "preact/hooks";
-import { api, centsOf, dollars, must, newKey, type Schemas } from "./session";
-import { Field, ProblemBanner, useAction } from "./ui";
+import { api, centsOf, dollars, must, newKey, publicApi, type Schemas } from "./session";
+import { Field, ProblemBanner, useAction, useLoad } from "./ui";
 
 type Bet = Schemas["Bet"];
 type BetView = Schemas["BetView"];
@@ -108,6 +109,13 @@ export function outcomeWords(o: Outcome): string {
   }
 }
 
+/** What an area pays, short enough for the layout: a wager split in units says so, and the
+ * list below the table has each unit's odds. */
+function shortPays(pays: string): string {
+  const odds = pays.split(" (")[0] ?? pays;
+  return odds.startsWith("split in") ? "pays unit by unit (see what each area pays)" : `pays ${odds}`;
+}
+
 /** The dice as a player sees them. */
 function Dice(props: { die1: number; die2: number }): JSX.Element {
   const face = (n: number) => String.fromCodePoint(0x267f + n);
@@ -121,6 +129,8 @@ function Dice(props: { die1: number; die2: number }): JSX.Element {
 
 /** What every area of the layout needs: the bets on it, the last roll's outcomes, the chip. */
 interface Layout {
+  /** What each area pays, by spot. */
+  pays: Map<string, string>;
   bets: BetView[];
   outcomes: Outcome[];
   chip: number;
@@ -142,6 +152,7 @@ function Spot(p: {
   const here = layout.bets.filter((b) => spotOf(b as unknown as Bet) === p.spot);
   const result = layout.outcomes.find((o) => spotOf(o as unknown as Bet) === p.spot)?.result;
   const said = here.map((b) => `${dollars(b.amount_cents)}${b.works ? "" : " off"}`).join(", ");
+  const pays = layout.pays.get(p.spot);
   const inner = (
     <>
       <span class="spot-name">{p.children ?? p.label}</span>
@@ -152,6 +163,7 @@ function Spot(p: {
           {b.works ? "" : " OFF"}
         </span>
       ))}
+      {pays && <span class="area-pays">{shortPays(pays)}</span>}
       {result && <span class={`verdict ${result}`}>{result}</span>}
       {p.target && <span class="visually-hidden">: bet {dollars(layout.chip)} here</span>}
     </>
@@ -184,6 +196,8 @@ export function CrapsTable(props: { onMoney: () => void; resume?: Session | unde
   const [other, setOther] = useState("");
   const chip = centsOf(other) ?? chosenChip;
   const act = useAction();
+  const math = useLoad(() => must(publicApi.GET("/v1/craps/math")), []);
+  const pays = new Map((math.value?.areas ?? []).map((a) => [spotOf(a as unknown as Bet), a.pays] as const));
   const sit = () =>
     act.run(async () => {
       setSession(await must(api.player.POST("/v1/craps/sessions", { body: {} })));
@@ -215,7 +229,8 @@ export function CrapsTable(props: { onMoney: () => void; resume?: Session | unde
   }
   const outcomes = last?.roll?.outcomes ?? [];
   const has = (kind: string, n?: number) => session.bets.some((b) => b.bet === kind && (n === undefined || b.number === n));
-  const layout: Layout = { bets: session.bets, outcomes, chip, busy: act.busy, bet };
+  const layout: Layout = { pays, bets: session.bets, outcomes, chip, busy: act.busy, bet };
+  const net = last ? last.money.winnings_cents - last.money.lost_cents : 0;
   const point = session.point ?? null;
   return (
     <div>
@@ -300,7 +315,7 @@ export function CrapsTable(props: { onMoney: () => void; resume?: Session | unde
           <Spot layout={layout} spot="big6" target={{ bet: "big6" }} label="Big 6" />
           <Spot layout={layout} spot="big8" target={{ bet: "big8" }} label="Big 8" />
         </div>
-        <Spot layout={layout} spot="field" target={{ bet: "field" }} label="Field" class="wide field">
+        <Spot layout={layout} spot="field" target={{ bet: "field" }} label="Field" class="wide field-area">
           Field · 2 · 3 · 4 · 9 · 10 · 11 · 12
         </Spot>
         <Spot layout={layout} spot="dont_come" target={{ bet: "dont_come" }} label="Don't come" class="wide">
@@ -373,14 +388,32 @@ export function CrapsTable(props: { onMoney: () => void; resume?: Session | unde
             ))}
             {outcomes.length === 0 && <li>No bet was decided; every bet stays.</li>}
           </ul>
+          <p data-testid="craps-net">
+            <strong>
+              {net < 0 ? `This roll cost you ${dollars(-net)}` : net > 0 ? `This roll won you ${dollars(net)}` : "This roll won and lost nothing"}
+            </strong>
+            {last.money.lost_cents > 0 ? ` (${dollars(last.money.lost_cents)} of bets lost` : " ("}
+            {last.money.lost_cents > 0 && last.money.winnings_cents > 0 ? ", " : ""}
+            {last.money.winnings_cents > 0 ? `${dollars(last.money.winnings_cents)} won` : ""}
+            {last.money.lost_cents === 0 && last.money.winnings_cents === 0 ? "no bet decided" : ""}).
+          </p>
           <p>
-            This roll: {dollars(last.money.returned_cents + last.money.winnings_cents)} back to you
-            {last.money.lost_cents > 0 ? `, ${dollars(last.money.lost_cents)} lost (staked when the bets were made)` : ""}.
-            Wallet {dollars(last.balance_before_cents)} →{" "}
-            <strong data-testid="craps-balance">{dollars(last.balance_after_cents)}</strong>
+            Bets are paid for from your wallet when you make them, so the wallet moves only by what a roll gives back:{" "}
+            {dollars(last.money.returned_cents + last.money.winnings_cents)} this roll. Wallet{" "}
+            {dollars(last.balance_before_cents)} → <strong data-testid="craps-balance">{dollars(last.balance_after_cents)}</strong>
           </p>
         </div>
       )}
+      <details class="box" data-testid="craps-pays">
+        <summary>What each area pays</summary>
+        <ul>
+          {(math.value?.areas ?? []).map((a) => (
+            <li key={JSON.stringify(a)}>
+              {betName(a as unknown as Bet)}: {a.pays}
+            </li>
+          ))}
+        </ul>
+      </details>
       <h3>Your bets</h3>
       {session.bets.length === 0 && <p class="hint">No bet on the layout: choose a chip and press an area.</p>}
       <ul data-testid="craps-layout">
@@ -389,23 +422,30 @@ export function CrapsTable(props: { onMoney: () => void; resume?: Session | unde
           return (
             <li key={JSON.stringify(named)}>
               {betName(b as unknown as Bet)}: {dollars(b.amount_cents)}
-              {b.works ? " (working)" : " (off)"}{" "}
-              <button
-                type="button"
-                class="link"
-                disabled={act.busy}
-                onClick={() => void send("bets", [{ change: "working", working: !b.works, ...named } as Schemas["Change"]])}
-              >
-                {b.works ? "Call off" : "Call on"} {betName(b as unknown as Bet)}
-              </button>{" "}
-              <button
-                type="button"
-                class="link"
-                disabled={act.busy}
-                onClick={() => void send("bets", [{ change: "remove", ...named } as Schemas["Change"]])}
-              >
-                Take down {betName(b as unknown as Bet)}
-              </button>
+              {b.works ? " (working)" : " (off)"}
+              {!b.may_take_down && " · stays until decided"}{" "}
+              {b.may_call_off && (
+                <button
+                  type="button"
+                  class="link"
+                  disabled={act.busy}
+                  title={b.works ? "It stays on the layout but no roll decides it until you call it on" : "Rolls decide it again"}
+                  onClick={() => void send("bets", [{ change: "working", working: !b.works, ...named } as Schemas["Change"]])}
+                >
+                  {b.works ? "Call off" : "Call on"} {betName(b as unknown as Bet)}
+                  {b.works ? " (keep it, not decided until called on)" : " (decided again from the next roll)"}
+                </button>
+              )}{" "}
+              {b.may_take_down && (
+                <button
+                  type="button"
+                  class="link"
+                  disabled={act.busy}
+                  onClick={() => void send("bets", [{ change: "remove", ...named } as Schemas["Change"]])}
+                >
+                  Take down {betName(b as unknown as Bet)} (back to your wallet)
+                </button>
+              )}
             </li>
           );
         })}

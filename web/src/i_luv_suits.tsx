@@ -5,7 +5,7 @@
 import type { JSX } from "preact";
 import { useState } from "preact/hooks";
 import { api, centsOf, dollars, must, newKey, publicApi, type Schemas } from "./session";
-import { Card, Field, HiddenCard, ProblemBanner, useAction, useLoad } from "./ui";
+import { Card, Cards, Field, HiddenCard, ProblemBanner, useAction, useLoad } from "./ui";
 
 type Round = Schemas["ILuvSuitsRound"];
 
@@ -114,7 +114,11 @@ export function ILuvSuitsTable(props: { onMoney: () => void; resume?: Round | un
             {round.dealer
               ? round.dealer.cards.map((c) => <Card key={c} card={c} />)
               : Array.from({ length: 7 }, (_, i) => <HiddenCard key={i} />)}
-            {round.dealer && <p>Best flush: {round.dealer.flush.join(" ")}</p>}
+            {round.dealer && (
+              <p data-testid="ils-dealer-flush">
+                Best flush: <Cards cards={round.dealer.flush} />
+              </p>
+            )}
           </div>
           <div role="group" aria-label="Your cards">
             <h3>You</h3>
@@ -122,7 +126,7 @@ export function ILuvSuitsTable(props: { onMoney: () => void; resume?: Round | un
               <Card key={c} card={c} />
             ))}
             <p data-testid="ils-flush">
-              Best flush: {round.player.flush.join(" ")} ({round.player.flush_length} cards)
+              Best flush: <Cards cards={round.player.flush} /> ({round.player.flush_length} cards)
             </p>
           </div>
         </div>

@@ -35,28 +35,45 @@ export function KenoWall(props: { onMoney: () => void }): JSX.Element {
     tickets !== null &&
     (table ? !needsSpots || (spots.length >= table.min_spots && spots.length <= table.max_spots) : false);
   const maxSpots = needsSpots ? (table?.max_spots ?? 15) : 0;
-  const drawn = new Set(played?.draw_numbers ?? []);
+  // The order each number was drawn in: the rock that struck it flies that many rocks after the first.
+  const order = new Map((played?.draw_numbers ?? []).map((n, i) => [n, i] as const));
   const toggle = (n: number) => {
     setSpots((now) =>
       now.includes(n) ? now.filter((x) => x !== n) : now.length < maxSpots ? [...now, n].sort((a, b) => a - b) : now,
     );
   };
-  const half = (from: number) => (
-    <div class="keno-half" role="group" aria-label={`Numbers ${from} to ${from + 39}`}>
-      {Array.from({ length: 40 }, (_, i) => from + i).map((n) => (
-        <button
-          key={n}
-          type="button"
-          class={`keno-number${spots.includes(n) ? " picked" : ""}${drawn.has(n) ? " drawn" : ""}`}
-          aria-pressed={spots.includes(n)}
-          aria-label={`${n}${drawn.has(n) ? ", drawn" : ""}`}
-          disabled={!needsSpots}
-          data-number={n}
-          onClick={() => toggle(n)}
-        >
-          {n}
-        </button>
-      ))}
+  // The ticket as the rules draw it: a castle wall of 80 granite blocks in two halves; each number
+  // drawn is a rock from the catapult striking its block, a flag unfurling on it, the block
+  // cracking. The motion is CSS only (none under prefers-reduced-motion); the state and the
+  // words a screen reader reads are there at once.
+  const half = (from: number, name: string) => (
+    <div class="keno-half" role="group" aria-label={`${name} of the wall: numbers ${from} to ${from + 39}`}>
+      {Array.from({ length: 40 }, (_, i) => from + i).map((n) => {
+        const struck = order.get(n);
+        return (
+          <button
+            key={`${n}-${played?.id ?? ""}`}
+            type="button"
+            class={`keno-number${spots.includes(n) ? " picked" : ""}${struck !== undefined ? " drawn" : ""}`}
+            aria-pressed={spots.includes(n)}
+            aria-label={`${n}${struck !== undefined ? `, drawn: struck by rock ${struck + 1}` : ""}`}
+            disabled={!needsSpots}
+            data-number={n}
+            data-order={struck}
+            style={struck !== undefined ? { "--order": struck } : undefined}
+            onClick={() => toggle(n)}
+          >
+            {struck === undefined ? (
+              n
+            ) : (
+              <>
+                <span class="rock" aria-hidden="true" />
+                <span class="flag">{n}</span>
+              </>
+            )}
+          </button>
+        );
+      })}
     </div>
   );
   const body = () => ({ option, spots: needsSpots ? spots : [], tickets: tickets ?? 1 });
@@ -113,9 +130,11 @@ export function KenoWall(props: { onMoney: () => void }): JSX.Element {
         </p>
       )}
       <div class="keno-beside">
-        <div class="keno-wall">
-          {half(1)}
-          {half(41)}
+        <div class={`keno-wall castle-wall${played ? " under-siege" : ""}`} data-testid="castle-wall">
+          <div class="battlements" aria-hidden="true" />
+          {half(1, "Top")}
+          {half(41, "Bottom")}
+          <div class="catapult" aria-hidden="true" title="the catapult" />
         </div>
         {table && (
           <CatchPays

@@ -1,11 +1,14 @@
 // Every game's PAR sheet as an operator would rather see it: Castle Keno's return and hit
-// frequency by option and spots as charts, blackjack's house edges and side wagers, Powerball's
-// tiers, and the instant games' payout. All computed by the platform (exact where exact), drawn
-// by Chart.js with the figures beside each chart.
+// frequency by option and spots as charts, blackjack's house edges and side wagers, I Luv Suits'
+// base game and side wagers, craps' every wager, Powerball's tiers, and the instant games'
+// payout (a demonstration's smaller print runs labelled as such, no bar cut off). All computed by
+// the platform (exact where exact), drawn by Chart.js with the figures beside each chart.
 import type { JSX } from "preact";
 import { useState } from "preact/hooks";
 import { dollars, must, publicApi, type Schemas } from "./session";
 import { BarChart } from "./chart";
+import { betName } from "./craps";
+import { OPTION_NAMES } from "./keno";
 import { TIER_NAMES } from "./powerball";
 import { ProblemBanner, Scroll, useLoad } from "./ui";
 
@@ -16,6 +19,9 @@ export function ParCharts(): JSX.Element {
   const blackjack = useLoad(() => must(publicApi.GET("/v1/blackjack/math")), []);
   const powerball = useLoad(() => must(publicApi.GET("/v1/powerball/math")), []);
   const instant = useLoad(() => must(publicApi.GET("/v1/instant/games")), []);
+  const games = instant.value ?? [];
+  const payouts = games.map((g) => g.payout_percent / 100);
+  const scales = Array.from(new Set(games.flatMap((g) => (g.demonstration_scale ? [g.demonstration_scale] : []))));
   const [option, setOption] = useState<Schemas["BetOption"]>("bet");
   const options = Array.from(new Set((keno.value ?? []).map((r) => r.option)));
   const rows = (keno.value ?? []).filter((r) => r.option === option);
@@ -28,14 +34,14 @@ export function ParCharts(): JSX.Element {
         <select id="par-option" value={option} onChange={(e) => setOption(e.currentTarget.value as Schemas["BetOption"])}>
           {options.map((o) => (
             <option key={o} value={o}>
-              {o}
+              {OPTION_NAMES[o] ?? o}
             </option>
           ))}
         </select>
       </label>
       <div class="charts" data-testid="par-keno">
         <BarChart
-          title={`Return to player by spots (${option})`}
+          title={`Return to player by spots (${OPTION_NAMES[option] ?? option})`}
           labels={rows.map((r) => String(r.spots))}
           axis="Spots picked"
           measure="Return to player"
@@ -44,7 +50,7 @@ export function ParCharts(): JSX.Element {
           format={percent}
         />
         <BarChart
-          title={`Hit frequency by spots (${option})`}
+          title={`Hit frequency by spots (${OPTION_NAMES[option] ?? option})`}
           labels={rows.map((r) => String(r.spots))}
           axis="Spots picked"
           measure="Hit frequency"
@@ -85,6 +91,8 @@ export function ParCharts(): JSX.Element {
         </table>
       </Scroll>
       <SideWagers sides={blackjack.value?.side_wagers ?? []} />
+      <ILuvSuitsPar />
+      <CrapsPar />
       <h2>Powerball</h2>
       <ProblemBanner problem={powerball.problem} />
       {powerball.value && (
@@ -116,15 +124,23 @@ export function ParCharts(): JSX.Element {
       )}
       <h2>Instant games</h2>
       <ProblemBanner problem={instant.problem} />
+      {scales.length > 0 && (
+        <p class="notice" data-testid="par-instant-scale">
+          Demonstration print scale: each prize row divided by {scales.join(", ")} (LOTTO_INSTANT_SCALE), keeping at least
+          one winner a pool, so these payouts are not the games' as ordered and may pass 100%.
+        </p>
+      )}
+      <div data-testid="par-instant">
       <BarChart
-        title="Prize payout by game"
-        labels={(instant.value ?? []).map((g) => `Game ${g.number}`)}
+        title={scales.length > 0 ? `Prize payout by game (demonstration scale 1/${scales.join(", 1/")})` : "Prize payout by game"}
+        labels={games.map((g) => `${g.number} ${g.name}`)}
         axis="Instant game"
         measure="Prizes paid of sales"
-        series={[{ name: "Payout", values: (instant.value ?? []).map((g) => g.payout_percent / 100) }]}
-        max={1}
+        series={[{ name: "Payout", values: payouts }]}
+        max={Math.max(1, Math.ceil(Math.max(0, ...payouts) * 4) / 4)}
         format={percent}
       />
+      </div>
     </div>
   );
 }
@@ -158,5 +174,117 @@ function SideWagers(props: { sides: Schemas["SideWagerView"][] }): JSX.Element {
         </p>
       ))}
     </>
+  );
+}
+
+/** I Luv Suits (K.A.R. 111-301-74 to -76): the base game's house edge under each reading of its
+ * rules (the one played marked), and each side wager's exact return. */
+function ILuvSuitsPar(): JSX.Element {
+  const math = useLoad(() => must(publicApi.GET("/v1/i-luv-suits/math")), []);
+  const sides = math.value?.side_wagers ?? [];
+  return (
+    <section data-testid="par-i-luv-suits">
+      <h2>I Luv Suits</h2>
+      <ProblemBanner problem={math.problem} />
+      <Scroll label="I Luv Suits base game">
+        <table>
+          <caption>Base game, every deal counted, by reading of the rules</caption>
+          <thead>
+            <tr>
+              <th scope="col">Dealer qualifies</th>
+              <th scope="col">Play wager at least</th>
+              <th scope="col" class="num">
+                House edge per ante
+              </th>
+              <th scope="col" class="num">
+                Per unit wagered
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {(math.value?.base_game ?? []).map((b) => (
+              <tr key={`${b.qualifier}-${b.play_floor}`} aria-current={b.implemented ? "true" : undefined}>
+                <td>
+                  {b.qualifier.replace(/_/g, " ")}
+                  {b.implemented ? " (played here)" : ""}
+                </td>
+                <td>{b.play_floor.replace(/_/g, " ")}</td>
+                <td class="num">{percent(b.house_edge_per_ante.decimal)}</td>
+                <td class="num">{percent(b.house_edge_per_wager.decimal)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </Scroll>
+      <BarChart
+        title="I Luv Suits side wagers: exact return to player"
+        labels={sides.map((s) => s.wager.replace(/_/g, " "))}
+        axis="Side wager"
+        measure="Return to player"
+        series={[{ name: "Return to player", values: sides.map((s) => s.return_to_player.decimal) }]}
+        max={Math.max(1, ...sides.map((s) => s.return_to_player.decimal))}
+        format={percent}
+      />
+      {math.value && (
+        <p class="hint">
+          Progressive ({dollars(math.value.progressive.wager_cents)} a hand): return {percent(math.value.progressive.at_seed.decimal)}{" "}
+          at the seed meter, {percent(math.value.progressive.long_run_reseeded.decimal)} in the long run with re-seeding.
+        </p>
+      )}
+    </section>
+  );
+}
+
+/** Craps (K.A.R. 111-501-44, -45): every wager's pay, house edge per unit wagered and per roll. */
+function CrapsPar(): JSX.Element {
+  const math = useLoad(() => must(publicApi.GET("/v1/craps/math")), []);
+  return (
+    <section data-testid="par-craps">
+      <h2>Craps</h2>
+      <ProblemBanner problem={math.problem} />
+      {math.value && (
+        <p>
+          Pass line with full ({math.value.rules.odds_multiple}x) odds: house edge{" "}
+          {percent(math.value.pass_with_full_odds.decimal)} of all wagered.
+        </p>
+      )}
+      <Scroll label="Craps wagers">
+        <table>
+          <caption>Every wager, exactly</caption>
+          <thead>
+            <tr>
+              <th scope="col">Wager</th>
+              <th scope="col">Pays</th>
+              <th scope="col" class="num">
+                House edge
+              </th>
+              <th scope="col" class="num">
+                Per roll
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {(math.value?.wagers ?? []).map((w) => (
+              <tr key={w.wager}>
+                <td>{w.wager.replace(/_/g, " ")}</td>
+                <td>{w.pays}</td>
+                <td class="num">{percent(w.house_edge.decimal)}</td>
+                <td class="num">{percent(w.house_edge_per_roll.decimal)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </Scroll>
+      <details>
+        <summary>What each area of the table pays, as players read it</summary>
+        <ul>
+          {(math.value?.areas ?? []).map((a) => (
+            <li key={JSON.stringify(a)}>
+              {betName(a as unknown as Schemas["Bet"])}: {a.pays}
+            </li>
+          ))}
+        </ul>
+      </details>
+    </section>
   );
 }

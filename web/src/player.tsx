@@ -10,7 +10,7 @@ import { ILuvSuitsTable } from "./i_luv_suits";
 import { KenoWall } from "./keno";
 import { OfficePrizes, PowerballCounter } from "./powerball";
 import { Recall } from "./recall";
-import { WalletHistory } from "./wallet_history";
+import { Payments, WalletHistory } from "./wallet_history";
 import {
   api,
   centsOf,
@@ -241,6 +241,7 @@ function WalletPanel(props: { wallet: Schemas["Account"] | undefined; onChange: 
   const [amount, setAmount] = useState("50.00");
   const [method, setMethod] = useState("sandbox_card");
   const [payment, setPayment] = useState<Schemas["PaymentView"] | null>(null);
+  const [sent, setSent] = useState(0);
   const move = useAction();
   const send = (kind: "deposit" | "withdrawal") =>
     move.run(async () => {
@@ -261,6 +262,7 @@ function WalletPanel(props: { wallet: Schemas["Account"] | undefined; onChange: 
         view = await must(api.player.GET("/v1/me/payments/{id}", { params: { path: { id: view.id } } }));
         setPayment(view);
       }
+      setSent((n) => n + 1);
       props.onChange();
     });
   return (
@@ -304,6 +306,7 @@ function WalletPanel(props: { wallet: Schemas["Account"] | undefined; onChange: 
         )}
         <ProblemBanner problem={move.problem} />
       </form>
+      <Payments sent={sent} />
       <WalletHistory balance={props.wallet?.balance.posted} />
       <OfficePrizes />
     </div>

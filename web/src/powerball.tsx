@@ -5,7 +5,7 @@
 // serial (and at the till paid), the last results, and how to play.
 import type { JSX } from "preact";
 import { useState } from "preact/hooks";
-import { api, dollars, must, newKey, placeOf, publicApi, type Schemas, whenCentral } from "./session";
+import { api, dollars, must, newKey, placeOf, publicApi, type Schemas, when } from "./session";
 import { ProblemBanner, Scroll, useAction, useLoad, usePages, WholeField, wholeIn } from "./ui";
 
 const WHITE_BALLS = 69;
@@ -154,7 +154,7 @@ function PowerballReceipt(props: { claim: Schemas["PowerballClaimView"] }): JSX.
     `Drawing   ${c.draw_date}`,
     `Prize     ${dollars(c.prize_cents)}`,
     `Paid      ${dollars(c.net_cents)}`,
-    `Paid at   ${whenCentral(c.created_at)}`,
+    `Paid at   ${when(c.created_at)}`,
     "Status    PAID",
   ];
   return (
@@ -174,16 +174,22 @@ function NextDrawing(): JSX.Element {
   return (
     <div class="live" aria-live="polite" data-testid="powerball-next">
       {drawing ? (
-        <p>
-          Next drawing <strong>{drawing.draw_date}</strong>
-          {drawing.advertised_cents != null && (
-            <>
-              , estimated grand prize <strong>{dollars(drawing.advertised_cents)}</strong>
-              {drawing.cash_value_cents != null && <> (cash value {dollars(drawing.cash_value_cents)})</>}
-            </>
-          )}
-          . {drawing.sales_open ? <>Sales close {whenCentral(drawing.sales_close_at)}.</> : <>Sales resume {whenCentral(drawing.resumes_at)}.</>}
-        </p>
+        <>
+          <p class="jackpot" data-testid="powerball-jackpot">
+            {drawing.advertised_cents != null ? (
+              <>
+                Estimated jackpot <strong>{dollars(drawing.advertised_cents)}</strong>
+                {drawing.cash_value_cents != null && <> (cash value {dollars(drawing.cash_value_cents)})</>}
+              </>
+            ) : (
+              <>Jackpot not yet announced for this drawing</>
+            )}
+          </p>
+          <p>
+            Next drawing <strong>{drawing.draw_date}</strong>.{" "}
+            {drawing.sales_open ? <>Sales close {when(drawing.sales_close_at)}.</> : <>Sales resume {when(drawing.resumes_at)}.</>}
+          </p>
+        </>
       ) : (
         <p>Loading the next drawing…</p>
       )}
@@ -317,6 +323,21 @@ function PowerballSlip(props: { buy: (body: SaleRequest) => Promise<void> }): JS
         >
           Buy for {dollars(cost)}
         </button>
+        <p>
+          Or in one step:{" "}
+          <button
+            type="button"
+            data-action="quick-pick-one"
+            disabled={buy.busy}
+            onClick={() =>
+              void buy.run(async () => {
+                await props.buy({ boards: [], quick_picks: 1, power_play: false, draws: 1 });
+              })
+            }
+          >
+            Quick pick: one board for {dollars(PLAY_CENTS)}
+          </button>
+        </p>
         <ProblemBanner problem={buy.problem} />
       </section>
     </>
@@ -408,7 +429,7 @@ function MyTickets(props: { reload: number }): JSX.Element {
             <tbody>
               {tickets.map((t) => (
                 <tr key={t.serial}>
-                  <td>{whenCentral(t.created_at)}</td>
+                  <td>{when(t.created_at)}</td>
                   <td>{t.serial}</td>
                   <td>
                     {t.boards.length}
@@ -475,7 +496,7 @@ export function OfficePrizes(): JSX.Element {
             <tbody>
               {claims.map((c) => (
                 <tr key={c.id}>
-                  <td>{whenCentral(c.created_at)}</td>
+                  <td>{when(c.created_at)}</td>
                   <td>{c.serial}</td>
                   <td>{c.draw_date}</td>
                   <td>{dollars(c.paid_cents)}</td>

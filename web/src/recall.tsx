@@ -5,17 +5,7 @@ import type { JSX } from "preact";
 import { betName, outcomeWords } from "./craps";
 import { OPTION_NAMES } from "./keno";
 import { api, dollars, must, type Schemas, when } from "./session";
-import { Card, ProblemBanner, useLoad } from "./ui";
-
-function Cards(props: { cards: string[] }): JSX.Element {
-  return (
-    <span class="cards-inline">
-      {props.cards.map((c, i) => (
-        <Card key={i} card={c} />
-      ))}
-    </span>
-  );
-}
+import { Cards, ProblemBanner, useLoad } from "./ui";
 
 /** Staked, back and the difference, with the wallet before and after. */
 function Money(props: { staked?: number | null; returned?: number | null; before?: number | null; after?: number | null }) {

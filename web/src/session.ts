@@ -15,6 +15,8 @@ export class Problem extends Error {
     detail: string,
     /** What the problem says beyond its words (`attempts_left` after a wrong VIRN, ...). */
     readonly context: Record<string, unknown> = {},
+    /** The rule the refusal applies (`K.A.R. 111-501-44(a)(8)`): shown to staff only. */
+    readonly rule: string | null = null,
   ) {
     super(detail);
   }
@@ -209,14 +211,14 @@ interface Answer<T> {
   response: Response;
 }
 
-/** The answer's body, or the problem it states thrown as a [`Problem`]. */
 /** A stake answered "your reality check is due": the event the player's page listens for. */
 export const REALITY_CHECK_DUE = "reality_check_due";
 
+/** The answer's body, or the problem it states thrown as a [`Problem`]. */
 export async function must<T>(call: Promise<Answer<T>>): Promise<T> {
   const { data, error, response } = await call;
   if (response.ok) return data as T;
-  const problem = (error ?? {}) as { code?: unknown; detail?: unknown; title?: unknown; context?: unknown };
+  const problem = (error ?? {}) as { code?: unknown; detail?: unknown; title?: unknown; context?: unknown; rule?: unknown };
   if (problem.code === REALITY_CHECK_DUE) {
     // Whichever game asked, the player's page shows the reality check (RealityCheckDialog).
     window.dispatchEvent(new CustomEvent(REALITY_CHECK_DUE, { detail: problem.context }));
@@ -226,6 +228,7 @@ export async function must<T>(call: Promise<Answer<T>>): Promise<T> {
     typeof problem.code === "string" ? problem.code : `http_${response.status}`,
     typeof problem.detail === "string" ? problem.detail : String(problem.title ?? response.statusText),
     typeof problem.context === "object" && problem.context !== null ? (problem.context as Record<string, unknown>) : {},
+    typeof problem.rule === "string" ? problem.rule : null,
   );
 }
 
@@ -250,13 +253,43 @@ export function centsOf(text: string): number | null {
   return Number(match[1]) * 100 + Number((match[2] ?? "").padEnd(2, "0"));
 }
 
+/** The lottery's time zone: every time a person reads is in it, labelled (CST or CDT), whatever
+ * the zone of the device showing it (the server prints receipts in it too: domain::clock). */
+export const LOTTERY_ZONE = "America/Chicago";
+
+/** A time as the lottery keeps it: "Dec 6, 2026, 6:05 PM CST". */
 export function when(iso: string | null | undefined): string {
-  return iso ? new Date(iso).toLocaleString() : "—";
+  if (!iso) return "—";
+  return new Date(iso).toLocaleString("en-US", {
+    timeZone: LOTTERY_ZONE,
+    year: "numeric",
+    month: "short",
+    day: "numeric",
+    hour: "numeric",
+    minute: "2-digit",
+    timeZoneName: "short",
+  });
 }
 
-/** A time as the games keep it: central time, labelled (the operator's console). */
-export function whenCentral(iso: string | null | undefined): string {
-  if (!iso) return "—";
-  const text = new Date(iso).toLocaleString("en-US", { timeZone: "America/Chicago", dateStyle: "medium", timeStyle: "short" });
-  return `${text} CT`;
+/** The start of today in the lottery's zone (a till's day, a report's), as an instant. */
+export function lotteryMidnight(now: Date = new Date()): Date {
+  const format = new Intl.DateTimeFormat("en-US", {
+    timeZone: LOTTERY_ZONE,
+    hourCycle: "h23",
+    year: "numeric",
+    month: "numeric",
+    day: "numeric",
+    hour: "numeric",
+    minute: "numeric",
+  });
+  const parts = (at: Date) => {
+    const got = (type: string) => Number(format.formatToParts(at).find((p) => p.type === type)?.value ?? 0);
+    return { year: got("year"), month: got("month"), day: got("day"), hour: got("hour"), minute: got("minute") };
+  };
+  const today = parts(now);
+  const guess = Date.UTC(today.year, today.month - 1, today.day);
+  // The zone's offset at that instant: its wall clock there less the instant itself.
+  const wall = parts(new Date(guess));
+  const offset = Date.UTC(wall.year, wall.month - 1, wall.day, wall.hour, wall.minute) - guess;
+  return new Date(guess - offset);
 }

@@ -5,7 +5,7 @@
 import type { JSX } from "preact";
 import { Fragment } from "preact";
 import { useRef, useState } from "preact/hooks";
-import { api, dollars, must, newKey, placeOf, publicApi, type Schemas, signIn, signOut, when } from "./session";
+import { api, dollars, lotteryMidnight, must, newKey, placeOf, publicApi, type Schemas, signIn, signOut, when } from "./session";
 import { PowerballTill } from "./powerball";
 import { EndedNotice, Field, ProblemBanner, Scroll, TabPanel, Tabs, useAction, useLoad } from "./ui";
 
@@ -388,8 +388,7 @@ function TillDay(): JSX.Element {
   const [round, setRound] = useState(0);
   const [closed, setClosed] = useState<string | null>(null);
   const id = me.value?.retailer_id ?? null;
-  const midnight = new Date();
-  midnight.setHours(0, 0, 0, 0);
+  const midnight = lotteryMidnight();
   const day = useLoad(
     () =>
       id

@@ -40,19 +40,14 @@ export function Field(props: {
   );
 }
 
-/** What went wrong, read out by screen readers as it appears. */
-// A rule's number in a problem's words ("(K.A.R. 111-301-76(i)(4))", "(111-501-45(m))"): for staff,
-// not for the person at the counter or the table.
-const CITATION = /\s*\((?:K\.A\.R\.\s*)?\d{3}-\d+-\d+[^)]*\)+/g;
-
-/** A refusal in words: the problem's detail, without codes or rule numbers, unless `staff`
- * (the console), who also see the code; and what it adds (the attempts a terminal has left). */
+/** What went wrong, read out by screen readers as it appears: the problem's detail (words and
+ * dollars: the service keeps the rule it applies apart, `platform::words`), and what it adds
+ * (the attempts a terminal has left); `staff` (the console) also see the code and the rule. */
 export function ProblemBanner(props: { problem: unknown; staff?: boolean }): JSX.Element | null {
   if (!props.problem) return null;
   const problem = props.problem;
   const words = problem instanceof Error ? problem.message : String(problem);
-  const shown = props.staff ? words : words.replace(CITATION, "");
-  const text = shown.charAt(0).toUpperCase() + shown.slice(1);
+  const text = words.charAt(0).toUpperCase() + words.slice(1);
   const attempts = problem instanceof Problem ? problem.context["attempts_left"] : undefined;
   return (
     <div class="problem" role="alert" data-code={problem instanceof Problem ? problem.code : undefined}>
@@ -61,7 +56,12 @@ export function ProblemBanner(props: { problem: unknown; staff?: boolean }): JSX
         {typeof attempts === "number" &&
           ` ${attempts} attempt${attempts === 1 ? "" : "s"} left before this terminal is locked.`}
       </p>
-      {props.staff && problem instanceof Problem && <p class="hint">Code: {problem.code}</p>}
+      {props.staff && problem instanceof Problem && (
+        <p class="hint">
+          Code: {problem.code}
+          {problem.rule && ` · Rule: ${problem.rule}`}
+        </p>
+      )}
     </div>
   );
 }
@@ -303,6 +303,17 @@ export function Card(props: { card: string }): JSX.Element {
     <span class={`card${red ? " red" : ""}`} role="img" aria-label={`${RANKS[rank] ?? rank} of ${suit}`}>
       {rank}
       {symbol}
+    </span>
+  );
+}
+
+/** Cards in a line of text (a best flush, a recalled hand). */
+export function Cards(props: { cards: string[] }): JSX.Element {
+  return (
+    <span class="cards-inline">
+      {props.cards.map((c, i) => (
+        <Card key={i} card={c} />
+      ))}
     </span>
   );
 }

@@ -51,6 +51,64 @@ function csvOf(entries: Entry[]): string {
   return ["time,what,kind,amount,balance_after,transfer", ...lines].join("\n") + "\n";
 }
 
+const PAYMENT_STATES: Record<string, string> = {
+  pending: "waiting for the payment provider",
+  settling: "being recorded",
+  succeeded: "done",
+  failed: "declined",
+};
+
+/** The player's deposits and cash-outs as asked for, newest first, each with what became of it: a
+ * declined deposit moved no money, so the history above never shows it; this list keeps it. */
+export function Payments(props: { sent: number }): JSX.Element {
+  const pages = usePages(
+    (after) => must(api.player.GET("/v1/me/payments", { params: { query: { limit: 10, after } } })),
+    [props.sent],
+  );
+  return (
+    <section aria-labelledby="payments-title">
+      <h3 id="payments-title">Deposits and cash-outs</h3>
+      <ProblemBanner problem={pages.problem} />
+      {pages.items.length === 0 && pages.loaded ? (
+        <p class="hint">None yet.</p>
+      ) : (
+        <Scroll label="Deposits and cash-outs" cards>
+          <table data-testid="payments">
+            <thead>
+              <tr>
+                <th scope="col">When</th>
+                <th scope="col">What</th>
+                <th scope="col" class="num">
+                  Amount
+                </th>
+                <th scope="col">Outcome</th>
+              </tr>
+            </thead>
+            <tbody>
+              {pages.items.map((p) => (
+                <tr key={p.id} data-state={p.state}>
+                  <td>{when(p.created_at)}</td>
+                  <td>{p.kind === "deposit" ? "Deposit" : "Cash-out"}</td>
+                  <td class="num">{dollars(p.amount)}</td>
+                  <td>
+                    {PAYMENT_STATES[p.state] ?? p.state}
+                    {p.failure ? `: ${p.failure}` : ""}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </Scroll>
+      )}
+      {pages.next && (
+        <button type="button" disabled={pages.busy} onClick={pages.older}>
+          Show older
+        </button>
+      )}
+    </section>
+  );
+}
+
 export function WalletHistory(props: { balance: number | undefined }): JSX.Element {
   const [days, setDays] = useState<Days>({});
   const pages = usePages(

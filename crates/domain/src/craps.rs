@@ -6,6 +6,7 @@
 //! from these same pay tables.
 
 pub mod math;
+pub mod pays;
 mod resolve;
 pub mod session;
 

@@ -132,6 +132,10 @@ pub struct GameDefinition {
     /// What the transcriber found inconsistent in the source, and what was assumed.
     #[serde(default)]
     pub source_notes: Vec<String>,
+    /// Set by [`GameDefinition::scaled`]: the divisor of a demonstration's smaller game (its
+    /// rows keep at least one winner a pool, so its payout may pass 100%); none as ordered.
+    #[serde(skip)]
+    pub demonstration_scale: Option<u64>,
 }
 
 /// Why a definition cannot be a game.
@@ -197,6 +201,7 @@ impl GameDefinition {
     #[must_use]
     pub fn scaled(&self, pool_size: u64, divisor: u64) -> GameDefinition {
         let mut game = self.clone();
+        game.demonstration_scale = Some(divisor);
         let pools = self.tickets_ordered.checked_div(self.pool_size).unwrap_or(1);
         game.pool_size = pool_size;
         game.tickets_ordered = pool_size.saturating_mul(pools);

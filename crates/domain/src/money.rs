@@ -13,13 +13,13 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 pub enum MoneyError {
     #[error("currency must be three upper-case letters (ISO 4217), got {0:?}")]
     InvalidCurrency(String),
-    #[error("amount must be greater than zero, got {0}")]
+    #[error("amount must be greater than zero, got {}", dollars(*.0))]
     NotPositive(i64),
     #[error("currencies differ: {0} and {1}")]
     CurrencyMismatch(Currency, Currency),
     #[error("amount overflows 64-bit cents")]
     Overflow,
-    #[error("amount {0} is above the most one transfer may move, {max} cents", max = Amount::MAX_CENTS)]
+    #[error("amount {} is above the most one transfer may move, {}", dollars(*.0), dollars(Amount::MAX_CENTS))]
     TooLarge(i64),
     #[error("{amount} × {numerator}/{denominator} is not a whole number of cents")]
     NotExact { amount: i64, numerator: i64, denominator: i64 },

@@ -121,3 +121,25 @@ mod tests {
         }
     }
 }
+
+/// The lottery's time zone (Kansas: central time), the one every time a person reads is shown
+/// in, labelled: the web client's `LOTTERY_ZONE` is the same.
+pub const LOTTERY_ZONE: chrono_tz::Tz = chrono_tz::America::Chicago;
+
+/// `at` as a receipt or a refusal prints it: `2026-12-06 18:05:00 CST` (CDT in summer).
+pub fn lottery_time(at: chrono::DateTime<chrono::Utc>) -> String {
+    at.with_timezone(&LOTTERY_ZONE).format("%Y-%m-%d %H:%M:%S %Z").to_string()
+}
+
+#[cfg(test)]
+mod lottery_time_tests {
+    use chrono::TimeZone;
+
+    #[test]
+    fn central_time_labelled_with_daylight_saving() {
+        let winter = chrono::Utc.with_ymd_and_hms(2026, 12, 6, 0, 5, 0).single().unwrap_or_default();
+        assert_eq!(super::lottery_time(winter), "2026-12-05 18:05:00 CST");
+        let summer = chrono::Utc.with_ymd_and_hms(2026, 7, 1, 3, 0, 0).single().unwrap_or_default();
+        assert_eq!(super::lottery_time(summer), "2026-06-30 22:00:00 CDT");
+    }
+}

@@ -254,10 +254,10 @@ pub const OPENAPI_YAML: &str = include_str!("../../../openapi.yaml");
 #[derive(Debug, utoipa::OpenApi)]
 #[openapi(
     paths(
-        routes::players::register, routes::players::find_player, routes::players::get_player, routes::sessions::login,
+        routes::players::register, routes::players::find_player, routes::players::match_players, routes::players::get_player, routes::sessions::login,
         routes::sessions::refresh, routes::sessions::logout, routes::players::me, routes::players::wallet,
         routes::players::wallet_history, routes::players::wallet_entries, routes::payments::deposit, routes::payments::withdraw,
-        routes::payments::get_payment, routes::payments::webhook, routes::players::get_limits,
+        routes::payments::list_payments, routes::payments::get_payment, routes::payments::webhook, routes::players::get_limits,
         routes::players::set_limit, routes::players::self_exclude, routes::staff::add_staff,
         routes::staff::list_staff, routes::staff::add_retailer, routes::staff::list_retailers,
         routes::staff::change_retailer, routes::staff::add_terminal, routes::staff::list_terminals, routes::staff::revoke_terminal,

@@ -24,6 +24,7 @@ const MATRIX: &[(&str, &str, [u16; 7])] = &[
     // The gateway's own routes.
     ("POST", "/v1/players", [201, 201, 201, 201, 201, 201, 201]),
     ("GET", "/v1/players", [401, 403, 403, 403, 200, 200, 403]),
+    ("GET", "/v1/players/matches", [401, 403, 403, 403, 200, 200, 403]),
     ("GET", "/v1/players/{id}", [401, 403, 403, 403, 200, 200, 403]),
     ("POST", "/v1/sessions", [201, 201, 201, 201, 201, 201, 201]),
     // A refresh token is the credential, whoever else calls: one never issued is refused.
@@ -34,6 +35,7 @@ const MATRIX: &[(&str, &str, [u16; 7])] = &[
     ("GET", "/v1/me/wallet/entries", [401, 200, 200, 403, 403, 403, 403]),
     ("POST", "/v1/me/deposits", [401, 202, 202, 403, 403, 403, 403]),
     ("POST", "/v1/me/withdrawals", [401, 202, 202, 403, 403, 403, 403]),
+    ("GET", "/v1/me/payments", [401, 200, 200, 403, 403, 403, 403]),
     ("GET", "/v1/me/payments/{id}", [401, 200, 404, 403, 403, 403, 403]),
     ("POST", "/v1/payments/webhook", [401, 401, 401, 401, 401, 401, 401]),
     ("GET", "/v1/me/deposit-limits", [401, 200, 200, 403, 403, 403, 403]),
@@ -340,6 +342,7 @@ fn request_for(fx: &Fixture, method: &str, route: &str, caller: usize) -> (Strin
     let path = match (method, route) {
         ("GET", "/v1/accounts") => format!("{path}?owner={}", fx.player.subject),
         ("GET", "/v1/players") => format!("{path}?email=Ann@example.com"),
+        ("GET", "/v1/players/matches") => format!("{path}?part=ann"),
         ("GET", "/v1/accounts/{id}/activity" | "/v1/accounts/{id}/statement") => {
             format!("{path}?from=2026-01-01&to=2026-12-31&time_zone=America/Chicago")
         }

@@ -81,7 +81,52 @@ async fn a_deposit_is_credited_only_when_the_provider_confirms_it() {
 
     gw.fund(&ann.token, 4_000).await;
     assert_eq!(wallet(&gw, &ann.token).await, (4_000, 4_000));
+    // The player's payments, newest first: the declined one stays, with the provider's reason,
+    // a page at a time; another player sees none of them.
+    let listed = gw.call("GET", "/v1/me/payments?limit=1", Some(&ann.token), None).await;
+    assert_eq!(listed.status, StatusCode::OK, "{}", listed.body);
+    assert_eq!(listed.body["items"][0]["state"], "succeeded", "{}", listed.body);
+    let next = listed.body["next"].as_str().expect("a second page");
+    let older =
+        gw.call("GET", &format!("/v1/me/payments?limit=1&after={next}"), Some(&ann.token), None).await;
+    assert_eq!(
+        (
+            &older.body["items"][0]["state"],
+            &older.body["items"][0]["failure"],
+            &older.body["items"][0]["amount"]
+        ),
+        (&json!("failed"), &json!("card_declined"), &json!(2_500)),
+        "{}",
+        older.body
+    );
+    let bob = gw.player("bob@example.com").await;
+    let theirs = gw.call("GET", "/v1/me/payments", Some(&bob.token), None).await;
+    assert_eq!(theirs.body["items"], json!([]), "{}", theirs.body);
     gw.assert_ledger_balanced().await;
+}
+
+#[tokio::test]
+async fn staff_find_players_by_any_part_of_their_email() {
+    let gw = TestGateway::new().await;
+    for email in ["ann.smith@example.com", "bob@smith.org", "cal@example.net"] {
+        gw.player(email).await;
+    }
+    let olga = gw.staff("olga", platform::auth::Role::Operator).await;
+    let found = |part: &'static str| {
+        let gw = &gw;
+        let token = olga.token.clone();
+        async move { gw.call("GET", &format!("/v1/players/matches?part={part}"), Some(&token), None).await }
+    };
+    let smiths = found("SMITH").await;
+    let emails: Vec<&str> =
+        smiths.body["items"].as_array().unwrap().iter().filter_map(|m| m["email"].as_str()).collect();
+    assert_eq!(emails, ["ann.smith@example.com", "bob@smith.org"], "{}", smiths.body);
+    assert_eq!(smiths.body["more"], false);
+    // `%` and `_` are letters here, not patterns.
+    assert_eq!(found("%25%25").await.body["items"], json!([]));
+    assert_eq!(found("a").await.body["code"], "invalid_query");
+    let me = gw.call("GET", "/v1/me", Some(&olga.token), None).await;
+    assert_eq!(me.body["username"], "olga", "the console names who is logged in: {}", me.body);
 }
 
 #[tokio::test]

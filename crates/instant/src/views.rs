@@ -398,6 +398,10 @@ pub struct GameView {
     pub tickets_ordered: u64,
     pub odds_one_in: f64,
     pub payout_percent: f64,
+    /// A demonstration's smaller game (`LOTTO_INSTANT_SCALE`): each prize row divided by this,
+    /// keeping at least one winner a pool, so its odds and payout are not the game's; none for
+    /// the game as ordered.
+    pub demonstration_scale: Option<u64>,
     pub prizes: Vec<PrizeView>,
     /// Where the rule's printed figures disagree with its rows, and what is assumed.
     pub mismatches: Vec<Mismatch>,

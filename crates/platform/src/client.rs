@@ -202,6 +202,7 @@ async fn decode<T: DeserializeOwned>(response: reqwest::Response) -> Result<T, C
         status: status.as_u16(),
         detail: String::from_utf8_lossy(&bytes).chars().take(500).collect(),
         code: "unexpected_status".to_owned(),
+        rule: None,
         context: None,
     });
     Err(ClientError::Problem { status, problem: Box::new(problem) })

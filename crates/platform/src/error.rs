@@ -27,10 +27,13 @@ pub struct Problem {
     /// The HTTP status's reason phrase.
     pub title: String,
     pub status: u16,
-    /// What went wrong with this request, for a person.
+    /// What went wrong with this request, for a person: words and dollars, no rule numbers.
     pub detail: String,
     /// The stable machine-readable code.
     pub code: String,
+    /// The rule this refusal applies (`K.A.R. 111-501-44(a)(8)`), for staff and auditors.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rule: Option<String>,
     /// Extra facts about the failure (for example which transfer of a batch failed).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schema(value_type = Option<HashMap<String, serde_json::Value>>)]
@@ -43,6 +46,7 @@ pub struct AppError {
     status: StatusCode,
     code: Cow<'static, str>,
     detail: String,
+    rule: Option<Box<str>>,
     context: Option<Box<serde_json::Value>>,
     headers: Vec<(HeaderName, HeaderValue)>,
     /// Why it happened, for the log only (boxed: errors travel in every `Result`).
@@ -61,16 +65,19 @@ impl AppError {
 
     /// An error whose code arrived as text: another service's problem passed on, or a rule's
     /// refusal named by `domain`. Every code is still the catalogue's (the tests check each
-    /// problem they meet against it, `crate::testing::send`).
+    /// problem they meet against it, `crate::testing::send`). A rule cited in `detail` moves to
+    /// the problem's `rule` ([`crate::words::split_rule`]): the detail is a person's words.
     pub fn relayed(
         status: StatusCode,
         code: impl Into<Cow<'static, str>>,
         detail: impl Into<String>,
     ) -> Self {
+        let (detail, rule) = crate::words::split_rule(&detail.into());
         AppError {
             status,
             code: code.into(),
-            detail: detail.into(),
+            detail,
+            rule: rule.map(String::into_boxed_str),
             context: None,
             headers: Vec::new(),
             cause: None,
@@ -131,6 +138,15 @@ impl AppError {
         self
     }
 
+    /// Names the rule the refusal applies (a relayed problem's `rule`), unless its detail did.
+    #[must_use]
+    pub fn with_rule(mut self, rule: Option<String>) -> Self {
+        if self.rule.is_none() {
+            self.rule = rule.map(String::into_boxed_str);
+        }
+        self
+    }
+
     /// Adds a response header (`WWW-Authenticate` on a 401, `Retry-After` on a 429 or 503).
     #[must_use]
     pub fn with_header(mut self, name: HeaderName, value: HeaderValue) -> Self {
@@ -158,6 +174,7 @@ impl AppError {
             status: self.status.as_u16(),
             detail: self.detail.clone(),
             code: self.code.to_string(),
+            rule: self.rule.as_deref().map(str::to_owned),
             context: self.context.as_deref().cloned(),
         }
     }

@@ -44,6 +44,7 @@ pub mod telemetry;
 pub mod testing;
 pub mod upstream;
 pub mod webhook;
+pub mod words;
 
 pub use error::{AppError, Problem};
 

@@ -183,6 +183,13 @@ pub async fn send(router: &axum::Router, request: axum::http::Request<axum::body
             crate::codes::is_listed(code, status.as_u16()),
             "problem code `{code}` ({status}) is not in platform::codes: add it there and to the README"
         );
+        let detail = body["detail"].as_str().unwrap_or("");
+        let unreadable = crate::words::unreadable(detail);
+        assert!(
+            unreadable.is_none(),
+            "problem `{code}` has {} in its detail, which a person reads: {detail:?}",
+            unreadable.unwrap_or_default()
+        );
     }
     Reply { status, headers, body }
 }

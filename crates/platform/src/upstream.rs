@@ -137,7 +137,7 @@ impl Upstream {
         }
         match serde_json::from_slice::<Problem>(&bytes) {
             Ok(problem) => {
-                let err = AppError::relayed(status, problem.code, problem.detail);
+                let err = AppError::relayed(status, problem.code, problem.detail).with_rule(problem.rule);
                 Err(match problem.context {
                     Some(context) => err.with_context(context),
                     None => err,

@@ -72,7 +72,7 @@ impl TableRules {
 /// A move the rules refuse, with the paragraph that refuses it.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum PlayError {
-    #[error("wagers are whole dollars from {min} to {max} cents")]
+    #[error("wagers are whole dollars from {} to {}", crate::money::dollars(*.min), crate::money::dollars(*.max))]
     WagerOutOfRange { min: i64, max: i64 },
     #[error("Royal Match 21 is offered only at six-deck tables (K.A.R. 111-301-5(m))")]
     RoyalMatchNeedsSixDecks,

@@ -96,11 +96,11 @@ pub enum RuleError {
         "a don't bet removed or reduced cannot be replaced or increased until the next come-out (111-501-45(e))"
     )]
     DontLocked,
-    #[error("odds of at most {max_cents} cents on this bet ({multiple}x, 111-501-45(s)-(u))")]
+    #[error("odds on this bet may be {multiple} times it, at most {} (111-501-45(s)-(u))", crate::money::dollars(*.max_cents))]
     OddsOverMultiple { max_cents: i64, multiple: u32 },
-    #[error("a bet must be {min} to {max} cents (111-501-45(g))")]
+    #[error("a bet must be {} to {} (111-501-45(g))", crate::money::dollars(*.min), crate::money::dollars(*.max))]
     OutOfLimits { min: i64, max: i64 },
-    #[error("this bet is made in multiples of {unit} cents, so that it pays whole cents")]
+    #[error("this bet is made in multiples of {}, so that it pays whole cents", crate::money::dollars(*.unit))]
     NotInUnits { unit: i64 },
     #[error("there is no such bet on the layout")]
     NoSuchBet,
@@ -474,8 +474,19 @@ impl Session {
 
     /// [`Session::works`] with the puck at `point`.
     pub fn works_at(point: Option<u8>, placed: &Placed) -> bool {
-        let contract = matches!(
-            placed.bet,
+        if Session::always_works(placed.bet) {
+            return true;
+        }
+        let off_on_come_out =
+            matches!(placed.bet, Bet::Place { .. } | Bet::ComeOdds { .. } | Bet::Hardway { .. });
+        placed.working.unwrap_or(!(off_on_come_out && point.is_none()))
+    }
+
+    /// 45(d), (f): the line, come and put bets and their points always work, so calling one
+    /// off would change nothing (a player is not offered it).
+    pub fn always_works(bet: Bet) -> bool {
+        matches!(
+            bet,
             Bet::Pass
                 | Bet::DontPass
                 | Bet::Come
@@ -483,13 +494,7 @@ impl Session {
                 | Bet::ComePoint { .. }
                 | Bet::DontComePoint { .. }
                 | Bet::Put { .. }
-        );
-        if contract {
-            return true;
-        }
-        let off_on_come_out =
-            matches!(placed.bet, Bet::Place { .. } | Bet::ComeOdds { .. } | Bet::Hardway { .. });
-        placed.working.unwrap_or(!(off_on_come_out && point.is_none()))
+        )
     }
 
     /// 44(a)(8): the come-out roll needs the shooter's pass or don't pass bet.

@@ -13,6 +13,7 @@ use super::{
     progressive_prize, super_flush_rush_odds,
 };
 use crate::cards::{Card, Rank, Suit};
+use crate::money::dollars;
 
 /// The limits posted at the table.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -44,15 +45,17 @@ pub struct Wagers {
 /// A wager or decision the rules refuse.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum WagerError {
-    #[error("the ante must be {min} to {max} cents (111-301-75(a)(1))")]
+    #[error("the ante must be {} to {} (111-301-75(a)(1))", dollars(*.min), dollars(*.max))]
     AnteOutOfRange { min: i64, max: i64 },
     #[error(
-        "a Flush Rush or Super Flush Rush wager must be {min} to {max} cents, or none (111-301-75(a)(3))"
+        "a Flush Rush or Super Flush Rush wager must be {} to {}, or none (111-301-75(a)(3))",
+        dollars(*.min),
+        dollars(*.max)
     )]
     SideOutOfRange { min: i64, max: i64 },
-    #[error("the play wager may be at most {max} cents with this hand (111-301-75(a)(2))")]
+    #[error("the play wager may be at most {} with this hand (111-301-75(a)(2))", dollars(*.max))]
     PlayOverMultiple { max: i64 },
-    #[error("the play wager is at least the ante, {ante} cents (111-301-75(a)(2))")]
+    #[error("the play wager is at least the ante, {} (111-301-75(a)(2))", dollars(*.ante))]
     PlayUnderAnte { ante: i64 },
 }
 

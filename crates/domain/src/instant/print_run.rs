@@ -258,8 +258,9 @@ fn pull_tab_face(
         prize_row.and_then(|r| game.prizes.get(r)).map_or(&[], |row| row.composition.as_slice());
     let mut windows: Vec<[u16; 3]> = Vec::with_capacity(tabs);
     for &cents in parts {
-        let s = symbol_paying(game, cents)
-            .ok_or_else(|| PrintError::Unsupported(format!("no legend symbol pays {cents} cents")))?;
+        let s = symbol_paying(game, cents).ok_or_else(|| {
+            PrintError::Unsupported(format!("no legend symbol pays {}", crate::money::dollars(cents)))
+        })?;
         windows.push([s, s, s]);
     }
     while windows.len() < tabs {
@@ -290,8 +291,9 @@ fn symbol_named(game: &GameDefinition, name: &str) -> Result<u16, PrintError> {
 
 /// The prize symbol (by the legend) paying `cents`, any area.
 fn prize_symbol(game: &GameDefinition, cents: i64) -> Result<u16, PrintError> {
-    symbol_paying(game, cents)
-        .ok_or_else(|| PrintError::Unsupported(format!("no prize symbol pays {cents} cents")))
+    symbol_paying(game, cents).ok_or_else(|| {
+        PrintError::Unsupported(format!("no prize symbol pays {}", crate::money::dollars(cents)))
+    })
 }
 
 /// Electric 8S's face for a prize row: a line of three 8s when the play area wins, a moneybag
@@ -383,7 +385,10 @@ fn crossword_face(
     let (black, red) = match part("crossword") {
         Some(cents) => {
             let line = legend.iter().find(|f| f.prize_cents == cents).ok_or_else(|| {
-                PrintError::Unsupported(format!("no crossword legend line pays {cents} cents"))
+                PrintError::Unsupported(format!(
+                    "no crossword legend line pays {}",
+                    crate::money::dollars(cents)
+                ))
             })?;
             (line.black, line.red)
         }

@@ -215,7 +215,7 @@ pub async fn set_powerball_grand_prize(
 fn sales_closed_for(date: NaiveDate, closed_at: DateTime<Utc>, what: &str) -> AppError {
     AppError::conflict(
         codes::SALES_CLOSED,
-        format!("sales for {date} closed at {}: {what}", closed_at.to_rfc3339()),
+        format!("sales for {date} closed at {}: {what}", domain::text::lottery_time(closed_at)),
     )
 }
 

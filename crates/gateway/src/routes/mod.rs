@@ -26,6 +26,7 @@ pub fn route_table() -> Vec<(Method, &'static str, MethodRouter<GatewayState>)> 
     vec![
         (Method::POST, "/v1/players", post(players::register)),
         (Method::GET, "/v1/players", get(players::find_player)),
+        (Method::GET, "/v1/players/matches", get(players::match_players)),
         (Method::GET, "/v1/players/{id}", get(players::get_player)),
         (Method::POST, "/v1/sessions", post(sessions::login)),
         (Method::POST, "/v1/sessions/refresh", post(sessions::refresh)),
@@ -36,6 +37,7 @@ pub fn route_table() -> Vec<(Method, &'static str, MethodRouter<GatewayState>)> 
         (Method::GET, "/v1/me/wallet/entries", get(players::wallet_entries)),
         (Method::POST, "/v1/me/deposits", post(payments::deposit)),
         (Method::POST, "/v1/me/withdrawals", post(payments::withdraw)),
+        (Method::GET, "/v1/me/payments", get(payments::list_payments)),
         (Method::GET, "/v1/me/payments/{id}", get(payments::get_payment)),
         (Method::POST, "/v1/payments/webhook", post(payments::webhook)),
         (Method::GET, "/v1/me/deposit-limits", get(players::get_limits)),

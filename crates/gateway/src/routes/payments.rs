@@ -4,8 +4,10 @@ use axum::body::Bytes;
 use axum::extract::State;
 use axum::http::HeaderMap;
 use axum::response::Response;
+use ledger_api::wire::Page;
 use platform::openapi::Refused;
-use platform::{AppError, IdempotencyKey, Json, Path};
+use platform::page::{PageParams, TimeIdCursor};
+use platform::{AppError, IdempotencyKey, Json, Path, Query};
 use uuid::Uuid;
 
 use crate::GatewayState;
@@ -54,6 +56,21 @@ pub async fn withdraw(
     Json(request): Json<PaymentRequest>,
 ) -> Result<Response, AppError> {
     Ok(answer(saga::make_intent(&state, &caller, key, &request, PaymentKind::Withdrawal).await?))
+}
+
+/// `GET /v1/me/payments?after=&limit=`: the player's deposits and withdrawals, newest first,
+/// each with its state: a declined deposit stays here with the provider's reason.
+#[utoipa::path(
+    get, path = "/v1/me/payments", tag = "players", params(PageParams<TimeIdCursor>),
+    responses((status = 200, description = "a page of the player's payments, newest first", body = Page<PaymentView>), (status = "4XX", response = Refused)),
+    security(("bearer" = []))
+)]
+pub async fn list_payments(
+    State(state): State<GatewayState>,
+    caller: Authenticated,
+    Query(page): Query<PageParams<TimeIdCursor>>,
+) -> Result<Json<Page<PaymentView>>, AppError> {
+    Ok(Json(saga::payments_of(&state, &caller, &page).await?))
 }
 
 /// `GET /v1/me/payments/{id}`: one of the player's deposits or withdrawals.

@@ -13,7 +13,8 @@ use crate::GatewayState;
 use crate::auth::{Authenticated, PlayerSession};
 use crate::saga::players as saga;
 use crate::views::players::{
-    DepositLimit, ExclusionRequest, LimitRequest, Me, Player, PlayerLookup, Registration, SelfExclusion,
+    DepositLimit, ExclusionRequest, LimitRequest, Me, Player, PlayerLookup, PlayerMatches, PlayerSearch,
+    Registration, SelfExclusion,
 };
 use crate::views::protection::WalletEntriesQuery;
 
@@ -42,7 +43,13 @@ pub async fn me(State(state): State<GatewayState>, caller: Authenticated) -> Res
         _ => None,
     };
     let retailer_id = (caller.0.role == Role::Retailer).then(|| caller.0.org.clone()).flatten();
-    Ok(Json(Me { subject: caller.0.sub.clone(), role: caller.0.role, player, retailer_id }))
+    let username = match caller.0.role {
+        Role::Operator | Role::Auditor => {
+            crate::store::staff::username_of(&state.pool, &caller.0.sub).await?
+        }
+        _ => None,
+    };
+    Ok(Json(Me { subject: caller.0.sub.clone(), role: caller.0.role, player, retailer_id, username }))
 }
 
 /// A token for the caller to present downstream (a fresh one, same subject and role), so the
@@ -151,6 +158,29 @@ pub async fn find_player(
         .await?
         .ok_or_else(|| AppError::not_found(codes::PLAYER_NOT_FOUND, "no player has that email"))?;
     Ok(Json(saga::load_player(&state, id).await?))
+}
+
+/// `GET /v1/players/matches?part=`: operators and auditors find players by any part of their
+/// email (the first 20 by email; `more` says there are others).
+#[utoipa::path(
+    get, path = "/v1/players/matches", tag = "players", params(PlayerSearch),
+    responses((status = 200, description = "players whose email holds `part` (compared without case), by email", body = PlayerMatches), (status = "4XX", response = Refused)), security(("bearer" = []))
+)]
+pub async fn match_players(
+    State(state): State<GatewayState>,
+    caller: Authenticated,
+    Query(query): Query<PlayerSearch>,
+) -> Result<Json<PlayerMatches>, AppError> {
+    caller.require(&[Role::Operator, Role::Auditor])?;
+    let part = query.part.as_str();
+    if part.chars().count() < 2 || part.chars().count() > 254 {
+        return Err(AppError::bad_request(codes::INVALID_QUERY, "give 2 to 254 characters of the email"));
+    }
+    let most = PlayerMatches::MOST;
+    let mut items = crate::store::players::matching_email(&state.pool, part, i64::from(most) + 1).await?;
+    let more = items.len() > most as usize;
+    items.truncate(most as usize);
+    Ok(Json(PlayerMatches { items, more }))
 }
 
 /// `GET /v1/players/{id}`: operators and auditors look a player up.

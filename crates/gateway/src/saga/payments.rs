@@ -322,6 +322,20 @@ pub(crate) async fn payment_of(
     Ok(PaymentView::from(&row))
 }
 
+/// A page of the caller's deposits and withdrawals, newest first, declined ones included.
+pub(crate) async fn payments_of(
+    state: &GatewayState,
+    caller: &Authenticated,
+    page: &platform::page::PageParams<platform::TimeIdCursor>,
+) -> Result<ledger_api::wire::Page<PaymentView>, AppError> {
+    let player = the_player(state, caller).await?;
+    let (after, limit) = (page.after()?, page.limit()?);
+    let rows = store::of_player(&state.pool, player.id, after.map(|c| (c.at, c.id)), limit).await?;
+    let next = page
+        .next_cursor(rows.len(), rows.last().map(|r| platform::TimeIdCursor { at: r.created_at, id: r.id }));
+    Ok(ledger_api::wire::Page { items: rows.iter().map(PaymentView::from).collect(), next })
+}
+
 /// The provider's event applied once: the event recorded and, for a pending payment, its
 /// outcome claimed (`settling`) in one short transaction; the money moves after it commits.
 pub(crate) async fn take_event(

@@ -72,7 +72,7 @@ fn locked(until: DateTime<Utc>) -> AppError {
     AppError::new(
         StatusCode::FORBIDDEN,
         codes::ACCOUNT_LOCKED,
-        format!("too many failed logins; try again after {}", until.to_rfc3339()),
+        format!("too many failed logins; try again after {}", domain::text::lottery_time(until)),
     )
     .with_header(header::RETRY_AFTER, HeaderValue::from(seconds))
 }

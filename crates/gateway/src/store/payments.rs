@@ -115,6 +115,33 @@ pub async fn get_of_player(pool: &PgPool, id: Uuid, player: Uuid) -> Result<Opti
     .transpose()
 }
 
+/// A page of `player`'s payments, newest first, after the one made at `after` (its time and id):
+/// every one, declined ones too, so a player's history keeps what never moved money.
+pub async fn of_player(
+    pool: &PgPool,
+    player: Uuid,
+    after: Option<(DateTime<Utc>, Uuid)>,
+    limit: i64,
+) -> Result<Vec<PaymentRow>, AppError> {
+    let (after_at, after_id) = after.unzip();
+    sqlx::query_as!(
+        Stored,
+        r#"SELECT id, kind AS "kind: PaymentKind", amount, currency, state, outcome, failure, created_at, updated_at
+             FROM payments
+            WHERE player_id = $1 AND ($2::timestamptz IS NULL OR (created_at, id) < ($2, $3))
+            ORDER BY created_at DESC, id DESC LIMIT $4"#,
+        player,
+        after_at,
+        after_id,
+        limit
+    )
+    .fetch_all(pool)
+    .await?
+    .into_iter()
+    .map(PaymentRow::try_from)
+    .collect()
+}
+
 /// Payment `id`, locked until the caller's transaction ends (never across a ledger call).
 pub async fn lock(conn: &mut PgConnection, id: Uuid) -> Result<Option<PaymentRow>, AppError> {
     sqlx::query_as!(

@@ -125,6 +125,25 @@ pub async fn id_by_email(pool: &PgPool, email: &str) -> Result<Option<Uuid>, App
         .await?)
 }
 
+/// Players whose email holds `part` (without case; `%` and `_` in it are literal), by email,
+/// at most `limit`. A scan of the players' emails: an operator's lookup, not a player's path.
+pub async fn matching_email(
+    pool: &PgPool,
+    part: &str,
+    limit: i64,
+) -> Result<Vec<crate::views::players::PlayerMatch>, AppError> {
+    let pattern =
+        format!("%{}%", part.to_lowercase().replace('\\', "\\\\").replace('%', "\\%").replace('_', "\\_"));
+    Ok(sqlx::query_as!(
+        crate::views::players::PlayerMatch,
+        "SELECT id, email, created_at FROM players WHERE lower(email) LIKE $1 ORDER BY email LIMIT $2",
+        pattern,
+        limit
+    )
+    .fetch_all(pool)
+    .await?)
+}
+
 /// Excludes player `id` until `until`, never shortening an exclusion in force (their future
 /// tickets to void); answers the end.
 pub async fn exclude_until(pool: &PgPool, id: Uuid, until: DateTime<Utc>) -> Result<DateTime<Utc>, AppError> {

@@ -42,6 +42,12 @@ pub struct StaffRow {
     pub created_at: DateTime<Utc>,
 }
 
+/// A staff member's username, by the id their session names (none for an id not on record).
+pub async fn username_of(pool: &PgPool, subject: &str) -> Result<Option<String>, AppError> {
+    let Ok(id) = Uuid::parse_str(subject) else { return Ok(None) };
+    Ok(sqlx::query_scalar!("SELECT username FROM staff WHERE id = $1", id).fetch_optional(pool).await?)
+}
+
 /// Every staff member, by username.
 pub async fn list_staff(pool: &PgPool) -> Result<Vec<StaffRow>, AppError> {
     sqlx::query!("SELECT id, username, role, last_login_at, created_at FROM staff ORDER BY username")

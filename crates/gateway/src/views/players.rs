@@ -92,6 +92,36 @@ pub struct PlayerLookup {
     pub email: String,
 }
 
+/// `GET /v1/players/matches?part=`.
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[serde(deny_unknown_fields)]
+#[into_params(parameter_in = Query)]
+pub struct PlayerSearch {
+    /// Any part of the player's email (case does not matter): `smith`, `@example.com`.
+    #[param(min_length = 2, max_length = 254)]
+    pub part: String,
+}
+
+/// A player whose email holds the part asked for.
+#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct PlayerMatch {
+    pub id: Uuid,
+    pub email: String,
+    pub created_at: DateTime<Utc>,
+}
+
+/// The players found, by email, at most [`PlayerMatches::MOST`].
+#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct PlayerMatches {
+    pub items: Vec<PlayerMatch>,
+    /// More players match than are listed: ask with a longer part.
+    pub more: bool,
+}
+
+impl PlayerMatches {
+    pub const MOST: u16 = 20;
+}
+
 /// Who the caller is.
 #[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct Me {
@@ -104,6 +134,9 @@ pub struct Me {
     /// A terminal's retailer (its statement: `GET /v1/instant/retailers/{id}/statement`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub retailer_id: Option<String>,
+    /// A staff member's username, as the console names who is logged in.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub username: Option<String>,
 }
 
 /// A self-exclusion in force.

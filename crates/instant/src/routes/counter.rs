@@ -52,7 +52,7 @@ fn receipt_view(state: &InstantState, receipt: Receipt) -> ReceiptView {
     lines.extend(receipt.shop_address.iter().map(|address| format!("          {address}")));
     lines.extend([
         format!("Terminal  {}", receipt.terminal_label.as_deref().unwrap_or(&receipt.terminal_id)),
-        format!("Time      {}", receipt.created_at.format("%Y-%m-%d %H:%M:%S UTC")),
+        format!("Time      {}", domain::text::lottery_time(receipt.created_at)),
         format!("Status    {}", payment.to_uppercase()),
     ]);
     ReceiptView {

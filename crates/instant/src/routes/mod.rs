@@ -53,6 +53,7 @@ pub async fn list_games(State(state): State<InstantState>) -> Result<Json<Vec<Ga
             tickets_ordered: game.tickets_ordered,
             odds_one_in: report.odds_one_in,
             payout_percent: report.payout_percent,
+            demonstration_scale: game.demonstration_scale,
             prizes: game
                 .prizes
                 .iter()
@@ -143,7 +144,7 @@ pub async fn download_printer_file(
                 codes::PRINTER_FILE_GONE,
                 format!(
                     "this run's printer's file was downloaded by {by} at {}; it is not kept",
-                    at.to_rfc3339()
+                    domain::text::lottery_time(at)
                 ),
             ));
         }

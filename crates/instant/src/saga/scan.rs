@@ -77,7 +77,7 @@ fn locked(until: DateTime<Utc>) -> AppError {
     AppError::new(
         StatusCode::FORBIDDEN,
         codes::TERMINAL_LOCKED,
-        format!("too many wrong VIRNs; try again after {}", until.to_rfc3339()),
+        format!("too many wrong VIRNs; try again after {}", domain::text::lottery_time(until)),
     )
     .with_header(header::RETRY_AFTER, HeaderValue::from(seconds))
 }

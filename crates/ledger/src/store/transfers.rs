@@ -51,8 +51,9 @@ fn db_error(err: sqlx::Error) -> Failure {
 /// Turns a refusal raised by the ledger's SQL into a problem with the same code.
 fn refusal(pg: &sqlx::postgres::PgDatabaseError) -> AppError {
     let code = pg.message().to_owned();
-    let detail = pg.detail().unwrap_or("refused").to_owned();
     let context = pg.hint().and_then(|h| serde_json::from_str::<Value>(h).ok());
+    let words = context.as_ref().filter(|_| code == "limit_reached").and_then(limit_words);
+    let detail = words.unwrap_or_else(|| pg.detail().unwrap_or("refused").to_owned());
     let err = match code.as_str() {
         "idempotency_conflict" | "hold_already_ended" | "append_only" => {
             AppError::relayed(StatusCode::CONFLICT, code, detail)
@@ -74,6 +75,18 @@ fn refusal(pg: &sqlx::postgres::PgDatabaseError) -> AppError {
         Some(context) => err.with_context(context),
         None => err,
     }
+}
+
+/// A limit's refusal in a person's words, from the facts `create_transfers` states beside its
+/// own detail (which counts cents): what the stake was, the limit, what is left.
+fn limit_words(context: &Value) -> Option<String> {
+    let cents = |key: &str| context.get(key).and_then(Value::as_i64).map(domain::money::dollars);
+    let (stake, limit, left) = (cents("stake")?, cents("limit")?, cents("left")?);
+    let period = context.get("period").and_then(Value::as_str)?;
+    Some(match context.get("kind").and_then(Value::as_str)? {
+        "single_stake" => format!("a stake of {stake} is more than the single-stake limit of {limit}"),
+        kind => format!("a stake of {stake} would pass the {period} {} limit of {limit} ({left} left)", kind.replace('_', " ")),
+    })
 }
 
 /// Commands as the columns `create_transfers` takes, one array per field.

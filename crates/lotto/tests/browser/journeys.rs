@@ -16,6 +16,14 @@ fn dollars(cents: i64) -> String {
     format!("${}.{:02}", cents / 100, cents % 100)
 }
 
+/// An instant (RFC 3339) as the page shows it: the lottery's zone, labelled
+/// ("Dec 6, 2026, 6:05 PM CST"), as `Intl` writes it in en-US.
+fn central(at: &str) -> String {
+    chrono::DateTime::parse_from_rfc3339(at)
+        .map(|t| t.with_timezone(&domain::text::LOTTERY_ZONE).format("%b %-d, %Y, %-I:%M %p %Z").to_string())
+        .unwrap_or_else(|e| format!("not a time: {at} ({e})"))
+}
+
 async fn api(ctx: &Context, method: reqwest::Method, path: &str, token: &str, body: Option<Value>) -> Value {
     let mut request = ctx.http.request(method, format!("{}{path}", ctx.base));
     if !token.is_empty() {
@@ -153,6 +161,7 @@ pub async fn player_keno(ctx: &Context, browser: &Browser) -> Result<(), String>
         return Err(format!("the wallet holds {balance} cents after a 200-cent ticket winning {payout}"));
     }
     browser.wait_text("[data-testid=balance]", &dollars(balance)).await?;
+    castle_wall(browser, &numbers).await?;
     // Beside the wall, the pay table of a 5-spot bet for the two tickets, the catch marked.
     let tables = get(ctx, "/v1/keno/paytables", "").await;
     let bet = tables.as_array().unwrap().iter().find(|t| t["option"] == "bet").unwrap();
@@ -342,6 +351,12 @@ pub async fn player_i_luv_suits(ctx: &Context, browser: &Browser) -> Result<(), 
     if !flush.contains(&format!("({length} cards)")) {
         return Err(format!("the page shows {flush:?}; the API's best flush has {length} cards"));
     }
+    // The best flush is shown as cards (each read out as "queen of diamonds"), not as "QD 5D".
+    let shown = browser.all("[data-testid=ils-flush] .card").await?.len();
+    let codes = dealt["player"]["flush"].as_array().cloned().unwrap_or_default();
+    if shown != codes.len() || codes.iter().any(|c| flush.contains(c.as_str().unwrap_or("?"))) {
+        return Err(format!("the best flush is {flush:?} ({shown} cards drawn); the API's is {codes:?}"));
+    }
     if browser.all("[aria-label=\"Dealer's cards\"] .card.back").await?.len() != 7 {
         return Err("the dealer's seven cards are not shown face down".to_owned());
     }
@@ -391,6 +406,20 @@ pub async fn player_craps(ctx: &Context, browser: &Browser) -> Result<(), String
     browser.click_button("Craps").await?;
     browser.click_button("Sit down at a table").await?;
     browser.wait_text("[data-testid=craps-puck]", "puck off").await?;
+    // A refusal that cites a rule with nested brackets reads as words, with no fragment of it.
+    browser.click_button("Roll the dice").await?;
+    let refused = browser.wait_text("[role=alert]", "The shooter must have a pass or don't pass bet").await?;
+    if refused.contains(')') || refused.contains("111-") {
+        return Err(format!("the refusal shows a rule's number or a fragment of it: {refused:?}"));
+    }
+    // The refused roll is the one error the page met (the browser logs a 422 answer).
+    let errors = browser.console_errors().await?;
+    if errors.len() != 1 || !errors[0].contains("/rolls") {
+        return Err(format!("the page met more than the refused roll: {errors:#?}"));
+    }
+    // Each area says what it pays, from the API's pay tables.
+    browser.wait_text("button[data-spot='field']", "pays 2 to 1 on 2, 12; 1 to 1 on 3, 4, 9, 10, 11").await?;
+    browser.wait_text("button[data-spot='place-6']", "pays 7 to 6").await?;
     let token = page_token(browser, "player").await?;
     let pass_line = async || -> Result<(), String> {
         let ten = browser.find("button[data-chip='1000']").await?;
@@ -446,12 +475,23 @@ pub async fn player_craps(ctx: &Context, browser: &Browser) -> Result<(), String
     }
     let point = point.ok_or("no point in 100 come-out rolls")?;
     browser.wait_text("[data-testid=craps-puck]", &format!("Point: {point} (puck on)")).await?;
+    // 45(d), (f): the pass line now stays until decided and always works, so neither taking it
+    // down nor calling it off is offered; the place 6 may be either.
+    let layout = browser
+        .wait_text("[data-testid=craps-layout]", "Pass line: $10.00 (working) · stays until decided")
+        .await?;
+    if layout.contains("Take down Pass line") || layout.contains("Call off Pass line") {
+        return Err(format!("moves the rules do not allow are offered on the pass line: {layout:?}"));
+    }
+    if !layout.contains("Take down Place 6") {
+        return Err(format!("the place 6 cannot be taken down: {layout:?}"));
+    }
     // A chip chosen again: the typed amount gives way to it.
     let ten = browser.find("button[data-chip='1000']").await?;
     browser.click(&ten).await?;
     browser.click_button("Odds behind the pass line").await?;
     browser.wait_text("[data-testid=craps-layout]", "Odds behind the pass line: $10.00 (working)").await?;
-    browser.click_button("Call off Place 6").await?;
+    browser.click_button("Call off Place 6 (keep it, not decided until called on)").await?;
     browser.wait_text("[data-testid=craps-layout]", "Place 6: $12.00 (off)").await?;
     let id =
         get(ctx, "/v1/craps/recall", &token).await[0]["session_id"].as_str().unwrap_or_default().to_owned();
@@ -482,6 +522,15 @@ pub async fn player_craps(ctx: &Context, browser: &Browser) -> Result<(), String
                 ));
             }
             browser.wait_text("[data-testid=craps-balance]", &dollars(after)).await?;
+            // What the roll cost (or won) is said, though the wallet paid for the bets before it.
+            let net = last["money"]["winnings_cents"].as_i64().unwrap_or(0)
+                - last["money"]["lost_cents"].as_i64().unwrap_or(0);
+            let words = match net {
+                n if n < 0 => format!("This roll cost you {}", dollars(-n)),
+                n if n > 0 => format!("This roll won you {}", dollars(n)),
+                _ => "This roll won and lost nothing".to_owned(),
+            };
+            browser.wait_text("[data-testid=craps-net]", &words).await?;
             let said = browser.wait_text("[data-testid=craps-outcomes]", "Pass line $10.00").await?;
             if !said.contains("Odds behind the pass line $10.00")
                 || !(said.contains(" won ") || said.contains(" lost"))
@@ -599,7 +648,16 @@ pub async fn player_powerball(ctx: &Context, browser: &Browser) -> Result<(), St
     browser.wait_text("[data-testid=last-login]", "Last login").await?;
     let before = get(ctx, "/v1/me/wallet", &token).await["balance"]["available"].as_i64().unwrap();
     browser.click_button("Powerball").await?;
-    browser.wait_text("[data-testid=powerball-next]", "Next drawing").await?;
+    let banner = browser.wait_text("[data-testid=powerball-next]", "Next drawing").await?;
+    // The banner leads with the jackpot, or says it is not yet announced.
+    let next = get(ctx, "/v1/powerball/draws/next", &token).await;
+    let lead = match next["advertised_cents"].as_i64() {
+        Some(cents) => format!("Estimated jackpot {}", dollars(cents)),
+        None => "Jackpot not yet announced".to_owned(),
+    };
+    if !banner.starts_with(&lead) {
+        return Err(format!("the banner does not lead with {lead:?}: {banner:?}"));
+    }
     for white in [5, 12, 23, 34, 69] {
         let ball = browser.find(&format!("button[data-white='{white}']")).await?;
         browser.click(&ball).await?;
@@ -658,6 +716,18 @@ pub async fn player_powerball(ctx: &Context, browser: &Browser) -> Result<(), St
     browser.click(&show).await?;
     browser.wait_text(&format!("section[aria-label='Ticket {serial}']"), "(quick pick)").await?;
     shot(ctx, browser, "player-powerball-my-tickets").await?;
+    // One board, a quick pick, in one press.
+    let before_quick = get(ctx, "/v1/me/wallet", &token).await["balance"]["available"].as_i64().unwrap();
+    browser.click_button("Quick pick: one board for $2.00").await?;
+    browser.wait_text("[data-testid=balance]", &dollars(before_quick - 200)).await?;
+    let quick = get(ctx, "/v1/powerball/tickets", &token).await["items"][0].clone();
+    if quick["serial"] == serial.as_str()
+        || quick["cost_cents"] != 200
+        || quick["boards"].as_array().map(Vec::len) != Some(1)
+        || quick["boards"][0]["quick_pick"] != true
+    {
+        return Err(format!("the one-board quick pick is not a $2 ticket of one quick pick: {quick}"));
+    }
     // No prize paid at the office yet: the wallet's W-2G records say so.
     browser.click_button("Wallet").await?;
     browser.wait_text("section[aria-labelledby=office-prizes-title]", "None yet").await?;
@@ -798,6 +868,10 @@ pub async fn retailer_pays(ctx: &Context, browser: &Browser) -> Result<(), Strin
     {
         return Err(format!("the receipt does not name the shop and the till: {receipt:?}"));
     }
+    // The server prints the receipt's time in the lottery's zone, labelled, as the page shows times.
+    if !(receipt.contains(" CST") || receipt.contains(" CDT")) || receipt.contains(" UTC") {
+        return Err(format!("the receipt's time is not central time, labelled: {receipt:?}"));
+    }
     shot(ctx, browser, "till-counter-receipt").await?;
     let till = page_token(browser, "till").await?;
     let claims = get(ctx, "/v1/instant/claims", &till).await;
@@ -903,11 +977,81 @@ pub async fn operator_console(ctx: &Context, browser: &Browser) -> Result<(), St
             if said.replace(' ', "\t") != expected {
                 return Err(format!("the chart's first figure says {said:?}, the API {expected:?}"));
             }
-            return shot(ctx, browser, "console-par-charts").await;
+            return par_sections(ctx, browser).await;
         }
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
     Err(format!("the Keno chart does not show a canvas and a figure for each of the {rows} spot counts"))
+}
+
+/// Castle Keno looks like its rules (issue 47 §6): a castle wall of 80 granite blocks in two
+/// halves; each of the 20 numbers drawn a rock striking its block in the draw's order, a flag
+/// unfurling on it, read out by a screen reader; no motion for a person who asked for less.
+async fn castle_wall(browser: &Browser, drawn: &[String]) -> Result<(), String> {
+    let halves = browser.all("[data-testid=castle-wall] .keno-half").await?;
+    let blocks = browser.all("[data-testid=castle-wall] .keno-half .keno-number").await?;
+    let flags = browser.all("[data-testid=castle-wall] .keno-number.drawn .flag").await?;
+    if halves.len() != 2 || blocks.len() != 80 || flags.len() != 20 {
+        return Err(format!(
+            "the wall has {} halves, {} blocks, {} flags; the rules draw 2, 80 and one for each of 20 rocks",
+            halves.len(),
+            blocks.len(),
+            flags.len()
+        ));
+    }
+    for (i, n) in drawn.iter().enumerate() {
+        let block = browser.find(&format!("[data-testid=castle-wall] button[data-number='{n}']")).await?;
+        let order = browser.attribute(&block, "data-order").await?;
+        let said = browser.attribute(&block, "aria-label").await?.unwrap_or_default();
+        if order.as_deref() != Some(i.to_string().as_str())
+            || !said.contains(&format!("struck by rock {}", i + 1))
+        {
+            return Err(format!("block {n}, drawn {}th, has order {order:?} and reads {said:?}", i + 1));
+        }
+    }
+    let motion = "return getComputedStyle(document.querySelector('[data-testid=castle-wall] .drawn .flag')).animationName";
+    let moving = browser.script(motion).await?;
+    browser.reduce_motion(true).await?;
+    let still = browser.script(motion).await?;
+    browser.reduce_motion(false).await?;
+    if moving != json!("unfurl") || still != json!("none") {
+        return Err(format!("the flag's animation is {moving} and, with reduced motion, {still}"));
+    }
+    Ok(())
+}
+
+/// The PAR sheets beyond Keno (issue 47 §6): options and games by name, the instant games'
+/// demonstration scale said and no bar cut off by the axis, and I Luv Suits' and craps' sections
+/// with the API's figures.
+async fn par_sections(ctx: &Context, browser: &Browser) -> Result<(), String> {
+    browser.wait_text("#par-option", "Bet (pick 1-15)").await?;
+    let games = get(ctx, "/v1/instant/games", "").await;
+    let games = games.as_array().cloned().unwrap_or_default();
+    let name = format!("{} {}", games[0]["number"], games[0]["name"].as_str().unwrap_or("?"));
+    browser.wait_text("[data-testid=par-instant]", &name).await?;
+    browser.wait_text("[data-testid=par-instant-scale]", "Demonstration print scale").await?;
+    let highest = games.iter().filter_map(|g| g["payout_percent"].as_f64()).fold(0.0, f64::max) / 100.0;
+    let canvas = browser.find("[data-testid=par-instant] canvas").await?;
+    let axis: f64 =
+        browser.attribute(&canvas, "data-axis-max").await?.unwrap_or_default().parse().unwrap_or(0.0);
+    if highest <= 1.0 || axis < highest {
+        return Err(format!(
+            "the payout axis ends at {axis} below the highest payout {highest} (or none passes 100%)"
+        ));
+    }
+    let ils = get(ctx, "/v1/i-luv-suits/math", "").await;
+    let side = &ils["side_wagers"][0];
+    let side_words = format!("{:.2}%", side["return_to_player"]["decimal"].as_f64().unwrap_or(0.0) * 100.0);
+    browser.wait_text("[data-testid=par-i-luv-suits]", &side_words).await?;
+    let craps = get(ctx, "/v1/craps/math", "").await;
+    let pass = &craps["wagers"][0];
+    browser
+        .wait_text(
+            "[data-testid=par-craps]",
+            &format!("{:.2}%", pass["house_edge"]["decimal"].as_f64().unwrap_or(0.0) * 100.0),
+        )
+        .await?;
+    shot(ctx, browser, "console-par-charts").await
 }
 
 /// A winning ticket as the printer's file shows it.
@@ -1177,6 +1321,8 @@ pub async fn operator_keeps_the_exclusion_lists(ctx: &Context, browser: &Browser
     browser.fill("#staff-username", "protection-op").await?;
     browser.fill("#staff-password", STAFF_PASSWORD).await?;
     browser.click_button("Log in").await?;
+    // The console names who is logged in.
+    browser.wait_text("[data-testid=console-who]", "logged in as protection-op (operator)").await?;
     browser.click_button("Player protection").await?;
     browser.wait_text("[data-testid=dormant-accounts]", "dora@example.com").await?;
     browser.wait_text("[data-testid=dormant-accounts] tfoot", "$7.00").await?;
@@ -1237,9 +1383,18 @@ pub async fn operator_keeps_the_exclusion_lists(ctx: &Context, browser: &Browser
     if references != ["KS-2", "KS-1"] && references != ["KS-1", "KS-2"] {
         return Err(format!("the lists hold {references:?}"));
     }
-    // The player looked up by email: standing, the $15.00 deposited in the last 30 days.
+    // The player looked up by part of an email: every player at the domain listed, one chosen
+    // (standing, the $15.00 deposited in the last 30 days); a part only one email holds opens it.
     browser.click_button("Players").await?;
-    browser.fill("#lookup-email", "LENA@example.com").await?;
+    browser.fill("#lookup-email", "@EXAMPLE.com").await?;
+    browser.click_button("Find the player").await?;
+    let found = browser.wait_text("[data-testid=player-matches]", "lena@example.com").await?;
+    if !found.contains("dora@example.com") {
+        return Err(format!("part of an email does not find every player holding it: {found:?}"));
+    }
+    browser.click_button("lena@example.com").await?;
+    browser.wait_text("[data-testid=player-standing]", "active").await?;
+    browser.fill("#lookup-email", "ENA@exam").await?;
     browser.click_button("Find the player").await?;
     browser.wait_text("[data-testid=player-standing]", "active").await?;
     let row =
@@ -1394,6 +1549,21 @@ pub async fn player_reads_the_wallet_history(ctx: &Context, browser: &Browser) -
         }
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
+    // A deposit the provider declines moves no money, and stays in the player's history.
+    let declined = post(
+        ctx,
+        "/v1/me/deposits",
+        &token,
+        json!({"amount": 2_500, "currency": "USD", "payment_method": "sandbox_decline"}),
+    )
+    .await;
+    let declined = declined["id"].as_str().ok_or_else(|| format!("no deposit: {declined}"))?.to_owned();
+    for _ in 0..100 {
+        if get(ctx, &format!("/v1/me/payments/{declined}"), &token).await["state"] == "failed" {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
     let listed = get(ctx, "/v1/me/wallet/entries?limit=500", &token).await;
     let lines = listed["items"].as_array().unwrap().clone();
     let posted = get(ctx, "/v1/me/wallet", &token).await["balance"]["posted"].as_i64().unwrap();
@@ -1411,6 +1581,11 @@ pub async fn player_reads_the_wallet_history(ctx: &Context, browser: &Browser) -
         ));
     }
     let oldest = browser.text(rows.last().unwrap()).await?;
+    // Times in the lottery's zone, labelled, whatever the browser's own zone (UTC here).
+    let first = lines.last().and_then(|l| l["created_at"].as_str()).unwrap_or_default();
+    if !oldest.replace('\u{202f}', " ").contains(&central(first)) {
+        return Err(format!("the oldest line {oldest:?} does not read {first} as {}", central(first)));
+    }
     for words in ["Castle Keno: stake", "Cash-out requested (held)"] {
         if !table.contains(words) {
             return Err(format!("{words:?} is not in the history: {table}"));
@@ -1418,6 +1593,11 @@ pub async fn player_reads_the_wallet_history(ctx: &Context, browser: &Browser) -
     }
     if !oldest.contains("Deposit") || table.contains("castle_keno") || table.contains("posted") {
         return Err(format!("the history is not newest first in words: {table}"));
+    }
+    let payments = browser.wait_text("[data-testid=payments]", "declined").await?;
+    let first = payments.lines().find(|l| l.contains("Deposit")).unwrap_or_default();
+    if !first.contains("$25.00") || !first.contains("declined") {
+        return Err(format!("the declined $25.00 deposit is not the newest payment listed: {payments:?}"));
     }
     shot(ctx, browser, "player-wallet-history").await?;
     // The CSV: a header and the same lines.
@@ -1533,9 +1713,24 @@ pub async fn operator_keeps_retailers_terminals_and_packs(
         return Err(format!("a revoked key still logs in: {refused}"));
     }
 
-    // Packs: shipped to the retailer, one reported stolen, one taken back unsold.
+    // Packs: shipped to the retailer, one reported stolen, one taken back unsold. Another shop
+    // of the same name is told apart by its address where a retailer is chosen.
+    post(
+        ctx,
+        "/v1/retailers",
+        &op,
+        json!({"name": "Prairie Market & Deli", "address": "77 Oak Ave, Hays KS"}),
+    )
+    .await;
     browser.click_button("Packs").await?;
     browser.fill("#packs-game", "228").await?;
+    let choices =
+        browser.wait_text(&format!("tr[data-pack='228-{stolen}'] select"), "77 Oak Ave, Hays KS").await?;
+    if !choices.contains("Prairie Market & Deli · 1 Main St, Salina KS")
+        || !choices.contains("Prairie Market & Deli · 77 Oak Ave, Hays KS")
+    {
+        return Err(format!("the two shops of one name are not told apart: {choices:?}"));
+    }
     for book in [stolen, returned] {
         let row = format!("tr[data-pack='228-{book}']");
         browser.select(&format!("{row} select"), &retailer).await?;

@@ -282,6 +282,16 @@ impl Browser {
             .map(|_| ())
     }
 
+    /// Asks for less motion, as a person who set "reduce motion" in their system does
+    /// (`prefers-reduced-motion: reduce`), or lifts the request.
+    pub async fn reduce_motion(&self, reduce: bool) -> Result<(), String> {
+        let value = if reduce { "reduce" } else { "no-preference" };
+        let params = json!({"features": [{"name": "prefers-reduced-motion", "value": value}]});
+        self.post("/goog/cdp/execute", json!({"cmd": "Emulation.setEmulatedMedia", "params": params}))
+            .await
+            .map(|_| ())
+    }
+
     /// Back to the screen it was opened with.
     pub async fn restore_size(&self) -> Result<(), String> {
         let (width, height) = self.size;

@@ -93,8 +93,9 @@ impl Limits {
             return Err(AppError::unprocessable(
                 codes::INVALID_LIMITS,
                 format!(
-                    "table limits are whole dollars within the house's, {} to {} cents",
-                    house.min_wager_cents, house.max_wager_cents
+                    "table limits are whole dollars within the house's, {} to {}",
+                    domain::money::dollars(house.min_wager_cents),
+                    domain::money::dollars(house.max_wager_cents)
                 ),
             ));
         }

@@ -2,7 +2,7 @@
 //! everything it decided, the math.
 
 use chrono::{DateTime, Utc};
-use domain::craps::session::{Change, Placed, RollReport, TableRules};
+use domain::craps::session::{Change, Placed, RollReport, Session, TableRules};
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
@@ -40,6 +40,21 @@ pub struct BetView {
     #[serde(flatten)]
     pub placed: Placed,
     pub works: bool,
+    /// Whether the rules let the player take it down now (45(d): not a pass line once its
+    /// point is set, nor a come or put bet on its number).
+    pub may_take_down: bool,
+    /// Whether calling it off (or on) changes anything: the line, come and put bets always
+    /// work (45(f)).
+    pub may_call_off: bool,
+}
+
+/// What one area of the layout pays (`GET /v1/craps/math`), in a player's words.
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+#[schema(as = CrapsAreaPays)]
+pub struct AreaPays {
+    #[serde(flatten)]
+    pub bet: domain::craps::Bet,
+    pub pays: String,
 }
 
 /// A session as its player sees it.
@@ -70,7 +85,16 @@ pub fn session_view(stored: &StoredSession) -> SessionView {
         shooter_rolls: s.shooter_rolls,
         shooter_has_point: s.shooter_has_point,
         dont_locked: s.dont_locked,
-        bets: s.bets.iter().map(|p| BetView { placed: *p, works: s.works(p) }).collect(),
+        bets: s
+            .bets
+            .iter()
+            .map(|p| BetView {
+                placed: *p,
+                works: s.works(p),
+                may_take_down: s.may_remove(p.bet),
+                may_call_off: !Session::always_works(p.bet),
+            })
+            .collect(),
         on_layout_cents: s.bets.iter().map(|p| p.amount_cents).fold(0, i64::saturating_add),
         created_at: stored.created_at,
     }
@@ -122,6 +146,8 @@ pub struct MathView {
     pub pass_with_full_odds: domain::craps::math::Exact,
     pub power_odds: Vec<domain::craps::math::PowerOddsFigures>,
     pub ambiguities: Vec<domain::craps::math::Ambiguity>,
+    /// What each area of the layout pays, as the table shows it.
+    pub areas: Vec<AreaPays>,
 }
 
 /// The math page for this house's table (counted once per process by the route).
@@ -134,5 +160,9 @@ pub fn math_view(rules: TableRules) -> MathView {
         pass_with_full_odds: (&math::pass_with_odds(rules.odds_multiple)).into(),
         power_odds: math::power_odds_figures(per_thousand),
         ambiguities: math::ambiguities(),
+        areas: domain::craps::pays::layout()
+            .into_iter()
+            .map(|bet| AreaPays { bet, pays: domain::craps::pays::pays(bet) })
+            .collect(),
     }
 }
