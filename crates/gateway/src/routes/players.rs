@@ -13,8 +13,8 @@ use crate::GatewayState;
 use crate::auth::{Authenticated, PlayerSession};
 use crate::saga::players as saga;
 use crate::views::players::{
-    DepositLimit, ExclusionRequest, LimitRequest, Me, Player, PlayerLookup, PlayerMatches, PlayerSearch,
-    Registration, SelfExclusion,
+    DepositLimit, ExclusionRequest, LimitRequest, Me, Player, PlayerLookup, PlayerMatch, PlayerMatches,
+    PlayerSearch, Registration, SelfExclusion,
 };
 use crate::views::protection::WalletEntriesQuery;
 
@@ -177,7 +177,11 @@ pub async fn match_players(
         return Err(AppError::bad_request(codes::INVALID_QUERY, "give 2 to 254 characters of the email"));
     }
     let most = PlayerMatches::MOST;
-    let mut items = crate::store::players::matching_email(&state.pool, part, i64::from(most) + 1).await?;
+    let rows = crate::store::players::matching_email(&state.pool, part, i64::from(most) + 1).await?;
+    let mut items: Vec<PlayerMatch> = rows
+        .into_iter()
+        .map(|r| PlayerMatch { id: r.id, email: r.email, created_at: r.created_at })
+        .collect();
     let more = items.len() > most as usize;
     items.truncate(most as usize);
     Ok(Json(PlayerMatches { items, more }))

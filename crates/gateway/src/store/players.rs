@@ -125,17 +125,21 @@ pub async fn id_by_email(pool: &PgPool, email: &str) -> Result<Option<Uuid>, App
         .await?)
 }
 
+/// A player found by part of their email.
+#[derive(Debug)]
+pub struct MatchRow {
+    pub id: Uuid,
+    pub email: String,
+    pub created_at: DateTime<Utc>,
+}
+
 /// Players whose email holds `part` (without case; `%` and `_` in it are literal), by email,
 /// at most `limit`. A scan of the players' emails: an operator's lookup, not a player's path.
-pub async fn matching_email(
-    pool: &PgPool,
-    part: &str,
-    limit: i64,
-) -> Result<Vec<crate::views::players::PlayerMatch>, AppError> {
+pub async fn matching_email(pool: &PgPool, part: &str, limit: i64) -> Result<Vec<MatchRow>, AppError> {
     let pattern =
         format!("%{}%", part.to_lowercase().replace('\\', "\\\\").replace('%', "\\%").replace('_', "\\_"));
     Ok(sqlx::query_as!(
-        crate::views::players::PlayerMatch,
+        MatchRow,
         "SELECT id, email, created_at FROM players WHERE lower(email) LIKE $1 ORDER BY email LIMIT $2",
         pattern,
         limit

@@ -138,6 +138,8 @@ pub async fn player_keno(ctx: &Context, browser: &Browser) -> Result<(), String>
     browser.keys("2").await?;
     browser.click_button("Play now").await?;
     let shown = browser.wait_text("[data-testid=keno-result]", "won").await?;
+    // The picture once the twentieth rock has struck (20 rocks 120 ms apart, each flag 650 ms).
+    tokio::time::sleep(Duration::from_secs(3)).await;
     shot(ctx, browser, "player-keno-wall").await?;
 
     let token = page_token(browser, "player").await?;
