@@ -295,3 +295,42 @@ fn a_services_floors_are_named_only_by_the_service_and_its_own_tests() {
     }
     assert!(reached.is_empty(), "floors reached from outside their service: {reached:#?}");
 }
+
+/// The README stays a page a newcomer reads (issue 48 §4: under 250 lines; the long chapters are
+/// in `docs/`), and every link of the README and of `docs/` to a file of the repository leads to
+/// one that exists.
+#[test]
+fn the_readme_is_short_and_every_link_of_the_docs_resolves() {
+    let root = crates_dir().join("..");
+    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    let lines = readme.lines().count();
+    assert!(lines < 250, "README.md has {lines} lines: move the long chapters to docs/");
+    let mut pages = vec![root.join("README.md")];
+    for dir in [root.join("docs"), root.join("docs/adr")] {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.extension().is_some_and(|e| e == "md") {
+                pages.push(path);
+            }
+        }
+    }
+    let mut broken = Vec::new();
+    for page in &pages {
+        let text = std::fs::read_to_string(page).unwrap();
+        for (_, rest) in text.match_indices("](").map(|(i, _)| ((), &text[i + 2..])) {
+            let Some(target) = rest.split(')').next() else { continue };
+            let target = target.split('#').next().unwrap_or_default();
+            if target.is_empty()
+                || target.contains("://")
+                || target.starts_with("mailto:")
+                || target.contains(' ')
+            {
+                continue;
+            }
+            if !page.parent().unwrap().join(target).exists() {
+                broken.push(format!("{}: {target}", page.strip_prefix(&root).unwrap_or(page).display()));
+            }
+        }
+    }
+    assert!(broken.is_empty(), "links to files that do not exist: {broken:#?}");
+}

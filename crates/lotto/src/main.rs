@@ -50,7 +50,7 @@ member as a machine would, and start again brings it back as a standby; cut cuts
 the network (root, Debian's iptables) until heal. backup takes a full
 pgBackRest backup (the WAL is archived all along), restore-point marks a moment, and restore
 brings the newest backup back into a new cluster up to that moment.
-Configuration is by environment variable; see README.md (Configuration).";
+Configuration is by environment variable; see docs/operations.md (Configuration).";
 
 /// Runs the command; a refusal is printed as its message (its causes after colons), never as a
 /// backtrace, and the process exits 1.

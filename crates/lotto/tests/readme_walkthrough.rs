@@ -1,9 +1,10 @@
-//! The README's walk-throughs, run verbatim (issues 14 and 15): the blocks after
+//! The walk-throughs the README links, run verbatim (issues 14 and 15): in `docs/walkthroughs.md`
+//! the blocks after
 //! `<!-- walkthrough: api -->` (accounts, money, Keno, live results, blackjack, the ledger, in
 //! order, as one script), the block after `<!-- walkthrough: instant -->` and the one after
-//! `<!-- walkthrough: powerball -->` (on a clock moved to just before a drawing's close) are taken from
-//! README.md as it stands and run with bash against a fresh `lotto` process, as a newcomer would
-//! run them; the one after `<!-- walkthrough: cluster -->` starts the replicated layout itself
+//! `<!-- walkthrough: powerball -->` (on a clock moved to just before a drawing's close) are taken
+//! from the page as it stands and run with bash against a fresh `lotto` process, as a newcomer
+//! would run them; the one after `<!-- walkthrough: cluster -->` (`docs/operations.md`) starts the replicated layout itself
 //! (on free ports, `LOTTO_CLUSTER_PORT`), its replicas, a failover, a cut and a restore. The one line replaced is the definition of `lotto` (`cargo run --release` there,
 //! this build's binary here), so the test does not build the release profile; everything else is
 //! the README's text.
@@ -16,7 +17,13 @@ use std::time::Duration;
 
 use common::Lotto;
 
-/// The README's blocks after each `marker`, without their fences, in order, as one script.
+/// A page of `docs/` as it stands (the README links each walk-through's page).
+fn page(name: &str) -> String {
+    let path = format!("{}/../../docs/{name}.md", env!("CARGO_MANIFEST_DIR"));
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+/// A page's blocks after each `marker`, without their fences, in order, as one script.
 fn walkthrough(readme: &str, marker: &str) -> String {
     let blocks: Vec<&str> = readme
         .split(marker)
@@ -27,7 +34,7 @@ fn walkthrough(readme: &str, marker: &str) -> String {
             body.split_once("\n```").expect("the block is closed").0
         })
         .collect();
-    assert!(!blocks.is_empty(), "README.md has no {marker}");
+    assert!(!blocks.is_empty(), "the page has no {marker}");
     blocks.join("\n")
 }
 
@@ -76,7 +83,7 @@ async fn run_walkthrough_with(
 
 #[tokio::test]
 async fn the_readme_api_walkthrough_runs_verbatim_and_again() {
-    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../README.md")).unwrap();
+    let readme = page("walkthroughs");
     let script = with_this_lotto(&walkthrough(&readme, "<!-- walkthrough: api -->"));
     let url = platform::testing::fresh_database().await.unwrap();
     let dir = platform::config::scratch_dir("readme-api-walkthrough");
@@ -106,7 +113,7 @@ async fn the_readme_api_walkthrough_runs_verbatim_and_again() {
 
 #[tokio::test]
 async fn the_readme_powerball_walkthrough_runs_verbatim_through_a_drawing() {
-    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../README.md")).unwrap();
+    let readme = page("walkthroughs");
     let script = with_this_lotto(&walkthrough(&readme, "<!-- walkthrough: powerball -->"));
     let url = platform::testing::fresh_database().await.unwrap();
     let dir = platform::config::scratch_dir("readme-powerball-walkthrough");
@@ -146,7 +153,7 @@ async fn the_readme_powerball_walkthrough_runs_verbatim_through_a_drawing() {
 
 #[tokio::test]
 async fn the_readme_instant_walkthrough_runs_verbatim() {
-    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../README.md")).unwrap();
+    let readme = page("walkthroughs");
     let script = with_this_lotto(&walkthrough(&readme, "<!-- walkthrough: instant -->"));
 
     // A fresh machine: a database of its own, and a directory of its own for the files the
@@ -229,7 +236,7 @@ impl Drop for ClusterLeftovers {
 
 #[tokio::test]
 async fn the_readme_cluster_walkthrough_runs_verbatim() {
-    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../README.md")).unwrap();
+    let readme = page("operations");
     let script = with_this_lotto(&walkthrough(&readme, "<!-- walkthrough: cluster -->"));
     let dir = platform::config::scratch_dir("readme-cluster-walkthrough");
     std::fs::create_dir_all(&dir).unwrap();

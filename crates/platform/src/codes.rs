@@ -1,5 +1,5 @@
 //! Every problem code the platform answers with, its HTTP status, and what it means: the one
-//! list a front end (and the README's error table, checked against it by a test) reads.
+//! list a front end (and `docs/errors.md`'s table, checked against it by a test) reads.
 //!
 //! A code is stable: front ends branch on it, never on the wording of `detail`. Tests check every
 //! problem they meet against this table (`crate::testing::send`), so a new code cannot ship
@@ -525,7 +525,7 @@ pub fn is_listed(code: &str, status: u16) -> bool {
     ALL.iter().any(|c| c.code == code && c.status == status)
 }
 
-/// The table as the README shows it.
+/// The table as `docs/errors.md` shows it.
 pub fn markdown_table() -> String {
     let mut table = String::from("| status | code | meaning |\n|---|---|---|\n");
     for c in ALL {
@@ -549,16 +549,17 @@ mod tests {
         }
     }
 
-    /// The README's error table is this one (`UPDATE_README=1` rewrites it).
+    /// The error table the README links (`docs/errors.md`) is this one (`UPDATE_README=1`
+    /// rewrites it).
     #[test]
-    fn the_readme_lists_every_code() {
-        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../README.md");
+    fn the_error_page_lists_every_code() {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/errors.md");
         let readme = std::fs::read_to_string(&path).unwrap_or_default();
         let (begin, end) = ("<!-- error-codes:begin -->\n", "<!-- error-codes:end -->");
         let start = readme.find(begin).map(|i| i + begin.len());
         let stop = readme.find(end);
         let (Some(start), Some(stop)) = (start, stop) else {
-            panic!("README.md has no error-code table between {begin:?} and {end:?}");
+            panic!("docs/errors.md has no error-code table between {begin:?} and {end:?}");
         };
         let table = markdown_table();
         if std::env::var("UPDATE_README").is_ok() {
@@ -569,7 +570,7 @@ mod tests {
         assert_eq!(
             &readme[start..stop],
             table,
-            "README.md's error table differs: UPDATE_README=1 cargo test -p platform"
+            "docs/errors.md's error table differs: UPDATE_README=1 cargo test -p platform"
         );
     }
 }

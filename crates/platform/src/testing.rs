@@ -181,7 +181,7 @@ pub async fn send(router: &axum::Router, request: axum::http::Request<axum::body
         let code = body["code"].as_str().unwrap_or("");
         assert!(
             crate::codes::is_listed(code, status.as_u16()),
-            "problem code `{code}` ({status}) is not in platform::codes: add it there and to the README"
+            "problem code `{code}` ({status}) is not in platform::codes: add it there and to docs/errors.md"
         );
         let detail = body["detail"].as_str().unwrap_or("");
         let unreadable = crate::words::unreadable(detail);
