@@ -2300,7 +2300,7 @@ export interface components {
             hot?: boolean | null;
         };
         /**
-         * @description What an account is for (DESIGN §3).
+         * @description What an account is for (architecture §3).
          * @enum {string}
          */
         AccountKind: "player_wallet" | "game_escrow" | "house_revenue" | "prize_liability" | "progressive_pot" | "retailer_settlement" | "cash_clearing";
@@ -4960,7 +4960,7 @@ export interface components {
             capped: boolean;
         };
         /**
-         * @description Who a caller is, which decides every route (DESIGN §7).
+         * @description Who a caller is, which decides every route (architecture §7).
          * @enum {string}
          */
         Role: "player" | "retailer" | "operator" | "auditor" | "service";

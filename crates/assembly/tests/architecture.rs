@@ -334,3 +334,48 @@ fn the_readme_is_short_and_every_link_of_the_docs_resolves() {
     }
     assert!(broken.is_empty(), "links to files that do not exist: {broken:#?}");
 }
+
+/// Every citation of the architecture page by section (`architecture §4`, or `DESIGN §4` in the
+/// migrations written before the page had its sections) names a section the page has.
+#[test]
+fn every_citation_of_the_architecture_names_a_section_that_exists() {
+    let root = crates_dir().join("..");
+    let page = std::fs::read_to_string(root.join("docs/architecture.md")).unwrap();
+    let sections: BTreeSet<String> = page
+        .lines()
+        .filter_map(|l| l.strip_prefix("## ")?.split_once(". ").map(|(n, _)| n.to_owned()))
+        .collect();
+    assert!(sections.len() >= 10, "the page's numbered sections were not found: {sections:?}");
+    let mut files = rust_files(&root.join("crates"));
+    let mut stack = vec![root.join("migrations"), root.join("web/src"), root.join("docs")];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if path.extension().is_some_and(|e| ["sql", "ts", "tsx", "md"].iter().any(|x| e == *x)) {
+                files.push(path);
+            }
+        }
+    }
+    files.push(root.join("openapi.yaml"));
+    let (mut cited, mut missing) = (0, Vec::new());
+    for file in &files {
+        let text = std::fs::read_to_string(file).unwrap();
+        for name in ["architecture §", "DESIGN §"] {
+            for (at, _) in text.match_indices(name) {
+                let number: String =
+                    text[at + name.len()..].chars().take_while(char::is_ascii_digit).collect();
+                if number.is_empty() {
+                    continue; // the words themselves (this test's), not a citation
+                }
+                cited += 1;
+                if !sections.contains(&number) {
+                    missing.push(format!("{}: {name}{number}", file.strip_prefix(&root).unwrap().display()));
+                }
+            }
+        }
+    }
+    assert!(cited > 40, "the citations were not found ({cited})");
+    assert!(missing.is_empty(), "citations of sections docs/architecture.md does not have: {missing:#?}");
+}

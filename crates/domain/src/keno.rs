@@ -1,5 +1,5 @@
 //! Castle Keno: the ticket, the draw, the five betting options and their pay tables, and the
-//! exact math of each (DESIGN §5).
+//! exact math of each (architecture §5).
 //!
 //! Source: `castle-keno-rules.txt` ("Keno Rules ... Game Rules by Casino Lux"). An 80-number
 //! ticket, 1-40 on top and 41-80 on the bottom; a draw is 20 distinct numbers. Every pay table is

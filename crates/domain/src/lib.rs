@@ -1,6 +1,6 @@
 //! The pure heart of the platform: every game rule and the money math they pay with.
 //!
-//! Nothing here does I/O, awaits, or knows about HTTP or SQL (DESIGN §1), so every rule can be
+//! Nothing here does I/O, awaits, or knows about HTTP or SQL (architecture §1), so every rule can be
 //! tested exhaustively and reused by every service without re-implementing it.
 #![warn(clippy::arithmetic_side_effects, clippy::indexing_slicing)]
 

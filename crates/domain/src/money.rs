@@ -1,4 +1,4 @@
-//! Money as integer minor units (cents) and an ISO 4217 currency code; never floats (DESIGN §2).
+//! Money as integer minor units (cents) and an ISO 4217 currency code; never floats (architecture §2).
 //!
 //! Every arithmetic step is checked: an overflow is an error, not a wrap, because a wrapped
 //! balance is money created from nothing.
@@ -116,7 +116,7 @@ impl Amount {
     /// `self × numerator / denominator`, refused unless the result is a whole number of cents.
     ///
     /// Pay ratios such as 3:2 or 7:6 are applied with this, so a stake that cannot be paid
-    /// exactly is refused instead of rounded (DESIGN §2).
+    /// exactly is refused instead of rounded (architecture §2).
     pub fn times_ratio(self, numerator: i64, denominator: i64) -> Result<Amount, MoneyError> {
         let not_exact = MoneyError::NotExact { amount: self.0, numerator, denominator };
         if numerator <= 0 || denominator <= 0 {

@@ -1,4 +1,4 @@
-//! Draw games (DESIGN §1, §4, §6): Castle Keno played at once or in scheduled draws, and
+//! Draw games (architecture §1, §4, §6): Castle Keno played at once or in scheduled draws, and
 //! Powerball sold at terminals and online and drawn on its central-time timetable, with every
 //! cent moved by the ledger and every outcome in a hash-chained audit log.
 //!

@@ -1,4 +1,4 @@
-//! The gateway benchmark: what the front door costs (DESIGN §10).
+//! The gateway benchmark: what the front door costs (architecture §10).
 //!
 //! In one run: an authenticated ledger read (`GET /v1/accounts/{id}` with an operator's token)
 //! made through the gateway, which checks the token, the session, the role and the rate limits

@@ -1,6 +1,6 @@
-//! The gateway: the platform's front door (DESIGN §7, §8).
+//! The gateway: the platform's front door (architecture §7, §8).
 //!
-//! The service is built on the floors every service has (DESIGN §1, ADR 0006):
+//! The service is built on the floors every service has (architecture §1, ADR 0006):
 //! - `routes`: the handlers (authorise, extract, one call, a view), and the services' routes
 //!   passed through once the caller's role may use them;
 //! - `saga`: registration, deposit limits and self-exclusion; deposits and withdrawals through a

@@ -1,4 +1,4 @@
-//! The ledger's contract as every other service uses it (DESIGN §1, ADR 0006): money has one
+//! The ledger's contract as every other service uses it (architecture §1, ADR 0006): money has one
 //! home, and this is its front door.
 //!
 //! - [`AccountKind`]: what an account is for, the same enum the ledger serves;
@@ -34,7 +34,7 @@ pub const PATH_PREFIXES: [&str; 5] =
 /// an operator's deposit into a player's wallet to the player's standing before it passes.
 pub const CASH_DEPOSITS_PATH: &str = PATH_PREFIXES[2];
 
-/// What an account is for (DESIGN §3).
+/// What an account is for (architecture §3).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum AccountKind {

@@ -1,4 +1,4 @@
-//! A prize paid exactly once, whatever the game (DESIGN §4): the saga that instant tickets'
+//! A prize paid exactly once, whatever the game (architecture §4): the saga that instant tickets'
 //! claims and Powerball's claims both run, each with its own rows.
 //!
 //! 1. **reserve**: the prize is reserved for one payee and committed (`pending`); of concurrent

@@ -1,4 +1,4 @@
-//! The ledger benchmark: a program, not a timed test (DESIGN §10).
+//! The ledger benchmark: a program, not a timed test (architecture §10).
 //!
 //! In one run on one machine it measures, over HTTP against a real ledger on a real Postgres:
 //! single-transfer throughput and p50/p99 latency with concurrent clients, batch throughput,

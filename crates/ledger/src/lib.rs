@@ -1,4 +1,4 @@
-//! The wallet: a double-entry, append-only ledger on Postgres (DESIGN §3).
+//! The wallet: a double-entry, append-only ledger on Postgres (architecture §3).
 //!
 //! - [`model`]: the API's types and their validation;
 //! - [`store`]: every query, and the stored function that applies transfers atomically;
@@ -41,7 +41,7 @@ pub static MIGRATOR: Migrator = sqlx::migrate!("../../migrations/ledger");
 #[derive(Debug, Clone)]
 pub struct LedgerState {
     pub pool: PgPool,
-    /// Verifies the token of every request (DESIGN §7).
+    /// Verifies the token of every request (architecture §7).
     pub tokens: TokenKeys,
 }
 

@@ -2,7 +2,7 @@
 //!
 //! `cargo run --release` (this is the workspace's default binary) starts every service that
 //! exists, mounted on one HTTP listener, and prints where it listens. Production runs each
-//! service's own binary instead; this is the embedded default (DESIGN §1).
+//! service's own binary instead; this is the embedded default (architecture §1).
 
 mod cluster;
 mod postgres;

@@ -1,4 +1,4 @@
-//! The hash-chained audit log every game service keeps (DESIGN §5).
+//! The hash-chained audit log every game service keeps (architecture §5).
 //!
 //! Each record is stored with `hash = sha256(prev_hash || record)`, `record` being the canonical
 //! JSON of the outcome (serde writes struct fields in declaration order, so the bytes are stable)

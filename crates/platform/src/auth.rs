@@ -1,5 +1,5 @@
 //! Identity on the wire: signed access tokens, the roles they carry, and the extractor with which
-//! every service verifies them itself (DESIGN §7), so a request that reaches a service directly
+//! every service verifies them itself (architecture §7), so a request that reaches a service directly
 //! without a valid token gets a 401 however it got there.
 //!
 //! Tokens are HS256 JWTs signed with `LOTTO_TOKEN_SECRET`, shared by every service of a
@@ -18,7 +18,7 @@ use uuid::Uuid;
 
 use crate::AppError;
 
-/// Who a caller is, which decides every route (DESIGN §7).
+/// Who a caller is, which decides every route (architecture §7).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Role {

@@ -1,4 +1,4 @@
-//! A service's floors (DESIGN §1) kept by the compiler: every crate outside the service sees
+//! A service's floors (architecture §1) kept by the compiler: every crate outside the service sees
 //! only what it exports on purpose (its router, state, settings and the few functions others
 //! truly need); the floors themselves are private.
 //!

@@ -90,7 +90,7 @@ impl ServiceClient {
         })
     }
 
-    /// Calls as service `name`, with a fresh service token on every call (DESIGN §7).
+    /// Calls as service `name`, with a fresh service token on every call (architecture §7).
     #[must_use]
     pub fn as_service(mut self, keys: TokenKeys, name: &str) -> Self {
         self.identity = Some((keys, name.to_owned()));

@@ -1,4 +1,4 @@
-//! Postgres pools: each service owns one schema (DESIGN §1), and its pool sees only that schema.
+//! Postgres pools: each service owns one schema (architecture §1), and its pool sees only that schema.
 //!
 //! [`connect`] creates the schema if needed, runs the service's migrations into it (the
 //! migration history table lives in the schema too, so services migrate independently), and

@@ -236,7 +236,7 @@ fn query_rejection(rejection: &QueryRejection) -> AppError {
     AppError::bad_request(crate::codes::INVALID_QUERY, rejection.body_text())
 }
 
-/// The optional `Idempotency-Key` header of a POST that moves money (DESIGN §8).
+/// The optional `Idempotency-Key` header of a POST that moves money (architecture §8).
 ///
 /// A key is 1 to 255 visible ASCII characters; anything else is refused with
 /// `invalid_idempotency_key` rather than silently ignored.

@@ -1,4 +1,4 @@
-//! Listings a page at a time (DESIGN §8): `?after=&limit=`, with each listing's cursor format
+//! Listings a page at a time (architecture §8): `?after=&limit=`, with each listing's cursor format
 //! declared in the contract and read exactly as declared, so that a client (or a generator
 //! reading `openapi.yaml`) knows which values the server takes: every string the declared
 //! pattern matches is a cursor, and nothing else is.

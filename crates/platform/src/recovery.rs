@@ -1,4 +1,4 @@
-//! The recovery pass every saga shares (DESIGN §4): the rounds or tickets a crash left between
+//! The recovery pass every saga shares (architecture §4): the rounds or tickets a crash left between
 //! steps (each saga's store finds them, with a checked query) driven forward, each with the
 //! saga's own idempotent steps.
 

@@ -1,4 +1,4 @@
-//! Signed webhooks: how a payment provider proves a callback is its own (DESIGN §2).
+//! Signed webhooks: how a payment provider proves a callback is its own (architecture §2).
 //!
 //! The scheme the large payment providers use: the provider sends
 //! `Lotto-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256>` where the HMAC, under the secret both

@@ -1,4 +1,4 @@
-//! Table games (DESIGN §1, §4): blackjack with its side wagers and the Blazing 7's progressive,
+//! Table games (architecture §1, §4): blackjack with its side wagers and the Blazing 7's progressive,
 //! played over the API, every cent moved by the ledger and every round in a hash-chained audit
 //! log.
 //!

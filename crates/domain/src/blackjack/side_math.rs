@@ -1,4 +1,4 @@
-//! The side wagers' exact math (DESIGN §5): for a shoe of a given composition, how many deals make
+//! The side wagers' exact math (architecture §5): for a shoe of a given composition, how many deals make
 //! each outcome and what each wager returns, counted over card types with their multiplicities,
 //! as exact fractions.
 //!

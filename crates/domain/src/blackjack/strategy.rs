@@ -1,5 +1,5 @@
 //! Basic strategy for these rules, and the seeded simulation that measures the game's house edge
-//! with it (DESIGN §5).
+//! with it (architecture §5).
 //!
 //! The rules: the dealer draws to soft 17 (K.A.R. 111-301-6(j)), double on any first two cards
 //! and after splitting (111-301-5(h)), split to four hands, split aces one card each, no

@@ -1,4 +1,4 @@
-//! The exact math of Castle Keno (DESIGN §5): for every option and spot count, the return to
+//! The exact math of Castle Keno (architecture §5): for every option and spot count, the return to
 //! player and the hit frequency as exact fractions, from the hypergeometric distribution.
 //!
 //! With `n` spots marked, the draws that hit exactly `k` of them number C(n,k)·C(80−n,20−k) out

@@ -1,4 +1,4 @@
-//! Castle Keno draws on a schedule (DESIGN §6): the steps the scheduler's leader
+//! Castle Keno draws on a schedule (architecture §6): the steps the scheduler's leader
 //! ([`super::scheduler`]) runs to close, draw and settle every draw whose sales have closed, in
 //! order and exactly once.
 //!

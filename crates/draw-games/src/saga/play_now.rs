@@ -1,6 +1,6 @@
 //! Castle Keno played at once: a ticket is bought, drawn with its own 20 numbers and settled.
 //!
-//! A ticket is a saga of idempotent steps with deterministic keys (DESIGN §4), arranged so that a
+//! A ticket is a saga of idempotent steps with deterministic keys (architecture §4), arranged so that a
 //! ticket costs one ledger transaction and a share of two group-committed local ones:
 //!
 //! 1. draw with a fresh OS-seeded ChaCha20 and record the ticket with its numbers and outcome

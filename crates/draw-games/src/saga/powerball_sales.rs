@@ -2,7 +2,7 @@
 //! quick picks) for the next drawing still on sale or the next N, sold at a retailer's terminal
 //! or, where the operator enables it, online from a player's wallet.
 //!
-//! A sale is a saga with deterministic keys (DESIGN §4), like a Keno ticket for scheduled draws:
+//! A sale is a saga with deterministic keys (architecture §4), like a Keno ticket for scheduled draws:
 //!
 //! 1. record the ticket (`open`) with its serial and every board, quick picks drawn here from a
 //!    fresh OS-seeded ChaCha20 (never from the terminal), so a replay answers the same numbers;

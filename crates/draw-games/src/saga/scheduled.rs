@@ -1,7 +1,7 @@
 //! Castle Keno tickets for scheduled draws: the next draw, or the next N consecutive draws
 //! (multi-draw).
 //!
-//! A purchase is a saga with deterministic keys (DESIGN §4):
+//! A purchase is a saga with deterministic keys (architecture §4):
 //!
 //! 1. record the ticket (`open`);
 //! 2. ledger: the stake for every draw from the wallet to the game's escrow

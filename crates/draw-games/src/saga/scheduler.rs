@@ -1,4 +1,4 @@
-//! The draw scheduler (DESIGN §6), one for every draw game: while this process leads, it runs
+//! The draw scheduler (architecture §6), one for every draw game: while this process leads, it runs
 //! each game's due steps every tick; the games' steps are guarded state changes, so a step run
 //! twice (two processes, a restart halfway) changes nothing the second time.
 //!

@@ -1,4 +1,4 @@
-//! Money in and out of a player's wallet through a payment provider (DESIGN §2).
+//! Money in and out of a player's wallet through a payment provider (architecture §2).
 //!
 //! Money enters only when the provider says it arrived. A deposit is an **intent**: the player's
 //! request is checked (self-exclusion, deposit limits, counted with the intents still pending)

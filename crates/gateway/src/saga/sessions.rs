@@ -1,4 +1,4 @@
-//! Sessions that last as long as their user plays, and no longer (DESIGN §7, issue 32 §2).
+//! Sessions that last as long as their user plays, and no longer (architecture §7, issue 32 §2).
 //!
 //! A login (a player's or staff member's password, with a lockout after repeated failures, or
 //! a terminal's API key) opens a session and answers two tokens: a short access token (signed,

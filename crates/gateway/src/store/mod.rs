@@ -1,4 +1,4 @@
-//! The gateway's store floor (DESIGN §1): every SQL statement of the gateway, by what it keeps.
+//! The gateway's store floor (architecture §1): every SQL statement of the gateway, by what it keeps.
 
 pub mod exclusions;
 pub mod payments;

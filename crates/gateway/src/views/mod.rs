@@ -1,4 +1,4 @@
-//! The gateway's wire types (DESIGN §1): what its handlers take and answer, built from the
+//! The gateway's wire types (architecture §1): what its handlers take and answer, built from the
 //! store's rows, never read from the database by name.
 
 pub mod payments;

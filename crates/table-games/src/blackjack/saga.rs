@@ -1,4 +1,4 @@
-//! A round's steps (DESIGN §4), each on typed values, none holding a row lock across a call to
+//! A round's steps (architecture §4), each on typed values, none holding a row lock across a call to
 //! the ledger (ADR 0004):
 //!
 //! 1. [`place_bets`]: recorded `open` with its bets (one round in play per table);

@@ -1,4 +1,4 @@
-//! The money steps of a round (DESIGN §4): its ledger batches, where its stakes went, its
+//! The money steps of a round (architecture §4): its ledger batches, where its stakes went, its
 //! settlement, and its voiding when the shoe cannot finish it; each chained in the audit log.
 
 use domain::blackjack::round::{Round, SpotBet, TableRules};

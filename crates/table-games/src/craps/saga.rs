@@ -1,4 +1,4 @@
-//! A craps request's steps (DESIGN §4), none holding a row lock across a call to the ledger:
+//! A craps request's steps (architecture §4), none holding a row lock across a call to the ledger:
 //!
 //! 1. the session read (or taken as this process last recorded it, [`super::repository`]), the
 //!    changes applied to a copy of the layout (a rule refused changes nothing), the dice thrown

@@ -1,4 +1,4 @@
-//! A round's steps (DESIGN §4), none holding a row lock across a call to the ledger (ADR 0004):
+//! A round's steps (architecture §4), none holding a row lock across a call to the ledger (ADR 0004):
 //!
 //! 1. [`place_wagers`]: the wagers checked against the posted limits and recorded `open`;
 //! 2. [`drive_deal`]: the wagers in one ledger batch (key `<round>/stake/*`); refused →

@@ -1,4 +1,4 @@
-//! The money steps of a round (DESIGN §4): where its wagers go at the deal, and its settlement
+//! The money steps of a round (architecture §4): where its wagers go at the deal, and its settlement
 //! with the play wager, each one ledger batch under keys derived from the round; the settled
 //! round chained in the audit log.
 
