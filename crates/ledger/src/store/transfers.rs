@@ -54,10 +54,21 @@ fn refusal(pg: &sqlx::postgres::PgDatabaseError) -> AppError {
     let context = pg.hint().and_then(|h| serde_json::from_str::<Value>(h).ok());
     let words = context.as_ref().filter(|_| code == "limit_reached").and_then(limit_words);
     let detail = words.unwrap_or_else(|| pg.detail().unwrap_or("refused").to_owned());
-    let err = match code.as_str() {
-        "idempotency_conflict" | "hold_already_ended" | "append_only" => {
-            AppError::relayed(StatusCode::CONFLICT, code, detail)
-        }
+    let Some(status) = refusal_status(&code) else {
+        return AppError::internal(format!("unexpected ledger refusal {code}: {detail}"));
+    };
+    let err = AppError::relayed(status, code, detail);
+    match context {
+        Some(context) => err.with_context(context),
+        None => err,
+    }
+}
+
+/// The status of each refusal the ledger's SQL raises (`refuse('<code>', ...)`); a test checks
+/// every code the migrations raise is here and in the catalogue with this status.
+fn refusal_status(code: &str) -> Option<StatusCode> {
+    match code {
+        "idempotency_conflict" | "hold_already_ended" | "append_only" => Some(StatusCode::CONFLICT),
         "account_not_found"
         | "hold_not_found"
         | "duplicate_transfer_id"
@@ -68,12 +79,38 @@ fn refusal(pg: &sqlx::postgres::PgDatabaseError) -> AppError {
         | "hold_expired"
         | "hold_not_expired"
         | "limit_reached"
-        | "play_suspended" => AppError::relayed(StatusCode::UNPROCESSABLE_ENTITY, code, detail),
-        _ => return AppError::internal(format!("unexpected ledger refusal {code}: {detail}")),
-    };
-    match context {
-        Some(context) => err.with_context(context),
-        None => err,
+        | "play_suspended" => Some(StatusCode::UNPROCESSABLE_ENTITY),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod refusal_codes {
+    /// Every code the ledger's SQL raises, in any migration: each has a status here, and is in
+    /// the catalogue (`platform::codes`) with that status, as every code a service answers is.
+    #[test]
+    fn every_code_the_sql_raises_is_in_the_catalogue_with_its_status() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../migrations/ledger");
+        let mut raised = std::collections::BTreeSet::new();
+        for entry in std::fs::read_dir(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display())) {
+            let text = std::fs::read_to_string(entry.map(|e| e.path()).unwrap_or_default()).unwrap_or_default();
+            for marker in ["refuse('", "RAISE EXCEPTION '"] {
+                for (at, _) in text.match_indices(marker) {
+                    let code: String = text[at + marker.len()..]
+                        .chars()
+                        .take_while(|c| c.is_ascii_lowercase() || *c == '_')
+                        .collect();
+                    if !code.is_empty() {
+                        raised.insert(code);
+                    }
+                }
+            }
+        }
+        assert!(raised.len() >= 14, "the SQL's refusals were not found: {raised:?}");
+        for code in &raised {
+            let status = super::refusal_status(code).unwrap_or_else(|| panic!("`{code}` has no status"));
+            assert!(platform::codes::is_listed(code, status.as_u16()), "`{code}` ({status}) is not in the catalogue");
+        }
     }
 }
 
