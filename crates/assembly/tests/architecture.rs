@@ -379,3 +379,109 @@ fn every_citation_of_the_architecture_names_a_section_that_exists() {
     assert!(cited > 40, "the citations were not found ({cited})");
     assert!(missing.is_empty(), "citations of sections docs/architecture.md does not have: {missing:#?}");
 }
+
+/// The lines of each function of `text` longer than `most`: (name, first line, lines). Braces
+/// are counted outside comments, strings (raw ones too) and character literals.
+fn long_functions(text: &str, most: usize) -> Vec<(String, usize, usize)> {
+    let lines: Vec<&str> = text.lines().collect();
+    let mut found = Vec::new();
+    let mut i = 0;
+    while i < lines.len() {
+        let line = lines[i].trim_start();
+        let signature =
+            ["pub ", "pub(crate) ", "async ", "const ", "fn "].iter().any(|p| line.starts_with(p))
+                && line.contains("fn ")
+                && !line.starts_with("//");
+        if !signature {
+            i += 1;
+            continue;
+        }
+        let name: String = line
+            .split("fn ")
+            .nth(1)
+            .unwrap_or("")
+            .chars()
+            .take_while(|c| c.is_alphanumeric() || *c == '_')
+            .collect();
+        let (mut depth, mut opened, mut j) = (0i32, false, i);
+        'lines: while j < lines.len() {
+            let chars: Vec<char> = lines[j].chars().collect();
+            let mut k = 0;
+            while k < chars.len() {
+                match chars[k] {
+                    '/' if chars.get(k + 1) == Some(&'/') => break,
+                    'r' if chars.get(k + 1) == Some(&'#') && chars.get(k + 2) == Some(&'"') => {
+                        // A raw string, to its `"#` (on this line or a later one).
+                        let closed = chars[k + 3..].iter().collect::<String>().contains("\"#");
+                        if !closed {
+                            while j + 1 < lines.len() && !lines[j + 1].contains("\"#") {
+                                j += 1;
+                            }
+                            j += 1;
+                        }
+                        k = chars.len();
+                    }
+                    '"' => {
+                        k += 1;
+                        while k < chars.len() && chars[k] != '"' {
+                            k += if chars[k] == '\\' { 2 } else { 1 };
+                        }
+                    }
+                    '\'' if chars.get(k + 2) == Some(&'\'') || chars.get(k + 1) == Some(&'\\') => {
+                        k += if chars.get(k + 1) == Some(&'\\') { 3 } else { 2 };
+                    }
+                    '{' => {
+                        depth += 1;
+                        opened = true;
+                    }
+                    '}' => {
+                        depth -= 1;
+                        if opened && depth == 0 {
+                            break 'lines;
+                        }
+                    }
+                    ';' if !opened => break 'lines,
+                    _ => {}
+                }
+                k += 1;
+            }
+            j += 1;
+        }
+        if opened && j + 1 - i > most {
+            found.push((name, i + 1, j + 1 - i));
+        }
+        i = if opened { j + 1 } else { i + 1 };
+    }
+    found
+}
+
+/// At most five functions in the services' and libraries' sources run over 70 lines, each with
+/// its reason beside it ("Long by design"), so a reader meets short steps (issue 48 §4).
+#[test]
+fn few_functions_are_long_and_each_says_why() {
+    let mut long = Vec::new();
+    let mut unexplained = Vec::new();
+    for krate in std::fs::read_dir(crates_dir()).unwrap() {
+        let src = krate.unwrap().path().join("src");
+        if !src.is_dir() {
+            continue;
+        }
+        for file in rust_files(&src) {
+            let text = std::fs::read_to_string(&file).unwrap();
+            let lines: Vec<&str> = text.lines().collect();
+            for (name, first, count) in long_functions(&text, 70) {
+                let before = lines[first.saturating_sub(7)..first - 1].join("\n");
+                let at = format!("{}:{first} {name} ({count} lines)", file.display());
+                if !before.contains("Long by design") {
+                    unexplained.push(at.clone());
+                }
+                long.push(at);
+            }
+        }
+    }
+    assert!(
+        unexplained.is_empty(),
+        "functions over 70 lines without their reason beside them: {unexplained:#?}"
+    );
+    assert!(long.len() <= 5, "{} functions over 70 lines (at most 5): {long:#?}", long.len());
+}

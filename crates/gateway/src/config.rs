@@ -111,6 +111,42 @@ impl Default for GatewaySettings {
     }
 }
 
+impl PaymentSettings {
+    /// `d` overridden by the environment.
+    fn from_env(d: PaymentSettings) -> Result<Self, ConfigError> {
+        Ok(PaymentSettings {
+            api_key: match std::env::var("LOTTO_PAYMENTS_API_KEY") {
+                Ok(key) if !key.is_empty() => Secret::new(key.into_bytes()),
+                _ => d.api_key,
+            },
+            tolerance_seconds: env_or("LOTTO_PAYMENTS_TOLERANCE_SECONDS", d.tolerance_seconds)?,
+            hold_seconds: env_or("LOTTO_PAYMENTS_HOLD_SECONDS", d.hold_seconds)?,
+        })
+    }
+}
+
+impl ProtectionSettings {
+    /// `d` overridden by the environment.
+    fn from_env(d: ProtectionSettings) -> Result<Self, ConfigError> {
+        Ok(ProtectionSettings {
+            dormant_after_days: at_least_one(
+                "LOTTO_DORMANT_AFTER_DAYS",
+                env_or("LOTTO_DORMANT_AFTER_DAYS", d.dormant_after_days)?,
+                "day",
+            )?,
+            help_line: match std::env::var("LOTTO_HELP_LINE") {
+                Ok(text) if !text.trim().is_empty() => text,
+                _ => d.help_line,
+            },
+            exclusion_list_check: Duration::from_secs(at_least_one(
+                "LOTTO_EXCLUSION_LIST_CHECK_S",
+                env_or("LOTTO_EXCLUSION_LIST_CHECK_S", d.exclusion_list_check.as_secs())?,
+                "second",
+            )?),
+        })
+    }
+}
+
 impl GatewaySettings {
     /// The defaults overridden by the environment.
     pub fn from_env() -> Result<Self, ConfigError> {
@@ -118,14 +154,7 @@ impl GatewaySettings {
         Ok(GatewaySettings {
             rate_per_identity: env_or("LOTTO_RATE_PER_IDENTITY", d.rate_per_identity)?,
             rate_per_address: env_or("LOTTO_RATE_PER_ADDRESS", d.rate_per_address)?,
-            payments: PaymentSettings {
-                api_key: match std::env::var("LOTTO_PAYMENTS_API_KEY") {
-                    Ok(key) if !key.is_empty() => Secret::new(key.into_bytes()),
-                    _ => d.payments.api_key,
-                },
-                tolerance_seconds: env_or("LOTTO_PAYMENTS_TOLERANCE_SECONDS", d.payments.tolerance_seconds)?,
-                hold_seconds: env_or("LOTTO_PAYMENTS_HOLD_SECONDS", d.payments.hold_seconds)?,
-            },
+            payments: PaymentSettings::from_env(d.payments)?,
             cors: match std::env::var("LOTTO_CORS_ORIGINS") {
                 Ok(text) => crate::cors::CorsOrigins::parse(&text).map_err(|reason| ConfigError {
                     name: "LOTTO_CORS_ORIGINS",
@@ -165,22 +194,7 @@ impl GatewaySettings {
                 })?,
                 Err(_) => d.time_zone,
             },
-            protection: ProtectionSettings {
-                dormant_after_days: at_least_one(
-                    "LOTTO_DORMANT_AFTER_DAYS",
-                    env_or("LOTTO_DORMANT_AFTER_DAYS", d.protection.dormant_after_days)?,
-                    "day",
-                )?,
-                help_line: match std::env::var("LOTTO_HELP_LINE") {
-                    Ok(text) if !text.trim().is_empty() => text,
-                    _ => d.protection.help_line,
-                },
-                exclusion_list_check: Duration::from_secs(at_least_one(
-                    "LOTTO_EXCLUSION_LIST_CHECK_S",
-                    env_or("LOTTO_EXCLUSION_LIST_CHECK_S", d.protection.exclusion_list_check.as_secs())?,
-                    "second",
-                )?),
-            },
+            protection: ProtectionSettings::from_env(d.protection)?,
             password_checks: at_least_one(
                 "LOTTO_PASSWORD_CHECKS",
                 env_or("LOTTO_PASSWORD_CHECKS", d.password_checks)?,

@@ -32,6 +32,53 @@ fn email_taken() -> AppError {
     AppError::conflict(codes::EMAIL_TAKEN, "an account with that email already exists")
 }
 
+/// A date of birth in the past, plausible, and of playing age (K.A.R. 111-5-24(c)).
+fn check_birth_date(born: chrono::NaiveDate) -> Result<(), AppError> {
+    let today = Utc::now().date_naive();
+    if !is_plausible_birth_date(born, today) {
+        return Err(AppError::unprocessable(
+            codes::INVALID_DATE_OF_BIRTH,
+            format!("a date of birth is in the past and at most {MAXIMUM_AGE_YEARS} years ago"),
+        ));
+    }
+    if !is_of_playing_age(born, today) {
+        return Err(AppError::unprocessable(
+            codes::UNDER_AGE,
+            format!("players must be {MINIMUM_AGE_YEARS} or older (K.A.R. 111-5-24(c))"),
+        ));
+    }
+    Ok(())
+}
+
+/// A person who may not open an account: on a state's or the operator's exclusion list (the
+/// refusal logged against the entry, ADR 0014 §5), or a player on a break, excluded, closed or
+/// listed, under another way of writing the same address (issue 47 §3: the same person is the
+/// same address as a person reads it, born the same day).
+async fn refuse_a_suspended_person(
+    state: &GatewayState,
+    email: &str,
+    email_key: &str,
+    born: chrono::NaiveDate,
+) -> Result<(), AppError> {
+    if let Some(entry) = crate::store::exclusions::matching(&state.pool, email_key, born).await? {
+        crate::store::exclusions::log_refused_registration(&state.pool, entry, email).await?;
+        return Err(AppError::new(
+            axum::http::StatusCode::FORBIDDEN,
+            codes::EXCLUDED_BY_LIST,
+            "this person is on an exclusion list and cannot open an account",
+        ));
+    }
+    let now = Utc::now();
+    for row in store::same_person(&state.pool, email_key, born).await? {
+        let standing = crate::standing::PlayStanding::of(&row, now);
+        if let Some(refused) = standing.standing.refusal(standing.resumes_at, "an account of yours is") {
+            tracing::warn!(player = %row.id, "a suspended player's address, written another way, was refused a new account");
+            return Err(refused);
+        }
+    }
+    Ok(())
+}
+
 /// Registers a player with a wallet; K.A.R. 111-5-24(c) refuses those under 18.
 pub(crate) async fn register(state: &GatewayState, request: Registration) -> Result<Player, AppError> {
     if !valid_email(&request.email) {
@@ -43,45 +90,11 @@ pub(crate) async fn register(state: &GatewayState, request: Registration) -> Res
     let email = request.email.to_lowercase();
     let email_key = domain::text::email_match_key(&email);
     validate_password(&request.password, &email)?;
-    let today = Utc::now().date_naive();
-    if !is_plausible_birth_date(request.date_of_birth, today) {
-        return Err(AppError::unprocessable(
-            codes::INVALID_DATE_OF_BIRTH,
-            format!("a date of birth is in the past and at most {MAXIMUM_AGE_YEARS} years ago"),
-        ));
-    }
-    if !is_of_playing_age(request.date_of_birth, today) {
-        return Err(AppError::unprocessable(
-            codes::UNDER_AGE,
-            format!("players must be {MINIMUM_AGE_YEARS} or older (K.A.R. 111-5-24(c))"),
-        ));
-    }
+    check_birth_date(request.date_of_birth)?;
     if store::email_taken(&state.pool, &email).await? {
         return Err(email_taken());
     }
-    // A person on a state's or the operator's exclusion list does not open an account; the
-    // refusal is logged against the entry (ADR 0014 §5).
-    if let Some(entry) =
-        crate::store::exclusions::matching(&state.pool, &email_key, request.date_of_birth).await?
-    {
-        crate::store::exclusions::log_refused_registration(&state.pool, entry, &email).await?;
-        return Err(AppError::new(
-            axum::http::StatusCode::FORBIDDEN,
-            codes::EXCLUDED_BY_LIST,
-            "this person is on an exclusion list and cannot open an account",
-        ));
-    }
-    // A player on a break, excluded, closed or listed does not open another account under
-    // another way of writing the same address (issue 47 §3): the same person is the same
-    // address as a person reads it, born the same day.
-    let now = Utc::now();
-    for row in store::same_person(&state.pool, &email_key, request.date_of_birth).await? {
-        let standing = crate::standing::PlayStanding::of(&row, now);
-        if let Some(refused) = standing.standing.refusal(standing.resumes_at, "an account of yours is") {
-            tracing::warn!(player = %row.id, "a suspended player's address, written another way, was refused a new account");
-            return Err(refused);
-        }
-    }
+    refuse_a_suspended_person(state, &email, &email_key, request.date_of_birth).await?;
     let id = Uuid::now_v7();
     let wallet_id = Uuid::now_v7();
     let password_hash = state.passwords.hash(request.password).await?;

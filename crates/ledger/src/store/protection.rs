@@ -18,6 +18,20 @@ fn period_column(period: Option<LimitPeriod>) -> &'static str {
     period.map_or("each", LimitPeriod::as_str)
 }
 
+/// Locks wallet `account` for one change of its limits at a time (NO KEY UPDATE: transfers
+/// naming the account take KEY SHARE locks, which this does not block); refuses an account that
+/// is not a player's wallet.
+async fn lock_players_wallet(tx: &mut sqlx::PgConnection, account: Uuid) -> Result<(), AppError> {
+    let account_kind = sqlx::query_scalar!("SELECT kind FROM accounts WHERE id = $1 FOR NO KEY UPDATE", account)
+        .fetch_optional(&mut *tx)
+        .await?
+        .ok_or_else(|| AppError::not_found(codes::ACCOUNT_NOT_FOUND, format!("account {account} does not exist")))?;
+    if account_kind != "player_wallet" {
+        return Err(AppError::unprocessable(codes::INVALID_MONEY_LIMIT, "money limits are kept on players' wallets"));
+    }
+    Ok(())
+}
+
 /// Sets one limit of wallet `account`: a lowering (or an operator's change, or one with no
 /// delay) applies at once and cancels a raise waiting; a raise or removal applies after the
 /// delay, unless the same one already waits (its time is kept).
@@ -25,16 +39,7 @@ pub async fn set_limit(pool: &PgPool, account: Uuid, change: &ValidLimitChange) 
     let (kind, period, source) =
         (change.kind.as_str(), period_column(change.period), change.source.as_str());
     let mut tx = pool.begin().await?;
-    // One change of a wallet's limits at a time (NO KEY UPDATE: transfers naming the account
-    // take KEY SHARE locks, which this does not block).
-    let account_kind =
-        sqlx::query_scalar!("SELECT kind FROM accounts WHERE id = $1 FOR NO KEY UPDATE", account)
-            .fetch_optional(&mut *tx)
-            .await?
-            .ok_or_else(|| AppError::not_found(codes::ACCOUNT_NOT_FOUND, format!("account {account} does not exist")))?;
-    if account_kind != "player_wallet" {
-        return Err(AppError::unprocessable(codes::INVALID_MONEY_LIMIT, "money limits are kept on players' wallets"));
-    }
+    lock_players_wallet(&mut tx, account).await?;
     let in_force = sqlx::query_scalar!(
         r#"SELECT cents AS "cents!" FROM limits_in_force($1) WHERE kind = $2 AND period = $3 AND source = $4"#,
         account,

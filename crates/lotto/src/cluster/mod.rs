@@ -102,6 +102,32 @@ fn patroni(layout: &Layout, member: usize) -> Daemon {
 /// How long `start` waits for the layout to serve writes.
 const READY_WITHIN: Duration = Duration::from_secs(120);
 
+/// Starts every Patroni member not running (each in its own group, by which a network cut finds
+/// what it sends: see `partition`); the members started.
+fn start_members(layout: &Layout, run_as: Option<RunAs>, bin_dir: &Path) -> anyhow::Result<Vec<usize>> {
+    let mut started = Vec::new();
+    for member in 0..MEMBERS.len() {
+        let daemon = patroni(layout, member);
+        if daemon.pid().is_some() {
+            continue;
+        }
+        free(&[layout.rest_port(member), layout.postgres_port(member)])?;
+        std::fs::create_dir_all(&daemon.dir)?;
+        let config = daemon.dir.join("patroni.yml");
+        std::fs::write(&config, layout.patroni_config(member, bin_dir))?;
+        std::fs::create_dir_all(layout.socket_dir(member))?;
+        let member_as = run_as.map(|user| RunAs { gid: layout.member_gid(member), ..user });
+        if let Some(user) = member_as {
+            user.own(&daemon.dir)?;
+            user.own(&layout.socket_dir(member))?;
+        }
+        daemon.start("patroni", &[config.display().to_string()], member_as)?;
+        started.push(member);
+    }
+    Ok(started)
+}
+
+/// Starts the layout (etcd, the Patroni members, HAProxy) and waits until it serves writes.
 async fn start(layout: &Layout) -> anyhow::Result<()> {
     let run_as = RunAs::postgres_if_root()?;
     let bin_dir = crate::postgres::find_postgres_bin_dir().context("no PostgreSQL server installed")?;
@@ -119,26 +145,7 @@ async fn start(layout: &Layout) -> anyhow::Result<()> {
     })
     .await?;
 
-    let mut started = Vec::new();
-    for member in 0..MEMBERS.len() {
-        let daemon = patroni(layout, member);
-        if daemon.pid().is_some() {
-            continue;
-        }
-        free(&[layout.rest_port(member), layout.postgres_port(member)])?;
-        std::fs::create_dir_all(&daemon.dir)?;
-        let config = daemon.dir.join("patroni.yml");
-        std::fs::write(&config, layout.patroni_config(member, &bin_dir))?;
-        std::fs::create_dir_all(layout.socket_dir(member))?;
-        // Its own group, by which a network cut finds what it sends (see `partition`).
-        let member_as = run_as.map(|user| RunAs { gid: layout.member_gid(member), ..user });
-        if let Some(user) = member_as {
-            user.own(&daemon.dir)?;
-            user.own(&layout.socket_dir(member))?;
-        }
-        daemon.start("patroni", &[config.display().to_string()], member_as)?;
-        started.push(member);
-    }
+    let started = start_members(layout, run_as, &bin_dir)?;
     let config = layout.dir.join("haproxy.cfg");
     std::fs::write(&config, layout.haproxy_config())?;
     if haproxy(layout).pid().is_none() {
