@@ -4,10 +4,10 @@
 import type { JSX } from "preact";
 import { render } from "preact";
 import { useEffect, useState } from "preact/hooks";
-import { ConsoleScreens, StaffEntry } from "./console";
-import { PlayerEntry, PlayerScreens } from "./player";
-import { type Area, onSessionChange, tokenOf } from "./session";
-import { TillEntry, TillScreens } from "./till";
+import { ConsoleScreens, StaffEntry } from "./console/console";
+import { PlayerEntry, PlayerScreens } from "./player/player";
+import { type Area, onSessionChange, tokenOf } from "./shared/session";
+import { TillEntry, TillScreens } from "./till/till";
 import "./style.css";
 
 const AREAS: { area: Area; hash: string; title: string }[] = [

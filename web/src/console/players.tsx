@@ -3,8 +3,8 @@
 // birth and age, last login, every limit with what it has used, and the activity statement.
 import type { JSX } from "preact";
 import { useState } from "preact/hooks";
-import { api, dollars, must, type Schemas, when } from "./session";
-import { Field, gameName, ProblemBanner, Scroll, useAction, useLoad } from "./ui";
+import { api, dollars, must, type Schemas, when } from "../shared/session";
+import { Field, gameName, ProblemBanner, Scroll, useAction, useLoad } from "../shared/ui";
 
 type Player = Schemas["Player"];
 

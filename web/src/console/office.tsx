@@ -3,8 +3,8 @@
 // make, and the office's records of both games, newest first (the W-2G records alone on asking).
 import type { JSX } from "preact";
 import { useState } from "preact/hooks";
-import { api, dollars, must, type Schemas, when } from "./session";
-import { Field, ProblemBanner, Scroll, useAction, useLoad } from "./ui";
+import { api, dollars, must, type Schemas, when } from "../shared/session";
+import { Field, ProblemBanner, Scroll, useAction, useLoad } from "../shared/ui";
 
 export function OfficeDesk(): JSX.Element {
   const [paid, setPaid] = useState(0);

@@ -5,9 +5,10 @@
 import type { JSX } from "preact";
 import { Fragment } from "preact";
 import { useRef, useState } from "preact/hooks";
-import { api, dollars, lotteryMidnight, must, newKey, placeOf, publicApi, type Schemas, signIn, signOut, when } from "./session";
-import { PowerballTill } from "./powerball";
-import { EndedNotice, Field, ProblemBanner, Scroll, TabPanel, Tabs, useAction, useLoad } from "./ui";
+import { api, dollars, lotteryMidnight, must, newKey, placeOf, publicApi, type Schemas, signIn, when } from "../shared/session";
+import { PowerballTill } from "../shared/powerball";
+import { EndedNotice, Field, ProblemBanner, Scroll, useAction, useLoad } from "../shared/ui";
+import { AreaShell } from "../shared/area";
 
 export function TillEntry(): JSX.Element {
   const [key, setKey] = useState("");
@@ -48,8 +49,9 @@ export function TillScreens(): JSX.Element {
   const [tab, setTab] = useState<TillTab>("counter");
   const place = placeOf("till");
   return (
-    <div>
-      <div class="bar">
+    <AreaShell
+      area="till"
+      who={
         <p class="till-place">
           {place ? (
             <>
@@ -60,19 +62,19 @@ export function TillScreens(): JSX.Element {
             "Till"
           )}
         </p>
-        <button type="button" onClick={() => void api.till.DELETE("/v1/sessions/current").finally(() => signOut("till"))}>
-          Close the till
-        </button>
-      </div>
-      <Tabs label="Till" tabs={TILL_TABS} current={tab} onSelect={setTab} />
-      <TabPanel id={tab}>
-        {tab === "counter" && <Counter />}
-        {tab === "powerball" && <PowerballTill />}
-        {tab === "packs" && <Packs />}
-        {tab === "receipts" && <Receipts />}
-        {tab === "day" && <TillDay />}
-      </TabPanel>
-    </div>
+      }
+      leave="Close the till"
+      label="Till"
+      tabs={TILL_TABS}
+      current={tab}
+      onSelect={setTab}
+    >
+      {tab === "counter" && <Counter />}
+      {tab === "powerball" && <PowerballTill />}
+      {tab === "packs" && <Packs />}
+      {tab === "receipts" && <Receipts />}
+      {tab === "day" && <TillDay />}
+    </AreaShell>
   );
 }
 

@@ -3,8 +3,8 @@
 // matches) and the dormant accounts with the balances that stay their players'.
 import type { JSX } from "preact";
 import { useState } from "preact/hooks";
-import { api, dollars, must, type Schemas, when } from "./session";
-import { ConfirmButton, Field, ProblemBanner, Scroll, useAction, useLoad } from "./ui";
+import { api, dollars, must, type Schemas, when } from "../shared/session";
+import { ConfirmButton, Field, ProblemBanner, Scroll, useAction, useLoad } from "../shared/ui";
 
 const counted = (n: number, thing: string) => `${n.toLocaleString()} ${thing}${n === 1 ? "" : "s"}`;
 const players = (n: number) => counted(n, "player");

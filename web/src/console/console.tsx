@@ -5,14 +5,15 @@
 // player protection (exclusion lists, dormant accounts).
 import type { JSX } from "preact";
 import { useState } from "preact/hooks";
-import { OfficeDesk } from "./console_office";
-import { PlayerLookup } from "./console_players";
-import { PowerballDesk } from "./console_powerball";
-import { PlayerProtection } from "./console_protection";
-import { Packs, Retailers } from "./console_retail";
+import { OfficeDesk } from "./office";
+import { PlayerLookup } from "./players";
+import { PowerballDesk } from "./powerball";
+import { PlayerProtection } from "./protection";
+import { Packs, Retailers } from "./retail";
 import { ParCharts } from "./par";
-import { api, dollars, must, publicApi, type Schemas, signIn, signOut, when } from "./session";
-import { EndedNotice, Field, ProblemBanner, Scroll, TabPanel, Tabs, useAction, useLiveDraws, useLoad } from "./ui";
+import { api, dollars, must, publicApi, type Schemas, signIn, when } from "../shared/session";
+import { EndedNotice, Field, ProblemBanner, Scroll, useAction, useLiveDraws, useLoad } from "../shared/ui";
+import { AreaShell } from "../shared/area";
 
 export function StaffEntry(): JSX.Element {
   const [username, setUsername] = useState("");
@@ -69,8 +70,9 @@ export function ConsoleScreens(): JSX.Element {
   const [tab, setTab] = useState<ConsoleTab>("draws");
   const me = useLoad(() => must(api.staff.GET("/v1/me")), []);
   return (
-    <div>
-      <div class="bar">
+    <AreaShell
+      area="staff"
+      who={
         <p data-testid="console-who">
           Operator console
           {me.value?.username && (
@@ -80,31 +82,26 @@ export function ConsoleScreens(): JSX.Element {
             </>
           )}
         </p>
-        <button
-          type="button"
-          onClick={() => {
-            void api.staff.DELETE("/v1/sessions/current").finally(() => signOut("staff"));
-          }}
-        >
-          Log out
-        </button>
-      </div>
-      <Tabs label="Console" tabs={CONSOLE_TABS} current={tab} onSelect={setTab} />
-      <TabPanel id={tab}>
-        {tab === "draws" && <Draws />}
-        {tab === "powerball" && <PowerballDesk />}
-        {tab === "office" && <OfficeDesk />}
-        {tab === "print" && <PrintRuns />}
-        {tab === "packs" && <Packs />}
-        {tab === "retailers" && <Retailers />}
-        {tab === "liability" && <Liability />}
-        {tab === "validations" && <Validations />}
-        {tab === "audit" && <Audit />}
-        {tab === "par" && <ParCharts />}
-        {tab === "players" && <PlayerLookup />}
-        {tab === "protection" && <PlayerProtection />}
-      </TabPanel>
-    </div>
+      }
+      leave="Log out"
+      label="Console"
+      tabs={CONSOLE_TABS}
+      current={tab}
+      onSelect={setTab}
+    >
+      {tab === "draws" && <Draws />}
+      {tab === "powerball" && <PowerballDesk />}
+      {tab === "office" && <OfficeDesk />}
+      {tab === "print" && <PrintRuns />}
+      {tab === "packs" && <Packs />}
+      {tab === "retailers" && <Retailers />}
+      {tab === "liability" && <Liability />}
+      {tab === "validations" && <Validations />}
+      {tab === "audit" && <Audit />}
+      {tab === "par" && <ParCharts />}
+      {tab === "players" && <PlayerLookup />}
+      {tab === "protection" && <PlayerProtection />}
+    </AreaShell>
   );
 }
 

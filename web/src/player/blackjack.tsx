@@ -4,8 +4,8 @@
 // and decision, and the last Keno tickets.
 import type { JSX } from "preact";
 import { useState } from "preact/hooks";
-import { api, centsOf, dollars, must, newKey, publicApi, type Schemas, when } from "./session";
-import { Card, Field, HiddenCard, ProblemBanner, useAction, useLoad } from "./ui";
+import { api, centsOf, dollars, must, newKey, publicApi, type Schemas } from "../shared/session";
+import { Card, Field, HiddenCard, ProblemBanner, useAction, useLoad } from "../shared/ui";
 
 type AllowedAction = Schemas["AllowedAction"];
 type ActionRequest = Schemas["ActionRequest"];

@@ -4,9 +4,9 @@
 // at the lottery office are the Office tab's, console_office.tsx).
 import type { JSX } from "preact";
 import { useEffect, useState } from "preact/hooks";
-import { Balls, TIER_NAMES } from "./powerball";
-import { api, centsOf, dollars, must, publicApi, type Schemas, when } from "./session";
-import { Field, ProblemBanner, Scroll, useAction, useLoad, WholeField, wholeIn } from "./ui";
+import { Balls, TIER_NAMES } from "../shared/powerball";
+import { api, centsOf, dollars, must, publicApi, type Schemas, when } from "../shared/session";
+import { Field, ProblemBanner, Scroll, useAction, useLoad, WholeField, wholeIn } from "../shared/ui";
 
 type Drawing = Schemas["PowerballDrawView"];
 

@@ -2,8 +2,8 @@
 // people use, with the balance after each line, and the lines downloadable as CSV.
 import type { JSX } from "preact";
 import { useState } from "preact/hooks";
-import { api, dollars, must, type Schemas, when } from "./session";
-import { DaysForm, Field, gameName, ProblemBanner, Scroll, useAction, usePages } from "./ui";
+import { api, dollars, must, type Schemas, when } from "../shared/session";
+import { DaysForm, gameName, ProblemBanner, Scroll, useAction, usePages } from "../shared/ui";
 
 type Entry = Schemas["StatementEntry"];
 type Days = { from?: string; to?: string };

@@ -1,6 +1,6 @@
 // Compiled under `tsc --strict` in CI: the client types generated from openapi.yaml must be usable
 // as a front end uses them, not merely parse. Each line names a response a screen reads.
-import type { components, paths } from "./api";
+import type { components, paths } from "../api";
 
 type Json<P extends keyof paths, M extends keyof paths[P]> = paths[P][M] extends {
   responses: { 200: { content: { "application/json": infer T } } };

@@ -2,7 +2,7 @@
 // one browser can show all three screens side by side; each has a client generated from the
 // contract (openapi-fetch over the types in api.d.ts) that sends its bearer token.
 import createClient, { type Client } from "openapi-fetch";
-import type { components, paths } from "./api";
+import type { components, paths } from "../api";
 
 export type Schemas = components["schemas"];
 export type Area = "player" | "till" | "staff";

@@ -8,8 +8,8 @@
 // what the roll won or cost is said in words. Every bet of 111-501-44(c) can be made here.
 import type { ComponentChildren, JSX } from "preact";
 import { useState } from "preact/hooks";
-import { api, centsOf, dollars, must, newKey, publicApi, type Schemas } from "./session";
-import { Field, ProblemBanner, useAction, useLoad } from "./ui";
+import { api, centsOf, dollars, must, newKey, publicApi, type Schemas } from "../shared/session";
+import { Field, ProblemBanner, useAction, useLoad } from "../shared/ui";
 
 type Bet = Schemas["Bet"];
 type BetView = Schemas["BetView"];
@@ -95,7 +95,7 @@ function spotOf(bet: Bet): string {
 
 /** What a roll did to one bet, in words. */
 export function outcomeWords(o: Outcome): string {
-  const name = betName(o as unknown as Bet);
+  const name = betName(o);
   const staked = dollars(o.amount_cents);
   switch (o.result) {
     case "won":
@@ -149,15 +149,15 @@ function Spot(p: {
   children?: ComponentChildren;
 }): JSX.Element {
   const { layout } = p;
-  const here = layout.bets.filter((b) => spotOf(b as unknown as Bet) === p.spot);
-  const result = layout.outcomes.find((o) => spotOf(o as unknown as Bet) === p.spot)?.result;
+  const here = layout.bets.filter((b) => spotOf(b) === p.spot);
+  const result = layout.outcomes.find((o) => spotOf(o) === p.spot)?.result;
   const said = here.map((b) => `${dollars(b.amount_cents)}${b.works ? "" : " off"}`).join(", ");
   const pays = layout.pays.get(p.spot);
   const inner = (
     <>
       <span class="spot-name">{p.children ?? p.label}</span>
       {here.map((b) => (
-        <span key={JSON.stringify(fields(b as unknown as Bet))} class={`chip${b.works ? "" : " off"}`}>
+        <span key={JSON.stringify(fields(b))} class={`chip${b.works ? "" : " off"}`}>
           {dollars(b.amount_cents)}
           {b.bet.endsWith("_odds") ? " odds" : ""}
           {b.works ? "" : " OFF"}
@@ -197,7 +197,7 @@ export function CrapsTable(props: { onMoney: () => void; resume?: Session | unde
   const chip = centsOf(other) ?? chosenChip;
   const act = useAction();
   const math = useLoad(() => must(publicApi.GET("/v1/craps/math")), []);
-  const pays = new Map((math.value?.areas ?? []).map((a) => [spotOf(a as unknown as Bet), a.pays] as const));
+  const pays = new Map((math.value?.areas ?? []).map((a) => [spotOf(a), a.pays] as const));
   const sit = () =>
     act.run(async () => {
       setSession(await must(api.player.POST("/v1/craps/sessions", { body: {} })));
@@ -409,7 +409,7 @@ export function CrapsTable(props: { onMoney: () => void; resume?: Session | unde
         <ul>
           {(math.value?.areas ?? []).map((a) => (
             <li key={JSON.stringify(a)}>
-              {betName(a as unknown as Bet)}: {a.pays}
+              {betName(a)}: {a.pays}
             </li>
           ))}
         </ul>
@@ -418,10 +418,10 @@ export function CrapsTable(props: { onMoney: () => void; resume?: Session | unde
       {session.bets.length === 0 && <p class="hint">No bet on the layout: choose a chip and press an area.</p>}
       <ul data-testid="craps-layout">
         {session.bets.map((b: BetView) => {
-          const named = fields(b as unknown as Bet);
+          const named = fields(b);
           return (
             <li key={JSON.stringify(named)}>
-              {betName(b as unknown as Bet)}: {dollars(b.amount_cents)}
+              {betName(b)}: {dollars(b.amount_cents)}
               {b.works ? " (working)" : " (off)"}
               {!b.may_take_down && " · stays until decided"}{" "}
               {b.may_call_off && (
@@ -432,7 +432,7 @@ export function CrapsTable(props: { onMoney: () => void; resume?: Session | unde
                   title={b.works ? "It stays on the layout but no roll decides it until you call it on" : "Rolls decide it again"}
                   onClick={() => void send("bets", [{ change: "working", working: !b.works, ...named } as Schemas["Change"]])}
                 >
-                  {b.works ? "Call off" : "Call on"} {betName(b as unknown as Bet)}
+                  {b.works ? "Call off" : "Call on"} {betName(b)}
                   {b.works ? " (keep it, not decided until called on)" : " (decided again from the next roll)"}
                 </button>
               )}{" "}
@@ -443,7 +443,7 @@ export function CrapsTable(props: { onMoney: () => void; resume?: Session | unde
                   disabled={act.busy}
                   onClick={() => void send("bets", [{ change: "remove", ...named } as Schemas["Change"]])}
                 >
-                  Take down {betName(b as unknown as Bet)} (back to your wallet)
+                  Take down {betName(b)} (back to your wallet)
                 </button>
               )}
             </li>

@@ -4,8 +4,8 @@
 // returned. The progressive meter is shown as it grows.
 import type { JSX } from "preact";
 import { useState } from "preact/hooks";
-import { api, centsOf, dollars, must, newKey, publicApi, type Schemas } from "./session";
-import { Card, Cards, Field, HiddenCard, ProblemBanner, useAction, useLoad } from "./ui";
+import { api, centsOf, dollars, must, newKey, publicApi, type Schemas } from "../shared/session";
+import { Card, Cards, Field, HiddenCard, ProblemBanner, useAction, useLoad } from "../shared/ui";
 
 type Round = Schemas["ILuvSuitsRound"];
 

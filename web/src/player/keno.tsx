@@ -3,8 +3,8 @@
 // draws, with the draw on sale counting down to its close and results arriving live.
 import type { JSX } from "preact";
 import { useState } from "preact/hooks";
-import { api, dollars, must, newKey, publicApi, type Schemas } from "./session";
-import { minutesSeconds, ProblemBanner, Scroll, useAction, useCountdown, useLiveDraws, useLoad, WholeField, wholeIn } from "./ui";
+import { api, dollars, must, newKey, publicApi, type Schemas } from "../shared/session";
+import { minutesSeconds, ProblemBanner, Scroll, useAction, useCountdown, useLiveDraws, useLoad, WholeField, wholeIn } from "../shared/ui";
 
 export const OPTION_NAMES: Record<Schemas["BetOption"], string> = {
   bet: "Bet (pick 1-15)",

@@ -3,8 +3,8 @@
 // returned unsold, reported stolen), each pack named by its game and book.
 import type { JSX } from "preact";
 import { useState } from "preact/hooks";
-import { api, dollars, must, type Schemas, when } from "./session";
-import { ConfirmButton, Field, ProblemBanner, Scroll, useAction, useLoad } from "./ui";
+import { api, dollars, must, type Schemas, when } from "../shared/session";
+import { ConfirmButton, Field, ProblemBanner, Scroll, useAction, useLoad } from "../shared/ui";
 
 type Retailer = Schemas["Retailer"];
 type Pack = Schemas["ListedPackView"];

@@ -4,8 +4,8 @@
 import type { JSX } from "preact";
 import { betName, outcomeWords } from "./craps";
 import { OPTION_NAMES } from "./keno";
-import { api, dollars, must, type Schemas, when } from "./session";
-import { Cards, ProblemBanner, useLoad } from "./ui";
+import { api, dollars, must, type Schemas, when } from "../shared/session";
+import { Cards, ProblemBanner, useLoad } from "../shared/ui";
 
 /** Staked, back and the difference, with the wallet before and after. */
 function Money(props: { staked?: number | null; returned?: number | null; before?: number | null; after?: number | null }) {
@@ -21,7 +21,7 @@ function Money(props: { staked?: number | null; returned?: number | null; before
 }
 
 function change(c: Schemas["Change"]): string {
-  const name = betName(c as unknown as Schemas["Bet"]);
+  const name = betName(c);
   switch (c.change) {
     case "place":
       return `bet ${dollars(c.amount_cents ?? 0)} on ${name}`;

@@ -5,12 +5,12 @@
 // the platform (exact where exact), drawn by Chart.js with the figures beside each chart.
 import type { JSX } from "preact";
 import { useState } from "preact/hooks";
-import { dollars, must, publicApi, type Schemas } from "./session";
-import { BarChart } from "./chart";
-import { betName } from "./craps";
-import { OPTION_NAMES } from "./keno";
-import { TIER_NAMES } from "./powerball";
-import { ProblemBanner, Scroll, useLoad } from "./ui";
+import { dollars, must, publicApi, type Schemas } from "../shared/session";
+import { BarChart } from "../shared/chart";
+import { betName } from "../player/craps";
+import { OPTION_NAMES } from "../player/keno";
+import { TIER_NAMES } from "../shared/powerball";
+import { ProblemBanner, Scroll, useLoad } from "../shared/ui";
 
 const percent = (value: number) => `${(value * 100).toFixed(2)}%`;
 
@@ -280,7 +280,7 @@ function CrapsPar(): JSX.Element {
         <ul>
           {(math.value?.areas ?? []).map((a) => (
             <li key={JSON.stringify(a)}>
-              {betName(a as unknown as Schemas["Bet"])}: {a.pays}
+              {betName(a)}: {a.pays}
             </li>
           ))}
         </ul>
