@@ -9,8 +9,8 @@
 //! - [`i_luv_suits`]: rounds (wagers, deal, fold or play, settlement as a saga), game recall, the
 //!   progressive meter and the math.
 //! - [`in_play`]: a player's unfinished rounds and sessions, every game together.
-//! - [`kit`]: what every game shares, naming none (ledger batches many rounds to a call,
-//!   one-statement writers, remembered rows, the house's limits). Each game owns its state
+//! - [`kit`]: what every game shares, naming none (the round driver every step of every game
+//!   takes, ledger batches many rounds to a call, one-statement writers, remembered rows, the house's limits). Each game owns its state
 //!   (`Game`: its accounts, limits and repository) and one repository module, the door its saga
 //!   writes through.
 
@@ -217,44 +217,48 @@ pub fn router(state: TablesState, limits: Limits) -> Router {
     platform::http::app(api_routes(state), readiness, limits)
 }
 
-/// Runs every game's recovery ([`blackjack::recover`], [`i_luv_suits::recover`],
-/// [`craps::recover`]) and finishing of abandoned rounds and sessions every `interval`.
+/// Every game's recovery pass, once: rounds and requests a crash left between steps for longer
+/// than `older_than` finished ([`blackjack::recover`], [`i_luv_suits::recover`],
+/// [`craps::recover`]), then rounds and sessions their players abandoned finished by the house
+/// ([`blackjack::finish_abandoned`], [`i_luv_suits::finish_abandoned`],
+/// [`craps::close_abandoned`]), each after its game's `abandoned_after`. A game whose pass fails
+/// is logged and tried again at the next pass; the others go on. Answers how many it finished.
+pub async fn recover_all(state: &TablesState, older_than: std::time::Duration) -> usize {
+    let passes: [(&str, Result<usize, AppError>); 6] = [
+        ("blackjack rounds", blackjack::recover(state, older_than).await),
+        ("I Luv Suits rounds", i_luv_suits::recover(state, older_than).await),
+        ("craps requests", craps::recover(state, older_than).await),
+        (
+            "abandoned blackjack rounds",
+            blackjack::finish_abandoned(state, state.blackjack.limits.abandoned_after).await,
+        ),
+        (
+            "abandoned I Luv Suits rounds",
+            i_luv_suits::finish_abandoned(state, state.i_luv_suits.limits.abandoned_after).await,
+        ),
+        ("abandoned craps sessions", craps::close_abandoned(state, state.craps.limits.abandoned_after).await),
+    ];
+    let mut finished = 0usize;
+    for (what, pass) in passes {
+        match pass {
+            Ok(0) => {}
+            Ok(n) => {
+                tracing::info!(finished = n, "finished {what}");
+                finished = finished.saturating_add(n);
+            }
+            Err(e) => tracing::warn!(error = %e, "finishing {what} failed; will retry"),
+        }
+    }
+    finished
+}
+
+/// Runs [`recover_all`] every `interval` on rounds left for 5 s.
 pub fn spawn_recovery(state: TablesState, interval: std::time::Duration) -> tokio::task::JoinHandle<()> {
     tokio::spawn(async move {
         let mut ticker = tokio::time::interval(interval);
         loop {
             ticker.tick().await;
-            match blackjack::recover(&state, std::time::Duration::from_secs(5)).await {
-                Ok(0) => {}
-                Ok(n) => tracing::info!(dealt = n, "recovered blackjack rounds"),
-                Err(e) => tracing::warn!(error = %e, "blackjack recovery failed; will retry"),
-            }
-            match blackjack::finish_abandoned(&state, state.blackjack.limits.abandoned_after).await {
-                Ok(0) => {}
-                Ok(n) => tracing::info!(finished = n, "finished abandoned blackjack rounds"),
-                Err(e) => tracing::warn!(error = %e, "finishing abandoned rounds failed; will retry"),
-            }
-            let game = &state.i_luv_suits;
-            match i_luv_suits::recover(&state, std::time::Duration::from_secs(5)).await {
-                Ok(0) => {}
-                Ok(n) => tracing::info!(finished = n, "recovered I Luv Suits rounds"),
-                Err(e) => tracing::warn!(error = %e, "I Luv Suits recovery failed; will retry"),
-            }
-            match craps::recover(&state, std::time::Duration::from_secs(5)).await {
-                Ok(0) => {}
-                Ok(n) => tracing::info!(finished = n, "recovered craps requests"),
-                Err(e) => tracing::warn!(error = %e, "craps recovery failed; will retry"),
-            }
-            match i_luv_suits::finish_abandoned(&state, game.limits.abandoned_after).await {
-                Ok(0) => {}
-                Ok(n) => tracing::info!(folded = n, "folded abandoned I Luv Suits rounds"),
-                Err(e) => tracing::warn!(error = %e, "folding abandoned rounds failed; will retry"),
-            }
-            match craps::close_abandoned(&state, state.craps.limits.abandoned_after).await {
-                Ok(0) => {}
-                Ok(n) => tracing::info!(closed = n, "closed abandoned craps sessions"),
-                Err(e) => tracing::warn!(error = %e, "closing abandoned craps sessions failed; will retry"),
-            }
+            recover_all(&state, std::time::Duration::from_secs(5)).await;
         }
     })
 }

@@ -591,7 +591,9 @@ fn the_largest_round_at_the_highest_house_limit_is_one_the_ledger_pays() {
 async fn a_deal_from_a_shoe_written_since_it_was_read_is_refused_and_dealt_again() {
     use chrono::SubsecRound;
     use domain::blackjack::round::Round;
+    use table_games::blackjack::repository::Write;
     use table_games::blackjack::store::{self, NewRound};
+    use table_games::kit::round::Rows;
     let casino = Casino::new().await;
     let (token, wallet) = casino.player(10_000).await;
     let table = casino.table(&token, "10S 9H 6D 7C 3C 4C").await;
@@ -602,7 +604,7 @@ async fn a_deal_from_a_shoe_written_since_it_was_read_is_refused_and_dealt_again
     let created_at = chrono::Utc::now().trunc_subsecs(6);
     let new = NewRound { id: round, table, player: "p".into(), wallet, bets, created_at };
     let (recorded, _) = repository.record(&new).await.unwrap().expect("recorded");
-    let (_, read) = repository.load_with_shoe(round).await.unwrap().unwrap();
+    let (_, read) = repository.read(&round).await.unwrap();
     // The round before, finishing just after this round's shoe was read, writes the shoe.
     sqlx::query("UPDATE bj_tables SET shoe_version = shoe_version + 1 WHERE id = $1")
         .bind(table)
@@ -622,18 +624,20 @@ async fn a_deal_from_a_shoe_written_since_it_was_read_is_refused_and_dealt_again
         shuffled: false,
         read_version,
     };
-    let stale = repository.deal(&recorded, deal(read.version)).await.unwrap();
+    let as_read = (recorded.clone(), read.clone());
+    let stale = repository.write(&as_read, Write::Deal(deal(read.version))).await.unwrap();
     assert!(stale.is_none(), "a deal from an out-of-date shoe is not written");
-    let (still, fresh) = repository.load_with_shoe(round).await.unwrap().unwrap();
+    let (still, fresh) = repository.read(&round).await.unwrap();
     assert_eq!((still.state.as_str(), fresh.version), ("open", read.version + 1));
-    let written = repository.deal(&recorded, deal(fresh.version)).await.unwrap();
+    let as_read = (recorded.clone(), fresh.clone());
+    let written = repository.write(&as_read, Write::Deal(deal(fresh.version))).await.unwrap();
     assert!(written.is_some());
-    let (now, after) = repository.load_with_shoe(round).await.unwrap().unwrap();
+    let (now, after) = repository.read(&round).await.unwrap();
     assert_eq!(now.state.as_str(), "playing");
     assert_eq!(after.version, fresh.version + 1, "the deal's write of the shoe is counted");
     assert_eq!(after.shoe, shoe, "the shoe is written as the deal left it");
     // Written once: the same deal again finds the round dealt.
-    let again = repository.deal(&recorded, deal(after.version)).await.unwrap();
+    let again = repository.write(&(recorded, after.clone()), Write::Deal(deal(after.version))).await.unwrap();
     assert!(again.is_none());
 }
 

@@ -15,6 +15,7 @@ use domain::cards::Card;
 use platform::auth::Role;
 use platform::testing::{Reply, send};
 use serde_json::{Value, json};
+use table_games::kit::round::Rows;
 use uuid::Uuid;
 
 mod common;
@@ -49,7 +50,7 @@ impl Casino {
             .await
             .unwrap();
         assert_eq!(done.rows_affected(), 1);
-        self.state.i_luv_suits.repository.forget(round.parse().unwrap()).unwrap();
+        Rows::forget(&self.state.i_luv_suits.repository, &round.parse().unwrap()).unwrap();
     }
 
     async fn audit_records(&self) -> Value {
@@ -280,14 +281,14 @@ async fn a_crash_between_steps_is_finished_by_recovery_with_the_same_cards_charg
     .await
     .unwrap();
     let id: Uuid = round.parse().unwrap();
-    table_games::i_luv_suits::settlement::ledger_batch(
-        &casino.state,
+    let play = table_games::i_luv_suits::steps::leg(
         id,
-        &[("play", wallet, casino.state.i_luv_suits.escrow_account, 1_000)],
-        &[],
-    )
-    .await
-    .unwrap();
+        "play",
+        wallet,
+        casino.state.i_luv_suits.escrow_account,
+        1_000,
+    );
+    casino.state.kit.pay(vec![play], Vec::new()).await.unwrap();
     assert_eq!(casino.balance(wallet).await, 8_500);
     let waiting =
         casino.call("GET", &format!("/v1/i-luv-suits/rounds/{round}"), Some(&token), None, None).await;

@@ -1,8 +1,9 @@
 //! Blackjack over the API: a player's table and shoe, rounds played as sagas through the ledger,
 //! game recall, the Blazing 7's meter, and the math.
 //!
-//! On floors (ADR 0006): [`routes`] the handlers, [`saga`] a round's steps (deal, decisions,
-//! recovery), [`settlement`] its money steps (stakes, settlement, voiding), [`repository`] the
+//! On floors (ADR 0006): [`routes`] the handlers, [`saga`] a round's steps in order (deal,
+//! decisions, settlement, recovery), [`steps`] each step as a pure function (the cards, the
+//! ledger legs, the write), [`repository`] the
 //! door its grouped writes and its memory go through, [`store`] every SQL statement and the
 //! typed round state, [`views`] what a player sees, [`config`] the house's settings. See
 //! [`saga`] for the round's steps and why no step holds a lock across the ledger.
@@ -11,7 +12,7 @@ platform::floor!(config);
 platform::floor!(repository);
 platform::floor!(routes);
 platform::floor!(saga);
-platform::floor!(settlement);
+platform::floor!(steps);
 platform::floor!(store);
 platform::floor!(views);
 
@@ -39,6 +40,11 @@ pub struct Game {
 }
 
 impl Game {
+    /// The accounts its rounds' money moves between.
+    pub fn accounts(&self) -> steps::Accounts {
+        steps::Accounts { escrow: self.escrow_account, house: self.house_account, pot: self.pot_account }
+    }
+
     /// Opens the accounts if they are not there and seeds the Blazing 7's pot with $10,000 once
     /// (K.A.R. 111-301-5(j)(6)).
     pub async fn open_accounts(&self, ledger: &LedgerClient) -> Result<(), AppError> {

@@ -34,6 +34,7 @@ use super::store::{
 };
 use crate::kit::Kit;
 use crate::kit::cache::Remembered;
+use crate::kit::round::Rows;
 
 crate::kit::one_statement_write!(
     /// Rounds recorded ([`store::insert_rounds`]).
@@ -52,6 +53,9 @@ crate::kit::one_statement_write!(
     SettledRounds, (Settled, Entry), store::write_settled_all
 );
 
+/// A round as the round driver reads it: the round and its table's shoe.
+pub type Row = (StoredRound, ReadShoe);
+
 /// The game's writers and memory.
 #[derive(Debug, Clone)]
 pub struct Repository {
@@ -60,7 +64,7 @@ pub struct Repository {
     decided: GroupCommit<OneStatement<Decisions>>,
     settled: GroupCommit<OneStatement<SettledRounds>>,
     tables: Remembered<(String, TableRules)>,
-    rounds: Remembered<(StoredRound, ReadShoe)>,
+    rounds: Remembered<Row>,
     shoes: Remembered<ReadShoe>,
     pool: PgPool,
 }
@@ -133,11 +137,6 @@ impl Repository {
         store::load_round(&self.pool, id).await
     }
 
-    /// Round `id` and its table's shoe as stored, read together.
-    pub async fn load_with_shoe(&self, id: Uuid) -> Result<Option<(StoredRound, ReadShoe)>, AppError> {
-        store::load_round_and_shoe(&self.pool, id).await
-    }
-
     /// Records `round` (`open`) with other rounds, and answers it as recorded with its table's
     /// shoe as this process last wrote it, if it did; none when it was not recorded (its id was
     /// recorded before, or its table has a round in play).
@@ -154,66 +153,6 @@ impl Repository {
     /// The round in play at `table`, if any.
     pub async fn in_play_at(&self, table: Uuid) -> Result<Option<StoredRound>, AppError> {
         store::round_in_play_at(&self.pool, table).await
-    }
-
-    /// An open round whose wagers the ledger refused with `code`: `refused`, nothing moved.
-    pub async fn refuse(&self, id: Uuid, code: &str) -> Result<(), AppError> {
-        store::mark_refused(&self.pool, id, code).await
-    }
-
-    /// Round `id` and its table's shoe as this process last wrote them, if it did and a decision
-    /// may follow.
-    pub fn remembered_round(&self, id: Uuid) -> Result<Option<(StoredRound, ReadShoe)>, AppError> {
-        self.rounds.get(id, |_| true)
-    }
-
-    /// Writes the open `round` dealt with its table's shoe, and answers it as written; none (and
-    /// the shoe forgotten) when another call dealt it first or the shoe changed since it was read
-    /// (read both again).
-    pub async fn deal(&self, round: &StoredRound, dealt: Dealt) -> Result<Option<StoredRound>, AppError> {
-        let written = dealt.applied_to(round);
-        let shoe = ReadShoe { shoe: dealt.shoe.clone(), version: dealt.read_version.saturating_add(1) };
-        if !self.dealt.submit(dealt).await? {
-            self.shoes.forget(round.table_id)?;
-            return Ok(None);
-        }
-        self.written(&written, shoe)?;
-        Ok(Some(written))
-    }
-
-    /// Writes `decision` on the round `before` as read (or remembered), with its table's shoe, and
-    /// answers the round as written; none (and the round forgotten) when the round was no longer
-    /// there.
-    pub async fn decide(
-        &self,
-        before: &StoredRound,
-        decision: Decision,
-    ) -> Result<Option<StoredRound>, AppError> {
-        let written = decision.applied_to(before);
-        let shoe =
-            ReadShoe { shoe: decision.pending.shoe.clone(), version: decision.read_version.saturating_add(1) };
-        if !self.decided.submit(decision).await? {
-            self.rounds.forget(before.id)?;
-            return Ok(None);
-        }
-        self.written(&written, shoe)?;
-        Ok(Some(written))
-    }
-
-    /// Records a decision that adds a wager as the round's pending one (claiming its step);
-    /// false (and the round forgotten) when the round moved on.
-    pub async fn set_pending(&self, id: Uuid, pending: &PendingDecision) -> Result<bool, AppError> {
-        let set = store::set_pending(&self.pool, id, pending).await?;
-        if !set {
-            self.rounds.forget(id)?;
-        }
-        Ok(set)
-    }
-
-    /// A decision pending on `step` whose wager was refused: cleared, nothing moved.
-    pub async fn clear_pending(&self, id: Uuid, step: i32) -> Result<(), AppError> {
-        self.rounds.forget(id)?;
-        store::clear_pending(&self.pool, id, step).await
     }
 
     /// Round `id` locked to be voided (and its table with it when `table` is given, so that its
@@ -243,30 +182,111 @@ impl Repository {
         store::abandoned(&self.pool, idle).await
     }
 
-    /// Writes the round settled with its audit record; false: another call settled it first.
-    pub async fn settle(&self, settled: Settled, audit: Entry) -> Result<bool, AppError> {
-        self.settled.submit((settled, audit)).await
+}
+
+/// A write of a round, conditional on the round as read ([`crate::kit::round`]).
+#[derive(Debug)]
+pub enum Write {
+    /// The open round dealt, with its table's shoe.
+    Deal(Dealt),
+    /// A decision adding a wager, recorded pending (claiming its step) before the wager moves.
+    Pending(PendingDecision),
+    /// A decision applied, with the table's shoe.
+    Decision(Decision),
+    /// The round settled, with its audit record.
+    Settled(Settled, Entry),
+}
+
+/// What a refused ledger batch leaves of a step.
+#[derive(Debug, Clone, Copy)]
+pub enum Release {
+    /// The round's wagers refused at the deal: `refused`, with the ledger's code.
+    Refuse,
+    /// The decision pending on this step cleared.
+    ClearPending(i32),
+    /// Nothing held.
+    Nothing,
+}
+
+impl Rows for Repository {
+    type Key = Uuid;
+    type Row = Row;
+    type Write = Write;
+    type Release = Release;
+
+    fn remembered(&self, id: &Uuid) -> Result<Option<Row>, AppError> {
+        self.rounds.get(*id, |_| true)
     }
 
-    /// Forgets round `id`: its row or its table's shoe was changed outside this game's steps.
-    pub fn forget(&self, id: Uuid) -> Result<(), AppError> {
-        self.rounds.forget(id)
+    async fn read(&self, id: &Uuid) -> Result<Row, AppError> {
+        store::load_round_and_shoe(&self.pool, *id)
+            .await?
+            .ok_or_else(|| AppError::not_found(codes::ROUND_NOT_FOUND, format!("round {id} does not exist")))
     }
 
-    /// Keeps the table's `shoe` as written, and `round` with it if a decision may follow
+    async fn write(&self, (round, read): &Row, write: Write) -> Result<Option<Row>, AppError> {
+        let next_shoe = |shoe: &Shoe| ReadShoe { shoe: shoe.clone(), version: read.version.saturating_add(1) };
+        Ok(match write {
+            Write::Deal(dealt) => {
+                let written = (dealt.applied_to(round), next_shoe(&dealt.shoe));
+                let dealt = self.dealt.submit(dealt).await?;
+                if !dealt {
+                    // Dealt by another call, or the shoe changed: the shoe is read again.
+                    self.shoes.forget(round.table_id)?;
+                }
+                dealt.then_some(written)
+            }
+            Write::Pending(pending) => {
+                let set = store::set_pending(&self.pool, round.id, &pending).await?;
+                set.then(|| (StoredRound { pending: Some(pending), ..round.clone() }, read.clone()))
+            }
+            Write::Decision(decision) => {
+                let written = (decision.applied_to(round), next_shoe(&decision.pending.shoe));
+                self.decided.submit(decision).await?.then_some(written)
+            }
+            Write::Settled(settled, audit) => {
+                let written = StoredRound {
+                    state: RoundState::Settled,
+                    returned_cents: Some(settled.returned),
+                    pot_prize_cents: Some(settled.pot_prize),
+                    balance_after_cents: Some(settled.balance_after),
+                    ..round.clone()
+                };
+                self.settled.submit((settled, audit)).await?.then(|| (written, read.clone()))
+            }
+        })
+    }
+
+    async fn release(&self, (round, _): &Row, release: Release, code: &str) -> Result<(), AppError> {
+        match release {
+            Release::Refuse => store::mark_refused(&self.pool, round.id, code).await,
+            Release::ClearPending(step) => store::clear_pending(&self.pool, round.id, step).await,
+            Release::Nothing => Ok(()),
+        }
+    }
+
+    /// Keeps the table's shoe as written, and the round with it if a decision may follow
     /// (forgets it otherwise).
-    fn written(&self, round: &StoredRound, shoe: ReadShoe) -> Result<(), AppError> {
+    fn remember(&self, (round, shoe): &Row) -> Result<(), AppError> {
         self.shoes.remember(round.table_id, shoe.clone())?;
         if round.state == RoundState::Playing && round.pending.is_none() {
-            self.rounds.remember(round.id, (round.clone(), shoe))
+            self.rounds.remember(round.id, (round.clone(), shoe.clone()))
         } else {
             self.rounds.forget(round.id)
         }
     }
+
+    /// Forgets the round, and its table's shoe (it may be behind the table's).
+    fn forget(&self, id: &Uuid) -> Result<(), AppError> {
+        if let Some((round, _)) = self.rounds.get(*id, |_| true)? {
+            self.shoes.forget(round.table_id)?;
+        }
+        self.rounds.forget(*id)
+    }
 }
 
 /// A round held under its row lock (and its table's, when dealing) while it is voided: the rare
-/// path of a shoe with no card left (see [`super::settlement::void_round`]). Dropped without
+/// path of a shoe with no card left (see [`super::steps::void`]). Dropped without
 /// [`Voiding::voided`], nothing it did is kept.
 #[derive(Debug)]
 pub struct Voiding {

@@ -1,74 +1,43 @@
-//! A round's steps (architecture §4), each on typed values, none holding a row lock across a call to
-//! the ledger (ADR 0004):
+//! A round's steps (architecture §4), each one step of the kit's round driver
+//! ([`crate::kit::round`]) planned by a pure function of [`super::steps`]; none holds a row lock
+//! across a call to the ledger (ADR 0004):
 //!
 //! 1. [`place_bets`]: recorded `open` with its bets (one round in play per table);
-//! 2. [`drive_deal`]: the wagers in one ledger batch (into escrow; of each progressive wager 24%
-//!    into the pot and the rest to the house, K.A.R. 111-301-5(j)(3), (6)); refused →
-//!    `refused`, nothing moved; then dealt from the table's shoe (shuffled first when past its
-//!    cut card), the round (`playing`, or `settling` when the deal ends it) and the shoe written
-//!    in one statement on the condition that the round is still `open` (one statement for the
-//!    deals of many tables, written through [`super::repository`]);
-//! 3. [`decide`]: each decision names the `step` it acts on and is applied to the round and shoe
-//!    as read: a rule error changes nothing, a stale step is refused. A decision that adds no
-//!    wager is written with the shoe in one statement (many rounds' decisions to one) on the
-//!    condition that the round is still at that step with nothing pending. One that adds a
-//!    wager (double, split, insurance) is first recorded as the round's pending decision on that
-//!    condition, so it holds the step; the wager is then taken from the wallet (key
-//!    `<round>/step/<n>`), and the decision written on the condition that it is still the one
-//!    pending. Of two concurrent decisions exactly one is written; a refused wager clears the
-//!    claim with nothing moved; a ledger that does not answer leaves it for the same decision
-//!    sent again, or the recovery pass, to finish. No lock is held between statements: the
-//!    round in play is the only one dealing from its table's shoe, and every write of the shoe
-//!    is conditioned on that round's state and step (see `store::load_round_and_shoe`);
-//! 4. [`super::settlement::settle_stored`]: a `settling` round is paid in one ledger batch and
+//! 2. [`drive_deal`]: the wagers in one ledger batch, then the cards from the table's shoe,
+//!    written with the shoe on the condition that the round is still `open` and the shoe as
+//!    read ([`steps::deal`]); refused wagers leave the round `refused`, nothing moved;
+//! 3. [`decide`]: each decision names the `step` it acts on ([`steps::decide`]): one that adds
+//!    no wager is written with the shoe; one that adds a wager (double, split, insurance) is
+//!    first written as the round's pending decision, holding its step, then its wager taken and
+//!    the decision applied ([`steps::take_pending_wager`]); a refused wager clears the claim; a
+//!    ledger that does not answer leaves it for the same decision sent again, or the recovery
+//!    pass, to finish. Of concurrent decisions exactly one is written: only the round in play
+//!    deals from its table's shoe, and every write of the shoe is conditioned on that round's
+//!    state and step;
+//! 4. the settlement ([`steps::settle`]): a `settling` round paid in one ledger batch and
 //!    marked `settled` with its audit record.
 //!
 //! Every ledger step has a key derived from the round, and the shoe is saved only with the round
 //! it dealt, so a step retried after a crash replays in the ledger, and a decision retried deals
-//! the same cards.
+//! the same cards. A shoe with no card left for a round (never, for a legal one) voids it.
 
-use axum::http::StatusCode;
+use std::convert::Infallible;
+
 use chrono::{SubsecRound, Utc};
-use domain::blackjack::round::{Action, Phase, PlayError, Round, SpotBet, TableRules};
+use domain::blackjack::round::{Action, Round, SpotBet, TableRules};
 use domain::cards::{Decks, Shoe};
-use ledger_api::LedgerError;
 use platform::AppError;
 use platform::codes;
-use rand::{Rng, SeedableRng};
+use rand::SeedableRng;
 use rand_chacha::ChaCha20Rng;
-use serde_json::{Value, json};
 use uuid::Uuid;
 
-use super::settlement::{Stakes, ledger_batch, settle_stored, step_id, void_round};
-use super::store::{self, NewRound, PendingDecision, ReadShoe, RoundState, StoredRound};
+use super::repository::Row;
+use super::steps::{self, BlackjackPlan, Void, play_error, random_cut};
+use super::store::{self, NewRound, RoundState, StoredRound};
 use super::views::OpenTable;
+use crate::kit::round::{Driven, Start, drive};
 use crate::{TABLES_NAMESPACE, TablesState};
-
-/// A rule the round's engine refused, as a problem with its stable code.
-pub fn play_error(e: &PlayError) -> AppError {
-    let (status, code) = match e {
-        PlayError::WagerOutOfRange { .. } => (StatusCode::UNPROCESSABLE_ENTITY, codes::WAGER_OUT_OF_RANGE),
-        PlayError::RoyalMatchNeedsSixDecks => {
-            (StatusCode::UNPROCESSABLE_ENTITY, codes::ROYAL_MATCH_NEEDS_SIX_DECKS)
-        }
-        PlayError::BlazingSevensNeedSixDecks => {
-            (StatusCode::UNPROCESSABLE_ENTITY, codes::BLAZING_SEVENS_NEED_SIX_DECKS)
-        }
-        PlayError::NoSpots => (StatusCode::UNPROCESSABLE_ENTITY, codes::NO_SPOTS),
-        PlayError::TooManySpots { .. } => (StatusCode::UNPROCESSABLE_ENTITY, codes::TOO_MANY_SPOTS),
-        PlayError::OutOfTurn(_) => (StatusCode::CONFLICT, codes::OUT_OF_TURN),
-        PlayError::NoSuchSpot => (StatusCode::UNPROCESSABLE_ENTITY, codes::NO_SUCH_SPOT),
-        PlayError::NotAllowed(_) => (StatusCode::UNPROCESSABLE_ENTITY, codes::ACTION_NOT_ALLOWED),
-        PlayError::Shoe(e) => return AppError::internal(e),
-    };
-    AppError::new(status, code, e.to_string())
-}
-
-/// A cut card's place the rules allow (K.A.R. 111-301-6(a)), at random.
-pub fn random_cut(decks: Decks, rng: &mut impl Rng) -> usize {
-    let min = decks.min_cards_beside_cut();
-    rng.random_range(min..=decks.count().saturating_mul(52).saturating_sub(min))
-}
 
 /// Opens a table for `player` as `request` asks (6 decks by default, the cut at random where
 /// not named), its limits within the house's; answers its id, rules and first shoe.
@@ -119,8 +88,9 @@ pub enum Placed {
 }
 
 /// Step 1: a round of `bets` at `table` for `player` under idempotency key `key`, then dealt
-/// ([`drive_deal`]); a replay of the key finishes and answers the same round, and a table whose
-/// round is still in play answers that round. Returns the round and which it is.
+/// and, if the deal ends it, settled; a replay of the key finishes and answers the same round,
+/// and a table whose round is still in play answers that round. Returns the round and which it
+/// is.
 pub async fn place_bets(
     state: &TablesState,
     table: Uuid,
@@ -137,7 +107,9 @@ pub async fn place_bets(
     let created_at = Utc::now().trunc_subsecs(6);
     let round = NewRound { id, table, player: player.to_owned(), wallet, bets, created_at };
     if let Some((recorded, shoe)) = repository.record(&round).await? {
-        return Ok((deal_round(state, recorded, rules, shoe).await?, Placed::Dealt));
+        // The table's shoe as this process last wrote it, if it did: a hint, read again if stale.
+        let start = shoe.map_or(Start::Read, |shoe| Start::Hint((recorded, shoe)));
+        return Ok((deal_and_settle(state, id, rules, start).await?.answer()?.0, Placed::Dealt));
     }
     // Not recorded: this key's round was, or the table has a round in play.
     let Some(existing) = repository.load(id).await? else {
@@ -155,369 +127,125 @@ pub async fn place_bets(
             "this key dealt a round with other bets",
         ));
     }
-    Ok((deal_round(state, existing, rules, None).await?, Placed::Replayed))
+    Ok((deal_and_settle(state, id, rules, Start::Read).await?.answer()?.0, Placed::Replayed))
 }
 
-/// Step 2: takes an `open` round's wagers and deals it; safe to run again at any point.
+/// Step 2: takes an `open` round's wagers and deals it; safe to run again at any point. A round
+/// the ledger refused is answered as it stands, `refused`.
 pub async fn drive_deal(state: &TablesState, id: Uuid) -> Result<StoredRound, AppError> {
     let stored = reload(state, id).await?;
     if stored.state != RoundState::Open {
         return Ok(stored);
     }
     let rules = state.blackjack.repository.table_rules(stored.table_id, None).await?;
-    match deal_round(state, stored, rules, None).await {
-        // The ledger refused the wagers: the round is finished, `refused`.
-        Err(e) if ledger_api::is_refusal(&e) => reload(state, id).await,
-        dealt => dealt,
+    match deal_and_settle(state, id, rules, Start::Read).await? {
+        Driven::Refused(_) => reload(state, id).await,
+        dealt => Ok(dealt.answer()?.0),
     }
 }
 
-/// Step 2 on the round as read, at a table with `rules`, dealing from `shoe` if this process
-/// knows the table's shoe (as it last wrote it).
-async fn deal_round(
+/// Steps 2 and 4: the deal, then the settlement if the deal ended the round.
+async fn deal_and_settle(
     state: &TablesState,
-    stored: StoredRound,
+    id: Uuid,
     rules: TableRules,
-    shoe: Option<ReadShoe>,
-) -> Result<StoredRound, AppError> {
-    if stored.state != RoundState::Open {
-        return Ok(stored);
-    }
-    let id = stored.id;
-    let bets = stored.spot_bets()?;
-    let stakes = Stakes::of(&rules, &bets, Round::stake_at_deal(&rules, &bets));
-    let transfers = [
-        (step_id(id, "stake/escrow"), stored.wallet, state.blackjack.escrow_account, stakes.escrowed),
-        (step_id(id, "stake/pot"), stored.wallet, state.blackjack.pot_account, stakes.to_pot),
-        (step_id(id, "stake/house"), stored.wallet, state.blackjack.house_account, stakes.to_house),
-    ];
-    // 111-301-5(j)(6): prizes are paid on the meter at the time they are won (this deal): the
-    // pot as the wagers leave it, read back with the wallet.
-    let at_deal =
-        match ledger_batch(state, id, &transfers, &[stored.wallet, state.blackjack.pot_account]).await {
-            Ok(balances) => match balances[..] {
-                [wallet, pot] => store::AtDeal { pot, balance_before: wallet.saturating_add(stakes.total()) },
-                _ => return Err(AppError::internal("the ledger answered other balances")),
-            },
-            // Refused: the round ends `refused`, and this answer carries the ledger's problem as it
-            // came (a limit's amount left and when it resets); a replay answers the stored code.
-            Err(LedgerError::Refused(e)) => {
-                state.blackjack.repository.refuse(id, e.code()).await?;
-                return Err(e);
-            }
-            Err(e) => return Err(e.into()),
-        };
-    let dealt = deal_cards(state, &stored, &rules, &bets, at_deal, shoe).await?;
-    // (A round the deal leaves in play has nothing to settle.)
-    settle_stored(state, dealt).await
+    start: Start<Row>,
+) -> Result<Driven<Row, Infallible>, AppError> {
+    let accounts = state.blackjack.accounts();
+    let dealt = step(state, id, start, |row| {
+        steps::deal(row, &rules, accounts, &mut ChaCha20Rng::from_os_rng())
+    })
+    .await?;
+    settle(state, dealt).await
 }
 
-/// The cards, from the table's shoe: the round `playing`, or `settling` when the deal ends it,
-/// written with the shoe in one statement if the round is still `open` and the shoe unchanged
-/// since it was read (see [`store::DEALT`]; no lock is needed); a shoe with no card for
-/// it voids the round. The shoe is the one read as the round was recorded, if given, else read
-/// now, and read again if it changed. A shoe past its cut card is shuffled before it deals; any
-/// other has its discards shuffled into the reserve it deals from if it runs out mid-round. The
-/// shuffle and the deal are written together: a deal retried after a crash before the write
-/// deals from a shoe nobody has seen. Answers the round as it then stands.
-async fn deal_cards(
+/// One step of round `id` through the driver; a round sent aside is voided and read again.
+async fn step(
     state: &TablesState,
-    stored: &StoredRound,
-    rules: &TableRules,
-    bets: &[SpotBet],
-    at_deal: store::AtDeal,
-    mut read: Option<ReadShoe>,
-) -> Result<StoredRound, AppError> {
-    for _ in 0..3 {
-        let read_shoe = match read.take() {
-            Some(read_shoe) => read_shoe,
-            None => {
-                let (current, read_shoe) = state
-                    .blackjack
-                    .repository
-                    .load_with_shoe(stored.id)
-                    .await?
-                    .ok_or_else(|| AppError::internal("round vanished"))?;
-                if current.state != RoundState::Open {
-                    return Ok(current);
-                }
-                read_shoe
-            }
-        };
-        let mut shoe = read_shoe.shoe;
-        let mut rng = ChaCha20Rng::from_os_rng();
-        let shuffled = shoe.cut_card_reached();
-        if shuffled {
-            let cut = random_cut(rules.decks, &mut rng);
-            shoe = Shoe::shuffled(rules.decks, cut, &mut rng).map_err(AppError::internal)?;
-        } else {
-            shoe.reserve_discards(&mut rng);
+    id: Uuid,
+    start: Start<Row>,
+    plan: impl FnMut(&Row) -> Result<BlackjackPlan, AppError>,
+) -> Result<Driven<Row, Infallible>, AppError> {
+    let repository = &state.blackjack.repository;
+    let gave_up = || AppError::conflict(codes::STALE_STEP, "the round moved on meanwhile: read it and send again");
+    Ok(match drive(&state.kit, repository, &id, start, plan, gave_up).await? {
+        Driven::Aside(void, (stored, _)) => {
+            void_round(state, &stored, void).await?;
+            Driven::Row(crate::kit::round::Rows::read(repository, &id).await?)
         }
-        let prepared = shoe.clone();
-        match Round::deal(*rules, bets.to_vec(), &mut shoe) {
-            Ok(round) => {
-                let staked: i64 = round.spots.iter().map(|s| s.staked(rules)).sum();
-                let dealt = store::Dealt {
-                    id: stored.id,
-                    round,
-                    at_deal,
-                    staked,
-                    shoe,
-                    shuffled,
-                    read_version: read_shoe.version,
-                };
-                // (Not written: dealt by another call, or the shoe changed: read both again.)
-                if let Some(written) = state.blackjack.repository.deal(stored, dealt).await? {
-                    return Ok(written);
-                }
-            }
-            Err(PlayError::Shoe(_)) => {
-                void_at_deal(state, stored, rules, bets, &prepared, shuffled).await?;
-                return reload(state, stored.id).await;
-            }
-            Err(e) => return Err(play_error(&e)),
-        }
-    }
-    Err(AppError::unavailable("the table's shoe kept changing while dealing: send the round again"))
+        Driven::Row(row) => Driven::Row(row),
+        Driven::Refused(problem) => Driven::Refused(problem),
+    })
 }
 
-/// A round the shoe cannot deal is voided under its table's and its own locks (so rare a path
-/// keeps the simplest form), the shoe saved as prepared for it.
-async fn void_at_deal(
-    state: &TablesState,
-    stored: &StoredRound,
-    rules: &TableRules,
-    bets: &[SpotBet],
-    prepared: &Shoe,
-    shuffled: bool,
-) -> Result<(), AppError> {
-    let voiding = state.blackjack.repository.voiding(stored.id, Some(stored.table_id)).await?;
-    let mut voiding = voiding.ok_or_else(|| AppError::internal("round vanished"))?;
-    if voiding.round.state == RoundState::Open {
-        voiding.save_shoe(prepared, shuffled).await?;
-        void_round(state, voiding, rules, bets, None).await?;
-    }
-    Ok(())
-}
-
-/// What the house decides for a round its player abandoned: insurance declined, hands stood.
-fn house_decision(round: &Round) -> Action {
-    match round.phase {
-        Phase::Insurance => {
-            let spot = round.spots.iter().position(|s| s.insurance.is_none()).unwrap_or(0);
-            Action::DeclineInsurance { spot }
-        }
-        _ => Action::Stand,
+/// Step 4 after a step that answered `driven`: the settlement of a round it left `settling`.
+async fn settle(state: &TablesState, driven: Driven<Row, Infallible>) -> Result<Driven<Row, Infallible>, AppError> {
+    let accounts = state.blackjack.accounts();
+    match driven {
+        Driven::Row(row) => step(state, row.0.id, Start::Row(row), |row| steps::settle(row, accounts)).await,
+        refused => Ok(refused),
     }
 }
 
 /// Step 3: one decision, the player's on the step they name, or the house's for an abandoned
-/// round (`decision` None); then the settlement if it ended the round. The round and its shoe
-/// are read together and the decision written on the condition that the round is still at the
-/// step read (no lock held): of concurrent decisions exactly one is written; the others read
-/// again and are told the step moved on.
+/// round (`decision` None); its wager taken if it adds one; then the settlement if it ended the
+/// round. The player's decision may be worked out on the round as this process last wrote it
+/// (never the house's: its decision is for a round nobody has touched for a long time).
 pub async fn decide(
     state: &TablesState,
     id: Uuid,
     player: Option<&str>,
     decision: Option<(i32, Action)>,
 ) -> Result<StoredRound, AppError> {
-    for attempt in 0..3 {
-        // The first attempt may work on the round as this process last wrote it; a retry reads.
-        // (Never the house's: its decision is for a round nobody has touched for a long time.)
-        let remembered = if attempt == 0 && decision.is_some() {
-            state.blackjack.repository.remembered_round(id)?
-        } else {
+    let accounts = state.blackjack.accounts();
+    let start = if decision.is_some() { Start::Remembered } else { Start::Read };
+    let decided = step(state, id, start, |row| {
+        if player.is_some_and(|p| row.0.player_id != p) {
+            return Err(AppError::not_found(codes::ROUND_NOT_FOUND, format!("round {id} does not exist")));
+        }
+        steps::decide(row, decision)
+    })
+    .await?;
+    let taken = match decided {
+        Driven::Row(row) => step(state, id, Start::Row(row), |row| steps::take_pending_wager(row, accounts)).await?,
+        other => other,
+    };
+    Ok(settle(state, taken).await?.answer()?.0)
+}
+
+/// A round the shoe cannot deal or finish is voided under its row lock (and its table's, at the
+/// deal, so that the shoe prepared for it is saved), if it is still where it was read: every
+/// wager it took goes back to the wallet from where its stake put it, and it is chained as
+/// voided. A legal round never needs it (`domain::blackjack::max_spots_served` and the shoe's
+/// reserve); it keeps a shoe stored before the reserve existed, or any defect that empties one,
+/// from stranding stakes in escrow. (So rare a path keeps its ledger call inside the round's
+/// transaction.)
+async fn void_round(state: &TablesState, read: &StoredRound, void: Void) -> Result<(), AppError> {
+    let at_deal = matches!(void, Void::AtDeal { .. });
+    let repository = &state.blackjack.repository;
+    let voiding = repository.voiding(read.id, at_deal.then_some(read.table_id)).await?;
+    let mut voiding = voiding.ok_or_else(|| AppError::internal("round vanished"))?;
+    let current = voiding.round.clone();
+    let rules = repository.table_rules(read.table_id, None).await?;
+    let round = match void {
+        Void::AtDeal { prepared, shuffled } if current.state == RoundState::Open => {
+            voiding.save_shoe(&prepared, shuffled).await?;
             None
-        };
-        match decide_once(state, id, player, decision, remembered).await? {
-            Some(round) => return Ok(round),
-            // The house decides for nobody waiting: whoever overtook it acted on the round.
-            None if decision.is_none() => return reload(state, id).await,
-            None => {}
         }
-    }
-    Err(AppError::conflict(codes::STALE_STEP, "the round moved on while deciding: read it and decide again"))
-}
-
-/// One attempt at a decision: the round as the decision (or whoever was first) left it, or
-/// None when another decision changed the round between the read and the write (read again).
-async fn decide_once(
-    state: &TablesState,
-    id: Uuid,
-    player: Option<&str>,
-    decision: Option<(i32, Action)>,
-    remembered: Option<(StoredRound, ReadShoe)>,
-) -> Result<Option<StoredRound>, AppError> {
-    let not_found = || AppError::not_found(codes::ROUND_NOT_FOUND, format!("round {id} does not exist"));
-    // A refusal is only ever made on the round as read: one worked out on a remembered round
-    // (perhaps behind the database) reads it again instead (None).
-    let from_memory = remembered.is_some();
-    let read = match remembered {
-        Some(known) => Some(known),
-        None => state.blackjack.repository.load_with_shoe(id).await?,
-    };
-    let (stored, read) =
-        read.filter(|(r, _)| player.is_none_or(|p| r.player_id == p)).ok_or_else(not_found)?;
-    let version = read.version;
-    if stored.state == RoundState::Settling {
-        // The decision that ended it was applied; its settlement is finished for whoever asks.
-        return Ok(Some(settle_stored(state, stored).await?));
-    }
-    if stored.state != RoundState::Playing {
-        return Err(AppError::conflict(codes::ROUND_NOT_IN_PLAY, "this round is not waiting for a decision"));
-    }
-    if let Some(pending) = stored.pending.clone() {
-        return resume_pending(state, stored, pending, decision.as_ref(), version).await;
-    }
-    let round = stored.round.clone().ok_or_else(|| AppError::internal("a round in play without cards"))?;
-    let action = match decision {
-        Some((named, _)) if named != stored.step && from_memory => return Ok(None),
-        Some((named, _)) if named != stored.step => return Err(stale(stored.step)),
-        Some((_, action)) => action,
-        None => house_decision(&round),
-    };
-    let (mut next, mut shoe) = (round.clone(), read.shoe);
-    match next.act(action, &mut shoe) {
-        Ok(()) => {}
-        Err(_) if from_memory => return Ok(None),
-        Err(PlayError::Shoe(_)) => return void_in_play(state, &stored, &round).await,
-        Err(e) => return Err(play_error(&e)),
-    }
-    let before: i64 = round.spots.iter().map(|s| s.staked(&round.rules)).sum();
-    let after: i64 = next.spots.iter().map(|s| s.staked(&next.rules)).sum();
-    let by = if decision.is_some() { "player" } else { "house (round abandoned)" };
-    let pending = PendingDecision {
-        step: stored.step,
-        record: json!({"step": stored.step, "decision": action, "by": by}),
-        next,
-        shoe,
-        added_cents: after.saturating_sub(before),
-    };
-    if pending.added_cents > 0 {
-        // It adds a wager: recorded first (claiming the step), then the wager, then applied.
-        if !state.blackjack.repository.set_pending(id, &pending).await? {
-            return Ok(None);
+        Void::InPlay
+            if current.state == RoundState::Playing && current.step == read.step && current.pending.is_none() =>
+        {
+            read.round.clone()
         }
-        return finish_pending(state, stored, pending, version).await;
-    }
-    match write(state, &stored, &pending, false, version).await? {
-        Some(written) => Ok(Some(settle_stored(state, written).await?)),
-        None => Ok(None),
-    }
-}
-
-/// A decision waiting for its wager: the same one sent again (or the house's) finishes it;
-/// another decision on its step is told what waits.
-async fn resume_pending(
-    state: &TablesState,
-    stored: StoredRound,
-    pending: PendingDecision,
-    decision: Option<&(i32, Action)>,
-    version: i64,
-) -> Result<Option<StoredRound>, AppError> {
-    if decision.is_some_and(|(step, _)| *step != pending.step) {
-        return Err(stale(pending.step));
-    }
-    if let Some((_, action)) = decision
-        && Some(&store::json_of(action)?) != pending.record.get("decision")
-    {
-        return Err(AppError::conflict(
-            codes::DECISION_PENDING,
-            "another decision on this step waits for its wager to be taken: send it again to finish it",
-        )
-        .with_context(json!({"step": pending.step, "pending": pending.record["decision"]})));
-    }
-    finish_pending(state, stored, pending, version).await
-}
-
-fn stale(step: i32) -> AppError {
-    AppError::conflict(codes::STALE_STEP, format!("the round is at step {step}; read it and decide again"))
-        .with_context(json!({"step": step}))
-}
-
-/// A round the shoe cannot finish is voided under its row lock if it is still at the step read
-/// (so rare a path keeps the simplest form).
-async fn void_in_play(
-    state: &TablesState,
-    stored: &StoredRound,
-    round: &Round,
-) -> Result<Option<StoredRound>, AppError> {
-    let voiding = state.blackjack.repository.voiding(stored.id, None).await?;
-    let voiding = voiding.ok_or_else(|| AppError::internal("round vanished"))?;
-    let current = &voiding.round;
-    if current.state != RoundState::Playing || current.step != stored.step || current.pending.is_some() {
-        return Ok(None);
-    }
-    let bets = stored.spot_bets()?;
-    void_round(state, voiding, &round.rules, &bets, Some(round)).await?;
-    Ok(Some(reload(state, stored.id).await?))
-}
-
-/// Writes a decision (see [`store::DECIDED`], group-committed): the round moved on one step, the
-/// decision recorded, and the table's shoe; None when the round was no longer where it was read.
-/// `version`: the count of the shoe's writes it was worked out on.
-async fn write(
-    state: &TablesState,
-    stored: &StoredRound,
-    pending: &PendingDecision,
-    was_pending: bool,
-    version: i64,
-) -> Result<Option<StoredRound>, AppError> {
-    let mut actions: Vec<Value> = store::from_json(stored.actions.clone())?;
-    actions.push(pending.record.clone());
-    let decision = store::Decision {
-        id: stored.id,
-        pending: pending.clone(),
-        actions: Value::Array(actions),
-        was_pending,
-        read_version: version,
+        // Moved on since it was read: whoever moved it answers for it.
+        _ => return Ok(()),
     };
-    // None: not as remembered (or read); whatever moved it on, the next decision reads it.
-    state.blackjack.repository.decide(stored, decision).await
-}
-
-/// A pending decision finished: its wager taken, then applied and, if it ended the round,
-/// settled.
-async fn finish_pending(
-    state: &TablesState,
-    stored: StoredRound,
-    pending: PendingDecision,
-    version: i64,
-) -> Result<Option<StoredRound>, AppError> {
-    let written = take_pending_wager(state, &stored, &pending, version).await?;
-    Ok(Some(settle_stored(state, written).await?))
-}
-
-/// Takes a pending decision's wager (no lock held), then applies the decision if it is still the
-/// round's pending one; a refused wager clears it with nothing moved. Answers the round as it
-/// then stands.
-async fn take_pending_wager(
-    state: &TablesState,
-    stored: &StoredRound,
-    pending: &PendingDecision,
-    version: i64,
-) -> Result<StoredRound, AppError> {
-    let id = stored.id;
-    let added = [(
-        step_id(id, &format!("step/{}", pending.step)),
-        stored.wallet,
-        state.blackjack.escrow_account,
-        pending.added_cents,
-    )];
-    match ledger_batch(state, id, &added, &[]).await {
-        Ok(_) => {}
-        Err(LedgerError::Refused(e)) => {
-            state.blackjack.repository.clear_pending(id, pending.step).await?;
-            return Err(e);
-        }
-        Err(e) => return Err(e.into()),
-    }
-    match write(state, stored, pending, true, version).await? {
-        Some(written) => Ok(written),
-        // Applied by another call (the same decision sent again, the recovery pass).
-        None => reload(state, id).await,
-    }
+    let (transfers, staked, record) = steps::void(&current, &rules, round.as_ref(), state.blackjack.accounts())?;
+    let balances = state.kit.pay(transfers, vec![read.wallet]).await?;
+    let after = balances.first().copied().ok_or_else(|| AppError::internal("the ledger answered no balance"))?;
+    voiding.voided(staked, after, &record).await?;
+    tracing::warn!(round = %read.id, "blackjack round voided: the shoe had no card left for it; every wager returned");
+    Ok(())
 }
 
 /// Deals rounds left `open` (wagers perhaps taken, cards not dealt), and finishes pending
@@ -529,22 +257,13 @@ pub async fn recover(state: &TablesState, older_than: std::time::Duration) -> Re
     let open = repository.stuck_open(older_than).await?;
     let dealt = platform::recovery::finish_each(open, "blackjack round", |id| drive_deal(state, id)).await;
     let in_play = repository.stuck_in_play(older_than).await?;
-    let finished =
-        platform::recovery::finish_each(in_play, "blackjack round in play", |id| finish_in_play(state, id))
-            .await;
+    let accounts = state.blackjack.accounts();
+    let finished = platform::recovery::finish_each(in_play, "blackjack round in play", |id| async move {
+        let taken = step(state, id, Start::Read, |row| steps::take_pending_wager(row, accounts)).await?;
+        settle(state, taken).await?.answer().map(|_| ())
+    })
+    .await;
     Ok(dealt.saturating_add(finished))
-}
-
-/// A pending decision taken and applied, and a settling round paid.
-async fn finish_in_play(state: &TablesState, id: Uuid) -> Result<(), AppError> {
-    let read = state.blackjack.repository.load_with_shoe(id).await?;
-    let (mut stored, shoe) = read.ok_or_else(|| AppError::internal("a stuck round vanished"))?;
-    if let Some(pending) = stored.pending.clone() {
-        // (The pending decision holds the round's step: nothing writes the shoe until it is applied.)
-        stored = take_pending_wager(state, &stored, &pending, shoe.version).await?;
-    }
-    settle_stored(state, stored).await?;
-    Ok(())
 }
 
 /// Finishes rounds whose player has made no decision for `idle` (`LOTTO_BJ_ABANDONED_AFTER_SECONDS`,

@@ -2,7 +2,8 @@
 //! down and called on or off, one roll per request deciding every bet at once through one ledger
 //! batch; game recall and the exact math.
 //!
-//! On floors (ADR 0006): [`routes`] the handlers, [`saga`] a request's steps and recovery,
+//! On floors (ADR 0006): [`routes`] the handlers, [`saga`] a request's steps in order and
+//! recovery, [`steps`] each step as a pure function (the dice, the ledger legs, the write),
 //! [`repository`] the one door the steps write and read through (its writers, the sessions it
 //! remembers, the requests in flight), [`store`] every SQL statement, [`views`] what a player
 //! sees, [`config`] the house's settings.
@@ -12,6 +13,7 @@ platform::floor!(config);
 platform::floor!(repository);
 platform::floor!(routes);
 platform::floor!(saga);
+platform::floor!(steps);
 platform::floor!(store);
 platform::floor!(views);
 

@@ -27,6 +27,7 @@ use uuid::Uuid;
 use super::store::{self, Finished, Pending, StoredRoll, StoredSession};
 use crate::kit::Kit;
 use crate::kit::cache::Remembered;
+use crate::kit::round::Rows;
 
 crate::kit::one_statement_write!(
     /// Claims ([`store::claim_all`]).
@@ -39,6 +40,9 @@ crate::kit::one_statement_write!(
 
 /// A request's record, the session after it, and whether this request made it.
 pub type Played = (StoredRoll, StoredSession, bool);
+
+/// A session as the round driver reads it, with the record its request's key made, if any.
+pub type Row = (StoredSession, Option<StoredRoll>);
 
 /// The game's writers and memory.
 #[derive(Debug, Clone)]
@@ -89,7 +93,7 @@ impl Repository {
         store::insert_session(&self.pool, id, player, wallet, session).await?;
         let opened = self.load(id).await?;
         if let Some(opened) = &opened {
-            self.remember(opened)?;
+            self.sessions.remember(opened.id, opened.clone())?;
         }
         Ok(opened)
     }
@@ -99,80 +103,9 @@ impl Repository {
         store::load_session(&self.pool, id).await
     }
 
-    /// Session `id` of `player` as remembered, when nothing is pending on it.
-    pub fn remembered(&self, id: Uuid, player: &str) -> Result<Option<StoredSession>, AppError> {
-        self.sessions.get(id, |s| s.player_id == player && s.pending.is_none())
-    }
-
-    /// Remembers `session` as this process wrote it.
-    pub fn remember(&self, session: &StoredSession) -> Result<(), AppError> {
-        self.sessions.remember(session.id, session.clone())
-    }
-
-    /// Forgets session `id` (another process may have moved it on).
-    pub fn forget(&self, id: Uuid) -> Result<(), AppError> {
-        self.sessions.forget(id)
-    }
-
-    /// Session `id` with the record of its request `key`, if it made one.
-    pub async fn with_request(
-        &self,
-        id: Uuid,
-        key: &str,
-    ) -> Result<Option<(StoredSession, Option<StoredRoll>)>, AppError> {
-        store::session_with_request(&self.pool, id, key).await
-    }
-
     /// The record request `key` of session `id` made, if any.
     pub async fn record_of(&self, id: Uuid, key: &str) -> Result<Option<StoredRoll>, AppError> {
         store::roll_by_key(&self.pool, id, key).await
-    }
-
-    /// Claims session `id` for `pending` with other sessions' claims; false (and the session
-    /// forgotten) when it is not as it was read.
-    pub async fn claim(&self, id: Uuid, pending: Pending) -> Result<bool, AppError> {
-        let claimed = self.claims.submit((id, pending)).await?;
-        if !claimed {
-            self.forget(id)?;
-        }
-        Ok(claimed)
-    }
-
-    /// A claimed request whose stakes the ledger refused: the claim cleared, nothing moved.
-    pub async fn clear_pending(&self, id: Uuid, key: &str) -> Result<(), AppError> {
-        store::clear_pending(&self.pool, id, key).await
-    }
-
-    /// Writes `stored`'s pending request done, with its audit record, and answers its record and
-    /// the session as written; none when another call (a retry, the recovery pass) wrote them.
-    pub async fn finish(
-        &self,
-        stored: &StoredSession,
-        finished: Finished,
-        audit: Entry,
-    ) -> Result<Option<(StoredRoll, StoredSession)>, AppError> {
-        if !self.finishes.submit((finished.clone(), audit)).await? {
-            return Ok(None);
-        }
-        let pending = &finished.pending;
-        let roll = StoredRoll {
-            session_id: stored.id,
-            seq: pending.seq,
-            changes: pending.changes.clone(),
-            report: pending.report.clone(),
-            money: pending.money,
-            balance_before_cents: finished.balance_before(),
-            balance_after_cents: finished.balance_after,
-            created_at: finished.at,
-        };
-        let session = StoredSession {
-            session: pending.next.clone(),
-            rolls: stored.rolls.saturating_add(i32::from(pending.report.is_some())),
-            requests: stored.requests.saturating_add(1),
-            pending: None,
-            ..stored.clone()
-        };
-        Ok(Some((roll, session)))
     }
 
     /// Runs `play` for request `(session, player, key)` unless this process is running it
@@ -197,5 +130,85 @@ impl Repository {
     /// Sessions with bets on their layout and no request for longer than `idle`.
     pub async fn abandoned(&self, idle: Duration) -> Result<Vec<Uuid>, AppError> {
         store::abandoned(&self.pool, idle).await
+    }
+}
+
+/// A write of a session, conditional on the session as read ([`crate::kit::round`]).
+#[derive(Debug)]
+pub enum Write {
+    /// The request recorded as the session's pending one, before its money moves.
+    Claim(Pending),
+    /// The pending request done, with its audit record.
+    Finish(Finished, Entry),
+}
+
+impl Rows for Repository {
+    /// The session and the request's key.
+    type Key = (Uuid, String);
+    type Row = Row;
+    type Write = Write;
+    /// The key of the pending request whose money was refused.
+    type Release = String;
+
+    /// The session as this process last recorded it, when nothing is pending on it.
+    fn remembered(&self, (id, _): &(Uuid, String)) -> Result<Option<Row>, AppError> {
+        Ok(self.sessions.get(*id, |s| s.pending.is_none())?.map(|s| (s, None)))
+    }
+
+    async fn read(&self, (id, key): &(Uuid, String)) -> Result<Row, AppError> {
+        store::session_with_request(&self.pool, *id, key).await?.ok_or_else(|| {
+            AppError::not_found(platform::codes::SESSION_NOT_FOUND, format!("craps session {id} does not exist"))
+        })
+    }
+
+    async fn write(&self, (stored, _): &Row, write: Write) -> Result<Option<Row>, AppError> {
+        match write {
+            Write::Claim(pending) => {
+                let claimed = StoredSession { pending: Some(pending.clone()), ..stored.clone() };
+                Ok(self.claims.submit((stored.id, pending)).await?.then_some((claimed, None)))
+            }
+            Write::Finish(finished, audit) => {
+                if !self.finishes.submit((finished.clone(), audit)).await? {
+                    return Ok(None);
+                }
+                let balance_before_cents = finished.balance_before();
+                let pending = finished.pending;
+                let roll = StoredRoll {
+                    session_id: stored.id,
+                    seq: pending.seq,
+                    changes: pending.changes.clone(),
+                    report: pending.report.clone(),
+                    money: pending.money,
+                    balance_before_cents,
+                    balance_after_cents: finished.balance_after,
+                    created_at: finished.at,
+                };
+                let session = StoredSession {
+                    rolls: stored.rolls.saturating_add(i32::from(pending.report.is_some())),
+                    requests: stored.requests.saturating_add(1),
+                    session: pending.next,
+                    pending: None,
+                    ..stored.clone()
+                };
+                Ok(Some((session, Some(roll))))
+            }
+        }
+    }
+
+    async fn release(&self, (stored, _): &Row, key: String, _code: &str) -> Result<(), AppError> {
+        store::clear_pending(&self.pool, stored.id, &key).await
+    }
+
+    /// A session with nothing pending is remembered; any other is forgotten.
+    fn remember(&self, (session, _): &Row) -> Result<(), AppError> {
+        if session.pending.is_none() {
+            self.sessions.remember(session.id, session.clone())
+        } else {
+            self.sessions.forget(session.id)
+        }
+    }
+
+    fn forget(&self, (id, _): &(Uuid, String)) -> Result<(), AppError> {
+        self.sessions.forget(*id)
     }
 }

@@ -2,8 +2,9 @@
 //! cards from a freshly shuffled deck, the player's fold or play, the settlement of every wager
 //! through the ledger; game recall, the progressive meter and the math.
 //!
-//! On floors (ADR 0006): [`routes`] the handlers, [`saga`] a round's steps (wagers and deal,
-//! decision, recovery), [`settlement`] its money steps, [`repository`] the one door the steps
+//! On floors (ADR 0006): [`routes`] the handlers, [`saga`] a round's steps in order (wagers and
+//! deal, decision, settlement, recovery), [`steps`] each step as a pure function (the cards, the
+//! ledger legs, the write), [`repository`] the one door the steps
 //! write and read through (its writers, the rounds it remembers), [`store`] every SQL statement
 //! and the typed round state, [`views`] what a player sees, [`config`] the house's settings. The rules
 //! themselves are `domain::i_luv_suits`.
@@ -12,7 +13,7 @@ platform::floor!(config);
 platform::floor!(repository);
 platform::floor!(routes);
 platform::floor!(saga);
-platform::floor!(settlement);
+platform::floor!(steps);
 platform::floor!(store);
 platform::floor!(views);
 
@@ -40,6 +41,11 @@ pub struct Game {
 }
 
 impl Game {
+    /// The accounts its rounds' money moves between.
+    pub fn accounts(&self) -> steps::Accounts {
+        steps::Accounts { escrow: self.escrow_account, house: self.house_account, pot: self.pot_account }
+    }
+
     /// Opens the accounts if they are not there and funds the pot with $1,000 once (76(i)(5)).
     pub async fn open_accounts(&self, ledger: &LedgerClient) -> Result<(), AppError> {
         let pot = Pot {

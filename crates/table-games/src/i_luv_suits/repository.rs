@@ -17,9 +17,13 @@ use platform::group_commit::{GroupCommit, OneStatement};
 use sqlx::PgPool;
 use uuid::Uuid;
 
+use domain::i_luv_suits::round::Choice;
+use platform::codes;
+
 use super::store::{self, Claim, Dealt, NewRound, RoundState, Settled, StoredRound};
 use crate::kit::Kit;
 use crate::kit::cache::Remembered;
+use crate::kit::round::Rows;
 
 crate::kit::one_statement_write!(
     /// Rounds recorded ([`store::insert_rounds`]).
@@ -83,65 +87,9 @@ impl Repository {
         store::load_round(&self.pool, id).await
     }
 
-    /// Round `id` as remembered (dealt by this process, no decision claimed since), or read.
-    pub async fn deciding(&self, id: Uuid) -> Result<Option<StoredRound>, AppError> {
-        match self.rounds.get(id, |_| true)? {
-            Some(round) => Ok(Some(round)),
-            None => self.load(id).await,
-        }
-    }
-
     /// Records `round` `open`; false: its id was recorded before.
     pub async fn open(&self, round: NewRound) -> Result<bool, AppError> {
         self.opened.submit(round).await
-    }
-
-    /// Writes the open `round` dealt as `dealt` says, and answers it as written (remembered for
-    /// its decision); none when another call dealt it first (its cards stand: read it).
-    pub async fn deal(&self, round: StoredRound, dealt: Dealt) -> Result<Option<StoredRound>, AppError> {
-        if !self.dealt.submit(dealt.clone()).await? {
-            return Ok(None);
-        }
-        let dealt_round = StoredRound {
-            state: RoundState::Deciding,
-            deal: Some(dealt.deal),
-            pot_at_deal_cents: Some(dealt.pot),
-            staked_cents: Some(dealt.staked),
-            balance_before_cents: Some(dealt.balance_before),
-            ..round
-        };
-        self.rounds.remember(dealt_round.id, dealt_round.clone())?;
-        Ok(Some(dealt_round))
-    }
-
-    /// An open round the ledger refused → `refused`, with its code.
-    pub async fn refuse(&self, id: Uuid, code: &str) -> Result<(), AppError> {
-        store::mark_refused(&self.pool, id, code).await
-    }
-
-    /// Claims the round's decision; false: another decision came first. Either way the round is
-    /// no longer as remembered, and is forgotten.
-    pub async fn claim(&self, claim: Claim) -> Result<bool, AppError> {
-        let id = claim.id;
-        let claimed = self.decided.submit(claim).await;
-        self.rounds.forget(id)?;
-        claimed
-    }
-
-    /// A pending play whose wager the ledger refused: the claim cleared, nothing moved.
-    pub async fn clear_pending(&self, id: Uuid) -> Result<(), AppError> {
-        store::clear_pending(&self.pool, id).await
-    }
-
-    /// Writes the round settled with its audit record; false: another call settled it first.
-    pub async fn settle(&self, settled: Settled, audit: Entry) -> Result<bool, AppError> {
-        self.settled.submit((settled, audit)).await
-    }
-
-    /// Forgets round `id`: its row was changed outside this game's steps (a test's stacked
-    /// deck, say), so its next decision reads it.
-    pub fn forget(&self, id: Uuid) -> Result<(), AppError> {
-        self.rounds.forget(id)
     }
 
     /// Rounds a crash left between steps for longer than `older_than`.
@@ -152,5 +100,102 @@ impl Repository {
     /// Rounds waiting for their player's decision for longer than `idle`.
     pub async fn abandoned(&self, idle: Duration) -> Result<Vec<Uuid>, AppError> {
         store::abandoned(&self.pool, idle).await
+    }
+}
+
+/// A write of a round, conditional on the round as read ([`crate::kit::round`]).
+#[derive(Debug)]
+pub enum Write {
+    /// The open round dealt.
+    Deal(Dealt),
+    /// The round's decision claimed (a fold made, a play pending).
+    Claim(Claim),
+    /// The round settled, with its audit record.
+    Settled(Settled, Entry),
+}
+
+/// What a refused ledger batch leaves of a step.
+#[derive(Debug, Clone, Copy)]
+pub enum Release {
+    /// The round's wagers refused at the deal: `refused`, with the ledger's code.
+    Refuse,
+    /// The pending play decision cleared.
+    ClearPending,
+    /// Nothing held.
+    Nothing,
+}
+
+impl Rows for Repository {
+    type Key = Uuid;
+    type Row = StoredRound;
+    type Write = Write;
+    type Release = Release;
+
+    fn remembered(&self, id: &Uuid) -> Result<Option<StoredRound>, AppError> {
+        self.rounds.get(*id, |_| true)
+    }
+
+    async fn read(&self, id: &Uuid) -> Result<StoredRound, AppError> {
+        self.load(*id)
+            .await?
+            .ok_or_else(|| AppError::not_found(codes::ROUND_NOT_FOUND, format!("round {id} does not exist")))
+    }
+
+    async fn write(&self, round: &StoredRound, write: Write) -> Result<Option<StoredRound>, AppError> {
+        Ok(match write {
+            Write::Deal(dealt) => {
+                let written = StoredRound {
+                    state: RoundState::Deciding,
+                    deal: Some(dealt.deal),
+                    pot_at_deal_cents: Some(dealt.pot),
+                    staked_cents: Some(dealt.staked),
+                    balance_before_cents: Some(dealt.balance_before),
+                    ..round.clone()
+                };
+                self.dealt.submit(dealt).await?.then_some(written)
+            }
+            Write::Claim(claim) => {
+                let mut written = round.clone();
+                match claim.decided.choice {
+                    Choice::Fold => (written.state, written.decision) = (RoundState::Settling, Some(claim.decided)),
+                    Choice::Play { .. } => written.pending = Some(claim.decided),
+                }
+                self.decided.submit(claim).await?.then_some(written)
+            }
+            Write::Settled(settled, audit) => {
+                let written = StoredRound {
+                    state: RoundState::Settled,
+                    pending: None,
+                    decision: Some(settled.decided),
+                    staked_cents: Some(settled.staked),
+                    settlement: Some(settled.settlement),
+                    returned_cents: Some(settled.settlement.returns.total()),
+                    balance_after_cents: Some(settled.balance_after),
+                    ..round.clone()
+                };
+                self.settled.submit((settled, audit)).await?.then_some(written)
+            }
+        })
+    }
+
+    async fn release(&self, round: &StoredRound, release: Release, code: &str) -> Result<(), AppError> {
+        match release {
+            Release::Refuse => store::mark_refused(&self.pool, round.id, code).await,
+            Release::ClearPending => store::clear_pending(&self.pool, round.id).await,
+            Release::Nothing => Ok(()),
+        }
+    }
+
+    /// A round waiting for its decision is remembered; any other is forgotten.
+    fn remember(&self, round: &StoredRound) -> Result<(), AppError> {
+        if round.state == RoundState::Deciding && round.pending.is_none() {
+            self.rounds.remember(round.id, round.clone())
+        } else {
+            self.rounds.forget(round.id)
+        }
+    }
+
+    fn forget(&self, id: &Uuid) -> Result<(), AppError> {
+        self.rounds.forget(*id)
     }
 }

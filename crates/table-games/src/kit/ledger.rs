@@ -6,7 +6,7 @@
 
 use std::collections::HashMap;
 
-use ledger_api::{LedgerClient, NewTransfer};
+use ledger_api::{LedgerClient, LedgerError, NewTransfer};
 use platform::AppError;
 use platform::group_commit::BatchRun;
 use uuid::Uuid;
@@ -21,7 +21,8 @@ pub struct LedgerJob {
     pub balances_of: Vec<Uuid>,
 }
 
-/// Runs [`LedgerJob`]s many to one ledger batch; answers each job's balances, in its order.
+/// Runs [`LedgerJob`]s many to one ledger batch; answers each job's balances, in its order, or
+/// the ledger's refusal of that job alone, typed as the ledger answered it.
 #[derive(Debug)]
 pub struct LedgerCalls {
     pub ledger: LedgerClient,
@@ -29,63 +30,50 @@ pub struct LedgerCalls {
 
 impl BatchRun for LedgerCalls {
     type Job = LedgerJob;
-    type Output = Vec<i64>;
+    type Output = Result<Vec<i64>, LedgerError>;
 
-    async fn run_batch(&self, jobs: &[LedgerJob]) -> Result<Vec<Vec<i64>>, AppError> {
+    async fn run_batch(&self, jobs: &[LedgerJob]) -> Result<Vec<Self::Output>, AppError> {
         let transfers: Vec<NewTransfer> = jobs.iter().flat_map(|j| j.transfers.iter().cloned()).collect();
         let mut accounts: Vec<Uuid> = jobs.iter().flat_map(|j| j.balances_of.iter().copied()).collect();
         accounts.sort_unstable();
         accounts.dedup();
-        let balances = self.ledger.batch_reading(&transfers, &accounts).await?;
+        let balances = match self.ledger.batch_reading(&transfers, &accounts).await {
+            Ok(balances) => balances,
+            // One job's refusal is its own answer; a shared call's is sent again job by job
+            // (the group commit's split), so one refusal never refuses another round.
+            Err(LedgerError::Refused(problem)) if jobs.len() > 1 => return Err(problem),
+            Err(refused @ LedgerError::Refused(_)) => return Ok(vec![Err(refused)]),
+            Err(LedgerError::Unavailable(problem)) => return Err(problem),
+        };
         let of: HashMap<Uuid, i64> = accounts.into_iter().zip(balances).collect();
-        jobs.iter()
-            .map(|j| {
-                j.balances_of
-                    .iter()
-                    .map(|a| of.get(a).copied().ok_or_else(|| AppError::internal("a balance went unread")))
-                    .collect()
-            })
-            .collect()
+        let mut answers = Vec::with_capacity(jobs.len());
+        for job in jobs {
+            let mut read = Vec::with_capacity(job.balances_of.len());
+            for account in &job.balances_of {
+                read.push(*of.get(account).ok_or_else(|| AppError::internal("a balance went unread"))?);
+            }
+            answers.push(Ok(read));
+        }
+        Ok(answers)
     }
 }
 
-/// A round's transfers as one atomic ledger batch (shared with other rounds' batches), each
-/// tagged with its game and round; answers the posted balances of `balances_of` just after it.
-pub async fn ledger_batch(
-    kit: &Kit,
-    game: &'static str,
-    round: Uuid,
-    transfers: &[(Uuid, Uuid, Uuid, i64)],
-    balances_of: &[Uuid],
-) -> Result<Vec<i64>, ledger_api::LedgerError> {
-    let metadata = round_metadata(game, round);
-    let transfers: Vec<NewTransfer> = transfers
-        .iter()
-        .map(|&(id, debit, credit, amount)| NewTransfer::new(id, debit, credit, amount, metadata.clone()))
-        .collect();
-    submit_transfers(kit, transfers, balances_of).await
+impl Kit {
+    /// One round's transfers as one atomic ledger batch, shared with other rounds' batches (those
+    /// of no amount are left out by the ledger call); answers the posted balances of
+    /// `balances_of` just after it, or the ledger's refusal of this batch.
+    pub async fn pay(&self, transfers: Vec<NewTransfer>, balances_of: Vec<Uuid>) -> Result<Vec<i64>, LedgerError> {
+        match self.ledger_calls.submit(LedgerJob { transfers, balances_of }).await {
+            Ok(answer) => answer,
+            // The queue itself failed (the runner stopped, or the ledger did not answer).
+            Err(problem) => Err(LedgerError::Unavailable(problem)),
+        }
+    }
 }
 
 /// What every transfer of a round carries in the journal: its game and round.
 pub fn round_metadata(game: &'static str, round: Uuid) -> serde_json::Value {
     serde_json::json!({"game": game, "round": round})
-}
-
-/// [`ledger_batch`] of transfers already made (those with a funds check, say); those of no
-/// amount are left out by the ledger call.
-pub async fn submit_transfers(
-    kit: &Kit,
-    transfers: Vec<NewTransfer>,
-    balances_of: &[Uuid],
-) -> Result<Vec<i64>, ledger_api::LedgerError> {
-    let job = LedgerJob { transfers, balances_of: balances_of.to_vec() };
-    kit.ledger_calls.submit(job).await.map_err(|e| {
-        if ledger_api::is_refusal(&e) {
-            ledger_api::LedgerError::Refused(e)
-        } else {
-            ledger_api::LedgerError::Unavailable(e)
-        }
-    })
 }
 
 /// A progressive pot: its account, and its seed (the transfer's id and amount), moved from the

@@ -1,17 +1,21 @@
 //! What every table game shares, naming none of them (issue 33 §1): a game's repository is built
 //! on these, and its saga calls the repository.
 //!
+//! - [`round`]: the driver every step of every game takes (read, plan, ledger batch, write,
+//!   retry a lost race, remember), on a game's rows and its pure steps;
 //! - [`ledger`]: a round's ledger batch, many rounds to a ledger call;
 //! - [`store`]: the one-statement writers' shape (what the games' stores share), a batch of one
 //!   kind of step to a statement, and the planner convention they follow;
 //! - [`cache`]: what this process last wrote of a row, remembered as a hint;
 //! - [`house`]: the house's own limits, which every game's posted limits stay within.
 //!
-//! The recovery loop every game's steps share is `platform::recovery`.
+//! The recovery pass over every game is [`crate::recover_all`], each round finished by
+//! `platform::recovery`.
 
 platform::floor!(cache);
 platform::floor!(house);
 platform::floor!(ledger);
+platform::floor!(round);
 platform::floor!(store);
 
 use ledger_api::LedgerClient;
