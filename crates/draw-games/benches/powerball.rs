@@ -288,7 +288,7 @@ async fn settle_a_drawing(draws: &draw_games::DrawsState, plays: u64) {
         ledger_api::retailer_account("shop-0"),
         draws.powerball_accounts.escrow,
         wagers,
-        json!({"bench": "powerball sales"}),
+        ledger_api::Purpose::of(ledger_api::Game::Powerball, ledger_api::Money::Stake),
     );
     draws
         .ledger

@@ -862,7 +862,7 @@ async fn a_crash_between_the_close_and_the_certification_settles_once() {
             accounts.house,
             accounts.prizes,
             table_total,
-            json!({"game": "powerball", "draw_date": date}),
+            ledger_api::Purpose::of(ledger_api::Game::Powerball, ledger_api::Money::Prize).draw_date(date),
         ))
         .await
         .unwrap();
@@ -878,7 +878,9 @@ async fn a_crash_between_the_close_and_the_certification_settles_once() {
                 accounts.prizes,
                 wallet,
                 400,
-                json!({"game": "powerball", "draw_date": date, "serial": serial}),
+                ledger_api::Purpose::of(ledger_api::Game::Powerball, ledger_api::Money::Prize)
+                    .draw_date(date)
+                    .serial(serial),
             ))
             .await
             .unwrap();
@@ -900,7 +902,7 @@ fn wagers_transfer(game: &common::Game, date: NaiveDate) -> ledger_api::NewTrans
         game.state.powerball_accounts.escrow,
         game.state.powerball_accounts.house,
         1_000,
-        json!({"game": "powerball", "draw_date": date}),
+        ledger_api::Purpose::of(ledger_api::Game::Powerball, ledger_api::Money::Stake).draw_date(date),
     )
 }
 

@@ -86,6 +86,11 @@ pub struct InstantAccounts {
 /// Namespace of the ids this service derives (its accounts, ledger transfers).
 pub const INSTANT_NAMESPACE: uuid::Uuid = uuid::Uuid::from_u128(0x696e_7374_616e_4000_8000_6c6f_7474_6f21);
 
+/// A game's number as stored (a column of `integer`) as the number it is.
+pub fn game_number(stored: i32) -> Result<u32, AppError> {
+    u32::try_from(stored).map_err(AppError::internal)
+}
+
 /// A game's prize liability account: funded when a run is printed, paying its prizes.
 pub fn liability_account(game: u32) -> uuid::Uuid {
     uuid::Uuid::new_v5(&INSTANT_NAMESPACE, format!("instant/{game}/prize-liability").as_bytes())

@@ -2,7 +2,8 @@
 //! home, and this is its front door.
 //!
 //! - [`AccountKind`]: what an account is for, the same enum the ledger serves;
-//! - [`NewTransfer`]: a transfer built from typed values (never a hand-written JSON object);
+//! - [`NewTransfer`]: a transfer built from typed values (never a hand-written JSON object), its
+//!   [`Purpose`] (the game, the money, what it belongs to) kept in the journal;
 //! - [`LedgerClient`]: the one client a game service holds: its own accounts opened at start, a
 //!   player's wallet found (and remembered), balances read, transfers and atomic batches posted;
 //! - [`LedgerError`]: what a call came to, separating a **refusal** (the ledger said no, with its
@@ -12,7 +13,10 @@
 //! The wire format is the ledger's `openapi.yaml`; this crate changes nothing in it.
 
 pub mod payout;
+pub mod purpose;
 pub mod wire;
+
+pub use purpose::{Game, Money, Purpose};
 
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
@@ -82,16 +86,16 @@ pub struct NewTransfer {
     pub debit: Uuid,
     pub credit: Uuid,
     pub amount: i64,
-    /// What the transfer is for (`{"game": ..., "round": ...}`), kept in the journal.
-    pub metadata: Value,
+    /// What the transfer is for, kept in the journal.
+    pub purpose: Purpose,
     /// `(account, at_least)`: applied only if the account holds at least that many cents just
     /// before this transfer in its batch ([`wire::FundsCheck`]).
     pub funds_check: Option<(Uuid, i64)>,
 }
 
 impl NewTransfer {
-    pub fn new(id: Uuid, debit: Uuid, credit: Uuid, amount: i64, metadata: Value) -> NewTransfer {
-        NewTransfer { id, debit, credit, amount, metadata, funds_check: None }
+    pub fn new(id: Uuid, debit: Uuid, credit: Uuid, amount: i64, purpose: Purpose) -> NewTransfer {
+        NewTransfer { id, debit, credit, amount, purpose, funds_check: None }
     }
 
     /// The transfer, applied only if `account` holds at least `at_least` cents just before it.
@@ -104,7 +108,7 @@ impl NewTransfer {
     /// The transfer as the ledger's `POST /v1/transfers` takes it.
     pub fn to_wire(&self) -> Value {
         let mut wire = json!({"id": self.id, "debit_account_id": self.debit, "credit_account_id": self.credit,
-               "amount": self.amount, "currency": "USD", "metadata": self.metadata});
+               "amount": self.amount, "currency": "USD", "metadata": self.purpose.to_metadata()});
         if let Some((account_id, at_least)) = self.funds_check {
             wire["check_funds"] = json!({"account_id": account_id, "at_least": at_least});
         }
@@ -376,8 +380,9 @@ impl LedgerClient {
         id: Uuid,
         account: Uuid,
         amount: i64,
-        metadata: Value,
+        purpose: &Purpose,
     ) -> Result<(), LedgerError> {
+        let metadata = purpose.to_metadata();
         let body = json!({"id": id, "account_id": account, "amount": amount, "currency": "USD", "metadata": metadata});
         self.post("/v1/deposits", &body).await
     }
@@ -390,9 +395,10 @@ impl LedgerClient {
         id: Uuid,
         account: Uuid,
         amount: i64,
-        metadata: Value,
+        purpose: &Purpose,
         hold_seconds: Option<i32>,
     ) -> Result<(), LedgerError> {
+        let metadata = purpose.to_metadata();
         let mut body = json!({"id": id, "account_id": account, "amount": amount, "currency": "USD", "metadata": metadata});
         if let Some(seconds) = hold_seconds {
             body["pending"] = json!(true);
@@ -402,12 +408,14 @@ impl LedgerClient {
     }
 
     /// Completes the hold `hold` (all of it), as transfer `id`.
-    pub async fn post_hold(&self, id: Uuid, hold: Uuid, metadata: Value) -> Result<(), LedgerError> {
+    pub async fn post_hold(&self, id: Uuid, hold: Uuid, purpose: &Purpose) -> Result<(), LedgerError> {
+        let metadata = purpose.to_metadata();
         self.post("/v1/transfers", &json!({"id": id, "post_pending_id": hold, "metadata": metadata})).await
     }
 
     /// Releases the hold `hold`, as transfer `id`.
-    pub async fn void_hold(&self, id: Uuid, hold: Uuid, metadata: Value) -> Result<(), LedgerError> {
+    pub async fn void_hold(&self, id: Uuid, hold: Uuid, purpose: &Purpose) -> Result<(), LedgerError> {
+        let metadata = purpose.to_metadata();
         self.post("/v1/transfers", &json!({"id": id, "void_pending_id": hold, "metadata": metadata})).await
     }
 
@@ -464,11 +472,13 @@ mod tests {
     #[test]
     fn a_transfer_goes_on_the_wire_as_the_ledger_takes_it() {
         let (id, a, b) = (Uuid::now_v7(), Uuid::now_v7(), Uuid::now_v7());
-        let wire = NewTransfer::new(id, a, b, 250, json!({"game": "keno"})).to_wire();
+        let round = Uuid::now_v7();
+        let purpose = Purpose::of(Game::Blackjack, Money::Stake).round(round);
+        let wire = NewTransfer::new(id, a, b, 250, purpose).to_wire();
         assert_eq!(
             wire,
             json!({"id": id, "debit_account_id": a, "credit_account_id": b, "amount": 250, "currency": "USD",
-                   "metadata": {"game": "keno"}})
+                   "metadata": {"game": "blackjack", "round": round}})
         );
         assert_eq!(AccountKind::parse("prize_liability"), Some(AccountKind::PrizeLiability));
         assert_eq!(serde_json::to_value(AccountKind::GameEscrow).unwrap(), json!("game_escrow"));

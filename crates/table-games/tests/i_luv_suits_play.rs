@@ -283,6 +283,7 @@ async fn a_crash_between_steps_is_finished_by_recovery_with_the_same_cards_charg
     let id: Uuid = round.parse().unwrap();
     let play = table_games::i_luv_suits::steps::leg(
         id,
+        ledger_api::Money::Stake,
         "play",
         wallet,
         casino.state.i_luv_suits.escrow_account,

@@ -18,13 +18,12 @@
 
 use chrono::{DateTime, Utc};
 use domain::keno::{Draw, Ticket, settle};
-use ledger_api::NewTransfer;
+use ledger_api::{Game, Money, NewTransfer, Purpose};
 use platform::AppError;
 use platform::codes;
 use rand::SeedableRng;
 use rand_chacha::ChaCha20Rng;
 use serde::Serialize;
-use serde_json::json;
 use uuid::Uuid;
 
 use crate::rules::option_named;
@@ -142,7 +141,7 @@ pub async fn settle_draw(state: &DrawsState, number: i64) -> Result<(), AppError
             state.escrow_account,
             state.house_account,
             outcome.wagers_cents,
-            json!({"game": GAME, "draw": number}),
+            Purpose::of(Game::CastleKeno, Money::Stake).draw(number),
         );
         state.ledger.transfer(&stakes).await?;
     }
@@ -161,7 +160,7 @@ pub async fn settle_draw(state: &DrawsState, number: i64) -> Result<(), AppError
                     state.house_account,
                     entry.wallet,
                     payout,
-                    json!({"game": GAME, "draw": number, "ticket": entry.ticket_id}),
+                    Purpose::of(Game::CastleKeno, Money::Prize).draw(number).ticket(entry.ticket_id),
                 ));
             }
             paid.push((entry.ticket_id, hits, payout));

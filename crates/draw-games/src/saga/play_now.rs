@@ -19,14 +19,13 @@ use std::time::Duration;
 
 use chrono::SubsecRound;
 use domain::keno::{Draw, Ticket, settle};
-use ledger_api::NewTransfer;
+use ledger_api::{Game, Money, NewTransfer, Purpose};
 use platform::AppError;
 use platform::codes;
 use platform::group_commit::BatchRun;
 use rand::SeedableRng;
 use rand_chacha::ChaCha20Rng;
 use serde::Serialize;
-use serde_json::json;
 use uuid::Uuid;
 
 use crate::rules::{option_name, option_named};
@@ -158,13 +157,13 @@ async fn settle_recorded(
         return Ok((view(&ticket)?, None));
     }
     let id = ticket.id;
-    let metadata = json!({"game": "castle_keno", "ticket": id});
+    let purpose = |money| Purpose::of(Game::CastleKeno, money).ticket(id);
     let mut transfers = vec![NewTransfer::new(
         step_id(id, "stake"),
         ticket.wallet,
         state.house_account,
         ticket.stake_cents,
-        metadata.clone(),
+        purpose(Money::Stake),
     )];
     if ticket.payout_cents > 0 {
         transfers.push(NewTransfer::new(
@@ -172,7 +171,7 @@ async fn settle_recorded(
             state.house_account,
             ticket.wallet,
             ticket.payout_cents,
-            metadata,
+            purpose(Money::Prize),
         ));
     }
     let mut refusal = None;

@@ -15,10 +15,9 @@ use domain::powerball::grand_prize::{self, Election};
 use domain::prizes::TaxAssessment;
 use domain::serial::TicketSerial;
 use ledger_api::payout::{self, Reservation};
-use ledger_api::{AccountKind, NewTransfer};
+use ledger_api::{AccountKind, Game, Money, NewTransfer, Purpose};
 use platform::AppError;
 use platform::codes;
-use serde_json::json;
 use uuid::Uuid;
 
 use crate::store::powerball::claims::{self, Claim, OFFICE};
@@ -365,8 +364,8 @@ pub async fn move_claim_money(state: &DrawsState, id: Uuid) -> Result<(), AppErr
     let Some(claim) = claims::pending(&state.pool, id).await? else { return Ok(()) };
     let accounts = state.powerball_accounts;
     let key = |what: &str| Uuid::new_v5(&DRAWS_NAMESPACE, format!("powerball-claim/{id}/{what}").as_bytes());
-    let metadata =
-        json!({"game": "powerball", "serial": claim.serial, "draw_date": claim.draw_date, "claim": id});
+    let purpose =
+        Purpose::of(Game::Powerball, Money::Prize).serial(claim.serial).draw_date(claim.draw_date).claim(id);
     let mut transfers = Vec::new();
     if claim.payee == OFFICE {
         transfers.push(NewTransfer::new(
@@ -374,21 +373,21 @@ pub async fn move_claim_money(state: &DrawsState, id: Uuid) -> Result<(), AppErr
             accounts.prizes,
             accounts.office_payouts,
             claim.net_cents,
-            metadata.clone(),
+            purpose.clone(),
         ));
         transfers.push(NewTransfer::new(
             key("withheld"),
             accounts.prizes,
             accounts.withholding,
             claim.withheld_cents,
-            metadata.clone(),
+            purpose.clone(),
         ));
         transfers.push(NewTransfer::new(
             key("released"),
             accounts.prizes,
             accounts.house,
             claim.released_cents,
-            metadata,
+            purpose,
         ));
     } else {
         let account = ledger_api::retailer_account(&claim.payee);
@@ -397,7 +396,7 @@ pub async fn move_claim_money(state: &DrawsState, id: Uuid) -> Result<(), AppErr
             .open_accounts(&claim.payee, &[(account, AccountKind::RetailerSettlement)])
             .await
             .map_err(|e| payout::waits_for_ledger(&e))?;
-        transfers.push(NewTransfer::new(key("paid"), accounts.prizes, account, claim.paid_cents, metadata));
+        transfers.push(NewTransfer::new(key("paid"), accounts.prizes, account, claim.paid_cents, purpose));
     }
     // A transfer of nothing (no tax withheld, nothing released) is left out.
     transfers.retain(|t| t.amount > 0);
@@ -437,7 +436,7 @@ pub async fn expire_unclaimed(state: &DrawsState) -> Result<usize, AppError> {
                 accounts.prizes,
                 accounts.unclaimed,
                 cents,
-                json!({"game": "powerball", "draw_date": date, "expired": true}),
+                Purpose::of(Game::Powerball, Money::Prize).draw_date(date).expired(),
             );
             state.ledger.transfer(&transfer).await?;
         }

@@ -20,13 +20,12 @@
 use chrono::NaiveDate;
 use domain::powerball::PowerPlayBalls;
 use domain::powerball::drawing::{Results, TierResult};
-use ledger_api::NewTransfer;
+use ledger_api::{Game, Money, NewTransfer, Purpose};
 use platform::AppError;
 use platform::codes;
 use rand::SeedableRng;
 use rand_chacha::ChaCha20Rng;
 use serde::Serialize;
-use serde_json::json;
 use uuid::Uuid;
 
 use crate::config::ResultsMode;
@@ -316,7 +315,7 @@ pub async fn settle_drawing(state: &DrawsState, date: NaiveDate) -> Result<bool,
             state.powerball_accounts.escrow,
             state.powerball_accounts.house,
             wagers,
-            json!({"game": "powerball", "draw_date": date}),
+            Purpose::of(Game::Powerball, Money::Stake).draw_date(date),
         );
         state.ledger.transfer(&stakes).await?;
     }
@@ -462,7 +461,7 @@ pub async fn pay_certified(state: &DrawsState, drawing: &StoredDrawing) -> Resul
             state.powerball_accounts.house,
             state.powerball_accounts.prizes,
             total,
-            json!({"game": "powerball", "draw_date": date}),
+            Purpose::of(Game::Powerball, Money::Prize).draw_date(date),
         );
         state.ledger.transfer(&payable).await?;
     }
@@ -486,7 +485,7 @@ pub async fn pay_certified(state: &DrawsState, drawing: &StoredDrawing) -> Resul
                     state.powerball_accounts.prizes,
                     p.wallet,
                     p.prize_cents,
-                    json!({"game": "powerball", "draw_date": date, "serial": p.serial}),
+                    Purpose::of(Game::Powerball, Money::Prize).draw_date(date).serial(p.serial),
                 )
             })
             .collect();

@@ -20,12 +20,11 @@ use chrono::SubsecRound;
 use domain::powerball::schedule::{Drawing, SaleWindow};
 use domain::powerball::{Board, slip_cents};
 use domain::serial::TicketSerial;
-use ledger_api::{AccountKind, LedgerError, NewTransfer};
+use ledger_api::{AccountKind, Game, LedgerError, Money, NewTransfer, Purpose};
 use platform::AppError;
 use platform::codes;
 use rand::SeedableRng;
 use rand_chacha::ChaCha20Rng;
-use serde_json::json;
 use uuid::Uuid;
 
 use crate::store::PowerballTicketState;
@@ -164,7 +163,7 @@ async fn drive_answering_refusal(state: &DrawsState, id: Uuid) -> Result<(Powerb
             ticket.debit_account,
             state.powerball_accounts.escrow,
             ticket.cost_cents,
-            json!({"game": "powerball", "ticket": id, "channel": ticket.channel.as_str()}),
+            Purpose::of(Game::Powerball, Money::Stake).ticket(id).channel(ticket.channel.as_str()),
         );
         match state.ledger.transfer(&cost).await {
             Ok(()) => place(state, &ticket).await?,

@@ -17,10 +17,9 @@ use std::time::Duration;
 
 use chrono::SubsecRound;
 use domain::keno::Ticket;
-use ledger_api::{LedgerError, NewTransfer};
+use ledger_api::{Game, LedgerError, Money, NewTransfer, Purpose};
 use platform::AppError;
 use platform::codes;
-use serde_json::json;
 use uuid::Uuid;
 
 use crate::rules::{option_name, option_named};
@@ -115,7 +114,7 @@ async fn drive_answering_refusal(state: &DrawsState, id: Uuid) -> Result<(DrawTi
             ticket.wallet,
             state.escrow_account,
             ticket.stake_cents.saturating_mul(i64::from(ticket.draws)),
-            json!({"game": "castle_keno", "ticket": id}),
+            Purpose::of(Game::CastleKeno, Money::Stake).ticket(id),
         );
         match state.ledger.transfer(&stake).await {
             Ok(()) => tickets::join_draws(&state.pool, &state.schedule, state.clock.now(), id).await?,

@@ -14,9 +14,8 @@
 
 use std::time::Duration;
 
-use ledger_api::NewTransfer;
+use ledger_api::{Game, Money, NewTransfer, Purpose};
 use platform::AppError;
-use serde_json::json;
 use uuid::Uuid;
 
 use crate::store::voids::{self as store, Voided};
@@ -66,7 +65,7 @@ async fn refund(state: &DrawsState, mut ticket: Voided) -> Result<VoidedTicketVi
         escrow,
         ticket.wallet_account_id,
         ticket.refund_cents,
-        json!({"game": ticket.game, "ticket": ticket.ticket_id, "void": ticket.reason, "draws": ticket.draws}),
+        voided_purpose(&ticket)?,
     );
     state.ledger.transfer(&transfer).await?;
     ticket.refunded_at = Some(store::mark_refunded(&state.pool, ticket.ticket_id, state.clock.now()).await?);
@@ -86,4 +85,11 @@ pub async fn recover(state: &DrawsState, older_than: Duration) -> Result<usize, 
         }
     }
     Ok(finished)
+}
+
+/// A void's refund as the journal keeps it: the game, the ticket, why and the drawings given up.
+fn voided_purpose(ticket: &Voided) -> Result<Purpose, AppError> {
+    let game = Game::named(&ticket.game).ok_or_else(|| AppError::internal("a voided ticket of no game"))?;
+    let purpose = Purpose::of(game, Money::Refund).ticket(ticket.ticket_id);
+    Ok(purpose.void(ticket.reason.clone(), ticket.draws.clone()))
 }

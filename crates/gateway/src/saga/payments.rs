@@ -28,7 +28,7 @@ use axum::body::Bytes;
 use axum::http::{HeaderMap, Method, StatusCode};
 use chrono::Utc;
 use domain::{Amount, Currency};
-use ledger_api::LedgerError;
+use ledger_api::{LedgerError, Purpose};
 use platform::codes;
 use platform::webhook::SIGNATURE_HEADER;
 use platform::{AppError, IdempotencyKey};
@@ -231,8 +231,10 @@ async fn withdrawal_intent(
             .map(|view| (false, view))
             .ok_or_else(|| AppError::internal("a withdrawal intent vanished")),
         Err(e) => {
-            if let Err(voided) =
-                state.ledger.void_hold(void, id, json!({"payment": id, "unrecorded": true})).await
+            if let Err(voided) = state
+                .ledger
+                .void_hold(void, id, &Purpose::payment(id, PaymentKind::Withdrawal.as_str()).unrecorded())
+                .await
             {
                 tracing::warn!(payment = %id, error = voided.code(), "the hold of an unrecorded withdrawal waits for its expiry");
             }
@@ -270,9 +272,9 @@ async fn hold_for_withdrawal(
     id: Uuid,
     amount: Amount,
 ) -> Result<(), AppError> {
-    let metadata = json!({"player_id": player.id, "payment": "withdrawal"});
+    let purpose = Purpose::payment("withdrawal", PaymentKind::Withdrawal.as_str()).for_player(player.id);
     let hold = Some(state.payments.hold_seconds);
-    Ok(state.ledger.withdraw(id, player.wallet_account_id, amount.cents(), metadata, hold).await?)
+    Ok(state.ledger.withdraw(id, player.wallet_account_id, amount.cents(), &purpose, hold).await?)
 }
 
 /// The provider's event, its signature checked (HMAC over `t.body`, in the replay window) and
@@ -408,14 +410,14 @@ async fn apply_outcome(
 ) -> Result<(), AppError> {
     let derived =
         |step: &str| Uuid::new_v5(&GATEWAY_NAMESPACE, format!("payment/{}/{step}", view.id).as_bytes());
-    let metadata = json!({"payment": view.id, "kind": view.kind});
+    let purpose = Purpose::payment(view.id, view.kind.as_str());
     // A hold that ran out (or ended) before its outcome arrived.
     let hold_over = |e: &LedgerError| matches!(e.code(), "hold_expired" | "hold_already_ended");
     match (view.kind, succeeded) {
-        (PaymentKind::Deposit, true) => state.ledger.deposit(view.id, wallet, view.amount, metadata).await?,
+        (PaymentKind::Deposit, true) => state.ledger.deposit(view.id, wallet, view.amount, &purpose).await?,
         (PaymentKind::Deposit, false) => {}
         (PaymentKind::Withdrawal, true) => {
-            match state.ledger.post_hold(derived("post"), view.id, metadata.clone()).await {
+            match state.ledger.post_hold(derived("post"), view.id, &purpose).await {
                 Ok(()) => {}
                 // Ended by this posting, made by another delivery finishing the same payment at
                 // the same moment: nothing more to do.
@@ -424,13 +426,13 @@ async fn apply_outcome(
                 // is taken from the wallet now.
                 Err(e) if hold_over(&e) => {
                     tracing::warn!(payment = %view.id, "a withdrawal was paid after its hold ended");
-                    state.ledger.withdraw(derived("late"), wallet, view.amount, metadata, None).await?;
+                    state.ledger.withdraw(derived("late"), wallet, view.amount, &purpose, None).await?;
                 }
                 Err(e) => return Err(e.into()),
             }
         }
         (PaymentKind::Withdrawal, false) => {
-            match state.ledger.void_hold(derived("void"), view.id, metadata).await {
+            match state.ledger.void_hold(derived("void"), view.id, &purpose).await {
                 // An expired hold has already given the money back.
                 Err(e) if !hold_over(&e) => return Err(e.into()),
                 _ => {}

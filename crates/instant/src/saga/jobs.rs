@@ -44,7 +44,7 @@ pub async fn run_waiting_job(state: &InstantState, id: Option<Uuid>) -> Result<b
 /// Prints job `job` (taken, `running`), or imports its vendor's file, and records how it ended: succeeded with its run,
 /// cancelled, or failed with its error (nothing of the run kept either way).
 pub async fn run_job(state: &InstantState, job: &PrintJobRow) -> Result<(), AppError> {
-    let number = u32::try_from(job.game).map_err(AppError::internal)?;
+    let number = crate::game_number(job.game)?;
     let outcome = match state.game(number) {
         Ok(game) if job.source == JobSource::VendorFile => {
             let game = game.clone();

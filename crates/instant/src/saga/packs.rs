@@ -13,7 +13,7 @@
 //! conflict that changes nothing.
 
 use domain::instant::payout::settle_pack;
-use ledger_api::{AccountKind, NewTransfer};
+use ledger_api::{AccountKind, Game, Money, NewTransfer, Purpose};
 use platform::AppError;
 use platform::codes;
 use sqlx::PgConnection;
@@ -168,10 +168,12 @@ async fn post_settlement(state: &InstantState, game: i32, book: i32, pack: &Pack
         &crate::INSTANT_NAMESPACE,
         format!("instant/pack/{game}-{book}/settled").as_bytes(),
     );
-    let metadata = serde_json::json!({"game": game, "book": book, "sales": owed.sales_cents, "commission": owed.commission_cents});
+    let purpose = Purpose::of(Game::Instant(crate::game_number(game)?), Money::PackSettlement)
+        .book(i64::from(book))
+        .sales(owed.sales_cents, owed.commission_cents);
     state
         .ledger
-        .batch(&[NewTransfer::new(id, account, state.accounts.house, owed.owed_cents, metadata)])
+        .batch(&[NewTransfer::new(id, account, state.accounts.house, owed.owed_cents, purpose)])
         .await?;
     packs::mark_settlement_posted(&state.pool, game, book).await
 }

@@ -12,7 +12,7 @@
 //! counter and the office both call [`pay_ticket`].
 
 use ledger_api::payout::{self, Reservation};
-use ledger_api::{AccountKind, NewTransfer};
+use ledger_api::{AccountKind, Game, Money, NewTransfer, Purpose};
 use platform::AppError;
 use platform::codes;
 use uuid::Uuid;
@@ -107,16 +107,17 @@ pub async fn move_payment_money(state: &InstantState, id: Uuid) -> Result<(), Ap
         return Ok(());
     };
     let place = payment.place;
-    let liability = crate::liability_account(u32::try_from(place.game).map_err(AppError::internal)?);
+    let game = crate::game_number(place.game)?;
+    let liability = crate::liability_account(game);
     let key = |what: &str| ticket_key(place, what);
-    let metadata =
-        serde_json::json!({"game": place.game, "book": place.book, "ticket": place.ticket, "payment": id});
+    let purpose =
+        Purpose::of(Game::Instant(game), Money::Prize).book(i64::from(place.book)).ticket(place.ticket).paid_by(id);
     let accounts = &state.accounts;
     let transfers = if payment.paid_to == OFFICE {
         let (net, withheld) = office_claims::amounts(&state.pool, id).await?;
         vec![
-            NewTransfer::new(key("office-net"), liability, accounts.office_payouts, net, metadata.clone()),
-            NewTransfer::new(key("office-withheld"), liability, accounts.withholding, withheld, metadata),
+            NewTransfer::new(key("office-net"), liability, accounts.office_payouts, net, purpose.clone()),
+            NewTransfer::new(key("office-withheld"), liability, accounts.withholding, withheld, purpose),
         ]
     } else {
         let account = ledger_api::retailer_account(&payment.paid_to);
@@ -125,7 +126,7 @@ pub async fn move_payment_money(state: &InstantState, id: Uuid) -> Result<(), Ap
             .open_accounts(&payment.paid_to, &[(account, AccountKind::RetailerSettlement)])
             .await
             .map_err(|e| payout::waits_for_ledger(&e))?;
-        vec![NewTransfer::new(key("paid"), liability, account, payment.paid_cents, metadata)]
+        vec![NewTransfer::new(key("paid"), liability, account, payment.paid_cents, purpose)]
     };
     // (A transfer of nothing, such as no tax withheld, is left out of the batch.)
     payout::move_pending(

@@ -11,7 +11,7 @@ use std::time::Instant;
 
 use domain::instant::GameDefinition;
 use domain::instant::print_run::{PrintedTicket, pool_counts, print_pool};
-use ledger_api::NewTransfer;
+use ledger_api::{Game, Money, NewTransfer, Purpose};
 use platform::AppError;
 use rand::SeedableRng;
 use rand_chacha::ChaCha20Rng;
@@ -246,6 +246,6 @@ pub fn liability_funding(state: &InstantState, game: &GameDefinition, run: Uuid)
         state.accounts.house,
         crate::liability_account(game.number),
         liability,
-        serde_json::json!({"game": game.number, "print_run": run}),
+        Purpose::of(Game::Instant(game.number), Money::PrizeFund).print_run(run),
     )
 }

@@ -53,6 +53,13 @@ impl Game {
             seed_id: Uuid::new_v5(&crate::TABLES_NAMESPACE, b"blackjack/blazing-7s-pot/seed/0"),
             seed_cents: domain::blackjack::side_wagers::BLAZING_SEVENS_SEED_CENTS,
         };
-        open_game_accounts(ledger, "blackjack", self.escrow_account, self.house_account, Some(pot)).await
+        open_game_accounts(
+            ledger,
+            ledger_api::Game::Blackjack,
+            self.escrow_account,
+            self.house_account,
+            Some(pot),
+        )
+        .await
     }
 }

@@ -8,7 +8,7 @@ use domain::blackjack::round::{Action, Phase, PlayError, Round, SpotBet, TableRu
 use domain::blackjack::side_wagers::{BLAZING_SEVENS_SEED_CENTS, pot_contribution, pot_share};
 use axum::http::StatusCode;
 use domain::cards::{Decks, Shoe};
-use ledger_api::NewTransfer;
+use ledger_api::{Game, Money, NewTransfer, Purpose};
 use platform::AppError;
 use platform::codes;
 use rand::Rng;
@@ -66,10 +66,10 @@ pub fn step_id(round: Uuid, step: &str) -> Uuid {
     Uuid::new_v5(&TABLES_NAMESPACE, format!("bj-round/{round}/{step}").as_bytes())
 }
 
-/// A round's ledger leg `step`, tagged with its game and round.
-fn leg(round: Uuid, step: &str, debit: Uuid, credit: Uuid, amount: i64) -> NewTransfer {
-    let metadata = crate::kit::ledger::round_metadata("blackjack", round);
-    NewTransfer::new(step_id(round, step), debit, credit, amount, metadata)
+/// A round's ledger leg `step`, moving `money`, tagged with its game and round.
+fn leg(round: Uuid, money: Money, step: &str, debit: Uuid, credit: Uuid, amount: i64) -> NewTransfer {
+    let purpose = Purpose::of(Game::Blackjack, money).round(round);
+    NewTransfer::new(step_id(round, step), debit, credit, amount, purpose)
 }
 
 /// A cut card's place the rules allow (K.A.R. 111-301-6(a)), at random.
@@ -139,9 +139,9 @@ pub fn deal(row: &Row, rules: &TableRules, accounts: Accounts, rng: &mut impl Rn
     let read_version = read.version;
     Ok(Plan::Pay(Payment {
         transfers: vec![
-            leg(id, "stake/escrow", wallet, accounts.escrow, stakes.escrowed),
-            leg(id, "stake/pot", wallet, accounts.pot, stakes.to_pot),
-            leg(id, "stake/house", wallet, accounts.house, stakes.to_house),
+            leg(id, Money::Stake, "stake/escrow", wallet, accounts.escrow, stakes.escrowed),
+            leg(id, Money::Stake, "stake/pot", wallet, accounts.pot, stakes.to_pot),
+            leg(id, Money::Stake, "stake/house", wallet, accounts.house, stakes.to_house),
         ],
         // 111-301-5(j)(6): prizes are paid on the meter at the time they are won (this deal):
         // the pot as the wagers leave it, read back with the wallet.
@@ -232,16 +232,10 @@ pub fn decide(row: &Row, decision: Option<(i32, Action)>) -> Result<BlackjackPla
 
 /// A decision as written: the round moved on a step, the decision recorded, and the shoe.
 fn applied(row: &Row, pending: PendingDecision, was_pending: bool) -> Result<store::Decision, AppError> {
-    let (stored, read) = row;
+    let stored = &row.0;
     let mut actions: Vec<serde_json::Value> = store::from_json(stored.actions.clone())?;
     actions.push(pending.record.clone());
-    Ok(store::Decision {
-        id: stored.id,
-        pending,
-        actions: serde_json::Value::Array(actions),
-        was_pending,
-        read_version: read.version,
-    })
+    Ok(store::Decision { id: stored.id, pending, actions: serde_json::Value::Array(actions), was_pending })
 }
 
 /// A pending decision finished: its wager taken from the wallet (key `<round>/step/<n>`), then the
@@ -255,7 +249,7 @@ pub fn take_pending_wager(row: &Row, accounts: Accounts) -> Result<BlackjackPlan
     let decision = applied(row, pending, true)?;
     let step = decision.pending.step;
     Ok(Plan::Pay(Payment {
-        transfers: vec![leg(id, &format!("step/{step}"), wallet, accounts.escrow, decision.pending.added_cents)],
+        transfers: vec![leg(id, Money::Stake, &format!("step/{step}"), wallet, accounts.escrow, decision.pending.added_cents)],
         balances_of: Vec::new(),
         on_refusal: Release::ClearPending(step),
         then: Box::new(move |_| Ok(Write::Decision(decision))),
@@ -312,13 +306,13 @@ pub fn settle(row: &Row, accounts: Accounts) -> Result<BlackjackPlan, AppError> 
         round.spots.iter().filter(|s| s.bet.blazing_7s).map(|_| rules.progressive_wager_cents).sum();
     let (pot_prize, top_prize) = pot_prizes(&round, stored.pot_at_deal_cents.unwrap_or(0))?;
     let mut transfers = vec![
-        leg(id, "settle/stakes", accounts.escrow, accounts.house, staked.saturating_sub(progressive)),
-        leg(id, "settle/returns", accounts.house, wallet, returned),
-        leg(id, "settle/pot-prize", accounts.pot, wallet, pot_prize),
+        leg(id, Money::Settlement, "settle/stakes", accounts.escrow, accounts.house, staked.saturating_sub(progressive)),
+        leg(id, Money::Prize, "settle/returns", accounts.house, wallet, returned),
+        leg(id, Money::Prize, "settle/pot-prize", accounts.pot, wallet, pot_prize),
     ];
     if top_prize {
         // 111-301-5(j)(7): after the top prize the pot is funded again with $10,000.
-        transfers.push(leg(id, "settle/pot-reseed", accounts.house, accounts.pot, BLAZING_SEVENS_SEED_CENTS));
+        transfers.push(leg(id, Money::PotSeed, "settle/pot-reseed", accounts.house, accounts.pot, BLAZING_SEVENS_SEED_CENTS));
     }
     Ok(Plan::Pay(Payment {
         transfers,
@@ -369,15 +363,15 @@ pub fn void<'a>(
     let mut transfers = Vec::new();
     if round.is_none() {
         transfers.extend([
-            leg(id, "stake/escrow", wallet, accounts.escrow, stakes.escrowed),
-            leg(id, "stake/pot", wallet, accounts.pot, stakes.to_pot),
-            leg(id, "stake/house", wallet, accounts.house, stakes.to_house),
+            leg(id, Money::Stake, "stake/escrow", wallet, accounts.escrow, stakes.escrowed),
+            leg(id, Money::Stake, "stake/pot", wallet, accounts.pot, stakes.to_pot),
+            leg(id, Money::Stake, "stake/house", wallet, accounts.house, stakes.to_house),
         ]);
     }
     transfers.extend([
-        leg(id, "void/escrow", accounts.escrow, wallet, stakes.escrowed),
-        leg(id, "void/pot", accounts.pot, wallet, stakes.to_pot),
-        leg(id, "void/house", accounts.house, wallet, stakes.to_house),
+        leg(id, Money::Refund, "void/escrow", accounts.escrow, wallet, stakes.escrowed),
+        leg(id, Money::Refund, "void/pot", accounts.pot, wallet, stakes.to_pot),
+        leg(id, Money::Refund, "void/house", accounts.house, wallet, stakes.to_house),
     ]);
     let record = VoidRecord { game: "blackjack", round: id, reason: "shoe_exhausted", cards: round, returned_cents: staked };
     Ok((transfers, staked, record))

@@ -39,6 +39,7 @@ pub struct Game {
 
 impl Game {
     pub async fn open_accounts(&self, ledger: &LedgerClient) -> Result<(), AppError> {
-        open_game_accounts(ledger, "craps", self.escrow_account, self.house_account, None).await
+        open_game_accounts(ledger, ledger_api::Game::Craps, self.escrow_account, self.house_account, None)
+            .await
     }
 }

@@ -8,7 +8,7 @@ use axum::http::StatusCode;
 use chrono::{SubsecRound, Utc};
 use domain::craps::Roll;
 use domain::craps::session::{Change, RuleError};
-use ledger_api::NewTransfer;
+use ledger_api::{Game, NewTransfer, Purpose};
 use platform::AppError;
 use platform::codes;
 use rand::Rng;
@@ -223,11 +223,17 @@ pub fn finish((stored, recorded): &Row, (escrow, house): (Uuid, Uuid)) -> Result
         return Ok(Plan::Done);
     };
     let (id, seq, wallet) = (stored.id, pending.seq, stored.wallet);
-    let metadata = crate::kit::ledger::round_metadata("craps", id);
     let transfers = transfers_of(&pending, wallet, (escrow, house))
         .into_iter()
         .map(|l| {
-            let transfer = NewTransfer::new(leg(id, seq, l.name), l.debit, l.credit, l.amount, metadata.clone());
+            // From the wallet a stake, to it a prize; between the house and the escrow the bets.
+            let money = match (l.debit == wallet, l.credit == wallet) {
+                (true, _) => ledger_api::Money::Stake,
+                (_, true) => ledger_api::Money::Prize,
+                _ => ledger_api::Money::Settlement,
+            };
+            let purpose = Purpose::of(Game::Craps, money).round(id);
+            let transfer = NewTransfer::new(leg(id, seq, l.name), l.debit, l.credit, l.amount, purpose);
             match l.wallet_holds {
                 Some(stake) => transfer.checking_funds(wallet, stake),
                 None => transfer,

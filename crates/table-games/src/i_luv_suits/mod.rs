@@ -53,6 +53,13 @@ impl Game {
             seed_id: Uuid::new_v5(&crate::TABLES_NAMESPACE, b"i-luv-suits/progressive-pot/seed/0"),
             seed_cents: PROGRESSIVE_SEED_CENTS,
         };
-        open_game_accounts(ledger, "i_luv_suits", self.escrow_account, self.house_account, Some(pot)).await
+        open_game_accounts(
+            ledger,
+            ledger_api::Game::ILuvSuits,
+            self.escrow_account,
+            self.house_account,
+            Some(pot),
+        )
+        .await
     }
 }

@@ -10,7 +10,7 @@ use domain::i_luv_suits::round::{
     Choice, Deal, Hands, Returns, Showdown, WagerError, Wagers, check_play, pot_contribution,
     settle as settle_wagers,
 };
-use ledger_api::NewTransfer;
+use ledger_api::{Game, Money, NewTransfer, Purpose};
 use platform::AppError;
 use platform::codes;
 use rand::Rng;
@@ -50,10 +50,10 @@ pub fn step_id(round: Uuid, step: &str) -> Uuid {
     Uuid::new_v5(&TABLES_NAMESPACE, format!("ils-round/{round}/{step}").as_bytes())
 }
 
-/// A round's ledger leg `step`, tagged with its game and round.
-pub fn leg(round: Uuid, step: &str, debit: Uuid, credit: Uuid, amount: i64) -> NewTransfer {
-    let metadata = crate::kit::ledger::round_metadata("i_luv_suits", round);
-    NewTransfer::new(step_id(round, step), debit, credit, amount, metadata)
+/// A round's ledger leg `step`, moving `money`, tagged with its game and round.
+pub fn leg(round: Uuid, money: Money, step: &str, debit: Uuid, credit: Uuid, amount: i64) -> NewTransfer {
+    let purpose = Purpose::of(Game::ILuvSuits, money).round(round);
+    NewTransfer::new(step_id(round, step), debit, credit, amount, purpose)
 }
 
 /// Step 2, the deal: an `open` round's wagers in one batch (the ante and the side wagers into
@@ -72,9 +72,9 @@ pub fn deal(round: &StoredRound, accounts: Accounts, rng: &mut impl Rng) -> Resu
     let deal = Deal::shuffled(rng);
     Ok(Plan::Pay(Payment {
         transfers: vec![
-            leg(id, "stake/escrow", wallet, accounts.escrow, staked.saturating_sub(progressive)),
-            leg(id, "stake/pot", wallet, accounts.pot, to_pot),
-            leg(id, "stake/house", wallet, accounts.house, progressive.saturating_sub(to_pot)),
+            leg(id, Money::Stake, "stake/escrow", wallet, accounts.escrow, staked.saturating_sub(progressive)),
+            leg(id, Money::Stake, "stake/pot", wallet, accounts.pot, to_pot),
+            leg(id, Money::Stake, "stake/house", wallet, accounts.house, progressive.saturating_sub(to_pot)),
         ],
         // 76(i)(5): prizes are paid on the meter at the time they are won (this deal): the pot
         // as the batch leaves it, read back with the wallet.
@@ -156,14 +156,14 @@ fn settlement_legs(
     let progressive = if round.wagers.progressive { rules.progressive_wager_cents } else { 0 };
     let escrowed = round.wagers.staked_at_deal(rules).saturating_sub(progressive).saturating_add(play);
     let mut transfers = vec![
-        leg(id, "play", wallet, accounts.escrow, play_now),
-        leg(id, "settle/stakes", accounts.escrow, accounts.house, escrowed),
-        leg(id, "settle/returns", accounts.house, wallet, returns.total().saturating_sub(returns.pot_prize_cents)),
-        leg(id, "settle/pot-prize", accounts.pot, wallet, returns.pot_prize_cents),
+        leg(id, Money::Stake, "play", wallet, accounts.escrow, play_now),
+        leg(id, Money::Settlement, "settle/stakes", accounts.escrow, accounts.house, escrowed),
+        leg(id, Money::Prize, "settle/returns", accounts.house, wallet, returns.total().saturating_sub(returns.pot_prize_cents)),
+        leg(id, Money::Prize, "settle/pot-prize", accounts.pot, wallet, returns.pot_prize_cents),
     ];
     if returns.top_prize {
         // 76(i)(5) read as these tables read it: the house funds the pot again after a top prize.
-        transfers.push(leg(id, "settle/pot-reseed", accounts.house, accounts.pot, PROGRESSIVE_SEED_CENTS));
+        transfers.push(leg(id, Money::PotSeed, "settle/pot-reseed", accounts.house, accounts.pot, PROGRESSIVE_SEED_CENTS));
     }
     (transfers, play_now)
 }

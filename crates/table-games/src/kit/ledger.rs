@@ -6,7 +6,7 @@
 
 use std::collections::HashMap;
 
-use ledger_api::{LedgerClient, LedgerError, NewTransfer};
+use ledger_api::{Game, LedgerClient, LedgerError, Money, NewTransfer, Purpose};
 use platform::AppError;
 use platform::group_commit::BatchRun;
 use uuid::Uuid;
@@ -71,11 +71,6 @@ impl Kit {
     }
 }
 
-/// What every transfer of a round carries in the journal: its game and round.
-pub fn round_metadata(game: &'static str, round: Uuid) -> serde_json::Value {
-    serde_json::json!({"game": game, "round": round})
-}
-
 /// A progressive pot: its account, and its seed (the transfer's id and amount), moved from the
 /// house once.
 #[derive(Debug, Clone, Copy)]
@@ -89,7 +84,7 @@ pub struct Pot {
 /// pot once (the seed's id makes a second start a replay).
 pub async fn open_game_accounts(
     ledger: &LedgerClient,
-    game: &str,
+    game: Game,
     escrow: Uuid,
     house: Uuid,
     pot: Option<Pot>,
@@ -97,10 +92,10 @@ pub async fn open_game_accounts(
     let mut accounts =
         vec![(escrow, ledger_api::AccountKind::GameEscrow), (house, ledger_api::AccountKind::HouseRevenue)];
     accounts.extend(pot.map(|p| (p.account, ledger_api::AccountKind::ProgressivePot)));
-    ledger.open_accounts_at_start(game, &accounts).await?;
+    ledger.open_accounts_at_start(&game.to_string(), &accounts).await?;
     if let Some(pot) = pot {
-        let metadata = serde_json::json!({"game": game, "progressive": "initial funding"});
-        ledger.transfer(&NewTransfer::new(pot.seed_id, house, pot.account, pot.seed_cents, metadata)).await?;
+        let purpose = Purpose::of(game, Money::PotSeed).progressive("initial funding");
+        ledger.transfer(&NewTransfer::new(pot.seed_id, house, pot.account, pot.seed_cents, purpose)).await?;
     }
     Ok(())
 }

@@ -182,9 +182,6 @@ pub struct Decision {
     pub actions: Value,
     /// Applied as the round's pending decision (its wager taken), not as one with none pending.
     pub was_pending: bool,
-    /// The count of the shoe's writes the decision was worked out on (not written: the
-    /// repository remembers the shoe as written with the count after it).
-    pub read_version: i64,
 }
 
 impl Decision {
