@@ -217,29 +217,10 @@ fn no_service_builds_a_ledger_path() {
     assert!(by_hand.is_empty(), "ledger paths written outside ledger-api: {by_hand:?}");
 }
 
-#[test]
-fn no_service_builds_a_transfer_by_hand() {
-    let mut by_hand = Vec::new();
-    for krate in std::fs::read_dir(crates_dir()).unwrap() {
-        let dir = krate.unwrap().path();
-        let name = dir.file_name().unwrap().to_string_lossy().into_owned();
-        if matches!(name.as_str(), "ledger" | "ledger-api" | "assembly") || !dir.join("src").is_dir() {
-            continue;
-        }
-        for file in rust_files(&dir.join("src")) {
-            if std::fs::read_to_string(&file).unwrap().contains("\"debit_account_id\"") {
-                by_hand.push(file.display().to_string());
-            }
-        }
-    }
-    assert!(by_hand.is_empty(), "transfers written as JSON outside ledger-api: {by_hand:?}");
-}
-
-/// What a transfer is for is a `ledger_api::Purpose` (issue 48 §2), never an object written by
-/// hand: no service's source writes a journal's `game` as JSON.
-#[test]
-fn no_service_writes_a_transfer_s_purpose_by_hand() {
-    let mut by_hand = Vec::new();
+/// The source files of the services other than the ledger and its client that hold any of
+/// `needles`.
+fn services_sources_holding(needles: &[&str]) -> Vec<String> {
+    let mut holding = Vec::new();
     for krate in std::fs::read_dir(crates_dir()).unwrap() {
         let dir = krate.unwrap().path();
         let name = dir.file_name().unwrap().to_string_lossy().into_owned();
@@ -248,11 +229,25 @@ fn no_service_writes_a_transfer_s_purpose_by_hand() {
         }
         for file in rust_files(&dir.join("src")) {
             let text = std::fs::read_to_string(&file).unwrap();
-            if text.contains("json!({\"game\"") || text.contains("round_metadata") {
-                by_hand.push(file.display().to_string());
+            if needles.iter().any(|n| text.contains(n)) {
+                holding.push(file.display().to_string());
             }
         }
     }
+    holding
+}
+
+#[test]
+fn no_service_builds_a_transfer_by_hand() {
+    let by_hand = services_sources_holding(&["\"debit_account_id\""]);
+    assert!(by_hand.is_empty(), "transfers written as JSON outside ledger-api: {by_hand:?}");
+}
+
+/// What a transfer is for is a `ledger_api::Purpose` (issue 48 §2), never an object written by
+/// hand: no service's source writes a journal's `game` as JSON.
+#[test]
+fn no_service_writes_a_transfer_s_purpose_by_hand() {
+    let by_hand = services_sources_holding(&["json!({\"game\"", "round_metadata"]);
     assert!(by_hand.is_empty(), "a transfer's purpose written as JSON outside ledger-api: {by_hand:?}");
 }
 

@@ -19,18 +19,11 @@ use uuid::Uuid;
 use super::repository::{Release, Repository, Row, Write};
 use super::store::{self, AtDeal, PendingDecision, RoundState, StoredRound};
 use crate::TABLES_NAMESPACE;
+pub use crate::kit::ledger::Accounts;
 use crate::kit::round::{Payment, Plan};
 
 /// A plan of a blackjack step.
 pub type BlackjackPlan = Plan<Repository, Void>;
-
-/// The game's accounts: where stakes wait, the house, the Blazing 7's pot.
-#[derive(Debug, Clone, Copy)]
-pub struct Accounts {
-    pub escrow: Uuid,
-    pub house: Uuid,
-    pub pot: Uuid,
-}
 
 /// A path aside: the shoe has no card left for the round, which is voided.
 #[derive(Debug, Clone)]
@@ -404,26 +397,15 @@ mod tests {
         let mut cards: Vec<Card> = ["5S", "9H", "6D", "7C", "10C"].iter().map(|c| c.parse().unwrap()).collect();
         cards.extend((0..6).flat_map(|_| Card::deck()));
         let shoe = Shoe::stacked(Decks::Six, cards, 260).unwrap();
-        let round = StoredRound {
+        let round = store::NewRound {
             id: Uuid::from_u128(100),
-            table_id: Uuid::from_u128(200),
-            player_id: "p".into(),
+            table: Uuid::from_u128(200),
+            player: "p".into(),
             wallet: WALLET,
             bets,
-            state: RoundState::Open,
-            step: 0,
-            round: None,
-            actions: json!([]),
-            pending: None,
-            pot_at_deal_cents: None,
-            staked_cents: None,
-            returned_cents: None,
-            pot_prize_cents: None,
-            balance_before_cents: None,
-            balance_after_cents: None,
-            refusal: None,
             created_at: Utc::now(),
-        };
+        }
+        .stored();
         (round, ReadShoe { shoe, version: 4 })
     }
 

@@ -144,14 +144,7 @@ impl Rows for Repository {
     async fn write(&self, round: &StoredRound, write: Write) -> Result<Option<StoredRound>, AppError> {
         Ok(match write {
             Write::Deal(dealt) => {
-                let written = StoredRound {
-                    state: RoundState::Deciding,
-                    deal: Some(dealt.deal),
-                    pot_at_deal_cents: Some(dealt.pot),
-                    staked_cents: Some(dealt.staked),
-                    balance_before_cents: Some(dealt.balance_before),
-                    ..round.clone()
-                };
+                let written = dealt.applied_to(round);
                 self.dealt.submit(dealt).await?.then_some(written)
             }
             Write::Claim(claim) => {

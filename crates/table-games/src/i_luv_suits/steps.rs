@@ -21,18 +21,11 @@ use uuid::Uuid;
 use super::repository::{Release, Repository, Write};
 use super::store::{Claim, Decided, Dealt, RoundState, Settled, Settlement, StoredRound};
 use crate::TABLES_NAMESPACE;
+pub use crate::kit::ledger::Accounts;
 use crate::kit::round::{Payment, Plan};
 
 /// A plan of an I Luv Suits step.
 pub type SuitsPlan = Plan<Repository, std::convert::Infallible>;
-
-/// The game's accounts: where wagers wait, the house, the progressive pot.
-#[derive(Debug, Clone, Copy)]
-pub struct Accounts {
-    pub escrow: Uuid,
-    pub house: Uuid,
-    pub pot: Uuid,
-}
 
 /// A wager or decision the rules refused, as a problem with its stable code.
 pub fn wager_error(e: &WagerError) -> AppError {
@@ -244,14 +237,7 @@ mod tests {
         let mut rng = ChaCha20Rng::seed_from_u64(3);
         let Plan::Pay(payment) = deal(round, ACCOUNTS, &mut rng).unwrap() else { panic!("a deal pays") };
         let Write::Deal(dealt) = (payment.then)(&[5_000, 100_000]).unwrap() else { panic!("a deal writes") };
-        StoredRound {
-            state: RoundState::Deciding,
-            deal: Some(dealt.deal),
-            pot_at_deal_cents: Some(dealt.pot),
-            staked_cents: Some(dealt.staked),
-            balance_before_cents: Some(dealt.balance_before),
-            ..round.clone()
-        }
+        dealt.applied_to(round)
     }
 
     #[test]

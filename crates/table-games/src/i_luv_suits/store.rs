@@ -259,6 +259,20 @@ pub struct Dealt {
     pub balance_before: i64,
 }
 
+impl Dealt {
+    /// `open` as read, once this deal is written.
+    pub fn applied_to(&self, open: &StoredRound) -> StoredRound {
+        StoredRound {
+            state: RoundState::Deciding,
+            deal: Some(self.deal),
+            pot_at_deal_cents: Some(self.pot),
+            staked_cents: Some(self.staked),
+            balance_before_cents: Some(self.balance_before),
+            ..open.clone()
+        }
+    }
+}
+
 /// The statement of [`mark_dealt_all`] (checked for its plan by a test);
 /// `(...) IS TRUE` finds each row by its id, never through a partial index (`platform::group_commit`).
 pub const DEALT: &str =

@@ -71,6 +71,15 @@ impl Kit {
     }
 }
 
+/// A game's accounts its rounds' money moves between: where stakes wait, the house, and its
+/// progressive pot.
+#[derive(Debug, Clone, Copy)]
+pub struct Accounts {
+    pub escrow: Uuid,
+    pub house: Uuid,
+    pub pot: Uuid,
+}
+
 /// A progressive pot: its account, and its seed (the transfer's id and amount), moved from the
 /// house once.
 #[derive(Debug, Clone, Copy)]
