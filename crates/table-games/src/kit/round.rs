@@ -231,3 +231,140 @@ pub async fn drive<R: Rows, A>(
     }
     Err(gave_up())
 }
+
+#[cfg(test)]
+mod tests {
+    use std::collections::HashMap;
+    use std::convert::Infallible;
+    use std::sync::Mutex;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::time::Duration;
+
+    use super::*;
+    use crate::kit::KitSettings;
+
+    /// A game of one counter a row, kept in memory: enough to watch the driver's sequence. Its
+    /// writes are conditional on the row being as read; `steal` moves a row on (by 10) in place
+    /// of that many writes, as another process would.
+    #[derive(Default)]
+    struct Counters {
+        stored: Mutex<HashMap<Uuid, i64>>,
+        memory: Mutex<HashMap<Uuid, i64>>,
+        reads: AtomicUsize,
+        steal: AtomicUsize,
+    }
+
+    impl Rows for Counters {
+        type Key = Uuid;
+        type Row = (Uuid, i64);
+        type Write = i64;
+        type Release = ();
+
+        fn remembered(&self, id: &Uuid) -> Result<Option<(Uuid, i64)>, AppError> {
+            Ok(self.memory.lock().unwrap().get(id).map(|v| (*id, *v)))
+        }
+
+        async fn read(&self, id: &Uuid) -> Result<(Uuid, i64), AppError> {
+            self.reads.fetch_add(1, Ordering::SeqCst);
+            let stored = self.stored.lock().unwrap().get(id).copied();
+            stored.map(|v| (*id, v)).ok_or_else(|| AppError::internal("no such row"))
+        }
+
+        async fn write(&self, &(id, read): &(Uuid, i64), to: i64) -> Result<Option<(Uuid, i64)>, AppError> {
+            let mut stored = self.stored.lock().unwrap();
+            let row = stored.get_mut(&id).unwrap();
+            if self.steal.load(Ordering::SeqCst) > 0 {
+                self.steal.fetch_sub(1, Ordering::SeqCst);
+                *row += 10;
+                return Ok(None);
+            }
+            if *row != read {
+                return Ok(None);
+            }
+            *row = to;
+            Ok(Some((id, to)))
+        }
+
+        async fn release(&self, _: &(Uuid, i64), (): (), _: &str) -> Result<(), AppError> {
+            Ok(())
+        }
+
+        fn remember(&self, &(id, value): &(Uuid, i64)) -> Result<(), AppError> {
+            self.memory.lock().unwrap().insert(id, value);
+            Ok(())
+        }
+
+        fn forget(&self, id: &Uuid) -> Result<(), AppError> {
+            self.memory.lock().unwrap().remove(id);
+            Ok(())
+        }
+    }
+
+    /// A kit whose database and ledger are never reached (no step here moves money).
+    fn kit() -> Kit {
+        let pool = sqlx::postgres::PgPoolOptions::new().connect_lazy("postgres://nobody@127.0.0.1:9/none").unwrap();
+        let upstream = platform::upstream::Upstream::remote("ledger", "http://127.0.0.1:9", Duration::from_secs(1));
+        let ledger = ledger_api::LedgerClient::new(upstream.unwrap(), platform::auth::TokenKeys::random(), "tests");
+        Kit::spawn(&pool, ledger, 1, KitSettings::default())
+    }
+
+    fn counters(stored: i64, remembered: Option<i64>) -> (Counters, Uuid) {
+        let id = Uuid::now_v7();
+        let rows = Counters::default();
+        rows.stored.lock().unwrap().insert(id, stored);
+        if let Some(value) = remembered {
+            rows.memory.lock().unwrap().insert(id, value);
+        }
+        (rows, id)
+    }
+
+    /// The step: add one to an even counter; an odd one is refused.
+    fn add_one_to_even(&(_, value): &(Uuid, i64)) -> Result<Plan<Counters, Infallible>, AppError> {
+        if value % 2 == 0 { Ok(Plan::Write(value + 1)) } else { Err(AppError::internal("odd")) }
+    }
+
+    fn moved_on() -> AppError {
+        AppError::internal("moved on")
+    }
+
+    #[tokio::test]
+    async fn a_remembered_row_is_planned_on_without_a_read_and_remembered_as_written() {
+        let (rows, id) = counters(4, Some(4));
+        let driven = drive(&kit(), &rows, &id, Start::Remembered, add_one_to_even, moved_on).await.unwrap();
+        assert_eq!(driven.answer().unwrap(), (id, 5));
+        assert_eq!(rows.reads.load(Ordering::SeqCst), 0, "no read");
+        assert_eq!(rows.memory.lock().unwrap()[&id], 5, "remembered as written");
+    }
+
+    #[tokio::test]
+    async fn a_refusal_on_a_remembered_row_is_made_again_on_the_row_as_read() {
+        // Remembered odd (behind another process's write): read, and planned on what is stored.
+        let (rows, id) = counters(6, Some(3));
+        let driven = drive(&kit(), &rows, &id, Start::Remembered, add_one_to_even, moved_on).await.unwrap();
+        assert_eq!(driven.answer().unwrap(), (id, 7));
+        assert_eq!(rows.reads.load(Ordering::SeqCst), 1);
+        // Stored odd: the refusal stands, made on the row as read.
+        let (rows, id) = counters(7, None);
+        let refused = drive(&kit(), &rows, &id, Start::Read, add_one_to_even, moved_on).await.unwrap_err();
+        assert_eq!(refused.to_string(), AppError::internal("odd").to_string());
+    }
+
+    #[tokio::test]
+    async fn a_write_that_lost_its_race_is_planned_again_on_the_row_read_again() {
+        let (rows, id) = counters(2, None);
+        rows.steal.store(1, Ordering::SeqCst);
+        let driven = drive(&kit(), &rows, &id, Start::Read, add_one_to_even, moved_on).await.unwrap();
+        assert_eq!(driven.answer().unwrap(), (id, 13), "2 moved on to 12 by another, then one added");
+        assert_eq!(rows.reads.load(Ordering::SeqCst), 2);
+    }
+
+    #[tokio::test]
+    async fn a_row_that_keeps_moving_on_is_given_up_after_three_reads() {
+        let (rows, id) = counters(2, Some(2));
+        rows.steal.store(usize::MAX, Ordering::SeqCst);
+        let gave_up = drive(&kit(), &rows, &id, Start::Remembered, add_one_to_even, moved_on).await.unwrap_err();
+        assert_eq!(gave_up.to_string(), moved_on().to_string());
+        assert_eq!(rows.reads.load(Ordering::SeqCst), MOST_ATTEMPTS, "the remembered plan is not counted");
+        assert!(rows.memory.lock().unwrap().is_empty(), "a lost race forgets the row");
+    }
+}
