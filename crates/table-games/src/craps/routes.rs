@@ -11,7 +11,8 @@ use platform::openapi::Refused;
 use platform::{AppError, IdempotencyKey, Json, Path};
 use uuid::Uuid;
 
-use super::saga::{self, Request};
+use super::saga;
+use super::steps::Request;
 use super::store;
 use super::views::*;
 use crate::TablesState;

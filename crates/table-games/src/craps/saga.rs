@@ -30,8 +30,7 @@ use rand_chacha::ChaCha20Rng;
 use uuid::Uuid;
 
 use super::repository::{Played, Row};
-pub use super::steps::Request;
-use super::steps::{self, CrapsPlan, WaitForPending, in_progress, not_found};
+use super::steps::{self, CrapsPlan, Request, WaitForPending, in_progress, not_found};
 use super::store::{StoredRoll, StoredSession};
 use crate::TablesState;
 use crate::kit::round::{Driven, Start, drive};

@@ -63,7 +63,7 @@ pub async fn place_wagers(
     let created_at = Utc::now().trunc_subsecs(6);
     let round = NewRound { id, player: player.to_owned(), wallet, wagers: *wagers, rules, created_at };
     if state.i_luv_suits.repository.open(round.clone()).await? {
-        return Ok((deal(state, Start::Row(round.stored())).await?.answer()?, true));
+        return Ok((deal(state, id, Start::Row(round.stored())).await?.answer()?, true));
     }
     let existing = state.i_luv_suits.repository.load(id).await?.ok_or_else(|| not_found(id))?;
     if existing.wagers != *wagers {
@@ -72,23 +72,23 @@ pub async fn place_wagers(
             "this key placed a round with other wagers",
         ));
     }
-    Ok((deal(state, Start::Row(existing)).await?.answer()?, false))
+    Ok((deal(state, id, Start::Row(existing)).await?.answer()?, false))
 }
 
 /// Step 2 on the round as read (or just recorded).
-async fn deal(state: &TablesState, start: Start<StoredRound>) -> Result<Driven<StoredRound, Infallible>, AppError> {
-    let (id, accounts) = match &start {
-        Start::Row(round) | Start::Hint(round) => (round.id, state.i_luv_suits.accounts()),
-        Start::Remembered | Start::Read => return Err(AppError::internal("a deal starts from a round")),
-    };
+async fn deal(
+    state: &TablesState,
+    id: Uuid,
+    start: Start<StoredRound>,
+) -> Result<Driven<StoredRound, Infallible>, AppError> {
+    let accounts = state.i_luv_suits.accounts();
     step(state, id, start, |round| steps::deal(round, accounts, &mut ChaCha20Rng::from_os_rng())).await
 }
 
 /// Step 2: takes an `open` round's wagers and deals it; safe to run again at any point. A round
 /// the ledger refused is answered as it stands, `refused`.
 pub async fn drive_deal(state: &TablesState, id: Uuid) -> Result<StoredRound, AppError> {
-    let accounts = state.i_luv_suits.accounts();
-    match step(state, id, Start::Read, |round| steps::deal(round, accounts, &mut ChaCha20Rng::from_os_rng())).await? {
+    match deal(state, id, Start::Read).await? {
         Driven::Refused(_) => state.i_luv_suits.repository.load(id).await?.ok_or_else(|| not_found(id)),
         dealt => dealt.answer(),
     }

@@ -13,8 +13,7 @@ use uuid::Uuid;
 
 use super::Kit;
 
-/// A round's transfers `(id, debit, credit, amount)`, in order, and the accounts whose balances
-/// it reads back.
+/// A round's transfers, in order, and the accounts whose balances it reads back.
 #[derive(Debug, Clone)]
 pub struct LedgerJob {
     pub transfers: Vec<NewTransfer>,
