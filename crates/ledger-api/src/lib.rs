@@ -478,7 +478,7 @@ mod tests {
         assert_eq!(
             wire,
             json!({"id": id, "debit_account_id": a, "credit_account_id": b, "amount": 250, "currency": "USD",
-                   "metadata": {"game": "blackjack", "round": round}})
+                   "metadata": {"game": "blackjack", "money": "stake", "round": round}})
         );
         assert_eq!(AccountKind::parse("prize_liability"), Some(AccountKind::PrizeLiability));
         assert_eq!(serde_json::to_value(AccountKind::GameEscrow).unwrap(), json!("game_escrow"));

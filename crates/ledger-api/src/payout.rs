@@ -33,21 +33,27 @@ pub fn already_paid() -> AppError {
     AppError::conflict(codes::ALREADY_PAID, "this ticket's prize has been paid")
 }
 
-/// Runs the saga: `reserve`, then `move_money`, then `confirm` (true for the one request that
-/// confirms it). Each is the service's own step on its own rows.
-pub async fn pay_once(
+/// Runs the saga: `reserve`, then `move_money` (told what reserving found: a payment this call
+/// reserved is the one it recorded, so it need not be read again), then `confirm` (true for the
+/// one request that confirms it). Each is the service's own step on its own rows. Answers what
+/// reserving found (reserved now, or resumed).
+pub async fn pay_once<Moved>(
     reserve: impl Future<Output = Result<Reservation, AppError>>,
-    move_money: impl Future<Output = Result<(), AppError>>,
+    move_money: impl FnOnce(Reservation) -> Moved,
     confirm: impl Future<Output = Result<bool, AppError>>,
-) -> Result<(), AppError> {
-    if reserve.await? == Reservation::Taken {
+) -> Result<Reservation, AppError>
+where
+    Moved: Future<Output = Result<(), AppError>>,
+{
+    let reservation = reserve.await?;
+    if reservation == Reservation::Taken {
         return Err(already_paid());
     }
-    move_money.await?;
+    move_money(reservation).await?;
     if !confirm.await? {
         return Err(already_paid());
     }
-    Ok(())
+    Ok(reservation)
 }
 
 /// Step 2 for a pending payment: `transfers` in one ledger batch, then `done` (pending → done);

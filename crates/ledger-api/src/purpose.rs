@@ -6,13 +6,11 @@
 //! a prize, a refund, ...) and what it belongs to (a round, a ticket, a drawing, a claim, a print
 //! run, a pack, a payment).
 //!
-//! **Its JSON is the journal's as it was, byte for byte.** The ledger takes a transfer sent again
-//! under its id as a replay only if everything in it is the same, metadata included; a saga step
-//! a crash or an upgrade left half done is finished by sending its transfers again, so a step
-//! begun before this type must send the very object it sent then (the blackjack test of a round
-//! cut short by a crash failed when it did not). So the money's kind is not written yet, and an
-//! instant game is written as its number (its name, `instant-<number>`, is how it displays): both
-//! are written once the ledger compares a replay on what moves money alone (issue 48 §2, next).
+//! **A replay is compared on its money, not on this.** The ledger takes a transfer sent again
+//! under its id as a replay when what moves money is the same (ADR 0017): a saga step a crash or
+//! an upgrade left half done is finished by sending its transfers again, and a step begun before
+//! this type described its money as the services then did (no `money`, an instant game by its bare
+//! number); the journal keeps the first description.
 //! Every row the journal holds reads as a purpose ([`Purpose::read`]).
 
 use std::fmt;
@@ -66,11 +64,7 @@ impl fmt::Display for Game {
 
 impl Serialize for Game {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        match self {
-            // As the journal has always held it (see the module).
-            Game::Instant(number) => serializer.serialize_u32(*number),
-            named => serializer.collect_str(named),
-        }
+        serializer.collect_str(self)
     }
 }
 
@@ -118,8 +112,8 @@ pub enum Money {
 pub struct Purpose {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub game: Option<Game>,
-    /// Not written yet (see the module): what the service knows it moves.
-    #[serde(default, skip_serializing)]
+    /// What the money is (absent from rows written before this type).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub money: Option<Money>,
     /// A table game's round (a craps session).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -314,9 +308,10 @@ mod tests {
     }
 
     /// Rows the journal holds from before the type, one of each shape the services wrote, read as
-    /// purposes and written again byte for byte (a step sent again replays; see the module).
+    /// purposes: what they name reads back, and written again they differ only by an instant
+    /// game's name (a replay is compared on its money, see the module).
     #[test]
-    fn rows_written_before_the_type_read_as_purposes_and_are_written_the_same() {
+    fn rows_written_before_the_type_read_as_purposes() {
         let id = Uuid::now_v7();
         let rows = [
             json!({"game": "blackjack", "round": id}),
@@ -338,15 +333,31 @@ mod tests {
         for row in rows {
             let purpose = Purpose::read(&row);
             assert_ne!(purpose, Purpose::default(), "{row}");
-            assert_eq!(purpose.to_metadata(), row, "read and written again, the same");
+            assert_eq!(purpose.money, None, "rows before the type name no money");
+            let mut expected = row.clone();
+            if let Some(number) = row["game"].as_u64() {
+                expected["game"] = json!(format!("instant-{number}"));
+            }
+            assert_eq!(purpose.to_metadata(), expected, "read and written again");
         }
         assert_eq!(Purpose::read(&json!({"game": 1234})).game, Some(Game::Instant(1234)));
         assert_eq!(Purpose::read(&json!("not an object")), Purpose::default());
-        // What the services write now is what they wrote before.
+    }
+
+    #[test]
+    fn what_the_services_write_names_the_game_and_the_money() {
         let round = Uuid::now_v7();
+        let written = Purpose::of(Game::Blackjack, Money::Stake).round(round).to_metadata();
+        assert_eq!(written, json!({"game": "blackjack", "money": "stake", "round": round}));
+        assert_eq!(Purpose::read(&written), Purpose::of(Game::Blackjack, Money::Stake).round(round));
+        let pack = Purpose::of(Game::Instant(283), Money::PackSettlement).book(5).sales(3000, 150);
         assert_eq!(
-            Purpose::of(Game::Blackjack, Money::Stake).round(round).to_metadata(),
-            json!({"game": "blackjack", "round": round})
+            pack.to_metadata(),
+            json!({"game": "instant-283", "money": "pack_settlement", "book": 5, "sales": 3000, "commission": 150})
+        );
+        assert_eq!(
+            Purpose::payment(round, "deposit").to_metadata(),
+            json!({"money": "payment", "payment": round, "kind": "deposit"})
         );
     }
 }

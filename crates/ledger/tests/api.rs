@@ -86,6 +86,16 @@ async fn a_transfer_moves_money_once_however_often_it_is_sent() {
     let conflict = app.post("/v1/transfers", different).await;
     assert_eq!((conflict.status, conflict.code()), (StatusCode::CONFLICT, "idempotency_conflict"));
     assert_eq!(app.posted(alice).await, 750);
+
+    // A replay is compared on its money (ADR 0017): described otherwise, it is the same transfer,
+    // and the journal keeps the first description.
+    let mut described = body.clone();
+    described["metadata"] = json!({"game": "instant-283", "money": "prize"});
+    let replay = app.post("/v1/transfers", described).await;
+    assert_eq!(replay.status, StatusCode::OK, "{}", replay.body);
+    assert_eq!(replay.headers["idempotent-replayed"], "true");
+    assert_eq!(replay.body, first.body);
+    assert_eq!(app.posted(alice).await, 750);
     app.assert_ledger_consistent().await;
 }
 

@@ -192,3 +192,30 @@ async fn a_suspended_wallet_stakes_nothing_whatever_it_holds_yet_is_paid_and_wit
     assert_eq!(app.posted(wallet).await, 1_000 + 300 - 500 - 100);
     app.assert_ledger_consistent().await;
 }
+
+#[tokio::test]
+async fn an_instant_game_is_counted_under_its_one_name_however_its_transfer_wrote_it() {
+    let app = TestApp::new().await;
+    let wallet = app.funded_wallet("ann", 10_000).await;
+    let liability = app.account("prize_liability", "instant-283").await;
+    // Before `ledger_api::Game`, an instant game's transfers named it by its bare number.
+    for (game, cents) in [(json!(283), 100), (json!("instant-283"), 200)] {
+        let mut stake = transfer(wallet, liability, cents);
+        stake["metadata"] = json!({"game": game});
+        assert_eq!(app.post("/v1/transfers", stake).await.status, StatusCode::CREATED);
+    }
+    let today = chrono::Utc::now().date_naive();
+    let lines =
+        app.get(&format!("/v1/accounts/{wallet}/activity?from={today}&to={today}&time_zone=UTC")).await;
+    assert_eq!(lines.status, StatusCode::OK, "{}", lines.body);
+    let games: Vec<(&str, i64)> = lines
+        .body
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|line| line["staked"].as_i64() > Some(0))
+        .map(|line| (line["game"].as_str().unwrap(), line["staked"].as_i64().unwrap()))
+        .collect();
+    assert_eq!(games, [("instant-283", 300)]);
+    app.assert_ledger_consistent().await;
+}
