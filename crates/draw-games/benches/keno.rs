@@ -205,11 +205,11 @@ async fn settle_one_draw(draws: &draw_games::DrawsState, setup: &ServiceClient, 
 
     state.clock.advance(chrono::Duration::seconds(2));
     let started = std::time::Instant::now();
-    draw_games::saga::keno_draws::close_draw(&state, number).await.unwrap();
+    draw_games::saga::keno::draws::close_draw(&state, number).await.unwrap();
     let closed = started.elapsed();
-    draw_games::saga::keno_draws::draw_numbers(&state, number).await.unwrap();
+    draw_games::saga::keno::draws::draw_numbers(&state, number).await.unwrap();
     let drawn = started.elapsed();
-    draw_games::saga::keno_draws::settle_draw(&state, number).await.unwrap();
+    draw_games::saga::keno::draws::settle_draw(&state, number).await.unwrap();
     let settled = started.elapsed();
 
     let reference = std::time::Instant::now();

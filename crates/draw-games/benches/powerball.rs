@@ -33,7 +33,7 @@ use std::time::{Duration, Instant};
 use chrono::{DateTime, Utc};
 use domain::powerball::Board;
 use domain::serial::TicketSerial;
-use draw_games::saga::powerball_draws;
+use draw_games::saga::powerball::draws as powerball_draws;
 use platform::auth::Role;
 use platform::clock::Clock;
 use platform::config::{Config, env_or};
@@ -192,7 +192,7 @@ async fn settle_a_drawing(draws: &draw_games::DrawsState, plays: u64) {
     let pool = &draws.pool;
     // Saturday's drawing, whose sales the service's clock (Tuesday) has not reached.
     let drawing = draws.powerball.drawing_on("2026-12-05".parse().unwrap());
-    draw_games::saga::powerball_sales::ensure_drawings(draws, &[drawing]).await.unwrap();
+    draw_games::saga::powerball::sales::ensure_drawings(draws, &[drawing]).await.unwrap();
     let operator_set = draw_games::store::powerball::drawings::set_grand_prize(
         pool,
         drawing.date,

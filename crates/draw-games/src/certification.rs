@@ -12,7 +12,7 @@ use platform::{AppError, codes};
 use sqlx::PgPool;
 
 pub use crate::export::{ExportError, Recount};
-pub use crate::saga::powerball_draws::Verification;
+pub use crate::saga::powerball::draws::Verification;
 pub use crate::store::powerball::settlement::tier_name;
 
 /// A drawing whose results stand, as its recount needs it.
@@ -59,7 +59,7 @@ pub async fn certify(
     recount: &Recount,
     at: DateTime<Utc>,
 ) -> Result<Verification, AppError> {
-    crate::saga::powerball_draws::certify(
+    crate::saga::powerball::draws::certify(
         pool,
         drawing.date,
         recount.sha256,

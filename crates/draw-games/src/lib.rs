@@ -76,13 +76,13 @@ pub struct DrawsState {
     /// The house's account for Keno: it takes settled stakes and pays prizes.
     pub house_account: Uuid,
     /// The play-now saga's local writes, group-committed.
-    pub ticket_writes: GroupCommit<InTransaction<store::tickets::TicketWriter>>,
+    pub ticket_writes: GroupCommit<InTransaction<store::keno::tickets::TicketWriter>>,
     /// The play-now saga's ledger batches, many tickets to a ledger call.
-    pub ledger_batches: GroupCommit<saga::play_now::LedgerBatches>,
+    pub ledger_batches: GroupCommit<saga::keno::play_now::LedgerBatches>,
     /// The time the service acts on (a test moves it by hand).
     pub clock: Clock,
     /// When each scheduled draw closes.
-    pub schedule: store::keno_draws::Schedule,
+    pub schedule: store::keno::draws::Schedule,
     /// When Powerball is sold and drawn (111-5-24(g), (h)), central time.
     pub powerball: domain::powerball::schedule::Timetable,
     /// Powerball's accounts in the ledger.
@@ -137,7 +137,7 @@ impl DrawsState {
         settings: DrawSettings,
         ledger: Upstream,
     ) -> Result<Self, AppError> {
-        let schedule = store::keno_draws::Schedule::load_or_create(
+        let schedule = store::keno::draws::Schedule::load_or_create(
             &mut *pool.acquire().await?,
             settings.keno.draw_interval,
         )
@@ -145,9 +145,9 @@ impl DrawsState {
         let escrow_account = Uuid::new_v5(&DRAWS_NAMESPACE, b"keno/escrow");
         let house_account = Uuid::new_v5(&DRAWS_NAMESPACE, b"keno/house");
         let ledger = LedgerClient::new(ledger, tokens.clone(), "draw-games");
-        let ticket_writes = GroupCommit::spawn(pool.clone(), store::tickets::TicketWriter, 256);
+        let ticket_writes = GroupCommit::spawn(pool.clone(), store::keno::tickets::TicketWriter, 256);
         let ledger_batches = GroupCommit::spawn_runner(
-            saga::play_now::LedgerBatches { ledger: ledger.clone() },
+            saga::keno::play_now::LedgerBatches { ledger: ledger.clone() },
             LEDGER_BATCH_TICKETS,
         );
         let live_streams = std::sync::Arc::new(tokio::sync::Semaphore::new(settings.max_streams));
@@ -254,20 +254,20 @@ pub fn spawn_workers(state: DrawsState) {
     spawn_recovery(state, Duration::from_secs(5));
 }
 
-/// Runs [`saga::play_now::recover`] and [`saga::scheduled::recover`] every `interval`.
+/// Runs [`saga::keno::play_now::recover`] and [`saga::keno::scheduled::recover`] every `interval`.
 pub fn spawn_recovery(state: DrawsState, interval: Duration) -> tokio::task::JoinHandle<()> {
     tokio::spawn(async move {
         let mut ticker = tokio::time::interval(interval);
         loop {
             ticker.tick().await;
             for (what, finished) in [
-                ("play-now tickets", saga::play_now::recover(&state, Duration::from_secs(5)).await),
-                ("draw tickets", saga::scheduled::recover(&state, Duration::from_secs(5)).await),
-                ("powerball tickets", saga::powerball_sales::recover(&state, Duration::from_secs(5)).await),
+                ("play-now tickets", saga::keno::play_now::recover(&state, Duration::from_secs(5)).await),
+                ("draw tickets", saga::keno::scheduled::recover(&state, Duration::from_secs(5)).await),
+                ("powerball tickets", saga::powerball::sales::recover(&state, Duration::from_secs(5)).await),
                 ("voided tickets' refunds", saga::voids::recover(&state, Duration::from_secs(5)).await),
                 (
                     "powerball claims",
-                    saga::powerball_claims::finish_pending_claims(&state, Duration::from_secs(5)).await,
+                    saga::powerball::claims::finish_pending_claims(&state, Duration::from_secs(5)).await,
                 ),
             ] {
                 match finished {

@@ -29,7 +29,7 @@ pub struct TicketView {
     pub stake_cents: i64,
     /// `drawn` (being paid), `settled` or `refused`.
     #[schema(schema_with = crate::store::PlayNowState::schema)]
-    pub state: String,
+    pub state: crate::store::PlayNowState,
     /// The 20 numbers, in the order drawn; shown once settled.
     pub draw_numbers: Option<Vec<i16>>,
     pub hits: Option<i32>,
@@ -62,7 +62,7 @@ pub struct EntryView {
     pub sales_close_at: DateTime<Utc>,
     /// The draw's state: `scheduled`, `open`, `closed`, `drawn` or `settled`.
     #[schema(schema_with = crate::store::DrawState::schema)]
-    pub draw_state: String,
+    pub draw_state: crate::store::DrawState,
     /// The draw's numbers, once drawn.
     pub numbers: Option<Vec<i16>>,
     pub hits: Option<i32>,
@@ -82,7 +82,7 @@ pub struct DrawTicketView {
     pub draws: i32,
     /// `open` (being staked), `staked` or `refused`.
     #[schema(schema_with = crate::store::DrawTicketState::schema)]
-    pub state: String,
+    pub state: crate::store::DrawTicketState,
     pub refusal: Option<String>,
     pub created_at: DateTime<Utc>,
     pub entries: Vec<EntryView>,
@@ -98,7 +98,7 @@ pub struct DrawView {
     pub sales_close_at: DateTime<Utc>,
     /// `scheduled`, `open`, `closed`, `drawn` or `settled`.
     #[schema(schema_with = crate::store::DrawState::schema)]
-    pub state: String,
+    pub state: crate::store::DrawState,
     /// Entries, total staked and the SHA-256 of the wager set (hex), frozen at close.
     pub entries: Option<i32>,
     pub wagers_cents: Option<i64>,
@@ -108,12 +108,12 @@ pub struct DrawView {
     pub drawn_at: Option<DateTime<Utc>>,
 }
 
-impl From<crate::store::keno_draws::DrawRow> for DrawView {
-    fn from(row: crate::store::keno_draws::DrawRow) -> Self {
+impl From<crate::store::keno::draws::DrawRow> for DrawView {
+    fn from(row: crate::store::keno::draws::DrawRow) -> Self {
         DrawView {
             number: row.number,
             sales_close_at: row.sales_close_at,
-            state: row.state.as_str().to_owned(),
+            state: row.state,
             entries: row.entries,
             wagers_cents: row.wagers_cents,
             wager_set_hash: row.wager_set_hash.map(hex::encode),
@@ -155,7 +155,7 @@ pub struct PowerballDrawView {
     /// `scheduled`, `closed` (wager set frozen), `drawn` (results stand), `settled` (winners
     /// found), `certified` (an independent count agreed; prizes payable) or `disputed`.
     #[schema(schema_with = crate::store::PowerballDrawState::schema)]
-    pub state: String,
+    pub state: crate::store::PowerballDrawState,
     /// How its results come to stand: `entered` (two operators) or `drawn` (the service's RNG).
     pub results_mode: crate::ResultsMode,
     /// Once closed: the frozen wager set's tickets, plays and wagers, and its export's SHA-256.
@@ -249,7 +249,7 @@ pub struct WinningBoardView {
 pub struct TicketDrawingView {
     pub draw_date: chrono::NaiveDate,
     #[schema(schema_with = crate::store::PowerballDrawState::schema)]
-    pub state: String,
+    pub state: crate::store::PowerballDrawState,
     /// Once the drawing is settled: the boards that won and their prizes.
     pub winnings: Vec<WinningBoardView>,
 }
@@ -262,7 +262,7 @@ pub struct PowerballTicketView {
     pub serial: String,
     /// `sold`, `open` (being sold) or `refused`.
     #[schema(schema_with = crate::store::PowerballTicketState::schema)]
-    pub state: String,
+    pub state: crate::store::PowerballTicketState,
     /// `terminal` or `online`.
     #[schema(schema_with = sale_channels)]
     pub channel: String,

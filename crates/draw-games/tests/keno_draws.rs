@@ -12,7 +12,7 @@ use chrono::{DateTime, Duration, Utc};
 use common::Game;
 use domain::keno::{BetOption, Draw, Ticket, settle};
 use draw_games::DrawsState;
-use draw_games::saga::keno_draws::{close_draw, run_due_draws};
+use draw_games::saga::keno::draws::{close_draw, run_due_draws};
 use platform::auth::Role;
 use platform::clock::Clock;
 use serde_json::{Value, json};

@@ -170,9 +170,9 @@ async fn tickets_left_between_steps_are_finished_once_by_recovery() {
     );
     assert_eq!(game.balance(wallet).await, 2_800);
 
-    assert_eq!(draw_games::saga::play_now::recover(&game.state, Duration::ZERO).await.unwrap(), 2);
+    assert_eq!(draw_games::saga::keno::play_now::recover(&game.state, Duration::ZERO).await.unwrap(), 2);
     assert_eq!(
-        draw_games::saga::play_now::recover(&game.state, Duration::ZERO).await.unwrap(),
+        draw_games::saga::keno::play_now::recover(&game.state, Duration::ZERO).await.unwrap(),
         0,
         "nothing left to finish"
     );
@@ -216,8 +216,8 @@ async fn a_pending_ticket_hides_its_numbers() {
         (Value::Null, Value::Null)
     );
     // The wallet is empty: recovery ends it refused, and it never shows its numbers.
-    assert_eq!(draw_games::saga::play_now::recover(&game.state, Duration::ZERO).await.unwrap(), 1);
-    let view = draw_games::saga::play_now::drive(&game.state, id).await.unwrap();
+    assert_eq!(draw_games::saga::keno::play_now::recover(&game.state, Duration::ZERO).await.unwrap(), 1);
+    let view = draw_games::saga::keno::play_now::drive(&game.state, id).await.unwrap();
     assert_eq!(
         (view.state.as_str(), view.refusal.as_deref(), view.draw_numbers),
         ("refused", Some("insufficient_funds"), None)
@@ -324,7 +324,9 @@ fn the_largest_keno_prize_at_the_default_limit_is_one_the_ledger_pays() {
 #[tokio::test]
 async fn play_now_settlements_read_their_tickets_by_key_on_a_fresh_database() {
     let game = Game::new().await;
-    for sql in [draw_games::store::tickets::SETTLE_DRAWN, draw_games::store::tickets::REFUSE_DRAWN] {
+    for sql in
+        [draw_games::store::keno::tickets::SETTLE_DRAWN, draw_games::store::keno::tickets::REFUSE_DRAWN]
+    {
         let plan = platform::group_commit::generic_plan(&game.state.pool, sql).await.unwrap();
         if let Err(e) = platform::testing::reads_by_key(&plan, &["keno_tickets_pkey"]) {
             panic!("{sql} {e}");

@@ -11,7 +11,7 @@ use axum::body::Body;
 use axum::http::{Request, StatusCode};
 use chrono::Duration;
 use common::Game;
-use draw_games::saga::keno_draws::run_due_draws;
+use draw_games::saga::keno::draws::run_due_draws;
 use http_body_util::BodyExt;
 use platform::clock::Clock;
 use serde_json::Value;

@@ -10,7 +10,7 @@ use axum::body::Body;
 use axum::http::{Request, StatusCode};
 use chrono::{DateTime, NaiveDate, Utc};
 use draw_games::certification;
-use draw_games::saga::powerball_draws;
+use draw_games::saga::powerball::draws as powerball_draws;
 use draw_games::saga::scheduler::DrawGame;
 use platform::auth::Role;
 use platform::clock::Clock;
@@ -425,6 +425,12 @@ async fn refused_sales_move_nothing() {
     assert_eq!(player_at_till.status, StatusCode::FORBIDDEN);
     let conflict = game.post("/v1/powerball/tickets", &token, "one", json!({"quick_picks": 1})).await;
     assert_eq!(conflict.status, StatusCode::CREATED);
+    // A fresh sale is answered as it was made, without reading it back: as it reads after.
+    let stored = game
+        .get(&format!("/v1/powerball/tickets/{}", conflict.body["serial"].as_str().unwrap()), Some(&token))
+        .await;
+    assert_eq!(stored.body, conflict.body);
+    assert_eq!(conflict.body["drawings"].as_array().map(Vec::len), Some(1));
     let other = game.post("/v1/powerball/tickets", &token, "one", json!({"quick_picks": 2})).await;
     assert_eq!(other.code(), "idempotency_conflict");
     assert_eq!(game.balance(wallet).await, 300);
@@ -756,6 +762,12 @@ async fn prizes_are_claimed_once_at_the_counter_and_the_office_and_then_expire()
     let serials: Vec<&str> =
         all.body.as_array().unwrap().iter().map(|c| c["serial"].as_str().unwrap()).collect();
     assert_eq!(serials, [online.as_str(), annuity.as_str(), grand.as_str(), large.as_str()], "{}", all.body);
+    // Each was answered as the call that reserved it recorded it, without reading it back: as
+    // it reads after.
+    assert_eq!(
+        all.body,
+        json!([online_claim.body.clone(), yearly.body.clone(), cash.body.clone(), office.body.clone()])
+    );
     let mine = game.get("/v1/powerball/office-claims?w2g=true", Some(&token)).await;
     assert_eq!(mine.status, StatusCode::OK, "{}", mine.body);
     let mine = mine.body.as_array().unwrap();

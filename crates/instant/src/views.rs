@@ -154,7 +154,7 @@ pub struct PackView {
     pub book: i32,
     /// `printed`, `shipped`, `received`, `active`, `settled`, `returned` or `stolen`.
     #[schema(schema_with = crate::store::PackState::schema)]
-    pub state: String,
+    pub state: crate::store::PackState,
     pub retailer_id: Option<String>,
     /// Once settled: what the retailer owed for it.
     pub settlement: Option<SettlementView>,
@@ -215,7 +215,7 @@ pub struct ListedPackView {
     pub game: i32,
     pub book: i32,
     #[schema(schema_with = crate::store::PackState::schema)]
-    pub state: String,
+    pub state: crate::store::PackState,
     pub retailer_id: Option<String>,
     pub shipped_at: Option<DateTime<Utc>>,
     pub received_at: Option<DateTime<Utc>>,
@@ -314,7 +314,7 @@ pub struct PrintJobView {
     pub game: u32,
     /// `queued`, `running`, `succeeded`, `failed` or `cancelled`.
     #[schema(schema_with = job_states)]
-    pub state: String,
+    pub state: crate::store::JobState,
     /// The game's whole order.
     pub tickets_total: i64,
     /// Generated so far (in this attempt).
@@ -349,7 +349,7 @@ impl TryFrom<crate::store::print_jobs::PrintJobRow> for PrintJobView {
         Ok(PrintJobView {
             id: row.id,
             game: u32::try_from(row.game).map_err(platform::AppError::internal)?,
-            state: row.state.as_str().to_owned(),
+            state: row.state,
             tickets_total: row.tickets_total,
             tickets_generated: row.tickets_generated,
             tickets_stored: row.tickets_stored,

@@ -4,7 +4,8 @@
 /// Defines a state enum stored as text: `as_str` gives its stored name, `parse` reads one back
 /// (an unknown name is an internal error: the database holds only what the service wrote). The
 /// enum is a Postgres `text` to sqlx, so a compile-checked query reads a column as the state
-/// itself (`state AS "state: PackState"`) and binds one as its name.
+/// itself (`state AS "state: PackState"`) and binds one as its name; a view serializes it as its
+/// name too (its schema: `schema_with = PackState::schema`).
 #[macro_export]
 macro_rules! stored_state {
     ($(#[$doc:meta])* $vis:vis $name:ident { $($variant:ident => $text:literal),+ $(,)? }) => {
@@ -33,6 +34,19 @@ macro_rules! stored_state {
                         other
                     ))),
                 }
+            }
+        }
+
+        impl $crate::__serde::Serialize for $name {
+            fn serialize<S: $crate::__serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+                serializer.serialize_str(self.as_str())
+            }
+        }
+
+        impl<'de> $crate::__serde::Deserialize<'de> for $name {
+            fn deserialize<D: $crate::__serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                let text = <std::borrow::Cow<'de, str> as $crate::__serde::Deserialize>::deserialize(deserializer)?;
+                $name::parse(&text).map_err(<D::Error as $crate::__serde::de::Error>::custom)
             }
         }
 

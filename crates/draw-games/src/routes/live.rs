@@ -20,6 +20,7 @@ use platform::AppError;
 use tokio::sync::watch;
 
 use crate::DrawsState;
+use crate::store::DrawState;
 use crate::views::{DrawView, PowerballDrawView};
 
 /// How often the poller reads the newest draws.
@@ -79,7 +80,7 @@ async fn poll(state: DrawsState, sender: watch::Sender<Arc<Snapshot>>) {
 
 async fn read_snapshot(state: &DrawsState) -> Result<Snapshot, AppError> {
     let next = state.schedule.next_after(state.clock.now());
-    let mut keno: Vec<DrawView> = crate::store::keno_draws::list(&state.pool, next, KENO_WINDOW)
+    let mut keno: Vec<DrawView> = crate::store::keno::draws::list(&state.pool, next, KENO_WINDOW)
         .await?
         .into_iter()
         .map(DrawView::from)
@@ -92,7 +93,7 @@ async fn read_snapshot(state: &DrawsState) -> Result<Snapshot, AppError> {
             DrawView {
                 number: next,
                 sales_close_at: state.schedule.sales_close_at(next),
-                state: "open".to_owned(),
+                state: DrawState::Open,
                 entries: None,
                 wagers_cents: None,
                 wager_set_hash: None,
@@ -134,7 +135,7 @@ impl Sent {
             events.push(json_event("keno_draw", draw).id(draw.number.to_string()));
             self.drawn = Some(draw.number);
         }
-        if let Some(open) = snapshot.keno.iter().find(|d| d.state == "open")
+        if let Some(open) = snapshot.keno.iter().find(|d| d.state == DrawState::Open)
             && self.open != Some(open.number)
         {
             events.push(json_event("keno_open", open));

@@ -16,10 +16,11 @@ use platform::{AppError, IdempotencyKey, Json, PageParams, Path, Query};
 use super::{Page, created_or_replayed};
 use crate::DrawsState;
 use crate::rules::powerball_rule_error;
-use crate::saga::powerball_claims::{self, Claimant, Counter};
-use crate::saga::powerball_draws::{self, Entry};
-use crate::saga::powerball_sales::{self, Seller, Slip};
-use crate::store::PowerballDrawState;
+use crate::saga::powerball::claims::{Claimant, Counter};
+use crate::saga::powerball::draws::Entry;
+use crate::saga::powerball::sales::{Seller, Slip};
+use crate::saga::powerball::{claims as powerball_claims, draws as powerball_draws, sales as powerball_sales};
+use crate::store::{PowerballDrawState, PowerballTicketState};
 use crate::store::powerball::claims;
 use crate::store::powerball::drawings::{self, StoredDrawing};
 use crate::store::powerball::settlement;
@@ -75,7 +76,7 @@ pub(super) async fn drawing_view(
             }
             .to_owned()
         }),
-        state: stored.state.as_str().to_owned(),
+        state: stored.state,
         results_mode: stored.results_mode,
         tickets: stored.tickets,
         plays: stored.plays,
@@ -346,7 +347,7 @@ pub async fn buy_powerball_online(
     let slip = slip_of(&state, &request)?;
     let seller = Seller::Online { player: caller.subject().to_owned() };
     let (view, created) = powerball_sales::sell(&state, &seller, key, &slip).await?;
-    if view.state == "refused" {
+    if view.state == PowerballTicketState::Refused {
         return Err(AppError::relayed(
             StatusCode::UNPROCESSABLE_ENTITY,
             view.refusal.unwrap_or_else(|| codes::STAKE_REFUSED.as_str().to_owned()),

@@ -39,8 +39,8 @@ impl DrawGame {
     /// Runs every step of this game that is due now; returns how many draws moved.
     pub async fn run_due(self, state: &DrawsState) -> Result<usize, AppError> {
         match self {
-            DrawGame::CastleKeno => super::keno_draws::run_due_draws(state).await,
-            DrawGame::Powerball => super::powerball_draws::run_due_drawings(state).await,
+            DrawGame::CastleKeno => super::keno::draws::run_due_draws(state).await,
+            DrawGame::Powerball => super::powerball::draws::run_due_drawings(state).await,
         }
     }
 }

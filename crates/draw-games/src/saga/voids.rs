@@ -26,10 +26,10 @@ use crate::{DRAWS_NAMESPACE, DrawsState};
 pub async fn void_future_tickets(state: &DrawsState, player: &str, reason: VoidReason) -> Result<VoidReport, AppError> {
     let (keno_open, powerball_open) = store::open_purchases(&state.pool, player).await?;
     for id in keno_open {
-        super::scheduled::drive(state, id).await?;
+        super::keno::scheduled::drive(state, id).await?;
     }
     for id in powerball_open {
-        super::powerball_sales::drive(state, id).await?;
+        super::powerball::sales::drive(state, id).await?;
     }
     let mut voided = Vec::new();
     for id in store::keno_with_future_draws(&state.pool, player).await? {

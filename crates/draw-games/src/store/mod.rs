@@ -1,17 +1,15 @@
 //! Every SQL statement of the draw games. Nothing outside this module writes SQL.
 //!
-//! - [`tickets`]: both kinds of Keno ticket on one load / list / recovery path
-//!   ([`tickets::StoredTicket`]), the play-now saga's group-committed writes, and a draw
-//!   ticket's purchase steps;
-//! - [`draws`]: the schedule, the draws' rows and their close, draw and settle steps, and the
-//!   scheduler's leadership lock;
-//! - [`powerball`]: Powerball drawings and their advertised grand prize.
-//! - [`voids`]: tickets taken out of their future draws when their player's play is suspended.
+//! - [`keno`]: both kinds of Keno ticket on one load / list / recovery path, and the schedule
+//!   and the draws' rows;
+//! - [`powerball`]: Powerball drawings, tickets, results entries, settlement and claims;
+//! - [`leadership`]: the scheduler's leadership lock;
+//! - [`voids`]: tickets of both games taken out of their future draws when their player's play
+//!   is suspended.
 
-pub mod keno_draws;
+pub mod keno;
 pub mod leadership;
 pub mod powerball;
-pub mod tickets;
 pub mod voids;
 
 use platform::stored_state;

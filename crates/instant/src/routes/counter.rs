@@ -5,7 +5,7 @@
 use axum::extract::State;
 use axum::response::Response;
 use chrono::Duration;
-use domain::instant::print_run::{barcode, barcode_is_valid};
+use domain::instant::print_run::barcode;
 use domain::money::dollars;
 use platform::auth::{Caller, Role};
 use platform::codes;
@@ -16,10 +16,9 @@ use uuid::Uuid;
 use super::packs::readable_retailer;
 use platform::page::window;
 use crate::InstantState;
-use crate::saga::payment::{Payee, key_used_for_another_claim, move_payment_money, pay_ticket};
-use crate::saga::scan::check_ticket;
+use crate::saga::counter::claim_at_counter;
 use crate::store::receipts::{self, CounterClaim, Receipt};
-use crate::store::{PaymentState, packs, tickets};
+use crate::store::{PaymentState, packs};
 use crate::views::{
     PeriodQuery, ReceiptView, ReceiptsQuery, StatementSettlement, StatementView, ValidationRequest,
 };
@@ -95,51 +94,14 @@ pub async fn claim(
 ) -> Result<Response, AppError> {
     caller.require(&[Role::Retailer])?;
     let retailer = caller.organization().ok_or_else(platform::auth::forbidden)?.to_owned();
-    let key = key.required()?.to_owned();
-    if let Some(receipt) = receipts::by_key(&state.pool, &retailer, &key).await? {
-        let same_ticket = barcode_is_valid(&request.barcode).is_some_and(|(g, b, t)| {
-            let place = receipt.place();
-            (i64::from(g), i64::from(b), i64::from(t))
-                == (i64::from(place.game), i64::from(place.book), i64::from(place.ticket))
-        });
-        if !same_ticket {
-            return Err(key_used_for_another_claim());
-        }
-        // A payment the ledger had not made yet when the first answer was lost: made now.
-        if receipt.payment == Some(PaymentState::Pending) {
-            move_payment_money(&state, receipt.id).await?;
-            tickets::confirm(&state.pool, receipt.id).await?;
-        }
-        let receipt = receipts::get(&state.pool, receipt.id).await?.ok_or_else(|| {
-            AppError::conflict(
-                codes::CLAIM_RELEASED,
-                "the ledger refused this payment; claim the ticket again",
-            )
-        })?;
-        return Ok(answer(&state, receipt, true));
-    }
-    let checked = check_ticket(&state, &caller, &request, Some(&retailer)).await?;
-    if checked.prize_row.is_none() {
-        return Err(AppError::unprocessable(codes::NOT_A_WINNER, "this ticket wins nothing"));
-    }
-    if checked.prize_cents > state.settings.prizes.retailer_limit_cents {
-        return Err(AppError::conflict(
-            codes::CLAIM_AT_OFFICE,
-            "this prize is claimed at the lottery office",
-        ));
-    }
-    let amount = checked.amount_cents();
-    let payee = Payee::Retailer(CounterClaim {
+    let claim = CounterClaim {
         retailer_id: retailer,
         terminal_id: caller.subject().to_owned(),
-        idempotency_key: key,
+        idempotency_key: key.required()?.to_owned(),
         place: caller.place().cloned(),
-    });
-    let id = pay_ticket(&state, &checked, &payee, amount).await?;
-    let receipt = receipts::get(&state.pool, id)
-        .await?
-        .ok_or_else(|| AppError::internal("a paid claim without its receipt"))?;
-    Ok(answer(&state, receipt, false))
+    };
+    let claimed = claim_at_counter(&state, &caller, claim, &request).await?;
+    Ok(answer(&state, claimed.receipt, claimed.replayed))
 }
 
 fn answer(state: &InstantState, receipt: Receipt, replayed: bool) -> Response {

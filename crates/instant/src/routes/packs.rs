@@ -190,7 +190,7 @@ pub async fn list_packs(
         .map(|p| ListedPackView {
             game: p.game,
             book: p.book,
-            state: p.state.as_str().to_owned(),
+            state: p.state,
             retailer_id: p.retailer_id,
             shipped_at: p.shipped_at,
             received_at: p.received_at,

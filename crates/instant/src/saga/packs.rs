@@ -31,7 +31,7 @@ fn view(game: i32, book: i32, pack: Pack) -> PackView {
     PackView {
         game,
         book,
-        state: pack.state.as_str().to_owned(),
+        state: pack.state,
         retailer_id: pack.retailer_id,
         settlement: pack.settlement,
     }

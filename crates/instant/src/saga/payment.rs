@@ -21,7 +21,7 @@ use crate::InstantState;
 use crate::saga::scan::{Checked, ticket_key};
 use crate::store::office_claims::{self, OfficeClaimRecord};
 use crate::store::receipts::{self, CounterClaim};
-use crate::store::tickets;
+use crate::store::tickets::{self, PaidTo};
 
 /// Who receives a prize.
 #[derive(Debug, Clone)]
@@ -87,7 +87,7 @@ pub async fn pay_ticket(
         tx.rollback().await?;
         Ok(if pending.as_deref() == Some(paid_to) { Reservation::Resumed } else { Reservation::Taken })
     };
-    payout::pay_once(reserve, move_payment_money(state, id), tickets::confirm(&state.pool, id)).await?;
+    payout::pay_once(reserve, |_| move_payment_money(state, id), tickets::confirm(&state.pool, id)).await?;
     Ok(id)
 }
 
@@ -99,8 +99,8 @@ pub fn key_used_for_another_claim() -> AppError {
     )
 }
 
-/// Moves the money of pending payment `id` and marks it done; nothing to do when it is not
-/// pending. A ledger that does not answer leaves it pending (503: the recovery pass or the same
+/// Moves the money of pending payment `id` to its payee as its reservation recorded it and marks
+/// it done; nothing to do when it is not pending. A ledger that does not answer leaves it pending (503: the recovery pass or the same
 /// payee's retry finishes it); a ledger refusal releases the ticket, as if never claimed.
 pub async fn move_payment_money(state: &InstantState, id: Uuid) -> Result<(), AppError> {
     let Some(payment) = tickets::pending_payment(&state.pool, id).await? else {
@@ -113,20 +113,20 @@ pub async fn move_payment_money(state: &InstantState, id: Uuid) -> Result<(), Ap
     let purpose =
         Purpose::of(Game::Instant(game), Money::Prize).book(i64::from(place.book)).ticket(place.ticket).paid_by(id);
     let accounts = &state.accounts;
-    let transfers = if payment.paid_to == OFFICE {
-        let (net, withheld) = office_claims::amounts(&state.pool, id).await?;
-        vec![
-            NewTransfer::new(key("office-net"), liability, accounts.office_payouts, net, purpose.clone()),
-            NewTransfer::new(key("office-withheld"), liability, accounts.withholding, withheld, purpose),
-        ]
-    } else {
-        let account = ledger_api::retailer_account(&payment.paid_to);
-        state
-            .ledger
-            .open_accounts(&payment.paid_to, &[(account, AccountKind::RetailerSettlement)])
-            .await
-            .map_err(|e| payout::waits_for_ledger(&e))?;
-        vec![NewTransfer::new(key("paid"), liability, account, payment.paid_cents, purpose)]
+    let transfers = match payment.paid_to {
+        PaidTo::Office { net_cents, withheld_cents } => vec![
+            NewTransfer::new(key("office-net"), liability, accounts.office_payouts, net_cents, purpose.clone()),
+            NewTransfer::new(key("office-withheld"), liability, accounts.withholding, withheld_cents, purpose),
+        ],
+        PaidTo::Retailer(retailer) => {
+            let account = ledger_api::retailer_account(&retailer);
+            state
+                .ledger
+                .open_accounts(&retailer, &[(account, AccountKind::RetailerSettlement)])
+                .await
+                .map_err(|e| payout::waits_for_ledger(&e))?;
+            vec![NewTransfer::new(key("paid"), liability, account, payment.paid_cents, purpose)]
+        }
     };
     // (A transfer of nothing, such as no tax withheld, is left out of the batch.)
     payout::move_pending(

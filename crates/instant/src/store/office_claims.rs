@@ -50,14 +50,6 @@ pub async fn insert(
     Ok(())
 }
 
-/// Payment `id`'s net and withheld amounts.
-pub async fn amounts(pool: &PgPool, id: Uuid) -> Result<(i64, i64), AppError> {
-    let row = sqlx::query!("SELECT net_cents, withheld_cents FROM office_claims WHERE id = $1", id)
-        .fetch_one(pool)
-        .await?;
-    Ok((row.net_cents, row.withheld_cents))
-}
-
 /// An office claim's row.
 struct ClaimRow {
     id: Uuid,

@@ -80,8 +80,16 @@ pub async fn scan(
 #[derive(Debug)]
 pub struct PendingPayment {
     pub place: TicketPlace,
-    pub paid_to: String,
+    pub paid_to: PaidTo,
     pub paid_cents: i64,
+}
+
+/// Where a pending payment goes, as the record written with its reservation says: the office's
+/// claim record (its net and the tax withheld), else the retailer that reserved it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PaidTo {
+    Retailer(String),
+    Office { net_cents: i64, withheld_cents: i64 },
 }
 
 /// Reserves the unpaid ticket at `place` for `paid_to` as payment `id` (`pending`) and counts its
@@ -137,18 +145,23 @@ pub async fn unconfirmed_payee(
     .flatten())
 }
 
-/// Payment `id`, when it is still pending.
+/// Payment `id`, when it is still pending, with its payee as its reservation recorded it.
 pub async fn pending_payment(pool: &PgPool, id: Uuid) -> Result<Option<PendingPayment>, AppError> {
     let row = sqlx::query!(
-        r#"SELECT game, book, ticket, paid_to AS "paid_to!", paid_cents AS "paid_cents!"
-             FROM tickets WHERE payment_id = $1 AND payment = 'pending'"#,
+        r#"SELECT t.game, t.book, t.ticket, t.paid_to AS "paid_to!", t.paid_cents AS "paid_cents!",
+                  o.net_cents AS "net_cents?", o.withheld_cents AS "withheld_cents?"
+             FROM tickets t LEFT JOIN office_claims o ON o.id = t.payment_id
+            WHERE t.payment_id = $1 AND t.payment = 'pending'"#,
         id
     )
     .fetch_optional(pool)
     .await?;
     Ok(row.map(|row| PendingPayment {
         place: TicketPlace { game: row.game, book: row.book, ticket: row.ticket },
-        paid_to: row.paid_to,
+        paid_to: match (row.net_cents, row.withheld_cents) {
+            (Some(net_cents), Some(withheld_cents)) => PaidTo::Office { net_cents, withheld_cents },
+            _ => PaidTo::Retailer(row.paid_to),
+        },
         paid_cents: row.paid_cents,
     }))
 }

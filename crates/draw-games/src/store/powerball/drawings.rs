@@ -109,6 +109,28 @@ pub async fn ensure(pool: &PgPool, drawing: &Drawing, mode: ResultsMode) -> Resu
     if let Some(found) = get(pool, drawing.date).await? {
         return Ok(found);
     }
+    create(pool, drawing, mode).await?;
+    get(pool, drawing.date).await?.ok_or_else(|| AppError::internal("a drawing vanished"))
+}
+
+/// [`ensure`] for every drawing of `drawings`, in one read when their rows are all there (a
+/// sale's drawings almost always are).
+pub async fn ensure_all(pool: &PgPool, drawings: &[Drawing], mode: ResultsMode) -> Result<(), AppError> {
+    let dates: Vec<NaiveDate> = drawings.iter().map(|d| d.date).collect();
+    let missing = sqlx::query_scalar!(
+        r#"SELECT d AS "date!" FROM unnest($1::date[]) d WHERE NOT EXISTS (SELECT 1 FROM pb_draws WHERE draw_date = d)"#,
+        &dates
+    )
+    .fetch_all(pool)
+    .await?;
+    for drawing in drawings.iter().filter(|d| missing.contains(&d.date)) {
+        create(pool, drawing, mode).await?;
+    }
+    Ok(())
+}
+
+/// Makes the row of `drawing` and its partition of the plays, unless a concurrent call made it.
+async fn create(pool: &PgPool, drawing: &Drawing, mode: ResultsMode) -> Result<(), AppError> {
     let mut tx = pool.begin().await?;
     let inserted = sqlx::query_scalar!(
         "INSERT INTO pb_draws (draw_date, sales_close_at, sales_resume_at, draw_at, results_mode) VALUES ($1, $2, $3, $4, $5)
@@ -134,7 +156,7 @@ pub async fn ensure(pool: &PgPool, drawing: &Drawing, mode: ResultsMode) -> Resu
         .await?;
     }
     tx.commit().await?;
-    get(pool, drawing.date).await?.ok_or_else(|| AppError::internal("a drawing vanished"))
+    Ok(())
 }
 
 /// Drawing `date`.

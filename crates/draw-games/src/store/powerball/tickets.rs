@@ -204,7 +204,9 @@ pub async fn refuse_open(pool: &PgPool, id: Uuid, code: &str) -> Result<bool, Ap
 /// What placing a ticket's plays did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Placed {
-    /// In its drawings now, or before.
+    /// In its drawings now, by this call: sold, its first drawing this one.
+    Sold(NaiveDate),
+    /// Not open any more: sold or refused before.
     Done,
     /// This drawing's sales closed meanwhile: place the plays from the drawing after it.
     Closed(NaiveDate),
@@ -245,15 +247,16 @@ pub async fn place_plays(pool: &PgPool, id: Uuid, dates: &[NaiveDate]) -> Result
     )
     .execute(&mut *tx)
     .await?;
+    let first = *dates.first().ok_or_else(|| AppError::internal("a ticket placed in no drawing"))?;
     sqlx::query!(
         "UPDATE pb_tickets SET state = 'sold', first_draw = $2, updated_at = now() WHERE id = $1",
         id,
-        dates.first()
+        first
     )
     .execute(&mut *tx)
     .await?;
     tx.commit().await?;
-    Ok(Placed::Done)
+    Ok(Placed::Sold(first))
 }
 
 /// Tickets left `open` for longer than `older_than`, oldest first (for the recovery pass).

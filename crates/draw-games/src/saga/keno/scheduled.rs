@@ -10,7 +10,7 @@
 //!    and the ones after it, each locked `FOR SHARE` and checked still open, so a draw's close
 //!    (which waits for those locks) freezes a wager set no purchase can join afterwards.
 //!
-//! The draws settle the entries (see [`crate::saga::keno_draws`]); [`recover`] finishes purchases a
+//! The draws settle the entries (see [`crate::saga::keno::draws`]); [`recover`] finishes purchases a
 //! crash left `open`.
 
 use std::time::Duration;
@@ -24,7 +24,7 @@ use uuid::Uuid;
 
 use crate::rules::{option_name, option_named};
 use crate::store::DrawTicketState;
-use crate::store::tickets::{self, DrawTicket};
+use crate::store::keno::tickets::{self, DrawTicket};
 use crate::views::DrawTicketView;
 use crate::{DRAWS_NAMESPACE, DrawsState};
 
@@ -37,7 +37,7 @@ pub async fn view(state: &DrawsState, ticket: &DrawTicket) -> Result<DrawTicketV
         tickets: ticket.tickets,
         stake_cents: ticket.stake_cents,
         draws: ticket.draws,
-        state: ticket.state.as_str().to_owned(),
+        state: ticket.state,
         refusal: ticket.refusal.clone(),
         created_at: ticket.created_at,
         entries: tickets::entries_of(&state.pool, ticket.id).await?,
@@ -135,5 +135,5 @@ async fn drive_answering_refusal(state: &DrawsState, id: Uuid) -> Result<(DrawTi
 
 /// Finishes purchases left `open` for longer than `older_than`; returns how many.
 pub async fn recover(state: &DrawsState, older_than: Duration) -> Result<usize, AppError> {
-    super::recover::<DrawTicket, _, _, _>(state, older_than, |id| drive(state, id)).await
+    crate::saga::recover::<DrawTicket, _, _, _>(state, older_than, |id| drive(state, id)).await
 }

@@ -10,7 +10,7 @@
 //! A prize may be claimed until the claim period after its drawing ends
 //! (`LOTTO_POWERBALL_CLAIM_DAYS`); then what is unclaimed expires to an account of its own.
 
-use chrono::{Days, NaiveDate};
+use chrono::{Days, NaiveDate, SubsecRound};
 use domain::powerball::grand_prize::{self, Election};
 use domain::prizes::TaxAssessment;
 use domain::serial::TicketSerial;
@@ -147,8 +147,14 @@ async fn first_claim(
         paid_by: sender.to_owned(),
         request_key,
         state: ClaimState::Pending,
-        created_at: state.clock.now(),
-        grand_cents: None,
+        // As the database keeps it, and the grand prize shares as a claim is read with them: a
+        // claim this call reserves is answered as recorded (`reserve_and_pay`).
+        created_at: state.clock.now().trunc_subsecs(6),
+        grand_cents: boards
+            .iter()
+            .filter(|b| b.tier == "grand_prize")
+            .map(|b| b.prize_cents)
+            .reduce(i64::saturating_add),
     };
     let record = match counter {
         Counter::Terminal { .. } => at_a_terminal(state, &ticket, pending)?,
@@ -296,7 +302,9 @@ async fn at_the_office(
 }
 
 /// Reserves the ticket's prizes for the claim's payee (or finds the payee's own unfinished
-/// claim), moves the money once and confirms it; answers the claim as paid.
+/// claim), moves the money once and confirms it; answers the claim as paid. A claim this call
+/// reserved is moved and answered as it recorded it (confirmed), without reading it again; a
+/// resumed one as stored.
 async fn reserve_and_pay(state: &DrawsState, record: &Claim) -> Result<(Claim, bool), AppError> {
     let (id, payee) = (record.id, record.payee.as_str());
     let reserve = async {
@@ -309,8 +317,16 @@ async fn reserve_and_pay(state: &DrawsState, record: &Claim) -> Result<(Claim, b
         tx.rollback().await?;
         Ok(if pending.as_deref() == Some(payee) { Reservation::Resumed } else { Reservation::Taken })
     };
+    let move_money = |reservation| async move {
+        match reservation {
+            Reservation::Reserved => move_money_of(state, record).await,
+            _ => move_claim_money(state, id).await,
+        }
+    };
     let confirm = claims::confirm(&state.pool, id, record.request_key.as_deref());
-    payout::pay_once(reserve, move_claim_money(state, id), confirm).await?;
+    if payout::pay_once(reserve, move_money, confirm).await? == Reservation::Reserved {
+        return Ok((Claim { state: ClaimState::Confirmed, ..record.clone() }, false));
+    }
     let paid = claims::get(&state.pool, id).await?.ok_or_else(|| AppError::internal("a claim vanished"))?;
     Ok((paid, false))
 }
@@ -361,7 +377,15 @@ async fn grand_payment(
 
 /// Moves pending claim `id`'s money (see `ledger_api::payout::move_pending`).
 pub async fn move_claim_money(state: &DrawsState, id: Uuid) -> Result<(), AppError> {
-    let Some(claim) = claims::pending(&state.pool, id).await? else { return Ok(()) };
+    match claims::pending(&state.pool, id).await? {
+        Some(claim) => move_money_of(state, &claim).await,
+        None => Ok(()),
+    }
+}
+
+/// Moves the money of `claim`, pending as recorded.
+async fn move_money_of(state: &DrawsState, claim: &Claim) -> Result<(), AppError> {
+    let id = claim.id;
     let accounts = state.powerball_accounts;
     let key = |what: &str| Uuid::new_v5(&DRAWS_NAMESPACE, format!("powerball-claim/{id}/{what}").as_bytes());
     let purpose =

@@ -8,7 +8,7 @@ use platform::AppError;
 use sqlx::{PgConnection, PgPool};
 use uuid::Uuid;
 
-use super::DrawState;
+use crate::store::DrawState;
 
 /// The name the schedule is kept under.
 pub const GAME: &str = "castle_keno";

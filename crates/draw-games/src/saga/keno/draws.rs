@@ -1,5 +1,5 @@
 //! Castle Keno draws on a schedule (architecture §6): the steps the scheduler's leader
-//! ([`super::scheduler`]) runs to close, draw and settle every draw whose sales have closed, in
+//! ([`crate::saga::scheduler`]) runs to close, draw and settle every draw whose sales have closed, in
 //! order and exactly once.
 //!
 //! Each step is a guarded state change, so running one twice (two processes, a restart halfway)
@@ -28,7 +28,7 @@ use uuid::Uuid;
 
 use crate::rules::option_named;
 use crate::store::DrawState;
-use crate::store::keno_draws::{self as draws, Entry, GAME};
+use crate::store::keno::draws::{self as draws, Entry, GAME};
 use crate::{DRAWS_NAMESPACE, DrawsState};
 
 /// Entries settled per round trip (and prizes per ledger call, at most).

@@ -27,10 +27,10 @@ use rand::SeedableRng;
 use rand_chacha::ChaCha20Rng;
 use uuid::Uuid;
 
-use crate::store::PowerballTicketState;
+use crate::store::{PowerballDrawState, PowerballTicketState};
 use crate::store::powerball::drawings;
-use crate::store::powerball::tickets::{self, Channel, Placed, PowerballTicket, Recorded};
-use crate::views::{BoardView, PowerballTicketView, TicketDrawingView, WinningBoardView};
+use crate::store::powerball::tickets::{self, Channel, Placed, PowerballTicket, Recorded, TicketDrawing};
+use crate::views::{BoardView, PowerballTicketView, TicketDrawingView, VoidedTicketView, WinningBoardView};
 use crate::{DRAWS_NAMESPACE, DrawsState};
 
 /// Who sells.
@@ -137,7 +137,9 @@ pub async fn sell(
             Recorded::SerialTaken => ticket.serial = TicketSerial::random(&mut rng),
         }
     };
-    match drive_answering_refusal(state, id).await? {
+    // The ticket as this call recorded it, or (a concurrent replay recorded it first) as stored.
+    let answered = if created { finish(state, ticket).await? } else { drive_answering_refusal(state, id).await? };
+    match answered {
         (_, Some(refused)) => Err(refused),
         (view, None) => Ok((view, created)),
     }
@@ -151,12 +153,22 @@ pub async fn drive(state: &DrawsState, id: Uuid) -> Result<PowerballTicketView, 
 
 /// [`drive`], answering too the ledger's refusal as it came when this call refused the ticket
 /// (with its context: a limit's amount left and when it resets), for the buyer's first answer
-/// (a replay answers the stored code).
+/// (a replay answers the stored code). A sale this call finishes is answered as it finished it,
+/// without reading it again: its drawings were all on sale when its plays joined them, and a new
+/// ticket has nothing voided and has won nothing yet.
 async fn drive_answering_refusal(state: &DrawsState, id: Uuid) -> Result<(PowerballTicketView, Option<AppError>), AppError> {
-    let mut refusal = None;
     let ticket = tickets::load(&state.pool, id)
         .await?
         .ok_or_else(|| AppError::not_found(codes::TICKET_NOT_FOUND, "no such ticket"))?;
+    finish(state, ticket).await
+}
+
+/// [`drive_answering_refusal`] from `ticket` as last read or written.
+async fn finish(
+    state: &DrawsState,
+    mut ticket: PowerballTicket,
+) -> Result<(PowerballTicketView, Option<AppError>), AppError> {
+    let id = ticket.id;
     if ticket.state == PowerballTicketState::Open {
         let cost = NewTransfer::new(
             Uuid::new_v5(&DRAWS_NAMESPACE, format!("powerball-ticket/{id}/cost").as_bytes()),
@@ -166,23 +178,42 @@ async fn drive_answering_refusal(state: &DrawsState, id: Uuid) -> Result<(Powerb
             Purpose::of(Game::Powerball, Money::Stake).ticket(id).channel(ticket.channel.as_str()),
         );
         match state.ledger.transfer(&cost).await {
-            Ok(()) => place(state, &ticket).await?,
+            Ok(()) => {
+                if let Some(first) = place(state, &ticket).await? {
+                    ticket.state = PowerballTicketState::Sold;
+                    ticket.first_draw = Some(first);
+                    return Ok((as_finished(state, &ticket), None));
+                }
+            }
             // The ledger's rules refused it: nothing moved, and nothing will.
             Err(LedgerError::Refused(e)) => {
                 if tickets::refuse_open(&state.pool, id, e.code()).await? {
-                    refusal = Some(e);
+                    ticket.state = PowerballTicketState::Refused;
+                    ticket.refusal = Some(e.code().to_owned());
+                    return Ok((as_finished(state, &ticket), Some(e)));
                 }
             }
             Err(e) => return Err(e.into()),
         }
+        // Another call moved it on meanwhile: as it stands.
+        ticket = tickets::load(&state.pool, id).await?.ok_or_else(|| AppError::internal("ticket vanished"))?;
     }
-    let ticket =
-        tickets::load(&state.pool, id).await?.ok_or_else(|| AppError::internal("ticket vanished"))?;
-    Ok((view(state, &ticket).await?, refusal))
+    Ok((view(state, &ticket).await?, None))
 }
 
-/// Places a paid ticket's plays from the first drawing still on sale.
-async fn place(state: &DrawsState, ticket: &PowerballTicket) -> Result<(), AppError> {
+/// A ticket this call sold or refused, as it finished it: each of its drawings on sale when its
+/// plays joined it, nothing voided, nothing won.
+fn as_finished(state: &DrawsState, ticket: &PowerballTicket) -> PowerballTicketView {
+    let drawings = drawing_dates(state, ticket)
+        .into_iter()
+        .map(|date| TicketDrawing { date, state: PowerballDrawState::Scheduled, winning_boards: Vec::new() })
+        .collect();
+    ticket_view(ticket, drawings, None)
+}
+
+/// Places a paid ticket's plays from the first drawing still on sale; answers the first drawing
+/// when this call placed them (none when the ticket was no longer open).
+async fn place(state: &DrawsState, ticket: &PowerballTicket) -> Result<Option<chrono::NaiveDate>, AppError> {
     let count = usize::try_from(ticket.draws).unwrap_or(1);
     let mut first = state.powerball.next_open(state.clock.now());
     loop {
@@ -190,7 +221,8 @@ async fn place(state: &DrawsState, ticket: &PowerballTicket) -> Result<(), AppEr
         ensure_drawings(state, &drawings).await?;
         let dates: Vec<_> = drawings.iter().map(|d| d.date).collect();
         match tickets::place_plays(&state.pool, ticket.id, &dates).await? {
-            Placed::Done => return Ok(()),
+            Placed::Sold(first) => return Ok(Some(first)),
+            Placed::Done => return Ok(None),
             // A drawing closed meanwhile: start after it.
             Placed::Closed(date) => {
                 first = state.powerball.next_open(state.powerball.drawing_on(date).sales_close);
@@ -201,10 +233,7 @@ async fn place(state: &DrawsState, ticket: &PowerballTicket) -> Result<(), AppEr
 
 /// The rows (and partitions) of `drawings`, made when missing.
 pub async fn ensure_drawings(state: &DrawsState, drawings: &[Drawing]) -> Result<(), AppError> {
-    for drawing in drawings {
-        drawings::ensure(&state.pool, drawing, state.settings.powerball.results).await?;
-    }
-    Ok(())
+    drawings::ensure_all(&state.pool, drawings, state.settings.powerball.results).await
 }
 
 /// The ticket as printed and as it stands: serial, boards, drawings and what it won.
@@ -226,46 +255,55 @@ pub async fn views(state: &DrawsState, tickets: &[PowerballTicket]) -> Result<Ve
         .iter()
         .zip(drawings)
         .map(|(ticket, drawings)| {
-            let quick_from =
-                ticket.boards.len().saturating_sub(usize::try_from(ticket.quick_picks).unwrap_or(0));
-            let boards = ticket
-                .boards
-                .iter()
-                .enumerate()
-                .map(|(i, b)| BoardView {
-                    board: i16::try_from(i).unwrap_or(0).saturating_add(1),
-                    whites: b.whites.to_vec(),
-                    powerball: b.powerball,
-                    quick_pick: i >= quick_from,
-                })
-                .collect();
-            let drawings = drawings
-                .into_iter()
-                .map(|d| TicketDrawingView {
-                    draw_date: d.date,
-                    state: d.state.as_str().to_owned(),
-                    winnings: d
-                        .winning_boards
-                        .into_iter()
-                        .map(|(board, tier, prize_cents)| WinningBoardView { board, tier, prize_cents })
-                        .collect(),
-                })
-                .collect();
-            PowerballTicketView {
-                serial: ticket.serial.to_string(),
-                state: ticket.state.as_str().to_owned(),
-                channel: ticket.channel.as_str().to_owned(),
-                boards,
-                power_play: ticket.power_play,
-                draws: ticket.draws,
-                cost_cents: ticket.cost_cents,
-                drawings,
-                refusal: ticket.refusal.clone(),
-                created_at: ticket.created_at,
-                voided: voids.remove(&ticket.id).map(Into::into),
-            }
+            let voided = voids.remove(&ticket.id).map(Into::into);
+            ticket_view(ticket, drawings, voided)
         })
         .collect())
+}
+
+/// A ticket as printed and as it stands, from its drawings and its void.
+fn ticket_view(
+    ticket: &PowerballTicket,
+    drawings: Vec<TicketDrawing>,
+    voided: Option<VoidedTicketView>,
+) -> PowerballTicketView {
+    let quick_from = ticket.boards.len().saturating_sub(usize::try_from(ticket.quick_picks).unwrap_or(0));
+    let boards = ticket
+        .boards
+        .iter()
+        .enumerate()
+        .map(|(i, b)| BoardView {
+            board: i16::try_from(i).unwrap_or(0).saturating_add(1),
+            whites: b.whites.to_vec(),
+            powerball: b.powerball,
+            quick_pick: i >= quick_from,
+        })
+        .collect();
+    let drawings = drawings
+        .into_iter()
+        .map(|d| TicketDrawingView {
+            draw_date: d.date,
+            state: d.state,
+            winnings: d
+                .winning_boards
+                .into_iter()
+                .map(|(board, tier, prize_cents)| WinningBoardView { board, tier, prize_cents })
+                .collect(),
+        })
+        .collect();
+    PowerballTicketView {
+        serial: ticket.serial.to_string(),
+        state: ticket.state,
+        channel: ticket.channel.as_str().to_owned(),
+        boards,
+        power_play: ticket.power_play,
+        draws: ticket.draws,
+        cost_cents: ticket.cost_cents,
+        drawings,
+        refusal: ticket.refusal.clone(),
+        created_at: ticket.created_at,
+        voided,
+    }
 }
 
 /// The dates of the drawings ticket `ticket` plays in (none before it is sold).

@@ -12,8 +12,8 @@ use platform::group_commit::BatchWrite;
 use sqlx::{PgConnection, PgPool};
 use uuid::Uuid;
 
-use super::keno_draws::Schedule;
-use super::{DrawState, DrawTicketState, PlayNowState};
+use super::draws::Schedule;
+use crate::store::{DrawState, DrawTicketState, PlayNowState};
 use crate::views::EntryView;
 
 /// A kind of ticket: how one is loaded, a player's listed, and those a crash left between
@@ -468,7 +468,7 @@ pub async fn entries_of(pool: &PgPool, id: Uuid) -> Result<Vec<EntryView>, AppEr
     .map(|e| EntryView {
         draw_number: e.draw_number,
         sales_close_at: e.sales_close_at,
-        draw_state: e.state.as_str().to_owned(),
+        draw_state: e.state,
         numbers: e.numbers,
         hits: if e.paid { e.hits } else { None },
         payout_cents: if e.paid { e.payout_cents } else { None },

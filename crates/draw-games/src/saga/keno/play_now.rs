@@ -30,7 +30,7 @@ use uuid::Uuid;
 
 use crate::rules::{option_name, option_named};
 use crate::store::PlayNowState;
-use crate::store::tickets::{self, PlayNowTicket, TicketWrite};
+use crate::store::keno::tickets::{self, PlayNowTicket, TicketWrite};
 use crate::views::TicketView;
 use crate::{DRAWS_NAMESPACE, DrawsState};
 
@@ -63,7 +63,7 @@ pub fn view(ticket: &PlayNowTicket) -> Result<TicketView, AppError> {
         spots: ticket.spots.clone(),
         tickets: ticket.tickets,
         stake_cents: ticket.stake_cents,
-        state: ticket.state.as_str().to_owned(),
+        state: ticket.state,
         draw_numbers: settled.then(|| ticket.numbers.clone()),
         hits: settled.then_some(ticket.hits),
         payout_cents: settled.then_some(ticket.payout_cents),
@@ -143,7 +143,7 @@ pub async fn drive(state: &DrawsState, id: Uuid) -> Result<TicketView, AppError>
 
 /// Finishes tickets left `drawn` for longer than `older_than`; returns how many.
 pub async fn recover(state: &DrawsState, older_than: Duration) -> Result<usize, AppError> {
-    super::recover::<PlayNowTicket, _, _, _>(state, older_than, |id| drive(state, id)).await
+    crate::saga::recover::<PlayNowTicket, _, _, _>(state, older_than, |id| drive(state, id)).await
 }
 
 /// Settles a drawn ticket; answers its view and, when this call ended it refused, the ledger's

@@ -51,7 +51,7 @@ fn step_id(date: NaiveDate, step: &str) -> Uuid {
 pub async fn run_due_drawings(state: &DrawsState) -> Result<usize, AppError> {
     let now = state.clock.now();
     // The drawing on sale has its row, so the leader sees it close even if nothing sold.
-    super::powerball_sales::ensure_drawings(state, &[state.powerball.next_open(now)]).await?;
+    super::sales::ensure_drawings(state, &[state.powerball.next_open(now)]).await?;
     let mut moved = 0usize;
     for drawing in drawings::due(&state.pool, now).await? {
         let date = drawing.date;
@@ -79,7 +79,7 @@ pub async fn run_due_drawings(state: &DrawsState) -> Result<usize, AppError> {
         pay_certified(state, &drawing).await?;
         moved += 1;
     }
-    moved += super::powerball_claims::expire_unclaimed(state).await?;
+    moved += super::claims::expire_unclaimed(state).await?;
     Ok(moved)
 }
 
@@ -271,7 +271,14 @@ pub async fn enter_results(
         };
         platform::audit::append(&mut tx, "powerball.results_mismatch", subject(date), &record).await?;
         tx.commit().await?;
-        tracing::warn!(%date, first = %first.entered_by, second = operator, "Powerball results entries disagree");
+        tracing::warn!(
+            %date,
+            first = %first.entered_by,
+            first_results = ?first.results,
+            second = operator,
+            second_results = ?results,
+            "Powerball results entries disagree"
+        );
         return Err(AppError::conflict(
             codes::RESULTS_MISMATCH,
             "the two entries of the results disagree: both are discarded and logged; enter them again",
