@@ -14,8 +14,301 @@ export interface paths {
         /** `GET /v1/players?email=`: operators and auditors find a player by email. */
         get: operations["find_player"];
         put?: never;
-        /** `POST /v1/players`: anyone may register; K.A.R. 111-5-24(c) refuses those under 18. */
+        /**
+         * `POST /v1/players`: anyone may register; K.A.R. 111-5-24(c) refuses those under 18. The
+         *     answer is the same whether or not the address has an account: the address is told by mail.
+         */
         post: operations["register"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/email-verifications": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * `POST /v1/email-verifications`: the link mailed to an address, opened. A player logged in
+         *     as someone else is refused (`link_for_another_account`).
+         */
+        post: operations["verify_email"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/email-verifications/resend": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * `POST /v1/email-verifications/resend`: a new confirmation link to the address; the answer is
+         *     the same whether or not it has an account.
+         */
+        post: operations["resend_verification"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/password-resets": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * `POST /v1/password-resets`: a link to choose a new password, to the address; the answer is
+         *     the same whether or not it has an account.
+         */
+        post: operations["request_reset"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/password-resets/complete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * `POST /v1/password-resets/complete`: a new password set with the mailed link. Every session
+         *     of the player ends; nobody is logged in (log in with the new password).
+         */
+        post: operations["complete_reset"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/me/login-notices": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** `PUT /v1/me/login-notices`: whether the player is told of every login by mail. */
+        put: operations["set_login_notices"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/mail": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * `GET /v1/mail?recipient=&after=&limit=`: the messages written to players, newest first
+         *     (with no relay configured, this is where they are delivered).
+         */
+        get: operations["mail_outbox"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/players/{id}/deposit-block/clear": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * `POST /v1/players/{id}/deposit-block/clear`: an operator lifts the stop five failed deposits
+         *     put on a player's deposits, saying why (recorded with who and when).
+         */
+        post: operations["clear_deposit_block"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/me/identity": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** `GET /v1/me/identity`: the player's file and where its check stands. */
+        get: operations["my_identity"];
+        /**
+         * `PUT /v1/me/identity`: the player's file sent to the identity provider (the address
+         *     confirmed first). Answers it `pending`, with the page where the player finishes the check.
+         */
+        put: operations["submit_identity"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/identity/webhook": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * `POST /v1/identity/webhook`: the identity provider's signed notice that a session was decided
+         *     (the decision itself is fetched from the provider). Authenticated by its signature.
+         */
+        post: operations["identity_webhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/identity/reviews": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** `GET /v1/identity/reviews`: the player files the provider sent to an operator, oldest first. */
+        get: operations["identity_reviews"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/players/{id}/identity": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** `GET /v1/players/{id}/identity`: a player's file, for operators and auditors. */
+        get: operations["player_identity"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/players/{id}/identity/decision": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * `POST /v1/players/{id}/identity/decision`: an operator decides a file in review, saying why
+         *     (recorded as a manual decision, with who and when).
+         */
+        post: operations["decide_identity"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/me/location-checks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * `POST /v1/me/location-checks`: the player's device checked by the geolocation provider, from
+         *     the address this request comes from. Answered with the check whatever it found (an online
+         *     stake passes only on one `inside`, in this login, from this address, for 20 minutes).
+         */
+        post: operations["check_location"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/me/location": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** `GET /v1/me/location`: the last location check of this login. */
+        get: operations["my_location"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/players/{id}/location-checks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * `GET /v1/players/{id}/location-checks`: a player's last 100 location checks, newest first,
+         *     for operators and auditors.
+         */
+        get: operations["player_location_checks"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -95,6 +388,46 @@ export interface paths {
          *     `refresh_token_reused` (ending the session) when the token was used before.
          */
         post: operations["refresh"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/staff/second-factor/enrolment": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * `POST /v1/staff/second-factor/enrolment`: a staff member's second factor begun, with their
+         *     username and password: the secret, shown this once (a QR code for an authenticator app).
+         */
+        post: operations["begin_second_factor"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/staff/second-factor/enrolment/confirm": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * `POST /v1/staff/second-factor/enrolment/confirm`: the secret shown confirmed with the app's
+         *     code: enrolled, logged in, and the ten recovery codes answered this once.
+         */
+        post: operations["confirm_second_factor"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2370,6 +2703,22 @@ export interface components {
             /** Format: int64 */
             withdrawn: number;
         };
+        /** @description A residential address (no PO box). */
+        Address: {
+            line1: string;
+            /** @description Empty or absent when there is none. */
+            line2?: string | null;
+            city: string;
+            /** @description The state or region, as its postal abbreviation (`KS`). */
+            region: string;
+            postal_code: string;
+        };
+        /** @description An address proved. */
+        AddressVerified: {
+            email: string;
+            /** Format: date-time */
+            email_verified_at: string;
+        };
         /** @description A decision the player may make now. */
         AllowedAction: {
             action: components["schemas"]["AllowedActionKind"];
@@ -2934,6 +3283,47 @@ export interface components {
          * @enum {string}
          */
         Election: "annuity" | "cash";
+        /** @description `POST /v1/email-verifications`: the token from the link mailed to the address. */
+        EmailVerification: {
+            token: string;
+        };
+        /** @description `POST /v1/staff/second-factor/enrolment/confirm`: the code the app shows for the secret shown. */
+        EnrolmentConfirmation: {
+            username: string;
+            password: string;
+            /** @description The six digits the app shows. */
+            code: string;
+        };
+        /**
+         * @description Enrolled and logged in: the session, and the ten recovery codes, shown this once (each logs
+         *     in once in place of a code; keep them apart from the device).
+         */
+        EnrolmentConfirmed: {
+            recovery_codes: string[];
+            session: components["schemas"]["LoginResponse"];
+        };
+        /** @description `POST /v1/staff/second-factor/enrolment`: the staff member enrolling, by their password. */
+        EnrolmentRequest: {
+            username: string;
+            password: string;
+        };
+        /**
+         * @description A second factor's secret, shown once: scan the QR code (or type the secret) into an
+         *     authenticator app, then confirm with the code it shows.
+         */
+        EnrolmentView: {
+            /** @description The secret, in base32 (for an app that cannot scan). */
+            secret: string;
+            /** @description The `otpauth://totp/...` address the QR code holds (SHA-1, six digits, 30 seconds). */
+            otpauth_url: string;
+            /** @description The QR code, as an SVG image. */
+            qr_svg: string;
+            /**
+             * Format: date-time
+             * @description Confirm before this, or begin again.
+             */
+            confirm_before: string;
+        };
         /** @description One draw a ticket is in. */
         EntryView: {
             /** Format: int64 */
@@ -2965,6 +3355,8 @@ export interface components {
             source: string;
             reference: string;
             email: string;
+            /** @description The legal name a verified identity is matched on, where the list gives one. */
+            legal_name?: string | null;
             /** Format: date */
             date_of_birth?: string | null;
             /** Format: date */
@@ -2997,6 +3389,17 @@ export interface components {
              * @description The last day of the exclusion; none: until taken off the list.
              */
             ends_on?: string | null;
+            /**
+             * @description The person's legal name: with the date of birth (then required), a player whose verified
+             *     identity bears it matches too, whatever their email (accents, case, spaces and
+             *     punctuation aside).
+             */
+            legal_name?: string | null;
+            /**
+             * @description The last four digits of the person's SSN, where the list gives them: a name's match then
+             *     needs them too, where the player gave theirs (kept as a keyed digest, never shown).
+             */
+            ssn_last4?: string | null;
         };
         /**
          * @description What adding to the lists did: entries new and replaced, and the players excluded by them now
@@ -3218,6 +3621,71 @@ export interface components {
              */
             progressive_wager_cents: number;
         };
+        /** @description `POST /v1/players/{id}/identity/decision`: an operator's decision on a file in review. */
+        IdentityDecision: {
+            /** @enum {string} */
+            decision: "verified" | "refused" | "resubmission_requested";
+            /**
+             * @description Why (1 to 2,000 characters, not all spaces; lines and tabs allowed): recorded with the
+             *     decision.
+             */
+            reason: string;
+        };
+        /** @description The provider's signed notice that a session was decided (the decision itself is fetched). */
+        IdentityEvent: {
+            /** @description The delivery's id: one taken twice is taken once. */
+            id: string;
+            /** @description `identity.decided`. */
+            type: string;
+            /** @description The provider's session. */
+            session: string;
+            /**
+             * Format: date-time
+             * @description When the event happened at the provider.
+             */
+            occurred_at: string;
+        };
+        /** @description The provider's answer to a delivery. */
+        IdentityReceipt: {
+            /** @description Whether this delivery was taken before (nothing more was done). */
+            replayed: boolean;
+        };
+        /** @description `PUT /v1/me/identity`: who the player is, to be verified. */
+        IdentitySubmission: {
+            /** @description The name on the player's identity documents. */
+            legal_name: string;
+            address: components["schemas"]["Address"];
+            /** @description 7 to 20 of digits (at least one), spaces, `+`, `-`, `(` and `)`. */
+            phone: string;
+            /**
+             * @description The last four digits of the Social Security number, where the player gives them (kept
+             *     encrypted; never shown again).
+             */
+            ssn_last4?: string | null;
+        };
+        /** @description The player file as the player (and operators) see it. */
+        IdentityView: {
+            /** Format: uuid */
+            player_id: string;
+            /** @enum {string} */
+            state: "pending" | "verified" | "refused" | "review" | "resubmission_requested" | "unverified";
+            legal_name: string;
+            address: components["schemas"]["Address"];
+            phone: string;
+            /** @description Whether the last four of the SSN were given (they are never shown). */
+            ssn_last4_given: boolean;
+            /** @description The provider's page where the player finishes the check, while it is pending. */
+            verification_url?: string | null;
+            /** Format: date-time */
+            submitted_at: string;
+            /** @description `provider`, or the member of staff who decided by hand. */
+            decided_by?: string | null;
+            /** Format: date-time */
+            decided_at?: string | null;
+            reason?: string | null;
+            /** @description What the player does next, in words. */
+            next: string;
+        };
         /** @description `GET /v1/tables/in-play`: every unfinished round and session of the caller, oldest first. */
         InPlayView: {
             /** @description Blackjack rounds open, playing or settling. */
@@ -3334,6 +3802,15 @@ export interface components {
             /** @description Minutes played per rolling 24 hours, 7 days and 30 days. */
             time: components["schemas"]["TimeLimit"][];
         };
+        /** @description `POST /v1/email-verifications/resend` and `POST /v1/password-resets`: the address to write to. */
+        LinkRequest: {
+            /** @description An address with one `@`, a dot in its domain, and no spaces; at most 254 characters. */
+            email: string;
+        };
+        /** @description What asking for a link answers, whether or not the address has an account. */
+        LinkRequested: {
+            message: string;
+        };
         /** @description A pack as listed: where it is and when it got there. */
         ListedPackView: {
             /** Format: int32 */
@@ -3382,6 +3859,53 @@ export interface components {
             retry?: number | null;
         };
         /**
+         * @description `POST /v1/me/location-checks`: what the geolocation provider's device kit collected on the
+         *     player's device, passed to the provider as it is.
+         */
+        LocationCheckRequest: {
+            /**
+             * @description The device kit's packet (letters, digits and `_ . : / + = -`). The sandbox reads
+             *     `sandbox_outside` as a device outside the jurisdiction, `sandbox_blocked` as one behind a
+             *     VPN or proxy, anything else as one inside.
+             */
+            packet: string;
+        };
+        /** @description A location check, as recorded. */
+        LocationCheckView: {
+            /** Format: uuid */
+            id: string;
+            /**
+             * Format: uuid
+             * @description The login the check stands for.
+             */
+            session_id: string;
+            result: components["schemas"]["LocationResult"];
+            /** @description The jurisdiction asked about (`US-KS`). */
+            jurisdiction: string;
+            /** @description The provider's words for what it found. */
+            reason: string;
+            /** @description The network address the check was taken from; `null` when it was not known. */
+            ip?: string | null;
+            /** Format: date-time */
+            checked_at: string;
+            /**
+             * Format: date-time
+             * @description Until when an online stake may rely on it (from this address, in this login).
+             */
+            expires_at: string;
+        };
+        /**
+         * @description What a check found: the device in the jurisdiction, outside it, or hidden (a VPN, a proxy,
+         *     a location the provider could not establish).
+         * @enum {string}
+         */
+        LocationResult: "inside" | "outside" | "blocked";
+        /** @description `PUT /v1/me/login-notices`. */
+        LoginNotices: {
+            /** @description Whether a message is sent to the player's address at every login. */
+            enabled: boolean;
+        };
+        /**
          * @description `POST /v1/sessions`: one of three ways to log in, told apart by their fields. Each is a
          *     named schema, so a generated client has a type for each.
          */
@@ -3418,6 +3942,31 @@ export interface components {
              */
             previous_login_at?: string | null;
             place?: null | components["schemas"]["Place"];
+        };
+        /** @description A message to a player, as the outbox holds it. */
+        MailView: {
+            /** Format: uuid */
+            id: string;
+            recipient: string;
+            /** Format: uuid */
+            player_id?: string | null;
+            /**
+             * @description What it tells: `verify_email`, `already_registered`, `already_verified`,
+             *     `reset_password`, `password_changed`, `login_notice`, ...
+             */
+            kind: string;
+            subject: string;
+            body: string;
+            /** @enum {string} */
+            state: "queued" | "sent" | "kept" | "failed";
+            /** Format: int32 */
+            attempts: number;
+            /** @description Why the last attempt failed. */
+            last_error?: string | null;
+            /** Format: date-time */
+            sent_at?: string | null;
+            /** Format: date-time */
+            created_at: string;
         };
         /**
          * @description The house edge of the main game under basic strategy, measured by playing seeded rounds
@@ -3796,6 +4345,34 @@ export interface components {
             next?: string | null;
         };
         /** @description One page of a listing; pass `next` as `after` for the following page. */
+        Page_MailView: {
+            items: {
+                /** Format: uuid */
+                id: string;
+                recipient: string;
+                /** Format: uuid */
+                player_id?: string | null;
+                /**
+                 * @description What it tells: `verify_email`, `already_registered`, `already_verified`,
+                 *     `reset_password`, `password_changed`, `login_notice`, ...
+                 */
+                kind: string;
+                subject: string;
+                body: string;
+                /** @enum {string} */
+                state: "queued" | "sent" | "kept" | "failed";
+                /** Format: int32 */
+                attempts: number;
+                /** @description Why the last attempt failed. */
+                last_error?: string | null;
+                /** Format: date-time */
+                sent_at?: string | null;
+                /** Format: date-time */
+                created_at: string;
+            }[];
+            next?: string | null;
+        };
+        /** @description One page of a listing; pass `next` as `after` for the following page. */
         Page_PaymentView: {
             items: {
                 /** Format: uuid */
@@ -4090,6 +4667,12 @@ export interface components {
              */
             house_edge_decimal: number;
         };
+        /** @description `POST /v1/password-resets/complete`: the token from the mailed link, and the new password. */
+        PasswordReset: {
+            token: string;
+            /** @description 10 to 256 characters, hard to guess and without the email in it. */
+            password: string;
+        };
         /** @description One group of prizes at one retailer: seen against expected. */
         PatternCount: {
             /** Format: int64 */
@@ -4338,6 +4921,21 @@ export interface components {
              *     the player's request (after an exclusion's end, to reopen) or never comes.
              */
             play_resumes_at?: string | null;
+            /**
+             * Format: date-time
+             * @description When the player proved the address by the link mailed to it; `null`: not yet.
+             */
+            email_verified_at?: string | null;
+            /** @description Whether the player is told of every login by mail (`PUT /v1/me/login-notices`). */
+            login_notices: boolean;
+            /**
+             * Format: date-time
+             * @description Since when deposits are stopped (five failed within 10 minutes) until an operator clears
+             *     it (`POST /v1/players/{id}/deposit-block/clear`); `null`: they are not.
+             */
+            deposits_blocked_at?: string | null;
+            /** @enum {string|null} */
+            identity_state?: "pending" | "verified" | "refused" | "review" | "resubmission_requested" | "unverified" | null;
             /** Format: date-time */
             created_at: string;
         };
@@ -4850,6 +5448,15 @@ export interface components {
             date_of_birth: string;
         };
         /**
+         * @description What a registration answers: the same whether or not the address had an account (the
+         *     address is told which by mail).
+         */
+        RegistrationAccepted: {
+            email: string;
+            /** @description What to do next, in words. */
+            message: string;
+        };
+        /**
          * @description `GET /v1/responsible-gaming`: what the "play responsibly" page shows beside the player's
          *     own tools.
          */
@@ -5153,10 +5760,17 @@ export interface components {
             /** @description The Blazing 7's progressive (111-301-5(j)) at the table's posted amount. */
             blazing_7s?: boolean;
         };
-        /** @description An operator or an auditor logs in with their username. */
+        /**
+         * @description An operator or an auditor logs in with their username, their password, and their second
+         *     factor: the code their authenticator app shows, or one of their recovery codes.
+         */
         StaffLogin: {
             username: string;
             password: string;
+            /** @description The six digits the authenticator app shows (each is taken once). */
+            code?: string | null;
+            /** @description One of the recovery codes shown at enrolment, in place of a code (each is taken once). */
+            recovery_code?: string | null;
         };
         /** @description A staff member as listed. */
         StaffMember: {
@@ -5168,6 +5782,14 @@ export interface components {
             last_login_at?: string | null;
             /** Format: date-time */
             created_at: string;
+        };
+        /**
+         * @description Why a member of staff overrides what the system decided (a block lifted, a decision made by
+         *     hand): written down with what they did.
+         */
+        StaffReason: {
+            /** @description 1 to 2,000 characters, not all spaces (lines and tabs allowed). */
+            reason: string;
         };
         /**
          * @description A player's standing (ADR 0014 §4).
@@ -5743,13 +6365,406 @@ export interface operations {
             };
         };
         responses: {
-            /** @description registered, with a wallet */
+            /** @description a message went to the address: a link to confirm it (a new account), or word that it has one */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegistrationAccepted"];
+                };
+            };
+            "4XX": components["responses"]["Refused"];
+        };
+    };
+    verify_email: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EmailVerification"];
+            };
+        };
+        responses: {
+            /** @description the address is confirmed */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AddressVerified"];
+                };
+            };
+            "4XX": components["responses"]["Refused"];
+        };
+    };
+    resend_verification: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["LinkRequest"];
+            };
+        };
+        responses: {
+            /** @description if the address has an account, a message went to it */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LinkRequested"];
+                };
+            };
+            "4XX": components["responses"]["Refused"];
+        };
+    };
+    request_reset: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["LinkRequest"];
+            };
+        };
+        responses: {
+            /** @description if the address has an account, a message went to it */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LinkRequested"];
+                };
+            };
+            "4XX": components["responses"]["Refused"];
+        };
+    };
+    complete_reset: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PasswordReset"];
+            };
+        };
+        responses: {
+            /** @description the password is changed and every session ended */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            "4XX": components["responses"]["Refused"];
+        };
+    };
+    set_login_notices: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["LoginNotices"];
+            };
+        };
+        responses: {
+            /** @description the setting now */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LoginNotices"];
+                };
+            };
+            "4XX": components["responses"]["Refused"];
+        };
+    };
+    mail_outbox: {
+        parameters: {
+            query?: {
+                /** @description Only the messages to this address (compared lower-cased). */
+                recipient?: string;
+                after?: string;
+                /** @description Page size, 1 to 500 (default 50). */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description a page of messages, newest first */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Page_MailView"];
+                };
+            };
+            "4XX": components["responses"]["Refused"];
+        };
+    };
+    clear_deposit_block: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description player id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["StaffReason"];
+            };
+        };
+        responses: {
+            /** @description deposits are taken again; the action is recorded */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            "4XX": components["responses"]["Refused"];
+        };
+    };
+    my_identity: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the player file (the SSN's digits are never shown) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IdentityView"];
+                };
+            };
+            "4XX": components["responses"]["Refused"];
+        };
+    };
+    submit_identity: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["IdentitySubmission"];
+            };
+        };
+        responses: {
+            /** @description sent to the provider: open `verification_url` to finish */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IdentityView"];
+                };
+            };
+            "4XX": components["responses"]["Refused"];
+        };
+    };
+    identity_webhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>"> */
+                "Lotto-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["IdentityEvent"];
+            };
+        };
+        responses: {
+            /** @description taken, or a replay of a delivery taken before */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IdentityReceipt"];
+                };
+            };
+            "4XX": components["responses"]["Refused"];
+        };
+    };
+    identity_reviews: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the files in review */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IdentityView"][];
+                };
+            };
+            "4XX": components["responses"]["Refused"];
+        };
+    };
+    player_identity: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description player id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the player file */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IdentityView"];
+                };
+            };
+            "4XX": components["responses"]["Refused"];
+        };
+    };
+    decide_identity: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description player id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["IdentityDecision"];
+            };
+        };
+        responses: {
+            /** @description the file as decided */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IdentityView"];
+                };
+            };
+            "4XX": components["responses"]["Refused"];
+        };
+    };
+    check_location: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["LocationCheckRequest"];
+            };
+        };
+        responses: {
+            /** @description the check, as kept */
             201: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Player"];
+                    "application/json": components["schemas"]["LocationCheckView"];
+                };
+            };
+            "4XX": components["responses"]["Refused"];
+        };
+    };
+    my_location: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the login's last check */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LocationCheckView"];
+                };
+            };
+            "4XX": components["responses"]["Refused"];
+        };
+    };
+    player_location_checks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description player id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the checks, newest first */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LocationCheckView"][];
                 };
             };
             "4XX": components["responses"]["Refused"];
@@ -5848,6 +6863,56 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["LoginResponse"];
+                };
+            };
+            "4XX": components["responses"]["Refused"];
+        };
+    };
+    begin_second_factor: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EnrolmentRequest"];
+            };
+        };
+        responses: {
+            /** @description the secret, shown once: confirm it with a code within ten minutes */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnrolmentView"];
+                };
+            };
+            "4XX": components["responses"]["Refused"];
+        };
+    };
+    confirm_second_factor: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EnrolmentConfirmation"];
+            };
+        };
+        responses: {
+            /** @description enrolled and logged in; the recovery codes, shown once */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnrolmentConfirmed"];
                 };
             };
             "4XX": components["responses"]["Refused"];

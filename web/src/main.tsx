@@ -4,7 +4,9 @@
 import type { JSX } from "preact";
 import { render } from "preact";
 import { useEffect, useState } from "preact/hooks";
-import { ConsoleScreens, StaffEntry } from "./console/console";
+import { ConsoleScreens } from "./console/console";
+import { StaffEntry } from "./console/second_factor";
+import { linkPageOf } from "./player/links";
 import { PlayerEntry, PlayerScreens } from "./player/player";
 import { type Area, onSessionChange, tokenOf } from "./shared/session";
 import { TillEntry, TillScreens } from "./till/till";
@@ -54,7 +56,7 @@ function App(): JSX.Element {
       </header>
       <main id="main" tabIndex={-1}>
         <h1 class="visually-hidden">{AREAS.find((a) => a.area === area)?.title}</h1>
-        {area === "player" && (signedIn ? <PlayerScreens /> : <PlayerEntry />)}
+        {area === "player" && (linkPageOf(hash) ?? (signedIn ? <PlayerScreens /> : <PlayerEntry />))}
         {area === "till" && (signedIn ? <TillScreens /> : <TillEntry />)}
         {area === "staff" && (signedIn ? <ConsoleScreens /> : <StaffEntry />)}
       </main>

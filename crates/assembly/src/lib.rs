@@ -42,6 +42,10 @@ pub struct Options {
     pub webhook_secret: WebhookSecret,
     /// How long the sandbox waits before confirming a payment.
     pub sandbox_delay: Duration,
+    /// What the sandbox identity provider signs its webhooks with.
+    pub identity_secret: WebhookSecret,
+    /// The key the player file's sensitive parts are sealed with.
+    pub identity_key: Secret,
 }
 
 /// The VIRN key of every test and benchmark: tests replay seeded print runs, so the key is fixed.
@@ -50,8 +54,11 @@ pub const TEST_VIRN_KEY: &[u8] = b"a test key of thirty-two bytes!!";
 /// The webhook secret of every test's sandbox provider.
 pub const TEST_WEBHOOK_SECRET: &str = "the sandbox provider's test secret, 32+ bytes";
 
+/// The identity webhook secret of every test's sandbox provider.
+pub const TEST_IDENTITY_WEBHOOK_SECRET: &str = "the sandbox identity provider's test secret";
+
 impl Options {
-    /// Tests and benchmarks: default settings, random token keys, the instant games scaled to
+    /// Tests and benchmarks: default settings but no identity gate, random token keys, the instant games scaled to
     /// pools of 3,000 tickets (a hundredth of the winners) so a print run is quick, a fixed VIRN
     /// key, a sandbox provider that confirms at once, and Powerball sold online too.
     pub fn for_tests() -> anyhow::Result<Options> {
@@ -72,9 +79,19 @@ impl Options {
                 max_streams: draw_games::config::DEFAULT_MAX_STREAMS,
             },
             tables: table_games::TableSettings::default(),
-            gateway: gateway::GatewaySettings::default(),
+            // The in-process tests of the games, limits and payments play with players nobody
+            // verified or located; the identity and location tests ask for the gates (as
+            // `lotto`'s defaults have them), and every test that starts `lotto` or a gateway
+            // process verifies and locates its players.
+            gateway: gateway::GatewaySettings {
+                identity_required: false,
+                location_required: false,
+                ..gateway::GatewaySettings::default()
+            },
             webhook_secret: WebhookSecret::new(TEST_WEBHOOK_SECRET),
             sandbox_delay: Duration::ZERO,
+            identity_secret: WebhookSecret::new(TEST_IDENTITY_WEBHOOK_SECRET),
+            identity_key: Secret::new(b"the player files' test key".to_vec()),
         })
     }
 
@@ -87,11 +104,22 @@ impl Options {
     /// `lotto`: the settings of the environment, each service's read once here, at start; the
     /// secrets it does not give come from `kept` (made once, then the same at every start).
     pub fn from_env(config: Config, kept: &KeptSecrets) -> anyhow::Result<Options> {
+        // `lotto` runs the sandbox providers in its process: never a production's.
+        if std::env::var("LOTTO_ENVIRONMENT").is_ok_and(|e| e.trim().eq_ignore_ascii_case("production")) {
+            anyhow::bail!(
+                "LOTTO_ENVIRONMENT=production: `lotto` runs the sandbox payment and identity providers, which \
+                 approve on request; run the services apart (deploy/) with the real providers configured"
+            );
+        }
         let tokens = TokenKeys::from_secret(kept.secret("LOTTO_TOKEN_SECRET", "token-secret")?.expose())
             .map_err(|reason| anyhow::anyhow!("LOTTO_TOKEN_SECRET: {reason}"))?;
         let webhook_secret = WebhookSecret::new(
             kept.secret("LOTTO_PAYMENTS_WEBHOOK_SECRET", "payments-webhook-secret")?.expose().to_vec(),
         );
+        let identity_secret = WebhookSecret::new(
+            kept.secret("LOTTO_IDENTITY_WEBHOOK_SECRET", "identity-webhook-secret")?.expose().to_vec(),
+        );
+        let identity_key = kept.secret("LOTTO_IDENTITY_KEY", "identity-key")?;
         // A demonstration's smaller runs: pools of 300,000 tickets become a `scale`-th of that,
         // each prize row a `scale`-th of its winners (at least one).
         let scale: u64 = platform::config::env_or("LOTTO_INSTANT_SCALE", 1u64)?;
@@ -119,6 +147,8 @@ impl Options {
                 "LOTTO_SANDBOX_DELAY_MS",
                 1_000u64,
             )?),
+            identity_secret,
+            identity_key,
             config,
             tokens,
         })
@@ -164,6 +194,8 @@ impl Assembly {
             gateway: gateway_settings,
             webhook_secret,
             sandbox_delay,
+            identity_secret,
+            identity_key,
         } = options;
         // One budget for the whole process: what the services hold apart from their pools
         // first, the rest shared by weight (the ledger takes part in every money move).
@@ -190,20 +222,21 @@ impl Assembly {
                 .await
                 .context("opening the instant games' ledger accounts")?;
         let gateway_pool = gateway::connect(url, &share(4)).await.context("starting the gateway")?;
-        // Deposits and withdrawals go to the sandbox payment provider, in this process; it
-        // confirms each after `sandbox_delay` through the gateway's signed webhook.
-        let sandbox = Sandbox::new(webhook_secret.clone(), sandbox_delay);
-        let payments = Payments::with_provider(
-            Upstream::local("payments", sandbox.router()),
+        let (sandbox, payments, identity, location) = sandbox_providers(
             webhook_secret,
-            &gateway_settings.payments,
+            sandbox_delay,
+            identity_secret,
+            identity_key,
+            &gateway_settings,
         );
         let gateway =
             GatewayState::new(gateway_pool, tokens.clone(), ledger_upstream(), &config, &gateway_settings)
                 .with_draws(Upstream::local("draw-games", draw_games::api_routes(draws.clone())))
                 .with_tables(Upstream::local("table-games", table_games::api_routes(tables.clone())))
                 .with_instant(Upstream::local("instant", instant::api_routes(instant.clone())))
-                .with_payments(payments);
+                .with_payments(payments)
+                .with_identity(identity)
+                .with_location(location);
         Ok(Assembly {
             url: url.to_owned(),
             config,
@@ -236,7 +269,8 @@ impl Assembly {
     pub fn gateway_routes(&self, state: GatewayState) -> Router {
         let api = gateway::api_routes(state);
         self.sandbox.deliver_to(Upstream::local("gateway", api.clone()));
-        api
+        // The sandbox identity provider's hosted pages, where players' browsers open them.
+        api.merge(self.sandbox.hosted_pages())
     }
 
     /// Every pool of the process, by name, for the gauges of its connections.
@@ -271,4 +305,33 @@ impl Assembly {
         self.gateway.spawn_workers();
         platform::http::spawn_pool_gauges(self.pools(), Duration::from_secs(5));
     }
+}
+
+/// The sandbox providers `lotto` runs in its process: payments (each confirmed after `delay`
+/// through the gateway's signed webhook), identity (its hosted pages where players open them,
+/// at the gateway's public address) and geolocation, and the gateway's settings for each.
+fn sandbox_providers(
+    webhook_secret: WebhookSecret,
+    delay: Duration,
+    identity_secret: WebhookSecret,
+    identity_key: Secret,
+    settings: &gateway::GatewaySettings,
+) -> (Sandbox, Payments, gateway::Identity, gateway::Location) {
+    let sandbox = Sandbox::new(webhook_secret.clone(), delay)
+        .with_identity(identity_secret.clone(), &settings.mail.site);
+    let payments = Payments::with_provider(
+        Upstream::local("payments", sandbox.router()),
+        webhook_secret,
+        &settings.payments,
+    );
+    let identity = gateway::Identity::with_provider(
+        Upstream::local("identity", sandbox.router()),
+        "sandbox",
+        vec![identity_secret],
+        identity_key,
+    )
+    .requiring(settings.identity_required);
+    let location =
+        gateway::Location::with_provider(Upstream::local("location", sandbox.router()), "sandbox", settings);
+    (sandbox, payments, identity, location)
 }

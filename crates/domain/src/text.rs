@@ -72,9 +72,26 @@ pub fn email_match_key(email: &str) -> String {
     format!("{local}@{}", skeleton(domain))
 }
 
+/// The form a legal name is compared in when a person is looked for on an exclusion list
+/// (issue 49 §KYC): compatibility-decomposed (NFKD), its letters and digits only, accents,
+/// case, spaces and punctuation aside (`José O'Brien-Smith` and `JOSE OBRIEN SMITH` alike). A
+/// match needs the date of birth too.
+pub fn name_match_key(name: &str) -> String {
+    use unicode_normalization::UnicodeNormalization;
+    name.nfkd().filter(|c| c.is_alphanumeric()).flat_map(char::to_lowercase).collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_name_is_matched_as_a_person_reads_it() {
+        let key = name_match_key;
+        assert_eq!(key("José O'Brien-Smith"), key("JOSE  OBRIEN SMITH"));
+        assert_eq!(key("Ｖｉｃ Vance"), "vicvance");
+        assert_ne!(key("Vic Vance"), key("Vick Vance"));
+    }
 
     /// The five ways the outside check re-registered a self-excluded person, and the plain
     /// addresses that must still register.

@@ -12,7 +12,7 @@ use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::Duration;
 
-use axum::extract::FromRequestParts;
+use axum::extract::{FromRequestParts, OptionalFromRequestParts};
 use axum::http::request::Parts;
 use chrono::{DateTime, Utc};
 use platform::AppError;
@@ -107,6 +107,22 @@ impl FromRequestParts<GatewayState> for Authenticated {
     }
 }
 
+/// A caller who may or may not have logged in (a mailed link opened in a browser): `None`
+/// without an `Authorization` header; a header that does not verify is refused as always.
+impl OptionalFromRequestParts<GatewayState> for Authenticated {
+    type Rejection = AppError;
+
+    async fn from_request_parts(
+        parts: &mut Parts,
+        state: &GatewayState,
+    ) -> Result<Option<Self>, Self::Rejection> {
+        if !parts.headers.contains_key(axum::http::header::AUTHORIZATION) {
+            return Ok(None);
+        }
+        <Authenticated as FromRequestParts<GatewayState>>::from_request_parts(parts, state).await.map(Some)
+    }
+}
+
 /// An authenticated player, checked before the body is read: any other role gets 403 whatever
 /// it sends (the `/v1/me/...` routes that take a body).
 #[derive(Debug, Clone)]
@@ -116,7 +132,8 @@ impl FromRequestParts<GatewayState> for PlayerSession {
     type Rejection = AppError;
 
     async fn from_request_parts(parts: &mut Parts, state: &GatewayState) -> Result<Self, Self::Rejection> {
-        let caller = Authenticated::from_request_parts(parts, state).await?;
+        let caller =
+            <Authenticated as FromRequestParts<GatewayState>>::from_request_parts(parts, state).await?;
         caller.require(&[Role::Player])?;
         Ok(PlayerSession(caller))
     }

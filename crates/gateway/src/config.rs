@@ -16,6 +16,14 @@
 //! | `LOTTO_TIME_ZONE`                  | `America/Chicago` | the operator's zone: the days of a player's statement |
 //! | `LOTTO_PASSWORD_CHECKS`            | the cores | argon2id password checks and hashes run at once by a replica (19 MiB each) |
 //! | `LOTTO_PASSWORD_WAIT_MS`           | `5000`    | how long a login waits for one of them before it is refused 503 |
+//! | `LOTTO_IDENTITY_REQUIRED`          | `true`    | no deposit and no stake before the player's identity is verified (`false` only for a demonstration without the check) |
+//! | `LOTTO_LOCATION_REQUIRED`          | `true`    | no online stake without a location check of the login, from its address, in the jurisdiction (`false` only for a demonstration without the check) |
+//! | `LOTTO_STAFF_SECOND_FACTOR`        | `true`    | operators and auditors log in with a TOTP code (or a recovery code) after the password |
+//! | `LOTTO_LOCATION_MAX_AGE_S`         | `1200`    | how long a location check stands                |
+//! | `LOTTO_JURISDICTION`               | `US-KS`   | where online play is allowed (ISO 3166-2)       |
+//! | `LOTTO_SMTP_URL`                   | none      | the mail relay (`smtp://host:25`, `smtp://host:587?tls=required`, `smtps://user:pass@host`); none: messages are kept in the outbox (`GET /v1/mail`) |
+//! | `LOTTO_MAIL_FROM`                  | `Lottery <no-reply@lottery.example>` | the sender of every message |
+//! | `LOTTO_PUBLIC_URL`                 | `http://localhost:8080` | where players open the web client: the links in messages point there |
 
 use std::time::Duration;
 
@@ -53,6 +61,18 @@ pub struct GatewaySettings {
     /// How long a login or registration waits for a password check's place before it is
     /// refused 503 with `Retry-After`.
     pub password_wait: Duration,
+    /// How mail reaches players.
+    pub mail: crate::mail::Mail,
+    /// Whether deposits and stakes wait for a verified identity (`crate::saga::identity`).
+    pub identity_required: bool,
+    /// Whether online stakes wait for a location check (`crate::saga::location`).
+    pub location_required: bool,
+    /// Whether staff log in with a second factor (`crate::saga::second_factor`).
+    pub staff_second_factor: bool,
+    /// How long a location check stands (20 minutes).
+    pub location_max_age: Duration,
+    /// Where online play is allowed (ISO 3166-2: `US-KS`).
+    pub jurisdiction: String,
 }
 
 /// Player protection's settings (ADR 0014).
@@ -107,6 +127,12 @@ impl Default for GatewaySettings {
             protection: ProtectionSettings::default(),
             password_checks: std::thread::available_parallelism().map_or(2, std::num::NonZeroUsize::get),
             password_wait: Duration::from_secs(5),
+            mail: crate::mail::Mail::local(DEFAULT_SITE),
+            identity_required: true,
+            location_required: true,
+            staff_second_factor: true,
+            location_max_age: Duration::from_secs(20 * 60),
+            jurisdiction: "US-KS".to_owned(),
         }
     }
 }
@@ -204,7 +230,48 @@ impl GatewaySettings {
                 "LOTTO_PASSWORD_WAIT_MS",
                 u64::try_from(d.password_wait.as_millis()).unwrap_or(u64::MAX),
             )?),
+            mail: mail_from_env()?,
+            identity_required: env_or("LOTTO_IDENTITY_REQUIRED", d.identity_required)?,
+            location_required: env_or("LOTTO_LOCATION_REQUIRED", d.location_required)?,
+            staff_second_factor: env_or("LOTTO_STAFF_SECOND_FACTOR", d.staff_second_factor)?,
+            location_max_age: Duration::from_secs(at_least_one(
+                "LOTTO_LOCATION_MAX_AGE_S",
+                env_or("LOTTO_LOCATION_MAX_AGE_S", d.location_max_age.as_secs())?,
+                "second",
+            )?),
+            jurisdiction: env_or("LOTTO_JURISDICTION", d.jurisdiction)?,
         })
+    }
+}
+
+/// Where players open the web client by default: `lotto` on this machine.
+const DEFAULT_SITE: &str = "http://localhost:8080";
+
+/// The mail relay, sender and site of the environment.
+fn mail_from_env() -> Result<crate::mail::Mail, ConfigError> {
+    let site = match std::env::var("LOTTO_PUBLIC_URL") {
+        Ok(url) if !url.trim().is_empty() => url.trim().trim_end_matches('/').to_owned(),
+        _ => DEFAULT_SITE.to_owned(),
+    };
+    if !(site.starts_with("https://") || site.starts_with("http://")) {
+        return Err(ConfigError {
+            name: "LOTTO_PUBLIC_URL",
+            value: site,
+            reason: "not an http(s) URL".to_owned(),
+        });
+    }
+    let from = std::env::var("LOTTO_MAIL_FROM").unwrap_or_else(|_| crate::mail::DEFAULT_FROM.to_owned());
+    match std::env::var("LOTTO_SMTP_URL") {
+        Ok(url) if !url.trim().is_empty() => {
+            let relay = crate::mail::MailRelay::smtp(url.trim(), &from).map_err(|reason| ConfigError {
+                name: "LOTTO_SMTP_URL",
+                // The URL may hold the relay's password: not repeated.
+                value: "(hidden)".to_owned(),
+                reason,
+            })?;
+            Ok(crate::mail::Mail { relay, site })
+        }
+        _ => Ok(crate::mail::Mail::local(&site)),
     }
 }
 
@@ -265,6 +332,100 @@ impl Payments {
     }
 }
 
+/// How the gateway reaches its identity provider, and how it checks the provider's callbacks
+/// (issue 49 §KYC).
+#[derive(Debug, Clone)]
+pub struct Identity {
+    /// The provider's API (`lotto`'s sandbox, or a real provider's); `None` answers identity
+    /// submissions 503.
+    pub provider: Option<Upstream>,
+    /// What the gateway presents to the provider (`LOTTO_IDENTITY_API_KEY`).
+    pub api_key: String,
+    /// The secrets the provider signs its webhooks with: the current one
+    /// (`LOTTO_IDENTITY_WEBHOOK_SECRET`) and, during a rotation, the previous one
+    /// (`LOTTO_IDENTITY_WEBHOOK_SECRET_PREVIOUS`); a delivery signed with either is taken.
+    pub webhook_secrets: Vec<WebhookSecret>,
+    /// How far a webhook's timestamp may be from now (seconds).
+    pub tolerance_seconds: i64,
+    /// The key the player file's sensitive parts are sealed with (`LOTTO_IDENTITY_KEY`).
+    pub key: Secret,
+    /// Whether deposits and stakes wait for a verified identity (`LOTTO_IDENTITY_REQUIRED`).
+    pub required: bool,
+}
+
+impl Identity {
+    /// No provider: identity submissions answer 503 until one is configured.
+    pub fn none() -> Identity {
+        Identity {
+            provider: None,
+            api_key: String::new(),
+            webhook_secrets: vec![WebhookSecret::random()],
+            tolerance_seconds: 300,
+            key: Secret::new(platform::auth::random_bytes::<32>().to_vec()),
+            required: false,
+        }
+    }
+
+    /// The provider at `provider`, whose webhooks are signed with one of `secrets`; the file
+    /// sealed with `key`.
+    pub fn with_provider(
+        provider: Upstream,
+        api_key: &str,
+        secrets: Vec<WebhookSecret>,
+        key: Secret,
+    ) -> Identity {
+        Identity {
+            provider: Some(provider),
+            api_key: api_key.to_owned(),
+            webhook_secrets: secrets,
+            tolerance_seconds: 300,
+            key,
+            required: false,
+        }
+    }
+
+    /// The same, requiring a verified identity before deposits and stakes when `required`.
+    #[must_use]
+    pub fn requiring(mut self, required: bool) -> Identity {
+        self.required = required;
+        self
+    }
+}
+
+/// How the gateway reaches its geolocation provider, and what an online stake needs of it
+/// (issue 49 §Location).
+#[derive(Debug, Clone)]
+pub struct Location {
+    /// The provider's API (`lotto`'s sandbox, or `LOTTO_LOCATION_URL`); `None` answers checks 503.
+    pub provider: Option<Upstream>,
+    /// What the gateway presents to the provider (`LOTTO_LOCATION_API_KEY`).
+    pub api_key: String,
+    /// Where online play is allowed (`LOTTO_JURISDICTION`).
+    pub jurisdiction: String,
+    /// How long a check stands (`LOTTO_LOCATION_MAX_AGE_S`).
+    pub max_age: Duration,
+    /// Whether online stakes wait for a check (`LOTTO_LOCATION_REQUIRED`).
+    pub required: bool,
+}
+
+impl Location {
+    /// No provider: checks answer 503; stakes wait for one only if `settings` require it.
+    pub fn none(settings: &GatewaySettings) -> Location {
+        Location {
+            provider: None,
+            api_key: String::new(),
+            jurisdiction: settings.jurisdiction.clone(),
+            max_age: settings.location_max_age,
+            required: settings.location_required,
+        }
+    }
+
+    /// The provider at `provider`, presented `api_key`, as `settings` say.
+    pub fn with_provider(provider: Upstream, api_key: &str, settings: &GatewaySettings) -> Location {
+        Location { provider: Some(provider), api_key: api_key.to_owned(), ..Location::none(settings) }
+    }
+}
+
 /// How long sessions and their tokens last.
 #[derive(Debug, Clone, Copy)]
 pub struct SessionPolicy {
@@ -278,6 +439,8 @@ pub struct SessionPolicy {
     pub lockout_after_failures: u32,
     /// How long a locked account stays locked (`LOTTO_LOCKOUT_MINUTES`).
     pub lockout: Duration,
+    /// Whether staff log in with a second factor (`LOTTO_STAFF_SECOND_FACTOR`).
+    pub staff_second_factor: bool,
 }
 
 impl SessionPolicy {

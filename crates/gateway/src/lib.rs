@@ -10,7 +10,9 @@
 //! - [`config`]: the settings, read once at start.
 //!
 //! Beside them: [`auth`] (the session check every request passes), `credentials` (argon2id
-//! passwords and API-key digests), [`rate_limit`] (per-identity and per-address limits),
+//! passwords and API-key digests), `second_factor` (the staff's TOTP, its QR code, recovery
+//! codes), `sealing` (secrets kept sealed in the database), [`rate_limit`] (per-identity and
+//! per-address limits),
 //! [`cors`] (which browser origins may call the API), [`sandbox`] (the payment provider `lotto`
 //! runs) and `web_client` (the web client's pages, embedded, served at `/`).
 //!
@@ -22,10 +24,13 @@ pub mod auth;
 pub mod config;
 pub mod cors;
 pub mod credentials;
+pub mod mail;
 pub mod rate_limit;
 mod routes;
 mod saga;
 pub mod sandbox;
+mod sealing;
+mod second_factor;
 mod standing;
 mod store;
 mod views;
@@ -50,7 +55,7 @@ use sqlx::migrate::Migrator;
 use uuid::Uuid;
 
 use crate::auth::{Activity, EndedSessions};
-pub use crate::config::{GatewaySettings, Payments, SessionPolicy};
+pub use crate::config::{GatewaySettings, Identity, Location, Payments, SessionPolicy};
 use crate::rate_limit::{Quota, RateLimiter, StreamsPerAddress};
 pub use crate::routes::route_table;
 pub use crate::saga::staff::create_staff;
@@ -103,6 +108,12 @@ pub struct GatewayState {
     pub protection: config::ProtectionSettings,
     /// Password checks and hashes, bounded in number and memory.
     pub passwords: credentials::PasswordWork,
+    /// How mail reaches players (the relay, or the outbox alone).
+    pub mail: mail::Mail,
+    /// The identity provider: players' files verified before money moves.
+    pub identity: Identity,
+    /// The geolocation provider: where a player is before an online stake.
+    pub location: Location,
 }
 
 impl FromRef<GatewayState> for TokenKeys {
@@ -144,12 +155,16 @@ impl GatewayState {
                 lifetime: settings.session_lifetime,
                 lockout_after_failures: settings.lockout_after_failures,
                 lockout: settings.lockout,
+                staff_second_factor: settings.staff_second_factor,
             },
             body_limit: config.body_limit_bytes,
             cors: settings.cors.clone(),
             time_zone: settings.time_zone,
             protection: settings.protection.clone(),
             passwords: credentials::PasswordWork::new(settings.password_checks, settings.password_wait),
+            mail: settings.mail.clone(),
+            identity: Identity::none(),
+            location: Location::none(settings),
         }
     }
 
@@ -183,6 +198,20 @@ impl GatewayState {
         self
     }
 
+    /// Checks where players are through `location`'s provider.
+    #[must_use]
+    pub fn with_location(mut self, location: Location) -> Self {
+        self.location = location;
+        self
+    }
+
+    /// Verifies players' identities through `identity`'s provider.
+    #[must_use]
+    pub fn with_identity(mut self, identity: Identity) -> Self {
+        self.identity = identity;
+        self
+    }
+
     /// Routes the instant service's paths to `instant`.
     #[must_use]
     pub fn with_instant(mut self, instant: Upstream) -> Self {
@@ -190,7 +219,8 @@ impl GatewayState {
         self
     }
 
-    /// The gateway's background work: the ended sessions read every second, the sessions' last
+    /// The gateway's background work: the ended sessions read every second, the mail due sent
+    /// every 2 s (with a relay configured), the sessions' last
     /// requests written every second (the idle timeout judges on them), and every 5 s the
     /// payments a webhook left settling finished ([`GatewayState::finish_settling_payments`]) and
     /// the voids of future tickets a suspension left waiting asked for again; and every
@@ -198,6 +228,18 @@ impl GatewayState {
     pub fn spawn_workers(&self) {
         self.ended_sessions.spawn_refresher(self.pool.clone(), Duration::from_secs(1));
         self.activity.spawn_flusher(self.pool.clone(), Duration::from_secs(1));
+        if self.mail.relay.sends() {
+            let state = self.clone();
+            tokio::spawn(async move {
+                let mut ticker = tokio::time::interval(Duration::from_secs(2));
+                loop {
+                    ticker.tick().await;
+                    if let Err(e) = state.send_due_mail().await {
+                        tracing::warn!(error = %e, "sending mail failed; will retry");
+                    }
+                }
+            });
+        }
         let state = self.clone();
         tokio::spawn(async move {
             let mut ticker = tokio::time::interval(Duration::from_secs(5));
@@ -220,6 +262,15 @@ impl GatewayState {
                         }
                     }
                 }
+                match saga::identity::expire_unfinished(&state).await {
+                    Ok(0) => {}
+                    Ok(n) => {
+                        tracing::info!(files = n, "identity checks left unfinished went back to unverified");
+                    }
+                    Err(e) => {
+                        tracing::warn!(error = %e, "expiring unfinished identity checks failed; will retry");
+                    }
+                }
                 match saga::protection::finish_pending_voids(&state, Duration::from_secs(10)).await {
                     Ok(0) => {}
                     Ok(n) => tracing::info!(players = n, "voided future tickets a suspension left waiting"),
@@ -233,6 +284,12 @@ impl GatewayState {
     /// died, or the ledger was away, and the provider has not delivered again). Returns how many.
     pub async fn finish_settling_payments(&self, older_than: Duration) -> Result<usize, AppError> {
         saga::payments::finish_settling(self, older_than).await
+    }
+
+    /// One pass of the mail worker: the due messages this replica claims, sent to the relay.
+    /// Returns how many went.
+    pub async fn send_due_mail(&self) -> Result<usize, AppError> {
+        saga::mail::send_due(self).await
     }
 
     /// The gateway's own token for calling services.
@@ -254,8 +311,14 @@ pub const OPENAPI_YAML: &str = include_str!("../../../openapi.yaml");
 #[derive(Debug, utoipa::OpenApi)]
 #[openapi(
     paths(
-        routes::players::register, routes::players::find_player, routes::players::match_players, routes::players::get_player, routes::sessions::login,
-        routes::sessions::refresh, routes::sessions::logout, routes::players::me, routes::players::wallet,
+        routes::players::register, routes::players::verify_email, routes::players::resend_verification,
+        routes::players::request_reset, routes::players::complete_reset, routes::players::set_login_notices,
+        routes::staff::mail_outbox, routes::staff::clear_deposit_block, routes::identity::submit,
+        routes::identity::mine, routes::identity::webhook, routes::identity::reviews, routes::identity::of_player,
+        routes::identity::decide, routes::location::check, routes::location::mine, routes::location::of_player,
+        routes::players::find_player, routes::players::match_players, routes::players::get_player, routes::sessions::login,
+        routes::sessions::refresh, routes::sessions::begin_enrolment, routes::sessions::confirm_enrolment,
+        routes::sessions::logout, routes::players::me, routes::players::wallet,
         routes::players::wallet_history, routes::players::wallet_entries, routes::payments::deposit, routes::payments::withdraw,
         routes::payments::list_payments, routes::payments::get_payment, routes::payments::webhook, routes::players::get_limits,
         routes::players::set_limit, routes::players::self_exclude, routes::staff::add_staff,

@@ -1,7 +1,11 @@
 //! The gateway alone, as production runs it: `DATABASE_URL`, `LOTTO_TOKEN_SECRET` and
 //! `LOTTO_LEDGER_URL` (the ledger's base URL) are required; `LOTTO_DRAWS_URL` names draw-games
 //! `LOTTO_TABLES_URL` table-games and `LOTTO_INSTANT_URL` instant; `LOTTO_PAYMENTS_URL` the
-//! payment provider, whose webhooks are signed with `LOTTO_PAYMENTS_WEBHOOK_SECRET`.
+//! payment provider, whose webhooks are signed with `LOTTO_PAYMENTS_WEBHOOK_SECRET`;
+//! `LOTTO_IDENTITY_URL` the identity provider (see [`identity_from_env`]), required while
+//! `LOTTO_IDENTITY_REQUIRED` is (its default): no money moves before a player is verified;
+//! `LOTTO_LOCATION_URL` the geolocation provider (presented `LOTTO_LOCATION_API_KEY`), required
+//! while `LOTTO_LOCATION_REQUIRED` is: no online stake without a location check.
 
 use anyhow::Context;
 use platform::config::Config;
@@ -50,6 +54,22 @@ async fn main() -> anyhow::Result<()> {
         )?);
         state = state.with_payments(gateway::Payments::with_provider(provider, secret, &settings.payments));
     }
+    match identity_from_env(&config)? {
+        Some(identity) => state = state.with_identity(identity.requiring(settings.identity_required)),
+        None if settings.identity_required => anyhow::bail!(
+            "LOTTO_IDENTITY_URL must name the identity provider: no deposit and no stake is taken \
+             before a player is verified (LOTTO_IDENTITY_REQUIRED=false turns the check off)"
+        ),
+        None => {}
+    }
+    match location_from_env(&config, &settings)? {
+        Some(location) => state = state.with_location(location),
+        None if settings.location_required => anyhow::bail!(
+            "LOTTO_LOCATION_URL must name the geolocation provider: no online stake is taken without a \
+             location check (LOTTO_LOCATION_REQUIRED=false turns the check off)"
+        ),
+        None => {}
+    }
     state.spawn_workers();
     let app = gateway::router(state, (&config).into());
     platform::http::spawn_pool_gauges(vec![(gateway::SCHEMA, gauged)], std::time::Duration::from_secs(5));
@@ -58,4 +78,45 @@ async fn main() -> anyhow::Result<()> {
     tracing::info!(addr = %listener.local_addr()?, "gateway listening");
     platform::http::serve(listener, app, platform::http::shutdown_signal()).await?;
     Ok(())
+}
+
+/// The identity provider at `LOTTO_IDENTITY_URL`, if one is named: its webhooks signed with
+/// `LOTTO_IDENTITY_WEBHOOK_SECRET` (or, during a rotation, `LOTTO_IDENTITY_WEBHOOK_SECRET_PREVIOUS`),
+/// the gateway presenting `LOTTO_IDENTITY_API_KEY` (`sandbox` by default), the player files'
+/// sensitive parts sealed with `LOTTO_IDENTITY_KEY`.
+fn identity_from_env(config: &Config) -> anyhow::Result<Option<gateway::Identity>> {
+    let Ok(url) = std::env::var("LOTTO_IDENTITY_URL") else {
+        return Ok(None);
+    };
+    let secret = |name: &'static str| -> anyhow::Result<Option<platform::webhook::WebhookSecret>> {
+        match std::env::var(name) {
+            Ok(value) if !value.is_empty() => Ok(Some(platform::webhook::WebhookSecret::new(
+                platform::config::checked_secret(name, &value)?,
+            ))),
+            _ => Ok(None),
+        }
+    };
+    let current = secret("LOTTO_IDENTITY_WEBHOOK_SECRET")?
+        .context("LOTTO_IDENTITY_WEBHOOK_SECRET must be set with LOTTO_IDENTITY_URL")?;
+    let secrets = std::iter::once(current).chain(secret("LOTTO_IDENTITY_WEBHOOK_SECRET_PREVIOUS")?).collect();
+    let key = std::env::var("LOTTO_IDENTITY_KEY")
+        .context("LOTTO_IDENTITY_KEY must be set with LOTTO_IDENTITY_URL")?;
+    let key = platform::config::Secret::new(platform::config::checked_secret("LOTTO_IDENTITY_KEY", &key)?);
+    let api_key = std::env::var("LOTTO_IDENTITY_API_KEY").unwrap_or_else(|_| "sandbox".to_owned());
+    let provider = platform::upstream::Upstream::remote("identity", &url, config.request_timeout)?;
+    Ok(Some(gateway::Identity::with_provider(provider, &api_key, secrets, key)))
+}
+
+/// The geolocation provider at `LOTTO_LOCATION_URL`, if one is named, the gateway presenting
+/// `LOTTO_LOCATION_API_KEY` (`sandbox` by default).
+fn location_from_env(
+    config: &Config,
+    settings: &gateway::GatewaySettings,
+) -> anyhow::Result<Option<gateway::Location>> {
+    let Ok(url) = std::env::var("LOTTO_LOCATION_URL") else {
+        return Ok(None);
+    };
+    let provider = platform::upstream::Upstream::remote("location", &url, config.request_timeout)?;
+    let api_key = std::env::var("LOTTO_LOCATION_API_KEY").unwrap_or_else(|_| "sandbox".to_owned());
+    Ok(Some(gateway::Location::with_provider(provider, &api_key, settings)))
 }

@@ -333,7 +333,26 @@ impl Drop for StreamPermit {
 
 /// The client's address, as the server saw the connection.
 pub fn client_address(request: &Request) -> Option<IpAddr> {
-    request.extensions().get::<ConnectInfo<SocketAddr>>().map(|ConnectInfo(addr)| addr.ip())
+    address_in(request.extensions())
+}
+
+fn address_in(extensions: &axum::http::Extensions) -> Option<IpAddr> {
+    extensions.get::<ConnectInfo<SocketAddr>>().map(|ConnectInfo(addr)| addr.ip())
+}
+
+/// The client's address as a handler's argument ([`client_address`]; `None` without a socket).
+#[derive(Debug, Clone, Copy)]
+pub struct ClientAddress(pub Option<IpAddr>);
+
+impl<S: Send + Sync> axum::extract::FromRequestParts<S> for ClientAddress {
+    type Rejection = std::convert::Infallible;
+
+    async fn from_request_parts(
+        parts: &mut axum::http::request::Parts,
+        _: &S,
+    ) -> Result<Self, Self::Rejection> {
+        Ok(ClientAddress(address_in(&parts.extensions)))
+    }
 }
 
 #[cfg(test)]

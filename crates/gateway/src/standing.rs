@@ -159,6 +159,10 @@ mod tests {
             reopen_requested_at: None,
             listed_entry: None,
             voids_pending_since: None,
+            email_verified_at: None,
+            login_notices: true,
+            deposits_blocked_at: None,
+            identity_state: None,
             created_at: Utc::now(),
         }
     }

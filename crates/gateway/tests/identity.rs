@@ -13,23 +13,38 @@ use common::{PASSWORD, TestGateway};
 use platform::auth::Role;
 use serde_json::{Value, json};
 
+/// A registration opens a wallet and mails the link that proves the address; the same address
+/// again is answered the same (nobody learns who plays), and the address is told instead.
 #[tokio::test]
 async fn registration_opens_a_wallet_and_refuses_minors_and_bad_input() {
     let gw = TestGateway::new().await;
     let reply = gw.register("Ann@Example.com").await;
-    assert_eq!(reply.status, StatusCode::CREATED, "{}", reply.body);
+    assert_eq!(reply.status, StatusCode::ACCEPTED, "{}", reply.body);
     assert_eq!(reply.body["email"], "ann@example.com");
-    assert!(reply.body.get("password_hash").is_none());
-    let wallet_id = reply.body["wallet_account_id"].as_str().unwrap().to_owned();
-    let owner: String = sqlx::query_scalar("SELECT owner FROM ledger.accounts WHERE id = $1::uuid")
-        .bind(&wallet_id)
+    assert!(reply.body.get("id").is_none() && reply.body.get("password_hash").is_none());
+    let (id, wallet_id): (uuid::Uuid, uuid::Uuid) =
+        sqlx::query_as("SELECT id, wallet_account_id FROM players WHERE email = 'ann@example.com'")
+            .fetch_one(&gw.state.pool)
+            .await
+            .unwrap();
+    let owner: String = sqlx::query_scalar("SELECT owner FROM ledger.accounts WHERE id = $1")
+        .bind(wallet_id)
         .fetch_one(&gw.ledger_pool)
         .await
         .unwrap();
-    assert_eq!(owner, reply.body["id"].as_str().unwrap());
+    assert_eq!(owner, id.to_string());
 
     let again = gw.register("ann@example.com").await;
-    assert_eq!((again.status, again.code()), (StatusCode::CONFLICT, "email_taken"));
+    assert_eq!(again.status, StatusCode::ACCEPTED, "{}", again.body);
+    assert_eq!(again.body, reply.body, "a taken address is answered as a new one");
+    let players: i64 =
+        sqlx::query_scalar("SELECT count(*) FROM players").fetch_one(&gw.state.pool).await.unwrap();
+    assert_eq!(players, 1);
+    let mail = gw.mail_to("ann@example.com").await;
+    let kinds: Vec<&str> = mail.iter().map(|m| m["kind"].as_str().unwrap()).collect();
+    assert_eq!(kinds, ["verify_email", "already_registered"], "{mail:#?}");
+    assert_eq!(mail[0]["player_id"], json!(id));
+    assert!(mail[1]["body"].as_str().unwrap().contains("#/forgot-password"), "{}", mail[1]["body"]);
 
     let today = Utc::now().date_naive();
     let seventeen = today.checked_sub_months(chrono::Months::new(18 * 12)).unwrap() + Duration::days(1);
@@ -51,7 +66,7 @@ async fn registration_opens_a_wallet_and_refuses_minors_and_bad_input() {
             Some(json!({"email": "adult@example.com", "password": PASSWORD, "date_of_birth": eighteen})),
         )
         .await;
-    assert_eq!(adult.status, StatusCode::CREATED, "18 today may play");
+    assert_eq!(adult.status, StatusCode::ACCEPTED, "18 today may play");
 
     let cases = [
         (
@@ -335,8 +350,10 @@ async fn operators_create_staff_and_auditors_only_read() {
     assert_eq!((created.status, created.body["username"].clone()), (StatusCode::CREATED, json!("audrey")));
     assert_eq!(gw.call("POST", "/v1/staff", Some(&operator.token), Some(new)).await.code(), "username_taken");
 
-    let auditor = gw.login(json!({"username": "audrey", "password": PASSWORD})).await;
-    let auditor = auditor.body["access_token"].as_str().unwrap().to_owned();
+    // Her first login enrols her second factor (she logs in with it after).
+    let refused = gw.login(json!({"username": "audrey", "password": PASSWORD})).await;
+    assert_eq!(refused.code(), "second_factor_enrolment_required", "{}", refused.body);
+    let auditor = gw.enrol("audrey").await["session"]["access_token"].as_str().unwrap().to_owned();
     assert_eq!(gw.call("GET", "/v1/staff", Some(&auditor), None).await.status, StatusCode::OK);
     assert_eq!(
         gw.call("GET", "/v1/reports/trial-balance", Some(&auditor), None).await.status,

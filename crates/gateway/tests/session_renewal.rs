@@ -26,6 +26,7 @@ fn with_idle_timeout(gw: &TestGateway, idle: Duration) -> TestGateway {
         tokens: gw.tokens.clone(),
         url: gw.url.clone(),
         sandbox: gw.sandbox.clone(),
+        enrolments: gw.enrolments.clone(),
     }
 }
 

@@ -354,7 +354,7 @@ async fn an_exclusion_list_excludes_a_player_at_once_refuses_a_registration_and_
     assert_eq!((refused.status.as_u16(), refused.body["code"].as_str()), (403, Some("excluded_by_list")));
     let other =
         json!({"email": "gus@example.com", "password": common::PASSWORD, "date_of_birth": "1971-01-01"});
-    assert_eq!(gw.call("POST", "/v1/players", None, Some(other)).await.status, 201);
+    assert_eq!(gw.call("POST", "/v1/players", None, Some(other)).await.status, 202);
     let list = gw.call("GET", "/v1/exclusion-list", Some(&operator.token), None).await;
     let matches: Vec<_> = list
         .body
@@ -615,10 +615,10 @@ async fn look_alike_addresses_do_not_walk_around_an_exclusion_or_a_list() {
     }
     // Another person (born another day) with an address written alike registers.
     let other = register("ann.lee+work@example.com", "1985-01-02").await;
-    assert_eq!(other.status, 201, "{}", other.body);
+    assert_eq!(other.status, 202, "{}", other.body);
     // An address wholly in another script is someone's real address.
     let ivan = register("\u{0438}\u{0432}\u{0430}\u{043D}@example.com", "1979-03-04").await;
-    assert_eq!(ivan.status, 201, "{}", ivan.body);
+    assert_eq!(ivan.status, 202, "{}", ivan.body);
 
     // A list entry matches a player registered before it under the address written another
     // way, and refuses a registration with it.

@@ -28,15 +28,19 @@ const USAGE: &str = "usage: lotto [serve]
 serve (the default) runs every service of the platform in one process.
 admin create-operator creates an operator (the first one, typically); the password is read
 from LOTTO_ADMIN_PASSWORD, or else from the first line of standard input.
-payments-sandbox runs the sandbox payment provider alone (for services run apart, as in
-docker-compose.yml): it takes the gateway's payments on LOTTO_LISTEN and confirms them to
-LOTTO_GATEWAY_URL's webhook, signed with LOTTO_PAYMENTS_WEBHOOK_SECRET.
+payments-sandbox runs the sandbox payment, identity and geolocation providers alone (for services run
+apart, as in docker-compose.yml): it takes the gateway's payments on LOTTO_LISTEN and confirms
+them to LOTTO_GATEWAY_URL's webhook, signed with LOTTO_PAYMENTS_WEBHOOK_SECRET; it opens the
+gateway's identity checks, its hosted pages at LOTTO_PUBLIC_URL (where players reach it), and
+reports each decision signed with LOTTO_IDENTITY_WEBHOOK_SECRET; it places devices in or out of
+the jurisdiction as their packet asks.
 verify-draw recounts a settled Powerball drawing's winners and prizes from its frozen export
 alone (the file the close wrote, or the control copy named) and compares them with the
 service's settlement: an exact agreement certifies the drawing, so its prizes become payable;
 any difference stops it as disputed and says what differs (exit status 1).
 print-run starts an instant game's print run through a running lotto (LOTTO_URL, default
-http://127.0.0.1:8080) as operator LOTTO_OPERATOR (default ops, the password as for admin) and
+http://127.0.0.1:8080) as operator LOTTO_OPERATOR (default ops, the password as for admin, the
+second factor's code or a recovery code in LOTTO_OPERATOR_CODE) and
 shows its progress; Ctrl-C cancels it, leaving nothing of the run.
 printer-file is the printer's side: it decrypts a downloaded printer's file with the printer's
 age identity (default: the demonstration key LOTTO_SECRETS_DIR/printer-identity.txt),
@@ -211,7 +215,13 @@ async fn print_run(game: &str) -> anyhow::Result<()> {
             Err(anyhow::anyhow!("{status}: {}", body["detail"].as_str().unwrap_or("no detail")))
         }
     };
-    let login = serde_json::json!({"username": username, "password": password});
+    // The operator's second factor: the app's six digits, or a recovery code.
+    let code = std::env::var("LOTTO_OPERATOR_CODE").context(
+        "LOTTO_OPERATOR_CODE must hold the operator's second factor (the code the authenticator app shows, or a recovery code)",
+    )?;
+    let second =
+        if code.len() == 6 && code.chars().all(|c| c.is_ascii_digit()) { "code" } else { "recovery_code" };
+    let login = serde_json::json!({"username": username, "password": password, second: code.trim()});
     let session = answer(http.post(format!("{base}/v1/sessions")).json(&login).send().await?).await?;
     let token = session["access_token"].as_str().context("the login gave no token")?.to_owned();
     let started =
@@ -351,7 +361,7 @@ fn printer_file(file: &str, identity: Option<&str>, signed: Option<(&str, &str)>
     Ok(())
 }
 
-/// `lotto payments-sandbox`: the sandbox payment provider in a process of its own.
+/// `lotto payments-sandbox`: the sandbox payment and identity providers in a process of their own.
 async fn payments_sandbox() -> anyhow::Result<()> {
     platform::telemetry::init_tracing();
     let config = Config::from_env()?;
@@ -362,9 +372,20 @@ async fn payments_sandbox() -> anyhow::Result<()> {
         WebhookSecret::new(platform::config::checked_secret("LOTTO_PAYMENTS_WEBHOOK_SECRET", &secret)?);
     let delay =
         std::time::Duration::from_millis(platform::config::env_or("LOTTO_SANDBOX_DELAY_MS", 1_000u64)?);
-    let sandbox = Sandbox::new(secret, delay);
+    let identity_secret = std::env::var("LOTTO_IDENTITY_WEBHOOK_SECRET")
+        .context("LOTTO_IDENTITY_WEBHOOK_SECRET must be set")?;
+    let identity_secret = WebhookSecret::new(platform::config::checked_secret(
+        "LOTTO_IDENTITY_WEBHOOK_SECRET",
+        &identity_secret,
+    )?);
+    let site = std::env::var("LOTTO_PUBLIC_URL").unwrap_or_else(|_| format!("http://{}", config.listen));
+    let sandbox = Sandbox::new(secret, delay).with_identity(identity_secret, &site);
     sandbox.deliver_to(platform::upstream::Upstream::remote("gateway", &gateway, config.request_timeout)?);
-    let app = platform::http::app(sandbox.router(), Readiness::default(), (&config).into());
+    let app = platform::http::app(
+        sandbox.router().merge(sandbox.hosted_pages()),
+        Readiness::default(),
+        (&config).into(),
+    );
     let listener = tokio::net::TcpListener::bind(config.listen)
         .await
         .with_context(|| format!("cannot listen on {} (set LOTTO_LISTEN)", config.listen))?;

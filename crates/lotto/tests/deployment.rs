@@ -302,6 +302,10 @@ async fn start(
             if key == "LOTTO_LISTEN" {
                 value = format!("127.0.0.1:{}", ports[&service.name]);
             }
+            // Where players reach a published service (the sandbox's identity pages).
+            if key == "LOTTO_PUBLIC_URL" {
+                value = format!("http://127.0.0.1:{}", ports[&service.name]);
+            }
             if key == "LOTTO_METRICS_LISTEN" {
                 value = format!("127.0.0.1:{}", common::free_port());
             }
@@ -375,6 +379,7 @@ fn secrets() -> BTreeMap<&'static str, String> {
     use age::secrecy::ExposeSecret;
     let random = || hex::encode(platform::auth::random_bytes::<32>());
     let (token, virn, payments, signing) = (random(), random(), random(), random());
+    let (identity_webhook, identity_key) = (random(), random());
     let printer = age::x25519::Identity::generate().to_public().to_string();
     let lottery = age::x25519::Identity::generate().to_string().expose_secret().to_owned();
     [
@@ -383,11 +388,15 @@ fn secrets() -> BTreeMap<&'static str, String> {
         ("LOTTO_VIRN_KEY", virn.clone()),
         ("LOTTO_PAYMENTS_WEBHOOK_SECRET", payments.clone()),
         ("LOTTO_SIGNING_KEY", signing.clone()),
+        ("LOTTO_IDENTITY_WEBHOOK_SECRET", identity_webhook.clone()),
+        ("LOTTO_IDENTITY_KEY", identity_key.clone()),
         // As deploy/README.md creates them.
         ("lotto-secrets/token-secret", token),
         ("lotto-secrets/virn-key", virn),
         ("lotto-secrets/payments-webhook-secret", payments),
         ("lotto-secrets/signing-key", signing),
+        ("lotto-secrets/identity-webhook-secret", identity_webhook),
+        ("lotto-secrets/identity-key", identity_key),
         ("lotto-secrets/printer-recipient", printer),
         ("lotto-secrets/lottery-identity", lottery),
         // The database's own secret (CloudNativePG makes it); replaced by the test's database.
@@ -484,10 +493,10 @@ async fn play_every_game(gw: &str, bin: &Path, database: &str) {
         .output()
         .unwrap();
     assert!(made.status.success(), "{}", String::from_utf8_lossy(&made.stderr));
-    let operator = session(&http, gw, json!({"username": "ops", "password": "a long admin password"})).await;
+    let operator = common::staff_session(&http, gw, "ops", "a long admin password").await;
 
     // A player, funded through the payment provider's signed webhook (across three processes).
-    let ann = common::player(&http, gw, "ann@example.com", "correct horse battery").await;
+    let ann = common::player_read_by(&http, gw, &operator, "ann@example.com", "correct horse battery").await;
     let (status, deposit) = post(
         &http,
         format!("{gw}/v1/me/deposits"),

@@ -63,8 +63,9 @@ async fn replicas_and_the_primary_lost_under_load_lose_no_acknowledged_request_a
     let (cluster, url) = Cluster::start();
     let keys = TokenKeys::from_secret(SECRET.as_bytes()).unwrap();
     let winners = mixed::instant_winners(&url, &keys, Duration::from_secs(3)).await;
-    // A Powerball drawing's sales close about a minute into the load, on the draws' clock.
-    let close = Close::in_(Duration::from_secs(75));
+    // A Powerball drawing's sales close about half a minute into the load, on the draws' clock
+    // (the cluster, the replicas and the players take most of a minute to come up first).
+    let close = Close::in_(Duration::from_secs(100));
     // The replicas share what an operator shares between them: the database, the keys and the
     // settings.
     let env = [

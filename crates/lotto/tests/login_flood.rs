@@ -27,7 +27,7 @@ async fn five_hundred_logins_at_once_leave_the_process_under_300_mb_and_a_player
     let base = lotto.base_url.clone();
     let http = reqwest::Client::builder().pool_max_idle_per_host(0).build().unwrap();
     let password = "a flood of guesses 2026";
-    common::player(&http, &base, "steady@example.com", password).await;
+    common::unverified_player(&http, &base, "steady@example.com", password).await;
     let before = status_kb(lotto.pid(), "VmRSS");
 
     let started = Instant::now();

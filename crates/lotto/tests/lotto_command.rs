@@ -45,6 +45,19 @@ async fn lotto_refuses_a_bad_setting_with_a_clear_message() {
     assert!(!out.status.success());
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("LOTTO_LISTEN"), "{stderr}");
+    // Its sandbox payment and identity providers approve on request: never in production.
+    let url = platform::testing::fresh_database().await.unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_lotto"))
+        .env("DATABASE_URL", &url)
+        .env("LOTTO_ENVIRONMENT", "production")
+        .current_dir(std::env::temp_dir())
+        .env("LOTTO_LISTEN", format!("127.0.0.1:{}", common::free_port()))
+        .env("LOTTO_METRICS_LISTEN", format!("127.0.0.1:{}", common::free_port()))
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("LOTTO_ENVIRONMENT=production") && stderr.contains("sandbox"), "{stderr}");
 }
 
 /// With no DATABASE_URL and no server at the local address, lotto makes and runs its own cluster.
@@ -91,16 +104,24 @@ async fn the_first_operator_is_created_by_the_admin_command() {
     assert!(String::from_utf8_lossy(&out.stdout).contains("operator root-op created"));
 
     let lotto = Lotto::start(&[("DATABASE_URL", url.clone())], Duration::from_secs(60));
-    let client = ServiceClient::new(lotto.base_url.as_str()).unwrap();
-    let login: Value = client
-        .post(
-            "/v1/sessions",
-            &json!({"username": "root-op", "password": "a long admin password"}),
-            Retry::Never,
-        )
+    // The password alone asks for the second factor's enrolment, which the console then does.
+    let http = reqwest::Client::new();
+    let bare = json!({"username": "root-op", "password": "a long admin password"});
+    let refused = http.post(format!("{}/v1/sessions", lotto.base_url)).json(&bare).send().await.unwrap();
+    assert_eq!(refused.status(), 403);
+    let refused: Value = refused.json().await.unwrap();
+    assert_eq!(refused["code"], "second_factor_enrolment_required", "{refused}");
+    let token = common::staff_session(&http, &lotto.base_url, "root-op", "a long admin password").await;
+    let me: Value = http
+        .get(format!("{}/v1/me", lotto.base_url))
+        .bearer_auth(&token)
+        .send()
+        .await
+        .unwrap()
+        .json()
         .await
         .unwrap();
-    assert_eq!(login["role"], "operator");
+    assert_eq!(me["role"], "operator", "{me}");
     let again = Command::new(env!("CARGO_BIN_EXE_lotto"))
         .args(["admin", "create-operator", "root-op"])
         .env("DATABASE_URL", &url)
@@ -276,10 +297,13 @@ async fn lotto_print_run_follows_the_job_and_ctrl_c_cancels_it() {
         .output()
         .unwrap();
     assert!(made.status.success(), "{}", String::from_utf8_lossy(&made.stderr));
+    // The operator enrolled a second factor at the first login; the command takes its code.
+    common::staff_session(&reqwest::Client::new(), &lotto.base_url, "ops", "a long admin password").await;
     let mut run = Command::new(env!("CARGO_BIN_EXE_lotto"))
         .args(["print-run", "286"])
         .env("LOTTO_URL", &lotto.base_url)
         .env("LOTTO_ADMIN_PASSWORD", "a long admin password")
+        .env("LOTTO_OPERATOR_CODE", common::recovery_code(&lotto.base_url, "ops"))
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()

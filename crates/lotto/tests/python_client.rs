@@ -66,6 +66,7 @@ async fn a_generated_python_client_plays_a_blackjack_round_and_a_craps_roll() {
         .arg("lotto_api")
         .arg(&lotto.base_url)
         .arg("pia@example.com")
+        .arg(common::mail_reader())
         .output()
         .unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);

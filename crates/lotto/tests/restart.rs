@@ -65,9 +65,8 @@ async fn a_ticket_printed_before_a_restart_is_paid_after_it_and_sessions_go_on()
     let gw = lotto.base_url.clone();
     let http = reqwest::Client::new();
     let login = |body: Value| http.post(format!("{gw}/v1/sessions")).json(&body);
-    let (_, op) = call(login(json!({"username": "ops", "password": PASSWORD}))).await;
-    let op = op["access_token"].as_str().unwrap().to_owned();
-    let ann = common::player(&http, &gw, "ann@example.com", "correct horse battery").await;
+    let op = common::staff_session(&http, &gw, "ops", PASSWORD).await;
+    let ann = common::player_read_by(&http, &gw, &op, "ann@example.com", "correct horse battery").await;
     let (_, shop) =
         call(http.post(format!("{gw}/v1/retailers")).bearer_auth(&op).json(&json!({"name": "Corner"}))).await;
     let shop = shop["id"].as_str().unwrap().to_owned();

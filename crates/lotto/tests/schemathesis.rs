@@ -72,8 +72,7 @@ async fn a_bounded_schemathesis_run_finds_no_server_error_no_answer_outside_the_
     let base = lotto.base_url.clone();
     let http = reqwest::Client::new();
     common::create_operator(&url, "fuzz-op", STAFF_PASSWORD);
-    let operator =
-        common::log_in(&http, &base, json!({"username": "fuzz-op", "password": STAFF_PASSWORD})).await;
+    let operator = common::staff_session(&http, &base, "fuzz-op", STAFF_PASSWORD).await;
     let player = common::player(&http, &base, "fuzz@example.com", PLAYER_PASSWORD).await;
     let deposit = http
         .post(format!("{base}/v1/me/deposits"))

@@ -30,6 +30,10 @@ const fn code(name: CodeName, status: u16, meaning: &'static str) -> Code {
     Code { code: name.0, status, meaning }
 }
 
+// The codes of the player's identity, location, links and the staff's controls (issue 49).
+mod identity;
+pub use identity::*;
+
 pub const ACCOUNT_CLOSED: CodeName = CodeName("account_closed");
 pub const ACCOUNT_LIMIT_REACHED: CodeName = CodeName("account_limit_reached");
 pub const ACCOUNT_LOCKED: CodeName = CodeName("account_locked");
@@ -65,7 +69,6 @@ pub const DRAWS_OUT_OF_RANGE: CodeName = CodeName("draws_out_of_range");
 pub const DUPLICATE_SPOT: CodeName = CodeName("duplicate_spot");
 pub const DUPLICATE_TRANSFER_ID: CodeName = CodeName("duplicate_transfer_id");
 pub const DUPLICATE_WHITE: CodeName = CodeName("duplicate_white");
-pub const EMAIL_TAKEN: CodeName = CodeName("email_taken");
 pub const EVENT_MISMATCH: CodeName = CodeName("event_mismatch");
 pub const EXCLUDED_BY_LIST: CodeName = CodeName("excluded_by_list");
 pub const EXCLUSION_ENTRY_NOT_FOUND: CodeName = CodeName("exclusion_entry_not_found");
@@ -127,6 +130,10 @@ pub const INVALID_VIRN: CodeName = CodeName("invalid_virn");
 pub const INVALID_WINDOW: CodeName = CodeName("invalid_window");
 pub const KEY_REVOKED: CodeName = CodeName("key_revoked");
 pub const LIMIT_REACHED: CodeName = CodeName("limit_reached");
+pub const LINK_EXPIRED: CodeName = CodeName("link_expired");
+pub const LINK_FOR_ANOTHER_ACCOUNT: CodeName = CodeName("link_for_another_account");
+pub const LINK_UNKNOWN: CodeName = CodeName("link_unknown");
+pub const LINK_USED: CodeName = CodeName("link_used");
 pub const MALFORMED_JSON: CodeName = CodeName("malformed_json");
 pub const MALFORMED_REQUEST: CodeName = CodeName("malformed_request");
 pub const METHOD_NOT_ALLOWED: CodeName = CodeName("method_not_allowed");
@@ -242,6 +249,7 @@ pub const ALL: &[Code] = &[
     code(NO_SESSION, 400, "a logout without a session"),
     code(UNREADABLE_BODY, 400, "the body could not be read"),
     // 401: who is calling is not established.
+    code(CODE_ALREADY_USED, 401, "a second factor's code taken before (each time step once)"),
     code(INVALID_CREDENTIALS, 401, "wrong username, email, password or API key"),
     code(INVALID_REFRESH_TOKEN, 401, "a refresh token the platform never issued"),
     code(INVALID_SIGNATURE, 401, "a webhook whose signature or timestamp does not verify"),
@@ -252,6 +260,8 @@ pub const ALL: &[Code] = &[
         401,
         "a refresh token used a second time: its session is ended (theft detection)",
     ),
+    code(SECOND_FACTOR_INVALID, 401, "a second factor's code or recovery code that is not the one expected"),
+    code(SECOND_FACTOR_REQUIRED, 401, "a staff login without its second factor's code"),
     code(SESSION_ENDED, 401, "the session was ended (logout, self-exclusion, a new password)"),
     code(SESSION_EXPIRED, 401, "the session reached its end (LOTTO_SESSION_MAX_S after its login)"),
     code(SESSION_IDLE, 401, "the session ended after the idle timeout without a request"),
@@ -264,10 +274,39 @@ pub const ALL: &[Code] = &[
         "the player closed their account: no play or deposits until it reopens (withdrawals go on)",
     ),
     code(ACCOUNT_LOCKED, 403, "too many failed logins: locked for a while"),
+    code(
+        DEPOSITS_BLOCKED,
+        403,
+        "five deposits failed within 10 minutes: deposits stop until an operator clears it",
+    ),
+    code(EMAIL_NOT_VERIFIED, 403, "the player's address is not yet confirmed by its mailed link"),
     code(EXCLUDED_BY_LIST, 403, "the person is on a state's or the operator's exclusion list"),
     code(FORBIDDEN, 403, "the caller's role may not do this"),
+    code(
+        IDENTITY_NOT_VERIFIED,
+        403,
+        "no deposit and no stake before the player's identity is verified (PUT /v1/me/identity)",
+    ),
+    code(
+        LINK_FOR_ANOTHER_ACCOUNT,
+        403,
+        "a one-time link opened by another player than the one it was sent to",
+    ),
+    code(
+        LOCATION_EXPIRED,
+        403,
+        "the login's last location check is older than the limit (20 minutes): check again",
+    ),
+    code(
+        LOCATION_OUTSIDE,
+        403,
+        "the login's last location check did not place the device in the jurisdiction",
+    ),
+    code(LOCATION_REQUIRED, 403, "no online stake without a location check of this login from this address"),
     code(ON_BREAK, 403, "the player is taking a break (a time-out) from play"),
     code(ONLINE_SALES_OFF, 403, "this lottery sells Powerball at terminals only"),
+    code(SECOND_FACTOR_ENROLMENT_REQUIRED, 403, "a staff member who has not enrolled a second factor yet"),
+    code(SECOND_FACTOR_LOCKED, 403, "too many wrong second-factor codes: locked for a while"),
     code(SELF_EXCLUDED, 403, "the player has excluded themself from play"),
     code(TERMINAL_LOCKED, 403, "too many wrong VIRNs from this terminal or its retailer"),
     // 404: the thing named does not exist (or is not the caller's).
@@ -276,6 +315,9 @@ pub const ALL: &[Code] = &[
     code(DRAWING_NOT_FOUND, 404, "no such Powerball drawing on record"),
     code(EXCLUSION_ENTRY_NOT_FOUND, 404, "no such entry on the exclusion lists (or taken off already)"),
     code(GAME_NOT_FOUND, 404, "no such instant game"),
+    code(IDENTITY_NOT_FOUND, 404, "the player has not submitted a player file"),
+    code(LINK_UNKNOWN, 404, "a one-time link (address or password) the lottery never sent"),
+    code(LOCATION_NOT_CHECKED, 404, "no location check in this login yet"),
     code(PACK_NOT_FOUND, 404, "no such pack (or not this retailer's)"),
     code(PAYMENT_NOT_FOUND, 404, "no such deposit or withdrawal"),
     code(PLAYER_NOT_FOUND, 404, "no such player"),
@@ -313,12 +355,20 @@ pub const ALL: &[Code] = &[
     code(DRAWING_NOT_CLOSED, 409, "a Powerball drawing's results follow its close and frozen wager set"),
     code(DRAWING_NOT_SETTLED, 409, "only a settled Powerball drawing is certified"),
     code(DRAWING_SETTLED, 409, "a settled Powerball drawing's grand prize stands"),
-    code(EMAIL_TAKEN, 409, "an account with this email exists"),
+    code(ENROLMENT_ALREADY_SHOWN, 409, "a second factor's secret shown already, not shown again"),
     code(EXCLUSION_IN_FORCE, 409, "a self-exclusion runs until its end (it does not end early) or for good"),
     code(HOLD_ALREADY_ENDED, 409, "the hold was posted or voided already"),
     code(IDEMPOTENCY_CONFLICT, 409, "this key was used for a different request"),
+    code(
+        IDENTITY_IN_PROGRESS,
+        409,
+        "the player's identity is being checked, or was decided: not submitted again",
+    ),
+    code(NO_ENROLMENT, 409, "no second-factor enrolment waits for its code"),
+    code(NOT_BLOCKED, 409, "the player's deposits are not stopped: nothing to clear"),
     code(NOT_CLOSED, 409, "the account is not closed: nothing to reopen"),
     code(NOT_EXCLUDED, 409, "the player has no self-exclusion to come back from"),
+    code(NOT_IN_REVIEW, 409, "an operator decides only a player file the provider sent to review"),
     code(OUT_OF_TURN, 409, "a blackjack decision for a hand that is not in turn"),
     code(PACK_NOT_ACTIVE, 409, "the pack has not been activated (or, to settle, is not active)"),
     code(PACK_NOT_AT_RETAILER, 409, "the pack is not shipped, received or active (a theft report)"),
@@ -345,6 +395,7 @@ pub const ALL: &[Code] = &[
     code(ROUND_IN_PLAY, 409, "the table has a round in play"),
     code(ROUND_NOT_IN_PLAY, 409, "the round is not waiting for a decision"),
     code(SALES_CLOSED, 409, "the drawing's sales have closed"),
+    code(SECOND_FACTOR_ENROLLED, 409, "a second factor is enrolled already"),
     code(SECOND_OPERATOR_REQUIRED, 409, "results wait for a different operator's entry (dual control)"),
     code(STALE_STEP, 409, "the decision names a step the round has passed"),
     code(USERNAME_TAKEN, 409, "a staff member with this username exists"),
@@ -353,6 +404,8 @@ pub const ALL: &[Code] = &[
         409,
         "a withdrawal with this key could not be recorded and its hold was released: use a new key",
     ),
+    code(LINK_EXPIRED, 410, "a one-time link past its 30 minutes"),
+    code(LINK_USED, 410, "a one-time link used already (or made worthless by a newer one's use)"),
     code(PRINTER_FILE_GONE, 410, "the run's printer's file was downloaded once and is not kept"),
     code(BODY_TOO_LARGE, 413, "the body is larger than the limit"),
     code(URI_TOO_LONG, 414, "the path and query are longer than 8 KiB"),
@@ -375,6 +428,7 @@ pub const ALL: &[Code] = &[
     ),
     code(BLAZING_SEVENS_NEED_SIX_DECKS, 422, "the Blazing 7's is offered at six-deck tables only"),
     code(CLAIMANT_TIN_REQUIRED, 422, "a prize that needs a W-2G needs the claimant's TIN"),
+    code(CODE_AND_RECOVERY_CODE, 422, "a staff login with both a code and a recovery code"),
     code(
         CONTRACT_BET,
         422,
@@ -420,9 +474,11 @@ pub const ALL: &[Code] = &[
         "an exclusion-list entry or file of the wrong form (its line and field are named)",
     ),
     code(INVALID_GRAND_PRIZE, 422, "a grand prize that is not positive, or a cash value above it"),
+    code(INVALID_IDENTITY, 422, "a player file field missing, too long, or not of its form"),
     code(INVALID_INTERVAL, 422, "a reality-check interval other than 15, 30 or 60 minutes"),
     code(INVALID_LABEL, 422, "a terminal label of the wrong length"),
     code(INVALID_LIMITS, 422, "a table's limits outside the house's, or not whole dollars"),
+    code(INVALID_LOCATION_PACKET, 422, "a location packet not of its form"),
     code(INVALID_MAX_SPOTS, 422, "more spots than the table's shoe always serves"),
     code(INVALID_METADATA, 422, "transfer metadata that is not a small JSON object"),
     code(
@@ -434,6 +490,7 @@ pub const ALL: &[Code] = &[
     code(INVALID_ODDS_MULTIPLE, 422, "a craps table's odds multiple outside 1 to the house's"),
     code(INVALID_OWNER, 422, "an account owner of the wrong form"),
     code(INVALID_PAYMENT_METHOD, 422, "a payment method that is not 1 to 200 characters"),
+    code(INVALID_REASON, 422, "a staff override needs its reason: 1 to 2,000 characters, not only spaces"),
     code(INVALID_RETAILER, 422, "a retailer id that is not 1 to 64 visible characters"),
     code(INVALID_ROLE, 422, "staff of a role that does not exist here"),
     code(INVALID_SERIAL, 422, "a ticket serial not 19 digits, or its check digit wrong"),
@@ -473,6 +530,7 @@ pub const ALL: &[Code] = &[
         "a stake from a wallet whose player is on a break, excluded or has closed the account",
     ),
     code(PLAY_UNDER_ANTE, 422, "an I Luv Suits play wager below the ante"),
+    code(PO_BOX_ADDRESS, 422, "a residential address is needed: not a PO box"),
     code(POWERBALL_OUT_OF_RANGE, 422, "a Powerball outside 1 to 26"),
     code(RETAILER_NOT_FOUND, 422, "a pack assigned to a retailer that does not exist"),
     code(ROYAL_MATCH_NEEDS_SIX_DECKS, 422, "Royal Match is offered at six-deck tables only"),
@@ -535,42 +593,4 @@ pub fn markdown_table() -> String {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn each_code_and_status_is_listed_once_in_order() {
-        for pair in ALL.windows(2) {
-            assert!((pair[0].status, pair[0].code) < (pair[1].status, pair[1].code), "{pair:?}");
-        }
-        for c in ALL {
-            assert!(c.code.bytes().all(|b| b.is_ascii_lowercase() || b == b'_'), "{}", c.code);
-            assert!((400..600).contains(&c.status), "{}", c.code);
-        }
-    }
-
-    /// The error table the README links (`docs/errors.md`) is this one (`UPDATE_README=1`
-    /// rewrites it).
-    #[test]
-    fn the_error_page_lists_every_code() {
-        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/errors.md");
-        let readme = std::fs::read_to_string(&path).unwrap_or_default();
-        let (begin, end) = ("<!-- error-codes:begin -->\n", "<!-- error-codes:end -->");
-        let start = readme.find(begin).map(|i| i + begin.len());
-        let stop = readme.find(end);
-        let (Some(start), Some(stop)) = (start, stop) else {
-            panic!("docs/errors.md has no error-code table between {begin:?} and {end:?}");
-        };
-        let table = markdown_table();
-        if std::env::var("UPDATE_README").is_ok() {
-            let updated = format!("{}{table}{}", &readme[..start], &readme[stop..]);
-            std::fs::write(&path, updated).unwrap_or_else(|e| panic!("{e}"));
-            return;
-        }
-        assert_eq!(
-            &readme[start..stop],
-            table,
-            "docs/errors.md's error table differs: UPDATE_README=1 cargo test -p platform"
-        );
-    }
-}
+mod tests;

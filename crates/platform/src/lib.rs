@@ -50,6 +50,8 @@ pub use error::{AppError, Problem};
 
 pub use extract::{IdempotencyKey, Json, Path, Query};
 pub use page::{Cursor, PageParams, TimeIdCursor};
-/// sqlx, as `stored_state!` names it in the crates that use the macro.
+/// serde and sqlx, as `stored_state!` names them in the crates that use the macro.
+#[doc(hidden)]
+pub use serde as __serde;
 #[doc(hidden)]
 pub use sqlx as __sqlx;

@@ -6,49 +6,15 @@
 import type { JSX } from "preact";
 import { useState } from "preact/hooks";
 import { OfficeDesk } from "./office";
+import { IdentityReviews } from "./identity_reviews";
 import { PlayerLookup } from "./players";
 import { PowerballDesk } from "./powerball";
 import { PlayerProtection } from "./protection";
 import { Packs, Retailers } from "./retail";
 import { ParCharts } from "./par";
-import { api, dollars, must, publicApi, type Schemas, signIn, when } from "../shared/session";
-import { EndedNotice, Field, ProblemBanner, Scroll, useAction, useLiveDraws, useLoad } from "../shared/ui";
+import { api, dollars, must, publicApi, type Schemas, when } from "../shared/session";
+import { Field, ProblemBanner, Scroll, useAction, useLiveDraws, useLoad } from "../shared/ui";
 import { AreaShell } from "../shared/area";
-
-export function StaffEntry(): JSX.Element {
-  const [username, setUsername] = useState("");
-  const [password, setPassword] = useState("");
-  const login = useAction();
-  return (
-    <form
-      class="box narrow"
-      aria-labelledby="staff-login-title"
-      onSubmit={(e) => {
-        e.preventDefault();
-        void login.run(async () => {
-          const session = await must(publicApi.POST("/v1/sessions", { body: { username, password } }));
-          signIn("staff", session);
-        });
-      }}
-    >
-      <h2 id="staff-login-title">Operator console</h2>
-      <EndedNotice area="staff" />
-      <Field id="staff-username" label="Username" autoComplete="username" value={username} onInput={setUsername} />
-      <Field
-        id="staff-password"
-        label="Password"
-        type="password"
-        autoComplete="current-password"
-        value={password}
-        onInput={setPassword}
-      />
-      <button type="submit" disabled={login.busy}>
-        Log in
-      </button>
-      <ProblemBanner staff problem={login.problem} />
-    </form>
-  );
-}
 
 const CONSOLE_TABS = [
   { id: "draws", title: "Draws" },
@@ -99,7 +65,12 @@ export function ConsoleScreens(): JSX.Element {
       {tab === "validations" && <Validations />}
       {tab === "audit" && <Audit />}
       {tab === "par" && <ParCharts />}
-      {tab === "players" && <PlayerLookup />}
+      {tab === "players" && (
+        <>
+          <IdentityReviews />
+          <PlayerLookup />
+        </>
+      )}
       {tab === "protection" && <PlayerProtection />}
     </AreaShell>
   );

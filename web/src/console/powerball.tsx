@@ -303,7 +303,7 @@ function ResultsEntry(props: { date: string; onStand: (d: Drawing) => void }): J
             min={1}
             max={69}
             value={w}
-            onInput={(text) => setWhites(whites.map((x, j) => (j === i ? text : x)))}
+            onInput={(text) => setWhites((now) => now.map((x, j) => (j === i ? text : x)))}
           />
         ))}
         <WholeField id="pb-red" label="Powerball" min={1} max={26} value={powerball} onInput={setPowerball} />

@@ -8,6 +8,8 @@ import { PowerballCounter } from "../shared/powerball";
 import { api, dollars, must, previousLoginOf, publicApi, signIn, when } from "../shared/session";
 import { EndedNotice, Field, ProblemBanner, useAction, useLoad } from "../shared/ui";
 import { AreaShell } from "../shared/area";
+import { IdentityPanel } from "./identity";
+import { LocationStatus } from "./location";
 import { WalletPanel } from "./wallet";
 import { LimitsPanel } from "./protection";
 import { PlayClock, RealityCheckDialog } from "./play_session";
@@ -23,6 +25,7 @@ export function PlayerEntry(): JSX.Element {
   const [born, setBorn] = useState("");
   const login = useAction();
   const register = useAction();
+  const [registered, setRegistered] = useState<string | null>(null);
   const logIn = async () => {
     const session = await must(publicApi.POST("/v1/sessions", { body: { email: email.trim(), password } }));
     signIn("player", session);
@@ -51,6 +54,9 @@ export function PlayerEntry(): JSX.Element {
         <button type="submit" disabled={login.busy}>
           Log in
         </button>
+        <p>
+          <a href="#/forgot-password">Forgot your password?</a>
+        </p>
         <ProblemBanner problem={login.problem} />
       </form>
       <form
@@ -59,7 +65,10 @@ export function PlayerEntry(): JSX.Element {
         onSubmit={(e) => {
           e.preventDefault();
           void register.run(async () => {
-            await must(publicApi.POST("/v1/players", { body: { email: email.trim(), password, date_of_birth: born } }));
+            const accepted = await must(
+              publicApi.POST("/v1/players", { body: { email: email.trim(), password, date_of_birth: born } }),
+            );
+            setRegistered(accepted.message);
             inviteToSetLimits();
             await logIn();
           });
@@ -71,8 +80,42 @@ export function PlayerEntry(): JSX.Element {
         <button type="submit" disabled={register.busy}>
           Register and log in
         </button>
+        {registered && (
+          <p class="notice" role="status">
+            {registered}
+          </p>
+        )}
         <ProblemBanner problem={register.problem} />
       </form>
+    </div>
+  );
+}
+
+/** A player whose address is not yet confirmed: where the link went, and a new one on request. */
+function UnconfirmedAddress(props: { email: string }): JSX.Element {
+  const resend = useAction();
+  const [said, setSaid] = useState<string | null>(null);
+  return (
+    <div class="notice" role="status" data-testid="unconfirmed-address">
+      <p>
+        Confirm your address: we sent a link to {props.email}. It works once, within 30 minutes.{" "}
+        {said ?? ""}
+      </p>
+      <button
+        type="button"
+        disabled={resend.busy}
+        onClick={() =>
+          void resend.run(async () => {
+            const done = await must(
+              publicApi.POST("/v1/email-verifications/resend", { body: { email: props.email } }),
+            );
+            setSaid(done.message);
+          })
+        }
+      >
+        Send a new link
+      </button>
+      <ProblemBanner problem={resend.problem} />
     </div>
   );
 }
@@ -176,6 +219,10 @@ export function PlayerScreens(): JSX.Element {
       above={
         <>
           <RealityCheckDialog onAnswered={refreshWallet} />
+          <LocationStatus />
+          {me.value?.player && me.value.player.email_verified_at === null && (
+            <UnconfirmedAddress email={me.value.player.email} />
+          )}
           {invitation && (
             <div class="notice" role="status" data-testid="limits-invitation">
               <p>
@@ -213,7 +260,12 @@ export function PlayerScreens(): JSX.Element {
       current={tab}
       onSelect={setTab}
     >
-      {tab === "wallet" && <WalletPanel wallet={wallet.value} onChange={refreshWallet} />}
+      {tab === "wallet" && (
+        <>
+          <IdentityPanel onVerified={refreshWallet} />
+          <WalletPanel wallet={wallet.value} onChange={refreshWallet} />
+        </>
+      )}
       {tab === "keno" && <KenoWall onMoney={refreshWallet} />}
       {tab === "powerball" && <PowerballCounter onMoney={refreshWallet} />}
       {tab === "blackjack" && found && <BlackjackTable onMoney={refreshWallet} resume={inPlay.value?.blackjack[0]} />}

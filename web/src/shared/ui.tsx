@@ -411,10 +411,13 @@ const GAME_NAMES: Record<string, string> = {
   craps: "Craps",
 };
 
-/** A game as players call it ("Castle Keno" for `castle_keno`; an instant game by its number). */
+/** A game as players call it ("Castle Keno" for `castle_keno`; an instant game by its number,
+ * named `instant-<number>` or, in rows written before that name, the bare number). */
 export function gameName(game: unknown): string {
   if (typeof game === "number") return `Instant game ${game}`;
   const key = String(game ?? "");
+  const instant = /^instant-(\d+)$/.exec(key);
+  if (instant) return `Instant game ${instant[1]}`;
   return GAME_NAMES[key] ?? key.replace(/_/g, " ");
 }
 

@@ -2,6 +2,8 @@
 //! into [`crate::saga`] or [`crate::store`], and answers a view. The routes of the services
 //! behind the gateway are passed through ([`pass`]) once the caller's role may use them.
 
+pub mod identity;
+pub mod location;
 mod pass;
 pub mod payments;
 pub mod players;
@@ -28,8 +30,26 @@ pub fn route_table() -> Vec<(Method, &'static str, MethodRouter<GatewayState>)> 
         (Method::GET, "/v1/players", get(players::find_player)),
         (Method::GET, "/v1/players/matches", get(players::match_players)),
         (Method::GET, "/v1/players/{id}", get(players::get_player)),
+        (Method::POST, "/v1/email-verifications", post(players::verify_email)),
+        (Method::POST, "/v1/email-verifications/resend", post(players::resend_verification)),
+        (Method::POST, "/v1/password-resets", post(players::request_reset)),
+        (Method::POST, "/v1/password-resets/complete", post(players::complete_reset)),
+        (Method::PUT, "/v1/me/login-notices", put(players::set_login_notices)),
+        (Method::GET, "/v1/mail", get(staff::mail_outbox)),
+        (Method::POST, "/v1/players/{id}/deposit-block/clear", post(staff::clear_deposit_block)),
+        (Method::PUT, "/v1/me/identity", put(identity::submit)),
+        (Method::GET, "/v1/me/identity", get(identity::mine)),
+        (Method::POST, "/v1/identity/webhook", post(identity::webhook)),
+        (Method::GET, "/v1/identity/reviews", get(identity::reviews)),
+        (Method::GET, "/v1/players/{id}/identity", get(identity::of_player)),
+        (Method::POST, "/v1/players/{id}/identity/decision", post(identity::decide)),
+        (Method::POST, "/v1/me/location-checks", post(location::check)),
+        (Method::GET, "/v1/me/location", get(location::mine)),
+        (Method::GET, "/v1/players/{id}/location-checks", get(location::of_player)),
         (Method::POST, "/v1/sessions", post(sessions::login)),
         (Method::POST, "/v1/sessions/refresh", post(sessions::refresh)),
+        (Method::POST, "/v1/staff/second-factor/enrolment", post(sessions::begin_enrolment)),
+        (Method::POST, "/v1/staff/second-factor/enrolment/confirm", post(sessions::confirm_enrolment)),
         (Method::DELETE, "/v1/sessions/current", delete(sessions::logout)),
         (Method::GET, "/v1/me", get(players::me)),
         (Method::GET, "/v1/me/wallet", get(players::wallet)),

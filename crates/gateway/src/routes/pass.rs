@@ -47,7 +47,8 @@ pub(super) async fn for_stakes<const S: u8>(
     request: Request,
 ) -> Result<Response, AppError> {
     caller.require(&[Role::Player])?;
-    crate::saga::protection::before_stake(&state, &caller).await?;
+    let ip = rate_limit::client_address(&request);
+    crate::saga::protection::before_stake(&state, &caller, ip).await?;
     Ok(to_service::<S>(&state, request).await)
 }
 
@@ -61,10 +62,11 @@ pub(super) async fn for_round_decisions<const S: u8>(
     request: Request,
 ) -> Result<Response, AppError> {
     caller.require(&[Role::Player])?;
+    let ip = rate_limit::client_address(&request);
     let (parts, body) = request.into_parts();
     let bytes = read_body(&state, body).await?;
     if stakes_more(&bytes) {
-        crate::saga::protection::before_stake(&state, &caller).await?;
+        crate::saga::protection::before_stake(&state, &caller, ip).await?;
     }
     Ok(to_service::<S>(&state, Request::from_parts(parts, axum::body::Body::from(bytes))).await)
 }

@@ -2,7 +2,7 @@
 //! self-exclusion ([`crate::saga::players`]).
 
 use axum::extract::State;
-use axum::response::Response;
+use axum::http::StatusCode;
 use ledger_api::wire::{Account, HistoryEntry, Page, StatementEntry};
 use platform::auth::Role;
 use platform::openapi::Refused;
@@ -13,23 +13,101 @@ use crate::GatewayState;
 use crate::auth::{Authenticated, PlayerSession};
 use crate::saga::players as saga;
 use crate::views::players::{
-    DepositLimit, ExclusionRequest, LimitRequest, Me, Player, PlayerLookup, PlayerMatch, PlayerMatches,
-    PlayerSearch, Registration, SelfExclusion,
+    AddressVerified, DepositLimit, EmailVerification, ExclusionRequest, LimitRequest, LinkRequest,
+    LinkRequested, LoginNotices, Me, PasswordReset, Player, PlayerLookup, PlayerMatch, PlayerMatches,
+    PlayerSearch, Registration, RegistrationAccepted, SelfExclusion,
 };
 use crate::views::protection::WalletEntriesQuery;
 
-/// `POST /v1/players`: anyone may register; K.A.R. 111-5-24(c) refuses those under 18.
+/// `POST /v1/players`: anyone may register; K.A.R. 111-5-24(c) refuses those under 18. The
+/// answer is the same whether or not the address has an account: the address is told by mail.
 #[utoipa::path(
     post, path = "/v1/players", tag = "players", request_body = Registration,
-    responses((status = 201, description = "registered, with a wallet", body = Player), (status = "4XX", response = Refused))
+    responses((status = 202, description = "a message went to the address: a link to confirm it (a new account), or word that it has one", body = RegistrationAccepted), (status = "4XX", response = Refused))
 )]
 pub async fn register(
     State(state): State<GatewayState>,
     Json(request): Json<Registration>,
-) -> Result<Response, AppError> {
-    let player = saga::register(&state, request).await?;
-    let location = format!("/v1/players/{}", player.id);
-    Ok(platform::http::created(player, &location))
+) -> Result<(StatusCode, Json<RegistrationAccepted>), AppError> {
+    Ok((StatusCode::ACCEPTED, Json(saga::register(&state, request).await?)))
+}
+
+/// `POST /v1/email-verifications`: the link mailed to an address, opened. A player logged in
+/// as someone else is refused (`link_for_another_account`).
+#[utoipa::path(
+    post, path = "/v1/email-verifications", tag = "players", request_body = EmailVerification,
+    responses((status = 200, description = "the address is confirmed", body = AddressVerified), (status = "4XX", response = Refused))
+)]
+pub async fn verify_email(
+    State(state): State<GatewayState>,
+    caller: Option<Authenticated>,
+    Json(request): Json<EmailVerification>,
+) -> Result<Json<AddressVerified>, AppError> {
+    Ok(Json(crate::saga::links::verify_email(&state, caller.as_ref(), &request.token).await?))
+}
+
+/// `POST /v1/email-verifications/resend`: a new confirmation link to the address; the answer is
+/// the same whether or not it has an account.
+#[utoipa::path(
+    post, path = "/v1/email-verifications/resend", tag = "players", request_body = LinkRequest,
+    responses((status = 202, description = "if the address has an account, a message went to it", body = LinkRequested), (status = "4XX", response = Refused))
+)]
+pub async fn resend_verification(
+    State(state): State<GatewayState>,
+    Json(request): Json<LinkRequest>,
+) -> Result<(StatusCode, Json<LinkRequested>), AppError> {
+    crate::saga::links::resend_verification(&state, &request.email).await?;
+    Ok(link_requested(&request.email))
+}
+
+/// `POST /v1/password-resets`: a link to choose a new password, to the address; the answer is
+/// the same whether or not it has an account.
+#[utoipa::path(
+    post, path = "/v1/password-resets", tag = "players", request_body = LinkRequest,
+    responses((status = 202, description = "if the address has an account, a message went to it", body = LinkRequested), (status = "4XX", response = Refused))
+)]
+pub async fn request_reset(
+    State(state): State<GatewayState>,
+    Json(request): Json<LinkRequest>,
+) -> Result<(StatusCode, Json<LinkRequested>), AppError> {
+    crate::saga::links::request_reset(&state, &request.email).await?;
+    Ok(link_requested(&request.email))
+}
+
+fn link_requested(email: &str) -> (StatusCode, Json<LinkRequested>) {
+    let message = format!(
+        "If {} has an account, a message with a link went to it. The link works once, within 30 minutes.",
+        email.trim()
+    );
+    (StatusCode::ACCEPTED, Json(LinkRequested { message }))
+}
+
+/// `POST /v1/password-resets/complete`: a new password set with the mailed link. Every session
+/// of the player ends; nobody is logged in (log in with the new password).
+#[utoipa::path(
+    post, path = "/v1/password-resets/complete", tag = "players", request_body = PasswordReset,
+    responses((status = 204, description = "the password is changed and every session ended"), (status = "4XX", response = Refused))
+)]
+pub async fn complete_reset(
+    State(state): State<GatewayState>,
+    Json(request): Json<PasswordReset>,
+) -> Result<StatusCode, AppError> {
+    crate::saga::links::reset_password(&state, request).await?;
+    Ok(StatusCode::NO_CONTENT)
+}
+
+/// `PUT /v1/me/login-notices`: whether the player is told of every login by mail.
+#[utoipa::path(
+    put, path = "/v1/me/login-notices", tag = "players", request_body = LoginNotices,
+    responses((status = 200, description = "the setting now", body = LoginNotices), (status = "4XX", response = Refused)), security(("bearer" = []))
+)]
+pub async fn set_login_notices(
+    State(state): State<GatewayState>,
+    PlayerSession(caller): PlayerSession,
+    Json(request): Json<LoginNotices>,
+) -> Result<Json<LoginNotices>, AppError> {
+    crate::store::players::set_login_notices(&state.pool, caller.subject_id()?, request.enabled).await?;
+    Ok(Json(request))
 }
 
 /// `GET /v1/me`: who the caller is; a player also gets their profile.

@@ -301,8 +301,8 @@ pub async fn import_exclusion_list(
     )
     .await?;
     let entries = match body {
-        platform::extract::CsvOrJson::Csv(text) => lists::parse_csv(&text)?,
-        platform::extract::CsvOrJson::Json(rows) => lists::parse_rows(rows.entries)?,
+        platform::extract::CsvOrJson::Csv(text) => lists::parse_csv(&text, &state.identity.key)?,
+        platform::extract::CsvOrJson::Json(rows) => lists::parse_rows(rows.entries, &state.identity.key)?,
     };
     Ok((StatusCode::CREATED, Json(lists::import(&state, &caller.0.sub, entries).await?)))
 }

@@ -9,7 +9,10 @@ use platform::{AppError, Json};
 use crate::GatewayState;
 use crate::auth::{Authenticated, end_sessions};
 use crate::saga::sessions as saga;
-use crate::views::sessions::{LoginRequest, LoginResponse, RefreshRequest};
+use crate::views::sessions::{
+    EnrolmentConfirmation, EnrolmentConfirmed, EnrolmentRequest, EnrolmentView, LoginRequest, LoginResponse,
+    RefreshRequest,
+};
 
 /// A session's tokens: 201, never stored by a cache.
 type Tokens = (StatusCode, [(HeaderName, HeaderValue); 2], Json<LoginResponse>);
@@ -72,4 +75,37 @@ pub async fn logout(
         caller.0.sid.ok_or_else(|| AppError::bad_request(codes::NO_SESSION, "this token has no session"))?;
     end_sessions(&state, &caller.0.sub, Some(sid), "logout").await?;
     Ok(StatusCode::NO_CONTENT)
+}
+
+/// `POST /v1/staff/second-factor/enrolment`: a staff member's second factor begun, with their
+/// username and password: the secret, shown this once (a QR code for an authenticator app).
+#[utoipa::path(
+    post, path = "/v1/staff/second-factor/enrolment", tag = "sessions", operation_id = "begin_second_factor", request_body = EnrolmentRequest,
+    responses((status = 201, description = "the secret, shown once: confirm it with a code within ten minutes", body = EnrolmentView), (status = "4XX", response = Refused))
+)]
+pub async fn begin_enrolment(
+    State(state): State<GatewayState>,
+    Json(request): Json<EnrolmentRequest>,
+) -> Result<(StatusCode, [(HeaderName, HeaderValue); 2], Json<EnrolmentView>), AppError> {
+    let shown = saga::begin_enrolment(&state, request).await?;
+    Ok((StatusCode::CREATED, platform::http::no_store(), Json(shown)))
+}
+
+/// `POST /v1/staff/second-factor/enrolment/confirm`: the secret shown confirmed with the app's
+/// code: enrolled, logged in, and the ten recovery codes answered this once.
+#[utoipa::path(
+    post, path = "/v1/staff/second-factor/enrolment/confirm", tag = "sessions", operation_id = "confirm_second_factor", request_body = EnrolmentConfirmation,
+    responses((status = 201, description = "enrolled and logged in; the recovery codes, shown once", body = EnrolmentConfirmed), (status = "4XX", response = Refused))
+)]
+pub async fn confirm_enrolment(
+    State(state): State<GatewayState>,
+    Json(request): Json<EnrolmentConfirmation>,
+) -> Result<(StatusCode, [(HeaderName, HeaderValue); 2], Json<EnrolmentConfirmed>), AppError> {
+    let (issued, recovery_codes) = saga::confirm_enrolment(&state, request).await?;
+    let (_, _, Json(session)) = tokens(issued);
+    Ok((
+        StatusCode::CREATED,
+        platform::http::no_store(),
+        Json(EnrolmentConfirmed { recovery_codes, session }),
+    ))
 }

@@ -6,15 +6,16 @@ use axum::http::{HeaderName, HeaderValue, StatusCode};
 use ledger_api::wire::Page;
 use platform::auth::Role;
 use platform::openapi::Refused;
-use platform::{AppError, Json, Path, codes};
+use platform::{AppError, Json, PageParams, Path, Query, codes};
 use uuid::Uuid;
 
 use crate::GatewayState;
 use crate::auth::Authenticated;
 use crate::saga::staff as saga;
+use crate::views::players::StaffReason;
 use crate::views::staff::{
-    NewRetailer, NewStaff, NewStaffView, NewTerminal, NewTerminalView, Retailer, RetailerChange, StaffMember,
-    TerminalView,
+    MailQuery, MailView, NewRetailer, NewStaff, NewStaffView, NewTerminal, NewTerminalView, Retailer,
+    RetailerChange, StaffMember, TerminalView,
 };
 
 const READERS: &[Role] = &[Role::Operator, Role::Auditor];
@@ -160,5 +161,44 @@ pub async fn revoke_terminal(
 ) -> Result<StatusCode, AppError> {
     caller.require(WRITERS)?;
     saga::revoke_terminal(&state, id).await?;
+    Ok(StatusCode::NO_CONTENT)
+}
+
+/// `GET /v1/mail?recipient=&after=&limit=`: the messages written to players, newest first
+/// (with no relay configured, this is where they are delivered).
+#[utoipa::path(
+    get, path = "/v1/mail", tag = "administration", params(MailQuery),
+    responses((status = 200, description = "a page of messages, newest first", body = Page<MailView>), (status = "4XX", response = Refused)), security(("bearer" = []))
+)]
+pub async fn mail_outbox(
+    State(state): State<GatewayState>,
+    caller: Authenticated,
+    Query(query): Query<MailQuery>,
+) -> Result<Json<Page<MailView>>, AppError> {
+    caller.require(READERS)?;
+    let page = PageParams::<Uuid>::new(query.after, query.limit);
+    let (after, limit) = (page.after()?, page.limit()?);
+    let recipient = query.recipient.map(|r| r.trim().to_lowercase());
+    let rows = crate::store::mail::page(&state.pool, recipient.as_deref(), after, limit).await?;
+    let next = page.next_cursor(rows.len(), rows.last().map(|r| r.id));
+    let items = rows.into_iter().map(MailView::try_from).collect::<Result<Vec<_>, _>>()?;
+    Ok(Json(Page { items, next }))
+}
+
+/// `POST /v1/players/{id}/deposit-block/clear`: an operator lifts the stop five failed deposits
+/// put on a player's deposits, saying why (recorded with who and when).
+#[utoipa::path(
+    post, path = "/v1/players/{id}/deposit-block/clear", tag = "administration",
+    params(("id" = Uuid, Path, description = "player id")), request_body = StaffReason,
+    responses((status = 204, description = "deposits are taken again; the action is recorded"), (status = "4XX", response = Refused)), security(("bearer" = []))
+)]
+pub async fn clear_deposit_block(
+    State(state): State<GatewayState>,
+    caller: Authenticated,
+    Path(id): Path<Uuid>,
+    Json(request): Json<StaffReason>,
+) -> Result<StatusCode, AppError> {
+    caller.require(WRITERS)?;
+    saga::clear_deposit_block(&state, &caller.0.sub, id, &request.reason).await?;
     Ok(StatusCode::NO_CONTENT)
 }

@@ -6,21 +6,24 @@
 //! self-exclusion; they may log in to withdraw. And the dormant accounts' list.
 //!
 //! The file (`POST /v1/exclusion-list/import`, `text/csv`): a header line
-//! `source,reference,email,date_of_birth,ends_on`, then one person a line: `source` `state` or
-//! `operator`; `reference` the list's own, 1 to 64 characters; `email`; `date_of_birth` and
-//! `ends_on` as `YYYY-MM-DD` or empty. No field holds a comma or a quote. The whole file is
+//! `source,reference,email,date_of_birth,ends_on` (or the same with `,legal_name,ssn_last4`),
+//! then one person a line: `source` `state` or `operator`; `reference` the list's own, 1 to 64
+//! characters; `email`; `date_of_birth` and `ends_on` as `YYYY-MM-DD` or empty; `legal_name`
+//! and `ssn_last4` (four digits) or empty. A player matches by email, or by a verified
+//! identity's legal name and date of birth (and the SSN's last four where both give them). No field holds a comma or a quote. The whole file is
 //! taken or, at its first bad line, none of it (422 `invalid_exclusion_list` naming the line
 //! and field).
 
 use chrono::NaiveDate;
 use platform::AppError;
 use platform::codes;
+use platform::config::Secret;
 use platform::page::{PageParams, TimeIdCursor};
 use uuid::Uuid;
 
 use crate::GatewayState;
 use crate::auth::end_sessions;
-use crate::saga::players::valid_email;
+use crate::credentials::valid_email;
 use crate::saga::protection::{each_player, sync_play};
 use crate::store::exclusions::{self as store, NewEntry};
 use crate::views::protection::{
@@ -33,6 +36,15 @@ const MAX_LINES: usize = 100_000;
 
 /// The header a file starts with.
 pub const CSV_HEADER: &str = "source,reference,email,date_of_birth,ends_on";
+/// The header of a file that names people by their legal name (and SSN digits) too.
+pub const CSV_HEADER_WITH_NAMES: &str = "source,reference,email,date_of_birth,ends_on,legal_name,ssn_last4";
+
+/// What an entry names a person by beyond the email.
+#[derive(Debug, Default, Clone, Copy)]
+pub(crate) struct Named<'a> {
+    pub legal_name: Option<&'a str>,
+    pub ssn_last4: Option<&'a str>,
+}
 
 fn bad(line: usize, detail: impl std::fmt::Display) -> AppError {
     let at = if line == 0 { String::new() } else { format!("line {line}: ") };
@@ -40,7 +52,9 @@ fn bad(line: usize, detail: impl std::fmt::Display) -> AppError {
         .with_context(serde_json::json!({ "line": line }))
 }
 
-/// One entry checked: the reference's length, the email's form (lower-cased).
+/// One entry checked: the reference's length, the email's form (lower-cased), a legal name's
+/// (with the date of birth it needs), the SSN's four digits (kept as a digest under `key`).
+#[allow(clippy::too_many_arguments)] // Each a field of the entry, as the line gives it.
 fn entry(
     line: usize,
     source: ExclusionSource,
@@ -48,6 +62,8 @@ fn entry(
     email: &str,
     date_of_birth: Option<NaiveDate>,
     ends_on: Option<NaiveDate>,
+    named: Named<'_>,
+    key: &Secret,
 ) -> Result<NewEntry, AppError> {
     let (sent, reference) = (reference.chars().count(), reference.trim());
     if reference.is_empty() || sent > 64 || reference.chars().any(char::is_control) {
@@ -57,6 +73,24 @@ fn entry(
     if !valid_email(&email) {
         return Err(bad(line, format!("`email` {email:?} is not an email address")));
     }
+    // Empty is none; a name of spaces alone is not a name.
+    let legal_name = named.legal_name.filter(|n| !n.is_empty());
+    if legal_name.is_some_and(|n| n.trim_matches(domain::text::is_space).is_empty()) {
+        return Err(bad(line, "`legal_name` is not all spaces"));
+    }
+    let legal_name = legal_name.map(|n| n.trim_matches(domain::text::is_space));
+    if let Some(name) = legal_name {
+        if name.chars().count() > 200 || name.chars().any(char::is_control) {
+            return Err(bad(line, "`legal_name` is at most 200 visible characters"));
+        }
+        if date_of_birth.is_none() {
+            return Err(bad(line, "a `legal_name` is matched with the `date_of_birth`: give it"));
+        }
+    }
+    let ssn = named.ssn_last4.filter(|s| !s.is_empty());
+    if ssn.is_some_and(|s| s.len() != 4 || !s.chars().all(|c| c.is_ascii_digit())) {
+        return Err(bad(line, "`ssn_last4` is the last four digits of the SSN"));
+    }
     Ok(NewEntry {
         source: source.as_str().to_owned(),
         reference: reference.to_owned(),
@@ -64,15 +98,26 @@ fn entry(
         email,
         date_of_birth,
         ends_on,
+        legal_name: legal_name.map(str::to_owned),
+        name_key: legal_name.map(domain::text::name_match_key),
+        ssn_digest: ssn.map(|s| crate::saga::identity::ssn_digest(key, s)),
     })
 }
 
 /// A file's entries, every line checked.
-pub(crate) fn parse_csv(text: &str) -> Result<Vec<NewEntry>, AppError> {
+pub(crate) fn parse_csv(text: &str, key: &Secret) -> Result<Vec<NewEntry>, AppError> {
     let mut lines = text.lines();
-    if lines.next().map(|h| h.trim().trim_start_matches('\u{feff}')) != Some(CSV_HEADER) {
-        return Err(bad(1, format!("the first line is the header `{CSV_HEADER}`")));
-    }
+    let header = lines.next().map(|h| h.trim().trim_start_matches('\u{feff}'));
+    let columns = match header {
+        Some(CSV_HEADER) => 5,
+        Some(CSV_HEADER_WITH_NAMES) => 7,
+        _ => {
+            return Err(bad(
+                1,
+                format!("the first line is the header `{CSV_HEADER}` or `{CSV_HEADER_WITH_NAMES}`"),
+            ));
+        }
+    };
     let date = |line: usize, name: &str, text: &str| -> Result<Option<NaiveDate>, AppError> {
         match text.trim() {
             "" => Ok(None),
@@ -92,8 +137,15 @@ pub(crate) fn parse_csv(text: &str) -> Result<Vec<NewEntry>, AppError> {
             return Err(bad(line, format!("a file holds at most {MAX_LINES} lines")));
         }
         let fields: Vec<&str> = text.split(',').collect();
-        let [source, reference, email, born, ends] = fields[..] else {
-            return Err(bad(line, format!("5 fields, not {}", fields.len())));
+        if fields.len() != columns {
+            return Err(bad(line, format!("{columns} fields, not {}", fields.len())));
+        }
+        let [source, reference, email, born, ends, ..] = fields[..] else {
+            return Err(bad(line, format!("{columns} fields, not {}", fields.len())));
+        };
+        let named = Named {
+            legal_name: fields.get(5).map(|f| f.trim_matches(domain::text::is_space)),
+            ssn_last4: fields.get(6).map(|f| f.trim()),
         };
         let source = match source.trim() {
             "state" => ExclusionSource::State,
@@ -102,7 +154,7 @@ pub(crate) fn parse_csv(text: &str) -> Result<Vec<NewEntry>, AppError> {
         };
         let born = date(line, "date_of_birth", born)?;
         let ends = date(line, "ends_on", ends)?;
-        entries.push(entry(line, source, reference, email, born, ends)?);
+        entries.push(entry(line, source, reference, email, born, ends, named, key)?);
     }
     if entries.is_empty() {
         return Err(bad(0, "the file names nobody"));
@@ -112,7 +164,7 @@ pub(crate) fn parse_csv(text: &str) -> Result<Vec<NewEntry>, AppError> {
 
 /// Rows sent as JSON (`POST /v1/exclusion-list/import`), each checked as a file's line is (the
 /// first row is line 1).
-pub(crate) fn parse_rows(rows: Vec<ExclusionEntryRequest>) -> Result<Vec<NewEntry>, AppError> {
+pub(crate) fn parse_rows(rows: Vec<ExclusionEntryRequest>, key: &Secret) -> Result<Vec<NewEntry>, AppError> {
     if rows.is_empty() {
         return Err(bad(0, "the list names nobody"));
     }
@@ -121,7 +173,10 @@ pub(crate) fn parse_rows(rows: Vec<ExclusionEntryRequest>) -> Result<Vec<NewEntr
     }
     rows.into_iter()
         .enumerate()
-        .map(|(i, r)| entry(i + 1, r.source, &r.reference, &r.email, r.date_of_birth, r.ends_on))
+        .map(|(i, r)| {
+            let named = Named { legal_name: r.legal_name.as_deref(), ssn_last4: r.ssn_last4.as_deref() };
+            entry(i + 1, r.source, &r.reference, &r.email, r.date_of_birth, r.ends_on, named, key)
+        })
         .collect()
 }
 
@@ -131,9 +186,8 @@ pub(crate) async fn add(
     by: &str,
     request: ExclusionEntryRequest,
 ) -> Result<ExclusionImport, AppError> {
-    let new =
-        entry(0, request.source, &request.reference, &request.email, request.date_of_birth, request.ends_on)?;
-    import(state, by, vec![new]).await
+    let new = parse_rows(vec![request], &state.identity.key)?;
+    import(state, by, new).await
 }
 
 /// Writes `entries` and applies the lists at once.
@@ -210,6 +264,7 @@ pub(crate) async fn entries(state: &GatewayState) -> Result<Vec<ExclusionEntry>,
             source: e.source,
             reference: e.reference,
             email: e.email,
+            legal_name: e.legal_name,
             date_of_birth: e.date_of_birth,
             ends_on: e.ends_on,
             added_by: e.added_by,
@@ -258,14 +313,27 @@ mod tests {
         let good = format!(
             "{CSV_HEADER}\nstate,KS-1,Ann@Example.com,1980-02-03,\n\noperator,OP-9,bob@example.com,,2027-01-31\n"
         );
-        let entries = parse_csv(&good).unwrap();
+        let entries = parse_csv(&good, &Secret::new(b"k".to_vec())).unwrap();
         assert_eq!(entries.len(), 2);
         assert_eq!(
             (entries[0].email.as_str(), entries[0].date_of_birth),
             ("ann@example.com", NaiveDate::from_ymd_opt(1980, 2, 3))
         );
         assert_eq!(entries[1].ends_on, NaiveDate::from_ymd_opt(2027, 1, 31));
+        let named = format!(
+            "{CSV_HEADER_WITH_NAMES}\nstate,KS-2,c@d.co,1975-06-07,,José  Ortiz,0042\nstate,KS-3,e@f.co,,,,\n"
+        );
+        let entries = parse_csv(&named, &Secret::new(b"k".to_vec())).unwrap();
+        assert_eq!(
+            (entries[0].legal_name.as_deref(), entries[0].name_key.as_deref()),
+            (Some("José  Ortiz"), Some("joseortiz"))
+        );
+        assert_eq!(entries[0].ssn_digest.as_ref().map(Vec::len), Some(32), "kept as a digest");
+        assert_eq!((entries[1].name_key.as_deref(), entries[1].ssn_digest.as_ref()), (None, None));
         for (text, line) in [
+            (format!("{CSV_HEADER_WITH_NAMES}\nstate,KS-2,c@d.co,,,José Ortiz,"), 2),
+            (format!("{CSV_HEADER_WITH_NAMES}\nstate,KS-2,c@d.co,1975-06-07,,José Ortiz,42"), 2),
+            (format!("{CSV_HEADER_WITH_NAMES}\nstate,KS-2,c@d.co,1975-06-07,"), 2),
             ("source,email\nstate,a@b.c".to_owned(), 1),
             (format!("{CSV_HEADER}\nstate,KS-1,a@b.co,,\ncounty,KS-2,c@d.co,,"), 3),
             (format!("{CSV_HEADER}\nstate,KS-1,not-an-email,,"), 2),
@@ -274,7 +342,7 @@ mod tests {
             (format!("{CSV_HEADER}\nstate,KS-1,a@b.co"), 2),
             (CSV_HEADER.to_owned(), 0),
         ] {
-            let refused = parse_csv(&text).unwrap_err();
+            let refused = parse_csv(&text, &Secret::new(b"k".to_vec())).unwrap_err();
             assert_eq!(refused.code(), "invalid_exclusion_list", "{text}");
             assert_eq!(refused.to_problem().context.and_then(|c| c["line"].as_u64()), Some(line), "{text}");
         }

@@ -3,6 +3,9 @@
 //! money.
 //!
 //! - [`players`]: registration with a wallet, deposit limits;
+//! - [`identity`]: the player file, the identity provider's check, the gate before money;
+//! - [`links`]: the one-time links mailed to players (an address proved, a password reset);
+//! - [`mail`]: what is written to players, and the worker that sends it;
 //! - [`protection`]: player protection (ADR 0014): money, deposit and time limits, breaks,
 //!   self-exclusion and closure, reality checks, the activity statement;
 //! - [`exclusion_lists`]: state and operator exclusion lists, and dormant accounts;
@@ -11,8 +14,13 @@
 //! - [`staff`]: staff, retailers and terminal keys.
 
 pub mod exclusion_lists;
+pub mod identity;
+pub mod links;
+pub mod location;
+pub mod mail;
 pub mod payments;
 pub mod players;
 pub mod protection;
+pub mod second_factor;
 pub mod sessions;
 pub mod staff;

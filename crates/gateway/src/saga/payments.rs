@@ -45,6 +45,12 @@ use crate::views::payments::{
 use crate::views::players::{DepositLimit, Player};
 use crate::{GATEWAY_NAMESPACE, GatewayState};
 
+/// Failed deposits within [`BLOCK_WINDOW_MINUTES`] that stop a player's deposits until an
+/// operator clears it (N.J.A.C. 13:69O-1.4: a card tried again and again is a sign of a stolen
+/// card or of a player chasing losses).
+pub const FAILED_DEPOSITS_TO_BLOCK: i64 = 5;
+pub const BLOCK_WINDOW_MINUTES: i32 = 10;
+
 /// Checks a request's amount and currency before anything is recorded.
 fn checked(request: &PaymentRequest) -> Result<(Amount, Currency), AppError> {
     let amount = Amount::new(request.amount).map_err(|e| match e {
@@ -158,6 +164,20 @@ pub(crate) async fn make_intent(
         && let Some(refused) = player.standing.refusal(player.play_resumes_at, "you are")
     {
         return Err(refused);
+    }
+    if kind == PaymentKind::Deposit && player.deposits_blocked_at.is_some() {
+        return Err(AppError::new(
+            StatusCode::FORBIDDEN,
+            codes::DEPOSITS_BLOCKED,
+            format!(
+                "{FAILED_DEPOSITS_TO_BLOCK} deposits failed within {BLOCK_WINDOW_MINUTES} minutes, so deposits are stopped \
+                 until the lottery has checked them; call us to have them cleared. Withdrawals go on."
+            ),
+        ));
+    }
+    // No money in before the player's identity is verified (issue 49 §KYC).
+    if kind == PaymentKind::Deposit {
+        crate::saga::identity::require_verified(state, player.id).await?;
     }
     let id = intent_id(kind, player.id, key);
     let method = request.payment_method.clone().unwrap_or_else(|| "sandbox_card".to_owned());
@@ -362,6 +382,17 @@ pub(crate) async fn take_event(
         Stage::Pending if fresh => {
             let failure = (!succeeded).then(|| event.reason.clone().unwrap_or_else(|| "declined".to_owned()));
             store::claim_settling(&mut tx, view.id, succeeded, failure.as_deref()).await?;
+            if !succeeded
+                && store::block_after_failures(
+                    &mut tx,
+                    view.id,
+                    FAILED_DEPOSITS_TO_BLOCK,
+                    BLOCK_WINDOW_MINUTES,
+                )
+                .await?
+            {
+                tracing::warn!(payment = %view.id, "five deposits failed within 10 minutes: the player's deposits are stopped");
+            }
             true
         }
         // Claimed by an earlier delivery that did not finish: finished now, by its outcome.

@@ -31,8 +31,11 @@ use uuid::Uuid;
 
 use crate::GatewayState;
 use crate::credentials::{api_key_prefix, digest_api_key, digests_equal};
-use crate::store::sessions::{self as store, Credentials};
-use crate::views::sessions::{LoginRequest, PlayerLogin, StaffLogin, TerminalLogin};
+use crate::saga::mail::Letter;
+use crate::store::sessions::{self as store, CredentialRow, Credentials};
+use crate::views::sessions::{
+    EnrolmentConfirmation, EnrolmentRequest, EnrolmentView, LoginRequest, PlayerLogin, TerminalLogin,
+};
 
 /// A session's tokens, as a login or a renewal answers them.
 #[derive(Debug)]
@@ -88,13 +91,16 @@ fn invalid_refresh_token() -> AppError {
 pub(crate) async fn login(state: &GatewayState, request: LoginRequest) -> Result<Issued, AppError> {
     let (subject, role, previous, org, place) = match request {
         LoginRequest::Player(PlayerLogin { email, password }) => {
-            let (subject, role, previous) =
-                password_login(state, Credentials::Players, &email, password).await?;
+            let row = checked_password(state, Credentials::Players, &email, password).await?;
+            let (subject, role, previous) = logged_in(state, Credentials::Players, row).await?;
             (subject, role, previous, None, None)
         }
-        LoginRequest::Staff(StaffLogin { username, password }) => {
-            let (subject, role, previous) =
-                password_login(state, Credentials::Staff, &username, password).await?;
+        LoginRequest::Staff(login) => {
+            let row =
+                checked_password(state, Credentials::Staff, &login.username, login.password.clone()).await?;
+            // Staff pass their second factor before the login counts (issue 49 §Staff).
+            crate::saga::second_factor::check(state, row.id, &login).await?;
+            let (subject, role, previous) = logged_in(state, Credentials::Staff, row).await?;
             (subject, role, previous, None, None)
         }
         LoginRequest::Terminal(TerminalLogin { api_key }) => {
@@ -109,13 +115,14 @@ pub(crate) async fn login(state: &GatewayState, request: LoginRequest) -> Result
     Ok(Issued { previous_login_at: previous, ..issued })
 }
 
-/// Checks a player's or staff member's password, with lockout after repeated failures.
-async fn password_login(
+/// Checks a player's or staff member's password, with lockout after repeated failures; their
+/// credentials' row.
+async fn checked_password(
     state: &GatewayState,
     whose: Credentials,
     login: &str,
     password: String,
-) -> Result<(String, Role, Option<DateTime<Utc>>), AppError> {
+) -> Result<CredentialRow, AppError> {
     let row = store::credentials(&state.pool, whose, login.trim()).await?;
     // The hash is checked even without a row, so an unknown login takes as long as a known one.
     let matches = state.passwords.verify(password, row.as_ref().map(|r| r.password_hash.clone())).await?;
@@ -132,9 +139,52 @@ async fn password_login(
             None => bad_credentials(),
         });
     }
+    Ok(row)
+}
+
+/// `POST /v1/staff/second-factor/enrolment`: the second factor's secret for the staff member
+/// whose username and password these are, shown once ([`crate::saga::second_factor::enrol`]).
+pub(crate) async fn begin_enrolment(
+    state: &GatewayState,
+    request: EnrolmentRequest,
+) -> Result<EnrolmentView, AppError> {
+    let row = checked_password(state, Credentials::Staff, &request.username, request.password).await?;
+    crate::saga::second_factor::enrol(state, row.id).await
+}
+
+/// `POST /v1/staff/second-factor/enrolment/confirm`: the secret shown confirmed with a code from
+/// the app; the staff member logged in, and their ten recovery codes answered, once.
+pub(crate) async fn confirm_enrolment(
+    state: &GatewayState,
+    request: EnrolmentConfirmation,
+) -> Result<(Issued, Vec<String>), AppError> {
+    let row = checked_password(state, Credentials::Staff, &request.username, request.password).await?;
+    let codes = crate::saga::second_factor::confirm(state, row.id, &request.code).await?;
+    Ok((staff_logged_in(state, row).await?, codes))
+}
+
+/// A staff member whose password and second factor passed, logged in: their session's tokens.
+async fn staff_logged_in(state: &GatewayState, row: CredentialRow) -> Result<Issued, AppError> {
+    let (subject, role, previous) = logged_in(state, Credentials::Staff, row).await?;
+    let issued = open(state, &subject, role, None, None).await?;
+    Ok(Issued { previous_login_at: previous, ..issued })
+}
+
+/// A player or staff member whose credentials passed, logged in: the login recorded and told.
+async fn logged_in(
+    state: &GatewayState,
+    whose: Credentials,
+    row: CredentialRow,
+) -> Result<(String, Role, Option<DateTime<Utc>>), AppError> {
     // A player on a break or excluded logs in (ADR 0014 §4): to see when it ends (`GET /v1/me`)
     // and to withdraw. Stakes are refused by the ledger (`play_suspended`), deposits here.
-    store::logged_in(&state.pool, whose, row.id).await?;
+    // The player is told of the login by mail (N.J.A.C. 13:69O-1.4), unless they turned it off.
+    let mut tx = state.pool.begin().await?;
+    if let Some(email) = store::logged_in(&mut tx, whose, row.id).await? {
+        let notice = Letter::login_notice(Utc::now(), row.last_login_at, &state.mail.site);
+        crate::saga::mail::write(state, &mut tx, &email, Some(row.id), &notice).await?;
+    }
+    tx.commit().await?;
     if whose == Credentials::Players {
         crate::saga::protection::sync_at_login(state, row.id).await;
     }

@@ -116,3 +116,44 @@ pub(crate) async fn revoke_terminal(state: &GatewayState, id: Uuid) -> Result<()
     }
     end_sessions(state, &id.to_string(), None, "key_revoked").await
 }
+
+/// The reason a member of staff gives for an override: required, in words.
+pub(crate) fn required_reason(reason: &str) -> Result<&str, AppError> {
+    let sent = reason.chars().count();
+    let control = reason.chars().any(|c| c.is_control() && !matches!(c, '\n' | '\r' | '\t'));
+    let reason = reason.trim_matches(domain::text::is_space);
+    if reason.is_empty() || sent > 2000 || control {
+        return Err(AppError::unprocessable(
+            codes::INVALID_REASON,
+            "say why (1 to 2,000 characters, not all spaces): it is recorded with what you did",
+        ));
+    }
+    Ok(reason)
+}
+
+/// Lifts the stop on a player's deposits (five failed within 10 minutes), recording who, when
+/// it was set, and why it is lifted.
+pub(crate) async fn clear_deposit_block(
+    state: &GatewayState,
+    staff: &str,
+    player: Uuid,
+    reason: &str,
+) -> Result<(), AppError> {
+    let reason = required_reason(reason)?;
+    crate::saga::players::load_player(state, player).await?;
+    let mut tx = state.pool.begin().await?;
+    let Some(since) = crate::store::players::clear_deposit_block(&mut tx, player).await? else {
+        return Err(AppError::conflict(codes::NOT_BLOCKED, "this player's deposits are not stopped"));
+    };
+    let action = store::StaffAction {
+        staff,
+        action: "deposit_block.clear",
+        subject: format!("player:{player}"),
+        before: serde_json::json!({"deposits_blocked_at": since}),
+        after: serde_json::json!({"deposits_blocked_at": null}),
+        reason,
+    };
+    store::record_action(&mut tx, &action).await?;
+    tx.commit().await?;
+    Ok(())
+}

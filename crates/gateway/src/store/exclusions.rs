@@ -18,6 +18,11 @@ pub struct NewEntry {
     pub email_key: String,
     pub date_of_birth: Option<NaiveDate>,
     pub ends_on: Option<NaiveDate>,
+    /// The person's legal name, as the list gives it, and its `domain::text::name_match_key`.
+    pub legal_name: Option<String>,
+    pub name_key: Option<String>,
+    /// The keyed digest of the SSN's last four, where the list gives them.
+    pub ssn_digest: Option<Vec<u8>>,
 }
 
 /// An entry as stored, with how many players it matched.
@@ -27,6 +32,7 @@ pub struct EntryRow {
     pub source: String,
     pub reference: String,
     pub email: String,
+    pub legal_name: Option<String>,
     pub date_of_birth: Option<NaiveDate>,
     pub ends_on: Option<NaiveDate>,
     pub added_by: String,
@@ -41,10 +47,12 @@ pub async fn upsert(pool: &PgPool, entries: &[NewEntry], by: &str) -> Result<u64
     let mut added = 0;
     for e in entries {
         let new = sqlx::query_scalar!(
-            r#"INSERT INTO exclusion_list (id, source, reference, email, email_key, date_of_birth, ends_on, added_by)
-               VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+            r#"INSERT INTO exclusion_list (id, source, reference, email, email_key, date_of_birth, ends_on, added_by,
+                                          legal_name, name_key, ssn_digest)
+               VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
                ON CONFLICT (source, reference) DO UPDATE
                   SET email = excluded.email, email_key = excluded.email_key, date_of_birth = excluded.date_of_birth, ends_on = excluded.ends_on,
+                      legal_name = excluded.legal_name, name_key = excluded.name_key, ssn_digest = excluded.ssn_digest,
                       added_by = excluded.added_by, added_at = now(), removed_at = NULL, removed_by = NULL
                RETURNING (xmax = 0) AS "inserted!""#,
             Uuid::now_v7(),
@@ -54,7 +62,10 @@ pub async fn upsert(pool: &PgPool, entries: &[NewEntry], by: &str) -> Result<u64
             e.email_key,
             e.date_of_birth,
             e.ends_on,
-            by
+            by,
+            e.legal_name,
+            e.name_key,
+            e.ssn_digest,
         )
         .fetch_one(&mut *tx)
         .await?;
@@ -68,7 +79,7 @@ pub async fn upsert(pool: &PgPool, entries: &[NewEntry], by: &str) -> Result<u64
 pub async fn entries(pool: &PgPool) -> Result<Vec<EntryRow>, AppError> {
     Ok(sqlx::query_as!(
         EntryRow,
-        r#"SELECT l.id, l.source, l.reference, l.email, l.date_of_birth, l.ends_on, l.added_by, l.added_at,
+        r#"SELECT l.id, l.source, l.reference, l.email, l.legal_name, l.date_of_birth, l.ends_on, l.added_by, l.added_at,
                   (SELECT count(*) FROM exclusion_matches m WHERE m.entry_id = l.id) AS "matches!"
              FROM exclusion_list l WHERE l.removed_at IS NULL ORDER BY l.added_at DESC LIMIT 1000"#
     )
@@ -108,6 +119,39 @@ pub async fn matching(
     .await?)
 }
 
+/// The entry in force that player `player` matches, if any: by email (as [`matching`]), or by
+/// their player file's legal name and their date of birth (the entry's date required), unless
+/// both the entry and the file give the SSN's last four and they differ.
+pub async fn matching_player(pool: &PgPool, player: Uuid) -> Result<Option<Uuid>, AppError> {
+    Ok(sqlx::query_scalar!(
+        "SELECT l.id FROM players p
+           LEFT JOIN player_identities f ON f.player_id = p.id
+           JOIN exclusion_list l
+             ON (l.email_key = p.email_key AND (l.date_of_birth IS NULL OR l.date_of_birth = p.date_of_birth))
+             OR (l.name_key = f.name_key AND l.date_of_birth = p.date_of_birth
+                 AND (l.ssn_digest IS NULL OR f.ssn_digest IS NULL OR l.ssn_digest = f.ssn_digest))
+          WHERE p.id = $1 AND l.removed_at IS NULL AND (l.ends_on IS NULL OR l.ends_on >= current_date)
+          ORDER BY l.added_at LIMIT 1",
+        player
+    )
+    .fetch_optional(pool)
+    .await?)
+}
+
+/// Logs a verification refused because player `player` matched `entry`.
+pub async fn log_refused_verification(pool: &PgPool, entry: Uuid, player: Uuid) -> Result<(), AppError> {
+    sqlx::query!(
+        "INSERT INTO exclusion_matches (entry_id, player_id, email, kind)
+         SELECT $1, id, email, 'verification' FROM players WHERE id = $2
+         ON CONFLICT DO NOTHING",
+        entry,
+        player
+    )
+    .execute(pool)
+    .await?;
+    Ok(())
+}
+
 /// Logs a registration refused because its email matched `entry`.
 pub async fn log_refused_registration(pool: &PgPool, entry: Uuid, email: &str) -> Result<(), AppError> {
     sqlx::query!(
@@ -125,13 +169,23 @@ pub async fn log_refused_registration(pool: &PgPool, entry: Uuid, email: &str) -
 /// is marked by one statement, and a match logged once.
 pub async fn mark_matches(pool: &PgPool) -> Result<Vec<Uuid>, AppError> {
     Ok(sqlx::query_scalar!(
-        r#"WITH found AS (
-               SELECT DISTINCT ON (p.id) p.id AS player, l.id AS entry, p.email
+        r#"WITH candidates AS (
+               SELECT p.id AS player, l.id AS entry, p.email, l.added_at
                  FROM players p JOIN exclusion_list l ON l.email_key = p.email_key
                       AND (l.date_of_birth IS NULL OR l.date_of_birth = p.date_of_birth)
                 WHERE p.listed_entry IS NULL AND l.removed_at IS NULL
                   AND (l.ends_on IS NULL OR l.ends_on >= current_date)
-                ORDER BY p.id, l.added_at),
+               UNION ALL
+               -- A verified identity: its legal name and date of birth, the SSN's digits where
+               -- both give them.
+               SELECT p.id, l.id, p.email, l.added_at
+                 FROM player_identities f JOIN players p ON p.id = f.player_id
+                 JOIN exclusion_list l ON l.name_key = f.name_key AND l.date_of_birth = p.date_of_birth
+                      AND (l.ssn_digest IS NULL OR f.ssn_digest IS NULL OR l.ssn_digest = f.ssn_digest)
+                WHERE f.state = 'verified' AND p.listed_entry IS NULL AND l.removed_at IS NULL
+                  AND (l.ends_on IS NULL OR l.ends_on >= current_date)),
+           found AS (
+               SELECT DISTINCT ON (player) player, entry, email FROM candidates ORDER BY player, added_at),
            marked AS (
                UPDATE players p SET listed_entry = f.entry,
                       voids_pending_since = coalesce(p.voids_pending_since, now())

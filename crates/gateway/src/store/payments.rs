@@ -252,6 +252,31 @@ pub async fn claim_settling(
     Ok(())
 }
 
+/// Stops the deposits of the player of failed deposit `payment` when it is the `failures`th
+/// failed deposit of theirs within `minutes`; true when this stopped them.
+pub async fn block_after_failures(
+    conn: &mut PgConnection,
+    payment: Uuid,
+    failures: i64,
+    minutes: i32,
+) -> Result<bool, AppError> {
+    Ok(sqlx::query_scalar!(
+        "UPDATE players p SET deposits_blocked_at = now()
+           FROM payments pay
+          WHERE pay.id = $1 AND pay.kind = 'deposit' AND p.id = pay.player_id AND p.deposits_blocked_at IS NULL
+            AND (SELECT count(*) FROM payments f
+                  WHERE f.player_id = pay.player_id AND f.kind = 'deposit' AND f.outcome = 'failed'
+                    AND f.updated_at > now() - make_interval(mins => $3)) >= $2
+          RETURNING p.id",
+        payment,
+        failures,
+        minutes
+    )
+    .fetch_optional(conn)
+    .await?
+    .is_some())
+}
+
 /// Payment `id` and its player's wallet.
 pub async fn with_wallet(pool: &PgPool, id: Uuid) -> Result<Option<(PaymentRow, Uuid)>, AppError> {
     let Some(row) = sqlx::query!(

@@ -3,7 +3,7 @@
 
 use chrono::{DateTime, NaiveDate, Utc};
 use platform::AppError;
-use sqlx::PgPool;
+use sqlx::{PgConnection, PgPool};
 use uuid::Uuid;
 
 /// A player's row.
@@ -24,6 +24,14 @@ pub struct PlayerRow {
     pub listed_entry: Option<Uuid>,
     /// Since when the player's future tickets wait to be voided.
     pub voids_pending_since: Option<DateTime<Utc>>,
+    /// When the player proved the address by its link; `None`: not yet.
+    pub email_verified_at: Option<DateTime<Utc>>,
+    /// Whether the player is told of every login by mail.
+    pub login_notices: bool,
+    /// Since when the player's deposits are stopped (five failed within 10 minutes).
+    pub deposits_blocked_at: Option<DateTime<Utc>>,
+    /// Where the player's identity check stands; `None`: no player file yet.
+    pub identity_state: Option<String>,
     pub created_at: DateTime<Utc>,
 }
 
@@ -39,13 +47,6 @@ pub struct NewPlayer<'a> {
     pub wallet: Uuid,
 }
 
-/// Whether a player has `email` (lower-cased by the caller).
-pub async fn email_taken(pool: &PgPool, email: &str) -> Result<bool, AppError> {
-    Ok(sqlx::query_scalar!(r#"SELECT EXISTS (SELECT 1 FROM players WHERE email = $1) AS "taken!""#, email)
-        .fetch_one(pool)
-        .await?)
-}
-
 /// The players whose address has `key` (`domain::text::email_match_key`) and who were born on
 /// `date_of_birth`: the same person, however the address was written.
 pub async fn same_person(
@@ -57,7 +58,8 @@ pub async fn same_person(
         PlayerRow,
         "SELECT id, email, date_of_birth, wallet_account_id, last_login_at, self_excluded_until, on_break_until,
                 excluded_permanently, return_requested_at, closed_at, reopen_requested_at, listed_entry,
-                voids_pending_since, created_at
+                voids_pending_since, email_verified_at, login_notices, deposits_blocked_at,
+                (SELECT state FROM player_identities i WHERE i.player_id = players.id) AS identity_state, created_at
            FROM players WHERE email_key = $1 AND date_of_birth = $2",
         key,
         date_of_birth
@@ -66,8 +68,8 @@ pub async fn same_person(
     .await?)
 }
 
-/// Records `player`; false when another took its email first.
-pub async fn insert(pool: &PgPool, player: &NewPlayer<'_>) -> Result<bool, AppError> {
+/// Records `player` on `conn`; false when another took its email first.
+pub async fn insert(conn: &mut PgConnection, player: &NewPlayer<'_>) -> Result<bool, AppError> {
     Ok(sqlx::query!(
         "INSERT INTO players (id, email, email_key, password_hash, date_of_birth, wallet_account_id)
          VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (email) DO NOTHING",
@@ -78,15 +80,76 @@ pub async fn insert(pool: &PgPool, player: &NewPlayer<'_>) -> Result<bool, AppEr
         player.date_of_birth,
         player.wallet
     )
-    .execute(pool)
+    .execute(conn)
     .await?
     .rows_affected()
         == 1)
 }
 
-/// Takes a player whose wallet could not be opened back out.
-pub async fn delete(pool: &PgPool, id: Uuid) -> Result<(), AppError> {
-    sqlx::query!("DELETE FROM players WHERE id = $1", id).execute(pool).await?;
+/// How a player is written to: by the address they registered.
+#[derive(Debug)]
+pub struct Contact {
+    pub id: Uuid,
+    pub email: String,
+    pub email_verified_at: Option<DateTime<Utc>>,
+}
+
+/// The player with `email` (lower-cased by the caller), as mail reaches them.
+pub async fn contact(pool: &PgPool, email: &str) -> Result<Option<Contact>, AppError> {
+    Ok(sqlx::query_as!(Contact, "SELECT id, email, email_verified_at FROM players WHERE email = $1", email)
+        .fetch_optional(pool)
+        .await?)
+}
+
+/// Player `id`'s address.
+pub async fn email_of(conn: &mut PgConnection, id: Uuid) -> Result<String, AppError> {
+    Ok(sqlx::query_scalar!("SELECT email FROM players WHERE id = $1", id).fetch_one(conn).await?)
+}
+
+/// Player `id`'s address proved (when first proved, kept): the address and since when.
+pub async fn verify_email(conn: &mut PgConnection, id: Uuid) -> Result<(String, DateTime<Utc>), AppError> {
+    let row = sqlx::query!(
+        r#"UPDATE players SET email_verified_at = coalesce(email_verified_at, now()) WHERE id = $1
+           RETURNING email, email_verified_at AS "verified!""#,
+        id
+    )
+    .fetch_one(conn)
+    .await?;
+    Ok((row.email, row.verified))
+}
+
+/// Player `id`'s new password hash; a lock of failed logins lifted with it (a reset by the
+/// mailed link is the strong way back in, N.J.A.C. 13:69O-1.4).
+pub async fn set_password(conn: &mut PgConnection, id: Uuid, hash: &str) -> Result<(), AppError> {
+    sqlx::query!(
+        "UPDATE players SET password_hash = $2, failed_logins = 0, locked_until = NULL WHERE id = $1",
+        id,
+        hash
+    )
+    .execute(conn)
+    .await?;
+    Ok(())
+}
+
+/// Lifts the stop on player `id`'s deposits; answers since when they were stopped (`None`: they
+/// were not).
+pub async fn clear_deposit_block(
+    conn: &mut PgConnection,
+    id: Uuid,
+) -> Result<Option<DateTime<Utc>>, AppError> {
+    Ok(sqlx::query_scalar!(
+        "UPDATE players p SET deposits_blocked_at = NULL FROM players old
+          WHERE p.id = $1 AND old.id = p.id AND old.deposits_blocked_at IS NOT NULL
+          RETURNING old.deposits_blocked_at AS \"was!\"",
+        id
+    )
+    .fetch_optional(conn)
+    .await?)
+}
+
+/// Whether player `id` is told of every login by mail.
+pub async fn set_login_notices(pool: &PgPool, id: Uuid, on: bool) -> Result<(), AppError> {
+    sqlx::query!("UPDATE players SET login_notices = $2 WHERE id = $1", id, on).execute(pool).await?;
     Ok(())
 }
 
@@ -96,7 +159,8 @@ pub async fn by_wallet(pool: &PgPool, wallet: Uuid) -> Result<Option<PlayerRow>,
         PlayerRow,
         "SELECT id, email, date_of_birth, wallet_account_id, last_login_at, self_excluded_until, on_break_until,
                 excluded_permanently, return_requested_at, closed_at, reopen_requested_at, listed_entry,
-                voids_pending_since, created_at
+                voids_pending_since, email_verified_at, login_notices, deposits_blocked_at,
+                (SELECT state FROM player_identities i WHERE i.player_id = players.id) AS identity_state, created_at
            FROM players WHERE wallet_account_id = $1",
         wallet
     )
@@ -110,7 +174,8 @@ pub async fn get(pool: &PgPool, id: Uuid) -> Result<Option<PlayerRow>, AppError>
         PlayerRow,
         "SELECT id, email, date_of_birth, wallet_account_id, last_login_at, self_excluded_until, on_break_until,
                 excluded_permanently, return_requested_at, closed_at, reopen_requested_at, listed_entry,
-                voids_pending_since, created_at
+                voids_pending_since, email_verified_at, login_notices, deposits_blocked_at,
+                (SELECT state FROM player_identities i WHERE i.player_id = players.id) AS identity_state, created_at
            FROM players WHERE id = $1",
         id
     )

@@ -99,23 +99,33 @@ pub async fn failed_login(
     })
 }
 
-/// A login of `id` that passed: its failures forgotten, its time kept.
-pub async fn logged_in(pool: &PgPool, whose: Credentials, id: Uuid) -> Result<(), AppError> {
-    match whose {
-        Credentials::Players => sqlx::query!(
-            "UPDATE players SET failed_logins = 0, locked_until = NULL, last_login_at = now() WHERE id = $1",
+/// A login of `id` that passed: its failures forgotten, its time kept. A player's address
+/// comes back when they are told of every login by mail.
+pub async fn logged_in(
+    conn: &mut PgConnection,
+    whose: Credentials,
+    id: Uuid,
+) -> Result<Option<String>, AppError> {
+    Ok(match whose {
+        Credentials::Players => {
+            sqlx::query_scalar!(
+            "UPDATE players SET failed_logins = 0, locked_until = NULL, last_login_at = now() WHERE id = $1
+             RETURNING CASE WHEN login_notices THEN email END",
             id
         )
-        .execute(pool)
-        .await?,
-        Credentials::Staff => sqlx::query!(
-            "UPDATE staff SET failed_logins = 0, locked_until = NULL, last_login_at = now() WHERE id = $1",
-            id
-        )
-        .execute(pool)
-        .await?,
-    };
-    Ok(())
+            .fetch_one(conn)
+            .await?
+        }
+        Credentials::Staff => {
+            sqlx::query!(
+                "UPDATE staff SET failed_logins = 0, locked_until = NULL, last_login_at = now() WHERE id = $1",
+                id
+            )
+            .execute(conn)
+            .await?;
+            None
+        }
+    })
 }
 
 /// A terminal's key as stored, found by its prefix.

@@ -183,3 +183,34 @@ pub async fn revoke_terminal(pool: &PgPool, id: Uuid) -> Result<bool, AppError> 
         .rows_affected()
         == 1)
 }
+
+/// What a member of staff did, as it is recorded.
+#[derive(Debug)]
+pub struct StaffAction<'a> {
+    pub staff: &'a str,
+    /// `deposit_block.clear`, ...
+    pub action: &'a str,
+    /// What it was done to (`player:<id>`, ...).
+    pub subject: String,
+    pub before: serde_json::Value,
+    pub after: serde_json::Value,
+    pub reason: &'a str,
+}
+
+/// Records `action` on `conn` (the transaction of the change it records).
+pub async fn record_action(conn: &mut sqlx::PgConnection, action: &StaffAction<'_>) -> Result<(), AppError> {
+    sqlx::query!(
+        "INSERT INTO staff_actions (id, staff_id, action, subject, before, after, reason)
+         VALUES ($1, $2, $3, $4, $5, $6, $7)",
+        Uuid::now_v7(),
+        action.staff,
+        action.action,
+        action.subject,
+        action.before,
+        action.after,
+        action.reason,
+    )
+    .execute(conn)
+    .await?;
+    Ok(())
+}

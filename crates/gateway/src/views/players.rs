@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
 pub use crate::standing::Standing;
+use crate::store::identity::IdentityState;
 use crate::store::players::{LimitRow, PlayerRow};
 
 /// An email as every field that takes one declares it: the form `valid_email` checks (one `@`, a
@@ -38,6 +39,88 @@ pub struct Registration {
     pub date_of_birth: NaiveDate,
 }
 
+/// What a registration answers: the same whether or not the address had an account (the
+/// address is told which by mail).
+#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct RegistrationAccepted {
+    pub email: String,
+    /// What to do next, in words.
+    pub message: String,
+}
+
+impl RegistrationAccepted {
+    pub fn to(email: &str) -> RegistrationAccepted {
+        RegistrationAccepted {
+            email: email.to_owned(),
+            message: format!(
+                "We sent a message to {email}: open its link within 30 minutes to confirm the address, then log in."
+            ),
+        }
+    }
+}
+
+/// `POST /v1/email-verifications`: the token from the link mailed to the address.
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct EmailVerification {
+    #[schema(max_length = 100)]
+    pub token: String,
+}
+
+/// An address proved.
+#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct AddressVerified {
+    pub email: String,
+    pub email_verified_at: DateTime<Utc>,
+}
+
+/// `POST /v1/email-verifications/resend` and `POST /v1/password-resets`: the address to write to.
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct LinkRequest {
+    #[schema(schema_with = email_schema)]
+    pub email: String,
+}
+
+/// What asking for a link answers, whether or not the address has an account.
+#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct LinkRequested {
+    pub message: String,
+}
+
+/// `POST /v1/password-resets/complete`: the token from the mailed link, and the new password.
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PasswordReset {
+    #[schema(max_length = 100)]
+    pub token: String,
+    /// 10 to 256 characters, hard to guess and without the email in it.
+    #[schema(min_length = 10, max_length = 256)]
+    pub password: String,
+}
+
+/// Why a member of staff overrides what the system decided (a block lifted, a decision made by
+/// hand): written down with what they did.
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct StaffReason {
+    /// 1 to 2,000 characters, not all spaces (lines and tabs allowed).
+    #[schema(
+        min_length = 1,
+        max_length = 2000,
+        pattern = "^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f]*[^\\s\\x00-\\x1f\\x7f-\\x9f][^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f]*$"
+    )]
+    pub reason: String,
+}
+
+/// `PUT /v1/me/login-notices`.
+#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct LoginNotices {
+    /// Whether a message is sent to the player's address at every login.
+    pub enabled: bool,
+}
+
 /// A player as they (and operators) see themselves.
 #[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct Player {
@@ -59,11 +142,28 @@ pub struct Player {
     /// When play resumes by itself; `null` while the player may play, or while it waits for
     /// the player's request (after an exclusion's end, to reopen) or never comes.
     pub play_resumes_at: Option<DateTime<Utc>>,
+    /// When the player proved the address by the link mailed to it; `null`: not yet.
+    pub email_verified_at: Option<DateTime<Utc>>,
+    /// Whether the player is told of every login by mail (`PUT /v1/me/login-notices`).
+    pub login_notices: bool,
+    /// Since when deposits are stopped (five failed within 10 minutes) until an operator clears
+    /// it (`POST /v1/players/{id}/deposit-block/clear`); `null`: they are not.
+    pub deposits_blocked_at: Option<DateTime<Utc>>,
+    /// Where the player's identity check stands (`GET /v1/me/identity`); `null`: no player file
+    /// yet.
+    #[schema(schema_with = identity_state_or_null)]
+    pub identity_state: Option<IdentityState>,
     pub created_at: DateTime<Utc>,
+}
+
+fn identity_state_or_null() -> utoipa::openapi::schema::Object {
+    platform::openapi::one_of_texts_or_null(IdentityState::TEXTS)
 }
 
 impl From<PlayerRow> for Player {
     fn from(row: PlayerRow) -> Self {
+        // A state the schema allows but this build does not know reads as none.
+        let identity_state = row.identity_state.as_deref().and_then(|s| IdentityState::parse(s).ok());
         let standing = crate::standing::PlayStanding::of(&row, Utc::now());
         Player {
             id: row.id,
@@ -77,6 +177,10 @@ impl From<PlayerRow> for Player {
             closed_at: row.closed_at,
             standing: standing.standing,
             play_resumes_at: standing.resumes_at,
+            email_verified_at: row.email_verified_at,
+            login_notices: row.login_notices,
+            deposits_blocked_at: row.deposits_blocked_at,
+            identity_state,
             created_at: row.created_at,
         }
     }

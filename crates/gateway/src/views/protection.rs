@@ -256,6 +256,20 @@ pub struct ExclusionEntryRequest {
     pub date_of_birth: Option<NaiveDate>,
     /// The last day of the exclusion; none: until taken off the list.
     pub ends_on: Option<NaiveDate>,
+    /// The person's legal name: with the date of birth (then required), a player whose verified
+    /// identity bears it matches too, whatever their email (accents, case, spaces and
+    /// punctuation aside).
+    #[schema(
+        max_length = 200,
+        pattern = "^$|^[^\\x00-\\x1f\\x7f-\\x9f]*[^\\s\\x00-\\x1f\\x7f-\\x9f][^\\x00-\\x1f\\x7f-\\x9f]*$"
+    )]
+    #[serde(default)]
+    pub legal_name: Option<String>,
+    /// The last four digits of the person's SSN, where the list gives them: a name's match then
+    /// needs them too, where the player gave theirs (kept as a keyed digest, never shown).
+    #[schema(pattern = "^([0-9]{4})?$")]
+    #[serde(default)]
+    pub ssn_last4: Option<String>,
 }
 
 /// `POST /v1/exclusion-list/import` as JSON: the rows a CSV file would hold.
@@ -291,6 +305,8 @@ pub struct ExclusionEntry {
     pub source: String,
     pub reference: String,
     pub email: String,
+    /// The legal name a verified identity is matched on, where the list gives one.
+    pub legal_name: Option<String>,
     pub date_of_birth: Option<NaiveDate>,
     pub ends_on: Option<NaiveDate>,
     pub added_by: String,

@@ -21,11 +21,20 @@ pub struct PlayerLogin {
     pub password: String,
 }
 
-/// An operator or an auditor logs in with their username.
+/// An operator or an auditor logs in with their username, their password, and their second
+/// factor: the code their authenticator app shows, or one of their recovery codes.
 #[derive(Debug, Deserialize, utoipa::ToSchema)]
 pub struct StaffLogin {
     pub username: String,
     pub password: String,
+    /// The six digits the authenticator app shows (each is taken once).
+    #[serde(default)]
+    #[schema(pattern = "^[0-9]{6}$")]
+    pub code: Option<String>,
+    /// One of the recovery codes shown at enrolment, in place of a code (each is taken once).
+    #[serde(default)]
+    #[schema(max_length = 40, pattern = "^[A-Za-z0-9 -]+$")]
+    pub recovery_code: Option<String>,
 }
 
 /// A retailer's terminal logs in with its API key.
@@ -65,4 +74,45 @@ pub struct RefreshRequest {
     /// The refresh token the last login or renewal answered (each is good once).
     #[schema(max_length = 200)]
     pub refresh_token: String,
+}
+
+/// `POST /v1/staff/second-factor/enrolment`: the staff member enrolling, by their password.
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct EnrolmentRequest {
+    pub username: String,
+    pub password: String,
+}
+
+/// A second factor's secret, shown once: scan the QR code (or type the secret) into an
+/// authenticator app, then confirm with the code it shows.
+#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct EnrolmentView {
+    /// The secret, in base32 (for an app that cannot scan).
+    pub secret: String,
+    /// The `otpauth://totp/...` address the QR code holds (SHA-1, six digits, 30 seconds).
+    pub otpauth_url: String,
+    /// The QR code, as an SVG image.
+    pub qr_svg: String,
+    /// Confirm before this, or begin again.
+    pub confirm_before: DateTime<Utc>,
+}
+
+/// `POST /v1/staff/second-factor/enrolment/confirm`: the code the app shows for the secret shown.
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct EnrolmentConfirmation {
+    pub username: String,
+    pub password: String,
+    /// The six digits the app shows.
+    #[schema(pattern = "^[0-9]{6}$")]
+    pub code: String,
+}
+
+/// Enrolled and logged in: the session, and the ten recovery codes, shown this once (each logs
+/// in once in place of a code; keep them apart from the device).
+#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct EnrolmentConfirmed {
+    pub recovery_codes: Vec<String>,
+    pub session: LoginResponse,
 }

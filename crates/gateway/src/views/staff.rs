@@ -5,6 +5,7 @@ use platform::auth::Role;
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
+use crate::store::mail::MailState;
 use crate::store::staff::{RetailerRow, StaffRow, TerminalRow};
 
 // `POST /v1/staff`.
@@ -144,4 +145,61 @@ pub struct NewTerminalView {
 /// The roles a staff account may have.
 fn staff_roles() -> utoipa::openapi::schema::Object {
     platform::openapi::one_of_texts(&["operator", "auditor"])
+}
+
+/// `GET /v1/mail`: the messages to one address, or all, and the page.
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[serde(deny_unknown_fields)]
+#[into_params(parameter_in = Query)]
+pub struct MailQuery {
+    /// Only the messages to this address (compared lower-cased).
+    pub recipient: Option<String>,
+    /// The `next` cursor of the previous page.
+    #[param(schema_with = platform::page::after_schema::<Uuid>)]
+    pub after: Option<String>,
+    /// Page size, 1 to 500 (default 50).
+    #[param(minimum = 1, maximum = 500)]
+    pub limit: Option<i64>,
+}
+
+/// A message to a player, as the outbox holds it.
+#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct MailView {
+    pub id: Uuid,
+    pub recipient: String,
+    pub player_id: Option<Uuid>,
+    /// What it tells: `verify_email`, `already_registered`, `already_verified`,
+    /// `reset_password`, `password_changed`, `login_notice`, ...
+    pub kind: String,
+    pub subject: String,
+    pub body: String,
+    /// `queued` (waiting for the relay, or to be tried again), `sent` (the relay took it),
+    /// `kept` (no relay configured: delivered here), `failed` (given up).
+    #[schema(schema_with = MailState::schema)]
+    pub state: MailState,
+    pub attempts: i32,
+    /// Why the last attempt failed.
+    pub last_error: Option<String>,
+    pub sent_at: Option<DateTime<Utc>>,
+    pub created_at: DateTime<Utc>,
+}
+
+impl TryFrom<crate::store::mail::MailRow> for MailView {
+    type Error = platform::AppError;
+
+    fn try_from(row: crate::store::mail::MailRow) -> Result<Self, Self::Error> {
+        Ok(MailView {
+            id: row.id,
+            recipient: row.recipient,
+            player_id: row.player_id,
+            kind: row.kind,
+            subject: row.subject,
+            body: row.body,
+            state: MailState::parse(&row.state)?,
+            attempts: row.attempts,
+            last_error: row.last_error,
+            sent_at: row.sent_at,
+            created_at: row.created_at,
+        })
+    }
 }

@@ -26,6 +26,8 @@ pub struct TestGateway {
     pub url: String,
     /// The payment provider, kept for as long as the gateway it reports to.
     pub sandbox: gateway::sandbox::Sandbox,
+    /// Each staff member's enrolment in a second factor ([`TestGateway::enrol`]), by username.
+    pub enrolments: Arc<std::sync::Mutex<std::collections::HashMap<String, Value>>>,
 }
 
 /// A logged-in identity.
@@ -45,13 +47,33 @@ impl TestGateway {
         Self::with_quota(Quota { per_minute: 1_000_000, burst: 1_000_000 }).await
     }
 
+    /// A gateway that takes no deposit and no stake before the player's identity is verified.
+    pub async fn requiring_identity() -> TestGateway {
+        let mut options = assembly::Options::for_tests().unwrap();
+        options.gateway.identity_required = true;
+        let quota = Quota { per_minute: 1_000_000, burst: 1_000_000 };
+        Self::assembled(options, quota, quota).await
+    }
+
+    /// A gateway that takes no online stake without a location check (the identity not asked).
+    pub async fn requiring_location() -> TestGateway {
+        let mut options = assembly::Options::for_tests().unwrap();
+        options.gateway.location_required = true;
+        let quota = Quota { per_minute: 1_000_000, burst: 1_000_000 };
+        Self::assembled(options, quota, quota).await
+    }
+
     pub async fn with_quota(quota: Quota) -> TestGateway {
         Self::with_quotas(quota, quota).await
     }
 
     /// Per identity and per address.
     pub async fn with_quotas(per_identity: Quota, per_address: Quota) -> TestGateway {
-        let platform = assembly::Assembly::for_tests(assembly::Options::for_tests().unwrap()).await.unwrap();
+        Self::assembled(assembly::Options::for_tests().unwrap(), per_identity, per_address).await
+    }
+
+    async fn assembled(options: assembly::Options, per_identity: Quota, per_address: Quota) -> TestGateway {
+        let platform = assembly::Assembly::for_tests(options).await.unwrap();
         let mut state = platform.gateway.clone();
         // Drawn from the buckets every replica shares, as a deployed gateway's are.
         state.limiter = Arc::new(RateLimiter::shared(state.pool.clone(), per_identity, per_address));
@@ -60,7 +82,7 @@ impl TestGateway {
         platform.sandbox.deliver_to(Upstream::local("gateway", router.clone()));
         let (ledger_pool, tokens, url, sandbox) =
             (platform.ledger_pool, platform.tokens, platform.url, platform.sandbox);
-        TestGateway { router, state, ledger_pool, tokens, url, sandbox }
+        TestGateway { router, state, ledger_pool, tokens, url, sandbox, enrolments: Arc::default() }
     }
 
     /// Another replica of this gateway: its own process memory (rate-limit allowances, the
@@ -79,6 +101,7 @@ impl TestGateway {
             tokens: self.tokens.clone(),
             url: self.url.clone(),
             sandbox: self.sandbox.clone(),
+            enrolments: self.enrolments.clone(),
         }
     }
 
@@ -125,6 +148,74 @@ impl TestGateway {
         .await
     }
 
+    /// The messages the outbox holds for `email`, oldest first, as an operator reads them.
+    pub async fn mail_to(&self, email: &str) -> Vec<Value> {
+        let operator =
+            self.state.tokens.issue("mail-reader", Role::Auditor, None, Duration::from_secs(60)).unwrap();
+        let path = format!("/v1/mail?recipient={}&limit=500", email.replace('+', "%2B"));
+        let page = self.call("GET", &path, Some(&operator), None).await;
+        assert_eq!(page.status, StatusCode::OK, "{}", page.body);
+        let mut items = page.body["items"].as_array().unwrap().clone();
+        items.reverse();
+        items
+    }
+
+    /// Confirms `email`'s address with the link mailed to it.
+    pub async fn confirm_email(&self, email: &str) {
+        let token = self.link_token(email, "verify_email").await;
+        let done = self.call("POST", "/v1/email-verifications", None, Some(json!({"token": token}))).await;
+        assert_eq!(done.status, StatusCode::OK, "{}", done.body);
+    }
+
+    /// The sandbox identity provider's hosted page at `url` (or one of its decision links), as
+    /// the player's browser opens it: its status and HTML.
+    pub async fn hosted(&self, url: &str) -> (StatusCode, String) {
+        let path = url.find("/sandbox/").map_or(url, |at| &url[at..]);
+        let request = Request::get(path).body(Body::empty()).unwrap();
+        let response = tower::ServiceExt::oneshot(self.sandbox.hosted_pages(), request).await.unwrap();
+        let status = response.status();
+        let body = axum::body::to_bytes(response.into_body(), 1 << 20).await.unwrap();
+        (status, String::from_utf8_lossy(&body).into_owned())
+    }
+
+    /// `player`'s identity submitted and decided on the sandbox's hosted page by `outcome`
+    /// (`approve`, `decline`, `review`, `resubmit`); the file once the webhook has applied it.
+    pub async fn identity_decided(&self, player: &Login, outcome: &str) -> Value {
+        let file = json!({"legal_name": "Pat Doe", "phone": "+1 785 555 0100", "ssn_last4": "6789",
+            "address": {"line1": "100 SW Main St", "city": "Topeka", "region": "KS", "postal_code": "66603"}});
+        self.identity_decided_with(player, file, outcome).await
+    }
+
+    /// [`TestGateway::identity_decided`] with the player file `file`.
+    pub async fn identity_decided_with(&self, player: &Login, file: Value, outcome: &str) -> Value {
+        let submitted = self.call("PUT", "/v1/me/identity", Some(&player.token), Some(file)).await;
+        assert_eq!(submitted.status, StatusCode::ACCEPTED, "{}", submitted.body);
+        let url = submitted.body["verification_url"].as_str().unwrap().to_owned();
+        let (status, _) = self.hosted(&format!("{url}/{outcome}")).await;
+        assert_eq!(status, StatusCode::OK);
+        for _ in 0..200 {
+            let file = self.call("GET", "/v1/me/identity", Some(&player.token), None).await;
+            if file.body["state"] != "pending" {
+                return file.body;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        panic!("the identity webhook never came");
+    }
+
+    /// The token of the last link of `kind` mailed to `email`.
+    pub async fn link_token(&self, email: &str, kind: &str) -> String {
+        let mail = self.mail_to(email).await;
+        let last = mail
+            .iter()
+            .rev()
+            .find(|m| m["kind"] == kind)
+            .unwrap_or_else(|| panic!("no {kind} to {email}: {mail:#?}"));
+        let body = last["body"].as_str().unwrap();
+        let at = body.find("token=").unwrap_or_else(|| panic!("no link in {body}"));
+        body[at + 6..].split_whitespace().next().unwrap().to_owned()
+    }
+
     pub async fn login(&self, body: Value) -> Reply {
         self.call("POST", "/v1/sessions", None, Some(body)).await
     }
@@ -164,12 +255,12 @@ impl TestGateway {
     /// A registered, logged-in player.
     pub async fn player(&self, email: &str) -> Login {
         let reply = self.register(email).await;
-        assert_eq!(reply.status, StatusCode::CREATED, "{}", reply.body);
+        assert_eq!(reply.status, StatusCode::ACCEPTED, "{}", reply.body);
         let login = self.login(json!({"email": email, "password": PASSWORD})).await;
         assert_eq!(login.status, StatusCode::CREATED, "{}", login.body);
         Login {
             token: login.body["access_token"].as_str().unwrap().to_owned(),
-            subject: reply.body["id"].as_str().unwrap().to_owned(),
+            subject: login.body["subject"].as_str().unwrap().to_owned(),
         }
     }
 
@@ -185,9 +276,51 @@ impl TestGateway {
         )
         .await
         .unwrap();
-        let login = self.login(json!({"username": username, "password": PASSWORD})).await;
+        let enrolled = self.enrol(username).await;
+        let token = enrolled["session"]["access_token"].as_str().unwrap().to_owned();
+        Login { token, subject: id.to_string() }
+    }
+
+    /// Staff member `username` (password [`PASSWORD`]) enrolled in a second factor, as the
+    /// console does at their first login: the enrolment confirmed with the app's code; the
+    /// answer (the session, the recovery codes) with the secret as `secret`.
+    pub async fn enrol(&self, username: &str) -> Value {
+        let credentials = json!({"username": username, "password": PASSWORD});
+        let shown = self.call("POST", "/v1/staff/second-factor/enrolment", None, Some(credentials)).await;
+        assert_eq!(shown.status, StatusCode::CREATED, "{}", shown.body);
+        let secret = shown.body["secret"].as_str().unwrap().to_owned();
+        let code = totp_code(&secret, 0);
+        let confirm = json!({"username": username, "password": PASSWORD, "code": code});
+        let mut done =
+            self.call("POST", "/v1/staff/second-factor/enrolment/confirm", None, Some(confirm)).await;
+        assert_eq!(done.status, StatusCode::CREATED, "{}", done.body);
+        done.body["secret"] = json!(secret);
+        self.enrolments.lock().unwrap().insert(username.to_owned(), done.body.clone());
+        done.body
+    }
+
+    /// What staff member `username`'s enrolment answered (the session, the recovery codes, the
+    /// secret).
+    pub async fn enrolled(&self, username: &str) -> Value {
+        self.enrolments
+            .lock()
+            .unwrap()
+            .get(username)
+            .cloned()
+            .unwrap_or_else(|| panic!("{username} never enrolled"))
+    }
+
+    /// A login of staff member `username` (password [`PASSWORD`]) with a recovery code of
+    /// `enrolled` (the answer of [`TestGateway::enrol`]), each used once: the `n`th.
+    pub async fn staff_login(&self, username: &str, enrolled: &Value, n: usize) -> Login {
+        let recovery = enrolled["recovery_codes"][n].as_str().unwrap();
+        let login =
+            self.login(json!({"username": username, "password": PASSWORD, "recovery_code": recovery})).await;
         assert_eq!(login.status, StatusCode::CREATED, "{}", login.body);
-        Login { token: login.body["access_token"].as_str().unwrap().to_owned(), subject: id.to_string() }
+        Login {
+            token: login.body["access_token"].as_str().unwrap().to_owned(),
+            subject: login.body["subject"].as_str().unwrap().to_owned(),
+        }
     }
 
     /// A retailer with one terminal, logged in with its API key.
@@ -233,6 +366,14 @@ impl TestGateway {
 
 pub fn new_id() -> String {
     Uuid::now_v7().to_string()
+}
+
+/// The code an authenticator app shows for base32 `secret`, `steps` time steps (30 s) from now.
+pub fn totp_code(secret: &str, steps: i64) -> String {
+    let secret = totp_rs::Secret::try_from_base32(secret).unwrap();
+    let totp = totp_rs::Builder::new().with_secret(secret).build().unwrap();
+    let at = chrono::Utc::now().timestamp() + steps * 30;
+    totp.generate(u64::try_from(at).unwrap()).to_string()
 }
 
 /// A stake as a client sends it: with a key of its own.

@@ -78,8 +78,107 @@ async fn funded_player(ctx: &Context, email: &str, cents: i64) -> String {
 /// An operator (made with `lotto admin create-operator`, as the README does) and its token.
 async fn operator(ctx: &Context, username: &str) -> String {
     crate::common::create_operator(&ctx.database_url, username, STAFF_PASSWORD);
-    crate::common::log_in(&ctx.http, &ctx.base, json!({"username": username, "password": STAFF_PASSWORD}))
+    crate::common::staff_session(&ctx.http, &ctx.base, username, STAFF_PASSWORD).await
+}
+
+/// Staff member `username` (enrolled by [`operator`]) logs in to the console with their
+/// password and one of their recovery codes.
+async fn console_login(ctx: &Context, browser: &Browser, username: &str) -> Result<(), String> {
+    browser.goto(&format!("{}/#/console", ctx.base)).await?;
+    browser.fill("#staff-username", username).await?;
+    browser.fill("#staff-password", STAFF_PASSWORD).await?;
+    browser.fill("#staff-code", &crate::common::recovery_code(&ctx.base, username)).await?;
+    browser.click_button("Log in").await
+}
+
+/// The link in the last message of `kind` mailed to `email`, as an operator reads the outbox,
+/// pointed at this test's server (the message names the configured public address).
+async fn mailed_link(ctx: &Context, email: &str, kind: &str) -> Result<String, String> {
+    let op = operator(ctx, &format!("mail-{}", uuid::Uuid::now_v7().simple())).await;
+    let page = get(ctx, &format!("/v1/mail?recipient={email}&limit=50"), &op).await;
+    let items = page["items"].as_array().cloned().unwrap_or_default();
+    let body = items
+        .iter()
+        .find(|m| m["kind"] == kind)
+        .and_then(|m| m["body"].as_str())
+        .ok_or_else(|| format!("no {kind} message to {email}: {page}"))?;
+    let at = body.find("/#/").ok_or_else(|| format!("no link in {body:?}"))?;
+    let path = body[at..].split_whitespace().next().unwrap_or_default();
+    Ok(format!("{}{path}", ctx.base))
+}
+
+/// Forgot the password: the page asks for a link, the mailed link opens the page that sets a
+/// new one (every session ended, nobody logged in), and the new password logs in.
+pub async fn player_resets_a_forgotten_password(ctx: &Context, browser: &Browser) -> Result<(), String> {
+    let token = crate::common::player(&ctx.http, &ctx.base, "flo@example.com", PLAYER_PASSWORD).await;
+    browser.goto(&format!("{}/#/play", ctx.base)).await?;
+    browser.click(&browser.find("a[href='#/forgot-password']").await?).await?;
+    browser.fill("#forgot-email", "flo@example.com").await?;
+    browser.click_button("Send me a link").await?;
+    browser.wait_text("[data-testid=forgot-said]", "If flo@example.com has an account").await?;
+    shot(ctx, browser, "player-forgot-password").await?;
+    let link = mailed_link(ctx, "flo@example.com", "reset_password").await?;
+    browser.goto(&link).await?;
+    browser.fill("#reset-password", "a new and different passphrase").await?;
+    browser.click_button("Set the new password").await?;
+    browser.wait_text("[data-testid=reset-said]", "every device was logged out").await?;
+    let before = ctx
+        .http
+        .get(format!("{}/v1/me", ctx.base))
+        .bearer_auth(&token)
+        .send()
         .await
+        .map_err(|e| e.to_string())?;
+    if before.status() != 401 {
+        return Err(format!("the session before the reset still answers {}", before.status()));
+    }
+    browser.click(&browser.find("[data-testid=reset-said] a").await?).await?;
+    browser.fill("#login-email", "flo@example.com").await?;
+    browser.fill("#login-password", "a new and different passphrase").await?;
+    browser.click_button("Log in").await?;
+    browser.find("[data-testid=balance]").await.map(|_| ())
+}
+
+/// An operator verifies by hand a player file the identity provider sent to review: the
+/// console's queue shows it, a reason is required, and the player's identity is then verified.
+pub async fn operator_decides_an_identity_review(ctx: &Context, browser: &Browser) -> Result<(), String> {
+    let token =
+        crate::common::unverified_player(&ctx.http, &ctx.base, "rex@example.com", PLAYER_PASSWORD).await;
+    let link = mailed_link(ctx, "rex@example.com", "verify_email").await?;
+    let at = link.find("token=").ok_or("no token")?;
+    let confirmed = post(ctx, "/v1/email-verifications", "", json!({"token": &link[at + 6..]})).await;
+    if confirmed["email"] != "rex@example.com" {
+        return Err(format!("the address was not confirmed: {confirmed}"));
+    }
+    let file = json!({"legal_name": "Rex Ortiz", "phone": "316 555 0199",
+        "address": {"line1": "300 N Main St", "city": "Wichita", "region": "KS", "postal_code": "67202"}});
+    let sent = api(ctx, reqwest::Method::PUT, "/v1/me/identity", &token, Some(file)).await;
+    let url = sent["verification_url"].as_str().ok_or_else(|| format!("no page: {sent}"))?;
+    let page = &url[url.find("/sandbox/").ok_or("not the sandbox's page")?..];
+    ctx.http.get(format!("{}{page}/review", ctx.base)).send().await.map_err(|e| e.to_string())?;
+    for _ in 0..100 {
+        if get(ctx, "/v1/me/identity", &token).await["state"] == "review" {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    operator(ctx, "kyc-desk").await;
+    console_login(ctx, browser, "kyc-desk").await?;
+    browser.click_button("Players").await?;
+    browser.wait_text("[data-testid=identity-reviews]", "Rex Ortiz").await?;
+    shot(ctx, browser, "console-identity-review").await?;
+    let reason = browser.find("[data-testid=identity-reviews] input").await?;
+    let id = browser.attribute(&reason, "id").await?.unwrap_or_default();
+    browser.fill(&format!("#{id}"), "a driving licence and a utility bill seen by video call").await?;
+    browser.click_button("Verify").await?;
+    browser.wait_text("[data-testid=identity-reviews]", "None waiting").await?;
+    let now = get(ctx, "/v1/me/identity", &token).await;
+    if now["state"] != "verified"
+        || now["reason"] != "a driving licence and a utility bill seen by video call"
+    {
+        return Err(format!("the decision is not on the file: {now}"));
+    }
+    Ok(())
 }
 
 /// A fresh session of a registered player, by the API.
@@ -111,6 +210,41 @@ pub async fn player_keno(ctx: &Context, browser: &Browser) -> Result<(), String>
     // A new player is invited to set limits before playing; "Not now" puts it away.
     browser.wait_text("[data-testid=limits-invitation]", "set limits").await?;
     browser.click_button("Not now").await?;
+    // The address is confirmed by the link mailed to it (read from the outbox, as the
+    // console does with no relay configured), opened where the player is logged in.
+    browser.wait_text("[data-testid=unconfirmed-address]", "kim@example.com").await?;
+    let link = mailed_link(ctx, "kim@example.com", "verify_email").await?;
+    browser.goto(&link).await?;
+    browser.wait_text("[data-testid=verify-email]", "kim@example.com is confirmed").await?;
+    browser.click(&browser.find("[data-testid=verify-email] a").await?).await?;
+    browser.wait_text("[data-testid=balance]", "$0.00").await?;
+    if !browser.all("[data-testid=unconfirmed-address]").await?.is_empty() {
+        return Err("the page still asks to confirm a confirmed address".into());
+    }
+    // Her identity checked before money: the file sent, the provider's page (the sandbox's,
+    // which decides on request) opened and approved, the page told by the signed webhook.
+    for (field, text) in [
+        ("#id-name", "Kim Park"),
+        ("#id-line1", "1200 SW Harrison St"),
+        ("#id-city", "Topeka"),
+        ("#id-postal", "66612"),
+        ("#id-phone", "785 555 0123"),
+    ] {
+        browser.fill(field, text).await?;
+    }
+    browser.click_button("Verify my identity").await?;
+    browser.wait_text("[data-testid=identity-state]", "waiting for you to finish the check").await?;
+    let link = browser.find("[data-testid=identity-link]").await?;
+    let href = browser.attribute(&link, "href").await?.unwrap_or_default();
+    let page = href
+        .find("/sandbox/")
+        .map(|at| &href[at..])
+        .ok_or_else(|| format!("not the sandbox's page: {href}"))?;
+    browser.goto(&format!("{}{page}", ctx.base)).await?;
+    browser.click(&browser.find("a[href$='/approve']").await?).await?;
+    browser.wait_text("[data-outcome]", "Decided: Approve").await?;
+    browser.goto(&format!("{}/#/play", ctx.base)).await?;
+    browser.wait_text("[data-testid=identity-state]", "Identity check: verified").await?;
     browser.fill("#amount", "50").await?;
     browser.click_button("Deposit").await?;
     browser.wait_text("[data-testid=payment-state]", "succeeded").await?;
@@ -908,10 +1042,40 @@ pub async fn retailer_pays(ctx: &Context, browser: &Browser) -> Result<(), Strin
 /// The operator logs in, watches a Keno draw arrive live, verifies both audit chains, follows a
 /// print run's job to its end, and opens the PAR charts: one bar per spot count, as the math.
 pub async fn operator_console(ctx: &Context, browser: &Browser) -> Result<(), String> {
-    operator(ctx, "console-op").await;
+    // The first login after the second factor shipped: the console enrols an authenticator app
+    // (the secret shown once, as a QR code), a code from it confirms, the recovery codes shown.
+    crate::common::create_operator(&ctx.database_url, "console-op", STAFF_PASSWORD);
     browser.goto(&format!("{}/#/console", ctx.base)).await?;
     browser.fill("#staff-username", "console-op").await?;
     browser.fill("#staff-password", STAFF_PASSWORD).await?;
+    browser.click_button("Log in").await?;
+    browser.click_button("Show my QR code").await?;
+    // The password alone was refused (403, the enrolment asked for): the one error logged.
+    let logged = browser.console_errors().await?;
+    if logged.iter().any(|e| !(e.contains("/v1/sessions") && e.contains("403"))) {
+        return Err(format!("the page logged console errors: {logged:#?}"));
+    }
+    let qr = browser.find("[data-testid=enrolment-qr]").await?;
+    let source = browser.attribute(&qr, "src").await?.unwrap_or_default();
+    if !source.starts_with("data:image/svg+xml") {
+        return Err(format!("no QR code shown: {source:.80}"));
+    }
+    let secret = browser.text(&browser.find("[data-testid=enrolment-secret]").await?).await?;
+    shot(ctx, browser, "console-enrolment").await?;
+    browser.fill("#enrol-code", &crate::common::totp_code(secret.trim())).await?;
+    browser.click_button("Confirm").await?;
+    browser.wait_text("[data-testid=recovery-codes]", "Your recovery codes").await?;
+    let codes = browser.all("[data-testid=recovery-codes] li").await?;
+    if codes.len() != 10 {
+        return Err(format!("{} recovery codes shown, not 10", codes.len()));
+    }
+    browser.click_button("I have kept them: open the console").await?;
+    browser.wait_text("[data-testid=console-who]", "logged in as console-op").await?;
+    // Logged out, then in again with the password and the app's next code.
+    browser.click_button("Log out").await?;
+    browser.fill("#staff-username", "console-op").await?;
+    browser.fill("#staff-password", STAFF_PASSWORD).await?;
+    browser.fill("#staff-code", &crate::common::totp_code_ahead(secret.trim(), 1)).await?;
     shot(ctx, browser, "console-login").await?;
     browser.click_button("Log in").await?;
     browser.wait_text("#panel-draws", "Live: new results").await?;
@@ -1320,10 +1484,7 @@ pub async fn operator_keeps_the_exclusion_lists(ctx: &Context, browser: &Browser
         .await
         .map_err(|e| e.to_string())?;
     operator(ctx, "protection-op").await;
-    browser.goto(&format!("{}/#/console", ctx.base)).await?;
-    browser.fill("#staff-username", "protection-op").await?;
-    browser.fill("#staff-password", STAFF_PASSWORD).await?;
-    browser.click_button("Log in").await?;
+    console_login(ctx, browser, "protection-op").await?;
     // The console names who is logged in.
     browser.wait_text("[data-testid=console-who]", "logged in as protection-op (operator)").await?;
     browser.click_button("Player protection").await?;
@@ -1428,10 +1589,7 @@ async fn console_powerball(
     username: &str,
     date: &str,
 ) -> Result<(), String> {
-    browser.goto(&format!("{}/#/console", ctx.base)).await?;
-    browser.fill("#staff-username", username).await?;
-    browser.fill("#staff-password", STAFF_PASSWORD).await?;
-    browser.click_button("Log in").await?;
+    console_login(ctx, browser, username).await?;
     browser.click_button("Powerball").await?;
     let open = browser.find(&format!("button[data-open='{date}']")).await?;
     browser.click(&open).await?;
@@ -1445,6 +1603,14 @@ async fn enter_results(browser: &Browser, whites: [u8; 5], powerball: u8) -> Res
     }
     browser.fill("#pb-red", &powerball.to_string()).await?;
     browser.select("#pb-multiplier", "3").await?;
+    // What the form holds is what the operator typed, before it is sent.
+    let held = browser
+        .script("return [1,2,3,4,5].map(i => document.querySelector('#pb-white-' + i).value).concat([document.querySelector('#pb-red').value, document.querySelector('#pb-multiplier').value]).join(' ')")
+        .await?;
+    let typed = format!("{} {powerball} 3", whites.map(|w| w.to_string()).join(" "));
+    if held.as_str() != Some(typed.as_str()) {
+        return Err(format!("the results form holds {held} after {typed} was typed"));
+    }
     browser.click_button("Enter the results").await
 }
 
@@ -1655,10 +1821,7 @@ pub async fn operator_keeps_retailers_terminals_and_packs(
     let [stolen, returned] = books[..] else {
         return Err(format!("two printed packs of game 228 were not found: {books:?}"));
     };
-    browser.goto(&format!("{}/#/console", ctx.base)).await?;
-    browser.fill("#staff-username", "retail-op").await?;
-    browser.fill("#staff-password", STAFF_PASSWORD).await?;
-    browser.click_button("Log in").await?;
+    console_login(ctx, browser, "retail-op").await?;
     browser.click_button("Retailers").await?;
     browser.fill("#retailer-name", "Prairie Market").await?;
     browser.fill("#retailer-address", "1 Main St, Salina KS").await?;
@@ -1796,10 +1959,7 @@ pub async fn operator_pays_a_prize_at_the_office(ctx: &Context, browser: &Browse
         return Err(format!("the pack is not on sale: {active}"));
     }
 
-    browser.goto(&format!("{}/#/console", ctx.base)).await?;
-    browser.fill("#staff-username", "office-op").await?;
-    browser.fill("#staff-password", STAFF_PASSWORD).await?;
-    browser.click_button("Log in").await?;
+    console_login(ctx, browser, "office-op").await?;
     browser.click_button("Office claims").await?;
     // The small prize: paid, no W-2G, no taxpayer number asked.
     browser.fill("#office-barcode", &small.scan).await?;

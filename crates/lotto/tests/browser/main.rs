@@ -93,6 +93,12 @@ type Journey = for<'a> fn(&'a Context, &'a Browser) -> Pin<Box<dyn Future<Output
 /// (name, window width, window height, the journey).
 const JOURNEYS: &[(&str, u32, u32, Journey)] = &[
     ("player_registers_deposits_and_plays_keno", 1280, 900, |c, b| Box::pin(journeys::player_keno(c, b))),
+    ("operator_decides_an_identity_check_sent_to_review", 1280, 900, |c, b| {
+        Box::pin(journeys::operator_decides_an_identity_review(c, b))
+    }),
+    ("player_resets_a_forgotten_password_by_the_mailed_link", 1280, 900, |c, b| {
+        Box::pin(journeys::player_resets_a_forgotten_password(c, b))
+    }),
     ("player_plays_a_blackjack_round_to_the_end", 1280, 900, |c, b| {
         Box::pin(journeys::player_blackjack(c, b))
     }),

@@ -9,6 +9,11 @@ use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
 /// The services, in the order `lotto cluster start` prints their fronts.
+/// What the identity provider signs its webhooks with, and the key the player files are sealed
+/// with, as an operator gives every replica.
+const IDENTITY_WEBHOOK_SECRET: &str = "the identity sandbox's secret for services apart";
+const IDENTITY_KEY: &str = "the player files' key for services run apart";
+
 pub const SERVICES: [&str; 5] = ["gateway", "ledger", "draw-games", "table-games", "instant"];
 pub const GATEWAY: usize = 0;
 pub const LEDGER: usize = 1;
@@ -170,6 +175,10 @@ impl Apart {
                 ("LOTTO_TABLES_URL", url(TABLES)),
                 ("LOTTO_INSTANT_URL", url(INSTANT)),
                 ("LOTTO_PAYMENTS_URL", format!("http://127.0.0.1:{sandbox_port}")),
+                ("LOTTO_IDENTITY_URL", format!("http://127.0.0.1:{sandbox_port}")),
+                ("LOTTO_LOCATION_URL", format!("http://127.0.0.1:{sandbox_port}")),
+                ("LOTTO_IDENTITY_WEBHOOK_SECRET", IDENTITY_WEBHOOK_SECRET.to_owned()),
+                ("LOTTO_IDENTITY_KEY", IDENTITY_KEY.to_owned()),
                 ("LOTTO_GATEWAY_URL", url(GATEWAY)),
                 ("LOTTO_SIGNING_KEY", SIGNING_KEY.to_owned()),
             ]
@@ -200,6 +209,8 @@ impl Apart {
             })
             .collect();
         let mut sandbox = process("lotto", &["payments-sandbox"], sandbox_port, "/healthz");
+        // Players open its identity pages where it listens.
+        sandbox.env.push(("LOTTO_PUBLIC_URL".to_owned(), format!("http://127.0.0.1:{sandbox_port}")));
         // Each service once its front passes to it: a service that needs another at its start
         // (the ledger, for the accounts it opens) finds it.
         for service in [LEDGER, DRAWS, TABLES, INSTANT, GATEWAY] {

@@ -115,26 +115,172 @@ pub fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
 }
 
-/// A player registered and logged in at `base`; returns the access token.
+/// A player registered at `base`, her address confirmed and her identity verified in the
+/// sandbox (no money moves before), logged in and located in the jurisdiction (no online stake
+/// before); returns the access token. The link mailed to her is
+/// read from the outbox as an auditor holding the tokens of [`SECRET`] reads it.
 pub async fn player(http: &reqwest::Client, base: &str, email: &str, password: &str) -> String {
+    player_read_by(http, base, &mail_reader(), email, password).await
+}
+
+/// [`player`], the outbox read with `reader` (a staff member's token).
+pub async fn player_read_by(
+    http: &reqwest::Client,
+    base: &str,
+    reader: &str,
+    email: &str,
+    password: &str,
+) -> String {
+    let token = unverified_player(http, base, email, password).await;
+    confirm_email(http, base, reader, email).await;
+    verify_identity(http, base, &token).await;
+    locate(http, base, &token).await;
+    token
+}
+
+/// The login of `token` located in the jurisdiction by the sandbox geolocation provider (an
+/// online stake needs it, from the address the login's requests come from).
+pub async fn locate(http: &reqwest::Client, base: &str, token: &str) {
+    let checked = http
+        .post(format!("{base}/v1/me/location-checks"))
+        .bearer_auth(token)
+        .json(&serde_json::json!({"packet": "sandbox_inside"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(checked.status(), 201);
+    let checked: serde_json::Value = checked.json().await.unwrap();
+    assert_eq!(checked["result"], "inside", "{checked}");
+}
+
+/// A player registered and logged in at `base`, nothing confirmed; returns the access token.
+pub async fn unverified_player(http: &reqwest::Client, base: &str, email: &str, password: &str) -> String {
     let body = serde_json::json!({"email": email, "password": password, "date_of_birth": "1990-05-17"});
     let registered = http.post(format!("{base}/v1/players")).json(&body).send().await.unwrap();
-    assert_eq!(registered.status(), 201, "{}", registered.text().await.unwrap());
+    assert_eq!(registered.status(), 202, "{}", registered.text().await.unwrap());
     log_in(http, base, serde_json::json!({"email": email, "password": password})).await
+}
+
+/// An auditor's token, issued with [`SECRET`] (the token secret `Lotto::start` gives).
+pub fn mail_reader() -> String {
+    let keys = platform::auth::TokenKeys::from_secret(SECRET.as_bytes()).unwrap();
+    keys.issue("mail-reader", platform::auth::Role::Auditor, None, Duration::from_secs(600)).unwrap()
+}
+
+/// `email`'s address confirmed with the last link mailed to it, read from the outbox by `reader`.
+pub async fn confirm_email(http: &reqwest::Client, base: &str, reader: &str, email: &str) {
+    let url = format!("{base}/v1/mail?recipient={}&limit=100", email.replace('+', "%2B"));
+    let mail: serde_json::Value =
+        http.get(url).bearer_auth(reader).send().await.unwrap().json().await.unwrap();
+    let items = mail["items"].as_array().unwrap_or_else(|| panic!("no mail for {email}: {mail}"));
+    let link = items.iter().find(|m| m["kind"] == "verify_email").unwrap_or_else(|| panic!("{mail}"));
+    let body = link["body"].as_str().unwrap();
+    let token = body[body.find("token=").unwrap() + 6..].split_whitespace().next().unwrap();
+    let confirmed = http
+        .post(format!("{base}/v1/email-verifications"))
+        .json(&serde_json::json!({"token": token}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(confirmed.status(), 200, "{}", confirmed.text().await.unwrap());
+}
+
+/// The player of `token` verified: her file submitted, approved on the sandbox provider's hosted
+/// page (`lotto` serves it at `base`; a provider apart, at the address it gave), the webhook
+/// awaited.
+pub async fn verify_identity(http: &reqwest::Client, base: &str, token: &str) {
+    let file = serde_json::json!({"legal_name": "Pat Doe", "phone": "+1 785 555 0100", "ssn_last4": "6789",
+        "address": {"line1": "100 SW Main St", "city": "Topeka", "region": "KS", "postal_code": "66603"}});
+    let submitted =
+        http.put(format!("{base}/v1/me/identity")).bearer_auth(token).json(&file).send().await.unwrap();
+    assert_eq!(submitted.status(), 202);
+    let submitted: serde_json::Value = submitted.json().await.unwrap();
+    let url = submitted["verification_url"].as_str().unwrap();
+    // `lotto`'s public address by default, where these tests' `lotto` does not listen.
+    let url = match url.strip_prefix("http://localhost:8080") {
+        Some(path) => format!("{base}{path}"),
+        None => url.to_owned(),
+    };
+    let approved = http.get(format!("{url}/approve")).send().await.unwrap();
+    assert_eq!(approved.status(), 200, "{url}");
+    for _ in 0..300 {
+        let now: serde_json::Value = http
+            .get(format!("{base}/v1/me/identity"))
+            .bearer_auth(token)
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        match now["state"].as_str() {
+            Some("verified") => return,
+            Some("pending") => tokio::time::sleep(Duration::from_millis(50)).await,
+            _ => panic!("the identity check did not verify: {now}"),
+        }
+    }
+    panic!("the identity webhook never came");
+}
+
+/// `body` posted to `url`; the answer's body, whatever its status.
+async fn post_json(http: &reqwest::Client, url: &str, body: &serde_json::Value) -> serde_json::Value {
+    http.post(url).json(body).send().await.unwrap().json().await.unwrap()
+}
+
+/// Staff members the helpers enrolled, by `base` and username: the recovery codes not yet used.
+static RECOVERY: std::sync::Mutex<std::collections::BTreeMap<String, Vec<String>>> =
+    std::sync::Mutex::new(std::collections::BTreeMap::new());
+
+/// A staff member's session at `base`, with the second factor: at their first login the
+/// authenticator app is enrolled as the console does it (the secret shown once, confirmed with
+/// the app's code); each later login takes one of the recovery codes the enrolment gave. Returns
+/// the access token.
+pub async fn staff_session(http: &reqwest::Client, base: &str, username: &str, password: &str) -> String {
+    if RECOVERY.lock().unwrap().contains_key(&format!("{base} {username}")) {
+        let recovery = recovery_code(base, username);
+        let login =
+            serde_json::json!({"username": username, "password": password, "recovery_code": recovery});
+        return log_in(http, base, login).await;
+    }
+    let credentials = serde_json::json!({"username": username, "password": password});
+    let shown = post_json(http, &format!("{base}/v1/staff/second-factor/enrolment"), &credentials).await;
+    let secret = shown["secret"].as_str().unwrap_or_else(|| panic!("no enrolment: {shown}"));
+    let confirm = serde_json::json!({"username": username, "password": password, "code": totp_code(secret)});
+    let done = post_json(http, &format!("{base}/v1/staff/second-factor/enrolment/confirm"), &confirm).await;
+    let codes = done["recovery_codes"].as_array().unwrap_or_else(|| panic!("not enrolled: {done}"));
+    let codes = codes.iter().map(|c| c.as_str().unwrap().to_owned()).collect();
+    RECOVERY.lock().unwrap().insert(format!("{base} {username}"), codes);
+    done["session"]["access_token"].as_str().unwrap().to_owned()
+}
+
+/// One of the unused recovery codes of staff member `username` at `base` (enrolled by
+/// [`staff_session`]), for a login a test or a command sends itself.
+pub fn recovery_code(base: &str, username: &str) -> String {
+    let mut enrolled = RECOVERY.lock().unwrap();
+    let codes = enrolled
+        .get_mut(&format!("{base} {username}"))
+        .unwrap_or_else(|| panic!("{username} never enrolled"));
+    codes.pop().unwrap_or_else(|| panic!("{username}'s recovery codes are used up"))
+}
+
+/// The code an authenticator app shows now for base32 `secret`.
+pub fn totp_code(secret: &str) -> String {
+    totp_code_ahead(secret, 0)
+}
+
+/// The code an authenticator app shows for base32 `secret` `steps` time steps (30 s) from now
+/// (the server takes a step either way, for a clock a little off).
+pub fn totp_code_ahead(secret: &str, steps: i64) -> String {
+    let secret = totp_rs::Secret::try_from_base32(secret).unwrap();
+    let totp = totp_rs::Builder::new().with_secret(secret).build().unwrap();
+    let at = chrono::Utc::now().timestamp() + steps * 30;
+    totp.generate(u64::try_from(at).unwrap()).to_string()
 }
 
 /// A session opened with `credentials` (a player's, a staff member's or a terminal's) at
 /// `base`; returns the access token.
 pub async fn log_in(http: &reqwest::Client, base: &str, credentials: serde_json::Value) -> String {
-    let login: serde_json::Value = http
-        .post(format!("{base}/v1/sessions"))
-        .json(&credentials)
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let login = post_json(http, &format!("{base}/v1/sessions"), &credentials).await;
     login["access_token"].as_str().unwrap_or_else(|| panic!("no login: {login}")).to_owned()
 }
 

@@ -1,9 +1,12 @@
 """A client developer's first session, through a client generated from openapi.yaml with
-openapi-python-client (issue 36, the contract): register, log in, deposit through the sandbox,
-play a blackjack round to its end and a craps roll with a pass bet. Every call goes through the
+openapi-python-client (issue 36, the contract): register, confirm the address with the mailed
+link (read from the outbox with a staff member's token), log in, have the identity verified by
+the sandbox (its hosted page opened as a browser opens it), be located in the state by the
+sandbox geolocation provider, deposit through the sandbox, play a
+blackjack round to its end and a craps roll with a pass bet. Every API call goes through the
 generated functions and models; nothing is sent by hand.
 
-    python3 play_with_generated_client.py <package dir> <package name> <base url> <email>
+    python3 play_with_generated_client.py <package dir> <package name> <base url> <email> <staff token>
 
 Prints one JSON line: what the round and the roll did, by the generated models' fields, for the
 test that runs it to check against the API.
@@ -14,9 +17,10 @@ import importlib
 import json
 import sys
 import time
+import urllib.request
 import uuid
 
-package_dir, package_name, base_url, email = sys.argv[1:5]
+package_dir, package_name, base_url, email, staff_token = sys.argv[1:6]
 sys.path.insert(0, package_dir)
 client_module = importlib.import_module(package_name)
 
@@ -47,12 +51,43 @@ def api(path):
 PASSWORD = "correct horse battery staple"
 anonymous = client_module.Client(base_url=base_url)
 registration = models.Registration(email=email, password=PASSWORD, date_of_birth=datetime.date(1990, 5, 17))
-player = answer(api("players.register").sync_detailed(client=anonymous, body=registration), 201)
+accepted = answer(api("players.register").sync_detailed(client=anonymous, body=registration), 202)
+assert accepted.email == email, accepted
+staff = client_module.AuthenticatedClient(base_url=base_url, token=staff_token)
+outbox = answer(api("administration.mail_outbox").sync_detailed(client=staff, recipient=email), 200)
+link = next(m.body for m in outbox.items if m.kind == "verify_email")
+token = link[link.index("token=") + 6 :].split()[0]
+confirmed = answer(
+    api("players.verify_email").sync_detailed(client=anonymous, body=models.EmailVerification(token=token)), 200
+)
 login = answer(
     api("sessions.login").sync_detailed(client=anonymous, body=models.PlayerLogin(email=email, password=PASSWORD)),
     201,
 )
 client = client_module.AuthenticatedClient(base_url=base_url, token=login.access_token)
+
+# No money moves before the identity is verified: the file goes to the provider, the player
+# finishes on its page (the sandbox's "approve" link), its webhook reports the decision.
+home = models.Address(line1="100 SW Main St", city="Topeka", region="KS", postal_code="66603")
+file = models.IdentitySubmission(legal_name="Pia Doe", address=home, phone="+1 785 555 0100", ssn_last4="6789")
+submitted = answer(api("players.submit_identity").sync_detailed(client=client, body=file), 202)
+page = submitted.verification_url.replace("http://localhost:8080", base_url)
+with urllib.request.urlopen(f"{page}/approve") as opened:
+    assert opened.status == 200, opened.status
+for _ in range(100):
+    identity = answer(api("players.my_identity").sync_detailed(client=client), 200)
+    if identity.state.value != "pending":
+        break
+    time.sleep(0.1)
+assert identity.state.value == "verified", identity
+
+# No online stake without a location check of this login: the device kit's packet (the
+# sandbox's "in the state") checked by the geolocation provider.
+located = answer(
+    api("players.check_location").sync_detailed(client=client, body=models.LocationCheckRequest(packet="sandbox_inside")),
+    201,
+)
+assert located.result == models.LocationResult.INSIDE, located
 
 deposit = answer(
     api("players.deposit_to_wallet").sync_detailed(
@@ -114,7 +149,7 @@ report = play.result.roll
 print(
     json.dumps(
         {
-            "player": str(player.id),
+            "player": login.subject,
             "round": str(round_.id),
             "round_state": round_.state.value,
             "decisions": decisions,

@@ -39,6 +39,8 @@ RULES = {
     "invalid_money_limit",  # a period for loss and wager limits, none for a single stake
     "invalid_time_limit",  # at most the period's own length in minutes
     "invalid_metadata",  # at most so many bytes once serialized
+    "code_and_recovery_code",  # a staff login's second factor: a code or a recovery code, not both
+    "invalid_exclusion_list",  # an entry's legal name is matched with its date of birth: both or no name
     # Check digits (Luhn): the form is declared, the digit's agreement cannot be.
     "invalid_serial",
     "invalid_barcode",

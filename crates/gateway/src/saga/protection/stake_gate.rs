@@ -1,5 +1,6 @@
-//! What every stake passes before it reaches a game: the player's game session joined (or
-//! started), its reality check, and the time limits.
+//! What every stake passes before it reaches a game: the player's identity verified, the
+//! device located in the jurisdiction, the player's game session joined (or started), its
+//! reality check, and the time limits.
 
 use chrono::Utc;
 use platform::AppError;
@@ -21,10 +22,18 @@ const REALITY_CHECK_MINUTES: [i32; 3] = [15, 30, 60];
 /// answers 409 `reality_check_due` with its time, staked, won and net until the player
 /// acknowledges it (from any of their logins); refuses the stake (422 `limit_reached`, kind
 /// `time`) when a time limit's window is used up; and carries the time played to now.
-pub(crate) async fn before_stake(state: &GatewayState, caller: &Authenticated) -> Result<(), AppError> {
+pub(crate) async fn before_stake(
+    state: &GatewayState,
+    caller: &Authenticated,
+    ip: Option<std::net::IpAddr>,
+) -> Result<(), AppError> {
     // A token without a session (a service's, a test's) has no game session to time.
     let Some(sid) = caller.0.sid else { return Ok(()) };
     let player = caller.subject_id()?;
+    // No stake before the player's identity is verified (issue 49 §KYC).
+    crate::saga::identity::require_verified(state, player).await?;
+    // From where the law allows online play, checked in this login from this address.
+    crate::saga::location::require_located(state, sid, ip).await?;
     let Some(clock) = game_session_clock(state, sid, player).await? else { return Ok(()) };
     reality_check_answered(state, sid, player, &clock).await?;
     if clock.time_limited {

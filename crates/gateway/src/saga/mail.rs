@@ -1,0 +1,195 @@
+//! What the platform writes to players, and the worker that sends it (issue 49 §Email).
+//!
+//! A letter is written to the outbox in the transaction of what it tells ([`write`]), and sent
+//! by [`send_due`], which every replica runs every few seconds: each claims a few due messages
+//! for a minute ([`crate::store::mail::claim_due`]), so replicas never send one message twice
+//! unless one dies between the relay's answer and its note. A message the relay refuses for now
+//! is tried again after 1, 2, 4 ... minutes (at most an hour apart) and given up after
+//! [`MAX_ATTEMPTS`]; one it refuses for good is given up at once. No request waits for a relay.
+
+use chrono::{DateTime, Utc};
+use platform::AppError;
+use sqlx::PgConnection;
+use uuid::Uuid;
+
+use crate::GatewayState;
+use crate::mail::SendFailure;
+use crate::store::mail::{self as store, NewMail};
+
+/// Attempts before a message is given up.
+pub const MAX_ATTEMPTS: i32 = 12;
+
+/// How long a worker holds the messages it claimed before another may try them.
+const LEASE_SECONDS: i32 = 60;
+
+/// Messages one pass of one worker claims.
+const BATCH: i64 = 20;
+
+/// One message: its kind (what the outbox and the console call it), subject and text.
+#[derive(Debug, Clone)]
+pub struct Letter {
+    pub kind: &'static str,
+    pub subject: String,
+    pub body: String,
+}
+
+/// A time as the player reads it: the lottery's clock, named.
+fn when(at: DateTime<Utc>) -> String {
+    domain::text::lottery_time(at)
+}
+
+impl Letter {
+    /// The link that proves an address (registration, or a resend).
+    pub fn verify_email(link: &str, minutes: i32) -> Letter {
+        Letter {
+            kind: "verify_email",
+            subject: "Confirm your email address".to_owned(),
+            body: format!(
+                "To confirm this address for your lottery account, open this link within {minutes} minutes:\n\n\
+                 {link}\n\n\
+                 If you did not open an account, ignore this message: nothing is done with this address until \
+                 it is confirmed."
+            ),
+        }
+    }
+
+    /// A registration with an address that already has an account: told to the address, never
+    /// to whoever typed it.
+    pub fn already_registered(at: DateTime<Utc>, site: &str) -> Letter {
+        Letter {
+            kind: "already_registered",
+            subject: "Someone tried to open an account with your address".to_owned(),
+            body: format!(
+                "On {} someone, perhaps you, asked to open a lottery account with this address. It already \
+                 has one, so nothing was opened.\n\n\
+                 To use your account, log in at {site}. If you forgot the password, choose a new one at \
+                 {site}/#/forgot-password.\n\n\
+                 If it was not you, you need do nothing.",
+                when(at)
+            ),
+        }
+    }
+
+    /// A resend asked for an address already confirmed.
+    pub fn already_verified(site: &str) -> Letter {
+        Letter {
+            kind: "already_verified",
+            subject: "Your email address is already confirmed".to_owned(),
+            body: format!(
+                "Someone asked for a new confirmation link for this address. It is already confirmed, so no \
+                 link is needed: log in at {site}."
+            ),
+        }
+    }
+
+    /// The link that sets a new password.
+    pub fn reset_password(link: &str, minutes: i32) -> Letter {
+        Letter {
+            kind: "reset_password",
+            subject: "Choose a new password".to_owned(),
+            body: format!(
+                "To choose a new password for your lottery account, open this link within {minutes} minutes:\n\n\
+                 {link}\n\n\
+                 If you did not ask for it, ignore this message: your password stays as it is."
+            ),
+        }
+    }
+
+    /// A new password was set: every session was ended.
+    pub fn password_changed(at: DateTime<Utc>, help: &str) -> Letter {
+        Letter {
+            kind: "password_changed",
+            subject: "Your password was changed".to_owned(),
+            body: format!(
+                "The password of your lottery account was changed on {}, and every device logged in was \
+                 logged out.\n\nIf it was not you, reset it again at once and call us. {help}",
+                when(at)
+            ),
+        }
+    }
+
+    /// A login (N.J.A.C. 13:69O-1.4: the player is told of every login), with the one before.
+    pub fn login_notice(at: DateTime<Utc>, previous: Option<DateTime<Utc>>, site: &str) -> Letter {
+        let before = previous.map_or_else(
+            || "This is the first login.".to_owned(),
+            |p| format!("The login before it was on {}.", when(p)),
+        );
+        Letter {
+            kind: "login_notice",
+            subject: "A login to your lottery account".to_owned(),
+            body: format!(
+                "Your lottery account was logged in to on {}. {before}\n\n\
+                 If it was not you, change your password at {site}/#/forgot-password at once. You can turn \
+                 these messages off in your account's settings.",
+                when(at)
+            ),
+        }
+    }
+}
+
+/// Writes `letter` to `to` in the outbox, on `conn` (the transaction of what it tells).
+pub(crate) async fn write(
+    state: &GatewayState,
+    conn: &mut PgConnection,
+    to: &str,
+    player: Option<Uuid>,
+    letter: &Letter,
+) -> Result<(), AppError> {
+    let mail = NewMail {
+        id: Uuid::now_v7(),
+        recipient: to,
+        player,
+        kind: letter.kind,
+        subject: &letter.subject,
+        body: &letter.body,
+    };
+    store::enqueue(conn, &mail, state.mail.relay.sends()).await
+}
+
+/// How long after its `attempts`-th failed attempt a message is tried again; `None`: given up.
+pub fn retry_after(attempts: i32) -> Option<i32> {
+    (attempts < MAX_ATTEMPTS).then(|| 30_i32.saturating_mul(1 << attempts.clamp(0, 7)).min(3_600))
+}
+
+/// One pass of the sending worker: the due messages this replica claims, sent. Returns how many
+/// went.
+pub async fn send_due(state: &GatewayState) -> Result<usize, AppError> {
+    if !state.mail.relay.sends() {
+        return Ok(0);
+    }
+    let due = store::claim_due(&state.pool, BATCH, LEASE_SECONDS).await?;
+    let mut sent = 0;
+    for mail in due {
+        match state.mail.relay.send(mail.id, &mail.recipient, &mail.subject, &mail.body).await {
+            Ok(()) => {
+                store::sent(&state.pool, mail.id).await?;
+                sent += 1;
+            }
+            Err(SendFailure::Permanent(error)) => {
+                tracing::warn!(mail = %mail.id, kind = mail.kind, %error, "the relay refused a message for good");
+                store::not_sent(&state.pool, mail.id, &error, None).await?;
+            }
+            Err(SendFailure::Transient(error)) => {
+                let retry = retry_after(mail.attempts);
+                tracing::warn!(mail = %mail.id, kind = mail.kind, attempts = mail.attempts, ?retry, %error, "a message could not be sent");
+                store::not_sent(&state.pool, mail.id, &error, retry).await?;
+            }
+        }
+    }
+    Ok(sent)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{MAX_ATTEMPTS, retry_after};
+
+    /// 30 s after the first failure, doubling, at most an hour apart, given up at the limit.
+    #[test]
+    fn a_message_is_tried_again_later_each_time_then_given_up() {
+        assert_eq!(retry_after(1), Some(60));
+        assert_eq!(retry_after(2), Some(120));
+        assert_eq!(retry_after(7), Some(3_600));
+        assert_eq!(retry_after(MAX_ATTEMPTS - 1), Some(3_600));
+        assert_eq!(retry_after(MAX_ATTEMPTS), None);
+    }
+}
