@@ -162,6 +162,101 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/players/{id}/adjustments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * `POST /v1/players/{id}/adjustments` (Idempotency-Key required): an operator proposes a
+         *     goodwill credit or a correction, with the reason; nothing moves until another operator
+         *     approves it.
+         */
+        post: operations["propose_adjustment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/adjustments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * `GET /v1/adjustments?state=&player=&after=&limit=`: adjustments, oldest first (`state=proposed`:
+         *     the queue waiting for a second operator).
+         */
+        get: operations["list_adjustments"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/adjustments/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** `GET /v1/adjustments/{id}`: one adjustment and where it stands. */
+        get: operations["get_adjustment"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/adjustments/{id}/approval": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * `POST /v1/adjustments/{id}/approval`: a second operator approves; the money moves through
+         *     the ledger once, however often this is sent.
+         */
+        post: operations["approve_adjustment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/adjustments/{id}/rejection": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** `POST /v1/adjustments/{id}/rejection`: an operator (the proposer too) rejects, saying why. */
+        post: operations["reject_adjustment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/me/identity": {
         parameters: {
             query?: never;
@@ -2636,7 +2731,7 @@ export interface components {
          * @description What an account is for (architecture §3).
          * @enum {string}
          */
-        AccountKind: "player_wallet" | "game_escrow" | "house_revenue" | "prize_liability" | "progressive_pot" | "retailer_settlement" | "cash_clearing";
+        AccountKind: "player_wallet" | "game_escrow" | "house_revenue" | "prize_liability" | "progressive_pot" | "retailer_settlement" | "cash_clearing" | "adjustments";
         /** @description A blackjack decision: `hit`, `stand`, `double` (optional `amount`, up to the wager; K.A.R. 111-301-6(g)(3)), `split`, `insurance` (`spot`, `amount` up to half its wager; 6(g)(2)), `decline_insurance` (`spot`) or `even_money` (`spot`). No other decision takes those fields. */
         Action: {
             /**
@@ -2718,6 +2813,52 @@ export interface components {
             email: string;
             /** Format: date-time */
             email_verified_at: string;
+        };
+        /** @description `POST /v1/players/{id}/adjustments`: a goodwill credit or a correction, proposed. */
+        AdjustmentProposal: {
+            /** @enum {string} */
+            direction: "credit" | "debit";
+            /**
+             * Format: int64
+             * @description In cents, 1 to 100,000,000 ($1,000,000).
+             */
+            amount_cents: number;
+            /**
+             * @description Why, in words: recorded with the adjustment and shown to the approver. 1 to 2,000
+             *     characters, not all spaces (lines and tabs allowed).
+             */
+            reason: string;
+        };
+        /** @description An adjustment and where it stands. */
+        AdjustmentView: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            player_id: string;
+            player_email: string;
+            /** @enum {string} */
+            direction: "credit" | "debit";
+            /** Format: int64 */
+            amount_cents: number;
+            reason: string;
+            /** @description The operator who proposed it (id and username). */
+            proposed_by: string;
+            proposed_by_name?: string | null;
+            /** Format: date-time */
+            proposed_at: string;
+            /** @enum {string} */
+            state: "proposed" | "approving" | "approved" | "rejected";
+            decided_by?: string | null;
+            decided_by_name?: string | null;
+            /** Format: date-time */
+            decided_at?: string | null;
+            /** @description Why it was rejected. */
+            decision_reason?: string | null;
+            /**
+             * Format: uuid
+             * @description The ledger transfer that moves (or moved) its money.
+             */
+            transfer_id: string;
         };
         /** @description A decision the player may make now. */
         AllowedAction: {
@@ -4253,6 +4394,40 @@ export interface components {
                 /** Format: date-time */
                 created_at: string;
                 balance: components["schemas"]["Balance"];
+            }[];
+            next?: string | null;
+        };
+        /** @description One page of a listing; pass `next` as `after` for the following page. */
+        Page_AdjustmentView: {
+            items: {
+                /** Format: uuid */
+                id: string;
+                /** Format: uuid */
+                player_id: string;
+                player_email: string;
+                /** @enum {string} */
+                direction: "credit" | "debit";
+                /** Format: int64 */
+                amount_cents: number;
+                reason: string;
+                /** @description The operator who proposed it (id and username). */
+                proposed_by: string;
+                proposed_by_name?: string | null;
+                /** Format: date-time */
+                proposed_at: string;
+                /** @enum {string} */
+                state: "proposed" | "approving" | "approved" | "rejected";
+                decided_by?: string | null;
+                decided_by_name?: string | null;
+                /** Format: date-time */
+                decided_at?: string | null;
+                /** @description Why it was rejected. */
+                decision_reason?: string | null;
+                /**
+                 * Format: uuid
+                 * @description The ledger transfer that moves (or moved) its money.
+                 */
+                transfer_id: string;
             }[];
             next?: string | null;
         };
@@ -6549,6 +6724,150 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            "4XX": components["responses"]["Refused"];
+        };
+    };
+    propose_adjustment: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description required: a retry with the same key is the same proposal */
+                "Idempotency-Key": string;
+            };
+            path: {
+                /** @description player id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AdjustmentProposal"];
+            };
+        };
+        responses: {
+            /** @description a replay: the proposal as it stands */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdjustmentView"];
+                };
+            };
+            /** @description proposed: it waits for a second operator */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdjustmentView"];
+                };
+            };
+            "4XX": components["responses"]["Refused"];
+        };
+    };
+    list_adjustments: {
+        parameters: {
+            query?: {
+                state?: "proposed" | "approving" | "approved" | "rejected";
+                /** @description Only this player's. */
+                player?: string;
+                after?: string;
+                /** @description Page size, 1 to 500 (default 50). */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description a page of adjustments, oldest first */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Page_AdjustmentView"];
+                };
+            };
+            "4XX": components["responses"]["Refused"];
+        };
+    };
+    get_adjustment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description adjustment id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the adjustment */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdjustmentView"];
+                };
+            };
+            "4XX": components["responses"]["Refused"];
+        };
+    };
+    approve_adjustment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description adjustment id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description approved and moved */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdjustmentView"];
+                };
+            };
+            "4XX": components["responses"]["Refused"];
+        };
+    };
+    reject_adjustment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description adjustment id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["StaffReason"];
+            };
+        };
+        responses: {
+            /** @description rejected: nothing moved */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdjustmentView"];
+                };
             };
             "4XX": components["responses"]["Refused"];
         };

@@ -222,7 +222,8 @@ impl GatewayState {
     /// The gateway's background work: the ended sessions read every second, the mail due sent
     /// every 2 s (with a relay configured), the sessions' last
     /// requests written every second (the idle timeout judges on them), and every 5 s the
-    /// payments a webhook left settling finished ([`GatewayState::finish_settling_payments`]) and
+    /// payments a webhook left settling finished ([`GatewayState::finish_settling_payments`]), the
+    /// approved adjustments whose money a crash left unmoved finished, and
     /// the voids of future tickets a suspension left waiting asked for again; and every
     /// `LOTTO_EXCLUSION_LIST_CHECK_S` the exclusion lists matched against the players.
     pub fn spawn_workers(&self) {
@@ -262,6 +263,11 @@ impl GatewayState {
                         }
                     }
                 }
+                match state.finish_approved_adjustments(Duration::from_secs(10)).await {
+                    Ok(0) => {}
+                    Ok(n) => tracing::info!(adjustments = n, "finished approved adjustments left unmoved"),
+                    Err(e) => tracing::warn!(error = %e, "finishing approved adjustments failed; will retry"),
+                }
                 match saga::identity::expire_unfinished(&state).await {
                     Ok(0) => {}
                     Ok(n) => {
@@ -284,6 +290,12 @@ impl GatewayState {
     /// died, or the ledger was away, and the provider has not delivered again). Returns how many.
     pub async fn finish_settling_payments(&self, older_than: Duration) -> Result<usize, AppError> {
         saga::payments::finish_settling(self, older_than).await
+    }
+
+    /// Finishes every adjustment approved more than `older_than` ago whose money did not move
+    /// (its approver's process died, or the ledger was away). Returns how many.
+    pub async fn finish_approved_adjustments(&self, older_than: Duration) -> Result<usize, AppError> {
+        saga::adjustments::finish_approving(self, older_than).await
     }
 
     /// One pass of the mail worker: the due messages this replica claims, sent to the relay.
@@ -313,7 +325,9 @@ pub const OPENAPI_YAML: &str = include_str!("../../../openapi.yaml");
     paths(
         routes::players::register, routes::players::verify_email, routes::players::resend_verification,
         routes::players::request_reset, routes::players::complete_reset, routes::players::set_login_notices,
-        routes::staff::mail_outbox, routes::staff::clear_deposit_block, routes::identity::submit,
+        routes::staff::mail_outbox, routes::staff::clear_deposit_block, routes::adjustments::propose,
+        routes::adjustments::list, routes::adjustments::get_one, routes::adjustments::approve,
+        routes::adjustments::reject, routes::identity::submit,
         routes::identity::mine, routes::identity::webhook, routes::identity::reviews, routes::identity::of_player,
         routes::identity::decide, routes::location::check, routes::location::mine, routes::location::of_player,
         routes::players::find_player, routes::players::match_players, routes::players::get_player, routes::sessions::login,

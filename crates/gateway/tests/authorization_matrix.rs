@@ -32,6 +32,12 @@ const MATRIX: &[(&str, &str, [u16; 7])] = &[
     ("GET", "/v1/mail", [401, 403, 403, 403, 200, 200, 403]),
     // Nothing stopped: the operator is told so.
     ("POST", "/v1/players/{id}/deposit-block/clear", [401, 403, 403, 403, 409, 403, 403]),
+    // Only an operator proposes an adjustment; one nobody proposed is not found.
+    ("POST", "/v1/players/{id}/adjustments", [401, 403, 403, 403, 201, 403, 403]),
+    ("GET", "/v1/adjustments", [401, 403, 403, 403, 200, 200, 403]),
+    ("GET", "/v1/adjustments/{id}", [401, 403, 403, 403, 404, 404, 403]),
+    ("POST", "/v1/adjustments/{id}/approval", [401, 403, 403, 403, 404, 403, 403]),
+    ("POST", "/v1/adjustments/{id}/rejection", [401, 403, 403, 403, 404, 403, 403]),
     // A PO box is refused before anything else is asked.
     ("PUT", "/v1/me/identity", [401, 422, 422, 403, 403, 403, 403]),
     ("GET", "/v1/me/identity", [401, 404, 404, 403, 403, 403, 403]),
@@ -258,6 +264,7 @@ fn request_for(fx: &Fixture, method: &str, route: &str, caller: usize) -> (Strin
         .replace("/v1/blackjack/rounds/{id}", &format!("/v1/blackjack/rounds/{}", fx.bj_round))
         .replace("/v1/craps/sessions/{id}", &format!("/v1/craps/sessions/{}", fx.craps_session))
         .replace("/v1/i-luv-suits/rounds/{id}", &format!("/v1/i-luv-suits/rounds/{}", fx.ils_round))
+        .replace("/v1/adjustments/{id}", &format!("/v1/adjustments/{}", new_id()))
         .replace("/v1/exclusion-list/{id}", &format!("/v1/exclusion-list/{}", fx.exclusion_entry))
         .replace("/v1/draws/players/{player}", &format!("/v1/draws/players/{}", uuid::Uuid::new_v4()))
         .replace("/v1/me/payments/{id}", &format!("/v1/me/payments/{}", fx.payment))
@@ -287,6 +294,10 @@ fn request_for(fx: &Fixture, method: &str, route: &str, caller: usize) -> (Strin
         ("PUT", "/v1/me/login-notices") => Some(json!({"enabled": true})),
         ("POST", "/v1/players/{id}/deposit-block/clear") => Some(json!({"reason": "checked with the bank"})),
         ("POST", "/v1/me/location-checks") => Some(json!({"packet": "sandbox_inside"})),
+        ("POST", "/v1/players/{id}/adjustments") => {
+            Some(json!({"direction": "credit", "amount_cents": 100, "reason": "goodwill"}))
+        }
+        ("POST", "/v1/adjustments/{id}/rejection") => Some(json!({"reason": "not needed"})),
         ("PUT", "/v1/me/identity") => Some(json!({"legal_name": "Ann Lee", "phone": "785 555 0100",
             "address": {"line1": "PO Box 12", "city": "Topeka", "region": "KS", "postal_code": "66601"}})),
         ("POST", "/v1/players/{id}/identity/decision") => {
@@ -725,7 +736,7 @@ async fn every_route_answers_every_caller_as_the_matrix_says() {
             if let Some(token) = token {
                 request = request.header("authorization", format!("Bearer {token}"));
             }
-            if matches!(*route, "/v1/me/deposits" | "/v1/me/withdrawals")
+            if matches!(*route, "/v1/me/deposits" | "/v1/me/withdrawals" | "/v1/players/{id}/adjustments")
                 || *method == "POST"
                     && (route.starts_with("/v1/keno/")
                         || route.starts_with("/v1/blackjack/tables/")

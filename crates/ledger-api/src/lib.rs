@@ -49,6 +49,9 @@ pub enum AccountKind {
     ProgressivePot,
     RetailerSettlement,
     CashClearing,
+    /// The operator's account for manual balance adjustments (a goodwill credit, a correction):
+    /// neither a game nor cash, so player protection counts none of its moves (issue 49).
+    Adjustments,
 }
 
 impl AccountKind {
@@ -61,6 +64,7 @@ impl AccountKind {
             AccountKind::ProgressivePot => "progressive_pot",
             AccountKind::RetailerSettlement => "retailer_settlement",
             AccountKind::CashClearing => "cash_clearing",
+            AccountKind::Adjustments => "adjustments",
         }
     }
 

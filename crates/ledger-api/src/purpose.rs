@@ -105,6 +105,8 @@ pub enum Money {
     PackSettlement,
     /// Money in or out of the platform (a deposit, a withdrawal).
     Payment,
+    /// A manual balance adjustment two operators agreed (a goodwill credit, a correction).
+    Adjustment,
 }
 
 /// What a transfer is for (see the module). Only what applies is written.
@@ -170,6 +172,9 @@ pub struct Purpose {
     /// What a pot's funding is (`initial funding`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub progressive: Option<String>,
+    /// A manual balance adjustment (its id in the gateway's queue).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub adjustment: Option<Uuid>,
 }
 
 impl Purpose {
@@ -186,6 +191,11 @@ impl Purpose {
             kind: Some(kind.into()),
             ..Purpose::default()
         }
+    }
+
+    /// A manual balance adjustment, of no game.
+    pub fn adjustment(adjustment: Uuid) -> Purpose {
+        Purpose { money: Some(Money::Adjustment), adjustment: Some(adjustment), ..Purpose::default() }
     }
 
     #[must_use]

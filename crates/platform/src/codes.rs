@@ -311,6 +311,7 @@ pub const ALL: &[Code] = &[
     code(TERMINAL_LOCKED, 403, "too many wrong VIRNs from this terminal or its retailer"),
     // 404: the thing named does not exist (or is not the caller's).
     code(ACCOUNT_NOT_FOUND, 404, "no such ledger account"),
+    code(ADJUSTMENT_NOT_FOUND, 404, "no such balance adjustment"),
     code(DRAW_NOT_FOUND, 404, "no such Keno draw"),
     code(DRAWING_NOT_FOUND, 404, "no such Powerball drawing on record"),
     code(EXCLUSION_ENTRY_NOT_FOUND, 404, "no such entry on the exclusion lists (or taken off already)"),
@@ -340,6 +341,7 @@ pub const ALL: &[Code] = &[
     // 405, 409, 410, 413, 414, 415.
     code(METHOD_NOT_ALLOWED, 405, "the route does not take this method"),
     code(BODY_TIMEOUT, 408, "the request's body did not all arrive before the request's deadline"),
+    code(ADJUSTMENT_DECIDED, 409, "the adjustment was approved or rejected already"),
     code(ALREADY_PAID, 409, "the ticket's prize has been paid"),
     code(APPEND_ONLY, 409, "the journal is append-only: a transfer is never changed"),
     code(CLAIM_AT_OFFICE, 409, "the prize is above the retailer limit: claimed at the lottery office"),
@@ -396,7 +398,11 @@ pub const ALL: &[Code] = &[
     code(ROUND_NOT_IN_PLAY, 409, "the round is not waiting for a decision"),
     code(SALES_CLOSED, 409, "the drawing's sales have closed"),
     code(SECOND_FACTOR_ENROLLED, 409, "a second factor is enrolled already"),
-    code(SECOND_OPERATOR_REQUIRED, 409, "results wait for a different operator's entry (dual control)"),
+    code(
+        SECOND_OPERATOR_REQUIRED,
+        409,
+        "dual control: results wait for a different operator's entry; an adjustment, for another's approval",
+    ),
     code(STALE_STEP, 409, "the decision names a step the round has passed"),
     code(USERNAME_TAKEN, 409, "a staff member with this username exists"),
     code(

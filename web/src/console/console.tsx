@@ -2,10 +2,12 @@
 // at the lottery office with their W-2G records, print runs followed as jobs, packs and retailers,
 // instant liability beside the ledger, validations by retailer with the unusual-patterns report,
 // the audit chains verified, every game's PAR sheet as charts and tables, players looked up, and
-// player protection (exclusion lists, dormant accounts).
+// player protection (exclusion lists, dormant accounts), identity reviews and balance adjustments
+// waiting for a second operator.
 import type { JSX } from "preact";
 import { useState } from "preact/hooks";
 import { OfficeDesk } from "./office";
+import { AdjustmentQueue } from "./adjustments";
 import { IdentityReviews } from "./identity_reviews";
 import { PlayerLookup } from "./players";
 import { PowerballDesk } from "./powerball";
@@ -68,6 +70,7 @@ export function ConsoleScreens(): JSX.Element {
       {tab === "players" && (
         <>
           <IdentityReviews />
+          <AdjustmentQueue />
           <PlayerLookup />
         </>
       )}

@@ -5,6 +5,7 @@ import type { JSX } from "preact";
 import { useState } from "preact/hooks";
 import { api, dollars, must, type Schemas, when } from "../shared/session";
 import { Field, gameName, ProblemBanner, Scroll, useAction, useLoad } from "../shared/ui";
+import { ProposeAdjustment } from "./adjustments";
 
 type Player = Schemas["Player"];
 
@@ -198,6 +199,7 @@ function PlayerFile(props: { player: Player }): JSX.Element {
           </table>
         </Scroll>
       )}
+      <ProposeAdjustment player={p.id} />
     </section>
   );
 }

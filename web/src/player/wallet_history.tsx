@@ -15,6 +15,7 @@ const CSV_PAGES = 20;
 export function describe(e: Entry): string {
   const m = e.metadata as Record<string, unknown>;
   if (m["kind"] === "deposit") return "Deposit";
+  if (m["money"] === "adjustment") return e.side === "credit" ? "Credit from the lottery" : "Correction by the lottery";
   if (m["payment"] === "withdrawal" || m["kind"] === "withdrawal" || e.kind !== "posted") {
     switch (e.kind) {
       case "pending":

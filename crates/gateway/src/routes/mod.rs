@@ -2,6 +2,7 @@
 //! into [`crate::saga`] or [`crate::store`], and answers a view. The routes of the services
 //! behind the gateway are passed through ([`pass`]) once the caller's role may use them.
 
+pub mod adjustments;
 pub mod identity;
 pub mod location;
 mod pass;
@@ -37,6 +38,11 @@ pub fn route_table() -> Vec<(Method, &'static str, MethodRouter<GatewayState>)> 
         (Method::PUT, "/v1/me/login-notices", put(players::set_login_notices)),
         (Method::GET, "/v1/mail", get(staff::mail_outbox)),
         (Method::POST, "/v1/players/{id}/deposit-block/clear", post(staff::clear_deposit_block)),
+        (Method::POST, "/v1/players/{id}/adjustments", post(adjustments::propose)),
+        (Method::GET, "/v1/adjustments", get(adjustments::list)),
+        (Method::GET, "/v1/adjustments/{id}", get(adjustments::get_one)),
+        (Method::POST, "/v1/adjustments/{id}/approval", post(adjustments::approve)),
+        (Method::POST, "/v1/adjustments/{id}/rejection", post(adjustments::reject)),
         (Method::PUT, "/v1/me/identity", put(identity::submit)),
         (Method::GET, "/v1/me/identity", get(identity::mine)),
         (Method::POST, "/v1/identity/webhook", post(identity::webhook)),

@@ -13,6 +13,7 @@
 //! - [`sessions`]: logins, renewals and the idle timeout;
 //! - [`staff`]: staff, retailers and terminal keys.
 
+pub mod adjustments;
 pub mod exclusion_lists;
 pub mod identity;
 pub mod links;

@@ -1,5 +1,6 @@
 //! The gateway's store floor (architecture §1): every SQL statement of the gateway, by what it keeps.
 
+pub mod adjustments;
 pub mod exclusions;
 pub mod identity;
 pub mod location;

@@ -35,17 +35,17 @@ async fn api(ctx: &Context, method: reqwest::Method, path: &str, token: &str, bo
     request.send().await.unwrap().json().await.unwrap()
 }
 
-async fn get(ctx: &Context, path: &str, token: &str) -> Value {
+pub(crate) async fn get(ctx: &Context, path: &str, token: &str) -> Value {
     api(ctx, reqwest::Method::GET, path, token, None).await
 }
 
-async fn post(ctx: &Context, path: &str, token: &str, body: Value) -> Value {
+pub(crate) async fn post(ctx: &Context, path: &str, token: &str, body: Value) -> Value {
     api(ctx, reqwest::Method::POST, path, token, Some(body)).await
 }
 
 /// A picture of the screen as it is now, named for what it shows (the end of a journey has its
 /// own, taken by the runner).
-async fn shot(ctx: &Context, browser: &Browser, screen: &str) -> Result<(), String> {
+pub(crate) async fn shot(ctx: &Context, browser: &Browser, screen: &str) -> Result<(), String> {
     crate::picture(ctx, browser, &format!("screen-{screen}")).await
 }
 
@@ -62,7 +62,7 @@ async fn page_token(browser: &Browser, area: &str) -> Result<String, String> {
 }
 
 /// A player registered, with `cents` deposited through the sandbox, by the API.
-async fn funded_player(ctx: &Context, email: &str, cents: i64) -> String {
+pub(crate) async fn funded_player(ctx: &Context, email: &str, cents: i64) -> String {
     let token = crate::common::player(&ctx.http, &ctx.base, email, PLAYER_PASSWORD).await;
     let intent = post(ctx, "/v1/me/deposits", &token, json!({"amount": cents, "currency": "USD"})).await;
     let id = intent["id"].as_str().unwrap().to_owned();
@@ -76,14 +76,14 @@ async fn funded_player(ctx: &Context, email: &str, cents: i64) -> String {
 }
 
 /// An operator (made with `lotto admin create-operator`, as the README does) and its token.
-async fn operator(ctx: &Context, username: &str) -> String {
+pub(crate) async fn operator(ctx: &Context, username: &str) -> String {
     crate::common::create_operator(&ctx.database_url, username, STAFF_PASSWORD);
     crate::common::staff_session(&ctx.http, &ctx.base, username, STAFF_PASSWORD).await
 }
 
 /// Staff member `username` (enrolled by [`operator`]) logs in to the console with their
 /// password and one of their recovery codes.
-async fn console_login(ctx: &Context, browser: &Browser, username: &str) -> Result<(), String> {
+pub(crate) async fn console_login(ctx: &Context, browser: &Browser, username: &str) -> Result<(), String> {
     browser.goto(&format!("{}/#/console", ctx.base)).await?;
     browser.fill("#staff-username", username).await?;
     browser.fill("#staff-password", STAFF_PASSWORD).await?;

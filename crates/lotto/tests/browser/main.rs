@@ -11,6 +11,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 mod journeys;
+mod staff_journeys;
 mod webdriver;
 
 use std::future::Future;
@@ -95,6 +96,9 @@ const JOURNEYS: &[(&str, u32, u32, Journey)] = &[
     ("player_registers_deposits_and_plays_keno", 1280, 900, |c, b| Box::pin(journeys::player_keno(c, b))),
     ("operator_decides_an_identity_check_sent_to_review", 1280, 900, |c, b| {
         Box::pin(journeys::operator_decides_an_identity_review(c, b))
+    }),
+    ("two_operators_adjust_a_balance_maker_and_checker", 1280, 900, |c, b| {
+        Box::pin(staff_journeys::two_operators_adjust_a_balance(c, b))
     }),
     ("player_resets_a_forgotten_password_by_the_mailed_link", 1280, 900, |c, b| {
         Box::pin(journeys::player_resets_a_forgotten_password(c, b))

@@ -27,3 +27,5 @@ pub const LOCATION_OUTSIDE: CodeName = CodeName("location_outside");
 pub const LOCATION_EXPIRED: CodeName = CodeName("location_expired");
 pub const LOCATION_NOT_CHECKED: CodeName = CodeName("location_not_checked");
 pub const INVALID_LOCATION_PACKET: CodeName = CodeName("invalid_location_packet");
+pub const ADJUSTMENT_NOT_FOUND: CodeName = CodeName("adjustment_not_found");
+pub const ADJUSTMENT_DECIDED: CodeName = CodeName("adjustment_decided");
