@@ -865,8 +865,9 @@ export interface paths {
         /** `GET /v1/players/{id}/limits`: operators and auditors read a player's limits. */
         get: operations["player_limits"];
         /**
-         * `PUT /v1/players/{id}/limits`: an operator imposes (or lifts) a limit on a player, at once;
-         *     the player's own limits stay, and the lower binds.
+         * `PUT /v1/players/{id}/limits`: an operator imposes a limit on a player, or lowers the one
+         *     imposed, at once and with the reason (never raises or lifts it); the player's own limits
+         *     stay, and the lower binds.
          */
         put: operations["impose_limit"];
         post?: never;
@@ -3826,6 +3827,26 @@ export interface components {
             reason?: string | null;
             /** @description What the player does next, in words. */
             next: string;
+        };
+        /**
+         * @description `PUT /v1/players/{id}/limits`: an operator imposes a money limit on a player, or lowers the
+         *     one imposed; never raises or lifts it (issue 49 §Staff).
+         */
+        ImposedLimitRequest: {
+            /** @description `loss` (stakes less wins), `wager` (total staked) or `single_stake` (any one play). */
+            kind: components["schemas"]["MoneyLimitKind"];
+            period?: null | components["schemas"]["LimitPeriod"];
+            /**
+             * Format: int64
+             * @description Cents, 1 to 1,000,000,000,000, below the operator's limit of this kind and period if
+             *     there is one.
+             */
+            amount: number;
+            /**
+             * @description Why, in words: recorded with the change. 1 to 2,000 characters, not all spaces (lines
+             *     and tabs allowed).
+             */
+            reason: string;
         };
         /** @description `GET /v1/tables/in-play`: every unfinished round and session of the caller, oldest first. */
         InPlayView: {
@@ -7852,7 +7873,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["MoneyLimitRequest"];
+                "application/json": components["schemas"]["ImposedLimitRequest"];
             };
         };
         responses: {

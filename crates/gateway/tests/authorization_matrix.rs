@@ -316,9 +316,12 @@ fn request_for(fx: &Fixture, method: &str, route: &str, caller: usize) -> (Strin
         ("POST", "/v1/payments/webhook") => Some(json!({"id": new_id(), "type": "payment.succeeded",
             "payment_id": fx.payment, "amount": 10_000, "currency": "USD"})),
         ("PUT", "/v1/me/deposit-limits") => Some(json!({"period": "monthly", "amount": 1_000_000})),
-        ("PUT", "/v1/me/limits" | "/v1/players/{id}/limits") => {
+        ("PUT", "/v1/me/limits") => {
             Some(json!({"kind": "wager", "period": "monthly", "amount": 100_000_000}))
         }
+        // A fresh limit each time it is imposed (an operator only lowers one): the single stake's.
+        ("PUT", "/v1/players/{id}/limits") => Some(json!({"kind": "single_stake", "period": null,
+            "amount": 100_000_000 - i64::try_from(caller).unwrap(), "reason": "the help line asked"})),
         ("POST", "/v1/me/time-out") => Some(json!({"period": "24_hours"})),
         ("PUT", "/v1/me/time-limits") => Some(json!({"period": "monthly", "minutes": 43_200})),
         ("POST", "/v1/exclusion-list/import") => Some(Value::String(format!(

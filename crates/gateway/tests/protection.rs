@@ -221,7 +221,7 @@ async fn a_lowering_binds_at_once_a_raise_waits_and_the_operators_lower_limit_bi
             "PUT",
             &path,
             Some(&operator.token),
-            Some(json!({"kind": "loss", "period": "daily", "amount": 300})),
+            Some(json!({"kind": "loss", "period": "daily", "amount": 300, "reason": "a call to the help line"})),
         )
         .await;
     assert_eq!(imposed.status, 200, "{}", imposed.body);
@@ -229,6 +229,53 @@ async fn a_lowering_binds_at_once_a_raise_waits_and_the_operators_lower_limit_bi
     assert_eq!(
         (loss["cents"].as_i64(), loss["used"].as_i64(), loss["left"].as_i64()),
         (Some(300), Some(400), Some(0))
+    );
+    // An operator only lowers it, and says why: a raise, the same amount, a removal and a change
+    // without a reason are refused, and nothing changes.
+    for (body, status, code) in [
+        (
+            json!({"kind": "loss", "period": "daily", "amount": 301, "reason": "she asked"}),
+            409,
+            "limit_may_only_lower",
+        ),
+        (
+            json!({"kind": "loss", "period": "daily", "amount": 300, "reason": "she asked"}),
+            409,
+            "limit_may_only_lower",
+        ),
+        (
+            json!({"kind": "loss", "period": "daily", "amount": null, "reason": "she asked"}),
+            422,
+            "invalid_body",
+        ),
+        (json!({"kind": "loss", "period": "daily", "amount": 200, "reason": " "}), 422, "invalid_reason"),
+    ] {
+        let refused = gw.call("PUT", &path, Some(&operator.token), Some(body.clone())).await;
+        assert_eq!((refused.status.as_u16(), refused.code()), (status, code), "{body}: {}", refused.body);
+    }
+    let lowered = gw
+        .call(
+            "PUT",
+            &path,
+            Some(&operator.token),
+            Some(json!({"kind": "loss", "period": "daily", "amount": 250, "reason": "a second call"})),
+        )
+        .await;
+    assert_eq!(
+        money_limit(&lowered.body, "loss", Some("daily"), "operator")["cents"],
+        250,
+        "{}",
+        lowered.body
+    );
+    let (before, after, reason): (Value, Value, String) = sqlx::query_as(
+        "SELECT before, after, reason FROM staff_actions WHERE action = 'limit.impose' ORDER BY id DESC LIMIT 1",
+    )
+    .fetch_one(&gw.state.pool)
+    .await
+    .unwrap();
+    assert_eq!(
+        (before["cents"].as_i64(), after["cents"].as_i64(), reason.as_str()),
+        (Some(300), Some(250), "a second call")
     );
     let answer = play(&gw, &ann, "/v1/keno/draw-tickets", ticket(1)).await;
     assert_eq!(answer.body["context"]["kind"], "loss", "{}", answer.body);
@@ -241,7 +288,7 @@ async fn a_lowering_binds_at_once_a_raise_waits_and_the_operators_lower_limit_bi
             Some(json!({"kind": "loss", "period": "daily", "amount": null})),
         )
         .await;
-    assert_eq!(money_limit(&own.body, "loss", Some("daily"), "operator")["cents"], 300, "{}", own.body);
+    assert_eq!(money_limit(&own.body, "loss", Some("daily"), "operator")["cents"], 250, "{}", own.body);
     gw.assert_ledger_balanced().await;
 }
 
@@ -301,9 +348,14 @@ async fn a_round_in_play_finishes_when_a_limit_is_reached_and_only_new_stakes_ar
     let operator = gw.staff("olga", Role::Operator).await;
     gw.fund(&ann.token, 50_000).await;
     let limits_path = format!("/v1/players/{}/limits", ann.subject);
-    // The operator's daily wager limit, set to what Ann has staked so far and `room` more.
+    // An operator's daily wager limit, set to what Ann has staked so far and `room` more. It
+    // rises as she plays, which an operator may not do (only lower): it is set on the ledger's
+    // own route, as a service sets it.
+    let wallet =
+        gw.call("GET", "/v1/me/wallet", Some(&ann.token), None).await.body["id"].as_str().unwrap().to_owned();
+    let service = gw.service_token();
     let leave_room = |room: i64| {
-        let (gw, operator, path) = (&gw, &operator, &limits_path);
+        let (gw, operator, path, wallet, service) = (&gw, &operator, &limits_path, &wallet, &service);
         async move {
             let now = gw.call("GET", path, Some(&operator.token), None).await;
             let used = now.body["money"]
@@ -312,8 +364,10 @@ async fn a_round_in_play_finishes_when_a_limit_is_reached_and_only_new_stakes_ar
                 .iter()
                 .find(|l| l["kind"] == "wager")
                 .map_or(0, |l| l["used"].as_i64().unwrap());
-            let body = json!({"kind": "wager", "period": "daily", "amount": used + room});
-            let set = gw.call("PUT", path, Some(&operator.token), Some(body)).await;
+            let body = json!({"kind": "wager", "period": "daily", "source": "operator", "cents": used + room,
+                              "raise_delay_seconds": 86_400});
+            let set =
+                gw.call("PUT", &format!("/v1/accounts/{wallet}/limits"), Some(service), Some(body)).await;
             assert_eq!(set.status, 200, "{}", set.body);
         }
     };

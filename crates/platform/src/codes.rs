@@ -366,6 +366,7 @@ pub const ALL: &[Code] = &[
         409,
         "the player's identity is being checked, or was decided: not submitted again",
     ),
+    code(LIMIT_MAY_ONLY_LOWER, 409, "an operator lowers a limit or imposes one, never raises or lifts it"),
     code(NO_ENROLMENT, 409, "no second-factor enrolment waits for its code"),
     code(NOT_BLOCKED, 409, "the player's deposits are not stopped: nothing to clear"),
     code(NOT_CLOSED, 409, "the account is not closed: nothing to reopen"),

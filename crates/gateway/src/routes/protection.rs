@@ -18,8 +18,9 @@ use crate::saga::exclusion_lists as lists;
 use crate::saga::protection as saga;
 use crate::views::protection::{
     DormantAccounts, ExclusionEntry, ExclusionEntryRequest, ExclusionImport, ExclusionImportRequest,
-    ExclusionRemoval, Limits, MoneyLimitRequest, PlaySession, RealityCheckAnswer, RealityCheckInterval,
-    ResponsibleGaming, StandingView, Statement, StatementQuery, TimeLimitRequest, TimeOut, TimeOutRequest,
+    ExclusionRemoval, ImposedLimitRequest, Limits, MoneyLimitRequest, PlaySession, RealityCheckAnswer,
+    RealityCheckInterval, ResponsibleGaming, StandingView, Statement, StatementQuery, TimeLimitRequest,
+    TimeOut, TimeOutRequest,
 };
 
 /// `GET /v1/me/limits`: the player's deposit and money limits, with what each has left.
@@ -63,21 +64,22 @@ pub async fn player_limits(
     Ok(Json(saga::limits(&state, id).await?))
 }
 
-/// `PUT /v1/players/{id}/limits`: an operator imposes (or lifts) a limit on a player, at once;
-/// the player's own limits stay, and the lower binds.
+/// `PUT /v1/players/{id}/limits`: an operator imposes a limit on a player, or lowers the one
+/// imposed, at once and with the reason (never raises or lifts it); the player's own limits
+/// stay, and the lower binds.
 #[utoipa::path(
     put, path = "/v1/players/{id}/limits", tag = "responsible gaming", params(("id" = Uuid, Path, description = "player id")),
-    request_body = MoneyLimitRequest,
+    request_body = ImposedLimitRequest,
     responses((status = 200, description = "the player's limits after the change", body = Limits), (status = "4XX", response = Refused)), security(("bearer" = []))
 )]
 pub async fn impose_limit(
     State(state): State<GatewayState>,
     caller: Authenticated,
     Path(id): Path<Uuid>,
-    Json(request): Json<MoneyLimitRequest>,
+    Json(request): Json<ImposedLimitRequest>,
 ) -> Result<Json<Limits>, AppError> {
     caller.require(&[Role::Operator])?;
-    Ok(Json(saga::set_money_limit(&state, id, request, LimitSource::Operator).await?))
+    Ok(Json(saga::impose_money_limit(&state, &caller.0.sub, id, request).await?))
 }
 
 /// `GET /v1/me/statement?from=&to=`: what the player deposited, withdrew, staked and won, per

@@ -21,6 +21,29 @@ pub struct MoneyLimitRequest {
     pub amount: Option<i64>,
 }
 
+/// `PUT /v1/players/{id}/limits`: an operator imposes a money limit on a player, or lowers the
+/// one imposed; never raises or lifts it (issue 49 §Staff).
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ImposedLimitRequest {
+    /// `loss` (stakes less wins), `wager` (total staked) or `single_stake` (any one play).
+    pub kind: MoneyLimitKind,
+    /// `daily`, `weekly` or `monthly` (the last 24 hours, 7 days, 30 days); none for a single stake.
+    pub period: Option<LimitPeriod>,
+    /// Cents, 1 to 1,000,000,000,000, below the operator's limit of this kind and period if
+    /// there is one.
+    #[schema(minimum = 1, maximum = 1_000_000_000_000_i64)]
+    pub amount: i64,
+    /// Why, in words: recorded with the change. 1 to 2,000 characters, not all spaces (lines
+    /// and tabs allowed).
+    #[schema(
+        min_length = 1,
+        max_length = 2000,
+        pattern = "^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f]*[^\\s\\x00-\\x1f\\x7f-\\x9f][^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f]*$"
+    )]
+    pub reason: String,
+}
+
 /// Every limit of a player: deposits (kept here) and money at stake (kept by the ledger, which
 /// refuses a stake that would pass one).
 #[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]

@@ -29,3 +29,4 @@ pub const LOCATION_NOT_CHECKED: CodeName = CodeName("location_not_checked");
 pub const INVALID_LOCATION_PACKET: CodeName = CodeName("invalid_location_packet");
 pub const ADJUSTMENT_NOT_FOUND: CodeName = CodeName("adjustment_not_found");
 pub const ADJUSTMENT_DECIDED: CodeName = CodeName("adjustment_decided");
+pub const LIMIT_MAY_ONLY_LOWER: CodeName = CodeName("limit_may_only_lower");

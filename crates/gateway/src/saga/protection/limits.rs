@@ -13,7 +13,7 @@ use crate::saga::players::{
 };
 use crate::store::play;
 use crate::store::players::{self as store, LimitKind};
-use crate::views::protection::{Limits, MoneyLimitRequest, TimeLimit, TimeLimitRequest};
+use crate::views::protection::{ImposedLimitRequest, Limits, MoneyLimitRequest, TimeLimit, TimeLimitRequest};
 
 /// Every limit of `player`: deposits, money at stake and time played.
 pub(crate) async fn limits(state: &GatewayState, player: Uuid) -> Result<Limits, AppError> {
@@ -92,5 +92,60 @@ pub(crate) async fn set_money_limit(
         raise_delay_seconds: LIMIT_RAISE_DELAY_HOURS * 3600,
     };
     let money = state.ledger.set_limit(wallet, &change).await?;
+    limits_with(state, player, money).await
+}
+
+/// Operator `staff` imposes a money limit on `player`, or lowers the one imposed, saying why
+/// (issue 49 §Staff): an operator's change may only lower, so a limit of this kind and period
+/// the operator set already must be above the new amount (`limit_may_only_lower`), and none is
+/// lifted this way. The player's own limits stay; the lower binds. Recorded as a staff action
+/// once the ledger holds it. Two operators lowering at once both lower: whichever lands last
+/// stands, below what either read.
+pub(crate) async fn impose_money_limit(
+    state: &GatewayState,
+    staff: &str,
+    player: Uuid,
+    request: ImposedLimitRequest,
+) -> Result<Limits, AppError> {
+    let reason = crate::saga::staff::required_reason(&request.reason)?;
+    let wallet = load_player(state, player).await?.wallet_account_id;
+    let now = state.ledger.limits(wallet).await?;
+    let imposed = now
+        .iter()
+        .find(|l| l.kind == request.kind && l.period == request.period && l.source == LimitSource::Operator)
+        .and_then(|l| l.cents);
+    if let Some(cents) = imposed
+        && request.amount >= cents
+    {
+        return Err(AppError::conflict(
+            codes::LIMIT_MAY_ONLY_LOWER,
+            format!(
+                "an operator may only lower a limit: this one is {}; ask for less",
+                domain::money::dollars(cents)
+            ),
+        ));
+    }
+    let change = LimitChange {
+        kind: request.kind,
+        period: request.period,
+        source: LimitSource::Operator,
+        cents: Some(request.amount),
+        raise_delay_seconds: LIMIT_RAISE_DELAY_HOURS * 3600,
+    };
+    let money = state.ledger.set_limit(wallet, &change).await?;
+    let what = serde_json::json!({"kind": request.kind, "period": request.period});
+    let action = crate::store::staff::StaffAction {
+        staff,
+        action: "limit.impose",
+        subject: format!("player:{player}"),
+        before: serde_json::json!({"limit": what, "cents": imposed}),
+        after: serde_json::json!({"limit": what, "cents": request.amount}),
+        reason,
+    };
+    {
+        // Given back before the limits are read (a pool of one must not wait on itself).
+        let mut conn = state.pool.acquire().await?;
+        crate::store::staff::record_action(&mut conn, &action).await?;
+    }
     limits_with(state, player, money).await
 }
