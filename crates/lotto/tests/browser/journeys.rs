@@ -1080,17 +1080,19 @@ pub async fn operator_console(ctx: &Context, browser: &Browser) -> Result<(), St
     browser.click_button("Log in").await?;
     browser.wait_text("#panel-draws", "Live: new results").await?;
     // Draws come every 10 s here: one is drawn while the page watches, and its numbers are the API's.
-    let newest_before = get(ctx, "/v1/keno/draws?limit=20", "").await;
-    let drawn_before =
-        newest_before["items"].as_array().unwrap().iter().filter(|d| d["numbers"].is_array()).count();
+    // The newest drawn draw's number, not how many of the newest 20 are drawn: once the run has
+    // made more than 20, that count stays the same as new draws push old ones out of the page.
+    let newest_drawn = |page: &Value| {
+        page["items"].as_array().unwrap().iter().filter(|d| d["numbers"].is_array()).cloned().next()
+    };
+    let before = newest_drawn(&get(ctx, "/v1/keno/draws?limit=20", "").await);
+    let number_before = before.as_ref().and_then(|d| d["number"].as_i64()).unwrap_or(0);
     let mut shown = String::new();
     // Up to 60 s: on a machine busy with the other journeys a scheduled draw has come late.
     for _ in 0..120 {
         let draws = get(ctx, "/v1/keno/draws?limit=20", "").await;
-        let drawn: Vec<&Value> =
-            draws["items"].as_array().unwrap().iter().filter(|d| d["numbers"].is_array()).collect();
-        if drawn.len() > drawn_before
-            && let Some(newest) = drawn.first()
+        if let Some(newest) = newest_drawn(&draws)
+            && newest["number"].as_i64().unwrap_or(0) > number_before
         {
             let numbers: Vec<String> =
                 newest["numbers"].as_array().unwrap().iter().map(|n| n.to_string()).collect();

@@ -199,15 +199,15 @@ impl Browser {
     }
 
     /// Empties a field, then types `text` into it. The emptying is announced as an `input`
-    /// event, as a user's deleting is: WebDriver's clear only fires `change`, so a page that
-    /// redraws the field from its own state in between would put the old text back before the
-    /// typing.
+    /// event, as a user's deleting is (WebDriver's clear only fires `change`), in the same script:
+    /// a page that redraws the field from its own state between the two would put the old text
+    /// back before the page heard of the emptying, and the typing would add to it.
     pub async fn fill(&self, css: &str, text: &str) -> Result<(), String> {
         let field = self.find(css).await?;
-        self.post(&format!("/element/{}/clear", field.0), json!({})).await?;
         self.post(
             "/execute/sync",
-            json!({"script": "arguments[0].dispatchEvent(new Event('input', {bubbles: true}));", "args": [{ELEMENT: field.0}]}),
+            json!({"script": "arguments[0].value = ''; arguments[0].dispatchEvent(new Event('input', {bubbles: true}));",
+                   "args": [{ELEMENT: field.0}]}),
         )
         .await?;
         self.type_into(&field, text).await
