@@ -1456,6 +1456,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/reports/large-wins": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Credits of at least `at_least` to players' wallets from games' accounts after a place in the
+         *     journal, oldest first: what the gateway tells players of as large wins (issue 49 §Email).
+         */
+        get: operations["large_wins"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/keno/tickets": {
         parameters: {
             query?: never;
@@ -3878,6 +3898,36 @@ export interface components {
             accounts: number;
             /** @description Sum of the posted balances of this kind's accounts. */
             posted: number;
+        };
+        /**
+         * @description A credit of at least [`LARGE_WIN_FLOOR_CENTS`] to a player's wallet from a game's account (a
+         *     win, or stakes returned with one), as the journal keeps it.
+         */
+        LargeWin: {
+            /**
+             * Format: int64
+             * @description Its place in the journal: the next page reads after it.
+             */
+            seq: number;
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            wallet: string;
+            /** Format: int64 */
+            amount: number;
+            metadata: Record<string, never>;
+            /** Format: date-time */
+            created_at: string;
+        };
+        /** @description `GET /v1/reports/large-wins`: the large wins after a place in the journal, oldest first. */
+        LargeWins: {
+            items: components["schemas"]["LargeWin"][];
+            /**
+             * Format: int64
+             * @description The place of the newest transfer of at least the floor (any kind): where a reader that
+             *     starts now begins.
+             */
+            newest_seq?: number | null;
         };
         /**
          * @description One game's prizes as the lottery owes them. A free ticket counts at the ticket's price, as
@@ -8796,6 +8846,34 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["JournalCheck"];
+                };
+            };
+            "4XX": components["responses"]["Refused"];
+        };
+    };
+    large_wins: {
+        parameters: {
+            query?: {
+                /** @description The `seq` of the last one read (none: from the start of the journal). */
+                after?: number;
+                /** @description The least amount, in cents: 60,000 ($600, the default) or more. */
+                at_least?: number;
+                /** @description Page size, 1 to 500 (default 100). */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the large wins after `after`, oldest first, and the newest place */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LargeWins"];
                 };
             };
             "4XX": components["responses"]["Refused"];

@@ -21,6 +21,7 @@
 //! | `LOTTO_STAFF_SECOND_FACTOR`        | `true`    | operators and auditors log in with a TOTP code (or a recovery code) after the password |
 //! | `LOTTO_LOCATION_MAX_AGE_S`         | `1200`    | how long a location check stands                |
 //! | `LOTTO_JURISDICTION`               | `US-KS`   | where online play is allowed (ISO 3166-2)       |
+//! | `LOTTO_LARGE_WIN_CENTS`            | `60000`   | a win of this many cents or more is told to the player by mail ($600 at least, the W-2G floor) |
 //! | `LOTTO_SMTP_URL`                   | none      | the mail relay (`smtp://host:25`, `smtp://host:587?tls=required`, `smtps://user:pass@host`); none: messages are kept in the outbox (`GET /v1/mail`) |
 //! | `LOTTO_MAIL_FROM`                  | `Lottery <no-reply@lottery.example>` | the sender of every message |
 //! | `LOTTO_PUBLIC_URL`                 | `http://localhost:8080` | where players open the web client: the links in messages point there |
@@ -86,6 +87,9 @@ pub struct ProtectionSettings {
     /// How often every replica matches the exclusion lists against the players
     /// (`LOTTO_EXCLUSION_LIST_CHECK_S`; 15 minutes, so a list applies within the hour).
     pub exclusion_list_check: Duration,
+    /// A win of this many cents or more is told to the player by mail (`LOTTO_LARGE_WIN_CENTS`;
+    /// $600, the W-2G floor, and never less: the ledger lists no smaller credit).
+    pub large_win_cents: i64,
 }
 
 impl Default for ProtectionSettings {
@@ -95,6 +99,7 @@ impl Default for ProtectionSettings {
             help_line: "Call 1-800-522-4700, the National Problem Gambling Helpline: free, confidential, 24 hours a day."
                 .to_owned(),
             exclusion_list_check: Duration::from_secs(900),
+            large_win_cents: ledger_api::wire::LARGE_WIN_FLOOR_CENTS,
         }
     }
 }
@@ -169,6 +174,16 @@ impl ProtectionSettings {
                 env_or("LOTTO_EXCLUSION_LIST_CHECK_S", d.exclusion_list_check.as_secs())?,
                 "second",
             )?),
+            large_win_cents: match env_or("LOTTO_LARGE_WIN_CENTS", d.large_win_cents)? {
+                cents if cents >= ledger_api::wire::LARGE_WIN_FLOOR_CENTS => cents,
+                cents => {
+                    return Err(ConfigError {
+                        name: "LOTTO_LARGE_WIN_CENTS",
+                        value: cents.to_string(),
+                        reason: "a large win is 60000 cents ($600) or more".to_owned(),
+                    });
+                }
+            },
         })
     }
 }

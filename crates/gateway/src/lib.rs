@@ -223,7 +223,8 @@ impl GatewayState {
     /// every 2 s (with a relay configured), the sessions' last
     /// requests written every second (the idle timeout judges on them), and every 5 s the
     /// payments a webhook left settling finished ([`GatewayState::finish_settling_payments`]), the
-    /// approved adjustments whose money a crash left unmoved finished, and
+    /// approved adjustments whose money a crash left unmoved finished, the large wins the ledger
+    /// journaled told by mail, and
     /// the voids of future tickets a suspension left waiting asked for again; and every
     /// `LOTTO_EXCLUSION_LIST_CHECK_S` the exclusion lists matched against the players.
     pub fn spawn_workers(&self) {
@@ -263,6 +264,11 @@ impl GatewayState {
                         }
                     }
                 }
+                match state.tell_large_wins().await {
+                    Ok(0) => {}
+                    Ok(n) => tracing::info!(wins = n, "large wins told by mail"),
+                    Err(e) => tracing::warn!(error = %e, "telling large wins failed; will retry"),
+                }
                 match state.finish_approved_adjustments(Duration::from_secs(10)).await {
                     Ok(0) => {}
                     Ok(n) => tracing::info!(adjustments = n, "finished approved adjustments left unmoved"),
@@ -296,6 +302,12 @@ impl GatewayState {
     /// (its approver's process died, or the ledger was away). Returns how many.
     pub async fn finish_approved_adjustments(&self, older_than: Duration) -> Result<usize, AppError> {
         saga::adjustments::finish_approving(self, older_than).await
+    }
+
+    /// One pass of the large-win mail ([`saga::mail::tell_large_wins`]). Returns how many wins
+    /// it read.
+    pub async fn tell_large_wins(&self) -> Result<usize, AppError> {
+        saga::mail::tell_large_wins(self).await
     }
 
     /// One pass of the mail worker: the due messages this replica claims, sent to the relay.

@@ -208,6 +208,7 @@ const MATRIX: &[(&str, &str, [u16; 7])] = &[
     ("POST", "/v1/withdrawals", [401, 403, 403, 403, 201, 403, 201]),
     ("GET", "/v1/reports/trial-balance", [401, 403, 403, 403, 200, 200, 200]),
     ("GET", "/v1/reports/journal-check", [401, 403, 403, 403, 200, 200, 200]),
+    ("GET", "/v1/reports/large-wins", [401, 403, 403, 403, 200, 200, 200]),
     // Last: these end the caller's session (each caller uses a session of its own for them).
     ("POST", "/v1/me/self-exclusion", [401, 200, 200, 403, 403, 403, 403]),
     ("POST", "/v1/me/time-out", [401, 200, 200, 403, 403, 403, 403]),

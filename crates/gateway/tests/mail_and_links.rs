@@ -312,3 +312,150 @@ async fn mail_goes_out_through_a_real_smtp_server_once() {
     drop(server);
     std::fs::remove_dir_all(&maildir).unwrap();
 }
+
+/// The kinds and texts of the messages to `email`, oldest first.
+async fn letters(gw: &TestGateway, email: &str) -> Vec<(String, String)> {
+    gw.mail_to(email)
+        .await
+        .iter()
+        .map(|m| (m["kind"].as_str().unwrap().to_owned(), m["body"].as_str().unwrap().to_owned()))
+        .collect()
+}
+
+/// The player is told by mail of every limit set, by them or by the lottery, of a withdrawal's
+/// outcome, a break, an exclusion (their own or a list's) and a closure (issue 49 §Email).
+#[tokio::test]
+async fn a_limit_a_withdrawal_a_break_an_exclusion_and_a_closure_are_told_by_mail() {
+    let gw = TestGateway::new().await;
+    let ann = gw.player("ann@example.com").await;
+    let operator = gw.staff("olga", platform::auth::Role::Operator).await;
+    gw.fund(&ann.token, 10_000).await;
+    let set = |path: &'static str, body: serde_json::Value| {
+        let (gw, token) = (&gw, ann.token.clone());
+        async move {
+            let reply = gw.call("PUT", path, Some(&token), Some(body)).await;
+            assert_eq!(reply.status, StatusCode::OK, "{path}: {}", reply.body);
+        }
+    };
+    set("/v1/me/deposit-limits", json!({"period": "monthly", "amount": 50_000})).await;
+    set("/v1/me/limits", json!({"kind": "loss", "period": "daily", "amount": 2_000})).await;
+    set("/v1/me/time-limits", json!({"period": "daily", "minutes": 90})).await;
+    let imposed = gw
+        .call(
+            "PUT",
+            &format!("/v1/players/{}/limits", ann.subject),
+            Some(&operator.token),
+            Some(json!({"kind": "single_stake", "period": null, "amount": 500, "reason": "help line"})),
+        )
+        .await;
+    assert_eq!(imposed.status, StatusCode::OK, "{}", imposed.body);
+    let request = axum::http::Request::post("/v1/me/withdrawals")
+        .header("content-type", "application/json")
+        .header("authorization", format!("Bearer {}", ann.token))
+        .header("idempotency-key", common::new_id())
+        .body(axum::body::Body::from(json!({"amount": 1_250, "currency": "USD"}).to_string()))
+        .unwrap();
+    let withdrawal = gw.send(request).await;
+    assert_eq!(withdrawal.status, StatusCode::ACCEPTED, "{}", withdrawal.body);
+    let paid = gw.settled_payment(&ann.token, withdrawal.body["id"].as_str().unwrap()).await;
+    assert_eq!(paid["state"], "succeeded", "{paid}");
+    let taken =
+        gw.call("POST", "/v1/me/time-out", Some(&ann.token), Some(json!({"period": "24_hours"}))).await;
+    assert_eq!(taken.status, StatusCode::OK, "{}", taken.body);
+
+    let told: Vec<(String, String)> = letters(&gw, "ann@example.com")
+        .await
+        .into_iter()
+        .filter(|(kind, _)| !matches!(kind.as_str(), "login_notice" | "verify_email"))
+        .collect();
+    let kinds: Vec<&str> = told.iter().map(|(k, _)| k.as_str()).collect();
+    assert_eq!(
+        kinds,
+        ["limit_changed", "limit_changed", "limit_changed", "limit_changed", "withdrawal", "break"]
+    );
+    assert!(
+        told[0].1.contains("You set a limit on your account: a monthly deposit limit of $500.00."),
+        "{}",
+        told[0].1
+    );
+    assert!(told[1].1.contains("a daily loss limit of $20.00"), "{}", told[1].1);
+    assert!(told[2].1.contains("a daily time limit of 90 minutes"), "{}", told[2].1);
+    assert!(
+        told[3].1.contains("The lottery set a limit on your account: a single-stake limit of $5.00."),
+        "{}",
+        told[3].1
+    );
+    assert!(told[4].1.contains("Your cash-out of $12.50 was paid"), "{}", told[4].1);
+    assert!(told[5].1.contains("You asked for a break from play. Until "), "{}", told[5].1);
+
+    let bea = gw.player("bea@example.com").await;
+    let out =
+        gw.call("POST", "/v1/me/self-exclusion", Some(&bea.token), Some(json!({"period": "6_months"}))).await;
+    assert_eq!(out.status, StatusCode::OK, "{}", out.body);
+    let cal = gw.player("cal@example.com").await;
+    let closed = gw.call("POST", "/v1/me/closure", Some(&cal.token), None).await;
+    assert_eq!(closed.status, StatusCode::OK, "{}", closed.body);
+    gw.player("dee@example.com").await;
+    let listed = gw
+        .call(
+            "POST",
+            "/v1/exclusion-list",
+            Some(&operator.token),
+            Some(json!({"source": "operator", "reference": "KS-9", "email": "dee@example.com"})),
+        )
+        .await;
+    assert_eq!(listed.status, StatusCode::CREATED, "{}", listed.body);
+    let last = |mut all: Vec<(String, String)>| all.pop().unwrap();
+    let (kind, body) = last(letters(&gw, "bea@example.com").await);
+    assert!(kind == "exclusion" && body.contains("You excluded yourself until "), "{kind}: {body}");
+    let (kind, body) = last(letters(&gw, "cal@example.com").await);
+    assert!(kind == "account_closed" && body.contains("You closed your lottery account"), "{kind}: {body}");
+    let (kind, body) = last(letters(&gw, "dee@example.com").await);
+    assert!(kind == "exclusion" && body.contains("exclusion list"), "{kind}: {body}");
+    gw.assert_ledger_balanced().await;
+}
+
+/// A win of $600 or more paid into a wallet from a game is told to its player once, whoever
+/// reads the journal and however often; a smaller one, and a deposit, are not.
+#[tokio::test]
+async fn a_large_win_is_told_by_mail_once() {
+    let gw = TestGateway::new().await;
+    let ann = gw.player("ann@example.com").await;
+    let wallet =
+        gw.call("GET", "/v1/me/wallet", Some(&ann.token), None).await.body["id"].as_str().unwrap().to_owned();
+    let service = gw.service_token();
+    let house = common::new_id();
+    let opened = gw
+        .call(
+            "POST",
+            "/v1/accounts",
+            Some(&service),
+            Some(json!({"id": house, "kind": "house_revenue", "owner": "keno-test", "currency": "USD"})),
+        )
+        .await;
+    assert_eq!(opened.status, StatusCode::CREATED, "{}", opened.body);
+    let pay = |cents: i64| {
+        let (gw, service, house, wallet) = (&gw, service.clone(), house.clone(), wallet.clone());
+        async move {
+            let body = json!({"id": common::new_id(), "debit_account_id": house, "credit_account_id": wallet,
+                              "amount": cents, "currency": "USD", "metadata": {"game": "castle_keno", "money": "prize"}});
+            let paid = gw.call("POST", "/v1/transfers", Some(&service), Some(body)).await;
+            assert_eq!(paid.status, StatusCode::CREATED, "{}", paid.body);
+        }
+    };
+    // The reader's first pass starts at the journal's end: a win before it is not told.
+    pay(70_000).await;
+    assert_eq!(gw.state.tell_large_wins().await.unwrap(), 0);
+    pay(59_999).await;
+    gw.fund(&ann.token, 100_000).await;
+    pay(125_000).await;
+    let replica = gw.replica();
+    let (one, two) = tokio::join!(gw.state.tell_large_wins(), replica.state.tell_large_wins());
+    assert!(one.unwrap() + two.unwrap() >= 1);
+    assert_eq!(gw.state.tell_large_wins().await.unwrap(), 0, "read once");
+    let wins: Vec<(String, String)> =
+        letters(&gw, "ann@example.com").await.into_iter().filter(|(kind, _)| kind == "large_win").collect();
+    assert_eq!(wins.len(), 1, "{wins:?}");
+    assert!(wins[0].1.contains("your wallet was credited $1,250.00 from Castle Keno"), "{}", wins[0].1);
+    gw.assert_ledger_balanced().await;
+}

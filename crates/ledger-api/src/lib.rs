@@ -305,6 +305,13 @@ impl LedgerClient {
         self.ledger.call::<(), _>(Method::GET, &path, bearer, None, None).await
     }
 
+    /// Large wins (credits of `at_least` cents or more to players' wallets from games) after
+    /// journal place `after`, oldest first, at most 100; and the newest place.
+    pub async fn large_wins(&self, after: i64, at_least: i64) -> Result<wire::LargeWins, AppError> {
+        let path = format!("/v1/reports/large-wins?after={after}&at_least={at_least}&limit=100");
+        self.ledger.call::<(), _>(Method::GET, &path, &self.token()?, None, None).await
+    }
+
     /// Wallet `wallet`'s money limits, with what their windows have used (ADR 0014).
     pub async fn limits(&self, wallet: Uuid) -> Result<Vec<wire::MoneyLimit>, AppError> {
         let path = format!("/v1/accounts/{wallet}/limits");

@@ -50,6 +50,20 @@ impl Game {
     }
 }
 
+impl Game {
+    /// The game as players call it ("Castle Keno", "Instant game 283").
+    pub fn title(self) -> String {
+        match self {
+            Game::Blackjack => "Blackjack".to_owned(),
+            Game::ILuvSuits => "I Luv Suits".to_owned(),
+            Game::Craps => "Craps".to_owned(),
+            Game::CastleKeno => "Castle Keno".to_owned(),
+            Game::Powerball => "Powerball".to_owned(),
+            Game::Instant(number) => format!("Instant game {number}"),
+        }
+    }
+}
+
 impl fmt::Display for Game {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {

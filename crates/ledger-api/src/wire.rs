@@ -256,6 +256,33 @@ pub struct KindTotals {
     pub posted: i128,
 }
 
+/// The least a large win is, in cents ($600, the W-2G floor): `GET /v1/reports/large-wins`
+/// lists no smaller credit.
+pub const LARGE_WIN_FLOOR_CENTS: i64 = 60_000;
+
+/// A credit of at least [`LARGE_WIN_FLOOR_CENTS`] to a player's wallet from a game's account (a
+/// win, or stakes returned with one), as the journal keeps it.
+#[derive(Debug, Clone, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct LargeWin {
+    /// Its place in the journal: the next page reads after it.
+    pub seq: i64,
+    pub id: Uuid,
+    pub wallet: Uuid,
+    pub amount: i64,
+    #[schema(value_type = Object)]
+    pub metadata: Value,
+    pub created_at: DateTime<Utc>,
+}
+
+/// `GET /v1/reports/large-wins`: the large wins after a place in the journal, oldest first.
+#[derive(Debug, Clone, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct LargeWins {
+    pub items: Vec<LargeWin>,
+    /// The place of the newest transfer of at least the floor (any kind): where a reader that
+    /// starts now begins.
+    pub newest_seq: Option<i64>,
+}
+
 /// `GET /v1/reports/trial-balance`.
 #[derive(Debug, Clone, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct TrialBalance {

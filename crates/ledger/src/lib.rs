@@ -77,6 +77,7 @@ pub fn route_table() -> Vec<(Method, &'static str, MethodRouter<LedgerState>)> {
         (Method::POST, "/v1/withdrawals", post(routes::withdraw)),
         (Method::GET, "/v1/reports/trial-balance", get(routes::trial_balance)),
         (Method::GET, "/v1/reports/journal-check", get(routes::journal_check)),
+        (Method::GET, "/v1/reports/large-wins", get(routes::large_wins)),
     ]
 }
 
@@ -94,7 +95,7 @@ pub fn api_routes(state: LedgerState) -> Router {
         routes::account_activity_totals, routes::account_statement,
         routes::suspend,
         routes::create_transfer, routes::create_batch, routes::get_transfer, routes::deposit, routes::withdraw,
-        routes::trial_balance, routes::journal_check,
+        routes::trial_balance, routes::journal_check, routes::large_wins,
     ),
     components(schemas(platform::Problem), responses(platform::openapi::Refused)),
     modifiers(&BearerAuth),

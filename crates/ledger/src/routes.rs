@@ -12,7 +12,8 @@ use uuid::Uuid;
 
 use crate::LedgerState;
 use crate::model::{
-    Account, ActivityLine, ActivityTotals, BatchRequest, BatchResult, CashRequest, HistoryEntry, LimitChange, MAX_BATCH, MoneyLimit,
+    Account, ActivityLine, ActivityTotals, BatchRequest, BatchResult, CashRequest, HistoryEntry, LARGE_WIN_FLOOR_CENTS, LargeWins,
+    LimitChange, MAX_BATCH, MoneyLimit,
     NewAccountRequest, Page, PostedBalance, StatementEntry, Suspension, Transfer, TransferCommand, TransferRequest, TrialBalance, Validate,
     ValidateTransfer,
 };
@@ -512,6 +513,46 @@ pub async fn journal_check(
     caller.require(READERS)?;
     let mismatched = store::journal_mismatches(&state.pool).await?;
     Ok(Json(JournalCheck { consistent: mismatched.is_empty(), mismatched_accounts: mismatched }))
+}
+
+/// `GET /v1/reports/large-wins`: which.
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[serde(deny_unknown_fields)]
+#[into_params(parameter_in = Query)]
+pub struct LargeWinsQuery {
+    /// The `seq` of the last one read (none: from the start of the journal).
+    #[param(minimum = 0)]
+    after: Option<i64>,
+    /// The least amount, in cents: 60,000 ($600, the default) or more.
+    #[param(minimum = 60_000, maximum = 1_000_000_000_000_i64)]
+    at_least: Option<i64>,
+    /// Page size, 1 to 500 (default 100).
+    #[param(minimum = 1, maximum = 500)]
+    limit: Option<i64>,
+}
+
+/// Credits of at least `at_least` to players' wallets from games' accounts after a place in the
+/// journal, oldest first: what the gateway tells players of as large wins (issue 49 §Email).
+#[utoipa::path(
+    get, path = "/v1/reports/large-wins", tag = "ledger", params(LargeWinsQuery),
+    responses((status = 200, description = "the large wins after `after`, oldest first, and the newest place", body = LargeWins), (status = "4XX", response = Refused)),
+    security(("bearer" = []))
+)]
+pub async fn large_wins(
+    State(state): State<LedgerState>,
+    caller: Caller,
+    Query(query): Query<LargeWinsQuery>,
+) -> Result<Json<LargeWins>, AppError> {
+    caller.require(READERS)?;
+    let at_least = query.at_least.unwrap_or(LARGE_WIN_FLOOR_CENTS);
+    let limit = query.limit.unwrap_or(100);
+    if at_least < LARGE_WIN_FLOOR_CENTS || !(1..=500).contains(&limit) || query.after.is_some_and(|a| a < 0) {
+        return Err(AppError::bad_request(
+            codes::INVALID_QUERY,
+            "after is 0 or more, at_least 60,000 cents or more, limit 1 to 500",
+        ));
+    }
+    Ok(Json(store::large_wins(&state.pool, query.after.unwrap_or(0), at_least, limit).await?))
 }
 
 /// The answer of `GET /v1/reports/journal-check`.

@@ -24,6 +24,7 @@ use uuid::Uuid;
 use crate::GatewayState;
 use crate::auth::end_sessions;
 use crate::credentials::valid_email;
+use crate::saga::mail::Letter;
 use crate::saga::protection::{each_player, sync_play};
 use crate::store::exclusions::{self as store, NewEntry};
 use crate::views::protection::{
@@ -227,6 +228,9 @@ pub(crate) async fn apply(state: &GatewayState) -> Result<(u64, u64), AppError> 
     let excluded = each_player(&matched, |player| async move {
         tracing::warn!(%player, "a player matched an exclusion list: excluded");
         end_sessions(state, &player.to_string(), None, "exclusion_list").await?;
+        let email = crate::saga::players::load_player(state, player).await?.email;
+        let letter = Letter::excluded(None, true, &state.protection.help_line);
+        crate::saga::mail::tell(state, player, &email, &letter).await?;
         sync_play(state, player).await.map(drop)
     })
     .await;

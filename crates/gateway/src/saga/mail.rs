@@ -8,6 +8,7 @@
 //! [`MAX_ATTEMPTS`]; one it refuses for good is given up at once. No request waits for a relay.
 
 use chrono::{DateTime, Utc};
+use ledger_api::{Game, Purpose};
 use platform::AppError;
 use sqlx::PgConnection;
 use uuid::Uuid;
@@ -127,6 +128,102 @@ impl Letter {
     }
 }
 
+/// What player protection changed, told to the player (issue 49 §Email): each letter says what
+/// holds now and until when, in the lottery's time, and where help is.
+impl Letter {
+    /// A limit set or changed, by the player or by the lottery; `what` says which and how much.
+    pub fn limit_changed(what: &str, by_lottery: bool, help: &str) -> Letter {
+        let who = if by_lottery { "The lottery set" } else { "You set" };
+        Letter {
+            kind: "limit_changed",
+            subject: "A limit on your play changed".to_owned(),
+            body: format!(
+                "{who} a limit on your account: {what}.\n\n                 A lower limit applies at once; a higher one, or a limit removed, after 24 hours. \
+                 If you did not make this change, call us. {help}"
+            ),
+        }
+    }
+
+    /// A break taken: no play or deposits until it ends.
+    pub fn break_taken(until: DateTime<Utc>, help: &str) -> Letter {
+        Letter {
+            kind: "break",
+            subject: "You are taking a break".to_owned(),
+            body: format!(
+                "You asked for a break from play. Until {} you cannot play or deposit, and every device was \
+                 logged out; tickets for draws after now were cancelled and their cost returned. Your \
+                 balance stays yours to withdraw.\n\n{help}",
+                when(until)
+            ),
+        }
+    }
+
+    /// A self-exclusion (for a term, or for good) or a match on an operator's exclusion list.
+    pub fn excluded(until: Option<DateTime<Utc>>, by_list: bool, help: &str) -> Letter {
+        let how_long = match (by_list, until) {
+            (true, _) => "Your name is on an exclusion list the lottery must follow, so".to_owned(),
+            (false, None) => "You excluded yourself for good, so".to_owned(),
+            (false, Some(end)) => format!("You excluded yourself until {}, so", when(end)),
+        };
+        Letter {
+            kind: "exclusion",
+            subject: "Your account is excluded from play".to_owned(),
+            body: format!(
+                "{how_long} you cannot play or deposit, and every device was logged out; tickets for draws \
+                 after now were cancelled and their cost returned. Your balance stays yours to withdraw.\n\n\
+                 {help}"
+            ),
+        }
+    }
+
+    /// The account closed by the player.
+    pub fn account_closed(help: &str) -> Letter {
+        Letter {
+            kind: "account_closed",
+            subject: "Your account is closed".to_owned(),
+            body: format!(
+                "You closed your lottery account: no play or deposits from now, and every device was logged \
+                 out; tickets for draws after now were cancelled and their cost returned. You may still log \
+                 in to withdraw your balance, and you may ask to reopen the account (it reopens 24 hours \
+                 after you ask). Every record is kept.\n\n{help}"
+            ),
+        }
+    }
+
+    /// A large win paid into the wallet (a win, or stakes returned with it).
+    pub fn large_win(cents: i64, game: Option<&str>, at: DateTime<Utc>, help: &str) -> Letter {
+        let from = game.map_or_else(String::new, |g| format!(" from {g}"));
+        Letter {
+            kind: "large_win",
+            subject: "A large win was paid into your wallet".to_owned(),
+            body: format!(
+                "On {} your wallet was credited {}{from} (a win, with any stake it returned). \
+                 Prizes of $600 or more may be reported for tax.\n\n{help}",
+                when(at),
+                domain::money::dollars(cents)
+            ),
+        }
+    }
+
+    /// A withdrawal's outcome: paid, or not paid and the money back in the wallet.
+    pub fn withdrawal(cents: i64, paid: bool, help: &str) -> Letter {
+        let amount = domain::money::dollars(cents);
+        let (subject, said) = if paid {
+            ("Your cash-out was paid", format!("Your cash-out of {amount} was paid by the payment provider."))
+        } else {
+            (
+                "Your cash-out could not be paid",
+                format!("Your cash-out of {amount} could not be paid; the money is back in your wallet."),
+            )
+        };
+        Letter {
+            kind: "withdrawal",
+            subject: subject.to_owned(),
+            body: format!("{said}\n\nIf you did not ask for it, change your password and call us. {help}"),
+        }
+    }
+}
+
 /// Writes `letter` to `to` in the outbox, on `conn` (the transaction of what it tells).
 pub(crate) async fn write(
     state: &GatewayState,
@@ -177,6 +274,62 @@ pub async fn send_due(state: &GatewayState) -> Result<usize, AppError> {
         }
     }
     Ok(sent)
+}
+
+/// Writes `letter` to player `player` at `to` in a transaction of its own: for what changed
+/// where no transaction of this service holds it (a limit the ledger keeps).
+pub(crate) async fn tell(
+    state: &GatewayState,
+    player: Uuid,
+    to: &str,
+    letter: &Letter,
+) -> Result<(), AppError> {
+    let mut tx = state.pool.begin().await?;
+    write(state, &mut tx, to, Some(player), letter).await?;
+    tx.commit().await?;
+    Ok(())
+}
+
+/// The reader of the ledger's large wins.
+const LARGE_WINS: &str = "large_wins";
+
+/// One pass of the large-win mail: the wins of at least `LOTTO_LARGE_WIN_CENTS` the ledger
+/// journaled since the last pass, each told to its player once (the message's id derived from
+/// the transfer, the cursor moved in the same transaction). The first pass starts at the
+/// journal's newest large transfer: wins before the reader first ran are not told. Returns how
+/// many were read.
+pub async fn tell_large_wins(state: &GatewayState) -> Result<usize, AppError> {
+    let floor = state.protection.large_win_cents;
+    let after = match store::cursor(&state.pool, LARGE_WINS).await? {
+        Some(after) => after,
+        None => {
+            let newest = state.ledger.large_wins(i64::MAX, floor).await?.newest_seq.unwrap_or(0);
+            store::start_cursor(&state.pool, LARGE_WINS, newest).await?;
+            return Ok(0);
+        }
+    };
+    let page = state.ledger.large_wins(after, floor).await?;
+    for win in &page.items {
+        let owner = crate::store::players::owner_of_wallet(&state.pool, win.wallet).await?;
+        let game = Purpose::read(&win.metadata).game.map(Game::title);
+        let mut tx = state.pool.begin().await?;
+        if let Some((player, email)) = owner {
+            let letter =
+                Letter::large_win(win.amount, game.as_deref(), win.created_at, &state.protection.help_line);
+            let mail = NewMail {
+                id: Uuid::new_v5(&crate::GATEWAY_NAMESPACE, format!("large-win/{}", win.id).as_bytes()),
+                recipient: &email,
+                player: Some(player),
+                kind: letter.kind,
+                subject: &letter.subject,
+                body: &letter.body,
+            };
+            store::enqueue(&mut tx, &mail, state.mail.relay.sends()).await?;
+        }
+        store::advance_cursor(&mut tx, LARGE_WINS, win.seq).await?;
+        tx.commit().await?;
+    }
+    Ok(page.items.len())
 }
 
 #[cfg(test)]

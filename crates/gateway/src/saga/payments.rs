@@ -37,6 +37,7 @@ use sqlx::PgConnection;
 use uuid::Uuid;
 
 use crate::auth::Authenticated;
+use crate::saga::mail::Letter;
 use crate::saga::players::the_player;
 use crate::store::payments::{self as store, NewPayment, PaymentKind, Stage};
 use crate::views::payments::{
@@ -417,7 +418,14 @@ async fn finish(state: &GatewayState, id: Uuid) -> Result<PaymentState, AppError
     let view = PaymentView::from(&row);
     let Stage::Settling { succeeded } = row.stage else { return Ok(view.state) };
     apply_outcome(state, &view, wallet, succeeded).await?;
-    store::settle(&state.pool, id).await?;
+    let mut tx = state.pool.begin().await?;
+    let settled_now = store::settle(&mut tx, id).await?;
+    if settled_now && view.kind == PaymentKind::Withdrawal {
+        let email = crate::store::players::email_of_wallet(&mut tx, wallet).await?;
+        let letter = Letter::withdrawal(view.amount, succeeded, &state.protection.help_line);
+        crate::saga::mail::write(state, &mut tx, &email, None, &letter).await?;
+    }
+    tx.commit().await?;
     Ok(if succeeded { PaymentState::Succeeded } else { PaymentState::Failed })
 }
 

@@ -146,6 +146,14 @@ pub(crate) async fn set_limit(
         return Err(AppError::unprocessable(codes::INVALID_AMOUNT, "a limit is a positive number of cents"));
     }
     set_player_limit(state, player.id, LimitKind::Deposit, request.period, request.amount).await?;
+    let words = match request.amount {
+        Some(cents) => {
+            format!("a {} deposit limit of {}", request.period.as_str(), domain::money::dollars(cents))
+        }
+        None => format!("no {} deposit limit", request.period.as_str()),
+    };
+    let letter = Letter::limit_changed(&words, false, &state.protection.help_line);
+    crate::saga::mail::tell(state, player.id, &player.email, &letter).await?;
     limits(state, player.id).await
 }
 

@@ -45,12 +45,14 @@ pub struct MailRow {
 }
 
 /// Writes `mail` to the outbox on `conn` (the caller's transaction): `queued` for the worker
-/// to send, or `kept` when there is no relay (it is delivered where it lies).
+/// to send, or `kept` when there is no relay (it is delivered where it lies). A message whose id
+/// is written already is not written again (an id derived from what it tells: one per event).
 pub async fn enqueue(conn: &mut PgConnection, mail: &NewMail<'_>, sends: bool) -> Result<(), AppError> {
     let state = if sends { MailState::Queued } else { MailState::Kept }.as_str();
     sqlx::query!(
         "INSERT INTO mail_outbox (id, recipient, player_id, kind, subject, body, state, sent_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, CASE WHEN $7 = 'kept' THEN now() END)",
+         VALUES ($1, $2, $3, $4, $5, $6, $7, CASE WHEN $7 = 'kept' THEN now() END)
+         ON CONFLICT (id) DO NOTHING",
         mail.id,
         mail.recipient,
         mail.player,
@@ -218,6 +220,33 @@ pub async fn use_link(
     .await?;
     // The one presented is marked even if already ended by another's use.
     sqlx::query!("UPDATE one_time_links SET used_at = coalesce(used_at, now()) WHERE token_hash = $1", hash)
+        .execute(conn)
+        .await?;
+    Ok(())
+}
+
+/// Where reader `name` has read to (none before its first pass).
+pub async fn cursor(pool: &PgPool, name: &str) -> Result<Option<i64>, AppError> {
+    Ok(sqlx::query_scalar!("SELECT after FROM mail_cursors WHERE name = $1", name)
+        .fetch_optional(pool)
+        .await?)
+}
+
+/// Reader `name` starts at `after` unless it has started already.
+pub async fn start_cursor(pool: &PgPool, name: &str, after: i64) -> Result<(), AppError> {
+    sqlx::query!(
+        "INSERT INTO mail_cursors (name, after) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING",
+        name,
+        after
+    )
+    .execute(pool)
+    .await?;
+    Ok(())
+}
+
+/// Moves reader `name` on to `after` (never back), on `conn`.
+pub async fn advance_cursor(conn: &mut PgConnection, name: &str, after: i64) -> Result<(), AppError> {
+    sqlx::query!("UPDATE mail_cursors SET after = greatest(after, $2) WHERE name = $1", name, after)
         .execute(conn)
         .await?;
     Ok(())

@@ -305,15 +305,17 @@ pub async fn with_wallet(pool: &PgPool, id: Uuid) -> Result<Option<(PaymentRow, 
     Ok(Some((PaymentRow::try_from(stored)?, wallet)))
 }
 
-/// A settling payment `id` becomes its outcome (its money has moved).
-pub async fn settle(pool: &PgPool, id: Uuid) -> Result<(), AppError> {
-    sqlx::query!(
+/// A settling payment `id` becomes its outcome (its money has moved); false when it was not
+/// settling (another delivery finished it).
+pub async fn settle(conn: &mut PgConnection, id: Uuid) -> Result<bool, AppError> {
+    Ok(sqlx::query!(
         "UPDATE payments SET state = outcome, updated_at = now() WHERE id = $1 AND state = 'settling'",
         id
     )
-    .execute(pool)
-    .await?;
-    Ok(())
+    .execute(conn)
+    .await?
+    .rows_affected()
+        == 1)
 }
 
 /// The payments settling for longer than `older_than`, oldest first (the recovery pass's).

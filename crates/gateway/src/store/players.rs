@@ -215,7 +215,11 @@ pub async fn matching_email(pool: &PgPool, part: &str, limit: i64) -> Result<Vec
 
 /// Excludes player `id` until `until`, never shortening an exclusion in force (their future
 /// tickets to void); answers the end.
-pub async fn exclude_until(pool: &PgPool, id: Uuid, until: DateTime<Utc>) -> Result<DateTime<Utc>, AppError> {
+pub async fn exclude_until(
+    conn: &mut PgConnection,
+    id: Uuid,
+    until: DateTime<Utc>,
+) -> Result<DateTime<Utc>, AppError> {
     Ok(sqlx::query_scalar!(
         r#"UPDATE players SET self_excluded_until = greatest(coalesce(self_excluded_until, $2), $2),
                               voids_pending_since = coalesce(voids_pending_since, now())
@@ -223,13 +227,17 @@ pub async fn exclude_until(pool: &PgPool, id: Uuid, until: DateTime<Utc>) -> Res
         id,
         until
     )
-    .fetch_one(pool)
+    .fetch_one(conn)
     .await?)
 }
 
 /// Puts player `id` on a break until `until`, never shortening one in force (their future
 /// tickets to void); answers the end.
-pub async fn break_until(pool: &PgPool, id: Uuid, until: DateTime<Utc>) -> Result<DateTime<Utc>, AppError> {
+pub async fn break_until(
+    conn: &mut PgConnection,
+    id: Uuid,
+    until: DateTime<Utc>,
+) -> Result<DateTime<Utc>, AppError> {
     Ok(sqlx::query_scalar!(
         r#"UPDATE players SET on_break_until = greatest(coalesce(on_break_until, $2), $2),
                               voids_pending_since = coalesce(voids_pending_since, now())
@@ -237,18 +245,18 @@ pub async fn break_until(pool: &PgPool, id: Uuid, until: DateTime<Utc>) -> Resul
         id,
         until
     )
-    .fetch_one(pool)
+    .fetch_one(conn)
     .await?)
 }
 
 /// Excludes player `id` for good (their future tickets to void).
-pub async fn exclude_permanently(pool: &PgPool, id: Uuid) -> Result<(), AppError> {
+pub async fn exclude_permanently(conn: &mut PgConnection, id: Uuid) -> Result<(), AppError> {
     sqlx::query!(
         "UPDATE players SET excluded_permanently = true, voids_pending_since = coalesce(voids_pending_since, now())
           WHERE id = $1",
         id
     )
-    .execute(pool)
+    .execute(conn)
     .await?;
     Ok(())
 }
@@ -268,14 +276,14 @@ pub async fn request_return(pool: &PgPool, id: Uuid) -> Result<(), AppError> {
 
 /// Closes player `id`'s account (their future tickets to void); closing a closed one again
 /// starts over, cancelling a reopening asked for.
-pub async fn close(pool: &PgPool, id: Uuid) -> Result<(), AppError> {
+pub async fn close(conn: &mut PgConnection, id: Uuid) -> Result<(), AppError> {
     sqlx::query!(
         "UPDATE players SET closed_at = now(), reopen_requested_at = NULL,
                 voids_pending_since = coalesce(voids_pending_since, now())
           WHERE id = $1",
         id
     )
-    .execute(pool)
+    .execute(conn)
     .await?;
     Ok(())
 }
@@ -429,4 +437,19 @@ pub async fn raise_limit(
     .execute(pool)
     .await?;
     Ok(())
+}
+
+/// The email of the player whose wallet is `wallet`, on `conn`.
+pub async fn email_of_wallet(conn: &mut PgConnection, wallet: Uuid) -> Result<String, AppError> {
+    Ok(sqlx::query_scalar!("SELECT email FROM players WHERE wallet_account_id = $1", wallet)
+        .fetch_one(conn)
+        .await?)
+}
+
+/// The id and email of the player whose wallet is `wallet`, if one of this service's players.
+pub async fn owner_of_wallet(pool: &PgPool, wallet: Uuid) -> Result<Option<(Uuid, String)>, AppError> {
+    let row = sqlx::query!("SELECT id, email FROM players WHERE wallet_account_id = $1", wallet)
+        .fetch_optional(pool)
+        .await?;
+    Ok(row.map(|r| (r.id, r.email)))
 }

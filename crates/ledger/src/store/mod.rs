@@ -14,8 +14,8 @@ use sqlx::PgPool;
 use uuid::Uuid;
 
 use crate::model::{
-    Account, AccountFlags, AccountKind, Balance, CurrencyTotals, HistoryEntry, KindTotals, NewAccount, StatementEntry,
-    Transfer, TrialBalance,
+    Account, AccountFlags, AccountKind, Balance, CurrencyTotals, HistoryEntry, KindTotals, LargeWin, LargeWins, NewAccount,
+    StatementEntry, Transfer, TrialBalance,
 };
 
 /// Namespace of the ids the ledger derives itself (cash-clearing accounts, hold expiries).
@@ -357,6 +357,32 @@ pub async fn expired_holds(pool: &PgPool, limit: i64) -> Result<Vec<Uuid>, AppEr
     )
     .fetch_all(pool)
     .await?)
+}
+
+/// Credits of at least `at_least` (never below the floor the index covers) to players' wallets
+/// from games' accounts after journal place `after`, oldest first, and the newest place of any
+/// transfer of the floor or more.
+pub async fn large_wins(pool: &PgPool, after: i64, at_least: i64, limit: i64) -> Result<LargeWins, AppError> {
+    let items = sqlx::query_as!(
+        LargeWin,
+        r#"SELECT t.seq AS "seq!", t.id, t.credit_account_id AS wallet, t.amount, t.metadata, t.created_at
+             FROM transfers t
+             JOIN accounts c ON c.id = t.credit_account_id
+             JOIN accounts d ON d.id = t.debit_account_id
+            WHERE t.amount >= 60000 AND t.amount >= $2 AND t.seq > $1 AND t.kind IN ('posted', 'post_pending')
+              AND c.kind = 'player_wallet'
+              AND d.kind IN ('game_escrow', 'house_revenue', 'prize_liability', 'progressive_pot')
+            ORDER BY t.seq LIMIT $3"#,
+        after,
+        at_least,
+        limit,
+    )
+    .fetch_all(pool)
+    .await?;
+    let newest_seq = sqlx::query_scalar!("SELECT max(seq) FROM transfers WHERE amount >= 60000")
+        .fetch_one(pool)
+        .await?;
+    Ok(LargeWins { items, newest_seq })
 }
 
 /// Debits, credits and the double-entry check per currency.

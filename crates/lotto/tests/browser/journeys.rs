@@ -1082,9 +1082,8 @@ pub async fn operator_console(ctx: &Context, browser: &Browser) -> Result<(), St
     // Draws come every 10 s here: one is drawn while the page watches, and its numbers are the API's.
     // The newest drawn draw's number, not how many of the newest 20 are drawn: once the run has
     // made more than 20, that count stays the same as new draws push old ones out of the page.
-    let newest_drawn = |page: &Value| {
-        page["items"].as_array().unwrap().iter().filter(|d| d["numbers"].is_array()).cloned().next()
-    };
+    let newest_drawn =
+        |page: &Value| page["items"].as_array().unwrap().iter().find(|d| d["numbers"].is_array()).cloned();
     let before = newest_drawn(&get(ctx, "/v1/keno/draws?limit=20", "").await);
     let number_before = before.as_ref().and_then(|d| d["number"].as_i64()).unwrap_or(0);
     let mut shown = String::new();

@@ -2,12 +2,13 @@
 //! keeps them and refuses, in the statement that would debit it, a stake that would pass one),
 //! and the time limits on minutes played.
 
-use ledger_api::wire::{LimitChange, LimitPeriod, LimitSource, MoneyLimit};
+use ledger_api::wire::{LimitChange, LimitPeriod, LimitSource, MoneyLimit, MoneyLimitKind};
 use platform::AppError;
 use platform::codes;
 use uuid::Uuid;
 
 use crate::GatewayState;
+use crate::saga::mail::{self, Letter};
 use crate::saga::players::{
     LIMIT_RAISE_DELAY_HOURS, limits as deposit_limits, load_player, set_player_limit,
 };
@@ -71,6 +72,13 @@ pub(crate) async fn set_time_limit(
         ));
     }
     set_player_limit(state, player, LimitKind::Time, request.period, request.minutes).await?;
+    let words = match request.minutes {
+        Some(minutes) => format!("a {} time limit of {minutes} minutes", request.period.as_str()),
+        None => format!("no {} time limit", request.period.as_str()),
+    };
+    let email = load_player(state, player).await?.email;
+    mail::tell(state, player, &email, &Letter::limit_changed(&words, false, &state.protection.help_line))
+        .await?;
     limits(state, player).await
 }
 
@@ -83,7 +91,8 @@ pub(crate) async fn set_money_limit(
     request: MoneyLimitRequest,
     source: LimitSource,
 ) -> Result<Limits, AppError> {
-    let wallet = load_player(state, player).await?.wallet_account_id;
+    let found = load_player(state, player).await?;
+    let wallet = found.wallet_account_id;
     let change = LimitChange {
         kind: request.kind,
         period: request.period,
@@ -92,7 +101,24 @@ pub(crate) async fn set_money_limit(
         raise_delay_seconds: LIMIT_RAISE_DELAY_HOURS * 3600,
     };
     let money = state.ledger.set_limit(wallet, &change).await?;
+    let words = money_limit_words(request.kind, request.period, request.amount);
+    let letter = Letter::limit_changed(&words, source == LimitSource::Operator, &state.protection.help_line);
+    mail::tell(state, player, &found.email, &letter).await?;
     limits_with(state, player, money).await
+}
+
+/// A money limit in words: "a daily loss limit of $3.00", "no single-stake limit".
+fn money_limit_words(kind: MoneyLimitKind, period: Option<LimitPeriod>, cents: Option<i64>) -> String {
+    let kind = match kind {
+        MoneyLimitKind::Loss => "loss",
+        MoneyLimitKind::Wager => "wager",
+        MoneyLimitKind::SingleStake => "single-stake",
+    };
+    let period = period.map_or(String::new(), |p| format!("{} ", p.as_str()));
+    match cents {
+        Some(cents) => format!("a {period}{kind} limit of {}", domain::money::dollars(cents)),
+        None => format!("no {period}{kind} limit"),
+    }
 }
 
 /// Operator `staff` imposes a money limit on `player`, or lowers the one imposed, saying why
@@ -108,7 +134,8 @@ pub(crate) async fn impose_money_limit(
     request: ImposedLimitRequest,
 ) -> Result<Limits, AppError> {
     let reason = crate::saga::staff::required_reason(&request.reason)?;
-    let wallet = load_player(state, player).await?.wallet_account_id;
+    let found = load_player(state, player).await?;
+    let wallet = found.wallet_account_id;
     let now = state.ledger.limits(wallet).await?;
     let imposed = now
         .iter()
@@ -147,5 +174,8 @@ pub(crate) async fn impose_money_limit(
         let mut conn = state.pool.acquire().await?;
         crate::store::staff::record_action(&mut conn, &action).await?;
     }
+    let words = money_limit_words(request.kind, request.period, Some(request.amount));
+    let letter = Letter::limit_changed(&words, true, &state.protection.help_line);
+    mail::tell(state, player, &found.email, &letter).await?;
     limits_with(state, player, money).await
 }

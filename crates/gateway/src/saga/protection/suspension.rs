@@ -10,6 +10,7 @@ use uuid::Uuid;
 
 use crate::GatewayState;
 use crate::auth::{Authenticated, end_sessions};
+use crate::saga::mail::{self, Letter};
 use crate::saga::players::the_player;
 use crate::standing::PlayStanding;
 use crate::store::players::{self as store, PlayerRow};
@@ -25,7 +26,14 @@ pub(crate) async fn take_time_out(
     period: TimeOutPeriod,
 ) -> Result<DateTime<Utc>, AppError> {
     let until = Utc::now() + chrono::Duration::hours(period.hours());
-    let until = store::break_until(&state.pool, player, until).await?;
+    let row = store::get(&state.pool, player).await?.ok_or_else(|| {
+        AppError::not_found(codes::PLAYER_NOT_FOUND, format!("player {player} does not exist"))
+    })?;
+    let mut tx = state.pool.begin().await?;
+    let until = store::break_until(&mut tx, player, until).await?;
+    let letter = Letter::break_taken(until, &state.protection.help_line);
+    mail::write(state, &mut tx, &row.email, Some(player), &letter).await?;
+    tx.commit().await?;
     sync_play(state, player).await?;
     end_sessions(state, &player.to_string(), None, "time_out").await?;
     Ok(until)
@@ -127,19 +135,24 @@ pub(crate) async fn self_exclude(
     period: ExclusionPeriod,
 ) -> Result<SelfExclusion, AppError> {
     let player = the_player(state, caller).await?;
+    let mut tx = state.pool.begin().await?;
     let answer = match period.months() {
         Some(months) => {
             let until = Utc::now()
                 .checked_add_months(Months::new(months))
                 .ok_or_else(|| AppError::internal("date overflow"))?;
-            let until = store::exclude_until(&state.pool, player.id, until).await?;
+            let until = store::exclude_until(&mut tx, player.id, until).await?;
             SelfExclusion { self_excluded_until: Some(until), permanent: player.excluded_permanently }
         }
         None => {
-            store::exclude_permanently(&state.pool, player.id).await?;
+            store::exclude_permanently(&mut tx, player.id).await?;
             SelfExclusion { self_excluded_until: player.self_excluded_until, permanent: true }
         }
     };
+    let until = if answer.permanent { None } else { answer.self_excluded_until };
+    let letter = Letter::excluded(until, false, &state.protection.help_line);
+    mail::write(state, &mut tx, &player.email, Some(player.id), &letter).await?;
+    tx.commit().await?;
     sync_play(state, player.id).await?;
     end_sessions(state, &player.id.to_string(), None, "self_exclusion").await?;
     Ok(answer)
@@ -179,7 +192,11 @@ pub(crate) async fn close_account(
     caller: &Authenticated,
 ) -> Result<PlayStanding, AppError> {
     let player = the_player(state, caller).await?;
-    store::close(&state.pool, player.id).await?;
+    let mut tx = state.pool.begin().await?;
+    store::close(&mut tx, player.id).await?;
+    let letter = Letter::account_closed(&state.protection.help_line);
+    mail::write(state, &mut tx, &player.email, Some(player.id), &letter).await?;
+    tx.commit().await?;
     let standing = sync_play(state, player.id).await?;
     end_sessions(state, &player.id.to_string(), None, "closure").await?;
     Ok(standing)
