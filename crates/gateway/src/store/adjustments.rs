@@ -76,21 +76,7 @@ pub async fn insert(conn: &mut PgConnection, proposal: &NewAdjustment<'_>) -> Re
 
 /// Adjustment `id` as it stands.
 pub async fn get(pool: &PgPool, id: Uuid) -> Result<Option<AdjustmentRow>, AppError> {
-    Ok(sqlx::query_as!(
-        AdjustmentRow,
-        r#"SELECT a.id, a.player_id, pl.email AS player_email, a.direction AS "direction: Direction", a.amount_cents, a.reason,
-                  a.proposed_by, p.username AS "proposed_by_name?", a.proposed_at,
-                  a.state AS "state: AdjustmentState", a.decided_by, d.username AS "decided_by_name?",
-                  a.decided_at, a.decision_reason
-             FROM balance_adjustments a
-             JOIN players pl ON pl.id = a.player_id
-             LEFT JOIN staff p ON p.id::text = a.proposed_by
-             LEFT JOIN staff d ON d.id::text = a.decided_by
-            WHERE a.id = $1"#,
-        id,
-    )
-    .fetch_optional(pool)
-    .await?)
+    Ok(select(pool, Some(id), None, None, None, 1).await?.pop())
 }
 
 /// Adjustment `id`'s row locked on `conn` (a transaction) for a decision: its proposer and
@@ -114,19 +100,32 @@ pub async fn page(
     after: Option<Uuid>,
     limit: i64,
 ) -> Result<Vec<AdjustmentRow>, AppError> {
+    select(pool, None, state, player, after, limit).await
+}
+
+/// The adjustments each given filter admits, oldest first, with who proposed and decided them.
+async fn select(
+    pool: &PgPool,
+    id: Option<Uuid>,
+    state: Option<AdjustmentState>,
+    player: Option<Uuid>,
+    after: Option<Uuid>,
+    limit: i64,
+) -> Result<Vec<AdjustmentRow>, AppError> {
     Ok(sqlx::query_as!(
         AdjustmentRow,
-        r#"SELECT a.id, a.player_id, pl.email AS player_email, a.direction AS "direction: Direction", a.amount_cents, a.reason,
-                  a.proposed_by, p.username AS "proposed_by_name?", a.proposed_at,
+        r#"SELECT a.id, a.player_id, pl.email AS player_email, a.direction AS "direction: Direction", a.amount_cents,
+                  a.reason, a.proposed_by, p.username AS "proposed_by_name?", a.proposed_at,
                   a.state AS "state: AdjustmentState", a.decided_by, d.username AS "decided_by_name?",
                   a.decided_at, a.decision_reason
              FROM balance_adjustments a
              JOIN players pl ON pl.id = a.player_id
              LEFT JOIN staff p ON p.id::text = a.proposed_by
              LEFT JOIN staff d ON d.id::text = a.decided_by
-            WHERE ($1::text IS NULL OR a.state = $1) AND ($2::uuid IS NULL OR a.player_id = $2)
-              AND ($3::uuid IS NULL OR a.id > $3)
-            ORDER BY a.id LIMIT $4"#,
+            WHERE ($1::uuid IS NULL OR a.id = $1) AND ($2::text IS NULL OR a.state = $2)
+              AND ($3::uuid IS NULL OR a.player_id = $3) AND ($4::uuid IS NULL OR a.id > $4)
+            ORDER BY a.id LIMIT $5"#,
+        id,
         state.map(AdjustmentState::as_str),
         player,
         after,
