@@ -156,6 +156,26 @@ impl LinkPurpose {
     }
 }
 
+/// Records a request for a `purpose` link to the address whose digest is `email_digest`, on
+/// `conn` (the request's transaction), and whether the address has an account.
+pub async fn record_link_request(
+    conn: &mut PgConnection,
+    purpose: LinkPurpose,
+    email_digest: &[u8],
+    known: bool,
+) -> Result<(), AppError> {
+    sqlx::query!(
+        "INSERT INTO link_requests (id, purpose, email_digest, known) VALUES ($1, $2, $3, $4)",
+        Uuid::now_v7(),
+        purpose.as_str(),
+        email_digest,
+        known,
+    )
+    .execute(conn)
+    .await?;
+    Ok(())
+}
+
 /// Keeps a new link's hash for `player`, good for `minutes`.
 pub async fn keep_link(
     conn: &mut PgConnection,
