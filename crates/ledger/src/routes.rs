@@ -546,10 +546,11 @@ pub async fn large_wins(
     caller.require(READERS)?;
     let at_least = query.at_least.unwrap_or(LARGE_WIN_FLOOR_CENTS);
     let limit = query.limit.unwrap_or(100);
-    if at_least < LARGE_WIN_FLOOR_CENTS || !(1..=500).contains(&limit) || query.after.is_some_and(|a| a < 0) {
+    let amounts = LARGE_WIN_FLOOR_CENTS..=1_000_000_000_000;
+    if !amounts.contains(&at_least) || !(1..=500).contains(&limit) || query.after.is_some_and(|a| a < 0) {
         return Err(AppError::bad_request(
             codes::INVALID_QUERY,
-            "after is 0 or more, at_least 60,000 cents or more, limit 1 to 500",
+            "after is 0 or more, at_least $600 to $10,000,000,000 (in cents), limit 1 to 500",
         ));
     }
     Ok(Json(store::large_wins(&state.pool, query.after.unwrap_or(0), at_least, limit).await?))
