@@ -399,11 +399,7 @@ pub const ALL: &[Code] = &[
     code(ROUND_NOT_IN_PLAY, 409, "the round is not waiting for a decision"),
     code(SALES_CLOSED, 409, "the drawing's sales have closed"),
     code(SECOND_FACTOR_ENROLLED, 409, "a second factor is enrolled already"),
-    code(
-        SECOND_OPERATOR_REQUIRED,
-        409,
-        "dual control: results wait for a different operator's entry; an adjustment, for another's approval",
-    ),
+    code(SECOND_OPERATOR_REQUIRED, 409, "dual control: a second operator enters the results or approves"),
     code(STALE_STEP, 409, "the decision names a step the round has passed"),
     code(USERNAME_TAKEN, 409, "a staff member with this username exists"),
     code(

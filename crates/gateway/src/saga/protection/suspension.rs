@@ -11,7 +11,7 @@ use uuid::Uuid;
 use crate::GatewayState;
 use crate::auth::{Authenticated, end_sessions};
 use crate::saga::mail::{self, Letter};
-use crate::saga::players::the_player;
+use crate::saga::players::{load_player, the_player};
 use crate::standing::PlayStanding;
 use crate::store::players::{self as store, PlayerRow};
 use crate::views::players::{ExclusionPeriod, SelfExclusion};
@@ -26,13 +26,11 @@ pub(crate) async fn take_time_out(
     period: TimeOutPeriod,
 ) -> Result<DateTime<Utc>, AppError> {
     let until = Utc::now() + chrono::Duration::hours(period.hours());
-    let row = store::get(&state.pool, player).await?.ok_or_else(|| {
-        AppError::not_found(codes::PLAYER_NOT_FOUND, format!("player {player} does not exist"))
-    })?;
+    let email = load_player(state, player).await?.email;
     let mut tx = state.pool.begin().await?;
     let until = store::break_until(&mut tx, player, until).await?;
     let letter = Letter::break_taken(until, &state.protection.help_line);
-    mail::write(state, &mut tx, &row.email, Some(player), &letter).await?;
+    mail::write(state, &mut tx, &email, Some(player), &letter).await?;
     tx.commit().await?;
     sync_play(state, player).await?;
     end_sessions(state, &player.to_string(), None, "time_out").await?;
