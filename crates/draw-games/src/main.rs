@@ -13,6 +13,8 @@ async fn main() -> anyhow::Result<()> {
     let tokens = config.token_keys()?;
     platform::db::check_budget(&url, config.db_max_connections).await?;
     let pool = draw_games::connect(&url, &config.alone(draw_games::HELD_APART)?).await?;
+    // Its start, and its stop, in the significant-events log; and its share of chaining it.
+    let instance = platform::events::lifecycle::run(&pool, draw_games::SCHEMA, &config).await?;
     let gauged = pool.clone();
     let ledger = platform::upstream::Upstream::remote("ledger", &ledger_url, config.request_timeout)?;
     let state = draw_games::DrawsState::start(pool, tokens, settings, ledger).await?;
@@ -23,5 +25,6 @@ async fn main() -> anyhow::Result<()> {
     let listener = tokio::net::TcpListener::bind(config.listen).await?;
     tracing::info!(addr = %listener.local_addr()?, "draw-games listening");
     platform::http::serve(listener, app, platform::http::shutdown_signal()).await?;
+    instance.stopped().await?;
     Ok(())
 }

@@ -15,6 +15,8 @@ async fn main() -> anyhow::Result<()> {
     let tokens = config.token_keys()?;
     platform::db::check_budget(&url, config.db_max_connections).await?;
     let pool = instant::connect(&url, &config.alone(instant::HELD_APART)?).await?;
+    // Its start, and its stop, in the significant-events log; and its share of chaining it.
+    let instance = platform::events::lifecycle::run(&pool, instant::SCHEMA, &config).await?;
     let gauged = pool.clone();
     let games = instant::games::carried().context("a game definition is malformed")?;
     let ledger_url = std::env::var("LOTTO_LEDGER_URL").context("LOTTO_LEDGER_URL must name the ledger")?;
@@ -27,5 +29,6 @@ async fn main() -> anyhow::Result<()> {
     let listener = tokio::net::TcpListener::bind(config.listen).await?;
     tracing::info!(addr = %listener.local_addr()?, "instant listening");
     platform::http::serve(listener, app, platform::http::shutdown_signal()).await?;
+    instance.stopped().await?;
     Ok(())
 }

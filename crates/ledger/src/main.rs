@@ -11,6 +11,8 @@ async fn main() -> anyhow::Result<()> {
     let tokens = config.token_keys()?;
     platform::db::check_budget(&url, config.db_max_connections).await?;
     let pool = ledger::connect(&url, &config.alone(0)?).await?;
+    // Its start, and its stop, in the significant-events log; and its share of chaining it.
+    let instance = platform::events::lifecycle::run(&pool, ledger::SCHEMA, &config).await?;
     let gauged = pool.clone();
     ledger::spawn_hold_sweeper(pool.clone(), config.hold_sweep_interval);
     let app = ledger::router(ledger::LedgerState { pool, tokens }, (&config).into());
@@ -19,5 +21,6 @@ async fn main() -> anyhow::Result<()> {
     let listener = tokio::net::TcpListener::bind(config.listen).await?;
     tracing::info!(addr = %listener.local_addr()?, "ledger listening");
     platform::http::serve(listener, app, platform::http::shutdown_signal()).await?;
+    instance.stopped().await?;
     Ok(())
 }

@@ -6,6 +6,7 @@
 
 mod cluster;
 mod postgres;
+mod records;
 
 use anyhow::Context;
 use gateway::sandbox::Sandbox;
@@ -19,6 +20,8 @@ const USAGE: &str = "usage: lotto [serve]
        lotto admin create-operator <username>
        lotto payments-sandbox
        lotto verify-draw <YYYY-MM-DD> [export-file]
+       lotto verify-events <export-file>
+       lotto events verify | seal <YYYY-MM> | archive <YYYY-MM> <file> | restore <file>
        lotto print-run <game>
        lotto printer-file <file> [identity-file] [signature signing-key]
        lotto cluster start|status|stop|kill <member1|member2|member3|primary|etcd>|backup
@@ -38,6 +41,11 @@ verify-draw recounts a settled Powerball drawing's winners and prizes from its f
 alone (the file the close wrote, or the control copy named) and compares them with the
 service's settlement: an exact agreement certifies the drawing, so its prizes become payable;
 any difference stops it as disputed and says what differs (exit status 1).
+verify-events checks an export of the significant-events log on its own: every event follows
+the one before and hashes to what it says, and the count and the hashes at both ends are the
+header's (exit status 1 when not). events verify walks the whole log in the database; seal
+closes a month that is over, archive writes a sealed month to a file, checks the file and drops
+the month from the database, and restore puts an archived month back from its file (ADR 0019).
 print-run starts an instant game's print run through a running lotto (LOTTO_URL, default
 http://127.0.0.1:8080) as operator LOTTO_OPERATOR (default ops, the password as for admin, the
 second factor's code or a recovery code in LOTTO_OPERATOR_CODE) and
@@ -83,6 +91,8 @@ async fn command() -> anyhow::Result<()> {
         }
         ["verify-draw", date] => verify_draw(date, None).await,
         ["verify-draw", date, file] => verify_draw(date, Some(file)).await,
+        ["verify-events", file] => records::verify_file(file),
+        ["events", rest @ ..] => records::command(rest).await,
         ["cluster", rest @ ..] => cluster::command(rest).await,
         ["help" | "--help" | "-h"] => {
             say(USAGE);
@@ -97,7 +107,7 @@ async fn command() -> anyhow::Result<()> {
 
 /// The banner goes to stdout, where a user (or a test) reads where to connect.
 #[allow(clippy::print_stdout)]
-fn say(line: &str) {
+pub(crate) fn say(line: &str) {
     println!("{line}");
 }
 
@@ -401,6 +411,8 @@ async fn run_services(config: &Config, database: &postgres::Database) -> anyhow:
     // Every service is mounted behind the gateway in this process: it calls them without a socket.
     let platform = assembly::Assembly::start(&database.url, options).await?;
     platform.spawn_workers();
+    // The process's start, and its stop, in the significant-events log; and its chainer.
+    let instance = platform::events::lifecycle::run(&platform.gateway.pool, "lotto", config).await?;
     let api = platform.gateway_routes(platform.gateway.clone());
     let app = gateway::with_cors(
         platform::http::app(api, platform.readiness(), config.into()),
@@ -423,6 +435,7 @@ async fn run_services(config: &Config, database: &postgres::Database) -> anyhow:
         "lotto: web client at http://{addr}/ (play: #/play, retailer terminal: #/till, operator console: #/console)"
     ));
     platform::http::serve(listener, app, platform::http::shutdown_signal()).await?;
+    instance.stopped().await?;
     platform::telemetry::banner("lotto: stopped");
     Ok(())
 }

@@ -138,6 +138,16 @@ pub async fn connect(
         sqlx::query(&format!("CREATE SCHEMA IF NOT EXISTS \"{schema}\"")).execute(&mut conn).await?;
         conn.close().await?;
     }
+    // The significant-events log every service writes to (crate::events), migrated by each.
+    {
+        let log_options = parse_url(url)?.options([("search_path", crate::events::SCHEMA)]);
+        let mut conn = PgConnection::connect_with(&log_options).await.map_err(DbError::Connect)?;
+        sqlx::query("CREATE SCHEMA IF NOT EXISTS events").execute(&mut conn).await?;
+        crate::events::migrate(&mut conn)
+            .await
+            .map_err(|source| DbError::Migrate { schema: crate::events::SCHEMA.to_owned(), source })?;
+        conn.close().await?;
+    }
     let pool = pool_options(max_connections).connect_with(options).await.map_err(DbError::Connect)?;
     migrator.run(&pool).await.map_err(|source| DbError::Migrate { schema: schema.to_owned(), source })?;
     Ok(pool)

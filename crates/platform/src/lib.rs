@@ -6,6 +6,7 @@
 //! - [`config`]: settings from environment variables, with local defaults;
 //! - [`secrets`]: secrets the environment does not give, made once and kept in files;
 //! - [`telemetry`]: `tracing` setup;
+//! - [`events`]: the significant-events log, hash-chained, every service writing to it;
 //! - [`error`]: [`AppError`], the one error type, rendered as RFC 9457 problem+json;
 //! - [`extract`]: JSON, path and query extractors whose rejections are problems too;
 //! - [`group_commit`]: many small writes sharing one transaction;
@@ -29,7 +30,10 @@ pub mod clock;
 pub mod codes;
 pub mod config;
 pub mod db;
+#[cfg(test)]
+mod doc_tables;
 pub mod error;
+pub mod events;
 pub mod extract;
 pub mod group_commit;
 pub mod http;
