@@ -257,6 +257,89 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * `GET /v1/events?player=&retailer=&terminal=&drawing=&staff=&kind=&from=&to=&after=&limit=`:
+         *     the events matching, in the chain's order.
+         */
+        get: operations["list_events"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/events/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * `GET /v1/events/export?from=&to=&format=jsonl|csv`: every event recorded in the period,
+         *     streamed. A JSON-lines export begins with its range and the chain's hashes at both ends (the
+         *     CSV's are in the `X-Events-*` headers); `lotto verify-events` or `POST /v1/events/export-check`
+         *     proves it complete and unaltered.
+         */
+        get: operations["export_events"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/events/chain": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * `GET /v1/events/chain?after=`: the chain walked and every hash recomputed, from its first
+         *     event kept (or after `after`), 100,000 events a request (`complete` false: go on after
+         *     `head_seq`).
+         */
+        get: operations["check_event_chain"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/events/export-check": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * `POST /v1/events/export-check`: a JSON-lines export (the body, up to the body limit; larger
+         *     ones with `lotto verify-events`) checked on its own and against the chain here.
+         */
+        post: operations["check_event_export"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/me/identity": {
         parameters: {
             query?: never;
@@ -3504,6 +3587,11 @@ export interface components {
              */
             payout_cents?: number | null;
         };
+        /**
+         * @description What an event records. The names are stable: regulators' queries and exports use them.
+         * @enum {string}
+         */
+        EventKind: "registration" | "login" | "login_failed" | "lockout" | "identity_check" | "location_check" | "limit_change" | "break" | "exclusion" | "closure" | "deposit" | "deposit_failed" | "withdrawal" | "withdrawal_failed" | "game_session_start" | "game_session_end" | "large_win" | "void" | "draw_closed" | "draw_results" | "draw_settled" | "draw_certification" | "print_run" | "pack" | "prize_paid" | "staff_action" | "process_started" | "process_stopped" | "unavailability" | "log_archive";
         /** @description An exact figure and its decimal. */
         Exact: {
             exact: components["schemas"]["Fraction"];
@@ -3601,12 +3689,47 @@ export interface components {
          * @enum {string}
          */
         ExclusionSource: "state" | "operator";
+        /** @description An export checked: the file on its own, and against the chain here. */
+        ExportCheckView: {
+            file: components["schemas"]["FileCheck"];
+            /**
+             * @description True when the file is intact and its ends are the chain's own events here (the hash
+             *     before its first and the hash of its last); false when either differs or is not here.
+             */
+            matches_chain: boolean;
+            /** @description What the comparison with the chain found, in words. */
+            chain: string;
+        };
+        /**
+         * @description The two formats.
+         * @enum {string}
+         */
+        ExportFormat: "jsonl" | "csv";
         /** @description One rule the math rests on, and where it is written. */
         FigureSource: {
             rule: string;
             /** @description `kansas_regulations` (the seed, cited) or `multi_state_prize_chart`. */
             source: string;
             citation: string;
+        };
+        /** @description What checking an export found. */
+        FileCheck: {
+            /**
+             * @description True when every event follows the one before, hashes to what the file says, and the
+             *     events, their count and the hashes at both ends are those the header states.
+             */
+            intact: boolean;
+            /** @description Why not, the first thing found. */
+            problem?: string | null;
+            /** Format: int64 */
+            events: number;
+            /** Format: int64 */
+            first_seq?: number | null;
+            /** Format: int64 */
+            last_seq?: number | null;
+            /** @description The hashes at both ends (hex), to compare with the chain's (the console does). */
+            prev_hash?: string | null;
+            last_hash?: string | null;
         };
         /** @description A non-negative fraction in lowest terms. */
         Fraction: {
@@ -4112,6 +4235,52 @@ export interface components {
          * @enum {string}
          */
         LocationResult: "inside" | "outside" | "blocked";
+        /** @description What a walk of the log found. */
+        LogCheck: {
+            /**
+             * Format: int64
+             * @description Events checked (those in the database; archived months are checked from their files).
+             */
+            events: number;
+            /**
+             * @description True when every event links to the one before, hashes to what is stored, and the first
+             *     one kept follows the last archived month's seal.
+             */
+            intact: boolean;
+            /**
+             * Format: int64
+             * @description The first event that does not, if any.
+             */
+            first_broken_seq?: number | null;
+            /**
+             * Format: int64
+             * @description The first and last events in the database.
+             */
+            first_seq?: number | null;
+            /** Format: int64 */
+            head_seq?: number | null;
+            /** @description The last event's hash (hex): publish it, and the history before it cannot change. */
+            head_hash?: string | null;
+            /**
+             * Format: int64
+             * @description Months sealed, and of them archived and dropped from the database.
+             */
+            sealed_months: number;
+            /** Format: int64 */
+            archived_months: number;
+            /**
+             * Format: int64
+             * @description Events recorded but not chained yet, and when the oldest of them happened.
+             */
+            pending: number;
+            /** Format: date-time */
+            oldest_pending_at?: string | null;
+            /**
+             * @description True when the walk reached the chain's head; false when it stopped at its limit, to go
+             *     on after `head_seq`.
+             */
+            complete: boolean;
+        };
         /** @description `PUT /v1/me/login-notices`. */
         LoginNotices: {
             /** @description Whether a message is sent to the player's address at every login. */
@@ -4812,6 +4981,37 @@ export interface components {
                 payment: "paid" | "pending";
                 /** @description The receipt as the terminal prints it, line by line. */
                 lines: string[];
+            }[];
+            next?: string | null;
+        };
+        /** @description One page of a listing; pass `next` as `after` for the following page. */
+        Page_RecordedEvent: {
+            items: {
+                /**
+                 * Format: int64
+                 * @description Its place in the chain, from 1, without gaps.
+                 */
+                seq: number;
+                /** @description When the chainer recorded it (UTC, never earlier than the event before). */
+                recorded_at: string;
+                /** @description When the change it records was made (the transaction's time, UTC). */
+                occurred_at: string;
+                /** @description The service that recorded it. */
+                service: string;
+                kind: string;
+                /** Format: uuid */
+                player_id?: string | null;
+                /** Format: uuid */
+                retailer_id?: string | null;
+                terminal?: string | null;
+                drawing?: string | null;
+                staff_id?: string | null;
+                /** @description What happened, as the service described it. */
+                details: Record<string, never>;
+                /** @description The hash of the event before (hex). */
+                prev_hash: string;
+                /** @description This event's hash (hex). */
+                hash: string;
             }[];
             next?: string | null;
         };
@@ -5672,6 +5872,34 @@ export interface components {
             decision: components["schemas"]["Action"];
             /** @enum {string} */
             by: "player" | "house";
+        };
+        /** @description An event in the chain, as the API answers it and an export writes it (one per line). */
+        RecordedEvent: {
+            /**
+             * Format: int64
+             * @description Its place in the chain, from 1, without gaps.
+             */
+            seq: number;
+            /** @description When the chainer recorded it (UTC, never earlier than the event before). */
+            recorded_at: string;
+            /** @description When the change it records was made (the transaction's time, UTC). */
+            occurred_at: string;
+            /** @description The service that recorded it. */
+            service: string;
+            kind: string;
+            /** Format: uuid */
+            player_id?: string | null;
+            /** Format: uuid */
+            retailer_id?: string | null;
+            terminal?: string | null;
+            drawing?: string | null;
+            staff_id?: string | null;
+            /** @description What happened, as the service described it. */
+            details: Record<string, never>;
+            /** @description The hash of the event before (hex). */
+            prev_hash: string;
+            /** @description This event's hash (hex). */
+            hash: string;
         };
         /** @description `POST /v1/sessions/refresh`'s body. */
         RefreshRequest: {
@@ -6938,6 +7166,128 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["AdjustmentView"];
+                };
+            };
+            "4XX": components["responses"]["Refused"];
+        };
+    };
+    list_events: {
+        parameters: {
+            query?: {
+                /** @description About this player. */
+                player?: string;
+                /** @description About this retailer. */
+                retailer?: string;
+                /** @description About this terminal (its id). */
+                terminal?: string;
+                /** @description About this drawing: `keno:<draw number>` or `powerball:<YYYY-MM-DD>`. */
+                drawing?: string;
+                /** @description Done by this member of staff (their id). */
+                staff?: string;
+                /** @description Of this kind. */
+                kind?: components["schemas"]["EventKind"];
+                /** @description That happened at or after this time (RFC 3339)... */
+                from?: string;
+                /** @description ...and before this one. */
+                to?: string;
+                after?: string;
+                /** @description Page size, 1 to 500 (default 50). */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description a page of events, in the chain's order */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Page_RecordedEvent"];
+                };
+            };
+            "4XX": components["responses"]["Refused"];
+        };
+    };
+    export_events: {
+        parameters: {
+            query: {
+                /** @description Events recorded at or after this time (RFC 3339)... */
+                from: string;
+                /** @description ...and before this one. Any length: the export is streamed. */
+                to: string;
+                /**
+                 * @description `jsonl` (the default: a header line, then one event a line; what `lotto verify-events`
+                 *     checks) or `csv`.
+                 */
+                format?: components["schemas"]["ExportFormat"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the export, streamed */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/jsonl": string;
+                    "text/csv": string;
+                };
+            };
+            "4XX": components["responses"]["Refused"];
+        };
+    };
+    check_event_chain: {
+        parameters: {
+            query?: {
+                after?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description what the walk found */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LogCheck"];
+                };
+            };
+            "4XX": components["responses"]["Refused"];
+        };
+    };
+    check_event_export: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description a JSON-lines export of the log */
+        requestBody: {
+            content: {
+                "application/jsonl": string;
+            };
+        };
+        responses: {
+            /** @description what the check found */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExportCheckView"];
                 };
             };
             "4XX": components["responses"]["Refused"];

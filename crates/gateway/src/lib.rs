@@ -339,7 +339,8 @@ pub const OPENAPI_YAML: &str = include_str!("../../../openapi.yaml");
         routes::players::request_reset, routes::players::complete_reset, routes::players::set_login_notices,
         routes::staff::mail_outbox, routes::staff::clear_deposit_block, routes::adjustments::propose,
         routes::adjustments::list, routes::adjustments::get_one, routes::adjustments::approve,
-        routes::adjustments::reject, routes::identity::submit,
+        routes::adjustments::reject, routes::events::list, routes::events::export, routes::events::chain,
+        routes::events::check_export, routes::identity::submit,
         routes::identity::mine, routes::identity::webhook, routes::identity::reviews, routes::identity::of_player,
         routes::identity::decide, routes::location::check, routes::location::mine, routes::location::of_player,
         routes::players::find_player, routes::players::match_players, routes::players::get_player, routes::sessions::login,
@@ -360,13 +361,17 @@ pub const OPENAPI_YAML: &str = include_str!("../../../openapi.yaml");
         routes::protection::exclusion_list, routes::protection::import_exclusion_list,
         routes::protection::remove_from_exclusion_list, routes::protection::dormant_accounts,
     ),
-    components(schemas(platform::Problem), responses(platform::openapi::Refused)),
+    components(
+        schemas(platform::Problem, platform::events::Kind, platform::events::export::Format),
+        responses(platform::openapi::Refused)
+    ),
     modifiers(&BearerAuth),
     tags(
         (name = "players", description = "Registration, the player's own wallet, deposits and withdrawals"),
         (name = "sessions", description = "Logging in (players, staff, terminals) and out"),
         (name = "responsible gaming", description = "Deposit, loss, wager and single-stake limits, and self-exclusion"),
         (name = "administration", description = "Staff, retailers and terminal keys (operators)"),
+        (name = "records", description = "The significant-events log: found, exported and checked (operators and auditors)"),
     )
 )]
 pub struct GatewayApi;

@@ -38,6 +38,11 @@ const MATRIX: &[(&str, &str, [u16; 7])] = &[
     ("GET", "/v1/adjustments/{id}", [401, 403, 403, 403, 404, 404, 403]),
     ("POST", "/v1/adjustments/{id}/approval", [401, 403, 403, 403, 404, 403, 403]),
     ("POST", "/v1/adjustments/{id}/rejection", [401, 403, 403, 403, 404, 403, 403]),
+    // The significant-events log: operators and auditors read it.
+    ("GET", "/v1/events", [401, 403, 403, 403, 200, 200, 403]),
+    ("GET", "/v1/events/export", [401, 403, 403, 403, 200, 200, 403]),
+    ("GET", "/v1/events/chain", [401, 403, 403, 403, 200, 200, 403]),
+    ("POST", "/v1/events/export-check", [401, 403, 403, 403, 200, 200, 403]),
     // A PO box is refused before anything else is asked.
     ("PUT", "/v1/me/identity", [401, 422, 422, 403, 403, 403, 403]),
     ("GET", "/v1/me/identity", [401, 404, 404, 403, 403, 403, 403]),
@@ -280,6 +285,11 @@ fn request_for(fx: &Fixture, method: &str, route: &str, caller: usize) -> (Strin
             "/v1/powerball/draws/{date}",
             &format!("/v1/powerball/draws/{}", a_powerball_draw_next_week()),
         );
+    let path = if route == "/v1/events/export" {
+        format!("{path}?from=2026-01-01T00:00:00Z&to=2999-01-01T00:00:00Z")
+    } else {
+        path
+    };
     let body = match (method, route) {
         ("POST", "/v1/players") => Some(
             json!({"email": format!("{}@example.com", new_id()), "password": PASSWORD, "date_of_birth": "1980-01-01"}),
@@ -497,7 +507,11 @@ impl Contract {
             response = &self.doc["components"]["responses"][name];
             at = format!("#/components/responses/{}", pointer_segment(name));
         }
-        let (media, content) = response["content"].as_object()?.iter().find(|(m, _)| m.contains("json"))?;
+        // A JSON document (`application/json`, `application/problem+json`); JSON lines are not one.
+        let (media, content) = response["content"]
+            .as_object()?
+            .iter()
+            .find(|(m, _)| m.as_str() == "application/json" || m.ends_with("+json"))?;
         content.get("schema")?;
         Some(format!("{at}/content/{}/schema", pointer_segment(media)))
     }

@@ -8,6 +8,7 @@ import type { JSX } from "preact";
 import { useState } from "preact/hooks";
 import { OfficeDesk } from "./office";
 import { AdjustmentQueue } from "./adjustments";
+import { EventLog } from "./records";
 import { IdentityReviews } from "./identity_reviews";
 import { PlayerLookup } from "./players";
 import { PowerballDesk } from "./powerball";
@@ -31,6 +32,7 @@ const CONSOLE_TABS = [
   { id: "par", title: "PAR sheets" },
   { id: "players", title: "Players" },
   { id: "protection", title: "Player protection" },
+  { id: "records", title: "Records" },
 ] as const;
 type ConsoleTab = (typeof CONSOLE_TABS)[number]["id"];
 
@@ -75,6 +77,7 @@ export function ConsoleScreens(): JSX.Element {
         </>
       )}
       {tab === "protection" && <PlayerProtection />}
+      {tab === "records" && <EventLog />}
     </AreaShell>
   );
 }

@@ -8,6 +8,7 @@
 
 use chrono::{DateTime, NaiveDate, Utc};
 use platform::AppError;
+use platform::events::{self, Event, Kind};
 use sqlx::PgPool;
 use uuid::Uuid;
 
@@ -169,6 +170,20 @@ async fn record(
     draws: &[String],
     (refund, reason, at): (i64, &str, DateTime<Utc>),
 ) -> Result<Voided, AppError> {
+    #[derive(serde::Serialize)]
+    struct Void<'a> {
+        ticket: Uuid,
+        game: &'a str,
+        draws: &'a [String],
+        refund_cents: i64,
+        reason: &'a str,
+    }
+    let void = Void { ticket: id, game, draws, refund_cents: refund, reason };
+    let mut event = Event::new(Kind::Void, &void)?;
+    if let Ok(player) = player.parse() {
+        event = event.player(player);
+    }
+    events::record(&mut *tx, crate::SCHEMA, &event).await?;
     Ok(sqlx::query_as!(
         Voided,
         "INSERT INTO voided_tickets (ticket_id, game, player_id, wallet_account_id, draws, refund_cents, reason, voided_at)

@@ -3,6 +3,7 @@
 //! behind the gateway are passed through ([`pass`]) once the caller's role may use them.
 
 pub mod adjustments;
+pub mod events;
 pub mod identity;
 pub mod location;
 mod pass;
@@ -40,6 +41,10 @@ pub fn route_table() -> Vec<(Method, &'static str, MethodRouter<GatewayState>)> 
         (Method::POST, "/v1/players/{id}/deposit-block/clear", post(staff::clear_deposit_block)),
         (Method::POST, "/v1/players/{id}/adjustments", post(adjustments::propose)),
         (Method::GET, "/v1/adjustments", get(adjustments::list)),
+        (Method::GET, "/v1/events", get(events::list)),
+        (Method::GET, "/v1/events/export", get(events::export)),
+        (Method::GET, "/v1/events/chain", get(events::chain)),
+        (Method::POST, "/v1/events/export-check", post(events::check_export)),
         (Method::GET, "/v1/adjustments/{id}", get(adjustments::get_one)),
         (Method::POST, "/v1/adjustments/{id}/approval", post(adjustments::approve)),
         (Method::POST, "/v1/adjustments/{id}/rejection", post(adjustments::reject)),

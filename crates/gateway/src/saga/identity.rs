@@ -18,6 +18,7 @@
 use axum::body::Bytes;
 use axum::http::{HeaderMap, Method, StatusCode};
 use chrono::Utc;
+use platform::events::{self, Event, Kind};
 use platform::webhook::SIGNATURE_HEADER;
 use platform::{AppError, codes};
 use serde_json::json;
@@ -261,6 +262,8 @@ async fn apply_decision(state: &GatewayState, session: &ProviderSession) -> Resu
         return Ok(());
     }
     store::decide(&mut tx, file.player_id, decided, PROVIDER, at, reason.as_deref()).await?;
+    let event = identity_event(file.player_id, decided, PROVIDER, reason.as_deref())?;
+    events::record(&mut tx, crate::SCHEMA, &event).await?;
     tx.commit().await?;
     tracing::info!(player = %file.player_id, state = decided.as_str(), "identity decided by the provider");
     Ok(())
@@ -293,6 +296,24 @@ async fn listed(state: &GatewayState, player: Uuid) -> Result<Option<Uuid>, AppE
     Ok(entry)
 }
 
+/// An identity check's result, as the significant-events log records it.
+fn identity_event(
+    player: Uuid,
+    decided: IdentityState,
+    by: &str,
+    reason: Option<&str>,
+) -> Result<Event, AppError> {
+    #[derive(serde::Serialize)]
+    struct Decided<'a> {
+        state: &'a str,
+        /// The provider, or the member of staff who decided a file in review.
+        decided_by: &'a str,
+        reason: Option<&'a str>,
+    }
+    Ok(Event::new(Kind::IdentityCheck, &Decided { state: decided.as_str(), decided_by: by, reason })?
+        .player(player))
+}
+
 /// An operator's decision on a file the provider sent to review, with its reason: recorded as a
 /// manual decision and a staff action.
 pub(crate) async fn decide_by_hand(
@@ -319,6 +340,8 @@ pub(crate) async fn decide_by_hand(
         ));
     }
     store::decide(&mut tx, player, decision.decision, staff, Utc::now(), Some(reason)).await?;
+    let event = identity_event(player, decision.decision, staff, Some(reason))?.staff(staff);
+    events::record(&mut tx, crate::SCHEMA, &event).await?;
     let action = StaffAction {
         staff,
         action: "identity.decide",

@@ -11,6 +11,7 @@ use axum::http::{Method, StatusCode};
 use chrono::{DateTime, Utc};
 use platform::AppError;
 use platform::codes;
+use platform::events::{self, Event, Kind};
 use uuid::Uuid;
 
 use crate::GatewayState;
@@ -55,19 +56,20 @@ pub(crate) async fn check(
         provider.call(Method::POST, "/v1/location/checks", &location.api_key, Some(&asked), None).await?;
     let reason: String = found.reason.chars().take(500).collect();
     let provider_ref: String = found.id.chars().take(200).collect();
-    let row = store::insert(
-        &state.pool,
-        &NewCheck {
-            session,
-            player,
-            ip: ip.as_deref(),
-            result: found.result.as_str(),
-            jurisdiction: &location.jurisdiction,
-            reason: &reason,
-            provider_ref: &provider_ref,
-        },
-    )
-    .await?;
+    let check = NewCheck {
+        session,
+        player,
+        ip: ip.as_deref(),
+        result: found.result.as_str(),
+        jurisdiction: &location.jurisdiction,
+        reason: &reason,
+        provider_ref: &provider_ref,
+    };
+    let mut tx = state.pool.begin().await?;
+    let row = store::insert(&mut tx, &check).await?;
+    let event = Event::new(Kind::LocationCheck, &check)?.player(player);
+    events::record(&mut tx, crate::SCHEMA, &event).await?;
+    tx.commit().await?;
     view(state, row)
 }
 

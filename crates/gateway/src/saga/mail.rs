@@ -10,6 +10,7 @@
 use chrono::{DateTime, Utc};
 use ledger_api::{Game, Purpose};
 use platform::AppError;
+use platform::events::{self, Event, Kind};
 use sqlx::PgConnection;
 use uuid::Uuid;
 
@@ -313,6 +314,7 @@ pub async fn tell_large_wins(state: &GatewayState) -> Result<usize, AppError> {
         let owner = crate::store::players::owner_of_wallet(&state.pool, win.wallet).await?;
         let game = Purpose::read(&win.metadata).game.map(Game::title);
         let mut tx = state.pool.begin().await?;
+        let player = owner.as_ref().map(|(p, _)| *p);
         if let Some((player, email)) = owner {
             let letter =
                 Letter::large_win(win.amount, game.as_deref(), win.created_at, &state.protection.help_line);
@@ -326,10 +328,40 @@ pub async fn tell_large_wins(state: &GatewayState) -> Result<usize, AppError> {
             };
             store::enqueue(&mut tx, &mail, state.mail.relay.sends()).await?;
         }
+        events::record(&mut tx, crate::SCHEMA, &large_win_event(win, player, game.as_deref())?).await?;
         store::advance_cursor(&mut tx, LARGE_WINS, win.seq).await?;
         tx.commit().await?;
     }
     Ok(page.items.len())
+}
+
+/// A win at or over the floor, as the significant-events log records it (once: with the
+/// cursor that passes it).
+fn large_win_event(
+    win: &ledger_api::wire::LargeWin,
+    player: Option<Uuid>,
+    game: Option<&str>,
+) -> Result<Event, AppError> {
+    #[derive(serde::Serialize)]
+    struct LargeWin<'a> {
+        transfer: Uuid,
+        wallet: Uuid,
+        amount_cents: i64,
+        game: Option<&'a str>,
+        won_at: DateTime<Utc>,
+    }
+    let details = LargeWin {
+        transfer: win.id,
+        wallet: win.wallet,
+        amount_cents: win.amount,
+        game,
+        won_at: win.created_at,
+    };
+    let event = Event::new(Kind::LargeWin, &details)?;
+    Ok(match player {
+        Some(player) => event.player(player),
+        None => event,
+    })
 }
 
 #[cfg(test)]

@@ -11,9 +11,11 @@
 //! - [`exclusion_lists`]: state and operator exclusion lists, and dormant accounts;
 //! - [`payments`]: deposits and withdrawals through the provider, settled by its webhook;
 //! - [`sessions`]: logins, renewals and the idle timeout;
-//! - [`staff`]: staff, retailers and terminal keys.
+//! - [`staff`]: staff, retailers and terminal keys;
+//! - [`events`]: the significant-events log as regulators read it (issue 50).
 
 pub mod adjustments;
+pub mod events;
 pub mod exclusion_lists;
 pub mod identity;
 pub mod links;

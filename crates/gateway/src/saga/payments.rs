@@ -30,6 +30,7 @@ use chrono::Utc;
 use domain::{Amount, Currency};
 use ledger_api::{LedgerError, Purpose};
 use platform::codes;
+use platform::events::{self, Event, Kind};
 use platform::webhook::SIGNATURE_HEADER;
 use platform::{AppError, IdempotencyKey};
 use serde_json::{Value, json};
@@ -420,13 +421,37 @@ async fn finish(state: &GatewayState, id: Uuid) -> Result<PaymentState, AppError
     apply_outcome(state, &view, wallet, succeeded).await?;
     let mut tx = state.pool.begin().await?;
     let settled_now = store::settle(&mut tx, id).await?;
-    if settled_now && view.kind == PaymentKind::Withdrawal {
-        let email = crate::store::players::email_of_wallet(&mut tx, wallet).await?;
-        let letter = Letter::withdrawal(view.amount, succeeded, &state.protection.help_line);
-        crate::saga::mail::write(state, &mut tx, &email, None, &letter).await?;
+    if let Some(player) = settled_now {
+        if view.kind == PaymentKind::Withdrawal {
+            let email = crate::store::players::email_of_wallet(&mut tx, wallet).await?;
+            let letter = Letter::withdrawal(view.amount, succeeded, &state.protection.help_line);
+            crate::saga::mail::write(state, &mut tx, &email, None, &letter).await?;
+        }
+        events::record(&mut tx, crate::SCHEMA, &settled_event(&view, player, succeeded)?).await?;
     }
     tx.commit().await?;
     Ok(if succeeded { PaymentState::Succeeded } else { PaymentState::Failed })
+}
+
+/// A payment's outcome, as the significant-events log records it: the money moved (or the hold
+/// voided) before the payment was marked, in the transaction that marks it.
+fn settled_event(view: &PaymentView, player: Uuid, succeeded: bool) -> Result<Event, AppError> {
+    #[derive(serde::Serialize)]
+    struct Settled<'a> {
+        payment: Uuid,
+        amount_cents: i64,
+        currency: &'a str,
+        failure: Option<&'a str>,
+    }
+    let kind = match (view.kind, succeeded) {
+        (PaymentKind::Deposit, true) => Kind::Deposit,
+        (PaymentKind::Deposit, false) => Kind::DepositFailed,
+        (PaymentKind::Withdrawal, true) => Kind::Withdrawal,
+        (PaymentKind::Withdrawal, false) => Kind::WithdrawalFailed,
+    };
+    let failure = if succeeded { None } else { Some(view.failure.as_deref().unwrap_or("declined")) };
+    let settled = Settled { payment: view.id, amount_cents: view.amount, currency: &view.currency, failure };
+    Ok(Event::new(kind, &settled)?.player(player))
 }
 
 /// Finishes every payment left `settling` for longer than `older_than` (its webhook's process

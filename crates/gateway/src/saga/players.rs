@@ -6,6 +6,7 @@ use domain::eligibility::{MAXIMUM_AGE_YEARS, MINIMUM_AGE_YEARS, is_of_playing_ag
 use platform::AppError;
 use platform::auth::Role;
 use platform::codes;
+use platform::events::{self, Event, Kind};
 use uuid::Uuid;
 
 use crate::GatewayState;
@@ -117,6 +118,15 @@ async fn register_now(state: &GatewayState, request: Registration) -> Result<Reg
         .open_accounts(&id.to_string(), &[(wallet_id, ledger_api::AccountKind::PlayerWallet)])
         .await?;
     crate::saga::links::send_verification(state, &mut tx, id, &email).await?;
+    #[derive(serde::Serialize)]
+    struct Registered {
+        wallet: Uuid,
+        /// K.A.R. 111-5-24(c): the date of birth given was checked as 18 or over.
+        of_age: bool,
+    }
+    let registered =
+        Event::new(Kind::Registration, &Registered { wallet: wallet_id, of_age: true })?.player(id);
+    events::record(&mut tx, crate::SCHEMA, &registered).await?;
     tx.commit().await?;
     Ok(accepted)
 }
@@ -184,13 +194,30 @@ pub(crate) async fn set_player_limit(
         (None, Some(_)) => true,
         (Some(old), Some(new)) => new <= old,
     };
+    let delay = i32::try_from(LIMIT_RAISE_DELAY_HOURS).unwrap_or(24);
+    let mut tx = state.pool.begin().await?;
     match amount {
-        Some(amount) if lowers => {
-            store::lower_limit(&state.pool, player, kind, period.as_str(), amount).await
-        }
-        amount => {
-            let delay = i32::try_from(LIMIT_RAISE_DELAY_HOURS).unwrap_or(24);
-            store::raise_limit(&state.pool, player, kind, period.as_str(), amount, delay).await
-        }
+        Some(amount) if lowers => store::lower_limit(&mut tx, player, kind, period.as_str(), amount).await?,
+        amount => store::raise_limit(&mut tx, player, kind, period.as_str(), amount, delay).await?,
     }
+    #[derive(serde::Serialize)]
+    struct LimitChanged<'a> {
+        kind: &'a str,
+        period: &'a str,
+        source: &'a str,
+        before: Option<i64>,
+        after: Option<i64>,
+        applies_in_seconds: i64,
+    }
+    let changed = LimitChanged {
+        kind: kind.as_str(),
+        period: period.as_str(),
+        source: "player",
+        before: now,
+        after: amount,
+        applies_in_seconds: if lowers { 0 } else { i64::from(delay) * 3600 },
+    };
+    events::record(&mut tx, crate::SCHEMA, &Event::new(Kind::LimitChange, &changed)?.player(player)).await?;
+    tx.commit().await?;
+    Ok(())
 }

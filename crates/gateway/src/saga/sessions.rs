@@ -25,6 +25,7 @@ use chrono::{DateTime, Utc};
 use platform::AppError;
 use platform::auth::{Place, Role, unauthenticated};
 use platform::codes;
+use platform::events::{self, Event, Kind};
 use sha2::{Digest, Sha256};
 use sqlx::{PgConnection, PgPool};
 use uuid::Uuid;
@@ -126,20 +127,70 @@ async fn checked_password(
     let row = store::credentials(&state.pool, whose, login.trim()).await?;
     // The hash is checked even without a row, so an unknown login takes as long as a known one.
     let matches = state.passwords.verify(password, row.as_ref().map(|r| r.password_hash.clone())).await?;
-    let Some(row) = row else { return Err(bad_credentials()) };
+    let Some(row) = row else {
+        refused_login(state, LoginRefused::new(whose, None, "unknown")).await?;
+        return Err(bad_credentials());
+    };
     if let Some(until) = row.locked_until.filter(|u| *u > Utc::now()) {
+        refused_login(state, LoginRefused::new(whose, Some(row.id), "locked")).await?;
         return Err(locked(until));
     }
     if !matches {
         let policy = state.sessions;
         let failures = i32::try_from(policy.lockout_after_failures).unwrap_or(i32::MAX);
         let minutes = i32::try_from(policy.lockout.as_secs() / 60).unwrap_or(i32::MAX);
-        return Err(match store::failed_login(&state.pool, whose, row.id, failures, minutes).await? {
+        let mut tx = state.pool.begin().await?;
+        let until = store::failed_login(&mut tx, whose, row.id, failures, minutes).await?;
+        let refused = LoginRefused::new(whose, Some(row.id), "wrong_password");
+        let mut events = vec![refused.event(Kind::LoginFailed)?];
+        if until.is_some() {
+            events.push(LoginRefused { reason: "too_many_failures", ..refused }.event(Kind::Lockout)?);
+        }
+        events::record_all(&mut tx, crate::SCHEMA, &events).await?;
+        tx.commit().await?;
+        return Err(match until {
             Some(until) => locked(until),
             None => bad_credentials(),
         });
     }
     Ok(row)
+}
+
+/// A sign-in refused, as the significant-events log records it.
+#[derive(Debug, Clone, Copy, serde::Serialize)]
+struct LoginRefused {
+    /// `player`, `staff` or `terminal`.
+    who: &'static str,
+    #[serde(skip)]
+    id: Option<Uuid>,
+    /// `unknown`, `locked`, `wrong_password`, `wrong_key`, `revoked_key`, `too_many_failures`.
+    reason: &'static str,
+}
+
+impl LoginRefused {
+    fn new(whose: Credentials, id: Option<Uuid>, reason: &'static str) -> LoginRefused {
+        let who = match whose {
+            Credentials::Players => "player",
+            Credentials::Staff => "staff",
+        };
+        LoginRefused { who, id, reason }
+    }
+
+    fn event(self, kind: Kind) -> Result<Event, AppError> {
+        let event = Event::new(kind, &self)?;
+        Ok(match (self.who, self.id) {
+            ("player", Some(id)) => event.player(id),
+            ("terminal", Some(id)) => event.terminal(id),
+            (_, Some(id)) => event.staff(id),
+            (_, None) => event,
+        })
+    }
+}
+
+/// Records a sign-in refused without changing anything else.
+async fn refused_login(state: &GatewayState, refused: LoginRefused) -> Result<(), AppError> {
+    let mut conn = state.pool.acquire().await?;
+    events::record(&mut conn, crate::SCHEMA, &refused.event(Kind::LoginFailed)?).await
 }
 
 /// `POST /v1/staff/second-factor/enrolment`: the second factor's secret for the staff member
@@ -196,12 +247,21 @@ async fn terminal_login(
     state: &GatewayState,
     api_key: &str,
 ) -> Result<(String, Option<DateTime<Utc>>, String), AppError> {
-    let prefix = api_key_prefix(api_key).ok_or_else(bad_credentials)?;
-    let key = store::terminal_key(&state.pool, prefix).await?.ok_or_else(bad_credentials)?;
+    let refused = |id, reason| LoginRefused { who: "terminal", id, reason };
+    let Some(prefix) = api_key_prefix(api_key) else {
+        refused_login(state, refused(None, "unknown")).await?;
+        return Err(bad_credentials());
+    };
+    let Some(key) = store::terminal_key(&state.pool, prefix).await? else {
+        refused_login(state, refused(None, "unknown")).await?;
+        return Err(bad_credentials());
+    };
     if !digests_equal(&digest_api_key(api_key), &key.key_hash) {
+        refused_login(state, refused(Some(key.id), "wrong_key")).await?;
         return Err(bad_credentials());
     }
     if key.revoked_at.is_some() {
+        refused_login(state, refused(Some(key.id), "revoked_key")).await?;
         return Err(AppError::new(
             StatusCode::UNAUTHORIZED,
             codes::KEY_REVOKED,
@@ -278,6 +338,7 @@ async fn open(
     let (expires_at, last_seen_at) =
         store::open(&mut tx, sid, subject, role, org, state.sessions.lifetime).await?;
     let refresh = new_refresh_token(&mut tx, sid).await?;
+    events::record(&mut tx, crate::SCHEMA, &login_event(sid, subject, role, org)?).await?;
     tx.commit().await?;
     // A player's new login within the idle window continues the game session going on (its
     // clock, its totals and its next reality check, due or not), so that logging in again
@@ -298,6 +359,28 @@ async fn open(
         last_seen_at,
     };
     access_token(state, sid, session, refresh)
+}
+
+/// A sign-in that passed, as the significant-events log records it: the session it opened.
+fn login_event(sid: Uuid, subject: &str, role: Role, org: Option<&str>) -> Result<Event, AppError> {
+    #[derive(serde::Serialize)]
+    struct Login<'a> {
+        who: &'a str,
+        session: Uuid,
+    }
+    let event = Event::new(Kind::Login, &Login { who: role.as_str(), session: sid })?;
+    let id = subject.parse::<Uuid>().ok();
+    Ok(match (role, id) {
+        (Role::Player, Some(id)) => event.player(id),
+        (Role::Retailer, _) => {
+            let event = event.terminal(subject);
+            match org.and_then(|o| o.parse::<Uuid>().ok()) {
+                Some(retailer) => event.retailer(retailer),
+                None => event,
+            }
+        }
+        _ => event.staff(subject),
+    })
 }
 
 /// A refresh token traded for a new access token and the next refresh token. Refused with

@@ -18,8 +18,8 @@ pub struct CheckRow {
     pub checked_at: DateTime<Utc>,
 }
 
-/// A check to keep.
-#[derive(Debug)]
+/// A check to keep (and, as it is, the significant event it is).
+#[derive(Debug, serde::Serialize)]
 pub struct NewCheck<'a> {
     pub session: Uuid,
     pub player: Uuid,
@@ -31,7 +31,7 @@ pub struct NewCheck<'a> {
 }
 
 /// Keeps `check`; the row kept.
-pub async fn insert(pool: &PgPool, check: &NewCheck<'_>) -> Result<CheckRow, AppError> {
+pub async fn insert(conn: &mut sqlx::PgConnection, check: &NewCheck<'_>) -> Result<CheckRow, AppError> {
     Ok(sqlx::query_as!(
         CheckRow,
         "INSERT INTO location_checks
@@ -47,7 +47,7 @@ pub async fn insert(pool: &PgPool, check: &NewCheck<'_>) -> Result<CheckRow, App
         check.reason,
         check.provider_ref,
     )
-    .fetch_one(pool)
+    .fetch_one(conn)
     .await?)
 }
 

@@ -307,15 +307,14 @@ pub async fn with_wallet(pool: &PgPool, id: Uuid) -> Result<Option<(PaymentRow, 
 
 /// A settling payment `id` becomes its outcome (its money has moved); false when it was not
 /// settling (another delivery finished it).
-pub async fn settle(conn: &mut PgConnection, id: Uuid) -> Result<bool, AppError> {
-    Ok(sqlx::query!(
-        "UPDATE payments SET state = outcome, updated_at = now() WHERE id = $1 AND state = 'settling'",
+pub async fn settle(conn: &mut PgConnection, id: Uuid) -> Result<Option<Uuid>, AppError> {
+    Ok(sqlx::query_scalar!(
+        "UPDATE payments SET state = outcome, updated_at = now() WHERE id = $1 AND state = 'settling'
+         RETURNING player_id",
         id
     )
-    .execute(conn)
-    .await?
-    .rows_affected()
-        == 1)
+    .fetch_optional(conn)
+    .await?)
 }
 
 /// The payments settling for longer than `older_than`, oldest first (the recovery pass's).

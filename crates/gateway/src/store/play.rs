@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use chrono::{DateTime, Utc};
 use platform::AppError;
+use platform::events::{self, Event, Kind};
 use sqlx::PgPool;
 use uuid::Uuid;
 
@@ -103,6 +104,13 @@ pub async fn join_or_start(
             )
             .execute(&mut *tx)
             .await?;
+            #[derive(serde::Serialize)]
+            struct Started {
+                game_session: Uuid,
+                login: Uuid,
+            }
+            let started = Event::new(Kind::GameSessionStart, &Started { game_session: id, login: sid })?;
+            events::record(&mut tx, crate::SCHEMA, &started.player(player)).await?;
             id
         }
         (None, None) => return Ok(false),
@@ -133,13 +141,34 @@ pub async fn acknowledge(pool: &PgPool, sid: Uuid, player: Uuid) -> Result<(), A
 /// The player stopped at a reality check: session `sid`'s game session is over, and the next
 /// login starts another at its first stake.
 pub async fn end(pool: &PgPool, sid: Uuid) -> Result<(), AppError> {
-    sqlx::query!(
+    let mut tx = pool.begin().await?;
+    let ended = sqlx::query!(
         "UPDATE game_sessions SET ended_at = now()
-          WHERE id = (SELECT game_session_id FROM sessions WHERE id = $1) AND ended_at IS NULL",
+          WHERE id = (SELECT game_session_id FROM sessions WHERE id = $1) AND ended_at IS NULL
+          RETURNING id, player_id, started_at, last_played_at",
         sid
     )
-    .execute(pool)
+    .fetch_optional(&mut *tx)
     .await?;
+    if let Some(ended) = ended {
+        #[derive(serde::Serialize)]
+        struct Ended {
+            game_session: Uuid,
+            started_at: DateTime<Utc>,
+            last_played_at: DateTime<Utc>,
+            /// Why it ended: the player chose to stop at a reality check.
+            ended_by: &'static str,
+        }
+        let details = Ended {
+            game_session: ended.id,
+            started_at: ended.started_at,
+            last_played_at: ended.last_played_at,
+            ended_by: "reality_check_stop",
+        };
+        let event = Event::new(Kind::GameSessionEnd, &details)?.player(ended.player_id);
+        events::record(&mut tx, crate::SCHEMA, &event).await?;
+    }
+    tx.commit().await?;
     Ok(())
 }
 

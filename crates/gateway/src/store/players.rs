@@ -263,13 +263,13 @@ pub async fn exclude_permanently(conn: &mut PgConnection, id: Uuid) -> Result<()
 
 /// Records that player `id` asked to play again after their fixed-term exclusion ended (the
 /// first such request after it counts; a later one does not move the cooling-off on).
-pub async fn request_return(pool: &PgPool, id: Uuid) -> Result<(), AppError> {
+pub async fn request_return(conn: &mut PgConnection, id: Uuid) -> Result<(), AppError> {
     sqlx::query!(
         "UPDATE players SET return_requested_at = now()
           WHERE id = $1 AND (return_requested_at IS NULL OR return_requested_at < self_excluded_until)",
         id
     )
-    .execute(pool)
+    .execute(conn)
     .await?;
     Ok(())
 }
@@ -289,13 +289,13 @@ pub async fn close(conn: &mut PgConnection, id: Uuid) -> Result<(), AppError> {
 }
 
 /// Records that player `id` asked to reopen their closed account (the first request counts).
-pub async fn request_reopen(pool: &PgPool, id: Uuid) -> Result<(), AppError> {
+pub async fn request_reopen(conn: &mut PgConnection, id: Uuid) -> Result<(), AppError> {
     sqlx::query!(
         "UPDATE players SET reopen_requested_at = now() WHERE id = $1 AND closed_at IS NOT NULL
             AND (reopen_requested_at IS NULL OR reopen_requested_at < closed_at)",
         id
     )
-    .execute(pool)
+    .execute(conn)
     .await?;
     Ok(())
 }
@@ -332,7 +332,7 @@ pub enum LimitKind {
 }
 
 impl LimitKind {
-    fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             LimitKind::Deposit => "deposit",
             LimitKind::Time => "time",
@@ -394,7 +394,7 @@ pub async fn binding_limits(
 
 /// Sets `player`'s `kind` limit of `period` to `amount` now, cancelling any raise that was waiting.
 pub async fn lower_limit(
-    pool: &PgPool,
+    conn: &mut PgConnection,
     player: Uuid,
     kind: LimitKind,
     period: &str,
@@ -409,14 +409,14 @@ pub async fn lower_limit(
         period,
         amount
     )
-    .execute(pool)
+    .execute(conn)
     .await?;
     Ok(())
 }
 
 /// Raises (or, with `None`, removes) `player`'s `kind` limit of `period` after `delay_hours`.
 pub async fn raise_limit(
-    pool: &PgPool,
+    conn: &mut PgConnection,
     player: Uuid,
     kind: LimitKind,
     period: &str,
@@ -434,7 +434,7 @@ pub async fn raise_limit(
         amount,
         delay_hours
     )
-    .execute(pool)
+    .execute(conn)
     .await?;
     Ok(())
 }

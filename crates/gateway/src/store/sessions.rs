@@ -65,7 +65,7 @@ pub async fn credentials(
 /// Counts a failed login of `id`, locking it for `minutes` from the `after`th in a row; answers
 /// until when it is locked, if it is.
 pub async fn failed_login(
-    pool: &PgPool,
+    conn: &mut PgConnection,
     whose: Credentials,
     id: Uuid,
     after: i32,
@@ -81,7 +81,7 @@ pub async fn failed_login(
                 after,
                 minutes
             )
-            .fetch_one(pool)
+            .fetch_one(&mut *conn)
             .await?
         }
         Credentials::Staff => {
@@ -93,7 +93,7 @@ pub async fn failed_login(
                 after,
                 minutes
             )
-            .fetch_one(pool)
+            .fetch_one(&mut *conn)
             .await?
         }
     })

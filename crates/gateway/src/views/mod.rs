@@ -2,6 +2,7 @@
 //! store's rows, never read from the database by name.
 
 pub mod adjustments;
+pub mod events;
 pub mod identity;
 pub mod location;
 pub mod payments;

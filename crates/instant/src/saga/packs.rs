@@ -15,6 +15,7 @@
 use domain::instant::payout::settle_pack;
 use ledger_api::{AccountKind, Game, Money, NewTransfer, Purpose};
 use platform::AppError;
+use platform::events::{self, Event, Kind};
 use platform::codes;
 use sqlx::PgConnection;
 
@@ -108,8 +109,29 @@ pub async fn move_pack(
         ));
     }
     let moved = packs::set_state(&mut tx, game, book, to, ship_to, by).await?;
+    let event = pack_event(game, book, current.as_str(), to.as_str(), moved.retailer_id.as_deref(), by)?;
+    events::record(&mut tx, crate::SCHEMA, &event).await?;
     tx.commit().await?;
     Ok(view(game, book, moved))
+}
+
+/// A pack's move, as the significant-events log records it (shipped, received, activated,
+/// returned, reported stolen, settled).
+fn pack_event(game: i32, book: i32, from: &str, to: &str, retailer: Option<&str>, by: &str) -> Result<Event, AppError> {
+    #[derive(serde::Serialize)]
+    struct Moved<'a> {
+        game: i32,
+        book: i32,
+        from: &'a str,
+        to: &'a str,
+        /// The terminal or member of staff who moved it (empty for a settlement).
+        by: &'a str,
+    }
+    let event = Event::new(Kind::Pack, &Moved { game, book, from, to, by })?;
+    Ok(match retailer.and_then(|r| r.parse().ok()) {
+        Some(retailer) => event.retailer(retailer),
+        None => event,
+    })
 }
 
 /// Settles one active pack (see the module); `owner`, when given, must be its retailer. Asking
@@ -134,6 +156,8 @@ pub async fn settle_pack_now(
                 state.settings.commission_bps,
             );
             let settled_at = packs::mark_settled(&mut tx, game, book, &owed).await?;
+            let event = pack_event(game, book, "active", "settled", pack.retailer_id.as_deref(), "")?;
+            events::record(&mut tx, crate::SCHEMA, &event).await?;
             let settlement = SettlementView {
                 sales_cents: owed.sales_cents,
                 commission_cents: owed.commission_cents,

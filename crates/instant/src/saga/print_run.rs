@@ -13,6 +13,7 @@ use domain::instant::GameDefinition;
 use domain::instant::print_run::{PrintedTicket, pool_counts, print_pool};
 use ledger_api::{Game, Money, NewTransfer, Purpose};
 use platform::AppError;
+use platform::events::{self, Event, Kind};
 use rand::SeedableRng;
 use rand_chacha::ChaCha20Rng;
 use uuid::Uuid;
@@ -179,6 +180,17 @@ async fn open_printer_file(
     .map_err(AppError::internal)
 }
 
+/// A print run made or imported, as the significant-events log records it.
+#[derive(Debug, serde::Serialize)]
+pub(crate) struct RunMade {
+    pub print_run: Uuid,
+    pub game: u32,
+    /// `printed` (made here, with the printer's file) or `vendor` (a vendor's file imported).
+    pub source: &'static str,
+    /// The SHA-256 of the printer's file, or of the vendor's.
+    pub file_sha256: String,
+}
+
 /// The printer's file finished and signed, recorded with the run, and the run committed; a run
 /// that does not commit removes its file.
 async fn finish_and_commit(
@@ -193,8 +205,17 @@ async fn finish_and_commit(
         .await
         .map_err(AppError::internal)?
         .map_err(AppError::internal)?;
-    let recorded =
-        print_runs::record_printer_file(&mut tx, run, &path.to_string_lossy(), &sha256, &signature).await;
+    let recorded = async {
+        print_runs::record_printer_file(&mut tx, run, &path.to_string_lossy(), &sha256, &signature).await?;
+        let made = RunMade {
+            print_run: run,
+            game: game.number,
+            source: "printed",
+            file_sha256: hex::encode(sha256),
+        };
+        events::record(&mut tx, crate::SCHEMA, &Event::new(Kind::PrintRun, &made)?).await
+    }
+    .await;
     let committed = match recorded {
         Ok(()) => tx.commit().await.map_err(AppError::from),
         Err(e) => Err(e),

@@ -17,6 +17,7 @@ use domain::instant::GameDefinition;
 use domain::instant::print_run::PrintedTicket;
 use domain::instant::vendor_file::{VendorRun, VendorRunCheck, VendorTicket};
 use platform::AppError;
+use platform::events::{self, Event, Kind};
 use platform::codes;
 use sha2::{Digest, Sha256};
 use uuid::Uuid;
@@ -216,6 +217,13 @@ pub async fn import(
     print_runs::insert_run(&mut tx, &record).await?;
     print_runs::mark_vendor_run(&mut tx, record.id, &sha256).await?;
     print_runs::insert_packs_and_counts(&mut tx, game, &record).await?;
+    let made = super::print_run::RunMade {
+        print_run: record.id,
+        game: game.number,
+        source: "vendor",
+        file_sha256: hex::encode(&sha256),
+    };
+    events::record(&mut tx, crate::SCHEMA, &Event::new(Kind::PrintRun, &made)?).await?;
     tx.commit().await?;
     super::print_run::fund_once_stored(state, game, record.id).await;
     tracing::info!(run = %record.id, file = name, tickets = run.tickets, "a vendor's run imported");

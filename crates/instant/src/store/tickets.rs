@@ -3,6 +3,7 @@
 
 use chrono::{DateTime, Utc};
 use platform::AppError;
+use platform::events::{self, Event, Kind};
 use sqlx::{PgConnection, PgPool};
 use uuid::Uuid;
 
@@ -168,9 +169,43 @@ pub async fn pending_payment(pool: &PgPool, id: Uuid) -> Result<Option<PendingPa
 
 /// Pending → done: the ledger moved the money.
 pub async fn mark_done(pool: &PgPool, id: Uuid) -> Result<(), AppError> {
-    sqlx::query!("UPDATE tickets SET payment = 'done' WHERE payment_id = $1 AND payment = 'pending'", id)
-        .execute(pool)
-        .await?;
+    let mut tx = pool.begin().await?;
+    let done = sqlx::query!(
+        r#"UPDATE tickets SET payment = 'done' WHERE payment_id = $1 AND payment = 'pending'
+           RETURNING game, book, ticket, prize_cents, paid_to AS "paid_to!", paid_cents AS "paid_cents!""#,
+        id
+    )
+    .fetch_optional(&mut *tx)
+    .await?;
+    if let Some(done) = done {
+        // The prize paid, in the significant-events log: with the step that records its money moved.
+        #[derive(serde::Serialize)]
+        struct Paid<'a> {
+            payment: Uuid,
+            game: i32,
+            book: i32,
+            ticket: i32,
+            prize_cents: i64,
+            paid_cents: i64,
+            /// A retailer's id (its counter), or `office`.
+            paid_to: &'a str,
+        }
+        let paid = Paid {
+            payment: id,
+            game: done.game,
+            book: done.book,
+            ticket: done.ticket,
+            prize_cents: done.prize_cents,
+            paid_cents: done.paid_cents,
+            paid_to: &done.paid_to,
+        };
+        let mut event = Event::new(Kind::PrizePaid, &paid)?;
+        if let Ok(retailer) = done.paid_to.parse() {
+            event = event.retailer(retailer);
+        }
+        events::record(&mut tx, crate::SCHEMA, &event).await?;
+    }
+    tx.commit().await?;
     Ok(())
 }
 

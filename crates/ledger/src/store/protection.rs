@@ -6,6 +6,7 @@
 use chrono::{DateTime, NaiveDate, Utc};
 use platform::AppError;
 use platform::codes;
+use platform::events::{self, Event, Kind};
 use sqlx::PgPool;
 use uuid::Uuid;
 
@@ -20,16 +21,54 @@ fn period_column(period: Option<LimitPeriod>) -> &'static str {
 
 /// Locks wallet `account` for one change of its limits at a time (NO KEY UPDATE: transfers
 /// naming the account take KEY SHARE locks, which this does not block); refuses an account that
-/// is not a player's wallet.
-async fn lock_players_wallet(tx: &mut sqlx::PgConnection, account: Uuid) -> Result<(), AppError> {
-    let account_kind = sqlx::query_scalar!("SELECT kind FROM accounts WHERE id = $1 FOR NO KEY UPDATE", account)
+/// is not a player's wallet. Answers its owner (the player, when the owner is a player's id).
+async fn lock_players_wallet(tx: &mut sqlx::PgConnection, account: Uuid) -> Result<Option<Uuid>, AppError> {
+    let wallet = sqlx::query!("SELECT kind, owner FROM accounts WHERE id = $1 FOR NO KEY UPDATE", account)
         .fetch_optional(&mut *tx)
         .await?
         .ok_or_else(|| AppError::not_found(codes::ACCOUNT_NOT_FOUND, format!("account {account} does not exist")))?;
-    if account_kind != "player_wallet" {
+    if wallet.kind != "player_wallet" {
         return Err(AppError::unprocessable(codes::INVALID_MONEY_LIMIT, "money limits are kept on players' wallets"));
     }
-    Ok(())
+    Ok(wallet.owner.parse().ok())
+}
+
+/// A limit's change, as the significant-events log records it.
+#[derive(Debug, serde::Serialize)]
+struct LimitChanged<'a> {
+    account: Uuid,
+    kind: &'a str,
+    period: &'a str,
+    /// `player` or `operator`.
+    source: &'a str,
+    before_cents: Option<i64>,
+    after_cents: Option<i64>,
+    /// Seconds until it applies: 0 for a lowering or an operator's change.
+    applies_in_seconds: i64,
+}
+
+impl<'a> LimitChanged<'a> {
+    fn of(account: Uuid, change: &'a ValidLimitChange, in_force: Option<i64>, at_once: bool) -> Self {
+        LimitChanged {
+            account,
+            kind: change.kind.as_str(),
+            period: period_column(change.period),
+            source: change.source.as_str(),
+            before_cents: in_force,
+            after_cents: change.cents,
+            applies_in_seconds: if at_once { 0 } else { change.raise_delay_seconds },
+        }
+    }
+
+    /// Records the change about `player` on `tx`, the transaction that makes it.
+    async fn record(&self, tx: &mut sqlx::PgConnection, player: Option<Uuid>) -> Result<(), AppError> {
+        let event = Event::new(Kind::LimitChange, self)?;
+        let event = match player {
+            Some(player) => event.player(player),
+            None => event,
+        };
+        events::record(tx, crate::SCHEMA, &event).await
+    }
 }
 
 /// Sets one limit of wallet `account`: a lowering (or an operator's change, or one with no
@@ -39,7 +78,7 @@ pub async fn set_limit(pool: &PgPool, account: Uuid, change: &ValidLimitChange) 
     let (kind, period, source) =
         (change.kind.as_str(), period_column(change.period), change.source.as_str());
     let mut tx = pool.begin().await?;
-    lock_players_wallet(&mut tx, account).await?;
+    let player = lock_players_wallet(&mut tx, account).await?;
     let in_force = sqlx::query_scalar!(
         r#"SELECT cents AS "cents!" FROM limits_in_force($1) WHERE kind = $2 AND period = $3 AND source = $4"#,
         account,
@@ -97,6 +136,7 @@ pub async fn set_limit(pool: &PgPool, account: Uuid, change: &ValidLimitChange) 
         .execute(&mut *tx)
         .await?;
     }
+    LimitChanged::of(account, change, in_force, at_once).record(&mut tx, player).await?;
     tx.commit().await?;
     Ok(())
 }

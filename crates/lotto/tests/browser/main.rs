@@ -100,6 +100,9 @@ const JOURNEYS: &[(&str, u32, u32, Journey)] = &[
     ("two_operators_adjust_a_balance_maker_and_checker", 1280, 900, |c, b| {
         Box::pin(staff_journeys::two_operators_adjust_a_balance(c, b))
     }),
+    ("operator_finds_exports_and_checks_the_event_log", 1280, 900, |c, b| {
+        Box::pin(staff_journeys::an_operator_finds_exports_and_checks_the_event_log(c, b))
+    }),
     ("player_resets_a_forgotten_password_by_the_mailed_link", 1280, 900, |c, b| {
         Box::pin(journeys::player_resets_a_forgotten_password(c, b))
     }),

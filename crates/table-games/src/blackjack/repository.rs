@@ -24,6 +24,7 @@ use domain::cards::Shoe;
 use platform::AppError;
 use platform::audit::Entry;
 use platform::codes;
+use platform::events::{self, Event, Kind};
 use platform::group_commit::{GroupCommit, OneStatement};
 use serde::Serialize;
 use sqlx::{PgPool, Postgres, Transaction};
@@ -312,6 +313,11 @@ impl Voiding {
         let id = self.round.id;
         store::mark_voided(&mut self.tx, id, staked, balance_after).await?;
         platform::audit::append(&mut self.tx, "blackjack.round.voided", id, record).await?;
+        let mut event = Event::new(Kind::Void, record)?;
+        if let Ok(player) = self.round.player_id.parse() {
+            event = event.player(player);
+        }
+        events::record(&mut self.tx, crate::SCHEMA, &event).await?;
         self.tx.commit().await?;
         Ok(())
     }

@@ -21,6 +21,7 @@ use domain::keno::{Draw, Ticket, settle};
 use ledger_api::{Game, Money, NewTransfer, Purpose};
 use platform::AppError;
 use platform::codes;
+use platform::events::{self, Event, Kind};
 use rand::SeedableRng;
 use rand_chacha::ChaCha20Rng;
 use serde::Serialize;
@@ -89,6 +90,8 @@ pub async fn draw_numbers(state: &DrawsState, number: i64) -> Result<(), AppErro
             &record,
         )
         .await?;
+        let drawn = Event::new(Kind::DrawResults, &record)?.drawing(GAME, number);
+        events::record(&mut tx, crate::SCHEMA, &drawn).await?;
     }
     tx.commit().await?;
     if let Some(closed) = drawn {

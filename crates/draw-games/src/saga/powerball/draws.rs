@@ -23,6 +23,7 @@ use domain::powerball::drawing::{Results, TierResult};
 use ledger_api::{Game, Money, NewTransfer, Purpose};
 use platform::AppError;
 use platform::codes;
+use platform::events::{self, Event, Kind};
 use rand::SeedableRng;
 use rand_chacha::ChaCha20Rng;
 use serde::Serialize;
@@ -101,6 +102,19 @@ struct CloseRecord<'a> {
     export_sha256: String,
 }
 
+/// Chains `record` in the game's audit log as `audit_kind`, and records it in the significant
+/// events as `event` about `date`'s drawing: one step of the drawing, in its transaction.
+async fn chained(
+    tx: &mut sqlx::PgConnection,
+    audit_kind: &str,
+    event: Kind,
+    date: NaiveDate,
+    record: &impl Serialize,
+) -> Result<(), AppError> {
+    platform::audit::append(&mut *tx, audit_kind, subject(date), record).await?;
+    events::record(tx, crate::SCHEMA, &Event::new(event, record)?.drawing("powerball", date)).await
+}
+
 /// Writes a closed drawing's export and chains its hash, once.
 pub async fn export_wager_set(state: &DrawsState, date: NaiveDate) -> Result<(), AppError> {
     let Some(drawing) = drawings::get(&state.pool, date).await? else { return Ok(()) };
@@ -121,7 +135,7 @@ pub async fn export_wager_set(state: &DrawsState, date: NaiveDate) -> Result<(),
             export_file: &file,
             export_sha256: hex::encode(sha256),
         };
-        platform::audit::append(&mut tx, "powerball.close", subject(date), &record).await?;
+        chained(&mut tx, "powerball.close", Kind::DrawClosed, date, &record).await?;
     }
     tx.commit().await?;
     Ok(())
@@ -177,7 +191,7 @@ pub async fn draw_results(state: &DrawsState, date: NaiveDate) -> Result<bool, A
             results: &results,
             entered_by: vec![],
         };
-        platform::audit::append(&mut tx, "powerball.results", subject(date), &record).await?;
+        chained(&mut tx, "powerball.results", Kind::DrawResults, date, &record).await?;
     }
     tx.commit().await?;
     Ok(true)
@@ -252,6 +266,8 @@ pub async fn enter_results(
     let entry = ResultEntry { entered_by: operator.to_owned(), results };
     let Some(first) = entries.first() else {
         result_entries::add_entry(&mut tx, date, &entry, state.clock.now()).await?;
+        let first = Event::new(Kind::DrawResults, &entry)?.drawing("powerball", date).staff(operator);
+        events::record(&mut tx, crate::SCHEMA, &first).await?;
         tx.commit().await?;
         return Ok(Entry::AwaitingSecond);
     };
@@ -269,7 +285,7 @@ pub async fn enter_results(
             first: (&first.entered_by, &first.results),
             second: (operator, &results),
         };
-        platform::audit::append(&mut tx, "powerball.results_mismatch", subject(date), &record).await?;
+        chained(&mut tx, "powerball.results_mismatch", Kind::DrawResults, date, &record).await?;
         tx.commit().await?;
         tracing::warn!(
             %date,
@@ -294,7 +310,7 @@ pub async fn enter_results(
         results: &results,
         entered_by: vec![&first.entered_by, operator],
     };
-    platform::audit::append(&mut tx, "powerball.results", subject(date), &record).await?;
+    chained(&mut tx, "powerball.results", Kind::DrawResults, date, &record).await?;
     tx.commit().await?;
     Ok(Entry::Stand(Box::new(stood)))
 }
@@ -329,7 +345,7 @@ pub async fn settle_drawing(state: &DrawsState, date: NaiveDate) -> Result<bool,
     let mut tx = state.pool.begin().await?;
     if let Some(table) = settlement::settle(&mut tx, date, state.clock.now()).await? {
         let record = SettleRecord { game: "powerball", draw_date: date, prize_table: &table };
-        platform::audit::append(&mut tx, "powerball.settle", subject(date), &record).await?;
+        chained(&mut tx, "powerball.settle", Kind::DrawSettled, date, &record).await?;
     }
     tx.commit().await?;
     Ok(true)
@@ -443,7 +459,7 @@ pub async fn certify(
             disagreements: &disagreements,
         };
         let kind = if dispute.is_some() { "powerball.dispute" } else { "powerball.certify" };
-        platform::audit::append(&mut tx, kind, subject(date), &record).await?;
+        chained(&mut tx, kind, Kind::DrawCertification, date, &record).await?;
     }
     tx.commit().await?;
     if let Some(dispute) = &dispute {

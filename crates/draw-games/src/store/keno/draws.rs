@@ -5,6 +5,7 @@ use std::time::Duration;
 
 use chrono::{DateTime, Utc};
 use platform::AppError;
+use platform::events::{self, Event, Kind};
 use sqlx::{PgConnection, PgPool};
 use uuid::Uuid;
 
@@ -129,6 +130,12 @@ pub async fn close(pool: &PgPool, number: i64, at: DateTime<Utc>) -> Result<(), 
         )
         .execute(&mut *tx)
         .await?;
+        #[derive(serde::Serialize)]
+        struct Closed {
+            closed_at: DateTime<Utc>,
+        }
+        let closed = Event::new(Kind::DrawClosed, &Closed { closed_at: at })?.drawing("keno", number);
+        events::record(&mut tx, crate::SCHEMA, &closed).await?;
     }
     tx.commit().await?;
     Ok(())

@@ -11,7 +11,7 @@ use sqlx::PgConnection;
 use super::drawings::{StoredDrawing, lock, results_columns};
 
 /// An operator's entry of a drawing's official results.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize)]
 pub struct ResultEntry {
     pub entered_by: String,
     pub results: Results,

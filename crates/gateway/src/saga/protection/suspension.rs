@@ -6,6 +6,7 @@ use chrono::{DateTime, Months, Utc};
 use ledger_api::wire::SuspensionReason;
 use platform::AppError;
 use platform::codes;
+use platform::events::{self, Event, Kind};
 use uuid::Uuid;
 
 use crate::GatewayState;
@@ -31,6 +32,9 @@ pub(crate) async fn take_time_out(
     let until = store::break_until(&mut tx, player, until).await?;
     let letter = Letter::break_taken(until, &state.protection.help_line);
     mail::write(state, &mut tx, &email, Some(player), &letter).await?;
+    let taken =
+        Standing { action: "break_taken", hours: Some(period.hours()), until: Some(until), permanent: false };
+    events::record(&mut tx, crate::SCHEMA, &taken.event(Kind::Break, player)?).await?;
     tx.commit().await?;
     sync_play(state, player).await?;
     end_sessions(state, &player.to_string(), None, "time_out").await?;
@@ -150,6 +154,8 @@ pub(crate) async fn self_exclude(
     let until = if answer.permanent { None } else { answer.self_excluded_until };
     let letter = Letter::excluded(until, false, &state.protection.help_line);
     mail::write(state, &mut tx, &player.email, Some(player.id), &letter).await?;
+    let excluded = Standing { action: "self_excluded", hours: None, until, permanent: answer.permanent };
+    events::record(&mut tx, crate::SCHEMA, &excluded.event(Kind::Exclusion, player.id)?).await?;
     tx.commit().await?;
     sync_play(state, player.id).await?;
     end_sessions(state, &player.id.to_string(), None, "self_exclusion").await?;
@@ -178,7 +184,11 @@ pub(crate) async fn request_return(
         }
         Some(_) => {}
     }
-    store::request_return(&state.pool, player.id).await?;
+    let mut tx = state.pool.begin().await?;
+    store::request_return(&mut tx, player.id).await?;
+    let asked = Standing { action: "return_requested", hours: None, until: None, permanent: false };
+    events::record(&mut tx, crate::SCHEMA, &asked.event(Kind::Exclusion, player.id)?).await?;
+    tx.commit().await?;
     sync_play(state, player.id).await
 }
 
@@ -194,6 +204,8 @@ pub(crate) async fn close_account(
     store::close(&mut tx, player.id).await?;
     let letter = Letter::account_closed(&state.protection.help_line);
     mail::write(state, &mut tx, &player.email, Some(player.id), &letter).await?;
+    let closed = Standing { action: "closed", hours: None, until: None, permanent: false };
+    events::record(&mut tx, crate::SCHEMA, &closed.event(Kind::Closure, player.id)?).await?;
     tx.commit().await?;
     let standing = sync_play(state, player.id).await?;
     end_sessions(state, &player.id.to_string(), None, "closure").await?;
@@ -210,6 +222,26 @@ pub(crate) async fn request_reopen(
     if player.closed_at.is_none() {
         return Err(AppError::conflict(codes::NOT_CLOSED, "the account is not closed"));
     }
-    store::request_reopen(&state.pool, player.id).await?;
+    let mut tx = state.pool.begin().await?;
+    store::request_reopen(&mut tx, player.id).await?;
+    let asked = Standing { action: "reopen_requested", hours: None, until: None, permanent: false };
+    events::record(&mut tx, crate::SCHEMA, &asked.event(Kind::Closure, player.id)?).await?;
+    tx.commit().await?;
     sync_play(state, player.id).await
+}
+
+/// A change of a player's standing, as the significant-events log records it.
+#[derive(Debug, serde::Serialize)]
+struct Standing {
+    /// `break_taken`, `self_excluded`, `return_requested`, `closed`, `reopen_requested`.
+    action: &'static str,
+    hours: Option<i64>,
+    until: Option<DateTime<Utc>>,
+    permanent: bool,
+}
+
+impl Standing {
+    fn event(&self, kind: Kind, player: Uuid) -> Result<Event, AppError> {
+        Ok(Event::new(kind, self)?.player(player))
+    }
 }
