@@ -229,7 +229,8 @@ function ChainWalk(): JSX.Element {
       {found && (
         <p role="status">
           {found.intact ? "Intact" : `Broken at event ${found.first_broken_seq ?? "?"}`}: {found.events} events checked
-          {found.complete ? "" : " (more to walk)"}; the last hash {found.head_hash ?? "—"}; {found.pending} waiting;{" "}
+          {found.complete ? "" : " (more to walk)"}; the last hash <code>{found.head_hash ?? "—"}</code>; {found.pending}{" "}
+          waiting;{" "}
           {found.archived_months} months archived
           {found.oldest_pending_at ? `; the oldest waiting since ${when(found.oldest_pending_at)}` : ""}.
         </p>
