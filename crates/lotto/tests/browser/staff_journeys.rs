@@ -60,7 +60,7 @@ pub async fn an_operator_finds_exports_and_checks_the_event_log(
     ctx: &Context,
     browser: &Browser,
 ) -> Result<(), String> {
-    let player = funded_player(ctx, "hal@example.com", 2_500).await;
+    let player = funded_player(ctx, "rhea-records@example.com", 2_500).await;
     let me = get(ctx, "/v1/me", &player).await;
     let id = me["player"]["id"].as_str().ok_or_else(|| format!("no player id: {me}"))?.to_owned();
     operator(ctx, "rec-ops").await;
