@@ -142,6 +142,9 @@ pub async fn connect(
     {
         let log_options = parse_url(url)?.options([("search_path", crate::events::SCHEMA)]);
         let mut conn = PgConnection::connect_with(&log_options).await.map_err(DbError::Connect)?;
+        // Services starting together all create it: `IF NOT EXISTS` is no guard against another
+        // session's create in flight, so one at a time (the lock ends with the connection).
+        sqlx::query("SELECT pg_advisory_lock(hashtext('events.schema'))").execute(&mut conn).await?;
         sqlx::query("CREATE SCHEMA IF NOT EXISTS events").execute(&mut conn).await?;
         crate::events::migrate(&mut conn)
             .await
