@@ -14,7 +14,7 @@ async fn main() -> anyhow::Result<()> {
     platform::db::check_budget(&url, config.db_max_connections).await?;
     let pool = draw_games::connect(&url, &config.alone(draw_games::HELD_APART)?).await?;
     // Its start, and its stop, in the significant-events log; and its share of chaining it.
-    let instance = platform::events::lifecycle::run(&pool, draw_games::SCHEMA, &config).await?;
+    let instance = platform::events::lifecycle::run(&pool, draw_games::SCHEMA, &config);
     let gauged = pool.clone();
     let ledger = platform::upstream::Upstream::remote("ledger", &ledger_url, config.request_timeout)?;
     let state = draw_games::DrawsState::start(pool, tokens, settings, ledger).await?;

@@ -20,7 +20,7 @@ async fn main() -> anyhow::Result<()> {
     let tokens = config.token_keys()?;
     platform::db::check_budget(&url, config.db_max_connections).await?;
     let pool = gateway::connect(&url, &config.alone(0)?).await?;
-    let instance = platform::events::lifecycle::run(&pool, gateway::SCHEMA, &config).await?;
+    let instance = platform::events::lifecycle::run(&pool, gateway::SCHEMA, &config);
     let gauged = pool.clone();
     let ledger = platform::upstream::Upstream::remote("ledger", &ledger_url, config.request_timeout)?;
     let mut state = gateway::GatewayState::new(pool.clone(), tokens, ledger, &config, &settings);

@@ -16,7 +16,7 @@ async fn main() -> anyhow::Result<()> {
     platform::db::check_budget(&url, config.db_max_connections).await?;
     let pool = instant::connect(&url, &config.alone(instant::HELD_APART)?).await?;
     // Its start, and its stop, in the significant-events log; and its share of chaining it.
-    let instance = platform::events::lifecycle::run(&pool, instant::SCHEMA, &config).await?;
+    let instance = platform::events::lifecycle::run(&pool, instant::SCHEMA, &config);
     let gauged = pool.clone();
     let games = instant::games::carried().context("a game definition is malformed")?;
     let ledger_url = std::env::var("LOTTO_LEDGER_URL").context("LOTTO_LEDGER_URL must name the ledger")?;

@@ -12,7 +12,7 @@ async fn main() -> anyhow::Result<()> {
     platform::db::check_budget(&url, config.db_max_connections).await?;
     let pool = ledger::connect(&url, &config.alone(0)?).await?;
     // Its start, and its stop, in the significant-events log; and its share of chaining it.
-    let instance = platform::events::lifecycle::run(&pool, ledger::SCHEMA, &config).await?;
+    let instance = platform::events::lifecycle::run(&pool, ledger::SCHEMA, &config);
     let gauged = pool.clone();
     ledger::spawn_hold_sweeper(pool.clone(), config.hold_sweep_interval);
     let app = ledger::router(ledger::LedgerState { pool, tokens }, (&config).into());

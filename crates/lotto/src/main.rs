@@ -412,7 +412,7 @@ async fn run_services(config: &Config, database: &postgres::Database) -> anyhow:
     let platform = assembly::Assembly::start(&database.url, options).await?;
     platform.spawn_workers();
     // The process's start, and its stop, in the significant-events log; and its chainer.
-    let instance = platform::events::lifecycle::run(&platform.gateway.pool, "lotto", config).await?;
+    let instance = platform::events::lifecycle::run(&platform.gateway.pool, "lotto", config);
     let api = platform.gateway_routes(platform.gateway.clone());
     let app = gateway::with_cors(
         platform::http::app(api, platform.readiness(), config.into()),

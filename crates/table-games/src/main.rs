@@ -13,7 +13,7 @@ async fn main() -> anyhow::Result<()> {
     platform::db::check_budget(&url, config.db_max_connections).await?;
     let pool = table_games::connect(&url, &config.alone(table_games::HELD_APART)?).await?;
     // Its start, and its stop, in the significant-events log; and its share of chaining it.
-    let instance = platform::events::lifecycle::run(&pool, table_games::SCHEMA, &config).await?;
+    let instance = platform::events::lifecycle::run(&pool, table_games::SCHEMA, &config);
     let gauged = pool.clone();
     let ledger = platform::upstream::Upstream::remote("ledger", &ledger_url, config.request_timeout)?;
     let state =

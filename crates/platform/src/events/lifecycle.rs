@@ -47,7 +47,7 @@ pub async fn started(
     let host = host();
     let version = env!("CARGO_PKG_VERSION");
     // The executable's digest says which build runs (a version number does not change with a
-    // rebuild); read off the request path, once.
+    // rebuild); read once, on a blocking thread.
     let executable_sha256 =
         tokio::task::spawn_blocking(executable_sha256).await.map_err(AppError::internal)?;
     let mut tx = pool.begin().await?;
@@ -194,17 +194,38 @@ pub fn settings(config: &crate::config::Config) -> serde_json::Value {
     })
 }
 
-/// What every process does with the log as it starts: records its start (and any process found
-/// gone), and runs a chainer ([`super::chain::spawn_chainer`]). Call [`Instance::stopped`] as it
-/// stops cleanly.
-pub async fn run(
-    pool: &PgPool,
-    service: &'static str,
-    config: &crate::config::Config,
-) -> Result<Instance, AppError> {
-    let instance = started(pool, service, settings(config)).await?;
+/// What every process does with the log as it starts: runs a chainer
+/// ([`super::chain::spawn_chainer`]) and records its start (and any process found gone) beside
+/// its start-up, not before it: hashing the executable takes a while (a debug build is hundreds
+/// of megabytes), and the process listens meanwhile. Call [`Running::stopped`] as it stops
+/// cleanly.
+pub fn run(pool: &PgPool, service: &'static str, config: &crate::config::Config) -> Running {
     super::chain::spawn_chainer(pool.clone(), super::chain::CHAIN_EVERY);
-    Ok(instance)
+    let (pool, settings) = (pool.clone(), settings(config));
+    Running(tokio::spawn(async move {
+        match started(&pool, service, settings).await {
+            Ok(instance) => Some(instance),
+            Err(e) => {
+                tracing::warn!(error = %e, "this process's start could not be recorded in the significant-events log");
+                None
+            }
+        }
+    }))
+}
+
+/// A process whose start is being (or has been) recorded.
+#[derive(Debug)]
+pub struct Running(tokio::task::JoinHandle<Option<Instance>>);
+
+impl Running {
+    /// Records that this process stops cleanly, once its start is recorded (the last thing it
+    /// does).
+    pub async fn stopped(self) -> Result<(), AppError> {
+        match self.0.await {
+            Ok(Some(instance)) => instance.stopped().await,
+            _ => Ok(()),
+        }
+    }
 }
 
 /// This machine's name.
