@@ -1559,6 +1559,68 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/reports/daily": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * `GET /v1/reports/daily?from=&to=`: the kept reports of a range of gaming days, oldest first,
+         *     with their totals (a day over but not made yet is made within the maker's next round, or
+         *     when it is read).
+         */
+        get: operations["daily_reports"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/reports/daily/{day}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * `GET /v1/reports/daily/{day}?format=json|csv`: a gaming day's report. A day over is kept (made
+         *     now if the maker has not made it yet) and never made again; the day now open answers its
+         *     figures so far, `provisional`; a day not begun is refused.
+         */
+        get: operations["daily_report"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/reports/daily/{day}/accounts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * `GET /v1/reports/daily/{day}/accounts`: the day's reconciliation of each player account that
+         *     moved money, by account id (the day now open: so far).
+         */
+        get: operations["daily_accounts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/keno/tickets": {
         parameters: {
             query?: never;
@@ -2836,6 +2898,45 @@ export interface components {
          * @enum {string}
          */
         AccountKind: "player_wallet" | "game_escrow" | "house_revenue" | "prize_liability" | "progressive_pot" | "retailer_settlement" | "cash_clearing" | "adjustments";
+        /**
+         * @description A player account's day: opening + deposits - withdrawals - stakes + prizes + refunds +/-
+         *     adjustments (+/- other) = closing, and the ledger's own balance at the close.
+         */
+        AccountReconciliation: {
+            /** Format: uuid */
+            account_id: string;
+            owner: string;
+            /** Format: int64 */
+            opening: number;
+            /** Format: int64 */
+            deposits: number;
+            /** Format: int64 */
+            withdrawals: number;
+            /** Format: int64 */
+            stakes: number;
+            /** Format: int64 */
+            prizes: number;
+            /** Format: int64 */
+            refunds: number;
+            /**
+             * Format: int64
+             * @description Signed: credits less debits.
+             */
+            adjustments: number;
+            /**
+             * Format: int64
+             * @description Signed: money that names none of the kinds above (never, when every service names it).
+             */
+            other: number;
+            /** Format: int64 */
+            closing: number;
+            /**
+             * Format: int64
+             * @description The balance the ledger's counters held at the close.
+             */
+            ledger_closing: number;
+            reconciled: boolean;
+        };
         /** @description A blackjack decision: `hit`, `stand`, `double` (optional `amount`, up to the wager; K.A.R. 111-301-6(g)(3)), `split`, `insurance` (`spot`, `amount` up to half its wager; 6(g)(2)), `decline_insurance` (`spot`) or `even_money` (`spot`). No other decision takes those fields. */
         Action: {
             /**
@@ -3199,6 +3300,11 @@ export interface components {
             /** @description `working`: `true` calls the bet on, `false` off (45(f)) */
             working?: boolean;
         } & (unknown & unknown));
+        /**
+         * @description Where the money of a line met its player.
+         * @enum {string}
+         */
+        Channel: "online" | "retail" | "office" | "house";
         /** @description Who is paid, as the office records it. */
         Claimant: {
             /** @description At most 200 characters, not all spaces. */
@@ -3360,6 +3466,60 @@ export interface components {
             credits_pending: number;
             balanced: boolean;
             by_kind: components["schemas"]["KindTotals"][];
+        };
+        /** @description `GET /v1/reports/daily/{day}`: a gaming day's report. */
+        DailyReport: {
+            /** Format: date */
+            gaming_day: string;
+            /** Format: date-time */
+            opens_at: string;
+            /** Format: date-time */
+            closes_at: string;
+            /** @description True for the day still open: figures so far, made now and kept nowhere. */
+            provisional: boolean;
+            /** Format: date-time */
+            made_at: string;
+            /** @description The ledger's version that made it, and the version of the rules that read the journal. */
+            software_version: string;
+            /** Format: int32 */
+            rules_version: number;
+            /** @description No money moved in the day. */
+            no_activity: boolean;
+            lines: components["schemas"]["ReportLine"][];
+            /** @description The lines summed. */
+            totals: components["schemas"]["Figures"];
+            liabilities: components["schemas"]["Liability"][];
+            /**
+             * Format: int64
+             * @description Player accounts that moved money in the day, each reconciled.
+             */
+            accounts_active: number;
+            /**
+             * Format: int64
+             * @description Those whose day does not reconcile (none, when the books are right).
+             */
+            accounts_unreconciled: number;
+        };
+        /** @description `GET /v1/reports/daily`: the days of a range that have a report, oldest first. */
+        DailySummaries: {
+            days: components["schemas"]["DailySummary"][];
+            /**
+             * Format: date
+             * @description The gaming day now open (its figures are provisional).
+             */
+            today: string;
+        };
+        /** @description A day in `GET /v1/reports/daily`: its totals. */
+        DailySummary: {
+            /** Format: date */
+            gaming_day: string;
+            provisional: boolean;
+            no_activity: boolean;
+            totals: components["schemas"]["Figures"];
+            /** Format: int64 */
+            accounts_active: number;
+            /** Format: int64 */
+            accounts_unreconciled: number;
         };
         /** @description One day's totals. */
         DayTotals: {
@@ -3712,6 +3872,49 @@ export interface components {
             source: string;
             citation: string;
         };
+        /** @description A line's (or a day's) figures. Amounts in cents. */
+        Figures: {
+            /**
+             * Format: int64
+             * @description Tickets or rounds staked (an instant game's: its packs settled).
+             */
+            plays: number;
+            /**
+             * Format: int64
+             * @description What was staked (an instant game's: its settled packs' sales).
+             */
+            handle: number;
+            /**
+             * Format: int64
+             * @description Stakes given back.
+             */
+            refunds: number;
+            /**
+             * Format: int64
+             * @description Tickets or rounds whose stakes were given back.
+             */
+            voids: number;
+            /**
+             * Format: int64
+             * @description Prizes the day's play won.
+             */
+            prizes_won: number;
+            /**
+             * Format: int64
+             * @description Prizes paid to players, retailers and the office.
+             */
+            prizes_paid: number;
+            /**
+             * Format: int64
+             * @description Prizes nobody claimed in time, taken back.
+             */
+            prizes_expired: number;
+            /**
+             * Format: int64
+             * @description `handle - refunds - prizes_won`.
+             */
+            gross_gaming_revenue: number;
+        };
         /** @description What checking an export found. */
         FileCheck: {
             /**
@@ -4051,6 +4254,15 @@ export interface components {
              *     starts now begins.
              */
             newest_seq?: number | null;
+        };
+        /** @description A progressive pot's or a prize liability's balance at the day's close. */
+        Liability: {
+            /** Format: uuid */
+            account_id: string;
+            owner: string;
+            kind: components["schemas"]["AccountKind"];
+            /** Format: int64 */
+            balance: number;
         };
         /**
          * @description One game's prizes as the lottery owes them. A free ticket counts at the ticket's price, as
@@ -4634,6 +4846,45 @@ export interface components {
                 /** Format: date-time */
                 created_at: string;
                 balance: components["schemas"]["Balance"];
+            }[];
+            next?: string | null;
+        };
+        /** @description One page of a listing; pass `next` as `after` for the following page. */
+        Page_AccountReconciliation: {
+            items: {
+                /** Format: uuid */
+                account_id: string;
+                owner: string;
+                /** Format: int64 */
+                opening: number;
+                /** Format: int64 */
+                deposits: number;
+                /** Format: int64 */
+                withdrawals: number;
+                /** Format: int64 */
+                stakes: number;
+                /** Format: int64 */
+                prizes: number;
+                /** Format: int64 */
+                refunds: number;
+                /**
+                 * Format: int64
+                 * @description Signed: credits less debits.
+                 */
+                adjustments: number;
+                /**
+                 * Format: int64
+                 * @description Signed: money that names none of the kinds above (never, when every service names it).
+                 */
+                other: number;
+                /** Format: int64 */
+                closing: number;
+                /**
+                 * Format: int64
+                 * @description The balance the ledger's counters held at the close.
+                 */
+                ledger_closing: number;
+                reconciled: boolean;
             }[];
             next?: string | null;
         };
@@ -5929,6 +6180,18 @@ export interface components {
             email: string;
             /** @description What to do next, in words. */
             message: string;
+        };
+        /**
+         * @description A day's report as what.
+         * @enum {string}
+         */
+        ReportFormat: "json" | "csv";
+        /** @description One game through one channel. */
+        ReportLine: {
+            /** @description The game as the journal names it (`castle_keno`, `instant-283`). */
+            game: string;
+            channel: components["schemas"]["Channel"];
+            figures: components["schemas"]["Figures"];
         };
         /**
          * @description `GET /v1/responsible-gaming`: what the "play responsibly" page shows beside the player's
@@ -7274,10 +7537,10 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        /** @description a JSON-lines export of the log */
+        /** @description a JSON-lines export of the log, as the file it was saved to (any content type is read as its bytes) */
         requestBody: {
             content: {
-                "application/jsonl": string;
+                "application/octet-stream": string;
             };
         };
         responses: {
@@ -9224,6 +9487,90 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["LargeWins"];
+                };
+            };
+            "4XX": components["responses"]["Refused"];
+        };
+    };
+    daily_reports: {
+        parameters: {
+            query?: {
+                /** @description The first gaming day (inclusive), `YYYY-MM-DD`; 30 days before `to` by default. */
+                from?: string;
+                /** @description The last (inclusive), at most 366 days after `from`; the day now open by default. */
+                to?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the kept reports' totals, oldest first */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DailySummaries"];
+                };
+            };
+            "4XX": components["responses"]["Refused"];
+        };
+    };
+    daily_report: {
+        parameters: {
+            query?: {
+                /** @description `json` (the default) or `csv`. */
+                format?: components["schemas"]["ReportFormat"];
+            };
+            header?: never;
+            path: {
+                /** @description the gaming day, `YYYY-MM-DD` */
+                day: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the day's report */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DailyReport"];
+                    "text/csv": string;
+                };
+            };
+            "4XX": components["responses"]["Refused"];
+        };
+    };
+    daily_accounts: {
+        parameters: {
+            query?: {
+                /** @description Only the accounts whose day does not reconcile. */
+                unreconciled?: boolean;
+                after?: string;
+                /** @description Page size, 1 to 500 (default 50). */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                /** @description the gaming day, `YYYY-MM-DD` */
+                day: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description a page of the day's accounts, reconciled */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Page_AccountReconciliation"];
                 };
             };
             "4XX": components["responses"]["Refused"];

@@ -37,6 +37,8 @@ pub struct Options {
     pub draws: draw_games::DrawSettings,
     /// The table games' posted limits.
     pub tables: table_games::TableSettings,
+    /// When gaming days end and the ledger makes their reports.
+    pub reports: ledger::ReportSettings,
     pub gateway: gateway::GatewaySettings,
     /// What the sandbox payment provider signs its webhooks with.
     pub webhook_secret: WebhookSecret,
@@ -79,6 +81,7 @@ impl Options {
                 max_streams: draw_games::config::DEFAULT_MAX_STREAMS,
             },
             tables: table_games::TableSettings::default(),
+            reports: ledger::ReportSettings::default(),
             // The in-process tests of the games, limits and payments play with players nobody
             // verified or located; the identity and location tests ask for the gates (as
             // `lotto`'s defaults have them), and every test that starts `lotto` or a gateway
@@ -134,6 +137,7 @@ impl Options {
             instant: InstantSettings::from_env(kept)?,
             draws: draw_games::DrawSettings::from_env()?,
             tables: table_games::TableSettings::from_env()?,
+            reports: ledger::ReportSettings::from_env()?,
             gateway: {
                 // `lotto` is local mode: a front end's dev server on this machine may call it.
                 let mut gateway = gateway::GatewaySettings::from_env()?;
@@ -178,6 +182,8 @@ pub struct Assembly {
     pub gateway: GatewayState,
     /// The sandbox payment provider; [`Assembly::gateway_router`] points its webhooks back.
     pub sandbox: Sandbox,
+    /// When gaming days end and the ledger makes their reports.
+    pub reports: ledger::ReportSettings,
 }
 
 impl Assembly {
@@ -191,6 +197,7 @@ impl Assembly {
             instant,
             draws: draw_settings,
             tables: table_settings,
+            reports,
             gateway: gateway_settings,
             webhook_secret,
             sandbox_delay,
@@ -205,8 +212,9 @@ impl Assembly {
             .map_err(|reason| anyhow::anyhow!("LOTTO_DB_MAX_CONNECTIONS: {reason}"))?;
         let share = |i: usize| config.with_pool(shares.get(i).copied().unwrap_or(1));
         let ledger_pool = ledger::connect(url, &share(0)).await.context("starting the ledger")?;
-        let ledger =
-            ledger::api_routes(ledger::LedgerState { pool: ledger_pool.clone(), tokens: tokens.clone() });
+        let ledger = ledger::api_routes(
+            ledger::LedgerState::new(ledger_pool.clone(), tokens.clone()).with_reports(reports.clone()),
+        );
         let ledger_upstream = || Upstream::local("ledger", ledger.clone());
         let draws_pool = draw_games::connect(url, &share(1)).await.context("starting draw-games")?;
         let draws = DrawsState::start(draws_pool, tokens.clone(), draw_settings, ledger_upstream())
@@ -248,6 +256,7 @@ impl Assembly {
             instant,
             gateway,
             sandbox,
+            reports,
         })
     }
 
@@ -295,10 +304,11 @@ impl Assembly {
             .with_pool(instant::SCHEMA, self.instant.pool.clone())
     }
 
-    /// Every service's background work: the ledger's hold sweeper, the draw scheduler and
+    /// Every service's background work: the ledger's hold sweeper and report maker, the draw scheduler and
     /// recoveries, the instant workers, the blackjack recovery, the gateway's session workers.
     pub fn spawn_workers(&self) {
         ledger::spawn_hold_sweeper(self.ledger_pool.clone(), self.config.hold_sweep_interval);
+        ledger::spawn_report_maker(self.ledger_pool.clone(), self.reports.clone());
         draw_games::spawn_workers(self.draws.clone());
         instant::spawn_workers(self.instant.clone());
         table_games::spawn_recovery(self.tables.clone(), Duration::from_secs(5));

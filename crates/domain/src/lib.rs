@@ -17,6 +17,7 @@ pub mod money;
 pub mod openapi;
 pub mod powerball;
 pub mod prizes;
+pub mod reports;
 pub mod serial;
 pub mod text;
 

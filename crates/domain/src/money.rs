@@ -163,6 +163,13 @@ pub fn dollars(cents: i64) -> String {
     format!("{}${grouped}.{:02}", if cents < 0 { "-" } else { "" }, abs % 100)
 }
 
+/// `cents` as a file a spreadsheet reads carries dollars: `1234.05` (`-0.50` below zero), no sign
+/// of the currency and no grouping.
+pub fn decimal_dollars(cents: i64) -> String {
+    let abs = cents.unsigned_abs();
+    format!("{}{}.{:02}", if cents < 0 { "-" } else { "" }, abs / 100, abs % 100)
+}
+
 /// A signed quantity of one currency: a balance, which may be negative on accounts allowed to be.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Money {
@@ -246,6 +253,8 @@ mod tests {
     fn money_displays_in_major_units() {
         assert_eq!(Money::new(-1205, Currency::USD).to_string(), "-12.05 USD");
         assert_eq!(Money::new(7, Currency::USD).to_string(), "0.07 USD");
+        assert_eq!(decimal_dollars(-123_405), "-1234.05");
+        assert_eq!(decimal_dollars(i64::MIN), "-92233720368547758.08");
     }
 
     proptest! {

@@ -195,21 +195,7 @@ pub const DEFAULT_MAX_STREAMS: usize = 2_000;
 
 impl DrawSettings {
     pub fn from_env() -> Result<Self, ConfigError> {
-        let clock_offset_seconds = env_or("LOTTO_CLOCK_OFFSET_SECONDS", 0i64)?;
-        // A century either way is more than any demonstration needs, and chrono can carry it.
-        if clock_offset_seconds.unsigned_abs() > 100 * 366 * 24 * 3600 {
-            return Err(ConfigError {
-                name: "LOTTO_CLOCK_OFFSET_SECONDS",
-                value: clock_offset_seconds.to_string(),
-                reason: "at most a century either way".to_owned(),
-            });
-        }
-        if clock_offset_seconds != 0 {
-            tracing::warn!(
-                seconds = clock_offset_seconds,
-                "LOTTO_CLOCK_OFFSET_SECONDS is set: the draws run on a shifted clock (demonstrations and tests only)"
-            );
-        }
+        let clock_offset_seconds = platform::clock::offset_from_env()?;
         Ok(DrawSettings {
             keno: KenoSettings::from_env()?,
             powerball: PowerballSettings::from_env()?,

@@ -53,8 +53,7 @@ async fn main() {
     let tokens = TokenKeys::random();
 
     let ledger_pool = ledger::connect(&url, &config).await.unwrap();
-    let ledger_app =
-        ledger::router(ledger::LedgerState { pool: ledger_pool, tokens: tokens.clone() }, Limits::default());
+    let ledger_app = ledger::router(ledger::LedgerState::new(ledger_pool, tokens.clone()), Limits::default());
     let ledger_url = serve_on_loopback(ledger_app).await.unwrap();
 
     let gateway_pool = gateway::connect(&url, &config).await.unwrap();
@@ -71,10 +70,10 @@ async fn main() {
     .without_rate_limits();
     let gateway_url = serve_on_loopback(gateway::router(state.clone(), Limits::default())).await.unwrap();
     // The same gateway with the ledger mounted in process, as the `lotto` command runs them.
-    let ledger_routes = ledger::api_routes(ledger::LedgerState {
-        pool: ledger::connect(&url, &config).await.unwrap(),
-        tokens: tokens.clone(),
-    });
+    let ledger_routes = ledger::api_routes(ledger::LedgerState::new(
+        ledger::connect(&url, &config).await.unwrap(),
+        tokens.clone(),
+    ));
     let embedded_state = gateway::GatewayState {
         ledger: ledger_api::LedgerClient::new(
             platform::upstream::Upstream::local("ledger", ledger_routes),

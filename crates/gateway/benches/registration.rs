@@ -51,7 +51,7 @@ async fn main() {
     let config = Config { db_max_connections: 16, ..Config::default() };
     let tokens = TokenKeys::random();
     let ledger_pool = ledger::connect(&url, &config).await.unwrap();
-    let ledger_routes = ledger::api_routes(ledger::LedgerState { pool: ledger_pool, tokens: tokens.clone() });
+    let ledger_routes = ledger::api_routes(ledger::LedgerState::new(ledger_pool, tokens.clone()));
     let gateway_pool = gateway::connect(&url, &config).await.unwrap();
     let state = gateway::GatewayState::new(
         gateway_pool,

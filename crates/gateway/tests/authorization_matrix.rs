@@ -12,7 +12,9 @@ use std::collections::{BTreeSet, HashMap};
 
 use axum::body::Body;
 use axum::http::Request;
+use chrono::Utc;
 use common::{Login, PASSWORD, TestGateway, new_id};
+use domain::reports::GamingDays;
 use platform::auth::Role;
 use serde_json::{Value, json};
 
@@ -214,6 +216,9 @@ const MATRIX: &[(&str, &str, [u16; 7])] = &[
     ("GET", "/v1/reports/trial-balance", [401, 403, 403, 403, 200, 200, 200]),
     ("GET", "/v1/reports/journal-check", [401, 403, 403, 403, 200, 200, 200]),
     ("GET", "/v1/reports/large-wins", [401, 403, 403, 403, 200, 200, 200]),
+    ("GET", "/v1/reports/daily", [401, 403, 403, 403, 200, 200, 200]),
+    ("GET", "/v1/reports/daily/{day}", [401, 403, 403, 403, 200, 200, 200]),
+    ("GET", "/v1/reports/daily/{day}/accounts", [401, 403, 403, 403, 200, 200, 200]),
     // Last: these end the caller's session (each caller uses a session of its own for them).
     ("POST", "/v1/me/self-exclusion", [401, 200, 200, 403, 403, 403, 403]),
     ("POST", "/v1/me/time-out", [401, 200, 200, 403, 403, 403, 403]),
@@ -251,7 +256,7 @@ struct Fixture {
 /// The concrete path and body of a row, for one caller.
 /// A Powerball draw day a week or more away, whose sales are surely open.
 fn a_powerball_draw_next_week() -> chrono::NaiveDate {
-    let later = chrono::Utc::now() + chrono::Duration::days(7);
+    let later = Utc::now() + chrono::Duration::days(7);
     domain::powerball::schedule::Timetable::default().next_open(later).date
 }
 
@@ -274,6 +279,11 @@ fn request_for(fx: &Fixture, method: &str, route: &str, caller: usize) -> (Strin
         .replace("/v1/exclusion-list/{id}", &format!("/v1/exclusion-list/{}", fx.exclusion_entry))
         .replace("/v1/draws/players/{player}", &format!("/v1/draws/players/{}", uuid::Uuid::new_v4()))
         .replace("/v1/me/payments/{id}", &format!("/v1/me/payments/{}", fx.payment))
+        // today's gaming day: its report so far
+        .replace(
+            "/v1/reports/daily/{day}",
+            &format!("/v1/reports/daily/{}", GamingDays::default().day_of(Utc::now())),
+        )
         .replace("/v1/instant/games/{number}", "/v1/instant/games/283")
         .replace("/v1/instant/packs/{game}/{book}", "/v1/instant/packs/283/0")
         .replace("/v1/instant/retailers/{id}", &format!("/v1/instant/retailers/{}", fx.retailer))

@@ -46,7 +46,7 @@ async fn requests_reach_a_remote_ledger_with_their_request_id() {
     let tokens = TokenKeys::random();
     let url = platform::testing::fresh_database().await.unwrap();
     let pool = ledger::connect(&url, &Config::default()).await.unwrap();
-    let ledger = ledger::router(ledger::LedgerState { pool, tokens: tokens.clone() }, Limits::default());
+    let ledger = ledger::router(ledger::LedgerState::new(pool, tokens.clone()), Limits::default());
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let base = format!("http://{}", listener.local_addr().unwrap());
     tokio::spawn(platform::http::serve(listener, ledger, std::future::pending()));

@@ -12,6 +12,7 @@
 //!
 //! The wire format is the ledger's `openapi.yaml`; this crate changes nothing in it.
 
+pub mod daily;
 pub mod payout;
 pub mod purpose;
 pub mod wire;

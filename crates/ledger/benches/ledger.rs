@@ -209,7 +209,7 @@ async fn start_ledger(server: &str, clients: usize, tokens: TokenKeys) -> String
     }
     let config = Config { db_max_connections: u32::try_from(clients).unwrap_or(32), ..Config::default() };
     let pool = ledger::connect(&format!("{server}/lotto_bench"), &config).await.expect("connect ledger");
-    let app = ledger::router(ledger::LedgerState { pool, tokens }, (&config).into());
+    let app = ledger::router(ledger::LedgerState::new(pool, tokens), (&config).into());
     platform::testing::serve_on_loopback(app).await.unwrap()
 }
 

@@ -3,7 +3,8 @@
 //! - [`model`]: the API's types and their validation;
 //! - [`store`]: every query, and the stored function that applies transfers atomically;
 //! - [`routes`]: the HTTP handlers;
-//! - [`holds`]: the sweeper that expires two-phase holds.
+//! - [`holds`]: the sweeper that expires two-phase holds;
+//! - [`daily`]: the daily reports, made once for each gaming day from the journal.
 //!
 //! Every route needs a bearer token: services and operators write; auditors read; a player
 //! reads only accounts they own (others' look absent); retailers have nothing here.
@@ -12,11 +13,13 @@
 //! [`router`] is the whole service (API plus health, metrics and limits), which tests call
 //! without a socket and the `ledger` binary serves.
 
+platform::floor!(daily);
 platform::floor!(holds);
 platform::floor!(model);
 platform::floor!(routes);
 platform::floor!(store);
 
+pub use daily::{ReportSettings, spawn_report_maker};
 pub use holds::spawn_hold_sweeper;
 
 use axum::Router;
@@ -43,6 +46,19 @@ pub struct LedgerState {
     pub pool: PgPool,
     /// Verifies the token of every request (architecture §7).
     pub tokens: TokenKeys,
+    /// When gaming days end and their reports are made.
+    pub reports: ReportSettings,
+}
+
+impl LedgerState {
+    /// The ledger on `pool`, its gaming days ending at the default hour on the system clock.
+    pub fn new(pool: PgPool, tokens: TokenKeys) -> LedgerState {
+        LedgerState { pool, tokens, reports: ReportSettings::default() }
+    }
+
+    pub fn with_reports(self, reports: ReportSettings) -> LedgerState {
+        LedgerState { reports, ..self }
+    }
 }
 
 impl FromRef<LedgerState> for TokenKeys {
@@ -78,6 +94,9 @@ pub fn route_table() -> Vec<(Method, &'static str, MethodRouter<LedgerState>)> {
         (Method::GET, "/v1/reports/trial-balance", get(routes::trial_balance)),
         (Method::GET, "/v1/reports/journal-check", get(routes::journal_check)),
         (Method::GET, "/v1/reports/large-wins", get(routes::large_wins)),
+        (Method::GET, "/v1/reports/daily", get(routes::daily::daily_reports)),
+        (Method::GET, "/v1/reports/daily/{day}", get(routes::daily::daily_report)),
+        (Method::GET, "/v1/reports/daily/{day}/accounts", get(routes::daily::daily_accounts)),
     ]
 }
 
@@ -96,8 +115,9 @@ pub fn api_routes(state: LedgerState) -> Router {
         routes::suspend,
         routes::create_transfer, routes::create_batch, routes::get_transfer, routes::deposit, routes::withdraw,
         routes::trial_balance, routes::journal_check, routes::large_wins,
+        routes::daily::daily_reports, routes::daily::daily_report, routes::daily::daily_accounts,
     ),
-    components(schemas(platform::Problem), responses(platform::openapi::Refused)),
+    components(schemas(platform::Problem, routes::daily::ReportFormat), responses(platform::openapi::Refused)),
     modifiers(&BearerAuth),
     tags((name = "ledger", description = "The wallet: accounts, transfers, holds and reports"))
 )]

@@ -15,7 +15,9 @@ async fn main() -> anyhow::Result<()> {
     let instance = platform::events::lifecycle::run(&pool, ledger::SCHEMA, &config);
     let gauged = pool.clone();
     ledger::spawn_hold_sweeper(pool.clone(), config.hold_sweep_interval);
-    let app = ledger::router(ledger::LedgerState { pool, tokens }, (&config).into());
+    let reports = ledger::ReportSettings::from_env()?;
+    ledger::spawn_report_maker(pool.clone(), reports.clone());
+    let app = ledger::router(ledger::LedgerState::new(pool, tokens).with_reports(reports), (&config).into());
     platform::http::spawn_pool_gauges(vec![(ledger::SCHEMA, gauged)], std::time::Duration::from_secs(5));
     platform::http::spawn_metrics(&config).await?;
     let listener = tokio::net::TcpListener::bind(config.listen).await?;

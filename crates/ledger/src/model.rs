@@ -21,6 +21,7 @@ pub const MAX_BATCH: usize = 10_000;
 pub const MAX_METADATA_BYTES: usize = 4096;
 
 pub use ledger_api::AccountKind;
+pub use ledger_api::daily;
 pub use ledger_api::wire::*;
 
 /// Wallets and escrow hold real players' money and must never be overdrawn.

@@ -1,4 +1,7 @@
-//! The ledger's HTTP handlers: thin adapters from requests to [`crate::store`].
+//! The ledger's HTTP handlers: thin adapters from requests to [`crate::store`] (the daily
+//! reports' to [`crate::daily`]).
+
+pub mod daily;
 
 use axum::extract::State;
 use axum::http::StatusCode;

@@ -7,6 +7,8 @@ use std::sync::{Arc, Mutex};
 
 use chrono::{DateTime, Duration, Utc};
 
+use crate::config::{ConfigError, env_or};
+
 /// Now, as the service sees it. Cheap to clone; clones of a manual clock share its time.
 #[derive(Debug, Clone, Default)]
 pub struct Clock(Option<Arc<Mutex<DateTime<Utc>>>>, Duration);
@@ -45,4 +47,26 @@ impl Clock {
     pub fn advance(&self, by: Duration) {
         self.set(self.now() + by);
     }
+}
+
+/// `LOTTO_CLOCK_OFFSET_SECONDS`: how far a process's clock runs ahead of the system's (behind when
+/// negative). 0 in production; a demonstration or a process test sets it to meet a drawing's
+/// close, or a gaming day's end, without waiting for it.
+pub fn offset_from_env() -> Result<i64, ConfigError> {
+    let seconds = env_or("LOTTO_CLOCK_OFFSET_SECONDS", 0i64)?;
+    // A century either way is more than any demonstration needs, and chrono can carry it.
+    if seconds.unsigned_abs() > 100 * 366 * 24 * 3600 {
+        return Err(ConfigError {
+            name: "LOTTO_CLOCK_OFFSET_SECONDS",
+            value: seconds.to_string(),
+            reason: "at most a century either way".to_owned(),
+        });
+    }
+    if seconds != 0 {
+        tracing::warn!(
+            seconds,
+            "LOTTO_CLOCK_OFFSET_SECONDS is set: a shifted clock (demonstrations and tests only)"
+        );
+    }
+    Ok(seconds)
 }

@@ -112,7 +112,7 @@ async fn tables() -> Tables {
     let config = platform::config::Config::default();
     let ledger_pool = ledger::connect(&database, &config).await.unwrap();
     let ledger = platform::testing::serve_on_loopback(ledger::router(
-        ledger::LedgerState { pool: ledger_pool, tokens: tokens.clone() },
+        ledger::LedgerState::new(ledger_pool, tokens.clone()),
         platform::http::Limits::default(),
     ))
     .await

@@ -3,12 +3,13 @@
 // instant liability beside the ledger, validations by retailer with the unusual-patterns report,
 // the audit chains verified, every game's PAR sheet as charts and tables, players looked up, and
 // player protection (exclusion lists, dormant accounts), identity reviews and balance adjustments
-// waiting for a second operator.
+// waiting for a second operator, the significant-events log, and the daily reports.
 import type { JSX } from "preact";
 import { useState } from "preact/hooks";
 import { OfficeDesk } from "./office";
 import { AdjustmentQueue } from "./adjustments";
 import { EventLog } from "./records";
+import { DailyReports } from "./reports";
 import { IdentityReviews } from "./identity_reviews";
 import { PlayerLookup } from "./players";
 import { PowerballDesk } from "./powerball";
@@ -33,6 +34,7 @@ const CONSOLE_TABS = [
   { id: "players", title: "Players" },
   { id: "protection", title: "Player protection" },
   { id: "records", title: "Records" },
+  { id: "reports", title: "Daily reports" },
 ] as const;
 type ConsoleTab = (typeof CONSOLE_TABS)[number]["id"];
 
@@ -78,6 +80,7 @@ export function ConsoleScreens(): JSX.Element {
       )}
       {tab === "protection" && <PlayerProtection />}
       {tab === "records" && <EventLog />}
+      {tab === "reports" && <DailyReports />}
     </AreaShell>
   );
 }

@@ -262,7 +262,7 @@ function CheckFile(): JSX.Element {
                   api.staff.POST("/v1/events/export-check", {
                     body: text,
                     bodySerializer: (body: string) => body,
-                    headers: { "Content-Type": "application/jsonl" },
+                    headers: { "Content-Type": "application/octet-stream" },
                   }),
                 ),
               );

@@ -113,7 +113,7 @@ pub async fn chain(
 /// ones with `lotto verify-events`) checked on its own and against the chain here.
 #[utoipa::path(
     post, path = "/v1/events/export-check", operation_id = "check_event_export", tag = "records",
-    request_body(content = String, content_type = "application/jsonl", description = "a JSON-lines export of the log"),
+    request_body(content = String, content_type = "application/octet-stream", description = "a JSON-lines export of the log, as the file it was saved to (any content type is read as its bytes)"),
     responses((status = 200, description = "what the check found", body = ExportCheckView), (status = "4XX", response = Refused)), security(("bearer" = []))
 )]
 pub async fn check_export(

@@ -2,6 +2,7 @@
 //! at build time (sqlx's macros). [`transfers`] applies transfers through the stored function;
 //! this module reads accounts, transfers and the books.
 
+pub mod daily;
 mod protection;
 mod transfers;
 

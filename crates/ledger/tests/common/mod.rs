@@ -26,12 +26,22 @@ impl TestApp {
     }
 
     pub async fn with_limits(limits: Limits) -> TestApp {
+        Self::with(limits, ledger::ReportSettings::default()).await
+    }
+
+    /// The ledger with its gaming days and report clock as given.
+    pub async fn with_reports(reports: ledger::ReportSettings) -> TestApp {
+        Self::with(Limits::default(), reports).await
+    }
+
+    async fn with(limits: Limits, reports: ledger::ReportSettings) -> TestApp {
         platform::telemetry::init_tracing();
         let url = platform::testing::fresh_database().await.expect("fresh database");
         let config = platform::config::Config::default();
         let pool = ledger::connect(&url, &config).await.expect("connect and migrate");
         let tokens = TokenKeys::random();
-        let router = ledger::router(LedgerState { pool: pool.clone(), tokens: tokens.clone() }, limits);
+        let router =
+            ledger::router(LedgerState::new(pool.clone(), tokens.clone()).with_reports(reports), limits);
         let service_token = tokens.service_token("ledger-tests").unwrap();
         TestApp { router, pool, tokens, service_token }
     }

@@ -103,6 +103,9 @@ const JOURNEYS: &[(&str, u32, u32, Journey)] = &[
     ("operator_finds_exports_and_checks_the_event_log", 1280, 900, |c, b| {
         Box::pin(staff_journeys::an_operator_finds_exports_and_checks_the_event_log(c, b))
     }),
+    ("operator_reads_the_daily_reports_and_downloads_a_day", 1280, 1000, |c, b| {
+        Box::pin(staff_journeys::an_operator_reads_the_daily_reports(c, b))
+    }),
     ("player_resets_a_forgotten_password_by_the_mailed_link", 1280, 900, |c, b| {
         Box::pin(journeys::player_resets_a_forgotten_password(c, b))
     }),

@@ -396,7 +396,21 @@ pub async fn settled_and_checked(client: &Client, url: &str, keys: &TokenKeys) -
     let mut invariants = 0;
     assert_eq!(get("/v1/reports/trial-balance").await["balanced"], true);
     assert_eq!(get("/v1/reports/journal-check").await["consistent"], true);
-    invariants += 2;
+    // The day's report (issue 50), so far: every player account that moved money reconciles
+    // with the ledger's counters, and its lines add up to its totals.
+    let today = get("/v1/reports/daily").await["today"].as_str().unwrap().to_owned();
+    let report = get(&format!("/v1/reports/daily/{today}")).await;
+    assert_eq!(
+        (report["provisional"].clone(), report["accounts_unreconciled"].clone()),
+        (json!(true), json!(0)),
+        "{report:#}"
+    );
+    assert!(report["accounts_active"].as_i64().unwrap() > 0, "{report:#}");
+    let handle: i64 =
+        report["lines"].as_array().unwrap().iter().map(|l| l["figures"]["handle"].as_i64().unwrap()).sum();
+    assert_eq!(report["totals"]["handle"].as_i64().unwrap(), handle);
+    assert!(handle > 0, "{report:#}");
+    invariants += 3;
     for chain in ["/v1/draws/audit/verify", "/v1/tables/audit/verify"] {
         assert_eq!(get(chain).await["intact"], true, "{chain}");
         invariants += 1;

@@ -99,14 +99,7 @@ pub(crate) async fn statement(
 /// A statement's lines as CSV: one row per day and game (the game empty for deposits and
 /// withdrawals), amounts in dollars and cents, net = won less staked.
 pub(crate) fn statement_csv(lines: &[ActivityLine]) -> String {
-    let dollars = |cents: i64| {
-        format!(
-            "{}{}.{:02}",
-            if cents < 0 { "-" } else { "" },
-            cents.unsigned_abs() / 100,
-            cents.unsigned_abs() % 100
-        )
-    };
+    let dollars = domain::money::decimal_dollars;
     let mut csv = String::from("date,game,deposited,withdrawn,staked,won,net\r\n");
     for l in lines {
         let net = l.won.saturating_sub(l.staked);
