@@ -38,7 +38,16 @@ async fn books(url: &str, lotto: &str, http: &reqwest::Client, keys: &TokenKeys)
     let service = keys.service_token("restore-drill").unwrap();
     let get = |path: &str| http.get(format!("{lotto}{path}")).bearer_auth(&service).send();
     let trial_balance: Value = get("/v1/reports/trial-balance").await.unwrap().json().await.unwrap();
-    let journal: Value = get("/v1/reports/journal-check").await.unwrap().json().await.unwrap();
+    // The whole journal replayed: on a process just started (draws to catch up, the log to
+    // chain) it may outrun the request's deadline, answered 503 "retrying it is safe": retried.
+    let mut journal = Value::Null;
+    for _ in 0..5 {
+        journal = get("/v1/reports/journal-check").await.unwrap().json().await.unwrap();
+        if journal["code"] != "unavailable" {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_secs(2)).await;
+    }
     assert_eq!(journal["consistent"], true, "{journal}");
     let pool = sqlx::PgPool::connect(url).await.unwrap();
     let balances = sqlx::query_scalar(
