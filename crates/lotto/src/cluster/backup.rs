@@ -61,7 +61,7 @@ pub fn full(layout: &Layout, run_as: Option<RunAs>) -> anyhow::Result<String> {
 
 /// Restores the newest backup into `into` and replays the archived WAL up to the restore point
 /// `target` (or to the end of the archive for `latest`), then starts it alone on `port`, as a
-/// new primary of its own, not archiving into the layout's repository.
+/// new primary of its own, not archiving into the layout's repository nor waiting for standbys.
 pub fn restore(
     layout: &Layout,
     run_as: Option<RunAs>,
@@ -91,8 +91,11 @@ pub fn restore(
     if let Some(user) = run_as {
         user.own(&socket)?;
     }
+    // Alone: no synchronous standby to wait for (the backup's settings name the members', and
+    // a commit would wait for them for ever).
     let options = format!(
-        "-p {port} -k {dir} -c listen_addresses=127.0.0.1 -c archive_mode=off -c hot_standby=on",
+        "-p {port} -k {dir} -c listen_addresses=127.0.0.1 -c archive_mode=off -c hot_standby=on \
+         -c synchronous_standby_names=",
         dir = socket.display()
     );
     let log = into.join("restored.log");
