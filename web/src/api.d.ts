@@ -2861,6 +2861,44 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/instant/games/{number}/sales-end": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * `PUT /v1/instant/games/{number}/sales-end`: operators record a game's announced end of sales
+         *     (past or to come; moved until its prizes begin to expire). Its prizes may be claimed until
+         *     the claim period after it ends; then they expire (issue 50).
+         */
+        put: operations["end_sales"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/instant/sales-ends": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** `GET /v1/instant/sales-ends`: operators, auditors and services. */
+        get: operations["list_sales_ends"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -6377,6 +6415,35 @@ export interface components {
              *     awaited (the round is settled, or a decision waits for its wager).
              */
             allowed_actions: components["schemas"]["AllowedAction"][];
+        };
+        /** @description `PUT /v1/instant/games/{number}/sales-end`: the day the game's sales end (or ended). */
+        SalesEndRequest: {
+            /** Format: date */
+            ends_on: string;
+        };
+        /** @description A game's announced end of sales and its claim period. */
+        SalesEndView: {
+            /** Format: int32 */
+            game: number;
+            /** Format: date */
+            ends_on: string;
+            /**
+             * Format: date
+             * @description The last day its prizes may be claimed: the claim period after the end of sales, moved
+             *     past a weekend or a holiday.
+             */
+            last_claim_day: string;
+            /** Format: date-time */
+            announced_at: string;
+            announced_by: string;
+            /**
+             * Format: int64
+             * @description What the game's prize liability still held when its prizes expired, moved to the
+             *     unclaimed account; none until then.
+             */
+            expired_cents?: number | null;
+            /** Format: date-time */
+            expired_at?: string | null;
         };
         /** @description A self-exclusion in force. */
         SelfExclusion: {
@@ -11563,6 +11630,55 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["UnusualReport"];
+                };
+            };
+            "4XX": components["responses"]["Refused"];
+        };
+    };
+    end_sales: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description game number */
+                number: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SalesEndRequest"];
+            };
+        };
+        responses: {
+            /** @description the game's end of sales, and the last day its prizes may be claimed */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SalesEndView"];
+                };
+            };
+            "4XX": components["responses"]["Refused"];
+        };
+    };
+    list_sales_ends: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description every game whose end of sales is announced */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SalesEndView"][];
                 };
             };
             "4XX": components["responses"]["Refused"];

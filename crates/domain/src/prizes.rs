@@ -1,5 +1,6 @@
 //! How a prize is paid, whatever the game: the largest prize a retailer pays at the counter
-//! (larger ones are claimed at the lottery office), and the office's tax rules.
+//! (larger ones are claimed at the lottery office), the office's tax rules, and how long a prize
+//! may be claimed.
 //!
 //! The tax figures are the ones a US lottery applies (issue 6): a W-2G record for a prize of $600
 //! or more that is also at least 300 times the ticket's price, and 24% federal withholding on a
@@ -41,6 +42,58 @@ impl PrizeRules {
                 withholding_bps: read("LOTTO_WITHHOLDING_BPS", d.tax.withholding_bps)?,
             },
         })
+    }
+}
+
+/// How long a prize may be claimed (issue 50 §Prizes that expire): `days` after the day it
+/// counts from (a draw game's drawing, an instant game's announced end of sales); a last day
+/// that falls on a Saturday, a Sunday or one of the lottery's `holidays` moves to the next
+/// business day. A prize claimed on its last day is paid; the day after, it has expired.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClaimPeriod {
+    pub days: u32,
+    pub holidays: std::collections::BTreeSet<chrono::NaiveDate>,
+}
+
+/// The claim period most states give by default: 180 days.
+pub const DEFAULT_CLAIM_DAYS: u32 = 180;
+
+impl Default for ClaimPeriod {
+    fn default() -> Self {
+        ClaimPeriod { days: DEFAULT_CLAIM_DAYS, holidays: std::collections::BTreeSet::new() }
+    }
+}
+
+impl ClaimPeriod {
+    /// Whether the lottery's offices are open on `day`.
+    pub fn is_business_day(&self, day: chrono::NaiveDate) -> bool {
+        use chrono::Datelike;
+        !matches!(day.weekday(), chrono::Weekday::Sat | chrono::Weekday::Sun) && !self.holidays.contains(&day)
+    }
+
+    /// The last day a prize counted from `from` may be claimed.
+    pub fn last_day(&self, from: chrono::NaiveDate) -> chrono::NaiveDate {
+        let mut day =
+            from.checked_add_days(chrono::Days::new(u64::from(self.days))).unwrap_or(chrono::NaiveDate::MAX);
+        while !self.is_business_day(day) {
+            let Some(next) = day.succ_opt() else { break };
+            day = next;
+        }
+        day
+    }
+
+    /// Whether, on `today`, a prize counted from `from` has expired.
+    pub fn has_expired(&self, from: chrono::NaiveDate, today: chrono::NaiveDate) -> bool {
+        today > self.last_day(from)
+    }
+
+    /// `LOTTO_HOLIDAYS`: the lottery's holidays, `YYYY-MM-DD` separated by commas.
+    pub fn parse_holidays(text: &str) -> Result<std::collections::BTreeSet<chrono::NaiveDate>, String> {
+        text.split(',')
+            .map(str::trim)
+            .filter(|d| !d.is_empty())
+            .map(|d| d.parse().map_err(|e| format!("{d:?} is not a date (YYYY-MM-DD): {e}")))
+            .collect()
     }
 }
 
@@ -118,6 +171,33 @@ pub fn check_claimant(name: &str, tin_last4: Option<&str>, w2g: bool) -> Result<
         Some(tin) if tin.len() != 4 || !tin.bytes().all(|b| b.is_ascii_digit()) => Err(ClaimantError::Tin),
         None if w2g => Err(ClaimantError::TinRequired),
         _ => Ok(()),
+    }
+}
+
+#[cfg(test)]
+mod claim_period_tests {
+    use super::ClaimPeriod;
+    use chrono::NaiveDate;
+
+    fn day(text: &str) -> NaiveDate {
+        text.parse().unwrap_or(NaiveDate::MIN)
+    }
+
+    #[test]
+    fn the_last_day_moves_past_weekends_and_holidays() {
+        let period = ClaimPeriod::default();
+        // 2026-11-30 + 180 days is Saturday 2027-05-29: the last day is Monday the 31st.
+        assert_eq!(period.last_day(day("2026-11-30")), day("2027-05-31"));
+        // With Memorial Day (the 31st) a holiday, Tuesday.
+        let holidays = ClaimPeriod::parse_holidays("2027-05-31, 2027-07-05").unwrap_or_default();
+        let with = ClaimPeriod { holidays, ..ClaimPeriod::default() };
+        assert_eq!(with.last_day(day("2026-11-30")), day("2027-06-01"));
+        // A weekday last day stays: 2026-12-02 + 180 is Monday 2027-05-31.
+        assert_eq!(period.last_day(day("2026-12-02")), day("2027-05-31"));
+        assert!(!with.has_expired(day("2026-11-30"), day("2027-06-01")), "its last day still pays");
+        assert!(with.has_expired(day("2026-11-30"), day("2027-06-02")));
+        assert!(ClaimPeriod::parse_holidays("2027-13-01").is_err());
+        assert_eq!(ClaimPeriod::parse_holidays(" ").map(|h| h.len()), Ok(0));
     }
 }
 

@@ -132,8 +132,9 @@ pub struct PowerballSettings {
     pub results: ResultsMode,
     /// Where the frozen wager sets (the canonical exports) are written.
     pub export_dir: PathBuf,
-    /// Days after its drawing that a prize may be claimed; unclaimed prizes then expire.
-    pub claim_days: u32,
+    /// How long after its drawing a prize may be claimed (`LOTTO_POWERBALL_CLAIM_DAYS`, 180 by
+    /// default, to the next business day: `LOTTO_HOLIDAYS`); unclaimed prizes then expire.
+    pub claim: domain::prizes::ClaimPeriod,
     /// The retailer limit and the office's tax rules (every game's: `domain::prizes`).
     pub prizes: domain::prizes::PrizeRules,
 }
@@ -146,7 +147,7 @@ impl Default for PowerballSettings {
             online_sales: false,
             results: ResultsMode::Entered,
             export_dir: PathBuf::from(".lotto/powerball"),
-            claim_days: 365,
+            claim: domain::prizes::ClaimPeriod::default(),
             prizes: domain::prizes::PrizeRules::default(),
         }
     }
@@ -162,7 +163,14 @@ impl PowerballSettings {
             online_sales: env_or("LOTTO_POWERBALL_ONLINE", d.online_sales)?,
             results: env_or("LOTTO_POWERBALL_RESULTS", d.results)?,
             export_dir: env_or("LOTTO_POWERBALL_EXPORT_DIR", d.export_dir)?,
-            claim_days: env_or("LOTTO_POWERBALL_CLAIM_DAYS", d.claim_days)?,
+            claim: domain::prizes::ClaimPeriod {
+                days: env_or("LOTTO_POWERBALL_CLAIM_DAYS", d.claim.days)?,
+                // the days the lottery's offices are closed, on which no claim period ends
+                holidays: platform::config::env_with(
+                    "LOTTO_HOLIDAYS",
+                    domain::prizes::ClaimPeriod::parse_holidays,
+                )?,
+            },
             prizes: domain::prizes::PrizeRules::from_settings(env_or)?,
         };
         for (name, value) in [

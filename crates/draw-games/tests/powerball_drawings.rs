@@ -792,14 +792,15 @@ async fn prizes_are_claimed_once_at_the_counter_and_the_office_and_then_expire()
         "invalid_serial"
     );
 
-    // A year and a day later the $7 nobody claimed expires to its own account, once.
+    // A year later (the claim period is 180 days) the $7 nobody claimed expires to its own
+    // account, once.
     let unclaimed = game.state.powerball_accounts.unclaimed;
     game.state.clock.set(at("2027-12-02T18:00:00Z"));
     pass(&game).await;
     pass(&game).await;
     assert_eq!(game.balance(unclaimed).await, 700);
     let late = claim_at(&game, "/v1/powerball/retail/claims", &till_b, json!({"serial": forgotten})).await;
-    assert_eq!((late.status, late.code()), (StatusCode::CONFLICT, "claim_expired"));
+    assert_eq!((late.status, late.code()), (StatusCode::CONFLICT, "prize_expired"));
     game.assert_books_balance().await;
 }
 

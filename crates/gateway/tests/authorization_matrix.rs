@@ -192,6 +192,8 @@ const MATRIX: &[(&str, &str, [u16; 7])] = &[
     ("POST", "/v1/instant/office-claims", [401, 403, 403, 403, 422, 403, 403]),
     ("GET", "/v1/instant/office-claims", [401, 403, 403, 403, 200, 200, 200]),
     ("GET", "/v1/instant/liability", [401, 403, 403, 403, 200, 200, 200]),
+    ("GET", "/v1/instant/sales-ends", [401, 403, 403, 403, 200, 200, 200]),
+    ("PUT", "/v1/instant/games/{number}/sales-end", [401, 403, 403, 403, 200, 403, 403]),
     // A terminal reads its own retailer's.
     ("GET", "/v1/instant/validations/by-retailer", [401, 403, 403, 200, 200, 200, 200]),
     ("GET", "/v1/instant/reports/unusual-validations", [401, 403, 403, 403, 200, 200, 200]),
@@ -395,6 +397,8 @@ fn request_for(fx: &Fixture, method: &str, route: &str, caller: usize) -> (Strin
         ("POST", "/v1/keno/draw-tickets") => Some(json!({"option": "bet", "spots": [7, 17], "draws": 2})),
         ("POST", "/v1/blackjack/tables") => Some(json!({"decks": 6})),
         ("POST", "/v1/instant/games/{number}/vendor-runs") => Some(json!({"file": "never-delivered.age"})),
+        // Far off: nothing of the fixture's game expires.
+        ("PUT", "/v1/instant/games/{number}/sales-end") => Some(json!({"ends_on": "2099-12-31"})),
         ("POST", "/v1/instant/packs/{game}/{book}/ship") => Some(json!({"retailer_id": fx.retailer})),
         ("POST", "/v1/instant/validations" | "/v1/instant/claims") => {
             Some(json!({"barcode": domain::instant::print_run::barcode(283, 0, 0), "virn": "123456789012"}))

@@ -77,6 +77,9 @@ pub struct InstantSettings {
     pub lottery_identity: DemoIdentity,
     /// The inbox vendors' validation files are delivered to, imported from by name.
     pub vendor_file_dir: PathBuf,
+    /// How long after a game's announced end of sales its prizes may be claimed
+    /// (`LOTTO_INSTANT_CLAIM_DAYS`, 180 by default, to the next business day: `LOTTO_HOLIDAYS`).
+    pub claim: domain::prizes::ClaimPeriod,
 }
 
 /// An `age` secret key: a printer's made for a demonstration or a test, or the lottery's own
@@ -109,6 +112,7 @@ impl InstantSettings {
             demo_printer_identity: Some(DemoIdentity(demo)),
             lottery_identity: DemoIdentity(age::x25519::Identity::generate()),
             vendor_file_dir: platform::config::scratch_dir("vendor-files"),
+            claim: domain::prizes::ClaimPeriod::default(),
         }
     }
 
@@ -175,6 +179,13 @@ impl InstantSettings {
             lottery_identity: DemoIdentity(lottery_identity),
             vendor_file_dir,
             virn_key: d.virn_key,
+            claim: domain::prizes::ClaimPeriod {
+                days: env_or("LOTTO_INSTANT_CLAIM_DAYS", d.claim.days)?,
+                holidays: platform::config::env_with(
+                    "LOTTO_HOLIDAYS",
+                    domain::prizes::ClaimPeriod::parse_holidays,
+                )?,
+            },
         })
     }
 }

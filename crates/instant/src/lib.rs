@@ -23,7 +23,7 @@ use std::sync::Arc;
 use axum::Router;
 use axum::extract::FromRef;
 use axum::http::Method;
-use axum::routing::{MethodRouter, get, post};
+use axum::routing::{MethodRouter, get, post, put};
 use domain::instant::{GameDefinition, Report};
 use ledger_api::{AccountKind, LedgerClient};
 use platform::AppError;
@@ -81,6 +81,8 @@ pub struct InstantAccounts {
     pub office_payouts: uuid::Uuid,
     /// Tax withheld from office prizes, owed to the tax authority.
     pub withholding: uuid::Uuid,
+    /// Prizes nobody claimed before their claim period ended (issue 50).
+    pub unclaimed: uuid::Uuid,
 }
 
 /// Namespace of the ids this service derives (its accounts, ledger transfers).
@@ -117,11 +119,14 @@ impl InstantState {
             // Money leaving through the office: the ledger's clearing kind (ADR 0005).
             office_payouts: uuid::Uuid::new_v5(&INSTANT_NAMESPACE, b"instant/office-payouts"),
             withholding: uuid::Uuid::new_v5(&INSTANT_NAMESPACE, b"instant/tax-withheld"),
+            unclaimed: uuid::Uuid::new_v5(&INSTANT_NAMESPACE, b"instant/unclaimed"),
         };
         let mut opened = vec![
             (accounts.house, AccountKind::HouseRevenue),
             (accounts.office_payouts, AccountKind::CashClearing),
             (accounts.withholding, AccountKind::CashClearing),
+            // The lottery's again, as Powerball's unclaimed prizes are.
+            (accounts.unclaimed, AccountKind::HouseRevenue),
         ];
         opened.extend(games.iter().map(|(g, _)| (liability_account(g.number), AccountKind::PrizeLiability)));
         ledger.open_accounts_at_start("instant", &opened).await?;
@@ -180,6 +185,8 @@ pub fn route_table() -> Vec<(Method, &'static str, MethodRouter<InstantState>)> 
         (Method::POST, "/v1/instant/office-claims", post(routes::create_office_claim)),
         (Method::GET, "/v1/instant/office-claims", get(routes::list_office_claims)),
         (Method::GET, "/v1/instant/liability", get(routes::reports::liability)),
+        (Method::GET, "/v1/instant/sales-ends", get(routes::list_sales_ends)),
+        (Method::PUT, "/v1/instant/games/{number}/sales-end", put(routes::end_sales)),
         (Method::GET, "/v1/instant/validations/by-retailer", get(routes::reports::validations_by_retailer)),
         (Method::GET, "/v1/instant/reports/unusual-validations", get(routes::reports::unusual_validations)),
     ]
@@ -214,6 +221,11 @@ pub fn spawn_workers(state: InstantState) {
                 Ok(n) => tracing::info!(runs = n, "funded print runs' liabilities"),
                 Err(e) => tracing::warn!(error = %e, "funding print runs failed; retried in a minute"),
             }
+            match saga::sales::expire_due(&state).await {
+                Ok(0) => {}
+                Ok(n) => tracing::info!(games = n, "instant games' unclaimed prizes expired"),
+                Err(e) => tracing::warn!(error = %e, "expiring unclaimed prizes failed; retried in a minute"),
+            }
             match saga::packs::settle_due_packs(&state).await {
                 Ok(0) => {}
                 Ok(n) => tracing::info!(packs = n, "settled packs active past their time"),
@@ -234,6 +246,7 @@ pub fn spawn_workers(state: InstantState) {
         routes::validate, routes::counter::claim, routes::counter::list_claims, routes::counter::get_receipt,
         routes::counter::statement, routes::create_office_claim, routes::list_office_claims,
         routes::reports::liability, routes::reports::validations_by_retailer, routes::reports::unusual_validations,
+        routes::end_sales, routes::list_sales_ends,
     ),
     components(schemas(platform::Problem), responses(platform::openapi::Refused)),
     modifiers(&BearerAuth),

@@ -538,3 +538,26 @@ fn job_states() -> platform::openapi::SchemaObject {
 fn job_sources() -> platform::openapi::SchemaObject {
     crate::store::JobSource::schema()
 }
+
+/// `PUT /v1/instant/games/{number}/sales-end`: the day the game's sales end (or ended).
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SalesEndRequest {
+    pub ends_on: chrono::NaiveDate,
+}
+
+/// A game's announced end of sales and its claim period.
+#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct SalesEndView {
+    pub game: u32,
+    pub ends_on: chrono::NaiveDate,
+    /// The last day its prizes may be claimed: the claim period after the end of sales, moved
+    /// past a weekend or a holiday.
+    pub last_claim_day: chrono::NaiveDate,
+    pub announced_at: DateTime<Utc>,
+    pub announced_by: String,
+    /// What the game's prize liability still held when its prizes expired, moved to the
+    /// unclaimed account; none until then.
+    pub expired_cents: Option<i64>,
+    pub expired_at: Option<DateTime<Utc>>,
+}

@@ -52,7 +52,6 @@ pub const BLAZING_SEVENS_NEED_SIX_DECKS: CodeName = CodeName("blazing_sevens_nee
 pub const BODY_TIMEOUT: CodeName = CodeName("body_timeout");
 pub const BODY_TOO_LARGE: CodeName = CodeName("body_too_large");
 pub const CLAIM_AT_OFFICE: CodeName = CodeName("claim_at_office");
-pub const CLAIM_EXPIRED: CodeName = CodeName("claim_expired");
 pub const CLAIM_RELEASED: CodeName = CodeName("claim_released");
 pub const CLAIMANT_TIN_REQUIRED: CodeName = CodeName("claimant_tin_required");
 pub const CONCURRENT_UPDATE: CodeName = CodeName("concurrent_update");

@@ -44,6 +44,15 @@ where
     }
 }
 
+/// Reads `name` (empty when unset) through `parse`, its refusal the setting's.
+pub fn env_with<T>(
+    name: &'static str,
+    parse: impl FnOnce(&str) -> Result<T, String>,
+) -> Result<T, ConfigError> {
+    let value = std::env::var(name).unwrap_or_default();
+    parse(&value).map_err(|reason| ConfigError { name, value: value.clone(), reason })
+}
+
 /// Words that mark a value as a placeholder someone forgot to replace.
 const PLACEHOLDERS: [&str; 8] = [
     "please-set",

@@ -10,6 +10,7 @@ import { OfficeDesk } from "./office";
 import { AdjustmentQueue } from "./adjustments";
 import { EventLog } from "./records";
 import { DailyReports } from "./reports";
+import { SalesEnds } from "./sales_ends";
 import { IdentityReviews } from "./identity_reviews";
 import { PlayerLookup } from "./players";
 import { PowerballDesk } from "./powerball";
@@ -265,6 +266,7 @@ function Liability(): JSX.Element {
           </tbody>
         </table>
       </Scroll>
+      <SalesEnds games={(rows.value ?? []).map((r) => ({ game: r.game, name: r.name }))} />
     </div>
   );
 }

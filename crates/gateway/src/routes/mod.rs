@@ -177,6 +177,8 @@ pub fn route_table() -> Vec<(Method, &'static str, MethodRouter<GatewayState>)> 
         (Method::POST, "/v1/instant/office-claims", post(for_operators::<INSTANT>)),
         (Method::GET, "/v1/instant/office-claims", get(for_staff::<INSTANT>)),
         (Method::GET, "/v1/instant/liability", get(for_staff::<INSTANT>)),
+        (Method::GET, "/v1/instant/sales-ends", get(for_staff::<INSTANT>)),
+        (Method::PUT, "/v1/instant/games/{number}/sales-end", put(for_operators::<INSTANT>)),
         (Method::GET, "/v1/instant/validations/by-retailer", get(for_counter_readers::<INSTANT>)),
         (Method::GET, "/v1/instant/reports/unusual-validations", get(for_staff::<INSTANT>)),
     ]

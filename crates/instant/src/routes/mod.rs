@@ -73,6 +73,39 @@ pub async fn list_games(State(state): State<InstantState>) -> Result<Json<Vec<Ga
 }
 
 #[utoipa::path(
+    put, path = "/v1/instant/games/{number}/sales-end", tag = "instant",
+    params(("number" = u32, Path, description = "game number")),
+    request_body = SalesEndRequest,
+    responses((status = 200, description = "the game's end of sales, and the last day its prizes may be claimed", body = SalesEndView),
+              (status = "4XX", response = Refused)),
+    security(("bearer" = []))
+)]
+/// `PUT /v1/instant/games/{number}/sales-end`: operators record a game's announced end of sales
+/// (past or to come; moved until its prizes begin to expire). Its prizes may be claimed until
+/// the claim period after it ends; then they expire (issue 50).
+pub async fn end_sales(
+    State(state): State<InstantState>,
+    caller: Caller,
+    Path(number): Path<u32>,
+    Json(request): Json<SalesEndRequest>,
+) -> Result<Json<SalesEndView>, AppError> {
+    caller.require(&[Role::Operator])?;
+    Ok(Json(crate::saga::sales::end_sales(&state, number, request.ends_on, caller.subject()).await?))
+}
+
+#[utoipa::path(
+    get, path = "/v1/instant/sales-ends", tag = "instant",
+    responses((status = 200, description = "every game whose end of sales is announced", body = Vec<SalesEndView>),
+              (status = "4XX", response = Refused)),
+    security(("bearer" = []))
+)]
+/// `GET /v1/instant/sales-ends`: operators, auditors and services.
+pub async fn list_sales_ends(State(state): State<InstantState>, caller: Caller) -> Result<Json<Vec<SalesEndView>>, AppError> {
+    caller.require(&[Role::Operator, Role::Auditor, Role::Service])?;
+    Ok(Json(crate::saga::sales::sales_ends(&state).await?))
+}
+
+#[utoipa::path(
     post, path = "/v1/instant/games/{number}/print-runs", tag = "instant",
     params(("number" = u32, Path, description = "game number")),
     responses((status = 202, description = "a print job, started: follow it at its Location until it has succeeded", body = PrintJobView,

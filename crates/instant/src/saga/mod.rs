@@ -9,7 +9,8 @@
 //! - [`jobs`]: print jobs queued, run in the background and taken up again after a crash;
 //! - [`print_run`]: a game's whole order generated, stored and funded;
 //! - [`vendor_run`]: a run a printing vendor generated, imported from its validation file;
-//! - [`reports`]: the retailers whose validations are unusual for the games' odds.
+//! - [`reports`]: the retailers whose validations are unusual for the games' odds;
+//! - [`sales`]: a game's end of sales announced, and its unclaimed prizes expired after.
 
 pub mod counter;
 pub mod jobs;
@@ -17,5 +18,6 @@ pub mod packs;
 pub mod payment;
 pub mod print_run;
 pub mod reports;
+pub mod sales;
 pub mod scan;
 pub mod vendor_run;

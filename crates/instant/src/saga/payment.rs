@@ -61,6 +61,9 @@ pub async fn pay_ticket(
     let reserve = async {
         let mut tx = state.pool.begin().await?;
         if tickets::reserve(&mut tx, checked.place, checked.prize_row, id, paid_to, paid_cents).await? {
+            // Reserved now: refused (and the reservation undone) once the game's prizes have
+            // expired; an expiry beginning waits for this transaction (saga::sales).
+            crate::saga::sales::check_claimable(&mut tx, state, checked.place.game).await?;
             match payee {
                 Payee::Office(record) => office_claims::insert(&mut tx, id, checked.place, record).await?,
                 Payee::Retailer(claim) => {

@@ -161,6 +161,14 @@ pub async fn check_ticket(
         return Err(refused);
     }
     let definition = definition.ok_or_else(|| AppError::internal("a checked ticket without its game"))?;
+    // A prize not yet paid, of a game whose claim period has ended.
+    if scanned.prize_row.is_some()
+        && scanned.paid_at.is_none()
+        && let Err(expired) = crate::saga::sales::check_scanned(state, at.game).await
+    {
+        log(codes::PRIZE_EXPIRED.as_str(), 0).await?;
+        return Err(expired);
+    }
     let prize_cents = scanned.prize_cents.unwrap_or(0);
     let free_ticket = scanned
         .prize_row

@@ -9,6 +9,7 @@
 //! - [`packs`]: a pack's state moves and settlement, and the packs listed;
 //! - [`print_runs`]: a run's rows, tickets written with COPY;
 //! - [`reports`]: prize counts, open payments and validations for the operator's reads;
+//! - [`sales_ends`]: games' announced ends of sales and their prizes' expiry;
 //! - [`validation_log`]: every scan's log row, group-committed.
 
 pub mod office_claims;
@@ -17,6 +18,7 @@ pub mod print_jobs;
 pub mod print_runs;
 pub mod receipts;
 pub mod reports;
+pub mod sales_ends;
 pub mod tickets;
 pub mod validation_log;
 

@@ -190,6 +190,19 @@ pub async fn an_operator_reads_the_daily_reports(ctx: &Context, browser: &Browse
     let days = browser.wait_text("[data-testid=report-days]", "all reconciled").await?;
     browser.find("figure.chart canvas").await?;
     shot(ctx, browser, "console-daily-reports").await?;
+    // An instant game's end of sales, recorded in the Liability tab: its last claim day shown
+    // (2099-12-31 is a Thursday: 180 days on, Tuesday 2100-06-29).
+    browser.click_button("Liability").await?;
+    browser.select("#sales-end-game", "228").await?;
+    browser.fill("#sales-end-date", "12312099").await?;
+    browser.click_button("Record the end of sales").await?;
+    let ends = browser.wait_text("[data-testid=sales-ends-table]", "2100-06-29").await?;
+    if !ends.contains("2099-12-31") || !ends.contains("claimable until the last day") {
+        return Err(format!("the end of sales: {ends:?}"));
+    }
+    browser.click_button("Daily reports").await?;
+    browser.click_button("Show").await?;
+    browser.wait_text("[data-testid=report-days]", "all reconciled").await?;
     // The one day kept: the day before, whose only moves were the deposit moved back.
     let row = browser
         .script("return document.querySelector('[data-testid=report-days] tbody tr').innerText")

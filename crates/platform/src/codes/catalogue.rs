@@ -119,7 +119,6 @@ pub const ALL: &[Code] = &[
     code(ALREADY_PAID, 409, "the ticket's prize has been paid"),
     code(APPEND_ONLY, 409, "the journal is append-only: a transfer is never changed"),
     code(CLAIM_AT_OFFICE, 409, "the prize is above the retailer limit: claimed at the lottery office"),
-    code(CLAIM_EXPIRED, 409, "the prize's claim period has ended: it expired"),
     code(
         CLAIM_RELEASED,
         409,
@@ -170,6 +169,11 @@ pub const ALL: &[Code] = &[
         PRINT_RUN_CANCELLED,
         409,
         "a print run stopped by its job's cancellation (a print job's end, nothing of the run kept)",
+    ),
+    code(
+        PRIZE_EXPIRED,
+        409,
+        "the prize's claim period has ended (its last day, a business day, is past): it expired",
     ),
     code(REALITY_CHECK_DUE, 409, "the session's reality check waits for the player: go on or stop first"),
     code(REPORT_DAY_NOT_BEGUN, 409, "a daily report for a gaming day that has not begun"),

@@ -8,9 +8,10 @@
 //! certification; larger ones are claimed at the office.
 //!
 //! A prize may be claimed until the claim period after its drawing ends
-//! (`LOTTO_POWERBALL_CLAIM_DAYS`); then what is unclaimed expires to an account of its own.
+//! (`LOTTO_POWERBALL_CLAIM_DAYS`, 180 days, to the next business day: [`domain::prizes::ClaimPeriod`]);
+//! then what is unclaimed expires to an account of its own, and a claim is `prize_expired`.
 
-use chrono::{Days, NaiveDate, SubsecRound};
+use chrono::{NaiveDate, SubsecRound};
 use domain::powerball::grand_prize::{self, Election};
 use domain::prizes::TaxAssessment;
 use domain::serial::TicketSerial;
@@ -49,7 +50,12 @@ fn claim_id(serial: i64, date: NaiveDate) -> Uuid {
 
 /// The last day a prize of drawing `date` may be claimed.
 pub fn claim_deadline(state: &DrawsState, date: NaiveDate) -> NaiveDate {
-    date.checked_add_days(Days::new(u64::from(state.settings.powerball.claim_days))).unwrap_or(date)
+    state.settings.powerball.claim.last_day(date)
+}
+
+/// The lottery's date now (its days are central time's).
+fn lottery_today(state: &DrawsState) -> NaiveDate {
+    state.clock.now().with_timezone(&domain::text::LOTTERY_ZONE).date_naive()
 }
 
 /// Claims ticket `serial`'s prizes in drawing `date` (or its earliest certified drawing with a
@@ -232,9 +238,9 @@ async fn payable_boards(
     if boards.iter().all(|b| b.paid) {
         return Err(payout::already_paid());
     }
-    if state.clock.now().date_naive() > claim_deadline(state, date) || boards.iter().any(|b| b.expired) {
+    if state.settings.powerball.claim.has_expired(date, lottery_today(state)) || boards.iter().any(|b| b.expired) {
         return Err(AppError::conflict(
-            codes::CLAIM_EXPIRED,
+            codes::PRIZE_EXPIRED,
             format!("prizes of the {date} drawing could be claimed until {}", claim_deadline(state, date)),
         ));
     }
@@ -447,10 +453,16 @@ pub async fn finish_pending_claims(
 /// total from the prizes account to the unclaimed account, once per drawing. Returns how many
 /// drawings it expired.
 pub async fn expire_unclaimed(state: &DrawsState) -> Result<usize, AppError> {
-    let days = i64::from(state.settings.powerball.claim_days);
-    // Every drawing whose last claim day is before today.
-    let before = state.clock.now() - chrono::Duration::days(days.saturating_add(1));
-    let due = claims::expirable(&state.pool, before).await?;
+    let claim = &state.settings.powerball.claim;
+    // Every drawing whose last claim day is before today: those at least the period's days
+    // old, less those whose last day moved past a weekend or a holiday still to come.
+    let before = state.clock.now() - chrono::Duration::days(i64::from(claim.days));
+    let today = lottery_today(state);
+    let due: Vec<NaiveDate> = claims::expirable(&state.pool, before)
+        .await?
+        .into_iter()
+        .filter(|&date| claim.has_expired(date, today))
+        .collect();
     for &date in &due {
         let cents = claims::expire(&state.pool, date).await?;
         if cents > 0 {
