@@ -60,7 +60,9 @@ pub struct ReportSettings {
     pub grace: chrono::Duration,
     /// How often the maker looks for days to make (`LOTTO_REPORT_EVERY_SECONDS`, 60).
     pub every: Duration,
-    /// The ledger's clock (shifted by `LOTTO_CLOCK_OFFSET_SECONDS` in demonstrations and tests).
+    /// The clock a day is judged over by: the system's, as the database's that stamps the
+    /// journal (a demonstration's `LOTTO_CLOCK_OFFSET_SECONDS` shifts the draws, never the books'
+    /// days: a report kept early would miss the rest of its day); tests set a manual one.
     pub clock: Clock,
 }
 
@@ -89,7 +91,7 @@ impl ReportSettings {
             days,
             grace: chrono::Duration::seconds(i64::from(grace)),
             every: Duration::from_secs(every.max(1)),
-            clock: Clock::shifted(chrono::Duration::seconds(platform::clock::offset_from_env()?)),
+            clock: Clock::system(),
         })
     }
 
@@ -100,7 +102,8 @@ impl ReportSettings {
 
     /// Whether `day` is over and its grace passed: its report can be made and kept.
     pub fn is_final(&self, day: NaiveDate) -> bool {
-        self.days.closes(day) + self.grace <= self.clock.now()
+        // (a date at the end of the calendar is never over)
+        self.days.closes(day).checked_add_signed(self.grace).is_some_and(|made| made <= self.clock.now())
     }
 }
 

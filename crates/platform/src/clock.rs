@@ -49,9 +49,9 @@ impl Clock {
     }
 }
 
-/// `LOTTO_CLOCK_OFFSET_SECONDS`: how far a process's clock runs ahead of the system's (behind when
+/// `LOTTO_CLOCK_OFFSET_SECONDS`: how far the draws' clock runs ahead of the system's (behind when
 /// negative). 0 in production; a demonstration or a process test sets it to meet a drawing's
-/// close, or a gaming day's end, without waiting for it.
+/// close without waiting for it.
 pub fn offset_from_env() -> Result<i64, ConfigError> {
     let seconds = env_or("LOTTO_CLOCK_OFFSET_SECONDS", 0i64)?;
     // A century either way is more than any demonstration needs, and chrono can carry it.
@@ -65,7 +65,7 @@ pub fn offset_from_env() -> Result<i64, ConfigError> {
     if seconds != 0 {
         tracing::warn!(
             seconds,
-            "LOTTO_CLOCK_OFFSET_SECONDS is set: a shifted clock (demonstrations and tests only)"
+            "LOTTO_CLOCK_OFFSET_SECONDS is set: the draws run on a shifted clock (demonstrations and tests only)"
         );
     }
     Ok(seconds)

@@ -49,7 +49,7 @@ pub async fn daily_reports(
     caller.require(READERS)?;
     let today = state.reports.today();
     let to = range.to.unwrap_or(today);
-    let from = range.from.unwrap_or(to - chrono::Duration::days(30));
+    let from = range.from.unwrap_or_else(|| to.checked_sub_days(chrono::Days::new(30)).unwrap_or(to));
     if !(0..MAX_RANGE_DAYS).contains(&(to - from).num_days()) {
         return Err(AppError::unprocessable(
             codes::INVALID_WINDOW,

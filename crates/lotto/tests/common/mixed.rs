@@ -396,16 +396,13 @@ pub async fn settled_and_checked(client: &Client, url: &str, keys: &TokenKeys) -
     let mut invariants = 0;
     assert_eq!(get("/v1/reports/trial-balance").await["balanced"], true);
     assert_eq!(get("/v1/reports/journal-check").await["consistent"], true);
-    // The day's report (issue 50), so far: every player account that moved money reconciles
-    // with the ledger's counters, and its lines add up to its totals.
-    let today = get("/v1/reports/daily").await["today"].as_str().unwrap().to_owned();
-    let report = get(&format!("/v1/reports/daily/{today}")).await;
-    assert_eq!(
-        (report["provisional"].clone(), report["accounts_unreconciled"].clone()),
-        (json!(true), json!(0)),
-        "{report:#}"
-    );
-    assert!(report["accounts_active"].as_i64().unwrap() > 0, "{report:#}");
+    // The day's report (issue 50): every player account that moved money reconciles with the
+    // ledger's counters, and its lines add up to its totals. The day of the play as the
+    // database stamped it (a process on a shifted clock may count it over already).
+    let day = domain::reports::GamingDays::default().day_of(chrono::Utc::now());
+    let report = get(&format!("/v1/reports/daily/{day}")).await;
+    assert_eq!(report["accounts_unreconciled"], json!(0), "{report:#}");
+    assert!(report["accounts_active"].as_i64().is_some_and(|n| n > 0), "{report:#}");
     let handle: i64 =
         report["lines"].as_array().unwrap().iter().map(|l| l["figures"]["handle"].as_i64().unwrap()).sum();
     assert_eq!(report["totals"]["handle"].as_i64().unwrap(), handle);
