@@ -119,8 +119,11 @@ pub async fn chain(
 pub async fn check_export(
     State(state): State<GatewayState>,
     caller: Authenticated,
+    headers: axum::http::HeaderMap,
     body: Bytes,
 ) -> Result<Json<ExportCheckView>, AppError> {
     caller.require(READERS)?;
-    Ok(Json(saga::check_export(&state, &body).await?))
+    // A body is sent with its type (an empty file too); a request with neither sent none.
+    let sent = !body.is_empty() || headers.contains_key(header::CONTENT_TYPE);
+    Ok(Json(saga::check_export(&state, sent.then_some(&body[..])).await?))
 }

@@ -22,6 +22,17 @@ pub(crate) async fn find(
     limit: i64,
 ) -> Result<Vec<RecordedEvent>, AppError> {
     checked_period(filter.from, filter.to)?;
+    // The contract's 1 to 200 characters for the names a filter gives.
+    for (name, value) in
+        [("terminal", &filter.terminal), ("drawing", &filter.drawing), ("staff", &filter.staff)]
+    {
+        if value.as_deref().is_some_and(|v| !(1..=200).contains(&v.chars().count())) {
+            return Err(AppError::bad_request(
+                codes::INVALID_QUERY,
+                format!("`{name}` is 1 to 200 characters"),
+            ));
+        }
+    }
     query::find(&state.pool, filter, after, limit).await
 }
 
@@ -51,7 +62,14 @@ pub(crate) async fn check_chain(state: &GatewayState, after: Option<i64>) -> Res
 }
 
 /// An export (JSON lines) checked on its own and against the chain here.
-pub(crate) async fn check_export(state: &GatewayState, body: &[u8]) -> Result<ExportCheckView, AppError> {
+pub(crate) async fn check_export(
+    state: &GatewayState,
+    body: Option<&[u8]>,
+) -> Result<ExportCheckView, AppError> {
+    // An empty file is checked (it holds no events); no body at all is refused.
+    let body = body.ok_or_else(|| {
+        AppError::bad_request(codes::INVALID_BODY, "the body is the export file (JSON lines): none was sent")
+    })?;
     let file = export::check_jsonl(body).map_err(AppError::internal)?;
     let (matches_chain, chain) = against_chain(state, &file).await?;
     Ok(ExportCheckView { file, matches_chain, chain })

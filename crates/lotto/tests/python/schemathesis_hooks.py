@@ -33,6 +33,7 @@ RULES = {
     "under_age",  # 18 on the day (K.A.R. 111-5-24(c))
     "not_a_draw_day",  # Powerball draws Monday, Wednesday and Saturday
     "invalid_window",  # `from` before `to`, and at most so many days apart
+    "invalid_period",  # the significant-events log's `from` before its `to`
     "same_account",  # debit and credit differ
     "invalid_grand_prize",  # the cash value at most the advertised prize
     "invalid_transfer",  # new (accounts, amount, currency) or ending a hold, not both
