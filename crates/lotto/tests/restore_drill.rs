@@ -120,10 +120,13 @@ async fn a_backup_restores_to_a_named_moment_with_every_cent_and_every_chain() {
     }
     let checked = mixed::settled_and_checked(&client, &url, &keys).await;
 
-    // The moment to come back to, and play after it.
-    let at_point = books(&url).await;
+    // The moment to come back to, and play after it. Keno draws go on every 3 s with nobody
+    // playing (they move no money but extend the draws' chain), so the books are read on
+    // either side of the point: what is restored must be one of the two.
     let trial_balance = served_books(&source.base_url, &http, &keys).await;
+    let before_point = books(&url).await;
     cluster.run("restore-point drill");
+    let at_point = books(&url).await;
     for (n, token) in players.iter().enumerate() {
         let ticket = json!({"option": "bet", "spots": [7, 14, 21], "tickets": 1});
         let key = format!("after-{n}");
@@ -156,7 +159,11 @@ async fn a_backup_restores_to_a_named_moment_with_every_cent_and_every_chain() {
         back.keno_tickets,
         after.keno_tickets
     );
-    assert_eq!(back, at_point, "the restored books are the source's at the restore point");
+    assert_eq!(back.balances, at_point.balances, "the restored money is the source's at the point");
+    assert!(
+        back == at_point || back == before_point,
+        "the restored books are the source's at the restore point: {back:?}, not {before_point:?} or {at_point:?}"
+    );
     restored.terminate();
     source.terminate();
 }
