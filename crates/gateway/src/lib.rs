@@ -225,7 +225,8 @@ impl GatewayState {
     /// payments a webhook left settling finished ([`GatewayState::finish_settling_payments`]), the
     /// approved adjustments whose money a crash left unmoved finished, the large wins the ledger
     /// journaled told by mail, and
-    /// the voids of future tickets a suspension left waiting asked for again; and every
+    /// the voids of future tickets a suspension left waiting asked for again, the game sessions
+    /// gone idle ended, the accounts gone dormant marked; and every
     /// `LOTTO_EXCLUSION_LIST_CHECK_S` the exclusion lists matched against the players.
     pub fn spawn_workers(&self) {
         self.ended_sessions.spawn_refresher(self.pool.clone(), Duration::from_secs(1));
@@ -283,6 +284,16 @@ impl GatewayState {
                         tracing::warn!(error = %e, "expiring unfinished identity checks failed; will retry");
                     }
                 }
+                match state.mark_dormant_accounts().await {
+                    Ok(0) => {}
+                    Ok(n) => tracing::info!(accounts = n, "accounts marked dormant"),
+                    Err(e) => tracing::warn!(error = %e, "marking dormant accounts failed; will retry"),
+                }
+                match state.end_idle_game_sessions().await {
+                    Ok(0) => {}
+                    Ok(n) => tracing::info!(game_sessions = n, "ended game sessions gone idle"),
+                    Err(e) => tracing::warn!(error = %e, "ending idle game sessions failed; will retry"),
+                }
                 match saga::protection::finish_pending_voids(&state, Duration::from_secs(10)).await {
                     Ok(0) => {}
                     Ok(n) => tracing::info!(players = n, "voided future tickets a suspension left waiting"),
@@ -290,6 +301,16 @@ impl GatewayState {
                 }
             }
         });
+    }
+
+    /// Marks dormant the accounts with no login for the dormancy period; returns how many.
+    pub async fn mark_dormant_accounts(&self) -> Result<usize, AppError> {
+        saga::exclusion_lists::mark_dormant(self).await
+    }
+
+    /// Ends every game session gone idle, recording what it staked and won; returns how many.
+    pub async fn end_idle_game_sessions(&self) -> Result<usize, AppError> {
+        saga::protection::end_idle_game_sessions(self).await
     }
 
     /// Finishes every payment left `settling` for longer than `older_than` (its webhook's process

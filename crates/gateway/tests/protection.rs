@@ -632,18 +632,63 @@ async fn a_reality_check_stops_the_next_stake_until_the_player_goes_on_or_stops(
     let played = play(&gw, &ann, "/v1/keno/tickets", json!({"option": "bet", "spots": [7]})).await;
     assert_eq!(played.status, 201, "{}", played.body);
 
-    // Stopping ends the session.
+    // Stopping ends the session, recorded in the significant-events log with what it staked
+    // and won (issue 50).
+    let (staked, won) = (
+        staked + played.body["stake_cents"].as_i64().unwrap(),
+        won + played.body["payout_cents"].as_i64().unwrap(),
+    );
     make_reality_check_due(&gw).await;
     let stop =
         gw.call("POST", "/v1/me/reality-check", Some(&ann.token), Some(json!({"decision": "stop"}))).await;
     assert_eq!(stop.status, 200, "{}", stop.body);
     assert_eq!(gw.call("GET", "/v1/me", Some(&ann.token), None).await.body["code"], "session_ended");
+    let ends = game_session_ends(&gw, &ann).await;
+    assert_eq!(ends.len(), 1, "{ends:?}");
+    assert_eq!(
+        (ends[0]["ended_by"].as_str(), ends[0]["staked_cents"].as_i64(), ends[0]["won_cents"].as_i64()),
+        (Some("reality_check_stop"), Some(staked), Some(won)),
+        "{}",
+        ends[0]
+    );
     // A new login starts a new game session: its clock waits for its first stake.
-    let again = gw.login(json!({"email": "ann@example.com", "password": common::PASSWORD})).await;
-    let token = again.body["access_token"].as_str().unwrap();
-    let clock = gw.call("GET", "/v1/me/play-session", Some(token), None).await;
+    let again = log_in_again(&gw, "ann@example.com").await;
+    let clock = gw.call("GET", "/v1/me/play-session", Some(&again.token), None).await;
     assert!(clock.body["started_at"].is_null(), "{}", clock.body);
+    // Played, then left alone past the idle timeout (2 s here): the worker ends the game
+    // session as idle, once, with the one ticket it staked.
+    let played = play(&gw, &again, "/v1/keno/tickets", json!({"option": "bet", "spots": [7]})).await;
+    assert_eq!(played.status, 201, "{}", played.body);
+    let mut idle = gw.state.clone();
+    idle.sessions.idle_timeout = std::time::Duration::from_secs(2);
+    assert_eq!(idle.end_idle_game_sessions().await.unwrap(), 0, "not idle yet");
+    tokio::time::sleep(std::time::Duration::from_secs(3)).await;
+    let (first, second) = tokio::join!(idle.end_idle_game_sessions(), idle.end_idle_game_sessions());
+    assert_eq!(first.unwrap() + second.unwrap(), 1, "ended once");
+    let ends = game_session_ends(&gw, &ann).await;
+    assert_eq!(ends.len(), 2, "{ends:?}");
+    assert_eq!(
+        (ends[1]["ended_by"].as_str(), ends[1]["staked_cents"].as_i64(), ends[1]["won_cents"].as_i64()),
+        (Some("idle"), played.body["stake_cents"].as_i64(), played.body["payout_cents"].as_i64()),
+        "{}",
+        ends[1]
+    );
     gw.assert_ledger_balanced().await;
+}
+
+/// The details of `player`'s game sessions' ends in the significant-events log, oldest first.
+async fn game_session_ends(gw: &TestGateway, player: &Login) -> Vec<Value> {
+    let player: uuid::Uuid = player.subject.parse().unwrap();
+    let details: Vec<String> = sqlx::query_scalar(
+        "SELECT details::text FROM (SELECT occurred_at, player_id, kind, details FROM events.log
+                                    UNION ALL SELECT occurred_at, player_id, kind, details FROM events.pending) e
+          WHERE kind = 'game_session_end' AND player_id = $1 ORDER BY occurred_at",
+    )
+    .bind(player)
+    .fetch_all(&gw.state.pool)
+    .await
+    .unwrap();
+    details.iter().map(|d| serde_json::from_str(d).unwrap()).collect()
 }
 
 /// Issue 47 §2: a reality check binds the player, not one login. A second login joins the game

@@ -440,6 +440,23 @@ async fn dormant_accounts_are_listed_with_their_balances_until_their_player_retu
         .execute(&gw.state.pool)
         .await
         .unwrap();
+    // Marked dormant once, however many replicas' workers mark at once, in the
+    // significant-events log (issue 50).
+    let (a, b) = tokio::join!(gw.state.mark_dormant_accounts(), gw.state.mark_dormant_accounts());
+    assert_eq!(a.unwrap() + b.unwrap(), 1, "hal, once");
+    assert_eq!(gw.state.mark_dormant_accounts().await.unwrap(), 0);
+    let dormancy = || async {
+        sqlx::query_scalar::<_, i64>(
+            "SELECT count(*) FROM (SELECT kind, player_id FROM events.pending
+                                   UNION ALL SELECT kind, player_id FROM events.log) e
+              WHERE kind = 'dormancy' AND player_id = $1::uuid",
+        )
+        .bind(&hal.subject)
+        .fetch_one(&gw.state.pool)
+        .await
+        .unwrap()
+    };
+    assert_eq!(dormancy().await, 1);
     let dormant = gw.call("GET", "/v1/dormant-accounts", Some(&operator.token), None).await;
     assert_eq!(dormant.body["dormant_after_days"], 1095, "{}", dormant.body);
     let accounts = dormant.body["accounts"].as_array().unwrap();
@@ -457,6 +474,13 @@ async fn dormant_accounts_are_listed_with_their_balances_until_their_player_retu
     assert_eq!(wallet.body["balance"]["posted"], 2_500, "{}", wallet.body);
     let dormant = gw.call("GET", "/v1/dormant-accounts", Some(&operator.token), None).await;
     assert_eq!(dormant.body["accounts"], json!([]), "{}", dormant.body);
+    let cleared: Option<chrono::DateTime<chrono::Utc>> =
+        sqlx::query_scalar("SELECT dormant_at FROM players WHERE id = $1::uuid")
+            .bind(&hal.subject)
+            .fetch_one(&gw.state.pool)
+            .await
+            .unwrap();
+    assert_eq!(cleared, None, "a login ends the dormancy");
 }
 
 #[tokio::test]

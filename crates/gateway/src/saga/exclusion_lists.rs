@@ -308,6 +308,13 @@ pub(crate) async fn dormant(
     })
 }
 
+/// Marks dormant the accounts whose players have not logged in for the dormancy period, each
+/// once with its significant event (a login clears it); returns how many this call marked.
+pub(crate) async fn mark_dormant(state: &GatewayState) -> Result<usize, AppError> {
+    let days = i32::try_from(state.protection.dormant_after_days).unwrap_or(i32::MAX);
+    store::mark_dormant(&state.pool, days, 500).await
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

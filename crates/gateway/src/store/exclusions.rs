@@ -4,6 +4,7 @@
 
 use chrono::{DateTime, NaiveDate, Utc};
 use platform::AppError;
+use platform::events::{self, Event, Kind};
 use sqlx::PgPool;
 use uuid::Uuid;
 
@@ -289,4 +290,43 @@ pub async fn dormant(
     )
     .fetch_all(pool)
     .await?)
+}
+
+/// Marks dormant the players with no login for `days` (or none since they registered) not
+/// marked yet, at most `limit`, each with its significant event in the same transaction; returns
+/// how many. Replicas marking at once skip each other's rows, so each is marked once.
+pub async fn mark_dormant(pool: &PgPool, days: i32, limit: i64) -> Result<usize, AppError> {
+    let mut tx = pool.begin().await?;
+    let marked = sqlx::query!(
+        "UPDATE players SET dormant_at = now()
+          WHERE dormant_at IS NULL
+            AND id IN (SELECT id FROM players WHERE dormant_at IS NULL
+                          AND coalesce(last_login_at, created_at) < now() - make_interval(days => $1)
+                        ORDER BY coalesce(last_login_at, created_at) LIMIT $2 FOR UPDATE SKIP LOCKED)
+         RETURNING id, last_login_at, created_at",
+        days,
+        limit
+    )
+    .fetch_all(&mut *tx)
+    .await?;
+    #[derive(serde::Serialize)]
+    struct Dormant {
+        last_login_at: Option<DateTime<Utc>>,
+        registered_at: DateTime<Utc>,
+        dormant_after_days: i32,
+    }
+    let events = marked
+        .iter()
+        .map(|m| {
+            let details = Dormant {
+                last_login_at: m.last_login_at,
+                registered_at: m.created_at,
+                dormant_after_days: days,
+            };
+            Ok(Event::new(Kind::Dormancy, &details)?.player(m.id))
+        })
+        .collect::<Result<Vec<Event>, AppError>>()?;
+    events::record_all(&mut tx, crate::SCHEMA, &events).await?;
+    tx.commit().await?;
+    Ok(marked.len())
 }

@@ -138,9 +138,37 @@ pub async fn acknowledge(pool: &PgPool, sid: Uuid, player: Uuid) -> Result<(), A
     Ok(())
 }
 
+/// What a game session's end records: why it ended and what was staked and won in it (the
+/// ledger's activity since the session's baseline).
+#[derive(Debug, Clone, Copy)]
+pub struct Ending {
+    /// `reality_check_stop` (the player stopped at a reality check) or `idle`.
+    pub ended_by: &'static str,
+    pub staked_cents: i64,
+    pub won_cents: i64,
+}
+
+/// The game session's end, in the significant-events log.
+#[derive(serde::Serialize)]
+struct Ended {
+    game_session: Uuid,
+    started_at: DateTime<Utc>,
+    last_played_at: DateTime<Utc>,
+    ended_by: &'static str,
+    staked_cents: i64,
+    won_cents: i64,
+    net_cents: i64,
+}
+
+impl Ended {
+    fn event(self, player: Uuid) -> Result<Event, AppError> {
+        Ok(Event::new(Kind::GameSessionEnd, &self)?.player(player))
+    }
+}
+
 /// The player stopped at a reality check: session `sid`'s game session is over, and the next
 /// login starts another at its first stake.
-pub async fn end(pool: &PgPool, sid: Uuid) -> Result<(), AppError> {
+pub async fn end(pool: &PgPool, sid: Uuid, ending: Ending) -> Result<(), AppError> {
     let mut tx = pool.begin().await?;
     let ended = sqlx::query!(
         "UPDATE game_sessions SET ended_at = now()
@@ -151,25 +179,83 @@ pub async fn end(pool: &PgPool, sid: Uuid) -> Result<(), AppError> {
     .fetch_optional(&mut *tx)
     .await?;
     if let Some(ended) = ended {
-        #[derive(serde::Serialize)]
-        struct Ended {
-            game_session: Uuid,
-            started_at: DateTime<Utc>,
-            last_played_at: DateTime<Utc>,
-            /// Why it ended: the player chose to stop at a reality check.
-            ended_by: &'static str,
-        }
         let details = Ended {
             game_session: ended.id,
             started_at: ended.started_at,
             last_played_at: ended.last_played_at,
-            ended_by: "reality_check_stop",
+            ended_by: ending.ended_by,
+            staked_cents: ending.staked_cents,
+            won_cents: ending.won_cents,
+            net_cents: ending.won_cents.saturating_sub(ending.staked_cents),
         };
-        let event = Event::new(Kind::GameSessionEnd, &details)?.player(ended.player_id);
-        events::record(&mut tx, crate::SCHEMA, &event).await?;
+        events::record(&mut tx, crate::SCHEMA, &details.event(ended.player_id)?).await?;
     }
     tx.commit().await?;
     Ok(())
+}
+
+/// A game session gone idle, with the baseline its figures are counted from.
+#[derive(Debug, Clone)]
+pub struct IdleSession {
+    pub id: Uuid,
+    pub player_id: Uuid,
+    pub baseline_hour: DateTime<Utc>,
+    pub baseline_staked: i64,
+    pub baseline_won: i64,
+}
+
+/// Game sessions still open with no stake and no request of any of their logins for `idle`,
+/// the longest idle first, at most `limit`.
+pub async fn idle(pool: &PgPool, idle: Duration, limit: i64) -> Result<Vec<IdleSession>, AppError> {
+    let idle_seconds = f64::from(u32::try_from(idle.as_secs()).unwrap_or(u32::MAX));
+    Ok(sqlx::query_as!(
+        IdleSession,
+        "SELECT g.id, g.player_id, g.baseline_hour, g.baseline_staked, g.baseline_won FROM game_sessions g
+          WHERE g.ended_at IS NULL AND g.last_played_at < now() - make_interval(secs => $1)
+            AND NOT EXISTS (SELECT 1 FROM sessions s WHERE s.game_session_id = g.id
+                               AND s.last_seen_at >= now() - make_interval(secs => $1))
+          ORDER BY g.last_played_at LIMIT $2",
+        idle_seconds,
+        limit
+    )
+    .fetch_all(pool)
+    .await?)
+}
+
+/// Ends game session `session`, gone idle, with `ending`, if it is still open and still idle
+/// (a login of the player may have come back meanwhile); true for the one call that does it.
+pub async fn end_idle(
+    pool: &PgPool,
+    session: &IdleSession,
+    idle: Duration,
+    ending: Ending,
+) -> Result<bool, AppError> {
+    let idle_seconds = f64::from(u32::try_from(idle.as_secs()).unwrap_or(u32::MAX));
+    let mut tx = pool.begin().await?;
+    let ended = sqlx::query!(
+        "UPDATE game_sessions g SET ended_at = now()
+          WHERE g.id = $1 AND g.ended_at IS NULL AND g.last_played_at < now() - make_interval(secs => $2)
+            AND NOT EXISTS (SELECT 1 FROM sessions s WHERE s.game_session_id = g.id
+                               AND s.last_seen_at >= now() - make_interval(secs => $2))
+          RETURNING g.started_at, g.last_played_at",
+        session.id,
+        idle_seconds
+    )
+    .fetch_optional(&mut *tx)
+    .await?;
+    let Some(ended) = ended else { return Ok(false) };
+    let details = Ended {
+        game_session: session.id,
+        started_at: ended.started_at,
+        last_played_at: ended.last_played_at,
+        ended_by: ending.ended_by,
+        staked_cents: ending.staked_cents,
+        won_cents: ending.won_cents,
+        net_cents: ending.won_cents.saturating_sub(ending.staked_cents),
+    };
+    events::record(&mut tx, crate::SCHEMA, &details.event(session.player_id)?).await?;
+    tx.commit().await?;
+    Ok(true)
 }
 
 /// Sets `player`'s interval; the check of a game session an open login of theirs is in falls no

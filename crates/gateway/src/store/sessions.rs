@@ -99,7 +99,8 @@ pub async fn failed_login(
     })
 }
 
-/// A login of `id` that passed: its failures forgotten, its time kept. A player's address
+/// A login of `id` that passed: its failures forgotten, its time kept, a player's account no
+/// longer dormant. A player's address
 /// comes back when they are told of every login by mail.
 pub async fn logged_in(
     conn: &mut PgConnection,
@@ -109,7 +110,8 @@ pub async fn logged_in(
     Ok(match whose {
         Credentials::Players => {
             sqlx::query_scalar!(
-            "UPDATE players SET failed_logins = 0, locked_until = NULL, last_login_at = now() WHERE id = $1
+            "UPDATE players SET failed_logins = 0, locked_until = NULL, last_login_at = now(), dormant_at = NULL
+              WHERE id = $1
              RETURNING CASE WHEN login_notices THEN email END",
             id
         )

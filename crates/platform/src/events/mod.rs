@@ -96,6 +96,8 @@ kinds! {
     Exclusion = "exclusion",
     /// An account closed.
     Closure = "closure",
+    /// An account marked dormant: no login for the dormancy period (LOTTO_DORMANT_AFTER_DAYS).
+    Dormancy = "dormancy",
     /// A deposit confirmed by the payment provider and credited.
     Deposit = "deposit",
     /// A deposit the provider refused, or one refused before it reached the provider.

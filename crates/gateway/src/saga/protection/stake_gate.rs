@@ -155,7 +155,12 @@ pub(crate) async fn answer_reality_check(
         RealityCheckDecision::Continue => play::acknowledge(&state.pool, sid, player).await?,
         // Stopping ends the game session and every login of the player, so none plays on.
         RealityCheckDecision::Stop => {
-            play::end(&state.pool, sid).await?;
+            let ending = play::Ending {
+                ended_by: "reality_check_stop",
+                staked_cents: session.staked,
+                won_cents: session.won,
+            };
+            play::end(&state.pool, sid, ending).await?;
             end_sessions(state, &caller.0.sub, None, "reality_check").await?;
         }
     }
@@ -175,4 +180,30 @@ pub(crate) async fn set_reality_check_interval(
         ));
     }
     play::set_interval(&state.pool, player, minutes).await
+}
+
+/// How many idle game sessions one pass ends at most (the rest on the next).
+const IDLE_SESSIONS_PER_PASS: i64 = 100;
+
+/// Ends every game session gone idle (no stake and no request of its logins for the idle
+/// timeout), recording what was staked and won in it; returns how many this call ended. Its
+/// figures are the wallet's activity since the session's baseline, read when it is ended: a
+/// player who comes back just past the timeout, before the pass, has the first stakes of the
+/// new session counted in the old one's too (at most a pass's interval of play).
+pub(crate) async fn end_idle_game_sessions(state: &GatewayState) -> Result<usize, AppError> {
+    let idle = state.sessions.idle_timeout;
+    let mut ended = 0;
+    for session in play::idle(&state.pool, idle, IDLE_SESSIONS_PER_PASS).await? {
+        let wallet = load_player(state, session.player_id).await?.wallet_account_id;
+        let since = state.ledger.activity_totals(wallet, session.baseline_hour).await?;
+        let ending = play::Ending {
+            ended_by: "idle",
+            staked_cents: since.staked.saturating_sub(session.baseline_staked),
+            won_cents: since.won.saturating_sub(session.baseline_won),
+        };
+        if play::end_idle(&state.pool, &session, idle, ending).await? {
+            ended += 1;
+        }
+    }
+    Ok(ended)
 }
