@@ -2013,6 +2013,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/powerball/annuities": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** `GET /v1/powerball/annuities`: operators and auditors list the annuities' schedules. */
+        get: operations["list_powerball_annuities"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/draws/audit/verify": {
         parameters: {
             query?: never;
@@ -3789,7 +3806,7 @@ export interface components {
          * @description What an event records. The names are stable: regulators' queries and exports use them.
          * @enum {string}
          */
-        EventKind: "registration" | "login" | "login_failed" | "lockout" | "identity_check" | "location_check" | "limit_change" | "break" | "exclusion" | "closure" | "deposit" | "deposit_failed" | "withdrawal" | "withdrawal_failed" | "game_session_start" | "game_session_end" | "large_win" | "void" | "draw_closed" | "draw_results" | "draw_settled" | "draw_certification" | "print_run" | "pack" | "prize_paid" | "staff_action" | "process_started" | "process_stopped" | "unavailability" | "log_archive";
+        EventKind: "registration" | "login" | "login_failed" | "lockout" | "identity_check" | "location_check" | "limit_change" | "break" | "exclusion" | "closure" | "dormancy" | "deposit" | "deposit_failed" | "withdrawal" | "withdrawal_failed" | "game_session_start" | "game_session_end" | "large_win" | "void" | "draw_closed" | "draw_results" | "draw_settled" | "draw_certification" | "print_run" | "pack" | "prize_paid" | "staff_action" | "process_started" | "process_stopped" | "unavailability" | "log_archive";
         /** @description An exact figure and its decimal. */
         Exact: {
             exact: components["schemas"]["Fraction"];
@@ -5736,6 +5753,67 @@ export interface components {
          * @enum {string}
          */
         PowerTable: "one" | "two";
+        /** @description One payment of an annuity, with its year's W-2G record. */
+        PowerballAnnuityPaymentView: {
+            /**
+             * Format: int32
+             * @description 1 to 30; the first is paid with the claim.
+             */
+            number: number;
+            /** Format: date */
+            due_on: string;
+            /**
+             * Format: int32
+             * @description The tax year whose W-2G reports it (the year it falls due).
+             */
+            tax_year: number;
+            /** Format: int64 */
+            amount_cents: number;
+            /** Format: int64 */
+            withheld_cents: number;
+            /** Format: int64 */
+            net_cents: number;
+            /** @description A W-2G record is made for it. */
+            w2g: boolean;
+            /**
+             * Format: date-time
+             * @description When it was paid; none while it is owed.
+             */
+            paid_at?: string | null;
+        };
+        /** @description A grand prize paid as an annuity: its claim and its 30 payments (issue 50). */
+        PowerballAnnuityView: {
+            /** Format: uuid */
+            claim_id: string;
+            serial: string;
+            /** Format: date */
+            draw_date: string;
+            claimant_name?: string | null;
+            tin_last4?: string | null;
+            /** Format: date-time */
+            claimed_at: string;
+            /**
+             * Format: int64
+             * @description The annuity: the 30 payments together.
+             */
+            total_cents: number;
+            /**
+             * Format: int64
+             * @description Paid so far (before tax).
+             */
+            paid_cents: number;
+            /**
+             * Format: int64
+             * @description Still owed, in the annuity account.
+             */
+            owed_cents: number;
+            /**
+             * Format: date
+             * @description The date of the next payment not paid, if any.
+             */
+            next_due_on?: string | null;
+            payments: components["schemas"]["PowerballAnnuityPaymentView"][];
+        };
         /** @description `POST /v1/powerball/retail/claims`: what a terminal scans. */
         PowerballClaimRequest: {
             /** @description The ticket's serial as scanned (19 digits) or typed (with dashes). */
@@ -10327,6 +10405,30 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["PowerballClaimView"];
+                };
+            };
+            "4XX": components["responses"]["Refused"];
+        };
+    };
+    list_powerball_annuities: {
+        parameters: {
+            query?: {
+                /** @description At most this many annuities, newest claim first (1 to 500; 50 by default). */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description grand prizes paid as annuities, newest claim first: each one's 30 payments, what is paid and what is owed, each year's W-2G record */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PowerballAnnuityView"][];
                 };
             };
             "4XX": components["responses"]["Refused"];

@@ -186,6 +186,13 @@ fn the_annuity_grows_five_percent_a_year_and_sums_to_the_prize() {
         }
     }
     assert_eq!(DEFAULT_ELECTION, Election::Annuity);
+    // Due on the claim and each anniversary after it; a leap day's claim on 28 February after.
+    let date = |text: &str| text.parse::<chrono::NaiveDate>().unwrap();
+    let due = domain::powerball::grand_prize::annuity_due_dates(date("2028-02-29"));
+    assert_eq!(
+        (due[0], due[1], due[4], due[29]),
+        (date("2028-02-29"), date("2029-02-28"), date("2032-02-29"), date("2057-02-28"))
+    );
     assert_eq!(share_cents(10_000_000_001, 3), 3_333_333_333, "a cent left in the pool");
     assert_eq!(share_cents(5, 0), 0);
 }

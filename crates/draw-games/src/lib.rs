@@ -106,6 +106,8 @@ pub struct PowerballAccounts {
     pub office_payouts: Uuid,
     /// Tax withheld from office prizes, owed to the tax authority.
     pub withholding: Uuid,
+    /// Grand prizes taken as an annuity: the payments after the first, owed until each is paid.
+    pub annuities: Uuid,
 }
 
 impl PowerballAccounts {
@@ -118,6 +120,7 @@ impl PowerballAccounts {
             unclaimed: id("unclaimed"),
             office_payouts: id("office-payouts"),
             withholding: id("tax-withheld"),
+            annuities: id("annuities"),
         }
     }
 }
@@ -187,6 +190,7 @@ impl DrawsState {
                     (pb.unclaimed, AccountKind::HouseRevenue),
                     (pb.office_payouts, AccountKind::CashClearing),
                     (pb.withholding, AccountKind::CashClearing),
+                    (pb.annuities, AccountKind::PrizeLiability),
                 ],
             )
             .await?;
@@ -231,6 +235,7 @@ pub fn route_table() -> Vec<(Method, &'static str, MethodRouter<DrawsState>)> {
         (Method::GET, "/v1/powerball/retail/day", get(routes::powerball_retail_day)),
         (Method::POST, "/v1/powerball/office-claims", post(routes::claim_powerball_at_office)),
         (Method::GET, "/v1/powerball/office-claims", get(routes::list_powerball_office_claims)),
+        (Method::GET, "/v1/powerball/annuities", get(routes::list_powerball_annuities)),
         (Method::GET, "/v1/draws/audit/verify", get(routes::verify_audit)),
         (Method::GET, "/v1/draws/live", get(routes::live_draws)),
         (Method::POST, "/v1/draws/players/{player}/void-future-tickets", post(routes::void_future_tickets)),
@@ -290,7 +295,8 @@ pub fn spawn_recovery(state: DrawsState, interval: Duration) -> tokio::task::Joi
         routes::set_powerball_grand_prize, routes::set_powerball_results_mode, routes::enter_powerball_results,
         routes::list_powerball_draws, routes::get_powerball_draw, routes::buy_powerball_online, routes::my_powerball_tickets,
         routes::sell_powerball_at_terminal, routes::get_powerball_ticket, routes::claim_powerball_at_terminal, routes::powerball_retail_day,
-        routes::claim_powerball_at_office, routes::list_powerball_office_claims, routes::verify_audit, routes::live_draws,
+        routes::claim_powerball_at_office, routes::list_powerball_office_claims, routes::list_powerball_annuities,
+        routes::verify_audit, routes::live_draws,
         routes::void_future_tickets
     ),
     components(schemas(platform::Problem), responses(platform::openapi::Refused)),

@@ -429,6 +429,53 @@ pub struct PowerballOfficeClaimsQuery {
     pub limit: Option<i64>,
 }
 
+/// `GET /v1/powerball/annuities`.
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
+#[serde(deny_unknown_fields)]
+pub struct PowerballAnnuitiesQuery {
+    /// At most this many annuities, newest claim first (1 to 500; 50 by default).
+    #[param(minimum = 1, maximum = 500)]
+    pub limit: Option<i64>,
+}
+
+/// A grand prize paid as an annuity: its claim and its 30 payments (issue 50).
+#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct PowerballAnnuityView {
+    pub claim_id: Uuid,
+    pub serial: String,
+    pub draw_date: chrono::NaiveDate,
+    pub claimant_name: Option<String>,
+    pub tin_last4: Option<String>,
+    pub claimed_at: DateTime<Utc>,
+    /// The annuity: the 30 payments together.
+    pub total_cents: i64,
+    /// Paid so far (before tax).
+    pub paid_cents: i64,
+    /// Still owed, in the annuity account.
+    pub owed_cents: i64,
+    /// The date of the next payment not paid, if any.
+    pub next_due_on: Option<chrono::NaiveDate>,
+    pub payments: Vec<PowerballAnnuityPaymentView>,
+}
+
+/// One payment of an annuity, with its year's W-2G record.
+#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct PowerballAnnuityPaymentView {
+    /// 1 to 30; the first is paid with the claim.
+    pub number: i16,
+    pub due_on: chrono::NaiveDate,
+    /// The tax year whose W-2G reports it (the year it falls due).
+    pub tax_year: i32,
+    pub amount_cents: i64,
+    pub withheld_cents: i64,
+    pub net_cents: i64,
+    /// A W-2G record is made for it.
+    pub w2g: bool,
+    /// When it was paid; none while it is owed.
+    pub paid_at: Option<DateTime<Utc>>,
+}
+
 /// Where a Powerball ticket was sold.
 fn sale_channels() -> platform::openapi::SchemaObject {
     platform::openapi::one_of_texts(&["terminal", "online"])

@@ -801,7 +801,90 @@ async fn prizes_are_claimed_once_at_the_counter_and_the_office_and_then_expire()
     assert_eq!(game.balance(unclaimed).await, 700);
     let late = claim_at(&game, "/v1/powerball/retail/claims", &till_b, json!({"serial": forgotten})).await;
     assert_eq!((late.status, late.code()), (StatusCode::CONFLICT, "prize_expired"));
+
+    // The annuity (issue 50): the first payment went with the claim on 30 November 2026 (the
+    // lottery's day: 03:00 UTC is 9 p.m. central), the
+    // second fell due on its anniversary and the passes above paid it, once; 28 are owed.
+    let annuities = game.state.powerball_accounts.annuities;
+    let listed = the_annuity(&game, &operator).await;
+    assert_eq!(
+        (listed["serial"].as_str(), listed["claimant_name"].as_str()),
+        (Some(annuity.as_str()), Some("Patient"))
+    );
+    let rows = listed["payments"].as_array().unwrap();
+    let column = |name: &str| rows.iter().map(|p| p[name].as_i64().unwrap()).collect::<Vec<i64>>();
+    assert_eq!(column("amount_cents"), payments, "the schedule is the claim's");
+    assert_eq!(column("number"), (1..=30).collect::<Vec<i64>>());
+    let due: Vec<&str> = rows.iter().map(|p| p["due_on"].as_str().unwrap()).collect();
+    assert_eq!((due[0], due[1], due[29]), ("2026-11-30", "2027-11-30", "2055-11-30"));
+    assert_eq!(column("tax_year")[1], 2027);
+    for row in rows {
+        let (amount, withheld, net) =
+            (row["amount_cents"].as_i64(), row["withheld_cents"].as_i64(), row["net_cents"].as_i64());
+        assert_eq!(amount, Some(withheld.unwrap() + net.unwrap()), "{row}");
+        assert_eq!(
+            (row["w2g"].as_bool(), withheld),
+            (Some(true), Some((amount.unwrap() * 24 + 50) / 100)),
+            "24%, to the nearest cent: {row}"
+        );
+    }
+    let paid_count = |listed: &Value| {
+        listed["payments"].as_array().unwrap().iter().filter(|p| !p["paid_at"].is_null()).count()
+    };
+    assert_eq!(paid_count(&listed), 2, "{listed}");
+    let owed: i64 = payments[2..].iter().sum();
+    assert_eq!(
+        (listed["paid_cents"].as_i64(), listed["owed_cents"].as_i64()),
+        (Some(payments[0] + payments[1]), Some(owed))
+    );
+    assert_eq!(
+        (listed["total_cents"].as_i64(), listed["next_due_on"].as_str()),
+        (Some(1_000_000_000), Some("2028-11-30"))
+    );
+    assert_eq!(game.balance(annuities).await, owed, "the annuity account owes the rest");
+    // Four years with no leader running, then two replicas' passes at once: each payment that
+    // fell due meanwhile paid once, its money moved once.
+    let (office, withholding) =
+        (game.state.powerball_accounts.office_payouts, game.state.powerball_accounts.withholding);
+    let out_before = game.balance(office).await + game.balance(withholding).await;
+    game.state.clock.set(at("2031-12-05T18:00:00Z"));
+    let (a, b) = tokio::join!(
+        draw_games::saga::powerball::annuities::pay_due(&game.state),
+        draw_games::saga::powerball::annuities::pay_due(&game.state)
+    );
+    assert_eq!(a.unwrap() + b.unwrap(), 4, "2028 to 2031, once each");
+    let four: i64 = payments[2..6].iter().sum();
+    assert_eq!(game.balance(annuities).await, owed - four);
+    assert_eq!(game.balance(office).await + game.balance(withholding).await - out_before, four);
+    // The clock set back a year: nothing is paid again.
+    game.state.clock.set(at("2030-06-01T18:00:00Z"));
+    assert_eq!(draw_games::saga::powerball::annuities::pay_due(&game.state).await.unwrap(), 0);
+    let listed = the_annuity(&game, &operator).await;
+    assert_eq!((paid_count(&listed), listed["next_due_on"].as_str()), (6, Some("2032-11-30")));
+    // Each payment paid is in the significant-events log once, the first with its claim.
+    let claim_id = yearly.body["id"].as_str().unwrap().to_owned();
+    let events: Vec<String> = sqlx::query_scalar(
+        "SELECT details::jsonb->>'payment_number' FROM (SELECT kind, details FROM events.pending
+                                                 UNION ALL SELECT kind, details FROM events.log) e
+          WHERE kind = 'prize_paid' AND details::jsonb->>'claim' = $1 ORDER BY 1",
+    )
+    .bind(&claim_id)
+    .fetch_all(&game.state.pool)
+    .await
+    .unwrap_or_else(|e| panic!("{e}"))
+    .into_iter()
+    .map(|p: Option<String>| p.unwrap_or_else(|| "claim".to_owned()))
+    .collect();
+    assert_eq!(events, ["2", "3", "4", "5", "6", "claim"]);
     game.assert_books_balance().await;
+}
+
+/// The one annuity claimed, as the operator lists it.
+async fn the_annuity(game: &common::Game, operator: &str) -> Value {
+    let listed = game.get("/v1/powerball/annuities", Some(operator)).await;
+    assert_eq!(listed.status, StatusCode::OK, "{}", listed.body);
+    assert_eq!(listed.body.as_array().map(Vec::len), Some(1), "one annuity claimed: {}", listed.body);
+    listed.body[0].clone()
 }
 
 /// A crash at each step between the close and the certification (the process gone between two

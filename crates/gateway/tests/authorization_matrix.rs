@@ -133,6 +133,7 @@ const MATRIX: &[(&str, &str, [u16; 7])] = &[
     ("GET", "/v1/powerball/retail/day", [401, 403, 403, 200, 403, 403, 403]),
     ("POST", "/v1/powerball/office-claims", [401, 403, 403, 403, 409, 403, 403]),
     ("GET", "/v1/powerball/office-claims", [401, 200, 200, 403, 200, 200, 200]),
+    ("GET", "/v1/powerball/annuities", [401, 403, 403, 403, 200, 200, 200]),
     ("GET", "/v1/draws/audit/verify", [401, 403, 403, 403, 200, 200, 200]),
     ("GET", "/v1/draws/live", [200, 200, 200, 200, 200, 200, 200]),
     ("POST", "/v1/draws/players/{player}/void-future-tickets", [401, 403, 403, 403, 200, 403, 403]),

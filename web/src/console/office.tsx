@@ -1,10 +1,12 @@
 // The lottery office: prizes paid to claimants in person (an instant ticket by its barcode and
 // VIRN, a Powerball ticket by its serial), each with the W-2G record and the withholding the rules
-// make, and the office's records of both games, newest first (the W-2G records alone on asking).
+// make, and the office's records of both games, newest first (the W-2G records alone on asking),
+// and the Powerball annuities' schedules.
 import type { JSX } from "preact";
 import { useState } from "preact/hooks";
 import { api, dollars, must, type Schemas, when } from "../shared/session";
 import { Field, ProblemBanner, Scroll, useAction, useLoad } from "../shared/ui";
+import { Annuities } from "./annuities";
 
 export function OfficeDesk(): JSX.Element {
   const [paid, setPaid] = useState(0);
@@ -20,6 +22,7 @@ export function OfficeDesk(): JSX.Element {
       <InstantOfficeClaim onPaid={onPaid} />
       <PowerballOfficeClaim onPaid={onPaid} />
       <OfficeRecords reload={paid} />
+      <Annuities reload={paid} />
     </div>
   );
 }

@@ -7,6 +7,7 @@
 //! form 111-5-24(a) names first, the one the advertised grand prize describes, and the one that
 //! pays the winner the larger total.
 
+use chrono::{Months, NaiveDate};
 use serde::{Deserialize, Serialize};
 
 /// How a grand prize winner is paid.
@@ -62,4 +63,21 @@ pub fn annuity_payments(total_cents: i64) -> [i64; ANNUITY_PAYMENTS] {
         }
     }
     payments
+}
+
+/// The dates the 30 payments of an annuity claimed on `claimed` fall due: the first on the claim
+/// (paid with it), each later one on the claim's anniversary (a claim on 29 February falls due
+/// on 28 February in the years without one). A date past the calendar's end is never due.
+///
+/// The multi-state rules pay the first payment at the claim and the others yearly; which day of
+/// the year is the lottery's to set, so it is a decision (ADR 0019): the anniversary of the claim,
+/// which a winner can work out from the receipt.
+pub fn annuity_due_dates(claimed: NaiveDate) -> [NaiveDate; ANNUITY_PAYMENTS] {
+    let mut dates = [NaiveDate::MAX; ANNUITY_PAYMENTS];
+    for (years, date) in (0u32..).zip(dates.iter_mut()) {
+        if let Some(due) = claimed.checked_add_months(Months::new(years.saturating_mul(12))) {
+            *date = due;
+        }
+    }
+    dates
 }

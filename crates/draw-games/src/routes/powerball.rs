@@ -21,7 +21,7 @@ use crate::saga::powerball::draws::Entry;
 use crate::saga::powerball::sales::{Seller, Slip};
 use crate::saga::powerball::{claims as powerball_claims, draws as powerball_draws, sales as powerball_sales};
 use crate::store::{PowerballDrawState, PowerballTicketState};
-use crate::store::powerball::claims;
+use crate::store::powerball::{annuities, claims};
 use crate::store::powerball::drawings::{self, StoredDrawing};
 use crate::store::powerball::settlement;
 use crate::store::powerball::tickets;
@@ -567,4 +567,57 @@ pub async fn list_powerball_office_claims(
     let buyer = (caller.role() == Role::Player).then(|| caller.subject());
     let claims = claims::paid_at_office(&state.pool, buyer, query.w2g, limit).await?;
     claims.iter().map(claim_view).collect::<Result<Vec<_>, _>>().map(Json)
+}
+
+#[utoipa::path(
+    get, path = "/v1/powerball/annuities", tag = "powerball", params(PowerballAnnuitiesQuery),
+    responses((status = 200, description = "grand prizes paid as annuities, newest claim first: each one's 30 payments, what is paid and what is owed, each year's W-2G record", body = Vec<PowerballAnnuityView>),
+              (status = "4XX", response = Refused)),
+    security(("bearer" = []))
+)]
+/// `GET /v1/powerball/annuities`: operators and auditors list the annuities' schedules.
+pub async fn list_powerball_annuities(
+    State(state): State<DrawsState>,
+    caller: Caller,
+    Query(query): Query<PowerballAnnuitiesQuery>,
+) -> Result<Json<Vec<PowerballAnnuityView>>, AppError> {
+    caller.require(&[Role::Operator, Role::Auditor, Role::Service])?;
+    let limit = PageParams::<i64>::new(None, query.limit).limit()?;
+    let schedules = annuities::schedules(&state.pool, limit).await?;
+    schedules.iter().map(annuity_view).collect::<Result<Vec<_>, _>>().map(Json)
+}
+
+fn annuity_view(schedule: &annuities::Schedule) -> Result<PowerballAnnuityView, AppError> {
+    use chrono::Datelike;
+    let serial = TicketSerial::from_body(schedule.serial)
+        .ok_or_else(|| AppError::internal("a stored serial out of range"))?;
+    let sum = |paid: bool| {
+        schedule.payments.iter().filter(|p| p.paid_at.is_some() == paid).map(|p| p.amount_cents).sum::<i64>()
+    };
+    Ok(PowerballAnnuityView {
+        claim_id: schedule.claim_id,
+        serial: serial.to_string(),
+        draw_date: schedule.draw_date,
+        claimant_name: schedule.claimant_name.clone(),
+        tin_last4: schedule.tin_last4.clone(),
+        claimed_at: schedule.claimed_at,
+        total_cents: sum(true).saturating_add(sum(false)),
+        paid_cents: sum(true),
+        owed_cents: sum(false),
+        next_due_on: schedule.payments.iter().find(|p| p.paid_at.is_none()).map(|p| p.due_on),
+        payments: schedule
+            .payments
+            .iter()
+            .map(|p| PowerballAnnuityPaymentView {
+                number: p.number,
+                due_on: p.due_on,
+                tax_year: p.due_on.year(),
+                amount_cents: p.amount_cents,
+                withheld_cents: p.withheld_cents,
+                net_cents: p.net_cents,
+                w2g: p.w2g,
+                paid_at: p.paid_at,
+            })
+            .collect(),
+    })
 }

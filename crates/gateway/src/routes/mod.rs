@@ -130,6 +130,7 @@ pub fn route_table() -> Vec<(Method, &'static str, MethodRouter<GatewayState>)> 
         (Method::GET, "/v1/powerball/retail/day", get(for_retailers::<DRAWS>)),
         (Method::POST, "/v1/powerball/office-claims", post(for_operators::<DRAWS>)),
         (Method::GET, "/v1/powerball/office-claims", get(for_readers::<DRAWS>)),
+        (Method::GET, "/v1/powerball/annuities", get(for_staff::<DRAWS>)),
         (Method::GET, "/v1/draws/audit/verify", get(for_staff::<DRAWS>)),
         (Method::GET, "/v1/draws/live", get(live_stream)),
         (Method::POST, "/v1/draws/players/{player}/void-future-tickets", post(for_operators::<DRAWS>)),

@@ -2029,5 +2029,11 @@ pub async fn operator_pays_a_prize_at_the_office(ctx: &Context, browser: &Browse
     if !only_row.contains(big_barcode) {
         return Err(format!("the W-2G record shown is not the $1,000 prize's: {only_row:?}"));
     }
+    // The annuities' schedules are listed beneath (none claimed in this run: the drawings the
+    // browser run settles have no grand prize winner).
+    let annuities = browser.wait_text("[data-testid=annuities]", "Annuities").await?;
+    if !annuities.contains("None.") {
+        return Err(format!("the annuities section does not list the run's (none): {annuities:?}"));
+    }
     shot(ctx, browser, "console-office-claims").await
 }

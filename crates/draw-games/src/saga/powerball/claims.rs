@@ -3,8 +3,8 @@
 //! retailer limit (to its settlement account), or at the lottery office in any amount, with the
 //! W-2G and withholding rules every game uses ([`domain::prizes`]) and, for the grand prize, the
 //! winner's election: the cash share of the drawing's cash value (the rest of the annuity share
-//! back to the house), or the annuity, whose first payment is paid now and the other 29 stay
-//! owed in the prizes account. Online tickets' prizes up to the limit were paid to the wallet at
+//! back to the house), or the annuity, whose first payment is paid now and the other 29 move to
+//! the annuity account, each paid on its date by [`super::annuities`]. Online tickets' prizes up to the limit were paid to the wallet at
 //! certification; larger ones are claimed at the office.
 //!
 //! A prize may be claimed until the claim period after its drawing ends
@@ -21,6 +21,7 @@ use platform::AppError;
 use platform::codes;
 use uuid::Uuid;
 
+use crate::store::powerball::annuities;
 use crate::store::powerball::claims::{self, Claim, OFFICE};
 use crate::store::powerball::drawings;
 use crate::store::powerball::settlement;
@@ -168,7 +169,46 @@ async fn first_claim(
             at_the_office(state, &ticket, &drawing, &boards, (claimant, *election), pending).await?
         }
     };
-    reserve_and_pay(state, &record).await
+    let annuity = annuity_schedule(state, &record, ticket.power_play);
+    reserve_and_pay(state, &record, &annuity).await
+}
+
+/// The annuity a claim of the grand prize taken as an annuity records: its 30 payments due on
+/// the claim's day and its anniversaries, each with its own withholding and W-2G (the first is
+/// the one the claim pays, its fixed prizes beside it on the claim's own W-2G).
+fn annuity_schedule(state: &DrawsState, claim: &Claim, power_play: bool) -> Vec<annuities::Payment> {
+    let Some(total) = claim.grand_cents.filter(|_| claim.election == Some(Election::Annuity)) else {
+        return Vec::new();
+    };
+    let claimed = claim.created_at.with_timezone(&domain::text::LOTTERY_ZONE).date_naive();
+    let price = domain::powerball::slip_cents(1, power_play);
+    let tax = &state.settings.powerball.prizes.tax;
+    (1i16..)
+        .zip(grand_prize::annuity_payments(total))
+        .zip(grand_prize::annuity_due_dates(claimed))
+        .map(|((number, amount), due_on)| {
+            let assessed = tax.assess(amount, price);
+            annuities::Payment {
+                claim_id: claim.id,
+                number,
+                due_on,
+                amount_cents: amount,
+                withheld_cents: assessed.withheld_cents,
+                net_cents: assessed.net_cents,
+                w2g: assessed.w2g,
+                paid_at: None,
+            }
+        })
+        .collect()
+}
+
+/// What a claim of the grand prize as an annuity moves to the annuity account: every payment
+/// after the first.
+fn annuity_owed(claim: &Claim) -> i64 {
+    match claim.grand_cents.filter(|_| claim.election == Some(Election::Annuity)) {
+        Some(total) => grand_prize::annuity_payments(total).iter().skip(1).sum(),
+        None => 0,
+    }
 }
 
 /// The claim `id` as its request's copies are answered: finished first when the ledger has not
@@ -311,11 +351,16 @@ async fn at_the_office(
 /// claim), moves the money once and confirms it; answers the claim as paid. A claim this call
 /// reserved is moved and answered as it recorded it (confirmed), without reading it again; a
 /// resumed one as stored.
-async fn reserve_and_pay(state: &DrawsState, record: &Claim) -> Result<(Claim, bool), AppError> {
+async fn reserve_and_pay(
+    state: &DrawsState,
+    record: &Claim,
+    annuity: &[annuities::Payment],
+) -> Result<(Claim, bool), AppError> {
     let (id, payee) = (record.id, record.payee.as_str());
     let reserve = async {
         let mut tx = state.pool.begin().await?;
         if claims::reserve(&mut tx, record).await? {
+            annuities::record(&mut tx, annuity).await?;
             tx.commit().await?;
             return Ok(Reservation::Reserved);
         }
@@ -364,7 +409,7 @@ async fn grand_payment(
         drawing.cash_value_cents.unwrap_or(0),
         u32::try_from(winners).unwrap_or(u32::MAX),
     );
-    let (mut paid, mut released) = (fixed, 0i64);
+    let (mut paid, mut released, mut annuity) = (fixed, 0i64, 0i64);
     for share in shares {
         match election {
             Election::Cash => {
@@ -372,11 +417,12 @@ async fn grand_payment(
                 paid = paid.saturating_add(cash);
                 released = released.saturating_add(share.saturating_sub(cash));
             }
-            Election::Annuity => {
-                let first = grand_prize::annuity_payments(share).first().copied().unwrap_or(share);
-                paid = paid.saturating_add(first);
-            }
+            Election::Annuity => annuity = annuity.saturating_add(share),
         }
+    }
+    // One annuity of all the ticket's shares (the schedule the claim records).
+    if annuity > 0 {
+        paid = paid.saturating_add(grand_prize::annuity_payments(annuity)[0]);
     }
     Ok((paid, released))
 }
@@ -417,6 +463,14 @@ async fn move_money_of(state: &DrawsState, claim: &Claim) -> Result<(), AppError
             accounts.prizes,
             accounts.house,
             claim.released_cents,
+            purpose.clone(),
+        ));
+        // The annuity's later payments, owed from its own account until each is paid.
+        transfers.push(NewTransfer::new(
+            key("annuity"),
+            accounts.prizes,
+            accounts.annuities,
+            annuity_owed(claim),
             purpose,
         ));
     } else {

@@ -81,6 +81,7 @@ pub async fn run_due_drawings(state: &DrawsState) -> Result<usize, AppError> {
         moved += 1;
     }
     moved += super::claims::expire_unclaimed(state).await?;
+    moved += super::annuities::pay_due(state).await?;
     Ok(moved)
 }
 

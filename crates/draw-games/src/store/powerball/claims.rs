@@ -5,6 +5,7 @@
 use chrono::{DateTime, NaiveDate, Utc};
 use domain::powerball::grand_prize::Election;
 use platform::AppError;
+use platform::events::{self, Event, Kind};
 use sqlx::{PgConnection, PgPool};
 use uuid::Uuid;
 
@@ -286,11 +287,45 @@ pub async fn pending(pool: &PgPool, id: Uuid) -> Result<Option<Claim>, AppError>
     Ok(get(pool, id).await?.filter(|c| c.state == ClaimState::Pending))
 }
 
-/// Pending → done: the ledger moved the money.
+/// Pending → done: the ledger moved the money. With it, an annuity's first payment is paid and
+/// the prize paid is recorded in the significant-events log.
 pub async fn mark_done(pool: &PgPool, id: Uuid) -> Result<(), AppError> {
-    sqlx::query!("UPDATE pb_claims SET state = 'done' WHERE id = $1 AND state = 'pending'", id)
-        .execute(pool)
-        .await?;
+    let mut tx = pool.begin().await?;
+    let done = sqlx::query!(
+        "UPDATE pb_claims SET state = 'done' WHERE id = $1 AND state = 'pending'
+         RETURNING serial, draw_date, payee, prize_cents, paid_cents, withheld_cents, election",
+        id
+    )
+    .fetch_optional(&mut *tx)
+    .await?;
+    let Some(done) = done else { return Ok(()) };
+    super::annuities::first_paid(&mut tx, id).await?;
+    #[derive(serde::Serialize)]
+    struct Paid<'a> {
+        claim: Uuid,
+        serial: i64,
+        prize_cents: i64,
+        paid_cents: i64,
+        withheld_cents: i64,
+        election: Option<&'a str>,
+        /// A retailer's id (its counter), or `office`.
+        paid_to: &'a str,
+    }
+    let paid = Paid {
+        claim: id,
+        serial: done.serial,
+        prize_cents: done.prize_cents,
+        paid_cents: done.paid_cents,
+        withheld_cents: done.withheld_cents,
+        election: done.election.as_deref(),
+        paid_to: &done.payee,
+    };
+    let mut event = Event::new(Kind::PrizePaid, &paid)?.drawing("powerball", done.draw_date);
+    if let Ok(retailer) = done.payee.parse() {
+        event = event.retailer(retailer);
+    }
+    events::record(&mut tx, crate::SCHEMA, &event).await?;
+    tx.commit().await?;
     Ok(())
 }
 

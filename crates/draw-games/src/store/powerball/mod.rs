@@ -1,8 +1,9 @@
-//! Powerball as stored: [`drawings`] (each drawing's row and steps), [`settlement`] (its
+//! Powerball as stored: [`annuities`] (grand prizes paid yearly), [`drawings`] (each drawing's row and steps), [`settlement`] (its
 //! winners, prize table and certification), [`result_entries`] (the
 //! operators' entries of official results), [`claims`] (prizes paid once, and expired) and
 //! [`tickets`] (sales and the plays they place in their drawings).
 
+pub mod annuities;
 pub mod claims;
 pub mod drawings;
 pub mod result_entries;
