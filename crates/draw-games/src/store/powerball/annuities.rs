@@ -124,7 +124,7 @@ pub async fn mark_paid(pool: &PgPool, payment: &Payment, at: DateTime<Utc>) -> R
         withheld_cents: payment.withheld_cents,
         net_cents: payment.net_cents,
         w2g: payment.w2g,
-        paid_to: super::claims::OFFICE,
+        paid_to: super::OFFICE,
     };
     events::record(&mut tx, crate::SCHEMA, &Event::new(Kind::PrizePaid, &paid)?.drawing("powerball", draw_date))
         .await?;

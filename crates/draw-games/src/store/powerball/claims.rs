@@ -37,8 +37,7 @@ pub struct Claim {
     pub grand_cents: Option<i64>,
 }
 
-/// How the office is recorded as a claim's payee.
-pub const OFFICE: &str = "office";
+pub use super::OFFICE;
 
 /// A claim's columns as stored: the election as text.
 struct ClaimRow {

@@ -9,3 +9,6 @@ pub mod drawings;
 pub mod result_entries;
 pub mod settlement;
 pub mod tickets;
+
+/// How the office is recorded as a claim's payee (and an annuity's payer).
+pub const OFFICE: &str = "office";
