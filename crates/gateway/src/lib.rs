@@ -250,57 +250,51 @@ impl GatewayState {
             let mut last_list_check = tokio::time::Instant::now() - state.protection.exclusion_list_check;
             loop {
                 ticker.tick().await;
-                match state.finish_settling_payments(Duration::from_secs(5)).await {
-                    Ok(0) => {}
-                    Ok(n) => tracing::info!(finished = n, "finished payments left settling"),
-                    Err(e) => tracing::warn!(error = %e, "finishing settling payments failed; will retry"),
-                }
-                if last_list_check.elapsed() >= state.protection.exclusion_list_check {
+                let lists_due = last_list_check.elapsed() >= state.protection.exclusion_list_check;
+                if lists_due {
                     last_list_check = tokio::time::Instant::now();
-                    match saga::exclusion_lists::apply(&state).await {
-                        Ok((0, 0)) => {}
-                        Ok((matched, ended)) => tracing::info!(matched, ended, "exclusion lists applied"),
-                        Err(e) => {
-                            tracing::warn!(error = %e, "applying the exclusion lists failed; will retry");
-                        }
-                    }
                 }
-                match state.tell_large_wins().await {
-                    Ok(0) => {}
-                    Ok(n) => tracing::info!(wins = n, "large wins told by mail"),
-                    Err(e) => tracing::warn!(error = %e, "telling large wins failed; will retry"),
-                }
-                match state.finish_approved_adjustments(Duration::from_secs(10)).await {
-                    Ok(0) => {}
-                    Ok(n) => tracing::info!(adjustments = n, "finished approved adjustments left unmoved"),
-                    Err(e) => tracing::warn!(error = %e, "finishing approved adjustments failed; will retry"),
-                }
-                match saga::identity::expire_unfinished(&state).await {
-                    Ok(0) => {}
-                    Ok(n) => {
-                        tracing::info!(files = n, "identity checks left unfinished went back to unverified");
-                    }
-                    Err(e) => {
-                        tracing::warn!(error = %e, "expiring unfinished identity checks failed; will retry");
-                    }
-                }
-                match state.mark_dormant_accounts().await {
-                    Ok(0) => {}
-                    Ok(n) => tracing::info!(accounts = n, "accounts marked dormant"),
-                    Err(e) => tracing::warn!(error = %e, "marking dormant accounts failed; will retry"),
-                }
-                match state.end_idle_game_sessions().await {
-                    Ok(0) => {}
-                    Ok(n) => tracing::info!(game_sessions = n, "ended game sessions gone idle"),
-                    Err(e) => tracing::warn!(error = %e, "ending idle game sessions failed; will retry"),
-                }
-                match saga::protection::finish_pending_voids(&state, Duration::from_secs(10)).await {
-                    Ok(0) => {}
-                    Ok(n) => tracing::info!(players = n, "voided future tickets a suspension left waiting"),
-                    Err(e) => tracing::warn!(error = %e, "voiding future tickets failed; will retry"),
-                }
+                state.run_recurring_jobs(lists_due).await;
             }
         });
+    }
+
+    /// One pass of the recurring jobs of [`GatewayState::spawn_workers`], each logged when it
+    /// did something or failed (it is tried again on the next pass).
+    async fn run_recurring_jobs(&self, lists_due: bool) {
+        fn logged(what: &str, done: Result<usize, AppError>) {
+            match done {
+                Ok(0) => {}
+                Ok(count) => tracing::info!(count, "{what}"),
+                Err(e) => tracing::warn!(error = %e, "{what}: failed; will retry"),
+            }
+        }
+        logged(
+            "finished payments left settling",
+            self.finish_settling_payments(Duration::from_secs(5)).await,
+        );
+        if lists_due {
+            match saga::exclusion_lists::apply(self).await {
+                Ok((0, 0)) => {}
+                Ok((matched, ended)) => tracing::info!(matched, ended, "exclusion lists applied"),
+                Err(e) => tracing::warn!(error = %e, "applying the exclusion lists failed; will retry"),
+            }
+        }
+        logged("large wins told by mail", self.tell_large_wins().await);
+        logged(
+            "finished approved adjustments left unmoved",
+            self.finish_approved_adjustments(Duration::from_secs(10)).await,
+        );
+        logged(
+            "identity checks left unfinished went back to unverified",
+            saga::identity::expire_unfinished(self).await.map(|n| usize::try_from(n).unwrap_or(usize::MAX)),
+        );
+        logged("accounts marked dormant", self.mark_dormant_accounts().await);
+        logged("game sessions gone idle ended", self.end_idle_game_sessions().await);
+        logged(
+            "voided future tickets a suspension left waiting",
+            saga::protection::finish_pending_voids(self, Duration::from_secs(10)).await,
+        );
     }
 
     /// Marks dormant the accounts with no login for the dormancy period; returns how many.
