@@ -304,16 +304,17 @@ impl Assembly {
             .with_pool(instant::SCHEMA, self.instant.pool.clone())
     }
 
-    /// Every service's background work: the ledger's hold sweeper and report maker, the draw scheduler and
+    /// Every service's background work: the ledger's hold sweeper, report maker and books' gauge, the draw scheduler and
     /// recoveries, the instant workers, the blackjack recovery, the gateway's session workers.
     pub fn spawn_workers(&self) {
         ledger::spawn_hold_sweeper(self.ledger_pool.clone(), self.config.hold_sweep_interval);
         ledger::spawn_report_maker(self.ledger_pool.clone(), self.reports.clone());
+        ledger::spawn_imbalance_gauge(self.ledger_pool.clone(), Duration::from_secs(60));
         draw_games::spawn_workers(self.draws.clone());
         instant::spawn_workers(self.instant.clone());
         table_games::spawn_recovery(self.tables.clone(), Duration::from_secs(5));
         self.gateway.spawn_workers();
-        platform::http::spawn_pool_gauges(self.pools(), Duration::from_secs(5));
+        platform::metrics::spawn_resource_gauges(self.pools(), Duration::from_secs(5));
     }
 }
 

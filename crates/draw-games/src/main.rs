@@ -20,7 +20,10 @@ async fn main() -> anyhow::Result<()> {
     let state = draw_games::DrawsState::start(pool, tokens, settings, ledger).await?;
     draw_games::spawn_workers(state.clone());
     let app = draw_games::router(state, (&config).into());
-    platform::http::spawn_pool_gauges(vec![(draw_games::SCHEMA, gauged)], std::time::Duration::from_secs(5));
+    platform::metrics::spawn_resource_gauges(
+        vec![(draw_games::SCHEMA, gauged)],
+        std::time::Duration::from_secs(5),
+    );
     platform::http::spawn_metrics(&config).await?;
     let listener = tokio::net::TcpListener::bind(config.listen).await?;
     tracing::info!(addr = %listener.local_addr()?, "draw-games listening");

@@ -9,6 +9,7 @@
 
 use anyhow::Context;
 use platform::config::Config;
+use std::time::Duration;
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
@@ -73,7 +74,7 @@ async fn main() -> anyhow::Result<()> {
     }
     state.spawn_workers();
     let app = gateway::router(state, (&config).into());
-    platform::http::spawn_pool_gauges(vec![(gateway::SCHEMA, gauged)], std::time::Duration::from_secs(5));
+    platform::metrics::spawn_resource_gauges(vec![(gateway::SCHEMA, gauged)], Duration::from_secs(5));
     platform::http::spawn_metrics(&config).await?;
     let listener = tokio::net::TcpListener::bind(config.listen).await?;
     tracing::info!(addr = %listener.local_addr()?, "gateway listening");

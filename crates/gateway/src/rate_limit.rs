@@ -236,7 +236,9 @@ impl Standing {
     }
 }
 
-fn too_many(wait: Duration, whose: &str, quota: Quota) -> Response {
+/// 429 for the caller's `whose` (`address` or `identity`: the metric's label), counted.
+fn too_many(wait: Duration, whose: &'static str, quota: Quota) -> Response {
+    metrics::counter!(platform::metrics::HTTP_RATE_LIMITED, "scope" => whose).increment(1);
     let seconds = wait.as_secs().saturating_add(1);
     let mut response = AppError::new(
         StatusCode::TOO_MANY_REQUESTS,

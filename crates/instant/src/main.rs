@@ -24,7 +24,10 @@ async fn main() -> anyhow::Result<()> {
     let state = instant::InstantState::start(pool, tokens, games, settings, ledger).await?;
     instant::spawn_workers(state.clone());
     let app = instant::router(state, (&config).into());
-    platform::http::spawn_pool_gauges(vec![(instant::SCHEMA, gauged)], std::time::Duration::from_secs(5));
+    platform::metrics::spawn_resource_gauges(
+        vec![(instant::SCHEMA, gauged)],
+        std::time::Duration::from_secs(5),
+    );
     platform::http::spawn_metrics(&config).await?;
     let listener = tokio::net::TcpListener::bind(config.listen).await?;
     tracing::info!(addr = %listener.local_addr()?, "instant listening");

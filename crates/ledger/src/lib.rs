@@ -1,9 +1,11 @@
 //! The wallet: a double-entry, append-only ledger on Postgres (architecture §3).
 //!
 //! - [`model`]: the API's types and their validation;
+//! - [`books`]: the trial balance's imbalance sampled as a metric;
 //! - [`store`]: every query, and the stored function that applies transfers atomically;
 //! - [`routes`]: the HTTP handlers;
 //! - [`holds`]: the sweeper that expires two-phase holds;
+//! - [`metrics`]: what each call applied and refused, as metrics;
 //! - [`daily`]: the daily reports, made once for each gaming day from the journal.
 //!
 //! Every route needs a bearer token: services and operators write; auditors read; a player
@@ -13,12 +15,15 @@
 //! [`router`] is the whole service (API plus health, metrics and limits), which tests call
 //! without a socket and the `ledger` binary serves.
 
+platform::floor!(books);
 platform::floor!(daily);
 platform::floor!(holds);
+platform::floor!(metrics);
 platform::floor!(model);
 platform::floor!(routes);
 platform::floor!(store);
 
+pub use books::spawn_imbalance_gauge;
 pub use daily::{ReportSettings, spawn_report_maker};
 pub use holds::spawn_hold_sweeper;
 

@@ -17,8 +17,12 @@ async fn main() -> anyhow::Result<()> {
     ledger::spawn_hold_sweeper(pool.clone(), config.hold_sweep_interval);
     let reports = ledger::ReportSettings::from_env()?;
     ledger::spawn_report_maker(pool.clone(), reports.clone());
+    ledger::spawn_imbalance_gauge(pool.clone(), std::time::Duration::from_secs(60));
     let app = ledger::router(ledger::LedgerState::new(pool, tokens).with_reports(reports), (&config).into());
-    platform::http::spawn_pool_gauges(vec![(ledger::SCHEMA, gauged)], std::time::Duration::from_secs(5));
+    platform::metrics::spawn_resource_gauges(
+        vec![(ledger::SCHEMA, gauged)],
+        std::time::Duration::from_secs(5),
+    );
     platform::http::spawn_metrics(&config).await?;
     let listener = tokio::net::TcpListener::bind(config.listen).await?;
     tracing::info!(addr = %listener.local_addr()?, "ledger listening");

@@ -621,6 +621,56 @@ async fn operational_endpoints_answer() {
     assert!(reply.headers.contains_key("x-request-id"));
 }
 
+/// The metrics' value of the series `series` (its name and labels, as rendered), or 0.
+async fn metric(series: &str) -> f64 {
+    let metrics = platform::testing::send(
+        &platform::http::metrics_app(),
+        axum::http::Request::get("/metrics").body(axum::body::Body::empty()).unwrap(),
+    )
+    .await;
+    let text = metrics.body.as_str().unwrap_or_default().to_owned();
+    text.lines()
+        .find_map(|l| l.strip_prefix(series).and_then(|v| v.strip_prefix(' ')).and_then(|v| v.parse().ok()))
+        .unwrap_or(0.0)
+}
+
+/// Issue 51: the ledger counts the transfers it applies and their cents by game and kind of
+/// money (a replay is not counted again; a game no journal knows is `other`, never a new label)
+/// and its refusals by code. (Other tests of this binary run at once: the series here are ones
+/// only this test moves.)
+#[tokio::test]
+async fn the_ledger_counts_what_it_applies_and_refuses() {
+    let app = TestApp::new().await;
+    let wallet = app.funded_wallet("counted", 1_000).await;
+    let house = app.account("house_revenue", "counted house").await;
+    let refunds = r#"ledger_transfers_total{game="craps",money="refund"}"#;
+    let cents = r#"ledger_transfer_cents_total{game="craps",money="refund"}"#;
+    let (before, cents_before) = (metric(refunds).await, metric(cents).await);
+    let mut refund = transfer(house, wallet, 250);
+    refund["metadata"] = json!({"game": "craps", "money": "refund"});
+    for _ in 0..2 {
+        let reply = app.post("/v1/transfers", refund.clone()).await;
+        assert!(reply.status.is_success(), "{}", reply.body);
+    }
+    assert_eq!(
+        (metric(refunds).await - before, metric(cents).await - cents_before),
+        (1.0, 250.0),
+        "once, not its replay"
+    );
+    let made_up = format!("game-{}", Uuid::now_v7().simple());
+    let mut odd = transfer(wallet, house, 1);
+    odd["metadata"] = json!({"game": made_up, "money": "stake"});
+    assert!(app.post("/v1/transfers", odd).await.status.is_success());
+    assert_eq!(metric(&format!("ledger_transfers_total{{game=\"{made_up}\"")).await, 0.0);
+    assert!(metric(r#"ledger_transfers_total{game="other",money="stake"}"#).await >= 1.0);
+    let refused = r#"ledger_refusals_total{code="insufficient_funds"}"#;
+    let before = metric(refused).await;
+    let too_much = app.post("/v1/transfers", transfer(wallet, house, 1_000_000)).await;
+    assert_eq!(too_much.code(), "insufficient_funds");
+    assert!(metric(refused).await - before >= 1.0);
+    app.assert_ledger_consistent().await;
+}
+
 #[tokio::test]
 async fn a_balance_that_would_overflow_is_refused_not_wrapped() {
     let app = TestApp::new().await;

@@ -488,7 +488,48 @@ async fn lotto_holds_no_more_connections_than_its_budget_and_shows_each_pool() {
         .sum();
     assert!(max <= 20.0, "the pools' sizes add up to {max}, over the budget of 20");
     println!("most connections held under load: {most} (budget 20; the pools' sizes add up to {max})");
+    scrape_is_well_formed(&text);
     lotto.terminate();
+}
+
+/// Issue 51: the scrape passes Prometheus' own linter (`promtool check metrics`, Debian's
+/// `prometheus`), every family in it is one `platform::metrics` lists (with that type), latency
+/// is a real histogram, and the families the load above must have made are there.
+fn scrape_is_well_formed(text: &str) {
+    use std::io::Write;
+    let mut promtool = Command::new("promtool")
+        .args(["check", "metrics"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("promtool (Debian's prometheus) is installed");
+    promtool.stdin.take().unwrap().write_all(text.as_bytes()).unwrap();
+    let checked = promtool.wait_with_output().unwrap();
+    let said =
+        format!("{}{}", String::from_utf8_lossy(&checked.stdout), String::from_utf8_lossy(&checked.stderr));
+    assert!(checked.status.success() && said.trim().is_empty(), "promtool check metrics: {said}\n{text}");
+    let mut families = Vec::new();
+    for line in text.lines().filter_map(|l| l.strip_prefix("# TYPE ")) {
+        let (name, kind) = line.split_once(' ').unwrap();
+        let listed = platform::metrics::CATALOGUE.iter().find(|m| m.name == name);
+        assert_eq!(
+            listed.map(|m| m.kind.as_str()),
+            Some(kind),
+            "{name} ({kind}) is not in the catalogue as such"
+        );
+        families.push(name.to_owned());
+    }
+    for made in
+        ["http_requests_total", "http_request_duration_seconds", "ledger_transfers_total", "process_open_fds"]
+    {
+        assert!(families.iter().any(|f| f == made), "no {made} in the scrape:\n{text}");
+    }
+    assert!(text.contains("http_request_duration_seconds_bucket{"), "latency is not a histogram:\n{text}");
+    assert!(
+        text.contains("ledger_transfers_total{game=\"none\",money=\"payment\"}"),
+        "deposits not counted:\n{text}"
+    );
 }
 
 /// Issue 47 §5: a refusal from the command prints its message, never a backtrace, whatever

@@ -26,7 +26,6 @@ use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use hyper::body::{Frame, SizeHint};
-use metrics_exporter_prometheus::{PrometheusBuilder, PrometheusHandle};
 use sqlx::PgPool;
 use tower::ServiceBuilder;
 use tower_http::catch_panic::CatchPanicLayer;
@@ -148,6 +147,7 @@ async fn refuse_oversized(req: Request, next: Next, body_limit: usize) -> Respon
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.trim().parse::<u64>().ok());
     if declared.is_some_and(|n| n > u64::try_from(body_limit).unwrap_or(u64::MAX)) {
+        metrics::counter!(crate::metrics::HTTP_TOO_LARGE).increment(1);
         return AppError::new(
             StatusCode::PAYLOAD_TOO_LARGE,
             crate::codes::BODY_TOO_LARGE,
@@ -244,7 +244,12 @@ async fn deadline(req: Request, next: Next, timeout: Duration) -> Response {
     } else {
         req
     };
-    match tokio::time::timeout(timeout, next.run(req)).await {
+    let answered = tokio::time::timeout(timeout, next.run(req)).await;
+    if answered.is_err() {
+        let kind = if arrived.load(Ordering::Acquire) { "handler" } else { "body" };
+        metrics::counter!(crate::metrics::HTTP_TIMEOUTS, "kind" => kind).increment(1);
+    }
+    match answered {
         Ok(response) => response,
         Err(_) if !arrived.load(Ordering::Acquire) => AppError::new(
             StatusCode::REQUEST_TIMEOUT,
@@ -297,6 +302,7 @@ pub fn metrics_app() -> Router {
 /// does not reach: the deployments expose it to the cluster's scraper only).
 pub async fn spawn_metrics(config: &Config) -> std::io::Result<()> {
     let Some(addr) = config.metrics_listen else { return Ok(()) };
+    crate::metrics::ensure_recorder();
     let listener = tokio::net::TcpListener::bind(addr).await?;
     tracing::info!(addr = %listener.local_addr()?, "metrics listening");
     tokio::spawn(serve(listener, metrics_app(), std::future::pending()));
@@ -331,52 +337,8 @@ async fn readyz(State(readiness): State<Readiness>) -> Result<&'static str, AppE
     Ok("ready")
 }
 
-/// Every `interval`, each pool's connections in use and idle, and its most, as the gauges
-/// `db_pool_connections{pool, state}` and `db_pool_max_connections{pool}`.
-pub fn spawn_pool_gauges(
-    pools: Vec<(&'static str, PgPool)>,
-    interval: Duration,
-) -> tokio::task::JoinHandle<()> {
-    ensure_metrics_recorder();
-    tokio::spawn(async move {
-        let mut ticker = tokio::time::interval(interval);
-        loop {
-            ticker.tick().await;
-            for (name, pool) in &pools {
-                let (size, idle) = (pool.size(), u32::try_from(pool.num_idle()).unwrap_or(u32::MAX));
-                metrics::gauge!("db_pool_connections", "pool" => *name, "state" => "in_use")
-                    .set(f64::from(size.saturating_sub(idle)));
-                metrics::gauge!("db_pool_connections", "pool" => *name, "state" => "idle")
-                    .set(f64::from(idle));
-                metrics::gauge!("db_pool_max_connections", "pool" => *name)
-                    .set(f64::from(pool.options().get_max_connections()));
-            }
-        }
-    })
-}
-
-/// Installs the process-wide recorder now, so what is recorded before the metrics listener
-/// starts (a gauge set at start) is kept.
-pub fn ensure_metrics_recorder() {
-    let _ = prometheus();
-}
-
-/// The process-wide Prometheus recorder, installed on first use.
-fn prometheus() -> Option<&'static PrometheusHandle> {
-    static HANDLE: OnceLock<Option<PrometheusHandle>> = OnceLock::new();
-    HANDLE
-        .get_or_init(|| match PrometheusBuilder::new().install_recorder() {
-            Ok(handle) => Some(handle),
-            Err(e) => {
-                tracing::warn!(error = %e, "metrics recorder not installed");
-                None
-            }
-        })
-        .as_ref()
-}
-
 async fn metrics_text() -> Response {
-    let body = prometheus().map(PrometheusHandle::render).unwrap_or_default();
+    let body = crate::metrics::render();
     ([(header::CONTENT_TYPE, "text/plain; version=0.0.4")], body).into_response()
 }
 
@@ -398,18 +360,41 @@ pub fn method_label(method: &axum::http::Method) -> &'static str {
     KNOWN.iter().find(|(known, _)| known == method).map_or("other", |(_, label)| label)
 }
 
-/// Counts requests and their latency per route template (not per raw path) and per method
-/// label ([`method_label`]), so that the series stay bounded whatever clients send.
+/// Counts requests and their latency per route template (not per raw path), method label
+/// ([`method_label`]) and status class, so that the series stay bounded whatever clients send;
+/// and the requests in flight.
 async fn record_metrics(req: Request, next: Next) -> Response {
-    prometheus();
+    use crate::metrics as m;
+    m::ensure_recorder();
     let route = req.extensions().get::<MatchedPath>().map_or("unmatched", MatchedPath::as_str).to_owned();
-    let method = method_label(req.method()).to_owned();
+    let method = method_label(req.method());
     let started = Instant::now();
+    let in_flight = metrics::gauge!(m::HTTP_IN_FLIGHT);
+    in_flight.increment(1.0);
+    // Decremented however the request ends (answered, or dropped with its connection).
+    let _leaving = scopeguard(move || in_flight.decrement(1.0));
     let response = next.run(req).await;
-    let labels = [("method", method), ("route", route), ("status", response.status().as_u16().to_string())];
-    metrics::counter!("http_requests_total", &labels).increment(1);
-    metrics::histogram!("http_request_duration_seconds", &labels).record(started.elapsed().as_secs_f64());
+    let labels = [
+        ("route", route),
+        ("method", method.to_owned()),
+        ("status_class", m::status_class(response.status()).to_owned()),
+    ];
+    metrics::counter!(m::HTTP_REQUESTS, &labels).increment(1);
+    metrics::histogram!(m::HTTP_DURATION, &labels).record(started.elapsed().as_secs_f64());
     response
+}
+
+/// Runs `f` when dropped.
+fn scopeguard(f: impl FnOnce()) -> impl Drop {
+    struct Guard<F: FnOnce()>(Option<F>);
+    impl<F: FnOnce()> Drop for Guard<F> {
+        fn drop(&mut self) {
+            if let Some(f) = self.0.take() {
+                f();
+            }
+        }
+    }
+    Guard(Some(f))
 }
 
 async fn unknown_route() -> AppError {

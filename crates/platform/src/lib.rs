@@ -37,6 +37,7 @@ pub mod events;
 pub mod extract;
 pub mod group_commit;
 pub mod http;
+pub mod metrics;
 pub mod openapi;
 pub mod page;
 pub mod recovery;

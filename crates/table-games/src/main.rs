@@ -22,7 +22,7 @@ async fn main() -> anyhow::Result<()> {
     table_games::spawn_recovery(state.clone(), std::time::Duration::from_secs(5));
     let writers = state.kit.writers_pool().clone();
     let app = table_games::router(state, (&config).into());
-    platform::http::spawn_pool_gauges(
+    platform::metrics::spawn_resource_gauges(
         vec![(table_games::SCHEMA, gauged), ("tables/writers", writers)],
         std::time::Duration::from_secs(5),
     );

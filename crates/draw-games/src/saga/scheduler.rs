@@ -80,7 +80,7 @@ pub fn spawn_scheduler(state: DrawsState, tick: Duration) -> tokio::task::JoinHa
                 }
             };
             // Which replica leads, for the operator (and the failover test): 1 on the leader.
-            metrics::gauge!("draw_scheduler_leader").set(if leads { 1.0 } else { 0.0 });
+            metrics::gauge!(platform::metrics::DRAW_LEADER).set(if leads { 1.0 } else { 0.0 });
             if leads {
                 run_due(&state).await;
             }

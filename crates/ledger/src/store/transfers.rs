@@ -208,6 +208,19 @@ pub async fn create_transfers_reading(
     batch_id: Option<Uuid>,
     accounts: &[Uuid],
 ) -> Result<(Vec<BatchItem>, Vec<i64>), AppError> {
+    let started = std::time::Instant::now();
+    let applied = apply_batch(pool, commands, batch_id, accounts).await;
+    crate::metrics::record_call(commands.len(), started, applied.as_ref().map(|(items, _)| items.as_slice()));
+    applied
+}
+
+/// [`create_transfers_reading`]'s work, without its metrics.
+async fn apply_batch(
+    pool: &PgPool,
+    commands: &[TransferCommand],
+    batch_id: Option<Uuid>,
+    accounts: &[Uuid],
+) -> Result<(Vec<BatchItem>, Vec<i64>), AppError> {
     let c = TransferColumns::of(commands);
     // No checks: NULL, so the function skips looking their accounts up.
     let has_checks = c.check_accounts.iter().any(Option::is_some);

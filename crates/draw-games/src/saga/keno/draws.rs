@@ -111,9 +111,9 @@ pub(crate) fn report_lateness(game: &'static str, number: i64, due: DateTime<Utc
     let late = drawn - due;
     #[allow(clippy::cast_precision_loss)]
     let seconds = late.num_milliseconds() as f64 / 1000.0;
-    metrics::gauge!("draw_last_lateness_seconds", "game" => game).set(seconds.max(0.0));
+    metrics::gauge!(platform::metrics::DRAW_LATENESS, "game" => game).set(seconds.max(0.0));
     if late > LATE_AFTER {
-        metrics::counter!("draws_late_total", "game" => game).increment(1);
+        metrics::counter!(platform::metrics::DRAWS_LATE, "game" => game).increment(1);
         tracing::warn!(game, draw = number, late_seconds = seconds, "a draw was drawn late");
     }
 }

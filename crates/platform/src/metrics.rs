@@ -1,0 +1,279 @@
+//! The metrics every service serves on its metrics listener (issue 51): one catalogue of their
+//! names, types, labels and meanings ([`CATALOGUE`], the table in `docs/operations.md`), and
+//! the process-wide Prometheus recorder that renders them.
+//!
+//! Histograms are real Prometheus histograms with fixed buckets (the exporter renders a
+//! histogram as a summary unless its buckets are set, and summaries of several replicas cannot
+//! be added up): latency in seconds ([`LATENCY_BUCKETS`]), sizes in items ([`SIZE_BUCKETS`]).
+//! Every label takes a bounded set of values (route templates, never raw paths; HTTP's own
+//! methods and `other`; status classes; games and kinds of money; error codes from the
+//! catalogue), so the series stay bounded whatever clients send.
+
+use std::sync::OnceLock;
+use std::time::Duration;
+
+use metrics_exporter_prometheus::{Matcher, PrometheusBuilder, PrometheusHandle};
+use sqlx::PgPool;
+
+/// What a metric is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Type {
+    Counter,
+    Gauge,
+    Histogram,
+}
+
+impl Type {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Type::Counter => "counter",
+            Type::Gauge => "gauge",
+            Type::Histogram => "histogram",
+        }
+    }
+}
+
+/// One metric: its name, type, labels and meaning.
+#[derive(Debug, Clone, Copy)]
+pub struct Metric {
+    pub name: &'static str,
+    pub kind: Type,
+    pub labels: &'static [&'static str],
+    pub help: &'static str,
+}
+
+const fn metric(
+    name: &'static str,
+    kind: Type,
+    labels: &'static [&'static str],
+    help: &'static str,
+) -> Metric {
+    Metric { name, kind, labels, help }
+}
+
+pub const HTTP_REQUESTS: &str = "http_requests_total";
+pub const HTTP_DURATION: &str = "http_request_duration_seconds";
+pub const HTTP_IN_FLIGHT: &str = "http_requests_in_flight";
+pub const HTTP_TOO_LARGE: &str = "http_bodies_too_large_total";
+pub const HTTP_TIMEOUTS: &str = "http_timeouts_total";
+pub const HTTP_RATE_LIMITED: &str = "http_rate_limited_total";
+pub const DB_POOL_CONNECTIONS: &str = "db_pool_connections";
+pub const DB_POOL_MAX: &str = "db_pool_max_connections";
+pub const PROCESS_MEMORY: &str = "process_resident_memory_bytes";
+pub const PROCESS_FDS: &str = "process_open_fds";
+pub const LEDGER_TRANSFERS: &str = "ledger_transfers_total";
+pub const LEDGER_CENTS: &str = "ledger_transfer_cents_total";
+pub const LEDGER_BATCH_SIZE: &str = "ledger_batch_transfers";
+pub const LEDGER_BATCH_DURATION: &str = "ledger_batch_duration_seconds";
+pub const LEDGER_REFUSALS: &str = "ledger_refusals_total";
+pub const LEDGER_IMBALANCE: &str = "ledger_imbalance_cents";
+pub const DRAW_LEADER: &str = "draw_scheduler_leader";
+pub const DRAW_LATENESS: &str = "draw_last_lateness_seconds";
+pub const DRAWS_LATE: &str = "draws_late_total";
+
+/// Every metric a service records (the table in `docs/operations.md`).
+pub const CATALOGUE: &[Metric] = &[
+    metric(
+        HTTP_REQUESTS,
+        Type::Counter,
+        &["route", "method", "status_class"],
+        "requests answered, by route template (`unmatched` for none), method (`other` for one HTTP does not define) and status class (`2xx`...)",
+    ),
+    metric(
+        HTTP_DURATION,
+        Type::Histogram,
+        &["route", "method", "status_class"],
+        "seconds from a request's arrival to its answer",
+    ),
+    metric(HTTP_IN_FLIGHT, Type::Gauge, &[], "requests being answered now"),
+    metric(HTTP_TOO_LARGE, Type::Counter, &[], "requests refused 413 for a declared body over the limit"),
+    metric(
+        HTTP_TIMEOUTS,
+        Type::Counter,
+        &["kind"],
+        "requests abandoned at their deadline: `body` (the client's body late, 408) or `handler` (503)",
+    ),
+    metric(
+        HTTP_RATE_LIMITED,
+        Type::Counter,
+        &["scope"],
+        "requests refused 429 by the gateway's rate limits, per `identity` or `address`",
+    ),
+    metric(DB_POOL_CONNECTIONS, Type::Gauge, &["pool", "state"], "a pool's connections `in_use` and `idle`"),
+    metric(DB_POOL_MAX, Type::Gauge, &["pool"], "a pool's most connections"),
+    metric(PROCESS_MEMORY, Type::Gauge, &[], "the process's resident memory, in bytes"),
+    metric(PROCESS_FDS, Type::Gauge, &[], "the process's open file descriptors"),
+    metric(
+        LEDGER_TRANSFERS,
+        Type::Counter,
+        &["game", "money"],
+        "transfers the ledger applied (replays not counted), by game (`none` outside the games, instant games as `instant`, `other` for a name no game has) and kind of money (`stake`, `prize`, `refund`, `payment`...)",
+    ),
+    metric(
+        LEDGER_CENTS,
+        Type::Counter,
+        &["game", "money"],
+        "cents the ledger moved, as `ledger_transfers_total` counts transfers",
+    ),
+    metric(
+        LEDGER_BATCH_SIZE,
+        Type::Histogram,
+        &[],
+        "transfers per ledger call (a single transfer is a batch of one)",
+    ),
+    metric(
+        LEDGER_BATCH_DURATION,
+        Type::Histogram,
+        &[],
+        "seconds a ledger call took to apply its transfers (retries of lost races included)",
+    ),
+    metric(
+        LEDGER_REFUSALS,
+        Type::Counter,
+        &["code"],
+        "ledger calls refused, by the refusal's stable code (`insufficient_funds`, `limit_reached`...)",
+    ),
+    metric(
+        LEDGER_IMBALANCE,
+        Type::Gauge,
+        &["currency"],
+        "the trial balance's debits less credits, sampled every minute: always 0 (anything else pages)",
+    ),
+    metric(
+        DRAW_LEADER,
+        Type::Gauge,
+        &[],
+        "1 on the replica whose scheduler leads the draws, 0 on the others",
+    ),
+    metric(DRAW_LATENESS, Type::Gauge, &["game"], "seconds the last draw was drawn after its close"),
+    metric(DRAWS_LATE, Type::Counter, &["game"], "draws drawn more than 5 s after their close"),
+];
+
+/// Latency buckets, in seconds: from a millisecond to a minute.
+pub const LATENCY_BUCKETS: [f64; 14] =
+    [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 60.0];
+
+/// Size buckets, in items: one to the ledger's largest batch.
+pub const SIZE_BUCKETS: [f64; 10] = [1.0, 2.0, 5.0, 10.0, 20.0, 50.0, 100.0, 200.0, 500.0, 1000.0];
+
+/// Installs the process-wide recorder now, so what is recorded before the metrics listener
+/// starts (a gauge set at start) is kept.
+pub fn ensure_recorder() {
+    let _ = recorder();
+}
+
+/// The process-wide Prometheus recorder, installed on first use, every metric described.
+pub(crate) fn recorder() -> Option<&'static PrometheusHandle> {
+    static HANDLE: OnceLock<Option<PrometheusHandle>> = OnceLock::new();
+    HANDLE
+        .get_or_init(|| {
+            let built = PrometheusBuilder::new()
+                .set_buckets_for_metric(Matcher::Suffix("_seconds".to_owned()), &LATENCY_BUCKETS)
+                .and_then(|b| {
+                    b.set_buckets_for_metric(Matcher::Full(LEDGER_BATCH_SIZE.to_owned()), &SIZE_BUCKETS)
+                })
+                .map_err(|e| e.to_string())
+                .and_then(|b| b.install_recorder().map_err(|e| e.to_string()));
+            match built {
+                Ok(handle) => {
+                    for m in CATALOGUE {
+                        match m.kind {
+                            Type::Counter => metrics::describe_counter!(m.name, m.help),
+                            Type::Gauge => metrics::describe_gauge!(m.name, m.help),
+                            Type::Histogram => metrics::describe_histogram!(m.name, m.help),
+                        }
+                    }
+                    Some(handle)
+                }
+                Err(e) => {
+                    tracing::warn!(error = %e, "metrics recorder not installed");
+                    None
+                }
+            }
+        })
+        .as_ref()
+}
+
+/// The metrics as Prometheus text.
+pub fn render() -> String {
+    recorder().map(PrometheusHandle::render).unwrap_or_default()
+}
+
+/// A status code's class as a label: `1xx` to `5xx`.
+pub fn status_class(status: axum::http::StatusCode) -> &'static str {
+    match status.as_u16() / 100 {
+        1 => "1xx",
+        2 => "2xx",
+        3 => "3xx",
+        4 => "4xx",
+        _ => "5xx",
+    }
+}
+
+/// Every `interval`: each pool's connections in use and idle, and its most
+/// (`db_pool_connections{pool, state}`, `db_pool_max_connections{pool}`), and the process's
+/// resident memory and open file descriptors.
+pub fn spawn_resource_gauges(
+    pools: Vec<(&'static str, PgPool)>,
+    interval: Duration,
+) -> tokio::task::JoinHandle<()> {
+    ensure_recorder();
+    tokio::spawn(async move {
+        let mut ticker = tokio::time::interval(interval);
+        loop {
+            ticker.tick().await;
+            for (name, pool) in &pools {
+                let (size, idle) = (pool.size(), u32::try_from(pool.num_idle()).unwrap_or(u32::MAX));
+                metrics::gauge!(DB_POOL_CONNECTIONS, "pool" => *name, "state" => "in_use")
+                    .set(f64::from(size.saturating_sub(idle)));
+                metrics::gauge!(DB_POOL_CONNECTIONS, "pool" => *name, "state" => "idle").set(f64::from(idle));
+                metrics::gauge!(DB_POOL_MAX, "pool" => *name)
+                    .set(f64::from(pool.options().get_max_connections()));
+            }
+            if let Some(bytes) = resident_memory_bytes() {
+                metrics::gauge!(PROCESS_MEMORY).set(bytes);
+            }
+            if let Ok(fds) = std::fs::read_dir("/proc/self/fd") {
+                #[allow(clippy::cast_precision_loss)] // far below 2^53
+                metrics::gauge!(PROCESS_FDS).set(fds.count() as f64);
+            }
+        }
+    })
+}
+
+/// The process's resident memory (Linux's `VmRSS`), in bytes.
+fn resident_memory_bytes() -> Option<f64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmRSS:"))?;
+    let kib: f64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib * 1024.0)
+}
+
+/// The catalogue as the Markdown table `docs/operations.md` holds.
+pub fn markdown_table() -> String {
+    let mut table = String::from("| metric | type | labels | what it measures |\n|---|---|---|---|\n");
+    for m in CATALOGUE {
+        let labels = if m.labels.is_empty() { "-".to_owned() } else { m.labels.join(", ") };
+        table.push_str(&format!("| `{}` | {} | {} | {} |\n", m.name, m.kind.as_str(), labels, m.help));
+    }
+    table
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_operations_page_lists_every_metric() {
+        crate::doc_tables::check("docs/operations.md", "metrics", &super::markdown_table());
+    }
+
+    #[test]
+    fn names_are_unique_and_counters_end_in_total() {
+        let mut names: Vec<&str> = super::CATALOGUE.iter().map(|m| m.name).collect();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), super::CATALOGUE.len());
+        for m in super::CATALOGUE {
+            assert_eq!(m.kind == super::Type::Counter, m.name.ends_with("_total"), "{}", m.name);
+        }
+    }
+}
