@@ -618,3 +618,73 @@ fn a_service_refuses_a_placeholder_secret() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("LOTTO_TOKEN_SECRET") && stderr.contains("placeholder"), "{stderr}");
 }
+
+/// Issue 51: the alert rules pass Prometheus' own check and their unit tests (each alert with a
+/// series that fires it and one that does not: `promtool`, Debian's `prometheus`), and the
+/// PrometheusRule the manifests ship holds the same groups as the rules file.
+#[test]
+fn the_alert_rules_are_checked_tested_and_shipped_as_they_are() {
+    let deploy = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../deploy");
+    for args in [["check", "rules", "prometheus/alerts.yml"], ["test", "rules", "prometheus/alerts_test.yml"]]
+    {
+        let ran =
+            Command::new("promtool").args(args).current_dir(&deploy).output().expect("promtool is installed");
+        let said =
+            format!("{}{}", String::from_utf8_lossy(&ran.stdout), String::from_utf8_lossy(&ran.stderr));
+        assert!(ran.status.success() && said.contains("SUCCESS"), "promtool {}: {said}", args.join(" "));
+    }
+    let read = |file: &str| -> Yaml {
+        serde_norway::from_str(&std::fs::read_to_string(deploy.join(file)).unwrap()).unwrap()
+    };
+    let (rules, shipped) = (read("prometheus/alerts.yml"), read("prometheus-rule.yaml"));
+    assert_eq!(
+        shipped["spec"]["groups"], rules["groups"],
+        "prometheus-rule.yaml's groups are not alerts.yml's"
+    );
+}
+
+/// The dashboard `deploy/grafana/lotto-dashboard.json`: each panel with its queries.
+fn dashboard() -> Value {
+    let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../deploy/grafana/lotto-dashboard.json");
+    serde_json::from_str(&std::fs::read_to_string(file).unwrap()).unwrap()
+}
+
+/// Issue 51: the dashboard keeps the main rules of Grafana's dashboard linter: every panel has a
+/// title and a unit, takes its data source from the `datasource` variable, and every query
+/// selects by the `job` and `instance` variables and takes its rates over `$__rate_interval`.
+/// (Each query returning data from a real Prometheus is `lotto_command`'s test.)
+#[test]
+fn the_dashboard_keeps_the_linters_rules() {
+    let dashboard = dashboard();
+    let variables: Vec<&str> = dashboard["templating"]["list"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|v| v["name"].as_str())
+        .collect();
+    assert_eq!(variables, ["datasource", "job", "instance"]);
+    let panels = dashboard["panels"].as_array().unwrap();
+    assert!(panels.len() >= 10, "{} panels", panels.len());
+    for panel in panels {
+        let title = panel["title"].as_str().unwrap_or_default();
+        assert!(!title.is_empty(), "a panel without a title: {panel}");
+        assert!(
+            panel["fieldConfig"]["defaults"]["unit"].as_str().is_some_and(|u| !u.is_empty()),
+            "{title}: no unit"
+        );
+        assert_eq!(panel["datasource"]["uid"], "${datasource}", "{title}");
+        for target in panel["targets"].as_array().unwrap() {
+            let expr = target["expr"].as_str().unwrap();
+            assert!(
+                expr.contains(r#"job=~"$job", instance=~"$instance""#),
+                "{title}: {expr} selects no job and instance"
+            );
+            for window in ["rate(", "increase("] {
+                if expr.contains(window) {
+                    assert!(expr.contains("[$__rate_interval]"), "{title}: {expr} has a fixed rate interval");
+                }
+            }
+            assert_eq!(target["datasource"]["uid"], "${datasource}", "{title}");
+        }
+    }
+}

@@ -598,3 +598,154 @@ async fn a_refusal_is_its_message_alone_and_json_logs_hold_only_json() {
         assert!(serde_json::from_str::<Value>(line).is_ok(), "not JSON: {line}");
     }
 }
+
+/// The dashboard of `deploy/grafana/`.
+fn deployment_dashboard() -> Value {
+    let file =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../deploy/grafana/lotto-dashboard.json");
+    serde_json::from_str(&std::fs::read_to_string(file).unwrap()).unwrap()
+}
+
+/// Issue 51: a real Prometheus (Debian's) scrapes a running `lotto` every second and evaluates
+/// deploy/prometheus/alerts.yml; every query of the dashboard (deploy/grafana/) returns data
+/// from it once a player has played; a Keno draw held past its close (the draws' table locked, so
+/// the scheduler can draw nothing) fires `LottoDrawLate` in Prometheus' own alerts API, and the
+/// draws caught up once it is released resolve it.
+#[tokio::test]
+async fn prometheus_sees_a_late_draw_fire_its_alert_and_resolve() {
+    let url = platform::testing::fresh_database().await.unwrap();
+    let metrics_port = common::free_port();
+    let lotto = Lotto::start(
+        &[
+            ("DATABASE_URL", url.clone()),
+            ("LOTTO_METRICS_LISTEN", format!("127.0.0.1:{metrics_port}")),
+            ("LOTTO_KENO_DRAW_INTERVAL_SECONDS", "3".to_owned()),
+        ],
+        Duration::from_secs(60),
+    );
+    let dir = std::env::temp_dir().join(format!("lotto-prometheus-{}", uuid::Uuid::now_v7()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let rules = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../deploy/prometheus/alerts.yml");
+    let config = format!(
+        "global: {{scrape_interval: 1s, evaluation_interval: 1s}}\nrule_files: [{rules:?}]\n\
+         scrape_configs:\n  - job_name: lotto\n    static_configs: [{{targets: [\"127.0.0.1:{metrics_port}\"]}}]\n"
+    );
+    std::fs::write(dir.join("prometheus.yml"), config).unwrap();
+    let port = common::free_port();
+    let mut prometheus = Command::new("prometheus")
+        .arg(format!("--config.file={}", dir.join("prometheus.yml").display()))
+        .arg(format!("--storage.tsdb.path={}", dir.join("data").display()))
+        .arg(format!("--web.listen-address=127.0.0.1:{port}"))
+        .stdout(std::process::Stdio::null())
+        .stderr(std::fs::File::create(dir.join("prometheus.log")).unwrap())
+        .spawn()
+        .expect("prometheus (Debian's) is installed");
+    let http = reqwest::Client::new();
+    let api = format!("http://127.0.0.1:{port}/api/v1");
+    let query = |q: &str| {
+        let (http, url) = (http.clone(), format!("{api}/query"));
+        let q = q.to_owned();
+        async move {
+            let answer =
+                http.get(url).query(&[("query", q)]).send().await.ok()?.json::<Value>().await.ok()?;
+            answer["data"]["result"].as_array().cloned()
+        }
+    };
+    let late_alert = || {
+        let (http, url) = (http.clone(), format!("{api}/alerts"));
+        async move {
+            let answer = http.get(url).send().await.ok()?.json::<Value>().await.ok()?;
+            answer["data"]["alerts"]
+                .as_array()?
+                .iter()
+                .find(|a| a["labels"]["alertname"] == "LottoDrawLate")
+                .map(|a| a["state"].as_str().unwrap_or_default().to_owned())
+        }
+    };
+    // Scraped, and the draws drawn on time: no alert.
+    let mut drawn = false;
+    for _ in 0..60 {
+        drawn = query("draw_last_drawn_close_timestamp_seconds").await.is_some_and(|r| !r.is_empty());
+        if drawn {
+            break;
+        }
+        tokio::time::sleep(Duration::from_secs(1)).await;
+    }
+    assert!(
+        drawn,
+        "Prometheus never scraped a drawn draw: {}",
+        std::fs::read_to_string(dir.join("prometheus.log")).unwrap()
+    );
+    assert_eq!(late_alert().await, None, "draws on time raise no alert");
+
+    // Play: a funded player's Keno tickets (stakes, some prizes) and one refused for its funds;
+    // then every query of the dashboard returns data from this Prometheus.
+    let base = lotto.base_url.clone();
+    let token = common::player(&http, &base, "dash@example.com", "correct horse battery staple").await;
+    let deposit = http
+        .post(format!("{base}/v1/me/deposits"))
+        .bearer_auth(&token)
+        .header("idempotency-key", "fund")
+        .json(&json!({"amount": 2_000, "currency": "USD"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(deposit.status(), 202);
+    for _ in 0..100 {
+        let wallet = http.get(format!("{base}/v1/me/wallet")).bearer_auth(&token).send().await.unwrap();
+        if wallet.json::<Value>().await.unwrap()["balance"]["posted"] == 2_000 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let play = |key: String, tickets: u32| {
+        let request = http
+            .post(format!("{base}/v1/keno/tickets"))
+            .bearer_auth(&token)
+            .header("idempotency-key", key)
+            .json(&json!({"option": "bet", "spots": [7], "tickets": tickets}));
+        async move { request.send().await.unwrap().status().as_u16() }
+    };
+    for i in 0..20 {
+        assert_eq!(play(format!("t{i}"), 1).await, 201);
+    }
+    assert_eq!(play("too-much".to_owned(), 100).await, 422, "a stake past the wallet's balance is refused");
+    tokio::time::sleep(Duration::from_secs(4)).await;
+    for panel in deployment_dashboard()["panels"].as_array().unwrap() {
+        for target in panel["targets"].as_array().unwrap() {
+            let expr = target["expr"].as_str().unwrap();
+            let runnable =
+                expr.replace("$__rate_interval", "1m").replace("$job", "lotto").replace("$instance", ".*");
+            let result = query(&runnable).await.unwrap_or_default();
+            assert!(!result.is_empty(), "{}: {runnable} returns nothing", panel["title"]);
+        }
+    }
+
+    // The draws' table locked: the scheduler can draw nothing past the last close.
+    let pool = sqlx::PgPool::connect(&url).await.unwrap();
+    let mut hold = pool.begin().await.unwrap();
+    sqlx::query("LOCK TABLE draws.keno_draws IN ACCESS EXCLUSIVE MODE").execute(&mut *hold).await.unwrap();
+    let held = std::time::Instant::now();
+    let mut state = None;
+    while held.elapsed() < Duration::from_secs(150) && state.as_deref() != Some("firing") {
+        tokio::time::sleep(Duration::from_secs(1)).await;
+        state = late_alert().await;
+    }
+    assert_eq!(state.as_deref(), Some("firing"), "no late-draw alert fired in {:?}", held.elapsed());
+    let fired_after = held.elapsed();
+    hold.rollback().await.unwrap();
+    let released = std::time::Instant::now();
+    while released.elapsed() < Duration::from_secs(60) && late_alert().await.is_some() {
+        tokio::time::sleep(Duration::from_secs(1)).await;
+    }
+    assert_eq!(late_alert().await, None, "the alert did not resolve once the draws caught up");
+    println!(
+        "LottoDrawLate fired {:.0} s after the draws were held (interval 3 s, grace 30 s, for 30 s) and resolved {:.0} s after their release",
+        fired_after.as_secs_f64(),
+        released.elapsed().as_secs_f64()
+    );
+    let _ = prometheus.kill();
+    let _ = prometheus.wait();
+    let _ = std::fs::remove_dir_all(&dir);
+    lotto.terminate();
+}

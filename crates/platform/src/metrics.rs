@@ -70,6 +70,8 @@ pub const LEDGER_IMBALANCE: &str = "ledger_imbalance_cents";
 pub const DRAW_LEADER: &str = "draw_scheduler_leader";
 pub const DRAW_LATENESS: &str = "draw_last_lateness_seconds";
 pub const DRAWS_LATE: &str = "draws_late_total";
+pub const DRAW_LAST_CLOSE: &str = "draw_last_drawn_close_timestamp_seconds";
+pub const DRAW_INTERVAL: &str = "draw_interval_seconds";
 
 /// Every metric a service records (the table in `docs/operations.md`).
 pub const CATALOGUE: &[Metric] = &[
@@ -147,6 +149,13 @@ pub const CATALOGUE: &[Metric] = &[
     ),
     metric(DRAW_LATENESS, Type::Gauge, &["game"], "seconds the last draw was drawn after its close"),
     metric(DRAWS_LATE, Type::Counter, &["game"], "draws drawn more than 5 s after their close"),
+    metric(
+        DRAW_LAST_CLOSE,
+        Type::Gauge,
+        &["game"],
+        "when the last draw drawn closed (Unix seconds): the time less it, past an interval and a grace, is a draw not drawn",
+    ),
+    metric(DRAW_INTERVAL, Type::Gauge, &["game"], "seconds between a game's draws"),
 ];
 
 /// Latency buckets, in seconds: from a millisecond to a minute.

@@ -81,6 +81,9 @@ pub fn spawn_scheduler(state: DrawsState, tick: Duration) -> tokio::task::JoinHa
             };
             // Which replica leads, for the operator (and the failover test): 1 on the leader.
             metrics::gauge!(platform::metrics::DRAW_LEADER).set(if leads { 1.0 } else { 0.0 });
+            #[allow(clippy::cast_precision_loss)] // seconds
+            metrics::gauge!(platform::metrics::DRAW_INTERVAL, "game" => crate::store::keno::draws::GAME)
+                .set(state.schedule.interval.num_seconds() as f64);
             if leads {
                 run_due(&state).await;
             }

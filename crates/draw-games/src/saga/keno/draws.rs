@@ -106,12 +106,16 @@ const LATE_AFTER: chrono::Duration = chrono::Duration::seconds(5);
 
 /// Reports a draw drawn past [`LATE_AFTER`] (the scheduler was down, or had no leader, or the
 /// database was failing over when it was due): a warning and the `draws_late_total` and
-/// `draw_last_lateness_seconds` metrics, so the operator sees it and can say so to players.
+/// `draw_last_lateness_seconds` metrics, so the operator sees it and can say so to players. The
+/// drawn draw's close is `draw_last_drawn_close_timestamp_seconds`: an alert compares it with
+/// the time, so a draw never drawn pages too.
 pub(crate) fn report_lateness(game: &'static str, number: i64, due: DateTime<Utc>, drawn: DateTime<Utc>) {
     let late = drawn - due;
     #[allow(clippy::cast_precision_loss)]
     let seconds = late.num_milliseconds() as f64 / 1000.0;
     metrics::gauge!(platform::metrics::DRAW_LATENESS, "game" => game).set(seconds.max(0.0));
+    #[allow(clippy::cast_precision_loss)] // seconds since 1970, far below 2^53
+    metrics::gauge!(platform::metrics::DRAW_LAST_CLOSE, "game" => game).set(due.timestamp() as f64);
     if late > LATE_AFTER {
         metrics::counter!(platform::metrics::DRAWS_LATE, "game" => game).increment(1);
         tracing::warn!(game, draw = number, late_seconds = seconds, "a draw was drawn late");
