@@ -256,6 +256,14 @@ pub fn router(state: DrawsState, limits: Limits) -> Router {
 /// only while this process leads) and the recovery of purchases a crash left half-done.
 pub fn spawn_workers(state: DrawsState) {
     saga::scheduler::spawn_scheduler(state.clone(), Duration::from_secs(1));
+    let pool = state.pool.clone();
+    platform::metrics::spawn_backlog_gauges(
+        move || {
+            let pool = pool.clone();
+            async move { store::backlogs(&pool).await }
+        },
+        Duration::from_secs(15),
+    );
     spawn_recovery(state, Duration::from_secs(5));
 }
 

@@ -231,6 +231,14 @@ impl GatewayState {
     pub fn spawn_workers(&self) {
         self.ended_sessions.spawn_refresher(self.pool.clone(), Duration::from_secs(1));
         self.activity.spawn_flusher(self.pool.clone(), Duration::from_secs(1));
+        let pool = self.pool.clone();
+        platform::metrics::spawn_backlog_gauges(
+            move || {
+                let pool = pool.clone();
+                async move { store::backlogs(&pool).await }
+            },
+            Duration::from_secs(15),
+        );
         if self.mail.relay.sends() {
             let state = self.clone();
             tokio::spawn(async move {

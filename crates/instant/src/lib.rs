@@ -207,6 +207,14 @@ pub fn router(state: InstantState, limits: Limits) -> Router {
 /// liability did not move, and settling packs active for longer than `settle_after`.
 pub fn spawn_workers(state: InstantState) {
     saga::jobs::spawn_print_jobs(state.clone(), std::time::Duration::from_secs(2));
+    let pool = state.pool.clone();
+    platform::metrics::spawn_backlog_gauges(
+        move || {
+            let pool = pool.clone();
+            async move { store::backlogs(&pool).await }
+        },
+        std::time::Duration::from_secs(15),
+    );
     tokio::spawn(async move {
         let mut every = tokio::time::interval(std::time::Duration::from_secs(60));
         loop {

@@ -346,6 +346,12 @@ pub async fn make_due(pool: &PgPool, settings: &ReportSettings) -> Result<Vec<Na
         let Some(following) = next.succ_opt() else { break };
         next = following;
     }
+    // The close of the latest day kept, for the alert that pages when a day goes unreported.
+    if let Some(kept) = made.last().copied().or(last_day) {
+        #[allow(clippy::cast_precision_loss)] // seconds since 1970
+        let closed = settings.days.closes(kept).timestamp() as f64;
+        metrics::gauge!(platform::metrics::DAILY_REPORT_LAST_CLOSE).set(closed);
+    }
     Ok(made)
 }
 

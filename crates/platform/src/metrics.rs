@@ -70,6 +70,9 @@ pub const LEDGER_IMBALANCE: &str = "ledger_imbalance_cents";
 pub const DRAW_LEADER: &str = "draw_scheduler_leader";
 pub const DRAW_LATENESS: &str = "draw_last_lateness_seconds";
 pub const DRAWS_LATE: &str = "draws_late_total";
+pub const DAILY_REPORT_LAST_CLOSE: &str = "daily_report_last_close_timestamp_seconds";
+pub const SAGA_WAITING: &str = "saga_waiting";
+pub const SAGA_OLDEST: &str = "saga_oldest_waiting_seconds";
 pub const DRAW_LAST_CLOSE: &str = "draw_last_drawn_close_timestamp_seconds";
 pub const DRAW_INTERVAL: &str = "draw_interval_seconds";
 
@@ -146,6 +149,24 @@ pub const CATALOGUE: &[Metric] = &[
         Type::Gauge,
         &[],
         "1 on the replica whose scheduler leads the draws, 0 on the others",
+    ),
+    metric(
+        DAILY_REPORT_LAST_CLOSE,
+        Type::Gauge,
+        &[],
+        "when the latest gaming day with its report kept closed (Unix seconds): over a day and an hour ago, a day went unreported",
+    ),
+    metric(
+        SAGA_WAITING,
+        Type::Gauge,
+        &["kind"],
+        "work waiting between a saga's steps, sampled every 15 s: Keno and Powerball tickets, claims, table rounds and craps requests, payments, mail, instant prize payments, print jobs",
+    ),
+    metric(
+        SAGA_OLDEST,
+        Type::Gauge,
+        &["kind"],
+        "seconds the oldest of `saga_waiting`'s has waited (0 when none): the recovery workers finish what is a few seconds old, so minutes is stuck",
     ),
     metric(DRAW_LATENESS, Type::Gauge, &["game"], "seconds the last draw was drawn after its close"),
     metric(DRAWS_LATE, Type::Counter, &["game"], "draws drawn more than 5 s after their close"),
@@ -245,6 +266,47 @@ pub fn spawn_resource_gauges(
             if let Ok(fds) = std::fs::read_dir("/proc/self/fd") {
                 #[allow(clippy::cast_precision_loss)] // far below 2^53
                 metrics::gauge!(PROCESS_FDS).set(fds.count() as f64);
+            }
+        }
+    })
+}
+
+/// Work of one kind waiting between a saga's steps: how many, and since when the oldest.
+#[derive(Debug, Clone)]
+pub struct Backlog {
+    /// A name from the service's own query (a literal: the label's values are bounded).
+    pub kind: String,
+    pub waiting: i64,
+    pub oldest: Option<chrono::DateTime<chrono::Utc>>,
+}
+
+/// Every `interval`, the backlogs `sample` reads (a service's store query) as the gauges
+/// `saga_waiting{kind}` and `saga_oldest_waiting_seconds{kind}`.
+pub fn spawn_backlog_gauges<F, Fut>(sample: F, interval: Duration) -> tokio::task::JoinHandle<()>
+where
+    F: Fn() -> Fut + Send + 'static,
+    Fut: Future<Output = Result<Vec<Backlog>, crate::AppError>> + Send,
+{
+    ensure_recorder();
+    tokio::spawn(async move {
+        let mut ticker = tokio::time::interval(interval);
+        ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        loop {
+            ticker.tick().await;
+            match sample().await {
+                Ok(backlogs) => {
+                    let now = chrono::Utc::now();
+                    for b in backlogs {
+                        #[allow(clippy::cast_precision_loss)] // counts and seconds far below 2^53
+                        let (waiting, age) = (
+                            b.waiting as f64,
+                            b.oldest.map_or(0.0, |at| (now - at).num_milliseconds().max(0) as f64 / 1000.0),
+                        );
+                        metrics::gauge!(SAGA_WAITING, "kind" => b.kind.clone()).set(waiting);
+                        metrics::gauge!(SAGA_OLDEST, "kind" => b.kind).set(age);
+                    }
+                }
+                Err(e) => tracing::warn!(error = %e, "sampling the saga backlogs failed; will retry"),
             }
         }
     })

@@ -254,6 +254,14 @@ pub async fn recover_all(state: &TablesState, older_than: std::time::Duration) -
 
 /// Runs [`recover_all`] every `interval` on rounds left for 5 s.
 pub fn spawn_recovery(state: TablesState, interval: std::time::Duration) -> tokio::task::JoinHandle<()> {
+    let pool = state.pool.clone();
+    platform::metrics::spawn_backlog_gauges(
+        move || {
+            let pool = pool.clone();
+            async move { kit::store::backlogs(&pool).await }
+        },
+        std::time::Duration::from_secs(15),
+    );
     tokio::spawn(async move {
         let mut ticker = tokio::time::interval(interval);
         loop {

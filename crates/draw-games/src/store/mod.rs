@@ -45,3 +45,22 @@ stored_state!(
     /// A Powerball ticket: open (recorded), then sold (its plays in their drawings) or refused.
     pub PowerballTicketState { Open => "open", Sold => "sold", Refused => "refused" }
 );
+
+/// The work waiting between the draw games' saga steps (`platform::metrics`' backlogs): tickets
+/// between staking and settling, Powerball sales and claims not finished; each read through the
+/// partial index of its unfinished rows.
+pub async fn backlogs(pool: &sqlx::PgPool) -> Result<Vec<platform::metrics::Backlog>, platform::AppError> {
+    Ok(sqlx::query_as!(
+        platform::metrics::Backlog,
+        r#"SELECT 'keno_ticket' AS "kind!", count(*) AS "waiting!", min(updated_at) AS oldest
+             FROM keno_tickets WHERE state IN ('open', 'staked', 'drawn')
+           UNION ALL
+           SELECT 'keno_draw_ticket', count(*), min(updated_at) FROM keno_draw_tickets WHERE state = 'open'
+           UNION ALL
+           SELECT 'powerball_ticket', count(*), min(updated_at) FROM pb_tickets WHERE state = 'open'
+           UNION ALL
+           SELECT 'powerball_claim', count(*), min(created_at) FROM pb_claims WHERE state = 'pending'"#
+    )
+    .fetch_all(pool)
+    .await?)
+}

@@ -59,3 +59,17 @@ pub struct TicketPlace {
     pub book: i32,
     pub ticket: i32,
 }
+
+/// The work waiting between the instant games' saga steps (`platform::metrics`' backlogs):
+/// prize payments whose money has not moved, print jobs queued or running.
+pub async fn backlogs(pool: &sqlx::PgPool) -> Result<Vec<platform::metrics::Backlog>, platform::AppError> {
+    Ok(sqlx::query_as!(
+        platform::metrics::Backlog,
+        r#"SELECT 'instant_prize_payment' AS "kind!", count(*) AS "waiting!", min(paid_at) AS oldest
+             FROM tickets WHERE payment IN ('pending', 'done') AND payment = 'pending'
+           UNION ALL
+           SELECT 'print_job', count(*), min(created_at) FROM print_jobs WHERE state IN ('queued', 'running')"#
+    )
+    .fetch_all(pool)
+    .await?)
+}

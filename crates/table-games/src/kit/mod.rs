@@ -5,7 +5,8 @@
 //!   retry a lost race, remember), on a game's rows and its pure steps;
 //! - [`ledger`]: a round's ledger batch, many rounds to a ledger call;
 //! - [`store`]: the one-statement writers' shape (what the games' stores share), a batch of one
-//!   kind of step to a statement, and the planner convention they follow;
+//!   kind of step to a statement, and the planner convention they follow; and the games' saga
+//!   backlogs read for the metrics;
 //! - [`cache`]: what this process last wrote of a row, remembered as a hint;
 //! - [`house`]: the house's own limits, which every game's posted limits stay within.
 //!

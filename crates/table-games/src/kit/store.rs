@@ -43,3 +43,20 @@ pub async fn write_first_of_each<T>(
     }
     Ok(applied)
 }
+
+/// The work waiting between the table games' saga steps (`platform::metrics`' backlogs): rounds
+/// settling or with a step pending, craps requests pending. The one read over every game's
+/// rows, for the metrics: each through the partial index of its unfinished rows.
+pub async fn backlogs(pool: &sqlx::PgPool) -> Result<Vec<platform::metrics::Backlog>, AppError> {
+    Ok(sqlx::query_as!(
+        platform::metrics::Backlog,
+        r#"SELECT 'blackjack_round' AS "kind!", count(*) AS "waiting!", min(updated_at) AS oldest
+             FROM bj_rounds WHERE state = 'settling' OR pending IS NOT NULL
+           UNION ALL
+           SELECT 'i_luv_suits_round', count(*), min(updated_at) FROM ils_rounds WHERE state = 'settling'
+           UNION ALL
+           SELECT 'craps_request', count(*), min(updated_at) FROM craps_sessions WHERE pending IS NOT NULL"#
+    )
+    .fetch_all(pool)
+    .await?)
+}
