@@ -161,8 +161,25 @@ struct Ended {
 }
 
 impl Ended {
-    fn event(self, player: Uuid) -> Result<Event, AppError> {
-        Ok(Event::new(Kind::GameSessionEnd, &self)?.player(player))
+    /// The end of game session `id` of `player`, played from `started_at` to `last_played_at`,
+    /// as `ending` says, recorded in `tx`.
+    async fn record(
+        tx: &mut sqlx::PgConnection,
+        (id, player): (Uuid, Uuid),
+        (started_at, last_played_at): (DateTime<Utc>, DateTime<Utc>),
+        ending: Ending,
+    ) -> Result<(), AppError> {
+        let details = Ended {
+            game_session: id,
+            started_at,
+            last_played_at,
+            ended_by: ending.ended_by,
+            staked_cents: ending.staked_cents,
+            won_cents: ending.won_cents,
+            net_cents: ending.won_cents.saturating_sub(ending.staked_cents),
+        };
+        let event = Event::new(Kind::GameSessionEnd, &details)?.player(player);
+        events::record(tx, crate::SCHEMA, &event).await
     }
 }
 
@@ -179,16 +196,8 @@ pub async fn end(pool: &PgPool, sid: Uuid, ending: Ending) -> Result<(), AppErro
     .fetch_optional(&mut *tx)
     .await?;
     if let Some(ended) = ended {
-        let details = Ended {
-            game_session: ended.id,
-            started_at: ended.started_at,
-            last_played_at: ended.last_played_at,
-            ended_by: ending.ended_by,
-            staked_cents: ending.staked_cents,
-            won_cents: ending.won_cents,
-            net_cents: ending.won_cents.saturating_sub(ending.staked_cents),
-        };
-        events::record(&mut tx, crate::SCHEMA, &details.event(ended.player_id)?).await?;
+        let played = (ended.started_at, ended.last_played_at);
+        Ended::record(&mut tx, (ended.id, ended.player_id), played, ending).await?;
     }
     tx.commit().await?;
     Ok(())
@@ -244,16 +253,8 @@ pub async fn end_idle(
     .fetch_optional(&mut *tx)
     .await?;
     let Some(ended) = ended else { return Ok(false) };
-    let details = Ended {
-        game_session: session.id,
-        started_at: ended.started_at,
-        last_played_at: ended.last_played_at,
-        ended_by: ending.ended_by,
-        staked_cents: ending.staked_cents,
-        won_cents: ending.won_cents,
-        net_cents: ending.won_cents.saturating_sub(ending.staked_cents),
-    };
-    events::record(&mut tx, crate::SCHEMA, &details.event(session.player_id)?).await?;
+    let played = (ended.started_at, ended.last_played_at);
+    Ended::record(&mut tx, (session.id, session.player_id), played, ending).await?;
     tx.commit().await?;
     Ok(true)
 }
