@@ -520,9 +520,12 @@ fn scrape_is_well_formed(text: &str) {
         );
         families.push(name.to_owned());
     }
-    for made in
-        ["http_requests_total", "http_request_duration_seconds", "ledger_transfers_total", "process_open_fds"]
-    {
+    for made in [
+        "http_requests_total",
+        "http_request_duration_seconds",
+        "upstream_requests_total",
+        "process_open_fds",
+    ] {
         assert!(families.iter().any(|f| f == made), "no {made} in the scrape:\n{text}");
     }
     assert!(text.contains("http_request_duration_seconds_bucket{"), "latency is not a histogram:\n{text}");

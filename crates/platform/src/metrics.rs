@@ -57,6 +57,8 @@ pub const HTTP_IN_FLIGHT: &str = "http_requests_in_flight";
 pub const HTTP_TOO_LARGE: &str = "http_bodies_too_large_total";
 pub const HTTP_TIMEOUTS: &str = "http_timeouts_total";
 pub const HTTP_RATE_LIMITED: &str = "http_rate_limited_total";
+pub const UPSTREAM_REQUESTS: &str = "upstream_requests_total";
+pub const UPSTREAM_DURATION: &str = "upstream_request_duration_seconds";
 pub const DB_POOL_CONNECTIONS: &str = "db_pool_connections";
 pub const DB_POOL_MAX: &str = "db_pool_max_connections";
 pub const PROCESS_MEMORY: &str = "process_resident_memory_bytes";
@@ -103,6 +105,18 @@ pub const CATALOGUE: &[Metric] = &[
         Type::Counter,
         &["scope"],
         "requests refused 429 by the gateway's rate limits, per `identity` or `address`",
+    ),
+    metric(
+        UPSTREAM_REQUESTS,
+        Type::Counter,
+        &["upstream", "status_class"],
+        "calls to another service or an outside provider (`ledger`, `draws`, `payments`, `identity`, `location`...) by the answer's status class (`5xx` when it did not answer)",
+    ),
+    metric(
+        UPSTREAM_DURATION,
+        Type::Histogram,
+        &["upstream"],
+        "seconds a call to another service or a provider took",
     ),
     metric(DB_POOL_CONNECTIONS, Type::Gauge, &["pool", "state"], "a pool's connections `in_use` and `idle`"),
     metric(DB_POOL_MAX, Type::Gauge, &["pool"], "a pool's most connections"),

@@ -75,8 +75,22 @@ impl Upstream {
         .with_header(header::RETRY_AFTER, HeaderValue::from_static("1"))
     }
 
-    /// Sends `request` to the service as it is and returns its answer as it is.
+    /// Sends `request` to the service as it is and returns its answer as it is; counted and
+    /// timed by the service's name and the answer's status class (`upstream_requests_total`,
+    /// `upstream_request_duration_seconds`: a provider failing or slowing shows there).
     pub async fn forward(&self, request: Request<Body>, body_limit: usize) -> Response {
+        let started = std::time::Instant::now();
+        let response = self.forward_unmeasured(request, body_limit).await;
+        let (upstream, class) = (self.name(), crate::metrics::status_class(response.status()));
+        metrics::counter!(crate::metrics::UPSTREAM_REQUESTS, "upstream" => upstream, "status_class" => class)
+            .increment(1);
+        metrics::histogram!(crate::metrics::UPSTREAM_DURATION, "upstream" => upstream)
+            .record(started.elapsed().as_secs_f64());
+        response
+    }
+
+    /// [`Upstream::forward`]'s work, without its metrics.
+    async fn forward_unmeasured(&self, request: Request<Body>, body_limit: usize) -> Response {
         match self {
             // The in-process hop is where the service's answer leaves it: its cause is logged here.
             Upstream::Local { router, .. } => match router.clone().oneshot(without_extensions(request)).await
