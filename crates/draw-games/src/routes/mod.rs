@@ -1,5 +1,5 @@
 //! The draw games' handlers: each authorises its caller, extracts the request, makes one call
-//! into [`crate::saga`] or [`crate::store`], and answers a view. By game: [`keno`], [`powerball`];
+//! into [`crate::saga`] or [`crate::store`], and answers a view. By game: [`keno`], [`powerball`] (sales and drawings) and [`powerball_claims`] (prizes paid);
 //! [`live`] streams both games' draws; here, what serves both (the audit chain, voids).
 
 use axum::extract::State;
@@ -15,9 +15,11 @@ use crate::views::{VoidReport, VoidRequest};
 mod keno;
 mod live;
 mod powerball;
+mod powerball_claims;
 pub use keno::*;
 pub use live::*;
 pub use powerball::*;
+pub use powerball_claims::*;
 
 /// One page of a listing: `items`, and `next` to pass as `after` for the following page.
 pub(crate) type Page<T> = ledger_api::wire::Page<T>;
