@@ -11,9 +11,17 @@ use crate::webdriver::{Browser, ENTER};
 pub const STAFF_PASSWORD: &str = "a long admin password for the browser";
 const PLAYER_PASSWORD: &str = "correct horse battery staple";
 
-/// Cents as the page shows them.
-fn dollars(cents: i64) -> String {
-    format!("${}.{:02}", cents / 100, cents % 100)
+/// Cents as the page shows them ("$1,234.05").
+pub(crate) fn dollars(cents: i64) -> String {
+    let whole = (cents / 100).to_string();
+    let mut grouped = String::new();
+    for (i, digit) in whole.chars().enumerate() {
+        if i > 0 && (whole.len() - i) % 3 == 0 {
+            grouped.push(',');
+        }
+        grouped.push(digit);
+    }
+    format!("${grouped}.{:02}", cents % 100)
 }
 
 /// An instant (RFC 3339) as the page shows it: the lottery's zone, labelled
@@ -24,7 +32,13 @@ fn central(at: &str) -> String {
         .unwrap_or_else(|e| format!("not a time: {at} ({e})"))
 }
 
-async fn api(ctx: &Context, method: reqwest::Method, path: &str, token: &str, body: Option<Value>) -> Value {
+pub(crate) async fn api(
+    ctx: &Context,
+    method: reqwest::Method,
+    path: &str,
+    token: &str,
+    body: Option<Value>,
+) -> Value {
     let mut request = ctx.http.request(method, format!("{}{path}", ctx.base));
     if !token.is_empty() {
         request = request.bearer_auth(token);
@@ -1354,14 +1368,7 @@ pub async fn player_session_survives_renewal_and_idle_timeout(
         ],
         Duration::from_secs(60),
     );
-    let here = Context {
-        base: lotto.base_url.clone(),
-        http: ctx.http.clone(),
-        database_url: url.clone(),
-        dir: ctx.dir.clone(),
-        screenshots: ctx.screenshots.clone(),
-        axe: ctx.axe.clone(),
-    };
+    let here = ctx.beside(&lotto.base_url, &url);
     funded_player(&here, "ned@example.com", 10_000).await;
     log_in_player(&here, browser, "ned@example.com").await?;
     browser.click_button("Blackjack").await?;

@@ -34,6 +34,24 @@ pub struct Context {
     pub screenshots: PathBuf,
     /// axe-core's script (from the web client's npm toolchain), run on every screen pictured.
     pub axe: String,
+    /// Other `lotto` processes a journey started (on a clock of their own), kept running until
+    /// the run ends: the page the journey ends on is still being served when it is pictured.
+    pub kept: std::sync::Mutex<Vec<Lotto>>,
+}
+
+impl Context {
+    /// The same run's context for another `lotto` a journey started (at `base`, on `database_url`).
+    pub fn beside(&self, base: &str, database_url: &str) -> Context {
+        Context {
+            base: base.to_owned(),
+            http: self.http.clone(),
+            database_url: database_url.to_owned(),
+            dir: self.dir.clone(),
+            screenshots: self.screenshots.clone(),
+            axe: self.axe.clone(),
+            kept: std::sync::Mutex::default(),
+        }
+    }
 }
 
 /// axe-core as the web client's toolchain installs it (`npm ci` in `web/`, run here if it was not).
@@ -150,6 +168,9 @@ const JOURNEYS: &[(&str, u32, u32, Journey)] = &[
     ("operator_keeps_the_exclusion_lists_and_sees_dormant_accounts", 1280, 1000, |c, b| {
         Box::pin(journeys::operator_keeps_the_exclusion_lists(c, b))
     }),
+    ("operator_pays_a_grand_prize_as_an_annuity_and_reads_its_schedule", 1280, 1000, |c, b| {
+        Box::pin(staff_journeys::an_operator_pays_a_grand_prize_as_an_annuity(c, b))
+    }),
 ];
 
 #[tokio::main]
@@ -182,6 +203,7 @@ async fn main() {
         dir,
         screenshots: screenshots.clone(),
         axe: axe_core(),
+        kept: std::sync::Mutex::default(),
     };
     let started = Instant::now();
     let mut failed = Vec::new();
@@ -218,6 +240,7 @@ async fn main() {
         }
     }
     drop(driver);
+    drop(context.kept);
     drop(lotto);
     let total = started.elapsed().as_secs_f64();
     if failed.is_empty() {

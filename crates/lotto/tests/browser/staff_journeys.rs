@@ -1,8 +1,11 @@
 //! What staff do under dual control in the console (issue 49 §Staff), each checked against what
 //! the API says afterwards.
 
+use reqwest::Method;
+use serde_json::{Value, json};
+
 use crate::Context;
-use crate::journeys::{console_login, funded_player, get, operator, post, shot};
+use crate::journeys::{api, console_login, dollars, funded_player, get, operator, post, shot};
 use crate::webdriver::Browser;
 
 /// A goodwill credit: one operator proposes it from the player's file, saying why; the money
@@ -211,4 +214,153 @@ pub async fn an_operator_reads_the_daily_reports(ctx: &Context, browser: &Browse
         return Err(format!("the kept day: {row} (of {days:?})"));
     }
     Ok(())
+}
+
+/// A grand prize taken as an annuity (issue 50), on a `lotto` of its own whose draws' clock runs
+/// to 45 seconds before a drawing's close (`LOTTO_CLOCK_OFFSET_SECONDS`, as the README's Powerball
+/// walk-through runs it): a till sells a board, the drawing closes, two operators enter results
+/// that match it and `lotto verify-draw` certifies them (all by the API and the command, as the
+/// other journeys do at the console); then the operator pays the prize at the office in the
+/// console, the annuity by default, and reads its schedule beneath: 30 payments, the first paid
+/// and the rest owed, each as the API lists it, with its W-2G figures.
+pub async fn an_operator_pays_a_grand_prize_as_an_annuity(
+    main: &Context,
+    browser: &Browser,
+) -> Result<(), String> {
+    let drawing = domain::powerball::schedule::Timetable::default()
+        .next_open(chrono::Utc::now() + chrono::Duration::days(1));
+    let offset = (drawing.sales_close - chrono::Duration::seconds(45) - chrono::Utc::now()).num_seconds();
+    let database_url = platform::testing::fresh_database().await.map_err(|e| e.to_string())?;
+    let lotto = crate::common::Lotto::start(
+        &[
+            ("DATABASE_URL", database_url.clone()),
+            ("LOTTO_CLOCK_OFFSET_SECONDS", offset.to_string()),
+            ("LOTTO_POWERBALL_EXPORT_DIR", main.dir.join(".lotto/powerball-annuity").display().to_string()),
+            ("LOTTO_ADMIN_PASSWORD", crate::journeys::STAFF_PASSWORD.to_owned()),
+        ],
+        std::time::Duration::from_secs(60),
+    );
+    let ctx = &main.beside(&lotto.base_url, &database_url);
+    main.kept.lock().map_err(|e| e.to_string())?.push(lotto);
+    let date = drawing.date.to_string();
+    let first = operator(ctx, "annuity-first").await;
+    let second = operator(ctx, "annuity-second").await;
+    let prize = json!({"advertised_cents": 2_000_000_000i64, "cash_value_cents": 950_000_000i64});
+    let set =
+        api(ctx, Method::PUT, &format!("/v1/powerball/draws/{date}/grand-prize"), &first, Some(prize)).await;
+    if set["advertised_cents"] != 2_000_000_000i64 {
+        return Err(format!("the grand prize was not set: {set}"));
+    }
+    let retailer = post(ctx, "/v1/retailers", &first, json!({"name": "Annuity Corner"})).await;
+    let retailer = retailer["id"].as_str().unwrap_or_default().to_owned();
+    let terminal =
+        post(ctx, &format!("/v1/retailers/{retailer}/terminals"), &first, json!({"label": "till"})).await;
+    let till = crate::common::log_in(&ctx.http, &ctx.base, json!({"api_key": terminal["api_key"]})).await;
+    let (whites, red) = ([4, 18, 27, 41, 66], 9);
+    let slip = json!({"boards": [{"whites": whites, "powerball": red}], "draws": 1});
+    let ticket = post(ctx, "/v1/powerball/retail/tickets", &till, slip).await;
+    let serial = ticket["serial"].as_str().ok_or_else(|| format!("no ticket sold: {ticket}"))?.to_owned();
+    if ticket["drawings"][0]["draw_date"] != date.as_str() {
+        return Err(format!("the ticket is not for the drawing {date}: {ticket}"));
+    }
+
+    // The close (45 s on), two agreeing entries, the recount's certificate.
+    let drawing_path = format!("/v1/powerball/draws/{date}");
+    until(ctx, &drawing_path, &first, |d| d["state"] != "scheduled").await?;
+    let results = json!({"whites": whites, "powerball": red, "multiplier": 2});
+    post(ctx, &format!("{drawing_path}/results"), &first, results.clone()).await;
+    let stood = post(ctx, &format!("{drawing_path}/results"), &second, results).await;
+    if stood["outcome"] != "results_stand" {
+        return Err(format!("the second entry did not make the results stand: {stood}"));
+    }
+    until(ctx, &drawing_path, &first, |d| d["state"] == "settled").await?;
+    let verified = std::process::Command::new(env!("CARGO_BIN_EXE_lotto"))
+        .args(["verify-draw", &date])
+        .env("DATABASE_URL", &ctx.database_url)
+        .env("LOTTO_LOG", "warn")
+        .output()
+        .map_err(|e| e.to_string())?;
+    if !verified.status.success() {
+        return Err(format!("lotto verify-draw failed: {}", String::from_utf8_lossy(&verified.stderr)));
+    }
+
+    // At the office, in the console: the annuity is the default election.
+    console_login(ctx, browser, "annuity-first").await?;
+    browser.click_button("Office claims").await?;
+    browser.fill("#pb-claim-serial", &serial).await?;
+    browser.fill("#pb-claim-name", "Ada Annuitant").await?;
+    browser.fill("#pb-claim-tin", "4321").await?;
+    browser.click_button("Pay the prize").await?;
+    let paid = browser.wait_text("[data-testid=pb-office-paid]", "30 payments, the first paid now").await?;
+    let listed = get(ctx, "/v1/powerball/annuities", &first).await;
+    let annuity = listed
+        .as_array()
+        .and_then(|all| all.iter().find(|a| a["serial"] == serial.as_str()))
+        .cloned()
+        .ok_or_else(|| format!("the API lists no annuity for {serial}: {listed}"))?;
+    let payments = annuity["payments"].as_array().cloned().unwrap_or_default();
+    let cents = |v: &Value| v.as_i64().unwrap_or(-1);
+    if payments.len() != 30
+        || payments.iter().map(|p| cents(&p["amount_cents"])).sum::<i64>() != cents(&annuity["total_cents"])
+        || annuity["paid_cents"] != payments[0]["amount_cents"]
+        || !paid.contains(&dollars(cents(&payments[0]["amount_cents"])))
+    {
+        return Err(format!(
+            "the annuity is not 30 payments adding up, the first paid ({paid:?}): {annuity}"
+        ));
+    }
+
+    // The schedule beneath: its line, then its 30 payments as the API lists them.
+    let line = format!("1 of 30 paid ({})", dollars(cents(&annuity["paid_cents"])));
+    let section = browser.wait_text("[data-testid=annuities]", &serial).await?;
+    if !section.contains(&line) || !section.contains(&dollars(cents(&annuity["owed_cents"]))) {
+        return Err(format!("the schedule's line does not say {line:?} and what is owed: {section:?}"));
+    }
+    browser
+        .click(
+            &browser
+                .find(&format!(
+                    "details[data-claim='{}'] summary",
+                    annuity["claim_id"].as_str().unwrap_or_default()
+                ))
+                .await?,
+        )
+        .await?;
+    let rows = browser.all("[data-testid=annuity-payments] tbody tr").await?;
+    if rows.len() != 30 {
+        return Err(format!("the schedule shows {} payments, not 30", rows.len()));
+    }
+    for (row, payment) in rows.iter().zip(&payments) {
+        let shown = browser.text(row).await?;
+        let owed = payment["paid_at"].is_null();
+        let expected = [
+            payment["due_on"].as_str().unwrap_or("?").to_owned(),
+            dollars(cents(&payment["amount_cents"])),
+            dollars(cents(&payment["withheld_cents"])),
+            dollars(cents(&payment["net_cents"])),
+        ];
+        if expected.iter().any(|e| !shown.contains(e.as_str())) || shown.ends_with("owed") != owed {
+            return Err(format!(
+                "payment {} is shown as {shown:?}, the API says {payment}",
+                payment["number"]
+            ));
+        }
+    }
+    if !payments[1]["paid_at"].is_null() {
+        return Err(format!("the second payment is paid already: {}", payments[1]));
+    }
+    shot(ctx, browser, "console-annuity-schedule").await
+}
+
+/// Reads `path` until `done` holds of it (a minute at most).
+async fn until(ctx: &Context, path: &str, token: &str, done: impl Fn(&Value) -> bool) -> Result<(), String> {
+    let mut last = Value::Null;
+    for _ in 0..240 {
+        last = get(ctx, path, token).await;
+        if done(&last) {
+            return Ok(());
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(250)).await;
+    }
+    Err(format!("{path} did not come to pass: {last}"))
 }

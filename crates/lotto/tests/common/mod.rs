@@ -8,6 +8,7 @@ use std::sync::mpsc;
 use std::time::Duration;
 
 /// A running `lotto` process; killed if a test fails before stopping it.
+#[derive(Debug)]
 pub struct Lotto {
     child: Child,
     pub base_url: String,
