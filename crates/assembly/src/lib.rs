@@ -263,7 +263,7 @@ impl Assembly {
     /// On a fresh test database (`platform::testing::fresh_database`).
     #[cfg(feature = "testing")]
     pub async fn for_tests(options: Options) -> anyhow::Result<Assembly> {
-        platform::telemetry::init_tracing();
+        platform::telemetry::init_tracing_or("lotto", "warn");
         let url = platform::testing::fresh_database().await?;
         Assembly::start(&url, options).await
     }

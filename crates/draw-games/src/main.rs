@@ -5,7 +5,7 @@ use platform::config::Config;
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
-    platform::telemetry::init_tracing();
+    platform::telemetry::init_tracing("draw-games");
     let config = Config::from_env()?;
     let settings = draw_games::DrawSettings::from_env()?;
     let url = config.database_url.clone().context("DATABASE_URL must be set to run draw-games alone")?;
@@ -29,5 +29,6 @@ async fn main() -> anyhow::Result<()> {
     tracing::info!(addr = %listener.local_addr()?, "draw-games listening");
     platform::http::serve(listener, app, platform::http::shutdown_signal()).await?;
     instance.stopped().await?;
+    platform::telemetry::traces::shutdown();
     Ok(())
 }

@@ -100,6 +100,7 @@ impl FromRequestParts<GatewayState> for Authenticated {
             None => Caller::from_request_parts(parts, state).await?.0,
         };
         check_session(state, &claims)?;
+        platform::auth::record_caller(&claims);
         if let Some(sid) = claims.sid {
             state.activity.seen(sid);
         }

@@ -13,7 +13,7 @@ use std::time::Duration;
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
-    platform::telemetry::init_tracing();
+    platform::telemetry::init_tracing("gateway");
     let config = Config::from_env()?;
     let settings = gateway::GatewaySettings::from_env()?;
     let url = config.database_url.clone().context("DATABASE_URL must be set to run the gateway alone")?;
@@ -80,6 +80,7 @@ async fn main() -> anyhow::Result<()> {
     tracing::info!(addr = %listener.local_addr()?, "gateway listening");
     platform::http::serve(listener, app, platform::http::shutdown_signal()).await?;
     instance.stopped().await?;
+    platform::telemetry::traces::shutdown();
     Ok(())
 }
 

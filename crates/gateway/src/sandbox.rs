@@ -15,6 +15,7 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock, Weak};
 use std::time::Duration;
+use tracing::Instrument;
 
 use axum::Router;
 use axum::body::Body;
@@ -155,7 +156,10 @@ async fn take_payment(
     Json(payment): Json<ProviderPayment>,
 ) -> Result<(StatusCode, Json<Value>), AppError> {
     let answer = json!({"id": payment.id, "status": "processing"});
-    tokio::spawn(async move { sandbox.report(payment).await });
+    // Its webhook carries the trace of the request that asked for the payment (`traceparent`,
+    // as a provider that speaks W3C trace context sends it back): the confirmation is a span of
+    // the deposit's trace.
+    tokio::spawn(async move { sandbox.report(payment).await }.instrument(tracing::Span::current()));
     Ok((StatusCode::CREATED, Json(answer)))
 }
 
@@ -253,10 +257,13 @@ async fn decide_session(
     };
     let body = serde_json::to_vec(&event).map_err(AppError::internal)?;
     let provider = sandbox.clone();
-    tokio::spawn(async move {
-        tokio::time::sleep(provider.delay).await;
-        provider.deliver("/v1/identity/webhook", &provider.identity_secret, body, &id).await;
-    });
+    tokio::spawn(
+        async move {
+            tokio::time::sleep(provider.delay).await;
+            provider.deliver("/v1/identity/webhook", &provider.identity_secret, body, &id).await;
+        }
+        .instrument(tracing::Span::current()),
+    );
     Ok(Html(format!(
         "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><link rel=\"icon\" href=\"data:,\"><title>Identity check (sandbox)</title></head>\
          <body><main><h1>Identity check (sandbox)</h1><p data-outcome=\"{status}\">Decided: {words}.</p>\

@@ -6,7 +6,7 @@ use platform::config::Config;
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
-    platform::telemetry::init_tracing();
+    platform::telemetry::init_tracing("instant");
     let config = Config::from_env()?;
     // In production the keys must outlive the process (tickets are validated long after
     // printing) and be every replica's: they are given, never made here.
@@ -33,5 +33,6 @@ async fn main() -> anyhow::Result<()> {
     tracing::info!(addr = %listener.local_addr()?, "instant listening");
     platform::http::serve(listener, app, platform::http::shutdown_signal()).await?;
     instance.stopped().await?;
+    platform::telemetry::traces::shutdown();
     Ok(())
 }

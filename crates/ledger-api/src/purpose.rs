@@ -51,6 +51,15 @@ impl Game {
 }
 
 impl Game {
+    /// The game as a metric's label: its name, every instant game as `instant` (their numbers
+    /// are many; a label takes a bounded set of values).
+    pub fn label(self) -> &'static str {
+        match self {
+            Game::Instant(_) => "instant",
+            named => Game::NAMED.iter().find(|(g, _)| *g == named).map_or("other", |(_, n)| n),
+        }
+    }
+
     /// The game as players call it ("Castle Keno", "Instant game 283").
     pub fn title(self) -> String {
         match self {

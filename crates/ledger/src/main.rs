@@ -5,7 +5,7 @@ use platform::config::Config;
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
-    platform::telemetry::init_tracing();
+    platform::telemetry::init_tracing("ledger");
     let config = Config::from_env()?;
     let url = config.database_url.clone().context("DATABASE_URL must be set to run the ledger alone")?;
     let tokens = config.token_keys()?;
@@ -28,5 +28,6 @@ async fn main() -> anyhow::Result<()> {
     tracing::info!(addr = %listener.local_addr()?, "ledger listening");
     platform::http::serve(listener, app, platform::http::shutdown_signal()).await?;
     instance.stopped().await?;
+    platform::telemetry::traces::shutdown();
     Ok(())
 }

@@ -17,7 +17,11 @@ pub fn record_call(size: usize, started: Instant, outcome: Result<&[BatchItem], 
             for item in items.iter().filter(|i| !i.replayed) {
                 let metadata = &item.transfer.metadata;
                 let text = |key: &str| metadata.get(key).and_then(|v| v.as_str());
-                let labels = [("game", game_label(text("game"))), ("money", money_label(text("money")))];
+                let labels = [
+                    ("game", game_label(text("game"))),
+                    ("money", money_label(text("money"))),
+                    ("channel", channel_label(text("channel"))),
+                ];
                 metrics::counter!(m::LEDGER_TRANSFERS, &labels).increment(1);
                 metrics::counter!(m::LEDGER_CENTS, &labels)
                     .increment(u64::try_from(item.transfer.amount).unwrap_or(0));
@@ -34,16 +38,20 @@ pub fn record_call(size: usize, started: Instant, outcome: Result<&[BatchItem], 
 /// numbers being many), `none` without one, `other` for a name no game has (the metadata is the
 /// caller's to write; a label must not take any value it sends).
 fn game_label(game: Option<&str>) -> &'static str {
-    use ledger_api::Game;
-    match game.map(Game::named) {
+    match game.map(ledger_api::Game::named) {
         None => "none",
         Some(None) => "other",
-        Some(Some(Game::Instant(_))) => "instant",
-        Some(Some(Game::Blackjack)) => "blackjack",
-        Some(Some(Game::ILuvSuits)) => "i_luv_suits",
-        Some(Some(Game::Craps)) => "craps",
-        Some(Some(Game::CastleKeno)) => "castle_keno",
-        Some(Some(Game::Powerball)) => "powerball",
+        Some(Some(game)) => game.label(),
+    }
+}
+
+/// Where a transfer's ticket was sold, as a label: `online`, `retail`, or `none`.
+fn channel_label(channel: Option<&str>) -> &'static str {
+    match channel {
+        Some("online") => "online",
+        Some("retail") => "retail",
+        Some(_) => "other",
+        None => "none",
     }
 }
 

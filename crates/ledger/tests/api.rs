@@ -643,8 +643,8 @@ async fn the_ledger_counts_what_it_applies_and_refuses() {
     let app = TestApp::new().await;
     let wallet = app.funded_wallet("counted", 1_000).await;
     let house = app.account("house_revenue", "counted house").await;
-    let refunds = r#"ledger_transfers_total{game="craps",money="refund"}"#;
-    let cents = r#"ledger_transfer_cents_total{game="craps",money="refund"}"#;
+    let refunds = r#"ledger_transfers_total{game="craps",money="refund",channel="none"}"#;
+    let cents = r#"ledger_transfer_cents_total{game="craps",money="refund",channel="none"}"#;
     let (before, cents_before) = (metric(refunds).await, metric(cents).await);
     let mut refund = transfer(house, wallet, 250);
     refund["metadata"] = json!({"game": "craps", "money": "refund"});
@@ -662,7 +662,7 @@ async fn the_ledger_counts_what_it_applies_and_refuses() {
     odd["metadata"] = json!({"game": made_up, "money": "stake"});
     assert!(app.post("/v1/transfers", odd).await.status.is_success());
     assert_eq!(metric(&format!("ledger_transfers_total{{game=\"{made_up}\"")).await, 0.0);
-    assert!(metric(r#"ledger_transfers_total{game="other",money="stake"}"#).await >= 1.0);
+    assert!(metric(r#"ledger_transfers_total{game="other",money="stake",channel="none"}"#).await >= 1.0);
     let refused = r#"ledger_refusals_total{code="insufficient_funds"}"#;
     let before = metric(refused).await;
     let too_much = app.post("/v1/transfers", transfer(wallet, house, 1_000_000)).await;

@@ -112,7 +112,7 @@ pub(crate) fn say(line: &str) {
 }
 
 async fn serve() -> anyhow::Result<()> {
-    platform::telemetry::init_tracing();
+    platform::telemetry::init_tracing("lotto");
     let config = Config::from_env()?;
     let database = postgres::locate(config.database_url.as_deref()).await?;
     let result = run_services(&config, &database).await;
@@ -124,7 +124,7 @@ async fn serve() -> anyhow::Result<()> {
 
 /// `lotto admin create-operator <username>`.
 async fn create_operator(username: &str) -> anyhow::Result<()> {
-    platform::telemetry::init_tracing();
+    platform::telemetry::init_tracing("lotto");
     let config = Config::from_env()?;
     let password = operator_password()?;
     let database = postgres::locate(config.database_url.as_deref()).await?;
@@ -147,7 +147,7 @@ async fn create_operator(username: &str) -> anyhow::Result<()> {
 
 /// `lotto verify-draw <date> [export-file]`: the independent recount and the certification.
 async fn verify_draw(date: &str, file: Option<&str>) -> anyhow::Result<()> {
-    platform::telemetry::init_tracing();
+    platform::telemetry::init_tracing("lotto");
     let date: chrono::NaiveDate = date.parse().context("the drawing's date is YYYY-MM-DD")?;
     let config = Config::from_env()?;
     let database = postgres::locate(config.database_url.as_deref()).await?;
@@ -373,7 +373,7 @@ fn printer_file(file: &str, identity: Option<&str>, signed: Option<(&str, &str)>
 
 /// `lotto payments-sandbox`: the sandbox payment and identity providers in a process of their own.
 async fn payments_sandbox() -> anyhow::Result<()> {
-    platform::telemetry::init_tracing();
+    platform::telemetry::init_tracing("payments-sandbox");
     let config = Config::from_env()?;
     let gateway = std::env::var("LOTTO_GATEWAY_URL").context("LOTTO_GATEWAY_URL must name the gateway")?;
     let secret = std::env::var("LOTTO_PAYMENTS_WEBHOOK_SECRET")
@@ -401,6 +401,7 @@ async fn payments_sandbox() -> anyhow::Result<()> {
         .with_context(|| format!("cannot listen on {} (set LOTTO_LISTEN)", config.listen))?;
     platform::telemetry::banner(&format!("payments sandbox listening on http://{}", listener.local_addr()?));
     platform::http::serve(listener, app, platform::http::shutdown_signal()).await?;
+    platform::telemetry::traces::shutdown();
     Ok(())
 }
 
@@ -436,6 +437,7 @@ async fn run_services(config: &Config, database: &postgres::Database) -> anyhow:
     ));
     platform::http::serve(listener, app, platform::http::shutdown_signal()).await?;
     instance.stopped().await?;
+    platform::telemetry::traces::shutdown();
     platform::telemetry::banner("lotto: stopped");
     Ok(())
 }

@@ -33,7 +33,7 @@ pub fn verify_file(file: &str) -> anyhow::Result<()> {
 
 /// `lotto events verify|seal <YYYY-MM>|archive <YYYY-MM> <file>|restore <file>`.
 pub async fn command(args: &[&str]) -> anyhow::Result<()> {
-    platform::telemetry::init_tracing();
+    platform::telemetry::init_tracing("lotto");
     let config = Config::from_env()?;
     let database = postgres::locate(config.database_url.as_deref()).await?;
     let result = async {

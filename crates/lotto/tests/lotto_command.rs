@@ -525,12 +525,15 @@ fn scrape_is_well_formed(text: &str) {
         "http_request_duration_seconds",
         "upstream_requests_total",
         "process_open_fds",
+        "db_pool_acquire_seconds",
     ] {
         assert!(families.iter().any(|f| f == made), "no {made} in the scrape:\n{text}");
     }
     assert!(text.contains("http_request_duration_seconds_bucket{"), "latency is not a histogram:\n{text}");
+    // The chain's watch walked the significant-events chain at the start, and found it intact.
+    assert!(text.contains("audit_chain_intact{chain=\"events\"} 1"), "the chain was not walked:\n{text}");
     assert!(
-        text.contains("ledger_transfers_total{game=\"none\",money=\"payment\"}"),
+        text.contains("ledger_transfers_total{game=\"none\",money=\"payment\",channel=\"none\"}"),
         "deposits not counted:\n{text}"
     );
 }

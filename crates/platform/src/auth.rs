@@ -260,6 +260,14 @@ pub fn bearer_token(headers: &axum::http::HeaderMap) -> Option<&str> {
     scheme.eq_ignore_ascii_case("bearer").then(|| token.trim()).filter(|t| !t.is_empty())
 }
 
+/// Who asked, on the request's span (its log lines and its trace): the kind and the subject's
+/// id, never the token.
+pub fn record_caller(claims: &Claims) {
+    let span = tracing::Span::current();
+    span.record("caller_kind", claims.role.as_str());
+    span.record("caller_id", claims.sub.as_str());
+}
+
 impl<S: Send + Sync> FromRequestParts<S> for Caller
 where
     TokenKeys: FromRef<S>,
@@ -270,7 +278,9 @@ where
         let token = bearer_token(&parts.headers).ok_or_else(|| {
             unauthenticated(crate::codes::UNAUTHENTICATED, "send `Authorization: Bearer <access token>`")
         })?;
-        TokenKeys::from_ref(state).verify(token).map(Caller)
+        let caller = TokenKeys::from_ref(state).verify(token).map(Caller)?;
+        record_caller(&caller.0);
+        Ok(caller)
     }
 }
 

@@ -10,6 +10,7 @@
 
 use std::future::Future;
 use std::sync::Arc;
+use tracing::Instrument;
 
 use sqlx::pool::PoolConnection;
 use sqlx::{PgConnection, PgPool, Postgres};
@@ -132,7 +133,8 @@ type Reply<O> = oneshot::Sender<Result<O, AppError>>;
 
 /// A handle to the writer task; cheap to clone. The task ends when the last handle is dropped.
 pub struct GroupCommit<W: BatchRun> {
-    queue: mpsc::Sender<(W::Job, Reply<W::Output>)>,
+    /// Each job with its answer's channel and the span of the request that queued it.
+    queue: mpsc::Sender<(W::Job, Reply<W::Output>, tracing::Span)>,
 }
 
 impl<W: BatchRun> Clone for GroupCommit<W> {
@@ -169,13 +171,26 @@ impl<W: BatchRun> GroupCommit<W> {
     /// Starts a task running queued jobs `max_batch` at a time with `runner`.
     pub fn spawn_runner(runner: W, max_batch: usize) -> Self {
         let (queue, mut jobs) =
-            mpsc::channel::<(W::Job, Reply<W::Output>)>(max_batch.saturating_mul(4).max(16));
+            mpsc::channel::<(W::Job, Reply<W::Output>, tracing::Span)>(max_batch.saturating_mul(4).max(16));
         let runner = Arc::new(runner);
         tokio::spawn(async move {
             let mut batch = Vec::with_capacity(max_batch);
             while jobs.recv_many(&mut batch, max_batch.max(1)).await > 0 {
-                let (work, replies): (Vec<_>, Vec<_>) = batch.drain(..).unzip();
-                run_and_answer(&*runner, work, replies).await;
+                // The batch's span: in the trace of the request whose job came first (alone, as
+                // most are when the load is light, the batch is that request's step), and
+                // linked to each other request whose job it carries.
+                let first = batch.first().map_or_else(tracing::Span::none, |(_, _, from)| from.clone());
+                let span = tracing::info_span!(parent: &first, "group_commit", jobs = batch.len());
+                let (mut work, mut replies) =
+                    (Vec::with_capacity(batch.len()), Vec::with_capacity(batch.len()));
+                for (n, (job, reply, from)) in batch.drain(..).enumerate() {
+                    if n > 0 {
+                        span.follows_from(&from);
+                    }
+                    work.push(job);
+                    replies.push(reply);
+                }
+                run_and_answer(&*runner, work, replies).instrument(span).await;
             }
         });
         GroupCommit { queue }
@@ -184,7 +199,11 @@ impl<W: BatchRun> GroupCommit<W> {
     /// Queues `job` and waits until its batch is committed.
     pub async fn submit(&self, job: W::Job) -> Result<W::Output, AppError> {
         let (reply, answer) = oneshot::channel();
-        self.queue.send((job, reply)).await.map_err(|_| AppError::unavailable("the writer has stopped"))?;
+        let from = tracing::Span::current();
+        self.queue
+            .send((job, reply, from))
+            .await
+            .map_err(|_| AppError::unavailable("the writer has stopped"))?;
         answer.await.map_err(|_| AppError::unavailable("the writer has stopped"))?
     }
 }

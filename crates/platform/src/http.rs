@@ -91,11 +91,7 @@ pub fn app(api: Router, readiness: Readiness, limits: Limits) -> Router {
     ops.merge(api).layer(
         ServiceBuilder::new()
             .layer(SetRequestIdLayer::new(REQUEST_ID_HEADER, MakeRequestUuid))
-            .layer(TraceLayer::new_for_http().make_span_with(|req: &Request| {
-                let request_id =
-                    req.extensions().get::<RequestId>().and_then(|id| id.header_value().to_str().ok());
-                tracing::info_span!("http", method = %req.method(), path = %req.uri().path(), request_id)
-            }))
+            .layer(TraceLayer::new_for_http().make_span_with(request_span))
             .layer(PropagateRequestIdLayer::new(REQUEST_ID_HEADER))
             .layer(CatchPanicLayer::custom(panic_response))
             .layer(middleware::from_fn(record_metrics))
@@ -111,6 +107,36 @@ pub fn app(api: Router, readiness: Readiness, limits: Limits) -> Router {
                 HeaderValue::from_static("nosniff"),
             )),
     )
+}
+
+/// The span of one request a service answers (its trace's server span): the route template,
+/// never the path (a path may hold a ticket's serial), the request id, and, as the request goes
+/// on, the caller ([`crate::auth::Caller`]), the status and the latency, which every log line
+/// written while it runs carries. A caller's `traceparent` makes it the child of the caller's span.
+fn request_span(req: &Request) -> tracing::Span {
+    use tracing::field::Empty;
+    let request_id = req.extensions().get::<RequestId>().and_then(|id| id.header_value().to_str().ok());
+    let route = req.extensions().get::<MatchedPath>().map_or("unmatched", MatchedPath::as_str);
+    let method = method_label(req.method());
+    let span = tracing::info_span!(
+        "http",
+        otel.name = format!("{method} {route}"),
+        otel.kind = "server",
+        otel.status_code = Empty,
+        method,
+        route,
+        request_id,
+        trace_id = Empty,
+        caller_kind = Empty,
+        caller_id = Empty,
+        status = Empty,
+        latency_ms = Empty,
+    );
+    crate::telemetry::traces::adopt_parent(&span, req.headers());
+    if let Some(trace_id) = crate::telemetry::traces::trace_id(&span) {
+        span.record("trace_id", trace_id);
+    }
+    span
 }
 
 /// Headers for an answer that carries a secret (an access token, an API key): never cached.
@@ -374,13 +400,24 @@ async fn record_metrics(req: Request, next: Next) -> Response {
     // Decremented however the request ends (answered, or dropped with its connection).
     let _leaving = scopeguard(move || in_flight.decrement(1.0));
     let response = next.run(req).await;
+    let elapsed = started.elapsed();
     let labels = [
-        ("route", route),
+        ("route", route.clone()),
         ("method", method.to_owned()),
         ("status_class", m::status_class(response.status()).to_owned()),
     ];
     metrics::counter!(m::HTTP_REQUESTS, &labels).increment(1);
-    metrics::histogram!(m::HTTP_DURATION, &labels).record(started.elapsed().as_secs_f64());
+    metrics::histogram!(m::HTTP_DURATION, &labels).record(elapsed.as_secs_f64());
+    // The access line: the request's span carries the route, caller and trace id beside these.
+    let span = tracing::Span::current();
+    span.record("status", response.status().as_u16());
+    span.record("latency_ms", elapsed.as_secs_f64() * 1_000.0);
+    if response.status().is_server_error() {
+        span.record("otel.status_code", "ERROR");
+    }
+    if !matches!(route.as_str(), "/healthz" | "/readyz") {
+        tracing::info!(target: "lotto::access", "answered");
+    }
     response
 }
 

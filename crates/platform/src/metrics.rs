@@ -77,6 +77,12 @@ pub const SAGA_WAITING: &str = "saga_waiting";
 pub const SAGA_OLDEST: &str = "saga_oldest_waiting_seconds";
 pub const DRAW_LAST_CLOSE: &str = "draw_last_drawn_close_timestamp_seconds";
 pub const DRAW_INTERVAL: &str = "draw_interval_seconds";
+pub const GAME_PLAYS: &str = "game_plays_total";
+pub const WEBHOOKS_RECEIVED: &str = "webhooks_received_total";
+pub const MAIL_DELIVERIES: &str = "mail_deliveries_total";
+pub const DB_POOL_ACQUIRE: &str = "db_pool_acquire_seconds";
+pub const AUDIT_CHAIN_VERIFIED: &str = "audit_chain_last_verified_timestamp_seconds";
+pub const AUDIT_CHAIN_INTACT: &str = "audit_chain_intact";
 
 /// Every metric a service records (the table in `docs/operations.md`).
 pub const CATALOGUE: &[Metric] = &[
@@ -125,13 +131,13 @@ pub const CATALOGUE: &[Metric] = &[
     metric(
         LEDGER_TRANSFERS,
         Type::Counter,
-        &["game", "money"],
-        "transfers the ledger applied (replays not counted), by game (`none` outside the games, instant games as `instant`, `other` for a name no game has) and kind of money (`stake`, `prize`, `refund`, `payment`...)",
+        &["game", "money", "channel"],
+        "transfers the ledger applied (replays not counted), by game (`none` outside the games, instant games as `instant`, `other` for a name no game has) kind of money (`stake`, `prize`, `refund`, `payment`...) and channel (`online`, `retail`, `none` for money not a ticket's)",
     ),
     metric(
         LEDGER_CENTS,
         Type::Counter,
-        &["game", "money"],
+        &["game", "money", "channel"],
         "cents the ledger moved, as `ledger_transfers_total` counts transfers",
     ),
     metric(
@@ -191,7 +197,65 @@ pub const CATALOGUE: &[Metric] = &[
         "when the last draw drawn closed (Unix seconds): the time less it, past an interval and a grace, is a draw not drawn",
     ),
     metric(DRAW_INTERVAL, Type::Gauge, &["game"], "seconds between a game's draws"),
+    metric(
+        GAME_PLAYS,
+        Type::Counter,
+        &["game", "channel"],
+        "plays accepted (replays not counted): Keno tickets, Powerball slips, blackjack and I Luv Suits rounds dealt, craps rolls; by game and channel (`online`, `retail`)",
+    ),
+    metric(
+        WEBHOOKS_RECEIVED,
+        Type::Counter,
+        &["provider", "outcome"],
+        "providers' webhooks the gateway received (`payments`, `identity`), by outcome: `applied`, `replayed`, or the refusal's stable code (`bad_signature`...)",
+    ),
+    metric(
+        MAIL_DELIVERIES,
+        Type::Counter,
+        &["outcome"],
+        "messages handed to the mail relay: `sent`, `retrying` (a transient failure), `failed` (refused for good)",
+    ),
+    metric(
+        DB_POOL_ACQUIRE,
+        Type::Histogram,
+        &["pool"],
+        "seconds a probe waited for a pool's connection, every 5 s (sqlx counts no waiters: a pool whose callers wait shows here)",
+    ),
+    metric(
+        AUDIT_CHAIN_VERIFIED,
+        Type::Gauge,
+        &["chain"],
+        "when the significant-events chain (`events`) was last walked to its head and found intact (Unix seconds), every 5 minutes",
+    ),
+    metric(
+        AUDIT_CHAIN_INTACT,
+        Type::Gauge,
+        &["chain"],
+        "1 while the last walk of the chain found every event linked and hashed as stored, 0 once one did not",
+    ),
 ];
+
+/// Counts a provider's webhook by what came of it: applied, replayed (`Ok(true)`), or refused
+/// (its stable code: the catalogue's, so bounded).
+pub fn count_webhook(provider: &'static str, outcome: Result<bool, &crate::AppError>) {
+    let outcome = match outcome {
+        Ok(false) => "applied".to_owned(),
+        Ok(true) => "replayed".to_owned(),
+        Err(e) => e.code().to_owned(),
+    };
+    metrics::counter!(WEBHOOKS_RECEIVED, "provider" => provider, "outcome" => outcome).increment(1);
+}
+
+/// Counts a message handed to the mail relay: `sent`, `retrying` or `failed`.
+pub fn count_mail(outcome: &'static str) {
+    metrics::counter!(MAIL_DELIVERIES, "outcome" => outcome).increment(1);
+}
+
+/// Counts one play of `game` (the ledger's game labels: `castle_keno`, `powerball`,
+/// `blackjack`, `i_luv_suits`, `craps`) sold through `channel` (`online`, `retail`).
+pub fn count_play(game: &'static str, channel: &'static str) {
+    metrics::counter!(GAME_PLAYS, "game" => game, "channel" => channel).increment(1);
+}
 
 /// Latency buckets, in seconds: from a millisecond to a minute.
 pub const LATENCY_BUCKETS: [f64; 14] =
@@ -211,6 +275,10 @@ pub(crate) fn recorder() -> Option<&'static PrometheusHandle> {
     static HANDLE: OnceLock<Option<PrometheusHandle>> = OnceLock::new();
     HANDLE
         .get_or_init(|| {
+            // `LOTTO_METRICS=off`: no recorder, and every count and timing a no-op.
+            if std::env::var("LOTTO_METRICS").as_deref() == Ok("off") {
+                return None;
+            }
             let built = PrometheusBuilder::new()
                 .set_buckets_for_metric(Matcher::Suffix("_seconds".to_owned()), &LATENCY_BUCKETS)
                 .and_then(|b| {
@@ -273,6 +341,7 @@ pub fn spawn_resource_gauges(
                 metrics::gauge!(DB_POOL_CONNECTIONS, "pool" => *name, "state" => "idle").set(f64::from(idle));
                 metrics::gauge!(DB_POOL_MAX, "pool" => *name)
                     .set(f64::from(pool.options().get_max_connections()));
+                metrics::histogram!(DB_POOL_ACQUIRE, "pool" => *name).record(acquire_probe(pool).await);
             }
             if let Some(bytes) = resident_memory_bytes() {
                 metrics::gauge!(PROCESS_MEMORY).set(bytes);
@@ -284,6 +353,23 @@ pub fn spawn_resource_gauges(
         }
     })
 }
+
+/// Seconds a connection of `pool` took to come (given back at once); the probe gives up at
+/// [`ACQUIRE_PROBE_LIMIT`], which it then answers.
+async fn acquire_probe(pool: &PgPool) -> f64 {
+    let started = std::time::Instant::now();
+    match tokio::time::timeout(ACQUIRE_PROBE_LIMIT, pool.acquire()).await {
+        Ok(Ok(connection)) => {
+            let waited = started.elapsed();
+            drop(connection);
+            waited.as_secs_f64()
+        }
+        Ok(Err(_)) | Err(_) => started.elapsed().as_secs_f64().max(ACQUIRE_PROBE_LIMIT.as_secs_f64()),
+    }
+}
+
+/// The longest the pool probe waits.
+const ACQUIRE_PROBE_LIMIT: Duration = Duration::from_secs(10);
 
 /// Work of one kind waiting between a saga's steps: how many, and since when the oldest.
 #[derive(Debug, Clone)]

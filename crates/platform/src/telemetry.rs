@@ -1,25 +1,38 @@
-//! `tracing` setup: human-readable lines by default, JSON lines for log collectors.
+//! `tracing` setup: human-readable lines by default, JSON lines for log collectors, and
+//! OpenTelemetry traces when an OTLP endpoint is configured ([`traces`]).
 
-use tracing_subscriber::EnvFilter;
+use tracing_subscriber::layer::SubscriberExt;
+use tracing_subscriber::util::SubscriberInitExt;
+use tracing_subscriber::{EnvFilter, Layer, Registry};
+
+pub mod traces;
 
 /// Installs the global subscriber once; later calls (tests, several services in one process) are no-ops.
 ///
-/// The filter comes from `LOTTO_LOG` (else `RUST_LOG`, else `info`); `LOTTO_LOG_FORMAT=json` selects JSON.
-pub fn init_tracing() {
+/// `service` names the process in its traces (`gateway`, `ledger`, ..., or `lotto` for all of
+/// them in one). The log's filter comes from `LOTTO_LOG` (else `RUST_LOG`, else `info`);
+/// `LOTTO_LOG_FORMAT=json` selects JSON, each line with the fields of the request's span
+/// (route, status, latency, the caller's kind and id, the trace id: [`crate::http::app`]).
+pub fn init_tracing(service: &'static str) {
+    init_tracing_or(service, "info,sqlx=warn");
+}
+
+/// [`init_tracing`] with another filter when the environment names none (tests: `warn`, not a
+/// line per request).
+pub fn init_tracing_or(service: &'static str, default_filter: &str) {
     let filter = std::env::var("LOTTO_LOG")
         .or_else(|_| std::env::var("RUST_LOG"))
-        .unwrap_or_else(|_| "info,sqlx=warn,tower_http=info".to_owned());
-    let builder = tracing_subscriber::fmt()
-        .with_env_filter(EnvFilter::new(filter))
-        .with_writer(std::io::stderr)
-        .with_target(true);
-    let result = if std::env::var("LOTTO_LOG_FORMAT").as_deref() == Ok("json") {
-        builder.json().flatten_event(true).try_init()
+        .unwrap_or_else(|_| default_filter.to_owned());
+    let lines = tracing_subscriber::fmt::layer().with_writer(std::io::stderr).with_target(true);
+    let lines: Box<dyn Layer<Registry> + Send + Sync> = if json_lines() {
+        lines.json().flatten_event(true).with_filter(EnvFilter::new(filter)).boxed()
     } else {
-        builder.compact().try_init()
+        lines.compact().with_filter(EnvFilter::new(filter)).boxed()
     };
+    let mut layers = vec![lines];
+    layers.extend(traces::otlp_layer(service));
     // Err only means a subscriber is already installed, which is fine.
-    drop(result);
+    drop(tracing_subscriber::registry().with(layers).try_init());
 }
 
 /// Whether `LOTTO_LOG_FORMAT=json` asks for JSON lines.

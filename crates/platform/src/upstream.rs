@@ -78,9 +78,34 @@ impl Upstream {
     /// Sends `request` to the service as it is and returns its answer as it is; counted and
     /// timed by the service's name and the answer's status class (`upstream_requests_total`,
     /// `upstream_request_duration_seconds`: a provider failing or slowing shows there).
-    pub async fn forward(&self, request: Request<Body>, body_limit: usize) -> Response {
+    ///
+    /// The call is a span of the caller's trace (a client span, with the service's name), and
+    /// carries it on: its `traceparent` names that span ([`crate::telemetry::traces::inject`]).
+    pub async fn forward(&self, mut request: Request<Body>, body_limit: usize) -> Response {
+        use tracing::Instrument;
         let started = std::time::Instant::now();
-        let response = self.forward_unmeasured(request, body_limit).await;
+        let method = crate::http::method_label(request.method());
+        let span = tracing::info_span!(
+            "upstream",
+            otel.name = format!("{} {method}", self.name()),
+            otel.kind = "client",
+            otel.status_code = tracing::field::Empty,
+            upstream = self.name(),
+            method,
+            status = tracing::field::Empty,
+            caller_kind = tracing::field::Empty,
+            caller_id = tracing::field::Empty,
+        );
+        let response = async {
+            crate::telemetry::traces::inject(request.headers_mut());
+            self.forward_unmeasured(request, body_limit).await
+        }
+        .instrument(span.clone())
+        .await;
+        span.record("status", response.status().as_u16());
+        if response.status().is_server_error() {
+            span.record("otel.status_code", "ERROR");
+        }
         let (upstream, class) = (self.name(), crate::metrics::status_class(response.status()));
         metrics::counter!(crate::metrics::UPSTREAM_REQUESTS, "upstream" => upstream, "status_class" => class)
             .increment(1);

@@ -5,7 +5,7 @@ use platform::config::Config;
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
-    platform::telemetry::init_tracing();
+    platform::telemetry::init_tracing("table-games");
     let config = Config::from_env()?;
     let url = config.database_url.clone().context("DATABASE_URL must be set to run table-games alone")?;
     let ledger_url = std::env::var("LOTTO_LEDGER_URL").context("LOTTO_LEDGER_URL must name the ledger")?;
@@ -31,5 +31,6 @@ async fn main() -> anyhow::Result<()> {
     tracing::info!(addr = %listener.local_addr()?, "table-games listening");
     platform::http::serve(listener, app, platform::http::shutdown_signal()).await?;
     instance.stopped().await?;
+    platform::telemetry::traces::shutdown();
     Ok(())
 }

@@ -78,6 +78,9 @@ pub async fn play_now(
     if view.state == PlayNowState::Refused {
         return Err(stake_refused(view.refusal));
     }
+    if created {
+        platform::metrics::count_play(ledger_api::Game::CastleKeno.label(), "online");
+    }
     let location = format!("/v1/keno/tickets/{}", view.id);
     Ok(created_or_replayed(view, created, &location))
 }
@@ -163,6 +166,9 @@ pub async fn buy(
     let (view, created) = scheduled::buy(&state, caller.subject(), key, &ticket, draws).await?;
     if view.state == DrawTicketState::Refused {
         return Err(stake_refused(view.refusal));
+    }
+    if created {
+        platform::metrics::count_play(ledger_api::Game::CastleKeno.label(), "online");
     }
     let location = format!("/v1/keno/draw-tickets/{}", view.id);
     Ok(created_or_replayed(view, created, &location))

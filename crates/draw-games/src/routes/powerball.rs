@@ -352,6 +352,9 @@ pub async fn buy_powerball_online(
             "the ticket's cost could not be taken from your wallet",
         ));
     }
+    if created {
+        platform::metrics::count_play(ledger_api::Game::Powerball.label(), "online");
+    }
     let location = format!("/v1/powerball/tickets/{}", view.serial);
     Ok(created_or_replayed(view, created, &location))
 }
@@ -377,6 +380,9 @@ pub async fn sell_powerball_at_terminal(
     let slip = slip_of(&state, &request)?;
     let seller = Seller::Terminal { retailer, terminal: caller.subject().to_owned() };
     let (view, created) = powerball_sales::sell(&state, &seller, key, &slip).await?;
+    if created && view.state != PowerballTicketState::Refused {
+        platform::metrics::count_play(ledger_api::Game::Powerball.label(), "retail");
+    }
     let location = format!("/v1/powerball/tickets/{}", view.serial);
     Ok(created_or_replayed(view, created, &location))
 }

@@ -61,7 +61,9 @@ pub async fn webhook(
     headers: HeaderMap,
     body: Bytes,
 ) -> Result<Json<IdentityReceipt>, AppError> {
-    Ok(Json(IdentityReceipt { replayed: saga::take_webhook(&state, &headers, &body).await? }))
+    let taken = saga::take_webhook(&state, &headers, &body).await;
+    platform::metrics::count_webhook("identity", taken.as_ref().copied());
+    Ok(Json(IdentityReceipt { replayed: taken? }))
 }
 
 /// `GET /v1/identity/reviews`: the player files the provider sent to an operator, oldest first.

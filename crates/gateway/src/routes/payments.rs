@@ -101,5 +101,7 @@ pub async fn webhook(
     headers: HeaderMap,
     body: Bytes,
 ) -> Result<Json<WebhookReceipt>, AppError> {
-    Ok(Json(saga::take_event(&state, &headers, &body).await?))
+    let taken = saga::take_event(&state, &headers, &body).await;
+    platform::metrics::count_webhook("payments", taken.as_ref().map(|r| r.replayed));
+    Ok(Json(taken?))
 }

@@ -261,14 +261,17 @@ pub async fn send_due(state: &GatewayState) -> Result<usize, AppError> {
         match state.mail.relay.send(mail.id, &mail.recipient, &mail.subject, &mail.body).await {
             Ok(()) => {
                 store::sent(&state.pool, mail.id).await?;
+                platform::metrics::count_mail("sent");
                 sent += 1;
             }
             Err(SendFailure::Permanent(error)) => {
+                platform::metrics::count_mail("failed");
                 tracing::warn!(mail = %mail.id, kind = mail.kind, %error, "the relay refused a message for good");
                 store::not_sent(&state.pool, mail.id, &error, None).await?;
             }
             Err(SendFailure::Transient(error)) => {
                 let retry = retry_after(mail.attempts);
+                platform::metrics::count_mail(if retry.is_some() { "retrying" } else { "failed" });
                 tracing::warn!(mail = %mail.id, kind = mail.kind, attempts = mail.attempts, ?retry, %error, "a message could not be sent");
                 store::not_sent(&state.pool, mail.id, &error, retry).await?;
             }

@@ -35,7 +35,7 @@ impl TestApp {
     }
 
     async fn with(limits: Limits, reports: ledger::ReportSettings) -> TestApp {
-        platform::telemetry::init_tracing();
+        platform::telemetry::init_tracing_or("ledger", "warn");
         let url = platform::testing::fresh_database().await.expect("fresh database");
         let config = platform::config::Config::default();
         let pool = ledger::connect(&url, &config).await.expect("connect and migrate");

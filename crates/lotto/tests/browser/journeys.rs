@@ -9,14 +9,16 @@ use crate::Context;
 use crate::webdriver::{Browser, ENTER};
 
 pub const STAFF_PASSWORD: &str = "a long admin password for the browser";
-const PLAYER_PASSWORD: &str = "correct horse battery staple";
+pub(crate) const PLAYER_PASSWORD: &str = "correct horse battery staple";
+/// The password a player sets after forgetting hers.
+pub(crate) const NEW_PASSWORD: &str = "a new and different passphrase";
 
 /// Cents as the page shows them ("$1,234.05").
 pub(crate) fn dollars(cents: i64) -> String {
     let whole = (cents / 100).to_string();
     let mut grouped = String::new();
     for (i, digit) in whole.chars().enumerate() {
-        if i > 0 && (whole.len() - i) % 3 == 0 {
+        if i > 0 && (whole.len() - i).is_multiple_of(3) {
             grouped.push(',');
         }
         grouped.push(digit);
@@ -133,7 +135,7 @@ pub async fn player_resets_a_forgotten_password(ctx: &Context, browser: &Browser
     shot(ctx, browser, "player-forgot-password").await?;
     let link = mailed_link(ctx, "flo@example.com", "reset_password").await?;
     browser.goto(&link).await?;
-    browser.fill("#reset-password", "a new and different passphrase").await?;
+    browser.fill("#reset-password", NEW_PASSWORD).await?;
     browser.click_button("Set the new password").await?;
     browser.wait_text("[data-testid=reset-said]", "every device was logged out").await?;
     let before = ctx
@@ -148,7 +150,7 @@ pub async fn player_resets_a_forgotten_password(ctx: &Context, browser: &Browser
     }
     browser.click(&browser.find("[data-testid=reset-said] a").await?).await?;
     browser.fill("#login-email", "flo@example.com").await?;
-    browser.fill("#login-password", "a new and different passphrase").await?;
+    browser.fill("#login-password", NEW_PASSWORD).await?;
     browser.click_button("Log in").await?;
     browser.find("[data-testid=balance]").await.map(|_| ())
 }
@@ -1286,7 +1288,18 @@ async fn printed_run(ctx: &Context, op: &str) -> String {
         .output()
         .unwrap();
     assert!(read.status.success(), "{}", String::from_utf8_lossy(&read.stderr));
-    String::from_utf8(read.stdout).unwrap()
+    let tickets = String::from_utf8(read.stdout).unwrap();
+    // Every ticket's VIRN, among the secrets the logs must never hold.
+    for line in tickets.lines() {
+        let fields: Vec<&str> = line.split_whitespace().collect();
+        if let [_, _, _, _, _, _, _, _, a, b, c, ..] = fields[..] {
+            let virn = format!("{a}{b}{c}");
+            if virn.len() == 12 && virn.bytes().all(|d| d.is_ascii_digit()) {
+                crate::common::hand_out(&virn);
+            }
+        }
+    }
+    tickets
 }
 
 /// The first ticket of a printed run whose face `wins` exactly that (say, "wins $1.00").

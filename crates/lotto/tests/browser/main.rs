@@ -11,6 +11,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 mod journeys;
+mod logs;
 mod staff_journeys;
 mod webdriver;
 
@@ -181,8 +182,12 @@ async fn main() {
     let url = platform::testing::fresh_database().await.unwrap();
     let dir = platform::config::scratch_dir("browser-tests");
     std::fs::create_dir_all(&dir).unwrap();
-    let lotto = Lotto::start(
+    // What lotto logs, as JSON lines at `info` (a line per request), scanned at the end.
+    let log = dir.join("lotto.log");
+    let lotto = Lotto::start_logging(
         &[
+            ("LOTTO_LOG", "info,sqlx=warn".to_owned()),
+            ("LOTTO_LOG_FORMAT", "json".to_owned()),
             ("DATABASE_URL", url.clone()),
             ("LOTTO_INSTANT_SCALE", "100".to_owned()),
             ("LOTTO_KENO_DRAW_INTERVAL_SECONDS", "10".to_owned()),
@@ -194,6 +199,7 @@ async fn main() {
             ("LOTTO_ADMIN_PASSWORD", journeys::STAFF_PASSWORD.to_owned()),
         ],
         Duration::from_secs(60),
+        std::fs::File::create(&log).unwrap(),
     );
     let driver = Driver::start().await.unwrap_or_else(|e| panic!("{e}"));
     let context = Context {
@@ -242,6 +248,13 @@ async fn main() {
     drop(driver);
     drop(context.kept);
     drop(lotto);
+    ran += 1;
+    if let Err(e) = logs::nothing_secret(&log, &context.dir, filter.is_none()) {
+        println!("test the_run_logs_json_lines_and_no_secret ... FAILED\n    {e}");
+        failed.push("the_run_logs_json_lines_and_no_secret");
+    } else {
+        println!("test the_run_logs_json_lines_and_no_secret ... ok");
+    }
     let total = started.elapsed().as_secs_f64();
     if failed.is_empty() {
         println!("\ntest result: ok. {ran} passed; 0 failed; finished in {total:.1}s\n");

@@ -81,7 +81,7 @@ impl Process {
     }
 
     /// Where what it logs goes (every start of it appends).
-    fn log(&self) -> PathBuf {
+    pub fn log(&self) -> PathBuf {
         let name = self.command.file_name().unwrap().to_string_lossy().into_owned();
         self.dir.join(format!("{name}-{}.log", self.port))
     }
@@ -160,12 +160,28 @@ impl Apart {
     /// what an operator gives every replica (`env`: the database, the keys, the settings) and
     /// what each service needs to find the others (their fronts).
     pub async fn start(said: &str, dir: &Path, env: &[(&'static str, String)]) -> Apart {
-        let fronts = fronts(said);
+        Apart::start_on(fronts(said), dir, env).await
+    }
+
+    /// One process of each service, each its own front (no balancer), on free ports.
+    pub async fn start_one_each(dir: &Path, env: &[(&'static str, String)]) -> Apart {
+        let fronts = SERVICES
+            .iter()
+            .map(|_| {
+                let port = super::free_port();
+                Front { port, replicas: vec![port] }
+            })
+            .collect();
+        Apart::start_on(fronts, dir, env).await
+    }
+
+    /// [`Apart::start`] on `fronts`.
+    pub async fn start_on(fronts: Vec<Front>, dir: &Path, env: &[(&'static str, String)]) -> Apart {
         let url = |service: usize| format!("http://127.0.0.1:{}", fronts[service].port);
         let bin = super::binaries();
         let sandbox_port = super::free_port();
-        let mut shared: Vec<(String, String)> =
-            env.iter().map(|(k, v)| ((*k).to_owned(), v.clone())).collect();
+        // The layout's own settings, then the test's (a later setting wins: a test may log more).
+        let mut shared: Vec<(String, String)> = Vec::new();
         shared.extend(
             [
                 ("LOTTO_TOKEN_SECRET", super::SECRET.to_owned()),
@@ -184,6 +200,7 @@ impl Apart {
             ]
             .map(|(k, v)| (k.to_owned(), v)),
         );
+        shared.extend(env.iter().map(|(k, v)| ((*k).to_owned(), v.clone())));
         let process = |command: &str, args: &[&str], port: u16, ready_path: &'static str| {
             let metrics_port = super::free_port();
             let mut env = shared.clone();

@@ -19,9 +19,14 @@ pub struct Lotto {
 
 impl Lotto {
     /// Starts `lotto` with `env` and waits (up to `wait`) for its "listening on" line.
+    pub fn start(env: &[(&str, String)], wait: Duration) -> Lotto {
+        Lotto::start_logging(env, wait, Stdio::inherit())
+    }
+
+    /// [`Lotto::start`], what it logs (stderr) going to `log`.
     // The child is reaped by `terminate` or by `Drop`, which clippy cannot see from here.
     #[allow(clippy::zombie_processes)]
-    pub fn start(env: &[(&str, String)], wait: Duration) -> Lotto {
+    pub fn start_logging(env: &[(&str, String)], wait: Duration, log: impl Into<Stdio>) -> Lotto {
         let mut command = Command::new(env!("CARGO_BIN_EXE_lotto"));
         command
             .env_remove("DATABASE_URL")
@@ -31,7 +36,7 @@ impl Lotto {
             // The secrets lotto keeps go to a directory of this start's unless a test names one.
             .env("LOTTO_SECRETS_DIR", platform::config::scratch_dir("lotto-secrets"))
             .stdout(Stdio::piped())
-            .stderr(Stdio::inherit());
+            .stderr(log);
         for (key, value) in env {
             command.env(key, value);
         }
@@ -49,7 +54,12 @@ impl Lotto {
         loop {
             match stdout.recv_timeout(wait) {
                 Ok(line) => {
-                    if let Some(url) = line.strip_prefix("lotto listening on ") {
+                    // A JSON line's message, when `LOTTO_LOG_FORMAT=json`.
+                    let said = serde_json::from_str::<serde_json::Value>(&line)
+                        .ok()
+                        .and_then(|l| l["message"].as_str().map(str::to_owned))
+                        .unwrap_or_else(|| line.clone());
+                    if let Some(url) = said.strip_prefix("lotto listening on ") {
                         return Lotto { child, base_url: url.to_owned(), banner, stdout };
                     }
                     banner.push(line);
@@ -244,10 +254,13 @@ pub async fn staff_session(http: &reqwest::Client, base: &str, username: &str, p
         return log_in(http, base, login).await;
     }
     let credentials = serde_json::json!({"username": username, "password": password});
+    handed_out_in(&credentials);
     let shown = post_json(http, &format!("{base}/v1/staff/second-factor/enrolment"), &credentials).await;
+    handed_out_in(&shown);
     let secret = shown["secret"].as_str().unwrap_or_else(|| panic!("no enrolment: {shown}"));
     let confirm = serde_json::json!({"username": username, "password": password, "code": totp_code(secret)});
     let done = post_json(http, &format!("{base}/v1/staff/second-factor/enrolment/confirm"), &confirm).await;
+    handed_out_in(&done);
     let codes = done["recovery_codes"].as_array().unwrap_or_else(|| panic!("not enrolled: {done}"));
     let codes = codes.iter().map(|c| c.as_str().unwrap().to_owned()).collect();
     RECOVERY.lock().unwrap().insert(format!("{base} {username}"), codes);
@@ -281,8 +294,46 @@ pub fn totp_code_ahead(secret: &str, steps: i64) -> String {
 /// A session opened with `credentials` (a player's, a staff member's or a terminal's) at
 /// `base`; returns the access token.
 pub async fn log_in(http: &reqwest::Client, base: &str, credentials: serde_json::Value) -> String {
+    handed_out_in(&credentials);
     let login = post_json(http, &format!("{base}/v1/sessions"), &credentials).await;
+    handed_out_in(&login);
     login["access_token"].as_str().unwrap_or_else(|| panic!("no login: {login}")).to_owned()
+}
+
+/// Every secret a test handed the platform or was handed by it (passwords, tokens, keys, TOTP
+/// secrets, recovery codes, VIRNs), for a test that looks for them where they must never be:
+/// the logs (issue 51).
+static HANDED_OUT: std::sync::Mutex<std::collections::BTreeSet<String>> =
+    std::sync::Mutex::new(std::collections::BTreeSet::new());
+
+/// Keeps `secret` among [`handed_out`] ones (shorter than 8 characters it would match by chance
+/// in any log, and is left out).
+pub fn hand_out(secret: &str) {
+    if secret.len() >= 8 {
+        HANDED_OUT.lock().unwrap().insert(secret.to_owned());
+    }
+}
+
+/// The string values of `body` a login or an enrolment carries as secrets.
+fn handed_out_in(body: &serde_json::Value) {
+    const SECRET_FIELDS: [&str; 7] =
+        ["password", "api_key", "access_token", "refresh_token", "secret", "recovery_code", "code"];
+    for field in SECRET_FIELDS {
+        if let Some(secret) = body[field].as_str() {
+            hand_out(secret);
+        }
+    }
+    for code in body["recovery_codes"].as_array().into_iter().flatten() {
+        hand_out(code.as_str().unwrap_or_default());
+    }
+    if body["session"].is_object() {
+        handed_out_in(&body["session"]);
+    }
+}
+
+/// Every secret kept by [`hand_out`] so far.
+pub fn handed_out() -> Vec<String> {
+    HANDED_OUT.lock().unwrap().iter().cloned().collect()
 }
 
 /// An operator made with `lotto admin create-operator`, as the README does, in the platform's

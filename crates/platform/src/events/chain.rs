@@ -384,6 +384,13 @@ pub struct LogCheck {
     pub complete: bool,
 }
 
+/// The first and last events kept in the database, if any.
+pub async fn kept_range(pool: &PgPool) -> Result<Option<(i64, i64)>, AppError> {
+    let range =
+        sqlx::query!(r#"SELECT min(seq) AS first, max(seq) AS last FROM events.log"#).fetch_one(pool).await?;
+    Ok(range.first.zip(range.last))
+}
+
 /// Walks the log from its first event kept to its last, recomputing every hash, and checks each
 /// seal against the events it sealed.
 pub async fn verify(pool: &PgPool) -> Result<LogCheck, AppError> {

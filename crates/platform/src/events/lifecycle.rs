@@ -195,12 +195,13 @@ pub fn settings(config: &crate::config::Config) -> serde_json::Value {
 }
 
 /// What every process does with the log as it starts: runs a chainer
-/// ([`super::chain::spawn_chainer`]) and records its start (and any process found gone) beside
+/// ([`super::chain::spawn_chainer`]) and the chain's watch ([`super::watch::spawn_watch`]) and records its start (and any process found gone) beside
 /// its start-up, not before it: hashing the executable takes a while (a debug build is hundreds
 /// of megabytes), and the process listens meanwhile. Call [`Running::stopped`] as it stops
 /// cleanly.
 pub fn run(pool: &PgPool, service: &'static str, config: &crate::config::Config) -> Running {
     super::chain::spawn_chainer(pool.clone(), super::chain::CHAIN_EVERY);
+    super::watch::spawn_watch(pool.clone(), super::watch::WATCH_EVERY);
     let (pool, settings) = (pool.clone(), settings(config));
     Running(tokio::spawn(async move {
         match started(&pool, service, settings).await {

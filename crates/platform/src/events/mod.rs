@@ -17,6 +17,7 @@ pub mod chain;
 pub mod export;
 pub mod lifecycle;
 pub mod query;
+pub mod watch;
 
 use serde::Serialize;
 use sqlx::PgConnection;

@@ -62,6 +62,9 @@ pub async fn deal(
         let detail = "the wagers could not be taken from your wallet";
         return Err(AppError::relayed(StatusCode::UNPROCESSABLE_ENTITY, code, detail));
     }
+    if placed == saga::Placed::Dealt {
+        platform::metrics::count_play(ledger_api::Game::Blackjack.label(), "online");
+    }
     let location = format!("/v1/blackjack/rounds/{}", round.id);
     let mut response = platform::http::created_or_replayed(
         round_view(&round)?,

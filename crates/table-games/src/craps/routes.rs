@@ -67,6 +67,9 @@ async fn play(
     let request =
         Request { changes: request.changes, roll, expected_rolls: request.expected_rolls, by_house: false };
     let (record, session, created) = saga::play(state, id, caller.subject(), key, &request).await?;
+    if created && roll {
+        platform::metrics::count_play(ledger_api::Game::Craps.label(), "online");
+    }
     let view = PlayView { result: roll_view(&record), session: session_view(&session) };
     Ok(platform::http::created_or_replayed(view, created, None))
 }

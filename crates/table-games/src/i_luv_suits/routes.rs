@@ -42,6 +42,9 @@ pub async fn place_wagers(
         let detail = "the wagers could not be taken from your wallet";
         return Err(AppError::relayed(axum::http::StatusCode::UNPROCESSABLE_ENTITY, code, detail));
     }
+    if created {
+        platform::metrics::count_play(ledger_api::Game::ILuvSuits.label(), "online");
+    }
     let location = format!("/v1/i-luv-suits/rounds/{}", round.id);
     Ok(platform::http::created_or_replayed(round_view(&round), created, Some(&location)))
 }
