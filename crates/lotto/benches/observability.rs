@@ -6,7 +6,8 @@
 //! own, loaded in turn (off, on, off, on, ...) so that the machine's noise falls on both.
 //!
 //! Run: `cargo bench -p lotto --bench observability` (`BENCH_SECONDS` a round, default 8;
-//! `BENCH_ROUNDS`, default 3; `BENCH_CLIENTS`, default 16).
+//! `BENCH_ROUNDS` each way, default 4; `BENCH_CLIENTS`, default 16; `BENCH_WATCH`, what is on:
+//! `metrics,logs,traces` by default; `BENCH_SAMPLE`, the share of traces kept, 1 by default).
 #![allow(
     clippy::print_stdout,
     clippy::unwrap_used,
@@ -105,17 +106,31 @@ async fn round(base: &str, players: &[String], clients: usize, seconds: u64) -> 
 #[tokio::main]
 async fn main() {
     let seconds: u64 = env_or("BENCH_SECONDS", 8u64).unwrap();
-    let rounds: usize = env_or("BENCH_ROUNDS", 3usize).unwrap();
+    let rounds: usize = env_or("BENCH_ROUNDS", 4usize).unwrap();
     let clients: usize = env_or("BENCH_CLIENTS", 16usize).unwrap();
     let (endpoint, exported) = receiver().await;
     let metrics_port = common::free_port();
     let off = vec![("LOTTO_METRICS", "off".to_owned()), ("LOTTO_LOG", "warn".to_owned())];
-    let on = vec![
-        ("LOTTO_LOG", "info,sqlx=warn".to_owned()),
-        ("LOTTO_LOG_FORMAT", "json".to_owned()),
-        ("LOTTO_METRICS_LISTEN", format!("127.0.0.1:{metrics_port}")),
-        ("OTEL_EXPORTER_OTLP_ENDPOINT", endpoint),
-    ];
+    // What is on (`BENCH_WATCH`, default all of it): to see what each part costs.
+    let watch: String = env_or("BENCH_WATCH", "metrics,logs,traces".to_owned()).unwrap();
+    let mut on = vec![("LOTTO_LOG", "warn".to_owned())];
+    if watch.contains("metrics") {
+        on.push(("LOTTO_METRICS_LISTEN", format!("127.0.0.1:{metrics_port}")));
+    } else {
+        on.push(("LOTTO_METRICS", "off".to_owned()));
+    }
+    if watch.contains("logs") {
+        on.extend([("LOTTO_LOG", "info,sqlx=warn".to_owned()), ("LOTTO_LOG_FORMAT", "json".to_owned())]);
+    }
+    if watch.contains("traces") {
+        on.push(("OTEL_EXPORTER_OTLP_ENDPOINT", endpoint));
+    }
+    // `BENCH_SAMPLE`: the share of traces kept (the SDK's `OTEL_TRACES_SAMPLER_ARG`), 1 by default.
+    let sample: String = env_or("BENCH_SAMPLE", "1".to_owned()).unwrap();
+    on.extend([
+        ("OTEL_TRACES_SAMPLER", "parentbased_traceidratio".to_owned()),
+        ("OTEL_TRACES_SAMPLER_ARG", sample.clone()),
+    ]);
     let (quiet, quiet_players) = platform("observability_off", off, 8).await;
     let (watched, watched_players) = platform("observability_on", on, 8).await;
     // Prometheus's part: a scrape a second of the watched process.
@@ -134,13 +149,22 @@ async fn main() {
 
     let (mut off_rates, mut on_rates, mut off_p99, mut on_p99) =
         (Vec::new(), Vec::new(), Vec::new(), Vec::new());
-    for _ in 0..rounds {
-        let (rate, p99) = round(&quiet.base_url, &quiet_players, clients, seconds).await;
-        off_rates.push(rate);
-        off_p99.push(p99);
-        let (rate, p99) = round(&watched.base_url, &watched_players, clients, seconds).await;
-        on_rates.push(rate);
-        on_p99.push(p99);
+    // Off, on, on, off, ...: a drift of the machine over the run falls on both alike.
+    for n in 0..rounds * 2 {
+        let watched_now = (n % 4 == 1) || (n % 4 == 2);
+        let (base, players) = if watched_now {
+            (&watched.base_url, &watched_players)
+        } else {
+            (&quiet.base_url, &quiet_players)
+        };
+        let (rate, p99) = round(base, players, clients, seconds).await;
+        if watched_now {
+            on_rates.push(rate);
+            on_p99.push(p99);
+        } else {
+            off_rates.push(rate);
+            off_p99.push(p99);
+        }
     }
     let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
     let (off_rate, on_rate) = (mean(&off_rates), mean(&on_rates));
@@ -151,7 +175,7 @@ async fn main() {
     println!("{:<58}{:>12.0}{:>10.1}{:>9.2}x", "everything off (reference)", off_rate, mean(&off_p99), 1.0);
     println!(
         "{:<58}{:>12.0}{:>10.1}{:>9.2}x",
-        "metrics scraped, JSON logs at info, traces over OTLP",
+        format!("on: {watch}; traces sampled {sample}"),
         on_rate,
         mean(&on_p99),
         on_rate / off_rate

@@ -232,7 +232,7 @@ async fn a_keno_ticket_and_a_blackjack_decision_are_each_one_trace_across_three_
             });
         let span = &line["span"];
         assert!(
-            span["status"].as_u64().is_some_and(|s| s < 300) && span["latency_ms"].as_f64().is_some(),
+            line["status"].as_u64().is_some_and(|s| s < 300) && line["latency_ms"].as_f64().is_some(),
             "{line}"
         );
         let caller = if service == GATEWAY || service == DRAWS { "player" } else { "service" };

@@ -279,7 +279,11 @@ where
             unauthenticated(crate::codes::UNAUTHENTICATED, "send `Authorization: Bearer <access token>`")
         })?;
         let caller = TokenKeys::from_ref(state).verify(token).map(Caller)?;
-        record_caller(&caller.0);
+        // A call from another service in this process runs in the span of the request that
+        // caused it, whose caller is the one to log.
+        if parts.extensions.get::<crate::upstream::InProcess>().is_none() {
+            record_caller(&caller.0);
+        }
         Ok(caller)
     }
 }

@@ -180,7 +180,12 @@ impl<W: BatchRun> GroupCommit<W> {
                 // most are when the load is light, the batch is that request's step), and
                 // linked to each other request whose job it carries.
                 let first = batch.first().map_or_else(tracing::Span::none, |(_, _, from)| from.clone());
-                let span = tracing::info_span!(parent: &first, "group_commit", jobs = batch.len());
+                let span = tracing::info_span!(
+                    target: crate::telemetry::traces::TARGET,
+                    parent: &first,
+                    "group_commit",
+                    jobs = batch.len()
+                );
                 let (mut work, mut replies) =
                     (Vec::with_capacity(batch.len()), Vec::with_capacity(batch.len()));
                 for (n, (job, reply, from)) in batch.drain(..).enumerate() {

@@ -110,9 +110,9 @@ pub fn app(api: Router, readiness: Readiness, limits: Limits) -> Router {
 }
 
 /// The span of one request a service answers (its trace's server span): the route template,
-/// never the path (a path may hold a ticket's serial), the request id, and, as the request goes
-/// on, the caller ([`crate::auth::Caller`]), the status and the latency, which every log line
-/// written while it runs carries. A caller's `traceparent` makes it the child of the caller's span.
+/// never the path (a path may hold a ticket's serial), the request id, and, once known, the
+/// caller ([`crate::auth::Caller`]), which every log line written while it runs carries; the
+/// access line adds the status and the latency. A caller's `traceparent` makes it the child of the caller's span.
 fn request_span(req: &Request) -> tracing::Span {
     use tracing::field::Empty;
     let request_id = req.extensions().get::<RequestId>().and_then(|id| id.header_value().to_str().ok());
@@ -129,8 +129,6 @@ fn request_span(req: &Request) -> tracing::Span {
         trace_id = Empty,
         caller_kind = Empty,
         caller_id = Empty,
-        status = Empty,
-        latency_ms = Empty,
     );
     crate::telemetry::traces::adopt_parent(&span, req.headers());
     if let Some(trace_id) = crate::telemetry::traces::trace_id(&span) {
@@ -408,15 +406,16 @@ async fn record_metrics(req: Request, next: Next) -> Response {
     ];
     metrics::counter!(m::HTTP_REQUESTS, &labels).increment(1);
     metrics::histogram!(m::HTTP_DURATION, &labels).record(elapsed.as_secs_f64());
-    // The access line: the request's span carries the route, caller and trace id beside these.
-    let span = tracing::Span::current();
-    span.record("status", response.status().as_u16());
-    span.record("latency_ms", elapsed.as_secs_f64() * 1_000.0);
+    let status = response.status().as_u16();
     if response.status().is_server_error() {
-        span.record("otel.status_code", "ERROR");
+        tracing::Span::current().record("otel.status_code", "ERROR");
     }
+    // The access line: its own status and latency, the request's span (on the line) the route,
+    // caller and trace id. (Recorded on the event, not the span: a span's fields are written
+    // again at each record.)
     if !matches!(route.as_str(), "/healthz" | "/readyz") {
-        tracing::info!(target: "lotto::access", "answered");
+        let latency_ms = elapsed.as_secs_f64() * 1_000.0;
+        tracing::info!(target: "lotto::access", status, latency_ms, "answered");
     }
     response
 }

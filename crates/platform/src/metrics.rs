@@ -78,6 +78,10 @@ pub const SAGA_OLDEST: &str = "saga_oldest_waiting_seconds";
 pub const DRAW_LAST_CLOSE: &str = "draw_last_drawn_close_timestamp_seconds";
 pub const DRAW_INTERVAL: &str = "draw_interval_seconds";
 pub const GAME_PLAYS: &str = "game_plays_total";
+pub const STAKES_HELD_BACK: &str = "stakes_held_back_total";
+pub const PROGRESSIVE_POT: &str = "progressive_pot_cents";
+pub const SAGA_RECOVERIES: &str = "saga_recoveries_total";
+pub const LIVE_STREAMS: &str = "live_streams_open";
 pub const WEBHOOKS_RECEIVED: &str = "webhooks_received_total";
 pub const MAIL_DELIVERIES: &str = "mail_deliveries_total";
 pub const DB_POOL_ACQUIRE: &str = "db_pool_acquire_seconds";
@@ -204,6 +208,25 @@ pub const CATALOGUE: &[Metric] = &[
         "plays accepted (replays not counted): Keno tickets, Powerball slips, blackjack and I Luv Suits rounds dealt, craps rolls; by game and channel (`online`, `retail`)",
     ),
     metric(
+        STAKES_HELD_BACK,
+        Type::Counter,
+        &["code"],
+        "stakes the gateway held back before a game saw them, by the refusal's code (identity not verified, location not checked, a reality check due, a time limit reached...); money limits are the ledger's `limit_reached` refusals",
+    ),
+    metric(
+        PROGRESSIVE_POT,
+        Type::Gauge,
+        &["game"],
+        "a progressive pot's meter in cents, as the last round read it (blackjack's Blazing 7's)",
+    ),
+    metric(
+        SAGA_RECOVERIES,
+        Type::Counter,
+        &["what"],
+        "items the recovery workers drove to their end after a crash or a failed step, by what they were",
+    ),
+    metric(LIVE_STREAMS, Type::Gauge, &[], "live-results streams (Server-Sent Events) open now"),
+    metric(
         WEBHOOKS_RECEIVED,
         Type::Counter,
         &["provider", "outcome"],
@@ -249,6 +272,40 @@ pub fn count_webhook(provider: &'static str, outcome: Result<bool, &crate::AppEr
 /// Counts a message handed to the mail relay: `sent`, `retrying` or `failed`.
 pub fn count_mail(outcome: &'static str) {
     metrics::counter!(MAIL_DELIVERIES, "outcome" => outcome).increment(1);
+}
+
+/// The meter of `game`'s progressive pot, as a round just read it.
+pub fn set_progressive_pot(game: &'static str, cents: i64) {
+    #[allow(clippy::cast_precision_loss)] // cents far below 2^53
+    metrics::gauge!(PROGRESSIVE_POT, "game" => game).set(cents as f64);
+}
+
+/// Counts a stake the gateway held back before a game saw it, by `code`.
+pub fn count_stake_held_back(code: &str) {
+    metrics::counter!(STAKES_HELD_BACK, "code" => code.to_owned()).increment(1);
+}
+
+/// Counts one live stream open for as long as the value lives.
+#[derive(Debug)]
+pub struct OpenStream(());
+
+impl OpenStream {
+    pub fn new() -> OpenStream {
+        metrics::gauge!(LIVE_STREAMS).increment(1.0);
+        OpenStream(())
+    }
+}
+
+impl Default for OpenStream {
+    fn default() -> Self {
+        OpenStream::new()
+    }
+}
+
+impl Drop for OpenStream {
+    fn drop(&mut self) {
+        metrics::gauge!(LIVE_STREAMS).decrement(1.0);
+    }
 }
 
 /// Counts one play of `game` (the ledger's game labels: `castle_keno`, `powerball`,

@@ -17,7 +17,10 @@ where
     let mut finished = 0usize;
     for id in ids {
         match drive(id).await {
-            Ok(_) => finished = finished.saturating_add(1),
+            Ok(_) => {
+                finished = finished.saturating_add(1);
+                metrics::counter!(crate::metrics::SAGA_RECOVERIES, "what" => what).increment(1);
+            }
             Err(e) => {
                 tracing::warn!(%id, error = %e, what, "could not finish it yet; the next pass will retry");
             }

@@ -86,6 +86,7 @@ impl Upstream {
         let started = std::time::Instant::now();
         let method = crate::http::method_label(request.method());
         let span = tracing::info_span!(
+            target: crate::telemetry::traces::TARGET,
             "upstream",
             otel.name = format!("{} {method}", self.name()),
             otel.kind = "client",
@@ -193,12 +194,18 @@ impl Upstream {
 }
 
 /// The request as it came over the wire: the gateway's own routing state (matched path,
-/// path parameters) must not leak into the service's router.
+/// path parameters) must not leak into the service's router. It is marked [`InProcess`].
 fn without_extensions(request: Request<Body>) -> Request<Body> {
     let (mut parts, body) = request.into_parts();
     parts.extensions = axum::http::Extensions::new();
+    parts.extensions.insert(InProcess);
     Request::from_parts(parts, body)
 }
+
+/// Marks a request a service received from another in the same process (no socket, no span
+/// of its own): what it learns of its caller is not the request's caller, whose span it runs in.
+#[derive(Debug, Clone, Copy)]
+pub struct InProcess;
 
 /// 502, 503 or 504: what a load balancer or proxy answers when the service behind it did not.
 fn is_gateway_failure(status: StatusCode) -> bool {

@@ -176,6 +176,8 @@ pub async fn live_draws(
         AppError::unavailable("too many live streams are open on this server; retry shortly")
             .with_header(axum::http::header::RETRY_AFTER, axum::http::HeaderValue::from_static("5"))
     })?;
+    // Held with the permit, for as long as the stream is open.
+    let permit = (permit, platform::metrics::OpenStream::new());
     let last_seen =
         headers.get("last-event-id").and_then(|v| v.to_str().ok()).and_then(|v| v.trim().parse::<i64>().ok());
     let mut receiver = state.live.subscribe(&state);

@@ -48,7 +48,7 @@ pub(super) async fn for_stakes<const S: u8>(
 ) -> Result<Response, AppError> {
     caller.require(&[Role::Player])?;
     let ip = rate_limit::client_address(&request);
-    crate::saga::protection::before_stake(&state, &caller, ip).await?;
+    crate::saga::protection::before_stake(&state, &caller, ip).await.inspect_err(held_back)?;
     Ok(to_service::<S>(&state, request).await)
 }
 
@@ -66,7 +66,7 @@ pub(super) async fn for_round_decisions<const S: u8>(
     let (parts, body) = request.into_parts();
     let bytes = read_body(&state, body).await?;
     if stakes_more(&bytes) {
-        crate::saga::protection::before_stake(&state, &caller, ip).await?;
+        crate::saga::protection::before_stake(&state, &caller, ip).await.inspect_err(held_back)?;
     }
     Ok(to_service::<S>(&state, Request::from_parts(parts, axum::body::Body::from(bytes))).await)
 }
@@ -259,4 +259,11 @@ pub(crate) async fn pass_to_ledger(
         request
     };
     Ok(state.ledger.upstream().forward(request, state.body_limit).await.into_response())
+}
+
+/// Counts a stake the gateway's checks held back (`stakes_held_back_total`).
+fn held_back(refusal: &AppError) {
+    if refusal.status().is_client_error() {
+        platform::metrics::count_stake_held_back(refusal.code());
+    }
 }

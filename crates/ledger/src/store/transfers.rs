@@ -202,7 +202,7 @@ pub async fn create_transfers(
 
 /// [`create_transfers`], answering too the posted balances of `accounts` (in their order) just
 /// after the batch, in the same statement (`create_transfers_reading`: one round trip, not two).
-#[tracing::instrument(name = "ledger.apply_batch", skip_all, fields(transfers = commands.len()))]
+#[tracing::instrument(target = "lotto::trace", name = "ledger.apply_batch", skip_all, fields(transfers = commands.len()))]
 pub async fn create_transfers_reading(
     pool: &PgPool,
     commands: &[TransferCommand],

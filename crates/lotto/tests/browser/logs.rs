@@ -15,8 +15,8 @@ pub fn nothing_secret(log: &Path, dir: &Path, whole: bool) -> Result<(), String>
             serde_json::from_str(line).map_err(|e| format!("line {} is not JSON ({e}): {line}", n + 1))?;
         if parsed["target"] == "lotto::access" {
             let span = &parsed["span"];
-            for field in ["route", "method", "status", "latency_ms", "request_id"] {
-                if span[field].is_null() {
+            for field in ["route", "method", "request_id"] {
+                if span[field].is_null() || parsed["status"].is_null() || parsed["latency_ms"].is_null() {
                     return Err(format!("an access line without its {field}: {line}"));
                 }
             }

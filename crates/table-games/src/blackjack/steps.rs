@@ -144,6 +144,7 @@ pub fn deal(row: &Row, rules: &TableRules, accounts: Accounts, rng: &mut impl Rn
             let [wallet, pot] = balances[..] else {
                 return Err(AppError::internal("the ledger answered other balances"));
             };
+            platform::metrics::set_progressive_pot(Game::Blackjack.label(), pot);
             let at_deal = AtDeal { pot, balance_before: wallet.saturating_add(stakes.total()) };
             Ok(Write::Deal(store::Dealt { id, round, at_deal, staked, shoe, shuffled, read_version }))
         }),

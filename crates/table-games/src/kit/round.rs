@@ -176,7 +176,7 @@ impl<Row, A> std::fmt::Debug for Driven<Row, A> {
 
 /// Runs one step on the row `key` names (see the module's documentation): `plan` is the game's
 /// step; `gave_up` the problem when the row kept moving on.
-#[tracing::instrument(name = "saga.round.step", skip_all)]
+#[tracing::instrument(target = "lotto::trace", name = "saga.round.step", skip_all)]
 pub async fn drive<R: Rows, A>(
     kit: &Kit,
     rows: &R,

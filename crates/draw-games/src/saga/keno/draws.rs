@@ -50,7 +50,7 @@ pub async fn run_due_draws(state: &DrawsState) -> Result<usize, AppError> {
 }
 
 /// `scheduled`/`open` → `closed`, with the wager set frozen; a no-op on any later state.
-#[tracing::instrument(name = "saga.keno_draw.close", skip(state))]
+#[tracing::instrument(target = "lotto::trace", name = "saga.keno_draw.close", skip(state))]
 pub async fn close_draw(state: &DrawsState, number: i64) -> Result<(), AppError> {
     draws::close(&state.pool, number, state.clock.now()).await
 }
@@ -68,7 +68,7 @@ struct DrawRecord {
 }
 
 /// `closed` → `drawn`: the only place scheduled numbers are drawn, once per draw.
-#[tracing::instrument(name = "saga.keno_draw.draw", skip(state))]
+#[tracing::instrument(target = "lotto::trace", name = "saga.keno_draw.draw", skip(state))]
 pub async fn draw_numbers(state: &DrawsState, number: i64) -> Result<(), AppError> {
     // A fresh generator seeded by the operating system; the seed is never kept.
     let draw = Draw::random(&mut ChaCha20Rng::from_os_rng());
@@ -129,7 +129,7 @@ fn draw_step_id(number: i64, step: &str) -> Uuid {
 }
 
 /// `drawn` → `settled`: the stakes to the house, every prize paid once. Safe to run again.
-#[tracing::instrument(name = "saga.keno_draw.settle", skip(state))]
+#[tracing::instrument(target = "lotto::trace", name = "saga.keno_draw.settle", skip(state))]
 pub async fn settle_draw(state: &DrawsState, number: i64) -> Result<(), AppError> {
     let outcome = draws::outcome(&state.pool, number)
         .await?

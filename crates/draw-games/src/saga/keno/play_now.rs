@@ -74,7 +74,7 @@ pub fn view(ticket: &PlayNowTicket) -> Result<TicketView, AppError> {
 
 /// Buys `ticket` for `player` under idempotency key `key` (steps 1 to 3); a replay of the same
 /// key finishes and answers the same ticket. Returns the ticket and whether this call made it.
-#[tracing::instrument(name = "saga.keno_play_now.buy", skip_all)]
+#[tracing::instrument(target = "lotto::trace", name = "saga.keno_play_now.buy", skip_all)]
 pub async fn play(
     state: &DrawsState,
     player: &str,
@@ -135,7 +135,7 @@ struct OutcomeRecord<'a> {
 }
 
 /// Settles a recorded ticket (or finds it settled or refused); safe to run again at any point.
-#[tracing::instrument(name = "saga.keno_play_now.drive", skip_all, fields(%id))]
+#[tracing::instrument(target = "lotto::trace", name = "saga.keno_play_now.drive", skip_all, fields(%id))]
 pub async fn drive(state: &DrawsState, id: Uuid) -> Result<TicketView, AppError> {
     let ticket = tickets::load::<PlayNowTicket>(&state.pool, id)
         .await?

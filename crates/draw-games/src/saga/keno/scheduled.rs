@@ -48,7 +48,7 @@ pub async fn view(state: &DrawsState, ticket: &DrawTicket) -> Result<DrawTicketV
 /// Buys `ticket` for `draws` consecutive draws for `player` under idempotency key `key`; a
 /// replay of the same key finishes and answers the same ticket. Returns the ticket and whether
 /// this call made it.
-#[tracing::instrument(name = "saga.keno_ticket.buy", skip_all)]
+#[tracing::instrument(target = "lotto::trace", name = "saga.keno_ticket.buy", skip_all)]
 pub async fn buy(
     state: &DrawsState,
     player: &str,
@@ -97,7 +97,7 @@ pub async fn buy(
 }
 
 /// Moves a purchase forward until it is staked (in its draws) or refused; safe to run again.
-#[tracing::instrument(name = "saga.keno_ticket.drive", skip_all, fields(%id))]
+#[tracing::instrument(target = "lotto::trace", name = "saga.keno_ticket.drive", skip_all, fields(%id))]
 pub async fn drive(state: &DrawsState, id: Uuid) -> Result<DrawTicketView, AppError> {
     drive_answering_refusal(state, id).await.map(|(view, _)| view)
 }
