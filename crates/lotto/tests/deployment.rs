@@ -73,7 +73,9 @@ fn services(given: &BTreeMap<&str, String>) -> Vec<Service> {
     let mut out = Vec::new();
     for (name, service) in doc["services"].as_mapping().unwrap() {
         let name = name.as_str().unwrap().to_owned();
-        if name == "postgres" {
+        // Postgres is the test's own; a service of an optional profile (the monitoring one's
+        // Prometheus) is not started by `docker compose up`.
+        if name == "postgres" || !service["profiles"].is_null() {
             continue;
         }
         let mut service = service.clone();
@@ -641,6 +643,40 @@ fn the_alert_rules_are_checked_tested_and_shipped_as_they_are() {
         shipped["spec"]["groups"], rules["groups"],
         "prometheus-rule.yaml's groups are not alerts.yml's"
     );
+}
+
+/// docker-compose.yml's optional Prometheus (`--profile monitoring`): its configuration passes
+/// `promtool check config` (the alert rules beside it included) and scrapes the metrics
+/// listener of every service the file runs (the sandbox providers aside), where the file puts it.
+#[test]
+fn the_compose_files_prometheus_scrapes_every_service() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let ran = Command::new("promtool")
+        .args(["check", "config", "prometheus/compose.yml"])
+        .current_dir(root.join("deploy"))
+        .output()
+        .expect("promtool is installed");
+    let said = format!("{}{}", String::from_utf8_lossy(&ran.stdout), String::from_utf8_lossy(&ran.stderr));
+    assert!(ran.status.success() && said.contains("1 rule files found"), "promtool check config: {said}");
+    let read = |file: &str| -> Yaml {
+        serde_norway::from_str(&std::fs::read_to_string(root.join(file)).unwrap()).unwrap()
+    };
+    let (compose, config) = (read("docker-compose.yml"), read("deploy/prometheus/compose.yml"));
+    assert_eq!(compose["x-env"]["LOTTO_METRICS_LISTEN"].as_str(), Some("0.0.0.0:9464"));
+    let targets: Vec<&str> = config["scrape_configs"][0]["static_configs"][0]["targets"]
+        .as_sequence()
+        .unwrap()
+        .iter()
+        .filter_map(Yaml::as_str)
+        .collect();
+    let services: Vec<String> = services(&secrets())
+        .into_iter()
+        .map(|s| s.name)
+        .filter(|name| name != "payments")
+        .map(|name| format!("{name}:9464"))
+        .collect();
+    assert_eq!(targets, services, "the scrape targets are not the compose file's services");
+    assert_eq!(compose["services"]["prometheus"]["profiles"][0].as_str(), Some("monitoring"));
 }
 
 /// The dashboard `deploy/grafana/lotto-dashboard.json`: each panel with its queries.

@@ -91,21 +91,7 @@ async fn killed_between_the_close_and_the_certification_the_drawing_settles_and_
             .await
             .unwrap();
         assert_eq!(intent.status(), 202);
-        for _ in 0..200 {
-            let wallet: Value = http
-                .get(format!("{base}/v1/me/wallet"))
-                .bearer_auth(&token)
-                .send()
-                .await
-                .unwrap()
-                .json()
-                .await
-                .unwrap();
-            if wallet["balance"]["posted"] == 500_000 {
-                break;
-            }
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
+        common::until_posted(&http, &base, &token, 500_000).await;
         players.push(token);
     }
     let till =

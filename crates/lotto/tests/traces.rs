@@ -186,21 +186,7 @@ async fn a_keno_ticket_and_a_blackjack_decision_are_each_one_trace_across_three_
         spans_of_deposit.iter().any(|s| s.service == "gateway" && s.name == "POST /v1/payments/webhook"),
         "the provider's webhook is not in the deposit's trace: {spans_of_deposit:#?}"
     );
-    for _ in 0..100 {
-        let wallet: Value = http
-            .get(format!("{}/v1/me/wallet", apart.front))
-            .bearer_auth(&player)
-            .send()
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap();
-        if wallet["balance"]["posted"] == 10_000 {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+    common::until_posted(&http, &apart.front, &player, 10_000).await;
 
     // A Keno ticket: the gateway, draw-games (the ticket) and the ledger (the stake).
     let (trace, traceparent) = caller_trace();

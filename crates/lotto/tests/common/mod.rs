@@ -348,3 +348,22 @@ pub fn create_operator(database_url: &str, username: &str, password: &str) {
         .unwrap();
     assert!(made.status.success(), "{}", String::from_utf8_lossy(&made.stderr));
 }
+
+/// `GET base+path` as `token`, its body as JSON.
+pub async fn get_json(http: &reqwest::Client, url: &str, token: &str) -> serde_json::Value {
+    http.get(url).bearer_auth(token).send().await.unwrap().json().await.unwrap()
+}
+
+/// Waits (up to ten seconds) until the wallet of `token`'s player at `base` has `cents` posted
+/// (a deposit the sandbox confirms by its webhook); panics if it never does.
+pub async fn until_posted(http: &reqwest::Client, base: &str, token: &str, cents: i64) {
+    let mut wallet = serde_json::Value::Null;
+    for _ in 0..200 {
+        wallet = get_json(http, &format!("{base}/v1/me/wallet"), token).await;
+        if wallet["balance"]["posted"] == cents {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    panic!("the wallet never held {cents} posted: {wallet}");
+}
