@@ -25,31 +25,20 @@ async fn main() -> anyhow::Result<()> {
     let gauged = pool.clone();
     let ledger = platform::upstream::Upstream::remote("ledger", &ledger_url, config.request_timeout)?;
     let mut state = gateway::GatewayState::new(pool.clone(), tokens, ledger, &config, &settings);
+    let remote = |name, url: &str| platform::upstream::Upstream::remote(name, url, config.request_timeout);
     if let Ok(url) = std::env::var("LOTTO_DRAWS_URL") {
-        state = state.with_draws(platform::upstream::Upstream::remote(
-            "draw-games",
-            &url,
-            config.request_timeout,
-        )?);
+        state = state.with_draws(remote("draw-games", &url)?);
     }
     if let Ok(url) = std::env::var("LOTTO_TABLES_URL") {
-        state = state.with_tables(platform::upstream::Upstream::remote(
-            "table-games",
-            &url,
-            config.request_timeout,
-        )?);
+        state = state.with_tables(remote("table-games", &url)?);
     }
     if let Ok(url) = std::env::var("LOTTO_INSTANT_URL") {
-        state = state.with_instant(platform::upstream::Upstream::remote(
-            "instant",
-            &url,
-            config.request_timeout,
-        )?);
+        state = state.with_instant(remote("instant", &url)?);
     }
     if let Ok(url) = std::env::var("LOTTO_PAYMENTS_URL") {
         let secret = std::env::var("LOTTO_PAYMENTS_WEBHOOK_SECRET")
             .context("LOTTO_PAYMENTS_WEBHOOK_SECRET must be set with LOTTO_PAYMENTS_URL")?;
-        let provider = platform::upstream::Upstream::remote("payments", &url, config.request_timeout)?;
+        let provider = remote("payments", &url)?;
         let secret = platform::webhook::WebhookSecret::new(platform::config::checked_secret(
             "LOTTO_PAYMENTS_WEBHOOK_SECRET",
             &secret,

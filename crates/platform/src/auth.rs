@@ -260,6 +260,12 @@ pub fn bearer_token(headers: &axum::http::HeaderMap) -> Option<&str> {
     scheme.eq_ignore_ascii_case("bearer").then(|| token.trim()).filter(|t| !t.is_empty())
 }
 
+/// Marks a request a service received from another in the same process (no socket, no span
+/// of its own: `Upstream::Local`): what it learns of its caller is not the request's caller,
+/// whose span it runs in.
+#[derive(Debug, Clone, Copy)]
+pub struct InProcess;
+
 /// Who asked, on the request's span (its log lines and its trace): the kind and the subject's
 /// id, never the token.
 pub fn record_caller(claims: &Claims) {
@@ -281,7 +287,7 @@ where
         let caller = TokenKeys::from_ref(state).verify(token).map(Caller)?;
         // A call from another service in this process runs in the span of the request that
         // caused it, whose caller is the one to log.
-        if parts.extensions.get::<crate::upstream::InProcess>().is_none() {
+        if parts.extensions.get::<InProcess>().is_none() {
             record_caller(&caller.0);
         }
         Ok(caller)

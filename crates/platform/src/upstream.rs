@@ -194,18 +194,14 @@ impl Upstream {
 }
 
 /// The request as it came over the wire: the gateway's own routing state (matched path,
-/// path parameters) must not leak into the service's router. It is marked [`InProcess`].
+/// path parameters) must not leak into the service's router. It is marked
+/// [`crate::auth::InProcess`].
 fn without_extensions(request: Request<Body>) -> Request<Body> {
     let (mut parts, body) = request.into_parts();
     parts.extensions = axum::http::Extensions::new();
-    parts.extensions.insert(InProcess);
+    parts.extensions.insert(crate::auth::InProcess);
     Request::from_parts(parts, body)
 }
-
-/// Marks a request a service received from another in the same process (no socket, no span
-/// of its own): what it learns of its caller is not the request's caller, whose span it runs in.
-#[derive(Debug, Clone, Copy)]
-pub struct InProcess;
 
 /// 502, 503 or 504: what a load balancer or proxy answers when the service behind it did not.
 fn is_gateway_failure(status: StatusCode) -> bool {
