@@ -29,7 +29,7 @@ use hyper::body::{Frame, SizeHint};
 use sqlx::PgPool;
 use tower::ServiceBuilder;
 use tower_http::catch_panic::CatchPanicLayer;
-use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, RequestId, SetRequestIdLayer};
+use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, SetRequestIdLayer};
 use tower_http::set_header::SetResponseHeaderLayer;
 use tower_http::trace::TraceLayer;
 
@@ -37,6 +37,9 @@ use crate::AppError;
 use crate::config::Config;
 
 mod bare_refusals;
+mod request_span;
+
+use request_span::request_span;
 
 /// The header that carries a request's id across services.
 pub const REQUEST_ID_HEADER: HeaderName = HeaderName::from_static("x-request-id");
@@ -107,34 +110,6 @@ pub fn app(api: Router, readiness: Readiness, limits: Limits) -> Router {
                 HeaderValue::from_static("nosniff"),
             )),
     )
-}
-
-/// The span of one request a service answers (its trace's server span): the route template,
-/// never the path (a path may hold a ticket's serial), the request id, and, once known, the
-/// caller ([`crate::auth::Caller`]), which every log line written while it runs carries; the
-/// access line adds the status and the latency. A caller's `traceparent` makes it the child of the caller's span.
-fn request_span(req: &Request) -> tracing::Span {
-    use tracing::field::Empty;
-    let request_id = req.extensions().get::<RequestId>().and_then(|id| id.header_value().to_str().ok());
-    let route = req.extensions().get::<MatchedPath>().map_or("unmatched", MatchedPath::as_str);
-    let method = method_label(req.method());
-    let span = tracing::info_span!(
-        "http",
-        otel.name = format!("{method} {route}"),
-        otel.kind = "server",
-        otel.status_code = Empty,
-        method,
-        route,
-        request_id,
-        trace_id = Empty,
-        caller_kind = Empty,
-        caller_id = Empty,
-    );
-    crate::telemetry::traces::adopt_parent(&span, req.headers());
-    if let Some(trace_id) = crate::telemetry::traces::trace_id(&span) {
-        span.record("trace_id", trace_id);
-    }
-    span
 }
 
 /// Headers for an answer that carries a secret (an access token, an API key): never cached.
