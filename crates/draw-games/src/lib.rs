@@ -260,11 +260,26 @@ pub fn spawn_workers(state: DrawsState) {
     platform::metrics::spawn_backlog_gauges(
         move || {
             let pool = pool.clone();
-            async move { store::backlogs(&pool).await }
+            async move {
+                // The advertised jackpot is sampled with the backlogs, at the same pace.
+                sample_jackpot(&pool).await;
+                store::backlogs(&pool).await
+            }
         },
         Duration::from_secs(15),
     );
     spawn_recovery(state, Duration::from_secs(5));
+}
+
+/// Sets the gauge of Powerball's advertised grand prize for its next drawing, once one is set.
+async fn sample_jackpot(pool: &PgPool) {
+    match store::powerball::drawings::next_advertised_cents(pool).await {
+        Ok(Some(cents)) => {
+            platform::metrics::set_jackpot_advertised(ledger_api::Game::Powerball.label(), cents);
+        }
+        Ok(None) => {}
+        Err(e) => tracing::warn!(error = %e, "reading the advertised jackpot failed; will retry"),
+    }
 }
 
 /// Runs [`saga::keno::play_now::recover`] and [`saga::keno::scheduled::recover`] every `interval`.

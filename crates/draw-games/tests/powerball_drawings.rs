@@ -112,7 +112,11 @@ const RESULTS: &str = r#"{"whites": [45, 5, 15, 25, 35], "powerball": 10, "multi
 #[tokio::test]
 async fn a_drawing_runs_from_the_till_to_certified_prizes() {
     let game = game_at("2026-11-30T18:00:00Z").await;
+    // What the jackpot gauge shows (issue 51): nothing before a grand prize is advertised, then it.
+    let next_advertised = || draw_games::store::powerball::drawings::next_advertised_cents(&game.state.pool);
+    assert_eq!(next_advertised().await.unwrap(), None);
     advertise_twenty_million(&game).await;
+    assert_eq!(next_advertised().await.unwrap(), Some(2_000_000_000));
 
     // A terminal sells a slip with Power Play: 4 + PB and PB alone against the results below.
     let till = terminal(&game, "shop-a");

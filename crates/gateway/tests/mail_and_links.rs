@@ -232,6 +232,8 @@ fn free_port() -> u16 {
 /// message goes when it is back.
 #[tokio::test]
 async fn mail_goes_out_through_a_real_smtp_server_once() {
+    // Each attempt is counted and timed as a call to the `mail` provider (issue 51).
+    platform::metrics::ensure_recorder();
     let gw = TestGateway::new().await;
     let port = free_port();
     let maildir: PathBuf = std::env::temp_dir().join(format!("lotto-maildir-{}", uuid::Uuid::now_v7()));
@@ -309,6 +311,14 @@ async fn mail_goes_out_through_a_real_smtp_server_once() {
         .unwrap();
     assert_eq!(state.send_due_mail().await.unwrap(), 1);
     assert!(delivered(&maildir).iter().any(|m| m.contains("To: late@example.com")));
+    // No other test of this binary has a relay that sends: these are this test's attempts.
+    let metrics = platform::metrics::render();
+    for (class, attempts) in [("2xx", 31), ("4xx", 1)] {
+        let line =
+            format!("upstream_requests_total{{upstream=\"mail\",status_class=\"{class}\"}} {attempts}");
+        assert!(metrics.lines().any(|l| l == line), "no {line}:\n{metrics}");
+    }
+    assert!(metrics.contains("upstream_request_duration_seconds_count{upstream=\"mail\"} 32"), "{metrics}");
     drop(server);
     std::fs::remove_dir_all(&maildir).unwrap();
 }

@@ -202,6 +202,26 @@ pub fn router(state: InstantState, limits: Limits) -> Router {
     platform::http::app(api_routes(state), readiness, limits)
 }
 
+/// Sets the gauge of print jobs for every source and state, 0 for a pair with none (a gauge
+/// left at its last count would show a finished job as running for ever).
+async fn sample_print_jobs(pool: &PgPool) {
+    use store::{JobSource, JobState};
+    match store::print_jobs::count_by_source_and_state(pool).await {
+        Ok(counts) => {
+            for source in JobSource::TEXTS {
+                for state in JobState::TEXTS {
+                    let jobs = counts
+                        .iter()
+                        .find(|(s, t, _)| s.as_str() == *source && t.as_str() == *state)
+                        .map_or(0, |c| c.2);
+                    platform::metrics::set_print_jobs(source, state, jobs);
+                }
+            }
+        }
+        Err(e) => tracing::warn!(error = %e, "counting the print jobs failed; will retry"),
+    }
+}
+
 /// Starts the service's background work, every minute: finishing prize payments left pending
 /// for 30 seconds (a crash, or a ledger that did not answer), funding print runs whose
 /// liability did not move, and settling packs active for longer than `settle_after`.
@@ -211,7 +231,11 @@ pub fn spawn_workers(state: InstantState) {
     platform::metrics::spawn_backlog_gauges(
         move || {
             let pool = pool.clone();
-            async move { store::backlogs(&pool).await }
+            async move {
+                // The print jobs by state are sampled with the backlogs, at the same pace.
+                sample_print_jobs(&pool).await;
+                store::backlogs(&pool).await
+            }
         },
         std::time::Duration::from_secs(15),
     );

@@ -431,7 +431,6 @@ impl LedgerClient {
         self.post("/v1/transfers", &json!({"id": id, "void_pending_id": hold, "metadata": metadata})).await
     }
 
-    #[tracing::instrument(target = "lotto::trace", name = "ledger.call", skip(self, body))]
     async fn post(&self, path: &str, body: &Value) -> Result<(), LedgerError> {
         let token = self.token().map_err(LedgerError::Unavailable)?;
         self.ledger
@@ -450,7 +449,6 @@ impl LedgerClient {
     /// [`LedgerClient::batch`], answering the posted balances of `accounts` (in their order) as
     /// read just after it: one call where a batch and balance reads would take several. With
     /// nothing to move, the balances are read alone.
-    #[tracing::instrument(target = "lotto::trace", name = "ledger.batch", skip_all, fields(transfers = transfers.len()))]
     pub async fn batch_reading(
         &self,
         transfers: &[NewTransfer],

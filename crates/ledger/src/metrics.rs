@@ -1,5 +1,6 @@
 //! What the ledger counts (issue 51, `platform::metrics`): each call's transfers and time, the
-//! transfers it applied and their cents by game and kind of money, its refusals by code.
+//! transfers it applied and their cents by game and kind of money, its refusals by code and the
+//! money limits reached by kind.
 
 use std::time::Instant;
 
@@ -29,6 +30,10 @@ pub fn record_call(size: usize, started: Instant, outcome: Result<&[BatchItem], 
         }
         Err(e) if e.status().is_client_error() => {
             metrics::counter!(m::LEDGER_REFUSALS, "code" => e.code().to_owned()).increment(1);
+            if e.code() == "limit_reached" {
+                let kind = e.context().and_then(|c| c.get("kind")).and_then(|k| k.as_str());
+                metrics::counter!(m::LIMITS_REACHED, "kind" => limit_label(kind)).increment(1);
+            }
         }
         Err(_) => {}
     }
@@ -53,6 +58,12 @@ fn channel_label(channel: Option<&str>) -> &'static str {
         Some(_) => "other",
         None => "none",
     }
+}
+
+/// A money limit's kind as a label (the kinds `money_limits` allows), `other` for any else.
+fn limit_label(kind: Option<&str>) -> &'static str {
+    const KINDS: [&str; 3] = ["loss", "wager", "single_stake"];
+    kind.and_then(|name| KINDS.iter().find(|k| **k == name).copied()).unwrap_or("other")
 }
 
 /// A transfer's kind of money as a label, as [`game_label`] bounds games.

@@ -39,6 +39,7 @@ async fn the_limit(app: &TestApp, wallet: Uuid) -> Value {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn twenty_parallel_stakes_take_exactly_what_the_loss_limit_allows() {
+    platform::metrics::ensure_recorder();
     let app = Arc::new(TestApp::new().await);
     let wallet = app.funded_wallet("ann", 10_000).await;
     let escrow = app.account("game_escrow", "keno").await;
@@ -62,6 +63,12 @@ async fn twenty_parallel_stakes_take_exactly_what_the_loss_limit_allows() {
         }
     }
     assert_eq!((taken, refused), (3, 17));
+    // Each refusal counted as a loss limit reached (issue 51; other tests of this binary add
+    // theirs to the same counter).
+    let counted = platform::metrics::render()
+        .lines()
+        .find_map(|l| l.strip_prefix("limits_reached_total{kind=\"loss\"} ")?.parse::<f64>().ok());
+    assert!(counted.is_some_and(|n| n >= 17.0), "loss limits reached: {counted:?}");
     assert_eq!(app.posted(wallet).await, 10_000 - 900);
     app.assert_ledger_consistent().await;
 }

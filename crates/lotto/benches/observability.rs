@@ -3,10 +3,12 @@
 //! second as Prometheus would, a JSON line per request at `info`, traces exported over OTLP to a
 //! receiver this program serves), beside the same with everything off (`LOTTO_METRICS=off`,
 //! `LOTTO_LOG=warn`, no OTLP endpoint), in the same run: two processes on databases of their
-//! own, loaded in turn (off, on, off, on, ...) so that the machine's noise falls on both.
+//! own, loaded in turn (off, on, on, off, ...) so that the machine's noise falls on both. Beside
+//! the rates it prints the CPU time a ticket took, of `lotto` and of the whole machine: the
+//! steadier figure on two shared cores, where one round's rate moves by 10% from the next.
 //!
 //! Run: `cargo bench -p lotto --bench observability` (`BENCH_SECONDS` a round, default 8;
-//! `BENCH_ROUNDS` each way, default 4; `BENCH_CLIENTS`, default 16; `BENCH_WATCH`, what is on:
+//! `BENCH_ROUNDS` each way, default 8; `BENCH_CLIENTS`, default 16; `BENCH_WATCH`, what is on:
 //! `metrics,logs,traces` by default; `BENCH_SAMPLE`, the share of traces kept, 1 by default).
 #![allow(
     clippy::print_stdout,
@@ -79,9 +81,23 @@ async fn platform(name: &str, env: Vec<(&'static str, String)>, players: usize) 
     (lotto, tokens)
 }
 
-/// Tickets per second and the 99th percentile's milliseconds over one round at `base`.
-async fn round(base: &str, players: &[String], clients: usize, seconds: u64) -> (f64, f64) {
+/// What one round measured.
+#[derive(Default)]
+struct Round {
+    tickets_per_second: f64,
+    p99_ms: f64,
+    /// The `lotto` process's CPU time a ticket, in milliseconds: what watching costs, apart
+    /// from how the machine's two cores happened to be shared out in the round.
+    lotto_cpu_ms: f64,
+    /// The whole machine's (`lotto`, Postgres, the load) busy CPU time a ticket.
+    machine_cpu_ms: f64,
+}
+
+/// One round at `lotto`.
+async fn round(lotto: &Lotto, players: &[String], clients: usize, seconds: u64) -> Round {
+    let cpu_before = platform::testing::process_cpu_seconds(lotto.pid()).unwrap_or(0.0);
     let http = reqwest::Client::new();
+    let base = &lotto.base_url;
     let (base, players) = (base.to_owned(), Arc::new(players.to_vec()));
     let run = platform::testing::closed_loop(clients, Duration::from_secs(seconds), move |client| {
         let (http, base, players) = (http.clone(), base.clone(), Arc::clone(&players));
@@ -100,13 +116,19 @@ async fn round(base: &str, players: &[String], clients: usize, seconds: u64) -> 
         }
     })
     .await;
-    (run.units as f64 / run.seconds, run.percentile_ms(0.99))
+    let cpu = platform::testing::process_cpu_seconds(lotto.pid()).unwrap_or(0.0) - cpu_before;
+    Round {
+        tickets_per_second: run.per_second(),
+        p99_ms: run.percentile_ms(0.99),
+        lotto_cpu_ms: cpu * 1000.0 / (run.units.max(1) as f64),
+        machine_cpu_ms: run.cpu_ms_per_unit(),
+    }
 }
 
 #[tokio::main]
 async fn main() {
     let seconds: u64 = env_or("BENCH_SECONDS", 8u64).unwrap();
-    let rounds: usize = env_or("BENCH_ROUNDS", 4usize).unwrap();
+    let rounds: usize = env_or("BENCH_ROUNDS", 8usize).unwrap();
     let clients: usize = env_or("BENCH_CLIENTS", 16usize).unwrap();
     let (endpoint, exported) = receiver().await;
     let metrics_port = common::free_port();
@@ -147,43 +169,45 @@ async fn main() {
         }
     });
 
-    let (mut off_rates, mut on_rates, mut off_p99, mut on_p99) =
-        (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let (mut off_rounds, mut on_rounds) = (Vec::new(), Vec::new());
     // Off, on, on, off, ...: a drift of the machine over the run falls on both alike.
     for n in 0..rounds * 2 {
         let watched_now = (n % 4 == 1) || (n % 4 == 2);
-        let (base, players) = if watched_now {
-            (&watched.base_url, &watched_players)
-        } else {
-            (&quiet.base_url, &quiet_players)
-        };
-        let (rate, p99) = round(base, players, clients, seconds).await;
         if watched_now {
-            on_rates.push(rate);
-            on_p99.push(p99);
+            on_rounds.push(round(&watched, &watched_players, clients, seconds).await);
         } else {
-            off_rates.push(rate);
-            off_p99.push(p99);
+            off_rounds.push(round(&quiet, &quiet_players, clients, seconds).await);
         }
     }
-    let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
-    let (off_rate, on_rate) = (mean(&off_rates), mean(&on_rates));
+    let mean = |v: &[Round], f: fn(&Round) -> f64| v.iter().map(f).sum::<f64>() / v.len() as f64;
+    let (off_rate, on_rate) =
+        (mean(&off_rounds, |r| r.tickets_per_second), mean(&on_rounds, |r| r.tickets_per_second));
     println!(
         "Keno play-now through the release lotto: {clients} clients, {rounds} rounds of {seconds} s each way, in turn\n"
     );
-    println!("{:<58}{:>12}{:>10}{:>10}", "", "tickets/s", "p99 ms", "vs off");
-    println!("{:<58}{:>12.0}{:>10.1}{:>9.2}x", "everything off (reference)", off_rate, mean(&off_p99), 1.0);
     println!(
-        "{:<58}{:>12.0}{:>10.1}{:>9.2}x",
-        format!("on: {watch}; traces sampled {sample}"),
-        on_rate,
-        mean(&on_p99),
-        on_rate / off_rate
+        "{:<48}{:>10}{:>8}{:>8}{:>14}{:>16}",
+        "", "tickets/s", "vs off", "p99 ms", "lotto CPU ms", "machine CPU ms"
     );
+    for (name, rounds, rate) in [
+        ("everything off (reference)".to_owned(), &off_rounds, off_rate),
+        (format!("on: {watch}; traces sampled {sample}"), &on_rounds, on_rate),
+    ] {
+        println!(
+            "{:<48}{:>10.0}{:>7.2}x{:>8.1}{:>14.3}{:>16.3}",
+            name,
+            rate,
+            rate / off_rate,
+            mean(rounds, |r| r.p99_ms),
+            mean(rounds, |r| r.lotto_cpu_ms),
+            mean(rounds, |r| r.machine_cpu_ms)
+        );
+    }
+    let each = |v: &[Round]| v.iter().map(|r| r.tickets_per_second.round()).collect::<Vec<_>>();
     println!(
         "\nper round, off: {:?}; on: {:?}\n{} scrapes; {} KB of spans exported",
-        off_rates.iter().map(|r| r.round()).collect::<Vec<_>>(),
-        on_rates.iter().map(|r| r.round()).collect::<Vec<_>>(),
+        each(&off_rounds),
+        each(&on_rounds),
         scrapes.load(Ordering::Relaxed),
         exported.load(Ordering::Relaxed) / 1024
     );

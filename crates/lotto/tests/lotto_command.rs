@@ -526,6 +526,7 @@ fn scrape_is_well_formed(text: &str) {
         "upstream_requests_total",
         "process_open_fds",
         "db_pool_acquire_seconds",
+        "print_jobs",
     ] {
         assert!(families.iter().any(|f| f == made), "no {made} in the scrape:\n{text}");
     }

@@ -131,6 +131,11 @@ impl AppError {
         Self::new(StatusCode::SERVICE_UNAVAILABLE, codes::UNAVAILABLE, detail)
     }
 
+    /// The machine-readable facts attached to the failure, if any.
+    pub fn context(&self) -> Option<&serde_json::Value> {
+        self.context.as_deref()
+    }
+
     /// Attaches machine-readable facts about the failure.
     #[must_use]
     pub fn with_context(mut self, context: serde_json::Value) -> Self {

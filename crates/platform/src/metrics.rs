@@ -87,6 +87,9 @@ pub const MAIL_DELIVERIES: &str = "mail_deliveries_total";
 pub const DB_POOL_ACQUIRE: &str = "db_pool_acquire_seconds";
 pub const AUDIT_CHAIN_VERIFIED: &str = "audit_chain_last_verified_timestamp_seconds";
 pub const AUDIT_CHAIN_INTACT: &str = "audit_chain_intact";
+pub const JACKPOT_ADVERTISED: &str = "jackpot_advertised_cents";
+pub const PRINT_JOBS: &str = "print_jobs";
+pub const LIMITS_REACHED: &str = "limits_reached_total";
 
 /// Every metric a service records (the table in `docs/operations.md`).
 pub const CATALOGUE: &[Metric] = &[
@@ -120,7 +123,7 @@ pub const CATALOGUE: &[Metric] = &[
         UPSTREAM_REQUESTS,
         Type::Counter,
         &["upstream", "status_class"],
-        "calls to another service or an outside provider (`ledger`, `draws`, `payments`, `identity`, `location`...) by the answer's status class (`5xx` when it did not answer)",
+        "calls to another service or an outside provider (`ledger`, `draws`, `payments`, `identity`, `location`, `mail`...) by the answer's status class (`5xx` when it did not answer; for `mail`, as the SMTP reply classes: `4xx` a failure tried again (the relay away, slow or answering 4xx), `5xx` refused for good)",
     ),
     metric(
         UPSTREAM_DURATION,
@@ -161,6 +164,12 @@ pub const CATALOGUE: &[Metric] = &[
         Type::Counter,
         &["code"],
         "ledger calls refused, by the refusal's stable code (`insufficient_funds`, `limit_reached`...)",
+    ),
+    metric(
+        LIMITS_REACHED,
+        Type::Counter,
+        &["kind"],
+        "stakes the ledger refused at a player's money limit, by the limit's kind (`loss`, `wager`, `single_stake`); the gateway's time limits and reality checks are `stakes_held_back_total`'s",
     ),
     metric(
         LEDGER_IMBALANCE,
@@ -256,6 +265,18 @@ pub const CATALOGUE: &[Metric] = &[
         &["chain"],
         "1 while the last walk of the chain found every event linked and hashed as stored, 0 once one did not",
     ),
+    metric(
+        JACKPOT_ADVERTISED,
+        Type::Gauge,
+        &["game"],
+        "the grand prize advertised for a draw game's next drawing (Powerball's annuity), in cents, sampled every 15 s; absent until one is set",
+    ),
+    metric(
+        PRINT_JOBS,
+        Type::Gauge,
+        &["source", "state"],
+        "instant-ticket print jobs by where their run comes from (`generated`, `vendor_file`) and state (`queued`, `running`, `succeeded`, `failed`, `cancelled`), sampled every 15 s",
+    ),
 ];
 
 /// Counts a provider's webhook by what came of it: applied, replayed (`Ok(true)`), or refused
@@ -269,6 +290,13 @@ pub fn count_webhook(provider: &'static str, outcome: Result<bool, &crate::AppEr
     metrics::counter!(WEBHOOKS_RECEIVED, "provider" => provider, "outcome" => outcome).increment(1);
 }
 
+/// Counts a call to another service or an outside provider by its answer's status class
+/// (`2xx`...; a mail relay's SMTP reply codes fall in the same classes) and how long it took.
+pub fn count_upstream_call(upstream: &'static str, status_class: &'static str, took: Duration) {
+    metrics::counter!(UPSTREAM_REQUESTS, "upstream" => upstream, "status_class" => status_class).increment(1);
+    metrics::histogram!(UPSTREAM_DURATION, "upstream" => upstream).record(took.as_secs_f64());
+}
+
 /// Counts a message handed to the mail relay: `sent`, `retrying` or `failed`.
 pub fn count_mail(outcome: &'static str) {
     metrics::counter!(MAIL_DELIVERIES, "outcome" => outcome).increment(1);
@@ -278,6 +306,18 @@ pub fn count_mail(outcome: &'static str) {
 pub fn set_progressive_pot(game: &'static str, cents: i64) {
     #[allow(clippy::cast_precision_loss)] // cents far below 2^53
     metrics::gauge!(PROGRESSIVE_POT, "game" => game).set(cents as f64);
+}
+
+/// The grand prize advertised for `game`'s next drawing, as a sampler just read it.
+pub fn set_jackpot_advertised(game: &'static str, cents: i64) {
+    #[allow(clippy::cast_precision_loss)] // cents far below 2^53
+    metrics::gauge!(JACKPOT_ADVERTISED, "game" => game).set(cents as f64);
+}
+
+/// How many print jobs of `source` are in `state`, as a sampler just counted them.
+pub fn set_print_jobs(source: &'static str, state: &'static str, jobs: i64) {
+    #[allow(clippy::cast_precision_loss)] // counts far below 2^53
+    metrics::gauge!(PRINT_JOBS, "source" => source, "state" => state).set(jobs as f64);
 }
 
 /// Counts a stake the gateway held back before a game saw it, by `code`.

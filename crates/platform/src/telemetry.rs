@@ -1,6 +1,7 @@
 //! `tracing` setup: human-readable lines by default, JSON lines for log collectors, and
 //! OpenTelemetry traces when an OTLP endpoint is configured ([`traces`]).
 
+use tracing_subscriber::filter::Targets;
 use tracing_subscriber::layer::SubscriberExt;
 use tracing_subscriber::util::SubscriberInitExt;
 use tracing_subscriber::{EnvFilter, Layer, Registry};
@@ -28,15 +29,29 @@ pub fn init_tracing_or(service: &'static str, default_filter: &str) {
     let lines: Box<dyn Layer<Registry> + Send + Sync> = if json_lines() {
         // The request's span holds what a line needs (route, caller, trace id): not the list of
         // every span around it too.
-        lines.json().flatten_event(true).with_span_list(false).with_filter(EnvFilter::new(filter)).boxed()
+        filtered(lines.json().flatten_event(true).with_span_list(false), &filter)
     } else {
-        lines.compact().with_filter(EnvFilter::new(filter)).boxed()
+        filtered(lines.compact(), &filter)
     };
     // Layered one on the other, not in a `Vec`: in a `Vec`, the log's filter lost every line
     // written after a span only the trace layer's filter let through (tracing-subscriber 0.3).
     let subscriber = tracing_subscriber::registry().with(lines).with(traces::otlp_layer(service));
     // Err only means a subscriber is already installed, which is fine.
     drop(subscriber.try_init());
+}
+
+/// `layer` behind `filter`: a filter of targets and levels when `filter` is one (the usual
+/// `info,sqlx=warn`), an `EnvFilter` only when it names spans or fields: an `EnvFilter` takes a
+/// lock on every entry to and exit from each span it let through, which is on every poll of a
+/// request's future (tracing-subscriber 0.3).
+fn filtered<L>(layer: L, filter: &str) -> Box<dyn Layer<Registry> + Send + Sync>
+where
+    L: Layer<Registry> + Send + Sync,
+{
+    match filter.parse::<Targets>() {
+        Ok(targets) => layer.with_filter(targets).boxed(),
+        Err(_) => layer.with_filter(EnvFilter::new(filter)).boxed(),
+    }
 }
 
 /// Whether `LOTTO_LOG_FORMAT=json` asks for JSON lines.

@@ -325,6 +325,20 @@ pub fn machine_stolen_share_since(before: &Option<Vec<f64>>) -> Option<f64> {
     (total > 0.0).then(|| stolen / total)
 }
 
+/// The CPU time process `pid` has used (user and system, all its threads), in seconds; None
+/// where `/proc/{pid}/stat` cannot be read. A benchmark's cost per unit of one process, apart
+/// from the machine's (which counts Postgres and the load too).
+pub fn process_cpu_seconds(pid: u32) -> Option<f64> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // After "pid (comm) ": state, ppid, ... ; utime and stime are the 12th and 13th fields.
+    let (_, rest) = stat.rsplit_once(')')?;
+    let mut fields = rest.split_whitespace().skip(11);
+    let (user, system): (u64, u64) = (fields.next()?.parse().ok()?, fields.next()?.parse().ok()?);
+    // USER_HZ is 100 on every Linux architecture this runs on.
+    #[allow(clippy::cast_precision_loss)]
+    Some((user + system) as f64 / 100.0)
+}
+
 /// The machine's busy CPU time since a reading of [`machine_busy_cpu_seconds`]; 0 where either
 /// reading is missing.
 fn busy_cpu_seconds_since(before: Option<f64>) -> f64 {

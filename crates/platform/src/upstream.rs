@@ -79,11 +79,28 @@ impl Upstream {
     /// timed by the service's name and the answer's status class (`upstream_requests_total`,
     /// `upstream_request_duration_seconds`: a provider failing or slowing shows there).
     ///
-    /// The call is a span of the caller's trace (a client span, with the service's name), and
-    /// carries it on: its `traceparent` names that span ([`crate::telemetry::traces::inject`]).
+    /// The call carries the caller's trace on: its `traceparent` names the caller's span
+    /// ([`crate::telemetry::traces::inject`]). A call over the network is a span of its own (a
+    /// client span, with the service's name); a call in this process is not: the service's
+    /// server span is the caller's child already, and a client span would time the same work
+    /// again, one more span entered on every poll of the call (measured: docs/benchmarks.md).
     pub async fn forward(&self, mut request: Request<Body>, body_limit: usize) -> Response {
-        use tracing::Instrument;
         let started = std::time::Instant::now();
+        let response = match self {
+            Upstream::Local { .. } => {
+                crate::telemetry::traces::inject(request.headers_mut());
+                self.forward_unmeasured(request, body_limit).await
+            }
+            Upstream::Remote { .. } => self.forward_in_client_span(request, body_limit).await,
+        };
+        let class = crate::metrics::status_class(response.status());
+        crate::metrics::count_upstream_call(self.name(), class, started.elapsed());
+        response
+    }
+
+    /// [`Upstream::forward`] over the network, in a client span.
+    async fn forward_in_client_span(&self, mut request: Request<Body>, body_limit: usize) -> Response {
+        use tracing::Instrument;
         let method = crate::http::method_label(request.method());
         let span = tracing::info_span!(
             target: crate::telemetry::traces::TARGET,
@@ -94,8 +111,6 @@ impl Upstream {
             upstream = self.name(),
             method,
             status = tracing::field::Empty,
-            caller_kind = tracing::field::Empty,
-            caller_id = tracing::field::Empty,
         );
         let response = async {
             crate::telemetry::traces::inject(request.headers_mut());
@@ -107,11 +122,6 @@ impl Upstream {
         if response.status().is_server_error() {
             span.record("otel.status_code", "ERROR");
         }
-        let (upstream, class) = (self.name(), crate::metrics::status_class(response.status()));
-        metrics::counter!(crate::metrics::UPSTREAM_REQUESTS, "upstream" => upstream, "status_class" => class)
-            .increment(1);
-        metrics::histogram!(crate::metrics::UPSTREAM_DURATION, "upstream" => upstream)
-            .record(started.elapsed().as_secs_f64());
         response
     }
 

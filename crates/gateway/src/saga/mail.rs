@@ -258,7 +258,15 @@ pub async fn send_due(state: &GatewayState) -> Result<usize, AppError> {
     let due = store::claim_due(&state.pool, BATCH, LEASE_SECONDS).await?;
     let mut sent = 0;
     for mail in due {
-        match state.mail.relay.send(mail.id, &mail.recipient, &mail.subject, &mail.body).await {
+        let started = std::time::Instant::now();
+        let outcome = state.mail.relay.send(mail.id, &mail.recipient, &mail.subject, &mail.body).await;
+        let class = match &outcome {
+            Ok(()) => "2xx",
+            Err(SendFailure::Transient(_)) => "4xx",
+            Err(SendFailure::Permanent(_)) => "5xx",
+        };
+        platform::metrics::count_upstream_call("mail", class, started.elapsed());
+        match outcome {
             Ok(()) => {
                 store::sent(&state.pool, mail.id).await?;
                 platform::metrics::count_mail("sent");

@@ -183,3 +183,15 @@ pub async fn request_cancel(pool: &PgPool, id: Uuid) -> Result<Option<PrintJobRo
     .await?;
     get(pool, id).await
 }
+
+/// How many jobs there are of each source and state (the print-job gauges of
+/// `platform::metrics`); a pair with none is not listed.
+pub async fn count_by_source_and_state(pool: &PgPool) -> Result<Vec<(JobSource, JobState, i64)>, AppError> {
+    let rows = sqlx::query!(
+        r#"SELECT source AS "source: JobSource", state AS "state: JobState", count(*) AS "jobs!"
+             FROM print_jobs GROUP BY source, state"#
+    )
+    .fetch_all(pool)
+    .await?;
+    Ok(rows.into_iter().map(|r| (r.source, r.state, r.jobs)).collect())
+}

@@ -175,6 +175,17 @@ pub async fn get(pool: &PgPool, date: NaiveDate) -> Result<Option<StoredDrawing>
     .transpose()
 }
 
+/// The grand prize advertised for the next drawing with one (the earliest still selling), in
+/// cents: what `platform::metrics`' jackpot gauge shows.
+pub async fn next_advertised_cents(pool: &PgPool) -> Result<Option<i64>, AppError> {
+    Ok(sqlx::query_scalar!(
+        r#"SELECT advertised_cents AS "advertised_cents!" FROM pb_draws
+            WHERE state = 'scheduled' AND advertised_cents IS NOT NULL ORDER BY draw_date LIMIT 1"#
+    )
+    .fetch_optional(pool)
+    .await?)
+}
+
 /// Drawing `date`, locked until the caller's transaction ends.
 pub(super) async fn lock(
     conn: &mut PgConnection,
