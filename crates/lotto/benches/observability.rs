@@ -82,7 +82,6 @@ async fn platform(name: &str, env: Vec<(&'static str, String)>, players: usize) 
 }
 
 /// What one round measured.
-#[derive(Default)]
 struct Round {
     tickets_per_second: f64,
     p99_ms: f64,

@@ -110,8 +110,9 @@ where
         .unwrap_or_else(|| DEFAULT_FILTER.parse().unwrap_or_default());
     // What the layer would do on each poll of an instrumented future (time it, make its context
     // the thread's current OpenTelemetry context) and what it would add to each span (thread,
-    // source file and line, target) cost a quarter of a Keno ticket's CPU with traces on and
-    // tell an operator nothing the span's name and parent do not (measured: docs/benchmarks.md).
+    // source file and line, target) was paid on every poll of a request and tells an operator
+    // nothing the span's name and parent do not: without them a ticket's spans are a third of
+    // the bytes (docs/benchmarks.md, issue 51's second session).
     tracing_opentelemetry::layer()
         .with_tracer(tracer)
         .with_context_activation(false)
