@@ -57,11 +57,20 @@ impl Drop for Cluster {
 /// now but in that range may be taken as the source port of a connection the cluster's own parts
 /// make (Patroni to etcd, HAProxy's checks) before the part that listens on it starts (seen: a
 /// member's REST API "Address already in use").
+///
+/// Ports free now are not yet taken, so two clusters of one test binary started side by side
+/// could be given overlapping layouts (seen in CI: bases 27680 and 27701); the bases handed out in
+/// this process are remembered and a base within a layout's width of one is never handed out again.
 pub fn free_ports() -> u16 {
+    static HANDED_OUT: std::sync::Mutex<Vec<u16>> = std::sync::Mutex::new(Vec::new());
+    const WIDTH: u16 = 51;
     let free = |port: u16| std::net::TcpListener::bind(("127.0.0.1", port)).is_ok();
+    let mut handed_out = HANDED_OUT.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
     for _ in 0..100 {
         let base = 20_000 + (super::free_port() % 12_700);
-        if (0..=44).chain([50]).all(|offset| free(base + offset)) {
+        let clear_of_others = handed_out.iter().all(|&other| base.abs_diff(other) >= WIDTH);
+        if clear_of_others && (0..=44).chain([50]).all(|offset| free(base + offset)) {
+            handed_out.push(base);
             return base;
         }
     }
