@@ -29,13 +29,13 @@ use platform::auth::Role;
 use platform::client::{Retry, ServiceClient};
 use platform::config::{Config, env_or};
 use platform::http::{Limits, Readiness};
-use platform::testing::{LoadRun, closed_loop};
+use platform::testing::{LoadRun, bench_knob, closed_loop};
 use serde_json::{Value, json};
 use uuid::Uuid;
 
 #[tokio::main]
 async fn main() {
-    let seconds: u64 = env_or("BENCH_SECONDS", 10u64).unwrap();
+    let seconds: u64 = bench_knob("BENCH_SECONDS", 10u64, 3).unwrap();
     let clients: usize = env_or("BENCH_CLIENTS", 32usize).unwrap();
     let url = platform::testing::bench_database("keno").await.unwrap();
     // Each service gets the pool `lotto` gives it (LOTTO_DB_MAX_CONNECTIONS, or BENCH_POOL here).
@@ -115,10 +115,12 @@ async fn main() {
         t_p99,
         t_rate / r_rate
     );
+    println!("{}", transfers.cpu_note("ledger transfer"));
+    println!("{}", tickets.cpu_note("ticket"));
     println!("audit chain: {} records, intact", chain.records);
     println!("target: at least 1,000 tickets/s  {}", if t_rate >= 1000.0 { "met" } else { "MISSED" });
 
-    let size: i64 = env_or("BENCH_DRAW_TICKETS", 100_000i64).unwrap();
+    let size: i64 = bench_knob("BENCH_DRAW_TICKETS", 100_000i64, 20_000).unwrap();
     settle_one_draw(&draws, &setup, size).await;
 }
 

@@ -38,7 +38,7 @@ use platform::auth::Role;
 use platform::clock::Clock;
 use platform::config::{Config, env_or};
 use platform::http::{Limits, Readiness};
-use platform::testing::{LoadRun, closed_loop};
+use platform::testing::{LoadRun, bench_knob, closed_loop};
 use platform::upstream::Upstream;
 use rand::SeedableRng;
 use rand_chacha::ChaCha20Rng;
@@ -47,9 +47,9 @@ use uuid::Uuid;
 
 #[tokio::main]
 async fn main() {
-    let seconds: u64 = env_or("BENCH_SECONDS", 10u64).unwrap();
+    let seconds: u64 = bench_knob("BENCH_SECONDS", 10u64, 3).unwrap();
     let clients: usize = env_or("BENCH_CLIENTS", 64usize).unwrap();
-    let plays: u64 = env_or("BENCH_PLAYS", 10_000_000u64).unwrap();
+    let plays: u64 = bench_knob("BENCH_PLAYS", 10_000_000u64, 500_000).unwrap();
     let url = platform::testing::bench_database("powerball").await.unwrap();
     let config = Config {
         db_max_connections: env_or("BENCH_POOL", Config::default().db_max_connections).unwrap(),
@@ -140,6 +140,7 @@ async fn sales(platform: &assembly::Assembly, base: &str, clients: usize, durati
         s_p99,
         s_rate / r_rate
     );
+    println!("{}", sold.cpu_note("play"));
     // The target's rate offered at a steady pace: each terminal sells a slip every
     // 64 / 400 s, so 2,000 plays/s in all, and the latency is the counter's at that rate.
     let every = Duration::from_secs_f64(clients as f64 / 400.0);

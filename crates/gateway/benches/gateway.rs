@@ -24,7 +24,7 @@ use platform::auth::{Role, TokenKeys};
 use platform::client::{Headers, Retry, ServiceClient};
 use platform::config::{Config, env_or};
 use platform::http::Limits;
-use platform::testing::{LoadRun, closed_loop, serve_on_loopback};
+use platform::testing::{LoadRun, bench_knob, closed_loop, serve_on_loopback};
 use reqwest::Method;
 use serde_json::{Value, json};
 
@@ -46,7 +46,7 @@ impl Figure {
 
 #[tokio::main]
 async fn main() {
-    let seconds: u64 = env_or("BENCH_SECONDS", 10u64).unwrap();
+    let seconds: u64 = bench_knob("BENCH_SECONDS", 10u64, 3).unwrap();
     let clients: usize = env_or("BENCH_CLIENTS", 16usize).unwrap();
     let url = platform::testing::bench_database("gateway").await.unwrap();
     let config = Config { db_max_connections: 32, ..Config::default() };

@@ -21,9 +21,9 @@
 use std::time::Instant;
 
 use platform::auth::TokenKeys;
-use platform::config::{Config, env_or};
+use platform::config::Config;
 use platform::http::Limits;
-use platform::testing::serve_on_loopback;
+use platform::testing::{bench_knob, serve_on_loopback};
 use serde_json::{Value, json};
 
 const PASSWORD: &str = "a long and unguessable benchmark passphrase";
@@ -46,7 +46,7 @@ impl Timings {
 
 #[tokio::main]
 async fn main() {
-    let requests: usize = env_or("BENCH_REQUESTS", 60usize).unwrap();
+    let requests: usize = bench_knob("BENCH_REQUESTS", 60usize, 20).unwrap();
     let url = platform::testing::bench_database("registration").await.unwrap();
     let config = Config { db_max_connections: 16, ..Config::default() };
     let tokens = TokenKeys::random();

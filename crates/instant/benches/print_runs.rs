@@ -7,7 +7,8 @@
 //! Then a vendor's run of Hit $10 (2.4 million tickets) imported from its encrypted validation
 //! file, beside the same reference.
 //!
-//! Run: `cargo bench -p instant`.
+//! Run: `cargo bench -p instant` (`BENCH_FULL_GAMES=false`, as under `BENCH_QUICK=1`: the tests'
+//! small print runs).
 #![allow(clippy::print_stdout, clippy::unwrap_used, clippy::cast_precision_loss)]
 
 use std::time::Instant;
@@ -15,7 +16,13 @@ use std::time::Instant;
 #[tokio::main]
 async fn main() {
     let url = platform::testing::bench_database("instant").await.unwrap();
-    let options = assembly::Options::for_tests().unwrap().with_full_games().unwrap();
+    // The games' full runs; under `BENCH_QUICK=1` the tests' small ones (a few thousand tickets).
+    let options = assembly::Options::for_tests().unwrap();
+    let options = if platform::testing::bench_knob("BENCH_FULL_GAMES", true, false).unwrap() {
+        options.with_full_games().unwrap()
+    } else {
+        options
+    };
     let state = assembly::Assembly::start(&url, options).await.unwrap().instant;
     let pool = state.pool.clone();
     println!("full print runs, generated and stored with their printer's file (one transaction each):");

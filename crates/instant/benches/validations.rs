@@ -25,14 +25,14 @@ use domain::instant::print_run::{pool_counts, print_pool};
 use platform::auth::Role;
 use platform::config::{Config, env_or};
 use platform::http::{Limits, Readiness};
-use platform::testing::{LoadRun, closed_loop};
+use platform::testing::{LoadRun, bench_knob, closed_loop};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha20Rng;
 use serde_json::json;
 
 #[tokio::main]
 async fn main() {
-    let seconds: u64 = env_or("BENCH_SECONDS", 10u64).unwrap();
+    let seconds: u64 = bench_knob("BENCH_SECONDS", 10u64, 3).unwrap();
     let clients: usize = env_or("BENCH_CLIENTS", 64usize).unwrap();
     let url = platform::testing::bench_database("instant_validations").await.unwrap();
     let config = Config {
@@ -162,6 +162,7 @@ async fn main() {
         v_p99,
         v_rate / r_rate
     );
+    println!("{}", validations.cpu_note("validation"));
     let met = v_rate >= 5_000.0 && v_p99 < 20.0;
     println!(
         "target: at least 5,000 validations/s with p99 under 20 ms  {}",

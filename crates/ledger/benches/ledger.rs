@@ -4,9 +4,12 @@
 //! single-transfer throughput and p50/p99 latency with concurrent clients, batch throughput,
 //! and the hot-account scenario (every transfer credits one house account) beside the same load
 //! spread over many accounts. As the reference it runs `pgbench` (TPC-B) against the same
-//! Postgres with the same number of clients, and prints every figure with its ratio.
+//! Postgres with the same number of clients, and prints every figure with its ratio; beside the
+//! stakes, the same stakes sent by `pgbench` straight to the stored function (the SQL's share),
+//! and for each the CPU a transfer took in this process and in Postgres (issue 52).
 //!
-//! Run: `cargo bench -p ledger` (env: `BENCH_SECONDS`, default 10; `BENCH_CLIENTS`, default 32;
+//! Run: `cargo bench -p ledger` (env: `BENCH_SECONDS`, default 10, 3 under `BENCH_QUICK=1`;
+//! `BENCH_CLIENTS`, default 32;
 //! `BENCH_SERVER_URL`, default `postgres://postgres@127.0.0.1:5432`). Figures are also written
 //! to `target/bench-results/ledger.json`.
 // A benchmark program stops loudly on any failure, and reports in floating point.
@@ -28,9 +31,14 @@ use std::time::Duration;
 use platform::auth::TokenKeys;
 use platform::client::{Retry, ServiceClient};
 use platform::config::{Config, env_or};
-use platform::testing::closed_loop;
+use platform::testing::{bench_knob, closed_loop};
 use serde_json::{Value, json};
 use uuid::Uuid;
+
+#[path = "ledger/reference.rs"]
+mod reference;
+#[path = "ledger/shards.rs"]
+mod shards;
 
 const WALLETS: usize = 10_000;
 const HOUSES: usize = 1_000;
@@ -42,22 +50,25 @@ struct Figure {
     unit: &'static str,
     p50_ms: Option<f64>,
     p99_ms: Option<f64>,
+    /// CPU milliseconds a unit: this process's (load and ledger) and Postgres'.
+    cpu_ms: Option<(f64, f64)>,
 }
 
 #[tokio::main]
 async fn main() {
-    let seconds: u64 = env_or("BENCH_SECONDS", 10u64).unwrap();
+    let seconds: u64 = bench_knob("BENCH_SECONDS", 10u64, 3).unwrap();
     let clients: usize = env_or("BENCH_CLIENTS", 32usize).unwrap();
     let server: String = env_or("BENCH_SERVER_URL", "postgres://postgres@127.0.0.1:5432".to_owned()).unwrap();
     let duration = Duration::from_secs(seconds);
     println!("ledger benchmark: {clients} clients, {seconds} s per scenario, Postgres at {server}");
 
-    let reference = pgbench_tps(&server, clients, seconds);
+    let reference = reference::pgbench_tps(&server, clients, seconds);
     let tokens = TokenKeys::random();
-    let base = start_ledger(&server, clients, tokens.clone()).await;
-    let client =
-        ServiceClient::with_timeout(base, Duration::from_secs(30)).unwrap().as_service(tokens, "bench");
-    let (wallets, houses) = setup_accounts(&client).await;
+    let base = start_ledger(&server, "lotto_bench", clients, tokens.clone()).await;
+    let client = ServiceClient::with_timeout(base, Duration::from_secs(30))
+        .unwrap()
+        .as_service(tokens.clone(), "bench");
+    let (wallets, houses) = fund_wallets(&client, WALLETS, HOUSES).await;
     let wallets = Arc::new(wallets);
     let houses = Arc::new(houses);
 
@@ -100,6 +111,10 @@ async fn main() {
         .await
     };
 
+    let stored = reference::stored_function_stakes(&server, clients, seconds, &wallets, &houses).await;
+    let sharded = shards::two_ledgers(&server, clients, duration, &tokens).await;
+    let bare = reference::bare_batches(&server, clients.min(4), duration, &wallets).await;
+
     let trial: Value = client.get("/v1/reports/trial-balance").await.unwrap();
     assert_eq!(trial["balanced"], json!(true), "the benchmark left the books unbalanced: {trial}");
 
@@ -110,37 +125,53 @@ async fn main() {
             unit: "tx/s",
             p50_ms: None,
             p99_ms: None,
+            cpu_ms: None,
         },
         single,
         batch,
         hot,
         spread,
+        stored,
+        bare,
+        sharded,
     ];
     println!();
-    println!("{:<40} {:>14} {:>10} {:>10} {:>12}", "scenario", "rate", "p50 ms", "p99 ms", "vs pgbench");
+    println!(
+        "{:<40} {:>14} {:>10} {:>10} {:>12} {:>12} {:>12}",
+        "scenario", "rate", "p50 ms", "p99 ms", "vs pgbench", "bench+ledger", "Postgres"
+    );
+    let cpu = |ms: Option<f64>| ms.map_or("-".to_owned(), |v| format!("{v:.3} ms"));
     for f in &figures {
         println!(
-            "{:<40} {:>9.0} {:<4} {:>10} {:>10} {:>11.2}x",
+            "{:<40} {:>9.0} {:<4} {:>10} {:>10} {:>11.2}x {:>12} {:>12}",
             f.name,
             f.per_second,
             f.unit,
             f.p50_ms.map_or("-".to_owned(), |v| format!("{v:.2}")),
             f.p99_ms.map_or("-".to_owned(), |v| format!("{v:.2}")),
-            f.per_second / reference
+            f.per_second / reference,
+            cpu(f.cpu_ms.map(|(own, _)| own)),
+            cpu(f.cpu_ms.map(|(_, postgres)| postgres)),
         );
     }
-    let [_, single, batch, hot, spread] = &figures;
+    println!("(CPU a transfer: this process, the load and the ledger in one, and every Postgres process)");
+    let [_, single, batch, hot, spread, stored, bare, sharded] = &figures;
     println!();
-    println!("targets:");
-    verdict("single transfers >= 0.8x pgbench TPC-B", single.per_second / reference, 0.8);
-    verdict("batch transfers/s >= 20000", batch.per_second / 20_000.0, 1.0);
+    println!("targets (issue 52):");
+    verdict("a stake, hot, >= 0.85x pgbench TPC-B", hot.per_second / reference, 0.85);
+    verdict("a stake, spread, >= 0.85x pgbench TPC-B", spread.per_second / reference, 0.85);
+    verdict("wallet to wallet >= 0.9x pgbench TPC-B", single.per_second / reference, 0.9);
+    verdict("batch transfers/s >= 80000", batch.per_second / 80_000.0, 1.0);
+    verdict("batches >= 0.75x the bare batch", batch.per_second / bare.per_second, 0.75);
     verdict("hot >= 0.8x spread", hot.per_second / spread.per_second, 0.8);
+    verdict("two ledgers on this one machine >= 0.9x one", sharded.per_second / spread.per_second, 0.9);
+    verdict("the service >= 0.9x its stored function alone", spread.per_second / stored.per_second, 0.9);
 
     let report = json!({
         "clients": clients, "seconds": seconds,
         "figures": figures.iter().map(|f| json!({
             "name": f.name, "per_second": f.per_second, "unit": f.unit, "p50_ms": f.p50_ms, "p99_ms": f.p99_ms,
-            "ratio_to_pgbench": f.per_second / reference,
+            "ratio_to_pgbench": f.per_second / reference, "cpu_ms": f.cpu_ms,
         })).collect::<Vec<_>>(),
     });
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/bench-results");
@@ -158,65 +189,26 @@ fn transfer(from: Uuid, to: Uuid) -> Value {
     json!({"id": Uuid::now_v7(), "debit_account_id": from, "credit_account_id": to, "amount": 1, "currency": "USD"})
 }
 
-/// TPC-B transactions per second from pgbench on a fresh scale-10 database.
-fn pgbench_tps(server: &str, clients: usize, seconds: u64) -> f64 {
-    let db = format!("{server}/lotto_bench_pgbench");
-    let admin = format!("{server}/postgres");
-    let psql = |sql: &str| {
-        let ok = Command::new("psql").args([&admin, "-qc", sql]).status().is_ok_and(|s| s.success());
-        assert!(ok, "psql failed: {sql}");
-    };
-    psql("DROP DATABASE IF EXISTS lotto_bench_pgbench WITH (FORCE)");
-    psql("CREATE DATABASE lotto_bench_pgbench");
-    let pgbench = find_pgbench();
-    let init = Command::new(&pgbench).args(["-i", "-q", "-s", "10", &db]).output().expect("run pgbench -i");
-    assert!(init.status.success(), "pgbench -i failed: {}", String::from_utf8_lossy(&init.stderr));
-    println!("running pgbench TPC-B for {seconds} s ...");
-    let out = Command::new(&pgbench)
-        .args(["-c", &clients.to_string(), "-j", "2", "-T", &seconds.to_string(), "-n", &db])
-        .output()
-        .expect("run pgbench");
-    assert!(out.status.success(), "pgbench failed: {}", String::from_utf8_lossy(&out.stderr));
-    let text = String::from_utf8_lossy(&out.stdout);
-    psql("DROP DATABASE IF EXISTS lotto_bench_pgbench WITH (FORCE)");
-    text.lines()
-        .find(|l| l.starts_with("tps = "))
-        .and_then(|l| l.trim_start_matches("tps = ").split_whitespace().next()?.parse().ok())
-        .expect("a tps line from pgbench")
-}
-
-fn find_pgbench() -> String {
-    if Command::new("pgbench").arg("--version").output().is_ok() {
-        return "pgbench".to_owned();
-    }
-    let mut found: Vec<_> = std::fs::read_dir("/usr/lib/postgresql")
-        .into_iter()
-        .flatten()
-        .flatten()
-        .map(|e| e.path().join("bin/pgbench"))
-        .filter(|p| p.is_file())
-        .collect();
-    found.sort();
-    found.pop().map(|p| p.to_string_lossy().into_owned()).expect("pgbench is not installed")
-}
-
 /// Starts the ledger on a fresh database and a real socket; returns its base URL.
-async fn start_ledger(server: &str, clients: usize, tokens: TokenKeys) -> String {
+async fn start_ledger(server: &str, database: &str, clients: usize, tokens: TokenKeys) -> String {
     let admin = format!("{server}/postgres");
-    for sql in ["DROP DATABASE IF EXISTS lotto_bench WITH (FORCE)", "CREATE DATABASE lotto_bench"] {
-        let ok = Command::new("psql").args([&admin, "-qc", sql]).status().is_ok_and(|s| s.success());
+    for sql in
+        [format!("DROP DATABASE IF EXISTS {database} WITH (FORCE)"), format!("CREATE DATABASE {database}")]
+    {
+        let ok = Command::new("psql").args([&admin, "-qc", &sql]).status().is_ok_and(|s| s.success());
         assert!(ok, "psql failed: {sql}");
     }
     let config = Config { db_max_connections: u32::try_from(clients).unwrap_or(32), ..Config::default() };
-    let pool = ledger::connect(&format!("{server}/lotto_bench"), &config).await.expect("connect ledger");
+    let pool = ledger::connect(&format!("{server}/{database}"), &config).await.expect("connect ledger");
     let app = ledger::router(ledger::LedgerState::new(pool, tokens), (&config).into());
     platform::testing::serve_on_loopback(app).await.unwrap()
 }
 
-async fn setup_accounts(client: &ServiceClient) -> (Vec<Uuid>, Vec<Uuid>) {
-    println!("creating {WALLETS} funded wallets and {HOUSES} house accounts ...");
-    let wallets = create_accounts(client, "player_wallet", WALLETS).await;
-    let houses = create_accounts(client, "house_revenue", HOUSES).await;
+/// Creates `wallets` funded wallets and `houses` house accounts.
+async fn fund_wallets(client: &ServiceClient, wallets: usize, houses: usize) -> (Vec<Uuid>, Vec<Uuid>) {
+    println!("creating {wallets} funded wallets and {houses} house accounts ...");
+    let wallets = create_accounts(client, "player_wallet", wallets).await;
+    let houses = create_accounts(client, "house_revenue", houses).await;
     // The first deposit creates the cash-clearing account; the rest fund wallets in batches.
     let _: Value = client
         .post(
@@ -298,5 +290,6 @@ where
         unit: "tr/s",
         p50_ms: Some(run.percentile_ms(0.5)),
         p99_ms: Some(run.percentile_ms(0.99)),
+        cpu_ms: Some(run.own_and_postgres_cpu_ms_per_unit()),
     }
 }

@@ -31,6 +31,7 @@ use argon2::password_hash::rand_core::OsRng;
 use argon2::password_hash::{PasswordHash, PasswordHasher, PasswordVerifier, SaltString};
 use common::{Lotto, status_kb};
 use platform::config::env_or;
+use platform::testing::bench_knob;
 
 /// Bare argon2id checks per second on `threads` threads for `seconds`.
 fn bare_checks_per_second(threads: usize, seconds: u64) -> f64 {
@@ -58,7 +59,7 @@ fn bare_checks_per_second(threads: usize, seconds: u64) -> f64 {
 
 #[tokio::main]
 async fn main() {
-    let seconds: u64 = env_or("BENCH_SECONDS", 10u64).unwrap();
+    let seconds: u64 = bench_knob("BENCH_SECONDS", 10u64, 3).unwrap();
     let clients: usize = env_or("BENCH_CLIENTS", 200usize).unwrap();
     let checks = std::thread::available_parallelism().map_or(2, std::num::NonZeroUsize::get);
     let url = platform::testing::bench_database("login_flood").await.unwrap();

@@ -28,6 +28,7 @@ use std::time::Duration;
 use axum::body::Bytes;
 use common::Lotto;
 use platform::config::env_or;
+use platform::testing::bench_knob;
 use serde_json::json;
 
 /// An OTLP/HTTP receiver that takes every batch and counts its bytes.
@@ -126,8 +127,8 @@ async fn round(lotto: &Lotto, players: &[String], clients: usize, seconds: u64) 
 
 #[tokio::main]
 async fn main() {
-    let seconds: u64 = env_or("BENCH_SECONDS", 8u64).unwrap();
-    let rounds: usize = env_or("BENCH_ROUNDS", 8usize).unwrap();
+    let seconds: u64 = bench_knob("BENCH_SECONDS", 8u64, 3).unwrap();
+    let rounds: usize = bench_knob("BENCH_ROUNDS", 8usize, 2).unwrap();
     let clients: usize = env_or("BENCH_CLIENTS", 16usize).unwrap();
     let (endpoint, exported) = receiver().await;
     let metrics_port = common::free_port();

@@ -206,6 +206,11 @@ pub struct LoadRun {
     /// CPU time the whole machine spent busy during the run (every process: the services,
     /// Postgres, the load itself), in seconds; 0 where `/proc/stat` cannot be read.
     pub busy_cpu_seconds: f64,
+    /// Of it, the CPU time of this process (the load and, in a benchmark that starts the service
+    /// in its own process, the service) and of every Postgres process, in seconds; 0 where `/proc`
+    /// cannot be read. What a unit costs each side: the capacity model's figures (issue 52).
+    pub own_cpu_seconds: f64,
+    pub postgres_cpu_seconds: f64,
 }
 
 impl LoadRun {
@@ -216,6 +221,26 @@ impl LoadRun {
         self.units = self.units.saturating_add(other.units);
         self.seconds += other.seconds;
         self.busy_cpu_seconds += other.busy_cpu_seconds;
+        self.own_cpu_seconds += other.own_cpu_seconds;
+        self.postgres_cpu_seconds += other.postgres_cpu_seconds;
+    }
+
+    /// This process's and Postgres' CPU time per unit of work, in milliseconds.
+    pub fn own_and_postgres_cpu_ms_per_unit(&self) -> (f64, f64) {
+        #[allow(clippy::cast_precision_loss)]
+        let units = (self.units as f64).max(1.0);
+        (self.own_cpu_seconds * 1000.0 / units, self.postgres_cpu_seconds * 1000.0 / units)
+    }
+
+    /// A line saying what a `unit` cost in CPU each side, for a benchmark to print under its rate
+    /// (the figures `docs/capacity.md` is built from).
+    pub fn cpu_note(&self, unit: &str) -> String {
+        let (own, postgres) = self.own_and_postgres_cpu_ms_per_unit();
+        format!(
+            "  CPU a {unit}: {own:.3} ms in this process (the load and the services), {postgres:.3} ms in Postgres, \
+             {:.3} ms the whole machine",
+            self.cpu_ms_per_unit()
+        )
     }
 
     /// The machine's busy CPU time per unit of work, in milliseconds: what a unit costs, as
@@ -257,7 +282,7 @@ where
     use std::sync::{Arc, Mutex};
     let request = Arc::new(request);
     let done: Arc<Mutex<LoadRun>> = Arc::new(Mutex::new(LoadRun::default()));
-    let busy_before = machine_busy_cpu_seconds();
+    let cpu_before = CpuReading::now();
     let started = std::time::Instant::now();
     let mut clients_tasks = Vec::with_capacity(clients);
     for client in 0..clients {
@@ -292,7 +317,7 @@ where
     let mut total = std::mem::take(&mut *done.lock().unwrap_or_else(std::sync::PoisonError::into_inner));
     total.latencies.sort_unstable();
     total.seconds = started.elapsed().as_secs_f64();
-    total.busy_cpu_seconds = busy_cpu_seconds_since(busy_before);
+    cpu_before.charge_since(&mut total);
     total
 }
 
@@ -325,6 +350,20 @@ pub fn machine_stolen_share_since(before: &Option<Vec<f64>>) -> Option<f64> {
     (total > 0.0).then(|| stolen / total)
 }
 
+/// A benchmark's setting `name` (how long a scenario runs, how many tickets a draw holds): the
+/// environment's value where set; else `quick` under `BENCH_QUICK=1`, the mode in which
+/// `cargo bench --workspace` runs every benchmark in a few minutes, to compare a change before and
+/// after in one sitting (smaller, so noisier: a full run is what the benchmarks page quotes);
+/// else `full`.
+pub fn bench_knob<T>(name: &'static str, full: T, quick: T) -> Result<T, crate::config::ConfigError>
+where
+    T: std::str::FromStr,
+    T::Err: std::fmt::Display,
+{
+    let quick_mode = std::env::var("BENCH_QUICK").is_ok_and(|v| !matches!(v.trim(), "" | "0"));
+    crate::config::env_or(name, if quick_mode { quick } else { full })
+}
+
 /// The CPU time process `pid` has used (user and system, all its threads), in seconds; None
 /// where `/proc/{pid}/stat` cannot be read. A benchmark's cost per unit of one process, apart
 /// from the machine's (which counts Postgres and the load too).
@@ -339,10 +378,44 @@ pub fn process_cpu_seconds(pid: u32) -> Option<f64> {
     Some((user + system) as f64 / 100.0)
 }
 
-/// The machine's busy CPU time since a reading of [`machine_busy_cpu_seconds`]; 0 where either
-/// reading is missing.
-fn busy_cpu_seconds_since(before: Option<f64>) -> f64 {
-    before.zip(machine_busy_cpu_seconds()).map_or(0.0, |(before, now)| now - before)
+/// The CPU time every process called `postgres` has used, in seconds (a connection that ended
+/// takes its time with it: the benchmarks' pools keep theirs); None where `/proc` cannot be read.
+pub fn postgres_cpu_seconds() -> Option<f64> {
+    let mut total = 0.0;
+    for entry in std::fs::read_dir("/proc").ok()?.flatten() {
+        let Some(pid) = entry.file_name().to_str().and_then(|n| n.parse::<u32>().ok()) else { continue };
+        let is_postgres = std::fs::read_to_string(format!("/proc/{pid}/comm")).is_ok_and(|c| c.trim() == "postgres");
+        if is_postgres {
+            total += process_cpu_seconds(pid).unwrap_or(0.0);
+        }
+    }
+    Some(total)
+}
+
+/// CPU readings at the start of a load run: the machine's, this process's and Postgres'.
+struct CpuReading {
+    machine: Option<f64>,
+    own: Option<f64>,
+    postgres: Option<f64>,
+}
+
+impl CpuReading {
+    fn now() -> Self {
+        CpuReading {
+            machine: machine_busy_cpu_seconds(),
+            own: process_cpu_seconds(std::process::id()),
+            postgres: postgres_cpu_seconds(),
+        }
+    }
+
+    /// Sets `run`'s CPU figures to the time spent since this reading (0 where one is missing).
+    fn charge_since(&self, run: &mut LoadRun) {
+        let now = CpuReading::now();
+        let since = |before: Option<f64>, now: Option<f64>| before.zip(now).map_or(0.0, |(b, n)| n - b);
+        run.busy_cpu_seconds = since(self.machine, now.machine);
+        run.own_cpu_seconds = since(self.own, now.own);
+        run.postgres_cpu_seconds = since(self.postgres, now.postgres);
+    }
 }
 
 /// Runs `clients` loops for `duration`, each awaiting `request(client)` again and again; a
@@ -356,7 +429,7 @@ where
     use std::sync::atomic::{AtomicBool, Ordering};
     let request = Arc::new(request);
     let stop = Arc::new(AtomicBool::new(false));
-    let busy_before = machine_busy_cpu_seconds();
+    let cpu_before = CpuReading::now();
     let started = std::time::Instant::now();
     let tasks: Vec<_> = (0..clients)
         .map(|client| {
@@ -382,7 +455,7 @@ where
         }
     }
     total.seconds = started.elapsed().as_secs_f64();
-    total.busy_cpu_seconds = busy_cpu_seconds_since(busy_before);
+    cpu_before.charge_since(&mut total);
     total
 }
 

@@ -42,13 +42,13 @@ use platform::auth::Role;
 use platform::client::{Retry, ServiceClient};
 use platform::config::{Config, env_or};
 use platform::http::{Limits, Readiness};
-use platform::testing::{LoadRun, closed_loop};
+use platform::testing::{LoadRun, bench_knob, closed_loop};
 use serde_json::{Value, json};
 use uuid::Uuid;
 
 #[tokio::main]
 async fn main() {
-    let seconds: u64 = env_or("BENCH_SECONDS", 16u64).unwrap();
+    let seconds: u64 = bench_knob("BENCH_SECONDS", 16u64, 4).unwrap();
     let clients: usize = env_or("BENCH_CLIENTS", 32usize).unwrap();
     let only: String = env_or("BENCH_ONLY", String::new()).unwrap();
     let runs = |game: &str| only.is_empty() || only == game;
@@ -276,6 +276,11 @@ async fn main() {
     row("craps rolls (pass line and field, settled)", &craps, Some(1.0));
     if rounds.units > 0 {
         println!("(a blackjack round made {blackjack_per_round:.2} requests on average)");
+    }
+    for (unit, run) in [("blackjack round", &rounds), ("I Luv Suits round", &suits), ("craps roll", &craps)] {
+        if run.units > 0 {
+            println!("{}", run.cpu_note(unit));
+        }
     }
     for (name, run) in [("blackjack", &rounds), ("I Luv Suits", &suits), ("craps", &craps)] {
         if run.units == 0 {

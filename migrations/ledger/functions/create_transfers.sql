@@ -12,7 +12,8 @@
 --
 -- The rules, each a function of its own called in this order, each raising its refusal
 -- (`refuse`) and so undoing the whole batch:
--- 1. `check_requests`: ids once per batch, holds that exist, replays that match;
+-- 1. `check_requests` and `check_replays`: ids once per batch, holds that exist, replays that
+--    match;
 -- 2. `check_accounts`: accounts that exist, in the transfer's currency, a post within its hold;
 -- 3. `wallet_moves` and `check_suspensions`: player protection's classification of each
 --    wallet's part, and no stake from a wallet whose play is suspended (ADR 0014);
@@ -22,7 +23,9 @@
 --    the activity this batch adds (ADR 0014).
 -- Checks a batch cannot fail are not called: every statement and every call costs its set-up on
 -- every call (a called function some microseconds: ADR 0017), and most calls are one plain
--- transfer.
+-- transfer. Rules 1 and 2 run when the statement reading the requests' accounts finds something
+-- for them to refuse (or the batch has more than one transfer, or ends a hold, or checks funds);
+-- the suspension and limits only for a staking wallet that has one on record (issue 52).
 CREATE OR REPLACE FUNCTION create_transfers(
     p_ids uuid[], p_debits uuid[], p_credits uuid[], p_amounts bigint[], p_currencies text[],
     p_kinds text[], p_pending_ids uuid[], p_timeouts integer[], p_metadata jsonb[], p_batch uuid,
@@ -38,6 +41,9 @@ DECLARE
     moves wallet_move[];
     has_holds boolean;       -- the batch ends a hold (post, void, expire)
     has_pending boolean;     -- the batch opens a hold
+    replays boolean[];       -- by position: whether the journal holds the request already
+    misaddressed boolean;    -- a new request whose accounts or hold `check_accounts` refuses
+    guarded boolean;         -- a wallet staking in the batch has a limit or a suspension on record
 BEGIN
     -- The requests, a post's or void's fields filled in from the hold it ends.
     SELECT array_agg(ROW(u.idx, u.id,
@@ -55,25 +61,45 @@ BEGIN
                AS u(id, debit, credit, amount, currency, kind, pending_id, timeout, metadata, idx)
       LEFT JOIN transfers h ON h.id = u.pending_id AND h.kind = 'pending';
 
-    PERFORM check_requests(reqs, has_holds);
-
     -- The requests the journal does not hold yet (a replay is answered from the journal), with
-    -- what the rules need to know of their accounts.
+    -- what the rules need to know of their accounts; and, in the same statement, whether rules 1
+    -- and 2 have anything to find: most batches are one plain transfer, and then neither is
+    -- called (each costs a call and a statement a stake).
     SELECT coalesce(array_agg(ROW(r.idx, r.id, r.debit_account_id, r.credit_account_id, r.amount, r.currency,
                                   r.kind, r.pending_id, r.timeout_seconds, r.metadata, r.hold_amount,
                                   da.currency, da.shards, da.no_negative, ca.currency, ca.shards,
                                   da.kind, ca.kind
-                              )::transfer_request ORDER BY r.idx), '{}')
-      INTO fresh
+                              )::transfer_request ORDER BY r.idx) FILTER (WHERE t.id IS NULL), '{}'),
+           array_agg(t.id IS NOT NULL ORDER BY r.idx),
+           coalesce(bool_or(t.id IS NULL AND (da.id IS NULL OR ca.id IS NULL OR da.id = ca.id
+                                              OR da.currency <> r.currency OR ca.currency <> r.currency
+                                              OR r.kind = 'post_pending')), false)
+      INTO fresh, replays, misaddressed
       FROM unnest(reqs) r
+      LEFT JOIN transfers t ON t.id = r.id
       LEFT JOIN accounts da ON da.id = r.debit_account_id
-      LEFT JOIN accounts ca ON ca.id = r.credit_account_id
-     WHERE NOT EXISTS (SELECT 1 FROM transfers t WHERE t.id = r.id);
+      LEFT JOIN accounts ca ON ca.id = r.credit_account_id;
+
+    IF has_holds OR cardinality(reqs) > 1 THEN
+        PERFORM check_requests(reqs, has_holds);
+    END IF;
+    IF true = ANY (replays) THEN
+        PERFORM check_replays(reqs);
+    END IF;
 
     IF cardinality(fresh) > 0 THEN
-        PERFORM check_accounts(fresh, p_check_accounts);
+        IF misaddressed OR has_holds OR p_check_accounts IS NOT NULL THEN
+            PERFORM check_accounts(fresh, p_check_accounts);
+        END IF;
         moves := wallet_moves(fresh, p_check_accounts, p_check_amounts);
-        IF cardinality(moves) > 0 THEN
+        -- Limits and suspensions are looked up only for a staking wallet that has any on record
+        -- (most have none); a limit or suspension set after this point is ordered after the batch.
+        guarded := cardinality(moves) > 0
+                   AND EXISTS (SELECT 1 FROM unnest(moves) m
+                                WHERE m.staked > 0
+                                  AND (EXISTS (SELECT 1 FROM wallet_limits l WHERE l.account_id = m.wallet)
+                                       OR EXISTS (SELECT 1 FROM wallet_suspensions p WHERE p.account_id = m.wallet)));
+        IF guarded THEN
             PERFORM check_suspensions(moves);
         END IF;
         PERFORM record_transfers(fresh, p_batch, has_pending);
@@ -81,14 +107,16 @@ BEGIN
             PERFORM end_holds(fresh);
         END IF;
         PERFORM post_balances(fresh, p_check_accounts, p_check_amounts);
-        IF cardinality(moves) > 0 THEN
+        IF guarded THEN
             PERFORM check_limits(moves);
+        END IF;
+        IF cardinality(moves) > 0 THEN
             PERFORM record_activity(moves);
         END IF;
     END IF;
 
     RETURN QUERY
-    SELECT r.idx, NOT (r.id = ANY (SELECT f.id FROM unnest(fresh) f)), t.seq, t.id, t.debit_account_id,
+    SELECT r.idx, replays[r.idx], t.seq, t.id, t.debit_account_id,
            t.credit_account_id, t.amount, t.currency, t.kind, t.pending_id, t.timeout_seconds, t.expires_at,
            t.batch_id, t.metadata, t.created_at
       FROM unnest(reqs) r JOIN transfers t ON t.id = r.id
