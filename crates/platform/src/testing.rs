@@ -384,7 +384,8 @@ pub fn postgres_cpu_seconds() -> Option<f64> {
     let mut total = 0.0;
     for entry in std::fs::read_dir("/proc").ok()?.flatten() {
         let Some(pid) = entry.file_name().to_str().and_then(|n| n.parse::<u32>().ok()) else { continue };
-        let is_postgres = std::fs::read_to_string(format!("/proc/{pid}/comm")).is_ok_and(|c| c.trim() == "postgres");
+        let is_postgres =
+            std::fs::read_to_string(format!("/proc/{pid}/comm")).is_ok_and(|c| c.trim() == "postgres");
         if is_postgres {
             total += process_cpu_seconds(pid).unwrap_or(0.0);
         }
