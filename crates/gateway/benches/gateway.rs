@@ -97,9 +97,17 @@ async fn main() {
     .unwrap();
     let http = reqwest::Client::builder().pool_max_idle_per_host(256).build().unwrap();
     let setup = ServiceClient::new(gateway_url.as_str()).unwrap();
+    // Staff log in with a second factor (issue 49): enrolled as the console does at a first login,
+    // the enrolment confirmed with the app's code, its answer the session.
     let credentials = json!({"username": "bench-op", "password": "bench password 123"});
-    let login: Value = setup.post("/v1/sessions", &credentials, Retry::Never).await.unwrap();
-    let token = login["access_token"].as_str().unwrap().to_owned();
+    let shown: Value =
+        setup.post("/v1/staff/second-factor/enrolment", &credentials, Retry::Never).await.unwrap();
+    let secret = totp_rs::Secret::try_from_base32(shown["secret"].as_str().unwrap()).unwrap();
+    let code = totp_rs::Builder::new().with_secret(secret).build().unwrap().generate_current();
+    let confirm = json!({"username": "bench-op", "password": "bench password 123", "code": code.to_string()});
+    let enrolled: Value =
+        setup.post("/v1/staff/second-factor/enrolment/confirm", &confirm, Retry::Never).await.unwrap();
+    let token = enrolled["session"]["access_token"].as_str().unwrap().to_owned();
     let as_operator = Headers { bearer: Some(&token), ..Headers::default() };
     let new_account = json!({"kind": "house_revenue", "owner": "bench", "currency": "USD"});
     let account: Value = setup
