@@ -17,6 +17,7 @@
 //! After downtime the leader runs every missed draw, oldest first.
 
 use chrono::{DateTime, Utc};
+use futures_util::{TryStreamExt, stream};
 use domain::keno::{Draw, Ticket, settle};
 use ledger_api::{Game, Money, NewTransfer, Purpose};
 use platform::AppError;
@@ -34,6 +35,11 @@ use crate::{DRAWS_NAMESPACE, DrawsState};
 
 /// Entries settled per round trip (and prizes per ledger call, at most).
 const SETTLE_CHUNK: i64 = 5_000;
+
+/// Chunks of a draw paid at once: while one chunk's prizes are applied by the ledger, the next
+/// one's are and the one before is marked (issue 52: a 100,000-ticket draw's settlement used one
+/// connection at a time).
+const SETTLE_IN_FLIGHT: usize = 3;
 
 /// One pass of the leader: opens the next draw, and closes, draws and settles every draw whose
 /// sales have closed, oldest first. Returns how many draws it settled.
@@ -155,30 +161,45 @@ pub async fn settle_draw(state: &DrawsState, number: i64) -> Result<(), AppError
         );
         state.ledger.transfer(&stakes).await?;
     }
-    let mut after = Uuid::nil();
-    loop {
-        let entries = draws::unpaid_entries(&state.pool, number, after, SETTLE_CHUNK).await?;
-        let Some(last) = entries.last() else { break };
-        after = last.ticket_id;
-        let mut paid = Vec::with_capacity(entries.len());
-        let mut prizes = Vec::new();
-        for entry in &entries {
-            let (hits, payout) = entry_outcome(entry, &drawn)?;
-            if payout > 0 {
-                prizes.push(NewTransfer::new(
-                    draw_step_id(number, &format!("prize/{}", entry.ticket_id)),
-                    state.house_account,
-                    entry.wallet,
-                    payout,
-                    Purpose::of(Game::CastleKeno, Money::Prize).draw(number).ticket(entry.ticket_id),
-                ));
-            }
-            paid.push((entry.ticket_id, hits, payout));
+    // Chunks are read one after the other (by ticket id), and up to SETTLE_IN_FLIGHT of them are
+    // paid and marked at once: a chunk is marked paid only after its prizes are, so a restart
+    // finds every entry not yet marked and pays it again as a replay.
+    // (Each step owns what it uses: futures borrowing the state are not `Send` for the scheduler.)
+    let pool = state.pool.clone();
+    let chunks = stream::try_unfold(Uuid::nil(), move |after| {
+        let pool = pool.clone();
+        async move {
+            let entries = draws::unpaid_entries(&pool, number, after, SETTLE_CHUNK).await?;
+            Ok::<_, AppError>(entries.last().map(|last| last.ticket_id).map(|next| (entries, next)))
         }
-        state.ledger.batch(&prizes).await?;
-        draws::mark_paid(&state.pool, number, &paid).await?;
-    }
+    });
+    chunks
+        .map_ok(|entries| pay_chunk(state.clone(), number, drawn, entries))
+        .try_buffer_unordered(SETTLE_IN_FLIGHT)
+        .try_collect::<()>()
+        .await?;
     draws::mark_settled(&state.pool, number, state.clock.now()).await
+}
+
+/// Pays one chunk of a draw's entries their prizes (one ledger batch), then marks them paid.
+async fn pay_chunk(state: DrawsState, number: i64, drawn: Draw, entries: Vec<Entry>) -> Result<(), AppError> {
+    let mut paid = Vec::with_capacity(entries.len());
+    let mut prizes = Vec::new();
+    for entry in &entries {
+        let (hits, payout) = entry_outcome(entry, &drawn)?;
+        if payout > 0 {
+            prizes.push(NewTransfer::new(
+                draw_step_id(number, &format!("prize/{}", entry.ticket_id)),
+                state.house_account,
+                entry.wallet,
+                payout,
+                Purpose::of(Game::CastleKeno, Money::Prize).draw(number).ticket(entry.ticket_id),
+            ));
+        }
+        paid.push((entry.ticket_id, hits, payout));
+    }
+    state.ledger.batch(&prizes).await?;
+    draws::mark_paid(&state.pool, number, &paid).await
 }
 
 /// What `entry` won in `drawn`: (hits, cents).
