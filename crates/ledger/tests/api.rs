@@ -354,6 +354,14 @@ async fn a_funds_check_refuses_a_transfer_unless_the_account_held_enough_just_be
     odd["check_funds"] = json!({"account_id": bob, "at_least": 1, "or": 2});
     assert_eq!(app.post("/v1/transfers", odd).await.status.as_u16(), 422);
     assert_eq!(app.posted(bob).await, 200, "nothing moved");
+    // A replay ahead of a checked transfer leaves the check in force (a batch with one new
+    // transfer takes a shorter path to its balances, which must still see that transfer's check).
+    let sent = transfer(house, bob, 1);
+    assert_eq!(app.post("/v1/transfers", sent.clone()).await.status, StatusCode::CREATED);
+    let batch = json!({"transfers": [sent, checked(transfer(house, bob, 5), bob, 1_000)]});
+    let reply = app.post("/v1/transfers/batch", batch).await;
+    assert_eq!((reply.code(), reply.body["context"]["index"].clone()), ("insufficient_funds", json!(1)));
+    assert_eq!(app.posted(bob).await, 201, "only the first transfer moved, once");
     app.assert_ledger_consistent().await;
 }
 
