@@ -22,10 +22,11 @@
     clippy::cast_sign_loss
 )]
 
+mod common;
+
 use std::sync::Arc;
 use std::time::Duration;
 
-use platform::auth::Role;
 use platform::client::{Retry, ServiceClient};
 use platform::config::{Config, env_or};
 use platform::http::{Limits, Readiness};
@@ -54,21 +55,11 @@ async fn main() {
     );
     let base = platform::testing::serve_on_loopback(app).await.unwrap();
 
-    // One funded player per client (wallets created directly, tokens signed directly: the
-    // registration's password hashing is not what is measured).
+    // One funded player per client.
     let http = reqwest::Client::builder().pool_max_idle_per_host(256).build().unwrap();
     let service = tokens.service_token("bench").unwrap();
     let setup = ServiceClient::new(base.as_str()).unwrap().as_service(tokens.clone(), "bench");
-    let mut players = Vec::new();
-    for _ in 0..clients {
-        let player = Uuid::now_v7().to_string();
-        let new_wallet = json!({"kind": "player_wallet", "owner": player, "currency": "USD"});
-        let wallet: Value = setup.post("/v1/accounts", &new_wallet, Retry::Safe).await.unwrap();
-        let deposit = json!({"id": Uuid::now_v7(), "account_id": wallet["id"], "amount": 1_000_000_000, "currency": "USD"});
-        let _: Value = setup.post("/v1/deposits", &deposit, Retry::Safe).await.unwrap();
-        let token = tokens.issue(&player, Role::Player, None, Duration::from_secs(3600)).unwrap();
-        players.push((token, wallet["id"].as_str().unwrap().to_owned()));
-    }
+    let players = common::funded_players(&setup, &tokens, clients).await;
     let new_house = json!({"kind": "house_revenue", "owner": "bench", "currency": "USD"});
     let house: Value = setup.post("/v1/accounts", &new_house, Retry::Safe).await.unwrap();
     let house = house["id"].as_str().unwrap().to_owned();
@@ -83,19 +74,11 @@ async fn main() {
             load(&http, clients, duration, move |i| {
                 let (_, wallet) = &players_t[i];
                 let body = json!({"id": Uuid::now_v7(), "debit_account_id": wallet, "credit_account_id": house_t, "amount": 1, "currency": "USD"});
-                (format!("{base_t}/v1/transfers"), service_t.clone(), body, false)
+                (format!("{base_t}/v1/transfers"), service_t.clone(), body)
             })
             .await,
         );
-        let (players_k, base_k) = (Arc::clone(&players), base.clone());
-        tickets.absorb(
-            load(&http, clients, duration, move |i| {
-                let (token, _) = &players_k[i];
-                let body = json!({"option": "bet", "spots": [3, 11, 19, 27, 35, 43, 51, 59], "tickets": 1});
-                (format!("{base_k}/v1/keno/tickets"), token.clone(), body, true)
-            })
-            .await,
-        );
+        tickets.absorb(common::keno_play_now(&http, &base, &players, duration).await);
     }
     let (t_rate, t_p50, t_p99) =
         (tickets.per_second(), tickets.percentile_ms(0.5), tickets.percentile_ms(0.99));
@@ -254,28 +237,18 @@ async fn settle_one_draw(draws: &draw_games::DrawsState, setup: &ServiceClient, 
     println!("{:<46} {:>10.2}", "reference: one UPDATE of the same entries", reference.as_secs_f64());
 }
 
-/// `clients` loops each POSTing what `request(client)` builds (fresh ids and keys every time).
+/// `clients` loops each POSTing what `request(client)` builds (a fresh id every time).
 async fn load<F>(http: &reqwest::Client, clients: usize, duration: Duration, request: F) -> LoadRun
 where
-    F: Fn(usize) -> (String, String, Value, bool) + Send + Sync + 'static,
+    F: Fn(usize) -> (String, String, Value) + Send + Sync + 'static,
 {
     let http = http.clone();
     closed_loop(clients, duration, move |client| {
-        let (url, token, mut body, keyed) = request(client);
+        let (url, token, mut body) = request(client);
         if body.get("id").is_some() {
             body["id"] = json!(Uuid::now_v7());
         }
-        let mut post = http.post(url).bearer_auth(token).json(&body);
-        if keyed {
-            post = post.header("idempotency-key", Uuid::now_v7().to_string());
-        }
-        async move {
-            let response = post.send().await.unwrap();
-            let status = response.status();
-            let text = response.text().await.unwrap();
-            assert!(status.is_success(), "{status} {text}");
-            1
-        }
+        common::succeeds(http.post(url).bearer_auth(token).json(&body))
     })
     .await
 }

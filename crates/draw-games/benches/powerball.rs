@@ -3,8 +3,9 @@
 //! 1. **sales**: `BENCH_CLIENTS` terminals (default 64) selling 5-board quick-pick slips through
 //!    the gateway on a real socket, all services in one process as `lotto` runs them: plays per
 //!    second at saturation (each terminal sells again as soon as it is answered), and the p99
-//!    at the target's 2,000 plays/s offered at a steady pace. Reference, in the same run: the
-//!    ledger account read through the same gateway that the instant validations benchmark uses.
+//!    at the target's 2,000 plays/s offered at a steady pace. References, in the same run: the
+//!    ledger account read through the same gateway that the instant validations benchmark uses,
+//!    and Keno play-now tickets bought by as many players (a slip against a ticket: issue 52).
 //! 2. **a drawing of `BENCH_PLAYS` plays** (default 10,000,000 quick picks on 2,000 retailers'
 //!    tickets of five boards, one ticket in ten sold online): the close (counts, and the
 //!    canonical export written and hashed), the results, the set-based settlement, the
@@ -27,6 +28,8 @@
     clippy::indexing_slicing
 )]
 
+mod common;
+
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -35,6 +38,7 @@ use domain::powerball::Board;
 use domain::serial::TicketSerial;
 use draw_games::saga::powerball::draws as powerball_draws;
 use platform::auth::Role;
+use platform::client::ServiceClient;
 use platform::clock::Clock;
 use platform::config::{Config, env_or};
 use platform::http::{Limits, Readiness};
@@ -98,9 +102,13 @@ async fn sales(platform: &assembly::Assembly, base: &str, clients: usize, durati
     let service = tokens.service_token("bench").unwrap();
     let account = platform.draws.powerball_accounts.escrow;
     let http = reqwest::Client::builder().pool_max_idle_per_host(256).build().unwrap();
+    // The issue's reference for a slip: a Keno play-now ticket, by as many players.
+    let setup = ServiceClient::new(base).unwrap().as_service(tokens.clone(), "bench");
+    let players = Arc::new(common::funded_players(&setup, tokens, clients).await);
     let half = duration / 2;
-    let (mut sold, mut reference) = (LoadRun::default(), LoadRun::default());
+    let (mut sold, mut reference, mut keno) = (LoadRun::default(), LoadRun::default(), LoadRun::default());
     for _round in 0..2 {
+        keno.absorb(common::keno_play_now(&http, base, &players, half).await);
         let (http_r, url_r, token_r) =
             (http.clone(), format!("{base}/v1/accounts/{account}"), service.clone());
         reference.absorb(
@@ -140,7 +148,18 @@ async fn sales(platform: &assembly::Assembly, base: &str, clients: usize, durati
         s_p99,
         s_rate / r_rate
     );
+    let (k_rate, k_p50, k_p99) = (keno.per_second(), keno.percentile_ms(0.5), keno.percentile_ms(0.99));
+    println!("{:<44} {:>10.0} {:>9.2} {:>9.2}", "Keno play-now tickets (reference)", k_rate, k_p50, k_p99);
+    println!(
+        "{:<44} {:>10.0} {:>9.2} {:>9.2}  {:.2}x Keno play-now",
+        "Powerball slips sold (5 plays each)",
+        s_rate / 5.0,
+        s_p50,
+        s_p99,
+        s_rate / 5.0 / k_rate
+    );
     println!("{}", sold.cpu_note("play"));
+    println!("{}", keno.cpu_note("Keno ticket"));
     // The target's rate offered at a steady pace: each terminal sells a slip every
     // 64 / 400 s, so 2,000 plays/s in all, and the latency is the counter's at that rate.
     let every = Duration::from_secs_f64(clients as f64 / 400.0);
@@ -169,13 +188,7 @@ fn sell_slip(http: &reqwest::Client, url: &str, token: &str) -> impl Future<Outp
         .bearer_auth(token)
         .header("idempotency-key", Uuid::now_v7().to_string())
         .json(&json!({"quick_picks": 5}));
-    async move {
-        let response = post.send().await.unwrap();
-        let status = response.status();
-        let text = response.text().await.unwrap();
-        assert!(status.is_success(), "{status} {text}");
-        5
-    }
+    async move { common::succeeds(post).await * 5 }
 }
 
 /// The peak resident memory of this process so far, in MiB (Linux's VmHWM).

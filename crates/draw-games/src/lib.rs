@@ -57,8 +57,8 @@ pub static MIGRATOR: Migrator = sqlx::migrate!("../../migrations/draw-games");
 /// Namespace of the ids this service derives (ticket ids, ledger transfer ids, its accounts).
 pub const DRAWS_NAMESPACE: Uuid = Uuid::from_u128(0x6472_6177_7367_4000_8000_6c6f_7474_6f21);
 
-/// How many play-now tickets share one ledger call (two transfers each at most, well under the
-/// ledger's batch limit).
+/// How many tickets share one ledger call (two transfers each at most, well under the ledger's
+/// batch limit).
 const LEDGER_BATCH_TICKETS: usize = 200;
 
 pub use config::{DrawSettings, KenoSettings, PowerballSettings, ResultsMode};
@@ -77,8 +77,10 @@ pub struct DrawsState {
     pub house_account: Uuid,
     /// The play-now saga's local writes, group-committed.
     pub ticket_writes: GroupCommit<InTransaction<store::keno::tickets::TicketWriter>>,
+    /// Powerball sales' tickets and plays, group-committed.
+    pub sale_writes: GroupCommit<InTransaction<store::powerball::sale_writes::SaleWriter>>,
     /// The play-now saga's ledger batches, many tickets to a ledger call.
-    pub ledger_batches: GroupCommit<saga::keno::play_now::LedgerBatches>,
+    pub ledger_batches: GroupCommit<saga::LedgerBatches>,
     /// The time the service acts on (a test moves it by hand).
     pub clock: Clock,
     /// When each scheduled draw closes.
@@ -149,10 +151,9 @@ impl DrawsState {
         let house_account = Uuid::new_v5(&DRAWS_NAMESPACE, b"keno/house");
         let ledger = LedgerClient::new(ledger, tokens.clone(), "draw-games");
         let ticket_writes = GroupCommit::spawn(pool.clone(), store::keno::tickets::TicketWriter, 256);
-        let ledger_batches = GroupCommit::spawn_runner(
-            saga::keno::play_now::LedgerBatches { ledger: ledger.clone() },
-            LEDGER_BATCH_TICKETS,
-        );
+        let sale_writes = GroupCommit::spawn(pool.clone(), store::powerball::sale_writes::SaleWriter, 256);
+        let ledger_batches =
+            GroupCommit::spawn_runner(saga::LedgerBatches { ledger: ledger.clone() }, LEDGER_BATCH_TICKETS);
         let live_streams = std::sync::Arc::new(tokio::sync::Semaphore::new(settings.max_streams));
         let clock = settings.clock();
         let state = DrawsState {
@@ -163,6 +164,7 @@ impl DrawsState {
             escrow_account,
             house_account,
             ticket_writes,
+            sale_writes,
             ledger_batches,
             clock,
             schedule,

@@ -177,6 +177,22 @@ async fn a_drawing_runs_from_the_till_to_certified_prizes() {
     let refused = game.post("/v1/powerball/retail/tickets", &till, "sale-2", json!({"quick_picks": 1})).await;
     assert_eq!((refused.status, refused.code()), (StatusCode::CONFLICT, "sales_closed"), "{}", refused.body);
     assert!(refused.body["detail"].as_str().unwrap().contains("2026-12-01T03:05:00"), "{}", refused.body);
+    let replayed = game
+        .post(
+            "/v1/powerball/retail/tickets",
+            &till,
+            "sale-1",
+            json!({"boards": [
+        {"whites": [46, 5, 15, 25, 35], "powerball": 10},
+        {"whites": [1, 2, 3, 4, 6], "powerball": 10},
+    ], "power_play": true}),
+        )
+        .await;
+    assert_eq!(
+        (replayed.status, replayed.body["serial"].as_str()),
+        (StatusCode::OK, Some(serial.as_str())),
+        "a replay in the closed window answers the ticket sold before it"
+    );
     assert!(pass(&game).await > 0);
     let closed = drawing(&game, "2026-11-30").await;
     assert_eq!(closed["state"], "closed");
@@ -449,6 +465,42 @@ async fn refused_sales_move_nothing() {
         .get(&format!("/v1/powerball/tickets/{}", conflict.body["serial"].as_str().unwrap()), Some(&till))
         .await;
     assert_eq!(others.code(), "ticket_not_found", "a retailer sees only its own terminals' tickets");
+    game.assert_books_balance().await;
+}
+
+/// Sales that arrive together share their writes (issue 52): forty slips from four tills at
+/// once, ten of them sent twice at the same moment, are each sold once with one serial, every
+/// play placed once, and each retailer owes exactly its slips.
+#[tokio::test]
+async fn sales_arriving_together_are_each_sold_once() {
+    let game = game_at("2026-11-30T18:00:00Z").await;
+    let tills: Vec<String> = (0..4).map(|i| terminal(&game, &format!("shop-{i}"))).collect();
+    let game = &game;
+    let sales = (0..50).map(|n| {
+        let (till, key) = (&tills[n % 4], format!("sale-{}", n % 40));
+        let slip = json!({"quick_picks": 1 + n % 40 % 3});
+        async move { (key.clone(), game.post("/v1/powerball/retail/tickets", till, &key, slip).await) }
+    });
+    let replies = futures_util::future::join_all(sales).await;
+    let mut serials = std::collections::HashMap::new();
+    for (key, reply) in &replies {
+        assert!(reply.status.is_success(), "{key}: {} {}", reply.status, reply.body);
+        assert_eq!(reply.body["state"], "sold", "{}", reply.body);
+        let serial = reply.body["serial"].as_str().unwrap().to_owned();
+        let first = serials.entry(key.clone()).or_insert_with(|| serial.clone());
+        assert_eq!(*first, serial, "{key} answered one ticket");
+    }
+    assert_eq!(serials.len(), 40);
+    let boards: i64 = (0..40).map(|n| 1 + n % 3).sum();
+    let plays: i64 = sqlx::query_scalar("SELECT count(*) FROM pb_plays WHERE draw_date = '2026-11-30'")
+        .fetch_one(&game.state.pool)
+        .await
+        .unwrap();
+    assert_eq!(plays, boards, "every board of every slip placed once");
+    for i in 0..4 {
+        let owed: i64 = (0..40).filter(|n| n % 4 == i).map(|n| 200 * (1 + n % 3)).sum();
+        assert_eq!(game.balance(ledger_api::retailer_account(&format!("shop-{i}"))).await, -owed);
+    }
     game.assert_books_balance().await;
 }
 

@@ -20,11 +20,34 @@ pub mod voids;
 use std::future::Future;
 use std::time::Duration;
 
+use ledger_api::NewTransfer;
 use platform::AppError;
+use platform::group_commit::BatchRun;
 use uuid::Uuid;
 
 use crate::DrawsState;
 use crate::store::keno::tickets::StoredTicket;
+
+/// Tickets' ledger batches (each ticket's transfers, in order: a Keno play-now ticket's stake and
+/// prize, a Powerball slip's cost), sent to the ledger many tickets to a call: the ledger's cost
+/// is mostly per call, not per transfer. A call the ledger refuses is sent again ticket by ticket
+/// (see [`platform::group_commit`]), so one player's empty wallet refuses only that player's
+/// ticket.
+#[derive(Debug)]
+pub struct LedgerBatches {
+    pub ledger: ledger_api::LedgerClient,
+}
+
+impl BatchRun for LedgerBatches {
+    type Job = Vec<NewTransfer>;
+    type Output = ();
+
+    async fn run_batch(&self, jobs: &[Vec<NewTransfer>]) -> Result<Vec<()>, AppError> {
+        let transfers: Vec<NewTransfer> = jobs.iter().flatten().cloned().collect();
+        self.ledger.batch(&transfers).await?;
+        Ok(vec![(); jobs.len()])
+    }
+}
 
 /// Finishes tickets of kind `T` left unfinished for longer than `older_than` with the kind's own
 /// `drive`; returns how many.

@@ -22,7 +22,6 @@ use domain::keno::{Draw, Ticket, settle};
 use ledger_api::{Game, Money, NewTransfer, Purpose};
 use platform::AppError;
 use platform::codes;
-use platform::group_commit::BatchRun;
 use rand::SeedableRng;
 use rand_chacha::ChaCha20Rng;
 use serde::Serialize;
@@ -33,26 +32,6 @@ use crate::store::PlayNowState;
 use crate::store::keno::tickets::{self, PlayNowTicket, TicketWrite};
 use crate::views::TicketView;
 use crate::{DRAWS_NAMESPACE, DrawsState};
-
-/// Tickets' ledger batches (each ticket's transfers, in order), sent to the ledger many tickets
-/// to a call: the ledger's cost is mostly per call, not per transfer. A call the ledger refuses
-/// is sent again ticket by ticket (see [`platform::group_commit`]), so one player's empty wallet
-/// refuses only that player's ticket.
-#[derive(Debug)]
-pub struct LedgerBatches {
-    pub ledger: ledger_api::LedgerClient,
-}
-
-impl BatchRun for LedgerBatches {
-    type Job = Vec<NewTransfer>;
-    type Output = ();
-
-    async fn run_batch(&self, jobs: &[Vec<NewTransfer>]) -> Result<Vec<()>, AppError> {
-        let transfers: Vec<NewTransfer> = jobs.iter().flatten().cloned().collect();
-        self.ledger.batch(&transfers).await?;
-        Ok(vec![(); jobs.len()])
-    }
-}
 
 /// The ticket as its player sees it: the numbers only once settled.
 pub fn view(ticket: &PlayNowTicket) -> Result<TicketView, AppError> {

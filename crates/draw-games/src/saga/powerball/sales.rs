@@ -2,14 +2,16 @@
 //! quick picks) for the next drawing still on sale or the next N, sold at a retailer's terminal
 //! or, where the operator enables it, online from a player's wallet.
 //!
-//! A sale is a saga with deterministic keys (architecture §4), like a Keno ticket for scheduled draws:
+//! A sale is a saga with deterministic keys (architecture §4), like a Keno ticket for scheduled
+//! draws, its steps group-committed with the other sales' that arrive together, as Keno play-now's
+//! are (the ticket's writes by `store::powerball::sale_writes`, its cost in a ledger batch):
 //!
 //! 1. record the ticket (`open`) with its serial and every board, quick picks drawn here from a
 //!    fresh OS-seeded ChaCha20 (never from the terminal), so a replay answers the same numbers;
 //! 2. ledger: the cost for every drawing from the retailer's settlement account (what the
 //!    retailer owes) or the player's wallet to Powerball's escrow (`powerball-ticket/<id>/cost`),
 //!    or `refused` when the ledger refuses it (a wallet short of funds);
-//! 3. place the plays (`sold`): in one transaction, into the first drawing still on sale and the
+//! 3. place the plays (`sold`): in one statement, into the first drawing still on sale and the
 //!    ones after it, each locked `FOR SHARE` and checked still on sale.
 //!
 //! A sold ticket is never voided or cancelled (111-5-24(f)): there is no route that does it.
@@ -20,7 +22,7 @@ use chrono::SubsecRound;
 use domain::powerball::schedule::{Drawing, SaleWindow};
 use domain::powerball::{Board, slip_cents};
 use domain::serial::TicketSerial;
-use ledger_api::{AccountKind, Game, LedgerError, Money, NewTransfer, Purpose};
+use ledger_api::{AccountKind, Game, Money, NewTransfer, Purpose};
 use platform::AppError;
 use platform::codes;
 use rand::SeedableRng;
@@ -29,7 +31,8 @@ use uuid::Uuid;
 
 use crate::store::{PowerballDrawState, PowerballTicketState};
 use crate::store::powerball::drawings;
-use crate::store::powerball::tickets::{self, Channel, Placed, PowerballTicket, Recorded, TicketDrawing};
+use crate::store::powerball::sale_writes::{Placed, SaleWrite, SaleWritten};
+use crate::store::powerball::tickets::{self, Channel, PowerballTicket, TicketDrawing};
 use crate::views::{BoardView, PowerballTicketView, TicketDrawingView, VoidedTicketView, WinningBoardView};
 use crate::{DRAWS_NAMESPACE, DrawsState};
 
@@ -90,15 +93,15 @@ pub async fn sell(
         Seller::Online { player } => (Channel::Online, player.as_str(), player.as_str()),
     };
     let id = Uuid::new_v5(&DRAWS_NAMESPACE, format!("powerball-ticket/{sold_by}/{key}").as_bytes());
-    if let Some(existing) = tickets::load(&state.pool, id).await? {
-        if !sold_from(&existing, slip) {
-            return Err(AppError::conflict(codes::IDEMPOTENCY_CONFLICT, "this key sold a different slip"));
-        }
-        return Ok((drive(state, id).await?, false));
-    }
-    // A new sale in the closed window is refused; a replay above finishes whatever it began.
+    // A new sale in the closed window is refused; a replay finishes whatever it began. (Outside
+    // that window a replay is found by the insert below: one round trip fewer a sale.)
     let now = state.clock.now();
-    on_sale(state, now)?;
+    if let Err(closed) = on_sale(state, now) {
+        return match tickets::load(&state.pool, id).await? {
+            Some(existing) => replay(state, &existing, slip).await,
+            None => Err(closed),
+        };
+    }
     let debit_account = match seller {
         Seller::Terminal { retailer, .. } => {
             let account = ledger_api::retailer_account(retailer);
@@ -128,21 +131,32 @@ pub async fn sell(
         refusal: None,
         created_at: now.trunc_subsecs(6),
     };
-    let created = loop {
-        match tickets::insert_open(&state.pool, &ticket).await? {
-            Recorded::Created => break true,
-            // A concurrent replay of the same key recorded it first.
-            Recorded::Existed => break false,
-            // One in 9 × 10^17 per ticket sold: draw another serial.
-            Recorded::SerialTaken => ticket.serial = TicketSerial::random(&mut rng),
+    // Recorded with the other sales that arrive together (one statement, one commit).
+    while state.sale_writes.submit(SaleWrite::Record(ticket.clone())).await? != SaleWritten::Recorded(true) {
+        match tickets::load(&state.pool, id).await? {
+            // The key sold before (a replay), or a concurrent replay recorded it first.
+            Some(existing) => return replay(state, &existing, slip).await,
+            // Its serial belongs to another ticket (one in 9 × 10^17 a sale): draw another.
+            None => ticket.serial = TicketSerial::random(&mut rng),
         }
-    };
-    // The ticket as this call recorded it, or (a concurrent replay recorded it first) as stored.
-    let answered = if created { finish(state, ticket).await? } else { drive_answering_refusal(state, id).await? };
-    match answered {
-        (_, Some(refused)) => Err(refused),
-        (view, None) => Ok((view, created)),
     }
+    match finish(state, ticket).await? {
+        (_, Some(refused)) => Err(refused),
+        (view, None) => Ok((view, true)),
+    }
+}
+
+/// A key sold before: the same slip finishes and answers its ticket, another is refused.
+async fn replay(
+    state: &DrawsState,
+    existing: &PowerballTicket,
+    slip: &Slip,
+) -> Result<(PowerballTicketView, bool), AppError> {
+    if !sold_from(existing, slip) {
+        return Err(AppError::conflict(codes::IDEMPOTENCY_CONFLICT, "this key sold a different slip"));
+    }
+    // A replay answers the ticket as it stands, a refused one with its stored code.
+    Ok((finish(state, existing.clone()).await?.0, false))
 }
 
 /// Moves a sale forward until it is sold (its plays in their drawings) or refused; safe to run
@@ -177,7 +191,9 @@ async fn finish(
             ticket.cost_cents,
             Purpose::of(Game::Powerball, Money::Stake).ticket(id).channel(ticket.channel.as_str()),
         );
-        match state.ledger.transfer(&cost).await {
+        // Group-committed with other tickets' (Keno's play-now among them): one ledger call for
+        // many sales.
+        match state.ledger_batches.submit(vec![cost]).await {
             Ok(()) => {
                 if let Some(first) = place(state, &ticket).await? {
                     ticket.state = PowerballTicketState::Sold;
@@ -186,14 +202,14 @@ async fn finish(
                 }
             }
             // The ledger's rules refused it: nothing moved, and nothing will.
-            Err(LedgerError::Refused(e)) => {
+            Err(e) if ledger_api::is_refusal(&e) => {
                 if tickets::refuse_open(&state.pool, id, e.code()).await? {
                     ticket.state = PowerballTicketState::Refused;
                     ticket.refusal = Some(e.code().to_owned());
                     return Ok((as_finished(state, &ticket), Some(e)));
                 }
             }
-            Err(e) => return Err(e.into()),
+            Err(e) => return Err(e),
         }
         // Another call moved it on meanwhile: as it stands.
         ticket = tickets::load(&state.pool, id).await?.ok_or_else(|| AppError::internal("ticket vanished"))?;
@@ -218,15 +234,19 @@ async fn place(state: &DrawsState, ticket: &PowerballTicket) -> Result<Option<ch
     let mut first = state.powerball.next_open(state.clock.now());
     loop {
         let drawings = state.powerball.drawings_from(&first, count);
-        ensure_drawings(state, &drawings).await?;
         let dates: Vec<_> = drawings.iter().map(|d| d.date).collect();
-        match tickets::place_plays(&state.pool, ticket.id, &dates).await? {
-            Placed::Sold(first) => return Ok(Some(first)),
-            Placed::Done => return Ok(None),
+        // Placed with the other sales that arrive together (one statement, one commit).
+        let placed = state.sale_writes.submit(SaleWrite::Place { id: ticket.id, dates }).await?;
+        match placed {
+            SaleWritten::Recorded(_) => return Err(AppError::internal("a placement answered as a record")),
+            SaleWritten::Placed(Placed::Sold(first)) => return Ok(Some(first)),
+            SaleWritten::Placed(Placed::Done) => return Ok(None),
             // A drawing closed meanwhile: start after it.
-            Placed::Closed(date) => {
+            SaleWritten::Placed(Placed::Closed(date)) => {
                 first = state.powerball.next_open(state.powerball.drawing_on(date).sales_close);
             }
+            // The first sale for a drawing makes its row (a few times a week).
+            SaleWritten::Placed(Placed::Missing) => ensure_drawings(state, &drawings).await?,
         }
     }
 }

@@ -1,12 +1,14 @@
 //! Powerball as stored: [`annuities`] (grand prizes paid yearly), [`drawings`] (each drawing's row and steps), [`settlement`] (its
 //! winners, prize table and certification), [`result_entries`] (the
-//! operators' entries of official results), [`claims`] (prizes paid once, and expired) and
-//! [`tickets`] (sales and the plays they place in their drawings).
+//! operators' entries of official results), [`claims`] (prizes paid once, and expired),
+//! [`tickets`] (sales and the plays they place in their drawings) and [`sale_writes`] (a sale's
+//! writes, group-committed).
 
 pub mod annuities;
 pub mod claims;
 pub mod drawings;
 pub mod result_entries;
+pub mod sale_writes;
 pub mod settlement;
 pub mod tickets;
 

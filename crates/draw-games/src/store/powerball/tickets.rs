@@ -1,6 +1,6 @@
 //! Powerball tickets as stored: a sale's row from `open` to `sold` (its plays placed in their
-//! drawings' partitions) or `refused`, found by id or by the serial printed on it; checked
-//! against the schema at build time.
+//! drawings' partitions, both written by [`super::sale_writes`]) or `refused`, found by id or by
+//! the serial printed on it; checked against the schema at build time.
 
 use std::collections::HashMap;
 
@@ -108,52 +108,6 @@ impl TryFrom<TicketRow> for PowerballTicket {
     }
 }
 
-/// What recording a new ticket did.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Recorded {
-    /// Recorded now.
-    Created,
-    /// A ticket with this id was there already (a replayed sale).
-    Existed,
-    /// Its serial belongs to another ticket: draw another.
-    SerialTaken,
-}
-
-/// Records `ticket` as `open`.
-pub async fn insert_open(pool: &PgPool, ticket: &PowerballTicket) -> Result<Recorded, AppError> {
-    let whites: Vec<i16> = ticket.boards.iter().flat_map(|b| b.whites.map(i16::from)).collect();
-    let powerballs: Vec<i16> = ticket.boards.iter().map(|b| i16::from(b.powerball)).collect();
-    let inserted = sqlx::query!(
-        "INSERT INTO pb_tickets (id, serial, channel, seller, sold_by, debit_account, whites, powerballs, quick_picks,
-                                 power_play, draws, cost_cents, state, created_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, 'open', $13)
-         ON CONFLICT (id) DO NOTHING",
-        ticket.id,
-        ticket.serial.body(),
-        ticket.channel.as_str(),
-        &ticket.seller,
-        &ticket.sold_by,
-        ticket.debit_account,
-        &whites,
-        &powerballs,
-        ticket.quick_picks,
-        ticket.power_play,
-        ticket.draws,
-        ticket.cost_cents,
-        ticket.created_at
-    )
-    .execute(pool)
-    .await;
-    match inserted {
-        Ok(done) if done.rows_affected() == 1 => Ok(Recorded::Created),
-        Ok(_) => Ok(Recorded::Existed),
-        Err(sqlx::Error::Database(e)) if e.constraint() == Some("pb_tickets_serial_key") => {
-            Ok(Recorded::SerialTaken)
-        }
-        Err(e) => Err(e.into()),
-    }
-}
-
 /// Ticket `id`.
 pub async fn load(pool: &PgPool, id: Uuid) -> Result<Option<PowerballTicket>, AppError> {
     sqlx::query_as!(
@@ -199,64 +153,6 @@ pub async fn refuse_open(pool: &PgPool, id: Uuid, code: &str) -> Result<bool, Ap
     .await?
     .rows_affected()
         == 1)
-}
-
-/// What placing a ticket's plays did.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Placed {
-    /// In its drawings now, by this call: sold, its first drawing this one.
-    Sold(NaiveDate),
-    /// Not open any more: sold or refused before.
-    Done,
-    /// This drawing's sales closed meanwhile: place the plays from the drawing after it.
-    Closed(NaiveDate),
-}
-
-/// `open` → `sold`: the ticket's plays into every drawing of `dates` (rows that exist), each
-/// locked `FOR SHARE` and checked still on sale, so a drawing's close (which waits for those
-/// locks) freezes a wager set no sale joins afterwards.
-pub async fn place_plays(pool: &PgPool, id: Uuid, dates: &[NaiveDate]) -> Result<Placed, AppError> {
-    let mut tx = pool.begin().await?;
-    let state = sqlx::query_scalar!(
-        r#"SELECT state AS "state: PowerballTicketState" FROM pb_tickets WHERE id = $1 FOR UPDATE"#,
-        id
-    )
-    .fetch_one(&mut *tx)
-    .await?;
-    if state != PowerballTicketState::Open {
-        return Ok(Placed::Done);
-    }
-    let closed = sqlx::query_scalar!(
-        "SELECT max(draw_date) FROM (SELECT draw_date, state FROM pb_draws WHERE draw_date = ANY($1)
-            ORDER BY draw_date FOR SHARE) d WHERE d.state <> 'scheduled'",
-        dates
-    )
-    .fetch_one(&mut *tx)
-    .await?;
-    if let Some(closed) = closed {
-        return Ok(Placed::Closed(closed));
-    }
-    sqlx::query!(
-        "INSERT INTO pb_plays (draw_date, serial, board, w1, w2, w3, w4, w5, powerball, power_play, online)
-         SELECT d, t.serial, b, t.whites[b * 5 - 4], t.whites[b * 5 - 3], t.whites[b * 5 - 2], t.whites[b * 5 - 1],
-                t.whites[b * 5], t.powerballs[b], t.power_play, t.channel = 'online'
-           FROM pb_tickets t, unnest($2::date[]) d, generate_series(1, cardinality(t.powerballs)) b
-          WHERE t.id = $1",
-        id,
-        dates
-    )
-    .execute(&mut *tx)
-    .await?;
-    let first = *dates.first().ok_or_else(|| AppError::internal("a ticket placed in no drawing"))?;
-    sqlx::query!(
-        "UPDATE pb_tickets SET state = 'sold', first_draw = $2, updated_at = now() WHERE id = $1",
-        id,
-        first
-    )
-    .execute(&mut *tx)
-    .await?;
-    tx.commit().await?;
-    Ok(Placed::Sold(first))
 }
 
 /// Tickets left `open` for longer than `older_than`, oldest first (for the recovery pass).
