@@ -38,6 +38,10 @@ pub enum SerialError {
 }
 
 impl TicketSerial {
+    /// Every serial's body, as stored: the range a serial is drawn from uniformly, so equal
+    /// slices of it hold about as many tickets each.
+    pub const BODIES: std::ops::Range<i64> = BODY_FROM..BODY_TO;
+
     /// A fresh serial from `rng` (a CSPRNG: serials must not be guessable).
     pub fn random(rng: &mut impl Rng) -> TicketSerial {
         TicketSerial(rng.random_range(BODY_FROM..BODY_TO))

@@ -13,6 +13,52 @@ use sha2::{Digest, Sha256};
 /// The first line of every export.
 pub const EXPORT_HEADER: &str = "serial|board|w1|w2|w3|w4|w5|powerball|power_play|online";
 
+/// A play as the export writes it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ExportedPlay {
+    /// The ticket's serial without its check digit (18 digits).
+    pub serial: i64,
+    pub board: u8,
+    pub whites: [u8; 5],
+    pub powerball: u8,
+    pub power_play: bool,
+    pub online: bool,
+}
+
+impl ExportedPlay {
+    /// Appends the play's line (`serial|board|w1|w2|w3|w4|w5|powerball|power_play|online\n`).
+    /// Written digit by digit: ten million lines are a large drawing's export.
+    pub fn write_line(&self, out: &mut Vec<u8>) {
+        write_digits(out, u64::try_from(self.serial).unwrap_or(0));
+        for n in [self.board, self.whites[0], self.whites[1], self.whites[2], self.whites[3], self.whites[4]] {
+            out.push(b'|');
+            write_digits(out, u64::from(n));
+        }
+        out.push(b'|');
+        write_digits(out, u64::from(self.powerball));
+        out.extend_from_slice(if self.power_play { b"|1" } else { b"|0" });
+        out.extend_from_slice(if self.online { b"|1\n" } else { b"|0\n" });
+    }
+}
+
+/// `n` in decimal, without leading zeros.
+fn write_digits(out: &mut Vec<u8>, n: u64) {
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    let mut rest = n;
+    loop {
+        at = at.saturating_sub(1);
+        if let Some(d) = digits.get_mut(at) {
+            *d = b'0'.saturating_add(u8::try_from(rest % 10).unwrap_or(0));
+        }
+        rest /= 10;
+        if rest == 0 || at == 0 {
+            break;
+        }
+    }
+    out.extend_from_slice(digits.get(at..).unwrap_or_default());
+}
+
 /// What the recount found.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Recount {
@@ -87,4 +133,29 @@ pub fn recount(path: &Path, results: &Results, grand_pool_cents: i64) -> Result<
     }
     let sha256 = reader.into_inner().hash.finalize().into();
     Ok(Recount { sha256, plays: tally.plays(), prize_table: tally.prize_table(results, grand_pool_cents) })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_play_is_written_as_the_format_says() {
+        let mut out = Vec::new();
+        let play = ExportedPlay {
+            serial: 100_000_000_000_000_007,
+            board: 10,
+            whites: [1, 9, 10, 45, 69],
+            powerball: 26,
+            power_play: true,
+            online: false,
+        };
+        play.write_line(&mut out);
+        ExportedPlay { serial: 999_999_999_999_999_999, board: 1, power_play: false, online: true, ..play }
+            .write_line(&mut out);
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            "100000000000000007|10|1|9|10|45|69|26|1|0\n999999999999999999|1|1|9|10|45|69|26|0|1\n"
+        );
+    }
 }

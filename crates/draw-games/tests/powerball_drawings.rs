@@ -209,7 +209,22 @@ async fn a_drawing_runs_from_the_till_to_certified_prizes() {
     let export = std::fs::read(stored.export_file.as_ref().unwrap()).unwrap();
     use sha2::Digest;
     assert_eq!(hex::encode(sha2::Sha256::digest(&export)), closed["export_sha256"].as_str().unwrap());
-    assert_eq!(String::from_utf8(export).unwrap().lines().count(), 1 + 5, "a header and five plays");
+    assert_eq!(String::from_utf8(export.clone()).unwrap().lines().count(), 1 + 5, "a header and five plays");
+    // The export is made from binary rows (issue 52): byte for byte Postgres' own text of them.
+    let mut conn = game.state.pool.acquire().await.unwrap();
+    let mut text = format!("{}\n", draw_games::export::EXPORT_HEADER).into_bytes();
+    let mut copy = conn
+        .copy_out_raw(
+            "COPY (SELECT serial, board, w1, w2, w3, w4, w5, powerball, power_play::int, online::int FROM pb_plays
+                    WHERE draw_date = '2026-11-30' ORDER BY serial, board) TO STDOUT WITH (FORMAT text, DELIMITER '|')",
+        )
+        .await
+        .unwrap();
+    while let Some(chunk) = futures_util::StreamExt::next(&mut copy).await {
+        text.extend_from_slice(&chunk.unwrap());
+    }
+    drop(copy);
+    assert_eq!(String::from_utf8(export).unwrap(), String::from_utf8(text).unwrap());
     assert!(audit_kinds(&game).await.contains(&"powerball.close".to_owned()));
 
     // 9:05 p.m.: sales resume, for Wednesday's drawing.

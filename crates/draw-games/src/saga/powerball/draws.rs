@@ -19,6 +19,8 @@
 
 use chrono::NaiveDate;
 use domain::powerball::PowerPlayBalls;
+use domain::serial::TicketSerial;
+use futures_util::{TryStreamExt, stream};
 use domain::powerball::drawing::{Results, TierResult};
 use ledger_api::{Game, Money, NewTransfer, Purpose};
 use platform::AppError;
@@ -33,11 +35,13 @@ use crate::config::ResultsMode;
 use crate::store::PowerballDrawState;
 use crate::store::powerball::drawings::{self, StoredDrawing};
 use crate::store::powerball::result_entries::{self, ResultEntry};
-use crate::store::powerball::settlement;
+use crate::store::powerball::{settlement, wager_set};
 use crate::{DRAWS_NAMESPACE, DrawsState};
 
-/// Online prizes paid per ledger call.
-const PAY_CHUNK: i64 = 500;
+/// Online prizes paid per ledger call, about.
+const PAY_CHUNK: u64 = 2_000;
+/// Ledger calls of online prizes at once.
+const PAY_IN_FLIGHT: usize = 3;
 
 fn subject(date: NaiveDate) -> Uuid {
     Uuid::new_v5(&DRAWS_NAMESPACE, format!("powerball/{date}").as_bytes())
@@ -123,7 +127,7 @@ pub async fn export_wager_set(state: &DrawsState, date: NaiveDate) -> Result<(),
         return Ok(());
     }
     let (path, sha256) =
-        drawings::write_export(&state.pool, date, &state.settings.powerball.export_dir).await?;
+        wager_set::write_export(&state.pool, date, &state.settings.powerball.export_dir).await?;
     let file = path.to_string_lossy().into_owned();
     let mut tx = state.pool.begin().await?;
     if drawings::record_export(&mut tx, date, &file, &sha256).await? {
@@ -489,33 +493,65 @@ pub async fn pay_certified(state: &DrawsState, drawing: &StoredDrawing) -> Resul
         );
         state.ledger.transfer(&payable).await?;
     }
-    let mut after = 0i64;
-    loop {
-        let due = drawings::unpaid_online(
-            &state.pool,
-            date,
-            state.settings.powerball.prizes.retailer_limit_cents,
-            after,
-            PAY_CHUNK,
-        )
+    // The serials split into slices of about PAY_CHUNK tickets each (serials are uniform over
+    // their range), up to PAY_IN_FLIGHT slices paid at once; a slice is marked paid only after
+    // its prizes are, so a restart pays what is left again as replays.
+    let due = drawings::count_unpaid_online(&state.pool, date).await?;
+    let slices = u64::try_from(due).unwrap_or(0).div_ceil(PAY_CHUNK).max(1);
+    stream::iter(serial_slices(slices).into_iter().map(Ok))
+        .map_ok(|serials| pay_online_slice(state.clone(), date, serials))
+        .try_buffer_unordered(PAY_IN_FLIGHT)
+        .try_collect::<()>()
         .await?;
-        let Some(last) = due.last() else { break };
-        after = last.serial;
-        let prizes: Vec<NewTransfer> = due
-            .iter()
-            .map(|p| {
-                NewTransfer::new(
-                    step_id(date, &format!("online-prize/{}", p.serial)),
-                    state.powerball_accounts.prizes,
-                    p.wallet,
-                    p.prize_cents,
-                    Purpose::of(Game::Powerball, Money::Prize).draw_date(date).serial(p.serial),
-                )
-            })
-            .collect();
-        state.ledger.batch(&prizes).await?;
-        let serials: Vec<i64> = due.iter().map(|p| p.serial).collect();
-        drawings::mark_prizes_paid(&state.pool, date, &serials, state.clock.now()).await?;
-    }
     drawings::mark_online_paid(&state.pool, date, state.clock.now()).await
+}
+
+/// Every serial, in `count` consecutive slices of (nearly) one size.
+fn serial_slices(count: u64) -> Vec<std::ops::Range<i64>> {
+    let (from, to) = (TicketSerial::BODIES.start, TicketSerial::BODIES.end);
+    let count = count.max(1);
+    let width = to.abs_diff(from).div_ceil(count);
+    let bound = |i: u64| from.saturating_add_unsigned(i.saturating_mul(width)).min(to);
+    (0..count).map(|i| bound(i)..bound(i.saturating_add(1))).collect()
+}
+
+/// Pays the online prizes of `date`'s tickets with serials in `serials` (one ledger batch), then
+/// marks them paid.
+async fn pay_online_slice(state: DrawsState, date: NaiveDate, serials: std::ops::Range<i64>) -> Result<(), AppError> {
+    let limit = state.settings.powerball.prizes.retailer_limit_cents;
+    let due = drawings::unpaid_online(&state.pool, date, limit, serials).await?;
+    if due.is_empty() {
+        return Ok(());
+    }
+    let prizes: Vec<NewTransfer> = due
+        .iter()
+        .map(|p| {
+            NewTransfer::new(
+                step_id(date, &format!("online-prize/{}", p.serial)),
+                state.powerball_accounts.prizes,
+                p.wallet,
+                p.prize_cents,
+                Purpose::of(Game::Powerball, Money::Prize).draw_date(date).serial(p.serial),
+            )
+        })
+        .collect();
+    state.ledger.batch(&prizes).await?;
+    let paid: Vec<i64> = due.iter().map(|p| p.serial).collect();
+    drawings::mark_prizes_paid(&state.pool, date, &paid, state.clock.now()).await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn serial_slices_cover_every_serial_once() {
+        for count in [1, 2, 3, 7, 201] {
+            let slices = serial_slices(count);
+            assert_eq!(slices.len() as u64, count);
+            assert_eq!(slices.first().map(|s| s.start), Some(TicketSerial::BODIES.start));
+            assert_eq!(slices.last().map(|s| s.end), Some(TicketSerial::BODIES.end));
+            assert!(slices.windows(2).all(|w| w[0].end == w[1].start && w[0].start < w[0].end), "{count}");
+        }
+    }
 }

@@ -4,17 +4,12 @@
 //! finds its winners. Checked against the schema at build time, but for the statements whose
 //! text is made from a date (a drawing's partition, and its export's COPY), said beside them.
 
-use std::path::{Path, PathBuf};
-
 use chrono::{DateTime, NaiveDate, Utc};
 use domain::powerball::Board;
 use domain::powerball::drawing::Results;
 use domain::powerball::schedule::Drawing;
-use futures_util::StreamExt;
 use platform::AppError;
-use sha2::{Digest, Sha256};
 use sqlx::{PgConnection, PgPool};
-use tokio::io::AsyncWriteExt;
 
 use crate::config::ResultsMode;
 use crate::store::PowerballDrawState;
@@ -311,7 +306,10 @@ pub async fn close(pool: &PgPool, date: NaiveDate, at: DateTime<Utc>) -> Result<
     .await?;
     if state == Some(PowerballDrawState::Scheduled) {
         let row = sqlx::query!(
-            r#"SELECT count(DISTINCT serial) AS "tickets!", count(*) AS "plays!",
+            // A ticket's boards are numbered from 1 in every drawing it plays: its board 1
+            // counts it, in the same pass (a count of distinct serials sorted all 10 million
+            // plays of a large drawing: 3.3 s against 0.7; issue 52).
+            r#"SELECT count(*) FILTER (WHERE board = 1) AS "tickets!", count(*) AS "plays!",
                       count(*) FILTER (WHERE power_play) AS "power_plays!"
                  FROM pb_plays WHERE draw_date = $1"#,
             date
@@ -335,53 +333,6 @@ pub async fn close(pool: &PgPool, date: NaiveDate, at: DateTime<Utc>) -> Result<
     }
     tx.commit().await?;
     Ok(())
-}
-
-/// Writes the closed drawing's canonical export into `dir`: a header, then one line per play in
-/// serial and board order, streamed out of Postgres. The file is written under a temporary name
-/// and renamed when complete, so a crash never leaves a partial export under the real name; the
-/// content depends only on the plays, so writing it again gives the same bytes. Returns the file
-/// and its SHA-256.
-pub async fn write_export(
-    pool: &PgPool,
-    date: NaiveDate,
-    dir: &Path,
-) -> Result<(PathBuf, [u8; 32]), AppError> {
-    tokio::fs::create_dir_all(dir).await.map_err(AppError::internal)?;
-    // Recorded absolute, so `lotto verify-draw` finds it from any directory.
-    let dir = tokio::fs::canonicalize(dir).await.map_err(AppError::internal)?;
-    let name = format!("powerball-{}.psv", date.format("%Y-%m-%d"));
-    let path = dir.join(&name);
-    let partial = dir.join(format!("{name}.partial"));
-    let mut file = tokio::io::BufWriter::with_capacity(
-        1 << 20,
-        tokio::fs::File::create(&partial).await.map_err(AppError::internal)?,
-    );
-    let mut hash = Sha256::new();
-    let header = format!("{}\n", crate::export::EXPORT_HEADER);
-    hash.update(header.as_bytes());
-    file.write_all(header.as_bytes()).await.map_err(AppError::internal)?;
-    let mut conn = pool.acquire().await?;
-    // The date is a NaiveDate, formatted: nothing from outside reaches the statement's text
-    // (COPY, which the macros cannot take).
-    let copy = format!(
-        "COPY (SELECT serial, board, w1, w2, w3, w4, w5, powerball, power_play::int, online::int
-                 FROM pb_plays WHERE draw_date = '{}' ORDER BY serial, board)
-           TO STDOUT WITH (FORMAT text, DELIMITER '|')",
-        date.format("%Y-%m-%d")
-    );
-    let mut stream = conn.copy_out_raw(&copy).await?;
-    while let Some(chunk) = stream.next().await {
-        let chunk = chunk?;
-        hash.update(&chunk);
-        file.write_all(&chunk).await.map_err(AppError::internal)?;
-    }
-    drop(stream);
-    file.flush().await.map_err(AppError::internal)?;
-    file.get_ref().sync_all().await.map_err(AppError::internal)?;
-    drop(file);
-    tokio::fs::rename(&partial, &path).await.map_err(AppError::internal)?;
-    Ok((path, hash.finalize().into()))
 }
 
 /// Records the export's file and hash on a closed drawing, in the caller's transaction; false
@@ -466,26 +417,37 @@ pub struct OnlinePrize {
     pub prize_cents: i64,
 }
 
-/// Up to `limit` online tickets after serial `after` with unpaid prizes of `date`, whose prizes
-/// together are at most `up_to_cents` (larger ones are claimed at the lottery office).
+/// How many online tickets have unpaid prizes in `date` (the ones over the limit included).
+pub async fn count_unpaid_online(pool: &PgPool, date: NaiveDate) -> Result<i64, AppError> {
+    Ok(sqlx::query_scalar!(
+        r#"SELECT count(DISTINCT serial) AS "count!" FROM pb_winners
+            WHERE draw_date = $1 AND online AND paid_at IS NULL"#,
+        date
+    )
+    .fetch_one(pool)
+    .await?)
+}
+
+/// The online tickets with serials in `serials` with unpaid prizes of `date`, whose prizes
+/// together are at most `up_to_cents` (larger ones are claimed at the lottery office). A range,
+/// not the next so many after a serial: each call reads only its own slice of the winners (the
+/// next-so-many read every winner left to sort them, 75 times for a 10-million-play drawing).
 pub async fn unpaid_online(
     pool: &PgPool,
     date: NaiveDate,
     up_to_cents: i64,
-    after: i64,
-    limit: i64,
+    serials: std::ops::Range<i64>,
 ) -> Result<Vec<OnlinePrize>, AppError> {
     Ok(sqlx::query_as!(
         OnlinePrize,
         r#"SELECT w.serial, t.debit_account AS wallet, sum(w.prize_cents)::bigint AS "prize_cents!"
              FROM pb_winners w JOIN pb_tickets t ON t.serial = w.serial
-            WHERE w.draw_date = $1 AND w.online AND w.paid_at IS NULL AND w.serial > $3
-            GROUP BY w.serial, t.debit_account HAVING sum(w.prize_cents) <= $2::bigint
-            ORDER BY w.serial LIMIT $4"#,
+            WHERE w.draw_date = $1 AND w.online AND w.paid_at IS NULL AND w.serial >= $3 AND w.serial < $4
+            GROUP BY w.serial, t.debit_account HAVING sum(w.prize_cents) <= $2::bigint"#,
         date,
         up_to_cents,
-        after,
-        limit
+        serials.start,
+        serials.end
     )
     .fetch_all(pool)
     .await?)

@@ -1,6 +1,7 @@
 //! A Powerball drawing's settlement as stored: its winners found by one set-based statement,
 //! the grand prize shared among them, the prize table kept, and the certification (or dispute)
-//! that ends it; checked against the schema at build time.
+//! that ends it; checked against the schema at build time, but for the statements that find
+//! the winners (said beside them).
 
 use chrono::{DateTime, NaiveDate, Utc};
 use domain::powerball::Tier;
@@ -74,52 +75,54 @@ pub async fn settle(
 /// Every winning play of drawing `date`, found by one statement: a play's matches counted in SQL
 /// and joined to the tier table (matches → tier and fixed prize; the grand prize's rows get the
 /// whole pool for now, and their share once its winners are counted).
+///
+/// Found first into a temporary table, then inserted: Postgres reads the plays with all its
+/// workers for a `CREATE TABLE AS` but with one for an `INSERT ... SELECT` (and a settlement is
+/// one transaction, so nothing was inserted before: no `ON CONFLICT`, whose speculative insertion
+/// cost more than the plain one). A 10-million-play drawing's 402,198 winners: 7.5 s in one
+/// statement, 1.9 s found and 2.7 s inserted this way (issue 52). The found table's text is made
+/// from typed values (the date, the drawn numbers, the tier table `domain` gives), as the
+/// statement making a partition is: a utility statement takes no parameters.
 async fn insert_winners(
     tx: &mut PgConnection,
     date: NaiveDate,
     results: &Results,
     pool_cents: i64,
 ) -> Result<(), AppError> {
-    let (mut whites, mut pbs, mut tiers, mut power_plays, mut prizes) =
-        (vec![], vec![], vec![], vec![], vec![]);
+    let mut tiers = Vec::new();
     for tier in Tier::ALL {
         for power_play in [false, true] {
-            let (w, pb) = tier.matches();
-            whites.push(i32::try_from(w).unwrap_or(0));
-            pbs.push(pb);
-            tiers.push(tier_name(tier));
-            power_plays.push(power_play);
-            prizes.push(
-                domain::powerball::drawing::play_prize_cents(
-                    tier,
-                    power_play,
-                    results.multiplier,
-                    pool_cents,
-                )
-                .max(1),
-            );
+            let (whites, pb) = tier.matches();
+            let prize = domain::powerball::drawing::play_prize_cents(tier, power_play, results.multiplier, pool_cents);
+            tiers.push(format!("({whites}, {pb}, '{}', {power_play}, {})", tier_name(tier), prize.max(1)));
         }
     }
-    let drawn: Vec<i16> = results.numbers.whites.iter().map(|&n| i16::from(n)).collect();
-    sqlx::query!(
-        "INSERT INTO pb_winners (draw_date, serial, board, tier, power_play, online, prize_cents)
-         SELECT $1, p.serial, p.board, t.tier, p.power_play, p.online, t.prize
-           FROM (SELECT serial, board, power_play, online, powerball = $3 AS pb,
-                        (w1 = ANY($2))::int + (w2 = ANY($2))::int + (w3 = ANY($2))::int + (w4 = ANY($2))::int + (w5 = ANY($2))::int AS whites
-                   FROM pb_plays WHERE draw_date = $1) p
-           JOIN UNNEST($4::int[], $5::bool[], $6::text[], $7::bool[], $8::bigint[]) AS t(whites, pb, tier, power_play, prize)
+    let drawn = results.numbers.whites.map(|n| n.to_string()).join(",");
+    let any = |column: &str| format!("({column} = ANY('{{{drawn}}}'::smallint[]))::int");
+    let find = format!(
+        "CREATE TEMP TABLE pb_found ON COMMIT DROP AS
+         SELECT p.serial, p.board, t.tier, p.power_play, p.online, t.prize
+           FROM (SELECT serial, board, power_play, online, powerball = {pb} AS pb, {} + {} + {} + {} + {} AS whites
+                   FROM pb_plays WHERE draw_date = '{date}') p
+           JOIN (VALUES {}) AS t(whites, pb, tier, power_play, prize)
              ON t.whites = p.whites AND t.pb = p.pb AND t.power_play = p.power_play
-          WHERE p.pb OR p.whites >= 3
-         ON CONFLICT DO NOTHING",
-        date,
-        &drawn,
-        i16::from(results.numbers.powerball),
-        &whites,
-        &pbs,
-        &tiers,
-        &power_plays,
-        &prizes
+          WHERE p.pb OR p.whites >= 3",
+        any("w1"),
+        any("w2"),
+        any("w3"),
+        any("w4"),
+        any("w5"),
+        tiers.join(", "),
+        pb = results.numbers.powerball,
+        date = date.format("%Y-%m-%d"),
+    );
+    sqlx::query(&find).execute(&mut *tx).await?;
+    // The temporary table is this transaction's: a string, which the macros cannot check.
+    sqlx::query(
+        "INSERT INTO pb_winners (draw_date, serial, board, tier, power_play, online, prize_cents)
+         SELECT $1, serial, board, tier, power_play, online, prize FROM pb_found",
     )
+    .bind(date)
     .execute(&mut *tx)
     .await?;
     Ok(())
