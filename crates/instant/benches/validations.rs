@@ -162,6 +162,7 @@ async fn main() {
         v_p99,
         v_rate / r_rate
     );
+    println!("{}", reference.cpu_note("account read"));
     println!("{}", validations.cpu_note("validation"));
     let met = v_rate >= 5_000.0 && v_p99 < 20.0;
     println!(
