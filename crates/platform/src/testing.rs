@@ -368,14 +368,32 @@ where
 /// where `/proc/{pid}/stat` cannot be read. A benchmark's cost per unit of one process, apart
 /// from the machine's (which counts Postgres and the load too).
 pub fn process_cpu_seconds(pid: u32) -> Option<f64> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    // After "pid (comm) ": state, ppid, ... ; utime and stime are the 12th and 13th fields.
+    let [user, system] = cpu_ticks(&format!("/proc/{pid}/stat"))?;
+    Some(ticks_seconds(user + system))
+}
+
+/// This process's own CPU time and that of its children that have ended and been waited for
+/// (a benchmark running `pgbench`), in seconds.
+pub fn own_and_children_cpu_seconds() -> Option<(f64, f64)> {
+    let [user, system, children_user, children_system] = cpu_ticks("/proc/self/stat")?;
+    Some((ticks_seconds(user + system), ticks_seconds(children_user + children_system)))
+}
+
+/// The first `N` of the CPU times in a `/proc/<pid>/stat` (utime, stime, cutime, cstime), in
+/// clock ticks.
+fn cpu_ticks<const N: usize>(path: &str) -> Option<[u64; N]> {
+    let stat = std::fs::read_to_string(path).ok()?;
+    // After "pid (comm) ": state, ppid, ... ; utime is the 12th field.
     let (_, rest) = stat.rsplit_once(')')?;
-    let mut fields = rest.split_whitespace().skip(11);
-    let (user, system): (u64, u64) = (fields.next()?.parse().ok()?, fields.next()?.parse().ok()?);
-    // USER_HZ is 100 on every Linux architecture this runs on.
-    #[allow(clippy::cast_precision_loss)]
-    Some((user + system) as f64 / 100.0)
+    let ticks: Vec<u64> =
+        rest.split_whitespace().skip(11).take(N).map(|t| t.parse().ok()).collect::<Option<_>>()?;
+    ticks.try_into().ok()
+}
+
+/// Clock ticks in seconds: USER_HZ is 100 on every Linux architecture this runs on.
+#[allow(clippy::cast_precision_loss)]
+fn ticks_seconds(ticks: u64) -> f64 {
+    ticks as f64 / 100.0
 }
 
 /// The CPU time every process called `postgres` has used, in seconds (a connection that ended
@@ -490,5 +508,30 @@ pub fn reads_by_key(plan: &[String], indexes: &[&str]) -> Result<(), String> {
     match indexes.iter().find(|index| !used.iter().any(|u| u == *index)) {
         Some(index) => Err(format!("does not use {index}:\n{text}")),
         None => Ok(()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The CPU readers see this process's own work: a busy loop shows (however busy the machine
+    /// is, within a minute).
+    #[test]
+    fn cpu_time_is_read_from_proc() {
+        let (own_before, _) = own_and_children_cpu_seconds().unwrap();
+        let started = std::time::Instant::now();
+        let mut spin = 0u64;
+        let mut own = own_before;
+        while own - own_before < 0.05 && started.elapsed() < std::time::Duration::from_secs(60) {
+            for _ in 0..1_000_000 {
+                spin = std::hint::black_box(spin.wrapping_add(1));
+            }
+            own = own_and_children_cpu_seconds().unwrap().0;
+        }
+        assert!(own - own_before >= 0.05, "{own_before} -> {own}");
+        assert!(own_and_children_cpu_seconds().unwrap().1 >= 0.0);
+        assert!(process_cpu_seconds(std::process::id()).unwrap() >= own - 0.05);
+        assert_eq!(process_cpu_seconds(u32::MAX), None, "no such process");
     }
 }

@@ -33,7 +33,13 @@ pub(crate) fn pgbench_tps(server: &str, clients: usize, seconds: u64) -> f64 {
     assert!(out.status.success(), "pgbench failed: {}", String::from_utf8_lossy(&out.stderr));
     let text = String::from_utf8_lossy(&out.stdout);
     psql("DROP DATABASE IF EXISTS lotto_bench_pgbench WITH (FORCE)");
-    text.lines()
+    tps_of(&text)
+}
+
+/// The transactions a second pgbench reports (its `tps = ` line).
+fn tps_of(report: &str) -> f64 {
+    report
+        .lines()
         .find(|l| l.starts_with("tps = "))
         .and_then(|l| l.trim_start_matches("tps = ").split_whitespace().next()?.parse().ok())
         .expect("a tps line from pgbench")
@@ -96,7 +102,7 @@ pub(crate) async fn stored_function_stakes(
     .unwrap();
     println!("running the stored function alone (pgbench, spread stakes) for {seconds} s ...");
     let machine_before = platform::testing::machine_busy_cpu_seconds();
-    let (own_before, pgbench_before) = own_and_children_cpu_seconds();
+    let (own_before, pgbench_before) = platform::testing::own_and_children_cpu_seconds().unwrap();
     let out = Command::new(find_pgbench())
         .args(["-c", &clients.to_string(), "-j", "2", "-T", &seconds.to_string(), "-n", "-f"])
         .arg(&script)
@@ -107,15 +113,11 @@ pub(crate) async fn stored_function_stakes(
     let _ = std::fs::remove_file(&script);
     assert!(out.status.success(), "pgbench failed: {}", String::from_utf8_lossy(&out.stderr));
     let text = String::from_utf8_lossy(&out.stdout);
-    let tps: f64 = text
-        .lines()
-        .find(|l| l.starts_with("tps = "))
-        .and_then(|l| l.trim_start_matches("tps = ").split_whitespace().next()?.parse().ok())
-        .expect("a tps line from pgbench");
+    let tps = tps_of(&text);
     // pgbench's connections have ended, taking their CPU time out of `/proc`: Postgres' share is
     // the machine's less pgbench's (this process's child) and this process's own.
     let stakes = (tps * seconds as f64).max(1.0);
-    let (own_after, pgbench_after) = own_and_children_cpu_seconds();
+    let (own_after, pgbench_after) = platform::testing::own_and_children_cpu_seconds().unwrap();
     let machine = platform::testing::machine_busy_cpu_seconds().zip(machine_before).map(|(a, b)| a - b);
     let pgbench = pgbench_after - pgbench_before;
     let postgres = machine.map(|m| m - pgbench - (own_after - own_before));
@@ -128,16 +130,6 @@ pub(crate) async fn stored_function_stakes(
         // pgbench's own CPU in the first column.
         cpu_ms: postgres.map(|postgres| (pgbench * 1000.0 / stakes, postgres * 1000.0 / stakes)),
     }
-}
-
-/// This process's CPU time and that of its children that have ended and been waited for
-/// (`/proc/self/stat`: utime, stime, cutime, cstime), in seconds.
-fn own_and_children_cpu_seconds() -> (f64, f64) {
-    let stat = std::fs::read_to_string("/proc/self/stat").unwrap();
-    let (_, rest) = stat.rsplit_once(')').unwrap();
-    let ticks: Vec<f64> = rest.split_whitespace().skip(11).take(4).map(|t| t.parse().unwrap()).collect();
-    // USER_HZ is 100 on every Linux architecture this runs on.
-    ((ticks[0] + ticks[1]) / 100.0, (ticks[2] + ticks[3]) / 100.0)
 }
 
 /// The least a batch of transfers must store, as the reference for the batches: the same
