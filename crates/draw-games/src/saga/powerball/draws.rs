@@ -19,9 +19,9 @@
 
 use chrono::NaiveDate;
 use domain::powerball::PowerPlayBalls;
+use domain::powerball::drawing::{Results, TierResult};
 use domain::serial::TicketSerial;
 use futures_util::{TryStreamExt, stream};
-use domain::powerball::drawing::{Results, TierResult};
 use ledger_api::{Game, Money, NewTransfer, Purpose};
 use platform::AppError;
 use platform::codes;

@@ -1,8 +1,8 @@
 //! Powerball drawings as stored: the timetable's instants, the advertised grand prize, and each
-//! drawing's steps: the close that freezes and exports its wager set, its results (entered under
-//! dual control, see [`super::result_entries`], or drawn), and the set-based settlement that
-//! finds its winners. Checked against the schema at build time, but for the statements whose
-//! text is made from a date (a drawing's partition, and its export's COPY), said beside them.
+//! drawing's steps: the close that freezes its wager set (exported by [`super::wager_set`]), its
+//! results (entered under dual control, see [`super::result_entries`], or drawn), and the
+//! set-based settlement that finds its winners. Checked against the schema at build time, but
+//! for the statement whose text is made from a date (a drawing's partition), said beside it.
 
 use chrono::{DateTime, NaiveDate, Utc};
 use domain::powerball::Board;

@@ -103,7 +103,7 @@ impl RowReader {
                 break;
             }
             let Some(row) = self.pending.get(at..at + ROW_BYTES) else { break };
-            lines_of(row, lines)?;
+            write_row(row, lines)?;
             at += ROW_BYTES;
         }
         self.pending.drain(..at);
@@ -112,7 +112,7 @@ impl RowReader {
 }
 
 /// One row (`2` fields, `8` bytes, the serial, `8` bytes, the packed play) as its export line.
-fn lines_of(row: &[u8], lines: &mut Vec<u8>) -> Result<(), AppError> {
+fn write_row(row: &[u8], lines: &mut Vec<u8>) -> Result<(), AppError> {
     let field = |from: usize| -> Option<[u8; 8]> {
         (row.get(from..from + 4)? == [0, 0, 0, 8]).then_some(())?;
         row.get(from + 4..from + 12)?.try_into().ok()
