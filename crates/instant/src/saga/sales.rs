@@ -54,10 +54,11 @@ pub async fn check_claimable(conn: &mut PgConnection, state: &InstantState, game
     }
 }
 
-/// A scan's check: a winning ticket of a game whose prizes have expired.
-pub async fn check_scanned(state: &InstantState, game: i32) -> Result<(), AppError> {
-    match sales_ends::of(&state.pool, game).await? {
-        Some(end) if has_expired(state, &end) => Err(prize_expired(state, &end)),
+/// A scan's check: a winning ticket of a game whose prizes have expired, by the end of sales the
+/// scan read.
+pub fn check_scanned(state: &InstantState, end: Option<&SalesEnd>) -> Result<(), AppError> {
+    match end {
+        Some(end) if has_expired(state, end) => Err(prize_expired(state, end)),
         _ => Ok(()),
     }
 }

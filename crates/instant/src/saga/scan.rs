@@ -164,7 +164,7 @@ pub async fn check_ticket(
     // A prize not yet paid, of a game whose claim period has ended.
     if scanned.prize_row.is_some()
         && scanned.paid_at.is_none()
-        && let Err(expired) = crate::saga::sales::check_scanned(state, at.game).await
+        && let Err(expired) = crate::saga::sales::check_scanned(state, scanned.sales_end.as_ref())
     {
         log(codes::PRIZE_EXPIRED.as_str(), 0).await?;
         return Err(expired);

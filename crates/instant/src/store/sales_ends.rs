@@ -58,18 +58,6 @@ pub async fn for_claim(conn: &mut PgConnection, game: i32) -> Result<Option<Sale
     .await?)
 }
 
-/// `game`'s end of sales, read without a lock (a scan's answer).
-pub async fn of(pool: &PgPool, game: i32) -> Result<Option<SalesEnd>, AppError> {
-    Ok(sqlx::query_as!(
-        SalesEnd,
-        "SELECT game, ends_on, announced_at, announced_by, expiring_at, expired_cents, expired_at
-           FROM sales_ends WHERE game = $1",
-        game
-    )
-    .fetch_optional(pool)
-    .await?)
-}
-
 /// Begins `game`'s expiry: no claim is taken after. False while a payment of the game is
 /// reserved and its money not moved (the expiry waits for it); true when it has begun (now, or
 /// before: a crash or another replica left it to finish).

@@ -7,6 +7,7 @@ use platform::events::{self, Event, Kind};
 use sqlx::{PgConnection, PgPool};
 use uuid::Uuid;
 
+use super::sales_ends::SalesEnd;
 use super::{PackState, PaymentState, TicketPlace};
 
 /// The lockout's limits, as `scan_ticket` applies them.
@@ -33,10 +34,14 @@ pub struct Scanned {
     pub paid_at: Option<DateTime<Utc>>,
     pub payment: Option<PaymentState>,
     pub paid_to: Option<String>,
+    /// The game's announced end of sales, read in the same statement (without a lock: a scan's
+    /// answer; a claim reads it again under its lock).
+    pub sales_end: Option<SalesEnd>,
 }
 
 /// One scan, one statement (see the `scan_ticket` migration): the guards locked, the ticket with
-/// its pack read, the VIRN's keyed hash compared and a failure counted.
+/// its pack read, the VIRN's keyed hash compared and a failure counted; and the game's end of
+/// sales beside it, so a winner's answer needs no second read.
 pub async fn scan(
     pool: &PgPool,
     terminal: &str,
@@ -46,10 +51,13 @@ pub async fn scan(
     limits: ScanLimits,
 ) -> Result<Scanned, AppError> {
     let row = sqlx::query!(
-        r#"SELECT locked_until, printed AS "printed!", pack_state AS "pack_state: PackState", virn_ok AS "virn_ok!",
-                  attempts_left AS "attempts_left!", prize_row, prize_cents, paid_at, payment AS "payment: PaymentState",
-                  paid_to
-             FROM scan_ticket($1, $2, $3, $4, $5, $6, $7, $8, make_interval(mins => $9), make_interval(mins => $10))"#,
+        r#"SELECT s.locked_until, s.printed AS "printed!", s.pack_state AS "pack_state: PackState",
+                  s.virn_ok AS "virn_ok!", s.attempts_left AS "attempts_left!", s.prize_row, s.prize_cents,
+                  s.paid_at, s.payment AS "payment: PaymentState", s.paid_to,
+                  se.ends_on AS "ends_on?", se.announced_at AS "announced_at?", se.announced_by AS "announced_by?",
+                  se.expiring_at, se.expired_cents, se.expired_at
+             FROM scan_ticket($1, $2, $3, $4, $5, $6, $7, $8, make_interval(mins => $9), make_interval(mins => $10)) s
+             LEFT JOIN sales_ends se ON se.game = $3"#,
         terminal,
         retailer,
         place.game,
@@ -63,6 +71,18 @@ pub async fn scan(
     )
     .fetch_one(pool)
     .await?;
+    let sales_end = match (row.ends_on, row.announced_at, row.announced_by) {
+        (Some(ends_on), Some(announced_at), Some(announced_by)) => Some(SalesEnd {
+            game: place.game,
+            ends_on,
+            announced_at,
+            announced_by,
+            expiring_at: row.expiring_at,
+            expired_cents: row.expired_cents,
+            expired_at: row.expired_at,
+        }),
+        _ => None,
+    };
     Ok(Scanned {
         locked_until: row.locked_until,
         printed: row.printed,
@@ -74,6 +94,7 @@ pub async fn scan(
         paid_at: row.paid_at,
         payment: row.payment,
         paid_to: row.paid_to,
+        sales_end,
     })
 }
 
