@@ -21,7 +21,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use domain::instant::print_run::{pool_counts, print_pool};
+use domain::instant::print_run::print_run_pools;
 use platform::auth::Role;
 use platform::config::{Config, env_or};
 use platform::http::{Limits, Readiness};
@@ -58,8 +58,8 @@ async fn main() {
     .unwrap();
     let mut rng = ChaCha20Rng::seed_from_u64(seed);
     let mut scans = Vec::with_capacity(usize::try_from(run.tickets).unwrap());
-    for (p, counts) in pool_counts(&game).iter().enumerate() {
-        for t in print_pool(&game, run.first_book, u32::try_from(p).unwrap(), counts, &mut rng).unwrap() {
+    for pool in print_run_pools(&game, run.first_book, &mut rng) {
+        for t in pool.unwrap() {
             scans.push(json!({"barcode": t.barcode, "virn": t.virn}).to_string());
         }
     }

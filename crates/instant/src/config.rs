@@ -37,21 +37,31 @@ use crate::printer_file::PrinterKeys;
 
 /// The key VIRNs are hashed under. The clear VIRN is never stored: a ticket's row holds only
 /// its HMAC-SHA256 under this key, which lives in the service's environment, not the database.
-#[derive(Debug, Clone)]
-pub struct VirnKey(Secret);
+#[derive(Clone)]
+pub struct VirnKey(Hmac<Sha256>);
+
+impl std::fmt::Debug for VirnKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("VirnKey(..)")
+    }
+}
 
 impl VirnKey {
     pub fn new(secret: Secret) -> Self {
-        VirnKey(secret)
+        // HMAC takes a key of any length; `new_from_slice` cannot fail for it. Keyed once here:
+        // each hash starts from a copy of the keyed state (a print run hashes millions).
+        let keyed = <Hmac<Sha256> as Mac>::new_from_slice(secret.expose())
+            .unwrap_or_else(|_| unreachable!("HMAC accepts keys of every length"));
+        // Only the keyed state is kept.
+        drop(secret);
+        VirnKey(keyed)
     }
 
     /// HMAC-SHA256 of `virn`.
-    pub fn hash(&self, virn: &str) -> Vec<u8> {
-        // HMAC takes a key of any length; `new_from_slice` cannot fail for it.
-        let mut mac = <Hmac<Sha256> as Mac>::new_from_slice(self.0.expose())
-            .unwrap_or_else(|_| unreachable!("HMAC accepts keys of every length"));
+    pub fn hash(&self, virn: &str) -> [u8; 32] {
+        let mut mac = self.0.clone();
         mac.update(virn.as_bytes());
-        mac.finalize().into_bytes().to_vec()
+        mac.finalize().into_bytes().into()
     }
 }
 

@@ -92,22 +92,19 @@ impl Writer {
 
     /// One pool's packs and tickets, in book and ticket order.
     pub fn write_pool(&mut self, tickets: &[PrintedTicket]) -> Result<(), PrinterFileError> {
+        // A pool's tickets come book by book: a pack line before each book's run of them.
         let mut book = None;
-        for t in tickets {
+        let mut face = String::new();
+        for (i, t) in tickets.iter().enumerate() {
             if book != Some(t.book) {
                 book = Some(t.book);
-                let in_book = tickets.iter().filter(|u| u.book == t.book).count();
+                let in_book =
+                    tickets.get(i..).unwrap_or_default().iter().take_while(|u| u.book == t.book).count();
                 writeln!(self.stream, "pack|{}|{in_book}", t.book)?;
             }
-            writeln!(
-                self.stream,
-                "ticket|{}|{}|{}|{}|{}",
-                t.book,
-                t.ticket,
-                t.barcode,
-                t.virn,
-                t.face.to_text()
-            )?;
+            face.clear();
+            t.face.write_text(&mut face);
+            writeln!(self.stream, "ticket|{}|{}|{}|{}|{face}", t.book, t.ticket, t.barcode, t.virn)?;
         }
         Ok(())
     }

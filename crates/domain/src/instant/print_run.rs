@@ -6,7 +6,8 @@
 //! The barcode is made from the ticket's place in the run only, so it says nothing of the prize;
 //! the VIRN is random and is what proves a claim (the service stores it keyed-hashed).
 
-use rand::Rng;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha20Rng;
 use serde::{Deserialize, Serialize};
 
 pub use super::PrintError;
@@ -41,6 +42,31 @@ pub fn pool_counts(game: &GameDefinition) -> Vec<Vec<u64>> {
         next_extra = next_extra.saturating_add(extra).checked_rem(pools_usize).unwrap_or(0);
     }
     counts
+}
+
+/// Each pool's own generator, drawn in order from the run's `rng` (256 bits of seed each): the
+/// pools are then independent of one another, so a run may generate several at once and still
+/// print exactly what its seed gives.
+pub fn pool_generators(rng: &mut impl Rng, pools: usize) -> Vec<ChaCha20Rng> {
+    (0..pools).map(|_| ChaCha20Rng::from_seed(rng.random())).collect()
+}
+
+/// A whole run printed from `rng` pool by pool, as a print run generates it (each pool from its
+/// own generator, [`pool_generators`]): what the printer got, for a test or a benchmark that
+/// replays a seeded run.
+pub fn print_run_pools<'g>(
+    game: &'g GameDefinition,
+    first_book: u32,
+    rng: &mut impl Rng,
+) -> impl Iterator<Item = Result<Vec<PrintedTicket>, PrintError>> + 'g {
+    let counts = pool_counts(game);
+    let generators = pool_generators(rng, counts.len());
+    counts.into_iter().zip(generators).enumerate().map(
+        move |(p, (counts, mut generator)): (usize, (Vec<u64>, ChaCha20Rng))| {
+            let pool = u32::try_from(p).map_err(|_| PrintError::Unsupported("too many pools".to_owned()))?;
+            print_pool(game, first_book, pool, &counts, &mut generator)
+        },
+    )
 }
 
 /// A ticket of the run.
@@ -79,14 +105,38 @@ impl Face {
     /// The face as stored: a pull-tab's windows `a,b,c;d,e,f;...`; Electric 8S's grid, prize box
     /// and bonus box `g1,...,g9|p|b`; the crossword's `LETTERS|black|red|s1,s2`.
     pub fn to_text(&self) -> String {
-        let list = |symbols: &[u16]| symbols.iter().map(u16::to_string).collect::<Vec<_>>().join(",");
+        let mut text = String::new();
+        self.write_text(&mut text);
+        text
+    }
+
+    /// [`Face::to_text`] appended to `out` (a print run writes millions: no string of its own).
+    pub fn write_text(&self, out: &mut String) {
+        use std::fmt::Write as _;
+        let list = |out: &mut String, symbols: &[u16]| {
+            for (i, symbol) in symbols.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                let _ = write!(out, "{symbol}");
+            }
+        };
         match self {
-            Face::PullTab { windows } => windows.iter().map(|w| list(w)).collect::<Vec<_>>().join(";"),
+            Face::PullTab { windows } => {
+                for (i, window) in windows.iter().enumerate() {
+                    if i > 0 {
+                        out.push(';');
+                    }
+                    list(out, window);
+                }
+            }
             Face::TicTacToe { grid, prize_box, bonus_box } => {
-                format!("{}|{prize_box}|{bonus_box}", list(grid))
+                list(out, grid);
+                let _ = write!(out, "|{prize_box}|{bonus_box}");
             }
             Face::Crossword { letters, black, red, bonus } => {
-                format!("{letters}|{black}|{red}|{}", list(bonus))
+                let _ = write!(out, "{letters}|{black}|{red}|");
+                list(out, bonus);
             }
         }
     }

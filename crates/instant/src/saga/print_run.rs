@@ -1,6 +1,6 @@
 //! Print runs: a game's whole order generated (`domain::instant::print_run`) and stored in one
-//! transaction, tickets written with COPY a pool at a time, packs created `printed`, and the
-//! run's prizes funded as the game's liability in the ledger before the transaction commits.
+//! transaction, tickets written with one COPY a pool's rows at a time, packs created `printed`;
+//! the run's prizes funded as the game's liability in the ledger once it has committed.
 //!
 //! A run is printed by a job ([`super::jobs`]): its progress recorded after each pool (which also
 //! renews its lease and reads a cancel). A cancel, a failure or a crash leaves no partial run: the
@@ -10,7 +10,7 @@
 use std::time::Instant;
 
 use domain::instant::GameDefinition;
-use domain::instant::print_run::{PrintedTicket, pool_counts, print_pool};
+use domain::instant::print_run::{PrintedTicket, pool_counts, pool_generators, print_pool};
 use ledger_api::{Game, Money, NewTransfer, Purpose};
 use platform::AppError;
 use platform::events::{self, Event, Kind};
@@ -19,7 +19,8 @@ use rand_chacha::ChaCha20Rng;
 use uuid::Uuid;
 
 use crate::store::print_jobs;
-use crate::store::print_runs::{self, RunRecord};
+use crate::config::VirnKey;
+use crate::store::print_runs::{self, RunRecord, TicketRows};
 use crate::views::PrintRunView;
 use crate::{InstantState, printer_file};
 
@@ -46,12 +47,18 @@ pub async fn store_print_run_with(
 /// The code a cancelled run ends with.
 pub const CANCELLED: platform::codes::CodeName = platform::codes::PRINT_RUN_CANCELLED;
 
+/// Where a run reports its progress: its job and the job's line (None for a run printed directly).
+pub(super) type Progress = Option<(Uuid, print_jobs::ProgressLine)>;
+
 /// The run, reporting each pool's progress to job `job` (and stopping when it is cancelled).
+///
+/// Three things run at once ([`make_pools`]): threads generate the pools and make their COPY
+/// rows, one writes the printer's file, and this task streams the rows into one COPY.
 pub(super) async fn print(
     state: &InstantState,
     game: &GameDefinition,
     created_by: &str,
-    mut rng: ChaCha20Rng,
+    rng: ChaCha20Rng,
     job: Option<Uuid>,
 ) -> Result<PrintRunView, AppError> {
     let started = Instant::now();
@@ -59,8 +66,7 @@ pub(super) async fn print(
         Some(job) => Some((job, print_jobs::ProgressLine::open(&state.pool).await?)),
         None => None,
     };
-    let counts = pool_counts(game);
-    let pools = u32::try_from(counts.len()).map_err(AppError::internal)?;
+    let pools = u32::try_from(pool_counts(game).len()).map_err(AppError::internal)?;
     let number = i32::try_from(game.number).map_err(AppError::internal)?;
     // A run abandoned mid-COPY (a timeout, a client gone) leaves its connection in the middle of
     // the copy protocol: it is closed, never handed to the next request.
@@ -71,39 +77,28 @@ pub(super) async fn print(
         u32::try_from(print_runs::lock_next_book(&mut tx, number).await?).map_err(AppError::internal)?;
     let (run, last_book) = run_of(game, first_book, pools, created_by)?;
     print_runs::insert_run(&mut tx, &run).await?;
-    let settings = &state.settings;
-    let mut file = Some(open_printer_file(state, game, run.id, (first_book, last_book)).await?);
-    let stored = async {
-        let mut generated = 0i64;
-        for (p, pool_count) in counts.iter().enumerate() {
-            let pool = u32::try_from(p).map_err(AppError::internal)?;
-            let tickets =
-                print_pool(game, first_book, pool, pool_count, &mut rng).map_err(AppError::internal)?;
-            generated = generated.saturating_add(pool_tickets(&tickets));
-            if let Some((job, line)) = progress.as_mut() {
-                // Generated, not yet written: an operator watching sees both steps of each pool.
-                line.report(*job, generated, generated.saturating_sub(pool_tickets(&tickets))).await?;
+    let file = open_printer_file(state, game, run.id, (first_book, last_book)).await?;
+    let (made, mut pools_made) = tokio::sync::mpsc::channel(2);
+    let (key, for_making) = (state.settings.virn_key.clone(), game.clone());
+    let making =
+        tokio::task::spawn_blocking(move || make_pools(&for_making, first_book, rng, &key, file, &made));
+    let copied = copy_chunks(&mut tx, &mut pools_made, &mut progress, "the print run was cancelled").await;
+    // A COPY that failed or was cancelled stops the generation at its next pool.
+    drop(pools_made);
+    let made = making.await.map_err(AppError::internal)?;
+    let writer = match (copied, made) {
+        (Ok(_), Ok(writer)) => writer,
+        (Ok(_), Err(e)) => return Err(e),
+        (Err(e), made) => {
+            if let Ok(writer) = made {
+                writer.abandon();
             }
-            print_runs::copy_tickets(&mut tx, game, &tickets, &settings.virn_key).await?;
-            write_pool(&mut file, tickets).await?;
-            if let Some((job, line)) = progress.as_mut()
-                && line.report(*job, generated, generated).await?
-            {
-                // Returning drops the transaction: nothing of the run stays.
-                return Err(AppError::conflict(CANCELLED, "the print run was cancelled"));
-            }
+            // The COPY's error: a generation stopped by it only says it stopped.
+            return Err(e);
         }
-        print_runs::insert_packs_and_counts(&mut tx, game, &run).await?;
-        let writer = file.take().ok_or_else(|| AppError::internal("the printer's file is gone"))?;
-        finish_and_commit(state, game, run.id, writer, tx).await
-    }
-    .await;
-    if let Err(e) = stored {
-        if let Some(writer) = file.take() {
-            writer.abandon();
-        }
-        return Err(e);
-    }
+    };
+    print_runs::insert_packs_and_counts(&mut tx, game, &run).await?;
+    finish_and_commit(state, game, run.id, writer, tx).await?;
     fund_once_stored(state, game, run.id).await;
     Ok(PrintRunView {
         id: run.id,
@@ -116,11 +111,6 @@ pub(super) async fn print(
     })
 }
 
-fn pool_tickets<T>(tickets: &[T]) -> i64 {
-    i64::try_from(tickets.len()).unwrap_or(i64::MAX)
-}
-
-/// The run's prizes become the game's liability: free tickets at the ticket's price.
 /// The record of a run of `pools` pools from `first_book`, and its last book.
 fn run_of<'a>(
     game: &GameDefinition,
@@ -144,21 +134,107 @@ fn run_of<'a>(
     Ok((run, last_book))
 }
 
-/// Writes a pool's tickets to the printer's file (off the async threads); the writer stays in
-/// `file` whatever happens, so a run that fails can abandon it.
-async fn write_pool(
-    file: &mut Option<printer_file::Writer>,
-    tickets: Vec<PrintedTicket>,
-) -> Result<(), AppError> {
-    let mut writer = file.take().ok_or_else(|| AppError::internal("the printer's file is gone"))?;
-    let (writer, written) = tokio::task::spawn_blocking(move || {
-        let written = writer.write_pool(&tickets);
-        (writer, written)
-    })
-    .await
-    .map_err(AppError::internal)?;
-    *file = Some(writer);
-    written.map_err(AppError::internal)
+/// The run's pools made on as many threads as the machine has cores (at most [`MAKERS`]), each
+/// pool from its own generator ([`pool_generators`]) and made into COPY rows; this thread takes
+/// them in order, sends the rows on `made` and writes the tickets to `file`. Returns the file to
+/// finish, or abandons it on an error (a closed `made`: the COPY stopped).
+fn make_pools(
+    game: &GameDefinition,
+    first_book: u32,
+    mut rng: ChaCha20Rng,
+    key: &VirnKey,
+    mut file: printer_file::Writer,
+    made: &tokio::sync::mpsc::Sender<TicketRows>,
+) -> Result<printer_file::Writer, AppError> {
+    let counts = pool_counts(game);
+    let makers = std::thread::available_parallelism().map_or(1, |n| n.get()).clamp(1, MAKERS);
+    // Maker m makes pools m, m + makers, ...; each hands its pools over one at a time.
+    let mut pools_of: Vec<Vec<(usize, ChaCha20Rng)>> = vec![Vec::new(); makers];
+    for (p, generator) in pool_generators(&mut rng, counts.len()).into_iter().enumerate() {
+        if let Some(pools) = pools_of.get_mut(p % makers) {
+            pools.push((p, generator));
+        }
+    }
+    let written = std::thread::scope(|scope| {
+        let mut from_makers = Vec::with_capacity(makers);
+        for pools in pools_of {
+            let (to_writer, from_maker) = std::sync::mpsc::sync_channel(0);
+            let counts = &counts;
+            scope.spawn(move || {
+                for (p, mut generator) in pools {
+                    let pool_counts = counts.get(p).map_or(&[][..], Vec::as_slice);
+                    let made = make_pool(game, first_book, p, pool_counts, &mut generator, key);
+                    if to_writer.send(made).is_err() {
+                        return;
+                    }
+                }
+            });
+            from_makers.push(from_maker);
+        }
+        for p in 0..counts.len() {
+            let maker = from_makers.get(p % makers).ok_or_else(|| AppError::internal("no pool maker"))?;
+            let (tickets, rows) = maker.recv().map_err(AppError::internal)??;
+            made.blocking_send(rows).map_err(|_| AppError::internal("the print run's COPY stopped"))?;
+            file.write_pool(&tickets).map_err(AppError::internal)?;
+        }
+        // Dropping the receivers stops makers still at work after an error.
+        Ok(())
+    });
+    match written {
+        Ok(()) => Ok(file),
+        Err(e) => {
+            file.abandon();
+            Err(e)
+        }
+    }
+}
+
+/// The most threads a run generates its pools on.
+const MAKERS: usize = 4;
+
+/// Pool `p` of the run generated and made into COPY rows.
+fn make_pool(
+    game: &GameDefinition,
+    first_book: u32,
+    p: usize,
+    counts: &[u64],
+    rng: &mut ChaCha20Rng,
+    key: &VirnKey,
+) -> Result<(Vec<PrintedTicket>, TicketRows), AppError> {
+    let pool = u32::try_from(p).map_err(AppError::internal)?;
+    let tickets = print_pool(game, first_book, pool, counts, rng).map_err(AppError::internal)?;
+    let rows = print_runs::ticket_rows(game, &tickets, key);
+    Ok((tickets, rows))
+}
+
+/// Stores the chunks of rows `chunks` brings with one COPY, each as it comes (made while the
+/// one before is stored), reporting progress before and after each (an operator watching sees
+/// both steps) and stopping with `cancelled` when the job is cancelled; the tickets stored.
+pub(super) async fn copy_chunks(
+    conn: &mut sqlx::PgConnection,
+    chunks: &mut tokio::sync::mpsc::Receiver<TicketRows>,
+    progress: &mut Progress,
+    cancelled: &str,
+) -> Result<i64, AppError> {
+    let mut copy = print_runs::TicketCopy::begin(conn).await?;
+    let mut stored = 0i64;
+    while let Some(chunk) = chunks.recv().await {
+        let generated = stored.saturating_add(chunk.tickets);
+        if let Some((job, line)) = progress.as_mut() {
+            line.report(*job, generated, stored).await?;
+        }
+        copy.send(chunk.rows).await?;
+        stored = generated;
+        if let Some((job, line)) = progress.as_mut()
+            && line.report(*job, generated, stored).await?
+        {
+            // The COPY ended without a row; returning drops the transaction: nothing stays.
+            copy.abort(cancelled).await?;
+            return Err(AppError::conflict(CANCELLED, cancelled));
+        }
+    }
+    copy.finish().await?;
+    Ok(stored)
 }
 
 /// The run's printer's file, opened to be written as the pools are generated, encrypted as it

@@ -14,7 +14,6 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use domain::instant::GameDefinition;
-use domain::instant::print_run::PrintedTicket;
 use domain::instant::vendor_file::{VendorRun, VendorRunCheck, VendorTicket};
 use platform::AppError;
 use platform::events::{self, Event, Kind};
@@ -25,7 +24,8 @@ use uuid::Uuid;
 use crate::InstantState;
 use crate::store::print_jobs;
 use crate::store::print_jobs::PrintJobRow;
-use crate::store::print_runs::{self, RunRecord};
+use crate::config::VirnKey;
+use crate::store::print_runs::{self, RunRecord, TicketRows};
 use crate::views::PrintRunView;
 
 /// The first line of a vendor's file, in the clear.
@@ -74,8 +74,9 @@ fn file_sha256(path: &Path) -> std::io::Result<Vec<u8>> {
 fn read_vendor_file(
     path: &Path,
     identity: &age::x25519::Identity,
-    game: &GameDefinition,
-    chunks: &tokio::sync::mpsc::Sender<Vec<PrintedTicket>>,
+    (game, key): (&GameDefinition, &VirnKey),
+    next_book: i32,
+    chunks: &tokio::sync::mpsc::Sender<TicketRows>,
 ) -> Result<(VendorRun, Vec<u8>), Vec<String>> {
     let io = |e: std::io::Error| vec![format!("the file cannot be read: {e}")];
     let sha256 = file_sha256(path).map_err(io)?;
@@ -90,7 +91,7 @@ fn read_vendor_file(
         BufReader::new(decryptor.decrypt(std::iter::once(identity as &dyn age::Identity)).map_err(decrypt)?);
     let mut check = VendorRunCheck::new(game);
     let mut chunk = Vec::with_capacity(CHUNK);
-    let (mut end, mut last_line) = (None, 0usize);
+    let (mut end, mut last_line, mut sent) = (None, 0usize, 0usize);
     for (i, line) in reader.lines().enumerate() {
         let number = i.saturating_add(1);
         last_line = number;
@@ -120,31 +121,34 @@ fn read_vendor_file(
                 };
                 let t = VendorTicket { book, ticket, barcode, virn, prize, face };
                 if let Some(printed) = check.ticket(number, t) {
+                    // Refused before a row is stored: its first book is one printed already.
+                    if sent == 0 && chunk.is_empty() && i64::from(printed.book) < i64::from(next_book) {
+                        return Err(vec![printed_already(printed.book, next_book)]);
+                    }
                     chunk.push(printed);
                 }
-                if chunk.len() >= CHUNK && chunks.blocking_send(std::mem::take(&mut chunk)).is_err() {
-                    return Err(vec!["the import stopped".to_owned()]);
+                if chunk.len() >= CHUNK {
+                    if chunks.blocking_send(print_runs::ticket_rows(game, &chunk, key)).is_err() {
+                        return Err(vec!["the import stopped".to_owned()]);
+                    }
+                    sent = sent.saturating_add(chunk.len());
+                    chunk.clear();
                 }
             }
             Some("end") => end = fields.next().and_then(|n| n.parse::<u64>().ok()),
             _ => check.refuse_file(number, "an unknown line"),
         }
     }
-    if !chunk.is_empty() && chunks.blocking_send(chunk).is_err() {
+    if !chunk.is_empty() && chunks.blocking_send(print_runs::ticket_rows(game, &chunk, key)).is_err() {
         return Err(vec!["the import stopped".to_owned()]);
     }
     check.finish(last_line, end).map(|run| (run, sha256))
 }
 
-/// A file whose books start at `first` where books up to `next_book - 1` are printed already.
-fn printed_already(first: u32, next_book: i32) -> AppError {
-    AppError::unprocessable(
-        REFUSED,
-        format!(
-            "the vendor's file is refused whole: its books start at {first}, but books up to {} are printed already",
-            next_book.saturating_sub(1)
-        ),
-    )
+/// Why a file whose books start at `first` is refused where books up to `next_book - 1` are
+/// printed already.
+fn printed_already(first: u32, next_book: i32) -> String {
+    format!("its books start at {first}, but books up to {} are printed already", next_book.saturating_sub(1))
 }
 
 /// The record of an imported run: its books and pools as the file holds them.
@@ -177,41 +181,30 @@ pub async fn import(
         job.vendor_file.as_deref().ok_or_else(|| AppError::internal("an import job without its file"))?;
     let path = inbox_file(state, name)?;
     let number = i32::try_from(game.number).map_err(AppError::internal)?;
-    let mut progress = print_jobs::ProgressLine::open(&state.pool).await?;
+    let mut progress = Some((job.id, print_jobs::ProgressLine::open(&state.pool).await?));
     let mut conn = state.pool.acquire().await?;
     conn.close_on_drop();
     let mut tx = sqlx::Connection::begin(&mut *conn).await?;
     let next_book = print_runs::lock_next_book(&mut tx, number).await?;
-    let (sender, mut receiver) = tokio::sync::mpsc::channel::<Vec<PrintedTicket>>(2);
-    let (identity, for_reader) = (state.settings.lottery_identity.0.clone(), game.clone());
-    let reader =
-        tokio::task::spawn_blocking(move || read_vendor_file(&path, &identity, &for_reader, &sender));
-    let mut stored = 0i64;
-    let printed_already = |first: u32| printed_already(first, next_book);
-    while let Some(tickets) = receiver.recv().await {
-        // Books that collide with printed ones are refused before a ticket is written.
-        if let Some(first) =
-            tickets.first().map(|t| t.book).filter(|&b| stored == 0 && i64::from(b) < i64::from(next_book))
-        {
-            return Err(printed_already(first));
-        }
-        let read = stored.saturating_add(i64::try_from(tickets.len()).unwrap_or(i64::MAX));
-        progress.report(job.id, read, stored).await?;
-        print_runs::copy_tickets(&mut tx, game, &tickets, &state.settings.virn_key).await?;
-        stored = read;
-        if progress.report(job.id, read, stored).await? {
-            // Dropping the receiver stops the reader; dropping the transaction keeps nothing.
-            return Err(AppError::conflict(super::print_run::CANCELLED, "the import was cancelled"));
-        }
-    }
-    let (run, sha256) = reader.await.map_err(AppError::internal)?.map_err(|reasons| {
-        AppError::unprocessable(
-            REFUSED,
-            format!("the vendor's file is refused whole: {}", reasons.join("; ")),
-        )
-    })?;
+    // The reader decrypts, checks and makes COPY rows while the chunk before is stored; a file
+    // whose books collide with printed ones is refused before a row is.
+    let (sender, mut receiver) = tokio::sync::mpsc::channel(2);
+    let identity = state.settings.lottery_identity.0.clone();
+    let (for_reader, key) = (game.clone(), state.settings.virn_key.clone());
+    let reader = tokio::task::spawn_blocking(move || {
+        read_vendor_file(&path, &identity, (&for_reader, &key), next_book, &sender)
+    });
+    let copied = super::print_run::copy_chunks(&mut tx, &mut receiver, &mut progress, "the import was cancelled").await;
+    // Dropping the receiver stops the reader; dropping the transaction keeps nothing.
+    drop(receiver);
+    let read = reader.await.map_err(AppError::internal)?;
+    copied?;
+    let refused = |reasons: &str| {
+        AppError::unprocessable(REFUSED, format!("the vendor's file is refused whole: {reasons}"))
+    };
+    let (run, sha256) = read.map_err(|reasons| refused(&reasons.join("; ")))?;
     if i64::from(run.first_book) < i64::from(next_book) {
-        return Err(printed_already(run.first_book));
+        return Err(refused(&printed_already(run.first_book, next_book)));
     }
     let record = run_record(game, &run, &job.created_by)?;
     print_runs::insert_run(&mut tx, &record).await?;

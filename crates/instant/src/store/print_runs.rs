@@ -8,6 +8,7 @@ use domain::instant::GameDefinition;
 use domain::instant::print_run::PrintedTicket;
 use platform::AppError;
 use sqlx::PgConnection;
+use sqlx::postgres::PgCopyIn;
 use uuid::Uuid;
 
 use crate::config::VirnKey;
@@ -55,36 +56,69 @@ pub async fn insert_run(conn: &mut PgConnection, run: &RunRecord<'_>) -> Result<
     Ok(())
 }
 
-/// Writes one pool's tickets with COPY.
-pub async fn copy_tickets(
-    conn: &mut PgConnection,
-    game: &GameDefinition,
-    tickets: &[PrintedTicket],
-    key: &VirnKey,
-) -> Result<(), AppError> {
+/// A chunk of a run's tickets as rows of the tickets' COPY ([`TicketCopy`]).
+#[derive(Debug)]
+pub struct TicketRows {
+    pub tickets: i64,
+    pub rows: Vec<u8>,
+}
+
+/// `tickets` as rows of the tickets' COPY, each VIRN only as its keyed hash: built off the async
+/// threads, while the COPY stores the rows before them.
+pub fn ticket_rows(game: &GameDefinition, tickets: &[PrintedTicket], key: &VirnKey) -> TicketRows {
     let number = game.number;
-    let mut rows = String::with_capacity(tickets.len().saturating_mul(120));
+    let mut rows = String::with_capacity(tickets.len().saturating_mul(160));
     for t in tickets {
-        let (row, cents) = match t.prize_row {
-            Some(r) => (r.to_string(), game.prizes.get(r).map_or(0, |p| p.value_cents)),
-            None => ("\\N".to_owned(), 0),
-        };
-        let hash = hex::encode(key.hash(&t.virn));
         // COPY's text format: tab-separated, \N for NULL, \\x for bytea in hex.
-        let _ = writeln!(
-            rows,
-            "{number}\t{}\t{}\t{row}\t{cents}\t\\\\x{hash}\t{}",
-            t.book,
-            t.ticket,
-            t.face.to_text()
-        );
+        let _ = write!(rows, "{number}\t{}\t{}\t", t.book, t.ticket);
+        match t.prize_row {
+            Some(r) => {
+                let cents = game.prizes.get(r).map_or(0, |p| p.value_cents);
+                let _ = write!(rows, "{r}\t{cents}\t\\\\x");
+            }
+            None => rows.push_str("\\N\t0\t\\\\x"),
+        }
+        for byte in key.hash(&t.virn) {
+            let _ = write!(rows, "{byte:02x}");
+        }
+        rows.push('\t');
+        t.face.write_text(&mut rows);
+        rows.push('\n');
     }
-    let mut copy = conn
-        .copy_in_raw("COPY tickets (game, book, ticket, prize_row, prize_cents, virn_hash, face) FROM STDIN")
-        .await?;
-    copy.send(rows.into_bytes()).await?;
-    copy.finish().await?;
-    Ok(())
+    TicketRows { tickets: i64::try_from(tickets.len()).unwrap_or(i64::MAX), rows: rows.into_bytes() }
+}
+
+/// A run's tickets going in with one COPY, a pool's rows ([`ticket_rows`]) at a time.
+pub struct TicketCopy<'c>(PgCopyIn<&'c mut PgConnection>);
+
+impl std::fmt::Debug for TicketCopy<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("TicketCopy(..)")
+    }
+}
+
+impl<'c> TicketCopy<'c> {
+    pub async fn begin(conn: &'c mut PgConnection) -> Result<TicketCopy<'c>, AppError> {
+        Ok(TicketCopy(
+            conn.copy_in_raw("COPY tickets (game, book, ticket, prize_row, prize_cents, virn_hash, face) FROM STDIN")
+                .await?,
+        ))
+    }
+
+    pub async fn send(&mut self, rows: Vec<u8>) -> Result<(), AppError> {
+        self.0.send(rows).await?;
+        Ok(())
+    }
+
+    /// Ends the COPY; the rows it stored.
+    pub async fn finish(self) -> Result<u64, AppError> {
+        Ok(self.0.finish().await?)
+    }
+
+    /// Ends the COPY without storing a row (the connection stays usable for the rollback).
+    pub async fn abort(self, why: &str) -> Result<(), AppError> {
+        Ok(self.0.abort(why).await?)
+    }
 }
 
 /// Creates the run's packs, `printed`, and adds its winners to the game's prize counts.

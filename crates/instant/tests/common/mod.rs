@@ -5,7 +5,7 @@
 use axum::body::Body;
 use axum::http::Request;
 use domain::instant::GameDefinition;
-use domain::instant::print_run::{PrintedTicket, pool_counts, print_pool};
+use domain::instant::print_run::{PrintedTicket, print_run_pools};
 use platform::auth::TokenKeys;
 use platform::http::Limits;
 use platform::testing::send;
@@ -99,10 +99,8 @@ pub async fn printed(state: &instant::InstantState, number: u32, seed: u64) -> V
     .unwrap();
     let mut rng = ChaCha20Rng::seed_from_u64(seed);
     let mut tickets = Vec::new();
-    for (pool, counts) in pool_counts(&game).iter().enumerate() {
-        tickets.extend(
-            print_pool(&game, run.first_book, u32::try_from(pool).unwrap(), counts, &mut rng).unwrap(),
-        );
+    for pool in print_run_pools(&game, run.first_book, &mut rng) {
+        tickets.extend(pool.unwrap());
     }
     tickets
 }

@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use domain::instant::print_run::{pool_counts, print_pool};
+use domain::instant::print_run::print_run_pools;
 use platform::auth::{Role, TokenKeys};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha20Rng;
@@ -147,8 +147,8 @@ pub async fn instant_winners(url: &str, keys: &TokenKeys, draw_interval: Duratio
     }
     let mut rng = ChaCha20Rng::seed_from_u64(5);
     let mut winners = Vec::new();
-    for (p, counts) in pool_counts(&game).iter().enumerate() {
-        for t in print_pool(&game, run.first_book, u32::try_from(p).unwrap(), counts, &mut rng).unwrap() {
+    for pool in print_run_pools(&game, run.first_book, &mut rng) {
+        for t in pool.unwrap() {
             if t.prize_row.is_some_and(|r| game.prizes[r].value_cents <= 59_900) {
                 winners.push(json!({"barcode": t.barcode, "virn": t.virn}));
             }
