@@ -14,6 +14,7 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use domain::instant::GameDefinition;
+use domain::instant::print_run::PrintedTicket;
 use domain::instant::vendor_file::{VendorRun, VendorRunCheck, VendorTicket};
 use platform::AppError;
 use platform::events::{self, Event, Kind};
@@ -91,7 +92,7 @@ fn read_vendor_file(
         BufReader::new(decryptor.decrypt(std::iter::once(identity as &dyn age::Identity)).map_err(decrypt)?);
     let mut check = VendorRunCheck::new(game);
     let mut chunk = Vec::with_capacity(CHUNK);
-    let (mut end, mut last_line, mut sent) = (None, 0usize, 0usize);
+    let (mut end, mut last_line, mut started) = (None, 0usize, false);
     for (i, line) in reader.lines().enumerate() {
         let number = i.saturating_add(1);
         last_line = number;
@@ -122,27 +123,37 @@ fn read_vendor_file(
                 let t = VendorTicket { book, ticket, barcode, virn, prize, face };
                 if let Some(printed) = check.ticket(number, t) {
                     // Refused before a row is stored: its first book is one printed already.
-                    if sent == 0 && chunk.is_empty() && i64::from(printed.book) < i64::from(next_book) {
+                    if !started && i64::from(printed.book) < i64::from(next_book) {
                         return Err(vec![printed_already(printed.book, next_book)]);
                     }
+                    started = true;
                     chunk.push(printed);
                 }
                 if chunk.len() >= CHUNK {
-                    if chunks.blocking_send(print_runs::ticket_rows(game, &chunk, key)).is_err() {
-                        return Err(vec!["the import stopped".to_owned()]);
-                    }
-                    sent = sent.saturating_add(chunk.len());
-                    chunk.clear();
+                    send_rows(chunks, (game, key), &mut chunk)?;
                 }
             }
             Some("end") => end = fields.next().and_then(|n| n.parse::<u64>().ok()),
             _ => check.refuse_file(number, "an unknown line"),
         }
     }
-    if !chunk.is_empty() && chunks.blocking_send(print_runs::ticket_rows(game, &chunk, key)).is_err() {
-        return Err(vec!["the import stopped".to_owned()]);
+    if !chunk.is_empty() {
+        send_rows(chunks, (game, key), &mut chunk)?;
     }
     check.finish(last_line, end).map(|run| (run, sha256))
+}
+
+/// `chunk`'s tickets sent on as COPY rows, and the chunk emptied for the next.
+fn send_rows(
+    chunks: &tokio::sync::mpsc::Sender<TicketRows>,
+    (game, key): (&GameDefinition, &VirnKey),
+    chunk: &mut Vec<PrintedTicket>,
+) -> Result<(), Vec<String>> {
+    chunks
+        .blocking_send(print_runs::ticket_rows(game, chunk, key))
+        .map_err(|_| vec!["the import stopped".to_owned()])?;
+    chunk.clear();
+    Ok(())
 }
 
 /// Why a file whose books start at `first` is refused where books up to `next_book - 1` are
