@@ -78,8 +78,9 @@ pub fn ticket_rows(game: &GameDefinition, tickets: &[PrintedTicket], key: &VirnK
             }
             None => rows.push_str("\\N\t0\t\\\\x"),
         }
-        for byte in key.hash(&t.virn) {
-            let _ = write!(rows, "{byte:02x}");
+        let mut hex = [0u8; 64];
+        if hex::encode_to_slice(key.hash(&t.virn), &mut hex).is_ok() {
+            rows.push_str(std::str::from_utf8(&hex).unwrap_or_default());
         }
         rows.push('\t');
         t.face.write_text(&mut rows);
