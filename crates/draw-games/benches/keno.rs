@@ -5,8 +5,9 @@
 //!    one process, as `lotto` runs them, on a fresh database). Reference, measured in the same
 //!    run: the ledger's own single-transfer rate over the same gateway.
 //! 2. the time to close, draw and settle one scheduled draw holding `BENCH_DRAW_TICKETS` tickets
-//!    (default 100,000). Reference, in the same run: one set-based UPDATE of the same entry rows,
-//!    the least any settlement that records every entry's outcome must write.
+//!    (default 100,000). References, in the same run: one set-based UPDATE of the same entry rows,
+//!    the least any settlement that records every entry's outcome must write; and the same prizes
+//!    sent again as the settlement's ledger batches, alone, the least paying them must take.
 //!
 //! Run: `cargo bench -p draw-games` (env: `BENCH_SECONDS`, default 10; `BENCH_CLIENTS`, default 32;
 //! `BENCH_POOL`, the pool per service, default as `lotto`). Draws per second in `domain`:
@@ -27,6 +28,7 @@ mod common;
 use std::sync::Arc;
 use std::time::Duration;
 
+use draw_games::saga::keno::draws as keno_draws;
 use platform::client::{Retry, ServiceClient};
 use platform::config::{Config, env_or};
 use platform::http::{Limits, Readiness};
@@ -190,11 +192,11 @@ async fn settle_one_draw(draws: &draw_games::DrawsState, setup: &ServiceClient, 
 
     state.clock.advance(chrono::Duration::seconds(2));
     let started = std::time::Instant::now();
-    draw_games::saga::keno::draws::close_draw(&state, number).await.unwrap();
+    keno_draws::close_draw(&state, number).await.unwrap();
     let closed = started.elapsed();
-    draw_games::saga::keno::draws::draw_numbers(&state, number).await.unwrap();
+    keno_draws::draw_numbers(&state, number).await.unwrap();
     let drawn = started.elapsed();
-    draw_games::saga::keno::draws::settle_draw(&state, number).await.unwrap();
+    keno_draws::settle_draw(&state, number).await.unwrap();
     let settled = started.elapsed();
 
     let reference = std::time::Instant::now();
@@ -218,6 +220,26 @@ async fn settle_one_draw(draws: &draw_games::DrawsState, setup: &ServiceClient, 
     assert_eq!(escrow["balance"]["posted"], 0, "every stake left escrow");
     let trial: Value = setup.get("/v1/reports/trial-balance").await.unwrap();
     assert_eq!(trial["balanced"], true);
+    // The second reference: the same prizes sent again as the settlement's ledger batches, alone.
+    let won: Vec<(Uuid, i64)> = sqlx::query_as(
+        "SELECT wallet_account_id, payout_cents FROM keno_entries WHERE draw_number = $1 AND payout_cents > 0 ORDER BY ticket_id",
+    )
+    .bind(number)
+    .fetch_all(&state.pool)
+    .await
+    .unwrap();
+    let chunks = usize::try_from(size).unwrap().div_ceil(usize::try_from(keno_draws::SETTLE_CHUNK).unwrap());
+    let purpose = ledger_api::Purpose::of(ledger_api::Game::CastleKeno, ledger_api::Money::Prize);
+    let batches = common::prizes_as_batches(
+        &state.ledger,
+        state.house_account,
+        &won,
+        chunks,
+        keno_draws::SETTLE_IN_FLIGHT,
+        &purpose,
+    )
+    .await;
+    let floors = reference + batches;
     println!();
     println!("one scheduled draw holding {size} tickets ({winners} winners, ${} in prizes)", prizes / 100);
     println!("{:<46} {:>10}", "step", "seconds");
@@ -235,6 +257,18 @@ async fn settle_one_draw(draws: &draw_games::DrawsState, setup: &ServiceClient, 
         settled.as_secs_f64() / reference.as_secs_f64()
     );
     println!("{:<46} {:>10.2}", "reference: one UPDATE of the same entries", reference.as_secs_f64());
+    println!(
+        "{:<46} {:>10.2}  ({} batches, {} at once)",
+        "reference: the same prizes as ledger batches",
+        batches.as_secs_f64(),
+        chunks,
+        keno_draws::SETTLE_IN_FLIGHT
+    );
+    let ratio = settled.as_secs_f64() / floors.as_secs_f64();
+    println!(
+        "target (issue 52, proposed): close + draw + settle <= 1.5x the two references' sum  {ratio:.2}x {}",
+        if ratio <= 1.5 { "met" } else { "MISSED" }
+    );
 }
 
 /// `clients` loops each POSTing what `request(client)` builds (a fresh id every time).

@@ -11,8 +11,10 @@
 //!    canonical export written and hashed), the results, the set-based settlement, the
 //!    independent recount `lotto verify-draw` makes from the export, the certification, and the
 //!    online prizes paid; with the peak memory of this process (the service's side; Postgres is
-//!    its own process). Reference, in the same run: one set-based statement that reads every play
-//!    of the drawing and counts its matches.
+//!    its own process). References, in the same run: one set-based statement that reads every play
+//!    of the drawing and counts its matches (what finding the winners must read); the sorted
+//!    export's `COPY` alone (what the close must stream); and the online prizes sent again as the
+//!    same ledger batches, alone (what paying them must take: issue 52).
 //!
 //! Run: `cargo bench -p draw-games --bench powerball` (env: `BENCH_SECONDS`, default 10;
 //! `BENCH_CLIENTS`; `BENCH_PLAYS`; `BENCH_POOL`, the pool per service, default as `lotto`).
@@ -314,6 +316,18 @@ async fn settle_a_drawing(draws: &draw_games::DrawsState, plays: u64) {
         .unwrap();
     draws.ledger.transfer(&funding).await.unwrap();
 
+    // The sorted export's COPY alone, drained: what the close cannot do without. Timed before
+    // the drawing, on the table as the close finds it (after, autovacuum may be reading it).
+    let export_started = Instant::now();
+    let mut conn = pool.acquire().await.unwrap();
+    let mut copy =
+        conn.copy_out_raw(&draw_games::store::powerball::wager_set::export_copy(drawing.date)).await.unwrap();
+    while let Some(chunk) = futures_util::StreamExt::next(&mut copy).await {
+        chunk.unwrap();
+    }
+    drop(copy);
+    drop(conn);
+    let export_copy = export_started.elapsed();
     drop(serials);
     let rss_before = peak_rss_mib();
     // Linux resets the peak (VmHWM) to the current size on "5": what follows is the drawing's.
@@ -371,6 +385,28 @@ async fn settle_a_drawing(draws: &draw_games::DrawsState, plays: u64) {
     .unwrap();
     let reference = reference_started.elapsed();
 
+    // The second reference: the online prizes sent again, from the same account to the same
+    // wallets, as ledger batches shaped as the payment's, alone.
+    let online_prizes: Vec<(Uuid, i64)> = sqlx::query_as(
+        "SELECT t.debit_account, sum(w.prize_cents)::bigint FROM pb_winners w JOIN pb_tickets t ON t.serial = w.serial
+          WHERE w.draw_date = $1 AND w.online AND w.paid_at IS NOT NULL GROUP BY w.serial, t.debit_account ORDER BY w.serial",
+    )
+    .bind(drawing.date)
+    .fetch_all(pool)
+    .await
+    .unwrap();
+    let purpose = ledger_api::Purpose::of(ledger_api::Game::Powerball, ledger_api::Money::Prize);
+    let slices = online_prizes.len().div_ceil(usize::try_from(powerball_draws::PAY_CHUNK).unwrap());
+    let batches = common::prizes_as_batches(
+        &draws.ledger,
+        draws.powerball_accounts.prizes,
+        &online_prizes,
+        slices,
+        powerball_draws::PAY_IN_FLIGHT,
+        &purpose,
+    )
+    .await;
+
     let winners: i64 = sqlx::query_scalar("SELECT count(*) FROM pb_winners WHERE draw_date = $1")
         .bind(drawing.date)
         .fetch_one(pool)
@@ -397,7 +433,8 @@ async fn settle_a_drawing(draws: &draw_games::DrawsState, plays: u64) {
     println!("{:<52} {:>10.2}", "settle (set-based winners, prize table)", (settled - entered).as_secs_f64());
     println!("{:<52} {:>10.2}", "verify-draw's recount of the export", recounted.as_secs_f64());
     println!("{:<52} {:>10.2}", "certify (compare, chain)", (certified - settled - recounted).as_secs_f64());
-    println!("{:<52} {:>10.2}", "online prizes paid", (paid - certified).as_secs_f64());
+    let paying = (paid - certified).as_secs_f64();
+    println!("{:<52} {:>10.2}  {:.0} tickets/s", "online prizes paid", paying, online_paid as f64 / paying);
     println!(
         "{:<52} {:>10.2}  {:.1}x reference",
         "close to paid, in all",
@@ -406,12 +443,31 @@ async fn settle_a_drawing(draws: &draw_games::DrawsState, plays: u64) {
     );
     println!("{:<52} {:>10.2}", "reference: one statement reading every play", reference.as_secs_f64());
     println!(
+        "{:<52} {:>10.2}  {:.0} transfers/s",
+        "reference: the online prizes as ledger batches alone",
+        batches.as_secs_f64(),
+        online_prizes.len() as f64 / batches.as_secs_f64()
+    );
+    println!(
         "peak RSS of this process: {rss_before:.0} MiB through the setup; {rss_after:.0} MiB through the drawing{}",
         if reset {
             " (peak reset before it)"
         } else {
             " (the peak could not be reset: it includes the setup)"
         }
+    );
+    println!("{:<52} {:>10.2}", "reference: the sorted export's COPY alone", export_copy.as_secs_f64());
+    let floors = reference + batches + export_copy;
+    let ratio = paid.as_secs_f64() / floors.as_secs_f64();
+    println!(
+        "target (issue 52, proposed): close to paid <= 3x the three references' sum ({:.2} s)  {ratio:.2}x {}",
+        floors.as_secs_f64(),
+        if ratio <= 3.0 { "met" } else { "MISSED" }
+    );
+    let rate = online_paid as f64 / paying;
+    println!(
+        "target (issue 52): online prizes at least 20,000 tickets/s  {rate:.0} {}",
+        if rate >= 20_000.0 { "met" } else { "MISSED" }
     );
     let met = paid.as_secs_f64() < 60.0 && recounted.as_secs_f64() < 60.0;
     println!(

@@ -1,5 +1,6 @@
-//! What the draw games' benchmarks share: funded players, and the Keno play-now load that is one
-//! benchmark's figure and the other's reference.
+//! What the draw games' benchmarks share: funded players, the Keno play-now load that is one
+//! benchmark's figure and the other's reference, and the ledger batches a settlement's prizes
+//! are, timed alone (the reference beside each settlement).
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -58,4 +59,37 @@ pub async fn succeeds(request: reqwest::RequestBuilder) -> u64 {
     let text = response.text().await.unwrap();
     assert!(status.is_success(), "{status} {text}");
     1
+}
+
+/// Sends `prizes` (account credited, cents) from `from` again as bare ledger batches shaped as a
+/// settlement sends them (`batches` calls of about equal size, `in_flight` at once, fresh ids)
+/// and answers how long they took: the least a settlement paying these prizes must spend in the
+/// ledger (issue 52).
+pub async fn prizes_as_batches(
+    ledger: &ledger_api::LedgerClient,
+    from: Uuid,
+    prizes: &[(Uuid, i64)],
+    batches: usize,
+    in_flight: usize,
+    purpose: &ledger_api::Purpose,
+) -> Duration {
+    use futures_util::{StreamExt, TryStreamExt};
+    let per_batch = prizes.len().div_ceil(batches.max(1)).max(1);
+    let calls: Vec<Vec<ledger_api::NewTransfer>> = prizes
+        .chunks(per_batch)
+        .map(|chunk| {
+            let new = |&(to, cents): &(Uuid, i64)| {
+                ledger_api::NewTransfer::new(Uuid::now_v7(), from, to, cents, purpose.clone())
+            };
+            chunk.iter().map(new).collect()
+        })
+        .collect();
+    let started = std::time::Instant::now();
+    futures_util::stream::iter(calls)
+        .map(|call| async move { ledger.batch(&call).await })
+        .buffer_unordered(in_flight)
+        .try_collect::<()>()
+        .await
+        .unwrap();
+    started.elapsed()
 }

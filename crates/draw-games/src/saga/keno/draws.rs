@@ -34,12 +34,12 @@ use crate::store::keno::draws::{self as draws, Entry, GAME};
 use crate::{DRAWS_NAMESPACE, DrawsState};
 
 /// Entries settled per round trip (and prizes per ledger call, at most).
-const SETTLE_CHUNK: i64 = 5_000;
+pub const SETTLE_CHUNK: i64 = 5_000;
 
 /// Chunks of a draw paid at once: while one chunk's prizes are applied by the ledger, the next
 /// one's are and the one before is marked (issue 52: a 100,000-ticket draw's settlement used one
 /// connection at a time).
-const SETTLE_IN_FLIGHT: usize = 3;
+pub const SETTLE_IN_FLIGHT: usize = 3;
 
 /// One pass of the leader: opens the next draw, and closes, draws and settles every draw whose
 /// sales have closed, oldest first. Returns how many draws it settled.

@@ -39,9 +39,9 @@ use crate::store::powerball::{settlement, wager_set};
 use crate::{DRAWS_NAMESPACE, DrawsState};
 
 /// Online prizes paid per ledger call, about.
-const PAY_CHUNK: u64 = 2_000;
+pub const PAY_CHUNK: u64 = 2_000;
 /// Ledger calls of online prizes at once.
-const PAY_IN_FLIGHT: usize = 3;
+pub const PAY_IN_FLIGHT: usize = 3;
 
 fn subject(date: NaiveDate) -> Uuid {
     Uuid::new_v5(&DRAWS_NAMESPACE, format!("powerball/{date}").as_bytes())

@@ -39,18 +39,7 @@ pub async fn write_export(pool: &PgPool, date: NaiveDate, dir: &Path) -> Result<
     let mut hash = Sha256::new();
     let mut lines = format!("{EXPORT_HEADER}\n").into_bytes();
     let mut conn = pool.acquire().await?;
-    // The date is a NaiveDate, formatted: nothing from outside reaches the statement's text
-    // (COPY, which the macros cannot take). The board leads the packed play, so the order by it
-    // is the order by board.
-    let copy = format!(
-        "COPY (SELECT serial, (board::bigint << 56) | (w1::bigint << 48) | (w2::bigint << 40) | (w3::bigint << 32)
-                          | (w4::bigint << 24) | (w5::bigint << 16) | (powerball::bigint << 8)
-                          | (power_play::int << 1) | online::int
-                 FROM pb_plays WHERE draw_date = '{}' ORDER BY 1, 2)
-           TO STDOUT WITH (FORMAT binary)",
-        date.format("%Y-%m-%d")
-    );
-    let mut stream = conn.copy_out_raw(&copy).await?;
+    let mut stream = conn.copy_out_raw(&export_copy(date)).await?;
     let mut rows = RowReader::default();
     while let Some(chunk) = stream.next().await {
         rows.read(&chunk?, &mut lines)?;
@@ -70,6 +59,23 @@ pub async fn write_export(pool: &PgPool, date: NaiveDate, dir: &Path) -> Result<
     drop(file);
     tokio::fs::rename(&partial, &path).await.map_err(AppError::internal)?;
     Ok((path, hash.finalize().into()))
+}
+
+/// The `COPY` that streams `date`'s plays out for its export: (serial, the play packed in one
+/// integer) in serial and board order, binary. Public so that the drawing's benchmark can time it
+/// alone, as the least a canonical export costs Postgres.
+pub fn export_copy(date: NaiveDate) -> String {
+    // The date is a NaiveDate, formatted: nothing from outside reaches the statement's text
+    // (COPY, which the macros cannot take). The board leads the packed play, so the order by it
+    // is the order by board.
+    format!(
+        "COPY (SELECT serial, (board::bigint << 56) | (w1::bigint << 48) | (w2::bigint << 40) | (w3::bigint << 32)
+                          | (w4::bigint << 24) | (w5::bigint << 16) | (powerball::bigint << 8)
+                          | (power_play::int << 1) | online::int
+                 FROM pb_plays WHERE draw_date = '{}' ORDER BY 1, 2)
+           TO STDOUT WITH (FORMAT binary)",
+        date.format("%Y-%m-%d")
+    )
 }
 
 /// Binary `COPY` rows of (serial, packed play) read from chunks cut anywhere, each written out
